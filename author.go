@@ -1,0 +1,153 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// AuthorKind says what wrote a row: the operator, a person, an agent or the system.
+type AuthorKind uint8
+
+// The four kinds of author. The zero AuthorKind is invalid.
+const (
+	KindOperator AuthorKind = iota + 1
+	KindPerson
+	KindAgent
+	KindSystem
+)
+
+var kindNames = [...]string{
+	KindOperator: "operator",
+	KindPerson:   "person",
+	KindAgent:    "agent",
+	KindSystem:   "system",
+}
+
+// String returns the kind's JSON name ("operator", "person", "agent", "system"), or
+// "AuthorKind(n)" for an invalid kind.
+func (k AuthorKind) String() string {
+	if k.valid() {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("AuthorKind(%d)", uint8(k))
+}
+
+func (k AuthorKind) valid() bool { return k >= KindOperator && k <= KindSystem }
+
+// ParseAuthorKind returns the kind whose String is name.
+func ParseAuthorKind(name string) (AuthorKind, error) {
+	for k := KindOperator; k <= KindSystem; k++ {
+		if kindNames[k] == name {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown author type %q", ErrInvalidAuthor, name)
+}
+
+// Author is who wrote a row. The label is captured with the row, never looked up later, so a
+// rename does not rewrite history.
+type Author struct {
+	Kind AuthorKind
+	// ID is the person's or agent's id; for System, the notice kind ("workflow", "alert", ...);
+	// empty for Operator.
+	ID string
+	// Label is the display name as it was when the row was written. It may be empty.
+	Label string
+}
+
+// Operator returns the desk's operator.
+func Operator() Author { return Author{Kind: KindOperator} }
+
+// Person returns a human participant with a stable id and a display label.
+func Person(id, label string) Author { return Author{Kind: KindPerson, ID: id, Label: label} }
+
+// Agent returns an AI agent with a stable id and a display label.
+func Agent(id, label string) Author { return Author{Kind: KindAgent, ID: id, Label: label} }
+
+// System returns a system notice of the given kind ("workflow", "join", "alert", ...).
+func System(kind, label string) Author { return Author{Kind: KindSystem, ID: kind, Label: label} }
+
+// Same reports whether a and b are the same identity: same Kind and ID. Labels are ignored, so
+// a participant who was renamed is still the same author.
+func (a Author) Same(b Author) bool { return a.Kind == b.Kind && a.ID == b.ID }
+
+// Validate reports whether a is a well-formed author: a known Kind, a non-empty ID for
+// Person, Agent and System, and an empty ID for Operator. The error matches ErrInvalidAuthor.
+func (a Author) Validate() error {
+	switch {
+	case !a.Kind.valid():
+		return fmt.Errorf("%w: unknown kind %d", ErrInvalidAuthor, uint8(a.Kind))
+	case a.Kind == KindOperator && a.ID != "":
+		return fmt.Errorf("%w: operator with id %q", ErrInvalidAuthor, a.ID)
+	case a.Kind != KindOperator && a.ID == "":
+		return fmt.Errorf("%w: %s without %s", ErrInvalidAuthor, a.Kind, a.idName())
+	}
+	return nil
+}
+
+// idName is the JSON key that carries ID for a's kind.
+func (a Author) idName() string {
+	if a.Kind == KindSystem {
+		return "kind"
+	}
+	return "id"
+}
+
+// String returns "kind:id" ("agent:triage", "system:workflow", "operator").
+func (a Author) String() string {
+	if a.ID == "" {
+		return a.Kind.String()
+	}
+	return a.Kind.String() + ":" + a.ID
+}
+
+// authorJSON is the wire form of an Author.
+type authorJSON struct {
+	Type  string `json:"type"`
+	ID    string `json:"id,omitempty"`
+	Kind  string `json:"kind,omitempty"`
+	Label string `json:"label,omitempty"`
+}
+
+// MarshalJSON encodes a as {"type":"operator"}, {"type":"person","id":..,"label":..},
+// {"type":"agent","id":..,"label":..} or {"type":"system","kind":..,"label":..}. An empty
+// label is omitted. An invalid author is an error.
+func (a Author) MarshalJSON() ([]byte, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	w := authorJSON{Type: a.Kind.String(), Label: a.Label}
+	if a.Kind == KindSystem {
+		w.Kind = a.ID
+	} else {
+		w.ID = a.ID
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes the form MarshalJSON writes. An unknown type, a person, agent or
+// system without its id (kind for system), or an id under the wrong key is an error matching
+// ErrInvalidAuthor; a is unchanged on error.
+func (a *Author) UnmarshalJSON(data []byte) error {
+	var w authorJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidAuthor, err)
+	}
+	kind, err := ParseAuthorKind(w.Type)
+	if err != nil {
+		return err
+	}
+	got := Author{Kind: kind, ID: w.ID, Label: w.Label}
+	wrongKey, wrongValue := "kind", w.Kind
+	if kind == KindSystem {
+		got.ID, wrongKey, wrongValue = w.Kind, "id", w.ID
+	}
+	if wrongValue != "" {
+		return fmt.Errorf("%w: %s with a %q key", ErrInvalidAuthor, kind, wrongKey)
+	}
+	if err := got.Validate(); err != nil {
+		return err
+	}
+	*a = got
+	return nil
+}

@@ -1,0 +1,133 @@
+// Package memlog is an in-memory transcript.Log for one desk: the reference implementation
+// of the port, and the store used by tests, examples and the demo.
+//
+// Reads copy, so callers can neither corrupt the log nor see it change under them.
+package memlog
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Log is one desk's transcript held in memory. The zero Log is an empty log ready to use.
+// It is safe for concurrent use by multiple goroutines.
+type Log struct {
+	mu   sync.RWMutex
+	rows []transcript.Message // ascending Seq
+}
+
+var _ transcript.Log = (*Log)(nil)
+
+// ErrLimit is returned by ReadBefore for a limit below 1.
+var ErrLimit = errors.New("memlog: limit must be at least 1")
+
+// New returns an empty log.
+func New() *Log { return new(Log) }
+
+// From returns a log holding rows, which must be in strictly ascending Seq (gaps are
+// allowed), each valid as a page row (Seq >= 1, a valid author, Parent < Seq). Parents need
+// not exist: a host's log may hold such rows, and the walk must cope. From copies rows.
+func From(rows []transcript.Message) (*Log, error) {
+	for i, m := range rows {
+		switch {
+		case m.Seq == 0 || (i > 0 && m.Seq <= rows[i-1].Seq):
+			return nil, fmt.Errorf("memlog: row %d: seq %d not above the previous row", i, m.Seq)
+		case m.Parent >= m.Seq:
+			return nil, fmt.Errorf("memlog: row %d: parent %d not older than seq %d", i, m.Parent, m.Seq)
+		}
+		if err := m.Author.Validate(); err != nil {
+			return nil, fmt.Errorf("memlog: row %d: %w", i, err)
+		}
+	}
+	return &Log{rows: slices.Clone(rows)}, nil
+}
+
+// Append stores m as the newest row and returns it with its assigned Seq: one above the
+// newest row (1 for the first). m must satisfy transcript.ValidateNew, and its Parent, when
+// not 0, must be a row of this log. On error nothing is stored. Append honours ctx.
+func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript.Message{}, err
+	}
+	if err := transcript.ValidateNew(m); err != nil {
+		return transcript.Message{}, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if m.Parent != 0 {
+		if _, found := l.find(m.Parent); !found {
+			return transcript.Message{}, fmt.Errorf("%w: parent %d is not a row of this log", transcript.ErrInvalidMessage, m.Parent)
+		}
+	}
+	m.Seq = l.head() + 1
+	l.rows = append(l.rows, m)
+	return m, nil
+}
+
+// ReadBefore implements transcript.Log: up to limit rows with Seq < before (before == 0:
+// from the newest), newest first, in a new slice. Next is the Seq of the page's oldest row
+// when older rows exist, else 0.
+func (l *Log) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript.Page{}, err
+	}
+	if limit < 1 {
+		return transcript.Page{}, ErrLimit
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	end := len(l.rows)
+	if before != 0 {
+		end, _ = l.find(before)
+	}
+	start := max(0, end-limit)
+	page := transcript.Page{Messages: make([]transcript.Message, end-start)}
+	for i, m := range l.rows[start:end] {
+		page.Messages[end-start-1-i] = m
+	}
+	if start > 0 {
+		page.Next = l.rows[start].Seq
+	}
+	return page, nil
+}
+
+// Head returns the Seq of the newest row, 0 when the log is empty.
+func (l *Log) Head() transcript.Sequence {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.head()
+}
+
+// Len returns the number of rows.
+func (l *Log) Len() int {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return len(l.rows)
+}
+
+// Messages returns a copy of every row, oldest first.
+func (l *Log) Messages() []transcript.Message {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return slices.Clone(l.rows)
+}
+
+func (l *Log) head() transcript.Sequence {
+	if len(l.rows) == 0 {
+		return 0
+	}
+	return l.rows[len(l.rows)-1].Seq
+}
+
+// find returns the index of the first row with Seq >= seq and whether that row is seq.
+func (l *Log) find(seq transcript.Sequence) (int, bool) {
+	return slices.BinarySearchFunc(l.rows, seq, func(m transcript.Message, seq transcript.Sequence) int {
+		return cmp.Compare(m.Seq, seq)
+	})
+}

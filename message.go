@@ -1,0 +1,82 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Sequence is a row's position in one desk's log: assigned by the host, strictly increasing
+// within the log. Valid rows have Seq >= 1; 0 means "none" (no parent, no bound, no cursor).
+type Sequence uint64
+
+// Message is one row of a desk's log, and one message of a projection.
+type Message struct {
+	Seq Sequence `json:"seq"`
+	// Parent is 0 for a root at channel level; otherwise the row this one directly replies
+	// to, which is older (Parent < Seq).
+	Parent  Sequence  `json:"parent,omitempty"`
+	Author  Author    `json:"author"`
+	Content string    `json:"content"`
+	At      time.Time `json:"at,omitzero"` // when the host accepted the row; optional
+}
+
+// IsRoot reports whether m is a root at channel level (it replies to nothing).
+func (m Message) IsRoot() bool { return m.Parent == 0 }
+
+// Blank reports whether m's content is empty after trimming white space. A blank row counts
+// toward a walk's scan but never qualifies for a view; as a root it still anchors replies.
+func (m Message) Blank() bool { return isBlank(m.Content) }
+
+// isBlank is strings.TrimSpace(s) == "" without building the trimmed string; it stops at
+// the first character that is not white space, so it costs O(1) for ordinary content.
+func isBlank(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c != ' ' && (c < '\t' || c > '\r') {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// Conversation names where a turn happens: a desk's channel (Thread == 0) or the thread
+// rooted at row Thread of that desk.
+type Conversation struct {
+	Desk   string   `json:"desk"`
+	Thread Sequence `json:"thread,omitempty"`
+}
+
+// IsChannel reports whether c is a desk's channel rather than one of its threads.
+func (c Conversation) IsChannel() bool { return c.Thread == 0 }
+
+// ErrInvalidMessage is matched by the errors of ValidateNew and of a log's Append when a
+// message cannot be stored.
+var ErrInvalidMessage = errors.New("transcript: invalid message")
+
+// ValidateNew reports whether m can be appended as a new row: its Seq is unset (the log
+// assigns it), its Author is valid and its Content is valid UTF-8. Whether the Parent exists is the log's to check. The error matches
+// ErrInvalidMessage, and ErrInvalidAuthor for a bad author.
+func ValidateNew(m Message) error {
+	switch {
+	case m.Seq != 0:
+		return fmt.Errorf("%w: seq %d set by the caller (the log assigns it)", ErrInvalidMessage, m.Seq)
+	case !utf8.ValidString(m.Content):
+		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalidMessage)
+	}
+	if err := m.Author.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package transcript
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// Pager reads one Log backwards, page by page, and checks every page against the port
+// contract before handing it on. Project and the sharing package walk a log through a
+// Pager; a host that writes its own walk can too.
+//
+// The contract, checked on every read in this order (rules 3 to 6 row by row, in page
+// order, each row against the four rules in turn before the next row):
+//
+//  1. size: no more rows than the limit asked for (ErrPageTooLarge);
+//  2. empty page: an empty page has Next == 0 (ErrEmptyPageCursor);
+//  3. row: Seq != 0, a valid Author, Parent < Seq (ErrInvalidRow);
+//  4. uniqueness: no Seq already seen in this walk (ErrDuplicate);
+//  5. range: Seq < the read's before bound, when it is not 0 (ErrOutOfRange);
+//  6. order: strictly below the previous row of the page (ErrNotDescending);
+//  7. cursor advance: Next < before, when neither is 0 (ErrCursorStuck);
+//  8. cursor position: Next <= the page's oldest Seq, when Next != 0 (ErrCursorAfterOldest).
+//
+// Checking is nearly free: the bound only moves down and every row must be below it, so a
+// row repeated across pages also breaks the range rule and one repeated inside a page also
+// breaks the order rule. The rows already seen are searched only when one of those two rules
+// breaks, to name the right one.
+//
+// A Pager is not safe for concurrent use. After an error it returns the same error forever.
+type Pager struct {
+	log     Log
+	before  Sequence // bound of the next read; 0 reads from the newest row
+	done    bool     // the log ended: a page came back with Next == 0
+	err     error    // sticky: the first error
+	reads   int
+	scanned int
+	pages   [][]Message // every non-empty page read, newest first: the rows seen
+}
+
+// NewPager returns a Pager whose first read asks for rows below before (0: the newest).
+func NewPager(log Log, before Sequence) *Pager {
+	return &Pager{log: log, before: before}
+}
+
+// Next reads the next, older page of at most limit rows (limit is clamped to 1..PageSize)
+// and returns its rows, newest first. The rows belong to the host's page: do not modify
+// them. At the end of the log it returns nil, nil and Done reports true; an empty page is
+// also how the end can show.
+//
+// If ctx is done before the read, Next returns ctx.Err() without reading. A host error comes
+// back as a *ReadError, a page that breaks the contract as a *ContractError.
+func (p *Pager) Next(ctx context.Context, limit int) ([]Message, error) {
+	if p.err != nil || p.done {
+		return nil, p.err
+	}
+	pg, err := p.read(ctx, p.before, limit, false)
+	if err != nil {
+		p.err = err
+		return nil, err
+	}
+	if len(pg.Messages) > 0 {
+		p.pages = append(p.pages, pg.Messages)
+		p.scanned += len(pg.Messages)
+	}
+	if pg.Next == 0 {
+		p.done = true
+	} else {
+		p.before = pg.Next
+	}
+	return pg.Messages, nil
+}
+
+// Peek makes one extra read of at most limit rows below before, checked like any other,
+// without moving the walk: its rows count toward Reads but not Scanned, and are not
+// remembered as seen. It reports a row the walk has already seen as ErrDuplicate.
+func (p *Pager) Peek(ctx context.Context, before Sequence, limit int) ([]Message, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	pg, err := p.read(ctx, before, limit, true)
+	if err != nil {
+		p.err = err
+		return nil, err
+	}
+	return pg.Messages, nil
+}
+
+// Done reports whether the log has ended: the last page came back with Next == 0.
+func (p *Pager) Done() bool { return p.done }
+
+// Reads returns the number of host reads made, Peek's included.
+func (p *Pager) Reads() int { return p.reads }
+
+// Scanned returns the number of rows Next has returned.
+func (p *Pager) Scanned() int { return p.scanned }
+
+// read makes one host read and checks the page. With peek, every row is also searched for
+// among the rows seen, since Peek's bound need not lie below them.
+func (p *Pager) read(ctx context.Context, before Sequence, limit int, peek bool) (Page, error) {
+	limit = min(max(limit, 1), PageSize)
+	if err := ctx.Err(); err != nil {
+		return Page{}, err
+	}
+	p.reads++
+	pg, err := p.log.ReadBefore(ctx, before, limit)
+	if err != nil {
+		return Page{}, &ReadError{Read: p.reads, Before: before, Limit: limit, Err: err}
+	}
+	if seq, rule := p.check(pg, before, limit, peek); rule != nil {
+		return Page{}, &ContractError{Read: p.reads, Before: before, Limit: limit, Seq: seq, Err: rule}
+	}
+	return pg, nil
+}
+
+// check applies the contract's rules to one page and returns the offending sequence and
+// the broken rule's sentinel, or a nil rule.
+func (p *Pager) check(pg Page, before Sequence, limit int, peek bool) (Sequence, error) {
+	rows := pg.Messages
+	if len(rows) > limit {
+		return rows[limit].Seq, ErrPageTooLarge
+	}
+	if len(rows) == 0 {
+		if pg.Next != 0 {
+			return pg.Next, ErrEmptyPageCursor
+		}
+		return 0, nil
+	}
+	for i := range rows {
+		m := &rows[i]
+		if m.Seq == 0 || m.Parent >= m.Seq || m.Author.Validate() != nil {
+			return m.Seq, ErrInvalidRow
+		}
+		outOfRange := before != 0 && m.Seq >= before
+		unordered := i > 0 && m.Seq >= rows[i-1].Seq
+		if outOfRange || unordered || peek {
+			if p.seen(m.Seq, rows[:i]) {
+				return m.Seq, ErrDuplicate
+			}
+			if outOfRange {
+				return m.Seq, ErrOutOfRange
+			}
+			if unordered {
+				return m.Seq, ErrNotDescending
+			}
+		}
+	}
+	if pg.Next != 0 {
+		if before != 0 && pg.Next >= before {
+			return pg.Next, ErrCursorStuck
+		}
+		if pg.Next > rows[len(rows)-1].Seq {
+			return pg.Next, ErrCursorAfterOldest
+		}
+	}
+	return 0, nil
+}
+
+// seen reports whether seq is among the rows already seen in this walk or in prefix, the
+// checked part of the current page. Both are in descending order.
+func (p *Pager) seen(seq Sequence, prefix []Message) bool {
+	if containsDescending(prefix, seq) {
+		return true
+	}
+	for _, page := range p.pages {
+		if containsDescending(page, seq) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsDescending reports whether rows, sorted by strictly descending Seq, hold seq.
+func containsDescending(rows []Message, seq Sequence) bool {
+	_, found := slices.BinarySearchFunc(rows, seq, func(m Message, seq Sequence) int {
+		return cmp.Compare(seq, m.Seq) // descending: a larger Seq comes first
+	})
+	return found
+}

@@ -1,0 +1,116 @@
+package transcript
+
+import "context"
+
+// Query asks for one participant's view of a desk.
+type Query struct {
+	// Conversation selects the view: Thread == 0 is the channel view, otherwise the thread
+	// view of the row Thread. Desk is informational here: the Log is already that desk's.
+	Conversation Conversation
+	// Before is the exclusive upper bound, usually the triggering message; 0 means newest.
+	Before Sequence
+	// Window is how many qualifying messages to return; <= 0 means SessionWindow.
+	Window int
+}
+
+// Projection is what one participant sees of a desk for one turn.
+type Projection struct {
+	Messages []Message // chronological (ascending Seq); the caller owns the slice
+	Head     Sequence  // newest row seen (0 if none): a watermark to seed sharing with
+	Partial  bool      // the walk needed more rows but hit ScanLimit while older rows remained
+	Scanned  int       // raw rows read from the host
+	Reads    int       // host reads made
+}
+
+// Project walks log backwards from q.Before and returns the newest q.Window messages that
+// qualify for q's view, in chronological order.
+//
+// Over the log's rows older than Before, newest first, let P be the first ScanLimit of them.
+//
+//   - Thread view of root T: T itself and every direct reply of T (Parent == T) qualify when
+//     non-blank; replies to replies never do. The root is always the first message when it
+//     exists in the log, is older than Before and is non-blank, even when the walk did not
+//     reach it (one extra read of limit 1 fetches it; it does not count toward Scanned); the
+//     newest direct replies in P then fill Window-1 places. Without such a root, replies fill
+//     all Window places.
+//   - Channel view: every non-blank root (Parent == 0) in P qualifies, and for each root R in
+//     P its first reply: the oldest non-blank row in P with Parent == R. A reply whose root is
+//     not in P, and a reply to a reply, never qualify.
+//
+// The walk never asks for more than PageSize rows in one read nor more than the scan budget
+// left. It starts with a small read and doubles it, and stops as soon as further reading
+// cannot change the result: the window is full and no unconfirmed first reply could still
+// enter it, the thread root was reached or passed, the log ended, or ScanLimit rows were
+// read. Hitting ScanLimit is not an error: the projection comes back with Partial set.
+//
+// Every page is checked as Pager describes. A page that breaks the contract makes Project
+// fail with a *ContractError, a host error with a *ReadError; a ctx that is done stops the
+// walk before its next read with ctx.Err(). On error the Projection is zero: never a
+// partial history.
+func Project(ctx context.Context, log Log, q Query) (Projection, error) {
+	return project(ctx, log, q, growingReads)
+}
+
+// readPlan says how large a walk's reads are.
+type readPlan struct {
+	first func(window int) int // limit of the first read
+	grow  bool                 // double the limit after every read
+}
+
+// growingReads starts a little above the window, since most views need few more rows than
+// they show, and doubles up to PageSize for sparse views.
+var growingReads = readPlan{first: func(window int) int { return max(2*window, 32) }, grow: true}
+
+// view is the qualifying rule of one kind of projection, fed the walk's pages in order.
+type view interface {
+	add(rows []Message)
+	// settle reports, after a page, whether further reading cannot change the result. It
+	// may Peek for what the walk did not reach.
+	settle(ctx context.Context, p *Pager) (bool, error)
+	// result returns the qualifying messages, chronological, in a slice the caller owns.
+	result() []Message
+}
+
+func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, error) {
+	window := q.Window
+	if window <= 0 {
+		window = SessionWindow
+	}
+	var v view
+	if q.Conversation.Thread == 0 {
+		v = newChannelView(window)
+	} else {
+		v = newThreadView(q.Conversation.Thread, q.Before, window)
+	}
+	p := NewPager(log, q.Before)
+	var proj Projection
+	size := min(plan.first(window), PageSize)
+	for {
+		rows, err := p.Next(ctx, min(size, ScanLimit-p.Scanned()))
+		if err != nil {
+			return Projection{}, err
+		}
+		if proj.Head == 0 && len(rows) > 0 {
+			proj.Head = rows[0].Seq
+		}
+		v.add(rows)
+		done, err := v.settle(ctx, p)
+		if err != nil {
+			return Projection{}, err
+		}
+		if done {
+			break
+		}
+		if p.Scanned() >= ScanLimit {
+			proj.Partial = true
+			break
+		}
+		if plan.grow {
+			size = min(2*size, PageSize)
+		}
+	}
+	proj.Messages = v.result()
+	proj.Scanned = p.Scanned()
+	proj.Reads = p.Reads()
+	return proj, nil
+}

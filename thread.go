@@ -1,0 +1,103 @@
+package transcript
+
+import (
+	"context"
+	"slices"
+)
+
+// rootState is what a thread walk knows about its root.
+type rootState uint8
+
+const (
+	rootUnknown        rootState = iota // not reached, not fetched
+	rootQualifies                       // exists, older than the bound, non-blank
+	rootDoesNotQualify                  // missing, blank, or not older than the bound
+)
+
+// threadView qualifies the root T and its non-blank direct replies.
+type threadView struct {
+	root    Sequence
+	window  int
+	state   rootState
+	rootRow Message
+	passed  bool      // a row at or below the root was read: no reply can follow
+	replies []Message // non-blank direct replies, newest first
+}
+
+func newThreadView(root, before Sequence, window int) *threadView {
+	v := &threadView{root: root, window: window}
+	if before != 0 && root >= before {
+		v.state = rootDoesNotQualify
+	}
+	return v
+}
+
+func (v *threadView) add(rows []Message) {
+	for i := range rows {
+		m := &rows[i]
+		if m.Seq <= v.root {
+			if m.Seq == v.root {
+				v.resolveRoot(m)
+			}
+			v.resolveRoot(nil)
+			v.passed = true
+			return
+		}
+		if m.Parent == v.root && !m.Blank() {
+			v.replies = append(v.replies, *m)
+		}
+	}
+}
+
+// resolveRoot records the root row, or nil for "not in the log", unless the root's state is
+// known already.
+func (v *threadView) resolveRoot(m *Message) {
+	if v.state != rootUnknown {
+		return
+	}
+	if m != nil && m.Seq == v.root && !m.Blank() {
+		v.state, v.rootRow = rootQualifies, *m
+		return
+	}
+	v.state = rootDoesNotQualify
+}
+
+// settle fetches the root with one read of limit 1 once the walk stops above it (the
+// replies fill Window-1 places, or the scan budget is spent) while older rows remain.
+func (v *threadView) settle(ctx context.Context, p *Pager) (bool, error) {
+	if v.passed || p.Done() {
+		v.resolveRoot(nil)
+		return true, nil
+	}
+	if v.state == rootUnknown && (len(v.replies) >= v.window-1 || p.Scanned() >= ScanLimit) {
+		rows, err := p.Peek(ctx, v.root+1, 1)
+		if err != nil {
+			return false, err
+		}
+		if len(rows) > 0 {
+			v.resolveRoot(&rows[0])
+		}
+		v.resolveRoot(nil)
+	}
+	return v.state != rootUnknown && len(v.replies) >= v.places(), nil
+}
+
+// places is how many replies the result holds at most.
+func (v *threadView) places() int {
+	if v.state == rootQualifies {
+		return v.window - 1
+	}
+	return v.window
+}
+
+func (v *threadView) result() []Message {
+	replies := v.replies[:min(len(v.replies), v.places())]
+	out := make([]Message, 0, len(replies)+1)
+	if v.state == rootQualifies {
+		out = append(out, v.rootRow)
+	}
+	for _, m := range slices.Backward(replies) {
+		out = append(out, m)
+	}
+	return out
+}
