@@ -1,0 +1,87 @@
+package transcript_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/sharedesk/transcript"
+)
+
+func TestAuthorJSON(t *testing.T) {
+	tests := []struct {
+		author transcript.Author
+		json   string
+	}{
+		{transcript.Operator(), `{"type":"operator"}`},
+		{transcript.Person("ana", "Ana"), `{"type":"person","id":"ana","label":"Ana"}`},
+		{transcript.Agent("triage", "Triage"), `{"type":"agent","id":"triage","label":"Triage"}`},
+		{transcript.System("workflow", "CI"), `{"type":"system","kind":"workflow","label":"CI"}`},
+		{transcript.Agent("quiet", ""), `{"type":"agent","id":"quiet"}`},
+	}
+	for _, tt := range tests {
+		got, err := json.Marshal(tt.author)
+		if err != nil || string(got) != tt.json {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", tt.author, got, err, tt.json)
+		}
+		var back transcript.Author
+		if err := json.Unmarshal([]byte(tt.json), &back); err != nil || back != tt.author {
+			t.Errorf("Unmarshal(%s) = %+v, %v; want %+v", tt.json, back, err, tt.author)
+		}
+	}
+}
+
+func TestAuthorJSONRejects(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"robot","id":"r2"}`,
+		`{"type":""}`,
+		`{}`,
+		`{"type":"person","label":"Ana"}`,
+		`{"type":"agent","id":""}`,
+		`{"type":"system","label":"CI"}`,
+		`{"type":"system","id":"workflow"}`,
+		`{"type":"person","kind":"ana"}`,
+		`{"type":"operator","id":"boss"}`,
+		`{"type":7}`,
+		`"agent"`,
+	} {
+		a := transcript.Agent("keep", "me")
+		err := json.Unmarshal([]byte(in), &a)
+		if !errors.Is(err, transcript.ErrInvalidAuthor) {
+			t.Errorf("Unmarshal(%s): err = %v, want ErrInvalidAuthor", in, err)
+		}
+		if a != transcript.Agent("keep", "me") {
+			t.Errorf("Unmarshal(%s) changed the author on error: %+v", in, a)
+		}
+	}
+	if _, err := json.Marshal(transcript.Author{Kind: transcript.KindAgent}); !errors.Is(err, transcript.ErrInvalidAuthor) {
+		t.Errorf("Marshal of an agent without id: err = %v, want ErrInvalidAuthor", err)
+	}
+}
+
+func TestAuthorValidateAndSame(t *testing.T) {
+	valid := []transcript.Author{transcript.Operator(), transcript.Person("p", ""), transcript.Agent("a", "A"), transcript.System("alert", "")}
+	for _, a := range valid {
+		if err := a.Validate(); err != nil {
+			t.Errorf("%+v.Validate() = %v", a, err)
+		}
+	}
+	invalid := []transcript.Author{{}, {Kind: 9, ID: "x"}, {Kind: transcript.KindOperator, ID: "x"}, transcript.Person("", "P"), transcript.Agent("", ""), transcript.System("", "CI")}
+	for _, a := range invalid {
+		if err := a.Validate(); !errors.Is(err, transcript.ErrInvalidAuthor) {
+			t.Errorf("%+v.Validate() = %v, want ErrInvalidAuthor", a, err)
+		}
+	}
+	if !transcript.Agent("a", "Old name").Same(transcript.Agent("a", "New name")) {
+		t.Error("a renamed agent is not Same")
+	}
+	if transcript.Agent("a", "").Same(transcript.Person("a", "")) {
+		t.Error("an agent and a person with one id are Same")
+	}
+	if got := transcript.KindSystem.String(); got != "system" {
+		t.Errorf("KindSystem.String() = %q", got)
+	}
+	if got := transcript.AuthorKind(0).String(); got != "AuthorKind(0)" {
+		t.Errorf("AuthorKind(0).String() = %q", got)
+	}
+}

@@ -1,0 +1,27 @@
+// Package transcript turns one shared multi-party chat transcript into what one participant
+// sees.
+//
+// A desk is a chat channel with threads, written by an operator, people, AI agents and system
+// notices. Its host keeps the desk's log and lends it through the [Log] port: one method,
+// [Log.ReadBefore], that returns rows newest first below an exclusive bound. [Project] walks
+// that log backwards and returns a bounded, thread-aware view for one turn:
+//
+//   - the channel view holds every root and each root's first reply, so an agent sees
+//     answers rather than a run of unanswered questions, but never a thread's interior;
+//   - the thread view holds a thread's root and its direct replies.
+//
+// Every message keeps its [Author] — operator, person, agent or system notice, with the
+// label it had when it was written — so one agent never reads another's words as its own.
+//
+// The walk trusts nothing it reads. Every page is checked against the port's contract (see
+// [Pager]); a host that breaks it gets a [*ContractError] naming the read, the bound and
+// limit asked for, and the sequence that broke which rule — never a plausible-looking
+// history. A host's own failure comes back as a [*ReadError].
+//
+// The walk is bounded: at most [PageSize] rows a read and [ScanLimit] rows a walk, so its
+// cost does not grow with the desk. Reaching ScanLimit yields a projection marked Partial,
+// not an error.
+//
+// Subpackages: memlog is an in-memory reference Log; logtest is the conformance kit a host
+// runs against its own Log; sharing computes what an agent has not seen between two turns.
+package transcript

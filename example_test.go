@@ -1,0 +1,134 @@
+package transcript_test
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+)
+
+// A desk with a question, a thread under it, a CI notice and a second question.
+func exampleDesk() *memlog.Log {
+	ctx := context.Background()
+	l := memlog.New()
+	ana := transcript.Person("ana", "Ana")
+	triage := transcript.Agent("triage", "Triage")
+	review := transcript.Agent("review", "Reviewer")
+	for _, m := range []transcript.Message{
+		{Author: ana, Content: "Why is the deploy red?"},                                   // 1
+		{Author: triage, Content: "The migration step timed out.", Parent: 1},              // 2
+		{Author: review, Content: "It locks the users table; run it off-peak.", Parent: 1}, // 3
+		{Author: transcript.System("workflow", "CI"), Content: "deploy #41 passed"},        // 4
+		{Author: ana, Content: "Who owns the flaky login test?"},                           // 5
+	} {
+		if _, err := l.Append(ctx, m); err != nil {
+			panic(err)
+		}
+	}
+	return l
+}
+
+func ExampleProject_channel() {
+	p, err := transcript.Project(context.Background(), exampleDesk(), transcript.Query{
+		Conversation: transcript.Conversation{Desk: "eng"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Every root and each root's first reply; the thread's second reply stays in the thread.
+	for _, m := range p.Messages {
+		fmt.Printf("%d %s (%s): %s\n", m.Seq, m.Author.Label, m.Author.Kind, m.Content)
+	}
+	// Output:
+	// 1 Ana (person): Why is the deploy red?
+	// 2 Triage (agent): The migration step timed out.
+	// 4 CI (system): deploy #41 passed
+	// 5 Ana (person): Who owns the flaky login test?
+}
+
+func ExampleProject_thread() {
+	p, err := transcript.Project(context.Background(), exampleDesk(), transcript.Query{
+		Conversation: transcript.Conversation{Desk: "eng", Thread: 1},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range p.Messages {
+		fmt.Printf("%d %s: %s\n", m.Seq, m.Author, m.Content)
+	}
+	fmt.Println("head:", p.Head, "reads:", p.Reads)
+	// Output:
+	// 1 person:ana: Why is the deploy red?
+	// 2 agent:triage: The migration step timed out.
+	// 3 agent:review: It locks the users table; run it off-peak.
+	// head: 5 reads: 1
+}
+
+// sliceLog is a host's own Log: rows held oldest first, in a slice that never changes.
+type sliceLog []transcript.Message
+
+func (s sliceLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript.Page{}, err
+	}
+	end := len(s)
+	if before != 0 {
+		end, _ = slices.BinarySearchFunc(s, before, func(m transcript.Message, b transcript.Sequence) int {
+			return cmp.Compare(m.Seq, b)
+		})
+	}
+	start := max(0, end-limit)
+	page := transcript.Page{Messages: slices.Clone(s[start:end])} // copy: the walk may keep it
+	slices.Reverse(page.Messages)                                 // newest first
+	if start > 0 {
+		page.Next = s[start].Seq // older rows exist: read below the oldest one returned
+	}
+	return page, nil
+}
+
+func ExampleLog() {
+	log := sliceLog{
+		{Seq: 10, Author: transcript.Operator(), Content: "standup in 5"},
+		{Seq: 20, Author: transcript.Agent("notes", "Notes"), Content: "agenda posted", Parent: 10},
+		{Seq: 30, Author: transcript.Person("bo", "Bo"), Content: "running late"},
+	}
+	p, err := transcript.Project(context.Background(), log, transcript.Query{Before: 30})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range p.Messages {
+		fmt.Println(m.Seq, m.Content)
+	}
+	// Output:
+	// 10 standup in 5
+	// 20 agenda posted
+}
+
+// brokenLog returns its rows oldest first, which the port forbids.
+type brokenLog struct{}
+
+func (brokenLog) ReadBefore(context.Context, transcript.Sequence, int) (transcript.Page, error) {
+	a := transcript.Agent("a", "A")
+	return transcript.Page{Messages: []transcript.Message{
+		{Seq: 1, Author: a, Content: "first"}, {Seq: 2, Author: a, Content: "second"},
+	}}, nil
+}
+
+func ExampleContractError() {
+	_, err := transcript.Project(context.Background(), brokenLog{}, transcript.Query{})
+	var ce *transcript.ContractError
+	if errors.As(err, &ce) {
+		fmt.Println(errors.Is(err, transcript.ErrContract), errors.Is(err, transcript.ErrNotDescending))
+		fmt.Println(err)
+	}
+	// Output:
+	// true true
+	// transcript: read 1 (before 0, limit 60): seq 2: page not in strictly descending order
+}
