@@ -6,18 +6,11 @@ import (
 	"slices"
 )
 
-// channelView qualifies every non-blank root and each root's first reply: its oldest
-// non-blank direct reply within the scan.
-//
-// Its bookkeeping holds only the replies whose parent has not been reached yet, keyed by
-// parent, each the oldest non-blank reply seen so far. Reaching a root confirms its entry
-// as a first reply; reaching a reply drops its entry, since a reply to a reply never
-// qualifies.
+// channelView qualifies every non-blank root and each root's first reply within the scan.
 type channelView struct {
 	window    int
-	qualified []Message             // confirmed rows, in the order found (not sorted)
-	pending   map[Sequence]*Message // parent → oldest non-blank reply so far
-	low       Sequence              // the oldest row read so far
+	qualified []Message // confirmed rows, in the order found (not sorted)
+	first     FirstReplies
 }
 
 func newChannelView(window int) *channelView {
@@ -27,31 +20,17 @@ func newChannelView(window int) *channelView {
 func (v *channelView) add(rows []Message) {
 	for i := range rows {
 		m := &rows[i]
-		if reply, ok := v.pending[m.Seq]; ok {
-			delete(v.pending, m.Seq)
-			if m.Parent == 0 {
-				v.qualified = append(v.qualified, *reply)
-			}
+		if reply, ok := v.first.Add(m); ok {
+			v.qualified = append(v.qualified, reply)
 		}
-		switch {
-		case m.Blank():
-		case m.Parent == 0:
+		if m.Parent == 0 && !m.Blank() {
 			v.qualified = append(v.qualified, *m)
-		default:
-			if v.pending == nil {
-				v.pending = make(map[Sequence]*Message)
-			}
-			v.pending[m.Parent] = m
 		}
-	}
-	if len(rows) > 0 {
-		v.low = rows[len(rows)-1].Seq
 	}
 }
 
 // settle reports whether the window is full with rows newer than every reply that could
-// still be confirmed as a first reply. Entries whose parent lies above the oldest row read
-// were passed over (their parent is not in the log) and are dropped here.
+// still be confirmed as a first reply.
 func (v *channelView) settle(_ context.Context, p *Pager) (bool, error) {
 	if p.Done() {
 		return true, nil
@@ -59,17 +38,10 @@ func (v *channelView) settle(_ context.Context, p *Pager) (bool, error) {
 	if len(v.qualified) < v.window {
 		return false, nil
 	}
-	var newestPending Sequence
-	for parent, reply := range v.pending {
-		if parent > v.low {
-			delete(v.pending, parent)
-			continue
-		}
-		newestPending = max(newestPending, reply.Seq)
-	}
+	pending := v.first.Newest()
 	newer := 0
 	for i := range v.qualified {
-		if v.qualified[i].Seq > newestPending {
+		if v.qualified[i].Seq > pending {
 			newer++
 		}
 	}

@@ -130,6 +130,8 @@ func TestProject(t *testing.T) {
 			want: nil, head: transcript.ScanLimit + 2, partial: true, scanned: transcript.ScanLimit},
 		{name: "channel: a log of exactly ScanLimit rows is not partial", log: desk(t, blanks(transcript.ScanLimit)...),
 			want: nil, head: transcript.ScanLimit, scanned: transcript.ScanLimit},
+		{name: "channel: a reply whose parent is missing does not hold the walk", log: gapped(t),
+			want: span2(342, 400), head: 401, reads: 1},
 		{name: "channel: bound at 1", log: small, q: transcript.Query{Before: 1}, want: nil, head: 0, reads: 1},
 		{name: "channel: bound above the head", log: small, q: transcript.Query{Before: 1000},
 			want: []transcript.Sequence{1, 2, 7, 9, 11}, head: 11},
@@ -304,4 +306,28 @@ func TestProjectDoesNotModifyPages(t *testing.T) {
 	if rows[len(rows)-1].Content == "changed" {
 		t.Errorf("the projection shares memory with the host's page")
 	}
+}
+
+// gapped is a log of roots at the even sequences 2..400 and a reply 401 to the missing 351.
+func gapped(t *testing.T) transcript.Log {
+	t.Helper()
+	var rows []transcript.Message
+	for s := transcript.Sequence(2); s <= 400; s += 2 {
+		rows = append(rows, transcript.Message{Seq: s, Author: transcript.Operator(), Content: "root"})
+	}
+	rows = append(rows, transcript.Message{Seq: 401, Parent: 351, Author: transcript.Operator(), Content: "orphan"})
+	l, err := memlog.From(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// span2 returns the even sequences from..to.
+func span2(from, to transcript.Sequence) []transcript.Sequence {
+	var out []transcript.Sequence
+	for s := from; s <= to; s += 2 {
+		out = append(out, s)
+	}
+	return out
 }

@@ -1,0 +1,51 @@
+package transcript
+
+// FirstReplies finds each root's first reply — its oldest non-blank direct reply — during a
+// walk that reads rows newest first, as Project's channel view and the sharing package do.
+//
+// It holds only the replies whose parent has not been read yet, keyed by parent, each the
+// oldest non-blank reply seen so far. Reading a root confirms its entry; reading a reply drops
+// its entry, since a reply to a reply is never a first reply; an entry whose parent the walk
+// passed over (not in the log) is dropped too. Its cost is one map lookup per row and one
+// entry per pending parent, never a copy of the rows.
+//
+// The zero FirstReplies is ready to use. It keeps pointers into the rows it is given, which
+// must not change while it is in use.
+type FirstReplies struct {
+	pending map[Sequence]*Message // parent → oldest non-blank reply so far
+	low     Sequence              // the Seq of the last row added
+}
+
+// Add takes the next row of the walk, which must be older than every row added before.
+// When m is a root whose first reply was pending, Add returns that reply and true.
+func (f *FirstReplies) Add(m *Message) (Message, bool) {
+	f.low = m.Seq
+	reply, ok := f.pending[m.Seq]
+	if ok {
+		delete(f.pending, m.Seq)
+	}
+	if m.Parent != 0 && !m.Blank() {
+		if f.pending == nil {
+			f.pending = make(map[Sequence]*Message)
+		}
+		f.pending[m.Parent] = m // older than any reply to the same parent before it
+	}
+	if ok && m.Parent == 0 {
+		return *reply, true
+	}
+	return Message{}, false
+}
+
+// Newest returns the Seq of the newest reply that a row not read yet could still confirm as a
+// first reply, or 0 when none could. It is O(pending): call it once a page, not once a row.
+func (f *FirstReplies) Newest() Sequence {
+	var newest Sequence
+	for parent, reply := range f.pending {
+		if parent > f.low {
+			delete(f.pending, parent) // passed over: the parent is not in the log
+			continue
+		}
+		newest = max(newest, reply.Seq)
+	}
+	return newest
+}
