@@ -1,0 +1,35 @@
+package sharing
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sharedesk/transcript"
+)
+
+var (
+	// ErrPresentSetTooLarge: a State holds more than PresentSetLimit present entries.
+	ErrPresentSetTooLarge = errors.New("sharing: present set larger than its limit")
+	// ErrPresentSetFull is matched by the *PresentSetError NotePresent returns when a new
+	// sequence does not fit.
+	ErrPresentSetFull = errors.New("sharing: present set full")
+	// ErrWatermarkRegression: the turn's bound is below the state's watermark.
+	ErrWatermarkRegression = errors.New("sharing: bound below the watermark")
+	// ErrInvalidState: a State's present set is unsorted, holds duplicates, or holds entries
+	// at or below its watermark.
+	ErrInvalidState = errors.New("sharing: invalid state")
+)
+
+// PresentSetError reports a sequence NotePresent could not record because the present set
+// already holds Limit entries. It unwraps to ErrPresentSetFull.
+type PresentSetError struct {
+	Limit int
+	Seq   transcript.Sequence
+}
+
+func (e *PresentSetError) Error() string {
+	return fmt.Sprintf("sharing: present set full (%d entries): cannot note seq %d", e.Limit, e.Seq)
+}
+
+// Unwrap returns ErrPresentSetFull.
+func (e *PresentSetError) Unwrap() error { return ErrPresentSetFull }

@@ -1,0 +1,62 @@
+package sharing
+
+import "fmt"
+
+// Reason names why Prepare asks for a full reinitialization instead of a delta.
+type Reason int
+
+const (
+	// ConversationChanged: the desired, current (bound) or stored conversations differ.
+	ConversationChanged Reason = iota + 1
+	// GapTooLarge: the watermark was not crossed inside ScanLimit rows.
+	GapTooLarge
+	// WatermarkUnavailable: the log ended before reaching the watermark.
+	WatermarkUnavailable
+)
+
+var reasonNames = [...]string{
+	ConversationChanged:  "conversation_changed",
+	GapTooLarge:          "gap_too_large",
+	WatermarkUnavailable: "watermark_unavailable",
+}
+
+func (r Reason) valid() bool { return r >= ConversationChanged && r <= WatermarkUnavailable }
+
+// String returns "conversation_changed", "gap_too_large" or "watermark_unavailable", "none"
+// for 0, and "Reason(n)" otherwise.
+func (r Reason) String() string {
+	switch {
+	case r.valid():
+		return reasonNames[r]
+	case r == 0:
+		return "none"
+	}
+	return fmt.Sprintf("Reason(%d)", int(r))
+}
+
+// MarshalText encodes a reason by its name and 0 as the empty string; any other value is an
+// error.
+func (r Reason) MarshalText() ([]byte, error) {
+	switch {
+	case r.valid():
+		return []byte(reasonNames[r]), nil
+	case r == 0:
+		return []byte{}, nil
+	}
+	return nil, fmt.Errorf("sharing: unknown reason %d", int(r))
+}
+
+// UnmarshalText decodes what MarshalText writes.
+func (r *Reason) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*r = 0
+		return nil
+	}
+	for k := ConversationChanged; k <= WatermarkUnavailable; k++ {
+		if reasonNames[k] == string(text) {
+			*r = k
+			return nil
+		}
+	}
+	return fmt.Errorf("sharing: unknown reason %q", text)
+}
