@@ -68,3 +68,17 @@ func FuzzBlank(f *testing.F) {
 		}
 	})
 }
+
+func TestBatchParent(t *testing.T) {
+	for _, i := range []int{0, 1, 41, 1 << 20} {
+		got, ok := transcript.BatchParent(i).BatchIndex()
+		if !ok || got != i {
+			t.Errorf("BatchParent(%d).BatchIndex() = %d, %v", i, got, ok)
+		}
+	}
+	for _, s := range []transcript.Sequence{0, 1, 1 << 62} {
+		if _, ok := s.BatchIndex(); ok {
+			t.Errorf("Sequence(%d) reads as a batch parent", s)
+		}
+	}
+}
