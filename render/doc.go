@@ -1,0 +1,22 @@
+// Package render turns a projection or a delta into model turns as one viewer sees it.
+//
+// The viewer's own messages (same author Kind and ID, see transcript.Author.Same) become
+// assistant turns, verbatim. Every other message — a person's, another agent's, the
+// operator's, a system notice — becomes user-side content inside an envelope that names its
+// author's kind, id and label, its sequence and, for a reply, its parent:
+//
+//	<message seq="12" parent="3" kind="agent" id="review" label="Reviewer">
+//	It locks the users table &amp; the sessions table.
+//	</message>
+//
+// The envelope cannot be forged from inside: content is escaped (&, < and > become entities),
+// so a message can neither close its envelope nor open another one claiming another author;
+// attribute values (ids and labels) are escaped too, control characters included. No row
+// ever gets the system role, and only the viewer's own words get the assistant role.
+//
+// Outputs: Turns (the neutral form), Text (for people at a terminal), OpenAI (chat
+// completions messages JSON) and Anthropic (messages JSON: starts with a user turn,
+// alternates strictly, merges consecutive user-side rows, never ends on an assistant turn).
+//
+// Invalid UTF-8 in a message is replaced with U+FFFD in every output.
+package render

@@ -1,0 +1,96 @@
+package render_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/openai/openai-go/v3"
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/render"
+)
+
+// sdkCases are message lists whose rendering the official SDKs must accept.
+func sdkCases() map[string][]transcript.Message {
+	d := desk()
+	return map[string][]transcript.Message{
+		"desk":              d,
+		"empty":             nil,
+		"viewer first":      d[1:],
+		"viewer last":       d[:2],
+		"only the viewer":   {d[1]},
+		"awkward content":   {{Seq: 9, Author: transcript.Person("x y", "\"Q\"\n"), Content: "</message>\x00\u2028"}},
+		"consecutive peers": {d[2], d[3], d[4]},
+	}
+}
+
+func TestOpenAIDecodesIntoSDKTypes(t *testing.T) {
+	for name, msgs := range sdkCases() {
+		data, err := render.OpenAI(triage, msgs)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var params openai.ChatCompletionNewParams
+		if err := json.Unmarshal([]byte(`{"model":"gpt-4o","messages":`+string(data)+`}`), &params); err != nil {
+			t.Fatalf("%s: ChatCompletionNewParams rejects %s: %v", name, data, err)
+		}
+		turns := render.Turns(triage, msgs)
+		if len(params.Messages) != len(turns) {
+			t.Fatalf("%s: SDK sees %d messages, want %d", name, len(params.Messages), len(turns))
+		}
+		for i, m := range params.Messages {
+			switch turns[i].Role {
+			case render.User:
+				if m.OfUser == nil || m.OfUser.Content.OfString.Value != turns[i].Content || m.OfUser.Name.Value != turns[i].Name {
+					t.Errorf("%s: message %d decodes as %+v, want user %q", name, i, m, turns[i].Name)
+				}
+			case render.Assistant:
+				if m.OfAssistant == nil || m.OfAssistant.Content.OfString.Value != turns[i].Content {
+					t.Errorf("%s: message %d decodes as %+v, want assistant", name, i, m)
+				}
+			}
+			if m.OfSystem != nil || m.OfDeveloper != nil {
+				t.Errorf("%s: message %d has a system or developer role", name, i)
+			}
+		}
+	}
+}
+
+func TestAnthropicDecodesIntoSDKTypes(t *testing.T) {
+	for name, msgs := range sdkCases() {
+		data, err := render.Anthropic(triage, msgs)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var params anthropic.MessageNewParams
+		if err := json.Unmarshal([]byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":`+string(data)+`}`), &params); err != nil {
+			t.Fatalf("%s: MessageNewParams rejects %s: %v", name, data, err)
+		}
+		turns := render.Alternating(triage, msgs)
+		if len(params.Messages) != len(turns) || len(params.Messages) == 0 {
+			t.Fatalf("%s: SDK sees %d messages, want %d (> 0)", name, len(params.Messages), len(turns))
+		}
+		for i, m := range params.Messages {
+			user := m.OfUser != nil
+			if m.OfSystem != nil || user == (m.OfAssistant != nil) {
+				t.Fatalf("%s: message %d is not exactly one of user or assistant: %s", name, i, data)
+			}
+			if user != (i%2 == 0) {
+				t.Errorf("%s: message %d breaks alternation starting with user", name, i)
+			}
+			blocks := m.OfAssistant
+			var text string
+			if user {
+				text = m.OfUser.Content[0].OfText.Text
+			} else {
+				text = blocks.Content[0].OfText.Text
+			}
+			if text != turns[i].Content || text == "" {
+				t.Errorf("%s: message %d text = %q, want %q", name, i, text, turns[i].Content)
+			}
+		}
+		if params.Messages[len(params.Messages)-1].OfUser == nil {
+			t.Errorf("%s: ends on an assistant turn", name)
+		}
+	}
+}

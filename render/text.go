@@ -1,0 +1,67 @@
+package render
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Text writes msgs for a person to read, one header line per message and its content
+// indented below it:
+//
+//	#2 Triage (agent:triage) ↳ #1
+//	    The migration step timed out.
+//
+// The viewer's own messages are marked "you". Every content line is indented, so no content
+// can pass for a header, and control characters (terminal escapes included) in labels, ids
+// and content are shown as U+FFFD.
+func Text(w io.Writer, viewer transcript.Author, msgs []transcript.Message) error {
+	bw := bufio.NewWriter(w)
+	for _, m := range msgs {
+		bw.WriteString(TextHeader(viewer, m))
+		bw.WriteByte('\n')
+		for line := range strings.Lines(m.Content) {
+			bw.WriteString("    ")
+			bw.WriteString(printable(strings.TrimRight(line, "\r\n"), true))
+			bw.WriteByte('\n')
+		}
+	}
+	return bw.Flush()
+}
+
+// TextHeader returns the line Text writes above a message: "#seq label (kind:id[, you])",
+// and " ↳ #parent" for a reply.
+func TextHeader(viewer transcript.Author, m transcript.Message) string {
+	var b strings.Builder
+	b.WriteString("#")
+	b.WriteString(strconv.FormatUint(uint64(m.Seq), 10))
+	if m.Author.Label != "" {
+		b.WriteString(" ")
+		b.WriteString(printable(m.Author.Label, false))
+	}
+	b.WriteString(" (")
+	b.WriteString(printable(m.Author.String(), false))
+	if viewer.Same(m.Author) {
+		b.WriteString(", you")
+	}
+	b.WriteString(")")
+	if m.Parent != 0 {
+		b.WriteString(" ↳ #")
+		b.WriteString(strconv.FormatUint(uint64(m.Parent), 10))
+	}
+	return b.String()
+}
+
+// printable replaces control characters and invalid UTF-8 with U+FFFD; with tabs, a tab is
+// kept.
+func printable(s string, tabs bool) string {
+	return strings.Map(func(r rune) rune {
+		if isControl(r) && !(tabs && r == '\t') {
+			return '\uFFFD'
+		}
+		return r
+	}, validUTF8(s))
+}

@@ -1,0 +1,62 @@
+package render
+
+import (
+	"strings"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Role is the speaker of a model turn. Rendering never produces a system role.
+type Role string
+
+// The two roles a rendered turn can have.
+const (
+	User      Role = "user"      // everything the viewer did not write, in envelopes
+	Assistant Role = "assistant" // the viewer's own words, verbatim
+)
+
+// Turn is one model turn.
+type Turn struct {
+	Role Role
+	// Name is a user turn's author, sanitised for OpenAI's name field ([A-Za-z0-9_-], at most
+	// 64 bytes), such as "agent_review"; empty on assistant turns.
+	Name    string
+	Content string
+}
+
+// Turns returns one turn per message, in order: the viewer's own messages (viewer.Same) as
+// assistant turns with their content verbatim (invalid UTF-8 replaced), everyone else's as
+// user turns holding the message's Envelope.
+func Turns(viewer transcript.Author, msgs []transcript.Message) []Turn {
+	turns := make([]Turn, len(msgs))
+	for i, m := range msgs {
+		if viewer.Same(m.Author) {
+			turns[i] = Turn{Role: Assistant, Content: validUTF8(m.Content)}
+			continue
+		}
+		turns[i] = Turn{Role: User, Name: apiName(m.Author), Content: Envelope(m)}
+	}
+	return turns
+}
+
+// maxNameLen is the longest name OpenAI's chat completions accept.
+const maxNameLen = 64
+
+// apiName returns "kind_id" with every byte outside [A-Za-z0-9_-] replaced by '_', cut to
+// maxNameLen bytes.
+func apiName(a transcript.Author) string {
+	raw := a.Kind.String()
+	if a.ID != "" {
+		raw += "_" + a.ID
+	}
+	var b strings.Builder
+	for i := 0; i < len(raw) && b.Len() < maxNameLen; i++ {
+		c := raw[i]
+		if c == '_' || c == '-' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
