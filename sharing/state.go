@@ -94,8 +94,11 @@ func (s State) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes what MarshalJSON writes and rejects a present set that is larger than
 // PresentSetLimit (ErrPresentSetTooLarge), unsorted, duplicated or at or below the watermark
-// (ErrInvalidState). s is unchanged on error.
+// (ErrInvalidState). s is unchanged on error, and by a JSON null.
 func (s *State) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
+	}
 	var w stateJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err

@@ -120,6 +120,10 @@ func TestStateJSONRejects(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"watermark":"x"}`), &s); err == nil {
 		t.Error("a malformed watermark decoded")
 	}
+	kept := sharing.State{Watermark: 7, Present: []transcript.Sequence{9}}
+	if err := json.Unmarshal([]byte(`null`), &kept); err != nil || kept.Watermark != 7 || len(kept.Present) != 1 {
+		t.Errorf("null changed the state: %+v, %v", kept, err)
+	}
 }
 
 func TestReasonText(t *testing.T) {
