@@ -15,11 +15,11 @@ type Query struct {
 
 // Projection is what one participant sees of a desk for one turn.
 type Projection struct {
-	Messages []Message // chronological (ascending Seq); the caller owns the slice
-	Head     Sequence  // newest row seen (0 if none): a watermark to seed sharing with
-	Partial  bool      // the walk needed more rows but hit ScanLimit while older rows remained
-	Scanned  int       // raw rows read from the host
-	Reads    int       // host reads made
+	Messages []Message `json:"messages"` // chronological (ascending Seq); the caller owns the slice
+	Head     Sequence  `json:"head"`     // newest row seen (0 if none): a watermark to seed sharing with
+	Partial  bool      `json:"partial"`  // the walk needed more rows but hit ScanLimit while older rows remained
+	Scanned  int       `json:"scanned"`  // raw rows read from the host
+	Reads    int       `json:"reads"`    // host reads made
 }
 
 // Project walks log backwards from q.Before and returns the newest q.Window messages that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -144,6 +145,8 @@ func TestProject(t *testing.T) {
 			want: []transcript.Sequence{2, 4}, head: 11},
 		{name: "thread: root at or above the bound gives nothing", log: small, q: transcript.Query{Conversation: thread(9), Before: 9},
 			want: nil, head: 8, reads: 1},
+		{name: "thread: the largest root is passed by the first row", log: desk(t, roots(100)...), q: transcript.Query{Conversation: thread(math.MaxUint64), Window: 1},
+			want: nil, head: 100, reads: 1},
 		{name: "thread: root not in the log", log: small, q: transcript.Query{Conversation: thread(500)},
 			want: nil, head: 11, reads: 1},
 		{name: "thread: window keeps root and newest replies, root fetched by one extra read",

@@ -19,9 +19,23 @@ import (
 // can pass for a header, and control characters (terminal escapes included) in labels, ids
 // and content are shown as U+FFFD.
 func Text(w io.Writer, viewer transcript.Author, msgs []transcript.Message) error {
+	return StyledText(w, viewer, msgs, nil)
+}
+
+// Style decorates a header line Text writes, for instance with terminal colours; own
+// reports whether the viewer wrote m. The header it is given is already safe to print.
+type Style func(header string, m transcript.Message, own bool) string
+
+// StyledText writes what Text writes, with each header line passed through style (nil:
+// plain).
+func StyledText(w io.Writer, viewer transcript.Author, msgs []transcript.Message, style Style) error {
 	bw := bufio.NewWriter(w)
 	for _, m := range msgs {
-		bw.WriteString(TextHeader(viewer, m))
+		header := TextHeader(viewer, m)
+		if style != nil {
+			header = style(header, m, viewer.Same(m.Author))
+		}
+		bw.WriteString(header)
 		bw.WriteByte('\n')
 		for line := range strings.Lines(m.Content) {
 			bw.WriteString("    ")
