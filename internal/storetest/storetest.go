@@ -1,0 +1,109 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/logtest"
+)
+
+// Store is the shape every store of this module shares (SPEC §7): many desks, each with its
+// own log. sqlitestore.Store and pgstore.Store satisfy it as they are.
+type Store interface {
+	// Append stores m as the newest row of desk and returns the stored row: m with its
+	// assigned Seq (one above the desk's newest row, 1 for a new desk) and At stamped with
+	// the time of the append when m.At is zero, in UTC. Bad input (see Run) is an error
+	// matching transcript.ErrInvalidMessage, and then nothing is stored.
+	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	// AppendBatch stores msgs as the newest rows of desk, in order, all or nothing. A Parent
+	// may be transcript.BatchParent(i), naming the batch's earlier i-th message.
+	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
+	// Log returns desk's transcript.Log; a desk without rows reads as an empty log.
+	Log(desk string) transcript.Log
+	// Desks returns the names of the desks that hold at least one row, sorted.
+	Desks(ctx context.Context) ([]string, error)
+}
+
+// Run runs every check of the shared store suite as a subtest of t, each on a new, empty
+// store from newStore, which may call t.Fatal and should release the store with t.Cleanup.
+// The store must use the default content limit of DefaultMaxContent bytes; a store with a
+// configurable limit tests it with ContentLimit.
+//
+// The subtests, by name:
+//
+//   - Logtest: logtest.Run over one desk of the store (each of its checks on a new store).
+//   - StoredRow: Append returns the stored row, which reads back identically: At stamped
+//     when zero, kept to the microsecond otherwise, in UTC; authors, labels, content intact.
+//   - NULContent: content with a NUL byte is stored intact, or refused with
+//     transcript.ErrInvalidMessage (a database that cannot hold it) and nothing is stored.
+//   - DeskIsolation: two desks number their rows from 1 independently, Desks lists both,
+//     reads of one never return the other's rows, and an unknown desk reads empty.
+//   - BadInput: every kind of bad input (an invalid author, an empty or non-UTF-8 desk
+//     name, a parent that is not an older row of the same desk, content over the limit,
+//     non-UTF-8 content, author id or label, a Seq set by the caller, a misplaced
+//     BatchParent), through Append and as the only, last or first message of a batch, is an
+//     error matching transcript.ErrInvalidMessage, stores nothing anywhere, and the next
+//     append gets the next consecutive Seq.
+//   - Batch: AppendBatch numbers its rows consecutively and resolves transcript.BatchParent;
+//     an empty batch stores nothing; a BatchParent naming the message itself or a later one
+//     is rejected.
+//   - BatchAllOrNothing: a batch whose last message is bad leaves no trace, not even its
+//     desk's name in Desks.
+//   - ContentLimit: content of exactly DefaultMaxContent bytes is stored, one byte more is
+//     rejected.
+//   - ConcurrentSharing: 8 writers append to 4 desks while readers run sharing.Prepare →
+//     commit loops for channel and thread agents on those desks; each reader ends up having
+//     accepted every qualifying row exactly once. Run it with -race.
+func Run(t *testing.T, newStore func(t *testing.T) Store) {
+	t.Helper()
+	t.Run("Logtest", func(t *testing.T) {
+		logtest.Run(t, func(t *testing.T) logtest.Desk { return DeskOf(newStore(t), "logtest") })
+	})
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			st := newStore(t)
+			if st == nil {
+				t.Fatal("storetest: newStore returned a nil Store")
+			}
+			c.run(t, st)
+		})
+	}
+}
+
+// checks is every check of Run after Logtest, in order.
+var checks = []struct {
+	name string
+	run  func(t *testing.T, st Store)
+}{
+	{"StoredRow", checkStoredRow},
+	{"NULContent", checkNULContent},
+	{"DeskIsolation", checkDeskIsolation},
+	{"BadInput", checkBadInput},
+	{"Batch", checkBatch},
+	{"BatchAllOrNothing", checkBatchAllOrNothing},
+	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, DefaultMaxContent) }},
+	{"ConcurrentSharing", checkConcurrentSharing},
+}
+
+// DefaultMaxContent is the content limit, in bytes, of a store opened without options.
+const DefaultMaxContent = 1 << 20
+
+// Desk is one desk of a Store as logtest drives it.
+type Desk struct {
+	transcript.Log
+	Store Store
+	Name  string
+}
+
+var _ logtest.Desk = Desk{}
+
+// DeskOf returns desk of st as a logtest.Desk: reads from st.Log(desk), appends to desk.
+func DeskOf(st Store, desk string) Desk {
+	return Desk{Log: st.Log(desk), Store: st, Name: desk}
+}
+
+// Append appends m to the desk.
+func (d Desk) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
+	return d.Store.Append(ctx, d.Name, m)
+}

@@ -1,0 +1,148 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+)
+
+// TestRunMemStore runs the suite against memStore, a simple store kept in memory, so the
+// suite is tested without a database.
+func TestRunMemStore(t *testing.T) {
+	Run(t, func(t *testing.T) Store { return newMemStore(DefaultMaxContent) })
+}
+
+func TestContentLimitMemStore(t *testing.T) {
+	for _, limit := range []int{2, 3, 1000} {
+		ContentLimit(t, newMemStore(limit), limit)
+	}
+}
+
+// memStore is a Store over one memlog.Log per desk, serialised by one mutex.
+type memStore struct {
+	mu         sync.Mutex
+	desks      map[string]*memlog.Log
+	maxContent int
+}
+
+func newMemStore(maxContent int) *memStore {
+	return &memStore{desks: make(map[string]*memlog.Log), maxContent: maxContent}
+}
+
+func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(desk, m, -1); err != nil {
+		return transcript.Message{}, err
+	}
+	log := s.desks[desk]
+	if log == nil {
+		log = memlog.New()
+	}
+	if m.Parent >= log.Head()+1 {
+		return transcript.Message{}, fmt.Errorf("%w: parent %d is not older", transcript.ErrInvalidMessage, m.Parent)
+	}
+	m.At = stamp(m.At)
+	got, err := log.Append(ctx, m)
+	if err == nil {
+		s.desks[desk] = log
+	}
+	return got, err
+}
+
+func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	log := s.desks[desk]
+	if log == nil {
+		log = memlog.New()
+	}
+	head := log.Head()
+	resolved := slices.Clone(msgs)
+	for i, m := range msgs {
+		if err := s.check(desk, m, i); err != nil {
+			return err
+		}
+		seq := head + 1 + transcript.Sequence(i)
+		if j, ok := m.Parent.BatchIndex(); ok {
+			resolved[i].Parent = head + 1 + transcript.Sequence(j)
+		} else if m.Parent >= seq {
+			return fmt.Errorf("%w: message %d: parent %d is not older", transcript.ErrInvalidMessage, i, m.Parent)
+		}
+		resolved[i].At = stamp(m.At)
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	rows := log.Messages()
+	for i, m := range resolved {
+		m.Seq = head + 1 + transcript.Sequence(i)
+		rows = append(rows, m)
+	}
+	next, err := memlog.From(rows)
+	if err != nil {
+		return err
+	}
+	s.desks[desk] = next
+	return nil
+}
+
+func (s *memStore) check(desk string, m transcript.Message, index int) error {
+	if desk == "" || !utf8.ValidString(desk) {
+		return fmt.Errorf("%w: bad desk name", transcript.ErrInvalidMessage)
+	}
+	if err := transcript.ValidateNew(m); err != nil {
+		return err
+	}
+	if !utf8.ValidString(m.Author.ID) || !utf8.ValidString(m.Author.Label) || len(m.Content) > s.maxContent {
+		return fmt.Errorf("%w: bad author or content", transcript.ErrInvalidMessage)
+	}
+	if j, ok := m.Parent.BatchIndex(); ok && j >= index {
+		return fmt.Errorf("%w: bad BatchParent", transcript.ErrInvalidMessage)
+	}
+	return nil
+}
+
+func stamp(at time.Time) time.Time {
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return at.Truncate(time.Microsecond).UTC()
+}
+
+func (s *memStore) Log(desk string) transcript.Log { return memDesk{s, desk} }
+
+func (s *memStore) Desks(context.Context) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(func(yield func(string) bool) {
+		for name := range s.desks {
+			if !yield(name) {
+				return
+			}
+		}
+	}), nil
+}
+
+// memDesk reads the desk's current log at every read.
+type memDesk struct {
+	s    *memStore
+	desk string
+}
+
+func (d memDesk) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	d.s.mu.Lock()
+	log := d.s.desks[d.desk]
+	d.s.mu.Unlock()
+	if log == nil {
+		log = memlog.New()
+	}
+	return log.ReadBefore(ctx, before, limit)
+}

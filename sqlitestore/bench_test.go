@@ -1,0 +1,165 @@
+package sqlitestore
+
+// Benchmarks for the store; BENCHMARKS.md holds the figures, the ratios and the command that
+// made them. The desks are cached database files (bench_desk_test.go), so only the first run
+// pays for building the 1,000,000-row desk.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/sharedesk/transcript"
+)
+
+// benchSizes are the desk sizes of the read benchmarks.
+var benchSizes = []int{1_000, 100_000, 1_000_000}
+
+// BenchmarkChannel compares the channel projection through the store with its baselines, at
+// every desk size: impl=Project is transcript.Project over the store's Log; impl=LoadAll
+// loads the whole desk and filters in Go; impl=SQL-* are the hand-written queries.
+func BenchmarkChannel(b *testing.B) {
+	ctx := context.Background()
+	for _, rows := range benchSizes {
+		b.Run(fmt.Sprintf("rows=%d/impl=Project", rows), func(b *testing.B) {
+			log := benchStore(b, rows).Log(benchDeskName)
+			var proj transcript.Projection
+			defer benchCPU(b)()
+			for b.Loop() {
+				var err error
+				if proj, err = transcript.Project(ctx, log, transcript.Query{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(proj.Scanned), "rows/op")
+			b.ReportMetric(float64(proj.Reads), "reads/op")
+		})
+		b.Run(fmt.Sprintf("rows=%d/impl=LoadAll", rows), func(b *testing.B) {
+			st := benchStore(b, rows)
+			defer benchCPU(b)()
+			for b.Loop() {
+				all, err := st.loadAll(ctx, benchDeskName)
+				if err != nil {
+					b.Fatal(err)
+				}
+				channelInGo(all)
+			}
+		})
+		for _, name := range []string{"window", "correlated", "bounded"} {
+			b.Run(fmt.Sprintf("rows=%d/impl=SQL-%s", rows, name), func(b *testing.B) {
+				st := benchStore(b, rows)
+				defer benchCPU(b)()
+				for b.Loop() {
+					if _, err := st.channelBySQL(ctx, channelSQL[name], benchDeskName); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkReadBefore512 reads the newest 512 rows of a 100,000-row desk: the port's
+// largest read.
+func BenchmarkReadBefore512(b *testing.B) {
+	ctx := context.Background()
+	log := benchStore(b, 100_000).Log(benchDeskName)
+	defer benchCPU(b)()
+	for b.Loop() {
+		page, err := log.ReadBefore(ctx, 0, transcript.PageSize)
+		if err != nil || len(page.Messages) != transcript.PageSize {
+			b.Fatal(len(page.Messages), err)
+		}
+	}
+}
+
+// BenchmarkAppend appends one row at a time to a fresh store.
+func BenchmarkAppend(b *testing.B) {
+	ctx := context.Background()
+	st := benchFreshStore(b)
+	msgs := benchMessages(1000)
+	i := 0
+	defer benchCPU(b)()
+	for b.Loop() {
+		m := msgs[i%len(msgs)]
+		m.Parent = 0
+		if _, err := st.Append(ctx, benchDeskName, m); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// benchBatchRows is the size of every batch of the append benchmarks.
+const benchBatchRows = 1000
+
+// BenchmarkAppendBatch stores batches of 1,000 rows, through AppendBatch
+// (impl=AppendBatch) and through a raw INSERT loop in one transaction on the same
+// connection (impl=RawInsert), which assigns the same sequences but validates nothing.
+// ns/row is per row stored.
+func BenchmarkAppendBatch(b *testing.B) {
+	ctx := context.Background()
+	msgs := benchMessages(benchBatchRows)
+	b.Run("impl=AppendBatch", func(b *testing.B) {
+		st := benchFreshStore(b)
+		defer benchCPU(b)()
+		for b.Loop() {
+			if err := st.AppendBatch(ctx, benchDeskName, msgs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatchRows), "ns/row")
+	})
+	b.Run("impl=RawInsert", func(b *testing.B) {
+		st := benchFreshStore(b)
+		if _, err := st.Append(ctx, benchDeskName, msgs[0]); err != nil { // the desk's row
+			b.Fatal(err)
+		}
+		head := int64(1)
+		defer benchCPU(b)()
+		for b.Loop() {
+			if err := st.rawInsert(ctx, benchDeskName, head, msgs); err != nil {
+				b.Fatal(err)
+			}
+			head += benchBatchRows
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatchRows), "ns/row")
+	})
+}
+
+// rawInsert is the baseline of AppendBatch: one transaction, one prepared INSERT per row,
+// sequences from head+1, parents taken as they are, no validation.
+func (s *Store) rawInsert(ctx context.Context, desk string, head int64, msgs []transcript.Message) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var id int64
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM desks WHERE name = ?`, desk).Scan(&id); err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, insertSQL)
+	if err != nil {
+		return err
+	}
+	for i, m := range msgs {
+		if _, err := stmt.ExecContext(ctx, id, head+1+int64(i), int64(m.Parent), int64(m.Author.Kind),
+			m.Author.ID, m.Author.Label, m.Content, m.At.UnixMicro()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// benchFreshStore returns an empty store in a temporary directory.
+func benchFreshStore(b *testing.B) *Store {
+	b.Helper()
+	st, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st
+}

@@ -1,0 +1,25 @@
+// Package sqlitestore is the embedded default store: the logs of any number of desks in one
+// SQLite file, through a pure Go driver (no cgo), so go install works anywhere.
+//
+//	st, err := sqlitestore.Open(ctx, "desk.db") // creates or migrates the schema
+//	if err != nil { ... }
+//	defer st.Close()
+//	m, err := st.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Content: "deploy?"})
+//	proj, err := transcript.Project(ctx, st.Log("eng"), transcript.Query{})
+//
+// Each desk's rows are numbered 1, 2, 3, ... with no gaps: a refused append or batch uses no
+// number, and numbers are assigned in commit order, so a reader that has seen row n never
+// later sees a new row below n. AppendBatch is all or nothing, also when the process is
+// killed in the middle of it.
+//
+// The file is in WAL mode with synchronous=FULL: appends take turns on one writer connection
+// and are durable when they return; reads use a pool of connections and never wait for an
+// append. Every read is an index range: (desk, seq) for a page of the port, (desk, parent,
+// seq) for thread lookups; none scans a desk.
+//
+// The schema is versioned (SchemaVersion) and migrated by Open from embedded SQL files, one
+// per version, all pending ones in one transaction. The migrator is a page of code rather
+// than a library such as goose: the store needs only forward migrations, applied at Open
+// inside the same IMMEDIATE transaction that reads the version (so concurrent Opens migrate
+// once), and no command-line tool, global registry or extra dependency.
+package sqlitestore

@@ -1,0 +1,75 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+func Example() {
+	dir, err := os.MkdirTemp("", "sqlitestore-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, filepath.Join(dir, "desk.db"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+
+	root, err := st.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Content: "deploy at noon?"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = st.AppendBatch(ctx, "eng", []transcript.Message{
+		{Parent: root.Seq, Author: transcript.Agent("triage", "Triage"), Content: "after the migration"},
+		{Parent: transcript.BatchParent(0), Author: transcript.Person("ana", "Ana"), Content: "agreed"},
+		{Author: transcript.System("workflow", "CI"), Content: "build 812 passed"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	proj, err := transcript.Project(ctx, st.Log("eng"), transcript.Query{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range proj.Messages {
+		fmt.Printf("%d (parent %d) %s: %s\n", m.Seq, m.Parent, m.Author, m.Content)
+	}
+	// Output:
+	// 1 (parent 0) operator: deploy at noon?
+	// 2 (parent 1) agent:triage: after the migration
+	// 4 (parent 0) system:workflow: build 812 passed
+}
+
+func ExampleAppendError() {
+	dir, err := os.MkdirTemp("", "sqlitestore-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, filepath.Join(dir, "desk.db"), sqlitestore.WithMaxContent(16))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+
+	err = st.AppendBatch(ctx, "eng", []transcript.Message{
+		{Author: transcript.Operator(), Content: "short"},
+		{Author: transcript.Operator(), Content: "far too long for this desk"},
+	})
+	fmt.Println(err)
+	// Output:
+	// sqlitestore: append batch to desk "eng": message 1: transcript: invalid message: content of 26 bytes is over the limit of 16 bytes
+}

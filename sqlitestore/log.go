@@ -1,0 +1,97 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/sharedesk/transcript"
+)
+
+// deskLog is one desk's log in a Store.
+type deskLog struct {
+	s    *Store
+	desk string
+}
+
+var _ transcript.Log = (*deskLog)(nil)
+
+// Log returns the transcript.Log of desk. A desk without rows reads as an empty log, and
+// sees rows as soon as they are appended. The Log is safe for concurrent use; it fails with
+// ErrClosed once the Store is closed.
+func (s *Store) Log(desk string) transcript.Log {
+	return &deskLog{s: s, desk: desk}
+}
+
+// readPageSQL reads one page: the newest rows below a bound, one more than the limit, so that
+// the page knows whether an older row exists. It walks the (desk, seq) index backwards from
+// the bound and stops after LIMIT rows: its cost is the page's, whatever the desk's size.
+const readPageSQL = `
+SELECT seq, parent, author_kind, author_id, author_label, content, at_us
+FROM messages
+WHERE desk = (SELECT id FROM desks WHERE name = ?1) AND seq < ?2
+ORDER BY seq DESC
+LIMIT ?3`
+
+// ReadBefore implements transcript.Log: up to limit rows with Seq < before (before == 0:
+// from the newest row), newest first, in a new slice the caller owns. Next is the Seq of
+// the page's oldest row when an older row exists, and 0 exactly when none does. A limit
+// below 1 is ErrLimit. Once ctx is done ReadBefore returns an error matching ctx.Err().
+func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript.Page{}, err
+	}
+	if l.s.closed.Load() {
+		return transcript.Page{}, ErrClosed
+	}
+	if limit < 1 {
+		return transcript.Page{}, ErrLimit
+	}
+	bound := int64(math.MaxInt64) // above every stored Seq
+	if before != 0 && before < math.MaxInt64 {
+		bound = int64(before)
+	}
+	fetch := int64(limit) + 1
+	if limit == math.MaxInt {
+		fetch = math.MaxInt64
+	}
+	rows, err := l.s.readPage.QueryContext(ctx, l.desk, bound, fetch)
+	if err != nil {
+		return transcript.Page{}, l.readError(ctx, before, limit, err)
+	}
+	defer rows.Close()
+	msgs := make([]transcript.Message, 0, min(limit, transcript.PageSize)+1)
+	for rows.Next() {
+		var (
+			m                       transcript.Message
+			seq, parent, kind, atUS int64 // scanned as int64: database/sql converts to uint64 through strings
+		)
+		if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &atUS); err != nil {
+			return transcript.Page{}, l.readError(ctx, before, limit, err)
+		}
+		m.Seq, m.Parent = transcript.Sequence(seq), transcript.Sequence(parent)
+		m.Author.Kind = transcript.AuthorKind(kind)
+		m.At = time.UnixMicro(atUS).UTC()
+		msgs = append(msgs, m)
+	}
+	if err := rows.Err(); err != nil {
+		return transcript.Page{}, l.readError(ctx, before, limit, err)
+	}
+	var page transcript.Page
+	if len(msgs) > limit {
+		msgs = msgs[:limit]
+		page.Next = msgs[limit-1].Seq
+	}
+	page.Messages = msgs
+	return page, nil
+}
+
+// readError wraps a failed read; when ctx is done, the error matches ctx.Err() whatever the
+// driver made of the interruption.
+func (l *deskLog) readError(ctx context.Context, before transcript.Sequence, limit int, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("sqlitestore: desk %q: read before %d, limit %d: %w (%v)", l.desk, before, limit, ctxErr, err)
+	}
+	return fmt.Errorf("sqlitestore: desk %q: read before %d, limit %d: %w", l.desk, before, limit, err)
+}

@@ -1,0 +1,103 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// The schema's migrations, one file per version: migrations/NNN_name.sql brings the schema
+// from version NNN-1 to NNN. A file, once released, never changes; a new version is a new
+// file.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migration is one step of the schema.
+type migration struct {
+	version int
+	name    string // the file's name, for errors
+	sql     string
+}
+
+// SchemaVersion is the version of the schema this package creates and reads: the number of
+// its migrations.
+const SchemaVersion = 2
+
+// migrations is every migration, in version order, checked at start-up to number 1, 2, ...,
+// SchemaVersion.
+var migrations = func() []migration {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		panic(err) // a constant pattern: cannot fail
+	}
+	var ms []migration
+	for i, name := range names { // fs.Glob sorts names
+		base := path.Base(name)
+		prefix, _, _ := strings.Cut(base, "_")
+		version, err := strconv.Atoi(prefix)
+		if err != nil || version != i+1 {
+			panic(fmt.Sprintf("sqlitestore: migration %s is not version %d", base, i+1))
+		}
+		text, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			panic(err)
+		}
+		ms = append(ms, migration{version: version, name: base, sql: string(text)})
+	}
+	if len(ms) != SchemaVersion {
+		panic(fmt.Sprintf("sqlitestore: %d migrations, want SchemaVersion = %d", len(ms), SchemaVersion))
+	}
+	return ms
+}()
+
+// migrate brings the schema of db to version target in one IMMEDIATE transaction, so that a
+// failed step leaves the database as it was and two processes opening the same new file
+// migrate it once: the second waits for the write lock (busy_timeout), then finds the
+// schema current. It returns the version it found. A database newer than target is a
+// *SchemaError.
+func migrate(ctx context.Context, db *sql.DB, target int) (found int, err error) {
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see the writer's DSN
+	if err != nil {
+		return 0, fmt.Errorf("sqlitestore: migrating the schema: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return 0, fmt.Errorf("sqlitestore: creating the schema_version table: %w", err)
+	}
+	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&found)
+	switch {
+	case err == sql.ErrNoRows:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return 0, fmt.Errorf("sqlitestore: initializing the schema version: %w", err)
+		}
+	case err != nil:
+		return 0, fmt.Errorf("sqlitestore: reading the schema version: %w", err)
+	}
+	if found > target {
+		return found, &SchemaError{Found: found, Known: target}
+	}
+	for _, m := range migrations[found:target] {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return found, fmt.Errorf("sqlitestore: migrating the schema from version %d to %d (%s): %w", m.version-1, m.version, m.name, err)
+		}
+	}
+	if found < target {
+		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, target); err != nil {
+			return found, fmt.Errorf("sqlitestore: recording schema version %d: %w", target, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return found, fmt.Errorf("sqlitestore: committing the schema migration: %w", err)
+	}
+	return found, nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sqlitestore
+
+const raceEnabled = false

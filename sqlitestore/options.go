@@ -1,0 +1,77 @@
+package sqlitestore
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// Option configures a Store at Open.
+type Option func(*config)
+
+// config is what the Options set.
+type config struct {
+	maxContent  int
+	busyTimeout time.Duration
+	readers     int
+	err         error // the first invalid option
+}
+
+// DefaultMaxContent is the content limit, in bytes, of a Store opened without WithMaxContent.
+const DefaultMaxContent = 1 << 20
+
+// DefaultBusyTimeout is how long a Store opened without WithBusyTimeout waits for another
+// process's write lock before an append fails.
+const DefaultBusyTimeout = 5 * time.Second
+
+func defaultConfig() config {
+	return config{
+		maxContent:  DefaultMaxContent,
+		busyTimeout: DefaultBusyTimeout,
+		readers:     max(4, runtime.GOMAXPROCS(0)),
+	}
+}
+
+func (c *config) invalid(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: "+format, append([]any{ErrOption}, args...)...)
+	}
+}
+
+// WithMaxContent sets the largest content, in bytes, that Append and AppendBatch accept
+// (default DefaultMaxContent). It must be at least 1.
+func WithMaxContent(bytes int) Option {
+	return func(c *config) {
+		if bytes < 1 {
+			c.invalid("content limit %d, want at least 1 byte", bytes)
+			return
+		}
+		c.maxContent = bytes
+	}
+}
+
+// WithBusyTimeout sets how long a statement waits for a lock held by another process (or
+// another Store on the same file) before it fails (SQLite's busy_timeout; default
+// DefaultBusyTimeout). Within one Store, appends queue for its single writer connection
+// instead, for as long as their ctx allows.
+func WithBusyTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.invalid("busy timeout %v, want 0 or more", d)
+			return
+		}
+		c.busyTimeout = d
+	}
+}
+
+// WithReaders sets the most connections reads use at once (default: GOMAXPROCS, at least 4).
+// Reads never wait for appends: each sees the last committed state (WAL mode).
+func WithReaders(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.invalid("%d readers, want at least 1", n)
+			return
+		}
+		c.readers = n
+	}
+}

@@ -1,0 +1,78 @@
+package sqlitestore
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sharedesk/transcript"
+)
+
+// queryPlan returns the detail column of EXPLAIN QUERY PLAN for query.
+func queryPlan(t *testing.T, st *Store, query string, args ...any) []string {
+	t.Helper()
+	rows, err := st.readers.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatalf("EXPLAIN QUERY PLAN %s: %v", query, err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notUsed int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+// TestQueryPlans shows the plan of every query the store makes, and of the benchmarks'
+// hand-written views, on a desk with rows and fresh statistics (ANALYZE), and checks that
+// none scans the messages table or one of its indexes: every access to messages is a
+// SEARCH, an index range or point lookup, so no read's cost grows with the desk.
+func TestQueryPlans(t *testing.T) {
+	st := openTempInternal(t)
+	msgs := benchMessages(3000)
+	for _, desk := range []string{"eng", "sales"} {
+		if err := st.AppendBatch(t.Context(), desk, msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.writer.Exec(`ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	queries := []struct {
+		name  string
+		query string
+		args  []any
+		uses  string // an index the plan must use
+	}{
+		{"ReadBefore", readPageSQL, []any{"eng", 1500, transcript.PageSize + 1}, "USING INDEX messages_desk_seq (desk=? AND seq<?)"},
+		{"ReadBefore from the newest row", readPageSQL, []any{"eng", int64(1) << 62, 61}, "USING INDEX messages_desk_seq (desk=? AND seq<?)"},
+		{"the desk's head, in Append", deskHeadSQL, []any{"eng"}, "messages_desk_seq (desk=?)"},
+		{"Desks", listDesksSQL, nil, ""},
+		{"thread lookup: a row's replies", `SELECT seq, content FROM messages WHERE desk = ?1 AND parent = ?2 ORDER BY seq LIMIT 30`, []any{1, 17}, "messages_desk_parent_seq (desk=? AND parent=?)"},
+		{"baseline SQL-window", channelSQL["window"], []any{"eng"}, "messages_desk_seq"},
+		{"baseline SQL-correlated", channelSQL["correlated"], []any{"eng"}, "messages_desk_parent_seq"},
+		{"baseline SQL-bounded", channelSQL["bounded"], []any{"eng"}, "messages_desk_parent_seq"},
+	}
+	for _, q := range queries {
+		plan := queryPlan(t, st, q.query, q.args...)
+		t.Logf("%s:\n\t%s", q.name, strings.Join(plan, "\n\t"))
+		used := q.uses == ""
+		for _, step := range plan {
+			if strings.HasPrefix(step, "SCAN messages") || strings.HasPrefix(step, "SCAN m ") || step == "SCAN m" {
+				t.Errorf("%s: plan step %q scans the messages table", q.name, step)
+			}
+			used = used || strings.Contains(step, q.uses)
+		}
+		if !used {
+			t.Errorf("%s: plan does not use %s:\n\t%s", q.name, q.uses, strings.Join(plan, "\n\t"))
+		}
+	}
+}

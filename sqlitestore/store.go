@@ -1,0 +1,121 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// Store is a SQLite database file holding the logs of any number of desks. It is safe for
+// concurrent use by multiple goroutines, and several processes may open the same file.
+//
+// Appends go through one writer connection, one transaction at a time, so sequences are
+// assigned in commit order; reads use a pool of reader connections and never wait for an
+// append (WAL mode): each read sees the rows committed when it started.
+type Store struct {
+	writer     *sql.DB // one connection
+	readers    *sql.DB // query_only connections
+	maxContent int
+
+	// Prepared statements: the writer's, on its one connection, and the readers'.
+	deskHead, newDesk, insert *sql.Stmt
+	readPage, listDesks       *sql.Stmt
+	closed                    atomic.Bool
+}
+
+// Open opens the store in the SQLite file at path, creating the file when it does not exist,
+// and creates or migrates its schema to SchemaVersion. A database written by a newer version
+// of this package is a *SchemaError, and Open leaves it untouched. ctx bounds the opening and
+// the migration only, not the Store's life.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	c := defaultConfig()
+	for _, opt := range opts {
+		opt(&c)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	if path == "" || path == ":memory:" {
+		return nil, fmt.Errorf("sqlitestore: open %q: the store needs a database file", path)
+	}
+	s := &Store{maxContent: c.maxContent}
+	if err := s.open(ctx, path, c); err != nil {
+		s.closeAll()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) open(ctx context.Context, path string, c config) error {
+	writerDSN, err := dsn(path, c, true)
+	if err != nil {
+		return err
+	}
+	readerDSN, err := dsn(path, c, false)
+	if err != nil {
+		return err
+	}
+	if s.writer, err = sql.Open(driverName, writerDSN); err != nil {
+		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
+	}
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetMaxIdleConns(1)
+	s.writer.SetConnMaxLifetime(0)
+	s.writer.SetConnMaxIdleTime(0)
+	if _, err := migrate(ctx, s.writer, SchemaVersion); err != nil {
+		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
+	}
+	if s.readers, err = sql.Open(driverName, readerDSN); err != nil {
+		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
+	}
+	s.readers.SetMaxOpenConns(c.readers)
+	s.readers.SetMaxIdleConns(c.readers)
+	s.readers.SetConnMaxLifetime(0)
+	s.readers.SetConnMaxIdleTime(0)
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		db   *sql.DB
+		sql  string
+	}{
+		{&s.deskHead, s.writer, deskHeadSQL},
+		{&s.newDesk, s.writer, newDeskSQL},
+		{&s.insert, s.writer, insertSQL},
+		{&s.readPage, s.readers, readPageSQL},
+		{&s.listDesks, s.readers, listDesksSQL},
+	} {
+		if *p.stmt, err = p.db.PrepareContext(ctx, p.sql); err != nil {
+			return fmt.Errorf("sqlitestore: open %q: preparing %q: %w", path, p.sql, err)
+		}
+	}
+	return nil
+}
+
+// Close closes the store's connections. Reads and appends in flight may fail; every call
+// after Close returns ErrClosed. Close is idempotent.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.closeAll()
+}
+
+func (s *Store) closeAll() error {
+	var errs []error
+	for _, stmt := range []*sql.Stmt{s.deskHead, s.newDesk, s.insert, s.readPage, s.listDesks} {
+		if stmt != nil {
+			errs = append(errs, stmt.Close())
+		}
+	}
+	if s.readers != nil {
+		errs = append(errs, s.readers.Close())
+	}
+	if s.writer != nil {
+		errs = append(errs, s.writer.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sqlitestore: close: %w", err)
+	}
+	return nil
+}

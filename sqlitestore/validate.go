@@ -1,0 +1,71 @@
+package sqlitestore
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sharedesk/transcript"
+)
+
+// The range of At a Store keeps: the years RFC 3339 (and so JSON) can write.
+var (
+	minAt = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// checkDesk reports whether desk can name a desk: not empty, valid UTF-8.
+func checkDesk(desk string) error {
+	switch {
+	case desk == "":
+		return fmt.Errorf("%w: empty desk name", transcript.ErrInvalidMessage)
+	case !utf8.ValidString(desk):
+		return fmt.Errorf("%w: desk name is not valid UTF-8", transcript.ErrInvalidMessage)
+	}
+	return nil
+}
+
+// checkMessage reports what is wrong with m as the index-th message of a batch (index -1:
+// a single Append), as far as m alone can tell: transcript.ValidateNew, valid UTF-8 in the
+// author's id and label, content within the limit, At within years 1 to 9999, and a
+// BatchParent only inside a batch, naming an earlier message of it. Whether a sequence
+// Parent exists and is older is for the append's transaction to check. The error matches
+// transcript.ErrInvalidMessage.
+func (s *Store) checkMessage(m transcript.Message, index int) error {
+	if err := transcript.ValidateNew(m); err != nil {
+		return err
+	}
+	switch {
+	case !utf8.ValidString(m.Author.ID):
+		return fmt.Errorf("%w: author id is not valid UTF-8", transcript.ErrInvalidMessage)
+	case !utf8.ValidString(m.Author.Label):
+		return fmt.Errorf("%w: author label is not valid UTF-8", transcript.ErrInvalidMessage)
+	case len(m.Content) > s.maxContent:
+		return fmt.Errorf("%w: content of %d bytes is over the limit of %d bytes", transcript.ErrInvalidMessage, len(m.Content), s.maxContent)
+	case !m.At.IsZero() && (m.At.Before(minAt) || !m.At.Before(maxAt)):
+		return fmt.Errorf("%w: at %v is outside the years 1 to 9999", transcript.ErrInvalidMessage, m.At)
+	}
+	if j, ok := m.Parent.BatchIndex(); ok {
+		switch {
+		case index < 0:
+			return fmt.Errorf("%w: parent BatchParent(%d) outside a batch", transcript.ErrInvalidMessage, j)
+		case j >= index:
+			return fmt.Errorf("%w: parent BatchParent(%d) does not name an earlier message of the batch", transcript.ErrInvalidMessage, j)
+		}
+	}
+	return nil
+}
+
+// checkParent reports whether parent, a sequence (not a BatchParent), can be the parent of
+// a new row with Seq seq in a desk whose newest row before the append was head. Sequences
+// are dense (every desk holds exactly the rows 1 to head, and a batch's rows take head+1
+// on), so parent exists and is older exactly when it is below seq.
+func checkParent(parent, seq, head transcript.Sequence) error {
+	if parent < seq {
+		return nil
+	}
+	if parent > head && seq == head+1 {
+		return fmt.Errorf("%w: parent %d is not a row of the desk (its newest row is %d)", transcript.ErrInvalidMessage, parent, head)
+	}
+	return fmt.Errorf("%w: parent %d is not older than the message, which would be row %d (the desk's newest row is %d)", transcript.ErrInvalidMessage, parent, seq, head)
+}
