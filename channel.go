@@ -9,8 +9,9 @@ import (
 // channelView qualifies every non-blank root and each root's first reply within the scan.
 type channelView struct {
 	window    int
-	qualified []Message // confirmed rows, in the order found (not sorted)
+	qualified []Message // confirmed rows, in no particular order
 	first     FirstReplies
+	want      int // rows the last settle estimated the view still needs; 0: no estimate
 }
 
 func newChannelView(window int) *channelView {
@@ -32,21 +33,31 @@ func (v *channelView) add(rows []Message) {
 // settle reports whether the window is full with rows newer than every reply that could
 // still be confirmed as a first reply.
 func (v *channelView) settle(_ context.Context, p *Pager) (bool, error) {
+	v.want = 0
 	if p.Done() {
 		return true, nil
 	}
 	if len(v.qualified) < v.window {
+		if found := len(v.qualified); found > 0 {
+			// As dense as what was read so far, with a quarter to spare.
+			v.want = (v.window - found) * p.Scanned() * 5 / (4 * found)
+		}
 		return false, nil
 	}
-	pending := v.first.Newest()
-	newer := 0
-	for i := range v.qualified {
-		if v.qualified[i].Seq > pending {
-			newer++
-		}
+	slices.SortFunc(v.qualified, func(a, b Message) int { return cmp.Compare(b.Seq, a.Seq) })
+	last := v.qualified[v.window-1].Seq // the oldest row the window holds now
+	if v.first.Newest() < last {
+		return true, nil
 	}
-	return newer >= v.window, nil
+	// A pending reply could still enter: read down to its parent. Seqs are distinct, so no
+	// more than low-parent rows lie between.
+	if parent := v.first.lowestParentOfReplyAbove(last); parent != 0 {
+		v.want = int(v.first.low - parent)
+	}
+	return false, nil
 }
+
+func (v *channelView) wanted() int { return v.want }
 
 func (v *channelView) result() []Message {
 	slices.SortFunc(v.qualified, func(a, b Message) int { return cmp.Compare(a.Seq, b.Seq) })

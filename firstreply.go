@@ -49,3 +49,15 @@ func (f *FirstReplies) Newest() Sequence {
 	}
 	return newest
 }
+
+// lowestParentOfReplyAbove returns the oldest parent among the pending replies newer than
+// seq, or 0 when there is none. Call it after Newest, which drops passed-over entries.
+func (f *FirstReplies) lowestParentOfReplyAbove(seq Sequence) Sequence {
+	var lowest Sequence
+	for parent, reply := range f.pending {
+		if reply.Seq > seq && (lowest == 0 || parent < lowest) {
+			lowest = parent
+		}
+	}
+	return lowest
+}

@@ -61,12 +61,29 @@ type readPlan struct {
 // they show, and doubles up to PageSize for sparse views.
 var growingReads = readPlan{first: func(window int) int { return max(2*window, 32) }, grow: true}
 
+// minRead is the smallest read after the first: below it a read costs more than its rows.
+const minRead = 16
+
+// nextReadSize doubles the last read, up to PageSize, but asks for no more than the view
+// estimates it still wants (0: no estimate) — a second read sized to what is missing, not
+// to a power of two, saves a store most of the rows it would copy for nothing.
+func nextReadSize(last, wanted int) int {
+	size := min(2*last, PageSize)
+	if wanted > 0 {
+		size = min(size, max(wanted, minRead))
+	}
+	return size
+}
+
 // view is the qualifying rule of one kind of projection, fed the walk's pages in order.
 type view interface {
 	add(rows []Message)
 	// settle reports, after a page, whether further reading cannot change the result. It
 	// may Peek for what the walk did not reach.
 	settle(ctx context.Context, p *Pager) (bool, error)
+	// wanted estimates, after a settle that was not final, how many more rows the view
+	// needs; 0 when it cannot tell.
+	wanted() int
 	// result returns the qualifying messages, chronological, in a slice the caller owns.
 	result() []Message
 }
@@ -106,7 +123,7 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 			break
 		}
 		if plan.grow {
-			size = min(2*size, PageSize)
+			size = nextReadSize(size, v.wanted())
 		}
 	}
 	proj.Messages = v.result()

@@ -21,6 +21,7 @@ type threadView struct {
 	state   rootState
 	rootRow Message
 	passed  bool      // a row at or below the root was read: no reply can follow
+	scanned int       // rows read as of the last settle
 	replies []Message // non-blank direct replies, newest first
 }
 
@@ -65,6 +66,7 @@ func (v *threadView) resolveRoot(m *Message) {
 // settle fetches the root with one read of limit 1 once the walk stops above it (the
 // replies fill Window-1 places, or the scan budget is spent) while older rows remain.
 func (v *threadView) settle(ctx context.Context, p *Pager) (bool, error) {
+	v.scanned = p.Scanned()
 	if v.passed || p.Done() {
 		v.resolveRoot(nil)
 		return true, nil
@@ -88,6 +90,20 @@ func (v *threadView) places() int {
 		return v.window - 1
 	}
 	return v.window
+}
+
+// wanted estimates the rows still needed for the missing replies, as dense as those found
+// so far with a quarter to spare.
+func (v *threadView) wanted() int {
+	found := len(v.replies)
+	need := v.places() - found
+	if v.state == rootUnknown {
+		need = v.window - 1 - found
+	}
+	if found == 0 || need <= 0 || v.scanned == 0 {
+		return 0
+	}
+	return need * v.scanned * 5 / (4 * found)
 }
 
 func (v *threadView) result() []Message {
