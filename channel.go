@@ -9,7 +9,7 @@ import (
 // channelView qualifies every non-blank root and each root's first reply within the scan.
 type channelView struct {
 	window    int
-	qualified []Message // confirmed rows, in no particular order
+	qualified []*Message // confirmed rows, pointing into the pages the Pager keeps; unordered
 	first     FirstReplies
 	want      int // rows the last settle estimated the view still needs; 0: no estimate
 }
@@ -21,11 +21,11 @@ func newChannelView(window int) *channelView {
 func (v *channelView) add(rows []Message) {
 	for i := range rows {
 		m := &rows[i]
-		if reply, ok := v.first.Add(m); ok {
+		if reply := v.first.Add(m); reply != nil {
 			v.qualified = append(v.qualified, reply)
 		}
 		if m.Parent == 0 && !m.Blank() {
-			v.qualified = append(v.qualified, *m)
+			v.qualified = append(v.qualified, m)
 		}
 	}
 }
@@ -44,7 +44,7 @@ func (v *channelView) settle(_ context.Context, p *Pager) (bool, error) {
 		}
 		return false, nil
 	}
-	slices.SortFunc(v.qualified, func(a, b Message) int { return cmp.Compare(b.Seq, a.Seq) })
+	slices.SortFunc(v.qualified, func(a, b *Message) int { return cmp.Compare(b.Seq, a.Seq) })
 	last := v.qualified[v.window-1].Seq // the oldest row the window holds now
 	if v.first.Newest() < last {
 		return true, nil
@@ -60,6 +60,11 @@ func (v *channelView) settle(_ context.Context, p *Pager) (bool, error) {
 func (v *channelView) wanted() int { return v.want }
 
 func (v *channelView) result() []Message {
-	slices.SortFunc(v.qualified, func(a, b Message) int { return cmp.Compare(a.Seq, b.Seq) })
-	return slices.Clone(v.qualified[max(0, len(v.qualified)-v.window):])
+	slices.SortFunc(v.qualified, func(a, b *Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	newest := v.qualified[max(0, len(v.qualified)-v.window):]
+	out := make([]Message, len(newest))
+	for i, m := range newest {
+		out[i] = *m
+	}
+	return out
 }

@@ -17,8 +17,9 @@ type FirstReplies struct {
 }
 
 // Add takes the next row of the walk, which must be older than every row added before.
-// When m is a root whose first reply was pending, Add returns that reply and true.
-func (f *FirstReplies) Add(m *Message) (Message, bool) {
+// When m is a root whose first reply was pending, Add returns that reply: a pointer into
+// the rows given earlier, which it does not copy. Otherwise it returns nil.
+func (f *FirstReplies) Add(m *Message) *Message {
 	f.low = m.Seq
 	reply, ok := f.pending[m.Seq]
 	if ok {
@@ -31,9 +32,9 @@ func (f *FirstReplies) Add(m *Message) (Message, bool) {
 		f.pending[m.Parent] = m // older than any reply to the same parent before it
 	}
 	if ok && m.Parent == 0 {
-		return *reply, true
+		return reply
 	}
-	return Message{}, false
+	return nil
 }
 
 // Newest returns the Seq of the newest reply that a row not read yet could still confirm as a

@@ -138,8 +138,8 @@ func (w *walk) add(rows []transcript.Message) {
 			}
 			continue
 		}
-		if reply, ok := w.first.Add(m); ok && reply.Seq > w.watermark {
-			w.fresh = append(w.fresh, reply)
+		if reply := w.first.Add(m); reply != nil && reply.Seq > w.watermark {
+			w.fresh = append(w.fresh, *reply)
 		}
 		if above && m.Parent == 0 && !m.Blank() {
 			w.fresh = append(w.fresh, *m)

@@ -1,0 +1,690 @@
+package transcript_test
+
+// Benchmarks for Project against the baselines it is meant to beat; BENCHMARKS.md holds the
+// figures and the command that made them. Every desk is a memlog.Log built once per shape and
+// size, outside the timed loops, from a seeded RNG, so every run measures the same rows.
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+)
+
+// benchShape says how a benchmark desk is made.
+type benchShape uint8
+
+const (
+	// benchPlainDesk is a busy channel: 54% roots, 30% of which open a thread of 1 to 5
+	// replies that interleave with newer rows (one reply in eight answers an earlier reply);
+	// 2% of rows are blank.
+	benchPlainDesk benchShape = iota
+	// benchThreadedDesk is a benchPlainDesk with two long threads near the head: a dense one
+	// rooted benchDenseRootAge rows below the head, which every other row of the newest
+	// benchDenseSpan answers, and a sparse one rooted benchSparseRootAge rows below the head
+	// (beyond ScanLimit), answered once every benchSparseStride rows.
+	benchThreadedDesk
+)
+
+// The long threads of a benchThreadedDesk, as ages: rows below the head (the head has age 0).
+const (
+	benchDenseRootAge  = 999
+	benchDenseSpan     = 900 // ages 0, 2, 4, ... below this reply to the dense root
+	benchSparseRootAge = 2999
+	benchSparseStride  = 200 // ages 1, 201, 401, ... reply to the sparse root
+)
+
+var benchAuthors = []transcript.Author{
+	transcript.Operator(),
+	transcript.Person("ana", "Ana Lima"),
+	transcript.Person("raj", "Raj Patel"),
+	transcript.Agent("triage", "Triage"),
+	transcript.Agent("coder", "Coder"),
+	transcript.Agent("reviewer", "Reviewer"),
+	transcript.System("workflow", "Workflow"),
+	transcript.System("alert", "Alerts"),
+}
+
+// benchContents are the non-blank contents rows draw from: 64 texts of 20 to about 400
+// bytes. Rows share them; a Message copy copies only the string header, as with any host.
+var benchContents = func() []string {
+	words := strings.Fields("the deploy failed on staging because the migration timed out; " +
+		"retrying with a smaller batch fixed it, please review the patch before noon and " +
+		"tell me if the alert thresholds still make sense for the weekend traffic")
+	r := rand.New(rand.NewPCG(7, 7))
+	out := make([]string, 64)
+	for i := range out {
+		var sb strings.Builder
+		for sb.Len() < 20+r.IntN(380) {
+			if sb.Len() > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(words[r.IntN(len(words))])
+		}
+		out[i] = sb.String()
+	}
+	return out
+}()
+
+var benchBlanks = []string{"", " ", "\n\t "}
+
+// benchOpenThread is a root that still expects replies while a desk is generated.
+type benchOpenThread struct {
+	root, last transcript.Sequence // last: its newest reply, 0 if none
+	left       int                 // replies still to come
+}
+
+// benchRow is one row of the generated stream. It holds no pointers, so the stream costs the
+// garbage collector nothing while it is kept.
+type benchRow struct {
+	parent  transcript.Sequence
+	author  uint8 // index into benchAuthors
+	content uint8 // index into benchContents, or len(benchContents)+i for benchBlanks[i]
+}
+
+// benchGenStream returns the n rows of a benchPlainDesk, Seq 1 to n.
+func benchGenStream(n int) []benchRow {
+	r := rand.New(rand.NewPCG(1, 2))
+	rows := make([]benchRow, n)
+	var open []benchOpenThread // newest last; at most 32, the rest are abandoned
+	for i := range rows {
+		seq := transcript.Sequence(i + 1)
+		row := benchRow{author: uint8(r.IntN(len(benchAuthors))), content: uint8(r.IntN(len(benchContents)))}
+		if r.IntN(50) == 0 {
+			row.content = uint8(len(benchContents) + r.IntN(len(benchBlanks)))
+		}
+		if len(open) > 0 && r.IntN(100) < 45 {
+			k := len(open) - 1 - r.IntN(min(len(open), 8)) // one of the 8 newest threads
+			t := &open[k]
+			row.parent = t.root
+			if t.last != 0 && r.IntN(5) == 0 {
+				row.parent = t.last // a reply to a reply
+			}
+			t.last = seq
+			if t.left--; t.left == 0 {
+				open = slices.Delete(open, k, k+1)
+			}
+		} else if r.IntN(10) >= 7 {
+			open = append(open, benchOpenThread{root: seq, left: 1 + r.IntN(5)})
+			if len(open) > 32 {
+				open = slices.Delete(open, 0, 1)
+			}
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+// benchMessages returns the newest n rows of the stream as messages, oldest first.
+func benchMessages(stream []benchRow, n int) []transcript.Message {
+	start := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	out := make([]transcript.Message, n)
+	for i := range out {
+		j := len(stream) - n + i
+		row := stream[j]
+		content := ""
+		if int(row.content) < len(benchContents) {
+			content = benchContents[row.content]
+		} else {
+			content = benchBlanks[int(row.content)-len(benchContents)]
+		}
+		out[i] = transcript.Message{
+			Seq:     transcript.Sequence(j + 1),
+			Parent:  row.parent,
+			Author:  benchAuthors[row.author],
+			Content: content,
+			At:      start.Add(time.Duration(j) * 7 * time.Second),
+		}
+	}
+	return out
+}
+
+// benchAddLongThreads turns the newest rows of a benchPlainDesk into a benchThreadedDesk, in
+// place, and returns them. The rows it rewires stay valid: their parents are older, and rows
+// that answered them now answer a reply.
+func benchAddLongThreads(rows []transcript.Message) []transcript.Message {
+	head := len(rows) - 1
+	patch := func(age int, parent transcript.Sequence) {
+		m := &rows[head-age]
+		m.Parent, m.Content = parent, benchContents[age%len(benchContents)]
+	}
+	patch(benchDenseRootAge, 0)
+	for age := 0; age < benchDenseSpan; age += 2 {
+		patch(age, benchAgeSeq(benchDenseRootAge))
+	}
+	patch(benchSparseRootAge, 0)
+	for age := 1; age < benchSparseRootAge; age += benchSparseStride {
+		patch(age, benchAgeSeq(benchSparseRootAge))
+	}
+	return rows
+}
+
+// benchStreamRows is the size of the one generated stream every desk is cut from: a desk of n
+// rows is its newest n rows (Seq benchStreamRows-n+1 to benchStreamRows), so desks of every
+// size share their newest rows and a projection from the head does the same work on each.
+// Rows whose parent falls below a desk's oldest row keep it: a host's log may hold such rows.
+const benchStreamRows = 1_000_000
+
+// benchAgeSeq returns the sequence of the row age rows below the head of every desk.
+func benchAgeSeq(age int) transcript.Sequence { return transcript.Sequence(benchStreamRows - age) }
+
+type benchDeskKey struct {
+	shape benchShape
+	n     int
+}
+
+var benchDesks = struct {
+	sync.Mutex
+	stream []benchRow
+	m      map[benchDeskKey]*memlog.Log
+}{m: make(map[benchDeskKey]*memlog.Log)}
+
+// benchDesk returns the n-row desk of the given shape (n <= benchStreamRows), built on first
+// use and kept until a benchmark calls benchOnly without it.
+func benchDesk(tb testing.TB, shape benchShape, n int) *memlog.Log {
+	tb.Helper()
+	benchDesks.Lock()
+	defer benchDesks.Unlock()
+	return benchDeskLocked(tb, benchDeskKey{shape, n})
+}
+
+func benchDeskLocked(tb testing.TB, key benchDeskKey) *memlog.Log {
+	if l, ok := benchDesks.m[key]; ok {
+		return l
+	}
+	if benchDesks.stream == nil {
+		benchDesks.stream = benchGenStream(benchStreamRows)
+	}
+	rows := benchMessages(benchDesks.stream, key.n)
+	if key.shape == benchThreadedDesk {
+		benchAddLongThreads(rows)
+	}
+	l, err := memlog.From(rows)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	benchDesks.m[key] = l
+	return l
+}
+
+// benchOnly returns the desks keys name, in order, and drops every other desk, so that the
+// heap the garbage collector marks during a benchmark holds what it measures and no more
+// (a memlog desk is about 100 bytes of pointer-holding memory per row). It collects the
+// garbage of any change before the timed loops start.
+func benchOnly(b *testing.B, keys ...benchDeskKey) []*memlog.Log {
+	b.Helper()
+	benchDesks.Lock()
+	defer benchDesks.Unlock()
+	changed := false
+	for key := range benchDesks.m {
+		if !slices.Contains(keys, key) {
+			delete(benchDesks.m, key)
+			changed = true
+		}
+	}
+	out := make([]*memlog.Log, len(keys))
+	for i, key := range keys {
+		_, had := benchDesks.m[key]
+		out[i] = benchDeskLocked(b, key)
+		changed = changed || !had
+	}
+	if changed {
+		runtime.GC()
+	}
+	return out
+}
+
+// benchNaivePaged is the channel view the way chat hosts build it today: read the whole
+// desk through the port, page by page, then filter in memory.
+func benchNaivePaged(ctx context.Context, log transcript.Log, window int) ([]transcript.Message, error) {
+	var all []transcript.Message // newest first
+	var before transcript.Sequence
+	for {
+		pg, err := log.ReadBefore(ctx, before, transcript.PageSize)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, pg.Messages...)
+		if pg.Next == 0 {
+			break
+		}
+		before = pg.Next
+	}
+	slices.Reverse(all)
+	return benchNaiveFilter(all, window), nil
+}
+
+// benchNaiveClone is benchNaivePaged with the cheapest read-everything there is: one copy
+// of memlog's rows.
+func benchNaiveClone(desk *memlog.Log, window int) []transcript.Message {
+	return benchNaiveFilter(desk.Messages(), window)
+}
+
+// benchNaiveFilter returns the newest window rows of the channel view of rows (oldest
+// first): non-blank roots and each root's oldest non-blank direct reply.
+func benchNaiveFilter(rows []transcript.Message, window int) []transcript.Message {
+	replied := make(map[transcript.Sequence]bool) // root → its first reply was found
+	var view []transcript.Message
+	for _, m := range rows {
+		switch {
+		case m.Parent == 0:
+			replied[m.Seq] = false // a blank root still anchors replies
+			if !m.Blank() {
+				view = append(view, m)
+			}
+		case m.Blank():
+		default:
+			if done, isRoot := replied[m.Parent]; isRoot && !done {
+				replied[m.Parent] = true
+				view = append(view, m)
+			}
+		}
+	}
+	return view[max(0, len(view)-window):]
+}
+
+// benchCopyFloor reads the newest reads*limit rows of log with no processing at all: the
+// least any walk over them can cost.
+func benchCopyFloor(ctx context.Context, log transcript.Log, reads, limit int) (rows int, err error) {
+	var before transcript.Sequence
+	for range reads {
+		pg, err := log.ReadBefore(ctx, before, limit)
+		if err != nil {
+			return rows, err
+		}
+		rows += len(pg.Messages)
+		before = pg.Next
+	}
+	return rows, nil
+}
+
+// benchProjectFunc is Project or one of its variants.
+type benchProjectFunc func(context.Context, transcript.Log, transcript.Query) (transcript.Projection, error)
+
+var benchPlans = []struct {
+	name    string
+	project benchProjectFunc
+}{
+	{"growing", transcript.Project},
+	{"fixed", transcript.ProjectFixedReads},
+}
+
+// benchCPUTime returns the CPU time the process's threads have run for, from Linux's
+// /proc/self/task/*/schedstat (nanoseconds on a CPU), or false where that is unavailable.
+func benchCPUTime() (time.Duration, bool) {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0, false
+	}
+	var total time.Duration
+	for _, task := range tasks {
+		stat, err := os.ReadFile("/proc/self/task/" + task.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread exited
+		}
+		ran, _, _ := strings.Cut(string(stat), " ")
+		ns, err := strconv.ParseInt(ran, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		total += time.Duration(ns)
+	}
+	return total, true
+}
+
+// benchCPU starts measuring the CPU time of a benchmark's loop; the function it returns,
+// called after the loop, reports it as cpu-ns/op. That is every thread's CPU time, the
+// garbage collector's on the other core included, and unlike ns/op it does not count time
+// spent waiting for a CPU: on a machine shared with other work it is the steadier figure.
+// Where /proc is missing it reports nothing.
+func benchCPU(b *testing.B) (report func()) {
+	start, ok := benchCPUTime()
+	return func() {
+		end, ok2 := benchCPUTime()
+		if ok && ok2 && b.N > 0 {
+			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+// benchProject times one projection and reports its rows scanned and host reads per op.
+func benchProject(b *testing.B, project benchProjectFunc, log transcript.Log, q transcript.Query) {
+	b.Helper()
+	ctx := context.Background()
+	var proj transcript.Projection
+	var err error
+	report := benchCPU(b)
+	for b.Loop() {
+		proj, err = project(ctx, log, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	report()
+	b.ReportMetric(float64(proj.Scanned), "rows/op")
+	b.ReportMetric(float64(proj.Reads), "reads/op")
+}
+
+// benchProjectHeads times channel projections (Window 30) from each of benchHeads in turn
+// and reports their mean rows scanned and host reads per op.
+func benchProjectHeads(b *testing.B, log transcript.Log) {
+	b.Helper()
+	ctx := context.Background()
+	q := benchChannelQuery(0)
+	var ops, scanned, reads int
+	report := benchCPU(b)
+	for b.Loop() {
+		q.Before = benchHeads[ops%len(benchHeads)]
+		proj, err := transcript.Project(ctx, log, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ops, scanned, reads = ops+1, scanned+proj.Scanned, reads+proj.Reads
+	}
+	report()
+	b.ReportMetric(float64(scanned)/float64(ops), "rows/op")
+	b.ReportMetric(float64(reads)/float64(ops), "reads/op")
+}
+
+// benchHeads are 64 Before bounds spread over the newest 6,200 rows of every desk, so that
+// a benchmark can average over desk states rather than trust the one at the head: the rows a
+// channel view needs vary with how far back the newest threads' roots are.
+var benchHeads = func() []transcript.Sequence {
+	out := make([]transcript.Sequence, 64)
+	for k := range out {
+		out[k] = benchAgeSeq(97*k) + 1
+	}
+	return out
+}()
+
+func benchChannelQuery(window int) transcript.Query {
+	return transcript.Query{Conversation: transcript.Conversation{Desk: "bench"}, Window: window}
+}
+
+func benchThreadQuery(root, before transcript.Sequence, window int) transcript.Query {
+	return transcript.Query{Conversation: transcript.Conversation{Desk: "bench", Thread: root}, Before: before, Window: window}
+}
+
+// benchNaiveRows is the size of the desk the naive channel view is measured on.
+const benchNaiveRows = 100_000
+
+// BenchmarkChannelVsNaive: target 1. The channel view (Window 30) of a 100,000-row desk, by
+// Project and by reading the whole desk and filtering it.
+func BenchmarkChannelVsNaive(b *testing.B) {
+	desk := benchOnly(b, benchDeskKey{benchPlainDesk, benchNaiveRows})[0]
+	ctx := context.Background()
+	b.Run(fmt.Sprintf("rows=%d/impl=Project", benchNaiveRows), func(b *testing.B) {
+		benchProject(b, transcript.Project, desk, benchChannelQuery(0))
+	})
+	b.Run(fmt.Sprintf("rows=%d/impl=Project-64heads", benchNaiveRows), func(b *testing.B) {
+		benchProjectHeads(b, desk)
+	})
+	b.Run(fmt.Sprintf("rows=%d/impl=NaivePaged", benchNaiveRows), func(b *testing.B) {
+		report := benchCPU(b)
+		for b.Loop() {
+			if _, err := benchNaivePaged(ctx, desk, transcript.SessionWindow); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report()
+		b.ReportMetric(benchNaiveRows, "rows/op")
+		b.ReportMetric(float64((benchNaiveRows+transcript.PageSize-1)/transcript.PageSize), "reads/op")
+	})
+	b.Run(fmt.Sprintf("rows=%d/impl=NaiveClone", benchNaiveRows), func(b *testing.B) {
+		report := benchCPU(b)
+		for b.Loop() {
+			benchNaiveClone(desk, transcript.SessionWindow)
+		}
+		report()
+		b.ReportMetric(benchNaiveRows, "rows/op")
+		b.ReportMetric(1, "reads/op")
+	})
+}
+
+// benchDeskSizes are the desk sizes of target 2.
+var benchDeskSizes = []int{10_000, 100_000, 1_000_000}
+
+// BenchmarkChannelDeskSize: target 2. The same channel projections on desks of 10,000 to
+// 1,000,000 rows that share their newest rows: from the head, and from each of benchHeads.
+func BenchmarkChannelDeskSize(b *testing.B) {
+	keys := make([]benchDeskKey, len(benchDeskSizes))
+	for i, n := range benchDeskSizes {
+		keys[i] = benchDeskKey{benchPlainDesk, n}
+	}
+	desks := benchOnly(b, keys...)
+	for i, n := range benchDeskSizes {
+		desk := desks[i]
+		b.Run(fmt.Sprintf("at=head/rows=%d", n), func(b *testing.B) {
+			benchProject(b, transcript.Project, desk, benchChannelQuery(0))
+		})
+	}
+	for i, n := range benchDeskSizes {
+		desk := desks[i]
+		b.Run(fmt.Sprintf("at=64heads/rows=%d", n), func(b *testing.B) {
+			benchProjectHeads(b, desk)
+		})
+	}
+}
+
+// benchBusyRows is the size of the benchThreadedDesk the thread views are measured on.
+const benchBusyRows = 100_000
+
+// BenchmarkFullScan: target 3. The thread view of the sparse thread reads all ScanLimit rows
+// and then fetches the root, against plain copies of the same 2,048 rows out of memlog.
+func BenchmarkFullScan(b *testing.B) {
+	desk := benchOnly(b, benchDeskKey{benchThreadedDesk, benchBusyRows})[0]
+	q := benchThreadQuery(benchAgeSeq(benchSparseRootAge), 0, 0)
+	for _, plan := range benchPlans {
+		b.Run("impl=Project-"+plan.name, func(b *testing.B) {
+			benchProject(b, plan.project, desk, q)
+		})
+	}
+	// Not a target: the channel view over the same 2,048 rows, with a window it never fills.
+	b.Run("impl=ProjectChannel-growing", func(b *testing.B) {
+		benchProject(b, transcript.Project, desk, benchChannelQuery(transcript.ScanLimit))
+	})
+	ctx := context.Background()
+	for _, floor := range []struct{ reads, limit int }{{4, 512}, {1, 2048}} {
+		b.Run(fmt.Sprintf("impl=Copy%dx%d", floor.reads, floor.limit), func(b *testing.B) {
+			report := benchCPU(b)
+			for b.Loop() {
+				if _, err := benchCopyFloor(ctx, desk, floor.reads, floor.limit); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report()
+			b.ReportMetric(float64(floor.reads*floor.limit), "rows/op")
+			b.ReportMetric(float64(floor.reads), "reads/op")
+		})
+	}
+}
+
+// benchScanLengths are the walks of target 4, per plan: each is the thread view of the sparse
+// thread from a Before that puts its root exactly rows rows down, so the walk stops on it
+// after reading exactly that many rows (for growing reads, rows is a sum of its reads).
+var benchScanLengths = map[string][]int{
+	"fixed":   {512, 1024, 2048},
+	"growing": {60, 420, 1924},
+}
+
+// BenchmarkScanAllocs: target 4. Allocations of walks that scan 512 to 2,048 rows; they
+// follow the number of host reads, not the number of rows.
+func BenchmarkScanAllocs(b *testing.B) {
+	desk := benchOnly(b, benchDeskKey{benchThreadedDesk, benchBusyRows})[0]
+	root := benchAgeSeq(benchSparseRootAge)
+	for _, plan := range benchPlans {
+		for _, rows := range benchScanLengths[plan.name] {
+			b.Run(fmt.Sprintf("plan=%s/rows=%d", plan.name, rows), func(b *testing.B) {
+				benchProject(b, plan.project, desk, benchThreadQuery(root, root+transcript.Sequence(rows), 0))
+			})
+		}
+	}
+}
+
+// benchReadSizeViews are the views of target 5, on desks of benchBusyRows rows.
+var benchReadSizeViews = []struct {
+	name  string
+	shape benchShape
+	query transcript.Query
+}{
+	{"channel-w30", benchPlainDesk, benchChannelQuery(30)},
+	{"channel-w10", benchPlainDesk, benchChannelQuery(10)},
+	{"dense-thread-w30", benchThreadedDesk, benchThreadQuery(benchAgeSeq(benchDenseRootAge), 0, 30)},
+	{"dense-thread-w10", benchThreadedDesk, benchThreadQuery(benchAgeSeq(benchDenseRootAge), 0, 10)},
+}
+
+// BenchmarkReadSize: target 5. Project's growing reads against asking PageSize every read.
+func BenchmarkReadSize(b *testing.B) {
+	// Indexed by shape: benchPlainDesk is 0, benchThreadedDesk 1.
+	desks := benchOnly(b, benchDeskKey{benchPlainDesk, benchBusyRows}, benchDeskKey{benchThreadedDesk, benchBusyRows})
+	for _, v := range benchReadSizeViews {
+		desk := desks[v.shape]
+		for _, plan := range benchPlans {
+			b.Run(fmt.Sprintf("view=%s/plan=%s", v.name, plan.name), func(b *testing.B) {
+				benchProject(b, plan.project, desk, v.query)
+			})
+		}
+	}
+}
+
+// TestBenchScenarios checks that each benchmark measures what it claims: the naive views
+// equal Project's, the full scan reads ScanLimit rows and fetches the root, the scan
+// lengths are exact, and both read benchPlans return the same projection.
+func TestBenchScenarios(t *testing.T) {
+	ctx := context.Background()
+	seqs := func(ms []transcript.Message) []transcript.Sequence {
+		out := make([]transcript.Sequence, len(ms))
+		for i, m := range ms {
+			out[i] = m.Seq
+		}
+		return out
+	}
+	project := func(t *testing.T, f benchProjectFunc, log transcript.Log, q transcript.Query) transcript.Projection {
+		t.Helper()
+		proj, err := f(ctx, log, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return proj
+	}
+	if testing.Short() {
+		t.Skip("builds the benchmarks' desks, up to 1,000,000 rows")
+	}
+	sizes := benchDeskSizes
+
+	t.Run("desk", func(t *testing.T) {
+		rows := benchDesk(t, benchPlainDesk, benchNaiveRows).Messages()
+		oldest := rows[0].Seq
+		var roots, blank, nested int
+		for _, m := range rows {
+			switch {
+			case m.Blank():
+				blank++
+			case m.Parent == 0:
+				roots++
+			case m.Parent >= oldest && rows[m.Parent-oldest].Parent != 0:
+				nested++
+			}
+		}
+		t.Logf("%d rows: %d non-blank roots, %d non-blank replies (%d to a reply), %d blank",
+			len(rows), roots, len(rows)-roots-blank, nested, blank)
+		if roots*2 <= len(rows) {
+			t.Errorf("only %d of %d rows are non-blank roots; want most", roots, len(rows))
+		}
+	})
+
+	t.Run("naive", func(t *testing.T) {
+		for _, n := range []int{10_000, benchNaiveRows} {
+			desk := benchDesk(t, benchPlainDesk, n)
+			want := seqs(project(t, transcript.Project, desk, benchChannelQuery(0)).Messages)
+			paged, err := benchNaivePaged(ctx, desk, transcript.SessionWindow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := seqs(paged); !slices.Equal(got, want) {
+				t.Errorf("rows=%d: naive paged view %v, Project %v", n, got, want)
+			}
+			if got := seqs(benchNaiveClone(desk, transcript.SessionWindow)); !slices.Equal(got, want) {
+				t.Errorf("rows=%d: naive clone view %v, Project %v", n, got, want)
+			}
+		}
+	})
+
+	t.Run("sizes", func(t *testing.T) {
+		for _, before := range append([]transcript.Sequence{0}, benchHeads...) {
+			q := benchChannelQuery(0)
+			q.Before = before
+			var first transcript.Projection
+			for i, n := range sizes {
+				proj := project(t, transcript.Project, benchDesk(t, benchPlainDesk, n), q)
+				if i == 0 {
+					first = proj
+				} else if !slices.Equal(seqs(proj.Messages), seqs(first.Messages)) || proj.Scanned != first.Scanned || proj.Reads != first.Reads {
+					t.Errorf("before %d: rows=%d gives %v in %d rows, %d reads; rows=%d gives %v in %d rows, %d reads",
+						before, n, seqs(proj.Messages), proj.Scanned, proj.Reads, sizes[0], seqs(first.Messages), first.Scanned, first.Reads)
+				}
+			}
+		}
+	})
+
+	t.Run("plans", func(t *testing.T) {
+		check := func(t *testing.T, log transcript.Log, q transcript.Query) {
+			t.Helper()
+			g, f := project(t, transcript.Project, log, q), project(t, transcript.ProjectFixedReads, log, q)
+			if !slices.Equal(seqs(g.Messages), seqs(f.Messages)) || g.Partial != f.Partial || g.Head != f.Head {
+				t.Errorf("%+v: growing reads give %v (partial %v), fixed %v (partial %v)",
+					q, seqs(g.Messages), g.Partial, seqs(f.Messages), f.Partial)
+			}
+			t.Logf("%+v: growing %d rows in %d reads, fixed %d rows in %d reads",
+				q, g.Scanned, g.Reads, f.Scanned, f.Reads)
+		}
+		for _, v := range benchReadSizeViews {
+			check(t, benchDesk(t, v.shape, benchBusyRows), v.query)
+		}
+	})
+
+	desk := benchDesk(t, benchThreadedDesk, benchBusyRows)
+	root := benchAgeSeq(benchSparseRootAge)
+
+	t.Run("full-scan", func(t *testing.T) {
+		for _, plan := range benchPlans {
+			proj := project(t, plan.project, desk, benchThreadQuery(root, 0, 0))
+			replies := (transcript.ScanLimit-1)/benchSparseStride + 1 // ages 1, 201, ... below ScanLimit
+			if proj.Scanned != transcript.ScanLimit || !proj.Partial || len(proj.Messages) != 1+replies || proj.Messages[0].Seq != root {
+				t.Errorf("%s: scanned %d, partial %v, %d messages starting %v; want %d, true, %d starting %d",
+					plan.name, proj.Scanned, proj.Partial, len(proj.Messages), seqs(proj.Messages[:1]), transcript.ScanLimit, 1+replies, root)
+			}
+		}
+		channel := project(t, transcript.Project, desk, benchChannelQuery(transcript.ScanLimit))
+		if channel.Scanned != transcript.ScanLimit || !channel.Partial {
+			t.Errorf("channel: scanned %d, partial %v; want %d, true", channel.Scanned, channel.Partial, transcript.ScanLimit)
+		}
+		for _, floor := range []struct{ reads, limit int }{{4, 512}, {1, 2048}} {
+			if rows, err := benchCopyFloor(ctx, desk, floor.reads, floor.limit); err != nil || rows != transcript.ScanLimit {
+				t.Errorf("benchCopyFloor(%d, %d) = %d, %v; want %d rows", floor.reads, floor.limit, rows, err, transcript.ScanLimit)
+			}
+		}
+	})
+
+	t.Run("scan-lengths", func(t *testing.T) {
+		for _, plan := range benchPlans {
+			for _, rows := range benchScanLengths[plan.name] {
+				proj := project(t, plan.project, desk, benchThreadQuery(root, root+transcript.Sequence(rows), 0))
+				if proj.Scanned != rows || proj.Partial || len(proj.Messages) == 0 || proj.Messages[0].Seq != root {
+					t.Errorf("%s, rows=%d: scanned %d in %d reads, partial %v, messages %v",
+						plan.name, rows, proj.Scanned, proj.Reads, proj.Partial, seqs(proj.Messages))
+				}
+			}
+		}
+	})
+}
