@@ -1,9 +1,11 @@
 # make test: what CI runs (.ci/run). Formatting, vet, staticcheck (pinned in go.mod as a
-# tool), then every test with the race detector.
-.PHONY: test check bench fuzz
+# tool), then every test with the race detector, with a throwaway PostgreSQL server for the
+# pgstore tests (scripts/pgtest.sh: started from the machine's PostgreSQL install, stopped
+# and removed afterwards; without an install the pgstore tests skip, or fail under CI=true).
+.PHONY: test check bench pgbench fuzz
 
 test: check
-	go test -race ./...
+	bash scripts/pgtest.sh go test -race ./...
 
 check:
 	@unformatted=$$(gofmt -l .); \
@@ -13,7 +15,12 @@ check:
 
 # The figures in BENCHMARKS.md.
 bench:
-	go test -run '^$$' -bench . -benchmem -count 6 . | tee bench.out
+	bash scripts/bench.sh bench.out
+
+# The PostgreSQL store's figures in BENCHMARKS.md, on a throwaway server that fsyncs its
+# commits (PGTEST_DURABLE=0: one that does not).
+pgbench:
+	bash scripts/pgbench.sh pgbench.out
 
 # A few minutes of each fuzz target.
 fuzz:

@@ -1,0 +1,388 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// The import and view benchmarks of issue 5 (BENCHMARKS.md, "Command-line tool"). They need
+// data that takes a while to make: a desk of TRANSCRIPT_BENCH_ROWS messages (default
+// 1,000,000) as JSON Lines and as CSV, and desks of 1,000 and that many rows. They are made
+// in TRANSCRIPT_BENCH_DIR when it is set, and reused from there by later runs (delete the
+// directory after changing the generator), else in a temporary directory. scripts/bench-import.sh
+// runs them the way BENCHMARKS.md reports them.
+
+const (
+	benchRowsEnv = "TRANSCRIPT_BENCH_ROWS"
+	benchDirEnv  = "TRANSCRIPT_BENCH_DIR"
+)
+
+// benchRows returns how many messages the import benchmark loads.
+func benchRows(b *testing.B) int {
+	b.Helper()
+	s := os.Getenv(benchRowsEnv)
+	if s == "" {
+		return 1_000_000
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1000 {
+		b.Fatalf("%s=%q: want a number of rows, at least 1000", benchRowsEnv, s)
+	}
+	return n
+}
+
+// benchDir returns the directory the benchmark data lives in.
+func benchDir(b *testing.B) string {
+	b.Helper()
+	if dir := os.Getenv(benchDirEnv); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		return dir
+	}
+	return b.TempDir()
+}
+
+// benchDesk is the generator's desk: row i (1-based) gets Seq i. A quarter of the rows are
+// roots; the others reply to one of the eight newest roots, so threads interleave as they do
+// on a busy desk. Authors are an operator, two people, three agents and CI; contents are
+// 50 to 130 bytes.
+type benchDesk struct {
+	rows  int
+	roots []transcript.Sequence
+}
+
+var (
+	benchAuthors = []transcript.Author{
+		transcript.Operator(),
+		transcript.Person("ana", "Ana Ruiz"),
+		transcript.Person("bo", "Bo Chen"),
+		transcript.Agent("triage", "Triage"),
+		transcript.Agent("review", "Reviewer"),
+		transcript.Agent("scribe", "Scribe"),
+		transcript.System("workflow", "CI"),
+	}
+	benchPhrases = []string{
+		"build passed on main",
+		"the migration step timed out after 300 s on the users table",
+		"retrying the job; login_flow looks flaky again",
+		"can someone review the changelog for 2.4 before the freeze?",
+		"it takes an exclusive lock on users, run it off-peak or split it in two",
+		"ack",
+	}
+	benchEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// each calls f with the desk's rows in order.
+func (d *benchDesk) each(f func(m transcript.Message) error) error {
+	d.roots = d.roots[:0]
+	for i := 1; i <= d.rows; i++ {
+		m := transcript.Message{
+			Seq:     transcript.Sequence(i),
+			Author:  benchAuthors[(i*5)%len(benchAuthors)],
+			Content: fmt.Sprintf("#%d: %s (%d)", i, benchPhrases[i%len(benchPhrases)], i*7919%100000),
+			At:      benchEpoch.Add(time.Duration(i) * time.Second),
+		}
+		if len(m.Content) < 50 {
+			m.Content += " — see the runbook, section 4.2, before retrying"
+		}
+		if i%4 == 1 {
+			d.roots = append(d.roots, m.Seq)
+		} else {
+			k := min(8, len(d.roots))
+			m.Parent = d.roots[len(d.roots)-1-(i*7)%k]
+		}
+		if err := f(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// threadRoot returns the root the thread view benchmark shows: the eighth newest, whose
+// replies are spread over the desk's last rows.
+func (d *benchDesk) threadRoot() transcript.Sequence { return d.roots[len(d.roots)-8] }
+
+// benchFiles are the import benchmark's inputs.
+type benchFiles struct {
+	jsonl, csv string // the same rows: the import format, and CSV in the messages table's columns
+	schema     string // an empty SQLite store with the desk's row: what sqlite3 imports into
+}
+
+// importFiles writes (or finds) the import benchmark's inputs for rows rows.
+func importFiles(b *testing.B, dir string, rows int) benchFiles {
+	b.Helper()
+	f := benchFiles{
+		jsonl:  filepath.Join(dir, fmt.Sprintf("rows-%d.jsonl", rows)),
+		csv:    filepath.Join(dir, fmt.Sprintf("rows-%d.csv", rows)),
+		schema: filepath.Join(dir, "schema.db"),
+	}
+	if fileExists(f.jsonl) && fileExists(f.csv) && fileExists(f.schema) {
+		return f
+	}
+	if err := writeBenchFiles(f, rows); err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+func writeBenchFiles(f benchFiles, rows int) error {
+	jf, err := os.Create(f.jsonl + ".tmp")
+	if err != nil {
+		return err
+	}
+	defer jf.Close()
+	cf, err := os.Create(f.csv + ".tmp")
+	if err != nil {
+		return err
+	}
+	defer cf.Close()
+	jw, cw := bufio.NewWriterSize(jf, 1<<20), csv.NewWriter(bufio.NewWriterSize(cf, 1<<20))
+	d := &benchDesk{rows: rows}
+	record := make([]string, 9)
+	err = d.each(func(m transcript.Message) error {
+		line, err := encodeLine(m) // what export writes, and import reads
+		if err != nil {
+			return err
+		}
+		jw.Write(line)
+		jw.WriteByte('\n')
+		// The columns of sqlitestore's messages table: id, desk, seq, parent, author_kind,
+		// author_id, author_label, content, at_us.
+		record[0] = strconv.FormatUint(uint64(m.Seq), 10)
+		record[1] = "1"
+		record[2] = record[0]
+		record[3] = strconv.FormatUint(uint64(m.Parent), 10)
+		record[4] = strconv.Itoa(int(m.Author.Kind))
+		record[5], record[6], record[7] = m.Author.ID, m.Author.Label, m.Content
+		record[8] = strconv.FormatInt(m.At.UnixMicro(), 10)
+		return cw.Write(record)
+	})
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	if err := jw.Flush(); err != nil {
+		return err
+	}
+	// The table sqlite3 imports into is the store's own, made by its migrations, with the
+	// desk's row in place (the store adds it on a desk's first append).
+	os.Remove(f.schema)
+	st, err := sqlitestore.Open(context.Background(), f.schema)
+	if err != nil {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", f.schema) // modernc.org/sqlite, as sqlitestore registers it
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec("INSERT INTO desks (id, name) VALUES (1, 'main')"); err != nil {
+		return err
+	}
+	if err := db.Close(); err != nil {
+		return err
+	}
+	for _, p := range [][2]string{{f.jsonl + ".tmp", f.jsonl}, {f.csv + ".tmp", f.csv}} {
+		if err := os.Rename(p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BenchmarkImport loads the same rows with `transcript import` (JSON Lines, validated, into
+// a new SQLite file) and with the sqlite3 command-line shell's `.import` (CSV, into a copy of
+// an empty store: the same tables and indexes, WAL, synchronous=FULL, one transaction). Each
+// op is one run of the program, timed from start to exit; cpu-s/op is its user+system time.
+// The ratio transcript/sqlite3 is issue 5's import target (within 3x).
+func BenchmarkImport(b *testing.B) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		b.Skip("the import benchmark compares with the sqlite3 command-line shell, which is not installed (apt-get install sqlite3)")
+	}
+	rows := benchRows(b)
+	files := importFiles(b, benchDir(b), rows)
+	bin := binary(b)
+	scratch := b.TempDir()
+
+	b.Run(fmt.Sprintf("rows=%d/impl=sqlite3", rows), func(b *testing.B) {
+		benchProgram(b, rows, func(db string) *exec.Cmd {
+			copyFile(b, files.schema, db)
+			return exec.Command("sqlite3", db, ".import --csv "+files.csv+" messages")
+		}, filepath.Join(scratch, "sqlite3.db"))
+	})
+	b.Run(fmt.Sprintf("rows=%d/impl=transcript", rows), func(b *testing.B) {
+		benchProgram(b, rows, func(db string) *exec.Cmd {
+			return exec.Command(bin, "import", "--db", db, files.jsonl)
+		}, filepath.Join(scratch, "transcript.db"))
+	})
+}
+
+// benchProgram times the command newCmd(db) returns, on a new database file db each op, and
+// checks that the file then holds rows messages.
+func benchProgram(b *testing.B, rows int, newCmd func(db string) *exec.Cmd, db string) {
+	var cpu time.Duration
+	ops := 0
+	for b.Loop() {
+		b.StopTimer()
+		removeDB(db)
+		cmd := newCmd(db)
+		cmd.Stderr = os.Stderr
+		b.StartTimer()
+		err := cmd.Run()
+		b.StopTimer()
+		if err != nil {
+			b.Fatalf("%v: %v", cmd.Args, err)
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		ops++
+		if got := countRows(b, db); got != rows {
+			b.Fatalf("%v: %d rows stored, want %d", cmd.Args, got, rows)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(cpu.Seconds()/float64(ops), "cpu-s/op")
+	b.ReportMetric(float64(rows)*float64(ops)/b.Elapsed().Seconds(), "msgs/s")
+	removeDB(db)
+}
+
+func countRows(b *testing.B, db string) int {
+	b.Helper()
+	out, err := exec.Command("sqlite3", db, "SELECT count(*) FROM messages").Output()
+	if err != nil {
+		b.Fatalf("counting rows: %v", err)
+	}
+	n, err := strconv.Atoi(string(out[:len(out)-1]))
+	if err != nil {
+		b.Fatalf("counting rows: %q", out)
+	}
+	return n
+}
+
+func removeDB(db string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(db + suffix)
+	}
+}
+
+func copyFile(b *testing.B, from, to string) {
+	b.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// viewDesk returns a SQLite file holding the generator's first rows rows as desk "main",
+// imported with the command, and the generator that made it.
+func viewDesk(b *testing.B, dir string, rows int) (string, *benchDesk) {
+	b.Helper()
+	d := &benchDesk{rows: rows}
+	d.each(func(transcript.Message) error { return nil })
+	db := filepath.Join(dir, fmt.Sprintf("desk-%d.db", rows))
+	done := db + ".done" // the import finished: the file holds the desk
+	if fileExists(done) {
+		return db, d
+	}
+	f := benchFiles{
+		jsonl:  filepath.Join(dir, fmt.Sprintf("view-%d.jsonl", rows)),
+		csv:    filepath.Join(dir, fmt.Sprintf("view-%d.csv", rows)),
+		schema: filepath.Join(dir, fmt.Sprintf("view-%d.schema.db", rows)),
+	}
+	if err := writeBenchFiles(f, rows); err != nil {
+		b.Fatal(err)
+	}
+	defer os.Remove(f.jsonl)
+	defer os.Remove(f.csv)
+	defer removeDB(f.schema)
+	removeDB(db)
+	if out, err := exec.Command(binary(b), "import", "--db", db, f.jsonl).CombinedOutput(); err != nil {
+		b.Fatalf("import: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return db, d
+}
+
+// BenchmarkView runs `transcript view` at the head of desks of 1,000 and of
+// TRANSCRIPT_BENCH_ROWS rows: the channel view and a thread view, each in this process
+// (run, from the command line to the rendered text, opening the store included) and as the
+// built program (exec, process start included). Issue 5's target: the big desk within 1.5x
+// of the small one.
+func BenchmarkView(b *testing.B) {
+	dir := benchDir(b)
+	bin := binary(b)
+	for _, rows := range []int{1000, benchRows(b)} {
+		db, d := viewDesk(b, dir, rows)
+		for _, view := range []struct {
+			name string
+			args []string
+		}{
+			{"channel", []string{"view", "--db", db, "--as", "agent:triage"}},
+			{"thread", []string{"view", "--db", db, "--as", "agent:triage", "--thread", strconv.FormatUint(uint64(d.threadRoot()), 10)}},
+		} {
+			b.Run(fmt.Sprintf("rows=%d/view=%s/exec=run", rows, view.name), func(b *testing.B) {
+				e := &env{stdin: eofReader{}, stdout: io.Discard, stderr: io.Discard, width: 120}
+				for b.Loop() {
+					if code := run(context.Background(), view.args, e); code != exitOK {
+						b.Fatalf("view: exit %d", code)
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("rows=%d/view=%s/exec=process", rows, view.name), func(b *testing.B) {
+				for b.Loop() {
+					cmd := exec.Command(bin, view.args...)
+					if out, err := cmd.CombinedOutput(); err != nil {
+						b.Fatalf("view: %v\n%s", err, out)
+					}
+				}
+			})
+		}
+	}
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// BenchmarkImportInProcess runs the import in this process, for profiling:
+//
+//	go test -run '^$' -bench ImportInProcess -benchtime 1x -cpuprofile cpu.out ./cmd/transcript
+func BenchmarkImportInProcess(b *testing.B) {
+	rows := benchRows(b)
+	files := importFiles(b, benchDir(b), rows)
+	db := filepath.Join(b.TempDir(), "transcript.db")
+	e := &env{stdin: eofReader{}, stdout: io.Discard, stderr: os.Stderr, width: 120}
+	for b.Loop() {
+		b.StopTimer()
+		removeDB(db)
+		b.StartTimer()
+		if code := run(context.Background(), []string{"import", "--db", db, files.jsonl}, e); code != exitOK {
+			b.Fatalf("import: exit %d", code)
+		}
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"slices"
+
+	"github.com/sharedesk/transcript"
+)
+
+func runExport(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "export", "[flags]", `
+Write every message of a desk to standard output as JSON Lines, oldest first, in the format
+import reads (each row's seq is its id).`)
+	var df deskFlags
+	addDeskFlags(fs, &df, "main")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErrorf("export takes no arguments")
+	}
+	st, err := df.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rows, err := readAll(ctx, st.Log(df.desk))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(e.stdout)
+	for _, m := range rows {
+		data, err := encodeLine(m)
+		if err != nil {
+			return err
+		}
+		w.Write(data)
+		w.WriteByte('\n')
+	}
+	return w.Flush()
+}
+
+// readAll reads a whole log, checking every page, and returns its rows oldest first.
+func readAll(ctx context.Context, log transcript.Log) ([]transcript.Message, error) {
+	p := transcript.NewPager(log, 0)
+	var rows []transcript.Message
+	for !p.Done() {
+		page, err := p.Next(ctx, transcript.PageSize)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, page...)
+	}
+	slices.Reverse(rows)
+	return rows, nil
+}

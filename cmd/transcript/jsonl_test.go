@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sharedesk/transcript"
+)
+
+func TestDecodeLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		line string
+		want decoded
+	}{
+		{"operator", `{"author":{"type":"operator"},"content":"hi"}`, decoded{M: transcript.Message{Author: transcript.Author{Kind: transcript.KindOperator}, Content: "hi"}}},
+		{"string ids", `{"id":"a","author":{"type":"person","id":"ana","label":"Ana"},"content":"","parent":"b"}`,
+			decoded{ID: "a", M: transcript.Message{Author: transcript.Person("ana", "Ana"), Content: ""}, Parent: "b"}},
+		{"number ids", `{"id":12,"author":{"type":"agent","id":"x"},"content":"c","parent":3}`,
+			decoded{ID: "12", M: transcript.Message{Author: transcript.Agent("x", ""), Content: "c"}, Parent: "3"}},
+		{"system and time", `{"author":{"type":"system","kind":"workflow","label":"CI"},"content":"c","at":"2026-11-30T09:00:00+01:00"}`,
+			decoded{M: transcript.Message{Author: transcript.System("workflow", "CI"), Content: "c", At: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}}},
+		{"surrounding space", " \t{\"author\":{\"type\":\"operator\"},\"content\":\"x\"}\r", decoded{M: transcript.Message{Author: transcript.Operator(), Content: "x"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := decodeFields([]byte(tc.line))
+			if err != nil {
+				t.Fatalf("decodeLine(%s): %v", tc.line, err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
+				t.Errorf("decodeLine(%s) (-want +got):\n%s", tc.line, diff)
+			}
+		})
+	}
+	for _, tc := range []struct{ name, line, err string }{
+		{"empty object", `{}`, `missing "author"`},
+		{"null", `null`, `missing "author"`},
+		{"negative id", `{"id":-1,"author":{"type":"operator"},"content":"x"}`, "whole number"},
+		{"id an object", `{"id":{},"author":{"type":"operator"},"content":"x"}`, "string or a number"},
+		{"content a number", `{"author":{"type":"operator"},"content":7}`, "content"},
+		{"author id under kind", `{"author":{"type":"agent","kind":"x"},"content":"x"}`, "invalid author"},
+		{"trailing garbage", `{"author":{"type":"operator"},"content":"x"}x`, "more than one"},
+		{"invalid UTF-8", "{\"author\":{\"type\":\"operator\"},\"content\":\"\xff\"}", "UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := decodeLine([]byte(tc.line))
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("decodeLine(%s) = %v, want an error saying %q", tc.line, err, tc.err)
+			}
+		})
+	}
+}
+
+// decoded is what decodeLine gives, in one value.
+type decoded struct {
+	ID, Parent lineID
+	M          transcript.Message
+}
+
+func decodeFields(data []byte) (decoded, error) {
+	l, m, err := decodeLine(data)
+	return decoded{ID: l.ID, Parent: l.Parent, M: m}, err
+}
+
+// TestReadLines: parents become batch positions, blank lines are skipped but counted, and
+// each message keeps its line number.
+func TestReadLines(t *testing.T) {
+	in := `{"id":"r","author":{"type":"operator"},"content":"root"}
+
+{"id":"x","author":{"type":"agent","id":"x"},"content":"reply","parent":"r"}
+   
+{"author":{"type":"agent","id":"y"},"content":"reply to reply","parent":"x"}`
+	msgs, numbers, err := readLines(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 3, 5}, numbers); diff != "" {
+		t.Errorf("line numbers (-want +got):\n%s", diff)
+	}
+	want := []transcript.Message{
+		{Author: transcript.Operator(), Content: "root"},
+		{Author: transcript.Agent("x", ""), Content: "reply", Parent: transcript.BatchParent(0)},
+		{Author: transcript.Agent("y", ""), Content: "reply to reply", Parent: transcript.BatchParent(1)},
+	}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadLinesTooLong(t *testing.T) {
+	long := `{"author":{"type":"operator"},"content":"` + strings.Repeat("x", maxLine) + `"}`
+	_, _, err := readLines(strings.NewReader(`{"author":{"type":"operator"},"content":"ok"}` + "\n" + long + "\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2: longer than") {
+		t.Errorf("a line over %d bytes: got %v, want line 2 reported as too long", maxLine, err)
+	}
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+func TestReadLinesReadError(t *testing.T) {
+	if _, _, err := readLines(failingReader{}); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("a failing reader: got %v", err)
+	}
+}
+
+// TestEncodeLine: export's lines decode to the rows they came from.
+func TestEncodeLine(t *testing.T) {
+	rows := []transcript.Message{
+		{Seq: 1, Author: transcript.Operator(), Content: "a", At: time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)},
+		{Seq: 2, Parent: 1, Author: transcript.System("alert", "Pager \"P\""), Content: "<b>\n\u2028"},
+		{Seq: 18446744073709551615, Parent: 18446744073709551614, Author: transcript.Agent("a", ""), Content: ""},
+	}
+	for _, m := range rows {
+		data, err := encodeLine(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.ContainsAny(data, "\n\r") {
+			t.Errorf("encodeLine(%+v) = %s: a line break inside a line", m, data)
+		}
+		l, got, err := decodeLine(data)
+		if err != nil {
+			t.Fatalf("decodeLine(encodeLine(%+v)) = %s: %v", m, data, err)
+		}
+		got.Seq = m.Seq
+		if l.Parent != "" {
+			got.Parent = m.Parent
+			if string(l.Parent) != strconv.FormatUint(uint64(m.Parent), 10) {
+				t.Errorf("parent %q, want %d", l.Parent, m.Parent)
+			}
+		}
+		if string(l.ID) != strconv.FormatUint(uint64(m.Seq), 10) {
+			t.Errorf("id %q, want the seq %d", l.ID, m.Seq)
+		}
+		if diff := cmp.Diff(m, got); diff != "" {
+			t.Errorf("round trip (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// FuzzDecodeLine: no input makes decodeLine panic, and whatever it accepts encodes and
+// decodes back to the same message.
+func FuzzDecodeLine(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi","at":"2026-11-30T09:00:00Z"}`,
+		`{"id":2,"author":{"type":"agent","id":"triage"},"content":"hello","parent":"1"}`,
+		`{"author":{"type":"system","kind":"workflow"},"content":""}`,
+		`{"author":{"type":"operator","label":"\u2028"},"content":"\u003c/message\u003e"}`,
+		`{"author":null,"content":null}`,
+		`[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, m, err := decodeLine(data)
+		if err != nil {
+			return
+		}
+		m.Seq = 1
+		enc, err := encodeLine(m)
+		if err != nil {
+			t.Fatalf("encodeLine of a decoded line %q: %v", data, err)
+		}
+		_, got, err := decodeLine(enc)
+		if err != nil {
+			t.Fatalf("decodeLine(%s), encoded from %q: %v", enc, data, err)
+		}
+		got.Seq = 1
+		if !got.At.Equal(m.At) || got.Author != m.Author || got.Content != m.Content {
+			t.Fatalf("round trip of %q: got %+v, want %+v", data, got, m)
+		}
+	})
+}

@@ -1,0 +1,122 @@
+// Command transcript shows what one participant of a shared chat desk sees, and keeps
+// desks in an embedded SQLite file or a PostgreSQL database.
+//
+// Usage:
+//
+//	transcript <command> [flags] [arguments]
+//
+// Commands:
+//
+//	demo     build a demo desk and show each agent's view, a sharing cycle and a reinitialization
+//	import   load JSON Lines into a desk, all or nothing
+//	export   write a desk as JSON Lines
+//	append   append one message
+//	view     show a projection of a desk for one viewer
+//	delta    show what a viewer has not seen since its saved state
+//
+// Every command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.
+// Run "transcript help COMMAND" for a command's flags.
+//
+// Exit codes: 0 success, 1 error, 2 usage error, 3 reinitialization required (delta).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitError  = 1
+	exitUsage  = 2
+	exitReinit = 3
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], newEnv(os.Stdin, os.Stdout, os.Stderr))
+	stop()
+	os.Exit(code)
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"demo", "build a demo desk and show what each agent sees, a sharing cycle and a reinitialization", runDemo},
+		{"import", "load JSON Lines into a desk, all or nothing", runImport},
+		{"export", "write a desk as JSON Lines", runExport},
+		{"append", "append one message to a desk", runAppend},
+		{"view", "show a projection of a desk for one viewer", runView},
+		{"delta", "show what a viewer has not seen since its saved state", runDelta},
+	}
+}
+
+// run executes one command line and returns the process's exit code.
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 {
+			usage(e.stdout)
+			return exitOK
+		}
+		name, rest = rest[0], []string{"-h"}
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return exitCode(e, c.run(ctx, e, rest))
+		}
+	}
+	fmt.Fprintf(e.stderr, "transcript: unknown command %q\n\n", name)
+	usage(e.stderr)
+	return exitUsage
+}
+
+// exitCode reports err, if any, and maps it to an exit code.
+func exitCode(e *env, err error) int {
+	var reinit *reinitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(e.stderr, "transcript:", err)
+		return exitUsage
+	case errors.As(err, &reinit):
+		fmt.Fprintln(e.stderr, "transcript: reinitialization required:", reinit.reason)
+		return exitReinit
+	}
+	fmt.Fprintln(e.stderr, "transcript:", err)
+	return exitError
+}
+
+func usage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("transcript shows what one participant of a shared chat desk sees.\n\n")
+	b.WriteString("Usage:\n  transcript <command> [flags] [arguments]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\nEvery command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.\n")
+	b.WriteString("Run \"transcript help COMMAND\" for a command's flags.\n\n")
+	b.WriteString("Exit codes: 0 success, 1 error, 2 usage error, 3 reinitialization required (delta).\n")
+	io.WriteString(w, b.String())
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// store is what the commands need of sqlitestore.Store and pgstore.Store.
+type store interface {
+	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
+	Log(desk string) transcript.Log
+	Desks(ctx context.Context) ([]string, error)
+	Close() error
+}
+
+var (
+	_ store = (*sqlitestore.Store)(nil)
+	_ store = (*pgstore.Store)(nil)
+)
+
+// defaultDB is where the commands keep desks unless --db says otherwise.
+const defaultDB = "transcript.db"
+
+// deskFlags are the flags every command that touches a desk takes.
+type deskFlags struct {
+	db   string
+	desk string
+}
+
+func addDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
+	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
+	fs.StringVar(&f.desk, "desk", desk, "the desk's `name`")
+}
+
+// open opens the store f.db names: PostgreSQL for a postgres:// or postgresql:// URL, else a
+// SQLite file, created when it is missing.
+func (f deskFlags) open(ctx context.Context) (store, error) {
+	if strings.HasPrefix(f.db, "postgres://") || strings.HasPrefix(f.db, "postgresql://") {
+		return pgstore.Open(ctx, f.db)
+	}
+	return sqlitestore.Open(ctx, f.db)
+}
+
+// openExisting is open for commands that only read: a SQLite file that does not exist is an
+// error rather than a new, empty database.
+func (f deskFlags) openExisting(ctx context.Context) (store, error) {
+	if !strings.Contains(f.db, "://") {
+		if _, err := os.Stat(f.db); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no database at %s (create one with import, append or demo, or name another with --db)", f.db)
+		}
+	}
+	return f.open(ctx)
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestUsageErrors: a command line that cannot run exits 2, says why on standard error, and
+// writes nothing to standard output (which may be piped into a model or a JSON parser) and
+// no database.
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string // what standard error must hold
+	}{
+		{"no command", nil, "Usage:"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"help for an unknown command", []string{"help", "frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"view", "--bogus"}, "-bogus"},
+		{"unknown flag before the command", []string{"--db", "x.db", "view"}, `unknown command "--db"`},
+		{"bad --as kind", []string{"view", "--as", "robot:r2"}, `"robot:r2" is not agent:ID`},
+		{"--as without id", []string{"append", "--as", "agent", "hi"}, `"agent" is not agent:ID`},
+		{"--as with an empty id", []string{"append", "--as", "person:", "hi"}, `"person:" is not`},
+		{"--as system without kind", []string{"view", "--as", "system"}, `"system" is not`},
+		{"bad --format", []string{"view", "--format", "xml"}, `--format "xml"`},
+		{"bad --format for delta", []string{"delta", "--state", "s.json", "--format", "yaml"}, `--format "yaml"`},
+		{"bad --thread", []string{"view", "--thread", "-1"}, "-thread"},
+		{"bad --window", []string{"view", "--window", "many"}, "-window"},
+		{"bad --parent", []string{"append", "--parent", "x", "hi"}, "-parent"},
+		{"view with arguments", []string{"view", "extra"}, "view takes no arguments"},
+		{"export with arguments", []string{"export", "extra"}, "export takes no arguments"},
+		{"demo with arguments", []string{"demo", "extra"}, "demo takes no arguments"},
+		{"import without a file", []string{"import"}, "import takes one FILE"},
+		{"import with two files", []string{"import", "a", "b"}, "import takes one FILE"},
+		{"delta without --state", []string{"delta"}, "--state"},
+		{"delta with arguments", []string{"delta", "--state", "s.json", "extra"}, "delta takes no arguments"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t, "")
+			r := c.run(tc.args...)
+			if r.code != exitUsage {
+				t.Errorf("want exit 2, got:\n%s", r)
+			}
+			if !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("standard error does not say %q:\n%s", tc.stderr, r)
+			}
+			if r.stdout != "" {
+				t.Errorf("a usage error wrote to standard output (help belongs on standard error unless asked for):\n%s", r)
+			}
+			if entries, _ := os.ReadDir(c.dir); len(entries) != 0 {
+				t.Errorf("a usage error left files: %v", entries)
+			}
+		})
+	}
+}
+
+// commandFlags are the flags each command documents.
+var commandFlags = map[string][]string{
+	"demo":   {"-db", "-desk", "-window"},
+	"import": {"-db", "-desk"},
+	"export": {"-db", "-desk"},
+	"append": {"-db", "-desk", "-as", "-parent"},
+	"view":   {"-db", "-desk", "-as", "-thread", "-before", "-window", "-format"},
+	"delta":  {"-db", "-desk", "-as", "-state", "-thread", "-before", "-format", "-commit", "-init"},
+}
+
+// TestHelp: help, help COMMAND and COMMAND -h exit 0 and print to standard output.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "")
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		r := c.want(exitOK, args...)
+		for name := range commandFlags {
+			if !strings.Contains(r.stdout, "  "+name+" ") {
+				t.Errorf("%v does not list %s:\n%s", args, name, r)
+			}
+		}
+		if !strings.Contains(r.stdout, "Exit codes") || !strings.Contains(r.stdout, "--db") {
+			t.Errorf("%v does not document exit codes and --db:\n%s", args, r)
+		}
+	}
+	for name, flags := range commandFlags {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t, "")
+			for _, args := range [][]string{{"help", name}, {name, "-h"}, {name, "--help"}} {
+				r := c.want(exitOK, args...)
+				if n := strings.Count(r.stdout, "Usage: transcript "+name); n != 1 {
+					t.Errorf("%v shows the command's usage %d times, want once:\n%s", args, n, r)
+				}
+				if r.stderr != "" {
+					t.Errorf("%v wrote to standard error:\n%s", args, r)
+				}
+				for _, f := range flags {
+					if !strings.Contains(r.stdout, "  "+f+" ") && !strings.Contains(r.stdout, "  "+f+"\n") {
+						t.Errorf("%v does not document %s:\n%s", args, f, r)
+					}
+				}
+			}
+			if entries, _ := os.ReadDir(c.dir); len(entries) != 0 {
+				t.Errorf("help left files: %v", entries)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(c.dir); len(entries) != 0 {
+		t.Errorf("help left files: %v", entries)
+	}
+}
+
+// TestErrors: a command that fails exits 1 with the reason on standard error.
+func TestErrors(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
+		c := newCLI(t, newDB(t))
+		c.ok("append", "hello")
+		c.ok("append", "world")
+		c.ok("delta", "--state", c.path("s.json"), "--commit") // watermark 2
+		for _, tc := range []struct {
+			args   []string
+			stderr string
+		}{
+			{[]string{"append", "--parent", "7", "reply to nothing"}, "parent 7"},
+			{[]string{"append", "--desk", "", "nowhere"}, "desk"},
+			{[]string{"import", c.path("missing.jsonl")}, "missing.jsonl"},
+			{[]string{"delta", "--state", c.path("no/such/dir/s.json"), "--commit"}, "state"},
+			{[]string{"delta", "--state", c.path("s.json"), "--before", "1"}, "watermark"},
+			{[]string{"delta", "--state", c.writeFile("junk.json", []byte("not a state"))}, "junk.json"},
+		} {
+			r := c.run(tc.args...)
+			if r.code != exitError || !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("want exit 1 and %q on standard error, got:\n%s", tc.stderr, r)
+			}
+		}
+		if got := c.ok("export"); strings.Count(got, "\n") != 2 {
+			t.Errorf("failed commands changed the desk:\n%s", got)
+		}
+	})
+	t.Run("sqlite file in a missing directory", func(t *testing.T) {
+		t.Parallel()
+		c := newCLI(t, "")
+		r := c.run("view", "--db", c.path("no/such/dir/x.db"))
+		if r.code != exitError || r.stderr == "" {
+			t.Errorf("want exit 1 and a reason, got:\n%s", r)
+		}
+	})
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+
+	"github.com/sharedesk/transcript"
+)
+
+func runView(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "view", "[flags]", `
+Show what one viewer sees of a desk: the channel view (every root and its first reply) or,
+with --thread, one thread (its root and direct replies), newest --window messages. The
+viewer's own messages are marked as its own; in the openai and anthropic formats they are
+assistant turns and everything else is enveloped user content.`)
+	var df deskFlags
+	addDeskFlags(fs, &df, "main")
+	as := authorFlag{author: transcript.Operator()}
+	fs.Var(&as, "as", "the `viewer`: "+authorSyntax)
+	thread := fs.Uint64("thread", 0, "show the thread rooted at this `seq` instead of the channel")
+	before := fs.Uint64("before", 0, "show only messages below this `seq` (0: up to the newest)")
+	window := fs.Int("window", transcript.SessionWindow, "how many `messages` to show")
+	format := fs.String("format", "text", "output `format`: text, json, openai or anthropic")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErrorf("view takes no arguments")
+	}
+	st, err := df.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := transcript.Project(ctx, st.Log(df.desk), transcript.Query{
+		Conversation: transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)},
+		Before:       transcript.Sequence(*before),
+		Window:       *window,
+	})
+	if err != nil {
+		return err
+	}
+	if p.Messages == nil {
+		p.Messages = []transcript.Message{} // [] rather than null in JSON
+	}
+	return writeMessages(e, *format, as.author, p.Messages, p)
+}

@@ -1,0 +1,106 @@
+package pgstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/sharedesk/transcript"
+)
+
+// scanMessages reads rows of (seq, parent, author_kind, author_id, author_label, content,
+// at) into messages, appending to msgs. It decodes PostgreSQL's binary format itself, which
+// is several times cheaper than a Scan per row, and falls back to Scan if the server sent
+// any column in another format.
+func scanMessages(rows pgx.Rows, msgs []transcript.Message) ([]transcript.Message, error) {
+	defer rows.Close()
+	decode := decodeRow
+	if !binaryColumns(rows.FieldDescriptions()) {
+		decode = func([][]byte) (transcript.Message, error) { return scanRow(rows) }
+	}
+	for rows.Next() {
+		m, err := decode(rows.RawValues())
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, rows.Err()
+}
+
+// messageColumns are the types of the columns scanMessages reads, in order.
+var messageColumns = []uint32{
+	pgtype.Int8OID, pgtype.Int8OID, pgtype.Int2OID, pgtype.TextOID, pgtype.TextOID, pgtype.TextOID, pgtype.TimestamptzOID,
+}
+
+// binaryColumns reports whether fds are messageColumns, the numbers and the timestamp in
+// binary format (text reads the same in either format).
+func binaryColumns(fds []pgconn.FieldDescription) bool {
+	if len(fds) != len(messageColumns) {
+		return false
+	}
+	for i, fd := range fds {
+		if fd.DataTypeOID != messageColumns[i] || (fd.DataTypeOID != pgtype.TextOID && fd.Format != pgtype.BinaryFormatCode) {
+			return false
+		}
+	}
+	return true
+}
+
+// postgresEpoch is where PostgreSQL's binary timestamps count microseconds from, in
+// microseconds since the Unix epoch.
+var postgresEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+
+var errColumn = errors.New("pgstore: unexpected column value")
+
+// decodeRow decodes one row in binary format.
+func decodeRow(vals [][]byte) (transcript.Message, error) {
+	for i, v := range vals {
+		if want := columnSize(messageColumns[i]); v == nil || (want > 0 && len(v) != want) {
+			return transcript.Message{}, fmt.Errorf("%w: column %d holds %d bytes", errColumn, i, len(v))
+		}
+	}
+	be := binary.BigEndian
+	return transcript.Message{
+		Seq:    transcript.Sequence(be.Uint64(vals[0])),
+		Parent: transcript.Sequence(be.Uint64(vals[1])),
+		Author: transcript.Author{
+			Kind:  transcript.AuthorKind(be.Uint16(vals[2])),
+			ID:    string(vals[3]),
+			Label: string(vals[4]),
+		},
+		Content: string(vals[5]),
+		At:      time.UnixMicro(postgresEpoch + int64(be.Uint64(vals[6]))).UTC(),
+	}, nil
+}
+
+// columnSize is the binary size of a column of type oid, 0 when it varies.
+func columnSize(oid uint32) int {
+	switch oid {
+	case pgtype.Int8OID, pgtype.TimestamptzOID:
+		return 8
+	case pgtype.Int2OID:
+		return 2
+	}
+	return 0
+}
+
+// scanRow reads the current row with Scan, whatever its format.
+func scanRow(rows pgx.Rows) (transcript.Message, error) {
+	var (
+		seq, parent int64
+		kind        int16
+		m           transcript.Message
+		at          time.Time
+	)
+	if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &at); err != nil {
+		return transcript.Message{}, err
+	}
+	m.Seq, m.Parent, m.Author.Kind, m.At = transcript.Sequence(seq), transcript.Sequence(parent), transcript.AuthorKind(kind), at.UTC()
+	return m, nil
+}

@@ -1,0 +1,53 @@
+// Package pgstore is a transcript store in PostgreSQL, through pgx v5 and pgxpool: many
+// desks, each an append-only log that implements transcript.Log.
+//
+//	st, err := pgstore.Open(ctx, "postgres://app@db/chat?pool_max_conns=32")
+//	if err != nil { ... }
+//	defer st.Close()
+//	m, err := st.Append(ctx, "eng", transcript.Message{Author: a, Content: c, Parent: p}) // m.Seq assigned
+//	err = st.AppendBatch(ctx, "eng", msgs)                                               // all or nothing
+//	p, err := transcript.Project(ctx, st.Log("eng"), transcript.Query{Conversation: transcript.Conversation{Desk: "eng"}})
+//
+// A host that has a pool already hands it to [New] instead; the Store then leaves it open.
+//
+// # Sequences in commit order
+//
+// A desk's rows are numbered 1, 2, 3, ... without a gap (a rejected append uses no number),
+// and numbers are assigned in commit order: a reader that has seen Seq n never later sees a
+// new row below n. That is what lets sharing's watermarks skip nothing. A plain sequence or
+// BIGSERIAL column does not give it — two transactions take 1 and 2, 2 commits first, a
+// reader moves its watermark to 2, and row 1 commits below it, unseen for good — so each
+// append bumps its desk's head row (transcript_desks.head) inside its own transaction and
+// holds that row's lock until it commits: appends to one desk run one at a time, appends to
+// different desks never wait for each other. An append takes two round trips: BEGIN with one
+// statement that moves the head, numbers the rows, checks their parents and inserts them;
+// then COMMIT.
+//
+// # Schema
+//
+// Three tables in the connection's schema: transcript_desks (name, head),
+// transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content,
+// at) with primary key (desk, seq) for the port's reads and an index on (desk, parent, seq)
+// for thread lookups, and transcript_schema_version. Open and New create or migrate the
+// schema with the versioned SQL files embedded in the package, in one transaction under an
+// advisory lock (pg_advisory_xact_lock), so that several processes starting at once are
+// safe; a database migrated by a newer version of the package is refused
+// ([ErrSchemaTooNew]).
+//
+// # Reads
+//
+// ReadBefore is one index range scan of (desk, seq), newest first, that stops after the rows
+// asked for (plus one, to know whether older rows exist): its cost does not grow with the
+// desk. Each Log reads a little ahead and answers the walk's next read from what it read, so
+// that a projection usually costs one query. Every statement runs under the caller's
+// context.
+//
+// # Bad input
+//
+// Append and AppendBatch refuse, with a [*MessageError] matching
+// transcript.ErrInvalidMessage and nothing stored: an invalid author, an empty desk name, a
+// Seq set by the caller, a parent that is not an older row of the same desk, content over
+// the limit ([WithMaxContent], default 1 MiB), At outside the years 1 to 9999, and strings
+// PostgreSQL text cannot hold: invalid UTF-8, and the NUL byte (U+0000), which is valid
+// UTF-8 but which PostgreSQL's text type does not store ([ErrText]).
+package pgstore

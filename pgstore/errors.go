@@ -1,0 +1,61 @@
+package pgstore
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Reasons an append is rejected. Every *MessageError matches transcript.ErrInvalidMessage
+// and, unless transcript.ValidateNew found the fault, one of these.
+var (
+	ErrDeskName        = errors.New("pgstore: invalid desk name")
+	ErrParent          = errors.New("pgstore: parent is not an older row of the desk")
+	ErrContentTooLarge = errors.New("pgstore: content over the size limit")
+	ErrAt              = errors.New("pgstore: at outside the years 1 to 9999")
+	// ErrText: a string holds invalid UTF-8 or a NUL byte, which PostgreSQL text cannot hold.
+	ErrText = errors.New("pgstore: text PostgreSQL cannot store")
+)
+
+// ErrLimit is returned by ReadBefore for a limit below 1.
+var ErrLimit = errors.New("pgstore: limit must be at least 1")
+
+// ErrSchemaTooNew is returned by Open and New when the database's schema was migrated by a
+// newer version of this package than the running one. Nothing is changed.
+var ErrSchemaTooNew = errors.New("pgstore: database schema newer than this package")
+
+// MessageError reports an append that was rejected before anything was stored: which desk,
+// which message, and why. It unwraps to the reason, which matches
+// transcript.ErrInvalidMessage.
+type MessageError struct {
+	Desk  string
+	Index int // position of the message in AppendBatch's slice; -1 for Append
+	Err   error
+}
+
+func (e *MessageError) Error() string {
+	at := "append to desk " + strconv.Quote(e.Desk)
+	if e.Index >= 0 {
+		at += ", batch message " + strconv.Itoa(e.Index)
+	}
+	return "pgstore: " + at + ": " + e.Err.Error()
+}
+
+// Unwrap returns the reason.
+func (e *MessageError) Unwrap() error { return e.Err }
+
+// invalid is a rejection's reason: a sentence for the error message, matching both
+// transcript.ErrInvalidMessage and the kind of fault.
+type invalid struct {
+	kind error // ErrParent, ErrContentTooLarge, ...
+	text string
+}
+
+func invalidf(kind error, format string, args ...any) error {
+	return &invalid{kind: kind, text: fmt.Sprintf(format, args...)}
+}
+
+func (e *invalid) Error() string   { return "invalid message: " + e.text }
+func (e *invalid) Unwrap() []error { return []error{transcript.ErrInvalidMessage, e.kind} }

@@ -1,0 +1,43 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sharedesk/transcript"
+)
+
+// SetBeforeCommit installs f to run inside every append's transaction after its rows are
+// inserted and before it commits: the test seam that holds a transaction open. Set it before
+// the store is used concurrently.
+func SetBeforeCommit(s *Store, f func(ctx context.Context, desk string, rows []transcript.Message)) {
+	s.beforeCommit = f
+}
+
+// MigrateTo brings the schema of pool's database up to version (at most LatestVersion).
+func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int) error {
+	return migrate(ctx, pool, version)
+}
+
+// LatestVersion is the schema version this package migrates to.
+var LatestVersion = len(migrations)
+
+// ReadBeforeSQL is the query behind ReadBefore, for the EXPLAIN tests.
+const ReadBeforeSQL = readBeforeSQL
+
+// ScanMessages decodes rows of the store's message columns as ReadBefore does, for the
+// benchmarks' hand-written queries.
+func ScanMessages(rows pgx.Rows) ([]transcript.Message, error) { return scanMessages(rows, nil) }
+
+// ReadAhead returns how many rows log holds read ahead and their bound.
+func ReadAhead(log transcript.Log) (int, transcript.Sequence) {
+	a := &log.(*deskLog).ahead
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.rows), a.bound
+}
+
+// ReadQueries returns how many queries the store's Logs have made.
+func ReadQueries(s *Store) int64 { return s.reads.Load() }

@@ -1,0 +1,145 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/sharedesk/transcript"
+)
+
+// readBeforeSQL reads one page: an index range scan of (desk, seq), backwards, that stops
+// after $3 rows, however large the desk.
+const readBeforeSQL = `
+SELECT seq, parent, author_kind, author_id, author_label, content, at
+FROM transcript_messages
+WHERE desk = $1 AND seq < $2
+ORDER BY seq DESC
+LIMIT $3`
+
+// deskLog is one desk of a Store, as the port sees it.
+type deskLog struct {
+	s     *Store
+	desk  string
+	ahead readAhead
+}
+
+var _ transcript.Log = (*deskLog)(nil)
+
+// Log returns desk's log. A desk that holds no row (yet) reads as an empty log. The Log is
+// safe for concurrent use and stays usable until the Store is closed.
+//
+// Each Log reads ahead: a read of limit rows also fetches the next limit/2 older rows, and
+// the read that continues the walk (transcript.Project's and sharing.Prepare's next read) is
+// answered from them without a query, with fewer rows than it asked for if need be, as the
+// port allows. A walk that needs a little more than its first read asked for, as a view often
+// does, then costs one query, and a long walk half as many as it has reads. Use one Log per
+// walk, or per desk: the rows read ahead (at most readAheadBytes of content) stay with the
+// Log until its next read.
+func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: desk} }
+
+// ReadBefore implements transcript.Log: up to limit rows of the desk with Seq < before
+// (before == 0: from the newest row), newest first, in a new slice the caller owns. Next is
+// the Seq of the page's oldest row when an older row exists, else 0: the query asks for one
+// row more than it returns to know.
+//
+// A read that continues the previous one (before is that read's Next) is answered from the
+// rows read ahead, when there are any. That is safe because a desk's rows are never changed
+// and are committed in Seq order: once a row is visible, the rows below it are final.
+//
+// A limit below 1 is ErrLimit. The query runs under ctx; a ctx that is done makes ReadBefore
+// fail with an error matching ctx.Err().
+func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript.Page{}, err
+	}
+	if limit < 1 {
+		return transcript.Page{}, ErrLimit
+	}
+	limit = min(limit, math.MaxInt32/4)
+	if page, ok := l.ahead.take(before, limit); ok {
+		return page, nil
+	}
+	extra := min(limit/2, transcript.PageSize)
+	rows, err := l.query(ctx, before, limit+extra+1)
+	if err != nil {
+		return transcript.Page{}, fmt.Errorf("pgstore: read desk %q before %d: %w", l.desk, before, err)
+	}
+	if len(rows) <= limit {
+		l.ahead.set(0, nil, true)
+		return transcript.Page{Messages: rows}, nil
+	}
+	page := transcript.Page{Messages: rows[:limit:limit], Next: rows[limit-1].Seq}
+	l.ahead.set(page.Next, rows[limit:], len(rows) < limit+extra+1)
+	return page, nil
+}
+
+// query reads up to n rows below before (0: from the newest), newest first.
+func (l *deskLog) query(ctx context.Context, before transcript.Sequence, n int) ([]transcript.Message, error) {
+	bound := int64(math.MaxInt64) // every stored Seq is below it
+	if before != 0 && before < math.MaxInt64 {
+		bound = int64(before)
+	}
+	l.s.reads.Add(1)
+	rows, err := l.s.pool.Query(ctx, readBeforeSQL, l.desk, bound, n)
+	if err != nil {
+		return nil, err
+	}
+	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)))
+}
+
+// readAheadBytes bounds the content a Log keeps read ahead, so that a Log kept for long
+// holds little memory even on a desk of large messages.
+const readAheadBytes = 256 << 10
+
+// readAhead is the rows a Log read beyond what its last read returned: every row of the desk
+// below bound, newest first, down to the last of them, which is the desk's oldest when end
+// is set.
+type readAhead struct {
+	mu    sync.Mutex
+	bound transcript.Sequence
+	rows  []transcript.Message
+	end   bool
+}
+
+// set keeps rows, the desk's rows below bound down to the oldest when end, or as many of
+// the newest of them as readAheadBytes allows.
+func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, end bool) {
+	size := 0
+	for i, m := range rows {
+		if size += len(m.Content) + len(m.Author.ID) + len(m.Author.Label); size > readAheadBytes {
+			rows, end = rows[:i], false
+			break
+		}
+	}
+	rows = slices.Clone(rows) // not the array behind the page just returned, which may be large
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.bound, a.rows, a.end = bound, rows, end
+}
+
+// take answers a read of up to limit rows below before from the rows read ahead, in a new
+// slice, when before is their bound. Unless the rows reach the start of the desk, the last of
+// them is kept back: it only shows that older rows exist, so that Next can be set.
+func (a *readAhead) take(before transcript.Sequence, limit int) (transcript.Page, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if before == 0 || before != a.bound {
+		return transcript.Page{}, false
+	}
+	n := min(limit, len(a.rows))
+	if !a.end {
+		n = min(limit, len(a.rows)-1) // the last row only shows that older rows exist
+	}
+	if n < 1 {
+		return transcript.Page{}, false
+	}
+	page := transcript.Page{Messages: slices.Clone(a.rows[:n])}
+	if n < len(a.rows) {
+		page.Next = a.rows[n-1].Seq
+	}
+	a.bound, a.rows = page.Next, a.rows[n:]
+	return page, true
+}

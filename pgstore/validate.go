@@ -1,0 +1,67 @@
+package pgstore
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sharedesk/transcript"
+)
+
+// checkDesk reports whether name can name a desk: not empty, and text PostgreSQL can hold.
+func checkDesk(name string) error {
+	if name == "" {
+		return invalidf(ErrDeskName, "empty desk name")
+	}
+	return checkText("desk name", name, ErrDeskName)
+}
+
+// prepare validates the i-th message of an append (i is -1 for Append) and returns it ready
+// to store: At stamped with now when zero, in UTC and rounded down to the microsecond, as
+// PostgreSQL keeps it. A given At must lie in the years 1 to 9999 (as in sqlitestore, and
+// as time.Time's JSON form requires). Its Seq, and a BatchParent's Parent, are set once the desk's head is
+// known.
+func (s *Store) prepare(m transcript.Message, i int, now time.Time) (transcript.Message, error) {
+	if err := transcript.ValidateNew(m); err != nil {
+		return m, err
+	}
+	if len(m.Content) > s.maxContent {
+		return m, invalidf(ErrContentTooLarge, "content is %d bytes, over the limit of %d", len(m.Content), s.maxContent)
+	}
+	if err := checkText("content", m.Content, ErrText); err != nil {
+		return m, err
+	}
+	if err := checkText("author id", m.Author.ID, ErrText); err != nil {
+		return m, err
+	}
+	if err := checkText("author label", m.Author.Label, ErrText); err != nil {
+		return m, err
+	}
+	if j, ok := m.Parent.BatchIndex(); ok {
+		switch {
+		case i < 0:
+			return m, invalidf(ErrParent, "parent is a transcript.BatchParent, which only AppendBatch resolves")
+		case j >= i:
+			return m, invalidf(ErrParent, "parent is batch message %d, not an earlier message of the batch", j)
+		}
+	}
+	if m.At.IsZero() {
+		m.At = now
+	} else if y := m.At.UTC().Year(); y < 1 || y > 9999 {
+		return m, invalidf(ErrAt, "at %v is outside the years 1 to 9999", m.At)
+	}
+	m.At = m.At.Truncate(time.Microsecond).UTC()
+	return m, nil
+}
+
+// checkText reports whether s is valid UTF-8 without a NUL byte: PostgreSQL's text type
+// holds neither invalid UTF-8 nor NUL (U+0000), so such a string could not be stored as is.
+func checkText(what, s string, kind error) error {
+	if !utf8.ValidString(s) {
+		return invalidf(kind, "%s is not valid UTF-8", what)
+	}
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return invalidf(kind, "%s holds a NUL byte at offset %d, which PostgreSQL text cannot store", what, i)
+	}
+	return nil
+}

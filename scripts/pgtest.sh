@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# pgtest.sh runs a command with a throwaway PostgreSQL server and its address in
+# TRANSCRIPT_PG_DSN, then stops the server and removes its files, whatever the command did.
+# The command's exit status is the script's.
+#
+#	scripts/pgtest.sh [command ...]	# default: go test -race ./...
+#	scripts/pgtest.sh go test -run '^$' -bench . ./pgstore
+#
+# The server comes from the machine's PostgreSQL install (PG_BINDIR, else the newest
+# /usr/lib/postgresql/*/bin, else initdb on PATH). It is initialised into a new temporary
+# directory (as the postgres user when run as root: PostgreSQL refuses to run as root), with
+# trust authentication for the user postgres, and listens only on a unix socket in that
+# directory (listen_addresses is empty, so no TCP port is opened; the port number only names
+# the socket). The data is thrown away, so the server skips fsync unless PGTEST_DURABLE=1.
+# PGTEST_CONF may hold more postgresql.conf lines (for example "shared_buffers = '512MB'").
+#
+# TRANSCRIPT_PG_DSN already set: the command runs against that server and nothing is started.
+# No PostgreSQL install found: under CI=true that is an error; otherwise the command runs
+# without TRANSCRIPT_PG_DSN and the PostgreSQL tests skip, saying how to run them.
+set -euo pipefail
+
+if [ "$#" -eq 0 ]; then
+	set -- go test -race ./...
+fi
+
+if [ -n "${TRANSCRIPT_PG_DSN:-}" ]; then
+	echo "pgtest: using the server in TRANSCRIPT_PG_DSN" >&2
+	exec "$@"
+fi
+
+# bindir prints the directory of the PostgreSQL server binaries, or nothing.
+bindir() {
+	if [ -n "${PG_BINDIR:-}" ]; then
+		echo "$PG_BINDIR"
+		return
+	fi
+	local d
+	for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5 -V -r); do
+		if [ -x "$d/initdb" ] && [ -x "$d/postgres" ] && [ -x "$d/pg_ctl" ]; then
+			echo "$d"
+			return
+		fi
+	done
+	if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+		dirname "$(command -v initdb)"
+	fi
+}
+
+bin=$(bindir)
+if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+	if [ "${CI:-}" = true ]; then
+		echo "pgtest: no PostgreSQL server binaries (looked in PG_BINDIR, /usr/lib/postgresql/*/bin, PATH);" >&2
+		echo "pgtest: CI=true requires them: apt-get install -y postgresql-15" >&2
+		exit 1
+	fi
+	echo "pgtest: no PostgreSQL server binaries found: the PostgreSQL tests will skip." >&2
+	echo "pgtest: install them (apt-get install postgresql-15) and run make test again." >&2
+	"$@"
+	exit
+fi
+
+if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
+	echo "pgtest: running as root, and there is no postgres user to run the server as" >&2
+	echo "pgtest: (PostgreSQL refuses to run as root; Debian's postgresql-15 package creates the user)" >&2
+	exit 1
+fi
+
+# as_postgres runs a command as the user that owns the server: postgres when we are root.
+as_postgres() {
+	if [ "$(id -u)" -eq 0 ]; then
+		if command -v runuser >/dev/null 2>&1; then
+			runuser -u postgres -- "$@"
+		else
+			su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
+		fi
+	else
+		"$@"
+	fi
+}
+
+# The socket path must stay under the kernel's ~107-byte limit: keep the directory short.
+dir=$(mktemp -d /tmp/transcript-pg.XXXXXX)
+data="$dir/data"
+started=
+cleanup() {
+	local status=$?
+	if [ -n "$started" ]; then
+		as_postgres "$bin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	rm -rf "$dir"
+	return "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [ "$(id -u)" -eq 0 ]; then
+	chown postgres: "$dir"
+fi
+chmod 700 "$dir"
+
+as_postgres "$bin/initdb" -D "$data" -A trust -U postgres -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 || {
+	cat "$dir/initdb.log" >&2
+	echo "pgtest: initdb failed" >&2
+	exit 1
+}
+
+# Any port will do (the socket lives in our own directory); a random one keeps two servers
+# of one machine from ever sharing a socket name.
+port=$((40000 + RANDOM % 20000))
+durable=off
+if [ "${PGTEST_DURABLE:-}" = 1 ]; then
+	durable=on
+fi
+{
+	echo "listen_addresses = ''"
+	echo "unix_socket_directories = '$dir'"
+	echo "port = $port"
+	echo "max_connections = 300"
+	echo "fsync = $durable"
+	echo "synchronous_commit = $durable"
+	echo "full_page_writes = $durable"
+	echo "${PGTEST_CONF:-}"
+} >>"$data/postgresql.conf"
+
+as_postgres "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 start >/dev/null || {
+	cat "$dir/server.log" >&2
+	echo "pgtest: the server did not start" >&2
+	exit 1
+}
+started=1
+for _ in $(seq 1 100); do
+	if "$bin/pg_isready" -q -h "$dir" -p "$port" -U postgres; then
+		break
+	fi
+	sleep 0.1
+done
+"$bin/pg_isready" -h "$dir" -p "$port" -U postgres >&2
+
+export TRANSCRIPT_PG_DSN="postgres://postgres@/postgres?host=$dir&port=$port&sslmode=disable"
+echo "pgtest: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at TRANSCRIPT_PG_DSN=$TRANSCRIPT_PG_DSN" >&2
+status=0
+"$@" || status=$?
+exit "$status"
