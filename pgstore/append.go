@@ -51,7 +51,7 @@ SELECT head.base, bad.ord FROM head, bad`
 // m must satisfy transcript.ValidateNew; its Parent, when not 0, must be a row of desk (so
 // older than the new row); its Content at most the store's limit (WithMaxContent); its
 // strings, and desk, text PostgreSQL can store: valid UTF-8 without NUL bytes. desk must not
-// be empty. Bad input is a *MessageError matching transcript.ErrInvalidMessage, with nothing
+// be empty. Bad input is a *AppendError matching transcript.ErrInvalidMessage, with nothing
 // stored and no sequence number used.
 //
 // Sequences are assigned in commit order: Append holds the desk's row lock from choosing the
@@ -73,11 +73,11 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // may also be transcript.BatchParent(j) for an earlier message j of msgs, which AppendBatch
 // replaces with that message's Seq. (A plain Parent may name an earlier message of the batch
 // too, by its Seq: any older row of the desk will do.)
-// A rejected message is a *MessageError naming its index. An empty batch stores nothing.
+// A rejected message is a *AppendError naming its index. An empty batch stores nothing.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
 	if len(msgs) == 0 {
 		if err := checkDesk(desk); err != nil {
-			return &MessageError{Desk: desk, Index: -1, Err: err}
+			return &AppendError{Desk: desk, Index: -1, Err: err}
 		}
 		return nil
 	}
@@ -99,14 +99,14 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 		return -1
 	}
 	if err := checkDesk(desk); err != nil {
-		return nil, &MessageError{Desk: desk, Index: -1, Err: err}
+		return nil, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	now := time.Now()
 	rows := make([]transcript.Message, len(msgs))
 	for i, m := range msgs {
 		r, err := s.prepare(m, index(i), now)
 		if err != nil {
-			return nil, &MessageError{Desk: desk, Index: index(i), Err: err}
+			return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
 		}
 		rows[i] = r
 	}
@@ -132,7 +132,7 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 		conn.Exec(ctx, "ROLLBACK")
 		r := rows[bad]
 		err := invalidf(ErrParent, "parent %d is not an older row of the desk (the new row is %d)", r.Parent, r.Seq)
-		return nil, &MessageError{Desk: desk, Index: index(bad), Err: err}
+		return nil, &AppendError{Desk: desk, Index: index(bad), Err: err}
 	}
 	if s.beforeCommit != nil {
 		s.beforeCommit(ctx, desk, rows)

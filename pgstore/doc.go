@@ -44,7 +44,7 @@
 //
 // # Bad input
 //
-// Append and AppendBatch refuse, with a [*MessageError] matching
+// Append and AppendBatch refuse, with a [*AppendError] matching
 // transcript.ErrInvalidMessage and nothing stored: an invalid author, an empty desk name, a
 // Seq set by the caller, a parent that is not an older row of the same desk, content over
 // the limit ([WithMaxContent], default 1 MiB), At outside the years 1 to 9999, and strings

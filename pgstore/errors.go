@@ -8,7 +8,7 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// Reasons an append is rejected. Every *MessageError matches transcript.ErrInvalidMessage
+// Reasons an append is rejected. Every *AppendError matches transcript.ErrInvalidMessage
 // and, unless transcript.ValidateNew found the fault, one of these.
 var (
 	ErrDeskName        = errors.New("pgstore: invalid desk name")
@@ -26,16 +26,16 @@ var ErrLimit = errors.New("pgstore: limit must be at least 1")
 // newer version of this package than the running one. Nothing is changed.
 var ErrSchemaTooNew = errors.New("pgstore: database schema newer than this package")
 
-// MessageError reports an append that was rejected before anything was stored: which desk,
+// AppendError reports an append that was rejected before anything was stored: which desk,
 // which message, and why. It unwraps to the reason, which matches
 // transcript.ErrInvalidMessage.
-type MessageError struct {
+type AppendError struct {
 	Desk  string
 	Index int // position of the message in AppendBatch's slice; -1 for Append
 	Err   error
 }
 
-func (e *MessageError) Error() string {
+func (e *AppendError) Error() string {
 	at := "append to desk " + strconv.Quote(e.Desk)
 	if e.Index >= 0 {
 		at += ", batch message " + strconv.Itoa(e.Index)
@@ -44,7 +44,7 @@ func (e *MessageError) Error() string {
 }
 
 // Unwrap returns the reason.
-func (e *MessageError) Unwrap() error { return e.Err }
+func (e *AppendError) Unwrap() error { return e.Err }
 
 // invalid is a rejection's reason: a sentence for the error message, matching both
 // transcript.ErrInvalidMessage and the kind of fault.

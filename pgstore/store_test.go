@@ -250,7 +250,7 @@ func TestRejectedAppendsStoreNothing(t *testing.T) {
 
 func checkRejected(t *testing.T, what string, err, kind error, text string, index int) {
 	t.Helper()
-	var me *pgstore.MessageError
+	var me *pgstore.AppendError
 	switch {
 	case err == nil:
 		t.Errorf("%s: no error, want one matching transcript.ErrInvalidMessage", what)
@@ -258,7 +258,7 @@ func checkRejected(t *testing.T, what string, err, kind error, text string, inde
 	case !errors.Is(err, transcript.ErrInvalidMessage) || !errors.Is(err, kind):
 		t.Errorf("%s: %v, want an error matching transcript.ErrInvalidMessage and %v", what, err, kind)
 	case !errors.As(err, &me):
-		t.Errorf("%s: %v (%T), want a *pgstore.MessageError", what, err, err)
+		t.Errorf("%s: %v (%T), want a *pgstore.AppendError", what, err, err)
 	case me.Index != index:
 		t.Errorf("%s: %v: Index %d, want %d", what, err, me.Index, index)
 	case !strings.Contains(err.Error(), text):

@@ -164,7 +164,7 @@ func batchIndex(err error) (int, bool) {
 	if errors.As(err, &se) && se.Index >= 0 {
 		return se.Index, true
 	}
-	var pe *pgstore.MessageError
+	var pe *pgstore.AppendError
 	if errors.As(err, &pe) && pe.Index >= 0 {
 		return pe.Index, true
 	}
