@@ -29,6 +29,7 @@ var bench struct {
 	err   error
 	st    *pgstore.Store
 	pool  *pgxpool.Pool
+	admin *pgxpool.Pool // the test server's own database, to drop the benchmark database
 	mu    sync.Mutex
 	desks map[int64]string // loaded desks by size
 }
@@ -45,7 +46,7 @@ func TestMain(m *testing.M) {
 		bench.pool.Close()
 		if os.Getenv("PGSTORE_BENCH_KEEP") != "1" {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			if _, err := admin.Exec(ctx, "DROP DATABASE "+benchDatabase+" WITH (FORCE)"); err != nil {
+			if _, err := bench.admin.Exec(ctx, "DROP DATABASE "+benchDatabase+" WITH (FORCE)"); err != nil {
 				fmt.Fprintln(os.Stderr, "pgstore: drop the benchmark database:", err)
 			}
 			cancel()
@@ -59,6 +60,7 @@ func TestMain(m *testing.M) {
 func benchStore(b *testing.B) (*pgstore.Store, *pgxpool.Pool) {
 	b.Helper()
 	pool := adminPool(b)
+	bench.admin = pool
 	bench.once.Do(func() {
 		ctx := context.Background()
 		var exists bool
