@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/benchdesk"
 	"github.com/sharedesk/transcript/memlog"
 )
 
@@ -44,39 +45,11 @@ const (
 	benchSparseStride  = 200 // ages 1, 201, 401, ... reply to the sparse root
 )
 
-var benchAuthors = []transcript.Author{
-	transcript.Operator(),
-	transcript.Person("ana", "Ana Lima"),
-	transcript.Person("raj", "Raj Patel"),
-	transcript.Agent("triage", "Triage"),
-	transcript.Agent("coder", "Coder"),
-	transcript.Agent("reviewer", "Reviewer"),
-	transcript.System("workflow", "Workflow"),
-	transcript.System("alert", "Alerts"),
-}
-
-// benchContents are the non-blank contents rows draw from: 64 texts of 20 to about 400
-// bytes. Rows share them; a Message copy copies only the string header, as with any host.
-var benchContents = func() []string {
-	words := strings.Fields("the deploy failed on staging because the migration timed out; " +
-		"retrying with a smaller batch fixed it, please review the patch before noon and " +
-		"tell me if the alert thresholds still make sense for the weekend traffic")
-	r := rand.New(rand.NewPCG(7, 7))
-	out := make([]string, 64)
-	for i := range out {
-		var sb strings.Builder
-		for sb.Len() < 20+r.IntN(380) {
-			if sb.Len() > 0 {
-				sb.WriteByte(' ')
-			}
-			sb.WriteString(words[r.IntN(len(words))])
-		}
-		out[i] = sb.String()
-	}
-	return out
-}()
-
-var benchBlanks = []string{"", " ", "\n\t "}
+var (
+	benchAuthors  = benchdesk.Authors
+	benchContents = benchdesk.Contents
+	benchBlanks   = benchdesk.Blanks
+)
 
 // benchOpenThread is a root that still expects replies while a desk is generated.
 type benchOpenThread struct {

@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/benchdesk"
 )
 
 // benchDeskName is the desk of every benchmark database.
@@ -25,39 +25,11 @@ const benchDeskName = "bench"
 // generator, so that a cached file never holds another generator's rows.
 const benchGenVersion = 2
 
-var benchAuthors = []transcript.Author{
-	transcript.Operator(),
-	transcript.Person("ana", "Ana Lima"),
-	transcript.Person("raj", "Raj Patel"),
-	transcript.Agent("triage", "Triage"),
-	transcript.Agent("coder", "Coder"),
-	transcript.Agent("reviewer", "Reviewer"),
-	transcript.System("workflow", "Workflow"),
-	transcript.System("alert", "Alerts"),
-}
-
-// benchContents are the non-blank contents rows draw from: 64 texts of 20 to about 400 bytes.
-var benchContents = func() []string {
-	words := strings.Fields("the deploy failed on staging because the migration timed out; " +
-		"retrying with a smaller batch fixed it, please review the patch before noon and " +
-		"tell me if the alert thresholds still make sense for the weekend traffic")
-	r := rand.New(rand.NewPCG(7, 7))
-	out := make([]string, 64)
-	for i := range out {
-		var sb strings.Builder
-		for sb.Len() < 20+r.IntN(380) {
-			if sb.Len() > 0 {
-				sb.WriteByte(' ')
-			}
-			sb.WriteString(words[r.IntN(len(words))])
-		}
-		out[i] = sb.String()
-	}
-	return out
-}()
-
-// benchBlanks are the blank contents: white space the SQL baselines' trim also removes.
-var benchBlanks = []string{"", " ", "\n\t "}
+var (
+	benchAuthors  = benchdesk.Authors
+	benchContents = benchdesk.Contents
+	benchBlanks   = benchdesk.Blanks
+)
 
 // benchStreamRows is the size of the one generated stream every desk is cut from: a desk of
 // n rows is the stream's newest n rows, renumbered from 1, so desks of every size share their
