@@ -10,8 +10,6 @@ import (
 var _ storetest.Store = (*pgstore.Store)(nil)
 
 // TestStore runs the suite every store of the module shares, each check on a new database.
-// (Its NULContent check accepts pgstore's refusal of a NUL byte, which PostgreSQL's text
-// type cannot hold.)
 func TestStore(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T) storetest.Store {

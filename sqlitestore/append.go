@@ -17,8 +17,8 @@ SELECT id, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0)
 FROM desks WHERE name = ?1`
 	newDeskSQL = `INSERT INTO desks (name) VALUES (?1)`
 	insertSQL  = `
-INSERT INTO messages (desk, seq, parent, author_kind, author_id, author_label, content, at_us)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`
+INSERT INTO messages (desk, seq, parent, author, content, at_us)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)`
 )
 
 // Append stores m as the newest row of desk and returns the stored row: m with Seq one above
@@ -28,8 +28,10 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`
 // Bad input is an *AppendError matching transcript.ErrInvalidMessage, and then nothing is
 // stored and no sequence is used: an empty or non-UTF-8 desk name, a message that fails
 // transcript.ValidateNew (a Seq set by the caller, an invalid author, content that is not
-// UTF-8), an author id or label that is not UTF-8, content over the limit (WithMaxContent),
-// At outside the years 1 to 9999, or a Parent that is not an older row of the same desk.
+// UTF-8), an author id or label that is not UTF-8, a NUL byte in the desk name, content,
+// author id or label (PostgreSQL text cannot hold one, and pgstore refuses it too, so that
+// a desk can move between the stores), content over the limit (WithMaxContent), At outside
+// the years 1 to 9999, or a Parent that is not an older row of the same desk.
 //
 // Appends to all desks of a Store take turns on one writer connection; Append waits for its
 // turn as long as ctx allows. Once Append returns, every read sees the row.
@@ -93,10 +95,13 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 // writeTx is one append's transaction, holding the writer connection and the desk's write
 // lock (the whole file's: SQLite has one writer).
 type writeTx struct {
+	s          *Store
+	tx         *sql.Tx
 	insertStmt *sql.Stmt
-	desk       int64               // the desk's id
-	head       transcript.Sequence // the desk's newest row when the transaction began
-	now        time.Time           // the time of the append, for zero At values
+	desk       int64                       // the desk's id
+	head       transcript.Sequence         // the desk's newest row when the transaction began
+	now        time.Time                   // the time of the append, for zero At values
+	newAuthors map[transcript.Author]int64 // authors rows found or created in the transaction
 }
 
 // write runs fn in a write transaction on desk, creating the desk's row when it has none,
@@ -116,7 +121,7 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 			tx.Rollback()
 		}
 	}()
-	w := &writeTx{now: time.Now()}
+	w := &writeTx{s: s, tx: tx, now: time.Now()}
 	var head int64
 	err = tx.StmtContext(ctx, s.deskHead).QueryRowContext(ctx, desk).Scan(&w.desk, &head)
 	switch {
@@ -143,6 +148,9 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 	if err := tx.Commit(); err != nil {
 		return s.writeError(ctx, desk, err)
 	}
+	for a, id := range w.newAuthors {
+		s.authors.add(id, a)
+	}
 	return nil
 }
 
@@ -153,8 +161,11 @@ func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.
 		at = w.now
 	}
 	atUS := at.UnixMicro()
-	if _, err := w.insertStmt.ExecContext(ctx, w.desk, int64(m.Seq), int64(m.Parent), int64(m.Author.Kind),
-		m.Author.ID, m.Author.Label, m.Content, atUS); err != nil {
+	author, err := w.authorID(ctx, m.Author)
+	if err != nil {
+		return transcript.Message{}, err
+	}
+	if _, err := w.insertStmt.ExecContext(ctx, w.desk, int64(m.Seq), int64(m.Parent), author, m.Content, atUS); err != nil {
 		return transcript.Message{}, err
 	}
 	m.At = time.UnixMicro(atUS).UTC()

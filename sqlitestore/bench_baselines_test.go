@@ -27,7 +27,7 @@ var channelSQL = map[string]string{
 	// replies of P's roots.
 	"window": fmt.Sprintf(`
 WITH p AS MATERIALIZED (
-  SELECT seq, parent, author_kind, author_id, author_label, content, at_us, %s AS blank
+  SELECT seq, parent, author, content, at_us, %s AS blank
   FROM messages
   WHERE desk = (SELECT id FROM desks WHERE name = ?1)
   ORDER BY seq DESC LIMIT %d
@@ -37,10 +37,10 @@ firsts AS (
   FROM p
   WHERE NOT blank AND parent IN (SELECT seq FROM p WHERE parent = 0)
 )
-SELECT seq, parent, author_kind, author_id, author_label, content, at_us
-FROM p
-WHERE NOT blank AND (parent = 0 OR seq IN (SELECT seq FROM firsts WHERE n = 1))
-ORDER BY seq DESC LIMIT %d`, blankSQL("content"), transcript.ScanLimit, transcript.SessionWindow),
+SELECT p.seq, p.parent, a.kind, a.ident, a.label, p.content, p.at_us
+FROM p JOIN authors a ON a.id = p.author
+WHERE NOT p.blank AND (p.parent = 0 OR p.seq IN (SELECT seq FROM firsts WHERE n = 1))
+ORDER BY p.seq DESC LIMIT %d`, blankSQL("content"), transcript.ScanLimit, transcript.SessionWindow),
 
 	// correlated: P's roots on the (desk, parent, seq) index, each root's first reply by a
 	// correlated subquery on the same index (ORDER BY seq LIMIT 1, the MIN of the non-blank).
@@ -58,8 +58,9 @@ picked(seq) AS (
           ORDER BY r.seq LIMIT 1)
   FROM roots
 )
-SELECT m.seq, m.parent, m.author_kind, m.author_id, m.author_label, m.content, m.at_us
+SELECT m.seq, m.parent, a.kind, a.ident, a.label, m.content, m.at_us
 FROM picked JOIN messages m ON m.desk = (SELECT id FROM d) AND m.seq = picked.seq
+JOIN authors a ON a.id = m.author
 WHERE NOT %s
 ORDER BY m.seq DESC LIMIT %d`, transcript.ScanLimit-1, blankSQL("r.content"), blankSQL("m.content"), transcript.SessionWindow),
 
@@ -74,8 +75,8 @@ lo(seq) AS (SELECT ifnull((SELECT seq FROM messages WHERE desk = (SELECT id FROM
 r30(seq) AS (SELECT ifnull((SELECT seq FROM messages
                             WHERE desk = (SELECT id FROM d) AND parent = 0 AND seq >= (SELECT seq FROM lo) AND NOT %[2]s
                             ORDER BY seq DESC LIMIT 1 OFFSET %[3]d), (SELECT seq FROM lo)))
-SELECT m.seq, m.parent, m.author_kind, m.author_id, m.author_label, m.content, m.at_us
-FROM messages m
+SELECT m.seq, m.parent, a.kind, a.ident, a.label, m.content, m.at_us
+FROM messages m JOIN authors a ON a.id = m.author
 WHERE m.desk = (SELECT id FROM d) AND m.seq >= (SELECT seq FROM r30) AND NOT %[4]s
   AND (m.parent = 0 OR (
     EXISTS (SELECT 1 FROM messages p
@@ -100,16 +101,17 @@ func (s *Store) channelBySQL(ctx context.Context, query, desk string) ([]transcr
 // loadAll reads every row of desk, oldest first, in one query.
 func (s *Store) loadAll(ctx context.Context, desk string) ([]transcript.Message, error) {
 	rows, err := s.readers.QueryContext(ctx, `
-SELECT seq, parent, author_kind, author_id, author_label, content, at_us
-FROM messages WHERE desk = (SELECT id FROM desks WHERE name = ?1) ORDER BY seq`, desk)
+SELECT m.seq, m.parent, a.kind, a.ident, a.label, m.content, m.at_us
+FROM messages m JOIN authors a ON a.id = m.author
+WHERE m.desk = (SELECT id FROM desks WHERE name = ?1) ORDER BY m.seq`, desk)
 	if err != nil {
 		return nil, err
 	}
 	return scanMessages(rows)
 }
 
-// scanMessages reads rows of (seq, parent, author_kind, author_id, author_label, content,
-// at_us) and closes them.
+// scanMessages reads rows of (seq, parent, author kind, ident and label, content, at_us) and
+// closes them.
 func scanMessages(rows interface {
 	Next() bool
 	Scan(...any) error

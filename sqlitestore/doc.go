@@ -17,6 +17,15 @@
 // append. Every read is an index range: (desk, seq) for a page of the port, (desk, parent,
 // seq) for thread lookups; none scans a desk.
 //
+// A row names its author by number: each distinct author (kind, id and label together, as
+// rows were written by it) is one row of an authors table, which never changes, so a Store
+// caches it without ever invalidating it. A read thus returns five columns a row, not seven,
+// and a desk's rows do not repeat their authors' labels.
+//
+// Text the store keeps (desk names, content, author ids and labels) must be valid UTF-8
+// without a NUL byte: SQLite could keep a NUL, but pgstore cannot, and refusing it in both
+// stores lets any desk move from one to the other.
+//
 // The schema is versioned (SchemaVersion) and migrated by Open from embedded SQL files, one
 // per version, all pending ones in one transaction. The migrator is a page of code rather
 // than a library such as goose: the store needs only forward migrations, applied at Open

@@ -27,8 +27,9 @@ func (s *Store) Log(desk string) transcript.Log {
 // readPageSQL reads one page: the newest rows below a bound, one more than the limit, so that
 // the page knows whether an older row exists. It walks the (desk, seq) index backwards from
 // the bound and stops after LIMIT rows: its cost is the page's, whatever the desk's size.
+// Authors come back as ids, which the Store's author cache resolves.
 const readPageSQL = `
-SELECT seq, parent, author_kind, author_id, author_label, content, at_us
+SELECT seq, parent, author, content, at_us
 FROM messages
 WHERE desk = (SELECT id FROM desks WHERE name = ?1) AND seq < ?2
 ORDER BY seq DESC
@@ -56,26 +57,11 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 	if limit == math.MaxInt {
 		fetch = math.MaxInt64
 	}
-	rows, err := l.s.readPage.QueryContext(ctx, l.desk, bound, fetch)
+	msgs, refs, err := l.readPage(ctx, bound, fetch, min(limit, transcript.PageSize)+1)
+	if err == nil {
+		err = l.s.resolveAuthors(ctx, msgs, refs)
+	}
 	if err != nil {
-		return transcript.Page{}, l.readError(ctx, before, limit, err)
-	}
-	defer rows.Close()
-	msgs := make([]transcript.Message, 0, min(limit, transcript.PageSize)+1)
-	for rows.Next() {
-		var (
-			m                       transcript.Message
-			seq, parent, kind, atUS int64 // scanned as int64: database/sql converts to uint64 through strings
-		)
-		if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &atUS); err != nil {
-			return transcript.Page{}, l.readError(ctx, before, limit, err)
-		}
-		m.Seq, m.Parent = transcript.Sequence(seq), transcript.Sequence(parent)
-		m.Author.Kind = transcript.AuthorKind(kind)
-		m.At = time.UnixMicro(atUS).UTC()
-		msgs = append(msgs, m)
-	}
-	if err := rows.Err(); err != nil {
 		return transcript.Page{}, l.readError(ctx, before, limit, err)
 	}
 	var page transcript.Page
@@ -85,6 +71,42 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 	}
 	page.Messages = msgs
 	return page, nil
+}
+
+// readPage runs readPageSQL and returns its rows without their authors, and each row's
+// author id. Its rows are closed when it returns, so that resolving the authors can take a
+// reader connection even from a pool of one.
+func (l *deskLog) readPage(ctx context.Context, bound, fetch int64, capacity int) ([]transcript.Message, []int64, error) {
+	rows, err := l.s.readPage.QueryContext(ctx, l.desk, bound, fetch)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	msgs := make([]transcript.Message, 0, capacity)
+	refs := make([]int64, 0, capacity)
+	// One set of scan destinations for the whole page: Scan's arguments escape, and fresh
+	// ones for each row would cost four allocations a row.
+	var (
+		seq, parent, author, atUS int64 // scanned as int64: database/sql converts to uint64 through strings
+		content                   string
+	)
+	dest := []any{&seq, &parent, &author, &content, &atUS}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, nil, err
+		}
+		msgs = append(msgs, transcript.Message{
+			Seq:     transcript.Sequence(seq),
+			Parent:  transcript.Sequence(parent),
+			Content: content,
+			At:      time.UnixMicro(atUS).UTC(),
+		})
+		refs = append(refs, author)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	return msgs, refs, rows.Close()
 }
 
 // readError wraps a failed read; when ctx is done, the error matches ctx.Err() whatever the

@@ -56,6 +56,8 @@ func TestQueryPlans(t *testing.T) {
 		{"ReadBefore from the newest row", readPageSQL, []any{"eng", int64(1) << 62, 61}, "USING INDEX messages_desk_seq (desk=? AND seq<?)"},
 		{"the desk's head, in Append", deskHeadSQL, []any{"eng"}, "messages_desk_seq (desk=?)"},
 		{"Desks", listDesksSQL, nil, ""},
+		{"an author's row, in Append", findAuthorSQL, []any{int64(transcript.KindAgent), "triage", "Triage"}, "sqlite_autoindex_authors_1 (kind=? AND ident=? AND label=?)"},
+		{"the authors of a page, in ReadBefore", readAuthorsSQL, []any{"[1,3]"}, "SEARCH authors USING INTEGER PRIMARY KEY (rowid=?)"},
 		{"thread lookup: a row's replies", `SELECT seq, content FROM messages WHERE desk = ?1 AND parent = ?2 ORDER BY seq LIMIT 30`, []any{1, 17}, "messages_desk_parent_seq (desk=? AND parent=?)"},
 		{"baseline SQL-window", channelSQL["window"], []any{"eng"}, "messages_desk_seq"},
 		{"baseline SQL-correlated", channelSQL["correlated"], []any{"eng"}, "messages_desk_parent_seq"},

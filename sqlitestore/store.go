@@ -18,11 +18,12 @@ type Store struct {
 	writer     *sql.DB // one connection
 	readers    *sql.DB // query_only connections
 	maxContent int
+	authors    *authorCache
 
 	// Prepared statements: the writer's, on its one connection, and the readers'.
-	deskHead, newDesk, insert *sql.Stmt
-	readPage, listDesks       *sql.Stmt
-	closed                    atomic.Bool
+	deskHead, newDesk, insert, findAuthor, newAuthor *sql.Stmt
+	readPage, listDesks, readAuthorsStmt             *sql.Stmt
+	closed                                           atomic.Bool
 }
 
 // Open opens the store in the SQLite file at path, creating the file when it does not exist,
@@ -40,7 +41,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlitestore: open %q: the store needs a database file", path)
 	}
-	s := &Store{maxContent: c.maxContent}
+	s := &Store{maxContent: c.maxContent, authors: newAuthorCache()}
 	if err := s.open(ctx, path, c); err != nil {
 		s.closeAll()
 		return nil, err
@@ -82,8 +83,11 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.deskHead, s.writer, deskHeadSQL},
 		{&s.newDesk, s.writer, newDeskSQL},
 		{&s.insert, s.writer, insertSQL},
+		{&s.findAuthor, s.writer, findAuthorSQL},
+		{&s.newAuthor, s.writer, newAuthorSQL},
 		{&s.readPage, s.readers, readPageSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
+		{&s.readAuthorsStmt, s.readers, readAuthorsSQL},
 	} {
 		if *p.stmt, err = p.db.PrepareContext(ctx, p.sql); err != nil {
 			return fmt.Errorf("sqlitestore: open %q: preparing %q: %w", path, p.sql, err)
@@ -103,7 +107,7 @@ func (s *Store) Close() error {
 
 func (s *Store) closeAll() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.deskHead, s.newDesk, s.insert, s.readPage, s.listDesks} {
+	for _, stmt := range []*sql.Stmt{s.deskHead, s.newDesk, s.insert, s.findAuthor, s.newAuthor, s.readPage, s.listDesks, s.readAuthorsStmt} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

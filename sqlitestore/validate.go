@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -14,20 +15,35 @@ var (
 	maxAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// checkDesk reports whether desk can name a desk: not empty, valid UTF-8.
+// checkDesk reports whether desk can name a desk: not empty, and text as checkText wants it.
 func checkDesk(desk string) error {
-	switch {
-	case desk == "":
+	if desk == "" {
 		return fmt.Errorf("%w: empty desk name", transcript.ErrInvalidMessage)
-	case !utf8.ValidString(desk):
-		return fmt.Errorf("%w: desk name is not valid UTF-8", transcript.ErrInvalidMessage)
+	}
+	return checkText("desk name", desk)
+}
+
+// checkText reports whether s, a stored text, is valid UTF-8 without a NUL byte. SQLite could
+// keep a NUL, but PostgreSQL's text type cannot, and pgstore refuses it: refusing it here too
+// keeps every desk of one store storable in the other (transcript export, then import).
+func checkText(what, s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%w: %s is not valid UTF-8", transcript.ErrInvalidMessage, what)
+	}
+	return checkNUL(what, s)
+}
+
+// checkNUL reports whether s holds no NUL byte; checkText says why.
+func checkNUL(what, s string) error {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return fmt.Errorf("%w: %s holds a NUL byte at offset %d, which the stores refuse (PostgreSQL text cannot hold one)", transcript.ErrInvalidMessage, what, i)
 	}
 	return nil
 }
 
 // checkMessage reports what is wrong with m as the index-th message of a batch (index -1:
-// a single Append), as far as m alone can tell: transcript.ValidateNew, valid UTF-8 in the
-// author's id and label, content within the limit, At within years 1 to 9999, and a
+// a single Append), as far as m alone can tell: transcript.ValidateNew, content, author id
+// and label as checkText wants them, content within the limit, At within years 1 to 9999, and a
 // BatchParent only inside a batch, naming an earlier message of it. Whether a sequence
 // Parent exists and is older is for the append's transaction to check. The error matches
 // transcript.ErrInvalidMessage.
@@ -35,11 +51,16 @@ func (s *Store) checkMessage(m transcript.Message, index int) error {
 	if err := transcript.ValidateNew(m); err != nil {
 		return err
 	}
+	if err := checkNUL("content", m.Content); err != nil { // ValidateNew checked its UTF-8
+		return err
+	}
+	if err := checkText("author id", m.Author.ID); err != nil {
+		return err
+	}
+	if err := checkText("author label", m.Author.Label); err != nil {
+		return err
+	}
 	switch {
-	case !utf8.ValidString(m.Author.ID):
-		return fmt.Errorf("%w: author id is not valid UTF-8", transcript.ErrInvalidMessage)
-	case !utf8.ValidString(m.Author.Label):
-		return fmt.Errorf("%w: author label is not valid UTF-8", transcript.ErrInvalidMessage)
 	case len(m.Content) > s.maxContent:
 		return fmt.Errorf("%w: content of %d bytes is over the limit of %d bytes", transcript.ErrInvalidMessage, len(m.Content), s.maxContent)
 	case !m.At.IsZero() && (m.At.Before(minAt) || !m.At.Before(maxAt)):

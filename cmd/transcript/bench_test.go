@@ -127,8 +127,8 @@ func importFiles(b *testing.B, dir string, rows int) benchFiles {
 	b.Helper()
 	f := benchFiles{
 		jsonl:  filepath.Join(dir, fmt.Sprintf("rows-%d.jsonl", rows)),
-		csv:    filepath.Join(dir, fmt.Sprintf("rows-%d.csv", rows)),
-		schema: filepath.Join(dir, "schema.db"),
+		csv:    filepath.Join(dir, fmt.Sprintf("rows-%d-v%d.csv", rows, sqlitestore.SchemaVersion)),
+		schema: filepath.Join(dir, fmt.Sprintf("schema-v%d.db", sqlitestore.SchemaVersion)),
 	}
 	if fileExists(f.jsonl) && fileExists(f.csv) && fileExists(f.schema) {
 		return f
@@ -152,7 +152,8 @@ func writeBenchFiles(f benchFiles, rows int) error {
 	defer cf.Close()
 	jw, cw := bufio.NewWriterSize(jf, 1<<20), csv.NewWriter(bufio.NewWriterSize(cf, 1<<20))
 	d := &benchDesk{rows: rows}
-	record := make([]string, 9)
+	record := make([]string, 7)
+	authors := make(map[transcript.Author]int) // the authors table's ids, in order of first row
 	err = d.each(func(m transcript.Message) error {
 		line, err := encodeLine(m) // what export writes, and import reads
 		if err != nil {
@@ -160,15 +161,20 @@ func writeBenchFiles(f benchFiles, rows int) error {
 		}
 		jw.Write(line)
 		jw.WriteByte('\n')
-		// The columns of sqlitestore's messages table: id, desk, seq, parent, author_kind,
-		// author_id, author_label, content, at_us.
+		// The columns of sqlitestore's messages table: id, desk, seq, parent, author (an id
+		// in the authors table), content, at_us.
+		author, ok := authors[m.Author]
+		if !ok {
+			author = len(authors) + 1
+			authors[m.Author] = author
+		}
 		record[0] = strconv.FormatUint(uint64(m.Seq), 10)
 		record[1] = "1"
 		record[2] = record[0]
 		record[3] = strconv.FormatUint(uint64(m.Parent), 10)
-		record[4] = strconv.Itoa(int(m.Author.Kind))
-		record[5], record[6], record[7] = m.Author.ID, m.Author.Label, m.Content
-		record[8] = strconv.FormatInt(m.At.UnixMicro(), 10)
+		record[4] = strconv.Itoa(author)
+		record[5] = m.Content
+		record[6] = strconv.FormatInt(m.At.UnixMicro(), 10)
 		return cw.Write(record)
 	})
 	if err != nil {
@@ -182,7 +188,7 @@ func writeBenchFiles(f benchFiles, rows int) error {
 		return err
 	}
 	// The table sqlite3 imports into is the store's own, made by its migrations, with the
-	// desk's row in place (the store adds it on a desk's first append).
+	// desk's row and the authors' rows in place (the store adds them as it appends).
 	os.Remove(f.schema)
 	st, err := sqlitestore.Open(context.Background(), f.schema)
 	if err != nil {
@@ -198,6 +204,11 @@ func writeBenchFiles(f benchFiles, rows int) error {
 	defer db.Close()
 	if _, err := db.Exec("INSERT INTO desks (id, name) VALUES (1, 'main')"); err != nil {
 		return err
+	}
+	for a, id := range authors {
+		if _, err := db.Exec("INSERT INTO authors (id, kind, ident, label) VALUES (?, ?, ?, ?)", id, int(a.Kind), a.ID, a.Label); err != nil {
+			return err
+		}
 	}
 	if err := db.Close(); err != nil {
 		return err
@@ -301,7 +312,7 @@ func viewDesk(b *testing.B, dir string, rows int) (string, *benchDesk) {
 	b.Helper()
 	d := &benchDesk{rows: rows}
 	d.each(func(transcript.Message) error { return nil })
-	db := filepath.Join(dir, fmt.Sprintf("desk-%d.db", rows))
+	db := filepath.Join(dir, fmt.Sprintf("desk-%d-v%d.db", rows, sqlitestore.SchemaVersion))
 	done := db + ".done" // the import finished: the file holds the desk
 	if fileExists(done) {
 		return db, d

@@ -61,6 +61,16 @@ var badInputs = []badInput{
 		return transcript.Message{Author: transcript.Agent("x", "\xfe"), Content: "hi"}
 	}},
 	{"desk name not UTF-8", "\xffeng", func(transcript.Sequence) transcript.Message { return root("hi") }},
+	// A NUL byte is valid UTF-8, but PostgreSQL text cannot hold one, and both stores refuse
+	// it, so that any desk one store holds can move to the other.
+	{"content with a NUL byte", badDesk, func(transcript.Sequence) transcript.Message { return root("nul \x00 inside") }},
+	{"author id with a NUL byte", badDesk, func(transcript.Sequence) transcript.Message {
+		return transcript.Message{Author: transcript.Agent("a\x00b", "x"), Content: "hi"}
+	}},
+	{"author label with a NUL byte", badDesk, func(transcript.Sequence) transcript.Message {
+		return transcript.Message{Author: transcript.Agent("x", "Tri\x00age"), Content: "hi"}
+	}},
+	{"desk name with a NUL byte", "en\x00g", func(transcript.Sequence) transcript.Message { return root("hi") }},
 	{"seq set by the caller, the one it would get", badDesk, func(next transcript.Sequence) transcript.Message {
 		m := root("hi")
 		m.Seq = next

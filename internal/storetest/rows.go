@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -77,35 +76,5 @@ func checkStoredRow(t *testing.T, st Store) {
 				t.Errorf("ReadBefore(%d, %d): Next = %d, want one in (%d, %d]", before, limit, page.Next, rows[start-1].Seq, rows[start].Seq)
 			}
 		}
-	}
-}
-
-// checkNULContent: content holding a NUL byte, which is valid UTF-8, is stored intact, or
-// refused with an error matching transcript.ErrInvalidMessage by a store whose database
-// cannot hold it (PostgreSQL's text type), and then nothing is stored.
-func checkNULContent(t *testing.T, st Store) {
-	const desk = "nul"
-	mustAppend(t, st, desk, root("before"), 1)
-	m := root("nul \x00 inside")
-	got, err := st.Append(t.Context(), desk, m)
-	if err != nil {
-		if !errors.Is(err, transcript.ErrInvalidMessage) {
-			t.Fatalf("Append of content with a NUL byte: error %v, want success or one matching transcript.ErrInvalidMessage", err)
-		}
-		if err := st.AppendBatch(t.Context(), desk, []transcript.Message{root("ok"), m}); !errors.Is(err, transcript.ErrInvalidMessage) {
-			t.Errorf("AppendBatch of content with a NUL byte: error %v, want one matching transcript.ErrInvalidMessage, as Append", err)
-		}
-		if h := head(t, st, desk); h != 1 {
-			t.Errorf("after refusing content with a NUL byte, the desk's head is %d, want 1", h)
-		}
-		t.Logf("the store refuses content with a NUL byte: %v", err)
-		return
-	}
-	if got.Content != m.Content {
-		t.Errorf("Append returned content %q, want %q", got.Content, m.Content)
-	}
-	rows := mustReadAll(t, st, desk)
-	if len(rows) != 2 || rows[1].Content != m.Content {
-		t.Errorf("content with a NUL byte read back as %+v, want %q", rows, m.Content)
 	}
 }

@@ -35,14 +35,12 @@ type Store interface {
 //   - Logtest: logtest.Run over one desk of the store (each of its checks on a new store).
 //   - StoredRow: Append returns the stored row, which reads back identically: At stamped
 //     when zero, kept to the microsecond otherwise, in UTC; authors, labels, content intact.
-//   - NULContent: content with a NUL byte is stored intact, or refused with
-//     transcript.ErrInvalidMessage (a database that cannot hold it) and nothing is stored.
 //   - DeskIsolation: two desks number their rows from 1 independently, Desks lists both,
 //     reads of one never return the other's rows, and an unknown desk reads empty.
 //   - BadInput: every kind of bad input (an invalid author, an empty or non-UTF-8 desk
 //     name, a parent that is not an older row of the same desk, content over the limit,
-//     non-UTF-8 content, author id or label, a Seq set by the caller, a misplaced
-//     BatchParent), through Append and as the only, last or first message of a batch, is an
+//     non-UTF-8 content, author id or label, a NUL byte in any of these texts, a Seq set by
+//     the caller, a misplaced BatchParent), through Append and as the only, last or first message of a batch, is an
 //     error matching transcript.ErrInvalidMessage, stores nothing anywhere, and the next
 //     append gets the next consecutive Seq.
 //   - Batch: AppendBatch numbers its rows consecutively and resolves transcript.BatchParent;
@@ -77,7 +75,6 @@ var checks = []struct {
 	run  func(t *testing.T, st Store)
 }{
 	{"StoredRow", checkStoredRow},
-	{"NULContent", checkNULContent},
 	{"DeskIsolation", checkDeskIsolation},
 	{"BadInput", checkBadInput},
 	{"Batch", checkBatch},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,13 +96,13 @@ func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcri
 }
 
 func (s *memStore) check(desk string, m transcript.Message, index int) error {
-	if desk == "" || !utf8.ValidString(desk) {
+	if desk == "" || !storable(desk) {
 		return fmt.Errorf("%w: bad desk name", transcript.ErrInvalidMessage)
 	}
 	if err := transcript.ValidateNew(m); err != nil {
 		return err
 	}
-	if !utf8.ValidString(m.Author.ID) || !utf8.ValidString(m.Author.Label) || len(m.Content) > s.maxContent {
+	if !storable(m.Author.ID) || !storable(m.Author.Label) || !storable(m.Content) || len(m.Content) > s.maxContent {
 		return fmt.Errorf("%w: bad author or content", transcript.ErrInvalidMessage)
 	}
 	if j, ok := m.Parent.BatchIndex(); ok && j >= index {
@@ -109,6 +110,9 @@ func (s *memStore) check(desk string, m transcript.Message, index int) error {
 	}
 	return nil
 }
+
+// storable reports whether s is text the stores keep: valid UTF-8 without a NUL byte.
+func storable(s string) bool { return utf8.ValidString(s) && !strings.Contains(s, "\x00") }
 
 func stamp(at time.Time) time.Time {
 	if at.IsZero() {
