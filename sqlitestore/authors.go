@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/sharedesk/transcript"
@@ -78,9 +79,11 @@ func (s *Store) resolveAuthors(ctx context.Context, msgs []transcript.Message, r
 	if len(missing) == 0 {
 		return nil
 	}
-	ids := make([]int64, len(missing))
-	for j, i := range missing {
-		ids[j] = refs[i]
+	ids := make([]int64, 0, len(missing))
+	for _, i := range missing {
+		if !slices.Contains(ids, refs[i]) { // a page has few authors
+			ids = append(ids, refs[i])
+		}
 	}
 	found, err := s.readAuthors(ctx, ids)
 	if err != nil {

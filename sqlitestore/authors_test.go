@@ -102,7 +102,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, i+1, int64(m.Seq), int64(m.Parent), int64(m.Au
 }
 
 // TestAuthorsAcrossStores: a Store reads and reuses the authors another Store on the same
-// file created, although its cache has never seen them.
+// file created, although its cache has never seen them, also with a single reader
+// connection.
 func TestAuthorsAcrossStores(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "shared.db")
@@ -111,7 +112,7 @@ func TestAuthorsAcrossStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := Open(ctx, path)
+	b, err := Open(ctx, path, WithReaders(1)) // resolving authors must not wait for the page's own reader
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,8 @@
 //
 // Text the store keeps (desk names, content, author ids and labels) must be valid UTF-8
 // without a NUL byte: SQLite could keep a NUL, but pgstore cannot, and refusing it in both
-// stores lets any desk move from one to the other.
+// stores lets a desk move from one to the other. (Versions before schema version 3 took NUL
+// bytes; such rows are kept and read back as written.)
 //
 // The schema is versioned (SchemaVersion) and migrated by Open from embedded SQL files, one
 // per version, all pending ones in one transaction. The migrator is a page of code rather

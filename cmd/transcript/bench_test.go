@@ -128,7 +128,7 @@ func importFiles(b *testing.B, dir string, rows int) benchFiles {
 	f := benchFiles{
 		jsonl:  filepath.Join(dir, fmt.Sprintf("rows-%d.jsonl", rows)),
 		csv:    filepath.Join(dir, fmt.Sprintf("rows-%d-v%d.csv", rows, sqlitestore.SchemaVersion)),
-		schema: filepath.Join(dir, fmt.Sprintf("schema-v%d.db", sqlitestore.SchemaVersion)),
+		schema: filepath.Join(dir, fmt.Sprintf("schema-%d-v%d.db", rows, sqlitestore.SchemaVersion)),
 	}
 	if fileExists(f.jsonl) && fileExists(f.csv) && fileExists(f.schema) {
 		return f

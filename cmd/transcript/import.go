@@ -34,7 +34,8 @@ standard input. A line looks like
 
 author is {"type":"operator"}, {"type":"person"|"agent","id":..,"label":..} or
 {"type":"system","kind":..,"label":..}; parent names an earlier line's id; "at" (RFC 3339) is
-optional; ids are strings or numbers.`)
+optional; ids are strings or numbers. Keys are case-sensitive; an unknown or repeated key
+is an error. Text must be valid UTF-8 without NUL bytes.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	if err := parse(fs, args); err != nil {
@@ -93,11 +94,9 @@ func openInput(e *env, path string) (io.ReadCloser, int64, error) {
 // the batch (transcript.BatchParent), and returns each message's line number. Blank lines
 // are skipped. Bad lines are all reported, up to maxReported, in one error.
 func readLines(r io.Reader) ([]transcript.Message, []int, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var (
-		msgs    []transcript.Message
-		numbers []int
+		msgs    chunked[transcript.Message]
+		numbers chunked[int]
 		index   = map[lineID]int{} // id → batch position
 		bad     []string
 		badN    int
@@ -108,41 +107,38 @@ func readLines(r io.Reader) ([]transcript.Message, []int, error) {
 			bad = append(bad, fmt.Sprintf("line %d: %s", n, fmt.Sprintf(format, args...)))
 		}
 	}
-	n := 0
-	for sc.Scan() {
-		n++
-		text := sc.Bytes()
-		if len(strings.TrimSpace(string(text))) == 0 {
-			continue
-		}
-		l, m, err := decodeLine(text)
-		if err != nil {
-			report(n, "%v", err)
-			continue
-		}
-		if len(m.Content) > maxContent {
-			report(n, "content of %d bytes is over the limit of %d bytes", len(m.Content), maxContent)
-			continue
+	n, err := decodeLines(r, func(d *decodedLine) {
+		l, m := d.l, d.m
+		switch {
+		case d.err != nil:
+			report(d.n, "%v", d.err)
+			return
+		case len(m.Content) > maxContent:
+			report(d.n, "content of %d bytes is over the limit of %d bytes", len(m.Content), maxContent)
+			return
+		case nulField(m) != "":
+			report(d.n, "%s holds a NUL byte, which the stores refuse (PostgreSQL text cannot hold one)", nulField(m))
+			return
 		}
 		if l.Parent != "" {
 			i, ok := index[l.Parent]
 			if !ok {
-				report(n, "parent %q is not the id of an earlier line", l.Parent)
-				continue
+				report(d.n, "parent %q is not the id of an earlier line", l.Parent)
+				return
 			}
 			m.Parent = transcript.BatchParent(i)
 		}
 		if l.ID != "" {
 			if _, dup := index[l.ID]; dup {
-				report(n, "id %q is used by an earlier line", l.ID)
-				continue
+				report(d.n, "id %q is used by an earlier line", l.ID)
+				return
 			}
-			index[l.ID] = len(msgs)
+			index[l.ID] = msgs.len()
 		}
-		msgs = append(msgs, m)
-		numbers = append(numbers, n)
-	}
-	if err := sc.Err(); err != nil {
+		msgs.add(m)
+		numbers.add(d.n)
+	})
+	if err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			report(n+1, "longer than %d bytes", maxLine)
 		} else {
@@ -155,7 +151,52 @@ func readLines(r io.Reader) ([]transcript.Message, []int, error) {
 		}
 		return nil, nil, fmt.Errorf("%d bad lines, nothing was imported:\n  %s", badN, strings.Join(bad, "\n  "))
 	}
-	return msgs, numbers, nil
+	return msgs.slice(), numbers.slice(), nil
+}
+
+// nulField names the first of m's texts that holds a NUL byte, or returns "".
+func nulField(m transcript.Message) string {
+	for _, f := range []struct{ name, text string }{{"content", m.Content}, {"author id", m.Author.ID}, {"author label", m.Author.Label}} {
+		if strings.IndexByte(f.text, 0) >= 0 {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// chunkSize is how many values a chunk of chunked holds.
+const chunkSize = 8192
+
+// chunked collects a number of values not known in advance in chunks of chunkSize, then
+// copies them once into a slice of the exact length. Growing one slice of a million
+// messages with append copies it over and over (by a quarter at a time, once it is large)
+// and cost import seconds; chunks copy each value twice in all.
+type chunked[T any] struct {
+	full [][]T
+	last []T
+	n    int
+}
+
+func (c *chunked[T]) add(v T) {
+	if len(c.last) == cap(c.last) {
+		if c.last != nil {
+			c.full = append(c.full, c.last)
+		}
+		c.last = make([]T, 0, chunkSize)
+	}
+	c.last = append(c.last, v)
+	c.n++
+}
+
+func (c *chunked[T]) len() int { return c.n }
+
+// slice returns every value added, in order, in a new slice.
+func (c *chunked[T]) slice() []T {
+	out := make([]T, 0, c.n)
+	for _, chunk := range c.full {
+		out = append(out, chunk...)
+	}
+	return append(out, c.last...)
 }
 
 // batchIndex returns the position in the batch of the message a store refused.

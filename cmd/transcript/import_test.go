@@ -19,7 +19,7 @@ var badLines = []struct {
 	{"truncated JSON", `{"author":{"type":"operator"},"content":"x"`, `(?i)json|EOF`},
 	{"trailing comma", `{"author":{"type":"operator"},"content":"x",}`, `(?i)invalid JSON`},
 	{"not an object", `["operator","x"]`, `(?i)json|cannot unmarshal|array`},
-	{"two values on a line", `{"author":{"type":"operator"},"content":"x"} {"author":{"type":"operator"},"content":"y"}`, `more than one`},
+	{"two values on a line", `{"author":{"type":"operator"},"content":"x"} {"author":{"type":"operator"},"content":"y"}`, `invalid JSON at column 46: .*after top-level value`},
 	{"unknown author type", `{"author":{"type":"robot","id":"r2"},"content":"x"}`, `unknown author type "robot"`},
 	{"agent without id", `{"author":{"type":"agent","label":"Nobody"},"content":"x"}`, `agent without id`},
 	{"system without kind", `{"author":{"type":"system","label":"CI"},"content":"x"}`, `system without kind`},
@@ -32,8 +32,10 @@ var badLines = []struct {
 	{"duplicate id", `{"id":"a","author":{"type":"operator"},"content":"x"}`, `id "a" is used by an earlier line`},
 	{"duplicate id, as a number", `{"id":2,"author":{"type":"operator"},"content":"x"}`, `id "2" is used by an earlier line`},
 	{"id not a whole number", `{"id":1.5,"author":{"type":"operator"},"content":"x"}`, `whole number`},
-	{"unknown field", `{"author":{"type":"operator"},"content":"x","mood":"happy"}`, `unknown field "mood"`},
-	{"unknown field in the author", `{"author":{"type":"agent","id":"x","lable":"X"},"content":"x"}`, `lable`},
+	{"unknown field", `{"author":{"type":"operator"},"content":"x","mood":"happy"}`, `unknown key "mood"`},
+	{"unknown field in the author", `{"author":{"type":"agent","id":"x","lable":"X"},"content":"x"}`, `"/author": unknown key "lable"`},
+	{"NUL in the content", `{"author":{"type":"operator"},"content":"a\u0000b"}`, `content holds a NUL byte`},
+	{"NUL in a label", `{"author":{"type":"agent","id":"x","label":"X\u0000"},"content":"x"}`, `author label holds a NUL byte`},
 	{"invalid time", `{"author":{"type":"operator"},"content":"x","at":"yesterday"}`, `(?i)time|yesterday`},
 	{"invalid UTF-8", "{\"author\":{\"type\":\"operator\"},\"content\":\"caf\xe9\"}", `UTF-8`},
 	{"content over 1 MiB", `{"author":{"type":"operator"},"content":"` + strings.Repeat("a", 1<<20+1) + `"}`, `(?i)over the limit|too (long|large)|1048576`},
@@ -84,7 +86,7 @@ func TestImportMalformedAllReported(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
 		kinds := []string{"truncated JSON", "unknown author type", "agent without id", "parent refers to a later id",
-			"duplicate id", "unknown field", "invalid UTF-8", "missing content", "content over 1 MiB"}
+			"duplicate id", "unknown field", "invalid UTF-8", "missing content", "content over 1 MiB", "NUL in a label"}
 		var file bytes.Buffer
 		file.WriteString(`{"id":"a","author":{"type":"person","id":"ana","label":"Ana"},"content":"one"}` + "\n")
 		want := map[int]string{} // line number → reason

@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sharedesk/transcript"
 )
@@ -67,26 +67,37 @@ func toLineAuthor(a transcript.Author) *lineAuthor {
 // lineID is a line's id: a JSON string or integer, kept as text.
 type lineID string
 
-func (id *lineID) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err == nil {
-		*id = lineID(s)
+// UnmarshalJSONFrom reads a string, or a whole number kept as its digits; null is no id.
+func (id *lineID) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case 'n':
+		*id = ""
+		return nil
+	case '"':
+		*id = lineID(tok.String())
+		return nil
+	case '0':
+		n := tok.String() // the number's text as it appears on the line
+		if _, err := strconv.ParseUint(n, 10, 64); err != nil {
+			return fmt.Errorf("id %s is not a whole number", n)
+		}
+		*id = lineID(n)
 		return nil
 	}
-	var n json.Number
-	if err := json.Unmarshal(data, &n); err != nil {
-		return errors.New("an id is a string or a number")
-	}
-	if _, err := strconv.ParseUint(n.String(), 10, 64); err != nil {
-		return fmt.Errorf("id %s is not a whole number", n)
-	}
-	*id = lineID(n.String())
-	return nil
+	return errors.New("an id is a string or a number")
 }
 
 // decodeLine decodes one line's bytes into a message and the line's id and parent id.
-// Unknown fields (in the author too), an invalid or missing author, a missing content,
-// trailing data and invalid UTF-8 are errors.
+// Unknown keys (in the author too; keys match case-sensitively), a key given twice, an
+// invalid or missing author, a missing content, trailing data and invalid UTF-8 are errors.
+//
+// Lines are read and written with github.com/go-json-experiment/json, the module that
+// mirrors encoding/json/v2: one pass a line with unknown keys refused, where encoding/json
+// needs a new Decoder for each line to refuse them (BENCHMARKS.md, Command-line tool).
 func decodeLine(data []byte) (line, transcript.Message, error) {
 	l, err := decodeLineJSON(data)
 	if err != nil {
@@ -100,17 +111,9 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 }
 
 func decodeLineJSON(data []byte) (line, error) {
-	if !utf8.Valid(data) {
-		return line{}, errors.New("not valid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var l line
-	if err := dec.Decode(&l); err != nil {
+	if err := json.Unmarshal(data, &l, json.RejectUnknownMembers(true)); err != nil {
 		return line{}, cleanJSONError(err)
-	}
-	if dec.More() {
-		return line{}, errors.New("more than one JSON value on the line")
 	}
 	switch {
 	case l.Author == nil:
@@ -121,16 +124,57 @@ func decodeLineJSON(data []byte) (line, error) {
 	return l, nil
 }
 
-// cleanJSONError says what encoding/json found wrong without its "json: " prefix.
+// cleanJSONError says what the JSON decoder found wrong in the line format's terms: where,
+// as a JSON pointer ("/author/type") or a byte offset, and what, without Go type names.
 func cleanJSONError(err error) error {
-	var syntax *json.SyntaxError
-	switch {
-	case errors.As(err, &syntax):
-		return fmt.Errorf("invalid JSON at byte %d: %s", syntax.Offset, strings.TrimPrefix(err.Error(), "json: "))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errors.New("invalid JSON: the line ends inside a value")
+	if serr, ok := errors.AsType[*json.SemanticError](err); ok {
+		where, unknown := serr.JSONPointer, errors.Is(serr.Err, json.ErrUnknownName)
+		member := ""
+		if unknown {
+			where, member = where.Parent(), where.LastToken()
+		}
+		prefix := ""
+		if where != "" && where != "/" {
+			prefix = fmt.Sprintf("%q: ", string(where))
+		}
+		switch {
+		case unknown:
+			return fmt.Errorf("%sunknown key %q", prefix, member)
+		case serr.Err != nil:
+			if _, syntactic := errors.AsType[*jsontext.SyntacticError](serr.Err); !syntactic {
+				return fmt.Errorf("%s%v", prefix, serr.Err)
+			}
+			err = serr.Err
+		case serr.JSONKind != 0:
+			return fmt.Errorf("%sunexpected JSON %s", prefix, kindName(serr.JSONKind))
+		}
+	}
+	if serr, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
+		if errors.Is(serr.Err, io.ErrUnexpectedEOF) {
+			return errors.New("invalid JSON: the line ends inside a value")
+		}
+		return fmt.Errorf("invalid JSON at column %d: %v", serr.ByteOffset+1, serr.Err) // columns count bytes from 1
 	}
 	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// kindName names a kind of JSON value.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return k.String()
 }
 
 // encodeLine returns m as a line, its seq as its id.
@@ -140,5 +184,5 @@ func encodeLine(m transcript.Message) ([]byte, error) {
 	if m.Parent != 0 {
 		l.Parent = lineID(strconv.FormatUint(uint64(m.Parent), 10))
 	}
-	return json.Marshal(l)
+	return json.Marshal(l, jsontext.EscapeForJS(true)) // U+2028 and U+2029 escaped: some tools split lines there
 }

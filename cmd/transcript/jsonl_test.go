@@ -26,6 +26,7 @@ func TestDecodeLine(t *testing.T) {
 			decoded{ID: "12", M: transcript.Message{Author: transcript.Agent("x", ""), Content: "c"}, Parent: "3"}},
 		{"system and time", `{"author":{"type":"system","kind":"workflow","label":"CI"},"content":"c","at":"2026-11-30T09:00:00+01:00"}`,
 			decoded{M: transcript.Message{Author: transcript.System("workflow", "CI"), Content: "c", At: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}}},
+		{"null ids", `{"id":null,"author":{"type":"operator"},"content":"x","parent":null}`, decoded{M: transcript.Message{Author: transcript.Operator(), Content: "x"}}},
 		{"surrounding space", " \t{\"author\":{\"type\":\"operator\"},\"content\":\"x\"}\r", decoded{M: transcript.Message{Author: transcript.Operator(), Content: "x"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,10 +44,20 @@ func TestDecodeLine(t *testing.T) {
 		{"null", `null`, `missing "author"`},
 		{"negative id", `{"id":-1,"author":{"type":"operator"},"content":"x"}`, "whole number"},
 		{"id an object", `{"id":{},"author":{"type":"operator"},"content":"x"}`, "string or a number"},
-		{"content a number", `{"author":{"type":"operator"},"content":7}`, "content"},
+		{"content a number", `{"author":{"type":"operator"},"content":7}`, `"/content": unexpected JSON number`},
 		{"author id under kind", `{"author":{"type":"agent","kind":"x"},"content":"x"}`, "invalid author"},
-		{"trailing garbage", `{"author":{"type":"operator"},"content":"x"}x`, "more than one"},
+		{"trailing garbage", `{"author":{"type":"operator"},"content":"x"}x`, "invalid JSON at column 45: invalid character 'x' after top-level value"},
+		{"second value", `{"author":{"type":"operator"},"content":"x"} {}`, "after top-level value"},
 		{"invalid UTF-8", "{\"author\":{\"type\":\"operator\"},\"content\":\"\xff\"}", "UTF-8"},
+		{"unknown key", `{"author":{"type":"operator"},"content":"x","extra":1}`, `unknown key "extra"`},
+		{"unknown author key", `{"author":{"type":"operator","x":1},"content":"x"}`, `"/author": unknown key "x"`},
+		{"key in another case", `{"Author":{"type":"operator"},"content":"x"}`, `unknown key "Author"`},
+		{"duplicate key", `{"author":{"type":"operator"},"content":"x","content":"y"}`, "duplicate"},
+		{"bad time", `{"author":{"type":"operator"},"content":"x","at":"yesterday"}`, `"/at": parsing time "yesterday"`},
+		{"cut short", `{"author":{"type":"operator"},"content":"x"`, "the line ends inside a value"},
+		{"an array", `[1]`, "unexpected JSON array"},
+		{"empty unknown key", `{"":1,"author":{"type":"operator"},"content":"x"}`, `unknown key ""`},
+		{"fractional id", `{"id":1.5,"author":{"type":"operator"},"content":"x"}`, "id 1.5 is not a whole number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := decodeLine([]byte(tc.line))
@@ -123,8 +134,8 @@ func TestEncodeLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.ContainsAny(data, "\n\r") {
-			t.Errorf("encodeLine(%+v) = %s: a line break inside a line", m, data)
+		if bytes.ContainsAny(data, "\n\r\u2028\u2029") {
+			t.Errorf("encodeLine(%+v) = %s: a line break inside a line (U+2028 and U+2029 count: some tools split lines there)", m, data)
 		}
 		l, got, err := decodeLine(data)
 		if err != nil {

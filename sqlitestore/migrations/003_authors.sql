@@ -24,10 +24,12 @@ CREATE TABLE messages_v3 (
     at_us   INTEGER NOT NULL
 ) STRICT;
 
+-- A LEFT JOIN: a row without its authors row would fail author's NOT NULL and abort the
+-- migration, rather than be left out.
 INSERT INTO messages_v3 (id, desk, seq, parent, author, content, at_us)
 SELECT m.id, m.desk, m.seq, m.parent, a.id, m.content, m.at_us
 FROM messages AS m
-JOIN authors AS a ON a.kind = m.author_kind AND a.ident = m.author_id AND a.label = m.author_label
+LEFT JOIN authors AS a ON a.kind = m.author_kind AND a.ident = m.author_id AND a.label = m.author_label
 ORDER BY m.id;
 
 DROP TABLE messages;
