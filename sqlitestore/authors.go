@@ -20,9 +20,10 @@ const (
 	readAuthorsSQL = `SELECT id, kind, ident, label FROM authors WHERE id IN (SELECT value FROM json_each(?1))`
 )
 
-// authorCacheLimit bounds a Store's author cache. A desk has a few dozen authors; a file
-// with more (a label per message, say) is still read and written correctly, the authors
-// beyond the limit by a lookup in the authors table each time.
+// authorCacheLimit bounds a Store's author cache. A desk has a few dozen authors; in a file
+// with more (a label per message, say), the cache starts afresh whenever it is full, so it
+// holds the authors of recent reads and appends, and the others cost a lookup in the
+// authors table.
 const authorCacheLimit = 4096
 
 // authorCache maps the ids of the authors table to authors and back. An authors row never
@@ -52,14 +53,19 @@ func (c *authorCache) id(a transcript.Author) (int64, bool) {
 	return id, ok
 }
 
-// add records the committed authors row id, as far as the limit allows.
+// add records the committed authors row id, emptying the cache first when it is full.
 func (c *authorCache) add(id int64, a transcript.Author) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.byID[id]; !ok && len(c.byID) < c.limit {
-		c.byID[id] = a
-		c.byKey[a] = id
+	if _, ok := c.byID[id]; ok {
+		return
 	}
+	if len(c.byID) >= c.limit {
+		clear(c.byID)
+		clear(c.byKey)
+	}
+	c.byID[id] = a
+	c.byKey[a] = id
 }
 
 // resolveAuthors sets msgs[i].Author to the author whose id is refs[i], from the cache or,
