@@ -7,7 +7,6 @@ package transcript_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -48,74 +47,20 @@ const (
 var (
 	benchAuthors  = benchdesk.Authors
 	benchContents = benchdesk.Contents
-	benchBlanks   = benchdesk.Blanks
 )
 
-// benchOpenThread is a root that still expects replies while a desk is generated.
-type benchOpenThread struct {
-	root, last transcript.Sequence // last: its newest reply, 0 if none
-	left       int                 // replies still to come
-}
-
-// benchRow is one row of the generated stream. It holds no pointers, so the stream costs the
-// garbage collector nothing while it is kept.
-type benchRow struct {
-	parent  transcript.Sequence
-	author  uint8 // index into benchAuthors
-	content uint8 // index into benchContents, or len(benchContents)+i for benchBlanks[i]
-}
-
-// benchGenStream returns the n rows of a benchPlainDesk, Seq 1 to n.
-func benchGenStream(n int) []benchRow {
-	r := rand.New(rand.NewPCG(1, 2))
-	rows := make([]benchRow, n)
-	var open []benchOpenThread // newest last; at most 32, the rest are abandoned
-	for i := range rows {
-		seq := transcript.Sequence(i + 1)
-		row := benchRow{author: uint8(r.IntN(len(benchAuthors))), content: uint8(r.IntN(len(benchContents)))}
-		if r.IntN(50) == 0 {
-			row.content = uint8(len(benchContents) + r.IntN(len(benchBlanks)))
-		}
-		if len(open) > 0 && r.IntN(100) < 45 {
-			k := len(open) - 1 - r.IntN(min(len(open), 8)) // one of the 8 newest threads
-			t := &open[k]
-			row.parent = t.root
-			if t.last != 0 && r.IntN(5) == 0 {
-				row.parent = t.last // a reply to a reply
-			}
-			t.last = seq
-			if t.left--; t.left == 0 {
-				open = slices.Delete(open, k, k+1)
-			}
-		} else if r.IntN(10) >= 7 {
-			open = append(open, benchOpenThread{root: seq, left: 1 + r.IntN(5)})
-			if len(open) > 32 {
-				open = slices.Delete(open, 0, 1)
-			}
-		}
-		rows[i] = row
-	}
-	return rows
-}
-
 // benchMessages returns the newest n rows of the stream as messages, oldest first.
-func benchMessages(stream []benchRow, n int) []transcript.Message {
+func benchMessages(stream []benchdesk.Row, n int) []transcript.Message {
 	start := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	out := make([]transcript.Message, n)
 	for i := range out {
 		j := len(stream) - n + i
 		row := stream[j]
-		content := ""
-		if int(row.content) < len(benchContents) {
-			content = benchContents[row.content]
-		} else {
-			content = benchBlanks[int(row.content)-len(benchContents)]
-		}
 		out[i] = transcript.Message{
 			Seq:     transcript.Sequence(j + 1),
-			Parent:  row.parent,
-			Author:  benchAuthors[row.author],
-			Content: content,
+			Parent:  transcript.Sequence(row.Parent),
+			Author:  benchAuthors[row.Author],
+			Content: row.Text(),
 			At:      start.Add(time.Duration(j) * 7 * time.Second),
 		}
 	}
@@ -158,7 +103,7 @@ type benchDeskKey struct {
 
 var benchDesks = struct {
 	sync.Mutex
-	stream []benchRow
+	stream []benchdesk.Row
 	m      map[benchDeskKey]*memlog.Log
 }{m: make(map[benchDeskKey]*memlog.Log)}
 
@@ -176,7 +121,7 @@ func benchDeskLocked(tb testing.TB, key benchDeskKey) *memlog.Log {
 		return l
 	}
 	if benchDesks.stream == nil {
-		benchDesks.stream = benchGenStream(benchStreamRows)
+		benchDesks.stream = benchdesk.Stream(benchStreamRows)
 	}
 	rows := benchMessages(benchDesks.stream, key.n)
 	if key.shape == benchThreadedDesk {

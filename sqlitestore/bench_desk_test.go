@@ -1,15 +1,13 @@
 package sqlitestore
 
-// The desks the benchmarks read: generated from a seeded RNG, the same shape as the root
-// package's benchPlainDesk, stored once per size in a database file cached in os.TempDir.
+// The desks the benchmarks read: cut from benchdesk.Stream, the stream the root package's
+// benchPlainDesk is cut from, stored once per size in a database file cached in os.TempDir.
 
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,15 +19,10 @@ import (
 // benchDeskName is the desk of every benchmark database.
 const benchDeskName = "bench"
 
-// benchGenVersion names the generator below in cached file names: change it with the
-// generator, so that a cached file never holds another generator's rows.
+// benchGenVersion names the generator (benchdesk.Stream and benchMessages) in cached file
+// names: change it with the generator, so that a cached file never holds another
+// generator's rows.
 const benchGenVersion = 2
-
-var (
-	benchAuthors  = benchdesk.Authors
-	benchContents = benchdesk.Contents
-	benchBlanks   = benchdesk.Blanks
-)
 
 // benchStreamRows is the size of the one generated stream every desk is cut from: a desk of
 // n rows is the stream's newest n rows, renumbered from 1, so desks of every size share their
@@ -37,52 +30,9 @@ var (
 // falls below a desk's oldest row becomes a root of that desk.
 const benchStreamRows = 1_000_000
 
-// benchRow is one row of the generated stream. It holds no pointers, so the stream costs the
-// garbage collector nothing while it is kept.
-type benchRow struct {
-	parent  uint32 // Seq of the parent in the stream, 0 for a root
-	author  uint8  // index into benchAuthors
-	content uint8  // index into benchContents, or len(benchContents)+i for benchBlanks[i]
-}
-
-// benchStream is a busy channel of benchStreamRows rows, oldest first (row i has Seq i+1):
-// mostly roots, 30% of them opening a thread of 1 to 5 replies (a fifth of those to the
-// thread's previous reply) interleaved with newer roots; 2% of rows are blank.
-var benchStream = sync.OnceValue(func() []benchRow {
-	type openThread struct {
-		root, last uint32
-		left       int
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	rows := make([]benchRow, benchStreamRows)
-	var open []openThread // newest last; at most 32, the rest are abandoned
-	for i := range rows {
-		seq := uint32(i + 1)
-		row := benchRow{author: uint8(r.IntN(len(benchAuthors))), content: uint8(r.IntN(len(benchContents)))}
-		if r.IntN(50) == 0 {
-			row.content = uint8(len(benchContents) + r.IntN(len(benchBlanks)))
-		}
-		if len(open) > 0 && r.IntN(100) < 45 {
-			k := len(open) - 1 - r.IntN(min(len(open), 8)) // one of the 8 newest threads
-			t := &open[k]
-			row.parent = t.root
-			if t.last != 0 && r.IntN(5) == 0 {
-				row.parent = t.last
-			}
-			t.last = seq
-			if t.left--; t.left == 0 {
-				open = slices.Delete(open, k, k+1)
-			}
-		} else if r.IntN(10) >= 7 {
-			open = append(open, openThread{root: seq, left: 1 + r.IntN(5)})
-			if len(open) > 32 {
-				open = slices.Delete(open, 0, 1)
-			}
-		}
-		rows[i] = row
-	}
-	return rows
-})
+// benchStream is the stream every desk is cut from: benchdesk.Stream, as the root package's
+// benchmarks generate it.
+var benchStream = sync.OnceValue(func() []benchdesk.Row { return benchdesk.Stream(benchStreamRows) })
 
 // benchMessages returns a desk of n rows (at most benchStreamRows), oldest first, without
 // Seq: the stream's newest n rows, parents renumbered to match.
@@ -93,14 +43,9 @@ func benchMessages(n int) []transcript.Message {
 	msgs := make([]transcript.Message, n)
 	for i := range msgs {
 		row := stream[offset+i]
-		m := transcript.Message{Author: benchAuthors[row.author], At: start.Add(time.Duration(offset+i) * time.Second)}
-		if int(row.content) < len(benchContents) {
-			m.Content = benchContents[row.content]
-		} else {
-			m.Content = benchBlanks[int(row.content)-len(benchContents)]
-		}
-		if int(row.parent) > offset {
-			m.Parent = transcript.Sequence(int(row.parent) - offset)
+		m := transcript.Message{Author: benchdesk.Authors[row.Author], Content: row.Text(), At: start.Add(time.Duration(offset+i) * time.Second)}
+		if int(row.Parent) > offset {
+			m.Parent = transcript.Sequence(int(row.Parent) - offset)
 		}
 		msgs[i] = m
 	}

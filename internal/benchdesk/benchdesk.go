@@ -4,6 +4,7 @@ package benchdesk
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/sharedesk/transcript"
@@ -45,3 +46,60 @@ var Contents = func() []string {
 
 // Blanks are the blank contents: white space that strings.TrimSpace and SQL's trim remove.
 var Blanks = []string{"", " ", "\n\t "}
+
+// Row is one row of a generated stream. It holds no pointers, so a stream of a million rows
+// costs the garbage collector nothing while it is kept.
+type Row struct {
+	Parent  uint32 // Seq of the parent in the stream (row i has Seq i+1), 0 for a root
+	Author  uint8  // index into Authors
+	Content uint8  // index into Contents, or len(Contents)+i for Blanks[i]
+}
+
+// Text returns the row's content.
+func (r Row) Text() string {
+	if int(r.Content) < len(Contents) {
+		return Contents[r.Content]
+	}
+	return Blanks[int(r.Content)-len(Contents)]
+}
+
+// Stream returns n rows of a busy channel, oldest first (row i has Seq i+1), the same for a
+// given n on every run: mostly roots, 30% of them opening a thread of 1 to 5 replies (a fifth
+// of those to the thread's previous reply), each reply going to one of the 8 newest open
+// threads (at most 32 stay open, the oldest are abandoned), so threads interleave with newer
+// roots; 2% of rows are blank. A stream's first rows do not depend on n.
+func Stream(n int) []Row {
+	type openThread struct {
+		root, last uint32 // last: the thread's newest reply, 0 if none
+		left       int    // replies still to come
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	rows := make([]Row, n)
+	var open []openThread // newest last
+	for i := range rows {
+		seq := uint32(i + 1)
+		row := Row{Author: uint8(r.IntN(len(Authors))), Content: uint8(r.IntN(len(Contents)))}
+		if r.IntN(50) == 0 {
+			row.Content = uint8(len(Contents) + r.IntN(len(Blanks)))
+		}
+		if len(open) > 0 && r.IntN(100) < 45 {
+			k := len(open) - 1 - r.IntN(min(len(open), 8)) // one of the 8 newest threads
+			t := &open[k]
+			row.Parent = t.root
+			if t.last != 0 && r.IntN(5) == 0 {
+				row.Parent = t.last // a reply to a reply
+			}
+			t.last = seq
+			if t.left--; t.left == 0 {
+				open = slices.Delete(open, k, k+1)
+			}
+		} else if r.IntN(10) >= 7 {
+			open = append(open, openThread{root: seq, left: 1 + r.IntN(5)})
+			if len(open) > 32 {
+				open = slices.Delete(open, 0, 1)
+			}
+		}
+		rows[i] = row
+	}
+	return rows
+}
