@@ -23,11 +23,10 @@ type decodedLine struct {
 
 // lineBlock is a run of consecutive lines, decoded by one worker.
 type lineBlock struct {
-	text  []byte // the lines' bytes, one after the other
-	ends  []int  // where each line ends in text
-	nums  []int  // each line's number
-	lines []decodedLine
-	ready chan struct{} // closed once lines is filled
+	text  []byte        // the lines' bytes, one after the other
+	ends  []int         // where each line ends in text
+	lines []decodedLine // numbered when cut, decoded by a worker
+	ready chan struct{} // closed once lines are decoded
 }
 
 // decodeLines decodes the non-blank lines of r on every CPU and calls fn with each, in input
@@ -59,7 +58,6 @@ func decodeLines(r io.Reader, fn func(d *decodedLine)) (int, error) {
 				start := 0
 				for i, end := range b.ends {
 					d := &b.lines[i]
-					d.n = b.nums[i]
 					d.l, d.m, d.err = decodeLine(b.text[start:end])
 					start = end
 				}
@@ -86,7 +84,6 @@ func cutBlocks(r io.Reader, emit func(*lineBlock)) (int, error) {
 	var b *lineBlock
 	flush := func() {
 		if b != nil {
-			b.lines = make([]decodedLine, len(b.ends))
 			emit(b)
 			b = nil
 		}
@@ -99,11 +96,15 @@ func cutBlocks(r io.Reader, emit func(*lineBlock)) (int, error) {
 			continue
 		}
 		if b == nil {
-			b = &lineBlock{ready: make(chan struct{})}
+			b = &lineBlock{
+				ends:  make([]int, 0, blockLines),
+				lines: make([]decodedLine, 0, blockLines),
+				ready: make(chan struct{}),
+			}
 		}
 		b.text = append(b.text, text...)
 		b.ends = append(b.ends, len(b.text))
-		b.nums = append(b.nums, n)
+		b.lines = append(b.lines, decodedLine{n: n})
 		if len(b.ends) == blockLines {
 			flush()
 		}
