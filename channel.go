@@ -6,16 +6,19 @@ import (
 	"slices"
 )
 
-// channelView qualifies every non-blank root and each root's first reply within the scan.
+// channelView qualifies every non-blank root the viewer may read and each root's first
+// reply within the scan.
 type channelView struct {
+	viewer    Author
 	window    int
 	qualified []*Message // confirmed rows, pointing into the pages the Pager keeps; unordered
 	first     FirstReplies
+	elided    elided
 	want      int // rows the last settle estimated the view still needs; 0: no estimate
 }
 
-func newChannelView(window int) *channelView {
-	return &channelView{window: window}
+func newChannelView(viewer Author, window int) *channelView {
+	return &channelView{viewer: viewer, window: window, first: FirstReplies{Viewer: viewer}}
 }
 
 func (v *channelView) add(rows []Message) {
@@ -24,8 +27,14 @@ func (v *channelView) add(rows []Message) {
 		if reply := v.first.Add(m); reply != nil {
 			v.qualified = append(v.qualified, reply)
 		}
-		if m.Parent == 0 && !m.Blank() {
+		if m.Parent != 0 {
+			continue
+		}
+		switch m.visibilityFor(v.viewer) {
+		case shown:
 			v.qualified = append(v.qualified, m)
+		case unshown:
+			v.elided.add(m)
 		}
 	}
 }
@@ -59,12 +68,16 @@ func (v *channelView) settle(_ context.Context, p *Pager) (bool, error) {
 
 func (v *channelView) wanted() int { return v.want }
 
-func (v *channelView) result() []Message {
+func (v *channelView) result() ([]Message, []Elision) {
 	slices.SortFunc(v.qualified, func(a, b *Message) int { return cmp.Compare(a.Seq, b.Seq) })
 	newest := v.qualified[max(0, len(v.qualified)-v.window):]
 	out := make([]Message, len(newest))
 	for i, m := range newest {
 		out[i] = *m
 	}
-	return out
+	var floor Sequence
+	if len(out) == v.window {
+		floor = out[0].Seq
+	}
+	return out, v.elided.above(floor, out)
 }

@@ -1,7 +1,8 @@
 package transcript
 
-// FirstReplies finds each root's first reply — its oldest non-blank direct reply — during a
-// walk that reads rows newest first, as Project's channel view and the sharing package do.
+// FirstReplies finds each root's first reply — its oldest non-blank direct reply that Viewer
+// may read — during a walk that reads rows newest first, as Project's channel view and the
+// sharing package do.
 //
 // It holds only the replies whose parent has not been read yet, keyed by parent, each the
 // oldest non-blank reply seen so far. Reading a root confirms its entry; reading a reply drops
@@ -9,10 +10,12 @@ package transcript
 // passed over (not in the log) is dropped too. Its cost is one map lookup per row and one
 // entry per pending parent, never a copy of the rows.
 //
-// The zero FirstReplies is ready to use. It keeps pointers into the rows it is given, which
-// must not change while it is in use.
+// The zero FirstReplies is ready to use, for a viewer who reads only the rows the whole desk
+// reads. It keeps pointers into the rows it is given, which must not change while it is in
+// use.
 type FirstReplies struct {
-	pending map[Sequence]*Message // parent → oldest non-blank reply so far
+	Viewer  Author                // whose first replies: a row Viewer may not read counts as blank
+	pending map[Sequence]*Message // parent → oldest qualifying reply so far
 	low     Sequence              // the Seq of the last row added
 }
 
@@ -25,7 +28,7 @@ func (f *FirstReplies) Add(m *Message) *Message {
 	if ok {
 		delete(f.pending, m.Seq)
 	}
-	if m.Parent != 0 && !m.Blank() {
+	if m.Parent != 0 && m.visibilityFor(f.Viewer) == shown {
 		if f.pending == nil {
 			f.pending = make(map[Sequence]*Message)
 		}

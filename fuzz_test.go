@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	"github.com/sharedesk/transcript"
 )
 
@@ -385,7 +387,7 @@ func fuzzCheck(q transcript.Query, calls []modelRead, proj transcript.Projection
 		if q.Before != 0 && m.Seq >= q.Before {
 			badf("message %d: seq %d not below Before %d", i, m.Seq, q.Before)
 		}
-		if !slices.Contains(returned, m) {
+		if !slices.ContainsFunc(returned, func(r transcript.Message) bool { return gocmp.Equal(r, m) }) {
 			badf("message %d: %+v was never returned by the host", i, m)
 		}
 		if strings.TrimSpace(m.Content) == "" {
@@ -403,7 +405,7 @@ func fuzzCheck(q transcript.Query, calls []modelRead, proj transcript.Projection
 	// The first row the host returned as the thread root decides whether the root shows.
 	if t != 0 && (q.Before == 0 || t < q.Before) {
 		i := slices.IndexFunc(returned, func(m transcript.Message) bool { return m.Seq == t })
-		if i >= 0 && strings.TrimSpace(returned[i].Content) != "" && (len(proj.Messages) == 0 || proj.Messages[0] != returned[i]) {
+		if i >= 0 && strings.TrimSpace(returned[i].Content) != "" && (len(proj.Messages) == 0 || !gocmp.Equal(proj.Messages[0], returned[i])) {
 			badf("the host returned the thread root %+v, but it is not the first message", returned[i])
 		}
 	}

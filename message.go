@@ -21,6 +21,12 @@ type Message struct {
 	Author  Author    `json:"author"`
 	Content string    `json:"content"`
 	At      time.Time `json:"at,omitzero"` // when the host accepted the row; optional
+	// Audience is empty for a row the whole desk reads. Otherwise the row is an aside: only
+	// its author, the participants listed (identity by Kind and ID; labels are informational)
+	// and the operator read it (see ReadableBy). Stores keep it in canonical order, by Kind
+	// and then ID. A Message holding an Audience shares that slice when copied: a Log that
+	// hands out its own storage must copy it too.
+	Audience []Author `json:"audience,omitempty"`
 }
 
 // IsRoot reports whether m is a root at channel level (it replies to nothing).
@@ -29,6 +35,26 @@ func (m Message) IsRoot() bool { return m.Parent == 0 }
 // Blank reports whether m's content is empty after trimming white space. A blank row counts
 // toward a walk's scan but never qualifies for a view; as a root it still anchors replies.
 func (m Message) Blank() bool { return isBlank(m.Content) }
+
+// visibility is how a row stands for one viewer.
+type visibility uint8
+
+const (
+	hidden  visibility = iota // blank: shown to no one, elided for no one
+	shown                     // non-blank, and the viewer may read it
+	unshown                   // non-blank, and the viewer may not read it: an elided row at the view's level
+)
+
+// visibilityFor classifies m for viewer. It costs a blank check on a desk row.
+func (m *Message) visibilityFor(viewer Author) visibility {
+	switch {
+	case isBlank(m.Content):
+		return hidden
+	case len(m.Audience) == 0 || m.asideReadableBy(viewer):
+		return shown
+	}
+	return unshown
+}
 
 // isBlank is strings.TrimSpace(s) == "" without building the trimmed string; it stops at
 // the first character that is not white space, so it costs O(1) for ordinary content.
@@ -66,8 +92,11 @@ func (c Conversation) IsChannel() bool { return c.Thread == 0 }
 var ErrInvalidMessage = errors.New("transcript: invalid message")
 
 // ValidateNew reports whether m can be appended as a new row: its Seq is unset (the log
-// assigns it), its Author is valid and its Content is valid UTF-8. Whether the Parent exists is the log's to check. The error matches
-// ErrInvalidMessage, and ErrInvalidAuthor for a bad author.
+// assigns it), its Author is valid, its Content is valid UTF-8, and its Audience lists at
+// most MaxAudience valid participants, each once, without m's author. Whether the Parent
+// exists, and the reply rule (ResolveAudience), are the log's to check. The error matches
+// ErrInvalidMessage, ErrInvalidAuthor for a bad author and ErrInvalidAudience for a bad
+// audience.
 func ValidateNew(m Message) error {
 	switch {
 	case m.Seq != 0:
@@ -76,6 +105,9 @@ func ValidateNew(m Message) error {
 		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalidMessage)
 	}
 	if err := m.Author.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+	}
+	if err := validateAudience(m.Author, m.Audience); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	"github.com/sharedesk/transcript"
 )
 
@@ -19,7 +21,7 @@ func TestMessageJSON(t *testing.T) {
 		t.Fatalf("Marshal = %s, %v; want %s", got, err, want)
 	}
 	var back transcript.Message
-	if err := json.Unmarshal(got, &back); err != nil || back != m {
+	if err := json.Unmarshal(got, &back); err != nil || !gocmp.Equal(back, m) {
 		t.Errorf("round trip = %+v, %v; want %+v", back, err, m)
 	}
 	root, _ := json.Marshal(transcript.Message{Seq: 1, Author: transcript.Operator(), Content: "x"})

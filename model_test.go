@@ -139,8 +139,11 @@ func modelSettled(rows, prefix []transcript.Message, q transcript.Query) bool {
 	if t := q.Conversation.Thread; t != 0 {
 		// Every direct reply is newer than its root: once the prefix reaches T, none is
 		// left. Above T, the rows beyond can only add older replies, which matter while the
-		// replies in the prefix do not fill the places the root leaves.
-		return low <= t || len(modelReplies(prefix, t)) >= window-len(modelRoot(rows, q))
+		// replies in the prefix do not fill the places the root leaves, and while the root
+		// fills the window alone: its floor is then the root, and every row above it may be
+		// elided.
+		places := window - len(modelRoot(rows, q))
+		return low <= t || (places > 0 && len(modelReplies(prefix, t)) >= places)
 	}
 	// Rows beyond the prefix are older than every row in it. What they can change: they may
 	// qualify themselves, and a reply in the prefix whose parent lies beyond it becomes a
@@ -303,7 +306,7 @@ func modelRowsAtOrBelow(calls []modelRead, t transcript.Sequence) bool {
 func modelCheckProjection(proj transcript.Projection, want modelResult) []string {
 	var bad []string
 	// slices.Equal first: go-cmp is slow, and thousands of projections agree.
-	if !slices.Equal(want.Messages, proj.Messages) {
+	if !gocmp.Equal(want.Messages, proj.Messages, cmpopts.EquateEmpty()) {
 		if d := gocmp.Diff(want.Messages, proj.Messages, cmpopts.EquateEmpty()); d != "" {
 			bad = append(bad, "Messages (-model +Project):\n"+d)
 		}

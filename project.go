@@ -11,6 +11,10 @@ type Query struct {
 	Before Sequence
 	// Window is how many qualifying messages to return; <= 0 means SessionWindow.
 	Window int
+	// Viewer is who the view is for: a row Viewer may not read (see Message.ReadableBy)
+	// counts as blank. The zero Author, like any viewer that fails Author.Validate, reads
+	// only the rows the whole desk reads.
+	Viewer Author
 }
 
 // Projection is what one participant sees of a desk for one turn.
@@ -20,12 +24,17 @@ type Projection struct {
 	Partial  bool      `json:"partial"`  // the walk needed more rows but hit ScanLimit while older rows remained
 	Scanned  int       `json:"scanned"`  // raw rows read from the host
 	Reads    int       `json:"reads"`    // host reads made
+	// Elided stands for the rows of the view the viewer may not read, in ascending From,
+	// placed among Messages by sequence.
+	Elided []Elision `json:"elided,omitempty"`
 }
 
 // Project walks log backwards from q.Before and returns the newest q.Window messages that
-// qualify for q's view, in chronological order.
+// qualify for q's view, as q.Viewer may read it, in chronological order.
 //
 // Over the log's rows older than Before, newest first, let P be the first ScanLimit of them.
+// A row the viewer may not read counts as blank below: it never qualifies, and as a root it
+// still anchors replies.
 //
 //   - Thread view of root T: T itself and every direct reply of T (Parent == T) qualify when
 //     non-blank; replies to replies never do. The root is always the first message when it
@@ -36,6 +45,12 @@ type Projection struct {
 //   - Channel view: every non-blank root (Parent == 0) in P qualifies, and for each root R in
 //     P its first reply: the oldest non-blank row in P with Parent == R. A reply whose root is
 //     not in P, and a reply to a reply, never qualify.
+//
+// Elided stands for the rows of P that are non-blank, that the viewer may not read and that
+// sit at the view's level (roots in the channel view; T and its direct replies in the thread
+// view of T), newer than the window's floor: when Messages holds Window messages, the Seq of
+// its oldest message other than the thread root (the root itself when it is the only
+// message), else 0. They are grouped as Elide groups them.
 //
 // The walk never asks for more than PageSize rows in one read nor more than the scan budget
 // left. It starts with a small read and doubles it, and stops as soon as further reading
@@ -84,8 +99,9 @@ type view interface {
 	// wanted estimates, after a settle that was not final, how many more rows the view
 	// needs; 0 when it cannot tell.
 	wanted() int
-	// result returns the qualifying messages, chronological, in a slice the caller owns.
-	result() []Message
+	// result returns the qualifying messages, chronological, in a slice the caller owns,
+	// and the elisions among them.
+	result() ([]Message, []Elision)
 }
 
 func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, error) {
@@ -95,9 +111,9 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 	}
 	var v view
 	if q.Conversation.Thread == 0 {
-		v = newChannelView(window)
+		v = newChannelView(q.Viewer, window)
 	} else {
-		v = newThreadView(q.Conversation.Thread, q.Before, window)
+		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window)
 	}
 	p := NewPager(log, q.Before)
 	var proj Projection
@@ -126,7 +142,7 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 			size = nextReadSize(size, v.wanted())
 		}
 	}
-	proj.Messages = v.result()
+	proj.Messages, proj.Elided = v.result()
 	proj.Scanned = p.Scanned()
 	proj.Reads = p.Reads()
 	return proj, nil

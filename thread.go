@@ -10,23 +10,25 @@ type rootState uint8
 
 const (
 	rootUnknown        rootState = iota // not reached, not fetched
-	rootQualifies                       // exists, older than the bound, non-blank
-	rootDoesNotQualify                  // missing, blank, or not older than the bound
+	rootQualifies                       // exists, older than the bound, non-blank, readable by the viewer
+	rootDoesNotQualify                  // missing, blank, unreadable, or not older than the bound
 )
 
-// threadView qualifies the root T and its non-blank direct replies.
+// threadView qualifies the root T and its non-blank direct replies that the viewer may read.
 type threadView struct {
+	viewer  Author
 	root    Sequence
 	window  int
 	state   rootState
 	rootRow Message
 	passed  bool      // a row at or below the root was read: no reply can follow
 	scanned int       // rows read as of the last settle
-	replies []Message // non-blank direct replies, newest first
+	replies []Message // qualifying direct replies, newest first
+	elided  elided    // the root and direct replies the viewer may not read, newest first
 }
 
-func newThreadView(root, before Sequence, window int) *threadView {
-	v := &threadView{root: root, window: window}
+func newThreadView(viewer Author, root, before Sequence, window int) *threadView {
+	v := &threadView{viewer: viewer, root: root, window: window}
 	if before != 0 && root >= before {
 		v.state = rootDoesNotQualify
 	}
@@ -38,14 +40,23 @@ func (v *threadView) add(rows []Message) {
 		m := &rows[i]
 		if m.Seq <= v.root {
 			if m.Seq == v.root {
+				if m.visibilityFor(v.viewer) == unshown {
+					v.elided.add(m)
+				}
 				v.resolveRoot(m)
 			}
 			v.resolveRoot(nil)
 			v.passed = true
 			return
 		}
-		if m.Parent == v.root && !m.Blank() {
+		if m.Parent != v.root {
+			continue
+		}
+		switch m.visibilityFor(v.viewer) {
+		case shown:
 			v.replies = append(v.replies, *m)
+		case unshown:
+			v.elided.add(m)
 		}
 	}
 }
@@ -56,7 +67,7 @@ func (v *threadView) resolveRoot(m *Message) {
 	if v.state != rootUnknown {
 		return
 	}
-	if m != nil && m.Seq == v.root && !m.Blank() {
+	if m != nil && m.Seq == v.root && m.visibilityFor(v.viewer) == shown {
 		v.state, v.rootRow = rootQualifies, *m
 		return
 	}
@@ -64,7 +75,9 @@ func (v *threadView) resolveRoot(m *Message) {
 }
 
 // settle fetches the root with one read of limit 1 once the walk stops above it (the
-// replies fill Window-1 places, or the scan budget is spent) while older rows remain.
+// replies fill Window-1 places, or the scan budget is spent) while older rows remain. A
+// window of one that holds the root holds it alone, so its floor is the root: that walk goes
+// on down to the root, for the elisions above it.
 func (v *threadView) settle(ctx context.Context, p *Pager) (bool, error) {
 	v.scanned = p.Scanned()
 	if v.passed || p.Done() {
@@ -81,7 +94,7 @@ func (v *threadView) settle(ctx context.Context, p *Pager) (bool, error) {
 		}
 		v.resolveRoot(nil)
 	}
-	return v.state != rootUnknown && len(v.replies) >= v.places(), nil
+	return v.state != rootUnknown && len(v.replies) >= v.places() && v.places() > 0, nil
 }
 
 // places is how many replies the result holds at most.
@@ -106,7 +119,7 @@ func (v *threadView) wanted() int {
 	return need * v.scanned * 5 / (4 * found)
 }
 
-func (v *threadView) result() []Message {
+func (v *threadView) result() ([]Message, []Elision) {
 	replies := v.replies[:min(len(v.replies), v.places())]
 	out := make([]Message, 0, len(replies)+1)
 	if v.state == rootQualifies {
@@ -115,5 +128,12 @@ func (v *threadView) result() []Message {
 	for _, m := range slices.Backward(replies) {
 		out = append(out, m)
 	}
-	return out
+	var floor Sequence // the oldest message other than the root, or the root alone
+	if len(out) == v.window {
+		floor = out[0].Seq
+		if v.state == rootQualifies && len(out) > 1 {
+			floor = out[1].Seq
+		}
+	}
+	return out, v.elided.above(floor, out)
 }

@@ -1,7 +1,8 @@
 // Package memlog is an in-memory transcript.Log for one desk: the reference implementation
 // of the port, and the store used by tests, examples and the demo.
 //
-// Reads copy, so callers can neither corrupt the log nor see it change under them.
+// Reads copy, audiences included, so callers can neither corrupt the log nor see it change
+// under them.
 package memlog
 
 import (
@@ -32,7 +33,8 @@ func New() *Log { return new(Log) }
 
 // From returns a log holding rows, which must be in strictly ascending Seq (gaps are
 // allowed), each valid as a page row (Seq >= 1, a valid author, Parent < Seq). Parents need
-// not exist: a host's log may hold such rows, and the walk must cope. From copies rows.
+// not exist and audiences are taken as given, unchecked: a host's log may hold such rows,
+// and the walk must cope. From copies rows, audiences included.
 func From(rows []transcript.Message) (*Log, error) {
 	for i, m := range rows {
 		switch {
@@ -45,12 +47,14 @@ func From(rows []transcript.Message) (*Log, error) {
 			return nil, fmt.Errorf("memlog: row %d: %w", i, err)
 		}
 	}
-	return &Log{rows: slices.Clone(rows)}, nil
+	return &Log{rows: copyRows(rows)}, nil
 }
 
 // Append stores m as the newest row and returns it with its assigned Seq: one above the
-// newest row (1 for the first). m must satisfy transcript.ValidateNew, and its Parent, when
-// not 0, must be a row of this log. On error nothing is stored. Append honours ctx.
+// newest row (1 for the first), and its Audience as transcript.ResolveAudience gives it. m
+// must satisfy transcript.ValidateNew, its Parent, when not 0, must be a row of this log,
+// and the reply rule must hold (a reply to an aside keeps the aside's readers; no one
+// replies to a row they may not read). On error nothing is stored. Append honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.Message{}, err
@@ -60,13 +64,21 @@ func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Mess
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var parent *transcript.Message
 	if m.Parent != 0 {
-		if _, found := l.find(m.Parent); !found {
+		i, found := l.find(m.Parent)
+		if !found {
 			return transcript.Message{}, fmt.Errorf("%w: parent %d is not a row of this log", transcript.ErrInvalidMessage, m.Parent)
 		}
+		parent = &l.rows[i]
 	}
-	m.Seq = l.head() + 1
+	audience, err := transcript.ResolveAudience(m, parent)
+	if err != nil {
+		return transcript.Message{}, err
+	}
+	m.Seq, m.Audience = l.head()+1, audience // a new slice: the caller's stays the caller's
 	l.rows = append(l.rows, m)
+	m.Audience = slices.Clone(audience)
 	return m, nil
 }
 
@@ -91,6 +103,7 @@ func (l *Log) ReadBefore(ctx context.Context, before transcript.Sequence, limit 
 	for i, m := range l.rows[start:end] {
 		page.Messages[end-start-1-i] = m
 	}
+	detachAudiences(page.Messages)
 	if start > 0 {
 		page.Next = l.rows[start].Seq
 	}
@@ -115,7 +128,34 @@ func (l *Log) Len() int {
 func (l *Log) Messages() []transcript.Message {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return slices.Clone(l.rows)
+	return copyRows(l.rows)
+}
+
+// copyRows returns a copy of rows, audiences included.
+func copyRows(rows []transcript.Message) []transcript.Message {
+	out := slices.Clone(rows)
+	detachAudiences(out)
+	return out
+}
+
+// detachAudiences gives the audiences of out, copied rows, one new array of their own, so
+// that a page costs two allocations however many asides it holds.
+func detachAudiences(out []transcript.Message) {
+	n := 0
+	for _, m := range out {
+		n += len(m.Audience)
+	}
+	if n == 0 {
+		return
+	}
+	audiences := make([]transcript.Author, 0, n)
+	for i := range out {
+		if a := out[i].Audience; len(a) > 0 {
+			start := len(audiences)
+			audiences = append(audiences, a...)
+			out[i].Audience = audiences[start:len(audiences):len(audiences)]
+		}
+	}
 }
 
 func (l *Log) head() transcript.Sequence {

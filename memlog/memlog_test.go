@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/logtest"
 	"github.com/sharedesk/transcript/memlog"
@@ -50,10 +52,10 @@ func TestAppendAssignsSeq(t *testing.T) {
 	}
 	want := m
 	want.Seq = 3
-	if got != want {
+	if !gocmp.Equal(got, want) {
 		t.Errorf("Append returned %+v, want %+v", got, want)
 	}
-	if rows := l.Messages(); len(rows) != 3 || rows[2] != want {
+	if rows := l.Messages(); len(rows) != 3 || !gocmp.Equal(rows[2], want) {
 		t.Errorf("Messages() = %+v, want the appended row last", rows)
 	}
 	if l.Head() != 3 || l.Len() != 3 {
@@ -89,10 +91,10 @@ func TestAppendRejects(t *testing.T) {
 			if tt.wantAuthor && !errors.Is(err, transcript.ErrInvalidAuthor) {
 				t.Errorf("Append(%+v): error %v does not match transcript.ErrInvalidAuthor", m, err)
 			}
-			if got != (transcript.Message{}) {
+			if !gocmp.Equal(got, transcript.Message{}) {
 				t.Errorf("Append(%+v) returned %+v with its error, want the zero Message", m, got)
 			}
-			if after := l.Messages(); !slices.Equal(after, before) {
+			if after := l.Messages(); !gocmp.Equal(after, before) {
 				t.Errorf("after a rejected Append the log holds %+v, want %+v", after, before)
 			}
 		})
@@ -135,7 +137,7 @@ func TestFrom(t *testing.T) {
 	}
 	want := slices.Clone(rows)
 	rows[0].Content = "changed by the caller"
-	if got := l.Messages(); !slices.Equal(got, want) {
+	if got := l.Messages(); !gocmp.Equal(got, want) {
 		t.Errorf("Messages() = %+v, want %+v (From must copy)", got, want)
 	}
 	if l.Head() != 20 {

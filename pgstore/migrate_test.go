@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -83,7 +84,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		{Seq: 1, Author: transcript.Person("ana", "Ana"), Content: "question", At: at},
 	}
 	page := mustRead(t, st.Log("eng"), 0, 10)
-	if !slices.Equal(page.Messages, want) {
+	if !reflect.DeepEqual(page.Messages, want) {
 		t.Errorf("desk eng after the migration:\n got %+v\nwant %+v", page.Messages, want)
 	}
 	desks, err := st.Desks(ctx)

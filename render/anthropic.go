@@ -21,10 +21,11 @@ const (
 // turn and so is the last. Where the messages start or end with the viewer's own, or there
 // are none, a user turn holding a note (NoteStartsWithYou, NoteNothingNewYet, NoteNoMessages)
 // fills the place. Merged turns carry no Name. The viewer's own blank messages (which no
-// projection holds) are left out, since an empty assistant turn is not valid.
-func Alternating(viewer transcript.Author, msgs []transcript.Message) []Turn {
+// projection holds) are left out, since an empty assistant turn is not valid. Elisions are
+// user-side turns, as Turns gives them.
+func Alternating(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) []Turn {
 	var out []Turn
-	for _, t := range Turns(viewer, msgs) {
+	for _, t := range Turns(viewer, msgs, elided...) {
 		if t.Role == Assistant && strings.TrimSpace(t.Content) == "" {
 			continue
 		}
@@ -58,10 +59,10 @@ type anthropicTextBlock struct {
 	Text string `json:"text"`
 }
 
-// Anthropic returns msgs as an Anthropic Messages API "messages" array for viewer, as
-// Alternating gives them, each turn's content one text block.
-func Anthropic(viewer transcript.Author, msgs []transcript.Message) ([]byte, error) {
-	turns := Alternating(viewer, msgs)
+// Anthropic returns msgs and elided as an Anthropic Messages API "messages" array for
+// viewer, as Alternating gives them, each turn's content one text block.
+func Anthropic(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) ([]byte, error) {
+	turns := Alternating(viewer, msgs, elided...)
 	out := make([]anthropicMessage, len(turns))
 	for i, t := range turns {
 		out[i] = anthropicMessage{Role: t.Role, Content: []anthropicTextBlock{{Type: "text", Text: t.Content}}}

@@ -13,11 +13,11 @@ type openAIMessage struct {
 	Content string `json:"content"`
 }
 
-// OpenAI returns msgs as an OpenAI chat completions "messages" array for viewer: one entry per
-// message, as Turns gives them, each user entry named after its author. The caller adds its
-// own system prompt, if any, in front.
-func OpenAI(viewer transcript.Author, msgs []transcript.Message) ([]byte, error) {
-	turns := Turns(viewer, msgs)
+// OpenAI returns msgs and elided as an OpenAI chat completions "messages" array for viewer:
+// one entry per message and per elision, as Turns gives them, each message's user entry
+// named after its author. The caller adds its own system prompt, if any, in front.
+func OpenAI(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) ([]byte, error) {
+	turns := Turns(viewer, msgs, elided...)
 	out := make([]openAIMessage, len(turns))
 	for i, t := range turns {
 		out[i] = openAIMessage(t)

@@ -15,22 +15,34 @@ import (
 //	#2 Triage (agent:triage) ↳ #1
 //	    The migration step timed out.
 //
-// The viewer's own messages are marked "you". Every content line is indented, so no content
-// can pass for a header, and control characters (terminal escapes included) in labels, ids
-// and content are shown as U+FFFD.
-func Text(w io.Writer, viewer transcript.Author, msgs []transcript.Message) error {
-	return StyledText(w, viewer, msgs, nil)
+// The viewer's own messages are marked "you". Each elision is one line of its own, in
+// sequence order among the messages (see ElisionLine). Every content line is indented, so no
+// content can pass for a header or an elision, and control characters (terminal escapes
+// included) in labels, ids and content are shown as U+FFFD.
+func Text(w io.Writer, viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) error {
+	return StyledText(w, viewer, msgs, nil, elided...)
 }
 
 // Style decorates a header line Text writes, for instance with terminal colours; own
-// reports whether the viewer wrote m. The header it is given is already safe to print.
+// reports whether the viewer wrote m. The header it is given is already safe to print. For
+// an elision's line, m is the zero Message (its Author's Kind is 0).
 type Style func(header string, m transcript.Message, own bool) string
 
-// StyledText writes what Text writes, with each header line passed through style (nil:
-// plain).
-func StyledText(w io.Writer, viewer transcript.Author, msgs []transcript.Message, style Style) error {
+// StyledText writes what Text writes, with each header line and elision line passed through
+// style (nil: plain).
+func StyledText(w io.Writer, viewer transcript.Author, msgs []transcript.Message, style Style, elided ...transcript.Elision) error {
 	bw := bufio.NewWriter(w)
-	for _, m := range msgs {
+	for x := range entries(msgs, elided) {
+		if x.e != nil {
+			line := ElisionLine(*x.e)
+			if style != nil {
+				line = style(line, transcript.Message{}, false)
+			}
+			bw.WriteString(line)
+			bw.WriteByte('\n')
+			continue
+		}
+		m := *x.m
 		header := TextHeader(viewer, m)
 		if style != nil {
 			header = style(header, m, viewer.Same(m.Author))
@@ -66,6 +78,47 @@ func TextHeader(viewer transcript.Author, m transcript.Message) string {
 		b.WriteString(" ↳ #")
 		b.WriteString(strconv.FormatUint(uint64(m.Parent), 10))
 	}
+	return b.String()
+}
+
+// ElisionLine returns the line Text writes for an elision:
+//
+//	#12–19 · 3 messages between Ana and Triage you cannot read
+//
+// naming each reader by its label (kind:id when it has none).
+func ElisionLine(e transcript.Elision) string {
+	var b strings.Builder
+	b.WriteString("#")
+	b.WriteString(strconv.FormatUint(uint64(e.From), 10))
+	if e.Through != e.From {
+		b.WriteString("–")
+		b.WriteString(strconv.FormatUint(uint64(e.Through), 10))
+	}
+	b.WriteString(" · ")
+	b.WriteString(strconv.Itoa(e.Count))
+	b.WriteString(" message")
+	if e.Count != 1 {
+		b.WriteString("s")
+	}
+	if len(e.Readers) == 1 {
+		b.WriteString(" for ") // a host's row with one reader: "between" needs two
+	} else {
+		b.WriteString(" between ")
+	}
+	for i, a := range e.Readers {
+		switch {
+		case i > 0 && i == len(e.Readers)-1:
+			b.WriteString(" and ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		name := a.Label
+		if name == "" {
+			name = a.String()
+		}
+		b.WriteString(printable(name, false))
+	}
+	b.WriteString(" you cannot read")
 	return b.String()
 }
 

@@ -24,17 +24,22 @@ type Turn struct {
 	Content string
 }
 
-// Turns returns one turn per message, in order: the viewer's own messages (viewer.Same) as
-// assistant turns with their content verbatim (invalid UTF-8 replaced), everyone else's as
-// user turns holding the message's Envelope.
-func Turns(viewer transcript.Author, msgs []transcript.Message) []Turn {
-	turns := make([]Turn, len(msgs))
-	for i, m := range msgs {
-		if viewer.Same(m.Author) {
-			turns[i] = Turn{Role: Assistant, Content: validUTF8(m.Content)}
-			continue
+// Turns returns one turn per message and per elision, in sequence order: the viewer's own
+// messages (viewer.Same) as assistant turns with their content verbatim (invalid UTF-8
+// replaced), everyone else's as user turns holding the message's Envelope, and each elision
+// as a user turn holding its ElisionTag, without a Name. msgs and elided are in ascending
+// sequence, as a Projection or a Delta holds them.
+func Turns(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) []Turn {
+	turns := make([]Turn, 0, len(msgs)+len(elided))
+	for x := range entries(msgs, elided) {
+		switch {
+		case x.e != nil:
+			turns = append(turns, Turn{Role: User, Content: ElisionTag(*x.e)})
+		case viewer.Same(x.m.Author):
+			turns = append(turns, Turn{Role: Assistant, Content: validUTF8(x.m.Content)})
+		default:
+			turns = append(turns, Turn{Role: User, Name: apiName(x.m.Author), Content: Envelope(*x.m)})
 		}
-		turns[i] = Turn{Role: User, Name: apiName(m.Author), Content: Envelope(m)}
 	}
 	return turns
 }

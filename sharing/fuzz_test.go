@@ -473,7 +473,7 @@ func fzCheckPlan(t *testing.T, plan sharing.Plan, q sharing.Query, rows []transc
 			t.Fatalf("delta row %d (parent %d) is not in thread %d", m.Seq, m.Parent, t0)
 		case t0 == 0 && m.Parent != 0 && !roots[m.Parent]:
 			t.Fatalf("delta row %d replies to %d, not a root the log returned", m.Seq, m.Parent)
-		case !slices.Contains(rows, m):
+		case !slices.ContainsFunc(rows, func(r transcript.Message) bool { return gocmp.Equal(r, m) }):
 			t.Fatalf("delta row %+v is not a row the log returned", m)
 		}
 	}

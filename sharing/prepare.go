@@ -15,12 +15,18 @@ type Query struct {
 	Current transcript.Conversation // where the agent is bound
 	State   State                   // the last committed state
 	Before  transcript.Sequence     // exclusive: the triggering message; 0: up to the newest row
+	// Viewer is whose delta it is: rows Viewer may not read count as blank, as in
+	// transcript.Query. The zero Author reads only the rows the whole desk reads.
+	Viewer transcript.Author
 }
 
 // Delta is what the agent has not seen, and the state to commit once the turn is durable.
 type Delta struct {
 	Messages []transcript.Message `json:"messages"` // chronological, only what the agent has not seen
-	Next     State                `json:"next"`     // commit it only after the turn is durably appended
+	// Elided stands for the rows of the delta's range the viewer may not read, as in
+	// transcript.Projection, placed among Messages by sequence.
+	Elided []transcript.Elision `json:"elided,omitempty"`
+	Next   State                `json:"next"` // commit it only after the turn is durably appended
 }
 
 // Plan is Prepare's answer: a Delta, or a Reason to reinitialize (Reinitialize != 0, and
@@ -46,8 +52,11 @@ const firstRead = 8
 //     after ScanLimit rows: GapTooLarge (also when the log ends exactly there). The log
 //     ended first: WatermarkUnavailable, except that a watermark of 0 is crossed by the
 //     start of the log;
-//  5. the delta is exactly the rows of (M, B) that qualify for Desired under
-//     transcript.Project's definitions over the same scan, minus S, chronological;
+//  5. the delta is exactly the rows of (M, B) that qualify for Desired, as q.Viewer reads
+//     it, under transcript.Project's definitions over the same scan, minus S,
+//     chronological; its elisions are those of the rows of (M, B) transcript.Project would
+//     elide (S plays no part in them), grouped among the delta's messages by
+//     transcript.Elide;
 //  6. Next.Watermark is B, or when B == 0 the newest row seen, never below M; Next.Present
 //     holds the entries of S above the new watermark.
 //
@@ -75,7 +84,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	case b != 0 && b == m:
 		return Plan{Delta: Delta{Next: s.clone()}}, nil
 	}
-	w := walk{conversation: q.Desired, watermark: m}
+	w := walk{conversation: q.Desired, watermark: m, viewer: q.Viewer, first: transcript.FirstReplies{Viewer: q.Viewer}}
 	reason, err := w.run(ctx, transcript.NewPager(log, b), first)
 	if err != nil || reason != 0 {
 		return Plan{Reinitialize: reason}, err
@@ -89,16 +98,19 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 			next.Present = append(next.Present, seq)
 		}
 	}
-	return Plan{Delta: Delta{Messages: w.delta(s.Present), Next: next}}, nil
+	msgs := w.delta(s.Present)
+	return Plan{Delta: Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), msgs), Next: next}}, nil
 }
 
 // walk collects the qualifying rows above the watermark.
 type walk struct {
 	conversation transcript.Conversation
 	watermark    transcript.Sequence
+	viewer       transcript.Author
 	head         transcript.Sequence     // the newest row read
 	crossed      bool                    // a row at or below the watermark was read
 	fresh        []transcript.Message    // qualifying rows above the watermark, unsorted
+	elided       []*transcript.Message   // elided rows above the watermark, newest first
 	first        transcript.FirstReplies // channel level only
 }
 
@@ -132,19 +144,29 @@ func (w *walk) add(rows []transcript.Message) {
 		m := &rows[i]
 		above := m.Seq > w.watermark
 		w.crossed = w.crossed || !above
-		if thread != 0 {
-			if above && (m.Seq == thread || m.Parent == thread) && !m.Blank() {
-				w.fresh = append(w.fresh, *m)
+		if thread == 0 {
+			if reply := w.first.Add(m); reply != nil && reply.Seq > w.watermark {
+				w.fresh = append(w.fresh, *reply)
 			}
-			continue
 		}
-		if reply := w.first.Add(m); reply != nil && reply.Seq > w.watermark {
-			w.fresh = append(w.fresh, *reply)
+		atLevel := m.Parent == 0
+		if thread != 0 {
+			atLevel = m.Seq == thread || m.Parent == thread
 		}
-		if above && m.Parent == 0 && !m.Blank() {
-			w.fresh = append(w.fresh, *m)
+		if above && atLevel && !m.Blank() {
+			if m.ReadableBy(w.viewer) {
+				w.fresh = append(w.fresh, *m)
+			} else {
+				w.elided = append(w.elided, m)
+			}
 		}
 	}
+}
+
+// elidedRows returns the elided rows in ascending Seq.
+func (w *walk) elidedRows() []*transcript.Message {
+	slices.Reverse(w.elided)
+	return w.elided
 }
 
 // delta returns the fresh rows not in present, chronological, in a new slice.

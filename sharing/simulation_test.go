@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing"
@@ -336,7 +338,7 @@ func (a *simAgent) check(t *testing.T, rows []transcript.Message) {
 		seq := m.Seq
 		got, ok := a.received[seq]
 		switch {
-		case ok && got != m:
+		case ok && !gocmp.Equal(got, m):
 			report("received %+v, the log holds %+v", got, m)
 		case ok && !qualifying[seq]:
 			report("received %d (%+v), which does not qualify for %v", seq, m, a.conv)

@@ -103,3 +103,55 @@ func Stream(n int) []Row {
 	}
 	return rows
 }
+
+// Outsider is the viewer of the aside benchmarks: Asides never makes it the author or a
+// reader of an aside, so it reads none of them.
+var Outsider = transcript.Agent("coder", "Coder")
+
+// asideAudiences are the audiences Asides gives the asides it opens, by the author's index
+// in Authors; an author's set never names the author itself or the Outsider.
+var asideAudiences = [][]transcript.Author{
+	{Authors[3]},             // the operator to Triage
+	{Authors[5], Authors[3]}, // Ana to Reviewer and Triage
+	{Authors[0]},             // Raj to the operator
+	{Authors[1]},             // Triage to Ana
+	nil,                      // the Outsider writes no aside
+	{Authors[3], Authors[2]}, // Reviewer to Triage and Raj
+	{Authors[0]},             // workflow notices to the operator
+	{Authors[0], Authors[1]}, // alerts to the operator and Ana
+}
+
+// Asides turns about percent of msgs into asides, in place, the same way on every run: a
+// root opens an aside when its Seq hashes below percent, and every reply to an aside is an
+// aside with its parent's readers, as transcript.ResolveAudience fills them in (a reply whose
+// author may not read its parent is rewritten as its parent's author's). msgs are a desk's
+// rows, oldest first, with consecutive sequences; a parent below the first is a desk row.
+func Asides(msgs []transcript.Message, percent int) {
+	if len(msgs) == 0 {
+		return
+	}
+	base := msgs[0].Seq
+	for i := range msgs {
+		m := &msgs[i]
+		m.Audience = nil
+		if m.Parent < base {
+			if m.Parent == 0 && m.Seq*0x9E3779B97F4A7C15>>32%100 < transcript.Sequence(percent) {
+				m.Audience = asideAudiences[slices.IndexFunc(Authors, m.Author.Same)]
+				m.Audience, _ = transcript.ResolveAudience(*m, nil) // canonical order, as stores keep it
+			}
+			continue
+		}
+		parent := &msgs[m.Parent-base]
+		if !parent.IsAside() {
+			continue
+		}
+		if !parent.ReadableBy(m.Author) {
+			m.Author = parent.Author
+		}
+		audience, err := transcript.ResolveAudience(*m, parent)
+		if err != nil {
+			panic(err) // the rewrite above keeps the rule: a bug here, not data
+		}
+		m.Audience = audience
+	}
+}

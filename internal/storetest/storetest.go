@@ -50,6 +50,9 @@ type Store interface {
 //     desk's name in Desks.
 //   - ContentLimit: content of exactly DefaultMaxContent bytes is stored, one byte more is
 //     rejected.
+//   - Asides: the aside rules of SPEC §10 (see ReplyRule) through Append and AppendBatch:
+//     canonical audiences, the reply rule, each refusal with its sentinel and without an
+//     aside's content, nothing written by a refusal, and rows that read back as stored.
 //   - ConcurrentSharing: 8 writers append to 4 desks while readers run sharing.Prepare →
 //     commit loops for channel and thread agents on those desks; each reader ends up having
 //     accepted every qualifying row exactly once. Run it with -race.
@@ -80,6 +83,7 @@ var checks = []struct {
 	{"Batch", checkBatch},
 	{"BatchAllOrNothing", checkBatchAllOrNothing},
 	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, DefaultMaxContent) }},
+	{"Asides", checkAsides},
 	{"ConcurrentSharing", checkConcurrentSharing},
 }
 

@@ -85,6 +85,15 @@ func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcri
 	rows := log.Messages()
 	for i, m := range resolved {
 		m.Seq = head + 1 + transcript.Sequence(i)
+		var parent *transcript.Message
+		if m.Parent != 0 {
+			parent = &rows[m.Parent-1]
+		}
+		audience, err := transcript.ResolveAudience(m, parent)
+		if err != nil {
+			return err
+		}
+		m.Audience = audience
 		rows = append(rows, m)
 	}
 	next, err := memlog.From(rows)

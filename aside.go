@@ -1,0 +1,179 @@
+package transcript
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// MaxAudience is the most participants a writer may list in a new row's Audience. An
+// audience the reply rule fills in (see ResolveAudience) is never refused for its size.
+const MaxAudience = 16
+
+// Errors of the aside rules. Both are matched together with ErrInvalidMessage.
+var (
+	// ErrNotReadable is matched by the refusal of a reply whose author may not read its
+	// parent. The error names the parent's Seq only: never its content or its readers.
+	ErrNotReadable = errors.New("transcript: parent not readable by the reply's author")
+	// ErrInvalidAudience is matched by the refusal of a malformed Audience, and of a reply to
+	// an aside that lists an audience other than the aside's readers.
+	ErrInvalidAudience = errors.New("transcript: invalid audience")
+)
+
+// IsAside reports whether m is an aside: a row only its readers (see Readers) and the
+// operator may read.
+func (m Message) IsAside() bool { return len(m.Audience) > 0 }
+
+// ReadableBy reports whether viewer may read m: m is not an aside, or viewer is the
+// operator, m's author or listed in m's Audience (identity by Kind and ID, as Author.Same).
+// A viewer that fails Author.Validate, the zero Author among them, reads desk rows only.
+func (m Message) ReadableBy(viewer Author) bool {
+	return len(m.Audience) == 0 || m.asideReadableBy(viewer)
+}
+
+// asideReadableBy is ReadableBy for a row whose Audience is not empty. Keeping it apart
+// keeps ReadableBy small enough to inline where a walk meets a desk row.
+func (m *Message) asideReadableBy(viewer Author) bool {
+	if viewer.Validate() != nil {
+		return false
+	}
+	if viewer.Kind == KindOperator || viewer.Same(m.Author) {
+		return true
+	}
+	for _, a := range m.Audience {
+		if a.Same(viewer) {
+			return true
+		}
+	}
+	return false
+}
+
+// Readers returns who may read the aside m besides the operator: its author and its
+// Audience, each identity once, in canonical order (by Kind, then ID). Of an identity listed
+// twice, the author's label is kept, else the first listed. It returns nil when m is not an
+// aside. The slice is new: the caller owns it.
+func (m Message) Readers() []Author {
+	if len(m.Audience) == 0 {
+		return nil
+	}
+	out := make([]Author, 0, len(m.Audience)+1)
+	out = append(out, m.Author)
+	out = append(out, m.Audience...)
+	slices.SortStableFunc(out, compareIdentity)
+	return slices.CompactFunc(out, Author.Same)
+}
+
+// compareIdentity orders authors canonically: by Kind, then by ID. Labels play no part.
+func compareIdentity(a, b Author) int {
+	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// sameReaders reports whether the asides a and b have the same readers (Readers, by
+// identity) without building either list: the walk compares neighbouring elided rows with
+// it, and allocating there would cost an allocation per row.
+func sameReaders(a, b *Message) bool {
+	return readersWithin(a, b) && readersWithin(b, a)
+}
+
+// readersWithin reports whether every reader of a is a reader of b.
+func readersWithin(a, b *Message) bool {
+	if !isReaderOf(a.Author, b) {
+		return false
+	}
+	for _, x := range a.Audience {
+		if !isReaderOf(x, b) {
+			return false
+		}
+	}
+	return true
+}
+
+// isReaderOf reports whether x is m's author or listed in m's Audience.
+func isReaderOf(x Author, m *Message) bool {
+	if x.Same(m.Author) {
+		return true
+	}
+	for _, a := range m.Audience {
+		if x.Same(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// validateAudience reports what is wrong with the Audience a writer lists for a new row by
+// author: an invalid entry, the author itself, an identity listed twice, or more than
+// MaxAudience entries. The error matches ErrInvalidAudience, and ErrInvalidAuthor for an
+// invalid entry; it names entries by position and identity, which the writer chose.
+func validateAudience(author Author, audience []Author) error {
+	if len(audience) > MaxAudience {
+		return fmt.Errorf("%w: %d entries, over the limit of %d", ErrInvalidAudience, len(audience), MaxAudience)
+	}
+	for i, a := range audience {
+		if err := a.Validate(); err != nil {
+			return fmt.Errorf("%w: entry %d: %w", ErrInvalidAudience, i, err)
+		}
+		if a.Same(author) {
+			return fmt.Errorf("%w: entry %d (%s) is the author itself", ErrInvalidAudience, i, a)
+		}
+		for _, b := range audience[:i] {
+			if a.Same(b) {
+				return fmt.Errorf("%w: %s listed twice", ErrInvalidAudience, a)
+			}
+		}
+	}
+	return nil
+}
+
+// ResolveAudience applies the reply rule to m, a new row that ValidateNew accepts, and
+// returns the Audience m is stored with, in canonical order (by Kind, then ID), in a new
+// slice; nil for a row the whole desk reads. Every log that appends calls it for every new
+// row: memlog, sqlitestore and pgstore. parent is the row m replies to, as stored, or nil
+// for a root.
+//
+// The rule, checked in this order, so that a refusal tells an outsider nothing about an
+// aside's readers:
+//
+//   - m's author may not read parent (see ReadableBy): ErrNotReadable;
+//   - parent is an aside: m is an aside with parent's readers. An empty Audience is filled
+//     in with parent.Readers() minus m's author (never refused for its size); any other set
+//     of identities is refused (ErrInvalidAudience). A parent whose readers are only m's
+//     author leaves no audience to reply to, and is refused too;
+//   - otherwise (a root, or a reply to a desk row) m keeps its own Audience: a reply to a
+//     desk row may be an aside.
+//
+// Errors match ErrInvalidMessage as well as the sentinel named, and name parent by its Seq
+// only.
+func ResolveAudience(m Message, parent *Message) ([]Author, error) {
+	if parent == nil || !parent.IsAside() {
+		return canonicalAudience(m.Audience), nil
+	}
+	if !parent.asideReadableBy(m.Author) {
+		return nil, fmt.Errorf("%w: %w: row %d", ErrInvalidMessage, ErrNotReadable, parent.Seq)
+	}
+	want := slices.DeleteFunc(parent.Readers(), m.Author.Same)
+	if len(want) == 0 {
+		return nil, fmt.Errorf("%w: %w: the readers of row %d are only the reply's author", ErrInvalidMessage, ErrInvalidAudience, parent.Seq)
+	}
+	if len(m.Audience) == 0 {
+		return want, nil
+	}
+	given := canonicalAudience(m.Audience)
+	if !slices.EqualFunc(given, want, Author.Same) {
+		return nil, fmt.Errorf("%w: %w: a reply to the aside %d must keep its readers (leave the audience empty to reply to them)", ErrInvalidMessage, ErrInvalidAudience, parent.Seq)
+	}
+	return given, nil
+}
+
+// canonicalAudience returns audience sorted by Kind, then ID, in a new slice; nil when
+// audience is empty.
+func canonicalAudience(audience []Author) []Author {
+	if len(audience) == 0 {
+		return nil
+	}
+	return slices.SortedStableFunc(slices.Values(audience), compareIdentity)
+}

@@ -1,0 +1,75 @@
+package transcript
+
+import "slices"
+
+// Elision stands for rows of a view that its viewer may not read: a run of asides, next to
+// each other in sequence order among the view's messages, with the same readers. It holds
+// no content.
+type Elision struct {
+	From    Sequence `json:"from"`    // oldest elided row
+	Through Sequence `json:"through"` // newest elided row
+	Count   int      `json:"count"`   // elided rows it stands for
+	// Readers are who may read the rows besides the operator: their Readers(), with the
+	// labels of the newest row.
+	Readers []Author `json:"readers"`
+}
+
+// Elide groups elided rows among the messages of a view: rows and msgs are both in
+// ascending Seq, and each Elision it returns is a maximal run of consecutive rows (no
+// message between them) whose readers are the same identities. Every row belongs to
+// exactly one Elision. It returns nil when rows is empty. Project and the sharing package
+// call it; a host that computes views of its own can too.
+//
+// Elide reads only the rows' Seq, Author and Audience: no content reaches an Elision.
+func Elide(rows []*Message, msgs []Message) []Elision {
+	if len(rows) == 0 {
+		return nil
+	}
+	var out []Elision
+	next := 0 // the first message not yet below the current row
+	var newest *Message
+	for i, m := range rows {
+		between := false
+		for next < len(msgs) && msgs[next].Seq < m.Seq {
+			between = true
+			next++
+		}
+		if i > 0 && !between && sameReaders(newest, m) {
+			e := &out[len(out)-1]
+			e.Through, e.Count = m.Seq, e.Count+1
+			newest = m
+			continue
+		}
+		if newest != nil {
+			out[len(out)-1].Readers = newest.Readers()
+		}
+		out = append(out, Elision{From: m.Seq, Through: m.Seq, Count: 1})
+		newest = m
+	}
+	out[len(out)-1].Readers = newest.Readers()
+	return out
+}
+
+// elided collects, during a walk, the rows a view elides: non-blank rows at the view's
+// level that the viewer may not read. The zero value is ready; on a desk without asides it
+// never allocates.
+type elided struct {
+	rows []*Message // newest first, pointing into the walk's pages
+}
+
+func (e *elided) add(m *Message) { e.rows = append(e.rows, m) }
+
+// above returns the elisions of the collected rows newer than floor among msgs, the view's
+// result in ascending Seq.
+func (e *elided) above(floor Sequence, msgs []Message) []Elision {
+	n := 0
+	for n < len(e.rows) && e.rows[n].Seq > floor {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	rows := slices.Clone(e.rows[:n])
+	slices.Reverse(rows)
+	return Elide(rows, msgs)
+}
