@@ -57,11 +57,17 @@ func (m Message) Readers() []Author {
 	if len(m.Audience) == 0 {
 		return nil
 	}
-	out := make([]Author, 0, len(m.Audience)+1)
-	out = append(out, m.Author)
-	out = append(out, m.Audience...)
-	slices.SortStableFunc(out, compareIdentity)
-	return slices.CompactFunc(out, Author.Same)
+	return m.appendReaders(make([]Author, 0, len(m.Audience)+1))
+}
+
+// appendReaders appends Readers() to dst and returns the extended slice, so that a caller
+// listing the readers of many rows can keep them in one array.
+func (m *Message) appendReaders(dst []Author) []Author {
+	start := len(dst)
+	dst = append(dst, m.Author)
+	dst = append(dst, m.Audience...)
+	slices.SortStableFunc(dst[start:], compareIdentity)
+	return dst[:start+len(slices.CompactFunc(dst[start:], Author.Same))]
 }
 
 // compareIdentity orders authors canonically: by Kind, then by ID. Labels play no part.

@@ -34,7 +34,14 @@ const (
 	// benchDenseSpan answers, and a sparse one rooted benchSparseRootAge rows below the head
 	// (beyond ScanLimit), answered once every benchSparseStride rows.
 	benchThreadedDesk
+	// benchAsideDesk is a benchPlainDesk with benchAsidePercent% of its rows asides
+	// (benchdesk.Asides): roots opened to one or two participants, and every reply in their
+	// threads; benchdesk.Outsider reads none of them.
+	benchAsideDesk
 )
+
+// benchAsidePercent is how many rows in a hundred a benchAsideDesk makes asides.
+const benchAsidePercent = 20
 
 // The long threads of a benchThreadedDesk, as ages: rows below the head (the head has age 0).
 const (
@@ -124,8 +131,11 @@ func benchDeskLocked(tb testing.TB, key benchDeskKey) *memlog.Log {
 		benchDesks.stream = benchdesk.Stream(benchStreamRows)
 	}
 	rows := benchMessages(benchDesks.stream, key.n)
-	if key.shape == benchThreadedDesk {
+	switch key.shape {
+	case benchThreadedDesk:
 		benchAddLongThreads(rows)
+	case benchAsideDesk:
+		benchdesk.Asides(rows, benchAsidePercent)
 	}
 	l, err := memlog.From(rows)
 	if err != nil {
@@ -297,8 +307,16 @@ func benchProject(b *testing.B, project benchProjectFunc, log transcript.Log, q 
 // and reports their mean rows scanned and host reads per op.
 func benchProjectHeads(b *testing.B, log transcript.Log) {
 	b.Helper()
+	benchProjectHeadsAs(b, log, transcript.Author{})
+}
+
+// benchProjectHeadsAs is benchProjectHeads for viewer, also reporting the mean elided rows.
+func benchProjectHeadsAs(b *testing.B, log transcript.Log, viewer transcript.Author) {
+	b.Helper()
 	ctx := context.Background()
 	q := benchChannelQuery(0)
+	q.Viewer = viewer
+	elided := 0
 	var ops, scanned, reads int
 	report := benchCPU(b)
 	for b.Loop() {
@@ -308,10 +326,16 @@ func benchProjectHeads(b *testing.B, log transcript.Log) {
 			b.Fatal(err)
 		}
 		ops, scanned, reads = ops+1, scanned+proj.Scanned, reads+proj.Reads
+		for _, e := range proj.Elided {
+			elided += e.Count
+		}
 	}
 	report()
 	b.ReportMetric(float64(scanned)/float64(ops), "rows/op")
 	b.ReportMetric(float64(reads)/float64(ops), "reads/op")
+	if viewer != (transcript.Author{}) {
+		b.ReportMetric(float64(elided)/float64(ops), "elided/op")
+	}
 }
 
 // benchHeads are 64 Before bounds spread over the newest 6,200 rows of every desk, so that
@@ -475,6 +499,24 @@ func BenchmarkReadSize(b *testing.B) {
 	}
 }
 
+// BenchmarkAsides: the aside targets. Channel projections (Window 30, from each of benchHeads)
+// of the 100,000-row desk without asides and of the same desk with benchAsidePercent% asides,
+// viewed by benchdesk.Outsider, who reads none of them, and by the operator, who reads all.
+// The desk without asides is measured against the code before asides with
+// scripts/bench-vs.sh (BENCHMARKS.md).
+func BenchmarkAsides(b *testing.B) {
+	desks := benchOnly(b, benchDeskKey{benchPlainDesk, benchNaiveRows}, benchDeskKey{benchAsideDesk, benchNaiveRows})
+	b.Run("asides=0/viewer=outsider", func(b *testing.B) {
+		benchProjectHeadsAs(b, desks[0], benchdesk.Outsider)
+	})
+	b.Run(fmt.Sprintf("asides=%d/viewer=outsider", benchAsidePercent), func(b *testing.B) {
+		benchProjectHeadsAs(b, desks[1], benchdesk.Outsider)
+	})
+	b.Run(fmt.Sprintf("asides=%d/viewer=operator", benchAsidePercent), func(b *testing.B) {
+		benchProjectHeadsAs(b, desks[1], transcript.Operator())
+	})
+}
+
 // TestBenchScenarios checks that each benchmark measures what it claims: the naive views
 // equal Project's, the full scan reads ScanLimit rows and fetches the root, the scan
 // lengths are exact, and both read benchPlans return the same projection.
@@ -518,6 +560,26 @@ func TestBenchScenarios(t *testing.T) {
 			len(rows), roots, len(rows)-roots-blank, nested, blank)
 		if roots*2 <= len(rows) {
 			t.Errorf("only %d of %d rows are non-blank roots; want most", roots, len(rows))
+		}
+	})
+
+	t.Run("asides", func(t *testing.T) {
+		rows := benchDesk(t, benchAsideDesk, benchNaiveRows).Messages()
+		asides := 0
+		for _, m := range rows {
+			if m.IsAside() {
+				asides++
+				if m.ReadableBy(benchdesk.Outsider) {
+					t.Fatalf("row %d: the outsider reads an aside", m.Seq)
+				}
+			}
+		}
+		if pct := 100 * asides / len(rows); pct < benchAsidePercent-3 || pct > benchAsidePercent+3 {
+			t.Errorf("%d%% of the aside desk's rows are asides, want about %d%%", pct, benchAsidePercent)
+		}
+		p := project(t, transcript.Project, benchDesk(t, benchAsideDesk, benchNaiveRows), transcript.Query{Viewer: benchdesk.Outsider})
+		if len(p.Elided) == 0 || len(p.Messages) != transcript.SessionWindow {
+			t.Errorf("the outsider's view holds %d messages and %d elisions", len(p.Messages), len(p.Elided))
 		}
 	})
 

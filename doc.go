@@ -13,6 +13,15 @@
 // Every message keeps its [Author] — operator, person, agent or system notice, with the
 // label it had when it was written — so one agent never reads another's words as its own.
 //
+// A view is always one viewer's view ([Query.Viewer]). A row with an [Message.Audience] is
+// an aside: only its author, the participants listed and the operator read it
+// ([Message.ReadableBy]). For everyone else it counts as blank, and the projection says only
+// that something they may not read happened there: an [Elision] names the range, how many
+// rows and who may read them, never a word of their content. A reply to an aside stays
+// inside it: every log that appends applies [ResolveAudience], which fills a reply's
+// audience in from its parent and refuses a reply from someone who may not read the parent
+// ([ErrNotReadable]).
+//
 // The walk trusts nothing it reads. Every page is checked against the port's contract (see
 // [Pager]); a host that breaks it gets a [*ContractError] naming the read, the bound and
 // limit asked for, and the sequence that broke which rule — never a plausible-looking

@@ -20,14 +20,23 @@ type Elision struct {
 // exactly one Elision. It returns nil when rows is empty. Project and the sharing package
 // call it; a host that computes views of its own can too.
 //
-// Elide reads only the rows' Seq, Author and Audience: no content reaches an Elision.
+// Elide reads only the rows' Seq, Author and Audience: no content reaches an Elision. The
+// elisions' Readers share one array: a view costs a few allocations however many it elides.
 func Elide(rows []*Message, msgs []Message) []Elision {
 	if len(rows) == 0 {
 		return nil
 	}
-	var out []Elision
-	next := 0 // the first message not yet below the current row
-	var newest *Message
+	var (
+		out     = make([]Elision, 0, len(rows))
+		readers = make([]Author, 0, 3*len(rows)) // every Elision's Readers, one after the other
+		ends    = make([]int, 0, len(rows))      // where each Elision's Readers end in readers
+		newest  *Message                         // the newest row of the last Elision
+		next    int                              // the first message not yet below the current row
+	)
+	closeLast := func() {
+		readers = newest.appendReaders(readers)
+		ends = append(ends, len(readers))
+	}
 	for i, m := range rows {
 		between := false
 		for next < len(msgs) && msgs[next].Seq < m.Seq {
@@ -41,12 +50,17 @@ func Elide(rows []*Message, msgs []Message) []Elision {
 			continue
 		}
 		if newest != nil {
-			out[len(out)-1].Readers = newest.Readers()
+			closeLast()
 		}
 		out = append(out, Elision{From: m.Seq, Through: m.Seq, Count: 1})
 		newest = m
 	}
-	out[len(out)-1].Readers = newest.Readers()
+	closeLast()
+	start := 0
+	for i, end := range ends { // readers may have moved while it grew: slice it at the end
+		out[i].Readers = readers[start:end:end]
+		start = end
+	}
 	return out
 }
 
@@ -57,7 +71,12 @@ type elided struct {
 	rows []*Message // newest first, pointing into the walk's pages
 }
 
-func (e *elided) add(m *Message) { e.rows = append(e.rows, m) }
+func (e *elided) add(m *Message) {
+	if e.rows == nil {
+		e.rows = make([]*Message, 0, 16) // one allocation for most views
+	}
+	e.rows = append(e.rows, m)
+}
 
 // above returns the elisions of the collected rows newer than floor among msgs, the view's
 // result in ascending Seq.
@@ -69,7 +88,7 @@ func (e *elided) above(floor Sequence, msgs []Message) []Elision {
 	if n == 0 {
 		return nil
 	}
-	rows := slices.Clone(e.rows[:n])
-	slices.Reverse(rows)
+	rows := e.rows[:n]
+	slices.Reverse(rows) // the walk is over: the collected rows are not needed newest first again
 	return Elide(rows, msgs)
 }

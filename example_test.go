@@ -132,3 +132,50 @@ func ExampleContractError() {
 	// true true
 	// transcript: read 1 (before 0, limit 60): seq 2: page not in strictly descending order
 }
+
+// The operator gives Triage a private instruction. Triage sees it and answers it, and the
+// reply rule keeps the answer private too; Reviewer sees only that a message it may not read
+// was written there, and between whom.
+func ExampleProject_aside() {
+	ctx := context.Background()
+	l := exampleDesk()
+	triage := transcript.Agent("triage", "Triage")
+	review := transcript.Agent("review", "Reviewer")
+	for _, m := range []transcript.Message{
+		{Author: transcript.Operator(), Content: "Triage: page me before you touch prod.", Audience: []transcript.Author{triage}}, // 6
+		{Author: triage, Content: "Understood.", Parent: 6},                                                                       // 7: the reply rule makes it an aside to the operator
+	} {
+		if _, err := l.Append(ctx, m); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	for _, viewer := range []transcript.Author{triage, review} {
+		p, err := transcript.Project(ctx, l, transcript.Query{Viewer: viewer, Before: 8, Window: 3})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s sees:\n", viewer.Label)
+		for _, m := range p.Messages {
+			fmt.Printf("  %d %v: %s\n", m.Seq, m.Author, m.Content)
+		}
+		for _, e := range p.Elided {
+			fmt.Printf("  %d row(s) from %d to %d, between %v\n", e.Count, e.From, e.Through, e.Readers)
+		}
+	}
+	// A reviewer's reply to the aside is refused, without a word of it.
+	_, err := l.Append(ctx, transcript.Message{Author: review, Content: "What did I miss?", Parent: 6})
+	fmt.Println(errors.Is(err, transcript.ErrNotReadable), err)
+	// Output:
+	// Triage sees:
+	//   5 person:ana: Who owns the flaky login test?
+	//   6 operator: Triage: page me before you touch prod.
+	//   7 agent:triage: Understood.
+	// Reviewer sees:
+	//   2 agent:triage: The migration step timed out.
+	//   4 system:workflow: deploy #41 passed
+	//   5 person:ana: Who owns the flaky login test?
+	//   1 row(s) from 6 to 6, between [operator agent:triage]
+	// true transcript: invalid message: transcript: parent not readable by the reply's author: row 6
+}

@@ -16,9 +16,9 @@ import (
 	"github.com/sharedesk/transcript/memlog"
 )
 
-// This file checks Project against a model of SPEC §5 written to be obviously correct rather
-// than fast: it looks at every row of the log, with no early stop, no paging and no
-// bookkeeping, and applies the definitions word for word. Generated desks (gaps, blanks,
+// This file checks Project against a model of SPEC §5 and §10 written to be obviously correct
+// rather than fast: it looks at every row of the log, with no early stop, no paging and no
+// bookkeeping, and applies the definitions word for word, for every kind of viewer. Generated desks (gaps, blanks,
 // dangling parents, threads of every kind, desks larger than ScanLimit) are projected through
 // memlog, with full and with short pages, and every read Project makes is checked against
 // the paging rules. fuzz_test.go reuses the model for its consistent host.
@@ -26,6 +26,7 @@ import (
 // modelResult is what the model says a projection must hold.
 type modelResult struct {
 	Messages []transcript.Message
+	Elided   []transcript.Elision
 	Head     transcript.Sequence
 	Older    int  // rows older than Before in the whole log
 	Partial  bool // more than ScanLimit rows are older than Before, and P does not settle the view
@@ -33,6 +34,43 @@ type modelResult struct {
 
 // modelBlank is the spec's definition, spelled the spec's way.
 func modelBlank(m transcript.Message) bool { return strings.TrimSpace(m.Content) == "" }
+
+// modelReadable is §10's reading rule: a desk row, or an aside the viewer is the operator,
+// the author or a listed reader of; a viewer that is not a valid author reads desk rows only.
+func modelReadable(m transcript.Message, viewer transcript.Author) bool {
+	if len(m.Audience) == 0 {
+		return true
+	}
+	if viewer.Validate() != nil {
+		return false
+	}
+	if viewer.Kind == transcript.KindOperator || modelSame(viewer, m.Author) {
+		return true
+	}
+	return slices.ContainsFunc(m.Audience, func(a transcript.Author) bool { return modelSame(a, viewer) })
+}
+
+func modelSame(a, b transcript.Author) bool { return a.Kind == b.Kind && a.ID == b.ID }
+
+// modelHidden is §10's "treated exactly like a blank row": blank, or unreadable by viewer.
+func modelHidden(m transcript.Message, viewer transcript.Author) bool {
+	return modelBlank(m) || !modelReadable(m, viewer)
+}
+
+// modelReaders is an aside's author and audience, each identity once (the author's label
+// first, else the first listed), sorted by kind and then id.
+func modelReaders(m transcript.Message) []transcript.Author {
+	var out []transcript.Author
+	for _, a := range append([]transcript.Author{m.Author}, m.Audience...) {
+		if !slices.ContainsFunc(out, func(b transcript.Author) bool { return modelSame(a, b) }) {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b transcript.Author) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
+	})
+	return out
+}
 
 func modelWindow(q transcript.Query) int {
 	if q.Window <= 0 {
@@ -56,8 +94,62 @@ func modelProject(rows []transcript.Message, q transcript.Query) modelResult {
 	}
 	p := older[:min(len(older), transcript.ScanLimit)]
 	res.Messages = modelView(rows, p, q)
+	res.Elided = modelElisions(res.Messages, modelElidedRows(rows, p, q, res.Messages))
 	res.Partial = len(older) > transcript.ScanLimit && !modelSettled(rows, p, q)
 	return res
+}
+
+// modelElidedRows returns §10's elided rows, ascending: the rows of p that are non-blank, not
+// readable by the viewer and at the view's level, newer than the window's floor.
+func modelElidedRows(rows, p []transcript.Message, q transcript.Query, result []transcript.Message) []transcript.Message {
+	var floor transcript.Sequence
+	t := q.Conversation.Thread
+	if len(result) == modelWindow(q) {
+		floor = result[0].Seq
+		if t != 0 && result[0].Seq == t && len(result) > 1 {
+			floor = result[1].Seq
+		}
+	}
+	var out []transcript.Message
+	for _, m := range p {
+		atLevel := m.Parent == 0
+		if t != 0 {
+			atLevel = m.Seq == t || m.Parent == t
+		}
+		if atLevel && m.Seq > floor && !modelBlank(m) && !modelReadable(m, q.Viewer) {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
+
+// modelElisions groups elided rows among a view's messages: with both in one sequence order,
+// each maximal run of elided rows with the same readers, by identity, is one Elision with
+// the readers of its newest row.
+func modelElisions(msgs, elided []transcript.Message) []transcript.Elision {
+	key := func(m transcript.Message) string {
+		var b strings.Builder
+		for _, a := range modelReaders(m) {
+			fmt.Fprintf(&b, "%d:%q,", a.Kind, a.ID)
+		}
+		return b.String()
+	}
+	var out []transcript.Elision
+	lastKey := ""
+	for _, m := range elided {
+		between := slices.ContainsFunc(msgs, func(x transcript.Message) bool {
+			return len(out) > 0 && x.Seq > out[len(out)-1].Through && x.Seq < m.Seq
+		})
+		if k := key(m); len(out) > 0 && !between && k == lastKey {
+			e := &out[len(out)-1]
+			e.Through, e.Count, e.Readers = m.Seq, e.Count+1, modelReaders(m)
+			continue
+		}
+		lastKey = key(m)
+		out = append(out, transcript.Elision{From: m.Seq, Through: m.Seq, Count: 1, Readers: modelReaders(m)})
+	}
+	return out
 }
 
 // modelView returns the newest Window rows of p (newest first) that qualify for q's view,
@@ -66,50 +158,50 @@ func modelView(rows, p []transcript.Message, q transcript.Query) []transcript.Me
 	window := modelWindow(q)
 	if t := q.Conversation.Thread; t != 0 {
 		root := modelRoot(rows, q)
-		replies := modelReplies(p, t)
+		replies := modelReplies(p, t, q.Viewer)
 		replies = replies[:min(len(replies), window-len(root))]
 		slices.Reverse(replies)
 		return append(root, replies...)
 	}
-	qualifying := modelChannel(p)
+	qualifying := modelChannel(p, q.Viewer)
 	slices.SortFunc(qualifying, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
 	return qualifying[max(0, len(qualifying)-window):]
 }
 
 // modelRoot returns the thread root when it qualifies: it exists anywhere in the log, is
-// older than Before and is not blank.
+// older than Before, is not blank and the viewer may read it.
 func modelRoot(rows []transcript.Message, q transcript.Query) []transcript.Message {
 	t := q.Conversation.Thread
 	for _, m := range rows {
-		if m.Seq == t && (q.Before == 0 || t < q.Before) && !modelBlank(m) {
+		if m.Seq == t && (q.Before == 0 || t < q.Before) && !modelHidden(m, q.Viewer) {
 			return []transcript.Message{m}
 		}
 	}
 	return nil
 }
 
-// modelReplies returns the non-blank direct replies of t in p, in p's order.
-func modelReplies(p []transcript.Message, t transcript.Sequence) []transcript.Message {
+// modelReplies returns the direct replies of t in p that qualify for viewer, in p's order.
+func modelReplies(p []transcript.Message, t transcript.Sequence, viewer transcript.Author) []transcript.Message {
 	var replies []transcript.Message
 	for _, m := range p {
-		if m.Parent == t && !modelBlank(m) {
+		if m.Parent == t && !modelHidden(m, viewer) {
 			replies = append(replies, m)
 		}
 	}
 	return replies
 }
 
-// modelChannel returns every row of p that qualifies for the channel view, unsorted: the
-// non-blank roots, and each root's first reply, the oldest non-blank row of p replying
-// to it.
-func modelChannel(p []transcript.Message) []transcript.Message {
+// modelChannel returns every row of p that qualifies for the channel view for viewer,
+// unsorted: the roots neither blank nor unreadable, and each root's first reply, the oldest
+// such row of p replying to it.
+func modelChannel(p []transcript.Message, viewer transcript.Author) []transcript.Message {
 	var qualifying []transcript.Message
 	for _, m := range p {
-		if m.Parent == 0 && !modelBlank(m) {
+		if m.Parent == 0 && !modelHidden(m, viewer) {
 			qualifying = append(qualifying, m)
 		}
 	}
-	oldest := modelOldestReplies(p)
+	oldest := modelOldestReplies(p, viewer)
 	for _, r := range p {
 		if m, ok := oldest[r.Seq]; ok && r.Parent == 0 {
 			qualifying = append(qualifying, m)
@@ -118,12 +210,12 @@ func modelChannel(p []transcript.Message) []transcript.Message {
 	return qualifying
 }
 
-// modelOldestReplies maps each parent to its oldest non-blank reply in p. p is newest first,
-// so the last reply seen for a parent is its oldest.
-func modelOldestReplies(p []transcript.Message) map[transcript.Sequence]transcript.Message {
+// modelOldestReplies maps each parent to its oldest reply in p that qualifies for viewer. p
+// is newest first, so the last reply seen for a parent is its oldest.
+func modelOldestReplies(p []transcript.Message, viewer transcript.Author) map[transcript.Sequence]transcript.Message {
 	oldest := make(map[transcript.Sequence]transcript.Message)
 	for _, m := range p {
-		if m.Parent != 0 && !modelBlank(m) {
+		if m.Parent != 0 && !modelHidden(m, viewer) {
 			oldest[m.Parent] = m
 		}
 	}
@@ -143,7 +235,7 @@ func modelSettled(rows, prefix []transcript.Message, q transcript.Query) bool {
 		// fills the window alone: its floor is then the root, and every row above it may be
 		// elided.
 		places := window - len(modelRoot(rows, q))
-		return low <= t || (places > 0 && len(modelReplies(prefix, t)) >= places)
+		return low <= t || (places > 0 && len(modelReplies(prefix, t, q.Viewer)) >= places)
 	}
 	// Rows beyond the prefix are older than every row in it. What they can change: they may
 	// qualify themselves, and a reply in the prefix whose parent lies beyond it becomes a
@@ -152,13 +244,13 @@ func modelSettled(rows, prefix []transcript.Message, q transcript.Query) bool {
 	// the log.) So the view is settled when window rows qualify already that are newer than
 	// every such candidate.
 	var candidate transcript.Sequence
-	for parent, m := range modelOldestReplies(prefix) {
+	for parent, m := range modelOldestReplies(prefix, q.Viewer) {
 		if parent < low {
 			candidate = max(candidate, m.Seq)
 		}
 	}
 	newer := 0
-	for _, m := range modelChannel(prefix) {
+	for _, m := range modelChannel(prefix, q.Viewer) {
 		if m.Seq > candidate {
 			newer++
 		}
@@ -311,6 +403,9 @@ func modelCheckProjection(proj transcript.Projection, want modelResult) []string
 			bad = append(bad, "Messages (-model +Project):\n"+d)
 		}
 	}
+	if !gocmp.Equal(want.Elided, proj.Elided, cmpopts.EquateEmpty()) {
+		bad = append(bad, "Elided (-model +Project):\n"+gocmp.Diff(want.Elided, proj.Elided, cmpopts.EquateEmpty()))
+	}
 	if proj.Head != want.Head {
 		bad = append(bad, fmt.Sprintf("Head = %d, want %d (newest row below Before)", proj.Head, want.Head))
 	}
@@ -368,6 +463,7 @@ type modelShape struct {
 	thread   transcript.Sequence
 	threadP  float64 // chance a row replies to thread (when it exists already)
 	danglesP float64 // chance a reply's parent is any older number, maybe missing
+	asideP   float64 // chance a root, or a reply to a desk row, is an aside
 }
 
 var modelAuthors = []transcript.Author{
@@ -378,10 +474,47 @@ var modelAuthors = []transcript.Author{
 	transcript.Agent("writer", "Writer"),
 	transcript.System("workflow", "Workflow"),
 	transcript.System("alert", ""),
+	transcript.Person("ana", "Ana Lima"), // Ana renamed: the same identity
+}
+
+// modelViewers are the viewers queries are made for: every author, the zero Author, a
+// participant who never writes, and viewers that fail Validate.
+var modelViewers = append(slices.Clone(modelAuthors),
+	transcript.Author{},
+	transcript.Agent("stranger", "Stranger"),
+	transcript.Agent("", "no id"),
+	transcript.Author{Kind: transcript.KindOperator, ID: "fake"},
+)
+
+// modelGenAudience returns 1 to 3 distinct authors other than author, sorted by kind and id.
+func modelGenAudience(r *rand.Rand, author transcript.Author) []transcript.Author {
+	var out []transcript.Author
+	for range 1 + r.IntN(3) {
+		a := modelAuthors[r.IntN(len(modelAuthors))]
+		if !modelSame(a, author) && !slices.ContainsFunc(out, func(b transcript.Author) bool { return modelSame(a, b) }) {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return modelReaders(transcript.Message{Author: out[0], Audience: out[1:]})
+}
+
+// modelApplyReplyRule makes m, a reply to the aside parent, follow §10's rule as a writer
+// would: an author who may not read parent is swapped for one of its readers, and the
+// audience is parent's readers without the author.
+func modelApplyReplyRule(r *rand.Rand, m *transcript.Message, parent transcript.Message) {
+	readers := modelReaders(parent)
+	if !modelReadable(parent, m.Author) {
+		m.Author = append(readers, transcript.Operator())[r.IntN(len(readers)+1)]
+	}
+	m.Audience = slices.DeleteFunc(readers, func(a transcript.Author) bool { return modelSame(a, m.Author) })
 }
 
 func modelGenDesk(r *rand.Rand, s modelShape) *modelDesk {
 	d := new(modelDesk)
+	index := make(map[transcript.Sequence]int) // seq → position in d.rows
 	var seq transcript.Sequence
 	for len(d.rows) < s.rows {
 		seq++
@@ -413,11 +546,17 @@ func modelGenDesk(r *rand.Rand, s modelShape) *modelDesk {
 		default:
 			m.Content = fmt.Sprintf("m%d", seq)
 		}
+		if i, ok := index[m.Parent]; ok && len(d.rows[i].Audience) > 0 {
+			modelApplyReplyRule(r, &m, d.rows[i])
+		} else if r.Float64() < s.asideP {
+			m.Audience = modelGenAudience(r, m.Author)
+		}
 		if m.Parent == 0 {
 			d.roots = append(d.roots, seq)
 		} else {
 			d.replies = append(d.replies, seq)
 		}
+		index[seq] = len(d.rows)
 		d.rows = append(d.rows, m)
 	}
 	return d
@@ -426,7 +565,7 @@ func modelGenDesk(r *rand.Rand, s modelShape) *modelDesk {
 // modelGenQuery aims a query at d: a channel or a thread (a root, a reply, a blank row, a
 // missing or future sequence), a bound (newest, 1, random, a row, above the head) and a window.
 func modelGenQuery(r *rand.Rand, d *modelDesk) transcript.Query {
-	var q transcript.Query
+	q := transcript.Query{Viewer: modelViewers[r.IntN(len(modelViewers))]}
 	head := d.head()
 	pick := func(seqs []transcript.Sequence) transcript.Sequence {
 		if len(seqs) == 0 {
@@ -490,7 +629,7 @@ func modelGenQuery(r *rand.Rand, d *modelDesk) transcript.Query {
 // modelCheckDesk projects q over d twice, with full and with short pages, recording the reads,
 // and reports every difference from the model. Both must agree with it, so they agree with
 // each other: short pages change Scanned and Reads, never Messages, Head or Partial.
-func modelCheckDesk(t *testing.T, seed uint64, d *modelDesk, q transcript.Query) {
+func modelCheckDesk(t *testing.T, seed uint64, d *modelDesk, q transcript.Query) modelResult {
 	t.Helper()
 	log, err := memlog.From(d.rows)
 	if err != nil {
@@ -516,6 +655,7 @@ func modelCheckDesk(t *testing.T, seed uint64, d *modelDesk, q transcript.Query)
 				strings.Join(bad, "\n"), modelDeskString(d))
 		}
 	}
+	return want
 }
 
 // modelDeskString prints a desk short enough to read, to reproduce a failure by hand.
@@ -526,7 +666,7 @@ func modelDeskString(d *modelDesk) string {
 	var b strings.Builder
 	b.WriteString("\nrows:")
 	for _, m := range d.rows {
-		fmt.Fprintf(&b, "\n  {Seq: %d, Parent: %d, Content: %q}", m.Seq, m.Parent, m.Content)
+		fmt.Fprintf(&b, "\n  {Seq: %d, Parent: %d, Author: %v, Audience: %v, Content: %q}", m.Seq, m.Parent, m.Author, m.Audience, m.Content)
 	}
 	return b.String()
 }
@@ -540,6 +680,7 @@ func TestProjectModelSmallDesks(t *testing.T) {
 	if testing.Short() {
 		desks = 300
 	}
+	var reach modelReach
 	for i := range desks {
 		seed := uint64(i)
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -549,17 +690,51 @@ func TestProjectModelSmallDesks(t *testing.T) {
 			blankP:   r.Float64() * 0.5,
 			gapP:     r.Float64() * 0.4,
 			danglesP: r.Float64() * 0.2,
+			asideP:   []float64{0, 0.1, 0.3, 0.7}[r.IntN(4)],
 		}
 		if r.IntN(3) == 0 {
 			shape.rows = r.IntN(300)
 		}
 		d := modelGenDesk(r, shape)
 		for range 6 {
-			modelCheckDesk(t, seed, d, modelGenQuery(r, d))
+			want := modelCheckDesk(t, seed, d, modelGenQuery(r, d))
+			reach.note(want)
 		}
 		if t.Failed() {
 			return
 		}
+	}
+	reach.check(t, desks/20)
+}
+
+// modelReach counts what a model test's views held, so that a generator that drifts and no
+// longer makes asides, elisions or views with asides shown fails the test instead of
+// passing it vacuously.
+type modelReach struct {
+	elided, runs, asidesShown int
+}
+
+func (c *modelReach) note(want modelResult) {
+	if len(want.Elided) > 0 {
+		c.elided++
+	}
+	for _, e := range want.Elided {
+		if e.Count > 1 {
+			c.runs++
+		}
+	}
+	for _, m := range want.Messages {
+		if len(m.Audience) > 0 {
+			c.asidesShown++
+			break
+		}
+	}
+}
+
+func (c *modelReach) check(t *testing.T, least int) {
+	t.Helper()
+	if c.elided < least || c.runs < least || c.asidesShown < least {
+		t.Errorf("the generated views reached too little: %d with elisions, %d elisions of several rows, %d showing asides; want %d of each", c.elided, c.runs, c.asidesShown, least)
 	}
 }
 
@@ -580,6 +755,7 @@ func TestProjectModelBusyDesks(t *testing.T) {
 			blankP:   r.Float64() * 0.3,
 			gapP:     r.Float64() * 0.1,
 			danglesP: r.Float64() * 0.05,
+			asideP:   []float64{0, 0.05, 0.3}[r.IntN(3)],
 			thread:   transcript.Sequence(1 + r.IntN(3000)),
 			threadP:  []float64{0, 0.0005, 0.002, 0.01, 0.1}[r.IntN(5)],
 		}
@@ -591,6 +767,9 @@ func TestProjectModelBusyDesks(t *testing.T) {
 			{Window: 5000},
 			{Before: d.head() / 2, Window: 3000},
 		}
+		for i := range queries {
+			queries[i].Viewer = modelViewers[r.IntN(len(modelViewers))]
+		}
 		for range 3 {
 			queries = append(queries, modelGenQuery(r, d))
 		}
@@ -601,6 +780,21 @@ func TestProjectModelBusyDesks(t *testing.T) {
 			return
 		}
 	}
+}
+
+// busyAsides makes every third root of rows an aside to reader, and every reply to one an
+// aside as the reply rule makes it (rows written by one author, so readers stay the same).
+func busyAsides(rows []transcript.Message, reader transcript.Author) []transcript.Message {
+	for i := range rows {
+		m := &rows[i]
+		switch {
+		case m.Parent == 0 && m.Seq%3 == 0:
+			m.Audience = []transcript.Author{reader}
+		case m.Parent != 0 && len(rows[m.Parent-1].Audience) > 0:
+			m.Audience = rows[m.Parent-1].Audience
+		}
+	}
+	return rows
 }
 
 // TestProjectModelCases pins the cases the model test is meant to reach, so they are checked
@@ -615,6 +809,12 @@ func TestProjectModelCases(t *testing.T) {
 		m.Parent = parent
 		return m
 	}
+	triage, review := transcript.Agent("triage", "Triage"), transcript.Agent("review", "Reviewer")
+	aside := func(m transcript.Message, audience ...transcript.Author) transcript.Message {
+		m.Audience = audience
+		return m
+	}
+	outsider := transcript.Query{Viewer: review}
 	busy := func(n int, thread transcript.Sequence) []transcript.Message {
 		var rows []transcript.Message
 		for i := range n {
@@ -654,6 +854,19 @@ func TestProjectModelCases(t *testing.T) {
 		{"exactly ScanLimit rows", busy(transcript.ScanLimit, 0), transcript.Query{Window: 5000}},
 		{"ScanLimit+1 rows", busy(transcript.ScanLimit+1, 0), transcript.Query{Window: 5000}},
 		{"exactly ScanLimit below before", busy(transcript.ScanLimit+10, 5), transcript.Query{Conversation: transcript.Conversation{Thread: 5}, Before: transcript.ScanLimit + 1, Window: 5000}},
+		{"unreadable root anchors its first reply", []transcript.Message{aside(root(1, "r"), triage), reply(2, 1, "x")}, outsider},
+		{"unreadable first reply gives way to the next", []transcript.Message{root(1, "r"), aside(reply(2, 1, "x"), triage), reply(3, 1, "y")}, outsider},
+		{"elisions split by a message", []transcript.Message{aside(root(1, "a"), triage), root(2, "b"), aside(root(3, "c"), triage), aside(root(4, "d"), triage)}, outsider},
+		{"elisions split by readers", []transcript.Message{aside(root(1, "a"), triage), aside(root(2, "b"), transcript.Operator()), aside(root(3, "c"), triage)}, outsider},
+		{"elisions join across a first reply's place", []transcript.Message{root(1, "r"), aside(root(2, "a"), triage), aside(root(3, "b"), triage), reply(4, 1, "x")}, outsider},
+		{"blank asides are not elided", []transcript.Message{aside(root(1, " "), triage), root(2, "b")}, outsider},
+		{"window floor cuts elisions", []transcript.Message{aside(root(1, "a"), triage), root(2, "b"), aside(root(3, "c"), triage), root(4, "d")}, transcript.Query{Viewer: review, Window: 2}},
+		{"unreadable thread root is elided, not shown", []transcript.Message{aside(root(1, "r"), triage), aside(reply(2, 1, "x"), triage), reply(3, 1, "host-written")}, transcript.Query{Viewer: review, Conversation: transcript.Conversation{Thread: 1}}},
+		{"window of one thread elides above its root", []transcript.Message{root(1, "r"), aside(reply(2, 1, "x"), triage), reply(3, 1, "y"), aside(reply(4, 1, "z"), triage)}, transcript.Query{Viewer: review, Conversation: transcript.Conversation{Thread: 1}, Window: 1}},
+		{"the zero viewer reads desk rows only", []transcript.Message{aside(root(1, "a"), triage), root(2, "b")}, transcript.Query{}},
+		{"an invalid viewer reads desk rows only", []transcript.Message{aside(root(1, "a"), transcript.Agent("", "")), root(2, "b")}, transcript.Query{Viewer: transcript.Agent("", "")}},
+		{"the operator reads every aside", []transcript.Message{aside(root(1, "a"), triage), aside(reply(2, 1, "b"), transcript.Operator())}, transcript.Query{Viewer: transcript.Operator()}},
+		{"busy desk of asides", busyAsides(busy(6000, 100), triage), transcript.Query{Viewer: review, Window: 100}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -138,6 +138,25 @@ var brokenLogs = []struct {
 		desk: func() Desk { return new(sharingLog) },
 	},
 	{
+		name: "hands out its audiences' storage", kind: kindOwnership,
+		by:   []string{"SliceOwnership"},
+		desk: func() Desk { return new(audienceSharingLog) },
+	},
+	{
+		name: "loses audiences", kind: kindRows,
+		by: []string{"Traversal", "Projection"},
+		desk: fixRows(func(rows []transcript.Message) {
+			for i := range rows {
+				rows[i].Audience = nil
+			}
+		}),
+	},
+	{
+		name: "Append keeps no audience", kind: kindAppend,
+		by:   []string{"Traversal", "Projection"},
+		desk: func() Desk { return publicAppend{memlog.New()} },
+	},
+	{
 		name: "reuses its page buffer", kind: kindOwnership,
 		by:   []string{"SliceOwnership", "Traversal"},
 		skip: []string{"ConcurrentReads"},

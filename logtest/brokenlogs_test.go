@@ -2,6 +2,7 @@ package logtest
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/sharedesk/transcript"
@@ -68,6 +69,37 @@ func (s *sharingLog) ReadBefore(ctx context.Context, before transcript.Sequence,
 		pg.Next = rows[n-1].Seq
 	}
 	return pg, nil
+}
+
+// audienceSharingLog copies its rows into every page, but not their audiences: every page
+// shares the audience arrays of the rows it keeps.
+type audienceSharingLog struct {
+	memlog.Log
+	mu   sync.Mutex
+	desc []transcript.Message
+}
+
+func (s *audienceSharingLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	s.mu.Lock()
+	if s.Log.Len() != len(s.desc) {
+		s.desc = newestFirst(s.Log.Messages())
+	}
+	rows := below(s.desc, before)
+	s.mu.Unlock()
+	n := min(limit, len(rows))
+	pg := transcript.Page{Messages: slices.Clone(rows[:n])} // a shallow copy: audiences shared
+	if n < len(rows) {
+		pg.Next = rows[n-1].Seq
+	}
+	return pg, ctx.Err()
+}
+
+// publicAppend stores every message as a desk row, whatever its audience.
+type publicAppend struct{ *memlog.Log }
+
+func (p publicAppend) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
+	m.Audience = nil
+	return p.Log.Append(ctx, m)
 }
 
 // bufferLog copies every page into one buffer it reuses.
@@ -150,5 +182,7 @@ var (
 	_ Desk = (*bufferLog)(nil)
 	_ Desk = (*frozenLog)(nil)
 	_ Desk = seqlessAppend{}
+	_ Desk = (*audienceSharingLog)(nil)
+	_ Desk = publicAppend{}
 	_ Desk = gappedLog{}
 )

@@ -32,14 +32,18 @@
 //     newest row.
 //   - BoundAtOne: a bound of 1 reads nothing; a bound just above the oldest row reads only it.
 //   - Traversal: walking 5,000 rows down returns exactly what Append returned.
-//   - SliceOwnership: a reader may keep and modify its pages; neither later reads nor the
-//     store change because of it.
+//   - SliceOwnership: a reader may keep and modify its pages, audiences included; neither
+//     later reads nor the store change because of it.
 //   - Cancellation: ReadBefore with a done ctx fails with an error matching ctx.Err().
 //   - ConcurrentReads: walks made while another goroutine appends are each exactly the rows
 //     at or below their head, and a walk started after an Append returned sees its row.
 //   - Projection: transcript.Project over the desk agrees with transcript.Project over
-//     memlog holding the same rows, for channel and thread views, several bounds and windows,
-//     on a desk busier than transcript.ScanLimit.
+//     memlog holding the same rows, for channel and thread views, several bounds and windows
+//     and viewers, on a desk busier than transcript.ScanLimit.
+//
+// About one root in six the kit appends is an aside (SPEC §10), and replies to asides follow
+// the reply rule: Append must keep every row's Audience, and return it as
+// transcript.ResolveAudience gives it (a reply's filled in from its parent).
 //
 // Every read goes through a transcript.Pager, so a page that breaks the contract is
 // reported as the Pager's *transcript.ContractError, wrapped: errors.Is matches the broken

@@ -8,9 +8,10 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// checkSliceOwnership: the reader owns the pages it is given. A page it keeps does not
-// change under later reads (no reused buffer), and a page it modifies, up to its capacity,
-// changes neither the log nor later pages (no internal slice handed out).
+// checkSliceOwnership: the reader owns the pages it is given, audiences included. A page it
+// keeps does not change under later reads (no reused buffer), and a page it modifies, up to
+// its capacity and its audiences' capacity, changes neither the log nor later pages (no
+// internal slice handed out).
 func checkSliceOwnership(ctx context.Context, d Desk, r *report) {
 	rows, ok := fill(ctx, d, 30, r)
 	if !ok {
@@ -48,9 +49,14 @@ func checkSliceOwnership(ctx context.Context, d Desk, r *report) {
 	}
 }
 
-// scribble overwrites rows with rows of its own, as a reader that reuses a page may.
+// scribble overwrites rows with rows of its own, as a reader that reuses a page may: their
+// audiences too, up to their capacity, first.
 func scribble(rows []transcript.Message) {
 	for i := range rows {
+		a := rows[i].Audience
+		for j := range a[:cap(a)] {
+			a[:cap(a)][j] = transcript.Agent("scribble", "written by the reader")
+		}
 		rows[i] = transcript.Message{
 			Seq:     transcript.Sequence(1_000_000 + i),
 			Author:  transcript.System("scribble", "written by the reader"),

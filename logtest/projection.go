@@ -3,6 +3,7 @@ package logtest
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
@@ -15,7 +16,8 @@ const projectionRows = transcript.ScanLimit + 552
 // checkProjection: transcript.Project over the desk agrees with transcript.Project over a
 // memlog holding the rows Append returned, for the channel view and thread views (an old
 // busy thread, a thread from the middle, the newest thread, a blank root, a reply, a row that
-// does not exist), several Before bounds and windows. Messages, Head and Partial must agree;
+// does not exist), several Before bounds and windows, for viewers who read every aside, some
+// or none. Messages, elisions, Head and Partial must agree;
 // Reads and Scanned may differ, since a host may return short pages.
 func checkProjection(ctx context.Context, d Desk, r *report) {
 	rows, ok := fill(ctx, d, projectionRows, r)
@@ -77,16 +79,23 @@ func projectionQueries(rows []transcript.Message) []transcript.Query {
 		{0, 0}, {0, 1}, {0, 100}, {head, 0}, {scan, 100}, {third, 1}, {third, 0}, {rows[40].Seq, 100}, {1, 0},
 	}
 	var qs []transcript.Query
-	for _, thread := range threads {
-		for _, b := range bounds {
+	for i, thread := range threads {
+		for j, b := range bounds {
 			qs = append(qs, transcript.Query{
 				Conversation: transcript.Conversation{Desk: "logtest", Thread: thread},
 				Before:       b.before,
 				Window:       b.window,
+				Viewer:       viewers[(i+j)%len(viewers)],
 			})
 		}
 	}
 	return qs
+}
+
+// viewers are whom the Projection check's views are for: the operator reads every aside, an
+// agent and a person some, a stranger and the zero Author none.
+var viewers = []transcript.Author{
+	transcript.Operator(), authors[2], authors[1], transcript.Agent("stranger", "Stranger"), {},
 }
 
 // compareProjections compares what Project returned over the desk with what it returned
@@ -102,7 +111,14 @@ func compareProjections(got, want transcript.Projection) error {
 		return fmt.Errorf("got %d messages, want %d: message %d: got %s, want %s",
 			len(got.Messages), len(want.Messages), i, describeAt(got.Messages, i), describeAt(want.Messages, i))
 	}
+	if !slices.EqualFunc(got.Elided, want.Elided, sameElision) {
+		return fmt.Errorf("got elisions %+v, want %+v", got.Elided, want.Elided)
+	}
 	return nil
+}
+
+func sameElision(a, b transcript.Elision) bool {
+	return a.From == b.From && a.Through == b.Through && a.Count == b.Count && slices.Equal(a.Readers, b.Readers)
 }
 
 func describeQuery(q transcript.Query) string {
@@ -110,5 +126,5 @@ func describeQuery(q transcript.Query) string {
 	if q.Conversation.Thread != 0 {
 		view = fmt.Sprintf("thread %d", q.Conversation.Thread)
 	}
-	return fmt.Sprintf("Project(%s, before %d, window %d)", view, q.Before, q.Window)
+	return fmt.Sprintf("Project(%s, before %d, window %d, viewer %v)", view, q.Before, q.Window, q.Viewer)
 }

@@ -1,9 +1,11 @@
 package logtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,8 +29,8 @@ var authors = []transcript.Author{
 }
 
 // filler appends the kit's rows to one desk: a deterministic mix of roots, first and later
-// replies, replies to replies, blank rows and every kind of author, with the parents taken
-// from the rows Append returned.
+// replies, replies to replies, blank rows, asides (SPEC §10) and every kind of author, with
+// the parents taken from the rows Append returned.
 type filler struct {
 	desk    Desk
 	rng     *rand.Rand
@@ -64,6 +66,14 @@ func (f *filler) append(ctx context.Context) (transcript.Message, error) {
 	if err != nil {
 		return transcript.Message{}, failf(kindAppend, "Append of row %d (%s): %w", len(f.rows)+1, describe(m), err)
 	}
+	var parent *transcript.Message
+	if m.Parent != 0 {
+		parent = &f.rows[f.index(m.Parent)]
+	}
+	audience, err := transcript.ResolveAudience(m, parent) // what the reply rule stores
+	if err != nil {
+		return transcript.Message{}, fmt.Errorf("logtest: row %d breaks the reply rule, a bug of the kit: %w", len(f.rows)+1, err)
+	}
 	var prev transcript.Sequence
 	if len(f.rows) > 0 {
 		prev = f.rows[len(f.rows)-1].Seq
@@ -71,7 +81,8 @@ func (f *filler) append(ctx context.Context) (transcript.Message, error) {
 	switch {
 	case got.Seq == 0 || got.Seq <= prev:
 		return transcript.Message{}, failf(kindAppend, "Append of row %d: got seq %d, want a seq above %d (the previous row's; valid rows have seq >= 1)", len(f.rows)+1, got.Seq, prev)
-	case got.Parent != m.Parent || got.Author != m.Author || got.Content != m.Content:
+	case got.Parent != m.Parent || got.Author != m.Author || got.Content != m.Content || !slices.Equal(got.Audience, audience):
+		m.Audience = audience
 		return transcript.Message{}, failf(kindAppend, "Append of row %d: got %s, want the stored form of %s", len(f.rows)+1, describe(got), describe(m))
 	}
 	if got.IsRoot() {
@@ -83,8 +94,37 @@ func (f *filler) append(ctx context.Context) (transcript.Message, error) {
 	return got, nil
 }
 
+// index returns the position in f.rows of the row seq, which Append returned.
+func (f *filler) index(seq transcript.Sequence) int {
+	i, _ := slices.BinarySearchFunc(f.rows, seq, func(m transcript.Message, seq transcript.Sequence) int { return cmp.Compare(m.Seq, seq) })
+	return i
+}
+
 // draft returns the next message to append.
 func (f *filler) draft() transcript.Message {
+	m := f.draftRow()
+	if m.Parent != 0 {
+		if parent := f.rows[f.index(m.Parent)]; parent.IsAside() {
+			// A reply to an aside, by one of its readers, with the audience left for the
+			// reply rule to fill in.
+			if !parent.ReadableBy(m.Author) {
+				m.Author = parent.Author
+			}
+			return m
+		}
+	}
+	if f.rng.IntN(6) == 0 { // an aside to one or two others
+		for range 1 + f.rng.IntN(2) {
+			if a := authors[f.rng.IntN(len(authors))]; !a.Same(m.Author) && !slices.ContainsFunc(m.Audience, a.Same) {
+				m.Audience = append(m.Audience, a)
+			}
+		}
+	}
+	return m
+}
+
+// draftRow returns the next row's parent, author, content and time.
+func (f *filler) draftRow() transcript.Message {
 	i := len(f.rows)
 	m := transcript.Message{
 		Author:  authors[f.rng.IntN(len(authors))],
@@ -154,12 +194,16 @@ func describe(m transcript.Message) string {
 	if !m.At.IsZero() {
 		at = m.At.Format(time.RFC3339Nano)
 	}
-	return fmt.Sprintf("{seq %d, parent %d, author %s %q, content %q, at %s}", m.Seq, m.Parent, m.Author, m.Author.Label, c, at)
+	audience := ""
+	if m.IsAside() {
+		audience = fmt.Sprintf(", audience %v", m.Audience)
+	}
+	return fmt.Sprintf("{seq %d, parent %d, author %s %q%s, content %q, at %s}", m.Seq, m.Parent, m.Author, m.Author.Label, audience, c, at)
 }
 
 // sameRow reports whether got is the row want: every field equal, At compared with
 // time.Equal since stores may keep times in another zone.
 func sameRow(got, want transcript.Message) bool {
 	return got.Seq == want.Seq && got.Parent == want.Parent && got.Author == want.Author &&
-		got.Content == want.Content && got.At.Equal(want.At)
+		got.Content == want.Content && got.At.Equal(want.At) && slices.Equal(got.Audience, want.Audience)
 }

@@ -9,6 +9,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/logtest"
 	"github.com/sharedesk/transcript/memlog"
 )
@@ -198,5 +199,37 @@ func TestReadBeforeCopies(t *testing.T) {
 	pg.Messages[0].Content = "changed by the reader"
 	if got := l.Messages()[1].Content; got != "reply" {
 		t.Errorf("after the reader changed its page the log holds %q, want %q", got, "reply")
+	}
+}
+
+// TestReplyRule: memlog applies the aside rules of SPEC §10 as the stores do.
+func TestReplyRule(t *testing.T) {
+	storetest.ReplyRule(t, memlog.New())
+}
+
+// TestReadsCopyAudiences: a page's audiences are the caller's; writing to them changes
+// neither the log nor another read.
+func TestReadsCopyAudiences(t *testing.T) {
+	l := memlog.New()
+	triage := transcript.Agent("triage", "Triage")
+	for range 3 {
+		if _, err := l.Append(t.Context(), transcript.Message{Author: transcript.Operator(), Content: "x", Audience: []transcript.Author{triage}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := l.ReadBefore(t.Context(), 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range page.Messages {
+		m.Audience[0] = transcript.Agent("forged", "")
+		if cap(m.Audience) != len(m.Audience) {
+			t.Errorf("row %d: audience has room to grow into its neighbour's", m.Seq)
+		}
+	}
+	for _, m := range l.Messages() {
+		if m.Audience[0] != triage {
+			t.Errorf("row %d: audience %v after a reader wrote to its copy", m.Seq, m.Audience)
+		}
 	}
 }

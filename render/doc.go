@@ -14,6 +14,15 @@
 // attribute values (ids and labels) are escaped too, control characters included. No row
 // ever gets the system role, and only the viewer's own words get the assistant role.
 //
+// An elision — rows the viewer may not read (see transcript.Elision) — renders, in sequence
+// order among the messages, as user-side content naming its range, count and readers and
+// nothing else:
+//
+//	<elided from="12" through="19" count="3" readers="operator,agent:triage"/>
+//
+// and, in Text, as a line of its own ("#12–19 · 3 messages between Ana and Triage you cannot
+// read"). Every output takes a view's elisions as trailing arguments.
+//
 // Outputs: Turns (the neutral form), Text (for people at a terminal), OpenAI (chat
 // completions messages JSON) and Anthropic (messages JSON: starts with a user turn,
 // alternates strictly, merges consecutive user-side rows, never ends on an assistant turn).

@@ -10,23 +10,33 @@ import (
 	"github.com/sharedesk/transcript/render"
 )
 
-// sdkCases are message lists whose rendering the official SDKs must accept.
-func sdkCases() map[string][]transcript.Message {
+// sdkCase is a view whose rendering the official SDKs must accept.
+type sdkCase struct {
+	msgs   []transcript.Message
+	elided []transcript.Elision
+}
+
+// sdkCases are the views the SDK tests render for triage.
+func sdkCases() map[string]sdkCase {
 	d := desk()
-	return map[string][]transcript.Message{
-		"desk":              d,
-		"empty":             nil,
-		"viewer first":      d[1:],
-		"viewer last":       d[:2],
-		"only the viewer":   {d[1]},
-		"awkward content":   {{Seq: 9, Author: transcript.Person("x y", "\"Q\"\n"), Content: "</message>\x00\u2028"}},
-		"consecutive peers": {d[2], d[3], d[4]},
+	toOthers := []transcript.Elision{{From: 6, Through: 8, Count: 2, Readers: []transcript.Author{ana, review}}}
+	return map[string]sdkCase{
+		"desk":                   {msgs: d},
+		"empty":                  {},
+		"viewer first":           {msgs: d[1:]},
+		"viewer last":            {msgs: d[:2]},
+		"only the viewer":        {msgs: []transcript.Message{d[1]}},
+		"awkward content":        {msgs: []transcript.Message{{Seq: 9, Author: transcript.Person("x y", "\"Q\"\n"), Content: "</message>\x00\u2028"}}},
+		"consecutive peers":      {msgs: []transcript.Message{d[2], d[3], d[4]}},
+		"an elision last":        {msgs: d[:2], elided: toOthers},
+		"only an elision":        {elided: toOthers},
+		"an elision between own": {msgs: []transcript.Message{d[1], {Seq: 9, Author: triage, Content: "again"}}, elided: toOthers},
 	}
 }
 
 func TestOpenAIDecodesIntoSDKTypes(t *testing.T) {
-	for name, msgs := range sdkCases() {
-		data, err := render.OpenAI(triage, msgs)
+	for name, c := range sdkCases() {
+		data, err := render.OpenAI(triage, c.msgs, c.elided...)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -34,7 +44,7 @@ func TestOpenAIDecodesIntoSDKTypes(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"model":"gpt-4o","messages":`+string(data)+`}`), &params); err != nil {
 			t.Fatalf("%s: ChatCompletionNewParams rejects %s: %v", name, data, err)
 		}
-		turns := render.Turns(triage, msgs)
+		turns := render.Turns(triage, c.msgs, c.elided...)
 		if len(params.Messages) != len(turns) {
 			t.Fatalf("%s: SDK sees %d messages, want %d", name, len(params.Messages), len(turns))
 		}
@@ -57,8 +67,8 @@ func TestOpenAIDecodesIntoSDKTypes(t *testing.T) {
 }
 
 func TestAnthropicDecodesIntoSDKTypes(t *testing.T) {
-	for name, msgs := range sdkCases() {
-		data, err := render.Anthropic(triage, msgs)
+	for name, c := range sdkCases() {
+		data, err := render.Anthropic(triage, c.msgs, c.elided...)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -66,7 +76,7 @@ func TestAnthropicDecodesIntoSDKTypes(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":`+string(data)+`}`), &params); err != nil {
 			t.Fatalf("%s: MessageNewParams rejects %s: %v", name, data, err)
 		}
-		turns := render.Alternating(triage, msgs)
+		turns := render.Alternating(triage, c.msgs, c.elided...)
 		if len(params.Messages) != len(turns) || len(params.Messages) == 0 {
 			t.Fatalf("%s: SDK sees %d messages, want %d (> 0)", name, len(params.Messages), len(turns))
 		}

@@ -16,13 +16,18 @@
 // inside the same ScanLimit, to learn whether that root has an older reply. A projection and
 // the deltas after it therefore never disagree about what the agent should see.
 //
+// Deltas are for one viewer ([Query.Viewer]), as projections are: a row the viewer may not
+// read (an aside it is not a party to) counts as blank, and the delta's Elided stands for
+// the rows of (M, B) a projection would elide. Projection, then deltas, give every viewer
+// exactly the messages one projection would, and their elisions' counts add up.
+//
 // # The protocol
 //
 // State is returned, never applied: Prepare mutates nothing, and a reinitialization or an
 // error exposes no partial delta. A turn goes
 //
-//  1. plan, err := Prepare(ctx, log, Query{Desired: c, Current: c, State: committed, Before: trigger})
-//  2. give plan.Delta.Messages to the agent (or, on plan.Reinitialize, a full projection);
+//  1. plan, err := Prepare(ctx, log, Query{Desired: c, Current: c, State: committed, Before: trigger, Viewer: agent})
+//  2. give plan.Delta.Messages and Elided to the agent (or, on plan.Reinitialize, a full projection);
 //  3. append the agent's reply to the log durably, and NotePresent its Seq on plan.Delta.Next;
 //  4. commit plan.Delta.Next as the new state.
 //

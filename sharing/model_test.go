@@ -89,14 +89,26 @@ func modelPrepare(rows []transcript.Message, q sharing.Query) modelWant {
 		return modelWant{plan: sharing.Plan{Reinitialize: sharing.WatermarkUnavailable}}
 	}
 
-	// Rule 5.
+	// Rule 5, and §10's elisions: the rows of (M, B) at the conversation's level, non-blank,
+	// that the viewer may not read, grouped among the delta's messages.
+	inRange := func(m transcript.Message) bool { return m.Seq > M && (B == 0 || m.Seq < B) }
 	var delta []transcript.Message
-	for _, m := range modelQualifying(P, q.Desired) {
-		if m.Seq > M && (B == 0 || m.Seq < B) && !slices.Contains(S, m.Seq) {
+	for _, m := range modelQualifying(P, q.Desired, q.Viewer) {
+		if inRange(m) && !slices.Contains(S, m.Seq) {
 			delta = append(delta, m)
 		}
 	}
 	slices.SortFunc(delta, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	var elided []*transcript.Message
+	for _, m := range slices.Backward(P) {
+		atLevel := m.Parent == 0
+		if t := q.Desired.Thread; t != 0 {
+			atLevel = m.Seq == t || m.Parent == t
+		}
+		if inRange(m) && atLevel && !modelBlank(m) && !m.ReadableBy(q.Viewer) {
+			elided = append(elided, &m)
+		}
+	}
 
 	// Rule 6.
 	next := sharing.State{Conversation: s.Conversation, Watermark: B}
@@ -112,24 +124,26 @@ func modelPrepare(rows []transcript.Message, q sharing.Query) modelWant {
 			next.Present = append(next.Present, seq)
 		}
 	}
-	return modelWant{plan: sharing.Plan{Delta: sharing.Delta{Messages: delta, Next: next}}}
+	return modelWant{plan: sharing.Plan{Delta: sharing.Delta{Messages: delta, Elided: transcript.Elide(elided, delta), Next: next}}}
 }
 
 // modelQualifying returns the rows of P (newest first) that qualify for c under SPEC §5's
-// definitions, without a window, in no particular order.
-func modelQualifying(P []transcript.Message, c transcript.Conversation) []transcript.Message {
+// definitions as viewer reads them (§10: a row viewer may not read counts as blank), without
+// a window, in no particular order.
+func modelQualifying(P []transcript.Message, c transcript.Conversation, viewer transcript.Author) []transcript.Message {
+	hidden := func(m transcript.Message) bool { return modelBlank(m) || !m.ReadableBy(viewer) }
 	var out []transcript.Message
 	if t := c.Thread; t != 0 {
 		for _, m := range P {
-			if (m.Seq == t || m.Parent == t) && !modelBlank(m) {
+			if (m.Seq == t || m.Parent == t) && !hidden(m) {
 				out = append(out, m)
 			}
 		}
 		return out
 	}
-	oldestReply := make(map[transcript.Sequence]transcript.Message) // parent → oldest non-blank reply in P
+	oldestReply := make(map[transcript.Sequence]transcript.Message) // parent → oldest qualifying reply in P
 	for _, m := range P {                                           // newest first: the last write wins
-		if m.Parent != 0 && !modelBlank(m) {
+		if m.Parent != 0 && !hidden(m) {
 			oldestReply[m.Parent] = m
 		}
 	}
@@ -137,7 +151,7 @@ func modelQualifying(P []transcript.Message, c transcript.Conversation) []transc
 		if m.Parent != 0 {
 			continue
 		}
-		if !modelBlank(m) {
+		if !hidden(m) {
 			out = append(out, m)
 		}
 		if r, ok := oldestReply[m.Seq]; ok {
@@ -223,14 +237,17 @@ type modelCase struct {
 
 func (c modelCase) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "query: desired %+v current %+v state %+v before %d\n",
-		c.q.Desired, c.q.Current, c.q.State, c.q.Before)
+	fmt.Fprintf(&b, "query: desired %+v current %+v state %+v before %d viewer %v\n",
+		c.q.Desired, c.q.Current, c.q.State, c.q.Before, c.q.Viewer)
 	fmt.Fprintf(&b, "log: %d rows", len(c.rows))
 	if len(c.rows) > 80 {
 		return b.String() + " (too many to list)"
 	}
 	for _, m := range c.rows {
-		fmt.Fprintf(&b, "\n  %d parent %d %q", m.Seq, m.Parent, m.Content)
+		fmt.Fprintf(&b, "\n  %d parent %d %v %q", m.Seq, m.Parent, m.Author, m.Content)
+		if len(m.Audience) > 0 {
+			fmt.Fprintf(&b, " to %v", m.Audience)
+		}
 	}
 	return b.String()
 }
@@ -243,6 +260,9 @@ var (
 		transcript.Agent("review", "Reviewer"),
 		transcript.System("workflow", "CI"),
 	}
+	// modelViewers are whom deltas are for: every author, the zero Author, a participant who
+	// never writes, an invalid author.
+	modelViewers = append(slices.Clone(modelAuthors), transcript.Author{}, transcript.Agent("stranger", ""), transcript.Agent("", "x"))
 	// Non-blank content, some of it only just: a zero-width space, a BOM, a control
 	// character that is not white space, invalid UTF-8.
 	modelWords = []string{"hello", "ok", " padded ", "\u200b", "\ufeff", "x\u00a0", "\x1c", "\xff", "\x85", "a"}
@@ -259,6 +279,7 @@ func modelRows(r *rand.Rand, n int) []transcript.Message {
 		seq = transcript.Sequence(50 + r.IntN(1000)) // every parent below the first row is missing
 	}
 	gapP := []float64{0, 0, 0.05, 0.3}[r.IntN(4)]
+	asideP := []float64{0, 0, 0.1, 0.4}[r.IntN(4)]
 	blankP := []float64{0, 0.1, 0.3, 0.7}[r.IntN(4)]
 	rootP := 0.15 + 0.6*r.Float64()
 	var roots []int // indexes of the roots in rows
@@ -284,12 +305,36 @@ func modelRows(r *rand.Rand, n int) []transcript.Message {
 		if i > 0 && r.Float64() >= rootP {
 			m.Parent = modelParent(r, rows, roots)
 		}
+		modelAside(r, &m, rows, asideP)
 		if m.Parent == 0 {
 			roots = append(roots, i)
 		}
 		rows = append(rows, m)
 	}
 	return rows
+}
+
+// modelAside makes m an aside as a writer following §10's reply rule would: a reply to an
+// aside of rows gets its parent's readers, by an author who may read it; a root or a reply to
+// a desk row opens an aside with chance p, to one or two other participants.
+func modelAside(r *rand.Rand, m *transcript.Message, rows []transcript.Message, p float64) {
+	j, found := slices.BinarySearchFunc(rows, m.Parent, func(x transcript.Message, seq transcript.Sequence) int { return cmp.Compare(x.Seq, seq) })
+	if m.Parent != 0 && found && rows[j].IsAside() {
+		parent := rows[j]
+		if !parent.ReadableBy(m.Author) {
+			m.Author = parent.Author
+		}
+		m.Audience = slices.DeleteFunc(parent.Readers(), m.Author.Same)
+		return
+	}
+	if r.Float64() >= p {
+		return
+	}
+	for range 1 + r.IntN(2) {
+		if a := modelAuthors[r.IntN(len(modelAuthors))]; !a.Same(m.Author) && !slices.ContainsFunc(m.Audience, a.Same) {
+			m.Audience = append(m.Audience, a)
+		}
+	}
 }
 
 // modelParent picks the parent of a new reply after rows.
@@ -432,7 +477,8 @@ func modelGen(r *rand.Rand, busy bool) modelCase {
 	if r.IntN(20) >= 9 {
 		c.Thread = modelThread(r, rows, M, B)
 	}
-	q := sharing.Query{Desired: c, Current: c, State: sharing.State{Conversation: c, Watermark: M, Present: S}, Before: B}
+	q := sharing.Query{Desired: c, Current: c, State: sharing.State{Conversation: c, Watermark: M, Present: S}, Before: B,
+		Viewer: modelViewers[r.IntN(len(modelViewers))]}
 	if r.IntN(7) == 0 {
 		other := c
 		switch r.IntN(3) {
@@ -561,6 +607,7 @@ func modelThread(r *rand.Rand, rows []transcript.Message, M, B transcript.Sequen
 // the test's time.
 func modelSamePlan(a, b sharing.Plan) bool {
 	return a.Reinitialize == b.Reinitialize && slices.EqualFunc(a.Delta.Messages, b.Delta.Messages, modelSameMessage) &&
+		gocmp.Equal(a.Delta.Elided, b.Delta.Elided, cmpopts.EquateEmpty()) &&
 		a.Delta.Next.Conversation == b.Delta.Next.Conversation && a.Delta.Next.Watermark == b.Delta.Next.Watermark &&
 		slices.Equal(a.Delta.Next.Present, b.Delta.Next.Present)
 }
@@ -614,7 +661,7 @@ func modelCases(n int) int {
 func TestPrepareModel(t *testing.T) {
 	ctx := context.Background()
 	outcomes := make(map[string]int)
-	modelRun(t, modelCases(400), func(r *rand.Rand, seed uint64, i int) bool {
+	modelRun(t, modelCases(500), func(r *rand.Rand, seed uint64, i int) bool {
 		c := modelGen(r, i%20 == 19)
 		log, err := memlog.From(c.rows)
 		if err != nil {
@@ -670,7 +717,7 @@ func TestPrepareModel(t *testing.T) {
 		if want.err != nil || want.plan.Reinitialize != 0 {
 			return ok
 		}
-		proj, err := transcript.Project(ctx, log, transcript.Query{Conversation: c.q.Desired, Before: c.q.Before, Window: 1_000_000})
+		proj, err := transcript.Project(ctx, log, transcript.Query{Conversation: c.q.Desired, Before: c.q.Before, Window: 1_000_000, Viewer: c.q.Viewer})
 		if err != nil {
 			fail("Project: %v", err)
 			return false
@@ -751,13 +798,25 @@ func modelCount(outcomes map[string]int, c modelCase, want modelWant) {
 	}
 }
 
+// modelElidedCount is how many rows elisions stand for.
+func modelElidedCount(elisions []transcript.Elision) int {
+	n := 0
+	for _, e := range elisions {
+		n += e.Count
+	}
+	return n
+}
+
 // TestPrepareModelProjectionThenDeltas plays the protocol: a projection at B1 seeds the state
 // with its Head, then deltas at rising bounds are committed one after the other. What the
 // agent was shown — the projection, every delta, and the triggering rows it answered — is
-// exactly a projection at the last bound: nothing twice, nothing missed, nothing extra.
+// exactly a projection at the last bound: nothing twice, nothing missed, nothing extra. It is
+// played for a random viewer, so the same holds for every viewer of a desk with asides, and
+// the rows elided for the viewer add up too: those of the first projection and of every delta,
+// with the triggering rows the viewer may not read, are those of the last projection.
 func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 	ctx := context.Background()
-	played, unavailable := 0, 0
+	played, unavailable, withElisions := 0, 0, 0
 	modelRun(t, modelCases(150), func(r *rand.Rand, seed uint64, i int) bool {
 		rows := modelRows(r, r.IntN(300))
 		log, err := memlog.From(rows)
@@ -781,11 +840,12 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 		if r.IntN(2) == 0 {
 			c.Thread = modelThread(r, rows, 0, 0)
 		}
+		viewer := modelViewers[r.IntN(len(modelViewers))]
 		describe := func() string {
-			return fmt.Sprintf("conversation %+v bounds %v\n%s", c, bounds, modelCase{rows: rows})
+			return fmt.Sprintf("conversation %+v bounds %v viewer %v\n%s", c, bounds, viewer, modelCase{rows: rows})
 		}
 		project := func(b transcript.Sequence) (transcript.Projection, bool) {
-			proj, err := transcript.Project(ctx, log, transcript.Query{Conversation: c, Before: b, Window: 1_000_000})
+			proj, err := transcript.Project(ctx, log, transcript.Query{Conversation: c, Before: b, Window: 1_000_000, Viewer: viewer})
 			if err != nil {
 				t.Fatalf("seed %d case %d: Project(before %d): %v\n%s", seed, i, b, err, describe())
 			}
@@ -800,9 +860,10 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 			return true
 		}
 		shown := slices.Clone(first.Messages)
+		elided := modelElidedCount(first.Elided)
 		state := sharing.Initialized(c, first.Head)
 		for _, b := range bounds[1:] {
-			plan, err := sharing.Prepare(ctx, log, sharing.Query{Desired: c, Current: c, State: state, Before: b})
+			plan, err := sharing.Prepare(ctx, log, sharing.Query{Desired: c, Current: c, State: state, Before: b, Viewer: viewer})
 			if err == nil && plan.Reinitialize == sharing.WatermarkUnavailable &&
 				!slices.ContainsFunc(rows, func(m transcript.Message) bool { return m.Seq <= state.Watermark }) {
 				// Rule 6 made an earlier bound the watermark though no row lies at or below
@@ -815,6 +876,12 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 				return false
 			}
 			shown = append(shown, plan.Delta.Messages...)
+			for _, e := range plan.Delta.Elided {
+				if e.From <= state.Watermark || (b != 0 && e.Through >= b) {
+					t.Errorf("seed %d case %d: Prepare(before %d) from watermark %d elides %d..%d, outside its range\n%s", seed, i, b, state.Watermark, e.From, e.Through, describe())
+				}
+			}
+			elided += modelElidedCount(plan.Delta.Elided)
 			state = plan.Delta.Next
 		}
 		// The triggering rows: the agent answered them, so it saw them; the last bound's
@@ -825,6 +892,20 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 				shown = append(shown, m)
 			}
 		}
+		for _, m := range rows {
+			atLevel := m.Parent == c.Thread || (c.Thread != 0 && m.Seq == c.Thread)
+			if slices.Contains(triggers, m.Seq) && atLevel && !modelBlank(m) && !m.ReadableBy(viewer) {
+				elided++ // a trigger the viewer may not read is elided by the last projection only
+			}
+		}
+		if want := modelElidedCount(last.Elided); elided != want {
+
+			t.Errorf("seed %d case %d: projection then deltas elide %d rows, one projection %d\n%s", seed, i, elided, want, describe())
+			return false
+		}
+		if elided > 0 {
+			withElisions++
+		}
 		slices.SortStableFunc(shown, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
 		if !slices.EqualFunc(last.Messages, shown, modelSameMessage) {
 			t.Errorf("seed %d case %d: projection then deltas disagree with one projection (-projection +shown):\n%s\n%s",
@@ -834,8 +915,8 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 		played++
 		return true
 	})
-	if played < 50 {
-		t.Errorf("only %d protocols played", played)
+	if played < 50 || (withElisions < 10 && !testing.Short()) {
+		t.Errorf("only %d protocols played, %d with elisions", played, withElisions)
 	}
-	t.Logf("%d protocols played; %d ended in WatermarkUnavailable over a watermark no row reaches", played, unavailable)
+	t.Logf("%d protocols played, %d with elisions; %d ended in WatermarkUnavailable over a watermark no row reaches", played, withElisions, unavailable)
 }
