@@ -27,6 +27,11 @@ type Message struct {
 	// and then ID. A Message holding an Audience shares that slice when copied: a Log that
 	// hands out its own storage must copy it too.
 	Audience []Author `json:"audience,omitempty"`
+	// Key is empty, or a name the writer chose for the row, unique within its desk: at most
+	// MaxKeyLen bytes of printable UTF-8. An append whose Key the desk holds already writes
+	// nothing: it returns the stored row when that row is the same message (see MatchKey),
+	// and fails with ErrKeyConflict otherwise. A retry after a lost answer is harmless.
+	Key string `json:"key,omitempty"`
 }
 
 // IsRoot reports whether m is a root at channel level (it replies to nothing).
@@ -92,11 +97,12 @@ func (c Conversation) IsChannel() bool { return c.Thread == 0 }
 var ErrInvalidMessage = errors.New("transcript: invalid message")
 
 // ValidateNew reports whether m can be appended as a new row: its Seq is unset (the log
-// assigns it), its Author is valid, its Content is valid UTF-8, and its Audience lists at
-// most MaxAudience valid participants, each once, without m's author. Whether the Parent
-// exists, and the reply rule (ResolveAudience), are the log's to check. The error matches
-// ErrInvalidMessage, ErrInvalidAuthor for a bad author and ErrInvalidAudience for a bad
-// audience.
+// assigns it), its Author is valid, its Content is valid UTF-8, its Audience lists at most
+// MaxAudience valid participants, each once, without m's author, and its Key is empty or at
+// most MaxKeyLen bytes of printable UTF-8. Whether the Parent exists, the reply rule
+// (ResolveAudience) and whether the Key is taken (MatchKey) are the log's to check. The
+// error matches ErrInvalidMessage, ErrInvalidAuthor for a bad author and
+// ErrInvalidAudience for a bad audience.
 func ValidateNew(m Message) error {
 	switch {
 	case m.Seq != 0:
@@ -110,5 +116,5 @@ func ValidateNew(m Message) error {
 	if err := validateAudience(m.Author, m.Audience); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 	}
-	return nil
+	return validateKey(m.Key)
 }

@@ -21,6 +21,7 @@ import (
 type Log struct {
 	mu   sync.RWMutex
 	rows []transcript.Message // ascending Seq
+	keys map[string]int       // Key → index in rows, for the rows Append stored with a key
 }
 
 var _ transcript.Log = (*Log)(nil)
@@ -34,7 +35,8 @@ func New() *Log { return new(Log) }
 // From returns a log holding rows, which must be in strictly ascending Seq (gaps are
 // allowed), each valid as a page row (Seq >= 1, a valid author, Parent < Seq). Parents need
 // not exist and audiences are taken as given, unchecked: a host's log may hold such rows,
-// and the walk must cope. From copies rows, audiences included.
+// and the walk must cope. Keys must be unique, as in any desk. From copies rows, audiences
+// included.
 func From(rows []transcript.Message) (*Log, error) {
 	for i, m := range rows {
 		switch {
@@ -47,14 +49,29 @@ func From(rows []transcript.Message) (*Log, error) {
 			return nil, fmt.Errorf("memlog: row %d: %w", i, err)
 		}
 	}
-	return &Log{rows: copyRows(rows)}, nil
+	l := &Log{rows: copyRows(rows)}
+	for i, m := range rows {
+		if m.Key == "" {
+			continue
+		}
+		if j, ok := l.keys[m.Key]; ok {
+			return nil, fmt.Errorf("memlog: row %d: key %q is row %d's too", i, m.Key, j)
+		}
+		if l.keys == nil {
+			l.keys = make(map[string]int)
+		}
+		l.keys[m.Key] = i
+	}
+	return l, nil
 }
 
 // Append stores m as the newest row and returns it with its assigned Seq: one above the
 // newest row (1 for the first), and its Audience as transcript.ResolveAudience gives it. m
 // must satisfy transcript.ValidateNew, its Parent, when not 0, must be a row of this log,
 // and the reply rule must hold (a reply to an aside keeps the aside's readers; no one
-// replies to a row they may not read). On error nothing is stored. Append honours ctx.
+// replies to a row they may not read). A Key the log holds already stores nothing: Append
+// returns the stored row when transcript.MatchKey finds m the same message, and its
+// *transcript.KeyConflictError otherwise. On error nothing is stored. Append honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.Message{}, err
@@ -76,7 +93,20 @@ func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Mess
 	if err != nil {
 		return transcript.Message{}, err
 	}
-	m.Seq, m.Audience = l.head()+1, audience // a new slice: the caller's stays the caller's
+	m.Audience = audience // a new slice: the caller's stays the caller's
+	if i, ok := l.keys[m.Key]; ok && m.Key != "" {
+		if err := transcript.MatchKey(l.rows[i], m); err != nil {
+			return transcript.Message{}, err
+		}
+		return copyRows(l.rows[i : i+1])[0], nil
+	}
+	m.Seq = l.head() + 1
+	if m.Key != "" {
+		if l.keys == nil {
+			l.keys = make(map[string]int)
+		}
+		l.keys[m.Key] = len(l.rows)
+	}
 	l.rows = append(l.rows, m)
 	m.Audience = slices.Clone(audience)
 	return m, nil

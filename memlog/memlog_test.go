@@ -207,6 +207,11 @@ func TestReplyRule(t *testing.T) {
 	storetest.ReplyRule(t, memlog.New())
 }
 
+// TestKeyRule: memlog applies the key rules of SPEC §11 as the stores do.
+func TestKeyRule(t *testing.T) {
+	storetest.KeyRule(t, memlog.New())
+}
+
 // TestReadsCopyAudiences: a page's audiences are the caller's; writing to them changes
 // neither the log nor another read.
 func TestReadsCopyAudiences(t *testing.T) {

@@ -53,6 +53,10 @@ type Store interface {
 //   - Asides: the aside rules of SPEC §10 (see ReplyRule) through Append and AppendBatch:
 //     canonical audiences, the reply rule, each refusal with its sentinel and without an
 //     aside's content, nothing written by a refusal, and rows that read back as stored.
+//   - Keys: the key rules of SPEC §11 (see KeyRule) through Append and AppendBatch: replays
+//     return the stored row, conflicts are *transcript.KeyConflictError and write nothing,
+//     one key appended concurrently is stored once, a batch skips its present rows and
+//     appends the rest, and a batch with a conflict or a repeated key writes nothing.
 //   - ConcurrentSharing: 8 writers append to 4 desks while readers run sharing.Prepare →
 //     commit loops for channel and thread agents on those desks; each reader ends up having
 //     accepted every qualifying row exactly once. Run it with -race.
@@ -84,6 +88,7 @@ var checks = []struct {
 	{"BatchAllOrNothing", checkBatchAllOrNothing},
 	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, DefaultMaxContent) }},
 	{"Asides", checkAsides},
+	{"Keys", checkKeys},
 	{"ConcurrentSharing", checkConcurrentSharing},
 }
 

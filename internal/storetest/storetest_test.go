@@ -65,26 +65,31 @@ func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcri
 	if log == nil {
 		log = memlog.New()
 	}
+	rows := log.Messages()
+	byKey := make(map[string]int) // key → index in rows
+	for i, m := range rows {
+		if m.Key != "" {
+			byKey[m.Key] = i
+		}
+	}
 	head := log.Head()
-	resolved := slices.Clone(msgs)
+	seqOf := make([]transcript.Sequence, len(msgs)) // each batch message's stored Seq
+	inBatch := make(map[string]bool)
+	added := 0
 	for i, m := range msgs {
 		if err := s.check(desk, m, i); err != nil {
 			return err
 		}
-		seq := head + 1 + transcript.Sequence(i)
+		if m.Key != "" && inBatch[m.Key] {
+			return fmt.Errorf("%w: message %d: key %q twice in the batch", transcript.ErrInvalidMessage, i, m.Key)
+		}
+		inBatch[m.Key] = m.Key != ""
+		seq := head + 1 + transcript.Sequence(added)
 		if j, ok := m.Parent.BatchIndex(); ok {
-			resolved[i].Parent = head + 1 + transcript.Sequence(j)
+			m.Parent = seqOf[j]
 		} else if m.Parent >= seq {
 			return fmt.Errorf("%w: message %d: parent %d is not older", transcript.ErrInvalidMessage, i, m.Parent)
 		}
-		resolved[i].At = stamp(m.At)
-	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	rows := log.Messages()
-	for i, m := range resolved {
-		m.Seq = head + 1 + transcript.Sequence(i)
 		var parent *transcript.Message
 		if m.Parent != 0 {
 			parent = &rows[m.Parent-1]
@@ -94,7 +99,21 @@ func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcri
 			return err
 		}
 		m.Audience = audience
+		if k, ok := byKey[m.Key]; ok && m.Key != "" {
+			if err := transcript.MatchKey(rows[k], m); err != nil {
+				return err
+			}
+			seqOf[i] = rows[k].Seq
+			continue
+		}
+		m.Seq, m.At = seq, stamp(m.At)
+		seqOf[i] = seq
+		byKey[m.Key] = len(rows)
 		rows = append(rows, m)
+		added++
+	}
+	if added == 0 {
+		return nil
 	}
 	next, err := memlog.From(rows)
 	if err != nil {

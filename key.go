@@ -1,0 +1,61 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxKeyLen is the longest Key a row may carry, in bytes.
+const MaxKeyLen = 256
+
+// ErrKeyConflict is matched by the refusal of an append whose Key the desk already holds
+// for a different row; the error is a *KeyConflictError.
+var ErrKeyConflict = errors.New("transcript: key already names a different row")
+
+// KeyConflictError reports an append whose Key names a stored row that differs from it.
+type KeyConflictError struct {
+	Key string   // the key both rows carry
+	Seq Sequence // the stored row's
+}
+
+func (e *KeyConflictError) Error() string {
+	return fmt.Sprintf("transcript: key %q already names row %d, which differs in author, parent, audience or content", e.Key, e.Seq)
+}
+
+// Is reports that every *KeyConflictError matches ErrKeyConflict.
+func (e *KeyConflictError) Is(target error) bool { return target == ErrKeyConflict }
+
+// validateKey reports whether key can be a row's Key: empty (no key), or at most MaxKeyLen
+// bytes of valid UTF-8 whose every character is printable (letters, marks, numbers,
+// punctuation, symbols and the ASCII space).
+func validateKey(key string) error {
+	if len(key) > MaxKeyLen {
+		return fmt.Errorf("%w: key of %d bytes, over the limit of %d", ErrInvalidMessage, len(key), MaxKeyLen)
+	}
+	if !utf8.ValidString(key) {
+		return fmt.Errorf("%w: key is not valid UTF-8", ErrInvalidMessage)
+	}
+	for i, r := range key {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%w: key holds the unprintable character %U at byte %d", ErrInvalidMessage, r, i)
+		}
+	}
+	return nil
+}
+
+// MatchKey decides an append of m whose Key the desk already holds for stored: it returns
+// nil when m is stored again — the same author identity, parent, audience (by identity) and
+// content — so the log returns stored and writes nothing; otherwise a *KeyConflictError
+// naming the key and stored's Seq, which quotes neither row. m is the row as the log would
+// store it, its Audience resolved (ResolveAudience); labels and At play no part. Every log
+// that takes keys calls it: memlog, sqlitestore and pgstore.
+func MatchKey(stored, m Message) error {
+	if stored.Author.Same(m.Author) && stored.Parent == m.Parent && stored.Content == m.Content &&
+		slices.EqualFunc(stored.Audience, m.Audience, Author.Same) {
+		return nil
+	}
+	return &KeyConflictError{Key: m.Key, Seq: stored.Seq}
+}
