@@ -68,14 +68,14 @@ func (c *authorCache) add(id int64, a transcript.Author) {
 	c.byKey[a] = id
 }
 
-// resolveAuthors sets msgs[i].Author to the author whose id is refs[i], from the cache or,
-// for the ids it lacks, from one query on the readers. An id without an authors row is an
-// error: the file was changed outside this package.
-func (s *Store) resolveAuthors(ctx context.Context, msgs []transcript.Message, refs []int64) error {
+// resolveAuthors sets msgs[i].Author to the author whose id is refs[i].author, from the
+// cache or, for the ids it lacks, from one query on the readers. An id without an authors
+// row is an error: the file was changed outside this package.
+func (s *Store) resolveAuthors(ctx context.Context, msgs []transcript.Message, refs []rowRefs) error {
 	var missing []int // indexes of the rows whose author the cache lacks
 	s.authors.mu.RLock()
-	for i, ref := range refs {
-		if a, ok := s.authors.byID[ref]; ok {
+	for i, r := range refs {
+		if a, ok := s.authors.byID[r.author]; ok {
 			msgs[i].Author = a
 		} else {
 			missing = append(missing, i)
@@ -87,8 +87,8 @@ func (s *Store) resolveAuthors(ctx context.Context, msgs []transcript.Message, r
 	}
 	ids := make([]int64, 0, len(missing))
 	for _, i := range missing {
-		if !slices.Contains(ids, refs[i]) { // a page has few authors
-			ids = append(ids, refs[i])
+		if !slices.Contains(ids, refs[i].author) { // a page has few authors
+			ids = append(ids, refs[i].author)
 		}
 	}
 	found, err := s.readAuthors(ctx, ids)
@@ -96,9 +96,9 @@ func (s *Store) resolveAuthors(ctx context.Context, msgs []transcript.Message, r
 		return err
 	}
 	for _, i := range missing {
-		a, ok := found[refs[i]]
+		a, ok := found[refs[i].author]
 		if !ok {
-			return fmt.Errorf("row %d names author %d, which the authors table does not hold", msgs[i].Seq, refs[i])
+			return fmt.Errorf("row %d names author %d, which the authors table does not hold", msgs[i].Seq, refs[i].author)
 		}
 		msgs[i].Author = a
 	}

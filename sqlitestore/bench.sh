@@ -20,7 +20,7 @@ go test -c -o "$dir/sqlitestore.test" ./sqlitestore
 : >"$out"
 i=0
 while [ "$i" -lt "$count" ]; do
-	"$dir/sqlitestore.test" -test.run '^$' -test.bench '^(BenchmarkChannel|BenchmarkAppendBatch)$' \
+	"$dir/sqlitestore.test" -test.run '^$' -test.bench '^(BenchmarkChannel|BenchmarkChannelAsides|BenchmarkAppendBatch)$' \
 		-test.benchmem -test.count 1 | tee -a "$out"
 	i=$((i + 1))
 done
@@ -46,4 +46,5 @@ echo
 		}
 		ratio("3. Project 1,000,000 / 1,000 rows", "Channel/rows=1000000/impl=Project", "Channel/rows=1000/impl=Project", "<= 1.5x")
 		ratio("4. AppendBatch / RawInsert, per row", "AppendBatch/impl=AppendBatch", "AppendBatch/impl=RawInsert", "<= 1.5x")
+		ratio("5. Project for an outsider, 20% asides / none", "ChannelAsides/rows=100000/asides=20", "ChannelAsides/rows=100000/asides=0", "<= 1.3x")
 	}'

@@ -52,21 +52,48 @@ func benchMessages(n int) []transcript.Message {
 	return msgs
 }
 
+// benchAsideMessages returns benchMessages(n) with about percent of them asides, as
+// benchdesk.Asides makes them: the audiences the reply rule gives them, in canonical order.
+func benchAsideMessages(n, percent int) []transcript.Message {
+	msgs := benchMessages(n)
+	for i := range msgs {
+		msgs[i].Seq = transcript.Sequence(i + 1) // benchdesk.Asides reads the desk's sequences
+	}
+	benchdesk.Asides(msgs, percent)
+	for i := range msgs {
+		msgs[i].Seq = 0
+	}
+	return msgs
+}
+
 // benchBatch is how many rows each AppendBatch of a desk's build stores.
 const benchBatch = 50_000
 
-var benchStores sync.Map // rows → *Store, open for the whole run
+// benchDesk names a benchmark database: its desk's size, and the percent of asides
+// (benchAsideMessages; 0 for none).
+type benchDesk struct{ rows, asides int }
+
+var benchStores sync.Map // benchDesk → *Store, open for the whole run
 
 // benchStore returns a store whose desk benchDeskName holds rows generated rows. The file is
 // cached in os.TempDir, named by size, schema version and generator version; it is built
 // with AppendBatch when missing or incomplete, and how it was built is logged.
-func benchStore(tb testing.TB, rows int) *Store {
+func benchStore(tb testing.TB, rows int) *Store { return benchAsideStore(tb, rows, 0) }
+
+// benchAsideStore is benchStore with about percent of the desk's rows asides, as
+// benchAsideMessages makes them, in a file of its own (named by the percent too).
+func benchAsideStore(tb testing.TB, rows, percent int) *Store {
 	tb.Helper()
-	if st, ok := benchStores.Load(rows); ok {
+	key := benchDesk{rows, percent}
+	if st, ok := benchStores.Load(key); ok {
 		return st.(*Store)
 	}
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("sqlitestore-bench-v%d-g%d-%d.db", SchemaVersion, benchGenVersion, rows))
+	name := fmt.Sprintf("sqlitestore-bench-v%d-g%d-%d", SchemaVersion, benchGenVersion, rows)
+	if percent > 0 {
+		name += fmt.Sprintf("-asides%d", percent)
+	}
+	path := filepath.Join(os.TempDir(), name+".db")
 	st, err := Open(ctx, path)
 	if err != nil {
 		tb.Fatal(err)
@@ -84,6 +111,9 @@ func benchStore(tb testing.TB, rows int) *Store {
 			tb.Fatal(err)
 		}
 		msgs := benchMessages(rows)
+		if percent > 0 {
+			msgs = benchAsideMessages(rows, percent)
+		}
 		began := time.Now()
 		for i := 0; i < rows; i += benchBatch {
 			if err := st.AppendBatch(ctx, benchDeskName, msgs[i:min(i+benchBatch, rows)]); err != nil {
@@ -94,6 +124,6 @@ func benchStore(tb testing.TB, rows int) *Store {
 	} else {
 		fmt.Fprintf(os.Stderr, "reusing %s: %d rows, built earlier with AppendBatch, %d rows a batch\n", path, rows, benchBatch)
 	}
-	actual, _ := benchStores.LoadOrStore(rows, st)
+	actual, _ := benchStores.LoadOrStore(key, st)
 	return actual.(*Store)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/benchdesk"
 )
 
 // benchSizes are the desk sizes of the read benchmarks.
@@ -57,6 +58,36 @@ func BenchmarkChannel(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkChannelAsides compares the channel projection through the store for
+// benchdesk.Outsider, a viewer outside every aside, on the 100,000-row desk without asides
+// (asides=0) and on the same desk with about 20% of its rows asides (asides=20,
+// benchAsideMessages): the cost of the audience column and its cache, and of the rows the
+// walk reads past the asides it elides. elided/op is the rows the view elides.
+func BenchmarkChannelAsides(b *testing.B) {
+	ctx := context.Background()
+	for _, percent := range []int{0, 20} {
+		b.Run(fmt.Sprintf("rows=100000/asides=%d", percent), func(b *testing.B) {
+			log := benchAsideStore(b, 100_000, percent).Log(benchDeskName)
+			q := transcript.Query{Viewer: benchdesk.Outsider}
+			var proj transcript.Projection
+			defer benchCPU(b)()
+			for b.Loop() {
+				var err error
+				if proj, err = transcript.Project(ctx, log, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			elided := 0
+			for _, e := range proj.Elided {
+				elided += e.Count
+			}
+			b.ReportMetric(float64(proj.Scanned), "rows/op")
+			b.ReportMetric(float64(proj.Reads), "reads/op")
+			b.ReportMetric(float64(elided), "elided/op")
+		})
 	}
 }
 
@@ -161,7 +192,7 @@ func (s *Store) rawInsert(ctx context.Context, desk string, head int64, msgs []t
 		return err
 	}
 	for i, m := range msgs {
-		if _, err := stmt.ExecContext(ctx, id, head+1+int64(i), int64(m.Parent), authors[m.Author], m.Content, m.At.UnixMicro()); err != nil {
+		if _, err := stmt.ExecContext(ctx, id, head+1+int64(i), int64(m.Parent), authors[m.Author], nil, m.Content, m.At.UnixMicro()); err != nil {
 			return err
 		}
 	}

@@ -22,9 +22,17 @@
 // caches it without ever invalidating it. A read thus returns five columns a row, not seven,
 // and a desk's rows do not repeat their authors' labels.
 //
-// Text the store keeps (desk names, content, author ids and labels) must be valid UTF-8
-// without a NUL byte: SQLite could keep a NUL, but pgstore cannot, and refusing it in both
-// stores lets a desk move from one to the other. (Versions before schema version 3 took NUL
+// An aside (transcript.Message.Audience, SPEC §10) names its audience the same way: each
+// distinct audience, its authors in canonical order with their labels, is one row of an
+// audiences table, and a row's audience column is NULL for a desk row (every row written
+// before schema version 4 is one). A read adds that one column, and hands out audiences
+// copied from the Store's cache, all of a page's in one new array. Append and AppendBatch
+// apply the reply rule through transcript.ResolveAudience to every new row, reading a stored
+// parent's author and audience in the write transaction, and store what it returns.
+//
+// Text the store keeps (desk names, content, the ids and labels of authors and audience
+// entries) must be valid UTF-8 without a NUL byte: SQLite could keep a NUL, but pgstore
+// cannot, and refusing it in both stores lets a desk move from one to the other. (Versions before schema version 3 took NUL
 // bytes; such rows are kept and read back as written.)
 //
 // The schema is versioned (SchemaVersion) and migrated by Open from embedded SQL files, one

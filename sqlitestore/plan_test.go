@@ -37,8 +37,7 @@ func queryPlan(t *testing.T, st *Store, query string, args ...any) []string {
 // SEARCH, an index range or point lookup, so no read's cost grows with the desk.
 func TestQueryPlans(t *testing.T) {
 	st := openTempInternal(t)
-	msgs := benchMessages(3000)
-	for _, desk := range []string{"eng", "sales"} {
+	for desk, msgs := range map[string][]transcript.Message{"eng": benchMessages(3000), "sales": benchAsideMessages(3000, 20)} {
 		if err := st.AppendBatch(t.Context(), desk, msgs); err != nil {
 			t.Fatal(err)
 		}
@@ -58,6 +57,9 @@ func TestQueryPlans(t *testing.T) {
 		{"Desks", listDesksSQL, nil, ""},
 		{"an author's row, in Append", findAuthorSQL, []any{int64(transcript.KindAgent), "triage", "Triage"}, "sqlite_autoindex_authors_1 (kind=? AND ident=? AND label=?)"},
 		{"the authors of a page, in ReadBefore", readAuthorsSQL, []any{"[1,3]"}, "SEARCH authors USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"the audiences of a page, in ReadBefore", readAudiencesSQL, []any{"[1,3]"}, "SEARCH audiences USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"an audience's row, in Append", findAudienceSQL, []any{`[{"kind":3,"ident":"triage","label":"Triage"}]`}, "sqlite_autoindex_audiences_1 (members=?)"},
+		{"the parents of new rows, in Append", parentsSQL, []any{2, "[17,1500,2999]"}, "USING INDEX messages_desk_seq (desk=? AND seq=?)"},
 		{"thread lookup: a row's replies", `SELECT seq, content FROM messages WHERE desk = ?1 AND parent = ?2 ORDER BY seq LIMIT 30`, []any{1, 17}, "messages_desk_parent_seq (desk=? AND parent=?)"},
 		{"baseline SQL-window", channelSQL["window"], []any{"eng"}, "messages_desk_seq"},
 		{"baseline SQL-correlated", channelSQL["correlated"], []any{"eng"}, "messages_desk_parent_seq"},

@@ -19,11 +19,13 @@ type Store struct {
 	readers    *sql.DB // query_only connections
 	maxContent int
 	authors    *authorCache
+	audiences  *audienceCache
 
 	// Prepared statements: the writer's, on its one connection, and the readers'.
-	deskHead, newDesk, insert, findAuthor, newAuthor *sql.Stmt
-	readPage, listDesks, readAuthorsStmt             *sql.Stmt
-	closed                                           atomic.Bool
+	deskHead, newDesk, insert, findAuthor, newAuthor        *sql.Stmt
+	findAudience, newAudience, parents                      *sql.Stmt
+	readPage, listDesks, readAuthorsStmt, readAudiencesStmt *sql.Stmt
+	closed                                                  atomic.Bool
 }
 
 // Open opens the store in the SQLite file at path, creating the file when it does not exist,
@@ -41,7 +43,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlitestore: open %q: the store needs a database file", path)
 	}
-	s := &Store{maxContent: c.maxContent, authors: newAuthorCache()}
+	s := &Store{maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache()}
 	if err := s.open(ctx, path, c); err != nil {
 		s.closeAll()
 		return nil, err
@@ -85,9 +87,13 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.insert, s.writer, insertSQL},
 		{&s.findAuthor, s.writer, findAuthorSQL},
 		{&s.newAuthor, s.writer, newAuthorSQL},
+		{&s.findAudience, s.writer, findAudienceSQL},
+		{&s.newAudience, s.writer, newAudienceSQL},
+		{&s.parents, s.writer, parentsSQL},
 		{&s.readPage, s.readers, readPageSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
 		{&s.readAuthorsStmt, s.readers, readAuthorsSQL},
+		{&s.readAudiencesStmt, s.readers, readAudiencesSQL},
 	} {
 		if *p.stmt, err = p.db.PrepareContext(ctx, p.sql); err != nil {
 			return fmt.Errorf("sqlitestore: open %q: preparing %q: %w", path, p.sql, err)
@@ -107,7 +113,10 @@ func (s *Store) Close() error {
 
 func (s *Store) closeAll() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{s.deskHead, s.newDesk, s.insert, s.findAuthor, s.newAuthor, s.readPage, s.listDesks, s.readAuthorsStmt} {
+	for _, stmt := range []*sql.Stmt{
+		s.deskHead, s.newDesk, s.insert, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience, s.parents,
+		s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt,
+	} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

@@ -42,10 +42,11 @@ func checkNUL(what, s string) error {
 }
 
 // checkMessage reports what is wrong with m as the index-th message of a batch (index -1:
-// a single Append), as far as m alone can tell: transcript.ValidateNew, content, author id
-// and label as checkText wants them, content within the limit, At within years 1 to 9999, and a
-// BatchParent only inside a batch, naming an earlier message of it. Whether a sequence
-// Parent exists and is older is for the append's transaction to check. The error matches
+// a single Append), as far as m alone can tell: transcript.ValidateNew, content, the ids and
+// labels of the author and of the audience's entries as checkText wants them, content
+// within the limit, At within years 1 to 9999, and a BatchParent only inside a batch,
+// naming an earlier message of it. Whether a sequence Parent exists and is older, and the
+// reply rule, are for the append's transaction to check. The error matches
 // transcript.ErrInvalidMessage.
 func (s *Store) checkMessage(m transcript.Message, index int) error {
 	if err := transcript.ValidateNew(m); err != nil {
@@ -59,6 +60,14 @@ func (s *Store) checkMessage(m transcript.Message, index int) error {
 	}
 	if err := checkText("author label", m.Author.Label); err != nil {
 		return err
+	}
+	for i, a := range m.Audience {
+		if err := checkText(fmt.Sprintf("audience entry %d's id", i), a.ID); err != nil {
+			return err
+		}
+		if err := checkText(fmt.Sprintf("audience entry %d's label", i), a.Label); err != nil {
+			return err
+		}
 	}
 	switch {
 	case len(m.Content) > s.maxContent:
