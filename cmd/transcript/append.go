@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,14 +13,26 @@ import (
 func runAppend(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "append", "[flags] [TEXT...]", `
 Append one message to a desk and print its sequence number. The content is the arguments
-joined by spaces, or standard input when there are none.`)
+joined by spaces, or standard input when there are none.
+
+With --to the message is an aside: only its author, the participants listed and the operator
+read it; everyone else's view shows an elision in its place (its range, count and readers,
+never its content). --to takes participants as --as does, comma-separated or in several --to
+flags (a label there cannot hold a comma). A reply to an aside is an aside for the same
+readers: leave --to out and it goes to them; an author who may not read the parent cannot
+reply to it.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	as := authorFlag{author: transcript.Operator()}
 	fs.Var(&as, "as", "the `author`: "+authorSyntax)
 	parent := fs.Uint64("parent", 0, "the `seq` this message replies to (0: a new root)")
+	var to audienceFlag
+	fs.Var(&to, "to", "make the message an aside for these `participants`: "+audienceSyntax+" (repeatable)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if err := checkAudience(as.author, to.audience); err != nil {
+		return usageErrorf("append --to: %v", err)
 	}
 	content := strings.Join(fs.Args(), " ")
 	if fs.NArg() == 0 {
@@ -34,10 +47,23 @@ joined by spaces, or standard input when there are none.`)
 		return err
 	}
 	defer st.Close()
-	m, err := st.Append(ctx, df.desk, transcript.Message{Author: as.author, Parent: transcript.Sequence(*parent), Content: content})
+	m, err := st.Append(ctx, df.desk, transcript.Message{Author: as.author, Parent: transcript.Sequence(*parent), Content: content, Audience: to.audience})
 	if err != nil {
-		return err
+		return explainAppendError(err, as.author, *parent, len(to.audience) > 0)
 	}
 	_, err = fmt.Fprintln(e.stdout, m.Seq)
+	return err
+}
+
+// explainAppendError adds to a store's refusal under the reply rule what to do about it, in
+// the command's terms; to reports whether --to was given. Like the store's error, it names the parent by its seq only: nothing
+// of an aside's content or readers.
+func explainAppendError(err error, author transcript.Author, parent uint64, to bool) error {
+	switch {
+	case errors.Is(err, transcript.ErrNotReadable):
+		return fmt.Errorf("%w; %s may not read #%d, so it cannot reply to it", err, author, parent)
+	case errors.Is(err, transcript.ErrInvalidAudience) && parent != 0 && to:
+		return fmt.Errorf("%w; leave out --to to reply to the aside's readers", err)
+	}
 	return err
 }

@@ -27,11 +27,14 @@ and the same delta shows again.
 
 A missing FILE is a viewer that has seen nothing. When the state cannot give a delta (the
 conversation changed, too many rows since, or the watermark is gone) the reason is printed
-and the exit code is 3; run again with --init to start over from a full view.`)
+and the exit code is 3; run again with --init to start over from a full view.
+
+The delta is --as's, as view shows it: asides it may not read become elisions, and the state
+file belongs to that viewer (the default viewer is the operator, who reads every aside).`)
 	var df deskFlags
 	addDeskFlags(fset, &df, "main")
 	as := authorFlag{author: transcript.Operator()}
-	fset.Var(&as, "as", "the `viewer`: "+authorSyntax)
+	fset.Var(&as, "as", "the `viewer` whose delta it is: "+authorSyntax)
 	statePath := fset.String("state", "", "the viewer's state `file` (JSON)")
 	thread := fset.Uint64("thread", 0, "the conversation: the thread rooted at this `seq` (0: the channel)")
 	before := fset.Uint64("before", 0, "the turn's bound: the triggering message's `seq` (0: up to the newest)")
@@ -59,14 +62,14 @@ and the exit code is 3; run again with --init to start over from a full view.`)
 	log := st.Log(df.desk)
 
 	if *initialize {
-		p, err := transcript.Project(ctx, log, transcript.Query{Conversation: conv, Before: transcript.Sequence(*before)})
+		p, err := transcript.Project(ctx, log, transcript.Query{Conversation: conv, Before: transcript.Sequence(*before), Viewer: as.author})
 		if err != nil {
 			return err
 		}
 		if p.Messages == nil {
 			p.Messages = []transcript.Message{}
 		}
-		if err := writeMessages(e, *format, as.author, p.Messages, p); err != nil {
+		if err := writeMessages(e, *format, as.author, p.Messages, p.Elided, p); err != nil {
 			return err
 		}
 		if !*commit {
@@ -83,7 +86,7 @@ and the exit code is 3; run again with --init to start over from a full view.`)
 	if err != nil {
 		return err
 	}
-	plan, err := sharing.Prepare(ctx, log, sharing.Query{Desired: conv, Current: state.Conversation, State: state, Before: transcript.Sequence(*before)})
+	plan, err := sharing.Prepare(ctx, log, sharing.Query{Desired: conv, Current: state.Conversation, State: state, Before: transcript.Sequence(*before), Viewer: as.author})
 	if err != nil {
 		return err
 	}
@@ -92,7 +95,7 @@ and the exit code is 3; run again with --init to start over from a full view.`)
 			reason := struct {
 				Reinitialize sharing.Reason `json:"reinitialize"`
 			}{plan.Reinitialize}
-			if err := writeMessages(e, *format, as.author, nil, reason); err != nil {
+			if err := writeMessages(e, *format, as.author, nil, nil, reason); err != nil {
 				return err
 			}
 		}
@@ -101,7 +104,7 @@ and the exit code is 3; run again with --init to start over from a full view.`)
 	if plan.Delta.Messages == nil {
 		plan.Delta.Messages = []transcript.Message{} // [] rather than null in JSON
 	}
-	if err := writeMessages(e, *format, as.author, plan.Delta.Messages, plan.Delta); err != nil {
+	if err := writeMessages(e, *format, as.author, plan.Delta.Messages, plan.Delta.Elided, plan.Delta); err != nil {
 		return err
 	}
 	if *commit {

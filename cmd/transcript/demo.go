@@ -15,10 +15,12 @@ import (
 func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "demo", "[flags]", `
 Build a demo desk in the database (or reuse it when it is there): an operator, two people,
-three agents, CI notices, several threads and a busy stretch. Then show, side by side, what
-each agent sees of the channel and of one thread; run one sharing cycle (Triage takes a
-turn, Reviewer replies in between, and Triage's next delta holds only that reply, with
-Reviewer's name on it); and show one reinitialization with its reason.`)
+three agents, CI notices, several threads, a busy stretch and a private instruction from the
+operator to Triage (an aside). Then show, side by side, what each agent sees of the channel
+and of one thread (Triage reads the aside; the others see only an elision in its place); run
+one sharing cycle (Triage takes a turn, Reviewer replies in between, and Triage's next delta
+holds only that reply, with Reviewer's name on it); and show one reinitialization with its
+reason.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "demo")
 	window := fs.Int("window", 8, "messages per view")
@@ -41,8 +43,8 @@ Reviewer's name on it); and show one reinitialization with its reason.`)
 			return err
 		}
 	}
-	fmt.Fprintf(e.stdout, "\n%s\n", e.paint(ansiDim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view --desk %s --as agent:triage --thread %d",
-		time.Since(start).Round(time.Millisecond), df.db, df.desk, df.desk, marks.deployThread)))
+	fmt.Fprintf(e.stdout, "\n%s\n", e.paint(ansiDim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view --desk %s --as agent:triage --thread %d\n  go run ./cmd/transcript view --desk %s --as agent:review --window %d",
+		time.Since(start).Round(time.Millisecond), df.db, df.desk, df.desk, marks.deployThread, df.desk, *window)))
 	return nil
 }
 
@@ -72,7 +74,7 @@ func (d *demo) build(ctx context.Context) error {
 		if err := d.st.AppendBatch(ctx, d.desk, rows); err != nil {
 			return err
 		}
-		fmt.Fprintf(d.e.stdout, "Built desk %q: %d messages, among them a busy stretch of %d CI notices.\n", d.desk, len(rows), busyStretch)
+		fmt.Fprintf(d.e.stdout, "Built desk %q: %d messages, among them a busy stretch of %d CI notices and a private\ninstruction from the Operator to Triage (#%d), which Triage answers for the Operator alone.\n", d.desk, len(rows), busyStretch, d.marks.aside)
 		return nil
 	}
 	if got := first.Messages[0]; got.Content != rows[0].Content || !got.Author.Same(rows[0].Author) {
@@ -84,7 +86,8 @@ func (d *demo) build(ctx context.Context) error {
 
 var agents = []transcript.Author{triage, review, scribe}
 
-// views shows side by side what each agent sees of the channel and of the deploy thread.
+// views shows side by side what each agent sees of the channel and of the deploy thread,
+// each agent's own view: Triage reads the operator's aside, the others see an elision.
 func (d *demo) views(ctx context.Context) error {
 	for _, v := range []struct {
 		title string
@@ -93,22 +96,103 @@ func (d *demo) views(ctx context.Context) error {
 		{"The channel: every root and its first reply, never a thread's interior", transcript.Conversation{Desk: d.desk}},
 		{fmt.Sprintf("Thread #%d: the root and its direct replies", d.marks.deployThread), transcript.Conversation{Desk: d.desk, Thread: d.marks.deployThread}},
 	} {
-		p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: v.conv, Window: d.window})
-		if err != nil {
-			return err
+		views := make([]transcript.Projection, len(agents))
+		for i, a := range agents {
+			p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: v.conv, Window: d.window, Viewer: a})
+			if err != nil {
+				return err
+			}
+			views[i] = p
 		}
-		d.heading(fmt.Sprintf("%s (newest %d; %d rows read in %s)", v.title, d.window, p.Scanned, plural(p.Reads, "read")))
+		d.heading(fmt.Sprintf("%s (newest %d; %s)", v.title, d.window, rowsRead(views)))
 		cols := make([][]cell, len(agents))
 		titles := make([]string, len(agents))
 		for i, a := range agents {
 			titles[i] = a.Label + " sees"
-			for _, m := range p.Messages {
-				cols[i] = append(cols[i], d.cell(a, m))
-			}
+			cols[i] = d.cells(a, views[i])
 		}
 		d.sideBySide(titles, cols)
+		d.explainElisions(views)
 	}
 	return nil
+}
+
+// rowsRead says how much the views' walks read: "32 rows read in 1 read" when they all read
+// the same, else the range of each.
+func rowsRead(views []transcript.Projection) string {
+	minScan, maxScan, minReads, maxReads := views[0].Scanned, views[0].Scanned, views[0].Reads, views[0].Reads
+	for _, p := range views[1:] {
+		minScan, maxScan = min(minScan, p.Scanned), max(maxScan, p.Scanned)
+		minReads, maxReads = min(minReads, p.Reads), max(maxReads, p.Reads)
+	}
+	if minScan == maxScan && minReads == maxReads {
+		return fmt.Sprintf("%d rows read in %s", minScan, plural(minReads, "read"))
+	}
+	return fmt.Sprintf("%d to %d rows read in %d to %d reads", minScan, maxScan, minReads, maxReads)
+}
+
+// explainElisions says, under a table of views, who sees an elision and the line view
+// prints for it; it prints nothing when no view elides anything.
+func (d *demo) explainElisions(views []transcript.Projection) {
+	var who []string
+	var line string
+	for i, p := range views {
+		if len(p.Elided) > 0 {
+			who = append(who, agents[i].Label)
+			line = render.ElisionLine(p.Elided[len(p.Elided)-1])
+		}
+	}
+	if len(who) == 0 {
+		return
+	}
+	fmt.Fprintf(d.e.stdout, "%s may not read the Operator's aside to Triage: their views hold an elision in its place,\nwith nothing of its content, which view prints as\n  %s\n",
+		names(who), d.e.paint(ansiDim, line))
+}
+
+// names returns "A", "A and B" or "A, B and C".
+func names(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// cells returns the column of a view: its messages and its elisions in sequence order.
+func (d *demo) cells(viewer transcript.Author, p transcript.Projection) []cell {
+	out := make([]cell, 0, len(p.Messages)+len(p.Elided))
+	elided := p.Elided
+	for _, m := range p.Messages {
+		for len(elided) > 0 && elided[0].From < m.Seq {
+			out = append(out, elisionCell(elided[0]))
+			elided = elided[1:]
+		}
+		out = append(out, d.cell(viewer, m))
+	}
+	for _, e := range elided {
+		out = append(out, elisionCell(e))
+	}
+	return out
+}
+
+// elisionCell is an elision in a column, short enough to fit one: "#2339 ⋯ aside of
+// Operator and Triage". It holds no content: an elision has none.
+func elisionCell(e transcript.Elision) cell {
+	span := fmt.Sprintf("#%d", e.From)
+	if e.Through != e.From {
+		span += fmt.Sprintf("–%d", e.Through)
+	}
+	what := "aside"
+	if e.Count != 1 {
+		what = fmt.Sprintf("%d asides", e.Count)
+	}
+	readers := make([]string, len(e.Readers))
+	for i, a := range e.Readers {
+		readers[i] = a.Label
+		if readers[i] == "" {
+			readers[i] = a.String()
+		}
+	}
+	return cell{text: fmt.Sprintf("%s ⋯ %s of %s", span, what, names(readers)), color: ansiDim}
 }
 
 // cell is one message in a column: its text and its colour.
@@ -181,7 +265,7 @@ func (d *demo) sharingCycle(ctx context.Context) error {
 	state := sharing.Initialized(thread, q.Seq-1)
 	fmt.Fprintf(out, "Ana opens thread #%d; Triage joins it with a state at watermark %d: nothing of it seen yet.\n", q.Seq, q.Seq-1)
 
-	plan, err := sharing.Prepare(ctx, d.log(), sharing.Query{Desired: thread, Current: thread, State: state})
+	plan, err := sharing.Prepare(ctx, d.log(), sharing.Query{Desired: thread, Current: thread, State: state, Viewer: triage})
 	if err != nil {
 		return err
 	}
@@ -202,12 +286,12 @@ func (d *demo) sharingCycle(ctx context.Context) error {
 	}
 	fmt.Fprintf(out, "Meanwhile Reviewer replies (#%d).\n", peer.Seq)
 
-	plan, err = sharing.Prepare(ctx, d.log(), sharing.Query{Desired: thread, Current: thread, State: state})
+	plan, err = sharing.Prepare(ctx, d.log(), sharing.Query{Desired: thread, Current: thread, State: state, Viewer: triage})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "Turn 2: Triage's delta holds %s, not its own reply, and its model reads it as:\n\n", seqList(plan.Delta.Messages))
-	for _, turn := range render.Turns(triage, plan.Delta.Messages) {
+	for _, turn := range render.Turns(triage, plan.Delta.Messages, plan.Delta.Elided...) {
 		fmt.Fprintf(out, "  %s %s\n", d.e.paint(ansiDim, string(turn.Role)+":"), d.e.paint(ansiCyan, strings.ReplaceAll(turn.Content, "\n", "\n        ")))
 	}
 	return nil
@@ -219,14 +303,14 @@ func (d *demo) reinitialization(ctx context.Context) error {
 	d.heading("A reinitialization: Scribe was away during the busy stretch")
 	channel := transcript.Conversation{Desk: d.desk}
 	state := sharing.Initialized(channel, d.marks.scribeLastSeen)
-	plan, err := sharing.Prepare(ctx, d.log(), sharing.Query{Desired: channel, Current: channel, State: state})
+	plan, err := sharing.Prepare(ctx, d.log(), sharing.Query{Desired: channel, Current: channel, State: state, Viewer: scribe})
 	if err != nil {
 		return err
 	}
 	if plan.Reinitialize == 0 {
 		return fmt.Errorf("expected a reinitialization, got a delta of %d messages", len(plan.Delta.Messages))
 	}
-	p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: channel, Window: d.window})
+	p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: channel, Window: d.window, Viewer: scribe})
 	if err != nil {
 		return err
 	}

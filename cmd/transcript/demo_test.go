@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -59,6 +60,7 @@ func checkDemo(t *testing.T, c *cli, build string) (peer int) {
 			t.Errorf("demo does not show what %s sees:\n%s", agent, clip(out))
 		}
 	}
+	checkDemoAside(t, out)
 	m := peerReplyRE.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("demo does not say when Reviewer replies:\n%s", clip(out))
@@ -97,4 +99,40 @@ func checkDemo(t *testing.T, c *cli, build string) (peer int) {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// checkDemoAside checks the demo's private instruction from the operator to Triage in the
+// views of the channel: Triage's column holds it and Triage's answer; Reviewer's and Scribe's
+// hold an elision in its place, and nothing of either. The demo says how view prints the
+// elision. It needs a store that keeps audiences.
+func checkDemoAside(t *testing.T, out string) {
+	t.Helper()
+	_, marks := scenario()
+	channel := out[:max(strings.Index(out, "\nThread #"), 0)]
+	instruction := privateInstruction[:18] // what of it fits in a column: "Triage, between us"
+	var triageCol, othersCols []string
+	for line := range strings.Lines(channel) {
+		cols := strings.Split(strings.TrimRight(line, "\n"), "  #") // columns are two spaces apart, each cell starts with #
+		if len(cols) != 3 {
+			continue
+		}
+		triageCol = append(triageCol, cols[0])
+		othersCols = append(othersCols, cols[1], cols[2])
+	}
+	triage, others := strings.Join(triageCol, "\n"), strings.Join(othersCols, "\n")
+	if !strings.Contains(triage, instruction) || !strings.Contains(triage, "↳you: Understood") {
+		t.Errorf("Triage's channel view does not hold the operator's aside to it and its answer:\n%s", clip(channel))
+	}
+	if strings.Contains(others, instruction) || strings.Contains(others, "Understood") {
+		t.Errorf("Reviewer's or Scribe's channel view holds the operator's aside to Triage or its answer:\n%s", clip(channel))
+	}
+	if cell := fmt.Sprintf("%d ⋯ aside of Operator and Triage", marks.aside); strings.Count(others, cell) != 2 {
+		t.Errorf("Reviewer's and Scribe's channel views do not both show the elision %q:\n%s", cell, clip(channel))
+	}
+	if n := strings.Count(out, instruction); n != 1 {
+		t.Errorf("the demo shows the operator's aside %d times, want once (in Triage's view):\n%s", n, clip(out))
+	}
+	if line := fmt.Sprintf("#%d · 1 message between Operator and Triage you cannot read", marks.aside); !strings.Contains(out, line) {
+		t.Errorf("the demo does not show the elision line %q:\n%s", line, clip(out))
+	}
 }

@@ -11,7 +11,8 @@ import (
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", "[flags]", `
 Write every message of a desk to standard output as JSON Lines, oldest first, in the format
-import reads (each row's seq is its id).`)
+import reads (each row's seq is its id). Asides are written too, content and all, each with
+its "audience": an export is the operator's whole desk, not one viewer's view.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	if err := parse(fs, args); err != nil {

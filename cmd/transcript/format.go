@@ -20,20 +20,21 @@ func checkFormat(f string) error {
 	return usageErrorf("--format %q: want text, json, openai or anthropic", f)
 }
 
-// writeMessages writes msgs as viewer sees them in format; asJSON is what the json format
-// writes (a projection or a delta).
-func writeMessages(e *env, format string, viewer transcript.Author, msgs []transcript.Message, asJSON any) error {
+// writeMessages writes msgs and the elisions among them as viewer sees them in format;
+// asJSON is what the json format writes (a projection or a delta, which hold both). The text
+// format writes an elision as its line, the openai and anthropic formats as an elided tag.
+func writeMessages(e *env, format string, viewer transcript.Author, msgs []transcript.Message, elided []transcript.Elision, asJSON any) error {
 	var data []byte
 	var err error
 	switch format {
 	case "text":
-		return render.StyledText(e.stdout, viewer, msgs, e.style())
+		return render.StyledText(e.stdout, viewer, msgs, e.style(), elided...)
 	case "json":
 		data, err = json.MarshalIndent(asJSON, "", "  ")
 	case "openai":
-		data, err = render.OpenAI(viewer, msgs)
+		data, err = render.OpenAI(viewer, msgs, elided...)
 	case "anthropic":
-		data, err = render.Anthropic(viewer, msgs)
+		data, err = render.Anthropic(viewer, msgs, elided...)
 	default:
 		return checkFormat(format)
 	}
@@ -64,11 +65,14 @@ func (e *env) paint(color, s string) string {
 }
 
 // authorColor is the colour of a message's author: the viewer's own bold green, agents cyan,
-// people yellow, system notices dim.
+// people yellow, system notices dim, and dim too for an elision, which render.Style gives as
+// the zero Message (Kind 0).
 func authorColor(m transcript.Message, own bool) string {
 	switch {
 	case own:
 		return ansiBold + ansiGreen
+	case m.Author.Kind == 0:
+		return ansiDim
 	case m.Author.Kind == transcript.KindAgent:
 		return ansiCyan
 	case m.Author.Kind == transcript.KindPerson:
@@ -79,7 +83,7 @@ func authorColor(m transcript.Message, own bool) string {
 	return ansiBold
 }
 
-// style colours render.Text's headers on a colour terminal.
+// style colours render.Text's headers and elision lines on a colour terminal.
 func (e *env) style() render.Style {
 	if !e.color {
 		return nil

@@ -32,10 +32,15 @@ standard input. A line looks like
   {"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi"}
   {"id":"2","author":{"type":"agent","id":"triage","label":"Triage"},"content":"hello","parent":"1"}
 
+  {"id":"3","author":{"type":"operator"},"content":"between us","audience":[{"type":"agent","id":"triage"}]}
+
 author is {"type":"operator"}, {"type":"person"|"agent","id":..,"label":..} or
 {"type":"system","kind":..,"label":..}; parent names an earlier line's id; "at" (RFC 3339) is
-optional; ids are strings or numbers. Keys are case-sensitive; an unknown or repeated key
-is an error. Text must be valid UTF-8 without NUL bytes.`)
+optional; ids are strings or numbers. "audience", a list of participants in the author's
+form, makes the line an aside that only its author, those participants and the operator read
+(each listed once, never the author; a reply to an aside may leave it out and goes to the
+aside's readers). Keys are case-sensitive; an unknown or repeated key is an error. Text must
+be valid UTF-8 without NUL bytes.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	if err := parse(fs, args); err != nil {
@@ -159,6 +164,11 @@ func nulField(m transcript.Message) string {
 	for _, f := range []struct{ name, text string }{{"content", m.Content}, {"author id", m.Author.ID}, {"author label", m.Author.Label}} {
 		if strings.IndexByte(f.text, 0) >= 0 {
 			return f.name
+		}
+	}
+	for i, a := range m.Audience {
+		if strings.IndexByte(a.ID, 0) >= 0 || strings.IndexByte(a.Label, 0) >= 0 {
+			return fmt.Sprintf("audience entry %d", i)
 		}
 	}
 	return ""

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sharedesk/transcript"
 )
 
 // badLines are lines import must refuse, each with what its report must say.
@@ -38,7 +40,25 @@ var badLines = []struct {
 	{"NUL in a label", `{"author":{"type":"agent","id":"x","label":"X\u0000"},"content":"x"}`, `author label holds a NUL byte`},
 	{"invalid time", `{"author":{"type":"operator"},"content":"x","at":"yesterday"}`, `(?i)time|yesterday`},
 	{"invalid UTF-8", "{\"author\":{\"type\":\"operator\"},\"content\":\"caf\xe9\"}", `UTF-8`},
+	{"audience not a list", `{"author":{"type":"operator"},"content":"x","audience":{"type":"agent","id":"x"}}`, `"/audience": unexpected JSON object`},
+	{"audience entry not an author", `{"author":{"type":"operator"},"content":"x","audience":["agent:x"]}`, `"/audience/0": unexpected JSON string`},
+	{"audience entry of unknown type", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"robot","id":"r2"}]}`, `"/audience/0": .*unknown author type "robot"`},
+	{"audience entry without id", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"a"},{"type":"agent","label":"Nobody"}]}`, `"/audience/1": .*agent without id`},
+	{"unknown key in an audience entry", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x","lable":"X"}]}`, `"/audience/0": unknown key "lable"`},
+	{"audience naming the author", `{"author":{"type":"agent","id":"x"},"content":"x","audience":[{"type":"agent","id":"x","label":"X"}]}`, `invalid audience: .*agent:x.* is the author itself`},
+	{"audience naming one twice", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x"},{"type":"person","id":"x"},{"type":"agent","id":"x","label":"X"}]}`, `invalid audience: agent:x listed twice`},
+	{"audience over the limit", `{"author":{"type":"operator"},"content":"x","audience":[` + audienceEntries(transcript.MaxAudience+1) + `]}`, `invalid audience: 17 entries, over the limit of 16`},
+	{"NUL in an audience label", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x","label":"X\u0000"}]}`, `audience entry 0 holds a NUL byte`},
 	{"content over 1 MiB", `{"author":{"type":"operator"},"content":"` + strings.Repeat("a", 1<<20+1) + `"}`, `(?i)over the limit|too (long|large)|1048576`},
+}
+
+// audienceEntries returns n distinct agents in the import format, comma-separated.
+func audienceEntries(n int) string {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = fmt.Sprintf(`{"type":"agent","id":"a%d"}`, i)
+	}
+	return strings.Join(entries, ",")
 }
 
 // malformedFile returns a file whose line 3 is bad, between good lines: line 1 has id "a",
@@ -85,7 +105,7 @@ func TestImportMalformed(t *testing.T) {
 func TestImportMalformedAllReported(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
-		kinds := []string{"truncated JSON", "unknown author type", "agent without id", "parent refers to a later id",
+		kinds := []string{"truncated JSON", "unknown author type", "audience naming the author", "parent refers to a later id",
 			"duplicate id", "unknown field", "invalid UTF-8", "missing content", "content over 1 MiB", "NUL in a label"}
 		var file bytes.Buffer
 		file.WriteString(`{"id":"a","author":{"type":"person","id":"ana","label":"Ana"},"content":"one"}` + "\n")
@@ -215,11 +235,92 @@ func TestExportImportDemoRoundTrip(t *testing.T) {
 	c := newCLI(t, "")
 	c.ok("demo")
 	first := c.ok("export", "--desk", "demo")
-	if n := strings.Count(first, "\n"); n < 2341 {
-		t.Fatalf("export of the demo desk wrote %d lines, want the scenario's 2341 and more", n)
+	rows, _ := scenario()
+	if n := strings.Count(first, "\n"); n < len(rows) {
+		t.Fatalf("export of the demo desk wrote %d lines, want the scenario's %d and more", n, len(rows))
+	}
+	if n, asides := strings.Count(first, "\n"), strings.Count(first, `"audience":`); asides < 2 {
+		t.Errorf("export of the demo desk holds %d lines with an audience, want the operator's aside and Triage's answer (%d lines in all)", asides, n)
 	}
 	c.ok("import", "--desk", "copy", c.writeFile("demo.jsonl", []byte(first)))
 	if second := c.ok("export", "--desk", "copy"); second != first {
 		t.Errorf("the demo desk does not round-trip: %d bytes exported, %d after re-import", len(first), len(second))
 	}
+}
+
+// TestExportImportAsides: export writes "audience" on the asides and nowhere else, the
+// reply rule's filled-in audiences included, and importing the export reproduces them. It
+// needs a store that keeps audiences.
+func TestExportImportAsides(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
+		c := newCLI(t, newDB(t))
+		c.ok("import", c.writeFile("asides.jsonl", []byte(asideDesk)))
+		first := c.ok("export")
+		lines := strings.Split(strings.TrimSuffix(first, "\n"), "\n")
+		if len(lines) != 10 {
+			t.Fatalf("export wrote %d lines, want 10:\n%s", len(lines), first)
+		}
+		for i, l := range lines {
+			seq := transcript.Sequence(i + 1)
+			want, aside := asideAudiences[seq]
+			if got := strings.Contains(l, `"audience"`); got != aside {
+				t.Errorf("export line %d: holds an audience: %v, want %v: %s", seq, got, aside, l)
+				continue
+			}
+			if !aside {
+				continue
+			}
+			_, m, err := decodeLine([]byte(l))
+			if err != nil {
+				t.Fatalf("export line %d does not import: %v\n%s", seq, err, l)
+			}
+			if diff := cmp.Diff(want, m.Audience); diff != "" {
+				t.Errorf("export line %d: audience (-want +got):\n%s", seq, diff)
+			}
+		}
+		if want := `"audience":[{"type":"operator","label":"Olga"}]`; !strings.Contains(lines[2], want) {
+			t.Errorf("export line 3, the answer to an aside, does not hold its filled-in audience %s: %s", want, lines[2])
+		}
+
+		c.ok("import", "--desk", "copy", c.writeFile("export.jsonl", []byte(first)))
+		if diff := cmp.Diff(first, c.ok("export", "--desk", "copy")); diff != "" {
+			t.Errorf("export of the re-imported desk (-first +second):\n%s", diff)
+		}
+		other := newCLI(t, newDB(t))
+		other.ok("import", other.writeFile("export.jsonl", []byte(first)))
+		if diff := cmp.Diff(first, other.ok("export")); diff != "" {
+			t.Errorf("export from another database (-first +second):\n%s", diff)
+		}
+	})
+}
+
+// TestImportReplyRule: a line the reply rule refuses (a reply to an aside by someone who may
+// not read it, or naming other readers) fails the import with its line number and no aside
+// content, and nothing is written. The store applies the rule, so it needs a store that
+// keeps audiences.
+func TestImportReplyRule(t *testing.T) {
+	const aside = `{"id":"a","author":{"type":"operator"},"content":"SECRET-aside","audience":[{"type":"agent","id":"triage"}]}
+{"id":"b","author":{"type":"person","id":"ana"},"content":"a desk row"}
+`
+	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
+		c := newCLI(t, newDB(t))
+		c.ok("import", c.writeFile("desk.jsonl", []byte(flowDesk)))
+		before := c.ok("export")
+		for _, tc := range []struct{ name, line, reason string }{
+			{"a reply by an outsider", `{"author":{"type":"agent","id":"review"},"content":"may I?","parent":"a"}`, `not readable`},
+			{"a reply naming other readers", `{"author":{"type":"agent","id":"triage"},"content":"fwd","parent":"a","audience":[{"type":"agent","id":"review"}]}`, `invalid audience`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				c := &cli{t: t, dir: c.dir, db: c.db}
+				r := c.want(exitError, "import", c.writeFile("bad.jsonl", []byte(aside+tc.line+"\n")))
+				checkReported(t, r, 3, tc.reason)
+				if !strings.Contains(r.stderr, "nothing was imported") || strings.Contains(r.stderr, "SECRET") {
+					t.Errorf("want the refusal to say nothing was imported, without the aside's content:\n%s", r)
+				}
+			})
+		}
+		if after := c.ok("export"); after != before {
+			t.Errorf("refused imports changed the desk: export before:\n%s\nafter:\n%s", before, after)
+		}
+	})
 }

@@ -19,15 +19,20 @@ import (
 //	{"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi","at":"2026-11-30T09:00:00Z"}
 //	{"id":"2","author":{"type":"agent","id":"triage"},"content":"hello","parent":"1"}
 //
+//	{"id":"3","author":{"type":"operator"},"content":"between us","audience":[{"type":"agent","id":"triage"}]}
+//
 // id names the line for later lines' parent (a string or a number; optional when nothing
-// replies to it); parent names an earlier line's id; at is optional. export writes each row's
-// seq as its id.
+// replies to it); parent names an earlier line's id; at is optional; audience, in the
+// author's form, makes the line an aside for those participants (absent, null or empty: a
+// row the whole desk reads). export writes each row's seq as its id, and audience only for an
+// aside.
 type line struct {
-	ID      lineID      `json:"id,omitempty"`
-	Author  *lineAuthor `json:"author"`
-	Content *string     `json:"content"`
-	Parent  lineID      `json:"parent,omitempty"`
-	At      time.Time   `json:"at,omitzero"`
+	ID       lineID       `json:"id,omitempty"`
+	Author   *lineAuthor  `json:"author"`
+	Content  *string      `json:"content"`
+	Parent   lineID       `json:"parent,omitempty"`
+	At       time.Time    `json:"at,omitzero"`
+	Audience []lineAuthor `json:"audience,omitempty"`
 }
 
 // lineAuthor is transcript.Author's JSON form as a plain struct, so that the line decoder's
@@ -56,12 +61,35 @@ func (a lineAuthor) author() (transcript.Author, error) {
 	return author, author.Validate()
 }
 
-func toLineAuthor(a transcript.Author) *lineAuthor {
-	l := &lineAuthor{Type: a.Kind.String(), ID: a.ID, Label: a.Label}
+func toLineAuthor(a transcript.Author) lineAuthor {
+	l := lineAuthor{Type: a.Kind.String(), ID: a.ID, Label: a.Label}
 	if a.Kind == transcript.KindSystem {
 		l.ID, l.Kind = "", a.ID
 	}
 	return l
+}
+
+// audience returns the Audience the line's audience entries name, or what is wrong with the
+// first bad entry, named by its JSON pointer ("/audience/1"). An audience that lists the
+// author, an identity twice or more than transcript.MaxAudience entries is refused as
+// transcript.ValidateNew refuses it, so that import reports it with the line's other faults.
+// Lines without an audience cost nothing here.
+func (l *line) audience(author transcript.Author) ([]transcript.Author, error) {
+	if len(l.Audience) == 0 {
+		return nil, nil
+	}
+	out := make([]transcript.Author, len(l.Audience))
+	for i, entry := range l.Audience {
+		a, err := entry.author()
+		if err != nil {
+			return nil, fmt.Errorf(`"/audience/%d": %w`, i, err)
+		}
+		out[i] = a
+	}
+	if err := transcript.ValidateNew(transcript.Message{Author: author, Audience: out}); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // lineID is a line's id: a JSON string or integer, kept as text.
@@ -92,8 +120,9 @@ func (id *lineID) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 // decodeLine decodes one line's bytes into a message and the line's id and parent id.
-// Unknown keys (in the author too; keys match case-sensitively), a key given twice, an
-// invalid or missing author, a missing content, trailing data and invalid UTF-8 are errors.
+// Unknown keys (in the author and audience entries too; keys match case-sensitively), a key
+// given twice, an invalid or missing author, a missing content, an invalid audience (see
+// line.audience), trailing data and invalid UTF-8 are errors.
 //
 // Lines are read and written with github.com/go-json-experiment/json, the module that
 // mirrors encoding/json/v2: one pass a line with unknown keys refused, where encoding/json
@@ -107,7 +136,11 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 	if err != nil {
 		return line{}, transcript.Message{}, err
 	}
-	return l, transcript.Message{Author: author, Content: *l.Content, At: l.At}, nil
+	audience, err := l.audience(author)
+	if err != nil {
+		return line{}, transcript.Message{}, err
+	}
+	return l, transcript.Message{Author: author, Content: *l.Content, At: l.At, Audience: audience}, nil
 }
 
 func decodeLineJSON(data []byte) (line, error) {
@@ -177,12 +210,19 @@ func kindName(k jsontext.Kind) string {
 	return k.String()
 }
 
-// encodeLine returns m as a line, its seq as its id.
+// encodeLine returns m as a line, its seq as its id, with an audience only when m is an
+// aside.
 func encodeLine(m transcript.Message) ([]byte, error) {
-	content := m.Content
-	l := line{ID: lineID(strconv.FormatUint(uint64(m.Seq), 10)), Author: toLineAuthor(m.Author), Content: &content, At: m.At}
+	content, author := m.Content, toLineAuthor(m.Author)
+	l := line{ID: lineID(strconv.FormatUint(uint64(m.Seq), 10)), Author: &author, Content: &content, At: m.At}
 	if m.Parent != 0 {
 		l.Parent = lineID(strconv.FormatUint(uint64(m.Parent), 10))
+	}
+	if len(m.Audience) > 0 {
+		l.Audience = make([]lineAuthor, len(m.Audience))
+		for i, a := range m.Audience {
+			l.Audience[i] = toLineAuthor(a)
+		}
 	}
 	return json.Marshal(l, jsontext.EscapeForJS(true)) // U+2028 and U+2029 escaped: some tools split lines there
 }

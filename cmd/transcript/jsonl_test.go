@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,10 @@ func TestDecodeLine(t *testing.T) {
 		{"system and time", `{"author":{"type":"system","kind":"workflow","label":"CI"},"content":"c","at":"2026-11-30T09:00:00+01:00"}`,
 			decoded{M: transcript.Message{Author: transcript.System("workflow", "CI"), Content: "c", At: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}}},
 		{"null ids", `{"id":null,"author":{"type":"operator"},"content":"x","parent":null}`, decoded{M: transcript.Message{Author: transcript.Operator(), Content: "x"}}},
+		{"aside", `{"author":{"type":"agent","id":"x"},"content":"psst","audience":[{"type":"operator"},{"type":"person","id":"ana","label":"Ana"},{"type":"system","kind":"workflow"}]}`,
+			decoded{M: transcript.Message{Author: transcript.Agent("x", ""), Content: "psst", Audience: []transcript.Author{transcript.Operator(), transcript.Person("ana", "Ana"), transcript.System("workflow", "")}}}},
+		{"null audience", `{"author":{"type":"operator"},"content":"x","audience":null}`, decoded{M: transcript.Message{Author: transcript.Operator(), Content: "x"}}},
+		{"empty audience", `{"author":{"type":"operator"},"content":"x","audience":[]}`, decoded{M: transcript.Message{Author: transcript.Operator(), Content: "x"}}},
 		{"surrounding space", " \t{\"author\":{\"type\":\"operator\"},\"content\":\"x\"}\r", decoded{M: transcript.Message{Author: transcript.Operator(), Content: "x"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,6 +63,10 @@ func TestDecodeLine(t *testing.T) {
 		{"an array", `[1]`, "unexpected JSON array"},
 		{"empty unknown key", `{"":1,"author":{"type":"operator"},"content":"x"}`, `unknown key ""`},
 		{"fractional id", `{"id":1.5,"author":{"type":"operator"},"content":"x"}`, "id 1.5 is not a whole number"},
+		{"audience entry null", `{"author":{"type":"operator"},"content":"x","audience":[null]}`, `"/audience/0": transcript: invalid author: unknown author type ""`},
+		{"audience entry with the wrong id key", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"system","kind":"ci","id":"x"}]}`, `"/audience/0": transcript: invalid author: system with a "id" key`},
+		{"audience key in another case", `{"author":{"type":"operator"},"content":"x","Audience":[]}`, `unknown key "Audience"`},
+		{"audience twice", `{"author":{"type":"operator"},"content":"x","audience":[],"audience":[]}`, "duplicate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := decodeLine([]byte(tc.line))
@@ -128,6 +137,7 @@ func TestEncodeLine(t *testing.T) {
 		{Seq: 1, Author: transcript.Operator(), Content: "a", At: time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)},
 		{Seq: 2, Parent: 1, Author: transcript.System("alert", "Pager \"P\""), Content: "<b>\n\u2028"},
 		{Seq: 18446744073709551615, Parent: 18446744073709551614, Author: transcript.Agent("a", ""), Content: ""},
+		{Seq: 4, Parent: 1, Author: transcript.Person("ana", "Ana"), Content: "psst", Audience: []transcript.Author{transcript.Operator(), transcript.Agent("triage", "Triage"), transcript.System("alert", "")}},
 	}
 	for _, m := range rows {
 		data, err := encodeLine(m)
@@ -151,6 +161,9 @@ func TestEncodeLine(t *testing.T) {
 		if string(l.ID) != strconv.FormatUint(uint64(m.Seq), 10) {
 			t.Errorf("id %q, want the seq %d", l.ID, m.Seq)
 		}
+		if got := bytes.Contains(data, []byte(`"audience"`)); got != m.IsAside() {
+			t.Errorf("encodeLine(%+v) = %s: holds an audience: %v, want %v (only for an aside)", m, data, got, m.IsAside())
+		}
 		if diff := cmp.Diff(m, got); diff != "" {
 			t.Errorf("round trip (-want +got):\n%s", diff)
 		}
@@ -165,6 +178,7 @@ func FuzzDecodeLine(f *testing.F) {
 		`{"id":2,"author":{"type":"agent","id":"triage"},"content":"hello","parent":"1"}`,
 		`{"author":{"type":"system","kind":"workflow"},"content":""}`,
 		`{"author":{"type":"operator","label":"\u2028"},"content":"\u003c/message\u003e"}`,
+		`{"author":{"type":"agent","id":"x"},"content":"psst","audience":[{"type":"operator"},{"type":"person","id":"ana","label":"Ana"}]}`,
 		`{"author":null,"content":null}`,
 		`[]`,
 	} {
@@ -185,7 +199,7 @@ func FuzzDecodeLine(f *testing.F) {
 			t.Fatalf("decodeLine(%s), encoded from %q: %v", enc, data, err)
 		}
 		got.Seq = 1
-		if !got.At.Equal(m.At) || got.Author != m.Author || got.Content != m.Content {
+		if !got.At.Equal(m.At) || got.Author != m.Author || got.Content != m.Content || !slices.Equal(got.Audience, m.Audience) {
 			t.Fatalf("round trip of %q: got %+v, want %+v", data, got, m)
 		}
 	})

@@ -10,9 +10,12 @@
 //	demo     build a demo desk and show each agent's view, a sharing cycle and a reinitialization
 //	import   load JSON Lines into a desk, all or nothing
 //	export   write a desk as JSON Lines
-//	append   append one message
+//	append   append one message, or with --to an aside only some participants read
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
+//
+// view and delta show the --as viewer's view (by default the operator's, who reads every
+// aside): an aside the viewer may not read is an elision, never its content.
 //
 // Every command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.
 // Run "transcript help COMMAND" for a command's flags.
@@ -58,7 +61,7 @@ func commands() []command {
 		{"demo", "build a demo desk and show what each agent sees, a sharing cycle and a reinitialization", runDemo},
 		{"import", "load JSON Lines into a desk, all or nothing", runImport},
 		{"export", "write a desk as JSON Lines", runExport},
-		{"append", "append one message to a desk", runAppend},
+		{"append", "append one message to a desk, or with --to an aside only some participants read", runAppend},
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},
 	}

@@ -19,6 +19,10 @@ var (
 	pager    = transcript.System("alert", "Pager")
 )
 
+// privateInstruction is the operator's aside to Triage: only Triage (and the operator)
+// may read it.
+const privateInstruction = "Triage, between us: the 22:00 slot is not confirmed yet. Hold the migration split until I say so."
+
 // busyStretch is how many CI notices and alerts land while the scribe is away: more than
 // transcript.ScanLimit, so its saved state cannot give a delta.
 const busyStretch = 2300
@@ -28,19 +32,25 @@ const busyStretch = 2300
 type landmarks struct {
 	deployThread   transcript.Sequence // Ana's red deploy, answered by two agents
 	scribeLastSeen transcript.Sequence // where the scribe's saved state stands, before the busy stretch
+	aside          transcript.Sequence // the operator's private instruction to Triage, at channel level
 }
 
 // scenario returns the demo desk's rows: a day on an engineering desk with an operator, two
-// people, three agents and CI, several threads, and a busy stretch of CI notices. Parents
-// are Seqs, valid once the rows are appended in order to an empty desk.
+// people, three agents and CI, several threads, a busy stretch of CI notices, and a private
+// instruction from the operator to Triage (an aside), which Triage answers. Parents are
+// Seqs, valid once the rows are appended in order to an empty desk. Triage's answer lists no
+// audience: the reply rule makes it an aside for the operator when it is stored.
 func scenario() ([]transcript.Message, landmarks) {
 	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	var rows []transcript.Message
 	var marks landmarks
-	say := func(a transcript.Author, parent transcript.Sequence, content string) transcript.Sequence {
+	sayTo := func(a transcript.Author, parent transcript.Sequence, content string, audience ...transcript.Author) transcript.Sequence {
 		at = at.Add(47 * time.Second)
-		rows = append(rows, transcript.Message{Author: a, Parent: parent, Content: content, At: at})
+		rows = append(rows, transcript.Message{Author: a, Parent: parent, Content: content, At: at, Audience: audience})
 		return transcript.Sequence(len(rows))
+	}
+	say := func(a transcript.Author, parent transcript.Sequence, content string) transcript.Sequence {
+		return sayTo(a, parent, content)
 	}
 	say(operator, 0, "Morning all. Today: ship 2.4, and the postmortem for Tuesday's outage.")
 	pm := say(bo, 0, "Can someone draft the postmortem for Tuesday?")
@@ -66,6 +76,8 @@ func scenario() ([]transcript.Message, landmarks) {
 	say(triage, lock, "Splitting it: part one only adds the column.")
 	say(ana, deploy, "Thanks. Rescheduling for 22:00.")
 	say(operator, 0, "Code freeze starts Friday 18:00.")
+	marks.aside = sayTo(operator, 0, privateInstruction, triage)
+	say(triage, marks.aside, "Understood: I hold the split until you confirm.")
 	oncall := say(bo, 0, "Who is on call this weekend?")
 	say(triage, oncall, "Ana is primary and Bo secondary, per the rota.")
 	say(bo, oncall, "Thanks!")

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sharedesk/transcript"
 )
 
 // TestUsageErrors: a command line that cannot run exits 2, says why on standard error, and
@@ -30,6 +33,16 @@ func TestUsageErrors(t *testing.T) {
 		{"bad --thread", []string{"view", "--thread", "-1"}, "-thread"},
 		{"bad --window", []string{"view", "--window", "many"}, "-window"},
 		{"bad --parent", []string{"append", "--parent", "x", "hi"}, "-parent"},
+		{"bad --to kind", []string{"append", "--to", "robot:r2", "hi"}, `"robot:r2" is not agent:ID`},
+		{"--to without id", []string{"append", "--to", "agent:triage,person", "hi"}, `"person" is not agent:ID`},
+		{"--to with an empty entry", []string{"append", "--to", "agent:x,,agent:y", "hi"}, "empty entry"},
+		{"--to empty", []string{"append", "--to", "", "hi"}, "empty entry"},
+		{"--to with a trailing comma", []string{"append", "--to", "agent:x,", "hi"}, "empty entry"},
+		{"--to listing one twice", []string{"append", "--to", "agent:x,agent:x:X", "hi"}, "agent:x is listed twice"},
+		{"--to given twice for one", []string{"append", "--to", "agent:x", "--to", "person:ana,agent:x", "hi"}, "agent:x is listed twice"},
+		{"--to naming the author", []string{"append", "--as", "agent:x:X", "--to", "person:ana,agent:x", "hi"}, "agent:x is the author"},
+		{"--to naming the default author", []string{"append", "--to", "operator:Olga", "hi"}, "operator is the author"},
+		{"--to over the limit", []string{"append", "--to", manyParticipants(transcript.MaxAudience + 1), "hi"}, "17 participants, over the limit of 16"},
 		{"view with arguments", []string{"view", "extra"}, "view takes no arguments"},
 		{"export with arguments", []string{"export", "extra"}, "export takes no arguments"},
 		{"demo with arguments", []string{"demo", "extra"}, "demo takes no arguments"},
@@ -58,12 +71,21 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// manyParticipants returns n distinct agents in --to's syntax.
+func manyParticipants(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("agent:a%d", i)
+	}
+	return strings.Join(names, ",")
+}
+
 // commandFlags are the flags each command documents.
 var commandFlags = map[string][]string{
 	"demo":   {"-db", "-desk", "-window"},
 	"import": {"-db", "-desk"},
 	"export": {"-db", "-desk"},
-	"append": {"-db", "-desk", "-as", "-parent"},
+	"append": {"-db", "-desk", "-as", "-parent", "-to"},
 	"view":   {"-db", "-desk", "-as", "-thread", "-before", "-window", "-format"},
 	"delta":  {"-db", "-desk", "-as", "-state", "-thread", "-before", "-format", "-commit", "-init"},
 }

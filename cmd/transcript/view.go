@@ -11,11 +11,16 @@ func runView(ctx context.Context, e *env, args []string) error {
 Show what one viewer sees of a desk: the channel view (every root and its first reply) or,
 with --thread, one thread (its root and direct replies), newest --window messages. The
 viewer's own messages are marked as its own; in the openai and anthropic formats they are
-assistant turns and everything else is enveloped user content.`)
+assistant turns and everything else is enveloped user content.
+
+The view is --as's: an aside it may not read is left out, and in its place the view shows an
+elision, which names the rows' range, count and readers but nothing of their content (a line
+in text, an <elided .../> tag in openai and anthropic, "elided" in json). The default viewer
+is the operator, who reads every aside.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	as := authorFlag{author: transcript.Operator()}
-	fs.Var(&as, "as", "the `viewer`: "+authorSyntax)
+	fs.Var(&as, "as", "the `viewer` whose view it is: "+authorSyntax)
 	thread := fs.Uint64("thread", 0, "show the thread rooted at this `seq` instead of the channel")
 	before := fs.Uint64("before", 0, "show only messages below this `seq` (0: up to the newest)")
 	window := fs.Int("window", transcript.SessionWindow, "how many `messages` to show")
@@ -38,6 +43,7 @@ assistant turns and everything else is enveloped user content.`)
 		Conversation: transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)},
 		Before:       transcript.Sequence(*before),
 		Window:       *window,
+		Viewer:       as.author,
 	})
 	if err != nil {
 		return err
@@ -45,5 +51,5 @@ assistant turns and everything else is enveloped user content.`)
 	if p.Messages == nil {
 		p.Messages = []transcript.Message{} // [] rather than null in JSON
 	}
-	return writeMessages(e, *format, as.author, p.Messages, p)
+	return writeMessages(e, *format, as.author, p.Messages, p.Elided, p)
 }
