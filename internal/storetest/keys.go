@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -134,10 +135,56 @@ func KeyRule(t *testing.T, d Appender) {
 	checkRows(t, "the rows read back after the keyed appends", readAllOf(t, d), stored)
 }
 
+// KeyLookup is a store that finds rows by key, as both stores of this module do (and the
+// import command needs, to resolve parents named by key and to tell present rows from new).
+type KeyLookup interface {
+	// LookupKeys returns the rows of desk that hold the given keys, by key, as a read returns
+	// them; a key the desk does not hold, and the empty key, are absent from the map. An
+	// unknown desk holds no key.
+	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
+}
+
+// checkLookupKeys: LookupKeys finds exactly the rows of desk holding the keys asked for.
+func checkLookupKeys(t *testing.T, st Store, desk string) {
+	t.Helper()
+	lk, ok := st.(KeyLookup)
+	if !ok {
+		t.Fatalf("%T has no LookupKeys method", st)
+	}
+	rows := mustReadAll(t, st, desk)
+	var keys []string
+	want := make(map[string]transcript.Message)
+	for _, m := range rows {
+		if m.Key != "" {
+			keys = append(keys, m.Key)
+			want[m.Key] = m
+		}
+	}
+	got, err := lk.LookupKeys(t.Context(), desk, append(keys, "no such key", ""))
+	if err != nil {
+		t.Fatalf("LookupKeys: %v", err)
+	}
+	if diff := cmp.Diff(want, got, timeEqual); diff != "" {
+		t.Errorf("LookupKeys of desk %q (-want +got):\n%s", desk, diff)
+	}
+	for _, other := range []string{"no such desk", "keys"} {
+		if other == desk {
+			continue
+		}
+		if got, err := lk.LookupKeys(t.Context(), other, []string{"a", "b"}); err != nil || len(got) != 0 {
+			t.Errorf("LookupKeys of keys desk %q does not hold: %v, %v", other, got, err)
+		}
+	}
+	if got, err := lk.LookupKeys(t.Context(), desk, nil); err != nil || len(got) != 0 {
+		t.Errorf("LookupKeys of no keys: %v, %v", got, err)
+	}
+}
+
 // checkKeys: the key rules through Append (KeyRule), then through AppendBatch: a batch
 // skips its rows whose keys are present and identical and appends the rest, numbered
 // consecutively, with a BatchParent naming a skipped row resolved to the stored row; a
-// batch with a conflicting key, or with one key twice, writes nothing.
+// batch with a conflicting key, or with one key twice, writes nothing. The store must be a
+// KeyLookup, and find the keyed rows.
 func checkKeys(t *testing.T, st Store) {
 	KeyRule(t, DeskOf(st, "keys"))
 
@@ -186,6 +233,7 @@ func checkKeys(t *testing.T, st Store) {
 	if err := st.AppendBatch(t.Context(), desk, part2); err != nil {
 		t.Errorf("AppendBatch of rows all present: %v", err)
 	}
+	checkLookupKeys(t, st, desk)
 	for _, bad := range []struct {
 		name string
 		msgs []transcript.Message

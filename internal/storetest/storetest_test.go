@@ -151,6 +151,22 @@ func stamp(at time.Time) time.Time {
 
 func (s *memStore) Log(desk string) transcript.Log { return memDesk{s, desk} }
 
+func (s *memStore) LookupKeys(_ context.Context, desk string, keys []string) (map[string]transcript.Message, error) {
+	s.mu.Lock()
+	log := s.desks[desk]
+	s.mu.Unlock()
+	found := make(map[string]transcript.Message)
+	if log == nil {
+		return found, nil
+	}
+	for _, m := range log.Messages() {
+		if m.Key != "" && slices.Contains(keys, m.Key) {
+			found[m.Key] = m
+		}
+	}
+	return found, nil
+}
+
 func (s *memStore) Desks(context.Context) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
