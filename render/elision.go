@@ -25,18 +25,23 @@ func ElisionTag(e transcript.Elision) string {
 	b.WriteString(`" count="`)
 	b.WriteString(strconv.Itoa(e.Count))
 	b.WriteString(`" readers="`)
-	for i, a := range e.Readers {
+	writeReaders(&b, e.Readers)
+	b.WriteString(`"/>`)
+	return b.String()
+}
+
+// writeReaders writes readers as a readers attribute's value: kind:id, comma-separated.
+func writeReaders(b *strings.Builder, readers []transcript.Author) {
+	for i, a := range readers {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		escapeAttr(&b, a.Kind.String())
+		escapeAttr(b, a.Kind.String())
 		if a.ID != "" {
 			b.WriteByte(':')
-			escapeListItem(&b, a.ID)
+			escapeListItem(b, a.ID)
 		}
 	}
-	b.WriteString(`"/>`)
-	return b.String()
 }
 
 // escapeListItem is escapeAttr for one item of a comma-separated attribute: commas too

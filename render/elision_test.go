@@ -117,3 +117,15 @@ func TestContentCannotPassForAnElision(t *testing.T) {
 		}
 	}
 }
+
+// TestAsideMarked: an aside the viewer reads says so, and who else reads it, in every format.
+func TestAsideMarked(t *testing.T) {
+	m := transcript.Message{Seq: 6, Parent: 2, Author: transcript.Operator(), Content: "page me first",
+		Audience: []transcript.Author{transcript.Agent("tri,age", "Triage")}}
+	if got, want := render.Envelope(m), "<message seq=\"6\" parent=\"2\" kind=\"operator\" readers=\"operator,agent:tri&#44;age\">\npage me first\n</message>"; got != want {
+		t.Errorf("Envelope = %q, want %q", got, want)
+	}
+	if got, want := render.TextHeader(triage, m), "#6 (operator) ↳ #2 · aside of operator and Triage"; got != want {
+		t.Errorf("TextHeader = %q, want %q", got, want)
+	}
+}

@@ -9,8 +9,9 @@ import (
 )
 
 // Envelope returns m's content inside a <message> element that states its author's kind, id
-// and label, its sequence and, for a reply, its parent. Content and attributes are escaped so
-// that nothing inside can end the element or start another.
+// and label, its sequence, for a reply its parent, and for an aside its readers (as
+// ElisionTag names them), so the viewer knows the message was private. Content and
+// attributes are escaped so that nothing inside can end the element or start another.
 func Envelope(m transcript.Message) string {
 	var b strings.Builder
 	writeEnvelope(&b, m)
@@ -33,6 +34,10 @@ func writeEnvelope(b *strings.Builder, m transcript.Message) {
 	if m.Author.Label != "" {
 		b.WriteString(`" label="`)
 		escapeAttr(b, m.Author.Label)
+	}
+	if m.IsAside() {
+		b.WriteString(`" readers="`)
+		writeReaders(b, m.Readers())
 	}
 	b.WriteString("\">\n")
 	escapeContent(b, m.Content)

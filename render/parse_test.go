@@ -10,7 +10,7 @@ import (
 )
 
 // envelopeRE matches one envelope; content holds no '<', so the first "\n</message>" ends it.
-var envelopeRE = regexp.MustCompile(`^<message seq="(\d+)"(?: parent="(\d+)")? kind="([a-z]+)"(?: id="([^"<>]*)")?(?: label="([^"<>]*)")?>\n([^<]*)\n</message>`)
+var envelopeRE = regexp.MustCompile(`^<message seq="(\d+)"(?: parent="(\d+)")? kind="([a-z]+)"(?: id="([^"<>]*)")?(?: label="([^"<>]*)")?(?: readers="([^"<>]*)")?>\n([^<]*)\n</message>`)
 
 // parseEnvelopes reads back every envelope in s, which holds envelopes separated by blank
 // lines and nothing else, and fails on anything it does not recognise.
@@ -32,7 +32,7 @@ func parseEnvelopes(s string) ([]transcript.Message, error) {
 		}
 		id, err1 := unescape(m[4])
 		label, err2 := unescape(m[5])
-		content, err3 := unescape(m[6])
+		content, err3 := unescape(m[7])
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil, fmt.Errorf("bad escape in %q", m[0])
 		}

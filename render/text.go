@@ -59,7 +59,7 @@ func StyledText(w io.Writer, viewer transcript.Author, msgs []transcript.Message
 }
 
 // TextHeader returns the line Text writes above a message: "#seq label (kind:id[, you])",
-// and " ↳ #parent" for a reply.
+// " ↳ #parent" for a reply, and " · aside of A and B" naming an aside's readers.
 func TextHeader(viewer transcript.Author, m transcript.Message) string {
 	var b strings.Builder
 	b.WriteString("#")
@@ -78,7 +78,29 @@ func TextHeader(viewer transcript.Author, m transcript.Message) string {
 		b.WriteString(" ↳ #")
 		b.WriteString(strconv.FormatUint(uint64(m.Parent), 10))
 	}
+	if m.IsAside() {
+		b.WriteString(" · aside of ")
+		writeNames(&b, m.Readers())
+	}
 	return b.String()
+}
+
+// writeNames writes readers for a person: each by its label (kind:id when it has none),
+// "A, B and C".
+func writeNames(b *strings.Builder, readers []transcript.Author) {
+	for i, a := range readers {
+		switch {
+		case i > 0 && i == len(readers)-1:
+			b.WriteString(" and ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		name := a.Label
+		if name == "" {
+			name = a.String()
+		}
+		b.WriteString(printable(name, false))
+	}
 }
 
 // ElisionLine returns the line Text writes for an elision:
@@ -105,19 +127,7 @@ func ElisionLine(e transcript.Elision) string {
 	} else {
 		b.WriteString(" between ")
 	}
-	for i, a := range e.Readers {
-		switch {
-		case i > 0 && i == len(e.Readers)-1:
-			b.WriteString(" and ")
-		case i > 0:
-			b.WriteString(", ")
-		}
-		name := a.Label
-		if name == "" {
-			name = a.String()
-		}
-		b.WriteString(printable(name, false))
-	}
+	writeNames(&b, e.Readers)
 	b.WriteString(" you cannot read")
 	return b.String()
 }
