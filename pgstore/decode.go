@@ -14,29 +14,49 @@ import (
 )
 
 // scanMessages reads rows of (seq, parent, author_kind, author_id, author_label, content,
-// at) into messages, appending to msgs. It decodes PostgreSQL's binary format itself, which
-// is several times cheaper than a Scan per row, and falls back to Scan if the server sent
-// any column in another format.
-func scanMessages(rows pgx.Rows, msgs []transcript.Message) ([]transcript.Message, error) {
+// at, audience) into messages, appending to msgs, and decodes each aside's audience through
+// audiences. It decodes PostgreSQL's binary format itself, which is several times cheaper
+// than a Scan per row, and falls back to Scan if the server sent any column in another
+// format. A desk row (audience NULL) costs no allocation for its audience; the asides'
+// audiences share one new array (detachAudiences), never the cache's slices.
+func scanMessages(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache) ([]transcript.Message, error) {
 	defer rows.Close()
-	decode := decodeRow
-	if !binaryColumns(rows.FieldDescriptions()) {
-		decode = func([][]byte) (transcript.Message, error) { return scanRow(rows) }
-	}
+	binaryFormat := binaryColumns(rows.FieldDescriptions())
+	start, entries := len(msgs), 0
 	for rows.Next() {
-		m, err := decode(rows.RawValues())
+		var (
+			m   transcript.Message
+			err error
+		)
+		if binaryFormat {
+			m, err = decodeRow(rows.RawValues(), audiences)
+		} else {
+			m, err = scanRow(rows, audiences)
+		}
 		if err != nil {
 			return nil, err
 		}
+		entries += len(m.Audience)
 		msgs = append(msgs, m)
 	}
-	return msgs, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if entries > 0 {
+		detachAudiences(msgs[start:], entries)
+	}
+	return msgs, nil
 }
 
 // messageColumns are the types of the columns scanMessages reads, in order.
 var messageColumns = []uint32{
 	pgtype.Int8OID, pgtype.Int8OID, pgtype.Int2OID, pgtype.TextOID, pgtype.TextOID, pgtype.TextOID, pgtype.TimestamptzOID,
+	pgtype.TextOID,
 }
+
+// audienceColumn is the position of the audience among messageColumns: the one column that
+// may be NULL.
+const audienceColumn = 7
 
 // binaryColumns reports whether fds are messageColumns, the numbers and the timestamp in
 // binary format (text reads the same in either format).
@@ -58,15 +78,16 @@ var postgresEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
 
 var errColumn = errors.New("pgstore: unexpected column value")
 
-// decodeRow decodes one row in binary format.
-func decodeRow(vals [][]byte) (transcript.Message, error) {
+// decodeRow decodes one row in binary format. The Audience of an aside is audiences'
+// shared slice: the caller detaches it.
+func decodeRow(vals [][]byte, audiences *audienceCache) (transcript.Message, error) {
 	for i, v := range vals {
-		if want := columnSize(messageColumns[i]); v == nil || (want > 0 && len(v) != want) {
+		if want := columnSize(messageColumns[i]); (v == nil && i != audienceColumn) || (want > 0 && len(v) != want) {
 			return transcript.Message{}, fmt.Errorf("%w: column %d holds %d bytes", errColumn, i, len(v))
 		}
 	}
 	be := binary.BigEndian
-	return transcript.Message{
+	m := transcript.Message{
 		Seq:    transcript.Sequence(be.Uint64(vals[0])),
 		Parent: transcript.Sequence(be.Uint64(vals[1])),
 		Author: transcript.Author{
@@ -76,7 +97,15 @@ func decodeRow(vals [][]byte) (transcript.Message, error) {
 		},
 		Content: string(vals[5]),
 		At:      time.UnixMicro(postgresEpoch + int64(be.Uint64(vals[6]))).UTC(),
-	}, nil
+	}
+	if v := vals[audienceColumn]; v != nil {
+		audience, err := audiences.decode(v)
+		if err != nil {
+			return transcript.Message{}, fmt.Errorf("%w: the audience of row %d: %v", errColumn, m.Seq, err)
+		}
+		m.Audience = audience
+	}
+	return m, nil
 }
 
 // columnSize is the binary size of a column of type oid, 0 when it varies.
@@ -90,17 +119,26 @@ func columnSize(oid uint32) int {
 	return 0
 }
 
-// scanRow reads the current row with Scan, whatever its format.
-func scanRow(rows pgx.Rows) (transcript.Message, error) {
+// scanRow reads the current row with Scan, whatever its format. The Audience of an aside is
+// audiences' shared slice, as in decodeRow.
+func scanRow(rows pgx.Rows, audiences *audienceCache) (transcript.Message, error) {
 	var (
 		seq, parent int64
 		kind        int16
 		m           transcript.Message
 		at          time.Time
+		audience    []byte // nil for NULL
 	)
-	if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &at); err != nil {
+	if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &at, &audience); err != nil {
 		return transcript.Message{}, err
 	}
 	m.Seq, m.Parent, m.Author.Kind, m.At = transcript.Sequence(seq), transcript.Sequence(parent), transcript.AuthorKind(kind), at.UTC()
+	if audience != nil {
+		a, err := audiences.decode(audience)
+		if err != nil {
+			return transcript.Message{}, fmt.Errorf("%w: the audience of row %d: %v", errColumn, m.Seq, err)
+		}
+		m.Audience = a
+	}
 	return m, nil
 }

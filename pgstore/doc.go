@@ -19,15 +19,32 @@
 // reader moves its watermark to 2, and row 1 commits below it, unseen for good — so each
 // append bumps its desk's head row (transcript_desks.head) inside its own transaction and
 // holds that row's lock until it commits: appends to one desk run one at a time, appends to
-// different desks never wait for each other. An append takes two round trips: BEGIN with one
-// statement that moves the head, numbers the rows, checks their parents and inserts them;
-// then COMMIT.
+// different desks never wait for each other. An append takes two round trips. When its rows
+// reply to no stored row: BEGIN, the statement that moves the head and the one that inserts
+// the rows; then COMMIT. Otherwise the first round trip moves the head and reads, by primary
+// key and under the desk's lock, the author and audience of the stored parents (the reply
+// rule needs them; never their content), and the second inserts the rows and commits.
+//
+// # Asides
+//
+// A row's Audience is kept in the audience column, NULL for a desk row: the JSON array of
+// its authors in their wire form, in canonical order (see migrations/0003_audience.sql for
+// why inline text). Append and AppendBatch apply the reply rule to every row through
+// transcript.ResolveAudience, against the parent as stored (or, for a reply to an earlier
+// row of the batch, as resolved), and store the audience it returns: a reply to an aside
+// gets the aside's readers; a reply by someone who may not read its parent
+// (transcript.ErrNotReadable), or one that lists other readers than its parent's
+// (transcript.ErrInvalidAudience), is refused, with nothing stored and no content of the
+// parent in the error. Reads return every row with its Audience, asides included: viewing
+// is the walk's (transcript.Project and sharing.Prepare with a Query's Viewer), which elides
+// what the viewer may not read. A Log decodes each distinct audience once (a bounded cache
+// shared by the store) and hands every page new audience slices of its own.
 //
 // # Schema
 //
 // Three tables in the connection's schema: transcript_desks (name, head),
 // transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content,
-// at) with primary key (desk, seq) for the port's reads and an index on (desk, parent, seq)
+// at, audience) with primary key (desk, seq) for the port's reads and an index on (desk, parent, seq)
 // for thread lookups, and transcript_schema_version. Open and New create or migrate the
 // schema with the versioned SQL files embedded in the package, in one transaction under an
 // advisory lock (pg_advisory_xact_lock), so that several processes starting at once are
@@ -38,7 +55,7 @@
 //
 // ReadBefore is one index range scan of (desk, seq), newest first, that stops after the rows
 // asked for (plus one, to know whether older rows exist): its cost does not grow with the
-// desk. Each Log reads a little ahead and answers the walk's next read from what it read, so
+// desk, asides or not. Each Log reads a little ahead and answers the walk's next read from what it read, so
 // that a projection usually costs one query. Every statement runs under the caller's
 // context.
 //
@@ -47,7 +64,9 @@
 // Append and AppendBatch refuse, with a [*AppendError] matching
 // transcript.ErrInvalidMessage and nothing stored: an invalid author, an empty desk name, a
 // Seq set by the caller, a parent that is not an older row of the same desk, content over
-// the limit ([WithMaxContent], default 1 MiB), At outside the years 1 to 9999, and strings
-// PostgreSQL text cannot hold: invalid UTF-8, and the NUL byte (U+0000), which is valid
-// UTF-8 but which PostgreSQL's text type does not store ([ErrText]).
+// the limit ([WithMaxContent], default 1 MiB), At outside the years 1 to 9999, an audience
+// transcript.ValidateNew refuses, a reply the reply rule refuses, and strings PostgreSQL
+// text cannot hold, in the author, the content or the audience: invalid UTF-8, and the NUL
+// byte (U+0000), which is valid UTF-8 but which PostgreSQL's text type does not store
+// ([ErrText]).
 package pgstore

@@ -9,7 +9,9 @@ import (
 )
 
 // Reasons an append is rejected. Every *AppendError matches transcript.ErrInvalidMessage
-// and, unless transcript.ValidateNew found the fault, one of these.
+// and, unless transcript.ValidateNew or the reply rule (transcript.ResolveAudience) found
+// the fault, one of these; theirs match the root package's sentinels, such as
+// transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (
 	ErrDeskName        = errors.New("pgstore: invalid desk name")
 	ErrParent          = errors.New("pgstore: parent is not an older row of the desk")

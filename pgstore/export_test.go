@@ -27,9 +27,18 @@ var LatestVersion = len(migrations)
 // ReadBeforeSQL is the query behind ReadBefore, for the EXPLAIN tests.
 const ReadBeforeSQL = readBeforeSQL
 
+// ParentsSQL is the lookup of an append's stored parents, for the EXPLAIN tests.
+const ParentsSQL = parentsSQL
+
 // ScanMessages decodes rows of the store's message columns as ReadBefore does, for the
 // benchmarks' hand-written queries.
-func ScanMessages(rows pgx.Rows) ([]transcript.Message, error) { return scanMessages(rows, nil) }
+func ScanMessages(rows pgx.Rows) ([]transcript.Message, error) {
+	return scanMessages(rows, nil, new(audienceCache))
+}
+
+// EncodeAudience is the stored form of an aside's audience, for the tests and benchmarks
+// that load rows with COPY.
+func EncodeAudience(audience []transcript.Author) (string, error) { return encodeAudience(audience) }
 
 // ReadAhead returns how many rows log holds read ahead and their bound.
 func ReadAhead(log transcript.Log) (int, transcript.Sequence) {

@@ -11,9 +11,9 @@ import (
 )
 
 // readBeforeSQL reads one page: an index range scan of (desk, seq), backwards, that stops
-// after $3 rows, however large the desk.
+// after $3 rows, however large the desk. audience is NULL for a desk row.
 const readBeforeSQL = `
-SELECT seq, parent, author_kind, author_id, author_label, content, at
+SELECT seq, parent, author_kind, author_id, author_label, content, at, audience
 FROM transcript_messages
 WHERE desk = $1 AND seq < $2
 ORDER BY seq DESC
@@ -31,6 +31,11 @@ var _ transcript.Log = (*deskLog)(nil)
 // Log returns desk's log. A desk that holds no row (yet) reads as an empty log. The Log is
 // safe for concurrent use and stays usable until the Store is closed.
 //
+// The Log is the desk as stored: it returns every row, asides included, each with its
+// Audience (nil for a desk row). Who may read what is the walk's to decide:
+// transcript.Project and sharing.Prepare, given a Query's Viewer, elide the asides the viewer
+// may not read. Hand the Log only to code that applies them.
+//
 // Each Log reads ahead: a read of limit rows also fetches the next limit/2 older rows, and
 // the read that continues the walk (transcript.Project's and sharing.Prepare's next read) is
 // answered from them without a query, with fewer rows than it asked for if need be, as the
@@ -41,9 +46,11 @@ var _ transcript.Log = (*deskLog)(nil)
 func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: desk} }
 
 // ReadBefore implements transcript.Log: up to limit rows of the desk with Seq < before
-// (before == 0: from the newest row), newest first, in a new slice the caller owns. Next is
-// the Seq of the page's oldest row when an older row exists, else 0: the query asks for one
-// row more than it returns to know.
+// (before == 0: from the newest row), newest first, in a new slice the caller owns, the
+// asides' Audience slices included (in canonical order, as stored; nil for a desk row; no
+// two rows share elements, so the caller may change or append to one freely). Next is the
+// Seq of the page's oldest row when an older row exists, else 0: the query asks for one row
+// more than it returns to know.
 //
 // A read that continues the previous one (before is that read's Next) is answered from the
 // rows read ahead, when there are any. That is safe because a desk's rows are never changed
@@ -87,11 +94,11 @@ func (l *deskLog) query(ctx context.Context, before transcript.Sequence, n int) 
 	if err != nil {
 		return nil, err
 	}
-	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)))
+	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), &l.s.audiences)
 }
 
-// readAheadBytes bounds the content a Log keeps read ahead, so that a Log kept for long
-// holds little memory even on a desk of large messages.
+// readAheadBytes bounds the text (content, authors and audiences) a Log keeps read ahead, so
+// that a Log kept for long holds little memory even on a desk of large messages.
 const readAheadBytes = 256 << 10
 
 // readAhead is the rows a Log read beyond what its last read returned: every row of the desk
@@ -109,7 +116,11 @@ type readAhead struct {
 func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, end bool) {
 	size := 0
 	for i, m := range rows {
-		if size += len(m.Content) + len(m.Author.ID) + len(m.Author.Label); size > readAheadBytes {
+		size += len(m.Content) + len(m.Author.ID) + len(m.Author.Label)
+		for _, a := range m.Audience {
+			size += len(a.ID) + len(a.Label)
+		}
+		if size > readAheadBytes {
 			rows, end = rows[:i], false
 			break
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
@@ -95,6 +97,103 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err != nil || m.Seq != 4 {
 		t.Errorf("Append after the migration: Seq %d, %v; want 4", m.Seq, err)
 	}
+}
+
+// TestMigrateFromVersion2 opens a database left at schema version 2, before asides, with
+// rows written under that schema, and shows Open adding the audience column without
+// rewriting the table: every old row reads back as it was, a desk row (Audience nil), and
+// asides are stored and read back after it.
+func TestMigrateFromVersion2(t *testing.T) {
+	t.Parallel()
+	dsn := newDatabase(t)
+	pool := connect(t, dsn)
+	ctx := t.Context()
+	if err := pgstore.MigrateTo(ctx, pool, 2); err != nil {
+		t.Fatal(err)
+	}
+	// Rows as a version-2 store wrote them.
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO transcript_desks (name, head) VALUES ('eng', 3), ('ops', 1);
+		INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at) VALUES
+			('eng', 1, 0, 2, 'ana', 'Ana', 'question', '2025-01-02 03:04:05.000006+00'),
+			('eng', 2, 1, 3, 'bot', 'Bot', 'answer', '2025-01-02 03:04:05.000006+00'),
+			('eng', 3, 0, 1, '', '', 'notice', '2025-01-02 03:04:05.000006+00'),
+			('ops', 1, 0, 4, 'workflow', 'CI', 'build green', '2025-01-02 03:04:05.000006+00')`); err != nil {
+		t.Fatal(err)
+	}
+	before := readAllRows(t, pool)
+	file := tableFile(t, pool)
+
+	st, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("Open on a version-2 database: %v", err)
+	}
+	defer st.Close()
+	if got, _ := schemaVersions(t, pool); !slices.Equal(got, latestVersions()) {
+		t.Errorf("after Open: versions %v, want %v", got, latestVersions())
+	}
+	if got := tableFile(t, pool); got != file {
+		t.Errorf("the migration rewrote transcript_messages (file %d, was %d)", got, file)
+	}
+	if diff := cmp.Diff(before, readAllRows(t, pool)); diff != "" {
+		t.Errorf("the rows' columns after the migration (-before +after):\n%s", diff)
+	}
+	at := time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)
+	want := []transcript.Message{
+		{Seq: 3, Author: transcript.Operator(), Content: "notice", At: at},
+		{Seq: 2, Parent: 1, Author: transcript.Agent("bot", "Bot"), Content: "answer", At: at},
+		{Seq: 1, Author: transcript.Person("ana", "Ana"), Content: "question", At: at},
+	}
+	page := mustRead(t, st.Log("eng"), 0, 10)
+	if !reflect.DeepEqual(page.Messages, want) { // Audience nil, not empty
+		t.Errorf("desk eng after the migration:\n got %+v\nwant %+v", page.Messages, want)
+	}
+	aside, err := st.Append(ctx, "eng", transcript.Message{Parent: 2, Author: alice, Content: "private", Audience: []transcript.Author{bot}})
+	if err != nil || aside.Seq != 4 {
+		t.Fatalf("Append of an aside after the migration: Seq %d, %v; want 4", aside.Seq, err)
+	}
+	reply, err := st.Append(ctx, "eng", transcript.Message{Parent: 4, Author: bot, Content: "private answer"})
+	if err != nil || !cmp.Equal(reply.Audience, []transcript.Author{alice}) {
+		t.Fatalf("Append of a reply to the aside: audience %v, %v; want [%v]", reply.Audience, err, alice)
+	}
+	page = mustRead(t, st.Log("eng"), 0, 2)
+	if diff := cmp.Diff([]transcript.Message{reply, aside}, page.Messages); diff != "" {
+		t.Errorf("the asides read back (-appended +read):\n%s", diff)
+	}
+}
+
+// storedRow is a row of transcript_messages as its columns hold it, audience aside.
+type storedRow struct {
+	Desk                   string
+	Seq, Parent            int64
+	Kind                   int16
+	ID, Label, Content, At string
+}
+
+// readAllRows returns every row of transcript_messages, by desk and Seq.
+func readAllRows(t *testing.T, pool *pgxpool.Pool) []storedRow {
+	t.Helper()
+	rows, err := pool.Query(t.Context(), `
+		SELECT desk, seq, parent, author_kind, author_id, author_label, content, at::text
+		FROM transcript_messages ORDER BY desk, seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[storedRow])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// tableFile returns the file node of transcript_messages, which a table rewrite changes.
+func tableFile(t *testing.T, pool *pgxpool.Pool) int64 {
+	t.Helper()
+	var file int64
+	if err := pool.QueryRow(t.Context(), `SELECT pg_relation_filenode('transcript_messages')::bigint`).Scan(&file); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 // TestConcurrentOpen opens one fresh database from several goroutines at once, each with a

@@ -23,6 +23,9 @@ type Store struct {
 	ownPool    bool // Open made the pool; Close closes it
 	maxContent int
 	closeOnce  sync.Once
+	// audiences are the asides' audiences decoded so far, shared by the store's Logs and
+	// appends (which read their parents' audiences).
+	audiences audienceCache
 
 	// beforeCommit, when set (by tests only), runs inside an append's transaction after its
 	// rows are inserted and before it commits.

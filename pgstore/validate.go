@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,8 +20,9 @@ func checkDesk(name string) error {
 // prepare validates the i-th message of an append (i is -1 for Append) and returns it ready
 // to store: At stamped with now when zero, in UTC and rounded down to the microsecond, as
 // PostgreSQL keeps it. A given At must lie in the years 1 to 9999 (as in sqlitestore, and
-// as time.Time's JSON form requires). Its Seq, and a BatchParent's Parent, are set once the desk's head is
-// known.
+// as time.Time's JSON form requires). Its audience's ids and labels must be text PostgreSQL
+// can hold, like the author's. Its Seq, a BatchParent's Parent and the Audience it is stored
+// with (the reply rule's, see resolveAudiences) are set later.
 func (s *Store) prepare(m transcript.Message, i int, now time.Time) (transcript.Message, error) {
 	if err := transcript.ValidateNew(m); err != nil {
 		return m, err
@@ -35,6 +37,9 @@ func (s *Store) prepare(m transcript.Message, i int, now time.Time) (transcript.
 		return m, err
 	}
 	if err := checkText("author label", m.Author.Label, ErrText); err != nil {
+		return m, err
+	}
+	if err := checkAudienceText(m.Audience); err != nil {
 		return m, err
 	}
 	if j, ok := m.Parent.BatchIndex(); ok {
@@ -53,6 +58,24 @@ func (s *Store) prepare(m transcript.Message, i int, now time.Time) (transcript.
 	m.At = m.At.Truncate(time.Microsecond).UTC()
 	return m, nil
 }
+
+// checkAudienceText reports whether the ids and labels audience lists are text PostgreSQL
+// can hold, as checkText does, naming the first entry that is not.
+func checkAudienceText(audience []transcript.Author) error {
+	for i, a := range audience {
+		if storable(a.ID) && storable(a.Label) {
+			continue
+		}
+		if err := checkText(fmt.Sprintf("audience entry %d's id", i), a.ID, ErrText); err != nil {
+			return err
+		}
+		return checkText(fmt.Sprintf("audience entry %d's label", i), a.Label, ErrText)
+	}
+	return nil
+}
+
+// storable reports whether s is text PostgreSQL can hold: what checkText checks.
+func storable(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
 
 // checkText reports whether s is valid UTF-8 without a NUL byte: PostgreSQL's text type
 // holds neither invalid UTF-8 nor NUL (U+0000), so such a string could not be stored as is.
