@@ -30,7 +30,7 @@ func (f *FirstReplies) Add(m *Message) *Message {
 	}
 	if m.Parent != 0 && m.visibilityFor(f.Viewer) == shown {
 		if f.pending == nil {
-			f.pending = make(map[Sequence]*Message)
+			f.pending = make(map[Sequence]*Message, 32) // most walks: no growth
 		}
 		f.pending[m.Parent] = m // older than any reply to the same parent before it
 	}

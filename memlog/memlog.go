@@ -130,10 +130,14 @@ func (l *Log) ReadBefore(ctx context.Context, before transcript.Sequence, limit 
 	}
 	start := max(0, end-limit)
 	page := transcript.Page{Messages: make([]transcript.Message, end-start)}
+	asides := false
 	for i, m := range l.rows[start:end] {
 		page.Messages[end-start-1-i] = m
+		asides = asides || len(m.Audience) > 0
 	}
-	detachAudiences(page.Messages)
+	if asides {
+		detachAudiences(page.Messages)
+	}
 	if start > 0 {
 		page.Next = l.rows[start].Seq
 	}

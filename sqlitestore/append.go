@@ -11,15 +11,18 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// The writer's statements. The head is found on the (desk, seq) index, never by a scan.
+// The writer's statements. The head is found on the (desk, seq) index, never by a scan. An
+// insert whose key the desk holds already inserts nothing (the (desk, key) index's conflict
+// target): that is how Append finds a present key, with no lookup before a new row.
 const (
 	deskHeadSQL = `
 SELECT id, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0)
 FROM desks WHERE name = ?1`
 	newDeskSQL = `INSERT INTO desks (name) VALUES (?1)`
 	insertSQL  = `
-INSERT INTO messages (desk, seq, parent, author, audience, content, at_us)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`
+INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 )
 
 // Append stores m as the newest row of desk and returns the stored row: m with Seq one above
@@ -42,6 +45,22 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`
 // aside with other readers than the aside's (transcript.ErrInvalidAudience). Those errors
 // name the parent by its Seq only, never its content or its readers.
 //
+// A Key (transcript.Message.Key) is stored with the row; an empty one is no key. When the
+// desk holds a row with m's Key already, Append stores nothing and uses no sequence: it
+// resolves m's parent and audience as for a new row (the checks above, the reply rule
+// included, come first) and hands m and the stored row to transcript.MatchKey. When m is
+// the same message (the same author identity, parent, audience and content; labels and At
+// play no part), Append returns the stored row exactly as a read returns it, with its own
+// Seq, At, labels and Audience, a new slice the caller owns; otherwise it fails with an
+// *AppendError wrapping the *transcript.KeyConflictError, which names the key and the stored
+// row's Seq and quotes neither row's content; it matches transcript.ErrKeyConflict, and not
+// transcript.ErrInvalidMessage. A present key is found by the row's insert, in the append's
+// transaction, which holds the file's write lock: the (desk, key) index is UNIQUE, and the
+// insert inserts nothing when the desk holds the key; then the stored row is read and
+// decided, and the transaction, which inserted nothing, is rolled back. So a new key costs
+// no lookup of its own, and appends of one key, from any number of goroutines or
+// processes, store it once and all return that row.
+//
 // Appends to all desks of a Store take turns on one writer connection; Append waits for its
 // turn as long as ctx allows. Once Append returns, every read sees the row.
 func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
@@ -63,14 +82,24 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 }
 
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
-// them or, on any error, none. The i-th message gets Seq head+1+i, where head is the desk's
-// newest row before the batch. A Parent may be transcript.BatchParent(j), naming the batch's
-// j-th message (j < i), which AppendBatch replaces with that message's Seq; any other Parent
-// must be an older row of the desk. Zero At values are all stamped with the time of the
-// batch. Each message's Audience is stored as transcript.ResolveAudience gives it, as for
-// Append; a reply to an earlier message of the batch replies to that message as it is
-// stored, its audience filled in. Bad input, a refusal of the reply rule among it, is an
-// *AppendError naming the first bad message, as for Append. An empty batch stores nothing.
+// them or, on any error, none. A message whose Key the desk holds already is not stored
+// again: it is decided as Append decides it (transcript.MatchKey, on the message with its
+// parent and audience resolved), and skipped when it is the same message as the stored
+// row; a conflict fails the whole batch with an *AppendError naming the message and
+// wrapping the *transcript.KeyConflictError, as for Append. The messages stored take
+// consecutive Seqs from head+1, in order, where head is the desk's newest row before the
+// batch; a skipped message takes none. A Parent may be transcript.BatchParent(j), naming
+// the batch's j-th message (j < i), which AppendBatch replaces with that message's Seq: the
+// stored row's, for a skipped message; any other Parent must be a row of the desk, or a
+// row the batch stores before the message. Zero At values are all stamped with the time of
+// the batch. Each message's Audience is stored as transcript.ResolveAudience gives it, as
+// for Append; a reply to an earlier message of the batch replies to that message as it is
+// stored, its audience filled in, or, for a skipped one, to the stored row. Bad input, a
+// refusal of the reply rule among it, is an *AppendError naming the first bad message, as
+// for Append; so is one Key on two messages of msgs (matching transcript.ErrInvalidMessage,
+// naming both), found before anything is read or written. The keys present are read in
+// one query on the (desk, key) index per 2,000 keys, so a batch whose every message is
+// present (a re-import) reads them and writes nothing. An empty batch stores nothing.
 // AppendBatch reads msgs and never modifies them.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
 	if err := checkDesk(desk); err != nil {
@@ -81,6 +110,9 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 			return &AppendError{Desk: desk, Index: i, Err: err}
 		}
 	}
+	if i, err := checkBatchKeys(msgs); err != nil {
+		return &AppendError{Desk: desk, Index: i, Err: err}
+	}
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -90,11 +122,20 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 	})
 }
 
-// appendRows stores msgs, which checkMessage accepts, as the rows after the desk's head and
-// returns the last as stored. batch says whether they are AppendBatch's, for the index an
-// *AppendError names (-1 for Append). Every row's parent is checked first, then the stored
-// parents are read in one query, then each row's audience is resolved by the reply rule and
-// the row inserted; the first refusal ends it, and the transaction is rolled back.
+// appendRows stores msgs, which checkMessage accepts and whose keys are distinct
+// (checkBatchKeys), as the rows after the desk's head, and returns the last message as
+// stored, or as the desk holds it already. batch says whether they are AppendBatch's, for
+// the index an *AppendError names (-1 for Append).
+//
+// A batch reads the rows of the desk holding its messages' keys first, in one query (a
+// chunk of keyLookupChunk keys a query): a message whose key is present takes the stored
+// row's Seq and no number, and every other message the next one. Then every message's
+// parent is resolved and checked, and the stored parents are read in one query. Then, in
+// order, each message's audience is resolved by the reply rule, and the message is
+// inserted, or, when its key is present, matched against the stored row
+// (transcript.MatchKey) and skipped. Append's one message skips the first step: its insert
+// finds a present key (insertSQL), and then the stored row is read and matched. The first
+// refusal or conflict ends it, and the transaction is rolled back.
 func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript.Message, batch bool) (transcript.Message, error) {
 	refuse := func(i int, err error) error {
 		if !batch {
@@ -102,36 +143,94 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 		}
 		return &AppendError{Desk: desk, Index: i, Err: err}
 	}
-	var stored []int64 // parents stored before the transaction, to read
-	for i, m := range msgs {
-		parent, err := w.parentOf(m.Parent, i)
-		if err != nil {
-			return transcript.Message{}, refuse(i, err)
-		}
-		if parent != 0 && parent <= w.head {
-			stored = append(stored, int64(parent))
+	var present presentKeys // Append's key is found by its insert instead
+	if batch {
+		var err error
+		if present, err = w.presentRows(ctx, desk, msgs); err != nil {
+			return transcript.Message{}, err
 		}
 	}
-	slices.Sort(stored)
-	parents, err := w.storedParents(ctx, slices.Compact(stored))
+	// held[i] is the row the desk holds with the i-th message's key, or nil; held is nil
+	// while no key is present. seqs[i] is the i-th message's Seq, which a BatchParent(i)
+	// names: the held row's, else the next number. newRows lists the messages to insert, by
+	// Seq (newRows[k] has Seq head+1+k), and is nil when it is all of them.
+	var held []*transcript.Message
+	heldRow := func(i int) *transcript.Message {
+		if held == nil {
+			return nil
+		}
+		return held[i]
+	}
+	seqs := make([]transcript.Sequence, len(msgs))
+	var newRows []int
+	if present.count() > 0 {
+		held = make([]*transcript.Message, len(msgs))
+		newRows = make([]int, 0, len(msgs)-present.count())
+	}
+	next := w.head + 1
+	for i, m := range msgs {
+		if held != nil {
+			held[i] = present.row(m.Key)
+		}
+		if p := heldRow(i); p != nil {
+			seqs[i] = p.Seq
+			continue
+		}
+		seqs[i] = next
+		next++
+		if newRows != nil {
+			newRows = append(newRows, i)
+		}
+	}
+	batchRow := func(seq transcript.Sequence) int { // the message inserted as row seq > head
+		if newRows == nil {
+			return int(seq - w.head - 1)
+		}
+		return newRows[seq-w.head-1]
+	}
+
+	// The parents, final: a BatchParent replaced with the Seq of the message it names, and a
+	// sequence checked against the Seq the message takes (or would take, for a present key).
+	parents := make([]transcript.Sequence, len(msgs))
+	var storedSeqs []int64 // parents stored before the transaction, to read
+	next = w.head + 1
+	for i, m := range msgs {
+		if j, ok := m.Parent.BatchIndex(); ok {
+			parents[i] = seqs[j]
+		} else if err := checkParent(m.Parent, next, w.head); err != nil {
+			return transcript.Message{}, refuse(i, err)
+		} else {
+			parents[i] = m.Parent
+		}
+		if heldRow(i) == nil {
+			next++
+		}
+		if p := parents[i]; p != 0 && p <= w.head && present.atSeq(p) == nil {
+			storedSeqs = append(storedSeqs, int64(p))
+		}
+	}
+	slices.Sort(storedSeqs)
+	stored, err := w.storedParents(ctx, slices.Compact(storedSeqs))
 	if err != nil {
 		return transcript.Message{}, err
 	}
+
 	var (
-		audiences [][]transcript.Author // of the batch's rows so far, by index; nil while none is an aside
+		audiences [][]transcript.Author // of the batch's new rows so far, by index; nil while none is an aside
 		last      transcript.Message
 	)
 	for i, m := range msgs {
-		m.Seq = w.head + 1 + transcript.Sequence(i)
-		m.Parent, _ = w.parentOf(m.Parent, i) // checked above
+		m.Parent = parents[i]
 		var parent *transcript.Message
 		switch {
 		case m.Parent == 0:
 		case m.Parent <= w.head:
-			p := parents[m.Parent]
-			parent = &p
-		default: // an earlier row of the batch, as stored
-			j := int(m.Parent - w.head - 1)
+			if parent = present.atSeq(m.Parent); parent == nil {
+				p := stored[m.Parent]
+				parent = &p
+			}
+		default: // a new row of the batch, as stored
+			j := batchRow(m.Parent)
 			parent = &transcript.Message{Seq: m.Parent, Author: msgs[j].Author}
 			if audiences != nil {
 				parent.Audience = audiences[j]
@@ -141,31 +240,41 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 		if err != nil {
 			return transcript.Message{}, refuse(i, err)
 		}
+		m.Audience = audience
+		if p := heldRow(i); p != nil {
+			if err := transcript.MatchKey(*p, m); err != nil {
+				return transcript.Message{}, refuse(i, err)
+			}
+			last = *p
+			continue
+		}
 		if audience != nil && audiences == nil && batch {
 			audiences = make([][]transcript.Author, len(msgs))
 		}
 		if audiences != nil {
 			audiences[i] = audience
 		}
-		m.Audience = audience
-		if last, err = w.insert(ctx, m); err != nil {
+		m.Seq = seqs[i]
+		row, inserted, err := w.insert(ctx, m)
+		switch {
+		case err != nil:
 			return transcript.Message{}, err
+		case inserted:
+			last = row
+			continue
+		case batch: // the batch looked its keys up, under the write lock it still holds
+			return transcript.Message{}, fmt.Errorf("row %d: key %q is in the desk although the batch's lookup did not find it", m.Seq, m.Key)
+		}
+		// Append's key is present. The transaction inserted nothing, so write rolls it back,
+		// and with it any authors or audiences row the insert created.
+		if last, err = w.rowByKey(ctx, m.Key); err != nil {
+			return transcript.Message{}, err
+		}
+		if err := transcript.MatchKey(last, m); err != nil {
+			return transcript.Message{}, refuse(i, err)
 		}
 	}
 	return last, nil
-}
-
-// parentOf returns the final Parent of the i-th new row, whose Parent as given is parent:
-// a BatchParent replaced with the Seq of the batch's row it names, or a sequence that
-// checkParent accepts.
-func (w *writeTx) parentOf(parent transcript.Sequence, i int) (transcript.Sequence, error) {
-	if j, ok := parent.BatchIndex(); ok {
-		return w.head + 1 + transcript.Sequence(j), nil
-	}
-	if err := checkParent(parent, w.head+1+transcript.Sequence(i), w.head); err != nil {
-		return 0, err
-	}
-	return parent, nil
 }
 
 // writeTx is one append's transaction, holding the writer connection and the desk's write
@@ -177,15 +286,17 @@ type writeTx struct {
 	desk       int64                       // the desk's id
 	head       transcript.Sequence         // the desk's newest row when the transaction began
 	now        time.Time                   // the time of the append, for zero At values
+	inserted   int                         // rows inserted so far; none, and write rolls back
 	newAuthors map[transcript.Author]int64 // authors rows found or created in the transaction
 	// audiences rows found or created in the transaction, by members
 	newAudiences map[string]newAudience
 }
 
 // write runs fn in a write transaction on desk, creating the desk's row when it has none,
-// and commits when fn returns nil. The transaction begins IMMEDIATE: it holds the write lock
-// from the start, so the head it reads stays the head until it commits, and sequences are
-// assigned in commit order.
+// and commits when fn returns nil, unless fn inserted no row: then it rolls back, so that a
+// replay leaves the file as it was. The transaction begins IMMEDIATE: it holds the write
+// lock from the start, so the head it reads stays the head until it commits, sequences are
+// assigned in commit order, and a key looked up in it stays present or absent.
 func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) error) (err error) {
 	if s.closed.Load() {
 		return ErrClosed
@@ -223,6 +334,12 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 		}
 		return s.writeError(ctx, desk, err)
 	}
+	if w.inserted == 0 { // every key present: nothing to keep, authors and audiences rows included
+		if err := tx.Rollback(); err != nil {
+			return s.writeError(ctx, desk, err)
+		}
+		return nil
+	}
 	if err := tx.Commit(); err != nil {
 		return s.writeError(ctx, desk, err)
 	}
@@ -235,8 +352,9 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 	return nil
 }
 
-// insert stores m, whose Seq, Parent and Audience are final, and returns it as stored.
-func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.Message, error) {
+// insert stores m, whose Seq, Parent and Audience are final, and returns it as stored, and
+// whether it was: not when the desk holds m's Key already. An empty Key is stored as NULL.
+func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.Message, bool, error) {
 	at := m.At
 	if at.IsZero() {
 		at = w.now
@@ -244,19 +362,28 @@ func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.
 	atUS := at.UnixMicro()
 	author, err := w.authorID(ctx, m.Author)
 	if err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
 	var audience any // NULL: a desk row
 	if len(m.Audience) > 0 {
 		if audience, err = w.audienceID(ctx, m.Audience); err != nil {
-			return transcript.Message{}, err
+			return transcript.Message{}, false, err
 		}
 	}
-	if _, err := w.insertStmt.ExecContext(ctx, w.desk, int64(m.Seq), int64(m.Parent), author, audience, m.Content, atUS); err != nil {
-		return transcript.Message{}, err
+	var key any // NULL: no key
+	if m.Key != "" {
+		key = m.Key
 	}
+	res, err := w.insertStmt.ExecContext(ctx, w.desk, int64(m.Seq), int64(m.Parent), author, audience, m.Content, atUS, key)
+	if err != nil {
+		return transcript.Message{}, false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return transcript.Message{}, false, err
+	}
+	w.inserted++
 	m.At = time.UnixMicro(atUS).UTC()
-	return m, nil
+	return m, true, nil
 }
 
 // writeError wraps a failed write; when ctx is done, the error matches ctx.Err().

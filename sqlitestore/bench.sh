@@ -20,7 +20,7 @@ go test -c -o "$dir/sqlitestore.test" ./sqlitestore
 : >"$out"
 i=0
 while [ "$i" -lt "$count" ]; do
-	"$dir/sqlitestore.test" -test.run '^$' -test.bench '^(BenchmarkChannel|BenchmarkChannelAsides|BenchmarkAppendBatch)$' \
+	"$dir/sqlitestore.test" -test.run '^$' -test.bench '^(BenchmarkChannel|BenchmarkChannelAsides|BenchmarkAppendBatch|BenchmarkAppendKey|BenchmarkAppendBatchKey|BenchmarkLookupKeys)$' \
 		-test.benchmem -test.count 1 | tee -a "$out"
 	i=$((i + 1))
 done
@@ -47,4 +47,7 @@ echo
 		ratio("3. Project 1,000,000 / 1,000 rows", "Channel/rows=1000000/impl=Project", "Channel/rows=1000/impl=Project", "<= 1.5x")
 		ratio("4. AppendBatch / RawInsert, per row", "AppendBatch/impl=AppendBatch", "AppendBatch/impl=RawInsert", "<= 1.5x")
 		ratio("5. Project for an outsider, 20% asides / none", "ChannelAsides/rows=100000/asides=20", "ChannelAsides/rows=100000/asides=0", "<= 1.3x")
+		ratio("6. Append with a new key / without", "AppendKey/key=new", "AppendKey/key=none", "<= 1.2x")
+		ratio("7. AppendBatch, 1,000 new keys / no keys", "AppendBatchKey/key=new", "AppendBatchKey/key=none", "-")
+		ratio("8. first import / re-import (AppendBatch)", "AppendBatchKey/key=first", "AppendBatchKey/key=present", ">= 3x")
 	}'

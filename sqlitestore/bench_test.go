@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/sharedesk/transcript"
@@ -120,6 +122,122 @@ func BenchmarkAppend(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// BenchmarkAppendKey appends one row at a time to a fresh store, as BenchmarkAppend does,
+// without a key (key=none) and with a fresh unique key each (key=new): the cost of the
+// key's lookup in the write transaction and of its index entry.
+func BenchmarkAppendKey(b *testing.B) {
+	ctx := context.Background()
+	msgs := benchMessages(1000)
+	for _, keyed := range []bool{false, true} {
+		name := "key=none"
+		if keyed {
+			name = "key=new"
+		}
+		b.Run(name, func(b *testing.B) {
+			st := benchFreshStore(b)
+			i := 0
+			defer benchCPU(b)()
+			for b.Loop() {
+				m := msgs[i%len(msgs)]
+				m.Parent = 0
+				if keyed {
+					m.Key = benchKey(0, i)
+				}
+				if _, err := st.Append(ctx, benchDeskName, m); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkAppendBatchKey stores batches of 1,000 rows (benchMessages, parents as
+// BatchParent) through AppendBatch to one desk: without keys (key=none); with fresh unique
+// keys (key=new: each batch an import of new lines, whose keys the desk's lookup does not
+// find); with fresh unique keys into a new desk each (key=first: the first import of a
+// file, with nothing to look up); and all present (key=present: a re-import of the batch
+// the desk holds, which reads the rows and writes nothing). ns/row is per row of the batch.
+func BenchmarkAppendBatchKey(b *testing.B) {
+	ctx := context.Background()
+	base := benchMessages(benchBatchRows)
+	for i := range base {
+		if p := base[i].Parent; p != 0 {
+			base[i].Parent = transcript.BatchParent(int(p) - 1)
+		}
+	}
+	keyedBatch := func(batch int) []transcript.Message {
+		msgs := slices.Clone(base)
+		for i := range msgs {
+			msgs[i].Key = benchKey(batch, i)
+		}
+		return msgs
+	}
+	for _, mode := range []string{"none", "new", "first", "present"} {
+		b.Run("key="+mode, func(b *testing.B) {
+			st := benchFreshStore(b)
+			msgs, batch, desk := base, 0, benchDeskName
+			if mode == "present" {
+				msgs = keyedBatch(0)
+				if err := st.AppendBatch(ctx, benchDeskName, msgs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			defer benchCPU(b)()
+			for b.Loop() {
+				switch mode {
+				case "new":
+					msgs = keyedBatch(batch) // 1,000 short strings: about 1% of the batch
+				case "first":
+					msgs, desk = keyedBatch(0), benchDeskName+strconv.Itoa(batch)
+				}
+				if err := st.AppendBatch(ctx, desk, msgs); err != nil {
+					b.Fatal(err)
+				}
+				batch++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatchRows), "ns/row")
+		})
+	}
+}
+
+// BenchmarkLookupKeys looks up the keys of a 1,000-row batch the desk holds (found=all: a
+// re-import's lookup, as the import command makes it) and 1,000 keys it does not hold
+// (found=none: a first import's into a desk with rows). ns/key is per key looked up.
+func BenchmarkLookupKeys(b *testing.B) {
+	ctx := context.Background()
+	st := benchFreshStore(b)
+	msgs := benchMessages(benchBatchRows)
+	present, absent := make([]string, len(msgs)), make([]string, len(msgs))
+	for i := range msgs {
+		msgs[i].Key, present[i], absent[i] = benchKey(0, i), benchKey(0, i), benchKey(1, i)
+	}
+	if err := st.AppendBatch(ctx, benchDeskName, msgs); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		keys  []string
+		found int
+	}{{"found=all", present, len(present)}, {"found=none", absent, 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer benchCPU(b)()
+			for b.Loop() {
+				rows, err := st.LookupKeys(ctx, benchDeskName, c.keys)
+				if err != nil || len(rows) != c.found {
+					b.Fatal(len(rows), err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(c.keys)), "ns/key")
+		})
+	}
+}
+
+// benchKey returns the key of row i of batch, as an importer might name it.
+func benchKey(batch, i int) string {
+	return "slack:" + strconv.Itoa(1712345678+batch) + "." + strconv.Itoa(100000+i)
 }
 
 // benchBatchRows is the size of every batch of the append benchmarks.

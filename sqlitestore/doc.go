@@ -15,7 +15,7 @@
 // The file is in WAL mode with synchronous=FULL: appends take turns on one writer connection
 // and are durable when they return; reads use a pool of connections and never wait for an
 // append. Every read is an index range: (desk, seq) for a page of the port, (desk, parent,
-// seq) for thread lookups; none scans a desk.
+// seq) for thread lookups, (desk, key) for keys; none scans a desk.
 //
 // A row names its author by number: each distinct author (kind, id and label together, as
 // rows were written by it) is one row of an authors table, which never changes, so a Store
@@ -30,8 +30,19 @@
 // apply the reply rule through transcript.ResolveAudience to every new row, reading a stored
 // parent's author and audience in the write transaction, and store what it returns.
 //
+// A row's key (transcript.Message.Key, SPEC §11) is a column of its own, NULL for a row
+// without one (every row written before schema version 5 is one, and reads back
+// unchanged), under a partial UNIQUE index on (desk, key) that holds only the rows with a
+// key, so rows without one cost it nothing. A read adds that column. Append and AppendBatch
+// look the keys of their messages up on that index in the write transaction, which holds
+// the file's write lock, and decide each present key with transcript.MatchKey: the same
+// message is not stored again (Append returns the stored row, AppendBatch skips it, and a
+// re-imported batch writes nothing), a different one fails with a
+// *transcript.KeyConflictError. LookupKeys finds rows by key, many thousands a call, for a
+// caller (the import command) that names parents by key or tells new rows from present ones.
+//
 // Text the store keeps (desk names, content, the ids and labels of authors and audience
-// entries) must be valid UTF-8 without a NUL byte: SQLite could keep a NUL, but pgstore
+// entries, keys) must be valid UTF-8 without a NUL byte: SQLite could keep a NUL, but pgstore
 // cannot, and refusing it in both stores lets a desk move from one to the other. (Versions before schema version 3 took NUL
 // bytes; such rows are kept and read back as written.)
 //

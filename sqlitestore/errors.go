@@ -18,13 +18,15 @@ var (
 )
 
 // AppendError reports a message Append or AppendBatch refused: which desk, which message of
-// the batch, and what is wrong with it. Err matches transcript.ErrInvalidMessage, so
-// errors.Is(err, transcript.ErrInvalidMessage) holds for every AppendError. Nothing of the
+// the batch, and what is wrong with it. Err matches transcript.ErrInvalidMessage, except for
+// a message whose Key names a different stored row: then Err is the
+// *transcript.KeyConflictError, which matches transcript.ErrKeyConflict and not
+// transcript.ErrInvalidMessage (errors.As finds it through the AppendError). Nothing of the
 // append or batch was stored.
 type AppendError struct {
 	Desk  string // the desk appended to, as given
 	Index int    // the message's position in AppendBatch's msgs; -1 for Append
-	Err   error  // what is wrong; matches transcript.ErrInvalidMessage
+	Err   error  // what is wrong: matches transcript.ErrInvalidMessage or transcript.ErrKeyConflict
 }
 
 func (e *AppendError) Error() string {

@@ -27,7 +27,7 @@ type migration struct {
 
 // SchemaVersion is the version of the schema this package creates and reads: the number of
 // its migrations.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrations is every migration, in version order, checked at start-up to number 1, 2, ...,
 // SchemaVersion.

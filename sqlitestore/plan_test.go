@@ -2,6 +2,8 @@ package sqlitestore
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,7 +39,13 @@ func queryPlan(t *testing.T, st *Store, query string, args ...any) []string {
 // SEARCH, an index range or point lookup, so no read's cost grows with the desk.
 func TestQueryPlans(t *testing.T) {
 	st := openTempInternal(t)
-	for desk, msgs := range map[string][]transcript.Message{"eng": benchMessages(3000), "sales": benchAsideMessages(3000, 20)} {
+	keyed := benchMessages(3000)
+	for i := range keyed {
+		if i%3 != 0 { // most rows keyed, some not: the index is partial
+			keyed[i].Key = fmt.Sprintf("slack:%d.%06d", 1712345678+i, i)
+		}
+	}
+	for desk, msgs := range map[string][]transcript.Message{"eng": benchMessages(3000), "sales": benchAsideMessages(3000, 20), "keyed": keyed} {
 		if err := st.AppendBatch(t.Context(), desk, msgs); err != nil {
 			t.Fatal(err)
 		}
@@ -60,6 +68,10 @@ func TestQueryPlans(t *testing.T) {
 		{"the audiences of a page, in ReadBefore", readAudiencesSQL, []any{"[1,3]"}, "SEARCH audiences USING INTEGER PRIMARY KEY (rowid=?)"},
 		{"an audience's row, in Append", findAudienceSQL, []any{`[{"kind":3,"ident":"triage","label":"Triage"}]`}, "sqlite_autoindex_audiences_1 (members=?)"},
 		{"the parents of new rows, in Append", parentsSQL, []any{2, "[17,1500,2999]"}, "USING INDEX messages_desk_seq (desk=? AND seq=?)"},
+		{"the row holding a replayed key, in Append", keyRowSQL, []any{3, "slack:1712345679.000001"}, "USING INDEX messages_desk_key (desk=? AND key=?)"},
+		{"the rows holding a batch's keys, in AppendBatch", keyRowsSQL, []any{"keyed", `["slack:1712345679.000001","absent"]`}, "USING INDEX messages_desk_key (desk=? AND key=?)"},
+		{"LookupKeys, a chunk", keyRowsSQL, []any{"keyed", keyList(keyed[:keyLookupChunk])}, "USING INDEX messages_desk_key (desk=? AND key=?)"},
+		{"LookupKeys on a desk without keys", keyRowsSQL, []any{"eng", `["a","b"]`}, "USING INDEX messages_desk_key (desk=? AND key=?)"},
 		{"thread lookup: a row's replies", `SELECT seq, content FROM messages WHERE desk = ?1 AND parent = ?2 ORDER BY seq LIMIT 30`, []any{1, 17}, "messages_desk_parent_seq (desk=? AND parent=?)"},
 		{"baseline SQL-window", channelSQL["window"], []any{"eng"}, "messages_desk_seq"},
 		{"baseline SQL-correlated", channelSQL["correlated"], []any{"eng"}, "messages_desk_parent_seq"},
@@ -79,4 +91,16 @@ func TestQueryPlans(t *testing.T) {
 			t.Errorf("%s: plan does not use %s:\n\t%s", q.name, q.uses, strings.Join(plan, "\n\t"))
 		}
 	}
+}
+
+// keyList returns the keys of msgs as keyRowsSQL takes them: a JSON array of strings.
+func keyList(msgs []transcript.Message) string {
+	var keys []string
+	for _, m := range msgs {
+		if m.Key != "" {
+			keys = append(keys, m.Key)
+		}
+	}
+	b, _ := json.Marshal(keys)
+	return string(b)
 }

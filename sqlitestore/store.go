@@ -22,10 +22,10 @@ type Store struct {
 	audiences  *audienceCache
 
 	// Prepared statements: the writer's, on its one connection, and the readers'.
-	deskHead, newDesk, insert, findAuthor, newAuthor        *sql.Stmt
-	findAudience, newAudience, parents                      *sql.Stmt
-	readPage, listDesks, readAuthorsStmt, readAudiencesStmt *sql.Stmt
-	closed                                                  atomic.Bool
+	deskHead, newDesk, insert, findAuthor, newAuthor                     *sql.Stmt
+	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
+	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
+	closed                                                               atomic.Bool
 }
 
 // Open opens the store in the SQLite file at path, creating the file when it does not exist,
@@ -90,10 +90,13 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.findAudience, s.writer, findAudienceSQL},
 		{&s.newAudience, s.writer, newAudienceSQL},
 		{&s.parents, s.writer, parentsSQL},
+		{&s.keyRow, s.writer, keyRowSQL},
+		{&s.keyRows, s.writer, keyRowsSQL},
 		{&s.readPage, s.readers, readPageSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
 		{&s.readAuthorsStmt, s.readers, readAuthorsSQL},
 		{&s.readAudiencesStmt, s.readers, readAudiencesSQL},
+		{&s.keyRowsStmt, s.readers, keyRowsSQL},
 	} {
 		if *p.stmt, err = p.db.PrepareContext(ctx, p.sql); err != nil {
 			return fmt.Errorf("sqlitestore: open %q: preparing %q: %w", path, p.sql, err)
@@ -114,8 +117,8 @@ func (s *Store) Close() error {
 func (s *Store) closeAll() error {
 	var errs []error
 	for _, stmt := range []*sql.Stmt{
-		s.deskHead, s.newDesk, s.insert, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience, s.parents,
-		s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt,
+		s.deskHead, s.newDesk, s.insert, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience, s.parents, s.keyRow, s.keyRows,
+		s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt,
 	} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())

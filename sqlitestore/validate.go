@@ -45,7 +45,9 @@ func checkNUL(what, s string) error {
 // a single Append), as far as m alone can tell: transcript.ValidateNew, content, the ids and
 // labels of the author and of the audience's entries as checkText wants them, content
 // within the limit, At within years 1 to 9999, and a BatchParent only inside a batch,
-// naming an earlier message of it. Whether a sequence Parent exists and is older, and the
+// naming an earlier message of it. The Key needs no check of its own: ValidateNew refuses a
+// key that is not UTF-8 or holds an unprintable character, a NUL byte among them, so every
+// key is text checkText accepts. Whether a sequence Parent exists and is older, and the
 // reply rule, are for the append's transaction to check. The error matches
 // transcript.ErrInvalidMessage.
 func (s *Store) checkMessage(m transcript.Message, index int) error {
