@@ -4,11 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"strconv"
 	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // The schema's migrations, one file per version: migrations/NNN_name.sql brings the schema
@@ -55,6 +60,30 @@ var migrations = func() []migration {
 	}
 	return ms
 }()
+
+// migrateRetrying migrates db to SchemaVersion, trying again while SQLite reports the file
+// busy, for up to wait: processes opening a new file at once race to put it in WAL mode, and
+// SQLite answers the loser SQLITE_BUSY without waiting for the busy timeout.
+func migrateRetrying(ctx context.Context, db *sql.DB, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		_, err := migrate(ctx, db, SchemaVersion)
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY, with any extended code.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
 
 // migrate brings the schema of db to version target in one IMMEDIATE transaction, so that a
 // failed step leaves the database as it was and two processes opening the same new file

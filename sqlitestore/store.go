@@ -67,7 +67,7 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 	s.writer.SetMaxIdleConns(1)
 	s.writer.SetConnMaxLifetime(0)
 	s.writer.SetConnMaxIdleTime(0)
-	if _, err := migrate(ctx, s.writer, SchemaVersion); err != nil {
+	if err := migrateRetrying(ctx, s.writer, c.busyTimeout); err != nil {
 		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
 	}
 	if s.readers, err = sql.Open(driverName, readerDSN); err != nil {
