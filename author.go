@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // AuthorKind says what wrote a row: the operator, a person, an agent or the system.
@@ -99,6 +100,29 @@ func (a Author) String() string {
 		return a.Kind.String()
 	}
 	return a.Kind.String() + ":" + a.ID
+}
+
+// ParseAuthor reads an author in the participant syntax the command line, the service and
+// the MCP tools share: "operator[:LABEL]", "person:ID[:LABEL]", "agent:ID[:LABEL]" or
+// "system:KIND[:LABEL]" — String's form, with an optional label after a second colon (the
+// rest of s, colons included). An unknown kind or a missing id is an error matching
+// ErrInvalidAuthor.
+func ParseAuthor(s string) (Author, error) {
+	kind, rest, _ := strings.Cut(s, ":")
+	k, err := ParseAuthorKind(kind)
+	if err != nil {
+		return Author{}, fmt.Errorf("%w: %q is not operator, person:ID, agent:ID or system:KIND", ErrInvalidAuthor, s)
+	}
+	a := Author{Kind: k}
+	if k == KindOperator {
+		a.Label = rest
+	} else {
+		a.ID, a.Label, _ = strings.Cut(rest, ":")
+	}
+	if err := a.Validate(); err != nil {
+		return Author{}, fmt.Errorf("%w: %q is not operator, person:ID, agent:ID or system:KIND", ErrInvalidAuthor, s)
+	}
+	return a, nil
 }
 
 // authorJSON is the wire form of an Author.

@@ -85,3 +85,32 @@ func TestAuthorValidateAndSame(t *testing.T) {
 		t.Errorf("AuthorKind(0).String() = %q", got)
 	}
 }
+
+func TestParseAuthor(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want transcript.Author
+		ok   bool
+	}{
+		{"operator", transcript.Operator(), true},
+		{"operator:The Op", transcript.Author{Kind: transcript.KindOperator, Label: "The Op"}, true},
+		{"agent:triage", transcript.Agent("triage", ""), true},
+		{"agent:triage:Triage: the bot", transcript.Agent("triage", "Triage: the bot"), true},
+		{"person:ana:Ana", transcript.Person("ana", "Ana"), true},
+		{"system:workflow:CI", transcript.System("workflow", "CI"), true},
+		{"agent", transcript.Author{}, false},
+		{"agent:", transcript.Author{}, false},
+		{"robot:x", transcript.Author{}, false},
+		{"", transcript.Author{}, false},
+	} {
+		got, err := transcript.ParseAuthor(c.in)
+		if c.ok != (err == nil) || got != c.want || (err != nil && !errors.Is(err, transcript.ErrInvalidAuthor)) {
+			t.Errorf("ParseAuthor(%q) = %+v, %v; want %+v, ok %v", c.in, got, err, c.want, c.ok)
+		}
+		if c.ok && c.want.Label == "" {
+			if back, _ := transcript.ParseAuthor(got.String()); back != got {
+				t.Errorf("ParseAuthor(%q).String() does not read back", c.in)
+			}
+		}
+	}
+}
