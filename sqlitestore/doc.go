@@ -41,6 +41,15 @@
 // *transcript.KeyConflictError. LookupKeys finds rows by key, many thousands a call, for a
 // caller (the import command) that names parents by key or tells new rows from present ones.
 //
+// A Store is also a token.Store (SPEC §12, "Identity"): the service's bearer tokens are rows
+// of a tokens table (schema version 6), each one participant on one desk, kept as the
+// SHA-256 of its secret, never the secret, under a UNIQUE index that a lookup searches once
+// a request, and named by its public ID. A token names its desk by name, byte for byte, and
+// needs no desk row; its texts obey the rule below (token.Token.Validate checks them).
+// Adding and revoking write on the writer connection; lookups and lists read on the readers,
+// uncached, so a token the command line adds or revokes while the service runs counts from
+// the service's next lookup.
+//
 // Text the store keeps (desk names, content, the ids and labels of authors and audience
 // entries, keys) must be valid UTF-8 without a NUL byte: SQLite could keep a NUL, but pgstore
 // cannot, and refusing it in both stores lets a desk move from one to the other. (Versions before schema version 3 took NUL

@@ -25,6 +25,7 @@ type Store struct {
 	deskHead, newDesk, insert, findAuthor, newAuthor                     *sql.Stmt
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
+	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
 	closed                                                               atomic.Bool
 }
 
@@ -97,6 +98,10 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.readAuthorsStmt, s.readers, readAuthorsSQL},
 		{&s.readAudiencesStmt, s.readers, readAudiencesSQL},
 		{&s.keyRowsStmt, s.readers, keyRowsSQL},
+		{&s.addToken, s.writer, addTokenSQL},
+		{&s.revokeToken, s.writer, revokeTokenSQL},
+		{&s.tokenByHash, s.readers, tokenByHashSQL},
+		{&s.listTokens, s.readers, listTokensSQL},
 	} {
 		if *p.stmt, err = p.db.PrepareContext(ctx, p.sql); err != nil {
 			return fmt.Errorf("sqlitestore: open %q: preparing %q: %w", path, p.sql, err)
@@ -119,6 +124,7 @@ func (s *Store) closeAll() error {
 	for _, stmt := range []*sql.Stmt{
 		s.deskHead, s.newDesk, s.insert, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience, s.parents, s.keyRow, s.keyRows,
 		s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt,
+		s.addToken, s.revokeToken, s.tokenByHash, s.listTokens,
 	} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())

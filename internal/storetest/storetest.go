@@ -57,6 +57,12 @@ type Store interface {
 //     return the stored row, conflicts are *transcript.KeyConflictError and write nothing,
 //     one key appended concurrently is stored once, a batch skips its present rows and
 //     appends the rest, and a batch with a conflict or a repeated key writes nothing.
+//   - Tokens: the token.Store contract (see TokenRule), on a store that implements it:
+//     tokens stored exactly and found by hash only, listed in order, refused twice or
+//     invalid, revoked once, and token.Authenticate over the store accepting each token as
+//     itself and refusing revoked, unknown, malformed and missing ones without quoting a
+//     secret. A store that does not implement token.Store skips it, with a message saying
+//     so (pgstore, for now).
 //   - ConcurrentSharing: 8 writers append to 4 desks while readers run sharing.Prepare →
 //     commit loops for channel and thread agents on those desks; each reader ends up having
 //     accepted every qualifying row exactly once. Run it with -race.
@@ -89,6 +95,7 @@ var checks = []struct {
 	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, DefaultMaxContent) }},
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
+	{"Tokens", checkTokens},
 	{"ConcurrentSharing", checkConcurrentSharing},
 }
 
