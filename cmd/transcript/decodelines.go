@@ -15,10 +15,11 @@ const blockLines = 1024
 
 // decodedLine is one non-blank line of the input, decoded.
 type decodedLine struct {
-	n   int // the line's number, from 1
-	l   line
-	m   transcript.Message
-	err error
+	n    int // the line's number, from 1
+	size int // the line's bytes, its line break included
+	l    line
+	m    transcript.Message
+	err  error
 }
 
 // lineBlock is a run of consecutive lines, decoded by one worker.
@@ -104,7 +105,7 @@ func cutBlocks(r io.Reader, emit func(*lineBlock)) (int, error) {
 		}
 		b.text = append(b.text, text...)
 		b.ends = append(b.ends, len(b.text))
-		b.lines = append(b.lines, decodedLine{n: n})
+		b.lines = append(b.lines, decodedLine{n: n, size: len(text) + 1})
 		if len(b.ends) == blockLines {
 			flush()
 		}

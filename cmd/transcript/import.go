@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sharedesk/transcript"
@@ -35,12 +38,22 @@ standard input. A line looks like
   {"id":"3","author":{"type":"operator"},"content":"between us","audience":[{"type":"agent","id":"triage"}]}
 
 author is {"type":"operator"}, {"type":"person"|"agent","id":..,"label":..} or
-{"type":"system","kind":..,"label":..}; parent names an earlier line's id; "at" (RFC 3339) is
-optional; ids are strings or numbers. "audience", a list of participants in the author's
-form, makes the line an aside that only its author, those participants and the operator read
-(each listed once, never the author; a reply to an aside may leave it out and goes to the
-aside's readers). Keys are case-sensitive; an unknown or repeated key is an error. Text must
-be valid UTF-8 without NUL bytes.`)
+{"type":"system","kind":..,"label":..}; "at" (RFC 3339) is optional. "audience", a list of
+participants in the author's form, makes the line an aside that only its author, those
+participants and the operator read (each listed once, never the author; a reply to an aside
+may leave it out and goes to the aside's readers). Member names are case-sensitive; an
+unknown or repeated one is an error. Text must be valid UTF-8 without NUL bytes.
+
+A line's "id" (a string or a number, at most 256 bytes, printable) is the row's key, unique in
+the desk: a line whose id the desk holds already is that row, and adds nothing when it is the
+same message (author identity, parent, audience and content; labels and times aside), or fails
+the import when it is not. So re-importing a file adds nothing, and a file that extends an
+earlier import adds only its new lines (a line without an id or a seq is new every time).
+"parent" names an earlier line's id or a key the desk holds. Export writes each row's "seq"
+(a row the desk holds must be that row; a new one must be stored exactly there) and
+"parent_seq", the parent by sequence (a row of the desk, or an earlier line's seq): an export
+imports into an empty desk as the same rows, and into its own desk as nothing new.
+Import prints how many messages were new and how many were already present.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	if err := parse(fs, args); err != nil {
@@ -54,27 +67,29 @@ be valid UTF-8 without NUL bytes.`)
 		return err
 	}
 	defer in.Close()
+	ahead := startReadAhead(ctx, df, size)
+	defer ahead.stop()
 	bar := newProgress(e, "reading", size)
-	msgs, lineNumbers, err := readLines(bar.reader(in))
+	rows, keys, err := readJSONLines(bar.reader(in), size)
 	bar.done()
 	if err != nil {
 		return err
 	}
-	st, err := df.open(ctx)
+	var st store
+	if ahead != nil {
+		st, err = ahead.take()
+	} else {
+		st, err = df.open(ctx)
+	}
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	bar = newProgress(e, fmt.Sprintf("writing %d messages", len(msgs)), 0)
-	err = st.AppendBatch(ctx, df.desk, msgs)
-	bar.done()
-	if i, ok := batchIndex(err); ok && i < len(lineNumbers) {
-		return fmt.Errorf("line %d: %w (nothing was imported)", lineNumbers[i], err)
-	}
+	n, err := storeRows(ctx, e, st, df.desk, rows, &importPrep{ahead: ahead, keys: keys})
 	if err != nil {
-		return fmt.Errorf("%w (nothing was imported)", err)
+		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "imported %d messages into desk %q\n", len(msgs), df.desk)
+	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", plural(n.added, "new message"), df.desk, n.present)
 	return err
 }
 
@@ -95,69 +110,66 @@ func openInput(e *env, path string) (io.ReadCloser, int64, error) {
 	return f, info.Size(), nil
 }
 
-// readLines decodes every line of r into messages whose parents name earlier messages of
-// the batch (transcript.BatchParent), and returns each message's line number. Blank lines
-// are skipped. Bad lines are all reported, up to maxReported, in one error.
-func readLines(r io.Reader) ([]transcript.Message, []int, error) {
+// readJSONLines decodes every line of r, size bytes when known (else 0), into the rows of an
+// import (see storeRows), each named "line N" by its line number, and indexes their keys. Blank lines are skipped. Bad lines are all reported, up
+// to maxReported, in one error; a line is bad for what it holds alone, and storeRows judges
+// ids and parents against each other and the desk.
+func readJSONLines(r io.Reader, size int64) ([]importRow, *keyIndex, error) {
 	var (
-		msgs    chunked[transcript.Message]
-		numbers chunked[int]
-		index   = map[lineID]int{} // id → batch position
-		bad     []string
-		badN    int
+		rows chunked[importRow]
+		keys = newKeyIndex(0)
+		bad  problems
+		seen int   // lines so far, while estimating how many come
+		read int64 // and their bytes
 	)
-	report := func(n int, format string, args ...any) {
-		badN++
-		if len(bad) < maxReported {
-			bad = append(bad, fmt.Sprintf("line %d: %s", n, fmt.Sprintf(format, args...)))
-		}
-	}
 	n, err := decodeLines(r, func(d *decodedLine) {
-		l, m := d.l, d.m
+		if size > 0 && seen < blockLines {
+			seen, read = seen+1, read+int64(d.size)
+			if seen == blockLines {
+				// The file's lines are likely about as long as its first ones; room for a
+				// few more, which nothing touches unless they come, costs no memory.
+				n := int(min(size*int64(seen)/read*17/16, size/minLineBytes, math.MaxInt32))
+				rows.reserve(n)
+				keys.reserve(n)
+			}
+		}
+		l, m := &d.l, d.m
 		switch {
 		case d.err != nil:
-			report(d.n, "%v", d.err)
+			bad.add(d.n, lineWhere(d.n), "%v", d.err)
 			return
 		case len(m.Content) > maxContent:
-			report(d.n, "content of %d bytes is over the limit of %d bytes", len(m.Content), maxContent)
+			bad.add(d.n, lineWhere(d.n), "content of %d bytes is over the limit of %d bytes", len(m.Content), maxContent)
 			return
 		case nulField(m) != "":
-			report(d.n, "%s holds a NUL byte, which the stores refuse (PostgreSQL text cannot hold one)", nulField(m))
+			bad.add(d.n, lineWhere(d.n), "%s holds a NUL byte, which the stores refuse (PostgreSQL text cannot hold one)", nulField(m))
 			return
 		}
-		if l.Parent != "" {
-			i, ok := index[l.Parent]
-			if !ok {
-				report(d.n, "parent %q is not the id of an earlier line", l.Parent)
-				return
-			}
-			m.Parent = transcript.BatchParent(i)
+		row := importRow{
+			Message:   m,
+			ParentKey: string(l.Parent),
+			ParentSeq: transcript.Sequence(l.ParentSeq),
+			Seq:       transcript.Sequence(l.Seq),
+			Where:     lineWhere(d.n),
 		}
-		if l.ID != "" {
-			if _, dup := index[l.ID]; dup {
-				report(d.n, "id %q is used by an earlier line", l.ID)
-				return
-			}
-			index[l.ID] = msgs.len()
-		}
-		msgs.add(m)
-		numbers.add(d.n)
+		keys.add(&row) // here, while the workers decode the next lines
+		rows.add(row)
 	})
 	if err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			report(n+1, "longer than %d bytes", maxLine)
+			bad.add(n+1, lineWhere(n+1), "longer than %d bytes", maxLine)
 		} else {
 			return nil, nil, err
 		}
 	}
-	if badN > 0 {
-		if badN > len(bad) {
-			bad = append(bad, fmt.Sprintf("and %d more bad lines", badN-len(bad)))
-		}
-		return nil, nil, fmt.Errorf("%d bad lines, nothing was imported:\n  %s", badN, strings.Join(bad, "\n  "))
+	if err := bad.err("line"); err != nil {
+		return nil, nil, err
 	}
-	return msgs.slice(), numbers.slice(), nil
+	return rows.slice(), keys, nil
 }
+
+// lineWhere names line n of a JSON Lines file, as importRow.Where does.
+func lineWhere(n int) string { return "line " + strconv.Itoa(n) }
 
 // nulField names the first of m's texts that holds a NUL byte, or returns "".
 func nulField(m transcript.Message) string {
@@ -172,6 +184,53 @@ func nulField(m transcript.Message) string {
 		}
 	}
 	return ""
+}
+
+// problems collects what is wrong with an import's lines or messages, each named by where
+// it is, and reports the first maxReported of them in order, and how many more there were,
+// in one error.
+type problems struct {
+	listed []problem // the first in order, at most maxReported, ascending
+	n      int
+}
+
+// problem is one thing wrong, and its place in the order problems lists them in.
+type problem struct {
+	order int
+	text  string
+}
+
+// add notes what is wrong at where; order (a line number, a row's index) places it among the
+// others, which may be added in any order.
+func (p *problems) add(order int, where, format string, args ...any) {
+	p.n++
+	if len(p.listed) == maxReported && order >= p.listed[len(p.listed)-1].order {
+		return
+	}
+	i := len(p.listed)
+	for i > 0 && p.listed[i-1].order > order {
+		i--
+	}
+	p.listed = slices.Insert(p.listed, i, problem{order, where + ": " + fmt.Sprintf(format, args...)})
+	if len(p.listed) > maxReported {
+		p.listed = p.listed[:maxReported]
+	}
+}
+
+// err returns nil when nothing was added, else the error listing it, each thing counted as
+// a noun ("line", "message").
+func (p *problems) err(noun string) error {
+	if p.n == 0 {
+		return nil
+	}
+	list := make([]string, len(p.listed), len(p.listed)+1)
+	for i, pr := range p.listed {
+		list[i] = pr.text
+	}
+	if more := p.n - len(list); more > 0 {
+		list = append(list, "and "+plural(more, "more bad "+noun))
+	}
+	return fmt.Errorf("%s, nothing was imported:\n  %s", plural(p.n, "bad "+noun), strings.Join(list, "\n  "))
 }
 
 // chunkSize is how many values a chunk of chunked holds.
@@ -198,10 +257,22 @@ func (c *chunked[T]) add(v T) {
 	c.n++
 }
 
-func (c *chunked[T]) len() int { return c.n }
+// reserve makes room for n values in all, in one slice, so that slice need not copy them
+// when no more come: an import that knows its file's size and the size of its first lines
+// estimates how many lines follow. A reserve when more than a chunk is held does nothing.
+func (c *chunked[T]) reserve(n int) {
+	if len(c.full) > 0 || n <= cap(c.last) {
+		return
+	}
+	c.last = append(make([]T, 0, n), c.last...)
+}
 
-// slice returns every value added, in order, in a new slice.
+// slice returns every value added, in order: the one reserved slice when every value fit
+// in it, else a new slice.
 func (c *chunked[T]) slice() []T {
+	if len(c.full) == 0 {
+		return c.last
+	}
 	out := make([]T, 0, c.n)
 	for _, chunk := range c.full {
 		out = append(out, chunk...)

@@ -28,11 +28,17 @@ var badLines = []struct {
 	{"operator with id", `{"author":{"type":"operator","id":"op"},"content":"x"}`, `operator with id`},
 	{"missing author", `{"content":"x"}`, `missing "author"`},
 	{"missing content", `{"author":{"type":"operator"}}`, `missing "content"`},
-	{"parent refers to a later id", `{"author":{"type":"operator"},"content":"x","parent":"later"}`, `parent "later" is not the id of an earlier line`},
-	{"parent refers to an unknown id", `{"author":{"type":"operator"},"content":"x","parent":"nope"}`, `parent "nope" is not the id of an earlier line`},
-	{"parent refers to its own line", `{"id":"self","author":{"type":"operator"},"content":"x","parent":"self"}`, `parent "self" is not the id of an earlier line`},
-	{"duplicate id", `{"id":"a","author":{"type":"operator"},"content":"x"}`, `id "a" is used by an earlier line`},
-	{"duplicate id, as a number", `{"id":2,"author":{"type":"operator"},"content":"x"}`, `id "2" is used by an earlier line`},
+	{"parent refers to a later id", `{"author":{"type":"operator"},"content":"x","parent":"later"}`, `parent "later" is the key of line 4, a later message`},
+	{"parent refers to an unknown id", `{"author":{"type":"operator"},"content":"x","parent":"nope"}`, `parent "nope" names no earlier message of this import and no row of desk "main"`},
+	{"parent refers to its own line", `{"id":"self","author":{"type":"operator"},"content":"x","parent":"self"}`, `parent "self" is this message's own key`},
+	{"parent_seq refers to no row", `{"author":{"type":"operator"},"content":"x","parent_seq":99}`, `parent seq 99 names no row of desk "main" \(its head is 8\) and no earlier message of this import`},
+	{"duplicate id", `{"id":"a","author":{"type":"operator"},"content":"x"}`, `key "a" is also the key of line 1`},
+	{"duplicate id, as a number", `{"id":2,"author":{"type":"operator"},"content":"x"}`, `key "2" is also the key of line 2`},
+	{"id too long", `{"id":"` + strings.Repeat("k", transcript.MaxKeyLen+1) + `","author":{"type":"operator"},"content":"x"}`, `"/id": .*key of 257 bytes, over the limit of 256`},
+	{"id unprintable", `{"id":"a\tb","author":{"type":"operator"},"content":"x"}`, `"/id": .*unprintable character U\+0009`},
+	{"seq not a number", `{"seq":"1","author":{"type":"operator"},"content":"x"}`, `"/seq": a sequence is a number`},
+	{"seq 0", `{"seq":0,"author":{"type":"operator"},"content":"x"}`, `"/seq": 0 is not a sequence`},
+	{"parent both by id and by seq", `{"author":{"type":"operator"},"content":"x","parent":"a","parent_seq":1}`, `"parent" and "parent_seq" both given`},
 	{"id not a whole number", `{"id":1.5,"author":{"type":"operator"},"content":"x"}`, `whole number`},
 	{"unknown field", `{"author":{"type":"operator"},"content":"x","mood":"happy"}`, `unknown key "mood"`},
 	{"unknown field in the author", `{"author":{"type":"agent","id":"x","lable":"X"},"content":"x"}`, `"/author": unknown key "lable"`},
@@ -100,13 +106,14 @@ func TestImportMalformed(t *testing.T) {
 }
 
 // TestImportMalformedAllReported imports one file holding one bad line of each kind the
-// store checks and the reader checks: every one is reported, and nothing is written, into
-// a fresh desk or one that holds rows.
+// reader finds in a line alone (the store's checks among them): every one is reported, and
+// nothing is written, into a fresh desk or one that holds rows. TestImportRowsAllReported
+// does the same for what is wrong with lines against each other and the desk.
 func TestImportMalformedAllReported(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
-		kinds := []string{"truncated JSON", "unknown author type", "audience naming the author", "parent refers to a later id",
-			"duplicate id", "unknown field", "invalid UTF-8", "missing content", "content over 1 MiB", "NUL in a label"}
+		kinds := []string{"truncated JSON", "unknown author type", "audience naming the author", "id too long",
+			"seq 0", "unknown field", "invalid UTF-8", "missing content", "content over 1 MiB", "NUL in a label"}
 		var file bytes.Buffer
 		file.WriteString(`{"id":"a","author":{"type":"person","id":"ana","label":"Ana"},"content":"one"}` + "\n")
 		want := map[int]string{} // line number → reason
@@ -203,7 +210,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Fatalf("export wrote %d lines, want 6:\n%s", got, first)
 		}
 		for _, want := range []string{
-			`"id":"2"`, `"parent":"1"`, `"parent":"4"`, `"parent":"2"`, `"at":"2026-01-02T01:04:05.123456Z"`,
+			`{"seq":1,"id":"q",`, `{"seq":2,"id":"9",`, `{"seq":3,"author"`, `"parent_seq":1,`, `"parent_seq":4,`, `"parent_seq":2,`, `"at":"2026-01-02T01:04:05.123456Z"`,
 			`"at":"1999-12-31T23:59:59Z"`, `"label":"Triage ✓"`, `"content":""`, `"content":"   "`,
 		} {
 			if !strings.Contains(first, want) {
@@ -229,7 +236,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 // TestExportImportDemoRoundTrip round-trips the demo's desk: thousands of rows, several
-// pages of export.
+// pages of export, into an empty desk and into its own.
 func TestExportImportDemoRoundTrip(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
@@ -242,9 +249,16 @@ func TestExportImportDemoRoundTrip(t *testing.T) {
 	if n, asides := strings.Count(first, "\n"), strings.Count(first, `"audience":`); asides < 2 {
 		t.Errorf("export of the demo desk holds %d lines with an audience, want the operator's aside and Triage's answer (%d lines in all)", asides, n)
 	}
-	c.ok("import", "--desk", "copy", c.writeFile("demo.jsonl", []byte(first)))
+	path := c.writeFile("demo.jsonl", []byte(first))
+	c.ok("import", "--desk", "copy", path)
 	if second := c.ok("export", "--desk", "copy"); second != first {
 		t.Errorf("the demo desk does not round-trip: %d bytes exported, %d after re-import", len(first), len(second))
+	}
+	// Into its own desk: every row is present, found by its seq over several pages.
+	n := strings.Count(first, "\n")
+	importSays(t, c.ok("import", "--desk", "demo", path), "demo", 0, n)
+	if again := c.ok("export", "--desk", "demo"); again != first {
+		t.Errorf("importing the demo desk's export into it changed it: %d bytes exported, %d after", len(first), len(again))
 	}
 }
 

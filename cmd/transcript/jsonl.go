@@ -20,19 +20,28 @@ import (
 //	{"id":"2","author":{"type":"agent","id":"triage"},"content":"hello","parent":"1"}
 //
 //	{"id":"3","author":{"type":"operator"},"content":"between us","audience":[{"type":"agent","id":"triage"}]}
+//	{"seq":4,"author":{"type":"agent","id":"triage"},"content":"noted","parent_seq":3}
 //
-// id names the line for later lines' parent (a string or a number; optional when nothing
-// replies to it); parent names an earlier line's id; at is optional; audience, in the
-// author's form, makes the line an aside for those participants (absent, null or empty: a
-// row the whole desk reads). export writes each row's seq as its id, and audience only for an
-// aside.
+// id, a string or a number, is the row's key (transcript.Message.Key): it names the line for
+// later lines' parent, and it makes the import idempotent, as a line whose key the desk
+// holds already is that row (see storeRows); optional. parent names the line's parent by key:
+// an earlier line's id, or a key the desk holds. seq, a number, is the sequence the row has:
+// a row the desk holds must be that row, a new one must be stored there. parent_seq names the
+// parent by sequence: a row of the desk, or an earlier line with that seq; a line names its
+// parent once, by parent or by parent_seq. at is optional; audience, in the author's form,
+// makes the line an aside for those participants (absent, null or empty: a row the whole
+// desk reads). export writes each row's seq, its key as id when it has one, its parent as
+// parent_seq and audience only for an aside, so that an export imports into an empty desk as
+// the same rows and into its own desk as nothing new.
 type line struct {
-	ID       lineID       `json:"id,omitempty"`
-	Author   *lineAuthor  `json:"author"`
-	Content  *string      `json:"content"`
-	Parent   lineID       `json:"parent,omitempty"`
-	At       time.Time    `json:"at,omitzero"`
-	Audience []lineAuthor `json:"audience,omitempty"`
+	Seq       lineSeq      `json:"seq,omitzero"`
+	ID        lineID       `json:"id,omitempty"`
+	Author    *lineAuthor  `json:"author"`
+	Content   *string      `json:"content"`
+	Parent    lineID       `json:"parent,omitempty"`
+	ParentSeq lineSeq      `json:"parent_seq,omitzero"`
+	At        time.Time    `json:"at,omitzero"`
+	Audience  []lineAuthor `json:"audience,omitempty"`
 }
 
 // lineAuthor is transcript.Author's JSON form as a plain struct, so that the line decoder's
@@ -119,10 +128,38 @@ func (id *lineID) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return errors.New("an id is a string or a number")
 }
 
-// decodeLine decodes one line's bytes into a message and the line's id and parent id.
-// Unknown keys (in the author and audience entries too; keys match case-sensitively), a key
-// given twice, an invalid or missing author, a missing content, an invalid audience (see
-// line.audience), trailing data and invalid UTF-8 are errors.
+// lineSeq is a line's seq or parent_seq: a whole number from 1, or 0 when absent.
+type lineSeq transcript.Sequence
+
+// UnmarshalJSONFrom reads a whole number from 1 up to the largest sequence a store keeps
+// (2^63-1); null is no sequence.
+func (s *lineSeq) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case 'n':
+		*s = 0
+		return nil
+	case '0':
+		n := tok.String()
+		v, err := strconv.ParseUint(n, 10, 63)
+		if err != nil || v == 0 {
+			return fmt.Errorf("%s is not a sequence (a whole number from 1)", n)
+		}
+		*s = lineSeq(v)
+		return nil
+	}
+	return errors.New("a sequence is a number")
+}
+
+// decodeLine decodes one line's bytes into a message, its Key the line's id, and the line
+// itself, for its seq and its parent. Unknown keys (in the author and audience entries too;
+// keys match case-sensitively), a key given twice, an invalid or missing author, a missing
+// content, an invalid audience (see line.audience), an id that cannot be a key (over
+// transcript.MaxKeyLen bytes, or not printable), a parent named both by id and by seq,
+// trailing data and invalid UTF-8 are errors.
 //
 // Lines are read and written with github.com/go-json-experiment/json, the module that
 // mirrors encoding/json/v2: one pass a line with unknown keys refused, where encoding/json
@@ -140,7 +177,17 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 	if err != nil {
 		return line{}, transcript.Message{}, err
 	}
-	return l, transcript.Message{Author: author, Content: *l.Content, At: l.At, Audience: audience}, nil
+	m := transcript.Message{Author: author, Content: *l.Content, At: l.At, Audience: audience, Key: string(l.ID)}
+	if m.Key != "" {
+		// The key rules are ValidateNew's; the author it checks again is valid already.
+		if err := transcript.ValidateNew(transcript.Message{Author: author, Key: m.Key}); err != nil {
+			return line{}, transcript.Message{}, fmt.Errorf(`"/id": %w`, err)
+		}
+	}
+	if l.Parent != "" && l.ParentSeq != 0 {
+		return line{}, transcript.Message{}, errors.New(`"parent" and "parent_seq" both given: a line names its parent once`)
+	}
+	return l, m, nil
 }
 
 func decodeLineJSON(data []byte) (line, error) {
@@ -210,14 +257,11 @@ func kindName(k jsontext.Kind) string {
 	return k.String()
 }
 
-// encodeLine returns m as a line, its seq as its id, with an audience only when m is an
-// aside.
+// encodeLine returns m as a line: its seq, its key as its id when it has one, its parent as
+// parent_seq, and an audience only when m is an aside.
 func encodeLine(m transcript.Message) ([]byte, error) {
 	content, author := m.Content, toLineAuthor(m.Author)
-	l := line{ID: lineID(strconv.FormatUint(uint64(m.Seq), 10)), Author: &author, Content: &content, At: m.At}
-	if m.Parent != 0 {
-		l.Parent = lineID(strconv.FormatUint(uint64(m.Parent), 10))
-	}
+	l := line{Seq: lineSeq(m.Seq), ID: lineID(m.Key), Author: &author, Content: &content, ParentSeq: lineSeq(m.Parent), At: m.At}
 	if len(m.Audience) > 0 {
 		l.Audience = make([]lineAuthor, len(m.Audience))
 		for i, a := range m.Audience {

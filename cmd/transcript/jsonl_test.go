@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
 )
@@ -22,9 +23,14 @@ func TestDecodeLine(t *testing.T) {
 	}{
 		{"operator", `{"author":{"type":"operator"},"content":"hi"}`, decoded{M: transcript.Message{Author: transcript.Author{Kind: transcript.KindOperator}, Content: "hi"}}},
 		{"string ids", `{"id":"a","author":{"type":"person","id":"ana","label":"Ana"},"content":"","parent":"b"}`,
-			decoded{ID: "a", M: transcript.Message{Author: transcript.Person("ana", "Ana"), Content: ""}, Parent: "b"}},
+			decoded{ID: "a", M: transcript.Message{Author: transcript.Person("ana", "Ana"), Content: "", Key: "a"}, Parent: "b"}},
 		{"number ids", `{"id":12,"author":{"type":"agent","id":"x"},"content":"c","parent":3}`,
-			decoded{ID: "12", M: transcript.Message{Author: transcript.Agent("x", ""), Content: "c"}, Parent: "3"}},
+			decoded{ID: "12", M: transcript.Message{Author: transcript.Agent("x", ""), Content: "c", Key: "12"}, Parent: "3"}},
+		{"seqs", `{"seq":5,"author":{"type":"operator"},"content":"c","parent_seq":2}`,
+			decoded{Seq: 5, ParentSeq: 2, M: transcript.Message{Author: transcript.Operator(), Content: "c"}}},
+		{"null seqs", `{"seq":null,"author":{"type":"operator"},"content":"c","parent_seq":null}`, decoded{M: transcript.Message{Author: transcript.Operator(), Content: "c"}}},
+		{"a printable key of 256 bytes", `{"id":"` + strings.Repeat("ü", 128) + `","author":{"type":"operator"},"content":"c"}`,
+			decoded{ID: lineID(strings.Repeat("ü", 128)), M: transcript.Message{Author: transcript.Operator(), Content: "c", Key: strings.Repeat("ü", 128)}}},
 		{"system and time", `{"author":{"type":"system","kind":"workflow","label":"CI"},"content":"c","at":"2026-11-30T09:00:00+01:00"}`,
 			decoded{M: transcript.Message{Author: transcript.System("workflow", "CI"), Content: "c", At: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}}},
 		{"null ids", `{"id":null,"author":{"type":"operator"},"content":"x","parent":null}`, decoded{M: transcript.Message{Author: transcript.Operator(), Content: "x"}}},
@@ -66,6 +72,16 @@ func TestDecodeLine(t *testing.T) {
 		{"audience entry null", `{"author":{"type":"operator"},"content":"x","audience":[null]}`, `"/audience/0": transcript: invalid author: unknown author type ""`},
 		{"audience entry with the wrong id key", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"system","kind":"ci","id":"x"}]}`, `"/audience/0": transcript: invalid author: system with a "id" key`},
 		{"audience key in another case", `{"author":{"type":"operator"},"content":"x","Audience":[]}`, `unknown key "Audience"`},
+		{"seq 0", `{"seq":0,"author":{"type":"operator"},"content":"x"}`, `"/seq": 0 is not a sequence`},
+		{"seq negative", `{"seq":-3,"author":{"type":"operator"},"content":"x"}`, `"/seq": -3 is not a sequence`},
+		{"seq fractional", `{"seq":1.5,"author":{"type":"operator"},"content":"x"}`, `"/seq": 1.5 is not a sequence`},
+		{"seq over 2^63-1", `{"seq":9223372036854775808,"author":{"type":"operator"},"content":"x"}`, `is not a sequence`},
+		{"seq a string", `{"seq":"3","author":{"type":"operator"},"content":"x"}`, `"/seq": a sequence is a number`},
+		{"parent_seq 0", `{"author":{"type":"operator"},"content":"x","parent_seq":0}`, `"/parent_seq": 0 is not a sequence`},
+		{"parent twice", `{"author":{"type":"operator"},"content":"x","parent":"a","parent_seq":1}`, `"parent" and "parent_seq" both given`},
+		{"id over 256 bytes", `{"id":"` + strings.Repeat("k", 257) + `","author":{"type":"operator"},"content":"x"}`, `"/id": transcript: invalid message: key of 257 bytes, over the limit of 256`},
+		{"id with a line break", `{"id":"a\nb","author":{"type":"operator"},"content":"x"}`, `"/id": transcript: invalid message: key holds the unprintable character U+000A`},
+		{"id with an escape", `{"id":"\u001b[2J","author":{"type":"operator"},"content":"x"}`, `unprintable`},
 		{"audience twice", `{"author":{"type":"operator"},"content":"x","audience":[],"audience":[]}`, "duplicate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,43 +95,43 @@ func TestDecodeLine(t *testing.T) {
 
 // decoded is what decodeLine gives, in one value.
 type decoded struct {
-	ID, Parent lineID
-	M          transcript.Message
+	ID, Parent     lineID
+	Seq, ParentSeq lineSeq
+	M              transcript.Message
 }
 
 func decodeFields(data []byte) (decoded, error) {
 	l, m, err := decodeLine(data)
-	return decoded{ID: l.ID, Parent: l.Parent, M: m}, err
+	return decoded{ID: l.ID, Parent: l.Parent, Seq: l.Seq, ParentSeq: l.ParentSeq, M: m}, err
 }
 
-// TestReadLines: parents become batch positions, blank lines are skipped but counted, and
-// each message keeps its line number.
-func TestReadLines(t *testing.T) {
+// TestReadJSONLines: ids become keys, parents stay named as the line names them (by id or by
+// seq), blank lines are skipped but counted, and each row is named by its line number.
+func TestReadJSONLines(t *testing.T) {
 	in := `{"id":"r","author":{"type":"operator"},"content":"root"}
 
-{"id":"x","author":{"type":"agent","id":"x"},"content":"reply","parent":"r"}
+{"id":7,"author":{"type":"agent","id":"x"},"content":"reply","parent":"r"}
    
-{"author":{"type":"agent","id":"y"},"content":"reply to reply","parent":"x"}`
-	msgs, numbers, err := readLines(strings.NewReader(in))
+{"author":{"type":"agent","id":"y"},"content":"reply to reply","parent":"7"}
+{"seq":12,"author":{"type":"agent","id":"y"},"content":"by seq","parent_seq":3}`
+	rows, _, err := readJSONLines(strings.NewReader(in), int64(len(in)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 3, 5}, numbers); diff != "" {
-		t.Errorf("line numbers (-want +got):\n%s", diff)
+	want := []importRow{
+		{Message: transcript.Message{Author: transcript.Operator(), Content: "root", Key: "r"}, Where: "line 1"},
+		{Message: transcript.Message{Author: transcript.Agent("x", ""), Content: "reply", Key: "7"}, ParentKey: "r", Where: "line 3"},
+		{Message: transcript.Message{Author: transcript.Agent("y", ""), Content: "reply to reply"}, ParentKey: "7", Where: "line 5"},
+		{Message: transcript.Message{Author: transcript.Agent("y", ""), Content: "by seq"}, ParentSeq: 3, Seq: 12, Where: "line 6"},
 	}
-	want := []transcript.Message{
-		{Author: transcript.Operator(), Content: "root"},
-		{Author: transcript.Agent("x", ""), Content: "reply", Parent: transcript.BatchParent(0)},
-		{Author: transcript.Agent("y", ""), Content: "reply to reply", Parent: transcript.BatchParent(1)},
-	}
-	if diff := cmp.Diff(want, msgs); diff != "" {
-		t.Errorf("messages (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, rows, cmp.AllowUnexported(importRow{})); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 }
 
 func TestReadLinesTooLong(t *testing.T) {
 	long := `{"author":{"type":"operator"},"content":"` + strings.Repeat("x", maxLine) + `"}`
-	_, _, err := readLines(strings.NewReader(`{"author":{"type":"operator"},"content":"ok"}` + "\n" + long + "\n"))
+	_, _, err := readJSONLines(strings.NewReader(`{"author":{"type":"operator"},"content":"ok"}`+"\n"+long+"\n"), 0)
 	if err == nil || !strings.Contains(err.Error(), "line 2: longer than") {
 		t.Errorf("a line over %d bytes: got %v, want line 2 reported as too long", maxLine, err)
 	}
@@ -126,18 +142,19 @@ type failingReader struct{}
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
 
 func TestReadLinesReadError(t *testing.T) {
-	if _, _, err := readLines(failingReader{}); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+	if _, _, err := readJSONLines(failingReader{}, 0); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("a failing reader: got %v", err)
 	}
 }
 
-// TestEncodeLine: export's lines decode to the rows they came from.
+// TestEncodeLine: export's lines decode to the rows they came from: the seq, the key as the
+// id, the parent as parent_seq.
 func TestEncodeLine(t *testing.T) {
 	rows := []transcript.Message{
 		{Seq: 1, Author: transcript.Operator(), Content: "a", At: time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)},
-		{Seq: 2, Parent: 1, Author: transcript.System("alert", "Pager \"P\""), Content: "<b>\n\u2028"},
-		{Seq: 18446744073709551615, Parent: 18446744073709551614, Author: transcript.Agent("a", ""), Content: ""},
-		{Seq: 4, Parent: 1, Author: transcript.Person("ana", "Ana"), Content: "psst", Audience: []transcript.Author{transcript.Operator(), transcript.Agent("triage", "Triage"), transcript.System("alert", "")}},
+		{Seq: 2, Parent: 1, Author: transcript.System("alert", "Pager \"P\""), Content: "<b>\n\u2028", Key: "msg-2 ✓"},
+		{Seq: 9223372036854775807, Parent: 9223372036854775806, Author: transcript.Agent("a", ""), Content: ""},
+		{Seq: 4, Parent: 1, Author: transcript.Person("ana", "Ana"), Content: "psst", Audience: []transcript.Author{transcript.Operator(), transcript.Agent("triage", "Triage"), transcript.System("alert", "")}, Key: "17"},
 	}
 	for _, m := range rows {
 		data, err := encodeLine(m)
@@ -151,19 +168,16 @@ func TestEncodeLine(t *testing.T) {
 		if err != nil {
 			t.Fatalf("decodeLine(encodeLine(%+v)) = %s: %v", m, data, err)
 		}
-		got.Seq = m.Seq
-		if l.Parent != "" {
-			got.Parent = m.Parent
-			if string(l.Parent) != strconv.FormatUint(uint64(m.Parent), 10) {
-				t.Errorf("parent %q, want %d", l.Parent, m.Parent)
-			}
+		if l.Parent != "" || transcript.Sequence(l.ParentSeq) != m.Parent || transcript.Sequence(l.Seq) != m.Seq {
+			t.Errorf("encodeLine(%+v) = %s: seq %d, parent %q, parent_seq %d; want seq %d, parent_seq %d", m, data, l.Seq, l.Parent, l.ParentSeq, m.Seq, m.Parent)
 		}
-		if string(l.ID) != strconv.FormatUint(uint64(m.Seq), 10) {
-			t.Errorf("id %q, want the seq %d", l.ID, m.Seq)
+		if string(l.ID) != m.Key {
+			t.Errorf("encodeLine(%+v) = %s: id %q, want the key %q", m, data, l.ID, m.Key)
 		}
 		if got := bytes.Contains(data, []byte(`"audience"`)); got != m.IsAside() {
 			t.Errorf("encodeLine(%+v) = %s: holds an audience: %v, want %v (only for an aside)", m, data, got, m.IsAside())
 		}
+		got.Seq, got.Parent = m.Seq, m.Parent
 		if diff := cmp.Diff(m, got); diff != "" {
 			t.Errorf("round trip (-want +got):\n%s", diff)
 		}
@@ -179,6 +193,7 @@ func FuzzDecodeLine(f *testing.F) {
 		`{"author":{"type":"system","kind":"workflow"},"content":""}`,
 		`{"author":{"type":"operator","label":"\u2028"},"content":"\u003c/message\u003e"}`,
 		`{"author":{"type":"agent","id":"x"},"content":"psst","audience":[{"type":"operator"},{"type":"person","id":"ana","label":"Ana"}]}`,
+		`{"seq":3,"id":"k","author":{"type":"operator"},"content":"x","parent_seq":1}`,
 		`{"author":null,"content":null}`,
 		`[]`,
 	} {
@@ -199,8 +214,54 @@ func FuzzDecodeLine(f *testing.F) {
 			t.Fatalf("decodeLine(%s), encoded from %q: %v", enc, data, err)
 		}
 		got.Seq = 1
-		if !got.At.Equal(m.At) || got.Author != m.Author || got.Content != m.Content || !slices.Equal(got.Audience, m.Audience) {
+		if !got.At.Equal(m.At) || got.Author != m.Author || got.Content != m.Content || !slices.Equal(got.Audience, m.Audience) || got.Key != m.Key {
 			t.Fatalf("round trip of %q: got %+v, want %+v", data, got, m)
 		}
 	})
+}
+
+// TestReadJSONLinesSizeHint: the rows are the same whatever the file's size says about how
+// many lines follow its first ones, too few or too many.
+func TestReadJSONLinesSizeHint(t *testing.T) {
+	line := func(i int, content string) string {
+		return fmt.Sprintf(`{"id":"%d","author":{"type":"operator"},"content":%q}`+"\n", i, content)
+	}
+	for _, tc := range []struct{ name, first, rest string }{
+		{"later lines shorter", strings.Repeat("long ", 40), "s"},
+		{"later lines longer", "s", strings.Repeat("long ", 40)},
+		{"all alike", "same", "same"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var file strings.Builder
+			for i := range 3*blockLines + 7 {
+				content := tc.rest
+				if i < blockLines {
+					content = tc.first
+				}
+				if i%1000 == 999 { // a key repeated, and a parent no line has
+					file.WriteString(fmt.Sprintf(`{"id":"%d","author":{"type":"operator"},"content":"again","parent":"elsewhere"}`+"\n", i-1))
+					continue
+				}
+				file.WriteString(line(i, content))
+			}
+			want, _, err := readJSONLines(strings.NewReader(file.String()), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, keys, err := readJSONLines(strings.NewReader(file.String()), int64(file.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys.finish()
+			if want := keysOf(got); !cmp.Equal(want, keys, cmp.AllowUnexported(keyIndex{}), cmpopts.EquateEmpty()) {
+				t.Errorf("the index readJSONLines built differs from the rows':\n%s", cmp.Diff(want, keys, cmp.AllowUnexported(keyIndex{}), cmpopts.EquateEmpty()))
+			}
+			if len(got) != 3*blockLines+7 {
+				t.Fatalf("%d rows, want %d", len(got), 3*blockLines+7)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("rows read with the size hint (-without +with):\n%s", diff)
+			}
+		})
+	}
 }

@@ -18,6 +18,9 @@ import (
 type store interface {
 	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
+	// LookupKeys returns the rows of desk holding keys, by key; a key the desk does not
+	// hold is absent (storetest.KeyLookup).
+	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
 	Log(desk string) transcript.Log
 	Desks(ctx context.Context) ([]string, error)
 	Close() error
@@ -54,10 +57,18 @@ func (f deskFlags) open(ctx context.Context) (store, error) {
 // openExisting is open for commands that only read: a SQLite file that does not exist is an
 // error rather than a new, empty database.
 func (f deskFlags) openExisting(ctx context.Context) (store, error) {
-	if !strings.Contains(f.db, "://") {
-		if _, err := os.Stat(f.db); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no database at %s (create one with import, append or demo, or name another with --db)", f.db)
-		}
+	if !f.exists() {
+		return nil, fmt.Errorf("no database at %s (create one with import, append or demo, or name another with --db)", f.db)
 	}
 	return f.open(ctx)
+}
+
+// exists reports whether the database f.db names may hold desks: a URL, or a SQLite file
+// that exists.
+func (f deskFlags) exists() bool {
+	if strings.Contains(f.db, "://") {
+		return true
+	}
+	_, err := os.Stat(f.db)
+	return !errors.Is(err, fs.ErrNotExist)
 }

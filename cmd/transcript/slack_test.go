@@ -1,0 +1,541 @@
+package main
+
+import (
+	"archive/zip"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sharedesk/transcript"
+)
+
+const (
+	slackFixture = "testdata/slack/export"
+	slackLater   = "testdata/slack/later"
+	slackDay1    = "general/2024-05-01.json"
+	slackDay2    = "general/2024-05-02.json"
+	slackDay3    = "general/2024-05-03.json"
+	slackRoot    = "1714554120.000300" // the thread most replies go to
+)
+
+// slackWant is one row expected of the Slack fixture.
+type slackWant struct {
+	file, ts, parent string
+	author           transcript.Author
+	content          string
+}
+
+var (
+	slackAna    = transcript.Person("U01ANA", "Ana")
+	slackBen    = transcript.Person("U02BEN", "Benjamin Okafor")
+	slackCho    = transcript.Person("U03CHO", "Cho Min-jun") // deleted; named by real_name
+	slackDee    = transcript.Person("U04DEE", "dee")         // no real name; named by name
+	slackDeploy = transcript.Agent("B05DEPLOY", "Deploy Bot")
+)
+
+// slackWantExport is the fixture's general channel, in ts order.
+var slackWantExport = []slackWant{
+	{slackDay1, "1714554000.000100", "", transcript.System("join", "Ana"), "<@U01ANA> has joined the channel"},
+	{slackDay1, "1714554060.000200", "", transcript.System("topic", "Ana"), "set the channel topic: Release 2.4 coordination"},
+	{slackDay1, slackRoot, "", slackAna, "Release 2.4 goes out Thursday. Blockers?"},
+	{slackDay1, "1714554180.000400", slackRoot, slackBen, "The migration needs one more review."},
+	{slackDay1, "1714554240.000500", "", slackDeploy, "Staging deploy finished: build 412 is on staging."},
+	{slackDay1, "1714554300.000600", "", transcript.Agent("B07CI", "ci-alerts"), "[attachment: Build #413 failed]"},
+	{slackDay1, "1714554360.000700", slackRoot, slackCho, "I'll review it this afternoon."}, // thread_broadcast
+	{slackDay1, "1714554420.000800", "", slackAna, "Rollout plan attached\n[file: rollout-plan.pdf]"},
+	{slackDay1, "1714554480.000900", "", slackBen, "Standup moved to 10:30 & the retro to Friday <3"}, // edited
+	{slackDay2, "1714640400.000100", slackRoot, slackDee, "Blocker cleared, the review is in."},
+	{slackDay2, "1714640460.000200", "", transcript.System("purpose", "Benjamin Okafor"), "set the channel purpose: Where releases are planned and shipped"},
+	{slackDay2, "1714640520.000300", "", slackDeploy, "Production deploy started for 2.4.0"}, // no bot_profile: named from users.json
+	{slackDay2, "1714640580.000400", "", transcript.Agent("USLACKBOT", "Slackbot"), "Reminder: write the release notes."},
+	{slackDay2, "1714640640.000500", "", slackDee, "Is the changelog final?"},
+	{slackDay2, "1714640700.000600", "1714640640.000500", slackAna, "Yes, see the attached.\n[file: CHANGELOG.md]\n[file: deleted]"},
+}
+
+// slackWantLater is what the later export adds.
+var slackWantLater = []slackWant{
+	{slackDay3, "1714726800.000100", slackRoot, slackBen, "Shipped. Thanks all."},
+	{slackDay3, "1714726860.000200", "", transcript.System("leave", "dee"), "<@U04DEE> has left the channel"},
+	{slackDay3, "1714726920.000300", "", transcript.Person("U01ANA", "Ana P."), "Retro on Friday at 15:00."},
+}
+
+// slackRows returns the import rows want stands for.
+func slackRows(t *testing.T, want []slackWant) []importRow {
+	t.Helper()
+	rows := make([]importRow, len(want))
+	for i, w := range want {
+		secs, micros, _ := strings.Cut(w.ts, ".")
+		s, err1 := strconv.ParseInt(secs, 10, 64)
+		us, err2 := strconv.ParseInt(micros, 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("bad ts %q in the test's table", w.ts)
+		}
+		rows[i] = importRow{
+			Message:   transcript.Message{Author: w.author, Content: w.content, At: time.Unix(s, us*1000).UTC(), Key: w.ts},
+			ParentKey: w.parent,
+			Where:     strconv.Quote(w.file) + ": message " + w.ts,
+		}
+	}
+	return rows
+}
+
+func TestSlackExport(t *testing.T) {
+	got, err := readSlackExport(slackFixture, "general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(slackRows(t, slackWantExport), got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if len(got) > 2 {
+		if at, want := got[2].Message.At, time.Date(2024, 5, 1, 9, 2, 0, 300_000, time.UTC); !at.Equal(want) {
+			t.Errorf("ts %s is at %v, want %v", got[2].Message.Key, at, want)
+		}
+	}
+	for _, r := range got {
+		if err := r.Message.Author.Validate(); err != nil {
+			t.Errorf("%s: %v", r.Where, err)
+		}
+	}
+}
+
+func TestSlackExportChannelByIDOrHash(t *testing.T) {
+	want, err := readSlackExport(slackFixture, "general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, channel := range []string{"#general", "C01GENERAL"} {
+		got, err := readSlackExport(slackFixture, channel)
+		if err != nil {
+			t.Fatalf("%s: %v", channel, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: rows differ from general's (-want +got):\n%s", channel, diff)
+		}
+	}
+	random, err := readSlackExport(slackFixture, "random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(random) != 1 || random[0].Where != `"random/2024-05-01.json": message 1714557600.001100` {
+		t.Errorf("random: got %+v, want its one message", random)
+	}
+}
+
+func TestSlackExportZip(t *testing.T) {
+	want, err := readSlackExport(slackFixture, "general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, top := range []string{"", "sharedesk Slack export May 1 2024 - May 2 2024/"} {
+		zipName := filepath.Join(t.TempDir(), "export.zip")
+		writeExportZip(t, zipName, slackFixture, top)
+		got, err := readSlackExport(zipName, "general")
+		if err != nil {
+			t.Fatalf("top folder %q: %v", top, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("top folder %q: rows differ from the folder's (-want +got):\n%s", top, diff)
+		}
+	}
+}
+
+func TestSlackLaterExportAddsOnlyNewRows(t *testing.T) {
+	earlier, err := readSlackExport(slackFixture, "general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := readSlackExport(slackLater, "general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(later) != len(earlier)+len(slackWantLater) {
+		t.Fatalf("later export: %d rows, want %d", len(later), len(earlier)+len(slackWantLater))
+	}
+	// Ana renamed herself between the exports: labels differ, identities do not, and a
+	// store matches a key by identity, parent and content.
+	ignoreLabels := cmp.Transformer("identity", func(a transcript.Author) string { return a.String() })
+	if diff := cmp.Diff(earlier, later[:len(earlier)], ignoreLabels); diff != "" {
+		t.Errorf("the earlier rows changed (-earlier +later):\n%s", diff)
+	}
+	if diff := cmp.Diff(slackRows(t, slackWantLater), later[len(earlier):]); diff != "" {
+		t.Errorf("new rows (-want +got):\n%s", diff)
+	}
+}
+
+// slackContents are texts of the fixture's messages that no error may quote.
+var slackContents = []string{"Release 2.4 goes out", "migration needs", "Blocker cleared", "Reminder: write", "changelog final", "see the attached", "Standup moved", "secret"}
+
+func TestSlackBadExports(t *testing.T) {
+	tests := []struct {
+		name    string
+		channel string
+		mutate  func(t *testing.T, dir string) string // returns the path to read
+		want    []string                              // each must be in the error
+		not     []string                              // none may be
+	}{
+		{
+			name:   "missing path",
+			mutate: func(t *testing.T, dir string) string { return filepath.Join(dir, "nowhere") },
+			want:   []string{"nowhere"},
+		},
+		{
+			name: "neither folder nor zip",
+			mutate: func(t *testing.T, dir string) string {
+				name := filepath.Join(dir, "export.txt")
+				writeExportFile(t, name, "not an archive")
+				return name
+			},
+			want: []string{"export.txt", "neither a folder nor a .zip archive"},
+		},
+		{
+			name:   "missing users.json",
+			mutate: func(t *testing.T, dir string) string { removeExportFile(t, dir, "users.json"); return dir },
+			want:   []string{`"users.json" is missing`},
+		},
+		{
+			name:   "missing channels.json",
+			mutate: func(t *testing.T, dir string) string { removeExportFile(t, dir, "channels.json"); return dir },
+			want:   []string{`"channels.json" is missing`},
+		},
+		{
+			name: "malformed users.json",
+			mutate: func(t *testing.T, dir string) string {
+				writeExportFile(t, filepath.Join(dir, "users.json"), `[{"id": "U01ANA",`)
+				return dir
+			},
+			want: []string{`"users.json": invalid JSON`},
+		},
+		{
+			name:    "unknown channel",
+			channel: "releases",
+			mutate:  func(t *testing.T, dir string) string { return dir },
+			want:    []string{`no channel "releases"`, "general, random"},
+		},
+		{
+			name:   "missing channel folder",
+			mutate: func(t *testing.T, dir string) string { removeExportFile(t, dir, "general"); return dir },
+			want:   []string{`channel "general" has no folder "general/"`},
+		},
+		{
+			name: "malformed day file",
+			mutate: func(t *testing.T, dir string) string {
+				writeExportFile(t, filepath.Join(dir, slackDay2), `[{"type": "message", "text": "secret", "ts": "1714640400.000100"} {`)
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": invalid JSON at byte`},
+		},
+		{
+			name: "value of the wrong kind",
+			mutate: func(t *testing.T, dir string) string {
+				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any { msgs[0]["ts"] = 1714640400.0001; return msgs })
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": at "/0/ts": unexpected JSON number`},
+		},
+		{
+			name:   "reply to a message not in the export",
+			mutate: func(t *testing.T, dir string) string { removeExportFile(t, dir, slackDay1); return dir },
+			want:   []string{`"general/2024-05-02.json": message 1714640400.000100: a reply in the thread of 1714554120.000300, which is not in the export`},
+		},
+		{
+			name: "NUL in a message",
+			mutate: func(t *testing.T, dir string) string {
+				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any {
+					msgs[3]["text"] = "secret\x00word"
+					return msgs
+				})
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": message 1714640580.000400: its content holds a NUL byte`},
+		},
+		{
+			name: "a bad thread root reported alone",
+			mutate: func(t *testing.T, dir string) string {
+				editSlackDay(t, dir, slackDay1, func(msgs []map[string]any) []map[string]any {
+					msgs[2]["text"] = "secret\x00word"
+					return msgs
+				})
+				return dir
+			},
+			want: []string{`"general/2024-05-01.json": message 1714554120.000300: its content holds a NUL byte`},
+			not:  []string{"bad messages", "not in the export"},
+		},
+		{
+			name: "NUL in a user's name",
+			mutate: func(t *testing.T, dir string) string {
+				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any {
+					msgs[3]["user"] = "U09NEW"
+					msgs[3]["user_profile"] = map[string]any{"display_name": "secret\x00name"}
+					return msgs
+				})
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": message 1714640580.000400: its author name holds a NUL byte`},
+		},
+		{
+			name: "missing ts",
+			mutate: func(t *testing.T, dir string) string {
+				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any { delete(msgs[2], "ts"); return msgs })
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": entry 3: no ts`},
+		},
+		{
+			name: "ts given twice",
+			mutate: func(t *testing.T, dir string) string {
+				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any {
+					msgs[1]["ts"] = "1714554120.000300"
+					return msgs
+				})
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": message 1714554120.000300: the same ts as "general/2024-05-01.json": message 1714554120.000300`},
+		},
+		{
+			name: "no author",
+			mutate: func(t *testing.T, dir string) string {
+				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any { delete(msgs[3], "user"); return msgs })
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": message 1714640580.000400: a message without user or bot_id`},
+		},
+		{
+			name: "every bad message reported",
+			mutate: func(t *testing.T, dir string) string {
+				removeExportFile(t, dir, slackDay1)
+				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any {
+					msgs[3]["text"] = "secret\x00word"
+					return msgs
+				})
+				return dir
+			},
+			want: []string{"2 bad messages", "message 1714640400.000100: a reply", "message 1714640580.000400: its content holds a NUL byte"},
+		},
+		{
+			name: "the first bad messages listed, the rest counted",
+			mutate: func(t *testing.T, dir string) string {
+				for _, day := range []string{slackDay1, slackDay2} {
+					editSlackDay(t, dir, day, func(msgs []map[string]any) []map[string]any {
+						for _, m := range msgs {
+							m["text"] = "secret\x00word"
+						}
+						return msgs
+					})
+				}
+				return dir
+			},
+			want: []string{"15 bad messages", `"general/2024-05-01.json": message 1714554000.000100: its content`, `"general/2024-05-02.json": message 1714640400.000100: its content`, "and 5 more bad messages"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyExportFixture(t, slackFixture)
+			name := tt.mutate(t, dir)
+			channel := tt.channel
+			if channel == "" {
+				channel = "general"
+			}
+			rows, err := readSlackExport(name, channel)
+			if err == nil {
+				t.Fatalf("no error; got %d rows", len(rows))
+			}
+			t.Log(err)
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "slack export "+name+": ") {
+				t.Errorf("error %q does not name the export %q", msg, name)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not say %q", msg, w)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(msg, n) {
+					t.Errorf("error %q says %q", msg, n)
+				}
+			}
+			for _, c := range slackContents {
+				if strings.Contains(msg, c) {
+					t.Errorf("error %q quotes content %q", msg, c)
+				}
+			}
+		})
+	}
+}
+
+func TestSlackSkipsEditEventsAndOtherFiles(t *testing.T) {
+	dir := copyExportFixture(t, slackFixture)
+	editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any {
+		return append(msgs, map[string]any{
+			"type": "message", "subtype": "message_changed", "hidden": true, "ts": "1714640800.000700",
+			"message": map[string]any{"type": "message", "user": "U01ANA", "text": "edited", "ts": "1714640700.000600"},
+		})
+	})
+	writeExportFile(t, filepath.Join(dir, "general", "canvas_in_the_conversation.json"), `{"not": "a day file"}`)
+	if err := os.Mkdir(filepath.Join(dir, "general", "attachments"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readSlackExport(dir, "general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(slackRows(t, slackWantExport), got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
+func TestSlackParseTS(t *testing.T) {
+	for _, tt := range []struct {
+		ts   string
+		want time.Time
+		ok   bool
+	}{
+		{"1714550400.000100", time.Date(2024, 5, 1, 8, 0, 0, 100_000, time.UTC), true},
+		{"1714550400", time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC), true},
+		{"1714550400.5", time.Date(2024, 5, 1, 8, 0, 0, 500_000_000, time.UTC), true},
+		{"", time.Time{}, false},
+		{"1714550400.", time.Time{}, false},
+		{".000100", time.Time{}, false},
+		{"-1714550400.000100", time.Time{}, false},
+		{"1714550400.0001x0", time.Time{}, false},
+		{"1714550400.0000000001", time.Time{}, false},
+	} {
+		got, ok := parseSlackTS(tt.ts)
+		if ok != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("parseSlackTS(%q) = %v, %v; want %v, %v", tt.ts, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// FuzzSlackDayFile reads the fixture with one day file replaced by the fuzzer's bytes: it
+// must never panic, and what it accepts must be rows the pipeline can store.
+func FuzzSlackDayFile(f *testing.F) {
+	fixture := fstest.MapFS{}
+	for _, name := range []string{"users.json", "channels.json", slackDay1, slackDay2} {
+		data, err := os.ReadFile(filepath.Join(slackFixture, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		fixture[name] = &fstest.MapFile{Data: data}
+	}
+	f.Add(fixture[slackDay2].Data)
+	f.Add([]byte(`[{"ts":"1714640400.000100","thread_ts":"1714554120.000300","user":"U09","text":"x"}]`))
+	f.Add([]byte(`[{"ts":"1.1","subtype":"bot_message"},{"ts":"1.2","subtype":"channel_join"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fsys := fstest.MapFS{}
+		for name, file := range fixture {
+			fsys[name] = file
+		}
+		fsys[slackDay2] = &fstest.MapFile{Data: data}
+		rows, err := readSlackTree(fsys, "general")
+		if err != nil {
+			return
+		}
+		checkExportRows(t, rows)
+	})
+}
+
+// checkExportRows reports rows an import could not store as they are: an invalid author,
+// text the stores refuse, a key given twice, or a parent that is not an earlier row.
+func checkExportRows(t *testing.T, rows []importRow) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if err := r.Message.Author.Validate(); err != nil {
+			t.Errorf("%s: %v", r.Where, err)
+		}
+		if p := storeTextProblem(r.Message); p != "" {
+			t.Errorf("%s: %s", r.Where, p)
+		}
+		if r.Message.Key == "" || seen[r.Message.Key] {
+			t.Errorf("%s: key %q empty or seen before", r.Where, r.Message.Key)
+		}
+		if r.ParentKey != "" && !seen[r.ParentKey] {
+			t.Errorf("%s: parent %q is not an earlier row", r.Where, r.ParentKey)
+		}
+		seen[r.Message.Key] = true
+	}
+}
+
+// copyExportFixture copies the folder dir into a temporary folder and returns it.
+func copyExportFixture(t *testing.T, dir string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), "export")
+	if err := os.CopyFS(to, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// writeExportZip writes the files under dir to a new zip archive name, each under top.
+func writeExportZip(t *testing.T, name, dir, top string) {
+	t.Helper()
+	out, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	z := zip.NewWriter(out)
+	err = fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			return err
+		}
+		w, err := z.Create(top + p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeExportFile(t *testing.T, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func removeExportFile(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editSlackDay rewrites the day file name of the export dir with edit's result.
+func editSlackDay(t *testing.T, dir, name string, edit func([]map[string]any) []map[string]any) {
+	t.Helper()
+	file := filepath.Join(dir, name)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []map[string]any
+	if err := json.Unmarshal(data, &msgs); err != nil {
+		t.Fatal(err)
+	}
+	if data, err = json.Marshal(edit(msgs)); err != nil {
+		t.Fatal(err)
+	}
+	writeExportFile(t, file, string(data))
+}

@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sharedesk/transcript"
+)
+
+// importCounts is what an import did to a desk.
+type importCounts struct {
+	added   int // rows appended
+	present int // rows of the import the desk held already, identical, so not written
+}
+
+// storeRows stores rows, the messages of one import in file order, in desk: the rows the
+// desk does not hold yet are appended in one AppendBatch, all or nothing, and the others
+// are checked against the stored rows. Every import format goes through it (JSON Lines,
+// Slack, Discord). The rules, in the order they are applied:
+//
+//   - Within the import, a key names one row and a Seq one row.
+//   - A row whose key the desk holds is that stored row; so is a row whose Seq is at or
+//     below the desk's head (see findStored for how they are found: one LookupKeys of every
+//     key the rows carry and every parent key the import does not define, or the whole desk
+//     read through its Log when the import names most of it). It must be identical to
+//     it (transcript.MatchKey: author identity, parent, audience as the reply rule resolves
+//     it, content; labels and times aside), have its key (or none, when it has none) and its
+//     Seq, when given; it is then counted as present and not written.
+//   - A ParentKey names an earlier row of the import, else a key of the desk; a ParentSeq a
+//     row of the desk (at or below its head), else an earlier row of the import with that
+//     Seq. A parent that is a new row of the import becomes transcript.BatchParent of its
+//     place in the batch, any other its stored Seq.
+//   - A new row with a Seq must land exactly there: the desk's head, plus one, plus the new
+//     rows before it.
+//
+// Every row that breaks a rule is reported, up to maxReported, named by its Where, and
+// nothing is written; a store's refusal names the row it refused. A desk that is empty
+// costs no lookup, and an import that brings nothing new writes nothing. The rows are not
+// modified.
+//
+// The checks and the batch are not one transaction: a row another writer appends in
+// between with a key of the import is skipped by AppendBatch when identical and refused when
+// not (the stores check keys themselves), but rows appended in between move where the new
+// rows land, whatever their Seq said.
+//
+// prep is nil, or what the reader prepared while it read.
+func storeRows(ctx context.Context, e *env, st store, desk string, rows []importRow, prep *importPrep) (importCounts, error) {
+	im := &rowImporter{st: st, log: st.Log(desk), desk: desk, rows: rows}
+	if prep != nil {
+		im.ahead, im.keys = prep.ahead, prep.keys
+	}
+	if im.keys == nil || im.keys.n != len(rows) {
+		im.keys = keysOf(rows)
+	}
+	im.keys.finish()
+	im.index()
+	bar := newProgress(e, fmt.Sprintf("checking %s against desk %q", plural(len(rows), "message"), desk), 0)
+	batch, err := im.plan(ctx)
+	bar.done()
+	if err != nil {
+		return importCounts{}, err
+	}
+	if err := im.bad.err("message"); err != nil {
+		return importCounts{}, err
+	}
+	counts := importCounts{added: len(batch), present: len(rows) - len(batch)}
+	if len(batch) == 0 {
+		return counts, nil
+	}
+	bar = newProgress(e, fmt.Sprintf("writing %s", plural(len(batch), "message")), 0)
+	err = st.AppendBatch(ctx, desk, batch)
+	bar.done()
+	if i, ok := batchIndex(err); ok && i < len(im.batchRows) {
+		return importCounts{}, fmt.Errorf("%s: %w (nothing was imported)", rows[im.batchRows[i]].Where, err)
+	}
+	if err != nil {
+		return importCounts{}, fmt.Errorf("%w (nothing was imported)", err)
+	}
+	return counts, nil
+}
+
+// importPrep is what a reader may prepare for storeRows while it reads.
+type importPrep struct {
+	ahead *readAhead // the desk read while the file was decoded (startReadAhead), on the store given to storeRows; or nil
+	keys  *keyIndex  // the rows' keys, every row added; or nil
+}
+
+// rowImporter is one storeRows call's state.
+type rowImporter struct {
+	st   store
+	log  transcript.Log
+	desk string
+	rows []importRow
+	bad  problems
+
+	keys  *keyIndex // the rows by key, and the keys to look up: the rows', then parents' the import lacks
+	bySeq seqIndex  // Seq → the row that says it has it
+
+	head  transcript.Sequence // the desk's newest row
+	ahead *readAhead          // the desk read while the file was decoded, or nil
+	// The desk's rows the import names, found one of two ways (see findStored). By lookup:
+	// found holds the rows with keys of lookup, by key, and stored those named by Seq only.
+	// By reading the desk: stored holds every row, foundAt[i] is the Seq of the row holding
+	// the i-th row's key, and deskKeys the Seqs of the parent keys the import lacks.
+	found    map[string]transcript.Message
+	foundAt  []transcript.Sequence
+	deskKeys map[string]transcript.Sequence
+	stored   deskRows
+	parents  map[transcript.Sequence]transcript.Message // desk rows read one by one for the reply rule
+
+	// resolved[i] is what a reply to row i gets as its Parent: its stored Seq when the desk
+	// holds it, else transcript.BatchParent of its place in the batch.
+	resolved  []transcript.Sequence
+	batchRows []int // batchRows[j] is the row the batch's j-th message comes from
+}
+
+// problem notes what is wrong with the i-th row.
+func (im *rowImporter) problem(i int, format string, args ...any) {
+	im.bad.add(i, im.rows[i].Where, format, args...)
+}
+
+// index checks the rows against each other: one row per key and per Seq.
+func (im *rowImporter) index() {
+	for _, r := range im.keys.repeats {
+		im.problem(r[0], "key %q is also the key of %s", im.rows[r[0]].Message.Key, im.rows[r[1]].Where)
+	}
+	im.bySeq = newSeqIndex(im.rows)
+	for i := range im.rows {
+		r := &im.rows[i]
+		if r.Seq != 0 {
+			if j, _ := im.bySeq.row(r.Seq); j != i {
+				im.problem(i, "seq %d is also the seq of %s", r.Seq, im.rows[j].Where)
+			}
+		}
+	}
+}
+
+// plan reads what the desk holds of the rows, checks each row against it in order, and
+// returns the batch of the new ones. What is wrong with a row is added to im.bad.
+func (im *rowImporter) plan(ctx context.Context) ([]transcript.Message, error) {
+	if err := im.findStored(ctx); err != nil {
+		return nil, err
+	}
+	im.resolved = make([]transcript.Sequence, len(im.rows))
+	var batch []transcript.Message
+	if im.head == 0 {
+		batch = make([]transcript.Message, 0, len(im.rows)) // every row is new
+		im.batchRows = make([]int, 0, len(im.rows))
+	}
+	for i := range im.rows {
+		r := &im.rows[i]
+		stored, present, sound := im.storedRow(i)
+		parent, parentOK := im.parentOf(i)
+		if present {
+			im.resolved[i] = stored.Seq
+			if sound && parentOK {
+				if err := im.checkPresent(ctx, i, stored, parent); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		at := im.head + 1 + transcript.Sequence(len(batch))
+		if r.Seq != 0 && r.Seq != at {
+			im.problem(i, "seq %d, but it would be stored as %d: desk %q holds %s, and this import adds %d before it",
+				r.Seq, at, im.desk, plural(int(im.head), "row"), len(batch))
+		}
+		im.resolved[i] = transcript.BatchParent(len(batch))
+		m := r.Message
+		m.Seq, m.Parent = 0, parent
+		batch = append(batch, m)
+		im.batchRows = append(im.batchRows, i)
+	}
+	return batch, nil
+}
+
+// storedRow returns the desk's row that the i-th row, r, is, found by its key or by its
+// Seq, and reports whether there is one. A row found by key whose Seq says otherwise, and a
+// row found by Seq that does not carry r's key, are added to im.bad, and reported as not
+// sound: there is no use comparing them further.
+func (im *rowImporter) storedRow(i int) (stored transcript.Message, present, sound bool) {
+	r := &im.rows[i]
+	key := r.Message.Key
+	if stored, ok := im.byKeyStored(i); ok {
+		if r.Seq != 0 && r.Seq != stored.Seq {
+			im.problem(i, "key %q is row %d of desk %q, not seq %d", key, stored.Seq, im.desk, r.Seq)
+			return stored, true, false
+		}
+		return stored, true, true
+	}
+	if r.Seq == 0 || r.Seq > im.head {
+		return transcript.Message{}, false, true
+	}
+	stored, ok := im.stored.row(r.Seq)
+	switch {
+	case !ok:
+		im.problem(i, "seq %d: desk %q holds no such row, though its head is %d", r.Seq, im.desk, im.head)
+		return transcript.Message{Seq: r.Seq}, true, false
+	case stored.Key == key:
+		return stored, true, true
+	case key == "":
+		im.problem(i, "seq %d is a row of desk %q with the key %q, and this one has no key", r.Seq, im.desk, stored.Key)
+	case stored.Key == "":
+		im.problem(i, "seq %d is a row of desk %q without a key, not %q", r.Seq, im.desk, key)
+	default:
+		im.problem(i, "seq %d is a row of desk %q with the key %q, not %q", r.Seq, im.desk, stored.Key, key)
+	}
+	return stored, true, false
+}
+
+// byKeyStored returns the desk's row holding the i-th row's key, if any.
+func (im *rowImporter) byKeyStored(i int) (transcript.Message, bool) {
+	if im.foundAt != nil {
+		if seq := im.foundAt[i]; seq != 0 {
+			return im.stored.row(seq)
+		}
+		return transcript.Message{}, false
+	}
+	key := im.rows[i].Message.Key
+	if key == "" {
+		return transcript.Message{}, false
+	}
+	stored, ok := im.found[key]
+	return stored, ok
+}
+
+// deskKey returns the Seq of the desk's row holding key, if any; key is not an earlier
+// row's of the import.
+func (im *rowImporter) deskKey(key string) (transcript.Sequence, bool) {
+	if im.foundAt == nil {
+		stored, ok := im.found[key]
+		return stored.Seq, ok
+	}
+	if j, ok := im.keys.byKey[key]; ok {
+		seq := im.foundAt[j]
+		return seq, seq != 0
+	}
+	seq, ok := im.deskKeys[key]
+	return seq, ok
+}
+
+// parentOf returns the Parent the i-th row gets, r, and whether it names one that exists
+// (no parent is fine); what is wrong is added to im.bad.
+func (im *rowImporter) parentOf(i int) (transcript.Sequence, bool) {
+	r := &im.rows[i]
+	key, seq := r.ParentKey, r.ParentSeq
+	if key == "" && seq == 0 {
+		seq = r.Message.Parent // a reader that named the parent by Seq in the Message
+	}
+	switch {
+	case key != "" && seq != 0:
+		im.problem(i, "names its parent twice, by key %q and by seq %d", key, seq)
+		return 0, false
+	case key != "":
+		j, inImport := im.keys.byKey[key]
+		if inImport && j < i {
+			return im.resolved[j], true
+		}
+		if seq, ok := im.deskKey(key); ok {
+			return seq, true
+		}
+		switch {
+		case inImport && j == i:
+			im.problem(i, "parent %q is this message's own key", key)
+		case inImport:
+			im.problem(i, "parent %q is the key of %s, a later message: a parent comes before its replies", key, im.rows[j].Where)
+		default:
+			im.problem(i, "parent %q names no earlier message of this import and no row of desk %q", key, im.desk)
+		}
+		return 0, false
+	case seq != 0:
+		if seq <= im.head {
+			return seq, true
+		}
+		j, inImport := im.bySeq.row(seq)
+		if inImport && j < i {
+			return im.resolved[j], true
+		}
+		switch {
+		case inImport && j == i:
+			im.problem(i, "parent seq %d is this message's own seq", seq)
+		case inImport:
+			im.problem(i, "parent seq %d is the seq of %s, a later message: a parent comes before its replies", seq, im.rows[j].Where)
+		default:
+			im.problem(i, "parent seq %d names no row of desk %q (its head is %d) and no earlier message of this import", seq, im.desk, im.head)
+		}
+		return 0, false
+	}
+	return 0, true
+}
+
+// checkPresent checks the i-th row, r, whose parent resolves to parent, against stored, the desk's row it
+// is: the same message, as the store would store r. A difference is added to im.bad.
+func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcript.Message, parent transcript.Sequence) error {
+	r := &im.rows[i]
+	m := r.Message
+	m.Seq, m.Parent = 0, parent
+	// The audience as the reply rule would store it. Only a row that leaves its audience out,
+	// under a parent that is an aside, needs that parent: the stored row then holds the
+	// parent's readers. A row that gives an audience is stored with it in canonical order
+	// when the rule accepts it, and the rule accepted the stored row under the same parent.
+	var parentRow *transcript.Message
+	if len(m.Audience) == 0 && len(stored.Audience) > 0 && parent != 0 && parent == stored.Parent {
+		p, err := im.deskRow(ctx, parent)
+		if err != nil {
+			return err
+		}
+		parentRow = &p
+	}
+	audience, err := transcript.ResolveAudience(m, parentRow)
+	if err == nil {
+		m.Audience = audience
+		err = transcript.MatchKey(stored, m)
+	}
+	if err == nil {
+		return nil
+	}
+	if m.Key != "" {
+		im.problem(i, "key %q already names row %d of desk %q, which differs in author, parent, audience or content", m.Key, stored.Seq, im.desk)
+	} else {
+		im.problem(i, "seq %d is a row of desk %q that differs in author, parent, audience or content", stored.Seq, im.desk)
+	}
+	return nil
+}
+
+// seqIndex finds the row of an import that says it has a given Seq. An export's rows have
+// consecutive Seqs in order, and are found by arithmetic; other imports use a map.
+type seqIndex struct {
+	first transcript.Sequence         // rows[i] has Seq first+i, when byMap is nil
+	n     int                         // how many rows, when byMap is nil
+	byMap map[transcript.Sequence]int // the first row saying each Seq
+}
+
+func newSeqIndex(rows []importRow) seqIndex {
+	if len(rows) == 0 || rows[0].Seq == 0 {
+		return seqIndex{byMap: seqMap(rows)}
+	}
+	first := rows[0].Seq
+	for i := range rows {
+		if rows[i].Seq != first+transcript.Sequence(i) {
+			return seqIndex{byMap: seqMap(rows)}
+		}
+	}
+	return seqIndex{first: first, n: len(rows)}
+}
+
+func seqMap(rows []importRow) map[transcript.Sequence]int {
+	m := make(map[transcript.Sequence]int)
+	for i := range rows {
+		if s := rows[i].Seq; s != 0 {
+			if _, dup := m[s]; !dup {
+				m[s] = i
+			}
+		}
+	}
+	return m
+}
+
+// row returns the first row that says it has seq.
+func (x seqIndex) row(seq transcript.Sequence) (int, bool) {
+	if x.byMap != nil {
+		i, ok := x.byMap[seq]
+		return i, ok
+	}
+	if seq < x.first || seq-x.first >= transcript.Sequence(x.n) {
+		return 0, false
+	}
+	return int(seq - x.first), true
+}
