@@ -30,7 +30,11 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "import", "[flags] FILE", `
 Load JSON Lines into a desk, one message a line, all or nothing: if any line is bad, each bad
 line is reported with its number and what is wrong, and nothing is written. FILE "-" reads
-standard input. A line looks like
+standard input. With --from slack, FILE is a Slack workspace export (its folder or its .zip)
+and --channel names the channel to load; with --from discord, FILE is a DiscordChatExporter
+JSON export of one channel, or a folder or .zip holding it and its threads' files. Every
+format is incremental: a message the desk holds already (by its id, Slack's ts, Discord's
+message id) adds nothing. A line looks like
 
   {"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi"}
   {"id":"2","author":{"type":"agent","id":"triage","label":"Triage"},"content":"hello","parent":"1"}
@@ -56,13 +60,58 @@ imports into an empty desk as the same rows, and into its own desk as nothing ne
 Import prints how many messages were new and how many were already present.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
+	from := fs.String("from", "jsonl", "the `format` of FILE: jsonl, slack or discord")
+	channel := fs.String("channel", "", "with --from slack: the `channel` to load (its name, #name or id)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usageErrorf("import takes one FILE (or - for standard input)")
 	}
-	in, size, err := openInput(e, fs.Arg(0))
+	switch {
+	case *from == "slack" && *channel == "":
+		return usageErrorf("--from slack needs --channel NAME")
+	case *from != "slack" && *channel != "":
+		return usageErrorf("--channel is for --from slack")
+	}
+	switch *from {
+	case "jsonl":
+		return importJSONLines(ctx, e, df, fs.Arg(0))
+	case "slack":
+		return importExport(ctx, e, df, func() ([]importRow, error) { return readSlackExport(fs.Arg(0), *channel) })
+	case "discord":
+		return importExport(ctx, e, df, func() ([]importRow, error) { return readDiscordExport(fs.Arg(0)) })
+	}
+	return usageErrorf("--from %q: want jsonl, slack or discord", *from)
+}
+
+// importExport stores the rows read reads from a chat export, as import does JSON Lines.
+func importExport(ctx context.Context, e *env, df deskFlags, read func() ([]importRow, error)) error {
+	rows, err := read()
+	if err != nil {
+		return err
+	}
+	st, err := df.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n, err := storeRows(ctx, e, st, df.desk, rows, nil)
+	if err != nil {
+		return err
+	}
+	return printImported(e, df.desk, n)
+}
+
+// printImported writes import's summary.
+func printImported(e *env, desk string, n importCounts) error {
+	_, err := fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", plural(n.added, "new message"), desk, n.present)
+	return err
+}
+
+// importJSONLines imports the JSON Lines file at path ("-": standard input).
+func importJSONLines(ctx context.Context, e *env, df deskFlags, path string) error {
+	in, size, err := openInput(e, path)
 	if err != nil {
 		return err
 	}
@@ -89,8 +138,7 @@ Import prints how many messages were new and how many were already present.`)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", plural(n.added, "new message"), df.desk, n.present)
-	return err
+	return printImported(e, df.desk, n)
 }
 
 // openInput opens path, or standard input for "-", and returns its size when known.
