@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -11,6 +12,11 @@ import (
 
 	"github.com/sharedesk/transcript"
 )
+
+// beginSQL opens an append's transaction READ COMMITTED whatever the server's or the DSN's
+// default: the desk row's lock orders appends, and each statement after it must see the rows
+// the appends before it committed (a later snapshot than REPEATABLE READ would give).
+const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 
 // Append stores m as the newest row of desk, creating the desk on its first row, and
 // returns the stored row: m with its assigned Seq, one above the desk's newest row (1 for
@@ -32,13 +38,31 @@ import (
 // matches its sentinel as well as transcript.ErrInvalidMessage, names the parent by its Seq
 // only, and never holds the parent's content (which Append does not even read).
 //
+// A Key (transcript.Message.Key; empty is none) is stored with the row, and a desk holds a
+// key once. When desk holds m's Key already, Append writes nothing and uses no sequence
+// number: it checks m as for a new row (the rules above, the reply rule included, come
+// first), resolves its audience, and hands it with the stored row to transcript.MatchKey.
+// The same message (author identity, parent, audience and content; labels and At play no
+// part) returns the stored row exactly as a read returns it, with its own Seq, At, labels
+// and Audience (a new slice the caller owns): a retry after a lost answer is harmless.
+// Another message fails with a *AppendError wrapping the *transcript.KeyConflictError, which
+// names the key and the stored row's Seq, quotes neither row, and matches
+// transcript.ErrKeyConflict and not transcript.ErrInvalidMessage. The key is looked up on
+// the (desk, key) index after the desk's lock is taken, so appends of one key, from any
+// number of goroutines, Stores or processes, store it once and all get that row back (or
+// the same conflict).
+//
 // Sequences are assigned in commit order: Append holds the desk's row lock from choosing the
 // Seq until it commits, so another append to the same desk waits, and a reader that has seen
 // Seq n never later sees a new row below n. Appends to different desks do not wait for each
-// other. An append takes two round trips, a reply too: its parent is read under the lock,
-// in the first. Every statement runs under ctx: if ctx is done before the append commits,
-// nothing is stored. (An error from the commit itself, such as a connection lost on the way,
-// leaves unknown whether the row was stored, as with any database commit.)
+// other. An append takes two round trips, whatever it is: a root sends its row in the
+// first, inserted only if desk does not hold its key, and commits in the second, or, when
+// desk holds the key, reads the stored row and rolls back; a reply, whose parent is read
+// under the lock, and its key looked up, reads in the first and sends the row with the
+// commit in the second (a replay rolls back instead). Every statement runs
+// under ctx: if ctx is done before the append commits, nothing is stored. (An error from the
+// commit itself, such as a connection lost on the way, leaves unknown whether the row was
+// stored, as with any database commit; with a Key, appending again finds out.)
 func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
 	rows, err := s.append(ctx, desk, []transcript.Message{m}, false)
 	if err != nil {
@@ -55,6 +79,18 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // to an earlier message of the batch is held to that message as resolved: a reply to an
 // aside of the batch gets the aside's readers. A rejected message is a *AppendError naming
 // its index. An empty batch stores nothing. msgs are not modified.
+//
+// Keys follow Append's rules too, in one lookup of all the batch's keys under the desk's
+// lock: a message whose Key desk holds is decided by transcript.MatchKey, and skipped when it
+// is the same message as the stored row; a BatchParent naming a skipped message resolves
+// to the stored row's Seq, and the reply rule reads the stored row's audience. A conflict
+// fails the whole batch, nothing written, with a *AppendError naming the message and
+// wrapping the *transcript.KeyConflictError. The messages stored take consecutive Seqs, in
+// order, from one above the desk's newest row; a skipped one takes none. So a batch whose
+// every message is stored already (a re-import) writes nothing, and one that extends an
+// earlier batch stores only its new messages. One Key on two messages of msgs is refused
+// before anything is sent: a *AppendError naming the second, matching ErrDuplicateKey and
+// transcript.ErrInvalidMessage. A batch takes two round trips, as Append does.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
 	if len(msgs) == 0 {
 		if err := checkDesk(desk); err != nil {
@@ -66,16 +102,32 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 	return err
 }
 
-// append validates msgs, then in one transaction moves desk's head past them, resolves
-// their audiences and inserts them, in two round trips. It returns the stored rows.
+// keyAttempts is how many times an append is tried when its insert finds a key that its
+// lookup did not (keyTaken): a writer outside this package inserted it meanwhile.
+const keyAttempts = 3
+
+// append validates msgs, then in one transaction moves desk's head past them, settles them
+// (their parents, their audiences by the reply rule, their keys) and inserts the new rows,
+// in two round trips. It returns every message as stored: the new rows, and the stored rows
+// that messages with a present key are.
 //
-// The reply rule needs each row's parent. When no row names a stored parent (every Parent
-// is 0 or a BatchParent), the audiences are resolved before anything is sent and the rows go
-// with the first round trip, as a desk's head is moved: BEGIN, lockHeadSQL and insertSQL;
-// then COMMIT (appendAhead). Otherwise the first round trip moves the head and reads the
-// stored parents under the desk's lock (parentsSQL), and the second inserts the rows and
-// commits (appendLocked). A batch that the first way refuses takes the second too, so that
-// its error names the batch's rows by the Seqs they would have had.
+// Settling needs the stored rows some messages name. When none names one — no Parent is a
+// stored row's Seq (each is 0 or a BatchParent) and no message has a Key — the rows are
+// settled before anything is sent, as if the desk were empty, and go with the first round
+// trip, as the desk's head is moved: BEGIN, lockHeadSQL and insertSQL; then COMMIT
+// (appendAhead). One message with a Key and no Parent goes the same way, its insert made
+// conditional on its key's absence, and is looked up only if the key is present
+// (appendKeyed). Otherwise the first round trip moves the head and reads, under the desk's
+// lock, the stored parents (parentsSQL) and the rows holding the keys (keyRowsSQL), and the
+// second inserts the new rows and commits, or, when every message is a stored row already,
+// rolls back (appendLocked). A batch that the first way refuses takes the third too, so
+// that its error names the batch's rows by the Seqs they would have had.
+//
+// A keyed batch takes the third way because a conditional insert of many rows would skip
+// the present ones and leave their Seqs as gaps; made conditional on all its keys' absence
+// instead, it cost a batch of new keys as much as the third way (the same statements, less
+// one) and a re-import of present rows half as much again (it sends every row's content to
+// find them present).
 func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Message, batch bool) ([]transcript.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -90,22 +142,23 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 		return nil, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	now := time.Now()
-	rows := make([]transcript.Message, len(msgs))
+	prepared := make([]transcript.Message, len(msgs))
 	for i, m := range msgs {
 		r, err := s.prepare(m, index(i), now)
 		if err != nil {
 			return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
 		}
-		rows[i] = r
+		prepared[i] = r
+	}
+	if i, err := checkBatchKeys(prepared); err != nil {
+		return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
 	}
 
-	lookup, ahead := storedParents(rows), false
-	if len(lookup) == 0 {
-		if audiences, _, err := resolveAudiences(rows, 0, nil); err == nil {
-			for i := range rows {
-				rows[i].Audience = audiences[i]
-			}
-			ahead = true
+	lookup, keys := storedParents(prepared), appendKeys(prepared)
+	var ahead []transcript.Message
+	if len(lookup) == 0 && (len(keys) == 0 || len(prepared) == 1) {
+		if rows, _, _, err := settle(prepared, 0, nil, nil); err == nil {
+			ahead = rows
 		}
 	}
 
@@ -114,20 +167,34 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 		return nil, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
 	defer conn.Release() // a connection left inside a transaction is closed, not reused
-	if ahead {
-		return s.appendAhead(ctx, conn, desk, rows)
+	switch {
+	case ahead != nil && len(keys) == 0:
+		return s.appendAhead(ctx, conn, desk, ahead)
+	case ahead != nil:
+		row, err := s.appendKeyed(ctx, conn, desk, ahead[0])
+		var conflict *transcript.KeyConflictError
+		if errors.As(err, &conflict) {
+			return nil, &AppendError{Desk: desk, Index: index(0), Err: err}
+		}
+		return []transcript.Message{row}, err
 	}
-	rows, i, err := s.appendLocked(ctx, conn, desk, rows, lookup)
-	if i >= 0 {
-		return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
+	for attempt := 1; ; attempt++ {
+		rows, i, err := s.appendLocked(ctx, conn, desk, prepared, lookup, keys)
+		if i >= 0 {
+			return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
+		}
+		if err != nil && keyTaken(err) && attempt < keyAttempts {
+			continue // rolled back: the next lookup finds the key
+		}
+		return rows, err
 	}
-	return rows, err
 }
 
-// appendAhead stores rows, whose audiences are resolved: BEGIN, the head moved and the rows
-// inserted in one round trip, then COMMIT.
+// appendAhead stores rows, settled as if the desk were empty (Seqs from 1, every Parent 0
+// or a row of rows), none with a key: BEGIN, the head moved and the rows inserted in one
+// round trip, then COMMIT. It returns the rows renumbered above the desk's old head.
 func (s *Store) appendAhead(ctx context.Context, conn *pgxpool.Conn, desk string, rows []transcript.Message) ([]transcript.Message, error) {
-	args, err := insertArgs(desk, rows)
+	args, err := insertArgs(desk, rows, true)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
@@ -135,7 +202,7 @@ func (s *Store) appendAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 		b    pgx.Batch
 		base int64
 	)
-	b.Queue("BEGIN")
+	b.Queue(beginSQL)
 	b.Queue(lockHeadSQL, desk, int64(len(rows)))
 	b.Queue(insertSQL, args...)
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
@@ -151,66 +218,187 @@ func (s *Store) appendAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 		conn.Exec(ctx, "ROLLBACK") // if this fails too, Release closes the connection
 		return nil, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
-	numberRows(rows, transcript.Sequence(base))
+	for i := range rows {
+		r := &rows[i]
+		r.Seq += transcript.Sequence(base)
+		if r.Parent != 0 {
+			r.Parent += transcript.Sequence(base)
+		}
+	}
 	return rows, s.commit(ctx, conn, desk, rows)
 }
 
-// appendLocked stores rows, whose audiences are not resolved yet: BEGIN, the head moved and
-// the stored parents lookup names read in one round trip; then, the audiences resolved, the
-// rows inserted and COMMIT in another. A row the reply rule or its parent refuses is
-// reported by its index, with the reason (nothing is stored, and the index is -1 for any
-// other error).
-func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk string, rows []transcript.Message, lookup []int64) ([]transcript.Message, int, error) {
-	var (
-		b      pgx.Batch
-		base   int64
-		stored map[transcript.Sequence]transcript.Message
-	)
-	b.Queue("BEGIN")
-	b.Queue(lockHeadSQL, desk, int64(len(rows)))
-	if len(lookup) > 0 {
-		b.Queue(parentsSQL, desk, lookup)
+// appendKeyed stores m, one message with a Key and no parent, settled as if the desk were
+// empty (Seq 1): BEGIN, the head moved and the row inserted unless desk holds its key
+// (insertKeySQL), in one round trip; then COMMIT. When the key is present, nothing was
+// inserted, and the second round trip reads the row holding it and rolls back: m is then
+// that row again, which appendKeyed returns, or a *transcript.KeyConflictError
+// (transcript.MatchKey). Unlike appendLocked, it looks the key up only when the insert
+// finds it: a new key costs what an append without one does, but for the key's index.
+//
+// The insert comes after lockHeadSQL, so it finds the rows of the appends to desk before
+// it, which have committed; a row a writer that bypasses the lock has not committed yet
+// makes it wait, and then conflict, once that row is committed, or not, if it never is.
+func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string, m transcript.Message) (transcript.Message, error) {
+	args, err := insertArgs(desk, []transcript.Message{m}, true)
+	if err != nil {
+		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
-	err := roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
+	var (
+		b        pgx.Batch
+		base     int64
+		inserted bool
+	)
+	b.Queue(beginSQL)
+	b.Queue(lockHeadSQL, desk, int64(1))
+	b.Queue(insertKeySQL, args...)
+	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
 		if err := br.QueryRow().Scan(&base); err != nil {
 			return err
 		}
-		if len(lookup) == 0 {
-			return nil
+		tag, err := br.Exec()
+		inserted = tag.RowsAffected() == 1
+		return err
+	})
+	if err != nil {
+		conn.Exec(ctx, "ROLLBACK") // if this fails too, Release closes the connection
+		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+	}
+	if inserted {
+		m.Seq += transcript.Sequence(base)
+		return m, s.commit(ctx, conn, desk, []transcript.Message{m})
+	}
+	var present map[string]*transcript.Message
+	b = pgx.Batch{}
+	b.Queue(keyRowSQL, desk, m.Key)
+	b.Queue("ROLLBACK") // undoes the head's move
+	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
+		var err error
+		if present, err = s.readKeys(br, 1); err != nil {
+			return err
+		}
+		_, err = br.Exec()
+		return err
+	})
+	if err != nil {
+		conn.Exec(ctx, "ROLLBACK")
+		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+	}
+	stored := present[m.Key]
+	if stored == nil {
+		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: key %q: the insert found it, the lookup did not", desk, m.Key)
+	}
+	if err := transcript.MatchKey(*stored, m); err != nil {
+		return transcript.Message{}, err
+	}
+	return *stored, nil
+}
+
+// appendLocked stores msgs, prepared but not settled: BEGIN, the head moved past all of
+// them, and the stored parents lookup names and the stored rows holding keys read (by
+// parentSQL and keyRowSQL when there is one, by parentsSQL and keyRowsSQL under
+// genericPlansSQL when there are more), in one round trip; then, settled, in another (finish). It returns every message as stored. A
+// message the reply rule, its parent or its key refuses is reported by its index, with the
+// reason (nothing is stored, and the index is -1 for any other error). A unique violation
+// of the key index (keyTaken) is returned as it is, all rolled back, for the caller to try
+// again.
+func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, lookup []int64, keys []string) ([]transcript.Message, int, error) {
+	var (
+		b       pgx.Batch
+		base    int64
+		stored  map[transcript.Sequence]transcript.Message
+		present map[string]*transcript.Message
+	)
+	generic := len(lookup) > 1 || len(keys) > 1 // an array to unnest
+	b.Queue(beginSQL)
+	if generic {
+		b.Queue(genericPlansSQL)
+	}
+	b.Queue(lockHeadSQL, desk, int64(len(msgs)))
+	switch {
+	case len(lookup) == 1:
+		b.Queue(parentSQL, desk, lookup[0])
+	case len(lookup) > 1:
+		b.Queue(parentsSQL, desk, lookup)
+	}
+	switch {
+	case len(keys) == 1:
+		b.Queue(keyRowSQL, desk, keys[0])
+	case len(keys) > 1:
+		b.Queue(keyRowsSQL, desk, keys)
+	}
+	err := roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if generic {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if err := br.QueryRow().Scan(&base); err != nil {
+			return err
 		}
 		var err error
-		stored, err = s.readParents(br, len(lookup))
+		if len(lookup) > 0 {
+			if stored, err = s.readParents(br, len(lookup)); err != nil {
+				return err
+			}
+		}
+		if len(keys) > 0 {
+			present, err = s.readKeys(br, len(keys))
+		}
 		return err
 	})
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
 		return nil, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
-	numberRows(rows, transcript.Sequence(base))
-	audiences, i, err := resolveAudiences(rows, transcript.Sequence(base), stored)
+	return s.finish(ctx, conn, desk, msgs, transcript.Sequence(base), stored, present)
+}
+
+// finish settles msgs in the transaction on conn, which holds desk's lock and has moved its
+// head from base past all of msgs, with the stored parents and the stored rows holding
+// their keys (present) it read; then, in one round trip, moves the head back past the
+// messages skipped (their keys present), inserts the new rows and commits. When every
+// message is skipped (a replay, a re-import), it rolls back instead: nothing is written,
+// the head's move undone. It returns every message as stored, or the index of the message
+// settle refused and why, as appendLocked does.
+func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) ([]transcript.Message, int, error) {
+	rows, added, i, err := settle(msgs, base, stored, present)
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
 		return nil, i, err
 	}
-	for i := range rows {
-		rows[i].Audience = audiences[i]
+	if len(added) == 0 { // every message is a stored row already
+		conn.Exec(ctx, "ROLLBACK") // undoes the head's move; if it fails, Release closes the connection
+		return rows, -1, nil
 	}
-	args, err := insertArgs(desk, rows)
+	args, err := insertArgs(desk, added, false)
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
 		return nil, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
-	b = pgx.Batch{}
+	skipped := len(msgs) - len(added)
+	var b pgx.Batch
+	if skipped > 0 {
+		b.Queue(returnHeadSQL, desk, int64(skipped))
+	}
 	b.Queue(insertSQL, args...)
 	if s.beforeCommit == nil {
 		b.Queue("COMMIT")
 	}
 	committed := false
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
-		if err := execInsert(br, len(rows)); err != nil || s.beforeCommit != nil {
+		if skipped > 0 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if err := execInsert(br, len(added)); err != nil || s.beforeCommit != nil {
 			return err
 		}
 		_, err := br.Exec()
@@ -225,7 +413,7 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 		return nil, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
 	if !committed {
-		if err := s.commit(ctx, conn, desk, rows); err != nil {
+		if err := s.commit(ctx, conn, desk, added); err != nil {
 			return nil, -1, err
 		}
 	}
@@ -251,18 +439,6 @@ func roundTrip(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, read func(
 		err = cerr
 	}
 	return err
-}
-
-// numberRows gives rows, the rows of an append above the desk's old head base, their Seqs,
-// and each BatchParent its row's Seq.
-func numberRows(rows []transcript.Message, base transcript.Sequence) {
-	for i := range rows {
-		r := &rows[i]
-		r.Seq = base + transcript.Sequence(i) + 1
-		if j, ok := r.Parent.BatchIndex(); ok {
-			r.Parent = base + transcript.Sequence(j) + 1
-		}
-	}
 }
 
 // storedParents returns the distinct parents rows name by Seq, ascending: those that may be

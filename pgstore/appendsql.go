@@ -9,6 +9,19 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
+// genericPlansSQL makes the statements after it in the transaction run their generic plans,
+// the ones TestQueryPlans and TestLookupPlansOnANewTable check. pgx prepares every
+// statement, and PostgreSQL plans a prepared statement afresh at each execution while its
+// generic plan looks dearer than the custom ones, as it always does for parentsSQL and
+// keyRowsSQL: their generic plans assume 10 elements in the unnested array, their custom
+// plans know how many there are. Without it, each was planned at every execution: 65 µs of
+// planning for 11 µs of execution for a one-element array (pg_stat_statements, 2,000
+// appends). Their generic plans, made once a connection, probe the same indexes. Only the
+// appends that send one of the two send it: one parent or one key is looked up by
+// parentSQL or keyRowSQL instead, whose generic plan PostgreSQL takes by itself after five
+// executions, and which cost an append neither this statement nor the planning.
+const genericPlansSQL = `SET LOCAL plan_cache_mode = force_generic_plan`
+
 // lockHeadSQL moves desk $1's head $2 rows on, creating the desk on its first append, and
 // returns the old head, which the new rows are numbered from. The upsert takes the desk
 // row's lock, held until the transaction ends, so a desk's appends run one at a time, in the
@@ -40,28 +53,51 @@ CROSS JOIN LATERAL (
 	LIMIT 1
 ) m`
 
+// parentSQL is parentsSQL for one parent, $2: a full-key equality on the primary key,
+// whose generic plan is an index scan in every state of the table parentsSQL's is.
+const parentSQL = `
+SELECT seq, author_kind, author_id, author_label, audience
+FROM transcript_messages
+WHERE desk = $1 AND seq = $2`
+
+// returnHeadSQL moves desk $1's head $2 rows back, in the transaction whose lockHeadSQL
+// moved it past every message of an append: $2 of them are not stored, their keys present
+// and the same messages (settle). The desk row is locked already.
+const returnHeadSQL = `UPDATE transcript_desks SET head = head - $2 WHERE name = $1`
+
 // insertSQL inserts the $2 rows that lockHeadSQL, earlier in the same transaction, moved
 // desk $1's head past, numbered from the old head up. A row's parent is the literal $3, or,
 // when $4 is a batch index (not -1), the Seq of that row of the batch. audience ($10) is the
 // stored form of the row's Audience (encodeAudience), or the empty string for a desk row,
 // stored as NULL (a plain text array is the cheapest to send; no stored form is empty).
+// key ($11) is the row's Key, the empty string for none, stored as NULL; $11 itself is NULL
+// when no row has a key (unnest pads a NULL array with NULLs), so a keyless append sends
+// nothing for it.
 //
-// Parents are checked before (resolveAudiences, or prepare for a BatchParent): a desk's
-// sequences run from 1 to its head without a gap and rows are never deleted, so a parent is
-// an older row of the desk exactly when 0 < parent < seq, and the table's CHECK constraint
-// holds every row to it too.
+// Parents are checked before (settle): a desk's sequences run from 1 to its head without a
+// gap and rows are never deleted, so a parent is an older row of the desk exactly when 0 <
+// parent < seq, and the table's CHECK constraint holds every row to it too.
 const insertSQL = `
-INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at, audience)
+INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at, audience, key)
 SELECT $1, d.head - $2 + r.ord,
        CASE WHEN r.batch >= 0 THEN d.head - $2 + r.batch + 1 ELSE r.parent END,
-       r.kind, r.id, r.label, r.content, r.at, nullif(r.audience, '')
+       r.kind, r.id, r.label, r.content, r.at, nullif(r.audience, ''), nullif(r.key, '')
 FROM transcript_desks d,
-     unnest($3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
-		WITH ORDINALITY AS r(parent, batch, kind, id, label, content, at, audience, ord)
+     unnest($3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::text[])
+		WITH ORDINALITY AS r(parent, batch, kind, id, label, content, at, audience, key, ord)
 WHERE d.name = $1`
 
-// insertArgs returns insertSQL's arguments for rows, whose audiences are resolved.
-func insertArgs(desk string, rows []transcript.Message) ([]any, error) {
+// insertKeySQL is insertSQL for one row with a key, which inserts nothing when desk $1
+// holds the key already (the (desk, key) index is the conflict's arbiter).
+const insertKeySQL = insertSQL + `
+ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
+
+// insertArgs returns insertSQL's arguments for rows, settled: their Seqs run on from the
+// desk's head, their Parents and Audiences final. When relative, rows were settled as if
+// the desk were empty (Seqs from 1, the head not known yet), and a Parent that is not 0
+// names a row of rows by that Seq: it is sent as a batch index. Otherwise every Parent is a
+// row's Seq, sent as it is.
+func insertArgs(desk string, rows []transcript.Message, relative bool) ([]any, error) {
 	var (
 		parents   = make([]int64, len(rows))
 		batch     = make([]int64, len(rows))
@@ -71,11 +107,12 @@ func insertArgs(desk string, rows []transcript.Message) ([]any, error) {
 		content   = make([]string, len(rows))
 		ats       = make([]time.Time, len(rows))
 		audiences = make([]string, len(rows)) // "": a desk row
+		keys      []string                    // "": no key; nil (NULL) while no row has one
 	)
 	for i, r := range rows {
 		batch[i] = -1
-		if j, ok := r.Parent.BatchIndex(); ok {
-			batch[i] = int64(j)
+		if relative && r.Parent != 0 {
+			batch[i] = int64(r.Parent) - 1
 		} else {
 			parents[i] = int64(r.Parent)
 		}
@@ -87,8 +124,14 @@ func insertArgs(desk string, rows []transcript.Message) ([]any, error) {
 			}
 			audiences[i] = enc
 		}
+		if r.Key != "" {
+			if keys == nil {
+				keys = make([]string, len(rows))
+			}
+			keys[i] = r.Key
+		}
 	}
-	return []any{desk, int64(len(rows)), parents, batch, kinds, ids, labels, content, ats, audiences}, nil
+	return []any{desk, int64(len(rows)), parents, batch, kinds, ids, labels, content, ats, audiences, keys}, nil
 }
 
 // execInsert reads insertSQL's result from br and checks that it stored n rows.

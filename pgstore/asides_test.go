@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -77,7 +78,11 @@ func openCountingStore(t *testing.T) (*pgstore.Store, *atomic.Int64) {
 // TestAppendRoundTrips counts the round trips of appends: two for every append, whether
 // it replies to nothing, to a stored row (whose author and audience the reply rule reads)
 // or to a row of its own batch; two for a refusal the reply rule makes against a stored
-// parent; none for a refusal of the input alone.
+// parent; none for a refusal of the input alone. With keys, two as well: for a new key (a
+// root's insert, made conditional on the key's absence, in the first; a reply's lookup in
+// the first, its insert in the second), a replay or a conflict (the second reads the stored
+// row and rolls back), a batch skipping some rows and a batch skipping all; none for a
+// batch naming one key twice.
 func TestAppendRoundTrips(t *testing.T) {
 	t.Parallel()
 	st, trips := openCountingStore(t)
@@ -85,34 +90,45 @@ func TestAppendRoundTrips(t *testing.T) {
 	asideTo := func(parent transcript.Sequence, author transcript.Author, audience ...transcript.Author) transcript.Message {
 		return transcript.Message{Parent: parent, Author: author, Content: secret, Audience: audience}
 	}
-	cases := []struct {
-		name    string
-		msgs    []transcript.Message // one: Append; more: AppendBatch
-		refusal error                // the sentinel the append is refused with, or nil
-		trips   int64
-	}{
-		{"a desk row", []transcript.Message{{Author: alice, Content: "hi"}}, nil, 2},    // 1
-		{"an aside", []transcript.Message{asideTo(0, alice, triage)}, nil, 2},           // 2
-		{"a reply to a stored aside", []transcript.Message{asideTo(2, triage)}, nil, 2}, // 3
-		{"a reply to a stored desk row", []transcript.Message{{Parent: 1, Author: bot, Content: "re"}}, nil, 2},
-		{"a batch of an aside and replies", []transcript.Message{
-			asideTo(0, alice, review),
-			asideTo(transcript.BatchParent(0), review),
-			asideTo(transcript.BatchParent(1), alice),
-		}, nil, 2},
-		{"a batch replying to stored rows and its own", []transcript.Message{
-			asideTo(3, alice),
-			asideTo(transcript.BatchParent(0), triage),
-			{Parent: 1, Author: bot, Content: "re"},
-		}, nil, 2},
-		{"an outsider's reply to a stored aside", []transcript.Message{asideTo(2, review)}, transcript.ErrNotReadable, 2},
-		{"an outsider's reply to an aside of the batch", []transcript.Message{
-			asideTo(0, alice, triage),
-			asideTo(transcript.BatchParent(0), review),
-		}, transcript.ErrNotReadable, 2},
-		{"an audience naming its author", []transcript.Message{asideTo(0, alice, alice)}, transcript.ErrInvalidAudience, 0},
-	}
 	for pass := range 2 { // the first pass prepares the statements on the connection
+		keyed := func(key string, parent transcript.Sequence, content string) transcript.Message {
+			return transcript.Message{Key: fmt.Sprintf("%s-%d", key, pass), Parent: parent, Author: alice, Content: content}
+		}
+		cases := []struct {
+			name    string
+			msgs    []transcript.Message // one: Append; more: AppendBatch
+			refusal error                // the sentinel the append is refused with, or nil
+			trips   int64
+		}{
+			{"a desk row", []transcript.Message{{Author: alice, Content: "hi"}}, nil, 2},    // 1
+			{"an aside", []transcript.Message{asideTo(0, alice, triage)}, nil, 2},           // 2
+			{"a reply to a stored aside", []transcript.Message{asideTo(2, triage)}, nil, 2}, // 3
+			{"a reply to a stored desk row", []transcript.Message{{Parent: 1, Author: bot, Content: "re"}}, nil, 2},
+			{"a batch of an aside and replies", []transcript.Message{
+				asideTo(0, alice, review),
+				asideTo(transcript.BatchParent(0), review),
+				asideTo(transcript.BatchParent(1), alice),
+			}, nil, 2},
+			{"a batch replying to stored rows and its own", []transcript.Message{
+				asideTo(3, alice),
+				asideTo(transcript.BatchParent(0), triage),
+				{Parent: 1, Author: bot, Content: "re"},
+			}, nil, 2},
+			{"an outsider's reply to a stored aside", []transcript.Message{asideTo(2, review)}, transcript.ErrNotReadable, 2},
+			{"an outsider's reply to an aside of the batch", []transcript.Message{
+				asideTo(0, alice, triage),
+				asideTo(transcript.BatchParent(0), review),
+			}, transcript.ErrNotReadable, 2},
+			{"an audience naming its author", []transcript.Message{asideTo(0, alice, alice)}, transcript.ErrInvalidAudience, 0},
+			{"a new key", []transcript.Message{keyed("k", 0, "keyed")}, nil, 2},
+			{"a new key replying to a stored row", []transcript.Message{keyed("r", 1, "keyed reply")}, nil, 2},
+			{"a replay", []transcript.Message{keyed("k", 0, "keyed")}, nil, 2},
+			{"a replay of a reply", []transcript.Message{keyed("r", 1, "keyed reply")}, nil, 2},
+			{"a conflict", []transcript.Message{keyed("k", 0, "other")}, transcript.ErrKeyConflict, 2},
+			{"a batch of present and new keys", []transcript.Message{keyed("k", 0, "keyed"), keyed("b", transcript.BatchParent(0), "new")}, nil, 2},
+			{"a batch of present keys only", []transcript.Message{keyed("k", 0, "keyed"), keyed("b", transcript.BatchParent(0), "new")}, nil, 2},
+			{"a batch naming one key twice", []transcript.Message{keyed("d", 0, "x"), keyed("d", 0, "x")}, transcript.ErrInvalidMessage, 0},
+		}
 		for _, c := range cases {
 			before := trips.Load()
 			var err error

@@ -11,7 +11,7 @@ import (
 )
 
 // binaryRow returns the columns of m as PostgreSQL sends readBeforeSQL's row in binary
-// format, the audience in its stored form (NULL for a desk row).
+// format, the audience in its stored form (NULL for a desk row), the key NULL for none.
 func binaryRow(t testing.TB, m transcript.Message) [][]byte {
 	t.Helper()
 	be := binary.BigEndian
@@ -24,6 +24,10 @@ func binaryRow(t testing.TB, m transcript.Message) [][]byte {
 		[]byte(m.Content),
 		be.AppendUint64(nil, uint64(m.At.UnixMicro()-postgresEpoch)),
 		nil,
+		nil,
+	}
+	if m.Key != "" {
+		vals[keyColumn] = []byte(m.Key)
 	}
 	if len(m.Audience) > 0 {
 		enc, err := encodeAudience(m.Audience)
@@ -60,6 +64,26 @@ func TestDecodeRowAllocations(t *testing.T) {
 	asideAllocs := testing.AllocsPerRun(100, func() { decodeRow(asideVals, &cache) })
 	if deskAllocs != 3 || asideAllocs != deskAllocs {
 		t.Errorf("decodeRow: %v allocations for a desk row, %v for an aside with a cached audience; want 3 for each (its strings)", deskAllocs, asideAllocs)
+	}
+	keyed := desk
+	keyed.Key = "slack:1712345678.000100"
+	keyedVals := binaryRow(t, keyed)
+	if got, err := decodeRow(keyedVals, &cache); err != nil || got.Key != keyed.Key {
+		t.Errorf("decodeRow of a keyed row: key %q, %v; want %q", got.Key, err, keyed.Key)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { decodeRow(keyedVals, &cache) }); allocs != deskAllocs+1 {
+		t.Errorf("decodeRow: %v allocations for a keyed row, want %v (one more string)", allocs, deskAllocs+1)
+	}
+}
+
+// TestDecodeRowColumns: a row of any other number of columns is an error, not a panic.
+func TestDecodeRowColumns(t *testing.T) {
+	vals := binaryRow(t, transcript.Message{Seq: 1, Author: transcript.Operator(), Content: "x"})
+	for _, n := range []int{len(vals) - 1, len(vals) + 1} {
+		row := append(vals[:len(vals):len(vals)], nil)[:n]
+		if _, err := decodeRow(row, new(audienceCache)); err == nil {
+			t.Errorf("decodeRow of %d columns: no error", n)
+		}
 	}
 }
 

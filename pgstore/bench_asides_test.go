@@ -63,8 +63,8 @@ func benchStreamDesk(b *testing.B, n, percent int) (string, []transcript.Message
 	return desk, msgs
 }
 
-// copyDesk bulk-loads msgs, numbered from 1, into desk with COPY, audiences included, and
-// analyzes the table.
+// copyDesk bulk-loads msgs, numbered from 1, into desk with COPY, audiences and keys
+// included, and analyzes the table.
 func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.Message) {
 	tb.Helper()
 	ctx := context.Background()
@@ -76,7 +76,7 @@ func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.
 	if _, err := tx.Exec(ctx, `INSERT INTO transcript_desks (name, head) VALUES ($1, $2)`, desk, len(msgs)); err != nil {
 		tb.Fatal(err)
 	}
-	cols := []string{"desk", "seq", "parent", "author_kind", "author_id", "author_label", "content", "at", "audience"}
+	cols := []string{"desk", "seq", "parent", "author_kind", "author_id", "author_label", "content", "at", "audience", "key"}
 	src := pgx.CopyFromSlice(len(msgs), func(i int) ([]any, error) {
 		m := msgs[i]
 		var audience any // NULL: a desk row
@@ -87,7 +87,11 @@ func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.
 			}
 			audience = enc
 		}
-		return []any{desk, int64(m.Seq), int64(m.Parent), int16(m.Author.Kind), m.Author.ID, m.Author.Label, m.Content, m.At, audience}, nil
+		var key any // NULL: no key
+		if m.Key != "" {
+			key = m.Key
+		}
+		return []any{desk, int64(m.Seq), int64(m.Parent), int16(m.Author.Kind), m.Author.ID, m.Author.Label, m.Content, m.At, audience, key}, nil
 	})
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"transcript_messages"}, cols, src); err != nil {
 		tb.Fatal(err)

@@ -13,12 +13,13 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// scanMessages reads rows of (seq, parent, author_kind, author_id, author_label, content,
-// at, audience) into messages, appending to msgs, and decodes each aside's audience through
-// audiences. It decodes PostgreSQL's binary format itself, which is several times cheaper
-// than a Scan per row, and falls back to Scan if the server sent any column in another
-// format. A desk row (audience NULL) costs no allocation for its audience; the asides'
-// audiences share one new array (detachAudiences), never the cache's slices.
+// scanMessages reads rows of messageColumns (seq, parent, author_kind, author_id,
+// author_label, content, at, audience, key) into messages, appending to msgs, and decodes
+// each aside's audience through audiences. It decodes PostgreSQL's binary format itself,
+// which is several times cheaper than a Scan per row, and falls back to Scan if the server
+// sent any column in another format. A desk row (audience NULL) costs no allocation for its
+// audience, nor a row without a key (key NULL) for its key; the asides' audiences share one
+// new array (detachAudiences), never the cache's slices.
 func scanMessages(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache) ([]transcript.Message, error) {
 	defer rows.Close()
 	binaryFormat := binaryColumns(rows.FieldDescriptions())
@@ -48,15 +49,22 @@ func scanMessages(rows pgx.Rows, msgs []transcript.Message, audiences *audienceC
 	return msgs, nil
 }
 
+// messageColumnList names the columns of transcript_messages that scanMessages reads, in
+// order: what every query that returns rows selects.
+const messageColumnList = `seq, parent, author_kind, author_id, author_label, content, at, audience, key`
+
 // messageColumns are the types of the columns scanMessages reads, in order.
 var messageColumns = []uint32{
 	pgtype.Int8OID, pgtype.Int8OID, pgtype.Int2OID, pgtype.TextOID, pgtype.TextOID, pgtype.TextOID, pgtype.TimestamptzOID,
-	pgtype.TextOID,
+	pgtype.TextOID, pgtype.TextOID,
 }
 
-// audienceColumn is the position of the audience among messageColumns: the one column that
-// may be NULL.
-const audienceColumn = 7
+// The positions of the audience and the key among messageColumns: the two columns that may
+// be NULL.
+const (
+	audienceColumn = 7
+	keyColumn      = 8
+)
 
 // binaryColumns reports whether fds are messageColumns, the numbers and the timestamp in
 // binary format (text reads the same in either format).
@@ -81,8 +89,11 @@ var errColumn = errors.New("pgstore: unexpected column value")
 // decodeRow decodes one row in binary format. The Audience of an aside is audiences'
 // shared slice: the caller detaches it.
 func decodeRow(vals [][]byte, audiences *audienceCache) (transcript.Message, error) {
+	if len(vals) != len(messageColumns) {
+		return transcript.Message{}, fmt.Errorf("%w: %d columns, want %d", errColumn, len(vals), len(messageColumns))
+	}
 	for i, v := range vals {
-		if want := columnSize(messageColumns[i]); (v == nil && i != audienceColumn) || (want > 0 && len(v) != want) {
+		if want := columnSize(messageColumns[i]); (v == nil && i != audienceColumn && i != keyColumn) || (want > 0 && len(v) != want) {
 			return transcript.Message{}, fmt.Errorf("%w: column %d holds %d bytes", errColumn, i, len(v))
 		}
 	}
@@ -97,6 +108,7 @@ func decodeRow(vals [][]byte, audiences *audienceCache) (transcript.Message, err
 		},
 		Content: string(vals[5]),
 		At:      time.UnixMicro(postgresEpoch + int64(be.Uint64(vals[6]))).UTC(),
+		Key:     string(vals[keyColumn]), // "" for NULL, without an allocation
 	}
 	if v := vals[audienceColumn]; v != nil {
 		audience, err := audiences.decode(v)
@@ -127,10 +139,14 @@ func scanRow(rows pgx.Rows, audiences *audienceCache) (transcript.Message, error
 		kind        int16
 		m           transcript.Message
 		at          time.Time
-		audience    []byte // nil for NULL
+		audience    []byte  // nil for NULL
+		key         *string // nil for NULL
 	)
-	if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &at, &audience); err != nil {
+	if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &at, &audience, &key); err != nil {
 		return transcript.Message{}, err
+	}
+	if key != nil {
+		m.Key = *key
 	}
 	m.Seq, m.Parent, m.Author.Kind, m.At = transcript.Sequence(seq), transcript.Sequence(parent), transcript.AuthorKind(kind), at.UTC()
 	if audience != nil {

@@ -21,9 +21,12 @@
 // holds that row's lock until it commits: appends to one desk run one at a time, appends to
 // different desks never wait for each other. An append takes two round trips. When its rows
 // reply to no stored row: BEGIN, the statement that moves the head and the one that inserts
-// the rows; then COMMIT. Otherwise the first round trip moves the head and reads, by primary
-// key and under the desk's lock, the author and audience of the stored parents (the reply
-// rule needs them; never their content), and the second inserts the rows and commits.
+// the rows; then COMMIT. (Unless they carry keys: one keyed row is inserted only if the desk
+// does not hold its key, and read instead if it does; a keyed batch goes the other way.)
+// Otherwise the first round trip moves the head and reads, under the desk's lock, the
+// author and audience of the stored parents (by primary key: the reply rule needs them,
+// never their content) and the stored rows holding the rows' keys (on the key index), and
+// the second inserts the rows and commits.
 //
 // # Asides
 //
@@ -40,12 +43,32 @@
 // what the viewer may not read. A Log decodes each distinct audience once (a bounded cache
 // shared by the store) and hands every page new audience slices of its own.
 //
+// # Keys
+//
+// A row's Key (transcript.Message.Key, SPEC §11) is kept in the key column, NULL for a row
+// without one (every row written before schema version 4 is one, and reads back
+// unchanged), under a partial UNIQUE index on (desk, key) that holds only the rows with a
+// key, so that rows without one cost it nothing (see migrations/0004_keys.sql). Append and
+// AppendBatch look their messages' keys up on it after the desk's lock is taken, in the
+// first round trip (a root's Append only when its insert, conditional on the key's absence,
+// finds the key), and decide each present key with transcript.MatchKey, after the checks
+// and the reply rule a new row gets: the same message is not stored again (Append returns
+// the stored row; AppendBatch skips it, and a BatchParent naming it is the stored row), a
+// different one fails with a *transcript.KeyConflictError, inside a [*AppendError], and
+// writes nothing. The lock makes appends of one key, from any number of processes, take
+// turns, and each looks the key up after the one before committed: one stores the row, the
+// others find it. The unique index is the last word if a writer that bypasses this package
+// inserts a key meanwhile: the append is then tried again and finds it. [Store.LookupKeys]
+// finds rows by key, thousands a query, for a caller (the import command) that names
+// parents by key or tells new rows from present ones.
+//
 // # Schema
 //
 // Three tables in the connection's schema: transcript_desks (name, head),
 // transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content,
-// at, audience) with primary key (desk, seq) for the port's reads and an index on (desk, parent, seq)
-// for thread lookups, and transcript_schema_version. Open and New create or migrate the
+// at, audience, key) with primary key (desk, seq) for the port's reads, an index on (desk,
+// parent, seq) for thread lookups and a partial unique index on (desk, key) for keys, and
+// transcript_schema_version. Open and New create or migrate the
 // schema with the versioned SQL files embedded in the package, in one transaction under an
 // advisory lock (pg_advisory_xact_lock), so that several processes starting at once are
 // safe; a database migrated by a newer version of the package is refused
@@ -55,7 +78,8 @@
 //
 // ReadBefore is one index range scan of (desk, seq), newest first, that stops after the rows
 // asked for (plus one, to know whether older rows exist): its cost does not grow with the
-// desk, asides or not. Each Log reads a little ahead and answers the walk's next read from what it read, so
+// desk, asides or keys or not. A lookup by key is one probe of the (desk, key) index per
+// key. Each Log reads a little ahead and answers the walk's next read from what it read, so
 // that a projection usually costs one query. Every statement runs under the caller's
 // context.
 //
@@ -65,8 +89,11 @@
 // transcript.ErrInvalidMessage and nothing stored: an invalid author, an empty desk name, a
 // Seq set by the caller, a parent that is not an older row of the same desk, content over
 // the limit ([WithMaxContent], default 1 MiB), At outside the years 1 to 9999, an audience
-// transcript.ValidateNew refuses, a reply the reply rule refuses, and strings PostgreSQL
-// text cannot hold, in the author, the content or the audience: invalid UTF-8, and the NUL
-// byte (U+0000), which is valid UTF-8 but which PostgreSQL's text type does not store
-// ([ErrText]).
+// or a key transcript.ValidateNew refuses (a key over transcript.MaxKeyLen bytes, not
+// UTF-8, or holding an unprintable character), a reply the reply rule refuses, strings
+// PostgreSQL text cannot hold, in the author, the content or the audience: invalid UTF-8,
+// and the NUL byte (U+0000), which is valid UTF-8 but which PostgreSQL's text type does not
+// store ([ErrText]); and a batch naming one key on two messages ([ErrDuplicateKey]). A key
+// conflict is not bad input: its [*AppendError] wraps a *transcript.KeyConflictError, which
+// matches transcript.ErrKeyConflict and not transcript.ErrInvalidMessage.
 package pgstore

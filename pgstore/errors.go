@@ -8,10 +8,10 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// Reasons an append is rejected. Every *AppendError matches transcript.ErrInvalidMessage
-// and, unless transcript.ValidateNew or the reply rule (transcript.ResolveAudience) found
-// the fault, one of these; theirs match the root package's sentinels, such as
-// transcript.ErrInvalidAudience and transcript.ErrNotReadable.
+// Reasons an append is rejected. Every *AppendError but a key conflict matches
+// transcript.ErrInvalidMessage and, unless transcript.ValidateNew or the reply rule
+// (transcript.ResolveAudience) found the fault, one of these; theirs match the root
+// package's sentinels, such as transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (
 	ErrDeskName        = errors.New("pgstore: invalid desk name")
 	ErrParent          = errors.New("pgstore: parent is not an older row of the desk")
@@ -19,6 +19,8 @@ var (
 	ErrAt              = errors.New("pgstore: at outside the years 1 to 9999")
 	// ErrText: a string holds invalid UTF-8 or a NUL byte, which PostgreSQL text cannot hold.
 	ErrText = errors.New("pgstore: text PostgreSQL cannot store")
+	// ErrDuplicateKey: two messages of one AppendBatch carry the same Key.
+	ErrDuplicateKey = errors.New("pgstore: one key on two messages of a batch")
 )
 
 // ErrLimit is returned by ReadBefore for a limit below 1.
@@ -30,11 +32,14 @@ var ErrSchemaTooNew = errors.New("pgstore: database schema newer than this packa
 
 // AppendError reports an append that was rejected before anything was stored: which desk,
 // which message, and why. It unwraps to the reason, which matches
-// transcript.ErrInvalidMessage.
+// transcript.ErrInvalidMessage; except for a message whose Key names a different stored row,
+// where the reason is the *transcript.KeyConflictError, which matches
+// transcript.ErrKeyConflict and not transcript.ErrInvalidMessage (errors.As finds it through
+// the AppendError).
 type AppendError struct {
 	Desk  string
-	Index int // position of the message in AppendBatch's slice; -1 for Append
-	Err   error
+	Index int   // position of the message in AppendBatch's slice; -1 for Append
+	Err   error // the reason: matches transcript.ErrInvalidMessage or transcript.ErrKeyConflict
 }
 
 func (e *AppendError) Error() string {

@@ -16,19 +16,19 @@ import (
 // bound, a root's first reply, a desk's newest roots.
 const (
 	threadRepliesSQL = `
-SELECT seq, parent, author_kind, author_id, author_label, content, at, audience
+SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key
 FROM transcript_messages
 WHERE desk = $1 AND parent = $2 AND seq < $3
 ORDER BY seq DESC
 LIMIT $4`
 	firstReplySQL = `
-SELECT seq, parent, author_kind, author_id, author_label, content, at, audience
+SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key
 FROM transcript_messages
 WHERE desk = $1 AND parent = $2
 ORDER BY seq
 LIMIT 1`
 	newestRootsSQL = `
-SELECT seq, parent, author_kind, author_id, author_label, content, at, audience
+SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key
 FROM transcript_messages
 WHERE desk = $1 AND parent = 0 AND seq < $2
 ORDER BY seq DESC
@@ -67,9 +67,10 @@ type explainCase struct {
 	maxRows float64
 }
 
-// TestQueryPlans shows, with EXPLAIN ANALYZE on two desks of 50,000 rows each, that the
-// port's read (ReadBefore) and the thread lookups use their indexes and read only the rows
-// they return (plus the one ReadBefore looks ahead), never a whole desk: under the custom
+// TestQueryPlans shows, with EXPLAIN ANALYZE on two desks of 50,000 rows each and a third
+// whose 50,000 rows all have keys, that the port's read (ReadBefore), the thread lookups and
+// the lookup by key use their indexes and read only the rows they return (plus the one
+// ReadBefore looks ahead), never a whole desk: under the custom
 // plans PostgreSQL makes for the first executions of a prepared statement and under the
 // generic plan it may switch to later (pgx prepares and caches every statement). The plans
 // are logged (go test -v -run TestQueryPlans ./pgstore).
@@ -80,6 +81,12 @@ func TestQueryPlans(t *testing.T) {
 	const rows = 50_000
 	loadDesk(t, pool, "eng", rows)
 	loadDesk(t, pool, "ops", rows)
+	keyed := make([]transcript.Message, rows)
+	for i := range keyed {
+		keyed[i] = loadRow(int64(i + 1))
+		keyed[i].Key = fmt.Sprintf("keyed-%d", i+1)
+	}
+	copyDesk(t, pool, "keyed", keyed)
 	const maxSeq = "9223372036854775807"
 	root := int64(rows/2 - (rows/2-1)%5) // a root in the middle of the desk
 	cases := []explainCase{
@@ -89,6 +96,11 @@ func TestQueryPlans(t *testing.T) {
 		{"first reply", firstReplySQL, fmt.Sprintf("'eng', %d", root), "transcript_messages_thread", 1},
 		{"newest roots", newestRootsSQL, fmt.Sprintf("'eng', %d, 30", rows/2), "transcript_messages_thread", 30},
 		{"append's parents", pgstore.ParentsSQL, fmt.Sprintf("'eng', '{1,%d,%d}'", root, rows), "transcript_messages_pkey", 3},
+		{"append's parent", pgstore.ParentSQL, fmt.Sprintf("'eng', %d", root), "transcript_messages_pkey", 1},
+		{"row by key", pgstore.KeyRowSQL, fmt.Sprintf("'keyed', 'keyed-%d'", root), "transcript_messages_key", 1},
+		// 3 rows from 4 probes: EXPLAIN rounds the rows a loop (0.75) up to 1, so 4 in all.
+		{"rows by key", pgstore.KeyRowsSQL, fmt.Sprintf("'keyed', '{keyed-1,keyed-%d,keyed-%d,missing}'", root, rows), "transcript_messages_key", 4},
+		{"rows by key, of a desk without keys", pgstore.KeyRowsSQL, fmt.Sprintf("'eng', '{keyed-1,keyed-%d}'", root), "transcript_messages_key", 0},
 	}
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		for _, c := range cases {
@@ -114,29 +126,47 @@ func TestQueryPlans(t *testing.T) {
 	}
 }
 
-// TestParentsPlanOnANewTable: on a table of a few rows, without statistics, the generic plan
-// of the append's parent lookup probes the primary key, as on a large one: PostgreSQL keeps
-// a generic plan until the table is analyzed, so a plan that scans the desk there would
-// stay while the desk grows.
-func TestParentsPlanOnANewTable(t *testing.T) {
+// TestLookupPlansOnANewTable: on a table of a few rows, without statistics, the generic
+// plans of the append's lookups, of its parents and of its keys, probe their indexes, as on
+// a large one: PostgreSQL keeps a generic plan until the table is analyzed, so a plan that
+// scans the desk there would stay while the desk grows.
+func TestLookupPlansOnANewTable(t *testing.T) {
 	t.Parallel()
 	st, dsn := openStore(t)
-	for range 3 {
-		if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
+	for i := range 3 {
+		if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: alice, Content: "hi", Key: fmt.Sprint("k", i+1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	text, plan := explain(t, connect(t, dsn), "force_generic_plan", pgstore.ParentsSQL, "'eng', '{1,3}'")
-	t.Logf("append's parents on a new table:\n%s", text)
-	for _, s := range plan.scans() {
-		if s.IndexName != "transcript_messages_pkey" {
-			t.Errorf("%s on %s (index %q), want an index scan using transcript_messages_pkey", s.NodeType, s.RelationName, s.IndexName)
+	for _, c := range []struct{ name, sql, args, index string }{
+		{"append's parents", pgstore.ParentsSQL, "'eng', '{1,3}'", "transcript_messages_pkey"},
+		{"rows by key", pgstore.KeyRowsSQL, "'eng', '{k1,k3,missing}'", "transcript_messages_key"},
+		{"append's parent", pgstore.ParentSQL, "'eng', 2", "transcript_messages_pkey"},
+		{"row by key", pgstore.KeyRowSQL, "'eng', 'k2'", "transcript_messages_key"},
+	} {
+		text, plan := explain(t, connect(t, dsn), "force_generic_plan", c.sql, c.args)
+		t.Logf("%s on a new table:\n%s", c.name, text)
+		var scans []planNode
+		for _, s := range plan.scans() {
+			if s.RelationName == "transcript_messages" {
+				scans = append(scans, s)
+			}
+		}
+		if len(scans) == 0 {
+			t.Errorf("%s: no scan of transcript_messages in the plan", c.name)
+		}
+		for _, s := range scans {
+			if s.IndexName != c.index {
+				t.Errorf("%s: %s on %s (index %q), want an index scan using %s", c.name, s.NodeType, s.RelationName, s.IndexName, c.index)
+			}
 		}
 	}
 }
 
 // explain prepares sql on one connection under plan_cache_mode mode, runs EXPLAIN ANALYZE on
-// EXECUTE with args, and returns the plan as text and as a tree.
+// EXECUTE with args, and returns the plan as text and as a tree. Each EXPLAIN ANALYZE runs
+// in a transaction of its own that it rolls back, so that a statement that writes (an
+// append's insert) leaves the tables as they were.
 func explain(t *testing.T, pool *pgxpool.Pool, mode, sql, args string) (string, planNode) {
 	t.Helper()
 	ctx := t.Context()
@@ -151,7 +181,18 @@ func explain(t *testing.T, pool *pgxpool.Pool, mode, sql, args string) (string, 
 		}
 	}
 	defer conn.Exec(ctx, "DEALLOCATE explained; RESET plan_cache_mode")
+	inTx := func() {
+		if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rollback := func() {
+		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var lines []string
+	inTx()
 	rows, err := conn.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE explained("+args+")")
 	if err != nil {
 		t.Fatal(err)
@@ -166,10 +207,13 @@ func explain(t *testing.T, pool *pgxpool.Pool, mode, sql, args string) (string, 
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
+	rollback()
 	var raw string
+	inTx()
 	if err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE explained("+args+")").Scan(&raw); err != nil {
 		t.Fatal(err)
 	}
+	rollback()
 	var doc []struct {
 		Plan planNode `json:"Plan"`
 	}

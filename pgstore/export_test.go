@@ -30,6 +30,20 @@ const ReadBeforeSQL = readBeforeSQL
 // ParentsSQL is the lookup of an append's stored parents, for the EXPLAIN tests.
 const ParentsSQL = parentsSQL
 
+// ParentSQL and KeyRowSQL are the lookups of one parent and of one key, for the EXPLAIN
+// tests.
+const (
+	ParentSQL = parentSQL
+	KeyRowSQL = keyRowSQL
+)
+
+// KeyRowsSQL is the lookup of rows by key (an append's, and LookupKeys'), for the EXPLAIN
+// tests.
+const KeyRowsSQL = keyRowsSQL
+
+// KeyLookupChunk is how many keys one query of LookupKeys looks up.
+const KeyLookupChunk = keyLookupChunk
+
 // ScanMessages decodes rows of the store's message columns as ReadBefore does, for the
 // benchmarks' hand-written queries.
 func ScanMessages(rows pgx.Rows) ([]transcript.Message, error) {

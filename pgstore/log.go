@@ -11,9 +11,10 @@ import (
 )
 
 // readBeforeSQL reads one page: an index range scan of (desk, seq), backwards, that stops
-// after $3 rows, however large the desk. audience is NULL for a desk row.
+// after $3 rows, however large the desk. audience is NULL for a desk row, key for a row
+// without a key.
 const readBeforeSQL = `
-SELECT seq, parent, author_kind, author_id, author_label, content, at, audience
+SELECT ` + messageColumnList + `
 FROM transcript_messages
 WHERE desk = $1 AND seq < $2
 ORDER BY seq DESC
@@ -48,7 +49,8 @@ func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: de
 // ReadBefore implements transcript.Log: up to limit rows of the desk with Seq < before
 // (before == 0: from the newest row), newest first, in a new slice the caller owns, the
 // asides' Audience slices included (in canonical order, as stored; nil for a desk row; no
-// two rows share elements, so the caller may change or append to one freely). Next is the
+// two rows share elements, so the caller may change or append to one freely), each row with
+// its Key ("" for a row without one). Next is the
 // Seq of the page's oldest row when an older row exists, else 0: the query asks for one row
 // more than it returns to know.
 //

@@ -162,6 +162,85 @@ func TestMigrateFromVersion2(t *testing.T) {
 	}
 }
 
+// TestMigrateFromVersion3 opens a database left at schema version 3, before keys, with rows
+// written under that schema, asides among them, and shows Open adding the key column and
+// its index without rewriting the table: every old row reads back as it was, without a key,
+// and keyed rows are stored, replayed and looked up after it.
+func TestMigrateFromVersion3(t *testing.T) {
+	t.Parallel()
+	dsn := newDatabase(t)
+	pool := connect(t, dsn)
+	ctx := t.Context()
+	if err := pgstore.MigrateTo(ctx, pool, 3); err != nil {
+		t.Fatal(err)
+	}
+	// Rows as a version-3 store wrote them.
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO transcript_desks (name, head) VALUES ('eng', 3), ('ops', 1);
+		INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at, audience) VALUES
+			('eng', 1, 0, 2, 'ana', 'Ana', 'question', '2025-01-02 03:04:05.000006+00', NULL),
+			('eng', 2, 1, 3, 'bot', 'Bot', 'private answer', '2025-01-02 03:04:05.000006+00', '[{"type":"person","id":"ana","label":"Ana"}]'),
+			('eng', 3, 0, 1, '', '', 'notice', '2025-01-02 03:04:05.000006+00', NULL),
+			('ops', 1, 0, 4, 'workflow', 'CI', 'build green', '2025-01-02 03:04:05.000006+00', NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	before := readAllRows(t, pool)
+	file := tableFile(t, pool)
+	if indexExists(t, pool, "transcript_messages_key") {
+		t.Fatal("version 3 already has the key index")
+	}
+
+	st, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("Open on a version-3 database: %v", err)
+	}
+	defer st.Close()
+	if got, _ := schemaVersions(t, pool); !slices.Equal(got, latestVersions()) {
+		t.Errorf("after Open: versions %v, want %v", got, latestVersions())
+	}
+	if got := tableFile(t, pool); got != file {
+		t.Errorf("the migration rewrote transcript_messages (file %d, was %d)", got, file)
+	}
+	if diff := cmp.Diff(before, readAllRows(t, pool)); diff != "" {
+		t.Errorf("the rows' columns after the migration (-before +after):\n%s", diff)
+	}
+	if !indexExists(t, pool, "transcript_messages_key") {
+		t.Error("after Open: no key index")
+	}
+	at := time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)
+	ana := transcript.Person("ana", "Ana")
+	want := []transcript.Message{
+		{Seq: 3, Author: transcript.Operator(), Content: "notice", At: at},
+		{Seq: 2, Parent: 1, Author: transcript.Agent("bot", "Bot"), Content: "private answer", At: at, Audience: []transcript.Author{ana}},
+		{Seq: 1, Author: ana, Content: "question", At: at},
+	}
+	page := mustRead(t, st.Log("eng"), 0, 10)
+	if !reflect.DeepEqual(page.Messages, want) { // Key "", Audience nil for a desk row
+		t.Errorf("desk eng after the migration:\n got %+v\nwant %+v", page.Messages, want)
+	}
+	keyed := transcript.Message{Key: "after", Parent: 2, Author: ana, Content: "keyed reply"}
+	first, err := st.Append(ctx, "eng", keyed)
+	if err != nil || first.Seq != 4 || first.Key != "after" || !cmp.Equal(first.Audience, []transcript.Author{transcript.Agent("bot", "Bot")}) {
+		t.Fatalf("Append of a keyed reply after the migration: %+v, %v; want row 4, key after, audience [bot]", first, err)
+	}
+	again, err := st.Append(ctx, "eng", keyed)
+	if err != nil || !cmp.Equal(again, first) {
+		t.Errorf("replay after the migration: %+v, %v; want %+v", again, err, first)
+	}
+	found, err := st.LookupKeys(ctx, "eng", []string{"after", "missing"})
+	if err != nil || len(found) != 1 || !cmp.Equal(found["after"], first) {
+		t.Errorf("LookupKeys after the migration: %+v, %v; want row 4", found, err)
+	}
+	var keys int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM transcript_messages WHERE key IS NOT NULL`).Scan(&keys); err != nil || keys != 1 {
+		t.Errorf("%d rows with a key, %v; want 1", keys, err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at, key)
+		VALUES ('ops', 2, 0, 1, '', '', 'x', now(), '')`); err == nil {
+		t.Error("the table took an empty key, which is no key: NULL")
+	}
+}
+
 // storedRow is a row of transcript_messages as its columns hold it, audience aside.
 type storedRow struct {
 	Desk                   string
