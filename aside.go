@@ -35,7 +35,7 @@ func (m Message) ReadableBy(viewer Author) bool {
 // asideReadableBy is ReadableBy for a row whose Audience is not empty. Keeping it apart
 // keeps ReadableBy small enough to inline where a walk meets a desk row.
 func (m *Message) asideReadableBy(viewer Author) bool {
-	if viewer.Validate() != nil {
+	if !viewer.valid() {
 		return false
 	}
 	if viewer.Kind == KindOperator || viewer.Same(m.Author) {

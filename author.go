@@ -86,6 +86,11 @@ func (a Author) Validate() error {
 	return nil
 }
 
+// valid is Validate without building an error: the walk asks it of a viewer once per aside.
+func (a Author) valid() bool {
+	return a.Kind.valid() && (a.Kind == KindOperator) == (a.ID == "")
+}
+
 // idName is the JSON key that carries ID for a's kind.
 func (a Author) idName() string {
 	if a.Kind == KindSystem {

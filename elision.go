@@ -10,12 +10,13 @@ type Elision struct {
 	Through Sequence `json:"through"` // newest elided row
 	Count   int      `json:"count"`   // elided rows it stands for
 	// Readers are who may read the rows besides the operator: their Readers(), with the
-	// labels of the newest row.
+	// labels of the newest row. Like the existence of the rows, their readers and the labels
+	// their writers gave them are shown to the viewer who may not read them.
 	Readers []Author `json:"readers"`
 }
 
-// Elide groups elided rows among the messages of a view: rows and msgs are both in
-// ascending Seq, and each Elision it returns is a maximal run of consecutive rows (no
+// Elide groups elided rows among the messages of a view: rows, which must all be asides, and
+// msgs are both in ascending Seq, and each Elision it returns is a maximal run of consecutive rows (no
 // message between them) whose readers are the same identities. Every row belongs to
 // exactly one Elision. It returns nil when rows is empty. Project and the sharing package
 // call it; a host that computes views of its own can too.
@@ -79,7 +80,7 @@ func (e *elided) add(m *Message) {
 }
 
 // above returns the elisions of the collected rows newer than floor among msgs, the view's
-// result in ascending Seq.
+// result in ascending Seq. It reorders the collected rows: call it once, at the walk's end.
 func (e *elided) above(floor Sequence, msgs []Message) []Elision {
 	n := 0
 	for n < len(e.rows) && e.rows[n].Seq > floor {

@@ -15,6 +15,35 @@ const MaxKeyLen = 256
 // for a different row; the error is a *KeyConflictError.
 var ErrKeyConflict = errors.New("transcript: key already names a different row")
 
+// ErrDuplicateKey is matched, with ErrInvalidMessage, by the refusal of a batch that carries
+// one Key on two messages (see CheckBatchKeys).
+var ErrDuplicateKey = errors.New("transcript: one key on two messages of a batch")
+
+// CheckBatchKeys reports the first message of msgs, a batch to append, whose Key an earlier
+// message carries too: a batch stores one row a key, so a key twice is the caller's mistake,
+// never a replay. It returns that message's index and an error naming both positions and
+// the key, matching ErrInvalidMessage and ErrDuplicateKey; or -1 and nil. Every log that
+// appends batches calls it before writing.
+func CheckBatchKeys(msgs []Message) (int, error) {
+	if len(msgs) < 2 {
+		return -1, nil
+	}
+	var seen map[string]int
+	for i, m := range msgs {
+		if m.Key == "" {
+			continue
+		}
+		if j, ok := seen[m.Key]; ok {
+			return i, fmt.Errorf("%w: %w: key %q is message %d's too", ErrInvalidMessage, ErrDuplicateKey, m.Key, j)
+		}
+		if seen == nil {
+			seen = make(map[string]int, len(msgs)-i)
+		}
+		seen[m.Key] = i
+	}
+	return -1, nil
+}
+
 // KeyConflictError reports an append whose Key names a stored row that differs from it.
 type KeyConflictError struct {
 	Key string   // the key both rows carry

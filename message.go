@@ -96,6 +96,11 @@ func (c Conversation) IsChannel() bool { return c.Thread == 0 }
 // message cannot be stored.
 var ErrInvalidMessage = errors.New("transcript: invalid message")
 
+// ErrNoParent is matched, with ErrInvalidMessage, by a log's refusal of a message whose
+// Parent is not an older row of the same desk. A service answers it as it answers
+// ErrNotReadable, so that an outsider cannot tell a missing row from an aside.
+var ErrNoParent = errors.New("transcript: parent is not an older row of the desk")
+
 // ValidateNew reports whether m can be appended as a new row: its Seq is unset (the log
 // assigns it), its Author is valid, its Content is valid UTF-8, its Audience lists at most
 // MaxAudience valid participants, each once, without m's author, and its Key is empty or at

@@ -88,9 +88,8 @@ func ListThreads(ctx context.Context, log Log, q ThreadQuery) (ThreadList, error
 			}
 			delete(pending, m.Seq)
 			if m.ReadableBy(q.Viewer) && len(list.Threads) < limit {
-				root := *m
-				root.Audience = append([]Author(nil), m.Audience...) // the caller owns the list
-				list.Threads = append(list.Threads, Thread{Root: root, Replies: c.replies, Newest: c.newest})
+				// The pages belong to the walk, and so, like Project's messages, to the caller.
+				list.Threads = append(list.Threads, Thread{Root: *m, Replies: c.replies, Newest: c.newest})
 			}
 		}
 		if p.Done() || len(list.Threads) >= limit {

@@ -110,7 +110,7 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 			return &AppendError{Desk: desk, Index: i, Err: err}
 		}
 	}
-	if i, err := checkBatchKeys(msgs); err != nil {
+	if i, err := transcript.CheckBatchKeys(msgs); err != nil {
 		return &AppendError{Desk: desk, Index: i, Err: err}
 	}
 	if len(msgs) == 0 {

@@ -187,24 +187,3 @@ func (p presentKeys) atSeq(seq transcript.Sequence) *transcript.Message {
 	}
 	return nil
 }
-
-// checkBatchKeys reports the first message of msgs that carries the key of an earlier one,
-// naming both: a batch stores one row a key, and a key twice in one batch is the caller's
-// mistake, never a replay. It returns that message's index, or -1 and nil. The error
-// matches transcript.ErrInvalidMessage.
-func checkBatchKeys(msgs []transcript.Message) (int, error) {
-	var seen map[string]int
-	for i, m := range msgs {
-		if m.Key == "" {
-			continue
-		}
-		if j, ok := seen[m.Key]; ok {
-			return i, fmt.Errorf("%w: key %q is message %d's too: a batch holds a key once", transcript.ErrInvalidMessage, m.Key, j)
-		}
-		if seen == nil {
-			seen = make(map[string]int, len(msgs)-i)
-		}
-		seen[m.Key] = i
-	}
-	return -1, nil
-}

@@ -80,9 +80,9 @@ func (s *Store) checkMessage(m transcript.Message, index int) error {
 	if j, ok := m.Parent.BatchIndex(); ok {
 		switch {
 		case index < 0:
-			return fmt.Errorf("%w: parent BatchParent(%d) outside a batch", transcript.ErrInvalidMessage, j)
+			return fmt.Errorf("%w: %w: parent BatchParent(%d) outside a batch", transcript.ErrInvalidMessage, transcript.ErrNoParent, j)
 		case j >= index:
-			return fmt.Errorf("%w: parent BatchParent(%d) does not name an earlier message of the batch", transcript.ErrInvalidMessage, j)
+			return fmt.Errorf("%w: %w: parent BatchParent(%d) does not name an earlier message of the batch", transcript.ErrInvalidMessage, transcript.ErrNoParent, j)
 		}
 	}
 	return nil
@@ -97,7 +97,7 @@ func checkParent(parent, seq, head transcript.Sequence) error {
 		return nil
 	}
 	if parent > head && seq == head+1 {
-		return fmt.Errorf("%w: parent %d is not a row of the desk (its newest row is %d)", transcript.ErrInvalidMessage, parent, head)
+		return fmt.Errorf("%w: %w: parent %d is not a row of the desk (its newest row is %d)", transcript.ErrInvalidMessage, transcript.ErrNoParent, parent, head)
 	}
-	return fmt.Errorf("%w: parent %d is not older than the message, which would be row %d (the desk's newest row is %d)", transcript.ErrInvalidMessage, parent, seq, head)
+	return fmt.Errorf("%w: %w: parent %d is not older than the message, which would be row %d (the desk's newest row is %d)", transcript.ErrInvalidMessage, transcript.ErrNoParent, parent, seq, head)
 }

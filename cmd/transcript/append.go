@@ -31,7 +31,9 @@ reply to it.`)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := checkAudience(as.author, to.audience); err != nil {
+	// The audience's own rules (not the author, each once, at most MaxAudience), before the
+	// database is opened; the store applies them again, and the reply rule.
+	if err := transcript.ValidateNew(transcript.Message{Author: as.author, Audience: to.audience}); err != nil {
 		return usageErrorf("append --to: %v", err)
 	}
 	content := strings.Join(fs.Args(), " ")

@@ -48,19 +48,3 @@ func (f *audienceFlag) Set(s string) error {
 	f.audience = append(f.audience, added...)
 	return nil
 }
-
-// checkAudience reports what the command line alone shows to be wrong with an audience for
-// a row by author: the author listed (it reads its own aside anyway), or more than
-// transcript.MaxAudience participants. Duplicates and bad entries are Set's to refuse. The
-// store checks again, and applies the reply rule, which needs the parent.
-func checkAudience(author transcript.Author, audience []transcript.Author) error {
-	if len(audience) > transcript.MaxAudience {
-		return fmt.Errorf("%d participants, over the limit of %d", len(audience), transcript.MaxAudience)
-	}
-	for _, a := range audience {
-		if a.Same(author) {
-			return fmt.Errorf("%s is the author (--as) itself, who reads its own aside anyway", a)
-		}
-	}
-	return nil
-}

@@ -138,6 +138,8 @@ func checkBadInput(t *testing.T, st Store) {
 					t.Errorf("%s to desk %q of a message with %s: no error, want one matching transcript.ErrInvalidMessage", mode.name, in.desk, in.name)
 				case !errors.Is(err, transcript.ErrInvalidMessage):
 					t.Errorf("%s to desk %q of a message with %s: error %q does not match transcript.ErrInvalidMessage", mode.name, in.desk, in.name, err)
+				case strings.HasPrefix(in.name, "parent ") && !errors.Is(err, transcript.ErrNoParent):
+					t.Errorf("%s to desk %q of a message with %s: error %q does not match transcript.ErrNoParent", mode.name, in.desk, in.name, err)
 				case !strings.Contains(err.Error(), ": "):
 					t.Errorf("error %q does not say what is wrong", err)
 				}

@@ -2,7 +2,8 @@
 // pgstore call Run from their tests with a constructor for a new, empty store, so both are
 // held to the same rules (SPEC §7): logtest conformance per desk, desk isolation, bad input
 // refused with transcript.ErrInvalidMessage and stored nowhere, all-or-nothing batches with
-// transcript.BatchParent, the content limit, and agents sharing desks while writers append.
+// transcript.BatchParent, the content limit, asides, keys, bearer tokens (token.Store, which
+// every store implements), and agents sharing desks while writers append.
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) storetest.Store {

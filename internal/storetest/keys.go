@@ -241,8 +241,8 @@ func checkKeys(t *testing.T, st Store) {
 	}{
 		{"a conflicting key last", []transcript.Message{row("g", 0, "g"), row("a", 0, "not a")}, transcript.ErrKeyConflict},
 		{"a conflicting key first", []transcript.Message{row("f", 1, "f"), row("h", 0, "h")}, transcript.ErrKeyConflict},
-		{"one key twice", []transcript.Message{row("i", 0, "i"), row("i", 0, "i")}, transcript.ErrInvalidMessage},
-		{"one key twice, different rows", []transcript.Message{row("j", 0, "j"), row("k", 0, "k"), row("j", 0, "other")}, transcript.ErrInvalidMessage},
+		{"one key twice", []transcript.Message{row("i", 0, "i"), row("i", 0, "i")}, transcript.ErrDuplicateKey},
+		{"one key twice, different rows", []transcript.Message{row("j", 0, "j"), row("k", 0, "k"), row("j", 0, "other")}, transcript.ErrDuplicateKey},
 	} {
 		err := st.AppendBatch(t.Context(), desk, bad.msgs)
 		switch {

@@ -6,10 +6,12 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/logtest"
+	"github.com/sharedesk/transcript/token"
 )
 
-// Store is the shape every store of this module shares (SPEC §7): many desks, each with its
-// own log. sqlitestore.Store and pgstore.Store satisfy it as they are.
+// Store is the shape every store of this module shares (SPEC §7, §12): many desks, each with
+// its own log, and the service's bearer tokens (token.Store). sqlitestore.Store and
+// pgstore.Store satisfy it as they are.
 type Store interface {
 	// Append stores m as the newest row of desk and returns the stored row: m with its
 	// assigned Seq (one above the desk's newest row, 1 for a new desk) and At stamped with
@@ -23,6 +25,8 @@ type Store interface {
 	Log(desk string) transcript.Log
 	// Desks returns the names of the desks that hold at least one row, sorted.
 	Desks(ctx context.Context) ([]string, error)
+	// token.Store keeps tokens by the hashes of their secrets (see TokenRule).
+	token.Store
 }
 
 // Run runs every check of the shared store suite as a subtest of t, each on a new, empty
@@ -57,12 +61,10 @@ type Store interface {
 //     return the stored row, conflicts are *transcript.KeyConflictError and write nothing,
 //     one key appended concurrently is stored once, a batch skips its present rows and
 //     appends the rest, and a batch with a conflict or a repeated key writes nothing.
-//   - Tokens: the token.Store contract (see TokenRule), on a store that implements it:
-//     tokens stored exactly and found by hash only, listed in order, refused twice or
-//     invalid, revoked once, and token.Authenticate over the store accepting each token as
-//     itself and refusing revoked, unknown, malformed and missing ones without quoting a
-//     secret. A store that does not implement token.Store skips it, with a message saying
-//     so (pgstore, for now).
+//   - Tokens: the token.Store contract (see TokenRule): tokens stored exactly and found by
+//     hash only, listed in order, refused twice or invalid, revoked once, and
+//     token.Authenticate over the store accepting each token as itself and refusing
+//     revoked, unknown, malformed and missing ones without quoting a secret.
 //   - ConcurrentSharing: 8 writers append to 4 desks while readers run sharing.Prepare →
 //     commit loops for channel and thread agents on those desks; each reader ends up having
 //     accepted every qualifying row exactly once. Run it with -race.
@@ -95,7 +97,7 @@ var checks = []struct {
 	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, DefaultMaxContent) }},
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
-	{"Tokens", checkTokens},
+	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
 	{"ConcurrentSharing", checkConcurrentSharing},
 }
 

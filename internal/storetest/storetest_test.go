@@ -54,7 +54,7 @@ func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message
 		log = memlog.New()
 	}
 	if m.Parent >= log.Head()+1 {
-		return transcript.Message{}, fmt.Errorf("%w: parent %d is not older", transcript.ErrInvalidMessage, m.Parent)
+		return transcript.Message{}, fmt.Errorf("%w: %w: parent %d is not older", transcript.ErrInvalidMessage, transcript.ErrNoParent, m.Parent)
 	}
 	m.At = stamp(m.At)
 	got, err := log.Append(ctx, m)
@@ -87,14 +87,14 @@ func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcri
 			return err
 		}
 		if m.Key != "" && inBatch[m.Key] {
-			return fmt.Errorf("%w: message %d: key %q twice in the batch", transcript.ErrInvalidMessage, i, m.Key)
+			return fmt.Errorf("%w: %w: message %d: key %q twice in the batch", transcript.ErrInvalidMessage, transcript.ErrDuplicateKey, i, m.Key)
 		}
 		inBatch[m.Key] = m.Key != ""
 		seq := head + 1 + transcript.Sequence(added)
 		if j, ok := m.Parent.BatchIndex(); ok {
 			m.Parent = seqOf[j]
 		} else if m.Parent >= seq {
-			return fmt.Errorf("%w: message %d: parent %d is not older", transcript.ErrInvalidMessage, i, m.Parent)
+			return fmt.Errorf("%w: %w: message %d: parent %d is not older", transcript.ErrInvalidMessage, transcript.ErrNoParent, i, m.Parent)
 		}
 		var parent *transcript.Message
 		if m.Parent != 0 {
@@ -140,7 +140,7 @@ func (s *memStore) check(desk string, m transcript.Message, index int) error {
 		return fmt.Errorf("%w: bad author or content", transcript.ErrInvalidMessage)
 	}
 	if j, ok := m.Parent.BatchIndex(); ok && j >= index {
-		return fmt.Errorf("%w: bad BatchParent", transcript.ErrInvalidMessage)
+		return fmt.Errorf("%w: %w: bad BatchParent", transcript.ErrInvalidMessage, transcript.ErrNoParent)
 	}
 	return nil
 }

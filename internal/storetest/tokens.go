@@ -15,18 +15,6 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-// checkTokens runs TokenRule on st when st is a token.Store, and skips, saying so, when it
-// is not: pgstore does not keep tokens yet. Once every store does, Store will embed
-// token.Store and the skip will go.
-func checkTokens(t *testing.T, st Store) {
-	ts, ok := st.(token.Store)
-	if !ok {
-		t.Skipf("storetest: SKIPPING the token checks: %T does not implement token.Store (AddToken, TokenByHash, Tokens, RevokeToken); "+
-			"the check is required once every store of the module does", st)
-	}
-	TokenRule(t, ts)
-}
-
 // tokenTime is when the checks' tokens are made: the microsecond floor of it, as stores
 // keep times, is a whole second.
 var tokenTime = time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
