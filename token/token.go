@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,6 +54,18 @@ type Token struct {
 
 // IsRevoked reports whether t was revoked.
 func (t Token) IsRevoked() bool { return !t.Revoked.IsZero() }
+
+// String names the token without its hash, for a log line or an error: its ID, participant
+// and desk, such as `tok_3f2a9c0b1d4e (agent:triage on desk "eng")`. Printing a Token with
+// %v or %s shows this; its Hash, though no secret, is shown nowhere.
+func (t Token) String() string {
+	return fmt.Sprintf("%s (%s on desk %q)", t.ID, t.Participant, t.Desk)
+}
+
+// LogValue is String for log/slog, as a group of the same three fields.
+func (t Token) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("id", t.ID), slog.String("participant", t.Participant.String()), slog.String("desk", t.Desk))
+}
 
 // The times a Token can hold: the years 1 to 9999, which RFC 3339 (and so JSON) can write
 // and both stores keep to the microsecond.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -244,6 +245,18 @@ func TestIsID(t *testing.T) {
 	} {
 		if got := token.IsID(tt.s); got != tt.ok {
 			t.Errorf("IsID(%q) = %v, want %v", tt.s, got, tt.ok)
+		}
+	}
+}
+
+func TestStringHidesHash(t *testing.T) {
+	secret, tok, err := token.New("eng", transcript.Agent("triage", "Triage"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{tok.String(), fmt.Sprint(tok), fmt.Sprintf("%v", tok), tok.LogValue().String()} {
+		if !strings.Contains(s, tok.ID) || strings.Contains(s, fmt.Sprintf("%x", tok.Hash[:4])) || strings.Contains(s, secret[4:12]) {
+			t.Errorf("%q: want the ID and neither the hash nor the secret", s)
 		}
 	}
 }
