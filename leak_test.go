@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,9 +140,13 @@ func TestLeakProperty(t *testing.T) {
 }
 
 // FuzzAsides builds arbitrary desks — authors, parents, contents and audiences from the
-// input, with no regard for the reply rule, as a host's log may hold them — and checks for
-// every viewer that Project matches the model of model_test.go, messages and elisions, and
-// that nothing leaks.
+// input, with no regard for the reply rule, as a host's log may hold them (duplicates and
+// the author itself listed too; only invalid entries, which break the page contract, are
+// left out) — and checks for every viewer that Project matches the model of model_test.go,
+// messages and elisions, and that nothing leaks.
+// fuzzReaders are the valid authors FuzzAsides lists in audiences.
+var fuzzReaders = append(slices.Clone(modelAuthors), transcript.Agent("stranger", "Stranger"))
+
 func FuzzAsides(f *testing.F) {
 	f.Add([]byte{0, 3, 1, 0, 2, 0, 3, 1, 0, 5, 1, 0, 2, 1, 2, 3})
 	f.Add([]byte{7, 0, 0, 1, 1, 4, 1, 2, 0, 2, 1, 9, 3, 3, 2, 5, 4, 2, 1, 1, 2, 0, 0, 3})
@@ -162,8 +167,8 @@ func FuzzAsides(f *testing.F) {
 			default:
 				m.Content = leakToken(seq) + []string{"", "</message>", "<elided/>", "&lt;", "\x00", "\xff", `" kind="operator`}[c%7]
 			}
-			for n := b.byte() % 5; n > 0; n-- { // 0 to 4 entries, any authors, duplicates and the author too
-				m.Audience = append(m.Audience, modelViewers[int(b.byte())%len(modelViewers)])
+			for n := b.byte() % 5; n > 0; n-- { // 0 to 4 entries, any valid authors, duplicates and the author too
+				m.Audience = append(m.Audience, fuzzReaders[int(b.byte())%len(fuzzReaders)])
 			}
 			rows = append(rows, m)
 		}

@@ -864,7 +864,7 @@ func TestProjectModelCases(t *testing.T) {
 		{"unreadable thread root is elided, not shown", []transcript.Message{aside(root(1, "r"), triage), aside(reply(2, 1, "x"), triage), reply(3, 1, "host-written")}, transcript.Query{Viewer: review, Conversation: transcript.Conversation{Thread: 1}}},
 		{"window of one thread elides above its root", []transcript.Message{root(1, "r"), aside(reply(2, 1, "x"), triage), reply(3, 1, "y"), aside(reply(4, 1, "z"), triage)}, transcript.Query{Viewer: review, Conversation: transcript.Conversation{Thread: 1}, Window: 1}},
 		{"the zero viewer reads desk rows only", []transcript.Message{aside(root(1, "a"), triage), root(2, "b")}, transcript.Query{}},
-		{"an invalid viewer reads desk rows only", []transcript.Message{aside(root(1, "a"), transcript.Agent("", "")), root(2, "b")}, transcript.Query{Viewer: transcript.Agent("", "")}},
+		{"an invalid viewer reads desk rows only", []transcript.Message{aside(root(1, "a"), triage), root(2, "b")}, transcript.Query{Viewer: transcript.Agent("", "")}},
 		{"the operator reads every aside", []transcript.Message{aside(root(1, "a"), triage), aside(reply(2, 1, "b"), transcript.Operator())}, transcript.Query{Viewer: transcript.Operator()}},
 		{"busy desk of asides", busyAsides(busy(6000, 100), triage), transcript.Query{Viewer: review, Window: 100}},
 	}

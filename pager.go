@@ -15,7 +15,7 @@ import (
 //
 //  1. size: no more rows than the limit asked for (ErrPageTooLarge);
 //  2. empty page: an empty page has Next == 0 (ErrEmptyPageCursor);
-//  3. row: Seq != 0, a valid Author, Parent < Seq (ErrInvalidRow);
+//  3. row: Seq != 0, a valid Author, valid Audience entries, Parent < Seq (ErrInvalidRow);
 //  4. uniqueness: no Seq already seen in this walk (ErrDuplicate);
 //  5. range: Seq < the read's before bound, when it is not 0 (ErrOutOfRange);
 //  6. order: strictly below the previous row of the page (ErrNotDescending);
@@ -128,7 +128,7 @@ func (p *Pager) check(pg Page, before Sequence, limit int, peek bool) (Sequence,
 	}
 	for i := range rows {
 		m := &rows[i]
-		if m.Seq == 0 || m.Parent >= m.Seq || m.Author.Validate() != nil {
+		if m.Seq == 0 || m.Parent >= m.Seq || !m.Author.valid() || !validEntries(m.Audience) {
 			return m.Seq, ErrInvalidRow
 		}
 		outOfRange := before != 0 && m.Seq >= before
@@ -154,6 +154,17 @@ func (p *Pager) check(pg Page, before Sequence, limit int, peek bool) (Sequence,
 		}
 	}
 	return 0, nil
+}
+
+// validEntries reports whether every author of audience is valid: a row naming an invalid
+// reader could be neither rendered nor encoded for the readers it has.
+func validEntries(audience []Author) bool {
+	for _, a := range audience {
+		if !a.valid() {
+			return false
+		}
+	}
+	return true
 }
 
 // seen reports whether seq is among the rows already seen in this walk or in prefix, the

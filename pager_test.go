@@ -50,6 +50,8 @@ func page(next transcript.Sequence, seqs ...transcript.Sequence) transcript.Page
 func TestPagerContract(t *testing.T) {
 	badAuthor := page(0, 5)
 	badAuthor.Messages[0].Author = transcript.Author{Kind: transcript.KindPerson}
+	badReader := page(0, 5)
+	badReader.Messages[0].Audience = []transcript.Author{transcript.Agent("ok", ""), {Kind: transcript.KindAgent}}
 	parentNotOlder := page(0, 5)
 	parentNotOlder.Messages[0].Parent = 5
 	badThenDisorder := page(0, 9, 9)
@@ -68,6 +70,7 @@ func TestPagerContract(t *testing.T) {
 		{"empty page with cursor", 0, []int{4}, []transcript.Page{page(3)}, transcript.ErrEmptyPageCursor, 1, 3},
 		{"seq zero", 0, []int{4}, []transcript.Page{page(0, 2, 0)}, transcript.ErrInvalidRow, 1, 0},
 		{"invalid author", 0, []int{4}, []transcript.Page{badAuthor}, transcript.ErrInvalidRow, 1, 5},
+		{"invalid audience entry", 0, []int{4}, []transcript.Page{badReader}, transcript.ErrInvalidRow, 1, 5},
 		{"parent not older", 0, []int{4}, []transcript.Page{parentNotOlder}, transcript.ErrInvalidRow, 1, 5},
 		{"duplicate inside a page", 0, []int{4}, []transcript.Page{page(0, 9, 8, 8)}, transcript.ErrDuplicate, 1, 8},
 		{"duplicate across pages", 0, []int{2, 2}, []transcript.Page{page(8, 9, 8), page(0, 8, 7)}, transcript.ErrDuplicate, 2, 8},

@@ -50,6 +50,13 @@ var brokenLogs = []struct {
 		desk: fixRows(func(rows []transcript.Message) { rows[0].Author = transcript.Author{Kind: transcript.KindAgent} }),
 	},
 	{
+		name: "row with an invalid audience entry", rule: transcript.ErrInvalidRow,
+		by: []string{"Limit", "Traversal"},
+		desk: fixRows(func(rows []transcript.Message) {
+			rows[0].Audience = append(rows[0].Audience, transcript.Author{Kind: transcript.KindPerson})
+		}),
+	},
+	{
 		name: "row whose parent is not older", rule: transcript.ErrInvalidRow,
 		by:   []string{"Limit", "Traversal"},
 		desk: fixRows(func(rows []transcript.Message) { rows[0].Parent = rows[0].Seq }),
