@@ -111,11 +111,14 @@ const keyAttempts = 3
 // in two round trips. It returns every message as stored: the new rows, and the stored rows
 // that messages with a present key are.
 //
+// Every way that commits queues notifySQL right after its COMMIT, in the same round trip:
+// the desk's notification for Store.Watch, sent only once the append has committed.
+//
 // Settling needs the stored rows some messages name. When none names one — no Parent is a
 // stored row's Seq (each is 0 or a BatchParent) and no message has a Key — the rows are
 // settled before anything is sent, as if the desk were empty, and go with the first round
-// trip, as the desk's head is moved: BEGIN, lockHeadSQL and insertSQL; then COMMIT
-// (appendAhead). One message with a Key and no Parent goes the same way, its insert made
+// trip, as the desk's head is moved: BEGIN, lockHeadSQL, notifySQL and insertSQL; then
+// COMMIT (appendAhead). One message with a Key and no Parent goes the same way, its insert made
 // conditional on its key's absence, and is looked up only if the key is present
 // (appendKeyed). Otherwise the first round trip moves the head and reads, under the desk's
 // lock, the stored parents (parentsSQL) and the rows holding the keys (keyRowsSQL), and the
@@ -150,7 +153,7 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 		}
 		prepared[i] = r
 	}
-	if i, err := checkBatchKeys(prepared); err != nil {
+	if i, err := transcript.CheckBatchKeys(prepared); err != nil {
 		return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
 	}
 
@@ -390,6 +393,7 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 	b.Queue(insertSQL, args...)
 	if s.beforeCommit == nil {
 		b.Queue("COMMIT")
+		b.Queue(notifySQL, notifyPayload(desk))
 	}
 	committed := false
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
@@ -406,6 +410,7 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 		if err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
+		br.Exec() // the notification: an error there is not the append's, which has committed
 		return nil
 	})
 	if err != nil {
@@ -425,10 +430,16 @@ func (s *Store) commit(ctx context.Context, conn *pgxpool.Conn, desk string, row
 	if s.beforeCommit != nil {
 		s.beforeCommit(ctx, desk, rows)
 	}
-	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
-		return fmt.Errorf("pgstore: append to desk %q: commit: %w", desk, err)
-	}
-	return nil
+	var b pgx.Batch
+	b.Queue("COMMIT")
+	b.Queue(notifySQL, notifyPayload(desk))
+	return roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("pgstore: append to desk %q: commit: %w", desk, err)
+		}
+		br.Exec() // the notification: an error there is not the append's, which has committed
+		return nil
+	})
 }
 
 // roundTrip sends b on conn, reads its results with read and closes them: one round trip.

@@ -19,9 +19,10 @@
 // reader moves its watermark to 2, and row 1 commits below it, unseen for good — so each
 // append bumps its desk's head row (transcript_desks.head) inside its own transaction and
 // holds that row's lock until it commits: appends to one desk run one at a time, appends to
-// different desks never wait for each other. An append takes two round trips. When its rows
-// reply to no stored row: BEGIN, the statement that moves the head and the one that inserts
-// the rows; then COMMIT. (Unless they carry keys: one keyed row is inserted only if the desk
+// different desks never wait for each other's locks. An append takes two round trips. When
+// its rows reply to no stored row: BEGIN, the statement that moves the head, its
+// notification (see Watching for commits) and the statement that inserts the rows; then
+// COMMIT. (Unless they carry keys: one keyed row is inserted only if the desk
 // does not hold its key, and read instead if it does; a keyed batch goes the other way.)
 // Otherwise the first round trip moves the head and reads, under the desk's lock, the
 // author and audience of the stored parents (by primary key: the reply rule needs them,
@@ -62,13 +63,44 @@
 // finds rows by key, thousands a query, for a caller (the import command) that names
 // parents by key or tells new rows from present ones.
 //
+// # Tokens
+//
+// A Store is also a token.Store (SPEC §12, "Identity"): the service's bearer tokens are rows
+// of transcript_tokens (schema version 5), each one participant on one desk, kept as the
+// SHA-256 of its secret, never the secret, under a unique index that a lookup probes once a
+// request, and named by its public ID (the primary key, COLLATE "C"). A token names its desk
+// by name, byte for byte, and needs no desk row. Times are timestamptz, rounded down to the
+// microsecond before they are sent and returned in UTC; a revocation keeps the first time
+// (coalesce). An id is quoted in an error only once token.IsID accepts it: a string that
+// is not one may be a secret pasted in the wrong place. Every method is one statement, and
+// nothing is cached, so a token the command line adds or revokes while the service runs
+// counts from the service's next lookup.
+//
+// # Watching for commits
+//
+// [Store.Watch] reports the desks that rows are committed to, by any process on the
+// database, for a server's live streams: every append that commits notifies (pg_notify on
+// the channel transcript_desks, the desk's name as the payload, queued right after its
+// COMMIT in the same round trip, as a transaction of its own that does not wait for a
+// flush), and a Watch LISTENs on a connection of its own, outside the pool. A refused append
+// or a replay never notifies; a committed one does, unless its connection is lost between
+// the two (its rows then show at the desk's next append). When the listening connection is
+// lost (a restart of the database, a network failure), Watch connects again with a backoff
+// and then reports every desk once, since commits may have happened while it was not
+// listening. The notification is not inside the append's transaction because PostgreSQL
+// makes notifying transactions commit one at a time, each holding the notification queue's
+// lock while its commit record is flushed: concurrent appends to different desks would no
+// longer share one WAL flush.
+//
 // # Schema
 //
-// Three tables in the connection's schema: transcript_desks (name, head),
+// Four tables in the connection's schema: transcript_desks (name, head),
 // transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content,
 // at, audience, key) with primary key (desk, seq) for the port's reads, an index on (desk,
-// parent, seq) for thread lookups and a partial unique index on (desk, key) for keys, and
-// transcript_schema_version. Open and New create or migrate the
+// parent, seq) for thread lookups and a partial unique index on (desk, key) for keys,
+// transcript_tokens (id, hash, desk, author_kind, author_id, author_label, created,
+// revoked) with a unique index on hash, and transcript_schema_version. Open and New create
+// or migrate the
 // schema with the versioned SQL files embedded in the package, in one transaction under an
 // advisory lock (pg_advisory_xact_lock), so that several processes starting at once are
 // safe; a database migrated by a newer version of the package is refused

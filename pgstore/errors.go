@@ -14,17 +14,21 @@ import (
 // package's sentinels, such as transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (
 	ErrDeskName        = errors.New("pgstore: invalid desk name")
-	ErrParent          = errors.New("pgstore: parent is not an older row of the desk")
+	ErrParent          = fmt.Errorf("pgstore: %w", transcript.ErrNoParent)
 	ErrContentTooLarge = errors.New("pgstore: content over the size limit")
 	ErrAt              = errors.New("pgstore: at outside the years 1 to 9999")
 	// ErrText: a string holds invalid UTF-8 or a NUL byte, which PostgreSQL text cannot hold.
 	ErrText = errors.New("pgstore: text PostgreSQL cannot store")
-	// ErrDuplicateKey: two messages of one AppendBatch carry the same Key.
-	ErrDuplicateKey = errors.New("pgstore: one key on two messages of a batch")
+	// ErrDuplicateKey: two messages of one AppendBatch carry the same Key
+	// (transcript.CheckBatchKeys).
+	ErrDuplicateKey = transcript.ErrDuplicateKey
 )
 
 // ErrLimit is returned by ReadBefore for a limit below 1.
 var ErrLimit = errors.New("pgstore: limit must be at least 1")
+
+// ErrClosed is returned by Watch after Close.
+var ErrClosed = errors.New("pgstore: store closed")
 
 // ErrSchemaTooNew is returned by Open and New when the database's schema was migrated by a
 // newer version of this package than the running one. Nothing is changed.

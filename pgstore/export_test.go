@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -15,6 +16,10 @@ import (
 func SetBeforeCommit(s *Store, f func(ctx context.Context, desk string, rows []transcript.Message)) {
 	s.beforeCommit = f
 }
+
+// SetWatchPingAfter makes the Watches s starts from now on ping the server after d of
+// silence instead of watchPingAfter.
+func SetWatchPingAfter(s *Store, d time.Duration) { s.pingAfter = d }
 
 // MigrateTo brings the schema of pool's database up to version (at most LatestVersion).
 func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int) error {
@@ -40,6 +45,13 @@ const (
 // KeyRowsSQL is the lookup of rows by key (an append's, and LookupKeys'), for the EXPLAIN
 // tests.
 const KeyRowsSQL = keyRowsSQL
+
+// The token statements, for the EXPLAIN tests.
+const (
+	TokenByHashSQL = tokenByHashSQL
+	RevokeTokenSQL = revokeTokenSQL
+	ListTokensSQL  = listTokensSQL
+)
 
 // KeyLookupChunk is how many keys one query of LookupKeys looks up.
 const KeyLookupChunk = keyLookupChunk

@@ -126,29 +126,6 @@ func appendKeys(rows []transcript.Message) []string {
 	return keys
 }
 
-// checkBatchKeys reports the first message of msgs that carries the key of an earlier one:
-// a desk holds a key once, so a batch that names it twice is the caller's mistake, never a
-// replay, even when both messages are the same. It returns that message's index, or -1.
-func checkBatchKeys(msgs []transcript.Message) (int, error) {
-	if len(msgs) < 2 {
-		return -1, nil
-	}
-	var seen map[string]int
-	for i, m := range msgs {
-		if m.Key == "" {
-			continue
-		}
-		if j, ok := seen[m.Key]; ok {
-			return i, invalidf(ErrDuplicateKey, "key %q is batch message %d's too: a batch names a key once", m.Key, j)
-		}
-		if seen == nil {
-			seen = make(map[string]int, len(msgs)-i)
-		}
-		seen[m.Key] = i
-	}
-	return -1, nil
-}
-
 // keyIndex is the unique index of (desk, key) (migrations/0004_keys.sql).
 const keyIndex = "transcript_messages_key"
 

@@ -263,7 +263,7 @@ func TestKeyRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = st.AppendBatch(ctx, "eng", []transcript.Message{{Key: "k2", Author: alice, Content: "x"}, {Author: bot, Content: "y"}, {Key: "k2", Author: alice, Content: "x"}})
-	checkRejected(t, "one key twice", err, pgstore.ErrDuplicateKey, "key \"k2\" is batch message 0's too", 2)
+	checkRejected(t, "one key twice", err, pgstore.ErrDuplicateKey, "key \"k2\" is message 0's too", 2)
 
 	err = st.AppendBatch(ctx, "eng", []transcript.Message{{Author: bot, Content: "new"}, {Key: "k", Author: alice, Content: secret + " changed"}})
 	var (

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
@@ -32,6 +34,17 @@ type Store struct {
 	beforeCommit func(ctx context.Context, desk string, rows []transcript.Message)
 	// reads counts ReadBefore's queries, for the tests of reading ahead.
 	reads atomic.Int64
+
+	// watching is every Watch running, with the function that ends it; closing is set by
+	// Close, after which Watch starts none. Both under watchMu. watches counts the Watches'
+	// goroutines, for Close to wait for.
+	watchMu  sync.Mutex
+	watching map[*watch]context.CancelFunc
+	closing  bool
+	watches  sync.WaitGroup
+	// pingAfter is how long a Watch waits in silence before it pings: watchPingAfter, but
+	// in tests.
+	pingAfter time.Duration
 }
 
 // Option configures Open and New.
@@ -84,7 +97,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 }
 
 func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*Store, error) {
-	s := &Store{pool: pool, ownPool: own, maxContent: DefaultMaxContent}
+	s := &Store{pool: pool, ownPool: own, maxContent: DefaultMaxContent, pingAfter: watchPingAfter}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
 			return nil, err
@@ -96,11 +109,18 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) 
 	return s, nil
 }
 
-// Close closes the pool if Open made it, waiting for connections in use to be returned;
-// a pool given to New is left open. Close always returns nil and may be called more than
-// once.
+// Close ends every Watch, closing its channel and its connection, and waits for them; then
+// it closes the pool if Open made it, waiting for connections in use to be returned; a pool
+// given to New is left open. Close always returns nil and may be called more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.watchMu.Lock()
+		s.closing = true
+		for _, end := range s.watching {
+			end()
+		}
+		s.watchMu.Unlock()
+		s.watches.Wait()
 		if s.ownPool {
 			s.pool.Close()
 		}
@@ -110,21 +130,18 @@ func (s *Store) Close() error {
 
 // Desks returns the names of the desks that hold at least one row, in ascending byte order.
 func (s *Store) Desks(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT name FROM transcript_desks ORDER BY name COLLATE "C"`)
+	names, err := deskNames(ctx, s.pool)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: desks: %w", err)
 	}
-	var names []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("pgstore: desks: %w", err)
-		}
-		names = append(names, name)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("pgstore: desks: %w", err)
-	}
 	return names, nil
+}
+
+// deskNames lists the desks, as Desks does, on q.
+func deskNames(ctx context.Context, q querier) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT name FROM transcript_desks ORDER BY name COLLATE "C"`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.AppendRows([]string(nil), rows, pgx.RowTo[string])
 }

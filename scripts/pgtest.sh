@@ -13,6 +13,9 @@
 # directory (listen_addresses is empty, so no TCP port is opened; the port number only names
 # the socket). The data is thrown away, so the server skips fsync unless PGTEST_DURABLE=1.
 # PGTEST_CONF may hold more postgresql.conf lines (for example "shared_buffers = '512MB'").
+# PGTEST_BINDIR is set to the binaries' directory, for tests that start and restart a
+# server of their own (pgstore's TestWatchSurvivesRestart): restarting this one would cut
+# the sessions of every other test using it.
 #
 # TRANSCRIPT_PG_DSN already set: the command runs against that server and nothing is started.
 # No PostgreSQL install found: under CI=true that is an error; otherwise the command runs
@@ -137,6 +140,7 @@ for _ in $(seq 1 100); do
 done
 "$bin/pg_isready" -h "$dir" -p "$port" -U postgres >&2
 
+export PGTEST_BINDIR="$bin"
 export TRANSCRIPT_PG_DSN="postgres://postgres@/postgres?host=$dir&port=$port&sslmode=disable"
 echo "pgtest: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at TRANSCRIPT_PG_DSN=$TRANSCRIPT_PG_DSN" >&2
 status=0

@@ -343,6 +343,7 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 	if err := tx.Commit(); err != nil {
 		return s.writeError(ctx, desk, err)
 	}
+	s.announce(desk, int64(w.head)+int64(w.inserted)) // the new rows run on from the head
 	for a, id := range w.newAuthors {
 		s.authors.add(id, a)
 	}

@@ -50,6 +50,15 @@
 // uncached, so a token the command line adds or revokes while the service runs counts from
 // the service's next lookup.
 //
+// Store.Watch reports the desks that rows are committed to, by this Store or another process
+// on the file (the transcript append command, while the service runs), for a server's live
+// streams. SQLite tells no connection of another's commits, so a Watch polls: every 200 ms
+// (WithWatchInterval) it reads PRAGMA data_version on a reader connection of its own, which
+// changes when any other connection commits, and only then every desk's newest Seq, in one
+// query of one index probe a desk, and reports the desks whose newest row moved. An append
+// through the Store reports its desk to the Store's Watches as soon as it commits, without
+// waiting for a poll.
+//
 // Text the store keeps (desk names, content, the ids and labels of authors and audience
 // entries, keys) must be valid UTF-8 without a NUL byte: SQLite could keep a NUL, but pgstore
 // cannot, and refusing it in both stores lets a desk move from one to the other. (Versions before schema version 3 took NUL

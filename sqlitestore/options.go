@@ -11,14 +11,19 @@ type Option func(*config)
 
 // config is what the Options set.
 type config struct {
-	maxContent  int
-	busyTimeout time.Duration
-	readers     int
-	err         error // the first invalid option
+	maxContent    int
+	busyTimeout   time.Duration
+	readers       int
+	watchInterval time.Duration
+	err           error // the first invalid option
 }
 
 // DefaultMaxContent is the content limit, in bytes, of a Store opened without WithMaxContent.
 const DefaultMaxContent = 1 << 20
+
+// DefaultWatchInterval is how often a Watch of a Store opened without WithWatchInterval
+// polls the file for commits by other processes.
+const DefaultWatchInterval = 200 * time.Millisecond
 
 // DefaultBusyTimeout is how long a Store opened without WithBusyTimeout waits for another
 // process's write lock before an append fails.
@@ -26,9 +31,10 @@ const DefaultBusyTimeout = 5 * time.Second
 
 func defaultConfig() config {
 	return config{
-		maxContent:  DefaultMaxContent,
-		busyTimeout: DefaultBusyTimeout,
-		readers:     max(4, runtime.GOMAXPROCS(0)),
+		maxContent:    DefaultMaxContent,
+		busyTimeout:   DefaultBusyTimeout,
+		readers:       max(4, runtime.GOMAXPROCS(0)),
+		watchInterval: DefaultWatchInterval,
 	}
 }
 
@@ -73,5 +79,19 @@ func WithReaders(n int) Option {
 			return
 		}
 		c.readers = n
+	}
+}
+
+// WithWatchInterval sets how often Watch polls the file for rows other processes committed
+// (default DefaultWatchInterval): the longest a commit by another process waits to be
+// reported, and how often a Watch reads data_version (a few microseconds) when nothing
+// changed. It must be more than 0. Appends through the Store itself are reported at once.
+func WithWatchInterval(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			c.invalid("watch interval %v, want more than 0", d)
+			return
+		}
+		c.watchInterval = d
 	}
 }

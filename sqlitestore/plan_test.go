@@ -63,6 +63,7 @@ func TestQueryPlans(t *testing.T) {
 		{"ReadBefore from the newest row", readPageSQL, []any{"eng", int64(1) << 62, 61}, "USING INDEX messages_desk_seq (desk=? AND seq<?)"},
 		{"the desk's head, in Append", deskHeadSQL, []any{"eng"}, "messages_desk_seq (desk=?)"},
 		{"Desks", listDesksSQL, nil, ""},
+		{"the desks' heads, in Watch's poll", headsSQL, nil, "messages_desk_seq (desk=?)"},
 		{"an author's row, in Append", findAuthorSQL, []any{int64(transcript.KindAgent), "triage", "Triage"}, "sqlite_autoindex_authors_1 (kind=? AND ident=? AND label=?)"},
 		{"the authors of a page, in ReadBefore", readAuthorsSQL, []any{"[1,3]"}, "SEARCH authors USING INTEGER PRIMARY KEY (rowid=?)"},
 		{"the audiences of a page, in ReadBefore", readAudiencesSQL, []any{"[1,3]"}, "SEARCH audiences USING INTEGER PRIMARY KEY (rowid=?)"},

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Store is a SQLite database file holding the logs of any number of desks. It is safe for
@@ -27,6 +29,15 @@ type Store struct {
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
 	closed                                                               atomic.Bool
+
+	// readerDSN opens a Watch's connection, which polls every watchInterval. watching is
+	// every Watch running, with the function that ends it, under watchMu; watches counts
+	// their goroutines, for Close to wait for.
+	readerDSN     string
+	watchInterval time.Duration
+	watchMu       sync.Mutex
+	watching      map[*watch]context.CancelFunc
+	watches       sync.WaitGroup
 }
 
 // Open opens the store in the SQLite file at path, creating the file when it does not exist,
@@ -44,7 +55,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlitestore: open %q: the store needs a database file", path)
 	}
-	s := &Store{maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache()}
+	s := &Store{maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache(), watchInterval: c.watchInterval}
 	if err := s.open(ctx, path, c); err != nil {
 		s.closeAll()
 		return nil, err
@@ -61,6 +72,7 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 	if err != nil {
 		return err
 	}
+	s.readerDSN = readerDSN
 	if s.writer, err = sql.Open(driverName, writerDSN); err != nil {
 		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
 	}
@@ -110,12 +122,19 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 	return nil
 }
 
-// Close closes the store's connections. Reads and appends in flight may fail; every call
-// after Close returns ErrClosed. Close is idempotent.
+// Close ends every Watch, closing its channel and its connection, and waits for them; then
+// it closes the store's connections. Reads and appends in flight may fail; every call after
+// Close returns ErrClosed. Close is idempotent.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.watchMu.Lock()
+	for _, end := range s.watching {
+		end()
+	}
+	s.watchMu.Unlock()
+	s.watches.Wait()
 	return s.closeAll()
 }
 

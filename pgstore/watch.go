@@ -1,0 +1,314 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// notifyChannel is the LISTEN/NOTIFY channel on which every append announces its desk
+// (notifySQL) and Watch listens. Notifications are per database: two stores in one
+// database, in different schemas, hear each other, which costs a spurious name at most.
+const notifyChannel = "transcript_desks"
+
+// maxNotifyPayload is the longest desk name, in bytes, that an append's notification
+// carries, plus one. PostgreSQL refuses a payload of 8000 bytes or more (less on a server
+// built with pages smaller than 8 kB); a name this long or longer is sent as the empty
+// payload instead, which Watch reads as "some desk" and answers with every desk's name.
+const maxNotifyPayload = 1024
+
+// notifyPayload is the payload of desk's notification: its name, or "" for a name too long.
+func notifyPayload(desk string) string {
+	if len(desk) >= maxNotifyPayload {
+		return ""
+	}
+	return desk
+}
+
+// The timing of a Watch's connection: how long it waits in silence before it pings the
+// server (a connection lost without a word, as in a network partition, is found so), how
+// long a ping or a connection attempt may take, and the wait before an attempt to connect
+// again: reconnectFirst before the first, doubling after each failure up to reconnectMost.
+const (
+	watchPingAfter  = 30 * time.Second // a Store's pingAfter, which tests may shorten
+	watchPingWithin = 10 * time.Second
+	reconnectFirst  = 50 * time.Millisecond
+	reconnectMost   = 5 * time.Second
+)
+
+// Watch reports the desks that rows are committed to, by any process on the database: it
+// returns a channel that yields a desk's name after each commit of an Append or
+// AppendBatch to it, through this Store or any other. It is the server's Watcher: a live
+// stream reads a desk again when its name comes.
+//
+// Every commit that begins after Watch returns is reported: its desk's name comes on the
+// channel at least once after the commit. A name may stand for several commits (names
+// wait, once each, while the receiver is slow: the channel never holds more than one name
+// per desk, and never blocks the Store), and a name may come without a new row (a commit
+// from before Watch returned, or a reconnection, below): a receiver reads the desk from its
+// own watermark and finds what is new, if anything. Nothing but desk names comes; the order
+// of two desks' names says nothing.
+//
+// Watch holds a connection of its own, outside the pool (made from the pool's
+// configuration, its AfterConnect hook run on it), on which it LISTENs: an append notifies
+// once it has committed (pg_notify, queued right after its COMMIT in the same round trip),
+// so a refused append or a replay that writes nothing is never reported, and a committed one
+// is, unless the appending connection is lost between its COMMIT and the notification (its
+// process killed in between): its rows then show at the desk's next append, or to a watcher
+// that reconnects.
+// Each Watch call has a connection of its own: a server calls Watch once and fans its names
+// out to its streams. The connection must reach a PostgreSQL session (directly, or through
+// a pooler in session mode: LISTEN does not work through transaction pooling).
+//
+// The connection survives the database's restarts: when it is lost (an error, or a ping
+// that fails after watchPingAfter of silence), Watch connects again, with a backoff from
+// 50 ms to 5 s, for as long as ctx lasts, LISTENs again and then reports the name of every
+// desk (as Desks lists them) once, since rows may have been committed while it was not
+// listening. No error is reported on the channel: it keeps trying.
+//
+// Watch returns once it listens, or an error if it cannot connect or ctx is done; after
+// Close, ErrClosed. The channel is closed, and the connection with it, once ctx is done or
+// the Store is closed (Close waits for it).
+func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	caller := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	cfg := s.pool.Config()
+	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: s.pingAfter, names: make(chan string, 64)}
+	s.watchMu.Lock()
+	if s.closing {
+		s.watchMu.Unlock()
+		cancel()
+		return nil, ErrClosed
+	}
+	if s.watching == nil {
+		s.watching = make(map[*watch]context.CancelFunc)
+	}
+	s.watching[w] = cancel // Close ends the watch
+	s.watches.Add(1)
+	s.watchMu.Unlock()
+	end := func() {
+		cancel()
+		s.watchMu.Lock()
+		delete(s.watching, w)
+		s.watchMu.Unlock()
+		s.watches.Done()
+	}
+
+	conn, err := w.connect(ctx)
+	if err != nil {
+		end()
+		if caller.Err() == nil && ctx.Err() != nil { // Close ended it
+			return nil, ErrClosed
+		}
+		return nil, fmt.Errorf("pgstore: watch: %w", err)
+	}
+	out := make(chan string)
+	listened := make(chan struct{})
+	go func() {
+		defer close(listened)
+		w.listen(ctx, conn)
+	}()
+	go func() {
+		defer end()
+		forward(ctx, w.names, out, listened)
+	}()
+	return out, nil
+}
+
+// watch is one Watch call's connection and what it needs to make it again.
+type watch struct {
+	config       *pgx.ConnConfig
+	afterConnect func(context.Context, *pgx.Conn) error
+	pingAfter    time.Duration // watchPingAfter
+	names        chan string   // to forward
+}
+
+// connect makes the watch's connection and LISTENs on it, within watchPingWithin.
+func (w *watch) connect(ctx context.Context) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, watchPingWithin)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, w.config)
+	if err != nil {
+		return nil, err
+	}
+	if w.afterConnect != nil {
+		err = w.afterConnect(ctx, conn)
+	}
+	if err == nil {
+		_, err = conn.Exec(ctx, "LISTEN "+notifyChannel)
+	}
+	if err != nil {
+		closeConn(conn)
+		return nil, err
+	}
+	return conn, nil
+}
+
+// listen forwards the names of the notifications conn receives until ctx is done, and
+// closes it. When the connection is lost, it connects again (reconnect), which sends every
+// desk's name.
+func (w *watch) listen(ctx context.Context, conn *pgx.Conn) {
+	for conn != nil {
+		w.receive(ctx, conn) // returns once ctx is done or conn is lost
+		closeConn(conn)
+		conn = w.reconnect(ctx) // nil once ctx is done
+	}
+}
+
+// receive forwards the names of the notifications on conn until ctx is done or the
+// connection fails, and returns why. After watchPingAfter without a notification it pings
+// the server: a connection that cannot answer within watchPingWithin is lost.
+func (w *watch) receive(ctx context.Context, conn *pgx.Conn) error {
+	for {
+		waitCtx, cancel := context.WithTimeout(ctx, w.pingAfter)
+		n, err := conn.WaitForNotification(waitCtx) // a timeout leaves the connection usable
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err == nil && n.Channel != notifyChannel: // a LISTEN of the host's AfterConnect
+		case err == nil && n.Payload == "": // a desk name too long to carry (notifyPayload)
+			if err := w.sendAll(ctx, conn); err != nil {
+				return err
+			}
+		case err == nil:
+			if !w.send(ctx, n.Payload) {
+				return ctx.Err()
+			}
+		case pgconn.Timeout(err):
+			pingCtx, cancel := context.WithTimeout(ctx, watchPingWithin)
+			err := conn.Ping(pingCtx)
+			cancel()
+			if err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+	}
+}
+
+// reconnect connects and LISTENs again, then sends the name of every desk, which may have
+// rows committed while nobody listened. It waits before each attempt, from reconnectFirst
+// to reconnectMost, doubling, with jitter, until one succeeds, or ctx is done (nil).
+func (w *watch) reconnect(ctx context.Context) *pgx.Conn {
+	delay := reconnectFirst
+	for {
+		timer := time.NewTimer(delay/2 + rand.N(delay/2+1))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		case <-timer.C:
+		}
+		conn, err := w.connect(ctx)
+		if err == nil {
+			if err = w.sendAll(ctx, conn); err == nil {
+				return conn
+			}
+			closeConn(conn)
+		}
+		delay = min(2*delay, reconnectMost)
+	}
+}
+
+// sendAll sends the name of every desk, read on conn.
+func (w *watch) sendAll(ctx context.Context, conn *pgx.Conn) error {
+	names, err := deskNames(ctx, conn)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if !w.send(ctx, name) {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// send hands name to forward, unless ctx is done first (false).
+func (w *watch) send(ctx context.Context, name string) bool {
+	select {
+	case w.names <- name:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// closeConn closes conn, waiting a second at most for the server to hear it.
+func closeConn(conn *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	conn.Close(ctx)
+}
+
+// forward passes the names from names to out, each desk once while it waits for the
+// receiver, so that neither the connection nor the Store ever waits for a slow receiver.
+// Once ctx is done it waits for the listener to end (listened) and closes out.
+func forward(ctx context.Context, names <-chan string, out chan<- string, listened <-chan struct{}) {
+	defer close(out)
+	var q deskQueue
+	for {
+		var (
+			send chan<- string // nil while nothing waits: that case never runs
+			next string
+		)
+		if q.len() > 0 {
+			send, next = out, q.first()
+		}
+		select {
+		case <-ctx.Done():
+			<-listened
+			return
+		case name := <-names:
+			q.add(name)
+		case send <- next:
+			q.pop()
+		}
+	}
+}
+
+// deskQueue is the names waiting for the receiver, in the order they came, each once.
+type deskQueue struct {
+	names  []string
+	queued map[string]bool
+}
+
+func (q *deskQueue) len() int      { return len(q.names) }
+func (q *deskQueue) first() string { return q.names[0] }
+
+func (q *deskQueue) add(name string) {
+	if q.queued[name] {
+		return
+	}
+	if q.queued == nil {
+		q.queued = make(map[string]bool)
+	}
+	q.queued[name] = true
+	q.names = append(q.names, name)
+}
+
+func (q *deskQueue) pop() {
+	delete(q.queued, q.names[0])
+	q.names[0] = ""
+	q.names = q.names[1:]
+}
+
+// querier is what deskNames reads on: the pool (Desks) or a Watch's own connection.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+var (
+	_ querier = (*pgxpool.Pool)(nil)
+	_ querier = (*pgx.Conn)(nil)
+)

@@ -1,0 +1,348 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/pgstore"
+)
+
+// reportWithin is how soon after a commit Watch must report its desk; reconnectWithin, how
+// soon after a lost connection (a restart) it must report every desk.
+const (
+	reportWithin    = time.Second
+	reconnectWithin = 20 * time.Second
+)
+
+// watch starts a Watch on st for the rest of t, failing t if it cannot.
+func watch(t *testing.T, st *pgstore.Store) <-chan string {
+	t.Helper()
+	names, err := st.Watch(t.Context())
+	if err != nil {
+		t.Fatalf("Watch: %v", err)
+	}
+	return names
+}
+
+// nextName returns the next name on names, failing t if none comes within d.
+func nextName(t *testing.T, names <-chan string, d time.Duration) string {
+	t.Helper()
+	select {
+	case name, ok := <-names:
+		if !ok {
+			t.Fatal("the Watch channel was closed")
+		}
+		return name
+	case <-time.After(d):
+		t.Fatalf("no name within %v", d)
+		return ""
+	}
+}
+
+// awaitNames reads names until it has seen each of want, within d, and returns what it
+// read (the names of other desks among them: Watch may report a desk spuriously).
+func awaitNames(t *testing.T, names <-chan string, d time.Duration, want ...string) []string {
+	t.Helper()
+	deadline := time.After(d)
+	var got []string
+	missing := slices.Clone(want)
+	for len(missing) > 0 {
+		select {
+		case name, ok := <-names:
+			if !ok {
+				t.Fatalf("the Watch channel was closed, having given %q; still missing %q", got, missing)
+			}
+			got = append(got, name)
+			missing = slices.DeleteFunc(missing, func(m string) bool { return m == name })
+		case <-deadline:
+			t.Fatalf("within %v, Watch gave %q, not %q", d, got, missing)
+		}
+	}
+	return got
+}
+
+// awaitClosed waits, at most d, for names to be closed, reading what comes before.
+func awaitClosed(t *testing.T, names <-chan string, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case _, ok := <-names:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the Watch channel is still open %v later", d)
+		}
+	}
+}
+
+// awaitListeners waits, at most 10 s, for n sessions of the pool's database to listen
+// (their last statement a LISTEN: a Watch's, until it reconnects).
+func awaitListeners(t *testing.T, pool *pgxpool.Pool, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var got int
+		if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions listen, want %d", got, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestWatchAcrossStores: two Stores, two pools, on one database, as two processes: a Watch
+// on one reports every commit through the other, and through itself, within a second, by
+// every way an append goes (a root, a keyed root, a reply, a batch): the desk's name, once
+// a commit, in commit order, nothing else.
+func TestWatchAcrossStores(t *testing.T) {
+	t.Parallel()
+	watcher, dsn := openStore(t)
+	writer, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { writer.Close() })
+	ctx := t.Context()
+	names := watch(t, watcher)
+	for i, step := range []struct {
+		st      *pgstore.Store
+		desk    string
+		message transcript.Message
+		batch   []transcript.Message
+	}{
+		{writer, "eng", transcript.Message{Author: alice, Content: "a root"}, nil},
+		{writer, "ops", transcript.Message{Author: alice, Content: "a keyed root", Key: "k1"}, nil},
+		{writer, "eng", transcript.Message{Parent: 1, Author: bot, Content: "a reply"}, nil},
+		{writer, "ops", transcript.Message{}, []transcript.Message{
+			{Author: alice, Content: "a batch"},
+			{Parent: transcript.BatchParent(0), Author: bot, Content: "its reply"},
+		}},
+		{writer, "eng", transcript.Message{}, []transcript.Message{
+			{Parent: 2, Author: alice, Content: "a batch replying to a stored row", Key: "k2"},
+		}},
+		{watcher, "eng", transcript.Message{Author: bot, Content: "through the watching store"}, nil},
+		{writer, strings.Repeat("é", 200), transcript.Message{Author: bot, Content: "a desk named in 400 bytes"}, nil},
+	} {
+		var err error
+		if step.batch != nil {
+			err = step.st.AppendBatch(ctx, step.desk, step.batch)
+		} else {
+			_, err = step.st.Append(ctx, step.desk, step.message)
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if got := nextName(t, names, reportWithin); got != step.desk {
+			t.Errorf("step %d: Watch gave %q, want %q", i, got, step.desk)
+		}
+	}
+}
+
+// TestWatchOnlyCommits: a name comes when its transaction commits, not before: an append
+// held before its commit is reported after an append to another desk that committed
+// meanwhile, and only once it commits; a refused append and a replay of a key, which roll
+// back, are never reported.
+func TestWatchOnlyCommits(t *testing.T) {
+	t.Parallel()
+	st, _ := openStore(t)
+	ctx := t.Context()
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "first", Key: "once"}); err != nil {
+		t.Fatal(err)
+	}
+	names := watch(t, st)
+
+	held := holdNextAppend(t, st)
+	first := appendAsync(ctx, st, "eng", "held")
+	<-held.reached
+	if _, err := st.Append(ctx, "ops", transcript.Message{Author: bot, Content: "while eng is held"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := nextName(t, names, reportWithin); got != "ops" {
+		t.Errorf("while an append to eng is held: Watch gave %q, want ops", got)
+	}
+	close(held.release)
+	if res := <-first; res.err != nil {
+		t.Fatal(res.err)
+	}
+	if got := nextName(t, names, reportWithin); got != "eng" {
+		t.Errorf("after the held append committed: Watch gave %q, want eng", got)
+	}
+
+	if _, err := st.Append(ctx, "eng", transcript.Message{Parent: 99, Author: bot, Content: "to no row"}); !errors.Is(err, pgstore.ErrParent) {
+		t.Fatalf("Append replying to a row that does not exist: %v, want ErrParent", err)
+	}
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "first", Key: "once"}); err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if err := st.AppendBatch(ctx, "eng", []transcript.Message{{Author: alice, Content: "first", Key: "once"}}); err != nil {
+		t.Fatalf("replay in a batch: %v", err)
+	}
+	if _, err := st.Append(ctx, "marker", transcript.Message{Author: bot, Content: "after the refusal and the replays"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := nextName(t, names, reportWithin); got != "marker" {
+		t.Errorf("after a refused append and replays to eng, then an append to marker: Watch gave %q, want marker", got)
+	}
+}
+
+// TestWatchLongDeskName: a desk whose name is too long for a notification's payload is
+// reported too, with every other desk.
+func TestWatchLongDeskName(t *testing.T) {
+	t.Parallel()
+	st, _ := openStore(t)
+	ctx := t.Context()
+	long := strings.Repeat("long desk ", 150) // 1,500 bytes
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	names := watch(t, st)
+	if _, err := st.Append(ctx, long, transcript.Message{Author: alice, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitNames(t, names, reportWithin, "eng", long)
+}
+
+// TestWatchEnds: a Watch's channel is closed, and its connection, once its ctx is done or
+// its Store closed; Watch after Close is ErrClosed, and with a done ctx, ctx's error.
+func TestWatchEnds(t *testing.T) {
+	t.Parallel()
+	st, dsn := openStore(t)
+	pool := connect(t, dsn)
+	ctx, cancel := context.WithCancel(t.Context())
+	canceled, err := st.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := watch(t, st)
+	awaitListeners(t, pool, 2)
+	cancel()
+	awaitClosed(t, canceled, 10*time.Second)
+	awaitListeners(t, pool, 1)
+	if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := nextName(t, closed, reportWithin); got != "eng" {
+		t.Errorf("the other Watch gave %q, want eng", got)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	awaitClosed(t, closed, 10*time.Second)
+	awaitListeners(t, pool, 0)
+	if _, err := st.Watch(t.Context()); !errors.Is(err, pgstore.ErrClosed) {
+		t.Errorf("Watch after Close: %v, want ErrClosed", err)
+	}
+	other, _ := openStore(t)
+	if _, err := other.Watch(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch with a canceled ctx: %v, want context.Canceled", err)
+	}
+}
+
+// TestWatchPingsInSilence: a Watch that hears nothing for a while pings the server and goes
+// on listening on the same connection: a wait that times out does not lose it. (Had it
+// reconnected, it would report every desk, eng first.)
+func TestWatchPingsInSilence(t *testing.T) {
+	t.Parallel()
+	st, _ := openStore(t)
+	ctx := t.Context()
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	pgstore.SetWatchPingAfter(st, 20*time.Millisecond)
+	names := watch(t, st)
+	time.Sleep(300 * time.Millisecond) // some 10 waits timed out, and as many pings
+	if _, err := st.Append(ctx, "ops", transcript.Message{Author: alice, Content: "after the silence"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := nextName(t, names, reportWithin); got != "ops" {
+		t.Errorf("after pings: Watch gave %q, want ops", got)
+	}
+}
+
+// TestWatchReconnects: when a Watch's session is ended under it (pg_terminate_backend), it
+// connects again and reports every desk, so that a commit while it was not listening is
+// not missed, then reports commits as before.
+func TestWatchReconnects(t *testing.T) {
+	t.Parallel()
+	st, dsn := openStore(t)
+	pool := connect(t, dsn)
+	ctx := t.Context()
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	names := watch(t, st)
+	var ended bool
+	if err := pool.QueryRow(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`).Scan(&ended); err != nil || !ended {
+		t.Fatalf("ending the Watch's session: %v, %v", ended, err)
+	}
+	if _, err := st.Append(ctx, "late", transcript.Message{Author: alice, Content: "while it reconnects"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitNames(t, names, reconnectWithin, "eng", "late")
+	if _, err := st.Append(ctx, "after", transcript.Message{Author: alice, Content: "once it listens again"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitNames(t, names, reportWithin, "after")
+}
+
+// TestWatchSurvivesRestart: on a server of its own, restarted in immediate mode (pg_ctl
+// restart -m immediate: every session cut at once), a Watch connects again once the server
+// is back, reports every desk, and then the commits of another Store, as before.
+func TestWatchSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	server := startServer(t)
+	ctx := t.Context()
+	watcher, err := pgstore.Open(ctx, server.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watcher.Close() })
+	writer, err := pgstore.Open(ctx, server.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { writer.Close() })
+	names := watch(t, watcher)
+	for _, d := range []string{"eng", "ops"} {
+		if _, err := writer.Append(ctx, d, transcript.Message{Author: alice, Content: "before the restart"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := nextName(t, names, reportWithin); got != d {
+			t.Errorf("before the restart: Watch gave %q, want %q", got, d)
+		}
+	}
+
+	server.restart(t)
+	awaitNames(t, names, reconnectWithin, "eng", "ops")
+	// The writer's pool finds its connections dead; a keyed append is safe to try again.
+	deadline := time.Now().Add(reconnectWithin)
+	for i := 0; ; i++ {
+		_, err := writer.Append(ctx, "eng", transcript.Message{Author: alice, Content: "after the restart", Key: "after"})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Append after the restart, %d attempts: %v", i+1, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	awaitNames(t, names, reportWithin, "eng")
+	if _, err := writer.Append(ctx, "new", transcript.Message{Author: alice, Content: "a new desk"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitNames(t, names, reportWithin, "new")
+}

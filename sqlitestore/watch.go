@@ -1,0 +1,260 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// The statements of a Watch's poll, on its own reader connection. data_version changes when
+// another connection (this Store's writer, another Store's, another process's) commits to
+// the file; headsSQL then reads every desk's newest Seq, one probe of the (desk, seq) index
+// a desk, so a poll costs the number of desks, never their rows.
+const (
+	dataVersionSQL = `PRAGMA data_version`
+	headsSQL       = `SELECT name, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks`
+)
+
+// Watch reports the desks that rows are committed to, by this Store or any other process
+// on the file (the transcript append command, while the service runs): it returns a
+// channel that yields a desk's name after each commit of an Append or AppendBatch to it.
+// It is the server's Watcher: a live stream reads a desk again when its name comes.
+//
+// Every commit that begins after Watch returns is reported: its desk's name comes on the
+// channel at least once after the commit. A name may stand for several commits (names
+// wait, once each, while the receiver is slow: the channel never holds more than one name
+// per desk, and never blocks the Store), and a name may come spuriously: a receiver reads
+// the desk from its own watermark and finds what is new, if anything. Nothing but desk names
+// comes; the order of two desks' names says nothing.
+//
+// SQLite tells no one of a commit, so Watch polls, every 200 ms (WithWatchInterval), on a
+// reader connection of its own: it reads PRAGMA data_version, which changes when any other
+// connection commits to the file, and when it changed, reads every desk's newest Seq in one
+// query (an index probe a desk) and reports the desks whose newest row moved since the last
+// poll. Appends through this Store do not wait for the poll: once one commits, Watch
+// reports its desk at once (and the poll then finds nothing new there). A poll that fails
+// (the file busy past the busy timeout) is tried again at the next one; nothing is missed,
+// since the heads are compared with the last ones read.
+//
+// Watch returns once it has read the heads it compares with, or an error if it cannot, or
+// ctx is done; after Close, ErrClosed. The channel is closed, and the connection with it,
+// once ctx is done or the Store is closed (Close waits for it).
+func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watch{kick: make(chan struct{}, 1)}
+	s.watchMu.Lock()
+	if s.closed.Load() {
+		s.watchMu.Unlock()
+		cancel()
+		return nil, ErrClosed
+	}
+	if s.watching == nil {
+		s.watching = make(map[*watch]context.CancelFunc)
+	}
+	s.watching[w] = cancel // Close ends the watch
+	s.watches.Add(1)
+	s.watchMu.Unlock()
+	end := func() {
+		cancel()
+		s.watchMu.Lock()
+		delete(s.watching, w)
+		s.watchMu.Unlock()
+		s.watches.Done()
+	}
+
+	err := w.open(ctx, s.readerDSN)
+	if err == nil {
+		err = w.poll(ctx, nil)
+	}
+	if err != nil {
+		w.close()
+		end()
+		if s.closed.Load() {
+			return nil, ErrClosed
+		}
+		return nil, fmt.Errorf("sqlitestore: watch: %w", err)
+	}
+	out := make(chan string)
+	go func() {
+		defer end()
+		defer w.close()
+		w.run(ctx, out, s.watchInterval)
+	}()
+	return out, nil
+}
+
+// watch is one Watch call: its connection, what it last read, and the heads this Store's
+// appends pushed to it.
+type watch struct {
+	db      *sql.DB
+	conn    *sql.Conn
+	version int64            // data_version at the last poll
+	heads   map[string]int64 // every desk's newest Seq, as last read or pushed
+	stale   bool             // the last poll failed: read the heads whatever data_version says
+
+	mu     sync.Mutex
+	pushed map[string]int64 // by this Store's appends since the loop last looked, under mu
+	kick   chan struct{}    // a push waits in pushed
+}
+
+// open opens the watch's connection: a database/sql pool of one, pinned, so that every
+// data_version is read on the same connection.
+func (w *watch) open(ctx context.Context, dsn string) error {
+	db, err := sql.Open(driverName, dsn)
+	if err != nil {
+		return err
+	}
+	db.SetMaxOpenConns(1)
+	w.db = db
+	w.conn, err = db.Conn(ctx)
+	return err
+}
+
+func (w *watch) close() {
+	if w.conn != nil {
+		w.conn.Close()
+	}
+	if w.db != nil {
+		w.db.Close()
+	}
+}
+
+// push tells the watch that an append through its Store committed desk's rows up to head.
+func (w *watch) push(desk string, head int64) {
+	w.mu.Lock()
+	if w.pushed == nil {
+		w.pushed = make(map[string]int64)
+	}
+	w.pushed[desk] = max(w.pushed[desk], head)
+	w.mu.Unlock()
+	select {
+	case w.kick <- struct{}{}:
+	default: // a kick waits already
+	}
+}
+
+// run sends the names of the desks that moved on out until ctx is done, then closes out: it
+// polls every interval and takes the heads pushed, and holds the names the receiver has not
+// taken yet, each once.
+func (w *watch) run(ctx context.Context, out chan<- string, interval time.Duration) {
+	defer close(out)
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	var q deskQueue
+	for {
+		var (
+			send chan<- string // nil while nothing waits: that case never runs
+			next string
+		)
+		if q.len() > 0 {
+			send, next = out, q.first()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case send <- next:
+			q.pop()
+		case <-w.kick:
+			w.mu.Lock()
+			pushed := w.pushed
+			w.pushed = nil
+			w.mu.Unlock()
+			for desk, head := range pushed {
+				if head > w.heads[desk] {
+					w.heads[desk] = head
+					q.add(desk)
+				}
+			}
+		case <-ticker.C:
+			w.poll(ctx, &q) // a failure is tried again at the next tick
+		}
+	}
+}
+
+// poll reads data_version and, when it changed since the last poll (or that poll failed),
+// every desk's head, and adds the desks whose head moved to q (when q is not nil: the first
+// poll, in Watch, only reads what later ones compare with). A head pushed by this Store's
+// append is one the next read finds too: the append had committed.
+func (w *watch) poll(ctx context.Context, q *deskQueue) error {
+	var version int64
+	if err := w.conn.QueryRowContext(ctx, dataVersionSQL).Scan(&version); err != nil {
+		w.stale = true
+		return err
+	}
+	if w.heads != nil && !w.stale && version == w.version {
+		return nil
+	}
+	heads, err := readHeads(ctx, w.conn)
+	if err != nil {
+		w.stale = true
+		return err
+	}
+	for desk, head := range heads {
+		if old, ok := w.heads[desk]; q != nil && (!ok || head != old) {
+			q.add(desk)
+		}
+	}
+	w.heads, w.version, w.stale = heads, version, false
+	return nil
+}
+
+// readHeads reads every desk's newest Seq (headsSQL) on conn.
+func readHeads(ctx context.Context, conn *sql.Conn) (map[string]int64, error) {
+	rows, err := conn.QueryContext(ctx, headsSQL)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	heads := make(map[string]int64)
+	for rows.Next() {
+		var (
+			name string
+			head int64
+		)
+		if err := rows.Scan(&name, &head); err != nil {
+			return nil, err
+		}
+		heads[name] = head
+	}
+	return heads, rows.Err()
+}
+
+// announce pushes desk's new head to every Watch of the Store, after an append committed.
+func (s *Store) announce(desk string, head int64) {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	for w := range s.watching {
+		w.push(desk, head)
+	}
+}
+
+// deskQueue is the names waiting for the receiver, in the order they came, each once.
+type deskQueue struct {
+	names  []string
+	queued map[string]bool
+}
+
+func (q *deskQueue) len() int      { return len(q.names) }
+func (q *deskQueue) first() string { return q.names[0] }
+
+func (q *deskQueue) add(name string) {
+	if q.queued[name] {
+		return
+	}
+	if q.queued == nil {
+		q.queued = make(map[string]bool)
+	}
+	q.queued[name] = true
+	q.names = append(q.names, name)
+}
+
+func (q *deskQueue) pop() {
+	delete(q.queued, q.names[0])
+	q.names[0] = ""
+	q.names = q.names[1:]
+}

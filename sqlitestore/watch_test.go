@@ -1,0 +1,234 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// reportWithin is how soon after a commit, by any process, Watch must report its desk.
+const reportWithin = time.Second
+
+var (
+	watchAuthor = transcript.Person("ana", "Ana")
+	watchBot    = transcript.Agent("bot", "Bot")
+)
+
+// openAt opens a Store on the file at path, closed when t ends.
+func openAt(t *testing.T, path string, opts ...sqlitestore.Option) *sqlitestore.Store {
+	t.Helper()
+	st, err := sqlitestore.Open(t.Context(), path, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// watch starts a Watch on st for the rest of t, failing t if it cannot.
+func watch(t *testing.T, st *sqlitestore.Store) <-chan string {
+	t.Helper()
+	names, err := st.Watch(t.Context())
+	if err != nil {
+		t.Fatalf("Watch: %v", err)
+	}
+	return names
+}
+
+// nextName returns the next name on names, failing t if none comes within d.
+func nextName(t *testing.T, names <-chan string, d time.Duration) string {
+	t.Helper()
+	select {
+	case name, ok := <-names:
+		if !ok {
+			t.Fatal("the Watch channel was closed")
+		}
+		return name
+	case <-time.After(d):
+		t.Fatalf("no name within %v", d)
+		return ""
+	}
+}
+
+// awaitClosed waits, at most d, for names to be closed, reading what comes before.
+func awaitClosed(t *testing.T, names <-chan string, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case _, ok := <-names:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the Watch channel is still open %v later", d)
+		}
+	}
+}
+
+// TestWatchAcrossStores: two Stores on one file, standing in for two processes: a Watch on
+// one reports, within a second, every commit through the other (found by its poll) and
+// through itself: the desk's name, once a commit, nothing else.
+func TestWatchAcrossStores(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "desk.db")
+	watcher, writer := openAt(t, path), openAt(t, path)
+	ctx := t.Context()
+	names := watch(t, watcher)
+	for i, step := range []struct {
+		st    *sqlitestore.Store
+		desk  string
+		batch []transcript.Message // one: Append
+	}{
+		{writer, "eng", []transcript.Message{{Author: watchAuthor, Content: "a root"}}},
+		{writer, "ops", []transcript.Message{{Author: watchAuthor, Content: "a keyed root", Key: "k1"}}},
+		{writer, "eng", []transcript.Message{{Parent: 1, Author: watchBot, Content: "a reply"}}},
+		{writer, "ops", []transcript.Message{
+			{Author: watchAuthor, Content: "a batch"},
+			{Parent: transcript.BatchParent(0), Author: watchBot, Content: "its reply"},
+		}},
+		{watcher, "eng", []transcript.Message{{Author: watchBot, Content: "through the watching store"}}},
+		{writer, "eng", []transcript.Message{{Author: watchBot, Content: "through the other again"}}},
+		{watcher, "new", []transcript.Message{{Author: watchBot, Content: "a new desk, through the watching store"}}},
+	} {
+		var err error
+		if len(step.batch) == 1 {
+			_, err = step.st.Append(ctx, step.desk, step.batch[0])
+		} else {
+			err = step.st.AppendBatch(ctx, step.desk, step.batch)
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if got := nextName(t, names, reportWithin); got != step.desk {
+			t.Errorf("step %d: Watch gave %q, want %q", i, got, step.desk)
+		}
+	}
+}
+
+// TestWatchOwnAppendsAtOnce: an append through the Store that watches is reported without
+// waiting for the poll, here an hour away.
+func TestWatchOwnAppendsAtOnce(t *testing.T) {
+	st := openAt(t, filepath.Join(t.TempDir(), "desk.db"), sqlitestore.WithWatchInterval(time.Hour))
+	names := watch(t, st)
+	for _, d := range []string{"eng", "ops", "eng"} {
+		if _, err := st.Append(t.Context(), d, transcript.Message{Author: watchAuthor, Content: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := nextName(t, names, reportWithin); got != d {
+			t.Errorf("Watch gave %q, want %q", got, d)
+		}
+	}
+}
+
+// TestWatchOnlyCommits: a refused append and replays of a key, which commit nothing, are
+// not reported: after them and an append to another desk, that desk is the next name.
+func TestWatchOnlyCommits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "desk.db")
+	watcher, writer := openAt(t, path), openAt(t, path)
+	ctx := t.Context()
+	keyed := transcript.Message{Author: watchAuthor, Content: "first", Key: "once"}
+	if _, err := writer.Append(ctx, "eng", keyed); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*sqlitestore.Store{watcher, writer} {
+		names := watch(t, st)
+		if _, err := st.Append(ctx, "eng", transcript.Message{Parent: 99, Author: watchBot, Content: "to no row"}); !errors.Is(err, transcript.ErrInvalidMessage) {
+			t.Fatalf("Append replying to a row that does not exist: %v, want ErrInvalidMessage", err)
+		}
+		if _, err := writer.Append(ctx, "eng", keyed); err != nil {
+			t.Fatalf("replay: %v", err)
+		}
+		if err := watcher.AppendBatch(ctx, "eng", []transcript.Message{keyed}); err != nil {
+			t.Fatalf("replay in a batch: %v", err)
+		}
+		time.Sleep(2 * sqlitestore.DefaultWatchInterval) // a poll or two, which find nothing
+		if _, err := writer.Append(ctx, "marker", transcript.Message{Author: watchBot, Content: "after the refusal and the replays"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := nextName(t, names, reportWithin); got != "marker" {
+			t.Errorf("after a refused append and replays to eng, then an append to marker: Watch gave %q, want marker", got)
+		}
+	}
+}
+
+// TestWatchEnds: a Watch's channel is closed once its ctx is done or its Store closed;
+// Watch after Close is ErrClosed, and with a done ctx, ctx's error.
+func TestWatchEnds(t *testing.T) {
+	st := openAt(t, filepath.Join(t.TempDir(), "desk.db"))
+	ctx, cancel := context.WithCancel(t.Context())
+	canceled, err := st.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := watch(t, st)
+	cancel()
+	awaitClosed(t, canceled, 10*time.Second)
+	if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: watchAuthor, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := nextName(t, closed, reportWithin); got != "eng" {
+		t.Errorf("the other Watch gave %q, want eng", got)
+	}
+	if _, err := st.Watch(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch with a canceled ctx: %v, want context.Canceled", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	awaitClosed(t, closed, 10*time.Second)
+	if _, err := st.Watch(t.Context()); !errors.Is(err, sqlitestore.ErrClosed) {
+		t.Errorf("Watch after Close: %v, want ErrClosed", err)
+	}
+}
+
+// helperDBEnv names the variable that makes TestHelperProcess a process appending to the
+// file it names.
+const helperDBEnv = "SQLITESTORE_WATCH_HELPER_DB"
+
+// TestHelperProcess is not a test: run by TestWatchOtherProcess as a child process (the test
+// binary itself), it opens the file named by SQLITESTORE_WATCH_HELPER_DB and appends to
+// desk "from-child", as the transcript append command would.
+func TestHelperProcess(t *testing.T) {
+	path := os.Getenv(helperDBEnv)
+	if path == "" {
+		t.Skip("run by TestWatchOtherProcess only")
+	}
+	ctx := t.Context()
+	st, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Append(ctx, "from-child", transcript.Message{Author: watchBot, Content: "from another process"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatchOtherProcess: rows another process appends to the file (the test binary run
+// again as TestHelperProcess) are reported by this process's Watch within a second of the
+// other process's end.
+func TestWatchOtherProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "desk.db")
+	st := openAt(t, path)
+	if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: watchAuthor, Content: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	names := watch(t, st)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), helperDBEnv+"="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the child process: %v\n%s", err, out)
+	}
+	if got := nextName(t, names, reportWithin); got != "from-child" {
+		t.Errorf("Watch gave %q, want from-child", got)
+	}
+}
