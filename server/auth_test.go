@@ -1,0 +1,169 @@
+package server_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/token"
+)
+
+// routesWithToken are the /v1/ routes, each with a request that is valid for the
+// fixture's coder token.
+var routesWithToken = []struct {
+	method, path string
+	body         any
+}{
+	{"GET", "/v1/desks", nil},
+	{"GET", "/v1/desks/eng/view", nil},
+	{"POST", "/v1/desks/eng/messages", map[string]any{"content": "auth matrix content"}},
+	{"POST", "/v1/desks/eng/delta", map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)}},
+	{"GET", "/v1/desks/eng/threads", nil},
+	{"GET", "/v1/desks/eng/events?thread=99", nil}, // 404 when authenticated: the request ends
+}
+
+// TestAuthMatrix: every /v1/ route refuses a missing, malformed, unknown or revoked token
+// with 401 and WWW-Authenticate, alike; a token for another desk gets the 404 of a desk
+// that does not exist; and no response and no log line holds a secret or any content.
+func TestAuthMatrix(t *testing.T) {
+	eachStore(t, func(t *testing.T, st server.Store) {
+		f := newFixture(t, st, server.Options{Rate: rate.Inf})
+		e := f.env
+		unknown, _, err := token.New("eng", coder, time.Now()) // never stored
+		if err != nil {
+			t.Fatal(err)
+		}
+		revoked, rt, err := token.New("eng", coder, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddToken(t.Context(), rt); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.RevokeToken(t.Context(), rt.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		elsewhere := e.token("ops", coder)
+		secrets := []string{f.op, f.triage, f.coder, unknown, revoked, elsewhere}
+
+		refusals := []struct {
+			name, header string
+			twice        bool
+			missing      bool
+		}{
+			{name: "missing", missing: true},
+			{name: "empty", header: "", missing: true},
+			{name: "basic", header: "Basic " + f.coder},
+			{name: "no credential", header: "Bearer"},
+			{name: "two credentials", header: "Bearer " + f.coder + " " + f.coder},
+			{name: "not a secret", header: "Bearer trs_tooShort"},
+			{name: "two headers", header: "Bearer " + f.coder, twice: true},
+			{name: "unknown", header: "Bearer " + unknown},
+			{name: "revoked", header: "Bearer " + revoked},
+		}
+		for _, rt := range routesWithToken {
+			for _, c := range refusals {
+				hdr := []string{}
+				if c.header != "" {
+					hdr = append(hdr, "Authorization", c.header)
+					if c.twice {
+						hdr = append(hdr, "Authorization", c.header)
+					}
+				}
+				r := e.do(rt.method, rt.path, "", rt.body, hdr...)
+				wantProblem(t, r, 401, "unauthorized")
+				challenge := r.header.Get("WWW-Authenticate")
+				if !strings.HasPrefix(challenge, "Bearer") || strings.Contains(challenge, "invalid_token") == c.missing {
+					t.Errorf("%s %s, %s: WWW-Authenticate %q", rt.method, rt.path, c.name, challenge)
+				}
+				noSecret(t, string(r.body), secrets)
+			}
+			if rt.path == "/v1/desks" {
+				continue
+			}
+			other := strings.Replace(rt.path, "/eng/", "/nosuchdesk/", 1)
+			missing := wantProblem(t, e.do(rt.method, other, f.coder, rt.body), 404, "not-found")
+			notMine := wantProblem(t, e.do(rt.method, rt.path, elsewhere, rt.body), 404, "not-found")
+			if missing != notMine {
+				t.Errorf("%s %s: another desk's token gets %+v, a desk that does not exist %+v", rt.method, rt.path, notMine, missing)
+			}
+		}
+
+		// A participant may not read as anyone; the operator may.
+		for _, path := range []string{"/v1/desks/eng/view?as=agent:triage", "/v1/desks/eng/threads?as=agent:triage", "/v1/desks/eng/events?as=agent:triage"} {
+			wantProblem(t, e.do("GET", path, f.coder, nil), 403, "forbidden")
+		}
+		wantProblem(t, e.do("POST", "/v1/desks/eng/delta?as=agent:triage", f.coder, routesWithToken[3].body), 403, "forbidden")
+		p := decode[transcript.Projection](t, e.do("GET", "/v1/desks/eng/view?as=agent:coder", f.op, nil), 200)
+		q := decode[transcript.Projection](t, e.do("GET", "/v1/desks/eng/view", f.coder, nil), 200)
+		if seqs(p.Messages) != seqs(q.Messages) || len(p.Elided) != len(q.Elided) {
+			t.Errorf("the operator as coder sees %s (%d elided), coder %s (%d elided)", seqs(p.Messages), len(p.Elided), seqs(q.Messages), len(q.Elided))
+		}
+
+		// The author comes from the token: a body may not name one.
+		r := e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{"content": "forged", "author": map[string]any{"type": "operator"}})
+		wantProblem(t, r, 400, "invalid-request")
+		m := e.post(f.coder, map[string]any{"content": "as myself"})
+		if !m.Author.Same(coder) {
+			t.Errorf("author %v, want the token's participant", m.Author)
+		}
+
+		// What coder may not read is what does not exist, and nothing of it shows.
+		for _, r := range []response{
+			e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{"content": "a reply", "parent": f.aside.Seq}),
+			e.do("GET", fmt.Sprintf("/v1/desks/eng/view?thread=%d", f.aside.Seq), f.coder, nil),
+			e.do("GET", fmt.Sprintf("/v1/desks/eng/events?thread=%d", f.aside.Seq), f.coder, nil),
+		} {
+			wantProblem(t, r, 404, "not-found")
+		}
+
+		logs := e.log.String()
+		noSecret(t, logs, secrets)
+		for _, content := range []string{asideText, "deploy today?", "auth matrix content", "forged", "as myself", "a reply"} {
+			if strings.Contains(logs, content) {
+				t.Errorf("the log holds content %q", content)
+			}
+		}
+		for _, want := range []string{`"refused":"missing"`, `"refused":"malformed"`, `"refused":"unknown"`, `"refused":"revoked"`, `"token":"tok_`} {
+			if !strings.Contains(logs, want) {
+				t.Errorf("the log has no %s", want)
+			}
+		}
+	})
+}
+
+// noSecret fails when s holds any of secrets, or the body of one (without its prefix).
+func noSecret(t *testing.T, s string, secrets []string) {
+	t.Helper()
+	for _, secret := range secrets {
+		if strings.Contains(s, strings.TrimPrefix(secret, token.SecretPrefix)) {
+			t.Errorf("a secret appears in %q", s)
+			return
+		}
+	}
+}
+
+// TestRateLimit: past its burst a token gets 429 with Retry-After; another token does
+// not.
+func TestRateLimit(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: 0.5, Burst: 3})
+	var last response
+	for range 5 {
+		last = f.do("GET", "/v1/desks", f.triage, nil)
+	}
+	wantProblem(t, last, http.StatusTooManyRequests, "rate-limited")
+	if ra := last.header.Get("Retry-After"); ra != "2" {
+		t.Errorf("Retry-After %q, want 2 (a request every two seconds)", ra)
+	}
+	decode[server.DeskList](t, f.do("GET", "/v1/desks", f.op, nil), 200)
+	if f.metric("transcript_rate_limited_total") < 1 {
+		t.Error("no rate-limited request counted")
+	}
+}

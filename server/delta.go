@@ -1,0 +1,76 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sharing"
+)
+
+type deltaInput struct {
+	Desk string `path:"desk" doc:"The desk: the token's."`
+	As   string `query:"as" doc:"Operator tokens only: the delta of this participant."`
+	Body deltaBody
+}
+
+// deltaBody asks for what the participant has not seen since State.
+type deltaBody struct {
+	State        sharing.State       `json:"state" doc:"The client's last committed state (SPEC §6): the client owns it."`
+	Conversation *conversationBody   `json:"conversation,omitempty" doc:"Where the turn happens; absent: the path's desk's channel."`
+	Before       transcript.Sequence `json:"before,omitempty" doc:"Exclusive bound, usually the triggering message; 0 or absent: up to the newest row."`
+}
+
+// conversationBody is the desired conversation of a delta. Its desk, when given, must be the
+// path's: the desk always comes from the path.
+type conversationBody struct {
+	Desk   string              `json:"desk,omitempty" doc:"Absent, or the path's desk."`
+	Thread transcript.Sequence `json:"thread,omitempty" doc:"The thread's root; 0 or absent: the channel."`
+}
+
+// DeltaResult is the delta route's answer: exactly one of its fields is set.
+type DeltaResult struct {
+	Delta *sharing.Delta `json:"delta,omitempty" doc:"What the participant has not seen; commit next once the turn is durable."`
+	// Reinitialize names why there is no delta: the client reloads a view and starts over.
+	Reinitialize string `json:"reinitialize,omitempty" enum:"conversation_changed,gap_too_large,watermark_unavailable"`
+}
+
+type deltaOutput struct{ Body DeltaResult }
+
+// delta is sharing.Prepare for the token's participant (or as=), desired and current both
+// the body's conversation on the path's desk. A state for another desk or conversation is
+// {"reinitialize":"conversation_changed"}; a thread the viewer may not read is 404.
+func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error) {
+	v, err := viewer(ctx, in.As)
+	if err != nil {
+		return nil, err
+	}
+	conv := transcript.Conversation{Desk: in.Desk}
+	if c := in.Body.Conversation; c != nil {
+		if c.Desk != "" && c.Desk != in.Desk {
+			return nil, kindInvalidRequest.problem("conversation.desk must be the path's desk, or absent")
+		}
+		conv.Thread = c.Thread
+	}
+	if err := s.checkThread(ctx, in.Desk, conv.Thread, v); err != nil {
+		return nil, err
+	}
+	plan, err := sharing.Prepare(ctx, s.st.Log(in.Desk), sharing.Query{
+		Desired: conv, Current: conv, State: in.Body.State, Before: in.Body.Before, Viewer: v,
+	})
+	switch {
+	case errors.Is(err, sharing.ErrWatermarkRegression):
+		return nil, kindWatermarkRegression.problem("before is below the state's watermark")
+	case errors.Is(err, sharing.ErrInvalidState), errors.Is(err, sharing.ErrPresentSetTooLarge):
+		return nil, kindInvalidRequest.problem("state is invalid: present must be ascending, above the watermark, at most 64 entries")
+	case err != nil:
+		return nil, s.internal(ctx, err)
+	case plan.Reinitialize != 0:
+		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String()}}, nil
+	}
+	d := plan.Delta
+	if d.Messages == nil {
+		d.Messages = []transcript.Message{}
+	}
+	return &deltaOutput{Body: DeltaResult{Delta: &d}}, nil
+}

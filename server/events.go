@@ -1,0 +1,264 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/token"
+)
+
+type eventsInput struct {
+	Desk        string              `path:"desk" doc:"The desk: the token's."`
+	Thread      transcript.Sequence `query:"thread" doc:"The root of the thread to stream; 0 or absent: the channel."`
+	After       optionalSeq         `query:"after" doc:"The watermark to stream from: every qualifying row above it is sent. Absent: the desk's head at connect. Last-Event-ID, when sent, takes its place."`
+	LastEventID string              `header:"Last-Event-ID" doc:"The id of the last event received (a reconnecting EventSource sends it): the watermark to resume from."`
+	As          string              `query:"as" doc:"Operator tokens only: stream as this participant (operator, person:ID, agent:ID or system:KIND) sees it."`
+}
+
+// ReinitializeEvent is the data of an event: reinitialize, after which the stream closes:
+// the client reloads a view and streams again from its head.
+type ReinitializeEvent struct {
+	Reason string `json:"reason" enum:"gap_too_large,watermark_unavailable,conversation_changed" doc:"Why the stream cannot go on from its watermark (SPEC §6)."`
+}
+
+// eventsOperation documents the stream: text/event-stream, whose events are message (a
+// Message), elided (an Elision) and reinitialize, and comment lines as heartbeats.
+func (s *Server) eventsOperation() huma.Operation {
+	op := s.operation("events", http.MethodGet, "/v1/desks/{desk}/events",
+		"Server-Sent Events: what the participant has not seen, live", true,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
+	op.Description = "Streams, for every row that qualifies for the participant (SPEC §5, §10) in sequence order, " +
+		"never the participant's own rows, each once: `event: message` with `id: SEQ` and the Message as data; " +
+		"`event: elided` with `id:` its through and an Elision as data; `event: reinitialize` with {\"reason\": ...}, " +
+		"after which the stream closes; and a comment line every 15 seconds. A client that reconnects with " +
+		"Last-Event-ID set to the last id it received loses nothing and receives nothing twice. " +
+		"Too many open streams for one token is 429 (too-many-streams) with Retry-After."
+	event := func(name string, data *huma.Schema) *huma.Schema {
+		return &huma.Schema{
+			Title: "Event " + name,
+			Type:  huma.TypeObject,
+			Properties: map[string]*huma.Schema{
+				"event": {Type: huma.TypeString, Enum: []any{name}},
+				"id":    {Type: huma.TypeInteger, Description: "The event's sequence: a watermark to resume from."},
+				"data":  data,
+			},
+			Required: []string{"event", "data"},
+		}
+	}
+	ref := func(name string) *huma.Schema { return &huma.Schema{Ref: "#/components/schemas/" + name} }
+	op.Responses = map[string]*huma.Response{
+		"200": {
+			Description: "An event stream",
+			Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{
+				Type:        huma.TypeArray,
+				Description: "The stream's events, in the order sent, each one of these.",
+				Items: &huma.Schema{OneOf: []*huma.Schema{
+					event("message", ref("Message")),
+					event("elided", ref("Elision")),
+					event("reinitialize", ref("ReinitializeEvent")),
+				}},
+			}}},
+		},
+	}
+	return op
+}
+
+// events opens a stream. Before anything is streamed it answers, as problems, what a stream
+// cannot start with: 403 and 400 for as=, 404 for a thread the viewer may not read (as for
+// one that does not exist), 400 for a Last-Event-ID that is no sequence, 429 past the
+// token's cap on open streams.
+func (s *Server) events(ctx context.Context, in *eventsInput) (*huma.StreamResponse, error) {
+	v, err := viewer(ctx, in.As)
+	if err != nil {
+		return nil, err
+	}
+	if in.Thread != 0 {
+		if _, ok, err := s.readableRow(ctx, in.Desk, in.Thread, v); err != nil {
+			return nil, s.internal(ctx, err)
+		} else if !ok {
+			return nil, errNoThread
+		}
+	}
+	var from *transcript.Sequence
+	if in.After.Set {
+		from = &in.After.Value
+	}
+	if id := strings.TrimSpace(in.LastEventID); id != "" {
+		n, err := strconv.ParseUint(id, 10, 64)
+		if err != nil {
+			return nil, kindInvalidRequest.problem("Last-Event-ID is not a sequence")
+		}
+		seq := transcript.Sequence(n)
+		from = &seq
+	}
+	closeStream, ok := s.limits.openStream(identity(ctx).ID)
+	if !ok {
+		return nil, withHeaders(kindTooManyStreams.problem("the token holds the most open streams it may"),
+			"Retry-After", retryAfter(s.opts.StreamRetryAfter))
+	}
+	t, err := s.hub.acquire(ctx, in.Desk)
+	if err != nil {
+		closeStream()
+		return nil, s.internal(ctx, err)
+	}
+	_, head := t.current()
+	st := stream{
+		s:     s,
+		tail:  t,
+		token: identity(ctx),
+		conv:  transcript.Conversation{Desk: in.Desk, Thread: in.Thread},
+		who:   v,
+	}
+	st.state = sharing.Initialized(st.conv, head)
+	if from != nil {
+		st.state.Watermark = *from
+	}
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		defer closeStream()
+		defer s.hub.release(t)
+		_, w := humago.Unwrap(hctx)
+		st.run(hctx.Context(), w)
+	}}, nil
+}
+
+// stream is one open event stream. Its state is a sharing.State, a watermark and nothing
+// else: no queue. Each time the tail's head moves it runs sharing.Prepare from its
+// watermark over the tail's log and sends what that gives; a client that reads slowly
+// holds up only its own next Prepare, which then covers more rows.
+type stream struct {
+	s     *Server
+	tail  *tail
+	token token.Token // the stream's token: once it is revoked the stream ends
+	conv  transcript.Conversation
+	who   transcript.Author
+	state sharing.State
+}
+
+func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
+	s := st.s
+	s.metrics.streamsOpen.Add(1)
+	defer s.metrics.streamsOpen.Add(-1)
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{}) // a stream reads no body: the server's read timeout must not end it
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	out := newSSEWriter(w, s.opts.WriteTimeout)
+	if out.flush() != nil {
+		return
+	}
+	heartbeat := time.NewTicker(s.opts.Heartbeat)
+	defer heartbeat.Stop()
+	for {
+		changed, _ := st.tail.current()
+		more, err := st.send(ctx, out)
+		if err != nil || !more {
+			return
+		}
+		for waiting := true; waiting; {
+			select {
+			case <-changed:
+				waiting = false
+			case <-heartbeat.C:
+				if s.revoked(ctx, st.token) {
+					return
+				}
+				out.comment("heartbeat")
+				if out.flush() != nil {
+					return
+				}
+				s.metrics.heartbeats.Add(1)
+			case <-ctx.Done():
+				return
+			case <-s.drain:
+				return
+			}
+		}
+	}
+}
+
+// send sends what the participant has not seen up to the tail's head, and moves the
+// watermark past it. It reports false when the stream must end: after a reinitialize
+// event, or when Prepare fails (the client reconnects from its last id).
+func (st *stream) send(ctx context.Context, out *sseWriter) (bool, error) {
+	s := st.s
+	plan, err := sharing.Prepare(ctx, st.tail.log(), sharing.Query{
+		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who,
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			s.opts.Logger.Error("stream", "desk", st.conv.Desk, "error", err.Error())
+		}
+		return false, err
+	}
+	if plan.Reinitialize != 0 {
+		if err := out.event("reinitialize", 0, ReinitializeEvent{Reason: plan.Reinitialize.String()}); err != nil {
+			return false, err
+		}
+		s.metrics.events[eventReinitialize].Add(1)
+		return false, out.flush()
+	}
+	d := plan.Delta
+	type item struct {
+		at  transcript.Sequence
+		msg *transcript.Message
+		eli *transcript.Elision
+	}
+	items := make([]item, 0, len(d.Messages)+len(d.Elided))
+	for i := range d.Messages {
+		if !d.Messages[i].Author.Same(st.who) {
+			items = append(items, item{at: d.Messages[i].Seq, msg: &d.Messages[i]})
+		}
+	}
+	for i := range d.Elided {
+		items = append(items, item{at: d.Elided[i].From, eli: &d.Elided[i]})
+	}
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.at, b.at) })
+	for _, it := range items {
+		var err error
+		if it.msg != nil {
+			err = out.event("message", it.msg.Seq, it.msg)
+			s.metrics.events[eventMessage].Add(1)
+		} else {
+			err = out.event("elided", it.eli.Through, it.eli)
+			s.metrics.events[eventElided].Add(1)
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	st.state = d.Next
+	if len(items) == 0 {
+		return true, nil
+	}
+	return true, out.flush()
+}
+
+// optionalSeq is a query parameter that may be absent, which is not the same as 0.
+type optionalSeq struct {
+	Value transcript.Sequence
+	Set   bool
+}
+
+// Schema documents the parameter as the sequence it holds.
+func (o optionalSeq) Schema(r huma.Registry) *huma.Schema {
+	return huma.SchemaFromType(r, reflect.TypeFor[transcript.Sequence]())
+}
+
+// Receiver is where huma parses the parameter to.
+func (o *optionalSeq) Receiver() reflect.Value { return reflect.ValueOf(&o.Value).Elem() }
+
+// OnParamSet notes whether the request carried the parameter.
+func (o *optionalSeq) OnParamSet(isSet bool, _ any) { o.Set = isSet }

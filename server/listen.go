@@ -1,0 +1,41 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+)
+
+// DefaultAddr is where `transcript serve` listens without --addr: the loopback interface
+// only.
+const DefaultAddr = "127.0.0.1:8474"
+
+// ErrExposed is matched by CheckAddr's refusal of a plain-HTTP address beyond loopback.
+var ErrExposed = errors.New("server: a non-loopback address needs TLS or an explicit insecure HTTP")
+
+// CheckAddr reports whether the service may listen on addr (host:port) as asked (SPEC §12,
+// "Limits"): a loopback address (127.0.0.0/8, ::1, localhost) always; any other address,
+// the unspecified ones (":8474", "0.0.0.0:8474") among them, only with TLS or with
+// insecureHTTP, the operator's explicit choice. The error matches ErrExposed, or says what
+// is wrong with addr.
+func CheckAddr(addr string, tls, insecureHTTP bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("server: listen address %q: %w", addr, err)
+	}
+	if tls || insecureHTTP || isLoopback(host) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s (use --tls-cert and --tls-key, or --insecure-http)", ErrExposed, addr)
+}
+
+// isLoopback reports whether host names only the loopback interface. A name other than
+// localhost is not: it may resolve anywhere.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/sharedesk/transcript"
+)
+
+type appendInput struct {
+	Desk string `path:"desk" doc:"The desk: the token's."`
+	Body appendBody
+}
+
+// appendBody is a new message. It names no author: the author is the token's participant,
+// and a body with any field but these is refused (400).
+type appendBody struct {
+	Content  string              `json:"content" doc:"The message."`
+	Parent   transcript.Sequence `json:"parent,omitempty" doc:"The row it replies to; 0 or absent: a root."`
+	Audience []string            `json:"audience,omitempty" maxItems:"16" doc:"Participants of an aside, in the command line's syntax (operator, person:ID, agent:ID, system:KIND, each with an optional :LABEL). Absent: the whole desk reads it; a reply to an aside is an aside with the aside's readers."`
+	Key      string              `json:"key,omitempty" maxLength:"256" doc:"The writer's name for the row, unique within the desk: a retry with the same key and message returns the stored row (200) instead of a new one."`
+}
+
+type appendOutput struct {
+	Status int
+	Body   transcript.Message
+}
+
+func (s *Server) appendOperation() huma.Operation {
+	op := s.operation("appendMessage", http.MethodPost, "/v1/desks/{desk}/messages",
+		"Append a message as the token's participant", true,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusRequestTimeout, http.StatusConflict,
+		http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	op.DefaultStatus = http.StatusCreated
+	op.Description = "201 with the stored Message; 200 with the same row for a replayed key; 409 for a key that names a different row; " +
+		"400 for a body naming an author or any other field it does not know; 404 for a parent that does not exist or that the participant may not read."
+	op.Responses = map[string]*huma.Response{
+		"200": {
+			Description: "The key named this same message already: the stored row, unchanged",
+			Content:     map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Ref: "#/components/schemas/Message"}}},
+		},
+	}
+	return op
+}
+
+// appendMessage appends the body as the token's participant.
+//
+// Checks the store would make are made first, so that every refusal has a precise and safe
+// answer: the content's size (413), the message (transcript.ValidateNew, 400), the parent
+// (404 when it does not exist or the author may not read it: one read of one row, and rows
+// never change, so the answer holds for the append) and the reply rule
+// (transcript.ResolveAudience on that row, 400). None of their messages quotes content.
+//
+// With a key, the append is a replay (200) when the desk held the key before it: the
+// server looks the key up and appends under a lock of that key, so that of this process's
+// concurrent appends with one key exactly one is 201. (Two processes over one database
+// appending one key at the same instant may both answer 201, for the same row: the store
+// would have to say whether it inserted.)
+func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOutput, error) {
+	author := identity(ctx).Participant
+	b := in.Body
+	if len(b.Content) > s.opts.MaxContent {
+		return nil, kindTooLarge.problem(fmt.Sprintf("content of %d bytes is over the limit of %d bytes", len(b.Content), s.opts.MaxContent))
+	}
+	m := transcript.Message{Author: author, Content: b.Content, Parent: b.Parent, Key: b.Key}
+	for i, a := range b.Audience {
+		p, err := transcript.ParseAuthor(a)
+		if err != nil {
+			return nil, kindInvalidAudience.problem(fmt.Sprintf("audience entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL", i))
+		}
+		m.Audience = append(m.Audience, p)
+	}
+	if err := transcript.ValidateNew(m); err != nil {
+		if errors.Is(err, transcript.ErrInvalidAudience) {
+			return nil, kindInvalidAudience.problem(err.Error())
+		}
+		return nil, kindInvalidMessage.problem(err.Error())
+	}
+	if strings.IndexByte(b.Content, 0) >= 0 {
+		return nil, kindInvalidMessage.problem("content holds a NUL byte, which the stores refuse")
+	}
+	if m.Parent != 0 {
+		parent, ok, err := s.readableRow(ctx, in.Desk, m.Parent, author)
+		switch {
+		case err != nil:
+			return nil, s.internal(ctx, err)
+		case !ok:
+			return nil, errNoParent
+		}
+		if _, err := transcript.ResolveAudience(m, &parent); err != nil {
+			return nil, appendRefusal(err)
+		}
+	}
+
+	// The append itself is not the client's to cancel: once begun it finishes (or times
+	// out), also while the server drains.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.AppendTimeout)
+	defer cancel()
+	replay := false
+	if m.Key != "" {
+		unlock := s.keys.lock(in.Desk, m.Key)
+		defer unlock()
+		held, err := s.st.LookupKeys(actx, in.Desk, []string{m.Key})
+		if err != nil {
+			return nil, s.internal(ctx, err)
+		}
+		_, replay = held[m.Key]
+	}
+	stored, err := s.st.Append(actx, in.Desk, m)
+	if err != nil {
+		if errors.Is(err, transcript.ErrKeyConflict) || errors.Is(err, transcript.ErrInvalidMessage) {
+			return nil, appendRefusal(err)
+		}
+		return nil, s.internal(ctx, err)
+	}
+	if replay {
+		s.metrics.replayed.Add(1)
+		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
+	}
+	s.metrics.appended.Add(1)
+	s.hub.appended(in.Desk)
+	return &appendOutput{Status: http.StatusCreated, Body: stored}, nil
+}
+
+// appendRefusal is the problem for the store's (or the reply rule's) refusal of a message:
+// by sentinel, with fixed text, since a store's message is the store's to word.
+func appendRefusal(err error) error {
+	switch {
+	case errors.Is(err, transcript.ErrKeyConflict):
+		return kindKeyConflict.problem("the key already names a different row of the desk")
+	case errors.Is(err, transcript.ErrNotReadable):
+		return errNoParent
+	case errors.Is(err, transcript.ErrInvalidAudience):
+		return kindInvalidAudience.problem("the audience is refused: a reply to an aside keeps the aside's readers (leave the audience empty to reply to them), and an aside's readers must not be only its author")
+	}
+	return kindInvalidMessage.problem("the store refused the message (text must be valid UTF-8 without NUL bytes, and the parent an older row of the desk)")
+}
+
+// keyLocks serialises this process's appends of one key to one desk: a stripe of mutexes
+// by the hash of desk and key, so that unrelated keys rarely wait for each other.
+type keyLocks struct {
+	seed    maphash.Seed
+	once    sync.Once
+	stripes [64]sync.Mutex
+}
+
+func (k *keyLocks) lock(desk, key string) (unlock func()) {
+	k.once.Do(func() { k.seed = maphash.MakeSeed() })
+	var h maphash.Hash
+	h.SetSeed(k.seed)
+	h.WriteString(desk)
+	h.WriteByte(0)
+	h.WriteString(key)
+	mu := &k.stripes[h.Sum64()%uint64(len(k.stripes))]
+	mu.Lock()
+	return mu.Unlock
+}

@@ -1,0 +1,151 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sharing"
+)
+
+type openAPIDoc struct {
+	OpenAPI string                                 `json:"openapi"`
+	Paths   map[string]map[string]openAPIOperation `json:"paths"`
+}
+
+type openAPIOperation struct {
+	OperationID string                     `json:"operationId"`
+	Security    []map[string][]string      `json:"security"`
+	RequestBody *struct{ Required bool }   `json:"requestBody"`
+	Responses   map[string]openAPIResponse `json:"responses"`
+}
+
+type openAPIResponse struct {
+	Content map[string]json.RawMessage `json:"content"`
+}
+
+// TestOpenAPI: GET /openapi.json is an OpenAPI 3.1 document, and every operation in it
+// answers as it documents: a valid request, one without a token (for those that need
+// one) and one with an unknown parameter each get a status the document lists for the
+// operation, with the content type it lists for that status.
+func TestOpenAPI(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	r := f.do("GET", "/openapi.json", "", nil)
+	if r.status != 200 {
+		t.Fatalf("GET /openapi.json: %d", r.status)
+	}
+	var doc openAPIDoc
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.1.") {
+		t.Fatalf("openapi %q, want 3.1.x", doc.OpenAPI)
+	}
+	validBodies := map[string]any{
+		"appendMessage": map[string]any{"content": "documented"},
+		"delta":         map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)},
+	}
+	seen := 0
+	for path, methods := range doc.Paths {
+		for method, op := range methods {
+			seen++
+			method = strings.ToUpper(method)
+			url := strings.ReplaceAll(path, "{desk}", "eng")
+			body := validBodies[op.OperationID]
+			if op.RequestBody != nil && op.RequestBody.Required && body == nil {
+				t.Errorf("%s %s: no valid body in the test for %s", method, path, op.OperationID)
+			}
+			check := func(what string, status int, ct string) {
+				t.Helper()
+				resp, ok := op.Responses[strconv.Itoa(status)]
+				if !ok {
+					t.Errorf("%s %s (%s): status %d is not documented", method, path, what, status)
+					return
+				}
+				mt, _, _ := mime.ParseMediaType(ct)
+				found := len(resp.Content) == 0 && ct == ""
+				for c := range resp.Content {
+					if m, _, _ := mime.ParseMediaType(c); m == mt {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("%s %s (%s): status %d with content type %q, documented %v", method, path, what, status, ct, keys(resp.Content))
+				}
+			}
+			secret := ""
+			if len(op.Security) > 0 {
+				secret = f.coder
+			}
+			status, ct := f.request(method, url, secret, body)
+			check("valid", status, ct)
+			if status >= 300 {
+				t.Errorf("%s %s: a valid request got %d", method, path, status)
+			}
+			if len(op.Security) > 0 {
+				status, ct = f.request(method, url, "", body)
+				check("no token", status, ct)
+				status, ct = f.request(method, url+"?unknown=1", secret, body)
+				check("unknown parameter", status, ct)
+				status, ct = f.request(method, strings.ReplaceAll(path, "{desk}", "other"), secret, body)
+				if strings.Contains(path, "{desk}") {
+					check("another desk", status, ct)
+				}
+			}
+		}
+	}
+	if seen != 8 {
+		t.Errorf("%d operations documented, want 8: healthz, metrics and the six /v1/ routes", seen)
+	}
+}
+
+// request sends a request and returns its status and content type, without reading more
+// of the body than its start (a stream never ends).
+func (e *env) request(method, url, secret string, body any) (int, string) {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(e.t.Context())
+	defer cancel()
+	var rd *strings.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = strings.NewReader(string(b))
+	}
+	var req *http.Request
+	var err error
+	if rd != nil {
+		req, err = http.NewRequestWithContext(ctx, method, e.ts.URL+url, rd)
+	} else {
+		req, err = http.NewRequestWithContext(ctx, method, e.ts.URL+url, nil)
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if secret != "" {
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
+	res, err := e.ts.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode, res.Header.Get("Content-Type")
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package server
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Defaults of Options: what New uses for a field left zero.
+const (
+	DefaultMaxContent         = 1 << 20 // the stores' default content limit (sqlitestore.DefaultMaxContent, pgstore's too)
+	DefaultRate               = 20      // requests a second per token, sustained
+	DefaultBurst              = 40      // requests per token at once
+	DefaultMaxStreams         = 8       // open event streams per token
+	DefaultHeartbeat          = 15 * time.Second
+	DefaultPollInterval       = 500 * time.Millisecond
+	DefaultWriteTimeout       = 30 * time.Second
+	DefaultBodyReadTimeout    = 10 * time.Second
+	DefaultAppendTimeout      = 30 * time.Second
+	DefaultTailBytes          = 32 << 20
+	DefaultStreamRetryAfter   = 5 * time.Second
+	envelopeAllowance         = 64 << 10 // what a message body holds besides its content: audience, key, JSON
+	maxStreamRetryAfterSecond = 3600
+)
+
+// Options configure a Server. The zero value of every field means its default.
+type Options struct {
+	// Logger receives one line per request (method, route pattern, status, duration, the
+	// token's public ID and desk: never a secret, never content) and the server's own
+	// failures. Nil discards them.
+	Logger *slog.Logger
+
+	// MaxContent is the store's content limit in bytes (the store refuses more): a message
+	// whose content is longer is answered 413 before the store is asked. Default
+	// DefaultMaxContent; set it to what the store was opened with.
+	MaxContent int
+	// MaxBody bounds a request body in bytes (413 past it). Default 2×MaxContent + 64 KiB:
+	// room for content whose JSON escaping doubles it, and for the envelope.
+	MaxBody int64
+
+	// Rate is how many requests a second one token may make, sustained, and Burst how many
+	// at once; past that the server answers 429 with Retry-After. Defaults DefaultRate and
+	// DefaultBurst; rate.Inf turns the limit off.
+	Rate  rate.Limit
+	Burst int
+	// MaxStreams is how many event streams one token may hold open at once; one more is
+	// answered 429 (type too-many-streams) with Retry-After StreamRetryAfter. Default
+	// DefaultMaxStreams.
+	MaxStreams       int
+	StreamRetryAfter time.Duration
+
+	// Heartbeat is the interval of a stream's comment lines (default 15 s, SPEC §12).
+	Heartbeat time.Duration
+	// PollInterval is how often the server asks the store for new rows of the desks that
+	// have open streams, when the store is no Watcher or its watch is lost (default 500 ms,
+	// so that a row another process appends reaches the streams within a second).
+	PollInterval time.Duration
+
+	// WriteTimeout bounds the writing of one response, and of each event of a stream: a
+	// client that reads nothing for that long is disconnected (default 30 s).
+	WriteTimeout time.Duration
+	// BodyReadTimeout bounds the reading of a request body (default 10 s; 408 past it).
+	BodyReadTimeout time.Duration
+	// AppendTimeout bounds one append in the store. An append, once begun, is not cancelled
+	// by the client going away or by Shutdown: it finishes or times out (default 30 s).
+	AppendTimeout time.Duration
+
+	// TailRows and TailBytes bound what the fan-out keeps in memory of each desk that has
+	// open streams: the newest TailRows rows (default transcript.ScanLimit, all a stream's
+	// delta can read) and no more than TailBytes of their content (default 32 MiB); reads
+	// below that go to the store.
+	TailRows  int
+	TailBytes int
+
+	// Now is the clock of the rate limits; nil means time.Now.
+	Now func() time.Time
+}
+
+// errNegativeOption is New's error for an Options field below zero.
+var errNegativeOption = errors.New("server: an option is negative")
+
+// withDefaults returns o with every zero field set to its default, or an error for a
+// negative one.
+func (o Options) withDefaults() (Options, error) {
+	switch {
+	case o.MaxContent < 0, o.MaxBody < 0, o.Rate < 0, o.Burst < 0, o.MaxStreams < 0,
+		o.StreamRetryAfter < 0, o.Heartbeat < 0, o.PollInterval < 0, o.WriteTimeout < 0,
+		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0:
+		return o, errNegativeOption
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxContent == 0 {
+		o.MaxContent = DefaultMaxContent
+	}
+	if o.MaxBody == 0 {
+		o.MaxBody = 2*int64(o.MaxContent) + envelopeAllowance
+	}
+	if o.Rate == 0 {
+		o.Rate = DefaultRate
+	}
+	if o.Burst == 0 {
+		o.Burst = DefaultBurst
+	}
+	if o.MaxStreams == 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.StreamRetryAfter == 0 {
+		o.StreamRetryAfter = DefaultStreamRetryAfter
+	}
+	if o.Heartbeat == 0 {
+		o.Heartbeat = DefaultHeartbeat
+	}
+	if o.PollInterval == 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if o.AppendTimeout == 0 {
+		o.AppendTimeout = DefaultAppendTimeout
+	}
+	if o.TailRows == 0 {
+		o.TailRows = transcript.ScanLimit
+	}
+	if o.TailBytes == 0 {
+		o.TailBytes = DefaultTailBytes
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}

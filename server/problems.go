@@ -1,0 +1,248 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// ProblemTypeBase begins the type of every problem the service answers with
+// (application/problem+json, RFC 9457): "tag:sharedesk.dev,2025:problem:" and the kind's
+// name, for instance "tag:sharedesk.dev,2025:problem:not-found". A tag URI (RFC 4151), as
+// RFC 9457 §3.1.1 suggests for a type that is an identifier and not a page to fetch: it is
+// stable, unique to this service, and promises no document at an address.
+const ProblemTypeBase = "tag:sharedesk.dev,2025:problem:"
+
+// problemKind is one kind of error the service answers with: a stable type, a status and
+// a title that does not change between occurrences. The table below is every kind there is.
+type problemKind int
+
+const (
+	kindInvalidRequest      problemKind = iota + 1 // malformed parameters, header or body; a body naming an author
+	kindInvalidMessage                             // a message the store cannot keep
+	kindInvalidAudience                            // an audience the reply rule or ValidateNew refuses
+	kindWatermarkRegression                        // a delta's before below its state's watermark
+	kindUnauthorized                               // no token, or one the store does not hold or revoked
+	kindForbidden                                  // as= from a token that is not the operator's
+	kindNotFound                                   // no such desk, parent, thread or route (or one the token may not see)
+	kindMethodNotAllowed                           // a route that exists for another method
+	kindRequestTimeout                             // the body did not arrive in time
+	kindKeyConflict                                // a key that names a different row
+	kindTooLarge                                   // a body or content over its limit
+	kindUnsupportedMedia                           // a body that is not JSON
+	kindNotAcceptable                              // an Accept header the service cannot answer
+	kindRateLimited                                // the token's rate limit
+	kindTooManyStreams                             // the token's cap on open streams
+	kindInternal                                   // the server or its store failed
+	kindUnavailable                                // shutting down, or the store does not answer
+)
+
+var problemKinds = [...]struct {
+	name   string
+	status int
+	title  string
+}{
+	kindInvalidRequest:      {"invalid-request", http.StatusBadRequest, "Invalid request"},
+	kindInvalidMessage:      {"invalid-message", http.StatusBadRequest, "Invalid message"},
+	kindInvalidAudience:     {"invalid-audience", http.StatusBadRequest, "Invalid audience"},
+	kindWatermarkRegression: {"watermark-regression", http.StatusBadRequest, "Bound below the watermark"},
+	kindUnauthorized:        {"unauthorized", http.StatusUnauthorized, "Unauthorized"},
+	kindForbidden:           {"forbidden", http.StatusForbidden, "Forbidden"},
+	kindNotFound:            {"not-found", http.StatusNotFound, "Not found"},
+	kindMethodNotAllowed:    {"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed"},
+	kindRequestTimeout:      {"request-timeout", http.StatusRequestTimeout, "Request timeout"},
+	kindKeyConflict:         {"key-conflict", http.StatusConflict, "Key names a different row"},
+	kindTooLarge:            {"too-large", http.StatusRequestEntityTooLarge, "Content too large"},
+	kindUnsupportedMedia:    {"unsupported-media-type", http.StatusUnsupportedMediaType, "Unsupported media type"},
+	kindNotAcceptable:       {"not-acceptable", http.StatusNotAcceptable, "Not acceptable"},
+	kindRateLimited:         {"rate-limited", http.StatusTooManyRequests, "Rate limit exceeded"},
+	kindTooManyStreams:      {"too-many-streams", http.StatusTooManyRequests, "Too many open streams"},
+	kindInternal:            {"internal", http.StatusInternalServerError, "Internal server error"},
+	kindUnavailable:         {"unavailable", http.StatusServiceUnavailable, "Service unavailable"},
+}
+
+// Type returns the kind's problem type URI.
+func (k problemKind) Type() string { return ProblemTypeBase + problemKinds[k].name }
+
+// Status returns the kind's HTTP status.
+func (k problemKind) Status() int { return problemKinds[k].status }
+
+// problem returns an error of kind k with detail, which must hold nothing a client may not
+// see: never content, never a secret; handlers build it from fixed text and from values
+// the client itself sent or may read.
+func (k problemKind) problem(detail string) *huma.ErrorModel {
+	return &huma.ErrorModel{Type: k.Type(), Title: problemKinds[k].title, Status: k.Status(), Detail: detail}
+}
+
+// kindForStatus is the kind of an error huma raised itself, which has only a status: 422
+// (a value that breaks the schema) is invalid-request, as 400 is.
+func kindForStatus(status int) problemKind {
+	switch status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return kindInvalidRequest
+	case http.StatusUnauthorized:
+		return kindUnauthorized
+	case http.StatusForbidden:
+		return kindForbidden
+	case http.StatusNotFound:
+		return kindNotFound
+	case http.StatusMethodNotAllowed:
+		return kindMethodNotAllowed
+	case http.StatusRequestTimeout:
+		return kindRequestTimeout
+	case http.StatusConflict:
+		return kindKeyConflict
+	case http.StatusRequestEntityTooLarge:
+		return kindTooLarge
+	case http.StatusUnsupportedMediaType:
+		return kindUnsupportedMedia
+	case http.StatusNotAcceptable:
+		return kindNotAcceptable
+	case http.StatusTooManyRequests:
+		return kindRateLimited
+	case http.StatusServiceUnavailable:
+		return kindUnavailable
+	}
+	return kindInternal
+}
+
+// cleanProblem is the transformer every error body passes through on its way out: it gives
+// an error huma raised (validation, a body it could not read) its type and title, answers
+// 400 for huma's 422 (this service has one status for a request it cannot take), and
+// removes what an error must not carry: huma echoes the offending value of a parameter or
+// the whole body of a request it could not parse, which may be content or a secret pasted
+// in the wrong place, and a 500 says nothing of the failure (the log line does).
+func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
+	e, ok := v.(*huma.ErrorModel)
+	if !ok {
+		return v, nil
+	}
+	out := *e
+	if out.Type == "" {
+		k := kindForStatus(out.Status)
+		out.Type, out.Title, out.Status = k.Type(), problemKinds[k].title, k.Status()
+		if k == kindTooLarge {
+			out.Detail = "the request body is over the limit"
+		}
+	}
+	if out.Status >= 500 {
+		out.Detail = problemDetail(out.Status)
+	}
+	out.Errors = nil
+	for _, d := range e.Errors {
+		if d == nil || out.Status >= 500 {
+			continue
+		}
+		loc := safeLocation(d.Location)
+		if loc == "body.author" {
+			out.Detail = "a body may not name an author: the author is the token's participant"
+		}
+		out.Errors = append(out.Errors, &huma.ErrorDetail{Message: d.Message, Location: loc})
+	}
+	return &out, nil
+}
+
+// knownNames are the names a problem's error location may quote: the service's
+// parameters and body fields, and author, which a body may not name. Any other name in a
+// location came from the client (an unknown property or query parameter) and is replaced
+// by "*": a problem never echoes what a client sent, which could be anything, a secret
+// pasted in the wrong place among it.
+var knownNames = map[string]bool{
+	"body": true, "query": true, "path": true, "header": true,
+	"content": true, "parent": true, "audience": true, "key": true, "author": true,
+	"state": true, "conversation": true, "before": true, "desk": true, "thread": true,
+	"watermark": true, "present": true, "as": true, "window": true, "limit": true,
+	"after": true, "Last-Event-ID": true,
+}
+
+// safeLocation returns loc ("body.audience[3]", "query.window") with every name that is
+// not a known one replaced by "*"; indexes are kept.
+func safeLocation(loc string) string {
+	if loc == "" {
+		return ""
+	}
+	parts := strings.Split(loc, ".")
+	for i, p := range parts {
+		name, index, _ := strings.Cut(p, "[")
+		if !knownNames[name] {
+			name = "*"
+		}
+		if index != "" {
+			if _, err := strconv.Atoi(strings.TrimSuffix(index, "]")); err == nil {
+				name += "[" + index
+			}
+		}
+		parts[i] = name
+	}
+	return strings.Join(parts, ".")
+}
+
+// problemDetail is the detail of a 5xx that huma raised: fixed text.
+func problemDetail(status int) string {
+	if status == http.StatusServiceUnavailable {
+		return "the service is unavailable"
+	}
+	return "the server failed; its log has the reason"
+}
+
+// statusContext is a huma.Context that writes 400 where huma writes 422, so that every
+// request the service cannot take is one status, with one type (invalid-request).
+type statusContext struct{ humaContext }
+
+// humaContext names huma.Context as a field that does not hide its Context method.
+type humaContext = huma.Context
+
+func (c statusContext) SetStatus(code int) {
+	if code == http.StatusUnprocessableEntity {
+		code = http.StatusBadRequest
+	}
+	c.humaContext.SetStatus(code)
+}
+
+// Unwrap returns the wrapped context (humago.Unwrap follows it to the request).
+func (c statusContext) Unwrap() huma.Context { return c.humaContext }
+
+// documentStatuses makes an operation's documented errors the ones it answers with: 400 in
+// place of huma's 422, and the problem+json error schema for each.
+func documentStatuses(op *huma.Operation) {
+	r, ok := op.Responses["422"]
+	if !ok {
+		return
+	}
+	delete(op.Responses, "422")
+	if _, ok := op.Responses["400"]; !ok {
+		c := *r
+		c.Description = http.StatusText(http.StatusBadRequest)
+		op.Responses["400"] = &c
+	}
+}
+
+// writeProblem writes p with the headers hdr, outside huma (middleware, routes that are no
+// operation): the same body and content type huma writes.
+func writeProblem(w http.ResponseWriter, p *huma.ErrorModel, hdr http.Header) {
+	for k, vs := range hdr {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	body, err := json.Marshal(p)
+	if err != nil { // an ErrorModel of strings always marshals
+		body = []byte(`{"status":` + strconv.Itoa(p.Status) + `}`)
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(p.Status)
+	w.Write(append(body, '\n'))
+}
+
+// withHeaders attaches response headers to a problem a handler returns.
+func withHeaders(p *huma.ErrorModel, kv ...string) error {
+	h := make(http.Header, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return huma.ErrorWithHeaders(p, h)
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"math"
+
+	"github.com/sharedesk/transcript"
+)
+
+type viewInput struct {
+	Desk   string              `path:"desk" doc:"The desk: the token's."`
+	Thread transcript.Sequence `query:"thread" doc:"The root of the thread to view; 0 or absent: the channel."`
+	Before transcript.Sequence `query:"before" doc:"Exclusive upper bound, usually the triggering message; 0 or absent: the newest row."`
+	Window int                 `query:"window" minimum:"0" maximum:"2048" doc:"How many qualifying messages; 0 or absent: 30."`
+	As     string              `query:"as" doc:"Operator tokens only: the view of this participant (operator, person:ID, agent:ID or system:KIND)."`
+}
+
+type viewOutput struct{ Body transcript.Projection }
+
+// view is transcript.Project for the token's participant (or, for an operator, as=).
+func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
+	v, err := viewer(ctx, in.As)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkThread(ctx, in.Desk, in.Thread, v); err != nil {
+		return nil, err
+	}
+	p, err := transcript.Project(ctx, s.st.Log(in.Desk), transcript.Query{
+		Conversation: transcript.Conversation{Desk: in.Desk, Thread: in.Thread},
+		Before:       in.Before,
+		Window:       in.Window,
+		Viewer:       v,
+	})
+	if err != nil {
+		return nil, s.internal(ctx, err)
+	}
+	if p.Messages == nil {
+		p.Messages = []transcript.Message{}
+	}
+	return &viewOutput{Body: p}, nil
+}
+
+type threadsInput struct {
+	Desk   string              `path:"desk" doc:"The desk: the token's."`
+	Before transcript.Sequence `query:"before" doc:"Exclusive upper bound; 0 or absent: the newest row."`
+	Limit  int                 `query:"limit" minimum:"0" maximum:"200" doc:"How many threads; 0 or absent: 20."`
+	As     string              `query:"as" doc:"Operator tokens only: the threads this participant can read."`
+}
+
+type threadsOutput struct{ Body transcript.ThreadList }
+
+// listThreads is transcript.ListThreads for the token's participant (or as=).
+func (s *Server) listThreads(ctx context.Context, in *threadsInput) (*threadsOutput, error) {
+	v, err := viewer(ctx, in.As)
+	if err != nil {
+		return nil, err
+	}
+	list, err := transcript.ListThreads(ctx, s.st.Log(in.Desk), transcript.ThreadQuery{Before: in.Before, Limit: in.Limit, Viewer: v})
+	if err != nil {
+		return nil, s.internal(ctx, err)
+	}
+	if list.Threads == nil {
+		list.Threads = []transcript.Thread{}
+	}
+	return &threadsOutput{Body: list}, nil
+}
+
+// DeskList is GET /v1/desks's answer.
+type DeskList struct {
+	Desks []Desk `json:"desks" doc:"The desks the token may use: a token is for one desk."`
+}
+
+// Desk is one desk a token may use.
+type Desk struct {
+	Name string              `json:"name"`
+	Head transcript.Sequence `json:"head" doc:"The desk's newest row; 0 while it has none."`
+}
+
+type desksInput struct{}
+
+type desksOutput struct{ Body DeskList }
+
+// listDesks lists the token's desk, with its head.
+func (s *Server) listDesks(ctx context.Context, _ *desksInput) (*desksOutput, error) {
+	desk := identity(ctx).Desk
+	pg, err := s.st.Log(desk).ReadBefore(ctx, 0, 1)
+	if err != nil {
+		return nil, s.internal(ctx, err)
+	}
+	d := Desk{Name: desk}
+	if len(pg.Messages) > 0 {
+		d.Head = pg.Messages[0].Seq
+	}
+	return &desksOutput{Body: DeskList{Desks: []Desk{d}}}, nil
+}
+
+// checkThread answers 404 for a thread of desk whose root v may not read or that does not
+// exist: the same answer for both. thread 0 is the channel, which always exists.
+func (s *Server) checkThread(ctx context.Context, desk string, thread transcript.Sequence, v transcript.Author) error {
+	if thread == 0 {
+		return nil
+	}
+	_, ok, err := s.readableRow(ctx, desk, thread, v)
+	switch {
+	case err != nil:
+		return s.internal(ctx, err)
+	case !ok:
+		return errNoThread
+	}
+	return nil
+}
+
+// readableRow returns row seq of desk when it exists and v may read it. One read of one
+// row: rows never change nor go away, so what it finds stays true.
+func (s *Server) readableRow(ctx context.Context, desk string, seq transcript.Sequence, v transcript.Author) (transcript.Message, bool, error) {
+	if seq == 0 || seq == math.MaxUint64 {
+		return transcript.Message{}, false, nil
+	}
+	pg, err := s.st.Log(desk).ReadBefore(ctx, seq+1, 1)
+	if err != nil {
+		return transcript.Message{}, false, err
+	}
+	if len(pg.Messages) == 0 || pg.Messages[0].Seq != seq || !pg.Messages[0].ReadableBy(v) {
+		return transcript.Message{}, false, nil
+	}
+	return pg.Messages[0], true, nil
+}
+
+// internal records err for the request's log line and returns the problem a client gets
+// for it: 500, saying nothing of err (503 when the client's own ctx is done, which the
+// client will not read anyway).
+func (s *Server) internal(ctx context.Context, err error) error {
+	noteError(ctx, err)
+	if ctx.Err() != nil {
+		return kindUnavailable.problem("the request was cancelled")
+	}
+	return kindInternal.problem(problemDetail(500))
+}

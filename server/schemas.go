@@ -1,0 +1,52 @@
+package server
+
+import (
+	"reflect"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sharing"
+)
+
+// authorSchema is how an Author looks on the wire (transcript.Author.MarshalJSON): the
+// document describes Author by it, since Author's own fields are not its JSON.
+type authorSchema struct {
+	Type  string `json:"type" enum:"operator,person,agent,system" doc:"What wrote the row."`
+	ID    string `json:"id,omitempty" doc:"The person's or agent's id; absent for the operator and the system."`
+	Kind  string `json:"kind,omitempty" doc:"For the system: the notice kind (workflow, alert, ...)."`
+	Label string `json:"label,omitempty" doc:"The display name as it was when the row was written."`
+}
+
+// stateSchema is how a sharing.State looks on the wire; present may be left out.
+type stateSchema struct {
+	Conversation conversationSchema    `json:"conversation"`
+	Watermark    transcript.Sequence   `json:"watermark" doc:"Every qualifying row at or below it was accepted."`
+	Present      []transcript.Sequence `json:"present,omitempty" maxItems:"64" doc:"Rows above the watermark already accepted, ascending."`
+}
+
+type conversationSchema struct {
+	Desk   string              `json:"desk"`
+	Thread transcript.Sequence `json:"thread,omitempty"`
+}
+
+// schemaNamer names the document's schemas as huma does, and the wire forms above by the
+// types they describe.
+func schemaNamer(t reflect.Type, hint string) string {
+	switch t {
+	case reflect.TypeFor[authorSchema]():
+		return "Author"
+	case reflect.TypeFor[stateSchema]():
+		return "State"
+	case reflect.TypeFor[conversationSchema]():
+		return "Conversation"
+	}
+	return huma.DefaultSchemaNamer(t, hint)
+}
+
+// registerSchemas tells the document's registry how the library's types with JSON methods
+// of their own look on the wire.
+func registerSchemas(r huma.Registry) {
+	r.RegisterTypeAlias(reflect.TypeFor[transcript.Author](), reflect.TypeFor[authorSchema]())
+	r.RegisterTypeAlias(reflect.TypeFor[sharing.State](), reflect.TypeFor[stateSchema]())
+}

@@ -1,0 +1,153 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+)
+
+// Server is the HTTP service of SPEC §12 over one Store: an http.Handler. Make it with New;
+// stop it with Shutdown. It is safe for concurrent use.
+type Server struct {
+	st      Store
+	opts    Options
+	api     huma.API // the operations, documented
+	mux     *http.ServeMux
+	handler http.Handler // mux behind the request log and the drain gate
+	openapi []byte       // GET /openapi.json, marshalled once routes are registered
+	hub     *hub         // the fan-out: one tail per desk with open streams
+	limits  *limits      // per-token rate and stream limits
+	metrics *metrics
+	keys    keyLocks // serialises this process's appends of one key
+
+	gate     sync.RWMutex   // held for reading while a request starts, for writing when the drain begins
+	draining bool           // under gate: refuse new requests
+	inflight sync.WaitGroup // requests being served
+	drain    chan struct{}  // closed when the drain begins: streams end
+	once     sync.Once
+}
+
+// New returns the service over st with opts (zero fields take their defaults).
+//
+// The server keeps nothing of its own on disk: identity is st's tokens, content is st's
+// rows, and a stream's state is its watermark. It starts no goroutine until a stream
+// opens: the fan-out's tail of a desk lives while streams on that desk do, and the store's
+// Watcher (or the poll) while any tail does.
+func New(st Store, opts Options) (*Server, error) {
+	if st == nil {
+		return nil, errors.New("server: nil store")
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		st:      st,
+		opts:    opts,
+		mux:     http.NewServeMux(),
+		metrics: newMetrics(),
+		drain:   make(chan struct{}),
+	}
+	s.limits = newLimits(opts.Rate, opts.Burst, opts.MaxStreams, opts.Now)
+	s.hub = newHub(st, opts, s.metrics)
+
+	config := huma.Config{
+		OpenAPI: &huma.OpenAPI{
+			OpenAPI: "3.1.0",
+			Info: &huma.Info{
+				Title:       "transcript",
+				Version:     "1",
+				Description: "One shared multi-party chat desk, as each participant sees it (SPEC §12).",
+			},
+			Components: &huma.Components{
+				Schemas: huma.NewMapRegistry("#/components/schemas/", schemaNamer),
+				SecuritySchemes: map[string]*huma.SecurityScheme{
+					bearerScheme: {Type: "http", Scheme: "bearer", Description: "A token secret (trs_...) from `transcript token add`."},
+				},
+			},
+		},
+		Formats:       map[string]huma.Format{"application/json": huma.DefaultJSONFormat, "json": huma.DefaultJSONFormat},
+		DefaultFormat: "application/json",
+		Transformers:  []huma.Transformer{cleanProblem},
+	}
+	registerSchemas(config.Components.Schemas)
+	s.api = humago.New(s.mux, config)
+	s.routes()
+	s.openapi, err = s.api.OpenAPI().MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	s.handler = s.logRequests(s.mux)
+	return s, nil
+}
+
+// ServeHTTP serves a request, or refuses it with 503 once Shutdown has begun.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.gate.RLock()
+	if s.draining {
+		s.gate.RUnlock()
+		w.Header().Set("Connection", "close")
+		writeProblem(w, kindUnavailable.problem("the server is shutting down"), nil)
+		return
+	}
+	s.inflight.Add(1)
+	s.gate.RUnlock()
+	defer s.inflight.Done()
+	s.handler.ServeHTTP(w, r)
+}
+
+// Shutdown drains the server for SIGTERM: from now on every request is refused (503), every
+// open stream ends after the event it is writing (nothing is sent half-written; a client
+// reconnects elsewhere with its Last-Event-ID and loses nothing), and requests in flight,
+// appends among them, are let finish. It returns once no request is in flight, or with
+// ctx.Err() when ctx is done first. It is safe to call more than once.
+//
+// Behind an http.Server, register BeginDrain with RegisterOnShutdown (HTTPServer does), so
+// that http.Server.Shutdown, which stops accepting connections and then waits for them to
+// go idle, need not wait for streams that never would.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.BeginDrain()
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// BeginDrain begins what Shutdown does and returns at once: new requests are refused and
+// streams end.
+func (s *Server) BeginDrain() {
+	s.once.Do(func() {
+		s.gate.Lock()
+		s.draining = true
+		s.gate.Unlock()
+		close(s.drain)
+	})
+}
+
+// HTTPServer returns an http.Server for s on addr, with the limits of SPEC §12 that
+// belong to a connection: header, read and idle timeouts and a header size limit, and
+// BeginDrain registered to run when its Shutdown begins. A response's own write deadline
+// is set per response (Options.WriteTimeout) and per event of a stream, so the server
+// has no WriteTimeout, which would cut streams. The caller sets TLSConfig or calls
+// ListenAndServeTLS for TLS (see CheckAddr).
+func (s *Server) HTTPServer(addr string) *http.Server {
+	hs := &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       s.opts.BodyReadTimeout + 10*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	hs.RegisterOnShutdown(s.BeginDrain)
+	return hs
+}

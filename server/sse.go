@@ -1,0 +1,76 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/sharedesk/transcript"
+)
+
+// sseWriter writes Server-Sent Events. Events are gathered in a buffer and sent with one
+// Write and a flush, each under a fresh write deadline, so that a stream that ends — the
+// client gone, the server draining — never leaves an event half-written by the server,
+// and a client that stops reading is let go after the deadline rather than held.
+//
+// It is written here rather than taken from huma's sse package, which names no event
+// "message" on the wire (SPEC §12 wants event: message), has no comment lines for
+// heartbeats, takes int ids where sequences are uint64, and writes each field with its own
+// Write and reports to os.Stderr. The OpenAPI document still describes the stream
+// (eventsOperation).
+type sseWriter struct {
+	w       io.Writer
+	rc      *http.ResponseController
+	timeout time.Duration
+	buf     bytes.Buffer
+}
+
+func newSSEWriter(w http.ResponseWriter, timeout time.Duration) *sseWriter {
+	return &sseWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
+}
+
+// event adds an event named name with id and data, as JSON on one line (JSON never holds
+// a raw newline), to what the next flush sends.
+func (s *sseWriter) event(name string, id transcript.Sequence, data any) error {
+	body, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	s.buf.WriteString("event: ")
+	s.buf.WriteString(name)
+	if id != 0 {
+		s.buf.WriteString("\nid: ")
+		s.buf.WriteString(strconv.FormatUint(uint64(id), 10))
+	}
+	s.buf.WriteString("\ndata: ")
+	s.buf.Write(body)
+	s.buf.WriteString("\n\n")
+	return nil
+}
+
+// comment adds a comment line, which clients ignore: a heartbeat that keeps proxies and
+// the client's idea of the connection alive.
+func (s *sseWriter) comment(text string) {
+	s.buf.WriteString(": ")
+	s.buf.WriteString(text)
+	s.buf.WriteString("\n\n")
+}
+
+// flush sends what was added, in one write, and flushes it to the client.
+func (s *sseWriter) flush() error {
+	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	if s.buf.Len() > 0 {
+		_, err := s.w.Write(s.buf.Bytes())
+		s.buf.Reset()
+		if err != nil {
+			return err
+		}
+	}
+	return s.rc.Flush()
+}

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"context"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/token"
+)
+
+// Store is what the service needs of a store: sqlitestore.Store is one, and so is
+// pgstore.Store once it keeps tokens. It must be safe for concurrent use.
+//
+//   - Append stores a message as the desk's newest row and returns it as stored (SPEC §7,
+//     §10, §11): its errors match transcript.ErrInvalidMessage (and ErrNotReadable,
+//     ErrInvalidAudience) for a message it refuses and transcript.ErrKeyConflict for a key
+//     that names a different row.
+//   - Log is one desk's log (a desk with no row reads as an empty log).
+//   - LookupKeys returns the desk's rows that hold the given keys, by key: the server asks
+//     it for one key before an append with a key, to tell a replay (200) from a new row
+//     (201).
+//   - token.Store finds the tokens requests carry (token.Authenticate).
+type Store interface {
+	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	Log(desk string) transcript.Log
+	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
+	token.Store
+}
+
+// Watcher is an optional capability of a Store: it tells the server which desks have new
+// rows, whoever appended them (this process, another serve process over the same
+// PostgreSQL database, the command line on the same SQLite file). pgstore implements it
+// with LISTEN/NOTIFY; sqlitestore can with PRAGMA data_version.
+//
+// Watch returns a channel on which the store sends the name of a desk after rows were
+// committed to it. It may send one name for many rows (coalescing), and may send a name
+// for which nothing is new; it must not leave out a commit while the channel is open. The
+// server receives promptly. The store closes the channel when ctx is done, and when it
+// can no longer watch (a lost connection): the server then refreshes every desk it
+// streams, polls every Options.PollInterval, and calls Watch again after a pause. An
+// error from Watch means the same as a closed channel.
+//
+// Without a Watcher the server polls: every PollInterval it reads the newest rows of each
+// desk that has open streams (one read per desk, usually of nothing new), so a row another
+// process appends reaches the streams within a second. Rows appended through the server
+// itself reach them at once either way.
+type Watcher interface {
+	Watch(ctx context.Context) (<-chan string, error)
+}
+
+// Pinger is an optional capability of a Store: GET /healthz calls Ping to learn whether the
+// store answers. Without it, /healthz reads the newest row of one desk.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}

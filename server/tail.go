@@ -1,0 +1,325 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sharedesk/transcript"
+)
+
+// hub is the fan-out: one tail per desk that has open streams, made by the first stream on
+// the desk and dropped when the last one leaves, and while any tail lives, the one
+// goroutine that learns of new rows (the store's Watcher, or the poll) and wakes the tails.
+type hub struct {
+	st      Store
+	opts    Options
+	metrics *metrics
+	log     *slog.Logger
+
+	mu        sync.Mutex
+	tails     map[string]*tail
+	stopWatch context.CancelFunc // stops the watch loop; nil while no tail lives
+	watching  atomic.Bool        // the store's Watcher is up: it reports every commit
+}
+
+func newHub(st Store, opts Options, m *metrics) *hub {
+	return &hub{st: st, opts: opts, metrics: m, log: opts.Logger, tails: make(map[string]*tail)}
+}
+
+// acquire returns desk's tail, making and loading it when the desk has none, for one more
+// stream; the stream calls release when it ends. A tail that cannot load is an error,
+// and no tail.
+func (h *hub) acquire(ctx context.Context, desk string) (*tail, error) {
+	h.mu.Lock()
+	t, ok := h.tails[desk]
+	if !ok {
+		t = newTail(desk, h.st.Log(desk), h.opts, h.metrics)
+		h.tails[desk] = t
+		h.metrics.tailsOpen.Add(1)
+		if h.stopWatch == nil {
+			h.startWatch()
+		}
+	}
+	t.refs++
+	h.mu.Unlock()
+
+	t.loadOnce.Do(func() {
+		// Not the request's own cancellation: other streams may be waiting on this load.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.opts.WriteTimeout)
+		defer cancel()
+		t.loadErr = t.load(ctx)
+	})
+	if t.loadErr != nil {
+		h.release(t)
+		return nil, t.loadErr
+	}
+	return t, nil
+}
+
+// release gives back a tail acquire returned. The last release drops the tail, and with the
+// last tail the watch loop stops.
+func (h *hub) release(t *tail) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t.refs--
+	if t.refs > 0 {
+		return
+	}
+	if h.tails[t.desk] == t {
+		delete(h.tails, t.desk)
+		h.metrics.tailsOpen.Add(-1)
+	}
+	t.stop()
+	if len(h.tails) == 0 && h.stopWatch != nil {
+		h.stopWatch()
+		h.stopWatch = nil
+	}
+}
+
+// wake tells desk's tail, when it has one, to look for new rows.
+func (h *hub) wake(desk string) {
+	h.mu.Lock()
+	t := h.tails[desk]
+	h.mu.Unlock()
+	if t != nil {
+		t.wake()
+	}
+}
+
+// appended tells the hub that this server appended to desk. While the store's Watcher is
+// up it will report the row (a Watcher leaves out no commit), so the tail is not woken
+// twice for it, which would cost a second read; otherwise the tail is woken now.
+func (h *hub) appended(desk string) {
+	if !h.watching.Load() {
+		h.wake(desk)
+	}
+}
+
+// wakeAll wakes every tail.
+func (h *hub) wakeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range h.tails {
+		t.wake()
+	}
+}
+
+// tail is one desk's tail of new rows, shared by every stream on the desk: on each wake-up
+// it reads the desk's new rows from the store once, however many streams wait on it, and
+// keeps the newest rows in memory (Options.TailRows and TailBytes), which its Log answers
+// from. Streams wait on changed, which is closed and replaced whenever head moves.
+type tail struct {
+	desk    string
+	src     transcript.Log // the store's log of the desk
+	opts    Options
+	metrics *metrics
+
+	refs     int // streams holding the tail; under hub.mu
+	loadOnce sync.Once
+	loadErr  error
+
+	pokes chan struct{} // a wake-up is pending (capacity 1: wake-ups coalesce)
+	done  chan struct{} // closed by stop
+	stopO sync.Once
+
+	mu      sync.RWMutex
+	rows    []transcript.Message // every row of the log from rows[0].Seq to head, ascending
+	bytes   int                  // the content, keys and labels of rows
+	start   bool                 // rows begin at the log's oldest row: nothing is older
+	head    transcript.Sequence  // the newest row read (0 while the log was empty)
+	changed chan struct{}
+}
+
+func newTail(desk string, src transcript.Log, opts Options, m *metrics) *tail {
+	return &tail{
+		desk: desk, src: src, opts: opts, metrics: m,
+		pokes:   make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		changed: make(chan struct{}),
+	}
+}
+
+// load reads the newest rows of the desk, up to the tail's budget, and starts the
+// goroutine that refreshes the tail on each wake-up.
+func (t *tail) load(ctx context.Context) error {
+	var (
+		desc   []transcript.Message // newest first
+		before transcript.Sequence
+		bytes  int
+		start  bool
+	)
+	for len(desc) < t.opts.TailRows && bytes < t.opts.TailBytes {
+		pg, err := t.read(ctx, before, min(transcript.PageSize, t.opts.TailRows-len(desc)))
+		if err != nil {
+			return err
+		}
+		for _, m := range pg.Messages {
+			desc = append(desc, m)
+			bytes += rowBytes(&m)
+		}
+		if pg.Next == 0 {
+			start = true
+			break
+		}
+		before = pg.Next
+	}
+	t.mu.Lock()
+	t.rows = reversed(desc)
+	t.bytes = bytes
+	t.start = start
+	if len(t.rows) > 0 {
+		t.head = t.rows[len(t.rows)-1].Seq
+	}
+	t.trim()
+	t.mu.Unlock()
+	go t.run()
+	return nil
+}
+
+// run refreshes the tail on each wake-up until stop.
+func (t *tail) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-t.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		select {
+		case <-t.done:
+			return
+		case <-t.pokes:
+			if err := t.refresh(ctx); err != nil && ctx.Err() == nil {
+				t.opts.Logger.Error("tail refresh", slog.String("desk", t.desk), slog.String("error", err.Error()))
+			}
+		}
+	}
+}
+
+// wake asks the tail to look for new rows; wake-ups that come while one is pending are one.
+func (t *tail) wake() {
+	select {
+	case t.pokes <- struct{}{}:
+	default:
+	}
+}
+
+func (t *tail) stop() { t.stopO.Do(func() { close(t.done) }) }
+
+// refreshReadSize is the limit of a refresh's first read: most wake-ups find a row or a few.
+const refreshReadSize = 16
+
+// refresh reads the rows newer than head from the store — one read for up to 15 new rows,
+// growing reads for more — appends them and wakes the streams.
+func (t *tail) refresh(ctx context.Context) error {
+	t.metrics.wakeups.Add(1)
+	t.mu.RLock()
+	head := t.head
+	t.mu.RUnlock()
+
+	var (
+		fresh   []transcript.Message // newest first, all above head
+		before  transcript.Sequence
+		size    = refreshReadSize
+		crossed bool // a row at or below head was reached: fresh joins the rows held
+		bytes   int
+	)
+	for !crossed && len(fresh) < t.opts.TailRows && bytes < t.opts.TailBytes {
+		pg, err := t.read(ctx, before, size)
+		if err != nil {
+			return err
+		}
+		for _, m := range pg.Messages {
+			if m.Seq <= head {
+				crossed = true
+				break
+			}
+			fresh = append(fresh, m)
+			bytes += rowBytes(&m)
+		}
+		if pg.Next == 0 {
+			crossed = true // the log's start: nothing older is missing
+			break
+		}
+		before, size = pg.Next, min(2*size, transcript.PageSize)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !crossed { // more new rows than the budget: what is held no longer joins them
+		t.rows, t.bytes, t.start = nil, 0, false
+	}
+	t.rows = append(t.rows, reversed(fresh)...)
+	t.bytes += bytes
+	t.head = fresh[0].Seq
+	t.trim()
+	close(t.changed)
+	t.changed = make(chan struct{})
+	return nil
+}
+
+// read is one read of the store for the tail, counted, and checked to be a page the
+// tail can hold: rows strictly descending below before.
+func (t *tail) read(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	t.metrics.tailReads.Add(1)
+	pg, err := t.src.ReadBefore(ctx, before, limit)
+	if err != nil {
+		return transcript.Page{}, fmt.Errorf("server: desk %q: reading new rows: %w", t.desk, err)
+	}
+	for i, m := range pg.Messages {
+		if m.Seq == 0 || (before != 0 && m.Seq >= before) || (i > 0 && m.Seq >= pg.Messages[i-1].Seq) || len(pg.Messages) > limit {
+			return transcript.Page{}, fmt.Errorf("server: desk %q: the store's page breaks the contract at seq %d", t.desk, m.Seq)
+		}
+	}
+	return pg, nil
+}
+
+// trim drops the oldest rows held past the budget, keeping the newest row; t.mu is held.
+// It lets the rows grow an eighth past TailRows before it drops any, so that a busy desk
+// copies its rows once in many refreshes, not on every one.
+func (t *tail) trim() {
+	if len(t.rows) <= t.opts.TailRows+t.opts.TailRows/8 && t.bytes <= t.opts.TailBytes {
+		return
+	}
+	drop := 0
+	for drop < len(t.rows)-1 && (len(t.rows)-drop > t.opts.TailRows || t.bytes > t.opts.TailBytes) {
+		t.bytes -= rowBytes(&t.rows[drop])
+		drop++
+	}
+	if drop > 0 {
+		t.rows = append(t.rows[:0:0], t.rows[drop:]...)
+		t.start = false
+	}
+}
+
+// current returns the channel the next change closes, and the head it changes from.
+func (t *tail) current() (<-chan struct{}, transcript.Sequence) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.changed, t.head
+}
+
+// rowBytes is what a row costs the tail's byte budget.
+func rowBytes(m *transcript.Message) int {
+	n := len(m.Content) + len(m.Key) + len(m.Author.ID) + len(m.Author.Label) + 64
+	for _, a := range m.Audience {
+		n += len(a.ID) + len(a.Label) + 16
+	}
+	return n
+}
+
+func reversed(desc []transcript.Message) []transcript.Message {
+	out := make([]transcript.Message, len(desc))
+	for i, m := range desc {
+		out[len(desc)-1-i] = m
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/sharedesk/transcript"
+)
+
+// errTailLimit is ReadBefore's error for a limit below 1.
+var errTailLimit = errors.New("server: limit must be at least 1")
+
+// tailLog is a tail's transcript.Log: the desk's log as of the tail's head. A read whose
+// rows the tail holds is answered from memory; one below them goes to the store. Rows
+// committed after the tail's last refresh appear once it refreshes: the log a reader sees
+// is the log as it was at some moment, never a different history, since rows never change
+// and sequences follow commit order.
+type tailLog struct{ t *tail }
+
+var _ transcript.Log = tailLog{}
+
+// log returns the tail's Log.
+func (t *tail) log() transcript.Log { return tailLog{t} }
+
+// ReadBefore returns up to limit rows with Seq < before, newest first, from the rows the
+// tail holds when they cover the range (before == 0, or any bound above the head, reads
+// from the head); a page that reaches the oldest row held without reaching the log's start
+// ends there, with Next set to it, and the next read goes to the store. A read wholly below
+// the rows held is the store's. Pages are new: the caller owns them, audiences included.
+func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript.Page{}, err
+	}
+	if limit < 1 {
+		return transcript.Page{}, errTailLimit
+	}
+	t := l.t
+	t.mu.RLock()
+	rows, start := t.rows, t.start
+	t.mu.RUnlock() // rows is never written in place: refresh and trim replace or append past its length
+
+	i := len(rows) // rows[:i] are below before
+	if before != 0 {
+		i, _ = slices.BinarySearchFunc(rows, before, func(m transcript.Message, b transcript.Sequence) int {
+			switch {
+			case m.Seq < b:
+				return -1
+			case m.Seq > b:
+				return 1
+			}
+			return 0
+		})
+	}
+	if i == 0 {
+		if start {
+			return transcript.Page{}, nil // nothing below before: the tail holds the log from its start
+		}
+		t.metrics.tailFallback.Add(1)
+		return t.src.ReadBefore(ctx, before, limit)
+	}
+	k := min(limit, i)
+	page := transcript.Page{Messages: copyDescending(rows[i-k : i])}
+	if i-k > 0 || !start {
+		page.Next = rows[i-k].Seq
+	}
+	return page, nil
+}
+
+// copyDescending returns rows, ascending, as a new page, newest first, with new audiences,
+// all of them in one array.
+func copyDescending(rows []transcript.Message) []transcript.Message {
+	out := make([]transcript.Message, len(rows))
+	n := 0
+	for _, m := range rows {
+		n += len(m.Audience)
+	}
+	var audiences []transcript.Author
+	if n > 0 {
+		audiences = make([]transcript.Author, 0, n)
+	}
+	for i, m := range rows {
+		if len(m.Audience) > 0 {
+			start := len(audiences)
+			audiences = append(audiences, m.Audience...)
+			m.Audience = audiences[start:len(audiences):len(audiences)]
+		}
+		out[len(rows)-1-i] = m
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// watchRetry is how long the watch loop waits before it calls a lost Watcher's Watch again.
+const watchRetry = 2 * time.Second
+
+// startWatch starts the loop that wakes the tails when their desks have new rows; h.mu is
+// held. With a Watcher, a desk's name from the store wakes its tail; while the watch is
+// down (and always, without a Watcher), every tail is woken every PollInterval.
+func (h *hub) startWatch() {
+	ctx, cancel := context.WithCancel(context.Background())
+	h.stopWatch = cancel // not waited for: the loop takes h.mu to wake the tails
+	w, _ := h.st.(Watcher)
+	go func() {
+		if w != nil {
+			go h.watch(ctx, w, &h.watching)
+		}
+		tick := time.NewTicker(h.opts.PollInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if !h.watching.Load() {
+					h.wakeAll()
+				}
+			}
+		}
+	}()
+}
+
+// watch receives desk names from w until ctx is done, calling Watch again after a pause
+// whenever the watch is lost. Once a watch is up again every tail is woken, since
+// notifications may have been missed while it was down.
+func (h *hub) watch(ctx context.Context, w Watcher, watching *atomic.Bool) {
+	for ctx.Err() == nil {
+		names, err := w.Watch(ctx)
+		if err == nil {
+			watching.Store(true)
+			h.wakeAll()
+			for desk := range names {
+				h.wake(desk)
+			}
+			watching.Store(false)
+			h.wakeAll()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			h.log.Warn("store watch failed; polling", slog.String("error", err.Error()))
+		} else {
+			h.log.Warn("store watch lost; polling")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(watchRetry):
+		}
+	}
+}
