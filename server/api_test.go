@@ -47,12 +47,12 @@ func TestRoutes(t *testing.T) {
 
 		t.Run("desks", func(t *testing.T) {
 			got := decode[server.DeskList](t, e.do("GET", "/v1/desks", f.coder, nil), 200)
-			if diff := cmp.Diff(server.DeskList{Desks: []server.Desk{{Name: "eng", Head: f.aside.Seq}}}, got); diff != "" {
+			if diff := cmp.Diff(server.DeskList{Desks: []server.Desk{{Name: "eng", Head: f.aside.Seq, As: coder}}}, got); diff != "" {
 				t.Error(diff)
 			}
 			other := e.token("empty", coder)
 			got = decode[server.DeskList](t, e.do("GET", "/v1/desks", other, nil), 200)
-			if diff := cmp.Diff(server.DeskList{Desks: []server.Desk{{Name: "empty"}}}, got); diff != "" {
+			if diff := cmp.Diff(server.DeskList{Desks: []server.Desk{{Name: "empty", As: coder}}}, got); diff != "" {
 				t.Error(diff)
 			}
 		})

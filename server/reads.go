@@ -75,6 +75,9 @@ type DeskList struct {
 type Desk struct {
 	Name string              `json:"name"`
 	Head transcript.Sequence `json:"head" doc:"The desk's newest row; 0 while it has none."`
+	// As is the participant the token is for: the author of its appends and the viewer of
+	// its reads, so that a client can tell its own rows from others'.
+	As transcript.Author `json:"as" doc:"The participant the token is for: who its appends are by and whose view its reads are."`
 }
 
 type desksInput struct{}
@@ -88,7 +91,7 @@ func (s *Server) listDesks(ctx context.Context, _ *desksInput) (*desksOutput, er
 	if err != nil {
 		return nil, s.internal(ctx, err)
 	}
-	d := Desk{Name: desk}
+	d := Desk{Name: desk, As: identity(ctx).Participant}
 	if len(pg.Messages) > 0 {
 		d.Head = pg.Messages[0].Seq
 	}

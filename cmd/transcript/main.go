@@ -13,9 +13,15 @@
 //	append   append one message, or with --to an aside only some participants read
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
+//	token    make, list and revoke the service's bearer tokens
+//	serve    serve the desks over HTTP (SPEC §12)
 //
 // view and delta show the --as viewer's view (by default the operator's, who reads every
 // aside): an aside the viewer may not read is an elision, never its content.
+//
+// serve answers each participant over HTTP as view and delta do at the command line; who a
+// request is comes from its bearer token, which token add makes (it prints the secret once,
+// alone on standard output, and the store keeps only its hash).
 //
 // Every command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.
 // Run "transcript help COMMAND" for a command's flags.
@@ -64,6 +70,8 @@ func commands() []command {
 		{"append", "append one message to a desk, or with --to an aside only some participants read", runAppend},
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},
+		{"token", "make, list and revoke the bearer tokens serve knows participants by", runToken},
+		{"serve", "serve the desks over HTTP: JSON, live event streams, bearer tokens", runServe},
 	}
 }
 
@@ -80,7 +88,9 @@ func run(ctx context.Context, args []string, e *env) int {
 			usage(e.stdout)
 			return exitOK
 		}
-		name, rest = rest[0], []string{"-h"}
+		// "help token add" is "token -h add": a command with subcommands reads the name
+		// after -h as the one whose help to print; the others print theirs and stop at -h.
+		name, rest = rest[0], append([]string{"-h"}, rest[1:]...)
 	}
 	for _, c := range commands() {
 		if c.name == name {

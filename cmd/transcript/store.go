@@ -12,6 +12,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/token"
 )
 
 // store is what the commands need of sqlitestore.Store and pgstore.Store.
@@ -23,6 +24,9 @@ type store interface {
 	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
 	Log(desk string) transcript.Log
 	Desks(ctx context.Context) ([]string, error)
+	// token.Store keeps the service's bearer tokens (token add, list, revoke; serve checks
+	// every request against it).
+	token.Store
 	Close() error
 }
 

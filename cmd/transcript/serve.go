@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// The command's store is a server.Store: every store the commands open can be served.
+var _ server.Store = store(nil)
+
+// defaultDrainTimeout bounds serve's drain on SIGTERM or SIGINT.
+const defaultDrainTimeout = 10 * time.Second
+
+// serveFlags are serve's flags, checked before anything is opened.
+type serveFlags struct {
+	db           string
+	addr         string
+	tlsCert      string
+	tlsKey       string
+	insecureHTTP bool
+	rate         float64
+	burst        int
+	maxStreams   int
+	drainTimeout time.Duration
+	logFormat    string
+}
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve", "[flags]", `
+Serve the database's desks over HTTP (SPEC §12): JSON in and out, application/problem+json
+errors, an OpenAPI 3.1 document at /openapi.json, Server-Sent Events at
+/v1/desks/DESK/events, /healthz and /metrics. Every /v1/ request carries Authorization:
+Bearer SECRET, a secret from "transcript token add": the token is one participant on one
+desk, the author of what it posts and the viewer of what it reads. Tokens added or revoked
+while serve runs take effect at their next request.
+
+serve listens on the loopback interface unless --addr says otherwise; another address
+needs TLS (--tls-cert and --tls-key) or, behind a proxy that terminates TLS, an explicit
+--insecure-http. Once listening it prints one line to standard error, "listening on
+http://HOST:PORT" (with the port chosen, for --addr HOST:0), and then one log line per
+request (never a secret, a header, a query or any content).
+
+SIGTERM or SIGINT drains the server: it stops accepting connections, answers new requests
+503, ends each event stream after the event it is writing (a client reconnects with its
+Last-Event-ID and loses nothing), lets requests in flight finish, appends among them, and
+exits 0. Past --drain-timeout it cuts what is left and exits 1.
+
+A SQLite database that does not exist is created, as for import and append. With SQLite,
+rows that other processes append (transcript append, import) reach the streams too; with
+PostgreSQL, several serve processes can share one database.`)
+	var f serveFlags
+	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
+	fs.StringVar(&f.addr, "addr", server.DefaultAddr, "the `host:port` to listen on (port 0: a free port, which the listening line names)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate `file` (chain included), with --tls-key")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `file` of --tls-cert")
+	fs.BoolVar(&f.insecureHTTP, "insecure-http", false, "allow plain HTTP on an address beyond loopback (behind a proxy that terminates TLS)")
+	fs.Float64Var(&f.rate, "rate", server.DefaultRate, "the `requests` a second one token may make, sustained (inf: no limit); past them, 429 with Retry-After")
+	fs.IntVar(&f.burst, "burst", server.DefaultBurst, "how many `requests` one token may make at once, above --rate")
+	fs.IntVar(&f.maxStreams, "max-streams", server.DefaultMaxStreams, "how many event `streams` one token may hold open at once; one more is 429")
+	fs.DurationVar(&f.drainTimeout, "drain-timeout", defaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
+	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErrorf("serve takes no arguments")
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	var tlsConfig *tls.Config
+	if f.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+		if err != nil {
+			return fmt.Errorf("serve: loading --tls-cert and --tls-key: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+
+	df := deskFlags{db: f.db}
+	existed := df.exists()
+	st, err := df.open(ctx)
+	if err != nil {
+		return err
+	}
+	if !existed {
+		fmt.Fprintf(e.stderr, "created a new database at %s\n", f.db)
+	}
+	logs := f.logHandler(e)
+	srv, err := server.New(st, f.options(logs))
+	if err != nil {
+		st.Close()
+		return err
+	}
+	hs := srv.HTTPServer(f.addr)
+	hs.TLSConfig = tlsConfig
+	hs.ErrorLog = slog.NewLogLogger(logs, slog.LevelWarn) // TLS handshake failures and the like, in the log's format
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", f.addr)
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(e.stderr, "listening on %s://%s\n", scheme, ln.Addr())
+
+	served := make(chan error, 1)
+	go func() {
+		if tlsConfig != nil {
+			served <- hs.ServeTLS(ln, "", "") // the certificate is in hs.TLSConfig
+		} else {
+			served <- hs.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-served: // it stopped on its own: the listener failed
+		srv.BeginDrain()
+		hs.Close()
+		st.Close()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	return drain(e, hs, srv, st, served, f.drainTimeout, context.Cause(ctx))
+}
+
+// drain shuts the service down after cause (a signal): the listener closes and the drain
+// begins (http.Server.Shutdown runs srv.BeginDrain), then it waits, within timeout, for the
+// connections to go idle and for every request to finish, and closes the store. Past
+// timeout it closes every connection that is left and reports it.
+func drain(e *env, hs *http.Server, srv *server.Server, st store, served <-chan error, timeout time.Duration, cause error) error {
+	reason := "stopping"
+	if cause != nil && cause != context.Canceled { // a signal's cause matches context.Canceled too, and says which signal
+		reason = cause.Error()
+	}
+	fmt.Fprintf(e.stderr, "%s: draining (new requests get 503; streams end; requests in flight finish, for up to %v)\n", reason, timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := hs.Shutdown(ctx)
+	if err == nil {
+		err = srv.Shutdown(ctx) // the requests a Shutdown of connections does not wait for
+	}
+	if err != nil {
+		hs.Close()
+	}
+	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	if closeErr := st.Close(); closeErr != nil {
+		err = errors.Join(err, fmt.Errorf("closing the database: %w", closeErr))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("serve: the drain did not finish within %v (--drain-timeout): the connections left were cut", timeout)
+	}
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintln(e.stderr, "stopped: every request finished")
+	return nil
+}
+
+// check refuses flags serve cannot run with, as usage errors, before anything is opened:
+// among them a plain-HTTP address beyond loopback (server.CheckAddr).
+func (f serveFlags) check() error {
+	switch {
+	case (f.tlsCert == "") != (f.tlsKey == ""):
+		return usageErrorf("serve: --tls-cert and --tls-key go together")
+	case f.tlsCert != "" && f.insecureHTTP:
+		return usageErrorf("serve: --insecure-http and --tls-cert: choose one")
+	case math.IsNaN(f.rate) || f.rate <= 0:
+		return usageErrorf("serve: --rate must be above 0 (inf for no limit)")
+	case f.burst < 1:
+		return usageErrorf("serve: --burst must be at least 1")
+	case f.maxStreams < 1:
+		return usageErrorf("serve: --max-streams must be at least 1")
+	case f.drainTimeout <= 0:
+		return usageErrorf("serve: --drain-timeout must be above 0")
+	case f.logFormat != "text" && f.logFormat != "json":
+		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
+	}
+	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); err != nil {
+		return usageErrorf("serve: %v", err)
+	}
+	return nil
+}
+
+// options are the server's options for f: its limits, its log (logs), and the content
+// limit of the store f.db names (the commands open both stores with their default).
+func (f serveFlags) options(logs slog.Handler) server.Options {
+	maxContent := sqlitestore.DefaultMaxContent
+	if strings.Contains(f.db, "://") {
+		maxContent = pgstore.DefaultMaxContent
+	}
+	return server.Options{
+		Logger:     slog.New(logs),
+		MaxContent: maxContent,
+		Rate:       rate.Limit(f.rate), // +Inf is rate.Inf: no limit
+		Burst:      f.burst,
+		MaxStreams: f.maxStreams,
+	}
+}
+
+// logHandler is the request log's handler: text or JSON lines on standard error.
+func (f serveFlags) logHandler(e *env) slog.Handler {
+	if f.logFormat == "json" {
+		return slog.NewJSONHandler(e.stderr, nil)
+	}
+	return slog.NewTextHandler(e.stderr, nil)
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/token"
+)
+
+// tokenSubcommands are token's subcommands, in the order its help lists them.
+var tokenSubcommands = []struct {
+	name, synopsis, summary string
+	run                     func(ctx context.Context, e *env, args []string) error
+}{
+	{"add", "--desk DESK --as PARTICIPANT", "make a token and print its secret, once", runTokenAdd},
+	{"list", "[--desk DESK]", "list the tokens: id, desk, participant, created, revoked", runTokenList},
+	{"revoke", "ID", "revoke a token for good", runTokenRevoke},
+}
+
+// runToken dispatches to a subcommand of token. "token -h SUB" (what "help token SUB" runs)
+// is SUB's help.
+func runToken(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		tokenUsage(e.stderr)
+		return usageErrorf("token needs a subcommand: add, list or revoke")
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if len(rest) == 0 {
+			tokenUsage(e.stdout)
+			return errHelp
+		}
+		name, rest = rest[0], []string{"-h"}
+	}
+	for _, c := range tokenSubcommands {
+		if c.name == name {
+			return c.run(ctx, e, rest)
+		}
+	}
+	if strings.Contains(name, token.SecretPrefix) {
+		return usageErrorf("token: unknown subcommand (not quoted: it looks like a secret); want add, list or revoke")
+	}
+	return usageErrorf("token: unknown subcommand %q; want add, list or revoke", name)
+}
+
+func tokenUsage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString(`Usage: transcript token <add|list|revoke> [flags] [arguments]
+
+Bearer tokens are how serve knows who a request is: each token is one participant on one
+desk, and whoever presents its secret (Authorization: Bearer SECRET) writes and reads as
+that participant there, and as nobody else. The store keeps only the secret's SHA-256:
+token add prints the secret once, and nothing can show it again. A token's ID (tok_ and 12
+hex digits) names it where the secret must not appear: in token list, token revoke and the
+server's logs.
+
+Subcommands:
+`)
+	for _, c := range tokenSubcommands {
+		fmt.Fprintf(&b, "  %-7s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\nRun \"transcript token SUBCOMMAND -h\" (or \"transcript help token SUBCOMMAND\") for its flags.\n")
+	io.WriteString(w, b.String())
+}
+
+// tokenAttempts is how many tokens token add makes before it gives up on ID collisions
+// (token.ErrExists): one is already unlikely among millions of tokens (token.IDOf), so
+// three in a row means something else is wrong.
+const tokenAttempts = 3
+
+func runTokenAdd(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "token add", "--desk DESK --as PARTICIPANT [flags]", `
+Make a token for one participant on one desk and print its secret, alone on a line of
+standard output, so that TOKEN=$(transcript token add ...) captures it; what the token is
+(its ID, participant and desk) goes to standard error. The secret is shown this once: the
+database keeps only its hash. Give it to the participant, and revoke the token (token
+revoke ID) if it leaks.
+
+The participant is who the token's holder is on the desk, label included: the author of
+what it posts and the viewer of what it reads. An operator token may also read as another
+viewer (as= in the API). The database is created if it is missing; the desk need not hold
+any message yet.`)
+	var df deskFlags
+	addDeskFlags(fs, &df, "main")
+	var as authorFlag
+	fs.Var(&as, "as", "the token's `participant` (required): "+authorSyntax)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() != 0:
+		return usageErrorf("token add takes no arguments")
+	case as.author.Kind == 0:
+		return usageErrorf("token add needs --as PARTICIPANT: whom the token speaks for (%s)", authorSyntax)
+	}
+	// A first token, not stored, checks the desk and the participant before anything is
+	// opened, so that a bad flag leaves no database behind.
+	if _, _, err := token.New(df.desk, as.author, time.Now()); err != nil {
+		return usageErrorf("token add: %v", err)
+	}
+	st, err := df.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	secret, t, err := addToken(ctx, st, df.desk, as.author, time.Now)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(e.stdout, secret); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "token %s for %s on desk %s: its secret, on standard output, is shown only this once\n",
+		t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
+	if t.Participant.Kind == transcript.KindOperator {
+		fmt.Fprintln(e.stderr, "an operator token reads every aside of the desk, and may read as any participant (as=): keep it with the operator")
+	}
+	return nil
+}
+
+// addToken makes a token for p on desk and stores it, making another when the store holds
+// its ID or hash already (token.ErrExists), up to tokenAttempts times. It returns the
+// stored token and its secret.
+func addToken(ctx context.Context, st token.Store, desk string, p transcript.Author, now func() time.Time) (string, token.Token, error) {
+	for attempt := 1; ; attempt++ {
+		secret, t, err := token.New(desk, p, now())
+		if err != nil {
+			return "", token.Token{}, err
+		}
+		err = st.AddToken(ctx, t)
+		switch {
+		case err == nil:
+			return secret, t, nil
+		case !errors.Is(err, token.ErrExists):
+			return "", token.Token{}, err
+		case attempt == tokenAttempts:
+			return "", token.Token{}, fmt.Errorf("token add: %d new tokens in a row had the ID of a stored one: %w", attempt, err)
+		}
+	}
+}
+
+func runTokenList(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "token list", "[--desk DESK] [flags]", `
+List the tokens of the database, oldest first, revoked ones included: ID, desk, participant,
+when it was made and when it was revoked ("-": it was not). Never a secret or a hash: the
+database holds no secret, and the ID is a hash of the hash, which grants nothing.`)
+	db := fs.String("db", defaultDB, "a SQLite `database` file or a postgres:// URL")
+	desk := fs.String("desk", "", "only the tokens of this desk (default: every desk's)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErrorf("token list takes no arguments")
+	}
+	st, err := deskFlags{db: *db}.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	all, err := st.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	var shown []token.Token
+	for _, t := range all {
+		if *desk == "" || t.Desk == *desk {
+			shown = append(shown, t)
+		}
+	}
+	if len(shown) == 0 {
+		if *desk != "" {
+			fmt.Fprintf(e.stderr, "no tokens for desk %s (make one with transcript token add)\n", quoteIfNeeded(*desk))
+		} else {
+			fmt.Fprintln(e.stderr, "no tokens (make one with transcript token add)")
+		}
+		return nil
+	}
+	return writeTokenTable(e.stdout, shown)
+}
+
+// writeTokenTable writes tokens as an aligned table with a header line.
+func writeTokenTable(w io.Writer, tokens []token.Token) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tDESK\tPARTICIPANT\tCREATED\tREVOKED")
+	for _, t := range tokens {
+		revoked := "-"
+		if t.IsRevoked() {
+			revoked = formatTokenTime(t.Revoked)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, quoteIfNeeded(t.Desk), participantText(t.Participant), formatTokenTime(t.Created), revoked)
+	}
+	return tw.Flush()
+}
+
+func runTokenRevoke(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "token revoke", "ID [flags]", `
+Revoke the token named ID (tok_ and 12 hex digits, as token list shows it), for good: from
+now on its secret is refused (401), by every serve process on the database, at its next
+request. The token stays in the list, with the time it was revoked, so that its ID still
+says whose it was. Revoking a revoked token changes nothing. A participant whose secret
+leaked gets a new token (token add).`)
+	db := fs.String("db", defaultDB, "a SQLite `database` file or a postgres:// URL")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf("token revoke takes one ID (token list shows them)")
+	}
+	id := fs.Arg(0)
+	if err := checkTokenID(id); err != nil {
+		return err
+	}
+	st, err := deskFlags{db: *db}.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	all, err := st.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range all {
+		if t.ID != id {
+			continue
+		}
+		if t.IsRevoked() {
+			fmt.Fprintf(e.stderr, "token %s was revoked already, at %s\n", describeToken(t), formatTokenTime(t.Revoked))
+			return nil
+		}
+		if err := st.RevokeToken(ctx, id, time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "revoked token %s\n", describeToken(t))
+		return nil
+	}
+	return fmt.Errorf("token revoke: the database holds no token %s (token list shows them)", id)
+}
+
+// checkTokenID refuses, as a usage error, an argument that is not of the form of a token ID,
+// without quoting it: it may be a secret pasted in the wrong place. For a secret it names
+// the token's ID instead, which is public and is what revoke takes.
+func checkTokenID(arg string) error {
+	switch {
+	case token.IsID(arg):
+		return nil
+	case strings.HasPrefix(arg, token.SecretPrefix):
+		id := token.IDOf(token.Hash(strings.TrimSpace(arg)))
+		return usageErrorf("token revoke takes a token's ID, not its secret (the argument is not shown here); that secret's token, if there is one, is %s: transcript token revoke %s", id, id)
+	}
+	return usageErrorf("token revoke: the argument (not shown here: it may be a secret) is not a token ID, %s and 12 lower-case hex digits; token list shows them", token.IDPrefix)
+}
+
+// describeToken names a token as a person reads it: its ID, participant and desk.
+func describeToken(t token.Token) string {
+	return fmt.Sprintf("%s (%s on desk %s)", t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
+}
+
+// participantText writes a participant in the syntax --as takes, label included:
+// agent:triage:Triage, operator:Olga, person:ana. A label that would not print as one
+// line is quoted.
+func participantText(a transcript.Author) string {
+	s := a.String()
+	if a.Label != "" {
+		s += ":" + a.Label
+	}
+	return quoteIfNeeded(s)
+}
+
+// formatTokenTime writes a token's time in UTC, to the second.
+func formatTokenTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// quoteIfNeeded returns s as it is when it prints as one plain cell of a line, else quoted
+// (Go syntax): an empty name, a tab, a line break, a control or other unprintable
+// character, or a double quote, which would make a quoted s ambiguous otherwise.
+func quoteIfNeeded(s string) string {
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r == '"' || !unicode.IsPrint(r) }) {
+		return strconv.Quote(s)
+	}
+	return s
+}
