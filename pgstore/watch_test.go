@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/pgtest"
 	"github.com/sharedesk/transcript/pgstore"
 )
 
@@ -304,14 +305,14 @@ func TestWatchReconnects(t *testing.T) {
 // is back, reports every desk, and then the commits of another Store, as before.
 func TestWatchSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	server := startServer(t)
+	server := pgtest.Own(t, "pgstore")
 	ctx := t.Context()
-	watcher, err := pgstore.Open(ctx, server.dsn)
+	watcher, err := pgstore.Open(ctx, server.DSN)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { watcher.Close() })
-	writer, err := pgstore.Open(ctx, server.dsn)
+	writer, err := pgstore.Open(ctx, server.DSN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +327,9 @@ func TestWatchSurvivesRestart(t *testing.T) {
 		}
 	}
 
-	server.restart(t)
+	if err := server.Restart(); err != nil {
+		t.Fatal(err)
+	}
 	awaitNames(t, names, reconnectWithin, "eng", "ops")
 	// The writer's pool finds its connections dead; a keyed append is safe to try again.
 	deadline := time.Now().Add(reconnectWithin)

@@ -20,25 +20,7 @@ benchtime=${BENCHTIME:-500ms}
 maxwait=${MAXWAIT:-120}
 benchstat=${BENCHSTAT:-$(go env GOPATH)/bin/benchstat}
 
-# quiet waits until the CPUs were at least 90% idle over 2 seconds, or maxwait seconds passed.
-quiet() {
-	[ "$maxwait" -gt 0 ] && [ -r /proc/stat ] || return 0
-	waited=0
-	while :; do
-		set -- $(head -n 1 /proc/stat)
-		total1=$(($2 + $3 + $4 + $5 + $6 + $7 + $8 + $9)) idle1=$5
-		sleep 2
-		set -- $(head -n 1 /proc/stat)
-		total2=$(($2 + $3 + $4 + $5 + $6 + $7 + $8 + $9)) idle2=$5
-		busy=$((100 - 100 * (idle2 - idle1) / (total2 - total1 + 1)))
-		[ "$busy" -le 10 ] && return 0
-		waited=$((waited + 2))
-		if [ "$waited" -ge "$maxwait" ]; then
-			echo "bench.sh: CPUs still ${busy}% busy after ${waited}s; running anyway" >&2
-			return 0
-		fi
-	done
-}
+. scripts/quiet.sh
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -1,0 +1,158 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/pgtest"
+	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/token"
+)
+
+// benchStore is a store the benchmarks can fill in batches and watch.
+type benchStore interface {
+	server.Store
+	server.Watcher
+	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
+}
+
+var (
+	_ benchStore = (*sqlitestore.Store)(nil)
+	_ benchStore = (*pgstore.Store)(nil)
+)
+
+// benchStoreKinds are the stores the service benchmarks run on. PostgreSQL needs a server
+// (scripts/pgtest.sh sets TRANSCRIPT_PG_DSN); without one its sub-benchmarks skip.
+var benchStoreKinds = []struct {
+	name string
+	open func(testing.TB) benchStore
+}{
+	{"sqlite", func(tb testing.TB) benchStore {
+		st, err := sqlitestore.Open(context.Background(), filepath.Join(tb.TempDir(), "bench.db"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { st.Close() })
+		return st
+	}},
+	{"postgres", func(tb testing.TB) benchStore {
+		st, err := pgstore.Open(context.Background(), pgtest.Database(tb, "server"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { st.Close() })
+		return st
+	}},
+}
+
+// benchFill appends rows rows to desk "eng" of st, in batches: the rows of bench_test.go's
+// benchDesk (an agent of seven each, a reply to the row two below in about a third of
+// them, an aside to the operator in every tenth), so that figures on either store match
+// BenchmarkView's desk.
+func benchFill(tb testing.TB, st benchStore, rows int) {
+	tb.Helper()
+	var batch []transcript.Message
+	for i := 1; i <= rows; i++ {
+		m := transcript.Message{Author: transcript.Agent(fmt.Sprint("a", i%7), "Agent"), Content: fmt.Sprintf("message %d of the benchmark desk, of ordinary length for a chat", i)}
+		switch {
+		case i%10 == 0:
+			m.Audience = []transcript.Author{transcript.Operator()}
+		case i%3 == 0 && (i-2)%10 != 0:
+			m.Parent = transcript.Sequence(i - 2)
+		}
+		batch = append(batch, m)
+		if len(batch) == 5000 || i == rows {
+			if err := st.AppendBatch(context.Background(), "eng", batch); err != nil {
+				tb.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+}
+
+// benchToken adds a token for p on desk to st and returns its secret.
+func benchToken(tb testing.TB, st server.Store, desk string, p transcript.Author) string {
+	tb.Helper()
+	secret, tok, err := token.New(desk, p, time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := st.AddToken(context.Background(), tok); err != nil {
+		tb.Fatal(err)
+	}
+	return secret
+}
+
+// benchCountingStore counts what the server asks of its store besides appends: reads of
+// rows (ReadBefore on any desk's Log, and key lookups) and token lookups. It keeps the
+// store's Watcher.
+type benchCountingStore struct {
+	benchStore
+	rowReads   atomic.Int64
+	tokenReads atomic.Int64
+}
+
+func (s *benchCountingStore) Log(desk string) transcript.Log {
+	return benchCountingLog{s.benchStore.Log(desk), &s.rowReads}
+}
+
+func (s *benchCountingStore) LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error) {
+	s.rowReads.Add(1)
+	return s.benchStore.LookupKeys(ctx, desk, keys)
+}
+
+func (s *benchCountingStore) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, error) {
+	s.tokenReads.Add(1)
+	return s.benchStore.TokenByHash(ctx, hash)
+}
+
+// reads is every read counted so far.
+func (s *benchCountingStore) reads() int64 { return s.rowReads.Load() + s.tokenReads.Load() }
+
+type benchCountingLog struct {
+	transcript.Log
+	n *atomic.Int64
+}
+
+func (l benchCountingLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	l.n.Add(1)
+	return l.Log.ReadBefore(ctx, before, limit)
+}
+
+// benchTokenCache is a store whose token lookups are remembered for good: what a server
+// that cached them would cost on every request after the first (with a TTL, a revocation
+// would take up to the TTL to apply). It measures the fix BENCHMARKS.md weighs; the
+// service itself looks every request's token up.
+type benchTokenCache struct {
+	server.Store
+	mu     sync.Mutex
+	tokens map[[32]byte]token.Token
+}
+
+func (c *benchTokenCache) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, error) {
+	c.mu.Lock()
+	t, ok := c.tokens[hash]
+	c.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := c.Store.TokenByHash(ctx, hash)
+	if err != nil {
+		return t, err
+	}
+	c.mu.Lock()
+	if c.tokens == nil {
+		c.tokens = make(map[[32]byte]token.Token)
+	}
+	c.tokens[hash] = t
+	c.mu.Unlock()
+	return t, nil
+}
