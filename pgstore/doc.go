@@ -76,6 +76,19 @@
 // nothing is cached, so a token the command line adds or revokes while the service runs
 // counts from the service's next lookup.
 //
+// # Books
+//
+// A Store is also a sharing.BookStore (SPEC §14): a participant's read states on a desk, its
+// sharing.Book, are one row of transcript_books (schema version 6), keyed by the desk's
+// name and the participant's author_kind and author_id (not its label), holding the book's
+// JSON as text and a version that every save moves one up. A save is a compare-and-swap in
+// one statement: an INSERT ... ON CONFLICT DO NOTHING for a new book, or an UPDATE ...
+// WHERE version = the one the caller loaded, which under READ COMMITTED waits for a
+// concurrent update of the row and then finds the version moved. A load and a save are
+// each one probe of the primary key, uncached. Sessions of one participant, on any number of
+// processes, thus never save over each other's acknowledgements: a save that lost the race
+// is refused, and sharing.UpdateBook applies its change again to the book as stored.
+//
 // # Watching for commits
 //
 // [Store.Watch] reports the desks that rows are committed to, by any process on the
@@ -94,17 +107,17 @@
 //
 // # Schema
 //
-// Four tables in the connection's schema: transcript_desks (name, head),
+// Five tables in the connection's schema: transcript_desks (name, head),
 // transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content,
 // at, audience, key) with primary key (desk, seq) for the port's reads, an index on (desk,
 // parent, seq) for thread lookups and a partial unique index on (desk, key) for keys,
 // transcript_tokens (id, hash, desk, author_kind, author_id, author_label, created,
-// revoked) with a unique index on hash, and transcript_schema_version. Open and New create
-// or migrate the
-// schema with the versioned SQL files embedded in the package, in one transaction under an
-// advisory lock (pg_advisory_xact_lock), so that several processes starting at once are
-// safe; a database migrated by a newer version of the package is refused
-// ([ErrSchemaTooNew]).
+// revoked) with a unique index on hash, transcript_books (desk, author_kind, author_id,
+// version, book) with primary key (desk, author_kind, author_id), and
+// transcript_schema_version. Open and New create or migrate the schema with the versioned
+// SQL files embedded in the package, in one transaction under an advisory lock
+// (pg_advisory_xact_lock), so that several processes starting at once are safe; a database
+// migrated by a newer version of the package is refused ([ErrSchemaTooNew]).
 //
 // # Reads
 //

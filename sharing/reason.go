@@ -2,7 +2,8 @@ package sharing
 
 import "fmt"
 
-// Reason names why Prepare asks for a full reinitialization instead of a delta.
+// Reason names why Prepare asks for a full reinitialization instead of a delta, or why
+// Book.Lookup has no state to prepare from.
 type Reason int
 
 const (
@@ -12,18 +13,24 @@ const (
 	GapTooLarge
 	// WatermarkUnavailable: the log ended before reaching the watermark.
 	WatermarkUnavailable
+	// StateEvicted: the participant's state of the conversation was evicted from its Book
+	// to make room for another conversation (BookLimit). Prepare never returns it;
+	// Book.Lookup does. It extends SPEC §6's list for SPEC §14's read state per
+	// conversation.
+	StateEvicted
 )
 
 var reasonNames = [...]string{
 	ConversationChanged:  "conversation_changed",
 	GapTooLarge:          "gap_too_large",
 	WatermarkUnavailable: "watermark_unavailable",
+	StateEvicted:         "state_evicted",
 }
 
-func (r Reason) valid() bool { return r >= ConversationChanged && r <= WatermarkUnavailable }
+func (r Reason) valid() bool { return r >= ConversationChanged && r <= StateEvicted }
 
-// String returns "conversation_changed", "gap_too_large" or "watermark_unavailable", "none"
-// for 0, and "Reason(n)" otherwise.
+// String returns "conversation_changed", "gap_too_large", "watermark_unavailable" or
+// "state_evicted", "none" for 0, and "Reason(n)" otherwise.
 func (r Reason) String() string {
 	switch {
 	case r.valid():
@@ -52,7 +59,7 @@ func (r *Reason) UnmarshalText(text []byte) error {
 		*r = 0
 		return nil
 	}
-	for k := ConversationChanged; k <= WatermarkUnavailable; k++ {
+	for k := ConversationChanged; k <= StateEvicted; k++ {
 		if reasonNames[k] == string(text) {
 			*r = k
 			return nil

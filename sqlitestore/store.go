@@ -28,6 +28,7 @@ type Store struct {
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
+	insertBook, updateBook, loadBook                                     *sql.Stmt // writer, writer, readers
 	closed                                                               atomic.Bool
 
 	// readerDSN opens a Watch's connection, which polls every watchInterval. watching is
@@ -114,6 +115,9 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.revokeToken, s.writer, revokeTokenSQL},
 		{&s.tokenByHash, s.readers, tokenByHashSQL},
 		{&s.listTokens, s.readers, listTokensSQL},
+		{&s.insertBook, s.writer, insertBookSQL},
+		{&s.updateBook, s.writer, updateBookSQL},
+		{&s.loadBook, s.readers, loadBookSQL},
 	} {
 		if *p.stmt, err = p.db.PrepareContext(ctx, p.sql); err != nil {
 			return fmt.Errorf("sqlitestore: open %q: preparing %q: %w", path, p.sql, err)
@@ -144,6 +148,7 @@ func (s *Store) closeAll() error {
 		s.deskHead, s.newDesk, s.insert, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience, s.parents, s.keyRow, s.keyRows,
 		s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt,
 		s.addToken, s.revokeToken, s.tokenByHash, s.listTokens,
+		s.insertBook, s.updateBook, s.loadBook,
 	} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())

@@ -3,7 +3,8 @@
 // held to the same rules (SPEC §7): logtest conformance per desk, desk isolation, bad input
 // refused with transcript.ErrInvalidMessage and stored nowhere, all-or-nothing batches with
 // transcript.BatchParent, the content limit, asides, keys, bearer tokens (token.Store, which
-// every store implements), and agents sharing desks while writers append.
+// every store implements), read-state books (sharing.BookStore, likewise), and agents
+// sharing desks while writers append.
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) storetest.Store {

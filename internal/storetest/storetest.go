@@ -6,6 +6,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/logtest"
+	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -27,6 +28,9 @@ type Store interface {
 	Desks(ctx context.Context) ([]string, error)
 	// token.Store keeps tokens by the hashes of their secrets (see TokenRule).
 	token.Store
+	// sharing.BookStore keeps participants' read states per conversation, with
+	// compare-and-swap (see BookRule).
+	sharing.BookStore
 }
 
 // Run runs every check of the shared store suite as a subtest of t, each on a new, empty
@@ -65,6 +69,10 @@ type Store interface {
 //     hash only, listed in order, refused twice or invalid, revoked once, and
 //     token.Authenticate over the store accepting each token as itself and refusing
 //     revoked, unknown, malformed and missing ones without quoting a secret.
+//   - Books: the sharing.BookStore contract (see BookRule): books stored exactly, versions
+//     one up a save, compare-and-swap refusing every other version, identity by desk and
+//     the participant's Kind and ID, bad desks and participants refused, and
+//     sharing.UpdateBook from 8 goroutines losing no acknowledgement.
 //   - ConcurrentSharing: 8 writers append to 4 desks while readers run sharing.Prepare →
 //     commit loops for channel and thread agents on those desks; each reader ends up having
 //     accepted every qualifying row exactly once. Run it with -race.
@@ -98,6 +106,7 @@ var checks = []struct {
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
 	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
+	{"Books", func(t *testing.T, st Store) { BookRule(t, st) }},
 	{"ConcurrentSharing", checkConcurrentSharing},
 }
 

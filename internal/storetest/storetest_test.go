@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -28,9 +29,10 @@ func TestContentLimitMemStore(t *testing.T) {
 	}
 }
 
-// memStore is a Store over one memlog.Log per desk, and a token.Store over a map of tokens
-// by hash, serialised by one mutex.
+// memStore is a Store over one memlog.Log per desk, a token.Store over a map of tokens
+// by hash, serialised by one mutex, and sharing's reference BookStore.
 type memStore struct {
+	sharing.MemBookStore
 	mu         sync.Mutex
 	desks      map[string]*memlog.Log
 	tokens     map[[32]byte]token.Token

@@ -1,0 +1,115 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sharing"
+)
+
+var _ sharing.BookStore = (*Store)(nil)
+
+// The books table's statements (schema version 7). Each is one point SEARCH of the primary
+// key (desk, kind, ident). A save is one statement, its own transaction: the INSERT of a
+// new book writes nothing when one is stored, and the UPDATE nothing unless the version
+// stored is the one loaded, so that SQLite's write lock, which every writer of the file
+// takes in turn, makes the comparison and the write one step.
+const (
+	loadBookSQL   = `SELECT version, book FROM books WHERE desk = ?1 AND kind = ?2 AND ident = ?3`
+	insertBookSQL = `INSERT INTO books (desk, kind, ident, version, book) VALUES (?1, ?2, ?3, 1, ?4) ON CONFLICT DO NOTHING`
+	updateBookSQL = `UPDATE books SET version = version + 1, book = ?5 WHERE desk = ?1 AND kind = ?2 AND ident = ?3 AND version = ?4`
+)
+
+// LoadBook implements sharing.BookStore: p's book on desk (identity by p's Kind and ID,
+// the label ignored) and its version, or the empty Book at version 0 when the file holds
+// none. It reads on the readers and sees every save committed when it starts, by whichever
+// process. A desk or participant sharing.ValidateOwner refuses, and a stored book that does
+// not decode or names another desk, are errors matching sharing.ErrInvalidBook. Once ctx
+// is done LoadBook returns an error matching ctx.Err(); after Close, ErrClosed.
+func (s *Store) LoadBook(ctx context.Context, desk string, p transcript.Author) (sharing.Book, sharing.Version, error) {
+	if err := ctx.Err(); err != nil {
+		return sharing.Book{}, 0, err
+	}
+	if s.closed.Load() {
+		return sharing.Book{}, 0, ErrClosed
+	}
+	if err := sharing.ValidateOwner(desk, p); err != nil {
+		return sharing.Book{}, 0, fmt.Errorf("sqlitestore: loading a book: %w", err)
+	}
+	var (
+		version int64
+		text    string
+	)
+	err := s.loadBook.QueryRowContext(ctx, desk, int64(p.Kind), p.ID).Scan(&version, &text)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return sharing.Book{}, 0, nil
+	case err != nil:
+		return sharing.Book{}, 0, bookError(ctx, fmt.Sprintf("loading the book of %s on desk %q", p, desk), err)
+	}
+	var b sharing.Book
+	if err := json.Unmarshal([]byte(text), &b); err != nil {
+		return sharing.Book{}, 0, fmt.Errorf("sqlitestore: the stored book of %s on desk %q (version %d): %w: %w", p, desk, version, sharing.ErrInvalidBook, err)
+	}
+	if err := sharing.ValidateBook(desk, p, b); err != nil {
+		return sharing.Book{}, 0, fmt.Errorf("sqlitestore: the stored book of %s on desk %q (version %d): %w", p, desk, version, err)
+	}
+	return b, sharing.Version(version), nil
+}
+
+// SaveBook implements sharing.BookStore: it stores b as p's book on desk if the version the
+// file holds is expect (0: none), in one statement on the writer connection, taking its
+// turn with appends for as long as ctx allows, and returns expect+1. Another version stored
+// is an error matching sharing.ErrBookChanged, and nothing is written; so is a negative
+// expect, which no book has. A book, desk or participant sharing.ValidateBook refuses is an
+// error matching sharing.ErrInvalidBook, and nothing is written. Once it returns, every
+// load, in this process or another, finds the book. Once ctx is done SaveBook returns an
+// error matching ctx.Err(); after Close, ErrClosed.
+func (s *Store) SaveBook(ctx context.Context, desk string, p transcript.Author, b sharing.Book, expect sharing.Version) (sharing.Version, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
+	if err := sharing.ValidateBook(desk, p, b); err != nil {
+		return 0, fmt.Errorf("sqlitestore: saving a book: %w", err)
+	}
+	what := fmt.Sprintf("saving the book of %s on desk %q over version %d", p, desk, expect)
+	if expect < 0 {
+		return 0, fmt.Errorf("sqlitestore: %s: %w", what, sharing.ErrBookChanged)
+	}
+	data, err := json.Marshal(b)
+	if err != nil {
+		return 0, fmt.Errorf("sqlitestore: %s: %w", what, err)
+	}
+	var res sql.Result
+	if expect == 0 {
+		res, err = s.insertBook.ExecContext(ctx, desk, int64(p.Kind), p.ID, string(data))
+	} else {
+		res, err = s.updateBook.ExecContext(ctx, desk, int64(p.Kind), p.ID, int64(expect), string(data))
+	}
+	if err == nil {
+		var n int64
+		if n, err = res.RowsAffected(); err == nil && n == 0 {
+			return 0, fmt.Errorf("sqlitestore: %s: %w", what, sharing.ErrBookChanged)
+		}
+	}
+	if err != nil {
+		return 0, bookError(ctx, what, err)
+	}
+	return expect + 1, nil
+}
+
+// bookError wraps a failed statement on the books table; when ctx is done, the error
+// matches ctx.Err().
+func bookError(ctx context.Context, what string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return fmt.Errorf("sqlitestore: %s: %w (%v)", what, ctxErr, err)
+	}
+	return fmt.Errorf("sqlitestore: %s: %w", what, err)
+}
