@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -61,27 +60,8 @@ func TestMigrateFromVersion5(t *testing.T) {
 		tok.ID, tok.Hash[:], tok.Created); err != nil {
 		t.Fatal(err)
 	}
-	before := readAllRows(t, pool)
-	heads := deskHeads(t, pool)
-	file := tableFile(t, pool)
-
-	st, err := pgstore.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("Open on a version-5 database: %v", err)
-	}
-	defer st.Close()
-	if got, _ := schemaVersions(t, pool); !slices.Equal(got, latestVersions()) {
-		t.Errorf("after Open: versions %v, want %v", got, latestVersions())
-	}
-	if got := tableFile(t, pool); got != file {
-		t.Errorf("the migration rewrote transcript_messages (file %d, was %d)", got, file)
-	}
-	if diff := cmp.Diff(before, readAllRows(t, pool)); diff != "" {
-		t.Errorf("the rows' columns after the migration (-before +after):\n%s", diff)
-	}
-	if diff := cmp.Diff(heads, deskHeads(t, pool)); diff != "" {
-		t.Errorf("the desks after the migration (-before +after):\n%s", diff)
-	}
+	before, heads := readAllRows(t, pool), deskHeads(t, pool)
+	st := openMigrated(t, pool, dsn, 5)
 	if toks, err := st.Tokens(ctx); err != nil || !reflect.DeepEqual(toks, []token.Token{tok}) {
 		t.Errorf("Tokens after the migration = %+v, %v; want %+v", toks, err, tok)
 	}

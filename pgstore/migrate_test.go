@@ -121,23 +121,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 			('ops', 1, 0, 4, 'workflow', 'CI', 'build green', '2025-01-02 03:04:05.000006+00')`); err != nil {
 		t.Fatal(err)
 	}
-	before := readAllRows(t, pool)
-	file := tableFile(t, pool)
-
-	st, err := pgstore.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("Open on a version-2 database: %v", err)
-	}
-	defer st.Close()
-	if got, _ := schemaVersions(t, pool); !slices.Equal(got, latestVersions()) {
-		t.Errorf("after Open: versions %v, want %v", got, latestVersions())
-	}
-	if got := tableFile(t, pool); got != file {
-		t.Errorf("the migration rewrote transcript_messages (file %d, was %d)", got, file)
-	}
-	if diff := cmp.Diff(before, readAllRows(t, pool)); diff != "" {
-		t.Errorf("the rows' columns after the migration (-before +after):\n%s", diff)
-	}
+	st := openMigrated(t, pool, dsn, 2)
 	at := time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)
 	want := []transcript.Message{
 		{Seq: 3, Author: transcript.Operator(), Content: "notice", At: at},
@@ -184,26 +168,10 @@ func TestMigrateFromVersion3(t *testing.T) {
 			('ops', 1, 0, 4, 'workflow', 'CI', 'build green', '2025-01-02 03:04:05.000006+00', NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	before := readAllRows(t, pool)
-	file := tableFile(t, pool)
 	if indexExists(t, pool, "transcript_messages_key") {
 		t.Fatal("version 3 already has the key index")
 	}
-
-	st, err := pgstore.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("Open on a version-3 database: %v", err)
-	}
-	defer st.Close()
-	if got, _ := schemaVersions(t, pool); !slices.Equal(got, latestVersions()) {
-		t.Errorf("after Open: versions %v, want %v", got, latestVersions())
-	}
-	if got := tableFile(t, pool); got != file {
-		t.Errorf("the migration rewrote transcript_messages (file %d, was %d)", got, file)
-	}
-	if diff := cmp.Diff(before, readAllRows(t, pool)); diff != "" {
-		t.Errorf("the rows' columns after the migration (-before +after):\n%s", diff)
-	}
+	st := openMigrated(t, pool, dsn, 3)
 	if !indexExists(t, pool, "transcript_messages_key") {
 		t.Error("after Open: no key index")
 	}
@@ -377,4 +345,32 @@ func indexExists(t *testing.T, pool *pgxpool.Pool, name string) bool {
 		t.Fatal(err)
 	}
 	return exists
+}
+
+// openMigrated opens the database at dsn, left by its test at schema version from, and
+// checks that the migrations to the latest version changed no row of the messages and
+// desks tables and did not rewrite the messages table. The Store is closed when t ends.
+func openMigrated(t *testing.T, pool *pgxpool.Pool, dsn string, from int) *pgstore.Store {
+	t.Helper()
+	before := readAllRows(t, pool)
+	heads := deskHeads(t, pool)
+	file := tableFile(t, pool)
+	st, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatalf("Open on a version-%d database: %v", from, err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if got, _ := schemaVersions(t, pool); !slices.Equal(got, latestVersions()) {
+		t.Errorf("after Open: versions %v, want %v", got, latestVersions())
+	}
+	if got := tableFile(t, pool); got != file {
+		t.Errorf("the migration rewrote transcript_messages (file %d, was %d)", got, file)
+	}
+	if diff := cmp.Diff(before, readAllRows(t, pool)); diff != "" {
+		t.Errorf("the rows' columns after the migration (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(heads, deskHeads(t, pool)); diff != "" {
+		t.Errorf("the desks after the migration (-before +after):\n%s", diff)
+	}
+	return st
 }

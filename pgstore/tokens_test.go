@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,27 +58,8 @@ func TestMigrateFromVersion4(t *testing.T) {
 			('ops', 1, 0, 4, 'workflow', 'CI', 'build green', '2025-01-02 03:04:05.000006+00', NULL, NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	before := readAllRows(t, pool)
 	heads := deskHeads(t, pool)
-	file := tableFile(t, pool)
-
-	st, err := pgstore.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("Open on a version-4 database: %v", err)
-	}
-	defer st.Close()
-	if got, _ := schemaVersions(t, pool); !slices.Equal(got, latestVersions()) {
-		t.Errorf("after Open: versions %v, want %v", got, latestVersions())
-	}
-	if got := tableFile(t, pool); got != file {
-		t.Errorf("the migration rewrote transcript_messages (file %d, was %d)", got, file)
-	}
-	if diff := cmp.Diff(before, readAllRows(t, pool)); diff != "" {
-		t.Errorf("the rows' columns after the migration (-before +after):\n%s", diff)
-	}
-	if diff := cmp.Diff(heads, deskHeads(t, pool)); diff != "" {
-		t.Errorf("the desks after the migration (-before +after):\n%s", diff)
-	}
+	st := openMigrated(t, pool, dsn, 4)
 	at := time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)
 	ana := transcript.Person("ana", "Ana")
 	want := []transcript.Message{
