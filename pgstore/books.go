@@ -51,11 +51,8 @@ func (s *Store) LoadBook(ctx context.Context, desk string, p transcript.Author) 
 	case err != nil:
 		return sharing.Book{}, 0, bookError(ctx, fmt.Sprintf("loading the book of %s on desk %q", p, desk), err)
 	}
-	var b sharing.Book
-	if err := json.Unmarshal([]byte(text), &b); err != nil {
-		return sharing.Book{}, 0, fmt.Errorf("pgstore: the stored book of %s on desk %q (version %d): %w: %w", p, desk, version, sharing.ErrInvalidBook, err)
-	}
-	if err := sharing.ValidateBook(desk, p, b); err != nil {
+	b, err := sharing.DecodeBook(desk, p, []byte(text))
+	if err != nil {
 		return sharing.Book{}, 0, fmt.Errorf("pgstore: the stored book of %s on desk %q (version %d): %w", p, desk, version, err)
 	}
 	return b, sharing.Version(version), nil

@@ -17,18 +17,6 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-// bookOf returns a book of the states given, failing t on an error.
-func bookOf(t *testing.T, states ...sharing.State) sharing.Book {
-	t.Helper()
-	var b sharing.Book
-	for _, s := range states {
-		var err error
-		if b, err = b.Put(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
 
 // TestMigrateFromVersion5 opens a database left at schema version 5, before books, with
 // rows and a token written under that schema, and shows Open adding the books table and
@@ -70,7 +58,7 @@ func TestMigrateFromVersion5(t *testing.T) {
 		t.Errorf("LoadBook after the migration = %d states, version %d, %v; want none", b.Len(), v, err)
 	}
 	for _, desk := range []string{"eng", "no rows yet"} {
-		b := bookOf(t, sharing.Initialized(transcript.Conversation{Desk: desk}, 3))
+		b := storetest.BookOf(t, sharing.Initialized(transcript.Conversation{Desk: desk}, 3))
 		if v, err := st.SaveBook(ctx, desk, triage, b, 0); err != nil || v != 1 {
 			t.Fatalf("SaveBook on desk %q after the migration = %d, %v", desk, v, err)
 		}
@@ -94,7 +82,7 @@ func TestBookQueryPlans(t *testing.T) {
 	st, dsn := openStore(t)
 	pool := connect(t, dsn)
 	ctx := t.Context()
-	if _, err := st.SaveBook(ctx, "eng", transcript.Agent("agent7", "Agent"), bookOf(t, sharing.Initialized(transcript.Conversation{Desk: "eng"}, 1)), 0); err != nil {
+	if _, err := st.SaveBook(ctx, "eng", transcript.Agent("agent7", "Agent"), storetest.BookOf(t, sharing.Initialized(transcript.Conversation{Desk: "eng"}, 1)), 0); err != nil {
 		t.Fatal(err)
 	}
 	const index = "transcript_books_pkey"
@@ -219,7 +207,7 @@ func TestBooksCanceled(t *testing.T) {
 	t.Parallel()
 	st, _ := openStore(t)
 	triage := transcript.Agent("triage", "Triage")
-	b := bookOf(t, sharing.Initialized(transcript.Conversation{Desk: "eng"}, 1))
+	b := storetest.BookOf(t, sharing.Initialized(transcript.Conversation{Desk: "eng"}, 1))
 	canceled, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, _, load := st.LoadBook(canceled, "eng", triage)

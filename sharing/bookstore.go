@@ -2,6 +2,7 @@ package sharing
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -76,6 +77,20 @@ func ValidateBook(desk string, p transcript.Author, b Book) error {
 		return fmt.Errorf("%w: a book of desk %q saved for desk %q", ErrInvalidBook, d, desk)
 	}
 	return nil
+}
+
+// DecodeBook decodes text, the JSON a BookStore stored (Book.MarshalJSON) as p's book on
+// desk, and checks it as ValidateBook does: a stored book that does not decode, or names
+// another desk, is an error matching ErrInvalidBook. The stores load books through it.
+func DecodeBook(desk string, p transcript.Author, text []byte) (Book, error) {
+	var b Book
+	if err := json.Unmarshal(text, &b); err != nil {
+		return Book{}, fmt.Errorf("%w: %w", ErrInvalidBook, err)
+	}
+	if err := ValidateBook(desk, p, b); err != nil {
+		return Book{}, err
+	}
+	return b, nil
 }
 
 // checkText reports whether s is valid UTF-8 without a NUL byte, and quotes no part of it.

@@ -16,18 +16,6 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
-// bookOf returns a book of the states given, failing t on an error.
-func bookOf(t *testing.T, states ...sharing.State) sharing.Book {
-	t.Helper()
-	var b sharing.Book
-	for _, s := range states {
-		var err error
-		if b, err = b.Put(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
 
 // dumpTables returns every row of every table of db but schema_version and books, as text,
 // by table: what a migration that only adds the books table must leave as it was.
@@ -136,7 +124,7 @@ func TestMigrateFromV6(t *testing.T) {
 		t.Errorf("LoadBook after the migration = %d states, version %d, %v; want none", b.Len(), v, err)
 	}
 	for _, desk := range []string{"eng", "no rows yet"} {
-		b := bookOf(t, sharing.Initialized(transcript.Conversation{Desk: desk}, 3))
+		b := storetest.BookOf(t, sharing.Initialized(transcript.Conversation{Desk: desk}, 3))
 		if v, err := st.SaveBook(ctx, desk, triageAgent, b, 0); err != nil || v != 1 {
 			t.Fatalf("SaveBook on desk %q after the migration = %d, %v", desk, v, err)
 		}
@@ -160,7 +148,7 @@ func TestBookQueryPlans(t *testing.T) {
 	for i := range 300 {
 		desk := []string{"eng", "sales", "ops"}[i%3]
 		p := transcript.Agent(fmt.Sprintf("agent%d", i), "Agent")
-		if _, err := st.SaveBook(ctx, desk, p, bookOf(t, sharing.Initialized(transcript.Conversation{Desk: desk}, transcript.Sequence(i))), 0); err != nil {
+		if _, err := st.SaveBook(ctx, desk, p, storetest.BookOf(t, sharing.Initialized(transcript.Conversation{Desk: desk}, transcript.Sequence(i))), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -250,7 +238,7 @@ func TestBooksAcrossStores(t *testing.T) {
 // each fails with ctx's error and writes nothing.
 func TestBooksClosedOrCanceled(t *testing.T) {
 	st := openTempInternal(t)
-	b := bookOf(t, sharing.Initialized(transcript.Conversation{Desk: "eng"}, 1))
+	b := storetest.BookOf(t, sharing.Initialized(transcript.Conversation{Desk: "eng"}, 1))
 	canceled, cancel := context.WithCancel(t.Context())
 	cancel()
 	calls := func(ctx context.Context) map[string]error {

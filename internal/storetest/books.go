@@ -78,6 +78,13 @@ func conversationIn(desk string, thread transcript.Sequence) transcript.Conversa
 	return transcript.Conversation{Desk: desk, Thread: thread}
 }
 
+// BookOf returns a new book with each state put, in order, failing t on an error: a book to
+// save in a store's own tests.
+func BookOf(t testing.TB, states ...sharing.State) sharing.Book {
+	t.Helper()
+	return mustPut(t, sharing.Book{}, states...)
+}
+
 // mustPut returns b with each state put, failing t on an error.
 func mustPut(t reporter, b sharing.Book, states ...sharing.State) sharing.Book {
 	t.Helper()
