@@ -17,7 +17,6 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-
 // TestMigrateFromVersion5 opens a database left at schema version 5, before books, with
 // rows and a token written under that schema, and shows Open adding the books table and
 // nothing else: the rows' columns as they were, the table not rewritten, the desks, their

@@ -81,21 +81,6 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	next(huma.WithValue(ctx, identityKey{}, t))
 }
 
-// revoked reports whether the token t, which authenticate accepted for a request that is
-// still being served (an event stream), has been revoked or removed since: a stream checks
-// at every heartbeat, so that a revoked token stops receiving within one. A store that
-// cannot say is taken to mean no: the stream goes on until it can.
-func (s *Server) revoked(ctx context.Context, t token.Token) bool {
-	now, err := s.st.TokenByHash(ctx, t.Hash)
-	switch {
-	case errors.Is(err, token.ErrUnknown):
-		return true
-	case err != nil:
-		return false
-	}
-	return now.IsRevoked()
-}
-
 // The 404s of things a token may not see, each identical to the one for a thing that does
 // not exist.
 var (

@@ -35,7 +35,7 @@ import (
 //
 // Reported per op, besides time and -benchmem's allocations (client and server both):
 // store-reads/append, every read the server asked of its store (rows on any desk's Log, key
-// lookups, token lookups: the POST's own included), counted by benchCountingStore;
+// lookups, token lookups and lists: the POST's own included), counted by benchCountingStore;
 // tail-reads/append, the tail's (transcript_tail_store_reads_total); cpu-ns/op, the
 // process's CPU time (getrusage: server, clients and the append), and cpu-ns/event, the same
 // per event delivered (per op and stream); allocs/event, heap allocations per event
@@ -81,9 +81,10 @@ func BenchmarkFanOut(b *testing.B) {
 }
 
 // TestFanOutThousandStreams: with 1,000 streams on one desk (100 with -short), each of 20
-// appends costs the store at most 3 reads of any kind (its POST's token lookup and the
-// tail's one read of the new row, in practice 2), reads nothing from the store on any
-// stream's behalf, and reaches every stream exactly once.
+// appends costs the store at most 3 reads of any kind (its POST's token lookup, the tail's
+// one read of the new row and its one read of the desk's tokens, which vouches for every
+// stream's token), reads nothing from the store on any stream's behalf, and reaches every
+// stream exactly once.
 func TestFanOutThousandStreams(t *testing.T) {
 	n := 1000
 	if testing.Short() {

@@ -92,7 +92,7 @@ func benchToken(tb testing.TB, st server.Store, desk string, p transcript.Author
 }
 
 // benchCountingStore counts what the server asks of its store besides appends: reads of
-// rows (ReadBefore on any desk's Log, and key lookups) and token lookups. It keeps the
+// rows (ReadBefore on any desk's Log, and key lookups) and tokens (lookups and lists). It keeps the
 // store's Watcher.
 type benchCountingStore struct {
 	benchStore
@@ -112,6 +112,11 @@ func (s *benchCountingStore) LookupKeys(ctx context.Context, desk string, keys [
 func (s *benchCountingStore) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, error) {
 	s.tokenReads.Add(1)
 	return s.benchStore.TokenByHash(ctx, hash)
+}
+
+func (s *benchCountingStore) Tokens(ctx context.Context) ([]token.Token, error) {
+	s.tokenReads.Add(1)
+	return s.benchStore.Tokens(ctx)
 }
 
 // reads is every read counted so far.

@@ -117,6 +117,13 @@
 // its watch is lost, every Options.PollInterval (default 500 ms, so that another process's
 // row reaches the streams within a second).
 //
+// A revoked token receives nothing more. With each read of new rows the tail reads the
+// desk's tokens (one read for all its streams), and a stream whose token is no longer good
+// (token.StillGood) ends instead of sending them: a row committed after the token was
+// revoked, by this process or by `transcript token revoke` behind its back, never reaches
+// the token's streams. A stream with nothing to send checks its token at every heartbeat
+// (token.Recheck) and ends once it is revoked, or when the store cannot say.
+//
 // # Limits and lifecycle
 //
 // Request bodies are bounded (Options.MaxBody, 413), as is the time to read one; HTTPServer

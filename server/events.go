@@ -83,12 +83,8 @@ func (s *Server) events(ctx context.Context, in *eventsInput) (*huma.StreamRespo
 	if err != nil {
 		return nil, err
 	}
-	if in.Thread != 0 {
-		if _, ok, err := s.readableRow(ctx, in.Desk, in.Thread, v); err != nil {
-			return nil, s.internal(ctx, err)
-		} else if !ok {
-			return nil, errNoThread
-		}
+	if err := s.checkThread(ctx, in.Desk, in.Thread, v); err != nil {
+		return nil, err
 	}
 	var from *transcript.Sequence
 	if in.After.Set {
@@ -172,7 +168,7 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 			case <-changed:
 				waiting = false
 			case <-heartbeat.C:
-				if s.revoked(ctx, st.token) {
+				if token.Recheck(ctx, s.st, st.token) != nil { // revoked, removed, or the store cannot say
 					return
 				}
 				out.comment("heartbeat")
@@ -226,6 +222,9 @@ func (st *stream) send(ctx context.Context, out *sseWriter) (bool, error) {
 		items = append(items, item{at: d.Elided[i].From, eli: &d.Elided[i]})
 	}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.at, b.at) })
+	if len(items) > 0 && st.tail.recheck(ctx, st.token) != nil {
+		return false, nil // the token was revoked before these rows were read: none is sent
+	}
 	for _, it := range items {
 		var err error
 		if it.msg != nil {

@@ -245,6 +245,31 @@ func TestLostWatch(t *testing.T) {
 	}
 }
 
+// silentWatcher is a store whose Watcher is up but reports nothing: every notification is
+// lost, as PostgreSQL's is when the appending connection dies between its commit and its
+// NOTIFY.
+type silentWatcher struct{ server.Store }
+
+func (silentWatcher) Watch(ctx context.Context) (<-chan string, error) {
+	ch := make(chan string)
+	go func() { <-ctx.Done(); close(ch) }()
+	return ch, nil
+}
+
+// TestLostNotification: a row this server appended reaches its streams even when the
+// store's watch, up, never reports it: a PollInterval after the append the tail looks by
+// itself.
+func TestLostNotification(t *testing.T) {
+	e := newEnv(t, silentWatcher{sqliteStore(t)}, server.Options{PollInterval: 50 * time.Millisecond})
+	s := e.open("/v1/desks/eng/events", e.token("eng", coder))
+	time.Sleep(100 * time.Millisecond) // the watch is up
+	e.post(e.token("eng", triage), map[string]any{"content": "not reported"})
+	s.wantMessages("not reported")
+	if late := e.metric("transcript_tail_late_wakeups_total"); late != 1 {
+		t.Errorf("late wake-ups: %v, want 1", late)
+	}
+}
+
 // TestFanOut: 100 streams on one desk; each append wakes the desk's tail, which reads the
 // new rows from the store once, and every stream gets the row from memory.
 func TestFanOut(t *testing.T) {
@@ -321,6 +346,44 @@ func TestRevokedStream(t *testing.T) {
 			t.Fatal("the stream of a revoked token is still open")
 		}
 	}
+}
+
+// TestRevokedStreamGetsNoNewRow: on both stores, once a token is revoked in the store (as
+// `transcript token revoke` does, behind the server's back), its open streams receive no row
+// appended after that, long before any heartbeat: the tail reads the desk's tokens after
+// each row it reads, and each stream of the revoked token ends instead of sending. The
+// other streams on the desk go on, a second token of the same participant among them,
+// made after the tail last read the tokens.
+func TestRevokedStreamGetsNoNewRow(t *testing.T) {
+	eachStore(t, func(t *testing.T, st server.Store) {
+		e := newEnv(t, st, server.Options{Heartbeat: time.Hour})
+		op := e.token("eng", transcript.Operator())
+		secret, tok, err := token.New("eng", coder, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddToken(t.Context(), tok); err != nil {
+			t.Fatal(err)
+		}
+		revoked := []*stream{e.open("/v1/desks/eng/events", secret), e.open("/v1/desks/eng/events", secret)}
+		other := e.open("/v1/desks/eng/events", e.token("eng", ana))
+		e.post(op, map[string]any{"content": "before"})
+		for _, s := range append(revoked, other) {
+			s.wantMessages("before")
+		}
+		if err := st.RevokeToken(t.Context(), tok.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		fresh := e.open("/v1/desks/eng/events", e.token("eng", coder))
+		e.post(op, map[string]any{"content": "after the revocation"})
+		other.wantMessages("after the revocation")
+		fresh.wantMessages("after the revocation")
+		for i, s := range revoked {
+			if ev, ok := s.next(eventWait); ok {
+				t.Errorf("stream %d of the revoked token got %+v, want its end", i, ev)
+			}
+		}
+	})
 }
 
 // TestStreamOutlivesReadTimeout: behind HTTPServer's http.Server, whose ReadTimeout

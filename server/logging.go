@@ -50,9 +50,10 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		s.metrics.countRequest(route, r.Method, status)
+		method := knownMethod(r.Method)
+		s.metrics.countRequest(route, method, status)
 		attrs := []slog.Attr{
-			slog.String("method", r.Method),
+			slog.String("method", method),
 			slog.String("route", route),
 			slog.Int("status", status),
 			slog.Duration("duration", time.Since(start)),
@@ -101,3 +102,15 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 func (w *statusWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// knownMethod returns method when it is one of HTTP's registered methods, else "other": a
+// log line or a metric's label never carries what a client made up, and the metrics of an
+// unmatched route cannot grow without bound.
+func knownMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
+}

@@ -125,7 +125,7 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
 	}
 	s.metrics.appended.Add(1)
-	s.hub.appended(in.Desk)
+	s.hub.appended(in.Desk, stored.Seq)
 	return &appendOutput{Status: http.StatusCreated, Body: stored}, nil
 }
 

@@ -27,6 +27,7 @@ type metrics struct {
 	heartbeats   atomic.Uint64
 	tailsOpen    atomic.Int64
 	wakeups      atomic.Uint64 // tail refreshes
+	lateWakeups  atomic.Uint64 // tails woken for an append the store's Watcher did not report
 	tailReads    atomic.Uint64 // store reads by the tails: loads and refreshes
 	tailFallback atomic.Uint64 // reads a tail's Log passed on to the store (the range was not held)
 	appended     atomic.Uint64 // appends that stored a new row
@@ -82,6 +83,7 @@ func (m *metrics) write(b *bytes.Buffer) {
 	counter(b, "transcript_stream_heartbeats_total", "Heartbeat comments sent on streams.", m.heartbeats.Load())
 	gauge(b, "transcript_tails_open", "Desks with open streams, each with one tail of new rows.", m.tailsOpen.Load())
 	counter(b, "transcript_tail_wakeups_total", "Times a tail looked for new rows.", m.wakeups.Load())
+	counter(b, "transcript_tail_late_wakeups_total", "Tails woken for a row this server appended that the store's watch did not report in time.", m.lateWakeups.Load())
 	counter(b, "transcript_tail_store_reads_total", "Store reads made by the tails (loading and looking for new rows).", m.tailReads.Load())
 	counter(b, "transcript_tail_fallback_reads_total", "Reads of a tail's log that it passed to the store.", m.tailFallback.Load())
 	b.WriteString("# HELP transcript_appends_total Appends through the service, by result.\n")

@@ -136,11 +136,18 @@ func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
 		if d == nil || out.Status >= 500 {
 			continue
 		}
-		loc := safeLocation(d.Location)
-		if loc == "body.author" {
+		loc, msg := safeLocation(d.Location), d.Message
+		switch {
+		case loc == "body.author":
 			out.Detail = "a body may not name an author: the author is the token's participant"
+		case out.Status == http.StatusUnsupportedMediaType:
+			msg = "the body must be application/json"
+		case loc == "body" && !strings.HasPrefix(msg, "expected "):
+			// Not the schema's word ("expected required property content to be present")
+			// but the decoder's, which quotes the body.
+			msg = "the body is not JSON of the operation's schema"
 		}
-		out.Errors = append(out.Errors, &huma.ErrorDetail{Message: d.Message, Location: loc})
+		out.Errors = append(out.Errors, &huma.ErrorDetail{Message: msg, Location: loc})
 	}
 	return &out, nil
 }

@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/token"
 )
 
 // hub is the fan-out: one tail per desk that has open streams, made by the first stream on
@@ -36,7 +38,7 @@ func (h *hub) acquire(ctx context.Context, desk string) (*tail, error) {
 	h.mu.Lock()
 	t, ok := h.tails[desk]
 	if !ok {
-		t = newTail(desk, h.st.Log(desk), h.opts, h.metrics)
+		t = newTail(desk, h.st.Log(desk), h.st, h.opts, h.metrics)
 		h.tails[desk] = t
 		h.metrics.tailsOpen.Add(1)
 		if h.stopWatch == nil {
@@ -89,13 +91,29 @@ func (h *hub) wake(desk string) {
 	}
 }
 
-// appended tells the hub that this server appended to desk. While the store's Watcher is
-// up it will report the row (a Watcher leaves out no commit), so the tail is not woken
-// twice for it, which would cost a second read; otherwise the tail is woken now.
-func (h *hub) appended(desk string) {
+// appended tells the hub that this server appended row seq to desk. While the store's
+// Watcher is up it will report the row, so the tail is not woken twice for it, which would
+// cost a second read; otherwise the tail is woken now. A Watcher's report can still be
+// lost (PostgreSQL's notification is sent after the commit, by a connection that may die
+// in between), so a PollInterval later the tail is woken if it has not read the row by
+// then: a row this server appended reaches its streams late, never not at all.
+func (h *hub) appended(desk string, seq transcript.Sequence) {
 	if !h.watching.Load() {
 		h.wake(desk)
+		return
 	}
+	time.AfterFunc(h.opts.PollInterval, func() {
+		h.mu.Lock()
+		t := h.tails[desk]
+		h.mu.Unlock()
+		if t == nil {
+			return
+		}
+		if _, head := t.current(); head < seq {
+			h.metrics.lateWakeups.Add(1)
+			t.wake()
+		}
+	})
 }
 
 // wakeAll wakes every tail.
@@ -111,9 +129,15 @@ func (h *hub) wakeAll() {
 // it reads the desk's new rows from the store once, however many streams wait on it, and
 // keeps the newest rows in memory (Options.TailRows and TailBytes), which its Log answers
 // from. Streams wait on changed, which is closed and replaced whenever head moves.
+//
+// With the rows, the tail reads the desk's tokens, once for all its streams, after the rows
+// (good): a stream sends nothing its token is no longer good for (recheck), so a token
+// revoked before a row was committed never receives that row, however many streams it has
+// open and whoever revoked it.
 type tail struct {
 	desk    string
 	src     transcript.Log // the store's log of the desk
+	tokens  token.Store
 	opts    Options
 	metrics *metrics
 
@@ -126,16 +150,17 @@ type tail struct {
 	stopO sync.Once
 
 	mu      sync.RWMutex
-	rows    []transcript.Message // every row of the log from rows[0].Seq to head, ascending
-	bytes   int                  // the content, keys and labels of rows
-	start   bool                 // rows begin at the log's oldest row: nothing is older
-	head    transcript.Sequence  // the newest row read (0 while the log was empty)
+	rows    []transcript.Message     // every row of the log from rows[0].Seq to head, ascending
+	bytes   int                      // the content, keys and labels of rows
+	start   bool                     // rows begin at the log's oldest row: nothing is older
+	head    transcript.Sequence      // the newest row read (0 while the log was empty)
+	good    map[[32]byte]token.Token // the desk's tokens, by hash, as read after the rows
 	changed chan struct{}
 }
 
-func newTail(desk string, src transcript.Log, opts Options, m *metrics) *tail {
+func newTail(desk string, src transcript.Log, tokens token.Store, opts Options, m *metrics) *tail {
 	return &tail{
-		desk: desk, src: src, opts: opts, metrics: m,
+		desk: desk, src: src, tokens: tokens, opts: opts, metrics: m,
 		pokes:   make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		changed: make(chan struct{}),
@@ -166,7 +191,12 @@ func (t *tail) load(ctx context.Context) error {
 		}
 		before = pg.Next
 	}
+	good, err := t.readTokens(ctx)
+	if err != nil {
+		return err
+	}
 	t.mu.Lock()
+	t.good = good
 	t.rows = reversed(desc)
 	t.bytes = bytes
 	t.start = start
@@ -252,8 +282,13 @@ func (t *tail) refresh(ctx context.Context) error {
 	if len(fresh) == 0 {
 		return nil
 	}
+	good, err := t.readTokens(ctx) // after the rows: a revocation committed before them is seen
+	if err != nil {
+		return err // the rows wait for a refresh that can vouch for them
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.good = good
 	if !crossed { // more new rows than the budget: what is held no longer joins them
 		t.rows, t.bytes, t.start = nil, 0, false
 	}
@@ -280,6 +315,34 @@ func (t *tail) read(ctx context.Context, before transcript.Sequence, limit int) 
 		}
 	}
 	return pg, nil
+}
+
+// readTokens reads the desk's tokens, for recheck.
+func (t *tail) readTokens(ctx context.Context) (map[[32]byte]token.Token, error) {
+	all, err := t.tokens.Tokens(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("server: desk %q: reading its tokens: %w", t.desk, err)
+	}
+	good := make(map[[32]byte]token.Token)
+	for _, tok := range all {
+		if tok.Desk == t.desk {
+			good[tok.Hash] = tok
+		}
+	}
+	return good, nil
+}
+
+// recheck reports whether tok, the token of a stream on the desk, is still good for every
+// row the tail holds: token.StillGood against the tokens read after them, or, for a token
+// made since they were read, token.Recheck against the store (read after them too).
+func (t *tail) recheck(ctx context.Context, tok token.Token) error {
+	t.mu.RLock()
+	now, ok := t.good[tok.Hash]
+	t.mu.RUnlock()
+	if !ok {
+		return token.Recheck(ctx, t.tokens, tok)
+	}
+	return token.StillGood(tok, now)
 }
 
 // trim drops the oldest rows held past the budget, keeping the newest row; t.mu is held.

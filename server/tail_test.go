@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/sharedesk/transcript/logtest"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/token"
 )
 
 // countingLog counts the reads of a Log.
@@ -47,7 +49,7 @@ func newTestTail(t testing.TB, src transcript.Log, rows, bytes int) *tail {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := newTail("eng", src, opts, newMetrics())
+	tl := newTail("eng", src, noTokens{}, opts, newMetrics())
 	if err := tl.load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func TestTailGapBeyondBudget(t *testing.T) {
 func TestTailWakeCloses(t *testing.T) {
 	mem := memlog.New()
 	opts, _ := Options{}.withDefaults()
-	tl := newTail("eng", mem, opts, newMetrics())
+	tl := newTail("eng", mem, noTokens{}, opts, newMetrics())
 	if err := tl.load(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -195,3 +197,13 @@ func TestTailWakeCloses(t *testing.T) {
 		t.Fatal("no change within 5 s of a wake-up")
 	}
 }
+
+// noTokens is a token store that holds no token, for tails that serve no stream.
+type noTokens struct{}
+
+func (noTokens) AddToken(context.Context, token.Token) error { return errors.ErrUnsupported }
+func (noTokens) TokenByHash(context.Context, [32]byte) (token.Token, error) {
+	return token.Token{}, token.ErrUnknown
+}
+func (noTokens) Tokens(context.Context) ([]token.Token, error)        { return nil, nil }
+func (noTokens) RevokeToken(context.Context, string, time.Time) error { return token.ErrUnknown }

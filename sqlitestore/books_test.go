@@ -16,7 +16,6 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
-
 // dumpTables returns every row of every table of db but schema_version and books, as text,
 // by table: what a migration that only adds the books table must leave as it was.
 func dumpTables(t *testing.T, db *sql.DB) map[string][]string {

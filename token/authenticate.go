@@ -2,7 +2,6 @@ package token
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -45,10 +44,10 @@ func Authenticate(ctx context.Context, st Store, authorization string) (Token, e
 		return Token{}, ErrUnknown
 	case err != nil:
 		return Token{}, fmt.Errorf("token: looking the token up: %w", err)
-	case subtle.ConstantTimeCompare(t.Hash[:], hash[:]) != 1:
-		return Token{}, ErrUnknown // the store returned another token: never accept it
-	case t.IsRevoked():
-		return Token{}, ErrRevoked
+	}
+	// The store may return another token than the hash's: StillGood never accepts it.
+	if err := StillGood(Token{ID: t.ID, Hash: hash}, t); err != nil {
+		return Token{}, err
 	}
 	return t, nil
 }

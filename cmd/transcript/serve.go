@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -204,7 +203,7 @@ func (f serveFlags) check() error {
 // limit of the store f.db names (the commands open both stores with their default).
 func (f serveFlags) options(logs slog.Handler) server.Options {
 	maxContent := sqlitestore.DefaultMaxContent
-	if strings.Contains(f.db, "://") {
+	if isPostgres(f.db) {
 		maxContent = pgstore.DefaultMaxContent
 	}
 	return server.Options{

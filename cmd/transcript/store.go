@@ -49,10 +49,16 @@ func addDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
 	fs.StringVar(&f.desk, "desk", desk, "the desk's `name`")
 }
 
+// isPostgres reports whether db names a PostgreSQL database (a postgres:// or
+// postgresql:// URL) rather than a SQLite file: the one test every command makes.
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
 // open opens the store f.db names: PostgreSQL for a postgres:// or postgresql:// URL, else a
 // SQLite file, created when it is missing.
 func (f deskFlags) open(ctx context.Context) (store, error) {
-	if strings.HasPrefix(f.db, "postgres://") || strings.HasPrefix(f.db, "postgresql://") {
+	if isPostgres(f.db) {
 		return pgstore.Open(ctx, f.db)
 	}
 	return sqlitestore.Open(ctx, f.db)
@@ -67,10 +73,10 @@ func (f deskFlags) openExisting(ctx context.Context) (store, error) {
 	return f.open(ctx)
 }
 
-// exists reports whether the database f.db names may hold desks: a URL, or a SQLite file
-// that exists.
+// exists reports whether the database f.db names may hold desks: a PostgreSQL URL, or a
+// SQLite file that exists.
 func (f deskFlags) exists() bool {
-	if strings.Contains(f.db, "://") {
+	if isPostgres(f.db) {
 		return true
 	}
 	_, err := os.Stat(f.db)
