@@ -6,6 +6,8 @@ tool honnef.co/go/tools/cmd/staticcheck
 
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/danielgtaylor/huma/v2 v2.37.2
 	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-cmp v0.7.0
