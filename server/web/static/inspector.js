@@ -409,6 +409,8 @@
       this.el.querySelector(".who").textContent = name(viewer);
       this.el.querySelector(".where").textContent = "sees the " + where;
       this.list = this.el.querySelector(".rows");
+      this.stick = true; // follow the newest row: the list was at its bottom when last scrolled
+      this.list.addEventListener("scroll", () => (this.stick = atBottom(this.list)));
       this.list.setAttribute("aria-label", name(viewer) + "'s view, oldest first");
       this.model = this.el.querySelector(".model");
       this.notice = this.el.querySelector(".notice");
@@ -500,10 +502,9 @@
       const live = (el, key) => {
         if (this.show !== "rows" || this.since !== null) return this.refresh();
         if (this.list.querySelector(key)) return;
-        const bottom = atBottom(this.list);
         el.classList.add("fresh");
         this.list.append(el);
-        if (bottom) this.list.scrollTop = this.list.scrollHeight;
+        if (this.stick) this.list.scrollTop = this.list.scrollHeight;
       };
       es.addEventListener("message", (ev) => {
         const m = JSON.parse(ev.data);
