@@ -14,6 +14,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sqlitestore"
 )
 
 // scriptTag finds every script element and what it holds between its tags.
@@ -152,6 +153,30 @@ func TestRows(t *testing.T) {
 	live := f.post(f.op, map[string]any{"content": "live, from the operator"})
 	if ev, _ := st.next(5 * time.Second); ev.id != fmt.Sprint(live.Seq) {
 		t.Errorf("after the desk's rows %v, event %+v, want the operator's own new row %d", got, ev, live.Seq)
+	}
+	// More new rows at once than a stream crosses: reinitialize, and the stream ends.
+	burst := make([]transcript.Message, transcript.ScanLimit+1)
+	for i := range burst {
+		burst[i] = transcript.Message{Author: transcript.System("workflow", "CI"), Content: "build passed"}
+	}
+	if err := f.st.(*sqlitestore.Store).AppendBatch(t.Context(), "eng", burst); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, ok := st.next(10 * time.Second)
+		if !ok {
+			t.Fatal("the stream ended without a reinitialize event")
+		}
+		if ev.event == "reinitialize" {
+			if ev.data != `{"reason":"gap_too_large"}` {
+				t.Errorf("reinitialize %s, want gap_too_large", ev.data)
+			}
+			break
+		}
+		t.Fatalf("event %+v before the reinitialize event", ev)
+	}
+	if ev, ok := st.next(5 * time.Second); ok {
+		t.Errorf("after reinitialize, event %+v: the stream should end", ev)
 	}
 	if r := f.do("GET", "/v1/desks/eng/rows/events", f.triage, nil); r.status != http.StatusForbidden {
 		t.Errorf("the rows stream for a participant's token: %d, want 403", r.status)

@@ -121,8 +121,11 @@ read:
 			fresh = append(fresh, m)
 		}
 		if len(fresh) > transcript.ScanLimit {
-			return false, st.reinitialize(out, sharing.GapTooLarge)
+			break
 		}
+	}
+	if len(fresh) > transcript.ScanLimit {
+		return false, st.reinitialize(out, sharing.GapTooLarge)
 	}
 	slices.Reverse(fresh)
 	for i := range fresh {

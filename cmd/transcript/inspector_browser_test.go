@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/sharedesk/transcript"
 )
 
 // screenshotTo, when set, is where TestInspectorInBrowser also writes its screenshot: the
@@ -131,6 +133,12 @@ func (b *browser) fail(t *testing.T, what string, err error) {
 	t.Fatalf("%s: %v\nconsole errors: %q", what, err, b.consoleErrors())
 }
 
+// poll waits until the JavaScript expression is true.
+func (b *browser) poll(t *testing.T, what, expression string) {
+	t.Helper()
+	get(t, b, what, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(stepTimeout)))
+}
+
 func (b *browser) consoleErrors() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -156,6 +164,12 @@ func TestInspectorInBrowser(t *testing.T) {
 	b := newBrowser(t, ctx)
 	db := filepath.Join(t.TempDir(), "demo.db")
 	srv := startServe(t, db, "--demo")
+	t.Cleanup(func() {
+		if t.Failed() {
+			log := srv.stderr.String()
+			t.Logf("serve's standard error, its end:\n%s", log[max(0, len(log)-4000):])
+		}
+	})
 	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
 	if m == nil {
 		t.Fatalf("serve --demo printed no address and token on standard output:\n%s", srv.stdout)
@@ -297,6 +311,81 @@ func TestInspectorInBrowser(t *testing.T) {
 	if len(wider) > 0 {
 		t.Errorf("at 390 pixels wide, these are wider than the screen: %v", wider)
 	}
+
+	b.run(t, "back to a wide screen", chromedp.EmulateViewport(1280, 800))
+
+	// The desk column: a thread unfolds; older rows load when it is scrolled to its top.
+	deploy := fmt.Sprintf(`#desk li[data-seq="%d"]`, marks.deployThread)
+	b.run(t, "unfold a thread",
+		chromedp.Click(css(deploy+` > details.thread > summary`)),
+		chromedp.WaitVisible(css(deploy+fmt.Sprintf(` details.thread li[data-seq="%d"]`, marks.deployThread+1))),
+	)
+	rowsBefore := get(t, b, "the desk's rows", chromedp.Evaluate[int](`document.querySelectorAll("#desk li[data-seq]").length`))
+	b.run(t, "scroll to the top", chromedp.Evaluate[chromedp.Void](`void (document.querySelector("#desk .rows").scrollTop = 0)`))
+	b.poll(t, "older rows on scroll", fmt.Sprintf(`document.querySelectorAll("#desk li[data-seq]").length > %d`, rowsBefore))
+
+	// A delta since a row the operator picks: the rows after it, as Triage would get them.
+	b.run(t, "a delta",
+		chromedp.Click(css(column("agent:triage", 0)+` li[data-seq="2341"] button.seq`)),
+		chromedp.WaitVisible(css(column("agent:triage", 0)+` .delta .back`)),
+	)
+	deltaNote := get(t, b, "the delta's notice", chromedp.Text(css(column("agent:triage", 0)+` .notice`)))
+	deltaRows := get(t, b, "the delta's rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+column("agent:triage", 0)+` .rows > li')].map(li => li.dataset.seq || "elision")`))
+	if !strings.HasPrefix(deltaNote, "Delta since #2341:") || strings.Join(deltaRows, ",") != fmt.Sprintf("2342,%d", posted.Seq) {
+		t.Errorf("Triage's delta since #2341: %q, rows %v; want the notice and rows 2342 (its own first reply) and %d", deltaNote, deltaRows, posted.Seq)
+	}
+	b.run(t, "back to the view", chromedp.Click(css(column("agent:triage", 0)+` .delta .back`)),
+		chromedp.WaitNotVisible(css(column("agent:triage", 0)+` .delta .back`)))
+
+	// Compose: an aside to the reviewer from the page, which Triage sees only as a stub.
+	const pageAside = "Reviewer, from the page: hold the 2.4 tag."
+	b.run(t, "post an aside from the page",
+		chromedp.SendKeys(css(`#compose textarea`), pageAside),
+		chromedp.Click(css(`#compose .choices input[value="agent:review"]`)),
+		chromedp.Click(css(`#compose button[type=submit]`)),
+	)
+	b.poll(t, "the post's status", `document.querySelector("#compose .status").textContent.startsWith("Posted #")`)
+	status := get(t, b, "the compose status", chromedp.Text(css(`#compose .status`)))
+	var pageSeq uint64
+	if _, err := fmt.Sscanf(status, "Posted #%d as an aside to Reviewer.", &pageSeq); err != nil {
+		t.Fatalf("compose says %q: %v", status, err)
+	}
+	pageRow := fmt.Sprintf(`li[data-seq="%d"]`, pageSeq)
+	if got := get(t, b, "the page's aside in the reviewer's column", chromedp.Text(css(column("agent:review", 0)+" "+pageRow+" .content"))); got != pageAside {
+		t.Errorf("the reviewer's column shows %q, want the aside to it", got)
+	}
+	b.run(t, "the page's aside elsewhere",
+		chromedp.WaitVisible(css(`#desk `+pageRow)),
+		chromedp.WaitVisible(css(column("agent:triage", 0)+fmt.Sprintf(` li.elision[data-from="%d"]`, pageSeq))),
+	)
+	if html := get(t, b, "Triage's column", chromedp.OuterHTML(css(column("agent:triage", 0)))); strings.Contains(html, pageAside) {
+		t.Error("Triage's column holds the aside to the reviewer")
+	}
+
+	// A reinitialization: more rows land at once than a stream can cross, and every column
+	// says so and starts over.
+	st, err := deskFlags{db: db}.open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	burst := make([]transcript.Message, transcript.ScanLimit+100)
+	for i := range burst {
+		burst[i] = transcript.Message{Author: transcript.System("workflow", "CI"), Content: fmt.Sprintf("build #%d passed", 9000+i)}
+	}
+	if err := st.AppendBatch(ctx, demoDesk, burst); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, sel := range []string{`#desk`, column("agent:triage", 0), column("agent:review", 0)} {
+		b.poll(t, "a reinitialization in "+sel, `(n => !!n && n.textContent.includes("Reinitialized (gap_too_large)"))(document.querySelector('`+sel+` .notice.reinit'))`)
+	}
+	b.run(t, "the columns start over at the newest row",
+		chromedp.WaitVisible(css(`#desk li[data-seq="`+fmt.Sprint(pageSeq+uint64(len(burst)))+`"]`)),
+		chromedp.WaitVisible(css(column("agent:review", 0)+` li[data-seq="`+fmt.Sprint(pageSeq+uint64(len(burst)))+`"]`)),
+	)
+
+	// Sign out: the sign-in form again.
+	b.run(t, "sign out", chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("token")))
 
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("the browser's console has errors:\n%s", strings.Join(errs, "\n"))
