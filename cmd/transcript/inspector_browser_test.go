@@ -362,6 +362,19 @@ func TestInspectorInBrowser(t *testing.T) {
 		t.Error("Triage's column holds the aside to the reviewer")
 	}
 
+	// A blank row: in the desk column as such, in no view.
+	var blank struct {
+		Seq uint64 `json:"seq"`
+	}
+	op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": " \n "}, &blank)
+	blankRow := fmt.Sprintf(`li[data-seq="%d"]`, blank.Seq)
+	if got := get(t, b, "the blank row", chromedp.Text(css(`#desk `+blankRow+`.blank .content`))); !strings.HasPrefix(got, "(blank row") {
+		t.Errorf("the desk column shows the blank row as %q", got)
+	}
+	if n := get(t, b, "the blank row in the views", chromedp.Evaluate[int](`document.querySelectorAll('.viewer-column `+blankRow+`').length`)); n != 0 {
+		t.Errorf("the blank row is in %d viewer columns, want none", n)
+	}
+
 	// A reinitialization: more rows land at once than a stream can cross, and every column
 	// says so and starts over.
 	st, err := deskFlags{db: db}.open(ctx)
@@ -379,9 +392,10 @@ func TestInspectorInBrowser(t *testing.T) {
 	for _, sel := range []string{`#desk`, column("agent:triage", 0), column("agent:review", 0)} {
 		b.poll(t, "a reinitialization in "+sel, `(n => !!n && n.textContent.includes("Reinitialized (gap_too_large)"))(document.querySelector('`+sel+` .notice.reinit'))`)
 	}
+	newest := fmt.Sprintf(`li[data-seq="%d"]`, blank.Seq+uint64(len(burst)))
 	b.run(t, "the columns start over at the newest row",
-		chromedp.WaitVisible(css(`#desk li[data-seq="`+fmt.Sprint(pageSeq+uint64(len(burst)))+`"]`)),
-		chromedp.WaitVisible(css(column("agent:review", 0)+` li[data-seq="`+fmt.Sprint(pageSeq+uint64(len(burst)))+`"]`)),
+		chromedp.WaitVisible(css(`#desk `+newest)),
+		chromedp.WaitVisible(css(column("agent:review", 0)+" "+newest)),
 	)
 
 	// Sign out: the sign-in form again.
