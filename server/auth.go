@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/token"
@@ -25,43 +27,38 @@ func identity(ctx context.Context) token.Token {
 	return t
 }
 
-// authenticate is the middleware of every /v1/ operation, and the one place that decides
-// who a request is: token.Authenticate on its Authorization header. It answers
+// authenticate is the middleware of every /v1/ operation: it asks identify, the one place
+// that decides who a request is, and answers
 //
 //   - 401, with WWW-Authenticate: Bearer, for a missing, malformed, unknown or revoked
-//     token, and for two Authorization headers; all alike;
+//     token, for two Authorization headers, and for a session cookie that is unknown,
+//     expired or signed out; all alike;
+//   - 403 for a request that the session cookie authenticates, is no GET or HEAD, and
+//     lacks the session's CSRF token (CSRFHeader);
 //   - 500 when the store cannot say (a failed lookup is the server's fault, not the
 //     request's);
 //   - 429, with Retry-After, past the token's rate limit;
 //   - 404 for a path naming a desk other than the token's, exactly as for a desk that does
 //     not exist;
 //
-// and otherwise puts the token in the request's context (identity) and in its log line.
+// and otherwise puts the token (identity) and the session, if any, in the request's context
+// and the token in its log line.
 func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	rec := recordOf(ctx.Context())
-	var headers []string
-	ctx.EachHeader(func(name, value string) {
-		if strings.EqualFold(name, "Authorization") {
-			headers = append(headers, value)
-		}
-	})
-	var (
-		t   token.Token
-		err error
-	)
-	if len(headers) > 1 {
-		err = token.ErrMalformed
-	} else {
-		t, err = token.Authenticate(ctx.Context(), s.st, strings.Join(headers, ""))
-	}
+	r, _ := humago.Unwrap(ctx)
+	t, sess, refusal, err := s.identify(r)
 	switch {
-	case errors.Is(err, token.ErrUnauthorized):
-		rec.refusal = refusalName(err)
+	case refusal == refusalCSRF:
+		rec.refusal = refusal
+		writeProblemCtx(ctx, kindForbidden.problem("a request with the session cookie must carry the session's CSRF token in "+CSRFHeader), "")
+		return
+	case refusal != "":
+		rec.refusal = refusal
 		challenge := `Bearer realm="transcript"`
-		if !errors.Is(err, token.ErrMissing) {
+		if refusal != "missing" {
 			challenge += `, error="invalid_token"`
 		}
-		writeProblemCtx(ctx, kindUnauthorized.problem("a valid bearer token is required"), "WWW-Authenticate", challenge)
+		writeProblemCtx(ctx, kindUnauthorized.problem("a valid bearer token, or a signed-in session, is required"), "WWW-Authenticate", challenge)
 		return
 	case err != nil:
 		rec.err = err
@@ -78,7 +75,70 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		writeProblemCtx(ctx, errNoDesk, "")
 		return
 	}
-	next(huma.WithValue(ctx, identityKey{}, t))
+	next(huma.WithValue(huma.WithValue(ctx, identityKey{}, t), sessionKey{}, sess))
+}
+
+// refusalSession and refusalCSRF are identify's refusals of a session cookie: one that
+// names no live session (401), and a request it authenticates that lacks the CSRF token (403).
+const (
+	refusalSession = "session"
+	refusalCSRF    = "csrf"
+)
+
+// identify decides who r is: the one place that does, for the API and the page alike.
+//
+// A request with an Authorization header is the token token.Authenticate finds for it (two
+// headers are malformed). One without is the session its SessionCookie names, if any:
+// that session's token, which token.Authenticate checks again, so that the cookie and the
+// bearer token end in the same token value and a revoked token's session ends with it. A
+// request the cookie authenticates that is no GET or HEAD must carry the session's CSRF
+// token. With neither header nor cookie the request is token.ErrMissing's.
+//
+// A refusal is returned as its name for the log line (refusalName's, refusalSession or
+// refusalCSRF) with a nil error; err is the store's failure.
+func (s *Server) identify(r *http.Request) (t token.Token, sess *session, refusal string, err error) {
+	ctx := r.Context()
+	headers := r.Header.Values("Authorization")
+	switch {
+	case len(headers) > 1:
+		err = token.ErrMalformed
+	case len(headers) == 1:
+		t, err = token.Authenticate(ctx, s.st, headers[0])
+	default:
+		c, cerr := r.Cookie(SessionCookie)
+		if cerr != nil {
+			t, err = token.Authenticate(ctx, s.st, "")
+			break
+		}
+		var ok bool
+		if sess, ok = s.sess.lookup(c.Value); !ok {
+			return token.Token{}, nil, refusalSession, nil
+		}
+		t, err = token.Authenticate(ctx, s.st, sess.authorization)
+		if errors.Is(err, token.ErrUnauthorized) {
+			s.sess.end(sess) // the token was revoked since the sign-in
+		}
+		if err == nil && !safeMethod(r.Method) && !sess.checkCSRF(r.Header.Get(CSRFHeader)) {
+			return token.Token{}, nil, refusalCSRF, nil
+		}
+	}
+	if errors.Is(err, token.ErrUnauthorized) {
+		return token.Token{}, nil, refusalName(err), nil
+	}
+	if err != nil {
+		return token.Token{}, nil, "", err
+	}
+	return t, sess, "", nil
+}
+
+// sessionKey is the context key under which authenticate puts the request's session: nil
+// for a request with a bearer token.
+type sessionKey struct{}
+
+// sessionOf returns the session that authenticated ctx's request, or nil.
+func sessionOf(ctx context.Context) *session {
+	sess, _ := ctx.Value(sessionKey{}).(*session)
+	return sess
 }
 
 // The 404s of things a token may not see, each identical to the one for a thing that does

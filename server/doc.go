@@ -23,6 +23,16 @@
 //	GET  /v1/desks/{desk}/events?thread=&after=&as=          Server-Sent Events
 //	GET  /healthz, /metrics, /openapi.json       no token: they hold no desk's content or names
 //
+// and, for the inspector page (SPEC §13):
+//
+//	GET    /                                     the page: the sign-in form, or the inspector for a session
+//	GET    /static/{file}                        its stylesheet, script and icon
+//	POST   /v1/session                           an operator token for a session cookie and a CSRF token
+//	DELETE /v1/session                           sign out
+//	GET    /v1/desks/{desk}/rows?before=&limit=  the desk's rows as they are, oldest first: operator only
+//	GET    /v1/desks/{desk}/rows/events?after=   every new row, live: operator only
+//	GET    /v1/desks/{desk}/model?format=&thread=&before=&window=&as=   the view as its viewer's model reads it
+//
 // JSON in and out. The operations are huma v2 operations on net/http's ServeMux (humago),
 // each with typed input and output structs, from which huma generates GET /openapi.json, an
 // OpenAPI 3.1 document, and validates requests: an unknown body field or query parameter
@@ -47,6 +57,30 @@
 // participant may not read: "no such thread", "no such parent", whether it exists or not,
 // with nothing of it in the answer. as= is for operator tokens only (403 otherwise), and
 // the operator then sees exactly that participant's view, stream included.
+//
+// A browser's EventSource cannot send an Authorization header, so the page signs in:
+// POST /v1/session with an operator's bearer token answers a session cookie
+// (SessionCookie: HttpOnly, SameSite=Strict, Path=/, Secure over TLS, for
+// Options.SessionTTL) and a CSRF token. identify is the one place that decides who a request
+// is, for the API's middleware and the page alike: a request without Authorization is the
+// session its cookie names, whose token token.Authenticate checks again on every request,
+// so a cookie and a bearer token end in the same token in the context, and a revoked token
+// ends its sessions. A request the cookie authenticates that is no GET or HEAD must carry
+// the CSRF token in CSRFHeader (else 403): SameSite=Strict keeps the cookie from other
+// sites' requests, and the token keeps a request from being forged where it does not. A
+// signed-out or expired session is 401; a stream opened with it ends at its next heartbeat.
+// The session keeps the token's Authorization header in memory only; no log line holds it,
+// the cookie or the CSRF token.
+//
+// # The inspector page
+//
+// The page is files in web/, embedded (page.go): one html/template, one stylesheet, one
+// script, an icon; no build step, nothing fetched from elsewhere, and a
+// Content-Security-Policy that lets the page run only its own script. The script draws the
+// desk column from the rows routes and each viewer column from view, events (as=), delta
+// and model, the routes every client uses: what a column shows is the API's answer for that
+// participant, and the model input is render.ModelInput's bytes, the implementation
+// transcript view --format shares. It puts the desk's text in with textContent only.
 //
 // # Errors
 //

@@ -277,7 +277,9 @@ func (e *env) open(path, secret string, hdr ...string) *stream {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+secret)
+	if secret != "" {
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Add(hdr[i], hdr[i+1])
 	}

@@ -86,36 +86,55 @@ func (s *Server) events(ctx context.Context, in *eventsInput) (*huma.StreamRespo
 	if err := s.checkThread(ctx, in.Desk, in.Thread, v); err != nil {
 		return nil, err
 	}
-	var from *transcript.Sequence
-	if in.After.Set {
-		from = &in.After.Value
+	from, err := resumeFrom(in.After, in.LastEventID)
+	if err != nil {
+		return nil, err
 	}
-	if id := strings.TrimSpace(in.LastEventID); id != "" {
+	return s.openStream(ctx, transcript.Conversation{Desk: in.Desk, Thread: in.Thread}, v, from, (*stream).sendView)
+}
+
+// resumeFrom is the watermark a stream starts from: Last-Event-ID when sent (a
+// reconnecting EventSource sends it), else after=, else nil (the desk's head at connect).
+func resumeFrom(after optionalSeq, lastEventID string) (*transcript.Sequence, error) {
+	if id := strings.TrimSpace(lastEventID); id != "" {
 		n, err := strconv.ParseUint(id, 10, 64)
 		if err != nil {
 			return nil, kindInvalidRequest.problem("Last-Event-ID is not a sequence")
 		}
 		seq := transcript.Sequence(n)
-		from = &seq
+		return &seq, nil
 	}
+	if after.Set {
+		return &after.Value, nil
+	}
+	return nil, nil
+}
+
+// openStream opens a stream of conv for who from the watermark from (nil: the desk's head),
+// whose events send writes: the view's (sendView) or the desk's rows (sendRows). It
+// answers 429 past the token's cap on open streams.
+func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, who transcript.Author, from *transcript.Sequence,
+	send func(*stream, context.Context, *sseWriter) (bool, error)) (*huma.StreamResponse, error) {
 	closeStream, ok := s.limits.openStream(identity(ctx).ID)
 	if !ok {
 		return nil, withHeaders(kindTooManyStreams.problem("the token holds the most open streams it may"),
 			"Retry-After", retryAfter(s.opts.StreamRetryAfter))
 	}
-	t, err := s.hub.acquire(ctx, in.Desk)
+	t, err := s.hub.acquire(ctx, conv.Desk)
 	if err != nil {
 		closeStream()
 		return nil, s.internal(ctx, err)
 	}
 	_, head := t.current()
-	st := stream{
-		s:     s,
-		tail:  t,
-		token: identity(ctx),
-		conv:  transcript.Conversation{Desk: in.Desk, Thread: in.Thread},
-		who:   v,
+	st := &stream{
+		s:       s,
+		tail:    t,
+		token:   identity(ctx),
+		session: sessionOf(ctx),
+		conv:    conv,
+		who:     who,
 	}
+	st.send = func(ctx context.Context, out *sseWriter) (bool, error) { return send(st, ctx, out) }
 	st.state = sharing.Initialized(st.conv, head)
 	if from != nil {
 		st.state.Watermark = *from
@@ -133,12 +152,16 @@ func (s *Server) events(ctx context.Context, in *eventsInput) (*huma.StreamRespo
 // watermark over the tail's log and sends what that gives; a client that reads slowly
 // holds up only its own next Prepare, which then covers more rows.
 type stream struct {
-	s     *Server
-	tail  *tail
-	token token.Token // the stream's token: once it is revoked the stream ends
-	conv  transcript.Conversation
-	who   transcript.Author
-	state sharing.State
+	s       *Server
+	tail    *tail
+	token   token.Token // the stream's token: once it is revoked the stream ends
+	session *session    // the session it was opened with (nil: a bearer token): once it ends, so does the stream
+	conv    transcript.Conversation
+	who     transcript.Author
+	state   sharing.State
+	// send sends what is new up to the tail's head and reports false when the stream must
+	// end: sendView or sendRows.
+	send func(ctx context.Context, out *sseWriter) (bool, error)
 }
 
 func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
@@ -168,7 +191,7 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 			case <-changed:
 				waiting = false
 			case <-heartbeat.C:
-				if token.Recheck(ctx, s.st, st.token) != nil { // revoked, removed, or the store cannot say
+				if !s.sess.live(st.session) || token.Recheck(ctx, s.st, st.token) != nil { // signed out, revoked, removed, or the store cannot say
 					return
 				}
 				out.comment("heartbeat")
@@ -185,10 +208,10 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 	}
 }
 
-// send sends what the participant has not seen up to the tail's head, and moves the
+// sendView sends what the participant has not seen up to the tail's head, and moves the
 // watermark past it. It reports false when the stream must end: after a reinitialize
 // event, or when Prepare fails (the client reconnects from its last id).
-func (st *stream) send(ctx context.Context, out *sseWriter) (bool, error) {
+func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
 	s := st.s
 	plan, err := sharing.Prepare(ctx, st.tail.log(), sharing.Query{
 		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who,
@@ -200,11 +223,7 @@ func (st *stream) send(ctx context.Context, out *sseWriter) (bool, error) {
 		return false, err
 	}
 	if plan.Reinitialize != 0 {
-		if err := out.event("reinitialize", 0, ReinitializeEvent{Reason: plan.Reinitialize.String()}); err != nil {
-			return false, err
-		}
-		s.metrics.events[eventReinitialize].Add(1)
-		return false, out.flush()
+		return false, st.reinitialize(out, plan.Reinitialize)
 	}
 	d := plan.Delta
 	type item struct {
@@ -222,8 +241,8 @@ func (st *stream) send(ctx context.Context, out *sseWriter) (bool, error) {
 		items = append(items, item{at: d.Elided[i].From, eli: &d.Elided[i]})
 	}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.at, b.at) })
-	if len(items) > 0 && st.tail.recheck(ctx, st.token) != nil {
-		return false, nil // the token was revoked before these rows were read: none is sent
+	if len(items) > 0 && !st.mayReceive(ctx) {
+		return false, nil
 	}
 	for _, it := range items {
 		var err error
@@ -243,6 +262,22 @@ func (st *stream) send(ctx context.Context, out *sseWriter) (bool, error) {
 		return true, nil
 	}
 	return true, out.flush()
+}
+
+// mayReceive reports whether the stream may still send what its tail holds: its session,
+// if it has one, is live, and its token is still good for every row the tail read
+// (tail.recheck). When it may not, the stream ends without sending them.
+func (st *stream) mayReceive(ctx context.Context) bool {
+	return st.s.sess.live(st.session) && st.tail.recheck(ctx, st.token) == nil
+}
+
+// reinitialize sends a reinitialize event for reason; the stream then ends.
+func (st *stream) reinitialize(out *sseWriter, reason sharing.Reason) error {
+	if err := out.event("reinitialize", 0, ReinitializeEvent{Reason: reason.String()}); err != nil {
+		return err
+	}
+	st.s.metrics.events[eventReinitialize].Add(1)
+	return out.flush()
 }
 
 // optionalSeq is a query parameter that may be absent, which is not the same as 0.

@@ -76,7 +76,12 @@ type Options struct {
 	TailRows  int
 	TailBytes int
 
-	// Now is the clock of the rate limits; nil means time.Now.
+	// SessionTTL is how long a sign-in of the inspector page lasts (default
+	// DefaultSessionTTL); past it the session's cookie gets 401 and the page asks for the
+	// token again.
+	SessionTTL time.Duration
+
+	// Now is the clock of the rate limits and of the sessions' expiry; nil means time.Now.
 	Now func() time.Time
 }
 
@@ -89,7 +94,7 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.MaxContent < 0, o.MaxBody < 0, o.Rate < 0, o.Burst < 0, o.MaxStreams < 0,
 		o.StreamRetryAfter < 0, o.Heartbeat < 0, o.PollInterval < 0, o.WriteTimeout < 0,
-		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0:
+		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0, o.SessionTTL < 0:
 		return o, errNegativeOption
 	}
 	if o.Logger == nil {
@@ -133,6 +138,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.TailBytes == 0 {
 		o.TailBytes = DefaultTailBytes
+	}
+	if o.SessionTTL == 0 {
+		o.SessionTTL = DefaultSessionTTL
 	}
 	if o.Now == nil {
 		o.Now = time.Now

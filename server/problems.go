@@ -162,7 +162,7 @@ var knownNames = map[string]bool{
 	"content": true, "parent": true, "audience": true, "key": true, "author": true,
 	"state": true, "conversation": true, "before": true, "desk": true, "thread": true,
 	"watermark": true, "present": true, "as": true, "window": true, "limit": true,
-	"after": true, "Last-Event-ID": true,
+	"after": true, "Last-Event-ID": true, "format": true,
 }
 
 // safeLocation returns loc ("body.audience[3]", "query.window") with every name that is

@@ -19,12 +19,22 @@ type viewOutput struct{ Body transcript.Projection }
 
 // view is transcript.Project for the token's participant (or, for an operator, as=).
 func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
-	v, err := viewer(ctx, in.As)
+	p, _, err := s.project(ctx, in)
 	if err != nil {
 		return nil, err
 	}
+	return &viewOutput{Body: p}, nil
+}
+
+// project is the projection in asks for, and whose it is: the view route's, and the model
+// route's before it renders it.
+func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Projection, transcript.Author, error) {
+	v, err := viewer(ctx, in.As)
+	if err != nil {
+		return transcript.Projection{}, v, err
+	}
 	if err := s.checkThread(ctx, in.Desk, in.Thread, v); err != nil {
-		return nil, err
+		return transcript.Projection{}, v, err
 	}
 	p, err := transcript.Project(ctx, s.st.Log(in.Desk), transcript.Query{
 		Conversation: transcript.Conversation{Desk: in.Desk, Thread: in.Thread},
@@ -33,12 +43,12 @@ func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
 		Viewer:       v,
 	})
 	if err != nil {
-		return nil, s.internal(ctx, err)
+		return transcript.Projection{}, v, s.internal(ctx, err)
 	}
 	if p.Messages == nil {
 		p.Messages = []transcript.Message{}
 	}
-	return &viewOutput{Body: p}, nil
+	return p, v, nil
 }
 
 type threadsInput struct {

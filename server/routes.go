@@ -41,6 +41,18 @@ func (s *Server) routes() {
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.listThreads)
 	huma.Register(v1, s.eventsOperation(), s.events)
 
+	// The inspector page (SPEC §13) and what it needs besides the routes above: a session
+	// for its operator, the desk's rows as they are, and a view as its viewer's model reads it.
+	huma.Register(v1, s.signInOperation(), s.signIn)
+	huma.Register(v1, s.signOutOperation(), s.signOut)
+	huma.Register(v1, s.operation("rows", http.MethodGet, "/v1/desks/{desk}/rows",
+		"The desk's rows as they are, oldest first: operator tokens only", true,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.rows)
+	huma.Register(v1, s.rowEventsOperation(), s.rowEvents)
+	huma.Register(v1, s.modelOperation(), s.model)
+	s.mux.HandleFunc("GET /{$}", s.servePage)
+	s.mux.HandleFunc("GET /static/{file}", s.serveStatic)
+
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
 	s.mux.HandleFunc("/", s.noRoute)
 }
@@ -81,7 +93,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 // other methods, else 404; both as problems.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	var allow []string
-	for _, m := range []string{http.MethodGet, http.MethodPost} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
 		if m == r.Method {
 			continue
 		}

@@ -23,7 +23,9 @@ type Server struct {
 	hub     *hub         // the fan-out: one tail per desk with open streams
 	limits  *limits      // per-token rate and stream limits
 	metrics *metrics
-	keys    keyLocks // serialises this process's appends of one key
+	keys    keyLocks  // serialises this process's appends of one key
+	sess    *sessions // the inspector page's sign-ins
+	page    *page     // the inspector page's templates and static files
 
 	gate     sync.RWMutex   // held for reading while a request starts, for writing when the drain begins
 	draining bool           // under gate: refuse new requests
@@ -55,6 +57,10 @@ func New(st Store, opts Options) (*Server, error) {
 	}
 	s.limits = newLimits(opts.Rate, opts.Burst, opts.MaxStreams, opts.Now)
 	s.hub = newHub(st, opts, s.metrics)
+	s.sess = newSessions(opts.SessionTTL, opts.Now)
+	if s.page, err = newPage(); err != nil {
+		return nil, err
+	}
 
 	config := huma.Config{
 		OpenAPI: &huma.OpenAPI{

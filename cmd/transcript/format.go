@@ -24,25 +24,26 @@ func checkFormat(f string) error {
 // asJSON is what the json format writes (a projection or a delta, which hold both). The text
 // format writes an elision as its line, the openai and anthropic formats as an elided tag.
 func writeMessages(e *env, format string, viewer transcript.Author, msgs []transcript.Message, elided []transcript.Elision, asJSON any) error {
-	var data []byte
-	var err error
 	switch format {
 	case "text":
 		return render.StyledText(e.stdout, viewer, msgs, e.style(), elided...)
 	case "json":
-		data, err = json.MarshalIndent(asJSON, "", "  ")
-	case "openai":
-		data, err = render.OpenAI(viewer, msgs, elided...)
-	case "anthropic":
-		data, err = render.Anthropic(viewer, msgs, elided...)
-	default:
-		return checkFormat(format)
-	}
-	if err != nil {
+		data, err := json.MarshalIndent(asJSON, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(e.stdout, "%s\n", data)
+		return err
+	case string(render.ModelOpenAI), string(render.ModelAnthropic):
+		// The bytes the service's model route serves: one implementation for both.
+		data, err := render.ModelInput(render.ModelFormat(format), viewer, msgs, elided...)
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(data)
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "%s\n", data)
-	return err
+	return checkFormat(format)
 }
 
 // ANSI colours, used only when stdout is a colour terminal.

@@ -21,7 +21,9 @@
 //
 // serve answers each participant over HTTP as view and delta do at the command line; who a
 // request is comes from its bearer token, which token add makes (it prints the secret once,
-// alone on standard output, and the store keeps only its hash).
+// alone on standard output, and the store keeps only its hash). At / it serves the
+// inspector page, which signs in with an operator token; serve --demo loads the demo desk
+// and prints the page's address and such a token.
 //
 // Every command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.
 // Run "transcript help COMMAND" for a command's flags.

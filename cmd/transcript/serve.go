@@ -36,6 +36,7 @@ type serveFlags struct {
 	maxStreams   int
 	drainTimeout time.Duration
 	logFormat    string
+	demo         bool
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -60,7 +61,12 @@ exits 0. Past --drain-timeout it cuts what is left and exits 1.
 
 A SQLite database that does not exist is created, as for import and append. With SQLite,
 rows that other processes append (transcript append, import) reach the streams too; with
-PostgreSQL, several serve processes can share one database.`)
+PostgreSQL, several serve processes can share one database.
+
+At / is the inspector (SPEC §13): sign in with an operator token and see the desk and, side
+by side and live, what chosen participants see of it. --demo loads the demo desk (desk
+"demo", as the demo command builds it), makes an operator token for it and prints, on
+standard output, the page's address and the token.`)
 	var f serveFlags
 	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
 	fs.StringVar(&f.addr, "addr", server.DefaultAddr, "the `host:port` to listen on (port 0: a free port, which the listening line names)")
@@ -72,6 +78,7 @@ PostgreSQL, several serve processes can share one database.`)
 	fs.IntVar(&f.maxStreams, "max-streams", server.DefaultMaxStreams, "how many event `streams` one token may hold open at once; one more is 429")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", defaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
 	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
+	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -99,6 +106,13 @@ PostgreSQL, several serve processes can share one database.`)
 	if !existed {
 		fmt.Fprintf(e.stderr, "created a new database at %s\n", f.db)
 	}
+	var demoSecret string
+	if f.demo {
+		if demoSecret, err = loadDemo(ctx, e, st); err != nil {
+			st.Close()
+			return err
+		}
+	}
 	logs := f.logHandler(e)
 	srv, err := server.New(st, f.options(logs))
 	if err != nil {
@@ -119,6 +133,9 @@ PostgreSQL, several serve processes can share one database.`)
 		scheme = "https"
 	}
 	fmt.Fprintf(e.stderr, "listening on %s://%s\n", scheme, ln.Addr())
+	if f.demo {
+		printDemoSignIn(e, scheme, ln.Addr(), demoSecret)
+	}
 
 	served := make(chan error, 1)
 	go func() {

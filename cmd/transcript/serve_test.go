@@ -423,3 +423,40 @@ func TestServeDrainTimeout(t *testing.T) {
 		t.Errorf("serve does not say the drain was cut short:\n%s", srv.stderr)
 	}
 }
+
+// TestServeDemo: serve --demo loads the demo desk, prints the inspector's address and an
+// operator token that signs in to it; run again over the same database, it reuses the desk
+// and prints a new token.
+func TestServeDemo(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "demo.db")
+	for run := range 2 {
+		srv := startServe(t, db, "--demo")
+		m := demoSignIn.FindStringSubmatch(srv.stdout.String())
+		if m == nil || m[1] != srv.url {
+			t.Fatalf("run %d: serve --demo printed %q, want the address %s and a token", run, srv.stdout, srv.url)
+		}
+		op := srv.api(m[2])
+		var desks struct {
+			Desks []struct {
+				Name string            `json:"name"`
+				Head uint64            `json:"head"`
+				As   transcript.Author `json:"as"`
+			} `json:"desks"`
+		}
+		op.want(http.StatusOK, "GET", "/v1/desks", nil, &desks)
+		rows, _ := scenario()
+		if len(desks.Desks) != 1 || desks.Desks[0].Name != demoDesk || desks.Desks[0].As.Kind != transcript.KindOperator || desks.Desks[0].Head != uint64(len(rows)) {
+			t.Errorf("run %d: the token is for %+v, want the operator on desk %q of %d rows", run, desks, demoDesk, len(rows))
+		}
+		op.want(http.StatusCreated, "POST", "/v1/session", nil, nil)
+		if code, body := srv.api("").do("GET", "/", nil); code != http.StatusOK || !strings.Contains(string(body), `id="sign-in"`) {
+			t.Errorf("run %d: GET / is %d, want the sign-in page", run, code)
+		}
+		if code := srv.stop(); code != exitOK {
+			t.Fatalf("run %d: serve exited %d:\n%s", run, code, srv.stderr)
+		}
+		if strings.Contains(srv.stderr.String(), m[2]) {
+			t.Errorf("run %d: the token is on standard error, among the log lines", run)
+		}
+	}
+}

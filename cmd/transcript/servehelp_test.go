@@ -43,6 +43,7 @@ var listeningLine = regexp.MustCompile(`(?m)^listening on (https?://\S+)$`)
 type serving struct {
 	t      *testing.T
 	url    string // http://127.0.0.1:PORT, from the listening line
+	stdout *syncBuffer
 	stderr *syncBuffer
 	cancel context.CancelFunc
 	done   chan int // the exit code, once
@@ -55,9 +56,9 @@ type serving struct {
 func startServe(t *testing.T, db string, flags ...string) *serving {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &serving{t: t, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	s := &serving{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
 	args := append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, flags...)
-	go func() { s.done <- run(ctx, args, newEnv(strings.NewReader(""), io.Discard, s.stderr)) }()
+	go func() { s.done <- run(ctx, args, newEnv(strings.NewReader(""), s.stdout, s.stderr)) }()
 	t.Cleanup(func() { s.stop() })
 	deadline := time.After(time.Minute)
 	for {

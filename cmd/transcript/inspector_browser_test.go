@@ -1,0 +1,407 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"image/png"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/sharedesk/transcript"
+)
+
+// screenshotTo, when set, is where TestInspectorInBrowser also writes its screenshot: the
+// README's picture is made with
+//
+//	go test ./cmd/transcript -run TestInspectorInBrowser -inspector-screenshot "$PWD/docs/inspector.png"
+var screenshotTo = flag.String("inspector-screenshot", "", "also write the inspector's screenshot to this `file` (docs/inspector.png)")
+
+// demoSignIn is what serve --demo prints on standard output: the page's address, then the
+// operator token alone on a line.
+var demoSignIn = regexp.MustCompile(`open (http://\S+)/ and sign in with this operator token:\n(trs_[A-Za-z0-9_-]{43})\n`)
+
+// chromium returns the path of the machine's Chromium, or skips the test saying how to
+// install it; under CI=true a missing Chromium fails the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	const how = "no chromium on PATH: install Debian's (apt-get install -y chromium, as .ci/run does) to run the inspector's browser test"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(how)
+	}
+	t.Skip(how)
+	return ""
+}
+
+// browser is a headless Chromium for one test, at 1280×800, whose console errors,
+// uncaught exceptions and error entries of its log it collects.
+type browser struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	errors []string
+}
+
+func newBrowser(t *testing.T, ctx context.Context) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, // the tests may run as root
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancel := chromedp.NewContext(actx)
+	b := &browser{ctx: bctx}
+	if err := chromedp.Do(bctx); err != nil { // starts the browser and opens its tab
+		cancel()
+		cancelAlloc()
+		t.Fatalf("starting chromium: %v", err)
+	}
+	messages := chromedp.Console(bctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				b.mu.Lock()
+				b.errors = append(b.errors, m.String()+" "+m.URL)
+				b.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); cancelAlloc(); <-done })
+	return b
+}
+
+// stepTimeout bounds one step of a browser test: a page that never shows what a step
+// waits for fails the step, not the whole test's deadline.
+const stepTimeout = 20 * time.Second
+
+// run runs steps, failing the test with what as the step's name.
+func (b *browser) run(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.fail(t, what, err)
+	}
+}
+
+// get runs one action that returns a value.
+func get[T any](t *testing.T, b *browser, what string, action chromedp.Action[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, action)
+	if err != nil {
+		b.fail(t, what, err)
+	}
+	return v
+}
+
+// fail ends the test at a failed step, with a screenshot of the page in the test's temp dir
+// and the console's errors so far.
+func (b *browser) fail(t *testing.T, what string, err error) {
+	t.Helper()
+	if shot, serr := chromedp.Run(b.ctx, chromedp.CaptureScreenshot()); serr == nil {
+		path := filepath.Join(t.TempDir(), "failed.png")
+		if os.WriteFile(path, shot, 0o644) == nil {
+			t.Logf("the page when %s failed: %s", what, path)
+		}
+	}
+	t.Fatalf("%s: %v\nconsole errors: %q", what, err, b.consoleErrors())
+}
+
+// poll waits until the JavaScript expression is true.
+func (b *browser) poll(t *testing.T, what, expression string) {
+	t.Helper()
+	get(t, b, what, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(stepTimeout)))
+}
+
+func (b *browser) consoleErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.errors...)
+}
+
+// column is the CSS selector of the viewer column of participant on thread (0: the channel).
+func column(participant string, thread uint64) string {
+	return fmt.Sprintf(`section.viewer-column[data-viewer=%q][data-thread="%d"]`, participant, thread)
+}
+
+// TestInspectorInBrowser drives the inspector in a real Chromium against serve --demo: sign
+// in with the token it prints; open columns for two agents on the channel and one on a
+// thread; post an aside to one agent through the API; it appears live in that agent's
+// column and in the desk column, as a stub in the other agent's column, whose DOM holds
+// none of its text, and nowhere in the thread's column; the model-input switch shows the
+// bytes transcript view --format anthropic --as that agent prints; the page is reachable
+// by keyboard and fits a phone's width; the console has no error; a screenshot is written
+// and its size checked.
+func TestInspectorInBrowser(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := newBrowser(t, ctx)
+	db := filepath.Join(t.TempDir(), "demo.db")
+	srv := startServe(t, db, "--demo")
+	t.Cleanup(func() {
+		if t.Failed() {
+			log := srv.stderr.String()
+			t.Logf("serve's standard error, its end:\n%s", log[max(0, len(log)-4000):])
+		}
+	})
+	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
+	if m == nil {
+		t.Fatalf("serve --demo printed no address and token on standard output:\n%s", srv.stdout)
+	}
+	url, secret := m[1], m[2]
+	if url != srv.url {
+		t.Fatalf("serve --demo names %s, but listens on %s", url, srv.url)
+	}
+	_, marks := scenario()
+	thread := uint64(marks.deployThread)
+
+	type css = chromedp.CSS
+	b.run(t, "sign in",
+		chromedp.EmulateViewport(1280, 800),
+		chromedp.Navigate(url+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), secret),
+		chromedp.Click(css(`#sign-in button`)),
+		chromedp.WaitVisible(css(`#desk .rows > li`)),
+		chromedp.WaitReady(css(`#add-viewer select[name=participant] option[value="agent:triage"]`)),
+	)
+	addColumn := func(participant string, thread uint64) {
+		t.Helper()
+		sel := `#add-viewer select[name=participant]`
+		b.run(t, "add a column for "+participant,
+			chromedp.SetValue(css(sel), participant),
+			chromedp.Evaluate[chromedp.Void](`void document.querySelector('`+sel+`').dispatchEvent(new Event("change"))`),
+			chromedp.WaitReady(css(fmt.Sprintf(`#add-viewer select[name=conversation] option[value="%d"]`, thread))),
+			chromedp.SetValue(css(`#add-viewer select[name=conversation]`), fmt.Sprint(thread)),
+			chromedp.Click(css(`#add-viewer button[type=submit]`)),
+			chromedp.WaitVisible(css(column(participant, thread)+` .rows > li`)),
+		)
+	}
+	addColumn("agent:triage", 0)
+	addColumn("agent:review", 0)
+	addColumn("agent:triage", thread)
+
+	// Triage's own rows are marked as its own; the reviewer's view holds the demo's aside
+	// to Triage only as a stub.
+	if own := get(t, b, "own rows", chromedp.Text(css(column("agent:triage", 0)+` li.own .author`))); !strings.HasPrefix(own, "you (Triage)") {
+		t.Errorf("Triage's own row is shown as %q, want it marked as its own", own)
+	}
+	if stub := get(t, b, "stubs", chromedp.Text(css(column("agent:review", 0)+` li.elision`))); !strings.Contains(stub, "1 aside between Operator and Triage") {
+		t.Errorf("the reviewer's stub reads %q, want how many and between whom", stub)
+	}
+
+	// An aside to Triage, posted through the API while the page watches.
+	const asideText = "Triage only: the canary runs at five percent until noon."
+	op := srv.api(secret)
+	var posted struct {
+		Seq uint64 `json:"seq"`
+	}
+	op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": asideText, "audience": []string{"agent:triage"}}, &posted)
+	row := fmt.Sprintf(`li[data-seq="%d"]`, posted.Seq)
+	inTriage := get(t, b, "the aside in Triage's column", chromedp.Text(css(column("agent:triage", 0)+" "+row+" .content")))
+	inDesk := get(t, b, "the aside in the desk column", chromedp.Text(css(`#desk `+row+` .content`)))
+	stub := get(t, b, "the aside's stub", chromedp.Text(css(column("agent:review", 0)+fmt.Sprintf(` li.elision[data-from="%d"]`, posted.Seq))))
+	if inTriage != asideText || inDesk != asideText {
+		t.Errorf("the aside reads %q in Triage's column and %q in the desk column, want %q in both", inTriage, inDesk, asideText)
+	}
+	if !strings.Contains(stub, fmt.Sprintf("1 aside between Operator and Triage · #%d", posted.Seq)) {
+		t.Errorf("the reviewer's stub for the aside reads %q", stub)
+	}
+	reviewHTML := get(t, b, "the reviewer's column", chromedp.OuterHTML(css(column("agent:review", 0))))
+	threadHTML := get(t, b, "the thread's column", chromedp.OuterHTML(css(column("agent:triage", thread))))
+	for _, piece := range []string{asideText, "canary", "five percent"} {
+		if strings.Contains(reviewHTML, piece) {
+			t.Errorf("the reviewer's column holds %q of the aside it may not read", piece)
+		}
+	}
+	if strings.Contains(threadHTML, asideText) || strings.Contains(threadHTML, fmt.Sprintf(`data-seq="%d"`, posted.Seq)) {
+		t.Errorf("the aside, posted to the channel, appears in the thread's column")
+	}
+
+	// The model-input switch: the bytes the command prints.
+	b.run(t, "the model input",
+		chromedp.Click(css(column("agent:triage", 0)+` button[data-show="anthropic"]`)),
+		chromedp.WaitVisible(css(column("agent:triage", 0)+` pre.model`)),
+	)
+	modelText := get(t, b, "the model input's text", chromedp.TextContent(css(column("agent:triage", 0)+` pre.model`)))
+	code, want, stderr := runInProcess("", "view", "--db", db, "--desk", demoDesk, "--as", "agent:triage", "--format", "anthropic")
+	if code != exitOK {
+		t.Fatalf("view --format anthropic: exit %d\n%s", code, stderr)
+	}
+	if modelText != want {
+		t.Errorf("the page's Anthropic input for Triage differs from view --format anthropic --as agent:triage:\npage:    %q\ncommand: %q", modelText, want)
+	}
+	if !strings.Contains(want, "canary") {
+		t.Errorf("view --format anthropic --as agent:triage leaves out the aside to Triage:\n%s", want)
+	}
+
+	b.run(t, "back to the rows",
+		chromedp.Click(css(column("agent:triage", 0)+` button[data-show="rows"]`)),
+		chromedp.WaitVisible(css(column("agent:triage", 0)+` .rows`)),
+	)
+	shot := get(t, b, "screenshot", chromedp.CaptureScreenshot())
+	path := filepath.Join(t.TempDir(), "inspector.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("the screenshot is no PNG: %v", err)
+	}
+	if cfg.Width != 1280 || cfg.Height != 800 || len(shot) < 30<<10 {
+		t.Errorf("the screenshot is %d×%d and %d bytes, want 1280×800 and more than 30 KiB of page", cfg.Width, cfg.Height, len(shot))
+	}
+	if *screenshotTo != "" {
+		if err := os.WriteFile(*screenshotTo, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Keyboard: from the header's first control, Tab reaches the column switches, the seqs
+	// that pick a delta's point, the desk's folded threads and the compose form.
+	b.run(t, "focus the header", chromedp.Focus(css(`#add-viewer select[name=participant]`)))
+	var reached []string
+	for range 400 {
+		b.run(t, "tab", chromedp.KeyEvent("\t"))
+		at := get(t, b, "the focused element",
+			chromedp.Evaluate[string](`(e => e.tagName + "." + (e.dataset.show || e.name || e.className))(document.activeElement)`))
+		reached = append(reached, at)
+		if at == "TEXTAREA.content" {
+			break
+		}
+	}
+	tabbed := strings.Join(reached, " ")
+	for _, want := range []string{"SELECT.conversation", "BUTTON.anthropic", "INPUT.since", "BUTTON.seq", "SUMMARY.", "TEXTAREA.content"} {
+		if !strings.Contains(tabbed, want) {
+			t.Errorf("tabbing through the page never reaches %s: %s", want, tabbed)
+		}
+	}
+
+	// A phone's width: the columns stack, and nothing is wider than the screen.
+	b.run(t, "a phone-width screen", chromedp.EmulateViewport(390, 844))
+	wider := get(t, b, "the page's width", chromedp.Evaluate[[]string](`[...document.querySelectorAll("body *")]
+		.filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+		.map(e => e.tagName + "." + e.className)`))
+	if len(wider) > 0 {
+		t.Errorf("at 390 pixels wide, these are wider than the screen: %v", wider)
+	}
+
+	b.run(t, "back to a wide screen", chromedp.EmulateViewport(1280, 800))
+
+	// The desk column: a thread unfolds; older rows load when it is scrolled to its top.
+	deploy := fmt.Sprintf(`#desk li[data-seq="%d"]`, marks.deployThread)
+	b.run(t, "unfold a thread",
+		chromedp.Click(css(deploy+` > details.thread > summary`)),
+		chromedp.WaitVisible(css(deploy+fmt.Sprintf(` details.thread li[data-seq="%d"]`, marks.deployThread+1))),
+	)
+	rowsBefore := get(t, b, "the desk's rows", chromedp.Evaluate[int](`document.querySelectorAll("#desk li[data-seq]").length`))
+	b.run(t, "scroll to the top", chromedp.Evaluate[chromedp.Void](`void (document.querySelector("#desk .rows").scrollTop = 0)`))
+	b.poll(t, "older rows on scroll", fmt.Sprintf(`document.querySelectorAll("#desk li[data-seq]").length > %d`, rowsBefore))
+
+	// A delta since a row the operator picks: the rows after it, as Triage would get them.
+	b.run(t, "a delta",
+		chromedp.Click(css(column("agent:triage", 0)+` li[data-seq="2341"] button.seq`)),
+		chromedp.WaitVisible(css(column("agent:triage", 0)+` .delta .back`)),
+	)
+	deltaNote := get(t, b, "the delta's notice", chromedp.Text(css(column("agent:triage", 0)+` .notice`)))
+	deltaRows := get(t, b, "the delta's rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+column("agent:triage", 0)+` .rows > li')].map(li => li.dataset.seq || "elision")`))
+	if !strings.HasPrefix(deltaNote, "Delta since #2341:") || strings.Join(deltaRows, ",") != fmt.Sprintf("2342,%d", posted.Seq) {
+		t.Errorf("Triage's delta since #2341: %q, rows %v; want the notice and rows 2342 (its own first reply) and %d", deltaNote, deltaRows, posted.Seq)
+	}
+	b.run(t, "back to the view", chromedp.Click(css(column("agent:triage", 0)+` .delta .back`)),
+		chromedp.WaitNotVisible(css(column("agent:triage", 0)+` .delta .back`)))
+
+	// Compose: an aside to the reviewer from the page, which Triage sees only as a stub.
+	const pageAside = "Reviewer, from the page: hold the 2.4 tag."
+	b.run(t, "post an aside from the page",
+		chromedp.SendKeys(css(`#compose textarea`), pageAside),
+		chromedp.Click(css(`#compose .choices input[value="agent:review"]`)),
+		chromedp.Click(css(`#compose button[type=submit]`)),
+	)
+	b.poll(t, "the post's status", `document.querySelector("#compose .status").textContent.startsWith("Posted #")`)
+	status := get(t, b, "the compose status", chromedp.Text(css(`#compose .status`)))
+	var pageSeq uint64
+	if _, err := fmt.Sscanf(status, "Posted #%d as an aside to Reviewer.", &pageSeq); err != nil {
+		t.Fatalf("compose says %q: %v", status, err)
+	}
+	pageRow := fmt.Sprintf(`li[data-seq="%d"]`, pageSeq)
+	if got := get(t, b, "the page's aside in the reviewer's column", chromedp.Text(css(column("agent:review", 0)+" "+pageRow+" .content"))); got != pageAside {
+		t.Errorf("the reviewer's column shows %q, want the aside to it", got)
+	}
+	b.run(t, "the page's aside elsewhere",
+		chromedp.WaitVisible(css(`#desk `+pageRow)),
+		chromedp.WaitVisible(css(column("agent:triage", 0)+fmt.Sprintf(` li.elision[data-from="%d"]`, pageSeq))),
+	)
+	if html := get(t, b, "Triage's column", chromedp.OuterHTML(css(column("agent:triage", 0)))); strings.Contains(html, pageAside) {
+		t.Error("Triage's column holds the aside to the reviewer")
+	}
+
+	// A blank row: in the desk column as such, in no view.
+	var blank struct {
+		Seq uint64 `json:"seq"`
+	}
+	op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": " \n "}, &blank)
+	blankRow := fmt.Sprintf(`li[data-seq="%d"]`, blank.Seq)
+	if got := get(t, b, "the blank row", chromedp.Text(css(`#desk `+blankRow+`.blank .content`))); !strings.HasPrefix(got, "(blank row") {
+		t.Errorf("the desk column shows the blank row as %q", got)
+	}
+	if n := get(t, b, "the blank row in the views", chromedp.Evaluate[int](`document.querySelectorAll('.viewer-column `+blankRow+`').length`)); n != 0 {
+		t.Errorf("the blank row is in %d viewer columns, want none", n)
+	}
+
+	// A reinitialization: more rows land at once than a stream can cross, and every column
+	// says so and starts over.
+	st, err := deskFlags{db: db}.open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	burst := make([]transcript.Message, transcript.ScanLimit+100)
+	for i := range burst {
+		burst[i] = transcript.Message{Author: transcript.System("workflow", "CI"), Content: fmt.Sprintf("build #%d passed", 9000+i)}
+	}
+	if err := st.AppendBatch(ctx, demoDesk, burst); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, sel := range []string{`#desk`, column("agent:triage", 0), column("agent:review", 0)} {
+		b.poll(t, "a reinitialization in "+sel, `(n => !!n && n.textContent.includes("Reinitialized (gap_too_large)"))(document.querySelector('`+sel+` .notice.reinit'))`)
+	}
+	newest := fmt.Sprintf(`li[data-seq="%d"]`, blank.Seq+uint64(len(burst)))
+	b.run(t, "the columns start over at the newest row",
+		chromedp.WaitVisible(css(`#desk `+newest)),
+		chromedp.WaitVisible(css(column("agent:review", 0)+" "+newest)),
+	)
+
+	// Sign out: the sign-in form again.
+	b.run(t, "sign out", chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("token")))
+
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("the browser's console has errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

@@ -1,0 +1,41 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/sharedesk/transcript"
+)
+
+// ModelFormat names the JSON a model reads its turns in: ModelOpenAI or ModelAnthropic.
+type ModelFormat string
+
+// The model formats: what `transcript view --format` and `delta --format` print, and what
+// the service's model route (GET /v1/desks/{desk}/model) answers.
+const (
+	ModelOpenAI    ModelFormat = "openai"    // OpenAI chat completions messages (OpenAI)
+	ModelAnthropic ModelFormat = "anthropic" // Anthropic Messages API messages (Anthropic)
+)
+
+// ModelFormats are the model formats, in the order a list of them is shown.
+var ModelFormats = []ModelFormat{ModelOpenAI, ModelAnthropic}
+
+// ModelInput returns msgs and elided as viewer's model reads them in format: the JSON
+// document OpenAI or Anthropic returns, followed by one newline. These are the exact bytes
+// the command prints and the service serves, so that what a person inspects is what a model
+// is given. An unknown format is an error naming it.
+func ModelInput(format ModelFormat, viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) ([]byte, error) {
+	var data []byte
+	var err error
+	switch format {
+	case ModelOpenAI:
+		data, err = OpenAI(viewer, msgs, elided...)
+	case ModelAnthropic:
+		data, err = Anthropic(viewer, msgs, elided...)
+	default:
+		return nil, fmt.Errorf("render: unknown model format %q: want openai or anthropic", string(format))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}

@@ -1,0 +1,250 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/render"
+	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// scriptTag finds every script element and what it holds between its tags.
+var scriptTag = regexp.MustCompile(`(?s)<script([^>]*)>(.*?)</script>`)
+
+// TestPage: GET / is the sign-in form without a session and the inspector with one; the
+// page runs only its own files (a Content-Security-Policy, no inline script), escapes
+// what the desk names, and holds the session's CSRF token only for the signed-in page.
+func TestPage(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+
+	r := f.do("GET", "/", "", nil)
+	body := string(r.body)
+	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET /: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	if !strings.Contains(body, `<form id="sign-in">`) || strings.Contains(body, `id="columns"`) {
+		t.Errorf("GET / without a session is not the sign-in form:\n%s", body)
+	}
+	csp := r.header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("Content-Security-Policy %q lacks %s", csp, want)
+		}
+	}
+	if r.header.Get("Cache-Control") != "no-store" || r.header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("GET / headers: %v", r.header)
+	}
+	for _, m := range scriptTag.FindAllStringSubmatch(body, -1) {
+		if strings.TrimSpace(m[2]) != "" || !strings.Contains(m[1], `src="/static/`) {
+			t.Errorf("a script that is not one of the page's files: %s", m[0])
+		}
+	}
+	if strings.Contains(body, "http://") || strings.Contains(body, "https://") {
+		t.Errorf("the page names another site (no CDN, no network beyond the server):\n%s", body)
+	}
+
+	s := f.signIn(f.op)
+	r = f.withCookie("GET", "/", s, false, nil)
+	body = string(r.body)
+	for _, want := range []string{`id="columns"`, `data-desk="eng"`, `data-csrf="` + s.info.CSRF + `"`, `<template id="viewer-template">`, `<form id="compose"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the signed-in page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `id="sign-in"`) {
+		t.Error("the signed-in page still shows the sign-in form")
+	}
+
+	// A desk name that is HTML is shown as text.
+	odd := `<b>"eng"&</b>`
+	secret := f.token(odd, operator)
+	s = f.signIn(secret)
+	body = string(f.withCookie("GET", "/", s, false, nil).body)
+	if strings.Contains(body, odd) || !strings.Contains(body, `&lt;b&gt;&#34;eng&#34;&amp;&lt;/b&gt;`) {
+		t.Errorf("the desk name %q is not escaped in the page", odd)
+	}
+
+	// A session that ended is the sign-in form again, and no CSRF token.
+	f.withCookie("DELETE", "/v1/session", s, true, nil)
+	body = string(f.withCookie("GET", "/", s, false, nil).body)
+	if !strings.Contains(body, `id="sign-in"`) || strings.Contains(body, s.info.CSRF) {
+		t.Error("the page of a signed-out session is not the bare sign-in form")
+	}
+
+	if r := f.do("POST", "/", "", nil); r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "GET" {
+		t.Errorf("POST /: %d, Allow %q; want 405 and GET", r.status, r.header.Get("Allow"))
+	}
+}
+
+// TestStatic: the page's files are served with their types, and nothing else is.
+func TestStatic(t *testing.T) {
+	e := newEnv(t, sqliteStore(t), server.Options{})
+	for path, want := range map[string]string{
+		"/static/inspector.js":  "text/javascript",
+		"/static/inspector.css": "text/css",
+		"/static/icon.svg":      "image/svg+xml",
+	} {
+		r := e.do("GET", path, "", nil)
+		if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), want) || len(r.body) == 0 {
+			t.Errorf("GET %s: %d %q, %d bytes; want 200 %s", path, r.status, r.header.Get("Content-Type"), len(r.body), want)
+		}
+		if r.header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: no X-Content-Type-Options: nosniff", path)
+		}
+	}
+	for _, path := range []string{"/static/", "/static/nothing.js", "/static/../page.html", "/page.html", "/web/page.html"} {
+		if r := e.do("GET", path, "", nil); r.status != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, r.status)
+		}
+	}
+}
+
+// TestRows: the desk's rows as they are, for the operator only: blank rows, thread
+// interiors and asides included, oldest first, in bounded pages.
+func TestRows(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	blank := f.post(f.coder, map[string]any{"content": "  \n "})
+	deep := f.post(f.op, map[string]any{"content": "a reply to a reply", "parent": f.reply.Seq})
+
+	pg := decode[server.RowPage](t, f.do("GET", "/v1/desks/eng/rows?limit=3", f.op, nil), http.StatusOK)
+	if seqs(pg.Rows) != seqs([]transcript.Message{f.aside, blank, deep}) || pg.Next != f.aside.Seq {
+		t.Errorf("the newest three rows: %s, next %d; want %d,%d,%d and next %d", seqs(pg.Rows), pg.Next, f.aside.Seq, blank.Seq, deep.Seq, f.aside.Seq)
+	}
+	if pg.Rows[0].Content != asideText || len(pg.Rows[0].Audience) != 1 || pg.Rows[1].Content != "  \n " {
+		t.Errorf("the rows are not as stored: %+v", pg.Rows)
+	}
+	older := decode[server.RowPage](t, f.do("GET", "/v1/desks/eng/rows?limit=3&before=3", f.op, nil), http.StatusOK)
+	if seqs(older.Rows) != "1,2" || older.Next != 0 {
+		t.Errorf("the rows below 3: %s, next %d; want 1,2 and 0", seqs(older.Rows), older.Next)
+	}
+	for _, secret := range []string{f.triage, f.coder} {
+		if r := f.do("GET", "/v1/desks/eng/rows", secret, nil); r.status != http.StatusForbidden || strings.Contains(string(r.body), asideText) {
+			t.Errorf("rows for a participant's token: %d %s, want 403", r.status, r.body)
+		}
+	}
+	if r := f.do("GET", "/v1/desks/eng/rows?limit=513", f.op, nil); r.status != http.StatusBadRequest {
+		t.Errorf("rows?limit=513: %d, want 400", r.status)
+	}
+
+	// The stream: every row from its watermark on, the operator's own and blank ones
+	// too, which no view's stream sends.
+	st := f.open("/v1/desks/eng/rows/events?after=0", f.op)
+	var got []string
+	for range 5 {
+		ev, ok := st.next(5 * time.Second)
+		if !ok || ev.event != "row" {
+			t.Fatalf("event %+v, want a row", ev)
+		}
+		var m transcript.Message
+		if err := json.Unmarshal([]byte(ev.data), &m); err != nil || ev.id != fmt.Sprint(m.Seq) {
+			t.Fatalf("row event %+v: %v", ev, err)
+		}
+		got = append(got, fmt.Sprint(m.Seq))
+	}
+	live := f.post(f.op, map[string]any{"content": "live, from the operator"})
+	if ev, _ := st.next(5 * time.Second); ev.id != fmt.Sprint(live.Seq) {
+		t.Errorf("after the desk's rows %v, event %+v, want the operator's own new row %d", got, ev, live.Seq)
+	}
+	// More new rows at once than a stream crosses: reinitialize, and the stream ends.
+	burst := make([]transcript.Message, transcript.ScanLimit+1)
+	for i := range burst {
+		burst[i] = transcript.Message{Author: transcript.System("workflow", "CI"), Content: "build passed"}
+	}
+	if err := f.st.(*sqlitestore.Store).AppendBatch(t.Context(), "eng", burst); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, ok := st.next(10 * time.Second)
+		if !ok {
+			t.Fatal("the stream ended without a reinitialize event")
+		}
+		if ev.event == "reinitialize" {
+			if ev.data != `{"reason":"gap_too_large"}` {
+				t.Errorf("reinitialize %s, want gap_too_large", ev.data)
+			}
+			break
+		}
+		t.Fatalf("event %+v before the reinitialize event", ev)
+	}
+	if ev, ok := st.next(5 * time.Second); ok {
+		t.Errorf("after reinitialize, event %+v: the stream should end", ev)
+	}
+	if r := f.do("GET", "/v1/desks/eng/rows/events", f.triage, nil); r.status != http.StatusForbidden {
+		t.Errorf("the rows stream for a participant's token: %d, want 403", r.status)
+	}
+}
+
+// TestModelRoute: GET model is the view rendered by render.ModelInput, byte for byte, for
+// the token's participant or as=.
+func TestModelRoute(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	for _, tt := range []struct {
+		secret, query string
+		viewer        transcript.Author
+	}{
+		{f.op, "format=anthropic&as=agent:coder", coder},
+		{f.op, "format=openai&as=agent:triage", triage},
+		{f.triage, "format=anthropic", triage},
+		{f.coder, "format=openai&thread=1&window=5", coder},
+	} {
+		r := f.do("GET", "/v1/desks/eng/model?"+tt.query, tt.secret, nil)
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" {
+			t.Fatalf("model?%s: %d %s", tt.query, r.status, r.body)
+		}
+		q := decodeQuery(t, tt.query)
+		view := decode[transcript.Projection](t, f.do("GET", "/v1/desks/eng/view?"+q.view, tt.secret, nil), http.StatusOK)
+		want, err := render.ModelInput(render.ModelFormat(q.format), tt.viewer, view.Messages, view.Elided...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(r.body) != string(want) {
+			t.Errorf("model?%s:\n got %s\nwant %s", tt.query, r.body, want)
+		}
+		if tt.viewer.Same(coder) && strings.Contains(string(r.body), "launch code") {
+			t.Errorf("coder's model input holds the aside to triage: %s", r.body)
+		}
+	}
+	for query, status := range map[string]int{
+		"":                              http.StatusBadRequest,
+		"format=text":                   http.StatusBadRequest,
+		"format=anthropic&as=nobody":    http.StatusBadRequest,
+		"format=anthropic&thread=99":    http.StatusNotFound,
+		"format=anthropic&as=operator":  http.StatusForbidden, // as= from a participant's token
+		"format=anthropic&unknown=true": http.StatusBadRequest,
+	} {
+		secret := f.op
+		if status == http.StatusForbidden {
+			secret = f.coder
+		}
+		if r := f.do("GET", "/v1/desks/eng/model?"+query, secret, nil); r.status != status {
+			t.Errorf("model?%s: %d, want %d", query, r.status, status)
+		}
+	}
+}
+
+// modelQuery is a model route's query split into its format and the view's parameters.
+type modelQuery struct{ format, view string }
+
+func decodeQuery(t *testing.T, q string) modelQuery {
+	t.Helper()
+	var out modelQuery
+	var rest []string
+	for _, kv := range strings.Split(q, "&") {
+		if v, ok := strings.CutPrefix(kv, "format="); ok {
+			out.format = v
+			continue
+		}
+		rest = append(rest, kv)
+	}
+	out.view = strings.Join(rest, "&")
+	return out
+}

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sharing"
+)
+
+// The desk's rows as they are, for the operator: what the inspector's desk column shows,
+// blank rows, thread interiors and the operator's own rows among them, which no view holds.
+
+// DefaultRowLimit is how many rows GET rows answers when limit is absent.
+const DefaultRowLimit = 100
+
+// RowPage is one bounded read of a desk's rows.
+type RowPage struct {
+	Rows []transcript.Message `json:"rows" doc:"The rows below before, oldest first: every row, blank ones and asides included."`
+	Next transcript.Sequence  `json:"next" doc:"The before of the next, older page; 0 when no older row exists."`
+}
+
+type rowsInput struct {
+	Desk   string              `path:"desk" doc:"The desk: the token's."`
+	Before transcript.Sequence `query:"before" doc:"Exclusive upper bound; 0 or absent: the newest row."`
+	Limit  int                 `query:"limit" minimum:"0" maximum:"512" doc:"How many rows; 0 or absent: 100."`
+}
+
+type rowsOutput struct{ Body RowPage }
+
+// operatorOnly is the 403 of the rows routes for any token but the operator's, who alone
+// reads every row.
+func operatorOnly(ctx context.Context) error {
+	if identity(ctx).Participant.Kind != transcript.KindOperator {
+		return kindForbidden.problem("only an operator token may read the desk's rows")
+	}
+	return nil
+}
+
+// rows is one read of the desk's log below before, checked as transcript.Pager checks every
+// page, oldest first.
+func (s *Server) rows(ctx context.Context, in *rowsInput) (*rowsOutput, error) {
+	if err := operatorOnly(ctx); err != nil {
+		return nil, err
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = DefaultRowLimit
+	}
+	p := transcript.NewPager(s.st.Log(in.Desk), in.Before)
+	rows, err := p.Next(ctx, limit)
+	if err != nil {
+		return nil, s.internal(ctx, err)
+	}
+	page := RowPage{Rows: slices.Clone(rows)}
+	slices.Reverse(page.Rows)
+	if !p.Done() && len(page.Rows) > 0 {
+		page.Next = page.Rows[0].Seq
+	}
+	if page.Rows == nil {
+		page.Rows = []transcript.Message{}
+	}
+	return &rowsOutput{Body: page}, nil
+}
+
+type rowEventsInput struct {
+	Desk        string      `path:"desk" doc:"The desk: the token's."`
+	After       optionalSeq `query:"after" doc:"The watermark to stream from: every row above it is sent. Absent: the desk's head at connect. Last-Event-ID, when sent, takes its place."`
+	LastEventID string      `header:"Last-Event-ID" doc:"The id of the last event received: the watermark to resume from."`
+}
+
+func (s *Server) rowEventsOperation() huma.Operation {
+	op := s.operation("rowEvents", http.MethodGet, "/v1/desks/{desk}/rows/events",
+		"Server-Sent Events: every new row of the desk, for the operator", true,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
+	op.Description = "Streams every row above the watermark, in sequence order, each once, the operator's own and blank rows " +
+		"included: `event: row` with `id: SEQ` and the Message as data; `event: reinitialize` with {\"reason\": \"gap_too_large\"} " +
+		"when more than 2048 rows wait, after which the stream closes; a comment line every 15 seconds. Operator tokens only (403)."
+	op.Responses = map[string]*huma.Response{"200": {
+		Description: "An event stream of rows",
+		Content:     map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: huma.TypeString}}},
+	}}
+	return op
+}
+
+// rowEvents opens a stream of the desk's rows: the same stream as events (a watermark over
+// the desk's shared tail, heartbeats, the drain), sending rows instead of a view's delta.
+func (s *Server) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.StreamResponse, error) {
+	if err := operatorOnly(ctx); err != nil {
+		return nil, err
+	}
+	from, err := resumeFrom(in.After, in.LastEventID)
+	if err != nil {
+		return nil, err
+	}
+	return s.openStream(ctx, transcript.Conversation{Desk: in.Desk}, transcript.Operator(), from, (*stream).sendRows)
+}
+
+// sendRows sends every row above the watermark up to the tail's head, and moves the
+// watermark past them; more than transcript.ScanLimit of them is a reinitialize event.
+func (st *stream) sendRows(ctx context.Context, out *sseWriter) (bool, error) {
+	_, head := st.tail.current()
+	if head <= st.state.Watermark {
+		return true, nil
+	}
+	p := transcript.NewPager(st.tail.log(), head+1)
+	var fresh []transcript.Message
+read:
+	for !p.Done() {
+		rows, err := p.Next(ctx, transcript.PageSize)
+		if err != nil {
+			return false, err
+		}
+		for _, m := range rows {
+			if m.Seq <= st.state.Watermark {
+				break read
+			}
+			fresh = append(fresh, m)
+		}
+		if len(fresh) > transcript.ScanLimit {
+			break
+		}
+	}
+	if len(fresh) > transcript.ScanLimit {
+		return false, st.reinitialize(out, sharing.GapTooLarge)
+	}
+	if len(fresh) > 0 && !st.mayReceive(ctx) {
+		return false, nil
+	}
+	slices.Reverse(fresh)
+	for i := range fresh {
+		if err := out.event("row", fresh[i].Seq, &fresh[i]); err != nil {
+			return false, err
+		}
+		st.s.metrics.events[eventMessage].Add(1)
+	}
+	st.state.Watermark = head
+	if len(fresh) == 0 {
+		return true, nil
+	}
+	return true, out.flush()
+}

@@ -1,0 +1,159 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// The inspector page's session (SPEC §13): EventSource cannot send an Authorization header,
+// so the page exchanges an operator token for a cookie.
+const (
+	// SessionCookie names the page's session cookie: HttpOnly, SameSite=Strict, Path=/,
+	// Secure when the sign-in came over TLS.
+	SessionCookie = "transcript_session"
+	// CSRFHeader is the header a request authenticated by the session cookie carries,
+	// unless it is a GET or HEAD: the session's CSRF token, which the page learns from its
+	// sign-in answer or the page itself, and a page on another site cannot read.
+	CSRFHeader = "X-CSRF-Token"
+)
+
+// DefaultSessionTTL is how long a session lasts from its sign-in (Options.SessionTTL).
+const DefaultSessionTTL = 8 * time.Hour
+
+// maxSessions bounds the sessions held at once; signing in past it ends the oldest.
+const maxSessions = 1024
+
+// session is one sign-in of the page. It keeps the Authorization header the sign-in came
+// with, so that every request the cookie authenticates goes through token.Authenticate
+// again, exactly as a bearer request does: a token revoked since the sign-in ends its
+// sessions at their next request. The header is held in memory only, and neither it, the
+// cookie's value nor the CSRF token is ever logged or answered but to the page that signed
+// in.
+type session struct {
+	key           [32]byte // SHA-256 of the cookie's value: the map is keyed by it, never by the value
+	authorization string   // "Bearer trs_...": what token.Authenticate checks on every request
+	csrf          string
+	expires       time.Time
+}
+
+// sessions holds the page's sessions, by the hash of their cookie. It is safe for
+// concurrent use.
+type sessions struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu    sync.Mutex
+	byKey map[[32]byte]*session
+}
+
+func newSessions(ttl time.Duration, now func() time.Time) *sessions {
+	return &sessions{ttl: ttl, now: now, byKey: make(map[[32]byte]*session)}
+}
+
+// randomText is 32 bytes from crypto/rand in unpadded base64url.
+func randomText() string {
+	var b [32]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// start begins a session for a request authenticated by authorization and returns the
+// cookie's value (given to the client once, kept here only as a hash) and the session.
+// Expired sessions are dropped, and past maxSessions the one that expires first.
+func (ss *sessions) start(authorization string) (string, *session) {
+	value := randomText()
+	s := &session{
+		key:           sha256.Sum256([]byte(value)),
+		authorization: authorization,
+		csrf:          randomText(),
+		expires:       ss.now().Add(ss.ttl),
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	now := ss.now()
+	var first *session
+	for k, o := range ss.byKey {
+		if !now.Before(o.expires) {
+			delete(ss.byKey, k)
+		} else if first == nil || o.expires.Before(first.expires) {
+			first = o
+		}
+	}
+	if len(ss.byKey) >= maxSessions && first != nil {
+		delete(ss.byKey, first.key)
+	}
+	ss.byKey[s.key] = s
+	return value, s
+}
+
+// lookup returns the live session whose cookie value is value; an expired one is dropped.
+func (ss *sessions) lookup(value string) (*session, bool) {
+	key := sha256.Sum256([]byte(value))
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s, ok := ss.byKey[key]
+	if !ok {
+		return nil, false
+	}
+	if !ss.now().Before(s.expires) {
+		delete(ss.byKey, key)
+		return nil, false
+	}
+	return s, true
+}
+
+// live reports whether s is still a session: not ended, not expired. A nil s (a request
+// with a bearer token) is always live.
+func (ss *sessions) live(s *session) bool {
+	if s == nil {
+		return true
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.byKey[s.key] == s && ss.now().Before(s.expires)
+}
+
+// end ends s (signing out). Ending a session twice is harmless.
+func (ss *sessions) end(s *session) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.byKey[s.key] == s {
+		delete(ss.byKey, s.key)
+	}
+}
+
+// checkCSRF reports whether header is s's CSRF token, in constant time.
+func (s *session) checkCSRF(header string) bool {
+	return header != "" && subtle.ConstantTimeCompare([]byte(header), []byte(s.csrf)) == 1
+}
+
+// sessionCookie is the cookie that carries value for the session s; secure for a sign-in
+// over TLS. A nil s clears the cookie.
+func (ss *sessions) cookie(value string, s *session, secure bool) http.Cookie {
+	c := http.Cookie{
+		Name:     SessionCookie,
+		Value:    value,
+		Path:     "/",
+		HttpOnly: true,
+		Secure:   secure,
+		SameSite: http.SameSiteStrictMode,
+	}
+	if s == nil {
+		c.Value, c.MaxAge = "", -1
+		return c
+	}
+	c.Expires = s.expires.UTC().Truncate(time.Second)
+	c.MaxAge = max(int(s.expires.Sub(ss.now()).Seconds()), 1)
+	return c
+}
+
+// safeMethod reports whether method changes nothing, so that a request authenticated by
+// the cookie needs no CSRF token for it.
+func safeMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead
+}

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/sharedesk/transcript"
+)
+
+// SessionInfo is what a sign-in answers: whom the session is for, and the CSRF token the
+// page sends in CSRFHeader with every request that is no GET or HEAD.
+type SessionInfo struct {
+	Desk    string            `json:"desk" doc:"The desk of the token the session was made from."`
+	As      transcript.Author `json:"as" doc:"The participant: the operator."`
+	CSRF    string            `json:"csrf" doc:"The session's CSRF token, for the X-CSRF-Token header."`
+	Expires time.Time         `json:"expires" doc:"When the session ends."`
+}
+
+type signInInput struct {
+	// Authorization is the header authenticate has checked already: the session keeps it,
+	// to check it again on every request the cookie makes (identify).
+	Authorization string `header:"Authorization" hidden:"true"`
+	tls           bool
+}
+
+// Resolve notes whether the sign-in came over TLS: the cookie is Secure then.
+func (in *signInInput) Resolve(ctx huma.Context) []error {
+	in.tls = ctx.TLS() != nil
+	return nil
+}
+
+type signInOutput struct {
+	SetCookie    http.Cookie `header:"Set-Cookie"`
+	CacheControl string      `header:"Cache-Control"`
+	Body         SessionInfo
+}
+
+func (s *Server) signInOperation() huma.Operation {
+	op := s.operation("signIn", http.MethodPost, "/v1/session",
+		"Sign the inspector page in: an operator token for a session cookie", true,
+		http.StatusForbidden)
+	op.DefaultStatus = http.StatusCreated
+	op.Description = "With `Authorization: Bearer` and an operator token, answers 201, a session cookie " +
+		"(" + SessionCookie + ": HttpOnly, SameSite=Strict, Path=/, Secure over TLS) and the session's CSRF token. " +
+		"Requests with the cookie and no Authorization header are then the token's, until the session expires, " +
+		"is signed out, or the token is revoked; those that are no GET or HEAD carry the CSRF token in " + CSRFHeader + ". " +
+		"Any other participant's token is 403; a request with the cookie and no bearer token is 400."
+	return op
+}
+
+// signIn starts a session for the operator token of the request's Authorization header.
+func (s *Server) signIn(ctx context.Context, in *signInInput) (*signInOutput, error) {
+	t := identity(ctx)
+	switch {
+	case sessionOf(ctx) != nil:
+		return nil, kindInvalidRequest.problem("sign in with an operator token in Authorization: Bearer, not with a session")
+	case t.Participant.Kind != transcript.KindOperator:
+		return nil, kindForbidden.problem("only an operator token may sign in to the inspector")
+	}
+	value, sess := s.sess.start(in.Authorization)
+	return &signInOutput{
+		SetCookie:    s.sess.cookie(value, sess, in.tls),
+		CacheControl: "no-store",
+		Body:         SessionInfo{Desk: t.Desk, As: t.Participant, CSRF: sess.csrf, Expires: sess.expires},
+	}, nil
+}
+
+type signOutInput struct{ tls bool }
+
+// Resolve notes whether the sign-out came over TLS, for the cookie that clears it.
+func (in *signOutInput) Resolve(ctx huma.Context) []error {
+	in.tls = ctx.TLS() != nil
+	return nil
+}
+
+type signOutOutput struct {
+	SetCookie http.Cookie `header:"Set-Cookie"`
+}
+
+func (s *Server) signOutOperation() huma.Operation {
+	op := s.operation("signOut", http.MethodDelete, "/v1/session",
+		"Sign the inspector page out: the session ends and its cookie is cleared", true, http.StatusForbidden)
+	op.Description = "204, and the session's cookie no longer authenticates anything (401). With the cookie, " +
+		"the request carries the CSRF token in " + CSRFHeader + " (else 403); with a bearer token there is no session to end."
+	return op
+}
+
+// signOut ends the request's session, if it has one, and clears the cookie.
+func (s *Server) signOut(ctx context.Context, in *signOutInput) (*signOutOutput, error) {
+	if sess := sessionOf(ctx); sess != nil {
+		s.sess.end(sess)
+	}
+	return &signOutOutput{SetCookie: s.sess.cookie("", nil, in.tls)}, nil
+}

@@ -1,0 +1,578 @@
+// The inspector page (SPEC §13): sign-in, the desk column, up to four viewer columns and
+// the compose form. No framework and no build: fetch, EventSource and the DOM. Every text
+// that comes from the desk is put in with textContent, never parsed as HTML.
+"use strict";
+
+(() => {
+  const page = document.body;
+
+  // ---- The API -----------------------------------------------------------------------
+
+  class Problem extends Error {
+    constructor(status, detail) {
+      super(detail);
+      this.status = status;
+    }
+  }
+
+  // call sends one request to the service and returns its JSON (text with asText). The
+  // session cookie goes with it; a request that is no GET carries the CSRF token.
+  async function call(method, path, payload, { bearer, asText } = {}) {
+    const headers = {};
+    if (payload !== undefined) headers["Content-Type"] = "application/json";
+    if (method !== "GET" && page.dataset.csrf) headers["X-CSRF-Token"] = page.dataset.csrf;
+    if (bearer) headers["Authorization"] = "Bearer " + bearer;
+    const res = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      body: payload === undefined ? undefined : JSON.stringify(payload),
+    });
+    if (!res.ok) {
+      let detail = res.statusText;
+      try {
+        const p = await res.json();
+        detail = p.detail || p.title || detail;
+      } catch (_) { /* not a problem document */ }
+      if (res.status === 401 && !bearer) sessionEnded();
+      throw new Problem(res.status, detail);
+    }
+    if (res.status === 204) return null;
+    return asText ? res.text() : res.json();
+  }
+
+  // sessionEnded reloads the page, which then shows the sign-in form.
+  function sessionEnded() {
+    window.location.reload();
+  }
+
+  // ---- Participants ------------------------------------------------------------------
+
+  const participants = new Map(); // who → author, with the newest label the desk gave it
+
+  // who is a participant in the service's syntax (as=, audience): operator, agent:ID, ...
+  function who(a) {
+    switch (a.type) {
+      case "operator": return "operator";
+      case "system": return "system:" + a.kind;
+      default: return a.type + ":" + a.id;
+    }
+  }
+  // name is a participant's label: its own, else the newest the desk gave it, else its id.
+  const name = (a) => a.label || (participants.get(who(a)) || {}).label || (a.type === "operator" ? "Operator" : who(a));
+  const same = (a, b) => who(a) === who(b);
+
+  // list is "A", "A and B" or "A, B and C".
+  function list(names) {
+    if (names.length < 2) return names.join("");
+    return names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+  }
+
+  function truncate(s, n) {
+    s = s.replace(/\s+/g, " ").trim();
+    return s.length > n ? s.slice(0, n - 1) + "…" : s;
+  }
+
+  // ---- Rows --------------------------------------------------------------------------
+
+  const rowTemplate = document.getElementById("row-template");
+
+  // rowElement is one message as a list item; viewer marks its own, onSeq makes its seq a
+  // button.
+  function rowElement(m, { viewer, onSeq } = {}) {
+    const li = rowTemplate.content.firstElementChild.cloneNode(true);
+    li.dataset.seq = m.seq;
+    li.classList.add(m.author.type);
+    const own = viewer && same(m.author, viewer);
+    const aside = !!(m.audience && m.audience.length > 0);
+    const blank = m.content.trim() === "";
+    if (own) li.classList.add("own");
+    if (aside) li.classList.add("aside");
+    if (blank) li.classList.add("blank");
+
+    const seq = li.querySelector(".seq");
+    if (onSeq) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "seq";
+      b.textContent = "#" + m.seq;
+      b.title = "Show the delta since #" + m.seq;
+      b.addEventListener("click", () => onSeq(m.seq));
+      seq.replaceWith(b);
+    } else {
+      seq.textContent = "#" + m.seq;
+    }
+    li.querySelector(".author").textContent = own ? "you (" + name(m.author) + ")" : name(m.author);
+    li.querySelector(".kind").textContent = own ? "" : m.author.type === "system" ? "system · " + m.author.kind : m.author.type;
+    const tags = li.querySelector(".tags");
+    if (m.parent) tags.append(tag("↳ #" + m.parent));
+    if (aside) {
+      const readers = [name({ type: "operator" }), name(m.author), ...m.audience.map(name)];
+      tags.append(tag("aside · " + list([...new Set(readers)])));
+    }
+    if (blank) tags.append(tag("blank"));
+    li.querySelector(".content").textContent = blank ? "(blank row: no view shows it)" : m.content;
+    return li;
+  }
+
+  function tag(text) {
+    const s = document.createElement("span");
+    s.className = "tag";
+    s.textContent = text;
+    return s;
+  }
+
+  // elisionElement is the stub of rows the viewer may not read: how many, between whom,
+  // where; nothing of their content, which the view never holds.
+  function elisionElement(e) {
+    const li = document.createElement("li");
+    li.className = "elision";
+    li.dataset.from = e.from;
+    li.dataset.through = e.through;
+    const readers = [...new Set([name({ type: "operator" }), ...e.readers.map(name)])];
+    const span = e.through !== e.from ? "#" + e.from + "–" + e.through : "#" + e.from;
+    li.textContent = "⋯ " + e.count + (e.count === 1 ? " aside" : " asides") + " between " + list(readers) + " · " + span;
+    return li;
+  }
+
+  // entries puts messages and elisions in sequence order, as a view places them.
+  function entries(messages, elided) {
+    const out = [];
+    let i = 0;
+    for (const m of messages) {
+      while (i < elided.length && elided[i].from < m.seq) out.push({ elision: elided[i++] });
+      out.push({ message: m });
+    }
+    while (i < elided.length) out.push({ elision: elided[i++] });
+    return out;
+  }
+
+  function atBottom(el) {
+    return el.scrollTop + el.clientHeight >= el.scrollHeight - 24;
+  }
+
+  // ---- Sign-in -----------------------------------------------------------------------
+
+  if (page.classList.contains("sign-in")) {
+    const form = document.getElementById("sign-in");
+    const error = form.querySelector(".error");
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      error.textContent = "";
+      const secret = form.token.value.trim();
+      try {
+        await call("POST", "/v1/session", undefined, { bearer: secret });
+        form.token.value = "";
+        window.location.reload();
+      } catch (err) {
+        error.textContent = err.status === 403
+          ? "That token is not the operator's: only an operator token may sign in."
+          : err.status === 401 ? "No such token, or it was revoked." : "Sign-in failed: " + err.message;
+      }
+    });
+    return;
+  }
+
+  // ---- The inspector -----------------------------------------------------------------
+
+  const desk = page.dataset.desk;
+  const base = "/v1/desks/" + encodeURIComponent(desk);
+  const columns = document.getElementById("columns");
+  const addForm = document.getElementById("add-viewer");
+  const compose = document.getElementById("compose");
+  const viewers = [];
+  const maxViewers = 4;
+
+  document.getElementById("sign-out").addEventListener("click", async () => {
+    try {
+      await call("DELETE", "/v1/session");
+    } finally {
+      window.location.reload();
+    }
+  });
+
+  function notice(el, text, cls) {
+    el.textContent = text;
+    el.hidden = !text;
+    el.className = "notice" + (cls ? " " + cls : "");
+  }
+
+  // ---- The desk column: every row, from the rows route and its stream ----
+
+  const deskCol = {
+    el: document.getElementById("desk"),
+    rows: new Map(), // seq → row
+    next: -1, // before= of the next older read; 0: none older; -1: nothing read yet
+    head: 0,
+    open: new Set(), // roots whose thread is unfolded
+    fresh: new Set(),
+    stick: true, // follow the newest row: the list was at its bottom when last scrolled
+    loading: false,
+    es: null,
+  };
+  const deskList = deskCol.el.querySelector(".rows");
+  const deskNotice = deskCol.el.querySelector(".notice");
+  const olderButton = deskCol.el.querySelector(".older");
+
+  function noteAuthors(m) {
+    let changed = false;
+    for (const a of [m.author, ...(m.audience || [])]) {
+      const k = who(a);
+      const had = participants.get(k);
+      if (!had || (a.label && had.label !== a.label)) {
+        participants.set(k, had && !a.label ? had : a);
+        changed = changed || !had;
+      }
+    }
+    return changed;
+  }
+
+  async function loadOlder() {
+    if (deskCol.loading || deskCol.next === 0) return;
+    deskCol.loading = true;
+    try {
+      const q = deskCol.next > 0 ? "&before=" + deskCol.next : "";
+      const pg = await call("GET", base + "/rows?limit=200" + q);
+      let changed = false;
+      for (const m of pg.rows) {
+        deskCol.rows.set(m.seq, m);
+        deskCol.head = Math.max(deskCol.head, m.seq);
+        changed = noteAuthors(m) || changed;
+      }
+      const first = deskCol.next === -1;
+      deskCol.next = pg.next;
+      renderDesk(first ? "bottom" : "keep");
+      if (changed) participantsChanged();
+    } finally {
+      deskCol.loading = false;
+    }
+  }
+
+  // renderDesk draws the desk column: roots oldest first, each with its thread (every row
+  // whose parents lead to it) folded under it; a reply whose root is not loaded yet stands
+  // alone until it is.
+  function renderDesk(scroll) {
+    const oldHeight = deskList.scrollHeight;
+    const oldTop = deskList.scrollTop;
+    const sorted = [...deskCol.rows.values()].sort((a, b) => a.seq - b.seq);
+    const top = (m) => {
+      let r = m;
+      while (r.parent && deskCol.rows.has(r.parent)) r = deskCol.rows.get(r.parent);
+      return r;
+    };
+    const threads = new Map();
+    const tops = [];
+    for (const m of sorted) {
+      const t = top(m);
+      if (t === m) tops.push(m);
+      else {
+        if (!threads.has(t.seq)) threads.set(t.seq, []);
+        threads.get(t.seq).push(m);
+      }
+    }
+    const items = tops.map((m) => {
+      const li = rowElement(m);
+      if (deskCol.fresh.has(m.seq)) li.classList.add("fresh");
+      const replies = threads.get(m.seq);
+      if (replies) {
+        const d = document.createElement("details");
+        d.className = "thread";
+        d.open = deskCol.open.has(m.seq);
+        d.addEventListener("toggle", () => (d.open ? deskCol.open.add(m.seq) : deskCol.open.delete(m.seq)));
+        const s = document.createElement("summary");
+        const newest = replies[replies.length - 1];
+        s.textContent = replies.length + (replies.length === 1 ? " reply" : " replies") + ", newest #" + newest.seq + " by " + name(newest.author);
+        const ol = document.createElement("ol");
+        ol.className = "rows";
+        for (const r of replies) {
+          const rl = rowElement(r);
+          if (deskCol.fresh.has(r.seq)) rl.classList.add("fresh");
+          ol.append(rl);
+        }
+        d.append(s, ol);
+        li.append(d);
+      }
+      return li;
+    });
+    deskList.replaceChildren(...items);
+    deskCol.fresh.clear();
+    olderButton.hidden = deskCol.next === 0;
+    if (scroll === "bottom" || (scroll === "live" && deskCol.stick)) deskList.scrollTop = deskList.scrollHeight;
+    else if (scroll === "keep") deskList.scrollTop = deskList.scrollHeight - oldHeight + oldTop;
+  }
+
+  deskList.addEventListener("scroll", () => {
+    deskCol.stick = atBottom(deskList);
+    if (deskList.scrollTop < 40 && deskCol.next > 0) loadOlder();
+  });
+  olderButton.addEventListener("click", () => loadOlder());
+
+  function followDesk() {
+    const es = new EventSource(base + "/rows/events?after=" + deskCol.head);
+    deskCol.es = es;
+    es.addEventListener("row", (ev) => {
+      const m = JSON.parse(ev.data);
+      deskCol.rows.set(m.seq, m);
+      deskCol.head = Math.max(deskCol.head, m.seq);
+      deskCol.fresh.add(m.seq);
+      renderDesk("live");
+      if (noteAuthors(m)) participantsChanged();
+      if (m.parent) threadsChanged();
+      for (const v of viewers) if (same(v.viewer, m.author)) v.refresh(); // the stream leaves out a viewer's own rows
+    });
+    es.addEventListener("reinitialize", async (ev) => {
+      es.close();
+      const reason = JSON.parse(ev.data).reason;
+      notice(deskNotice, "Reinitialized (" + reason + "): the rows were read again from the newest.", "reinit");
+      deskCol.rows.clear();
+      deskCol.next = -1;
+      deskCol.head = 0;
+      await loadOlder();
+      followDesk();
+    });
+    es.addEventListener("error", () => {
+      if (es.readyState === EventSource.CLOSED) notice(deskNotice, "Live updates stopped: reload the page.", "reinit");
+    });
+  }
+
+  // ---- Participants and threads in the forms ----
+
+  const kindOrder = { agent: 0, person: 1, operator: 2, system: 3 };
+  function sortedParticipants() {
+    return [...participants.values()].sort((a, b) => kindOrder[a.type] - kindOrder[b.type] || name(a).localeCompare(name(b)));
+  }
+
+  function participantsChanged() {
+    const select = addForm.participant;
+    const chosen = select.value;
+    select.replaceChildren(...sortedParticipants().map((a) => new Option(name(a) + " (" + who(a) + ")", who(a))));
+    if (chosen && participants.has(chosen)) select.value = chosen;
+    else if (!chosen) viewerThreads();
+
+    const choices = compose.querySelector(".choices");
+    const checked = new Set([...choices.querySelectorAll("input:checked")].map((i) => i.value));
+    choices.replaceChildren(...sortedParticipants().filter((a) => a.type !== "operator").map((a) => {
+      const label = document.createElement("label");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.name = "audience";
+      box.value = who(a);
+      box.checked = checked.has(box.value);
+      label.append(box, " " + name(a));
+      return label;
+    }));
+  }
+
+  // fillThreads puts the threads list as= viewer can read into select, after "Channel".
+  async function fillThreads(select, viewer) {
+    const q = viewer && viewer !== "operator" ? "&as=" + encodeURIComponent(viewer) : "";
+    const list = await call("GET", base + "/threads?limit=50" + q);
+    const options = [new Option("Channel", "0")];
+    for (const t of list.threads) {
+      const r = t.root;
+      const label = "Thread #" + r.seq + " · " + name(r.author) + ": " + truncate(r.content, 36) + " (" + t.replies + ")";
+      options.push(new Option(label, String(r.seq)));
+    }
+    const chosen = select.value; // read now: it may have changed during the request
+    select.replaceChildren(...options);
+    if ([...select.options].some((o) => o.value === chosen)) select.value = chosen;
+  }
+
+  const viewerThreads = () => fillThreads(addForm.conversation, addForm.participant.value);
+  addForm.participant.addEventListener("change", viewerThreads);
+
+  let threadsTimer = 0;
+  function threadsChanged() {
+    clearTimeout(threadsTimer);
+    threadsTimer = setTimeout(() => {
+      fillThreads(compose.conversation);
+      viewerThreads();
+    }, 300);
+  }
+
+  // ---- Viewer columns: one participant's view of one conversation, live ----
+
+  const viewerTemplate = document.getElementById("viewer-template");
+
+  class ViewerColumn {
+    constructor(viewer, thread) {
+      this.viewer = viewer;
+      this.thread = thread;
+      this.show = "rows"; // rows, openai or anthropic
+      this.since = null; // a delta's watermark while the column shows a delta
+      this.es = null;
+      this.el = viewerTemplate.content.firstElementChild.cloneNode(true);
+      this.el.dataset.viewer = who(viewer);
+      this.el.dataset.thread = thread;
+      const where = thread ? "thread #" + thread : "channel";
+      this.el.setAttribute("aria-label", name(viewer) + " sees the " + where);
+      this.el.querySelector(".who").textContent = name(viewer);
+      this.el.querySelector(".where").textContent = "sees the " + where;
+      this.list = this.el.querySelector(".rows");
+      this.stick = true; // follow the newest row: the list was at its bottom when last scrolled
+      this.list.addEventListener("scroll", () => (this.stick = atBottom(this.list)));
+      this.list.setAttribute("aria-label", name(viewer) + "'s view, oldest first");
+      this.model = this.el.querySelector(".model");
+      this.notice = this.el.querySelector(".notice");
+      this.deltaForm = this.el.querySelector(".delta");
+      this.back = this.deltaForm.querySelector(".back");
+
+      this.el.querySelector(".close").addEventListener("click", () => this.close());
+      for (const b of this.el.querySelectorAll(".switch button")) {
+        b.addEventListener("click", () => {
+          this.show = b.dataset.show;
+          if (this.show !== "rows") this.since = null;
+          this.refresh();
+        });
+      }
+      this.deltaForm.addEventListener("submit", (ev) => {
+        ev.preventDefault();
+        this.showDelta(Number(this.deltaForm.since.value));
+      });
+      this.back.addEventListener("click", () => {
+        this.since = null;
+        this.refresh();
+      });
+      columns.append(this.el);
+      this.el.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
+
+    query() {
+      return "as=" + encodeURIComponent(who(this.viewer)) + (this.thread ? "&thread=" + this.thread : "");
+    }
+
+    showDelta(since) {
+      this.since = since;
+      this.show = "rows";
+      this.deltaForm.since.value = since;
+      this.refresh();
+    }
+
+    // refresh draws the column afresh in its mode: the view's rows, the model input of the
+    // view, or the delta since the chosen point.
+    async refresh() {
+      for (const b of this.el.querySelectorAll(".switch button")) b.setAttribute("aria-pressed", String(b.dataset.show === this.show));
+      this.back.hidden = this.since === null;
+      try {
+        if (this.show !== "rows") {
+          const text = await call("GET", base + "/model?format=" + this.show + "&" + this.query(), undefined, { asText: true });
+          this.model.textContent = text;
+          this.model.hidden = false;
+          this.list.hidden = true;
+          notice(this.notice, "The exact input of " + name(this.viewer) + "'s model for this view (" + (this.show === "openai" ? "OpenAI" : "Anthropic") + " messages).");
+          return;
+        }
+        this.model.hidden = true;
+        this.list.hidden = false;
+        if (this.since !== null) return await this.drawDelta();
+        const p = await call("GET", base + "/view?" + this.query());
+        this.draw(entries(p.messages, p.elided || []));
+        if (!this.notice.classList.contains("reinit")) notice(this.notice, "");
+        if (!this.es) this.follow(p.head);
+      } catch (err) {
+        notice(this.notice, "Could not read the view: " + err.message, "reinit");
+      }
+    }
+
+    async drawDelta() {
+      const state = { conversation: { desk, thread: this.thread }, watermark: this.since };
+      const ans = await call("POST", base + "/delta?as=" + encodeURIComponent(who(this.viewer)), { state, conversation: { thread: this.thread } });
+      if (ans.reinitialize) {
+        this.draw([]);
+        notice(this.notice, "No delta since #" + this.since + ": the state would reinitialize (" + ans.reinitialize + ").", "reinit");
+        return;
+      }
+      const d = ans.delta;
+      this.draw(entries(d.messages, d.elided || []));
+      notice(this.notice, "Delta since #" + this.since + ": " + d.messages.length + (d.messages.length === 1 ? " message" : " messages") +
+        ", " + (d.elided || []).length + " elided; the next turn's watermark is #" + d.next.watermark + ".");
+    }
+
+    draw(items) {
+      const onSeq = (seq) => this.showDelta(seq);
+      this.list.replaceChildren(...items.map((it) => (it.message ? rowElement(it.message, { viewer: this.viewer, onSeq }) : elisionElement(it.elision))));
+      this.list.scrollTop = this.list.scrollHeight;
+    }
+
+    // follow opens the column's stream from the view's head: what the participant has not
+    // seen, never its own rows (the desk column's stream tells the column of those).
+    follow(head) {
+      const es = new EventSource(base + "/events?" + this.query() + "&after=" + head);
+      this.es = es;
+      const live = (el, key) => {
+        if (this.show !== "rows" || this.since !== null) return this.refresh();
+        if (this.list.querySelector(key)) return;
+        el.classList.add("fresh");
+        this.list.append(el);
+        if (this.stick) this.list.scrollTop = this.list.scrollHeight;
+      };
+      es.addEventListener("message", (ev) => {
+        const m = JSON.parse(ev.data);
+        live(rowElement(m, { viewer: this.viewer, onSeq: (seq) => this.showDelta(seq) }), '[data-seq="' + m.seq + '"]');
+      });
+      es.addEventListener("elided", (ev) => {
+        const e = JSON.parse(ev.data);
+        live(elisionElement(e), '[data-from="' + e.from + '"]');
+      });
+      es.addEventListener("reinitialize", (ev) => {
+        es.close();
+        this.es = null;
+        notice(this.notice, "Reinitialized (" + JSON.parse(ev.data).reason + "): the view was read again and the stream restarted from its head.", "reinit");
+        this.refresh();
+      });
+      es.addEventListener("error", () => {
+        if (es.readyState === EventSource.CLOSED) notice(this.notice, "Live updates stopped: reload the page.", "reinit");
+      });
+    }
+
+    close() {
+      if (this.es) this.es.close();
+      this.el.remove();
+      viewers.splice(viewers.indexOf(this), 1);
+      addForm.querySelector("button").disabled = false;
+    }
+  }
+
+  addForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (viewers.length >= maxViewers) return;
+    const viewer = participants.get(addForm.participant.value);
+    if (!viewer) return;
+    const v = new ViewerColumn(viewer, Number(addForm.conversation.value));
+    viewers.push(v);
+    v.refresh();
+    addForm.querySelector("button").disabled = viewers.length >= maxViewers;
+  });
+
+  // ---- Compose ----
+
+  compose.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const status = compose.querySelector(".status");
+    const payload = { content: compose.content.value };
+    const parent = Number(compose.conversation.value);
+    if (parent) payload.parent = parent;
+    const audience = [...compose.querySelectorAll(".choices input:checked")].map((i) => i.value);
+    if (audience.length) payload.audience = audience;
+    try {
+      const m = await call("POST", base + "/messages", payload);
+      compose.content.value = "";
+      status.textContent = "Posted #" + m.seq + (m.audience ? " as an aside to " + list(m.audience.map(name)) : " to the whole desk") + ".";
+    } catch (err) {
+      status.textContent = "Not posted: " + err.message;
+    }
+  });
+
+  // ---- Start ----
+
+  (async () => {
+    try {
+      await loadOlder();
+      followDesk();
+      participantsChanged();
+      await Promise.all([fillThreads(compose.conversation), viewerThreads()]);
+    } catch (err) {
+      notice(deskNotice, "Could not read the desk: " + err.message, "reinit");
+    }
+  })();
+})();
