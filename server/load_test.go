@@ -12,8 +12,10 @@ import (
 )
 
 // loadBound bounds a load or fault run: past it every client stops and the test fails,
-// saying what was missing.
-const loadBound = 45 * time.Second
+// saying what was missing. A run takes 10-25 s under the race detector on two quiet cores;
+// the bound leaves room for a machine busy with other packages' tests (a browser among
+// them) and is no timing assertion.
+const loadBound = 2 * time.Minute
 
 // loadAppends is n, or two fifths of it under the race detector, which slows SQLite's
 // translated C many times over (and everything else several times): 16 writers' 3,200
