@@ -24,7 +24,8 @@
 // alone on standard output, and the store keeps only its hash).
 //
 // Every command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.
-// Run "transcript help COMMAND" for a command's flags.
+// view, delta and serve also take --read-db, repeatable: hot standbys of a PostgreSQL --db
+// to read from. Run "transcript help COMMAND" for a command's flags.
 //
 // Exit codes: 0 success, 1 error, 2 usage error, 3 reinitialization required (delta).
 package main
