@@ -117,7 +117,8 @@
 // transcript_schema_version. Open and New create or migrate the schema with the versioned
 // SQL files embedded in the package, in one transaction under an advisory lock
 // (pg_advisory_xact_lock), so that several processes starting at once are safe; a database
-// migrated by a newer version of the package is refused ([ErrSchemaTooNew]).
+// migrated by a newer version of the package is refused ([ErrSchemaTooNew]). A read-only
+// Store (see Standbys) never migrates: it checks the version.
 //
 // # Standbys
 //
