@@ -63,11 +63,17 @@ const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 // under ctx: if ctx is done before the append commits, nothing is stored. (An error from the
 // commit itself, such as a connection lost on the way, leaves unknown whether the row was
 // stored, as with any database commit; with a Key, appending again finds out.)
+//
+// A read-only Store (ReadOnly, or opened on a standby) refuses every append, AppendBatch's
+// too, with an error matching ErrReadOnly, and sends nothing. In a Store with standbys, a
+// read of desk through the Store after Append returns shows the row ("Standbys" in the
+// package documentation).
 func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
 	rows, err := s.append(ctx, desk, []transcript.Message{m}, false)
 	if err != nil {
 		return transcript.Message{}, err
 	}
+	s.appended(desk, rows)
 	return rows[0], nil
 }
 
@@ -92,14 +98,34 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // before anything is sent: a *AppendError naming the second, matching ErrDuplicateKey and
 // transcript.ErrInvalidMessage. A batch takes two round trips, as Append does.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
+	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
+		return err
+	}
 	if len(msgs) == 0 {
 		if err := checkDesk(desk); err != nil {
 			return &AppendError{Desk: desk, Index: -1, Err: err}
 		}
 		return nil
 	}
-	_, err := s.append(ctx, desk, msgs, true)
+	rows, err := s.append(ctx, desk, msgs, true)
+	if err == nil {
+		s.appended(desk, rows)
+	}
 	return err
+}
+
+// appended notes, in a Store with standbys, that desk holds rows, as an append returned
+// them: reads of desk through the Store then wait for a standby to replay them, or read from
+// the primary (route).
+func (s *Store) appended(desk string, rows []transcript.Message) {
+	if len(s.standbys) == 0 {
+		return
+	}
+	var top transcript.Sequence
+	for _, r := range rows {
+		top = max(top, r.Seq)
+	}
+	s.fences.raise(desk, int64(top))
 }
 
 // keyAttempts is how many times an append is tried when its insert finds a key that its
@@ -133,6 +159,9 @@ const keyAttempts = 3
 // find them present).
 func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Message, batch bool) ([]transcript.Message, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
 		return nil, err
 	}
 	index := func(i int) int {

@@ -65,7 +65,7 @@ func (s *Store) LoadBook(ctx context.Context, desk string, p transcript.Author) 
 // processes, at most one succeeds. A book, desk or participant sharing.ValidateBook refuses
 // is an error matching sharing.ErrInvalidBook, and nothing is written. Once it returns,
 // every load, by any process, finds the book. Once ctx is done SaveBook returns an error
-// matching ctx.Err().
+// matching ctx.Err(). A read-only Store refuses it (ErrReadOnly).
 func (s *Store) SaveBook(ctx context.Context, desk string, p transcript.Author, b sharing.Book, expect sharing.Version) (sharing.Version, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -76,6 +76,9 @@ func (s *Store) SaveBook(ctx context.Context, desk string, p transcript.Author, 
 	what := fmt.Sprintf("saving the book of %s on desk %q over version %d", p, desk, expect)
 	if expect < 0 {
 		return 0, fmt.Errorf("pgstore: %s: %w", what, sharing.ErrBookChanged)
+	}
+	if err := s.writable(what); err != nil {
+		return 0, err
 	}
 	data, err := json.Marshal(b)
 	if err != nil {

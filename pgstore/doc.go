@@ -117,7 +117,63 @@
 // transcript_schema_version. Open and New create or migrate the schema with the versioned
 // SQL files embedded in the package, in one transaction under an advisory lock
 // (pg_advisory_xact_lock), so that several processes starting at once are safe; a database
-// migrated by a newer version of the package is refused ([ErrSchemaTooNew]).
+// migrated by a newer version of the package is refused ([ErrSchemaTooNew]). A read-only
+// Store (see Standbys) never migrates: it checks the version.
+//
+// # Standbys
+//
+// Reads are what outgrow one database server first: every turn of every agent is a
+// projection or a delta, while appends come at human and model pace. PostgreSQL's
+// streaming replication gives read copies, hot standbys, that replay the primary's commits
+// in the primary's order; a Store reads its Logs from them, and appends on the primary:
+//
+//	st, err := pgstore.Open(ctx, "postgres://app@primary/chat",
+//		pgstore.WithStandbys("postgres://app@standby1/chat", "postgres://app@standby2/chat"))
+//
+// Each Log read goes to the next standby in turn. Appends, tokens, books, Desks, LookupKeys
+// and Watch stay on the primary (a standby cannot LISTEN; notifications come from the
+// primary). Open checks each standby: it must answer, be in recovery, be a copy of the
+// primary's database, and have replayed the primary's schema (Open waits up to 10 s for
+// that; a standby behind is an error matching ErrSchemaBehind naming both versions).
+//
+// What a read through such a Store shows, and does not:
+//
+//   - Never a row out of order, never a hole. A desk's rows are numbered without a gap and
+//     committed in Seq order, and a standby replays commits in the primary's order, so a
+//     standby shows a prefix of each desk: every row up to some Seq. A read below a bound
+//     b is taken from a standby only when it shows row b-1 (or b is 1); so a walk that
+//     moves between standbys at different replay positions, or between a standby and the
+//     primary, never reads a page with a row missing below a row it has seen, and a
+//     watermark (package sharing) never passes a row its reader has not seen.
+//   - Your own writes. After Append or AppendBatch returns through the Store, every read
+//     of that desk through the Store shows the rows: a read from the newest is taken from a
+//     standby only when it shows the desk's newest row the Store knows is committed (its
+//     fence: what its appends returned, its reads showed and its Watches learned); a
+//     standby that is behind is waited for, looking at its head every few milliseconds, up
+//     to WithStandbyWait (1 s by default); then the read goes to the primary. A standby
+//     whose wait ran out is not waited for again for 5 s (its answers are still taken when
+//     they hold what a read needs), so a standby far behind costs one wait, not one a read.
+//   - Never going back. A read of a desk through the Store never shows an older newest row
+//     than one the Store has shown, appended or been told of by its Watch: after Watch
+//     names a desk, a read through the Store shows every row committed before the name came
+//     (the Watch reads the desk's head on the primary before it sends the name).
+//   - Not: other processes' rows at once. Rows another Store or process appends reach this
+//     Store's reads when a standby has replayed them, the replication lag, unless its Watch
+//     named the desk first. A lagging standby delays news; it never loses it, and never
+//     shows a row out of order. A read below a bound above every row the Store knows of,
+//     which the standby does not show, goes to the primary, which alone can tell whether
+//     the rows exist.
+//
+// A standby that fails (refused, lost, a statement cancelled by a recovery conflict) is
+// skipped for 100 ms, doubling with each failure in a row to 5 s, then tried again: once
+// it answers, it is used again. When no standby can answer, reads go to the primary. The
+// fences are one integer a desk, kept for the Store's life.
+//
+// A Store opened on a standby alone (Open detects a server in recovery), or with ReadOnly,
+// is read-only: it checks the schema's version instead of migrating (an older one is an
+// error matching ErrSchemaBehind, naming both versions), and refuses writes with
+// ErrReadOnly. Its reads are its server's: a prefix of each desk, never going back, as far
+// as that server has replayed.
 //
 // # Reads
 //

@@ -34,6 +34,17 @@ var ErrClosed = errors.New("pgstore: store closed")
 // newer version of this package than the running one. Nothing is changed.
 var ErrSchemaTooNew = errors.New("pgstore: database schema newer than this package")
 
+// ErrSchemaBehind is returned by Open and New for a database they may not migrate, whose
+// schema is older than the one they need: a read-only store's (a standby's, or one opened
+// with ReadOnly) older than this package's, or a standby's (WithStandbys) that has not
+// replayed the primary's. The error names both versions. Nothing is changed.
+var ErrSchemaBehind = errors.New("pgstore: database schema behind")
+
+// ErrReadOnly is returned by the writes of a read-only Store (Append, AppendBatch, AddToken,
+// RevokeToken, SaveBook), and by its Watch when its database is a standby: one opened on a
+// standby, a server in recovery, or with ReadOnly. Nothing is written.
+var ErrReadOnly = errors.New("pgstore: store is read-only")
+
 // AppendError reports an append that was rejected before anything was stored: which desk,
 // which message, and why. It unwraps to the reason, which matches
 // transcript.ErrInvalidMessage; except for a message whose Key names a different stored row,

@@ -76,3 +76,27 @@ func ReadAhead(log transcript.Log) (int, transcript.Sequence) {
 
 // ReadQueries returns how many queries the store's Logs have made.
 func ReadQueries(s *Store) int64 { return s.reads.Load() }
+
+// StandbyReads returns how many reads each of s's standbys answered, in WithStandbys'
+// order, and how many reads went to the primary after the standbys could not answer.
+func StandbyReads(s *Store) (standbys []int64, primary int64) {
+	for _, sb := range s.standbys {
+		standbys = append(standbys, sb.served.Load())
+	}
+	return standbys, s.primaryReads.Load()
+}
+
+// WithStandbyOpenWait sets how long Open waits for a standby to replay the primary's
+// schema, instead of standbyOpenWait.
+func WithStandbyOpenWait(d time.Duration) Option {
+	return func(s *Store) error { s.standbyOpenWait = d; return nil }
+}
+
+// Judge is judge, for its table test: "whole", "lagging" or "unsure".
+func Judge(rows []transcript.Message, bound, known int64) string {
+	return [...]string{whole: "whole", lagging: "lagging", unsure: "unsure"}[judge(rows, bound, known)]
+}
+
+// StandbyWaitsRanOut returns how many times a read of s waited for a standby to replay a
+// row until its wait ran out.
+func StandbyWaitsRanOut(s *Store) int64 { return s.waitsRanOut.Load() }

@@ -44,6 +44,10 @@ var _ transcript.Log = (*deskLog)(nil)
 // does, then costs one query, and a long walk half as many as it has reads. Use one Log per
 // walk, or per desk: the rows read ahead (at most readAheadBytes of content) stay with the
 // Log until its next read.
+//
+// In a Store with standbys (WithStandbys), each read that queries goes to a standby, or to
+// the primary when no standby shows what the read needs; see "Standbys" in the package
+// documentation for what that guarantees.
 func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: desk} }
 
 // ReadBefore implements transcript.Log: up to limit rows of the desk with Seq < before
@@ -91,12 +95,7 @@ func (l *deskLog) query(ctx context.Context, before transcript.Sequence, n int) 
 	if before != 0 && before < math.MaxInt64 {
 		bound = int64(before)
 	}
-	l.s.reads.Add(1)
-	rows, err := l.s.pool.Query(ctx, readBeforeSQL, l.desk, bound, n)
-	if err != nil {
-		return nil, err
-	}
-	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), &l.s.audiences)
+	return l.s.readRows(ctx, l.desk, bound, n)
 }
 
 // readAheadBytes bounds the text (content, authors and audiences) a Log keeps read ahead, so

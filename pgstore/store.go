@@ -45,6 +45,25 @@ type Store struct {
 	// pingAfter is how long a Watch waits in silence before it pings: watchPingAfter, but
 	// in tests.
 	pingAfter time.Duration
+
+	// readOnly, when not empty, says why the store refuses writes: ReadOnly, or a database
+	// in recovery (recovery), which cannot LISTEN either.
+	readOnly string
+	recovery bool
+
+	// standbys are WithStandbys' (from standbyConfigs), which Logs read from, waiting up to
+	// standbyWait for one to replay what a read needs (fences) before reading from the
+	// primary (primaryReads counts those reads). rotation spreads reads over them.
+	standbyConfigs []*pgxpool.Config
+	standbys       []*standby
+	standbyWait    time.Duration
+	// standbyOpenWait is how long Open waits for a standby to replay the primary's schema:
+	// standbyOpenWait, but in tests.
+	standbyOpenWait time.Duration
+	fences          fences
+	rotation        atomic.Uint32
+	primaryReads    atomic.Int64
+	waitsRanOut     atomic.Int64 // waits for a standby that ended without it, for the tests
 }
 
 // Option configures Open and New.
@@ -70,6 +89,11 @@ func WithMaxContent(bytes int) Option {
 // runs in one transaction under a PostgreSQL advisory lock. A database whose schema is newer
 // than this package is an error matching ErrSchemaTooNew. ctx bounds connecting and
 // migrating only.
+//
+// A database in recovery (pg_is_in_recovery: a hot standby), or any database with the
+// ReadOnly option, is opened read-only: its schema's version is checked instead of migrated
+// (an older one is an error matching ErrSchemaBehind, naming both versions), and writes
+// are refused with ErrReadOnly. WithStandbys, which needs the primary, is then an error.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -97,21 +121,50 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 }
 
 func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*Store, error) {
-	s := &Store{pool: pool, ownPool: own, maxContent: DefaultMaxContent, pingAfter: watchPingAfter}
+	s := &Store{pool: pool, ownPool: own, maxContent: DefaultMaxContent, pingAfter: watchPingAfter, standbyWait: DefaultStandbyWait, standbyOpenWait: standbyOpenWait}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
 			return nil, err
 		}
 	}
+	recovery, err := inRecovery(ctx, pool)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: open: %w", err)
+	}
+	if recovery {
+		s.recovery, s.readOnly = true, "its database is a standby, in recovery"
+	}
+	if s.readOnly != "" {
+		if len(s.standbyConfigs) > 0 {
+			return nil, fmt.Errorf("pgstore: open: WithStandbys needs the primary, and this store is read-only (%s): give the primary's DSN, and the standbys' to WithStandbys", s.readOnly)
+		}
+		if err := s.checkReadOnlySchema(ctx); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	if err := migrate(ctx, pool, len(migrations)); err != nil {
+		return nil, err
+	}
+	if err := s.openStandbys(ctx, len(migrations)); err != nil {
+		s.closeStandbys()
 		return nil, err
 	}
 	return s, nil
 }
 
+// writable returns nil, or for a read-only store an error matching ErrReadOnly that says
+// which write was refused (what: "append to desk \"eng\"") and why.
+func (s *Store) writable(what string) error {
+	if s.readOnly == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s refused: %s; write through the primary", ErrReadOnly, what, s.readOnly)
+}
+
 // Close ends every Watch, closing its channel and its connection, and waits for them; then
-// it closes the pool if Open made it, waiting for connections in use to be returned; a pool
-// given to New is left open. Close always returns nil and may be called more than once.
+// it closes the standbys' pools, and the pool if Open made it, waiting for connections in
+// use to be returned; a pool given to New is left open. Close always returns nil and may be called more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.watchMu.Lock()
@@ -121,6 +174,7 @@ func (s *Store) Close() error {
 		}
 		s.watchMu.Unlock()
 		s.watches.Wait()
+		s.closeStandbys()
 		if s.ownPool {
 			s.pool.Close()
 		}
@@ -129,19 +183,34 @@ func (s *Store) Close() error {
 }
 
 // Desks returns the names of the desks that hold at least one row, in ascending byte order.
+// A Store with standbys reads them on the primary.
 func (s *Store) Desks(ctx context.Context) ([]string, error) {
-	names, err := deskNames(ctx, s.pool)
+	desks, err := deskHeads(ctx, s.pool)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: desks: %w", err)
+	}
+	var names []string
+	for _, d := range desks {
+		names = append(names, d.name)
 	}
 	return names, nil
 }
 
-// deskNames lists the desks, as Desks does, on q.
-func deskNames(ctx context.Context, q querier) ([]string, error) {
-	rows, err := q.Query(ctx, `SELECT name FROM transcript_desks ORDER BY name COLLATE "C"`)
+// deskHead is a desk's name and the Seq of its newest row.
+type deskHead struct {
+	name string
+	head int64
+}
+
+// deskHeads lists the desks, as Desks does, with their heads, on q.
+func deskHeads(ctx context.Context, q querier) ([]deskHead, error) {
+	rows, err := q.Query(ctx, `SELECT name, head FROM transcript_desks ORDER BY name COLLATE "C"`)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.AppendRows([]string(nil), rows, pgx.RowTo[string])
+	return pgx.AppendRows([]deskHead(nil), rows, func(row pgx.CollectableRow) (deskHead, error) {
+		var d deskHead
+		err := row.Scan(&d.name, &d.head)
+		return d, err
+	})
 }

@@ -34,13 +34,17 @@ const (
 // matching token.ErrExists (ON CONFLICT DO NOTHING, on either unique index: the insert
 // writes nothing), and the stored one is left as it was. Once it returns, every lookup, by
 // this Store or any other process on the database, finds the token. Once ctx is done
-// AddToken returns an error matching ctx.Err(), and the token is not stored.
+// AddToken returns an error matching ctx.Err(), and the token is not stored. A read-only
+// Store refuses it (ErrReadOnly), as it does RevokeToken.
 func (s *Store) AddToken(ctx context.Context, t token.Token) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if err := t.Validate(); err != nil {
 		return fmt.Errorf("pgstore: adding a token: %w", err) // t.ID unquoted: it may be anything
+	}
+	if err := s.writable(fmt.Sprintf("adding token %q", t.ID)); err != nil {
+		return err
 	}
 	var revoked *time.Time // NULL: not revoked
 	if t.IsRevoked() {
@@ -117,6 +121,9 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 	}
 	if err := token.CheckRevocation(at); err != nil {
 		return fmt.Errorf("pgstore: revoking token %q: %w", id, err)
+	}
+	if err := s.writable(fmt.Sprintf("revoking token %q", id)); err != nil {
+		return err
 	}
 	tag, err := s.pool.Exec(ctx, revokeTokenSQL, id, token.Floor(at))
 	if err != nil {

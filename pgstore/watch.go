@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -72,16 +73,25 @@ const (
 // listening. No error is reported on the channel: it keeps trying.
 //
 // Watch returns once it listens, or an error if it cannot connect or ctx is done; after
-// Close, ErrClosed. The channel is closed, and the connection with it, once ctx is done or
+// Close, ErrClosed; on a Store opened on a standby, which cannot LISTEN, ErrReadOnly. In a
+// Store with standbys, it reads a desk's head on the primary before it sends the desk's
+// name, so that the reads the name prompts show the rows it stands for ("Standbys" in the
+// package documentation). The channel is closed, and the connection with it, once ctx is done or
 // the Store is closed (Close waits for it).
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if s.recovery {
+		return nil, fmt.Errorf("%w: watch refused: %s, which cannot LISTEN; watch the primary", ErrReadOnly, s.readOnly)
+	}
 	caller := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	cfg := s.pool.Config()
 	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: s.pingAfter, names: make(chan string, 64)}
+	if len(s.standbys) > 0 {
+		w.fence = s.fences.raise
+	}
 	s.watchMu.Lock()
 	if s.closing {
 		s.watchMu.Unlock()
@@ -129,6 +139,10 @@ type watch struct {
 	afterConnect func(context.Context, *pgx.Conn) error
 	pingAfter    time.Duration // watchPingAfter
 	names        chan string   // to forward
+	// fence, in a Store with standbys, raises a desk's fence to its head on the primary,
+	// read before its name is sent, so that the reads the name prompts wait for a standby
+	// to show the rows it stands for (route).
+	fence func(desk string, head int64)
 }
 
 // connect makes the watch's connection and LISTENs on it, within watchPingWithin.
@@ -180,6 +194,9 @@ func (w *watch) receive(ctx context.Context, conn *pgx.Conn) error {
 				return err
 			}
 		case err == nil:
+			if err := w.noteHead(ctx, conn, n.Payload); err != nil {
+				return err
+			}
 			if !w.send(ctx, n.Payload) {
 				return ctx.Err()
 			}
@@ -220,14 +237,32 @@ func (w *watch) reconnect(ctx context.Context) *pgx.Conn {
 	}
 }
 
-// sendAll sends the name of every desk, read on conn.
+// noteHead raises desk's fence to its head, read on conn, when the watch keeps fences.
+func (w *watch) noteHead(ctx context.Context, conn *pgx.Conn, desk string) error {
+	if w.fence == nil {
+		return nil
+	}
+	var head int64
+	err := conn.QueryRow(ctx, deskHeadSQL, desk).Scan(&head)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no row: a spurious name
+		return err
+	}
+	w.fence(desk, head)
+	return nil
+}
+
+// sendAll sends the name of every desk, read on conn, raising its fence to its head first
+// when the watch keeps fences.
 func (w *watch) sendAll(ctx context.Context, conn *pgx.Conn) error {
-	names, err := deskNames(ctx, conn)
+	desks, err := deskHeads(ctx, conn)
 	if err != nil {
 		return err
 	}
-	for _, name := range names {
-		if !w.send(ctx, name) {
+	for _, d := range desks {
+		if w.fence != nil {
+			w.fence(d.name, d.head)
+		}
+		if !w.send(ctx, d.name) {
 			return ctx.Err()
 		}
 	}
@@ -303,7 +338,7 @@ func (q *deskQueue) pop() {
 	q.names = q.names[1:]
 }
 
-// querier is what deskNames reads on: the pool (Desks) or a Watch's own connection.
+// querier is what deskHeads reads on: the pool (Desks) or a Watch's own connection.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }

@@ -39,12 +39,14 @@ done
 "$BENCHSTAT" "$OUT"
 echo
 "$BENCHSTAT" -format csv "$OUT" 2>/dev/null | awk -F, '"'"'
-	$2 == "sec/op" || $2 == "sql/project" { unit = $2; next }
+	$2 == "sec/op" || $2 == "sql/project" || $2 == "primary-cpu-ms/op" { unit = $2; next }
 	/^,/ || NF < 2 { unit = ""; next }
+	unit == "primary-cpu-ms/op" { name = $1; sub(/-[0-9]+$/, "", name); cpu[name] = $2; next }
 	unit != "" { name = $1; sub(/-[0-9]+$/, "", name); v[name] = $2; if (unit == "sql/project") paired[name] = $2 }
-	function ratio(label, num, den, target) {
-		if (!(num in v) || !(den in v)) return
-		printf "%-66s %10.2fx   target %s\n", label, v[num] / v[den], target
+	function ratio(label, num, den, target) { ratioIn(v, label, num, den, target) }
+	function ratioIn(m, label, num, den, target) {
+		if (!(num in m) || !(den in m)) return
+		printf "%-66s %10.2fx   target %s\n", label, m[num] / m[den], target
 	}
 	# best returns the name of the fastest hand-written SQL at rows n.
 	function best(n,    impl, name, b) {
@@ -83,5 +85,11 @@ echo
 		ratio("4. AppendBatch / InsertLoop, per row", a "AppendBatch", a "InsertLoop", "<= 1.5x")
 		ratio("   AppendBatch / Copy, per row", a "AppendBatch", a "Copy", "(information)")
 		ratio("5. Append 16 writers: 1 desk / 16 desks (time per append)", "AppendConcurrent/desks=1", "AppendConcurrent/desks=16", ">= 3x")
+		r = "Standby/run/appends="
+		ratioIn(cpu, "6. Primary CPU, reads on a standby / on the primary, 80 appends", r "80/reads=standby", r "80/reads=primary", "<= 0.25x")
+		ratioIn(cpu, "   the same, 40 appends", r "40/reads=standby", r "40/reads=primary", "<= 0.25x")
+		ratioIn(cpu, "   the writers alone / reads on the primary, 80 appends (the floor)", r "80/reads=none", r "80/reads=primary", "(information)")
+		ratio("7. Projection through the standby path / on the primary", "Standby/projection/path=standby", "Standby/projection/path=primary", "<= 1.2x")
+		ratio("   through the standby path / on the standby alone (the routing)", "Standby/projection/path=standby", "Standby/projection/path=standby-alone", "(information)")
 	}'"'"'
 '

@@ -17,6 +17,11 @@
 # server of their own (pgstore's TestWatchSurvivesRestart): restarting this one would cut
 # the sessions of every other test using it.
 #
+# Beside the server it starts a hot standby that streams from it (a base backup taken with
+# pg_basebackup -R, on a port of its own in the same directory), and sets
+# TRANSCRIPT_PG_STANDBY_DSN to it, for the tests that read from a standby; PGTEST_STANDBY=0
+# starts none. Both are stopped, and their files removed, whatever the command did.
+#
 # TRANSCRIPT_PG_DSN already set: the command runs against that server and nothing is started.
 # No PostgreSQL install found: under CI=true that is an error; otherwise the command runs
 # without TRANSCRIPT_PG_DSN and the PostgreSQL tests skip, saying how to run them.
@@ -84,9 +89,14 @@ as_postgres() {
 # The socket path must stay under the kernel's ~107-byte limit: keep the directory short.
 dir=$(mktemp -d /tmp/transcript-pg.XXXXXX)
 data="$dir/data"
+standby="$dir/standby"
 started=
+standby_started=
 cleanup() {
 	local status=$?
+	if [ -n "$standby_started" ]; then
+		as_postgres "$bin/pg_ctl" -D "$standby" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
 	if [ -n "$started" ]; then
 		as_postgres "$bin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
@@ -123,6 +133,9 @@ fi
 	echo "fsync = $durable"
 	echo "synchronous_commit = $durable"
 	echo "full_page_writes = $durable"
+	# Commits that do not wait for their flush reach a standby when the WAL writer flushes
+	# them: every 10 ms rather than the default 200.
+	echo "wal_writer_delay = 10ms"
 	echo "${PGTEST_CONF:-}"
 } >>"$data/postgresql.conf"
 
@@ -143,6 +156,30 @@ done
 export PGTEST_BINDIR="$bin"
 export TRANSCRIPT_PG_DSN="postgres://postgres@/postgres?host=$dir&port=$port&sslmode=disable"
 echo "pgtest: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at TRANSCRIPT_PG_DSN=$TRANSCRIPT_PG_DSN" >&2
+
+if [ "${PGTEST_STANDBY:-1}" != 0 ]; then
+	# A copy of the server, with primary_conninfo and standby.signal written by -R: it
+	# replays the server's WAL as it streams in and answers read-only queries.
+	standby_port=$((port + 1))
+	as_postgres "$bin/pg_basebackup" -D "$standby" -R -h "$dir" -p "$port" -U postgres -X stream -c fast >"$dir/basebackup.log" 2>&1 || {
+		cat "$dir/basebackup.log" >&2
+		echo "pgtest: pg_basebackup failed: no standby" >&2
+		exit 1
+	}
+	{
+		echo "port = $standby_port"
+		echo "hot_standby = on"
+	} >>"$standby/postgresql.conf"
+	standby_started=1 # from here on, cleanup stops it, whether pg_ctl start got it running or not
+	as_postgres "$bin/pg_ctl" -D "$standby" -l "$dir/standby.log" -w -t 60 start >/dev/null || {
+		cat "$dir/standby.log" >&2
+		echo "pgtest: the standby did not start" >&2
+		exit 1
+	}
+	"$bin/pg_isready" -h "$dir" -p "$standby_port" -U postgres >&2
+	export TRANSCRIPT_PG_STANDBY_DSN="postgres://postgres@/postgres?host=$dir&port=$standby_port&sslmode=disable"
+	echo "pgtest: its standby at TRANSCRIPT_PG_STANDBY_DSN=$TRANSCRIPT_PG_STANDBY_DSN" >&2
+fi
 status=0
 "$@" || status=$?
 exit "$status"

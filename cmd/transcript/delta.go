@@ -33,6 +33,7 @@ The delta is --as's, as view shows it: asides it may not read become elisions, a
 file belongs to that viewer (the default viewer is the operator, who reads every aside).`)
 	var df deskFlags
 	addDeskFlags(fset, &df, "main")
+	addReadDBFlag(fset, &df)
 	as := authorFlag{author: transcript.Operator()}
 	fset.Var(&as, "as", "the `viewer` whose delta it is: "+authorSyntax)
 	statePath := fset.String("state", "", "the viewer's state `file` (JSON)")

@@ -26,7 +26,8 @@
 // and prints the page's address and such a token.
 //
 // Every command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.
-// Run "transcript help COMMAND" for a command's flags.
+// view, delta and serve also take --read-db, repeatable: hot standbys of a PostgreSQL --db
+// to read from. Run "transcript help COMMAND" for a command's flags.
 //
 // Exit codes: 0 success, 1 error, 2 usage error, 3 reinitialization required (delta).
 package main

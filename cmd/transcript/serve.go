@@ -27,6 +27,7 @@ const defaultDrainTimeout = 10 * time.Second
 // serveFlags are serve's flags, checked before anything is opened.
 type serveFlags struct {
 	db           string
+	readDBs      readDBFlag
 	addr         string
 	tlsCert      string
 	tlsKey       string
@@ -61,7 +62,8 @@ exits 0. Past --drain-timeout it cuts what is left and exits 1.
 
 A SQLite database that does not exist is created, as for import and append. With SQLite,
 rows that other processes append (transcript append, import) reach the streams too; with
-PostgreSQL, several serve processes can share one database.
+PostgreSQL, several serve processes can share one database, and --read-db names hot
+standbys to read from (the live streams still hear of new rows from --db).
 
 At / is the inspector (SPEC §13): sign in with an operator token and see the desk and, side
 by side and live, what chosen participants see of it. --demo loads the demo desk (desk
@@ -69,6 +71,7 @@ by side and live, what chosen participants see of it. --demo loads the demo desk
 standard output, the page's address and the token.`)
 	var f serveFlags
 	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
+	fs.Var(&f.readDBs, "read-db", readDBUsage)
 	fs.StringVar(&f.addr, "addr", server.DefaultAddr, "the `host:port` to listen on (port 0: a free port, which the listening line names)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate `file` (chain included), with --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `file` of --tls-cert")
@@ -97,7 +100,7 @@ standard output, the page's address and the token.`)
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	df := deskFlags{db: f.db}
+	df := deskFlags{db: f.db, readDBs: f.readDBs}
 	existed := df.exists()
 	st, err := df.open(ctx)
 	if err != nil {

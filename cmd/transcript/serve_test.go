@@ -52,120 +52,142 @@ func addTokenInProcess(t *testing.T, db, desk, participant string) string {
 
 // TestServe runs serve against each store: tokens made before and while it runs, appends,
 // a view, a delta, a live stream, the public routes, a revocation that takes effect at
-// once, and a drain with a stream open that exits 0.
+// once, a row another process appends reaching the stream, and a drain with a stream open
+// that exits 0.
 func TestServe(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
-		db := newDB(t)
-		triageSecret := addTokenInProcess(t, db, "eng", "agent:triage:Triage")
-		anaSecret := addTokenInProcess(t, db, "eng", "person:ana:Ana")
-		srv := startServe(t, db, "--log-format", "json")
-		public, triage, ana := srv.api(""), srv.api(triageSecret), srv.api(anaSecret)
+	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) { checkServe(t, newDB(t)) })
+}
 
-		public.want(http.StatusOK, "GET", "/healthz", nil, nil)
-		var doc struct {
-			OpenAPI string `json:"openapi"`
-		}
-		public.want(http.StatusOK, "GET", "/openapi.json", nil, &doc)
-		if doc.OpenAPI != "3.1.0" {
-			t.Errorf("GET /openapi.json: openapi %q, want 3.1.0", doc.OpenAPI)
-		}
-		public.want(http.StatusUnauthorized, "GET", "/v1/desks", nil, nil)
+// checkServe is TestServe's check on db, serve run with flags besides --db. It returns
+// what serve wrote to standard error.
+func checkServe(t *testing.T, db string, flags ...string) string {
+	t.Helper()
+	triageSecret := addTokenInProcess(t, db, "eng", "agent:triage:Triage")
+	anaSecret := addTokenInProcess(t, db, "eng", "person:ana:Ana")
+	srv := startServe(t, db, append([]string{"--log-format", "json"}, flags...)...)
+	public, triage, ana := srv.api(""), srv.api(triageSecret), srv.api(anaSecret)
 
-		// A stream from the start of the desk, open before anything is appended.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		stream := triage.send(ctx, "GET", "/v1/desks/eng/events?after=0", nil)
-		defer stream.Body.Close()
-		if stream.StatusCode != http.StatusOK || !strings.HasPrefix(stream.Header.Get("Content-Type"), "text/event-stream") {
-			t.Fatalf("GET events: %d %s", stream.StatusCode, stream.Header.Get("Content-Type"))
-		}
+	public.want(http.StatusOK, "GET", "/healthz", nil, nil)
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+	}
+	public.want(http.StatusOK, "GET", "/openapi.json", nil, &doc)
+	if doc.OpenAPI != "3.1.0" {
+		t.Errorf("GET /openapi.json: openapi %q, want 3.1.0", doc.OpenAPI)
+	}
+	public.want(http.StatusUnauthorized, "GET", "/v1/desks", nil, nil)
 
-		var m transcript.Message
-		ana.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": "Deploy #41 is red"}, &m)
-		if m.Seq != 1 || m.Author != transcript.Person("ana", "Ana") {
-			t.Errorf("ana's append: %+v, want seq 1 by person:ana with the token's label", m)
-		}
-		triage.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": "Looking.", "parent": 1}, nil)
-		ana.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": "Split it in two?"}, nil)
-		ana.want(http.StatusBadRequest, "POST", "/v1/desks/eng/messages", map[string]any{"content": "as someone else", "author": map[string]any{"type": "operator"}}, nil)
+	// A stream from the start of the desk, open before anything is appended.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stream := triage.send(ctx, "GET", "/v1/desks/eng/events?after=0", nil)
+	defer stream.Body.Close()
+	if stream.StatusCode != http.StatusOK || !strings.HasPrefix(stream.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("GET events: %d %s", stream.StatusCode, stream.Header.Get("Content-Type"))
+	}
 
-		events := newSSEReader(stream.Body)
-		for _, want := range []struct{ id, content string }{{"1", "Deploy #41 is red"}, {"3", "Split it in two?"}} {
-			ev, ok := events.next()
-			if !ok {
-				t.Fatalf("the stream ended before event %s", want.id)
-			}
-			var got transcript.Message
-			if err := json.Unmarshal([]byte(ev.data), &got); err != nil {
-				t.Fatalf("event %+v: %v", ev, err)
-			}
-			if ev.name != "message" || ev.id != want.id || got.Content != want.content {
-				t.Errorf("event %+v, want message %s %q (never triage's own #2)", ev, want.id, want.content)
-			}
-		}
+	var m transcript.Message
+	ana.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": "Deploy #41 is red"}, &m)
+	if m.Seq != 1 || m.Author != transcript.Person("ana", "Ana") {
+		t.Errorf("ana's append: %+v, want seq 1 by person:ana with the token's label", m)
+	}
+	triage.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": "Looking.", "parent": 1}, nil)
+	ana.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": "Split it in two?"}, nil)
+	ana.want(http.StatusBadRequest, "POST", "/v1/desks/eng/messages", map[string]any{"content": "as someone else", "author": map[string]any{"type": "operator"}}, nil)
 
-		var view transcript.Projection
-		triage.want(http.StatusOK, "GET", "/v1/desks/eng/view", nil, &view)
-		if view.Head != 3 || len(view.Messages) != 3 {
-			t.Errorf("view: head %d, %d messages; want head 3 and 3 messages", view.Head, len(view.Messages))
-		}
-		var delta struct {
-			Delta sharing.Delta `json:"delta"`
-		}
-		state := sharing.Initialized(transcript.Conversation{Desk: "eng"}, 1)
-		if err := state.NotePresent(2); err != nil {
-			t.Fatal(err)
-		}
-		triage.want(http.StatusOK, "POST", "/v1/desks/eng/delta", map[string]any{"state": state}, &delta)
-		if len(delta.Delta.Messages) != 1 || delta.Delta.Messages[0].Seq != 3 || delta.Delta.Next.Watermark != 3 {
-			t.Errorf("delta from watermark 1 with #2 present: %+v, want #3 alone and watermark 3", delta.Delta)
-		}
-		triage.want(http.StatusNotFound, "GET", "/v1/desks/other/view", nil, nil)
+	events := newSSEReader(stream.Body)
+	wantEvents(t, events, "never triage's own #2", event{"1", "Deploy #41 is red"}, event{"3", "Split it in two?"})
 
-		// A token made while serve runs works at once; revoked, it is refused at once.
-		boSecret := addTokenInProcess(t, db, "eng", "person:bo:Bo")
-		bo := srv.api(boSecret)
-		bo.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": "I can take it."}, nil)
-		if code, _, stderr := runInProcess("", "token", "revoke", "--db", db, token.IDOf(token.Hash(boSecret))); code != exitOK {
-			t.Fatalf("token revoke: exit %d\n%s", code, stderr)
-		}
-		bo.want(http.StatusUnauthorized, "GET", "/v1/desks", nil, nil)
+	var view transcript.Projection
+	triage.want(http.StatusOK, "GET", "/v1/desks/eng/view", nil, &view)
+	if view.Head != 3 || len(view.Messages) != 3 {
+		t.Errorf("view: head %d, %d messages; want head 3 and 3 messages", view.Head, len(view.Messages))
+	}
+	var delta struct {
+		Delta sharing.Delta `json:"delta"`
+	}
+	state := sharing.Initialized(transcript.Conversation{Desk: "eng"}, 1)
+	if err := state.NotePresent(2); err != nil {
+		t.Fatal(err)
+	}
+	triage.want(http.StatusOK, "POST", "/v1/desks/eng/delta", map[string]any{"state": state}, &delta)
+	if len(delta.Delta.Messages) != 1 || delta.Delta.Messages[0].Seq != 3 || delta.Delta.Next.Watermark != 3 {
+		t.Errorf("delta from watermark 1 with #2 present: %+v, want #3 alone and watermark 3", delta.Delta)
+	}
+	triage.want(http.StatusNotFound, "GET", "/v1/desks/other/view", nil, nil)
 
-		// The drain ends the open stream and exits 0.
-		if code := srv.stop(); code != exitOK {
-			t.Fatalf("serve after its signal: exit %d, want 0:\n%s", code, srv.stderr)
-		}
-		if _, err := io.Copy(io.Discard, stream.Body); err != nil {
-			t.Logf("the stream ended with %v", err) // a cut connection is an end too
-		}
-		logs := srv.stderr.String()
-		if !strings.Contains(logs, "stopped") {
-			t.Errorf("serve's standard error does not say it stopped:\n%s", logs)
-		}
-		for _, secret := range []string{triageSecret, anaSecret, boSecret} {
-			if strings.Contains(logs, secret) {
-				t.Errorf("serve's log holds a secret:\n%s", logs)
-			}
-		}
-		requests := 0
-		for line := range strings.Lines(logs) {
-			var rec struct {
-				Msg string `json:"msg"`
-			}
-			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "request" {
-				requests++
-			}
-		}
-		if requests < 10 {
-			t.Errorf("--log-format json: %d JSON request lines, want one a request:\n%s", requests, logs)
-		}
+	// A token made while serve runs works at once; revoked, it is refused at once.
+	boSecret := addTokenInProcess(t, db, "eng", "person:bo:Bo")
+	bo := srv.api(boSecret)
+	bo.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": "I can take it."}, nil)
+	if code, _, stderr := runInProcess("", "token", "revoke", "--db", db, token.IDOf(token.Hash(boSecret))); code != exitOK {
+		t.Fatalf("token revoke: exit %d\n%s", code, stderr)
+	}
+	bo.want(http.StatusUnauthorized, "GET", "/v1/desks", nil, nil)
 
-		// The database is closed and whole: export reads every row.
-		code, stdout, stderr := runInProcess("", "export", "--db", db, "--desk", "eng")
-		if code != exitOK || strings.Count(stdout, "\n") != 4 {
-			t.Errorf("export after serve: exit %d, %d rows, want 4:\n%s%s", code, strings.Count(stdout, "\n"), stdout, stderr)
+	// A row another process appends reaches the stream: through PostgreSQL's
+	// notifications, or SQLite's data version.
+	if code, _, stderr := runInProcess("", "append", "--db", db, "--desk", "eng", "From the command line."); code != exitOK {
+		t.Fatalf("append while serve runs: exit %d\n%s", code, stderr)
+	}
+	wantEvents(t, events, "bo's, then the command line's", event{"4", "I can take it."}, event{"5", "From the command line."})
+
+	// The drain ends the open stream and exits 0.
+	if code := srv.stop(); code != exitOK {
+		t.Fatalf("serve after its signal: exit %d, want 0:\n%s", code, srv.stderr)
+	}
+	if _, err := io.Copy(io.Discard, stream.Body); err != nil {
+		t.Logf("the stream ended with %v", err) // a cut connection is an end too
+	}
+	logs := srv.stderr.String()
+	if !strings.Contains(logs, "stopped") {
+		t.Errorf("serve's standard error does not say it stopped:\n%s", logs)
+	}
+	for _, secret := range []string{triageSecret, anaSecret, boSecret} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("serve's log holds a secret:\n%s", logs)
 		}
-	})
+	}
+	requests := 0
+	for line := range strings.Lines(logs) {
+		var rec struct {
+			Msg string `json:"msg"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "request" {
+			requests++
+		}
+	}
+	if requests < 10 {
+		t.Errorf("--log-format json: %d JSON request lines, want one a request:\n%s", requests, logs)
+	}
+
+	// The database is closed and whole: export reads every row.
+	code, stdout, stderr := runInProcess("", "export", "--db", db, "--desk", "eng")
+	if code != exitOK || strings.Count(stdout, "\n") != 5 {
+		t.Errorf("export after serve: exit %d, %d rows, want 5:\n%s%s", code, strings.Count(stdout, "\n"), stdout, stderr)
+	}
+	return logs
+}
+
+// event is a message event a stream should send: its id and its message's content.
+type event struct{ id, content string }
+
+// wantEvents reads the next events of a stream and checks they are want, in order.
+func wantEvents(t *testing.T, events *sseReader, why string, want ...event) {
+	t.Helper()
+	for _, w := range want {
+		ev, ok := events.next()
+		if !ok {
+			t.Fatalf("the stream ended before event %s", w.id)
+		}
+		var got transcript.Message
+		if err := json.Unmarshal([]byte(ev.data), &got); err != nil {
+			t.Fatalf("event %+v: %v", ev, err)
+		}
+		if ev.name != "message" || ev.id != w.id || got.Content != w.content {
+			t.Errorf("event %+v, want message %s %q (%s)", ev, w.id, w.content, why)
+		}
+	}
 }
 
 // TestServeLimitFlags: --rate, --burst and --max-streams reach the server.

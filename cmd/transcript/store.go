@@ -38,11 +38,29 @@ var (
 // defaultDB is where the commands keep desks unless --db says otherwise.
 const defaultDB = "transcript.db"
 
-// deskFlags are the flags every command that touches a desk takes.
+// deskFlags are the flags every command that touches a desk takes, and the standbys that
+// the commands that only read (view, delta) and serve read from.
 type deskFlags struct {
-	db   string
-	desk string
+	db      string
+	desk    string
+	readDBs readDBFlag
 }
+
+// readDBFlag is --read-db, repeatable: the standbys of a PostgreSQL --db to read from.
+type readDBFlag []string
+
+func (f *readDBFlag) String() string { return strings.Join(*f, " ") }
+
+func (f *readDBFlag) Set(dsn string) error {
+	*f = append(*f, dsn)
+	return nil
+}
+
+// readDBUsage is --read-db's help.
+const readDBUsage = "a hot standby of a PostgreSQL --db to read desks from, a postgres:// `URL` (repeatable: reads go to each in turn, and to --db when none can answer; appends and tokens stay on --db)"
+
+// addReadDBFlag adds --read-db to fs, into f.
+func addReadDBFlag(fs *flag.FlagSet, f *deskFlags) { fs.Var(&f.readDBs, "read-db", readDBUsage) }
 
 func addDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
 	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
@@ -57,9 +75,15 @@ func isPostgres(db string) bool {
 
 // open opens the store f.db names: PostgreSQL for a postgres:// or postgresql:// URL, else a
 // SQLite file, created when it is missing.
+//
+// --read-db needs PostgreSQL: the store then reads its desks from those standbys
+// (pgstore.WithStandbys). A --db that is itself a standby opens read-only.
 func (f deskFlags) open(ctx context.Context) (store, error) {
 	if isPostgres(f.db) {
-		return pgstore.Open(ctx, f.db)
+		return pgstore.Open(ctx, f.db, pgstore.WithStandbys(f.readDBs...))
+	}
+	if len(f.readDBs) > 0 {
+		return nil, usageErrorf("--read-db needs a PostgreSQL --db (a postgres:// URL): a SQLite file has no standbys")
 	}
 	return sqlitestore.Open(ctx, f.db)
 }

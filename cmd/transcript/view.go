@@ -19,6 +19,7 @@ in text, an <elided .../> tag in openai and anthropic, "elided" in json). The de
 is the operator, who reads every aside.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
+	addReadDBFlag(fs, &df)
 	as := authorFlag{author: transcript.Operator()}
 	fs.Var(&as, "as", "the `viewer` whose view it is: "+authorSyntax)
 	thread := fs.Uint64("thread", 0, "show the thread rooted at this `seq` instead of the channel")

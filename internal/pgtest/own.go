@@ -25,6 +25,8 @@ type Server struct {
 	DSN string
 
 	bin, dir, data string
+	port           int
+	standbys       int // how many standbys of this server Standby made
 }
 
 // Own initialises and starts a server of t's own from the binaries in PGTEST_BINDIR, as
@@ -34,7 +36,7 @@ type Server struct {
 // server) before the commit returns, so a restart in immediate mode keeps it. Without a
 // test server at all it skips t, or fails it under CI=true (ServerDSN); with a server given
 // in TRANSCRIPT_PG_DSN but no PGTEST_BINDIR it skips t.
-func Own(t *testing.T, pkg string) *Server {
+func Own(t testing.TB, pkg string) *Server {
 	t.Helper()
 	ServerDSN(t, pkg)
 	bin := os.Getenv(BinDirEnv)
@@ -57,24 +59,39 @@ func Own(t *testing.T, pkg string) *Server {
 			t.Fatal(err)
 		}
 	}
-	s := &Server{bin: bin, dir: dir, data: filepath.Join(dir, "data")}
+	s := &Server{bin: bin, dir: dir, data: filepath.Join(dir, "data"), port: 40000 + rand.IntN(20000)} // the port names the socket, in our own directory: no TCP port
 	s.must(t, "initdb", "-D", s.data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync")
-	port := 40000 + rand.IntN(20000) // names the socket, in our own directory: no TCP port
-	conf := fmt.Sprintf("listen_addresses = ''\nunix_socket_directories = '%s'\nport = %d\nfsync = off\nfull_page_writes = off\n", dir, port)
-	f, err := os.OpenFile(filepath.Join(s.data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err == nil {
-		_, err = f.WriteString(conf)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err := appendConf(s.data, fmt.Sprintf("listen_addresses = ''\nunix_socket_directories = '%s'\nport = %d\nfsync = off\nfull_page_writes = off\n", dir, s.port)); err != nil {
 		t.Fatal(err)
 	}
-	s.must(t, "pg_ctl", "-D", s.data, "-l", s.logPath(), "-w", "-t", "60", "start")
-	t.Cleanup(func() { s.must(t, "pg_ctl", "-D", s.data, "-m", "immediate", "-w", "-t", "60", "stop") })
-	s.DSN = fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", dir, port)
+	s.start(t)
 	return s
+}
+
+// start starts the server, stops it when t ends, and sets its DSN.
+func (s *Server) start(t testing.TB) {
+	t.Helper()
+	s.must(t, "pg_ctl", "-D", s.data, "-l", s.logPath(), "-w", "-t", "60", "start")
+	t.Cleanup(func() {
+		if err := s.Exec("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "-t", "60", "stop"); err != nil && s.Running() {
+			t.Error(err)
+		}
+	})
+	s.DSN = fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", s.dir, s.port)
+}
+
+// appendConf adds lines to the postgresql.conf of the data directory data: a later setting
+// overrides an earlier one.
+func appendConf(data, lines string) error {
+	f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(lines)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Restart restarts the server in immediate mode: every session ends at once, without a
@@ -85,9 +102,9 @@ func (s *Server) Restart() error {
 }
 
 // Exec runs one of the server's programs (initdb, pg_ctl, ...) with args, as the postgres
-// user when the test runs as root, within two minutes, its output in the server's
-// directory (a file, not a pipe: pg_ctl's server keeps what it inherits open). The error
-// holds the program's output and the server's log.
+// user when the test runs as root, within two minutes, its output in a file beside the
+// server's data directory (a file, not a pipe: pg_ctl's server keeps what it inherits
+// open). The error holds the program's output and the server's log.
 func (s *Server) Exec(program string, args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -95,7 +112,7 @@ func (s *Server) Exec(program string, args ...string) error {
 	if os.Geteuid() == 0 {
 		name, argv = "runuser", append([]string{"-u", "postgres", "--", name}, args...)
 	}
-	out, err := os.OpenFile(filepath.Join(s.dir, program+".out"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o666)
+	out, err := os.OpenFile(s.data+"."+program+".out", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o666)
 	if err != nil {
 		return err
 	}
@@ -110,11 +127,26 @@ func (s *Server) Exec(program string, args ...string) error {
 	return nil
 }
 
-func (s *Server) must(t *testing.T, program string, args ...string) {
+// Stop stops the server in immediate mode, as a crash would, and leaves it stopped until
+// Start. (The test's end stops it too, stopped or not.)
+func (s *Server) Stop() error {
+	return s.Exec("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "-t", "60", "stop")
+}
+
+// Start starts the server again after Stop; it recovers from its WAL, and a standby then
+// streams from its primary again.
+func (s *Server) Start() error {
+	return s.Exec("pg_ctl", "-D", s.data, "-l", s.logPath(), "-w", "-t", "60", "start")
+}
+
+// Running reports whether the server's postmaster is up (pg_ctl status).
+func (s *Server) Running() bool { return s.Exec("pg_ctl", "-D", s.data, "status") == nil }
+
+func (s *Server) must(t testing.TB, program string, args ...string) {
 	t.Helper()
 	if err := s.Exec(program, args...); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func (s *Server) logPath() string { return filepath.Join(s.dir, "server.log") }
+func (s *Server) logPath() string { return s.data + ".log" }

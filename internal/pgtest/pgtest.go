@@ -35,12 +35,19 @@ func ServerDSN(tb testing.TB, pkg string) string {
 			"`make test` starts a throwaway PostgreSQL for them when the server binaries are installed " +
 			"(/usr/lib/postgresql/15/bin: apt-get install postgresql-15); or run " +
 			"scripts/pgtest.sh go test ./" + pkg + ", or set " + DSNEnv + " to a server where the user may CREATE DATABASE"
-		if os.Getenv("CI") == "true" {
-			tb.Fatal(howTo + " (CI=true: PostgreSQL is required)")
-		}
-		tb.Skip(howTo)
+		missing(tb, howTo, "PostgreSQL is required")
 	}
 	return dsn
+}
+
+// missing skips tb for want of a server, saying how to run it, or under CI=true, where
+// every server the tests need is started, fails it, saying what is required.
+func missing(tb testing.TB, howTo, required string) {
+	tb.Helper()
+	if os.Getenv("CI") == "true" {
+		tb.Fatal(howTo + " (CI=true: " + required + ")")
+	}
+	tb.Skip(howTo)
 }
 
 var (

@@ -37,7 +37,23 @@ type agent struct {
 // and a thread agent loop sharing.Prepare → accept the delta → commit its Next state. Once
 // the writers are done, each agent prepares once more; by then it must have accepted every
 // qualifying row of its conversation exactly once.
-func checkConcurrentSharing(t *testing.T, st Store) {
+func checkConcurrentSharing(t *testing.T, st Store) { ConcurrentSharing(t, st, st, nil) }
+
+// Logs is where ConcurrentSharing's agents read: a Store, or a read copy of one.
+type Logs interface {
+	// Log returns desk's transcript.Log.
+	Log(desk string) transcript.Log
+}
+
+// ConcurrentSharing is the ConcurrentSharing check of Run with the writers appending to st
+// and the agents reading through readers, which may be a copy of st that replays its rows
+// some time after they are appended (a PostgreSQL standby): in any order, late, but never a
+// row without the rows below it. Once the writers are done, caughtUp, when not nil, returns
+// once readers shows every row appended so far; then each agent prepares once more, and
+// must by then have accepted every qualifying row of its conversation exactly once. The
+// desks are read back from st for the check.
+func ConcurrentSharing(t *testing.T, st Store, readers Logs, caughtUp func(t *testing.T)) {
+	t.Helper()
 	ctx := t.Context()
 	desks := make([]string, sharingDesks)
 	for i := range desks {
@@ -55,11 +71,11 @@ func checkConcurrentSharing(t *testing.T, st Store) {
 
 	written := make([][]transcript.Message, sharingWriters) // what each writer's Appends returned
 	done := make(chan struct{})
-	var writers, readers sync.WaitGroup
+	var writers, agentsDone sync.WaitGroup
 	errs := make(chan error, sharingWriters+len(agents))
 	for _, a := range agents {
-		readers.Go(func() {
-			if err := a.run(ctx, st, done); err != nil {
+		agentsDone.Go(func() {
+			if err := a.run(ctx, readers, done); err != nil {
 				errs <- err
 			}
 		})
@@ -74,8 +90,11 @@ func checkConcurrentSharing(t *testing.T, st Store) {
 		})
 	}
 	writers.Wait()
+	if caughtUp != nil {
+		caughtUp(t)
+	}
 	close(done)
-	readers.Wait()
+	agentsDone.Wait()
 	close(errs)
 	for err := range errs {
 		t.Error(err)
@@ -136,7 +155,7 @@ func write(ctx context.Context, st Store, desk string, w int) ([]transcript.Mess
 
 // run loops Prepare → accept → commit until done is closed, then prepares once more, so
 // that its last delta starts after every Append returned.
-func (a *agent) run(ctx context.Context, st Store, done <-chan struct{}) error {
+func (a *agent) run(ctx context.Context, st Logs, done <-chan struct{}) error {
 	log := st.Log(a.conv.Desk)
 	for last := false; !last; {
 		select {

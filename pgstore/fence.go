@@ -1,0 +1,40 @@
+package pgstore
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// fences are, for each desk, the newest row of it that a Store knows is committed: a row
+// its own appends returned, a read of it showed, or, with standbys, its Watch learned of
+// (the desk's head on the primary when a notification came). A read of the desk on a
+// standby that shows no row that new is behind, and is not taken (route). Only a Store with
+// standbys keeps them: one entry a desk, which is never dropped, since a desk's rows never
+// go.
+type fences struct{ m sync.Map } // desk name → *atomic.Int64
+
+// get returns desk's fence: the Seq of the newest row the store knows, 0 for none.
+func (f *fences) get(desk string) int64 {
+	if v, ok := f.m.Load(desk); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// raise moves desk's fence up to seq, if it is below.
+func (f *fences) raise(desk string, seq int64) {
+	if seq <= 0 {
+		return
+	}
+	v, ok := f.m.Load(desk)
+	if !ok {
+		v, _ = f.m.LoadOrStore(desk, new(atomic.Int64))
+	}
+	p := v.(*atomic.Int64)
+	for {
+		cur := p.Load()
+		if cur >= seq || p.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
+}

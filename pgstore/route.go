@@ -1,0 +1,197 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sharedesk/transcript"
+)
+
+// deskHeadSQL reads desk $1's head, the Seq of its newest row: one probe of the desks'
+// primary key. No row: a desk that holds none (yet).
+const deskHeadSQL = `SELECT head FROM transcript_desks WHERE name = $1`
+
+// readRows reads up to n rows of desk below bound (math.MaxInt64: from the newest), newest
+// first, for a Log: on the store's own pool, or, with standbys, where route finds them.
+func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
+	s.reads.Add(1)
+	if len(s.standbys) == 0 {
+		return s.readOn(ctx, s.pool, desk, bound, n)
+	}
+	return s.route(ctx, desk, bound, n)
+}
+
+// readOn is readRows' query on pool.
+func (s *Store) readOn(ctx context.Context, pool *pgxpool.Pool, desk string, bound int64, n int) ([]transcript.Message, error) {
+	rows, err := pool.Query(ctx, readBeforeSQL, desk, bound, n)
+	if err != nil {
+		return nil, err
+	}
+	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), &s.audiences)
+}
+
+// route reads on the standbys, in turn, and takes the first answer that is whole (judge):
+// one that holds every row of desk below bound that the store knows is committed (its
+// fence) and, for a read below a bound, the row just below it. A standby that fails is
+// skipped for a while; one that is behind is waited for, up to standbyWait, then the read
+// goes to the primary, whose answer is always whole.
+func (s *Store) route(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
+	known := s.fences.get(desk)
+	now := time.Now().UnixNano()
+	var behind []*standby
+	first := int(s.rotation.Add(1))
+	for i := range s.standbys {
+		sb := s.standbys[(first+i)%len(s.standbys)]
+		if sb.down(now) {
+			continue
+		}
+		rows, err := s.readOn(ctx, sb.pool, desk, bound, n)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			sb.fail(now)
+			continue
+		}
+		sb.answered()
+		switch judge(rows, bound, known) {
+		case whole:
+			return s.took(sb, desk, rows), nil
+		case lagging:
+			if sb.noWait.Load() <= now {
+				behind = append(behind, sb)
+			}
+		}
+	}
+	if len(behind) > 0 && s.standbyWait > 0 {
+		rows, sb, err := s.waitFor(ctx, behind, desk, bound, n, known)
+		switch {
+		case err != nil:
+			return nil, err
+		case sb != nil:
+			return s.took(sb, desk, rows), nil
+		}
+	}
+	rows, err := s.readOn(ctx, s.pool, desk, bound, n)
+	if err != nil {
+		return nil, err
+	}
+	s.primaryReads.Add(1)
+	s.fences.raise(desk, newest(rows))
+	return rows, nil
+}
+
+// took notes that sb answered a read of desk with rows, and returns them.
+func (s *Store) took(sb *standby, desk string, rows []transcript.Message) []transcript.Message {
+	sb.served.Add(1)
+	s.fences.raise(desk, newest(rows))
+	return rows
+}
+
+// verdict is what judge says of a standby's answer.
+type verdict int
+
+const (
+	whole   verdict = iota // it holds what the read needs: take it
+	lagging                // it misses a row the store knows is committed: wait for the standby
+	unsure                 // it may miss rows nobody here knows of: ask another, or the primary
+)
+
+// judge says whether rows, a standby's answer to a read of a desk below bound, may be
+// taken, when the newest row of the desk that the store knows is committed is known.
+//
+// A desk's rows are numbered without a gap and committed in Seq order, and a standby
+// replays commits in the primary's order, so what a standby shows of a desk is always every
+// row up to some Seq: its answer misses no row below its newest. A read from the newest
+// (bound math.MaxInt64) is whole when its newest row is at least known. A read below a
+// bound b is whole when it shows row b-1 (or b is 1: no row is below it); else the standby
+// lags when the store knows that row is committed (b-1 <= known), and the store cannot tell
+// otherwise: the caller may know of rows it does not.
+func judge(rows []transcript.Message, bound, known int64) verdict {
+	top := newest(rows)
+	switch {
+	case bound == math.MaxInt64 && top >= known:
+		return whole
+	case bound == math.MaxInt64:
+		return lagging
+	case bound <= 1 || top == bound-1:
+		return whole
+	case bound-1 <= known:
+		return lagging
+	}
+	return unsure
+}
+
+// newest is the Seq of the first row of rows, newest first; 0 for none.
+func newest(rows []transcript.Message) int64 {
+	if len(rows) == 0 {
+		return 0
+	}
+	return int64(rows[0].Seq)
+}
+
+// waitFor waits, up to standbyWait, for one of the standbys behind to replay the row the
+// read needs — the known fence, or for a read below a bound, the row below it — looking at
+// each one's head of desk, at pauses from 250 µs growing to 16 ms; then it reads there. It
+// returns the rows and the standby that answered, or no standby when none caught up in time
+// (each is then not waited for again for lagCooldown), or ctx's error once ctx is done.
+func (s *Store) waitFor(ctx context.Context, behind []*standby, desk string, bound int64, n int, known int64) ([]transcript.Message, *standby, error) {
+	target := known
+	if bound != math.MaxInt64 {
+		target = bound - 1
+	}
+	deadline := time.Now().Add(s.standbyWait)
+	pause := lagPollFirst
+	for len(behind) > 0 {
+		timer := time.NewTimer(min(pause, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, nil, ctx.Err()
+		case <-timer.C:
+		}
+		for i := 0; i < len(behind); i++ {
+			sb := behind[i]
+			head, err := standbyHead(ctx, sb, desk)
+			if err == nil && head >= target {
+				var rows []transcript.Message
+				if rows, err = s.readOn(ctx, sb.pool, desk, bound, n); err == nil && judge(rows, bound, known) == whole {
+					return rows, sb, nil
+				}
+			}
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			if err != nil {
+				sb.fail(time.Now().UnixNano())
+				behind = append(behind[:i], behind[i+1:]...)
+				i--
+			}
+		}
+		if !time.Now().Before(deadline) {
+			break
+		}
+		pause = min(2*pause, lagPollMost)
+	}
+	until := time.Now().Add(lagCooldown).UnixNano()
+	for _, sb := range behind {
+		sb.noWait.Store(until)
+	}
+	s.waitsRanOut.Add(1)
+	return nil, nil, nil
+}
+
+// standbyHead reads desk's head on sb: 0 for a desk it does not hold.
+func standbyHead(ctx context.Context, sb *standby, desk string) (int64, error) {
+	var head int64
+	err := sb.pool.QueryRow(ctx, deskHeadSQL, desk).Scan(&head)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return head, err
+}

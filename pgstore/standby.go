@@ -1,0 +1,254 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultStandbyWait is how long, by default, a read waits for a standby to replay a row
+// the Store knows is committed before it reads from the primary (WithStandbyWait).
+const DefaultStandbyWait = time.Second
+
+// The timing of a Store's standbys: how long Open waits for a standby to replay the
+// primary's schema; how long a standby that failed is skipped, from standbyRetryFirst,
+// doubling with each failure in a row, to standbyRetryMost; how long a standby that did not
+// catch up within the wait is not waited for again (its answers are still taken when they
+// hold what a read needs); and the pauses between two looks at a lagging standby.
+const (
+	standbyOpenWait   = 10 * time.Second
+	standbyRetryFirst = 100 * time.Millisecond
+	standbyRetryMost  = 5 * time.Second
+	lagCooldown       = 5 * time.Second
+	lagPollFirst      = 250 * time.Microsecond
+	lagPollMost       = 16 * time.Millisecond
+)
+
+// WithStandbys makes the Store read its Logs from these hot standbys of its database
+// (streaming replicas of the primary Open or New is given), spread over them in turn, and
+// from the primary when none of them can answer; see "Standbys" in the package
+// documentation for what a read then sees. Each dsn is read as Open reads its own; each
+// standby gets a pool of its own, which Close closes. Open and New check that each standby
+// answers, is in recovery, is a copy of the primary's database (when the server lets
+// pg_control_system be read) and has replayed the primary's schema (waiting up to 10 s for
+// it): a standby behind is an error matching ErrSchemaBehind that names both versions.
+// Appends, tokens, books, Desks, LookupKeys and Watch stay on the primary.
+func WithStandbys(dsns ...string) Option {
+	return func(s *Store) error {
+		for i, dsn := range dsns {
+			cfg, err := pgxpool.ParseConfig(dsn)
+			if err != nil {
+				return fmt.Errorf("pgstore: WithStandbys: standby %d: %w", i+1, err) // pgconn redacts the password
+			}
+			s.standbyConfigs = append(s.standbyConfigs, cfg)
+		}
+		return nil
+	}
+}
+
+// WithStandbyWait sets how long a read through a Store with standbys waits for a standby to
+// replay the rows it needs (DefaultStandbyWait by default) before it reads from the
+// primary. 0 reads from the primary at once. d must not be negative.
+func WithStandbyWait(d time.Duration) Option {
+	return func(s *Store) error {
+		if d < 0 {
+			return fmt.Errorf("pgstore: WithStandbyWait(%v): the wait must not be negative", d)
+		}
+		s.standbyWait = d
+		return nil
+	}
+}
+
+// ReadOnly opens the Store read-only, on a primary as on a standby: Open and New check the
+// schema's version instead of migrating it, and every write (Append, AppendBatch, AddToken,
+// RevokeToken, SaveBook) is refused with ErrReadOnly. A database in recovery (a standby) is
+// opened so without it.
+func ReadOnly() Option {
+	return func(s *Store) error {
+		s.readOnly = "it was opened with ReadOnly"
+		return nil
+	}
+}
+
+// standby is one of a Store's standbys: its pool, its name for errors, and its state, which
+// reads share.
+type standby struct {
+	pool *pgxpool.Pool
+	name string // host:port/database: never the password
+
+	failures  atomic.Int32 // failures in a row
+	downUntil atomic.Int64 // unix nanoseconds: skipped until then, after a failure
+	noWait    atomic.Int64 // unix nanoseconds: not waited for until then, after a wait ran out
+	served    atomic.Int64 // reads it answered
+}
+
+// serverName names the server and database of cfg for errors: host:port/database, never
+// the user or the password.
+func serverName(cfg *pgconn.Config) string {
+	return cfg.Host + ":" + strconv.Itoa(int(cfg.Port)) + "/" + cfg.Database
+}
+
+// down reports whether the standby is skipped at now, after a failure.
+func (sb *standby) down(now int64) bool { return sb.downUntil.Load() > now }
+
+// fail marks the standby failed at now: skipped for standbyRetryFirst, doubling with each
+// failure in a row up to standbyRetryMost. Of the reads that fail on it at once, one counts.
+func (sb *standby) fail(now int64) {
+	until := sb.downUntil.Load()
+	if until > now {
+		return
+	}
+	n := sb.failures.Add(1)
+	d := min(standbyRetryFirst<<min(n-1, 8), standbyRetryMost)
+	sb.downUntil.CompareAndSwap(until, now+int64(d))
+}
+
+// answered notes that the standby answered a query.
+func (sb *standby) answered() {
+	if sb.failures.Load() != 0 {
+		sb.failures.Store(0)
+	}
+}
+
+// inRecovery reports whether pool's server is a standby (pg_is_in_recovery).
+func inRecovery(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	var recovery bool
+	err := pool.QueryRow(ctx, `SELECT pg_is_in_recovery()`).Scan(&recovery)
+	return recovery, err
+}
+
+// readVersion returns the newest schema version pool's database records, 0 when it has
+// none (no transcript_schema_version table).
+func readVersion(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	var v int
+	err := pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM transcript_schema_version`).Scan(&v)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P01" { // undefined_table: never migrated
+		return 0, nil
+	}
+	return v, err
+}
+
+// checkReadOnlySchema checks, for a read-only Store, that its database's schema is the one
+// this package migrates to, without changing it.
+func (s *Store) checkReadOnlySchema(ctx context.Context) error {
+	v, err := readVersion(ctx, s.pool)
+	switch {
+	case err != nil:
+		return fmt.Errorf("pgstore: open: read the schema version: %w", err)
+	case v > len(migrations):
+		return fmt.Errorf("%w: database at version %d, this package knows up to %d", ErrSchemaTooNew, v, len(migrations))
+	case v < len(migrations):
+		return fmt.Errorf("%w: the database is at schema version %d, this package needs version %d, and the store may not migrate it (%s): open the primary with this package, and let its standbys replay the change",
+			ErrSchemaBehind, v, len(migrations), s.readOnly)
+	}
+	return nil
+}
+
+// identity is what tells one PostgreSQL database from another: its cluster's system
+// identifier, which a standby shares with its primary, and the database's OID.
+type identity struct {
+	system int64
+	oid    uint32
+	known  bool // false: the server does not let pg_control_system be read
+}
+
+func databaseIdentity(ctx context.Context, pool *pgxpool.Pool) (identity, error) {
+	var id identity
+	err := pool.QueryRow(ctx, `SELECT system_identifier, (SELECT oid FROM pg_database WHERE datname = current_database()) FROM pg_control_system()`).Scan(&id.system, &id.oid)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42501" { // insufficient_privilege
+		return identity{}, nil
+	}
+	id.known = err == nil
+	return id, err
+}
+
+// openStandbys makes a pool for each standby WithStandbys gave and checks it: it answers,
+// it is in recovery, it is a copy of the primary's database, and it has replayed the
+// primary's schema, version want (waiting for it up to s.standbyOpenWait).
+func (s *Store) openStandbys(ctx context.Context, want int) error {
+	if len(s.standbyConfigs) == 0 {
+		return nil
+	}
+	primary, err := databaseIdentity(ctx, s.pool)
+	if err != nil {
+		return fmt.Errorf("pgstore: open: the primary's identity: %w", err)
+	}
+	for _, cfg := range s.standbyConfigs {
+		sb := &standby{name: serverName(&cfg.ConnConfig.Config)}
+		if sb.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+			return fmt.Errorf("pgstore: open: standby %s: %w", sb.name, err)
+		}
+		s.standbys = append(s.standbys, sb) // closed by the caller on an error
+		if err := sb.check(ctx, primary, want, s.standbyOpenWait); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check checks the standby as openStandbys says.
+func (sb *standby) check(ctx context.Context, primary identity, want int, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		v, err := sb.checkOnce(ctx, primary)
+		var pgErr *pgconn.PgError
+		switch {
+		case errors.As(err, &pgErr) && pgErr.Code == "3D000" && time.Now().Before(deadline):
+			// invalid_catalog_name: the standby has not replayed the database's creation yet
+		case err != nil:
+			return err
+		case v > want:
+			return fmt.Errorf("%w: standby %s at version %d, this package knows up to %d", ErrSchemaTooNew, sb.name, v, want)
+		case v == want:
+			return nil
+		case !time.Now().Before(deadline):
+			return fmt.Errorf("%w: standby %s is at schema version %d, the primary at version %d, after %v: is it replaying the primary?",
+				ErrSchemaBehind, sb.name, v, want, wait)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pgstore: open: standby %s: %w", sb.name, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// checkOnce checks that the standby is in recovery and a copy of primary, and returns its
+// schema version.
+func (sb *standby) checkOnce(ctx context.Context, primary identity) (int, error) {
+	recovery, err := inRecovery(ctx, sb.pool)
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: open: standby %s: %w", sb.name, err)
+	}
+	if !recovery {
+		return 0, fmt.Errorf("pgstore: open: standby %s is not in recovery: it is no standby (give a primary as the store's own DSN)", sb.name)
+	}
+	id, err := databaseIdentity(ctx, sb.pool)
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: open: standby %s: its identity: %w", sb.name, err)
+	}
+	if id.known && primary.known && id != primary {
+		return 0, fmt.Errorf("pgstore: open: standby %s is not a copy of the primary's database (system identifier %d, database OID %d; the primary's: %d, %d)",
+			sb.name, id.system, id.oid, primary.system, primary.oid)
+	}
+	v, err := readVersion(ctx, sb.pool)
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: open: standby %s: read the schema version: %w", sb.name, err)
+	}
+	return v, nil
+}
+
+// closeStandbys closes the standbys' pools.
+func (s *Store) closeStandbys() {
+	for _, sb := range s.standbys {
+		sb.pool.Close()
+	}
+}

@@ -1,0 +1,309 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/pgtest"
+	"github.com/sharedesk/transcript/internal/storetest"
+	"github.com/sharedesk/transcript/logtest"
+	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/token"
+)
+
+// The tests here read from the standby of the test server (TRANSCRIPT_PG_STANDBY_DSN, which
+// scripts/pgtest.sh starts): every database a test creates on the server is replayed there.
+// The tests that pause a standby's replay or stop it start servers of their own
+// (standbyfaults_test.go).
+
+// standbyOf returns the DSN of primary's database on the test server's standby, once the
+// standby has it.
+func standbyOf(tb testing.TB, primary string) string {
+	tb.Helper()
+	return pgtest.StandbyDatabase(tb, "pgstore", primary)
+}
+
+// syncCommit makes the sessions of dsn commit synchronously, as a server does by default:
+// the test server does not (scripts/pgtest.sh), and a commit reaches a standby only once it
+// is flushed, which it then waits for the WAL writer to do (10 ms at most).
+func syncCommit(dsn string) string { return withParam(dsn, "synchronous_commit", "on") }
+
+// openRouted opens a Store on a new database of its own that reads from the test server's
+// standby, and returns it with the DSNs of the database on both servers. The primary's
+// sessions commit synchronously (syncCommit).
+func openRouted(tb testing.TB, opts ...pgstore.Option) (st *pgstore.Store, primary, standby string) {
+	tb.Helper()
+	primary = syncCommit(newDatabase(tb))
+	standby = standbyOf(tb, primary)
+	return mustOpen(tb, primary, append([]pgstore.Option{pgstore.WithStandbys(standby)}, opts...)...), primary, standby
+}
+
+// caughtUp waits until the standby has replayed what the primary committed so far.
+func caughtUp(tb testing.TB, primary, standby string) {
+	tb.Helper()
+	pgtest.CaughtUp(tb, connect(tb, primary), connect(tb, standby))
+}
+
+// mustOpen opens a Store on dsn, closed when tb ends: on a standby, a read-only one.
+func mustOpen(tb testing.TB, dsn string, opts ...pgstore.Option) *pgstore.Store {
+	tb.Helper()
+	st, err := pgstore.Open(context.Background(), dsn, opts...)
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestStoreOnStandby runs the store suite on stores that read their Logs from a standby:
+// every read of a row the store appended must see it (the suite reads back what it writes
+// throughout), through the standby once it has replayed the row. Across the suite, most
+// reads must come from the standby, or the suite would prove nothing about it.
+func TestStoreOnStandby(t *testing.T) {
+	t.Parallel()
+	pgtest.StandbyServerDSN(t, "pgstore")
+	var standbyReads, primaryReads atomic.Int64
+	t.Run("suite", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) storetest.Store {
+			st, _, _ := openRouted(t)
+			t.Cleanup(func() {
+				sb, primary := pgstore.StandbyReads(st)
+				standbyReads.Add(sb[0])
+				primaryReads.Add(primary)
+			})
+			return st
+		})
+	})
+	sb, primary := standbyReads.Load(), primaryReads.Load()
+	t.Logf("reads answered by the standby: %d; by the primary: %d", sb, primary)
+	if sb == 0 || primary > sb/4 {
+		t.Errorf("the standby answered %d reads and the primary %d: want most on the standby", sb, primary)
+	}
+}
+
+// TestLogtestOnReadOnlyStandby runs the conformance kit on a read-only Store opened on the
+// standby, each row appended on the primary and then awaited on the standby: the standby's
+// Log alone, with no primary to fall back on, keeps the port's contract.
+func TestLogtestOnReadOnlyStandby(t *testing.T) {
+	t.Parallel()
+	dsn := syncCommit(newDatabase(t))
+	primary := mustOpen(t, dsn)
+	caughtUp(t, dsn, standbyOf(t, dsn)) // the schema
+	standby := mustOpen(t, standbyOf(t, dsn))
+	n := 0
+	logtest.Run(t, func(t *testing.T) logtest.Desk {
+		n++
+		name := fmt.Sprintf("standby-%d", n)
+		return replicaDesk{Log: standby.Log(name), primary: primary, name: name}
+	})
+}
+
+// replicaDesk is a desk whose Log reads a standby and whose Append appends on the primary
+// and returns once the standby's Log shows the row.
+type replicaDesk struct {
+	transcript.Log
+	primary *pgstore.Store
+	name    string
+}
+
+func (d replicaDesk) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
+	got, err := d.primary.Append(ctx, d.name, m)
+	if err != nil {
+		return got, err
+	}
+	return got, awaitRow(ctx, d.Log, got.Seq)
+}
+
+// awaitRow waits, up to a minute, until log's newest row is at least seq.
+func awaitRow(ctx context.Context, log transcript.Log, seq transcript.Sequence) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		page, err := log.ReadBefore(ctx, 0, 1)
+		if err != nil {
+			return fmt.Errorf("awaiting row %d on the standby: %w", seq, err)
+		}
+		if len(page.Messages) > 0 && page.Messages[0].Seq >= seq {
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestReadOnlyStandby opens a Store on the standby alone, as transcript view --db STANDBY
+// does: it is read-only without being told (the server is in recovery), it reads what the
+// primary wrote, and every write is refused with ErrReadOnly, nothing written.
+func TestReadOnlyStandby(t *testing.T) {
+	t.Parallel()
+	primary, dsn := openStore(t)
+	ctx := t.Context()
+	root, err := primary.Append(ctx, "eng", transcript.Message{Author: alice, Content: "on the primary", Key: "k1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, tok, err := token.New("eng", bot, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := primary.AddToken(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t, dsn, standbyOf(t, dsn))
+	st := mustOpen(t, standbyOf(t, dsn))
+
+	page := mustRead(t, st.Log("eng"), 0, 10)
+	if len(page.Messages) != 1 || page.Messages[0].Content != "on the primary" {
+		t.Fatalf("the standby's log: %+v, want the primary's row", page.Messages)
+	}
+	if desks, err := st.Desks(ctx); err != nil || len(desks) != 1 || desks[0] != "eng" {
+		t.Errorf("Desks on the standby: %v, %v; want [eng]", desks, err)
+	}
+	if found, err := st.LookupKeys(ctx, "eng", []string{"k1"}); err != nil || found["k1"].Seq != root.Seq {
+		t.Errorf("LookupKeys on the standby: %v, %v; want k1 at seq %d", found, err, root.Seq)
+	}
+	if got, err := token.Authenticate(ctx, st, "Bearer "+secret); err != nil || got.ID != tok.ID {
+		t.Errorf("Authenticate on the standby: %v, %v; want the token", got, err)
+	}
+
+	revoke := time.Now()
+	_, secondTok, err := token.New("eng", alice, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := map[string]error{
+		"Append":      second(st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "refused"})),
+		"AppendBatch": st.AppendBatch(ctx, "eng", []transcript.Message{{Author: alice, Content: "refused"}}),
+		"empty batch": st.AppendBatch(ctx, "eng", nil),
+		"AddToken":    st.AddToken(ctx, secondTok),
+		"RevokeToken": st.RevokeToken(ctx, tok.ID, revoke),
+		"SaveBook":    second(st.SaveBook(ctx, "eng", alice, sharing.Book{}, 0)),
+		"Watch":       second(st.Watch(ctx)),
+	}
+	for what, err := range writes {
+		if !errors.Is(err, pgstore.ErrReadOnly) {
+			t.Errorf("%s on the standby: %v, want ErrReadOnly", what, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "standby") {
+			t.Errorf("%s on the standby: %q does not say the database is a standby", what, err)
+		}
+		if errors.Is(err, transcript.ErrInvalidMessage) {
+			t.Errorf("%s on the standby: %v matches ErrInvalidMessage: the message is not at fault", what, err)
+		}
+	}
+	// Nothing was written: the primary holds one row and one token, unrevoked.
+	if page := mustRead(t, primary.Log("eng"), 0, 10); len(page.Messages) != 1 {
+		t.Errorf("the primary holds %d rows after the refused appends, want 1", len(page.Messages))
+	}
+	if all, err := primary.Tokens(ctx); err != nil || len(all) != 1 || all[0].IsRevoked() {
+		t.Errorf("the primary's tokens after the refused writes: %v, %v; want one, unrevoked", all, err)
+	}
+
+	// WithStandbys needs the primary.
+	_, err = pgstore.Open(ctx, standbyOf(t, dsn), pgstore.WithStandbys(standbyOf(t, dsn)))
+	if err == nil || !strings.Contains(err.Error(), "needs the primary") {
+		t.Errorf("Open(standby, WithStandbys): %v, want an error saying WithStandbys needs the primary", err)
+	}
+}
+
+// second returns the error of a call that returns a value and an error.
+func second[T any](_ T, err error) error { return err }
+
+// TestReadOnlyOption opens the primary with ReadOnly: nothing is migrated (a database
+// never migrated is ErrSchemaBehind, naming both versions) and nothing is written.
+func TestReadOnlyOption(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := newDatabase(t)
+	_, err := pgstore.Open(ctx, dsn, pgstore.ReadOnly())
+	if !errors.Is(err, pgstore.ErrSchemaBehind) || !strings.Contains(err.Error(), "version 0") || !strings.Contains(err.Error(), fmt.Sprintf("version %d", pgstore.LatestVersion)) {
+		t.Fatalf("Open(ReadOnly) on a new database: %v, want ErrSchemaBehind naming versions 0 and %d", err, pgstore.LatestVersion)
+	}
+	var tables int
+	if err := connect(t, dsn).QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE tablename LIKE 'transcript_%'`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("after Open(ReadOnly), %d transcript tables (%v), want none: ReadOnly never migrates", tables, err)
+	}
+
+	rw := mustOpen(t, dsn)
+	if _, err := rw.Append(ctx, "eng", transcript.Message{Author: alice, Content: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := pgstore.Open(ctx, dsn, pgstore.ReadOnly())
+	if err != nil {
+		t.Fatalf("Open(ReadOnly) on a migrated database: %v", err)
+	}
+	defer ro.Close()
+	if page := mustRead(t, ro.Log("eng"), 0, 5); len(page.Messages) != 1 {
+		t.Errorf("the read-only store reads %d rows, want 1", len(page.Messages))
+	}
+	_, err = ro.Append(ctx, "eng", transcript.Message{Author: alice, Content: "two"})
+	if !errors.Is(err, pgstore.ErrReadOnly) || !strings.Contains(err.Error(), "ReadOnly") {
+		t.Errorf("Append on a ReadOnly store: %v, want ErrReadOnly saying why", err)
+	}
+	if page := mustRead(t, rw.Log("eng"), 0, 5); len(page.Messages) != 1 {
+		t.Errorf("the database holds %d rows after a refused append, want 1", len(page.Messages))
+	}
+}
+
+// TestReadOnlyStandbyBehindThePackage opens a standby whose database is at an older
+// schema than this package's (its primary was migrated by an older version): the error
+// names both versions, and says what to do.
+func TestReadOnlyStandbyBehindThePackage(t *testing.T) {
+	t.Parallel()
+	dsn := newDatabase(t)
+	pool := connect(t, dsn)
+	if err := pgstore.MigrateTo(t.Context(), pool, 3); err != nil {
+		t.Fatal(err)
+	}
+	standby := standbyOf(t, dsn)
+	caughtUp(t, dsn, standby)
+	_, err := pgstore.Open(t.Context(), standby)
+	want := []string{"version 3", fmt.Sprintf("version %d", pgstore.LatestVersion), "primary"}
+	if !errors.Is(err, pgstore.ErrSchemaBehind) {
+		t.Fatalf("Open on a standby at version 3: %v, want ErrSchemaBehind", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("Open on a standby at version 3: %q does not say %q", err, w)
+		}
+	}
+}
+
+// TestStandbysChecked gives WithStandbys servers that are no standby of the primary's
+// database: the primary itself (not in recovery) and the standby's copy of another
+// database. Each is refused at Open, naming the server and never a password.
+func TestStandbysChecked(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := newDatabase(t)
+	other := standbyOf(t, newDatabase(t))
+	for _, c := range []struct {
+		name, standby, want string
+	}{
+		{"the primary", dsn, "not in recovery"},
+		{"another database", other, "not a copy of the primary's database"},
+	} {
+		st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys(c.standby))
+		if err == nil {
+			st.Close()
+			t.Errorf("%s as a standby: Open succeeded", c.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s as a standby: %q, want it to say %q", c.name, err, c.want)
+		}
+	}
+	if _, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys("postgres://u:hunter2@/db?host=/nonexistent&connect_timeout=1")); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("an unreachable standby: %v, want an error without the password", err)
+	}
+	if _, err := pgstore.Open(ctx, dsn, pgstore.WithStandbyWait(-time.Second)); err == nil {
+		t.Error("WithStandbyWait(-1s): no error")
+	}
+}
