@@ -18,14 +18,14 @@ func TestCrashDeliversAgain(t *testing.T) {
 	st, reopen := sqliteStore(t)
 	appendAs(t, st, transcript.Message{Author: ana, Content: "welcome"})
 	a := connect(t, service(t, st), agentA)
-	a.read(deskmcp.ReadDeskArgs{}) // first read: the view
-	a.read(deskmcp.ReadDeskArgs{}) // acknowledges it
+	a.Read(deskmcp.ReadDeskArgs{}) // first read: the view
+	a.Read(deskmcp.ReadDeskArgs{}) // acknowledges it
 	b := connect(t, service(t, st), agentB)
 	news := []transcript.Message{
-		b.post(deskmcp.PostMessageArgs{Content: "deploy at noon"}),
-		b.post(deskmcp.PostMessageArgs{Content: "tests are green"}),
+		b.Post(deskmcp.PostMessageArgs{Content: "deploy at noon"}),
+		b.Post(deskmcp.PostMessageArgs{Content: "tests are green"}),
 	}
-	r, _ := a.read(deskmcp.ReadDeskArgs{})
+	r, _ := a.Read(deskmcp.ReadDeskArgs{})
 	if !slices.Equal(seqs(r.Messages), seqs(news)) {
 		t.Fatalf("A's read = %v, want B's posts %v", seqs(r.Messages), seqs(news))
 	}
@@ -33,14 +33,14 @@ func TestCrashDeliversAgain(t *testing.T) {
 	// The process serving A dies: a new Service, as a new process has, on its own handle.
 	st2 := reopen()
 	a2 := connect(t, service(t, st2), agentA)
-	again, _ := a2.read(deskmcp.ReadDeskArgs{})
+	again, _ := a2.Read(deskmcp.ReadDeskArgs{})
 	if !slices.Equal(seqs(again.Messages), seqs(news)) || again.Reinitialized != "" {
 		t.Fatalf("after a crash, A's read = %+v, want the same messages %v again", again, seqs(news))
 	}
-	a2.post(deskmcp.PostMessageArgs{Content: "ack, deploying"})
+	a2.Post(deskmcp.PostMessageArgs{Content: "ack, deploying"})
 
 	a3 := connect(t, service(t, reopen()), agentA)
-	if r, _ := a3.read(deskmcp.ReadDeskArgs{}); len(r.Messages) != 0 || r.Reinitialized != "" {
+	if r, _ := a3.Read(deskmcp.ReadDeskArgs{}); len(r.Messages) != 0 || r.Reinitialized != "" {
 		t.Errorf("after A posted and another crash, A's read = %+v, want nothing new", r)
 	}
 }
@@ -53,16 +53,16 @@ func TestReadAgainAcknowledges(t *testing.T) {
 	root := appendAs(t, st, transcript.Message{Author: ana, Content: "root"})
 	svc := service(t, st)
 	a := connect(t, svc, agentA)
-	a.read(deskmcp.ReadDeskArgs{})
-	a.read(deskmcp.ReadDeskArgs{Thread: root.Seq})
+	a.Read(deskmcp.ReadDeskArgs{})
+	a.Read(deskmcp.ReadDeskArgs{Thread: root.Seq})
 	m := appendAs(t, st, transcript.Message{Author: ana, Content: "news"})
-	a.read(deskmcp.ReadDeskArgs{})                 // delivers m
-	a.read(deskmcp.ReadDeskArgs{Thread: root.Seq}) // acknowledges the thread's read only
-	if r, _ := connect(t, service(t, reopen()), agentA).read(deskmcp.ReadDeskArgs{}); !slices.Equal(seqs(r.Messages), []transcript.Sequence{m.Seq}) {
+	a.Read(deskmcp.ReadDeskArgs{})                 // delivers m
+	a.Read(deskmcp.ReadDeskArgs{Thread: root.Seq}) // acknowledges the thread's read only
+	if r, _ := connect(t, service(t, reopen()), agentA).Read(deskmcp.ReadDeskArgs{}); !slices.Equal(seqs(r.Messages), []transcript.Sequence{m.Seq}) {
 		t.Errorf("reading another conversation acknowledged the channel's read: %+v", r)
 	}
-	a.read(deskmcp.ReadDeskArgs{}) // acknowledges it
-	if r, _ := connect(t, service(t, reopen()), agentA).read(deskmcp.ReadDeskArgs{}); len(r.Messages) != 0 {
+	a.Read(deskmcp.ReadDeskArgs{}) // acknowledges it
+	if r, _ := connect(t, service(t, reopen()), agentA).Read(deskmcp.ReadDeskArgs{}); len(r.Messages) != 0 {
 		t.Errorf("a second read did not acknowledge the first: %+v", r)
 	}
 }
@@ -92,7 +92,7 @@ func TestConcurrentSessionsLoseNothing(t *testing.T) {
 					wg.Go(func() {
 						<-start
 						for _, th := range work[i] {
-							a.read(deskmcp.ReadDeskArgs{Thread: th})
+							a.Read(deskmcp.ReadDeskArgs{Thread: th})
 						}
 					})
 				}

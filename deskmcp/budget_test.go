@@ -42,7 +42,7 @@ func TestBudgetDeliversInPieces(t *testing.T) {
 	st, reopen := sqliteStore(t)
 	appendAs(t, st, transcript.Message{Author: ana, Content: "start"})
 	a := connect(t, service(t, st), agentA)
-	a.read(deskmcp.ReadDeskArgs{})
+	a.Read(deskmcp.ReadDeskArgs{})
 	var want []transcript.Sequence
 	for i := range 220 {
 		if i%11 == 3 { // an aside to B: an elision for A, which must come along too
@@ -56,7 +56,7 @@ func TestBudgetDeliversInPieces(t *testing.T) {
 	elided := 0
 	reads, crashed := 0, false
 	for reads < 200 {
-		r, text := a.read(deskmcp.ReadDeskArgs{MaxTokens: maxTokens})
+		r, text := a.Read(deskmcp.ReadDeskArgs{MaxTokens: maxTokens})
 		reads++
 		if n := tokens(t, text); n > maxTokens {
 			t.Fatalf("read %d: its text takes %d tokens, over max_tokens %d", reads, n, maxTokens)
@@ -74,12 +74,12 @@ func TestBudgetDeliversInPieces(t *testing.T) {
 			// The process dies before acknowledging this piece: the next session gets
 			// exactly this piece again.
 			crashed = true
-			again, _ := connect(t, service(t, reopen()), agentA).read(deskmcp.ReadDeskArgs{MaxTokens: maxTokens})
+			again, _ := connect(t, service(t, reopen()), agentA).Read(deskmcp.ReadDeskArgs{MaxTokens: maxTokens})
 			if !slices.Equal(seqs(again.Messages), seqs(r.Messages)) {
 				t.Fatalf("after a crash, the piece is %v, want the same %v", seqs(again.Messages), seqs(r.Messages))
 			}
 			a = connect(t, service(t, reopen()), agentA)
-			r, _ = a.read(deskmcp.ReadDeskArgs{MaxTokens: maxTokens})
+			r, _ = a.Read(deskmcp.ReadDeskArgs{MaxTokens: maxTokens})
 		}
 		got = append(got, seqs(r.Messages)...)
 		for _, e := range r.Elided {
@@ -115,7 +115,7 @@ func TestBudgetViewDropsOldest(t *testing.T) {
 	}
 	const maxTokens = 1500
 	var p transcript.Projection
-	text, err := a.call("view", deskmcp.ViewArgs{Thread: root.Seq, Window: 100, MaxTokens: maxTokens}, &p)
+	text, err := a.Call("view", deskmcp.ViewArgs{Thread: root.Seq, Window: 100, MaxTokens: maxTokens}, &p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +140,10 @@ func TestBudgetViewDropsOldest(t *testing.T) {
 		}
 	}
 	var ignored any
-	if text, err := a.call("view", deskmcp.ViewArgs{Thread: root.Seq, MaxTokens: 100}, &ignored); err == nil || !strings.Contains(text, "max_tokens too small") {
+	if text, err := a.Call("view", deskmcp.ViewArgs{Thread: root.Seq, MaxTokens: 100}, &ignored); err == nil || !strings.Contains(text, "max_tokens too small") {
 		t.Errorf("a view in 100 tokens = %q, %v; want max_tokens too small", text, err)
 	}
-	if text, err := a.call("read_desk", deskmcp.ReadDeskArgs{Thread: root.Seq, MaxTokens: 100}, &ignored); err == nil || !strings.Contains(text, "max_tokens too small") {
+	if text, err := a.Call("read_desk", deskmcp.ReadDeskArgs{Thread: root.Seq, MaxTokens: 100}, &ignored); err == nil || !strings.Contains(text, "max_tokens too small") {
 		t.Errorf("a first read in 100 tokens = %q, %v; want max_tokens too small", text, err)
 	}
 }

@@ -2,15 +2,14 @@ package deskmcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/internal/mcptest"
 	"github.com/sharedesk/transcript/internal/pgtest"
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/sharing"
@@ -76,10 +75,7 @@ func service(t testing.TB, st store) *deskmcp.Service {
 }
 
 // agent is one MCP session of a participant, through the SDK's own client.
-type agent struct {
-	t  testing.TB
-	cs *mcp.ClientSession
-}
+type agent = mcptest.Agent
 
 // connect opens a session of p with svc's server over in-memory transports.
 func connect(t testing.TB, svc *deskmcp.Service, p transcript.Author) *agent {
@@ -89,85 +85,12 @@ func connect(t testing.TB, svc *deskmcp.Service, p transcript.Author) *agent {
 		t.Fatal(err)
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := srv.Connect(ctx, st, nil)
+	ss, err := srv.Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	return clientOn(t, ct)
-}
-
-// clientOn connects the SDK's client over transport.
-func clientOn(t testing.TB, transport mcp.Transport) *agent {
-	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), transport, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return &agent{t: t, cs: cs}
-}
-
-// call calls a tool and returns its text and its structured content decoded into out; a
-// tool error is returned as an error holding its text.
-func (a *agent) call(name string, args any, out any) (string, error) {
-	a.t.Helper()
-	res, err := a.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		a.t.Fatalf("%s: %v", name, err)
-	}
-	text := resultText(a.t, res)
-	if res.IsError {
-		return text, toolError(text)
-	}
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		a.t.Fatalf("%s: structured content: %v", name, err)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		a.t.Fatalf("%s: structured content %s: %v", name, raw, err)
-	}
-	return text, nil
-}
-
-type toolError string
-
-func (e toolError) Error() string { return string(e) }
-
-func resultText(t testing.TB, res *mcp.CallToolResult) string {
-	t.Helper()
-	var texts []string
-	for _, c := range res.Content {
-		tc, ok := c.(*mcp.TextContent)
-		if !ok {
-			t.Fatalf("content %T, want text", c)
-		}
-		texts = append(texts, tc.Text)
-	}
-	return strings.Join(texts, "\n")
-}
-
-// read calls read_desk and fails the test on a tool error.
-func (a *agent) read(args deskmcp.ReadDeskArgs) (deskmcp.ReadDeskResult, string) {
-	a.t.Helper()
-	var r deskmcp.ReadDeskResult
-	text, err := a.call("read_desk", args, &r)
-	if err != nil {
-		a.t.Fatalf("read_desk %+v: %v", args, err)
-	}
-	return r, text
-}
-
-// post calls post_message and fails the test on a tool error.
-func (a *agent) post(args deskmcp.PostMessageArgs) transcript.Message {
-	a.t.Helper()
-	var m transcript.Message
-	if _, err := a.call("post_message", args, &m); err != nil {
-		a.t.Fatalf("post_message %+v: %v", args, err)
-	}
-	return m
+	return mcptest.Connect(t, ct)
 }
 
 // appendAs appends a row to the desk directly, as a person or the operator would through
@@ -181,10 +104,4 @@ func appendAs(t testing.TB, st deskmcp.Store, m transcript.Message) transcript.M
 	return stored
 }
 
-func seqs(msgs []transcript.Message) []transcript.Sequence {
-	out := make([]transcript.Sequence, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Seq
-	}
-	return out
-}
+var seqs = mcptest.Seqs

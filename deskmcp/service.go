@@ -52,6 +52,7 @@ type Service struct {
 	staging staging
 	cache   *mcp.SchemaCache
 	schemas *toolSchemas
+	sdkLog  *slog.Logger // the SDK's: opts.Logger's warnings and errors
 }
 
 // New returns the tools over st, keeping each participant's read states in books (the
@@ -75,7 +76,10 @@ func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{st: st, books: books, opts: opts, cache: mcp.NewSchemaCache(), schemas: s}, nil
+	return &Service{
+		st: st, books: books, opts: opts, cache: mcp.NewSchemaCache(), schemas: s,
+		sdkLog: slog.New(quieter{opts.Logger.Handler(), slog.LevelWarn}),
+	}, nil
 }
 
 // Server returns an MCP server whose four tools act as participant p on desk: p is the
@@ -94,7 +98,7 @@ func (s *Service) Server(desk string, p transcript.Author) (*mcp.Server, error) 
 	t := &tools{svc: s, desk: desk, me: p}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "transcript", Title: "transcript desk", Version: "1"}, &mcp.ServerOptions{
 		Instructions: instructions(desk, p),
-		Logger:       s.opts.Logger,
+		Logger:       s.sdkLog,
 		SchemaCache:  s.cache,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})

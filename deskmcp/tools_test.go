@@ -28,20 +28,20 @@ func TestReadPostRead(t *testing.T) {
 	hello := appendAs(t, st, transcript.Message{Author: ana, Content: "standup in five"})
 	a, b := connect(t, svc, agentA), connect(t, svc, agentB)
 
-	r, text := a.read(deskmcp.ReadDeskArgs{})
+	r, text := a.Read(deskmcp.ReadDeskArgs{})
 	if r.Reinitialized != "first_read" || !slices.Equal(seqs(r.Messages), []transcript.Sequence{hello.Seq}) || r.Head != hello.Seq {
 		t.Fatalf("A's first read = %+v, want first_read with Ana's message and head %d", r, hello.Seq)
 	}
 	if !strings.Contains(text, render.Envelope(hello)) {
 		t.Errorf("A's first read's text lacks Ana's envelope:\n%s", text)
 	}
-	b.read(deskmcp.ReadDeskArgs{})
-	fromB := b.post(deskmcp.PostMessageArgs{Content: "B here: <b>on it</b>"})
+	b.Read(deskmcp.ReadDeskArgs{})
+	fromB := b.Post(deskmcp.PostMessageArgs{Content: "B here: <b>on it</b>"})
 	if !fromB.Author.Same(agentB) || fromB.Author.Label != agentB.Label || fromB.Content != "B here: <b>on it</b>" {
 		t.Fatalf("B's post is stored as %+v", fromB)
 	}
 
-	r, text = a.read(deskmcp.ReadDeskArgs{})
+	r, text = a.Read(deskmcp.ReadDeskArgs{})
 	if diff := gocmp.Diff([]transcript.Message{fromB}, r.Messages, sameMessages); diff != "" || r.Reinitialized != "" || len(r.Elided) != 0 {
 		t.Fatalf("A's second read = %+v, want exactly B's post (-want +got):\n%s", r, diff)
 	}
@@ -52,14 +52,14 @@ func TestReadPostRead(t *testing.T) {
 		t.Errorf("A's second read's text does not hold B's post in its envelope, escaped:\n%s", text)
 	}
 
-	fromA := a.post(deskmcp.PostMessageArgs{Content: "thanks B", Parent: fromB.Seq})
-	if r, _ := a.read(deskmcp.ReadDeskArgs{}); len(r.Messages) != 0 {
+	fromA := a.Post(deskmcp.PostMessageArgs{Content: "thanks B", Parent: fromB.Seq})
+	if r, _ := a.Read(deskmcp.ReadDeskArgs{}); len(r.Messages) != 0 {
 		t.Errorf("A's own reply came back to A: %+v", r)
 	}
-	if r, _ := b.read(deskmcp.ReadDeskArgs{}); !slices.Equal(seqs(r.Messages), []transcript.Sequence{fromA.Seq}) {
+	if r, _ := b.Read(deskmcp.ReadDeskArgs{}); !slices.Equal(seqs(r.Messages), []transcript.Sequence{fromA.Seq}) {
 		t.Errorf("B's read = %v, want A's reply %d (the first reply of B's root)", seqs(r.Messages), fromA.Seq)
 	}
-	if r, _ := b.read(deskmcp.ReadDeskArgs{Thread: fromB.Seq}); r.Reinitialized != "first_read" || !slices.Equal(seqs(r.Messages), []transcript.Sequence{fromB.Seq, fromA.Seq}) {
+	if r, _ := b.Read(deskmcp.ReadDeskArgs{Thread: fromB.Seq}); r.Reinitialized != "first_read" || !slices.Equal(seqs(r.Messages), []transcript.Sequence{fromB.Seq, fromA.Seq}) {
 		t.Errorf("B's first read of its thread = %+v, want first_read with [%d %d]", r, fromB.Seq, fromA.Seq)
 	}
 }
@@ -78,7 +78,7 @@ func TestInterleavedConversations(t *testing.T) {
 	appendAs(t, st, transcript.Message{Author: ana, Content: "first reply in two", Parent: t2.Seq})
 	threads := []transcript.Sequence{0, t1.Seq, t2.Seq}
 	for _, th := range threads {
-		if r, _ := a.read(deskmcp.ReadDeskArgs{Thread: th}); r.Reinitialized != "first_read" {
+		if r, _ := a.Read(deskmcp.ReadDeskArgs{Thread: th}); r.Reinitialized != "first_read" {
 			t.Fatalf("A's first read of %d: %+v", th, r)
 		}
 	}
@@ -90,16 +90,16 @@ func TestInterleavedConversations(t *testing.T) {
 		th := threads[r.IntN(len(threads))]
 		switch k := r.IntN(6); {
 		case k < 2:
-			m := b.post(deskmcp.PostMessageArgs{Content: fmt.Sprint("B says ", step), Parent: th})
+			m := b.Post(deskmcp.PostMessageArgs{Content: fmt.Sprint("B says ", step), Parent: th})
 			want[th] = append(want[th], m)
 		case k < 3:
 			m := appendAs(t, st, transcript.Message{Author: ana, Content: fmt.Sprint("Ana says ", step), Parent: th})
 			want[th] = append(want[th], m)
 		case k < 4:
-			a.post(deskmcp.PostMessageArgs{Content: fmt.Sprint("A says ", step), Parent: th})
+			a.Post(deskmcp.PostMessageArgs{Content: fmt.Sprint("A says ", step), Parent: th})
 			// A's post acknowledges A's last read there; it is never news to A.
 		default:
-			got, _ := a.read(deskmcp.ReadDeskArgs{Thread: th})
+			got, _ := a.Read(deskmcp.ReadDeskArgs{Thread: th})
 			if got.Reinitialized != "" {
 				t.Fatalf("step %d: A's read of %d reinitialized (%s)", step, th, got.Reinitialized)
 			}
@@ -110,7 +110,7 @@ func TestInterleavedConversations(t *testing.T) {
 		}
 	}
 	for _, th := range threads {
-		if got, _ := a.read(deskmcp.ReadDeskArgs{Thread: th}); got.Reinitialized != "" || gocmp.Diff(want[th], got.Messages, sameMessages) != "" {
+		if got, _ := a.Read(deskmcp.ReadDeskArgs{Thread: th}); got.Reinitialized != "" || gocmp.Diff(want[th], got.Messages, sameMessages) != "" {
 			t.Errorf("A's last read of %d = %+v, want %v", th, got, seqs(want[th]))
 		}
 	}
@@ -126,18 +126,18 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 	a, b := connect(t, svc, agentA), connect(t, svc, agentB)
 	root := appendAs(t, st, transcript.Message{Author: ana, Content: "incident review"})
 	appendAs(t, st, transcript.Message{Author: ana, Content: "timeline below", Parent: root.Seq})
-	b.read(deskmcp.ReadDeskArgs{})
-	b.read(deskmcp.ReadDeskArgs{Thread: root.Seq})
+	b.Read(deskmcp.ReadDeskArgs{})
+	b.Read(deskmcp.ReadDeskArgs{Thread: root.Seq})
 	const secret = "the password is hunter2"
 	aside := appendAs(t, st, transcript.Message{Author: ana, Content: secret, Audience: []transcript.Author{agentA}})
 	inThread := appendAs(t, st, transcript.Message{Author: ana, Content: secret + " (thread)", Parent: root.Seq, Audience: []transcript.Author{agentA}})
-	reply := a.post(deskmcp.PostMessageArgs{Content: "noted: " + secret, Parent: aside.Seq})
+	reply := a.Post(deskmcp.PostMessageArgs{Content: "noted: " + secret, Parent: aside.Seq})
 	if len(reply.Audience) != 1 || !reply.Audience[0].Same(ana) {
 		t.Fatalf("A's reply to the aside has audience %v, want Ana's (the reply rule)", reply.Audience)
 	}
 
 	// A reads all of it.
-	if r, text := a.read(deskmcp.ReadDeskArgs{}); !strings.Contains(text, secret) || !slices.Contains(seqs(r.Messages), aside.Seq) {
+	if r, text := a.Read(deskmcp.ReadDeskArgs{}); !strings.Contains(text, secret) || !slices.Contains(seqs(r.Messages), aside.Seq) {
 		t.Errorf("A does not get the aside: %+v", r)
 	}
 
@@ -146,19 +146,19 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 	keep := func(text string, structured any) {
 		outputs = append(outputs, text, fmt.Sprintf("%+v", structured))
 	}
-	r, text := b.read(deskmcp.ReadDeskArgs{})
+	r, text := b.Read(deskmcp.ReadDeskArgs{})
 	keep(text, r)
 	if len(r.Messages) != 0 || len(r.Elided) != 1 || r.Elided[0].From != aside.Seq || r.Elided[0].Count != 1 {
 		t.Errorf("B's read of the channel = %+v, want one elision of the aside", r)
 	}
-	r, text = b.read(deskmcp.ReadDeskArgs{Thread: root.Seq})
+	r, text = b.Read(deskmcp.ReadDeskArgs{Thread: root.Seq})
 	keep(text, r)
 	if len(r.Messages) != 0 || len(r.Elided) != 1 || r.Elided[0].From != inThread.Seq {
 		t.Errorf("B's read of the thread = %+v, want one elision of the aside in it", r)
 	}
 	for _, args := range []deskmcp.ViewArgs{{}, {Thread: root.Seq}, {Thread: root.Seq, MaxTokens: 400}} {
 		var p transcript.Projection
-		text, err := b.call("view", args, &p)
+		text, err := b.Call("view", args, &p)
 		if err != nil {
 			t.Fatalf("B's view %+v: %v", args, err)
 		}
@@ -168,7 +168,7 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 		}
 	}
 	var threads deskmcp.ThreadsResult
-	text, err := b.call("list_threads", deskmcp.ListThreadsArgs{}, &threads)
+	text, err := b.Call("list_threads", deskmcp.ListThreadsArgs{}, &threads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +183,8 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 	refusal := func(name string, args func(transcript.Sequence) any) {
 		t.Helper()
 		var ignored any
-		gotAside, errAside := b.call(name, args(aside.Seq), &ignored)
-		gotMissing, errMissing := b.call(name, args(missing), &ignored)
+		gotAside, errAside := b.Call(name, args(aside.Seq), &ignored)
+		gotMissing, errMissing := b.Call(name, args(missing), &ignored)
 		keep(gotAside, nil)
 		if errAside == nil || errMissing == nil {
 			t.Errorf("%s of the aside (%v) or of a missing row (%v) is not a tool error", name, errAside, errMissing)
@@ -235,17 +235,17 @@ func TestToolErrors(t *testing.T) {
 		{"post_message", map[string]any{}, "content"},
 	} {
 		var ignored any
-		text, err := a.call(c.name, c.args, &ignored)
+		text, err := a.Call(c.name, c.args, &ignored)
 		if err == nil || !strings.Contains(text, c.want) {
 			t.Errorf("%s %+v = %q, %v; want a tool error mentioning %q", c.name, c.args, text, err, c.want)
 		}
 	}
-	keyed := a.post(deskmcp.PostMessageArgs{Content: "once", Key: "k1"})
-	if again := a.post(deskmcp.PostMessageArgs{Content: "once", Key: "k1"}); again.Seq != keyed.Seq {
+	keyed := a.Post(deskmcp.PostMessageArgs{Content: "once", Key: "k1"})
+	if again := a.Post(deskmcp.PostMessageArgs{Content: "once", Key: "k1"}); again.Seq != keyed.Seq {
 		t.Errorf("a replayed key stored a second row: %d, then %d", keyed.Seq, again.Seq)
 	}
 	var ignored any
-	if text, err := a.call("post_message", deskmcp.PostMessageArgs{Content: "twice", Key: "k1"}, &ignored); err == nil || !strings.Contains(text, "key") {
+	if text, err := a.Call("post_message", deskmcp.PostMessageArgs{Content: "twice", Key: "k1"}, &ignored); err == nil || !strings.Contains(text, "key") {
 		t.Errorf("a conflicting key = %q, %v; want a tool error about the key", text, err)
 	}
 	head := st.Log(desk)
