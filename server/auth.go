@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -25,34 +26,72 @@ func identity(ctx context.Context) token.Token {
 	return t
 }
 
-// authenticate is the middleware of every /v1/ operation, and the one place that decides
-// who a request is: token.Authenticate on its Authorization header. It answers
-//
-//   - 401, with WWW-Authenticate: Bearer, for a missing, malformed, unknown or revoked
-//     token, and for two Authorization headers; all alike;
-//   - 500 when the store cannot say (a failed lookup is the server's fault, not the
-//     request's);
-//   - 429, with Retry-After, past the token's rate limit;
-//   - 404 for a path naming a desk other than the token's, exactly as for a desk that does
-//     not exist;
-//
-// and otherwise puts the token in the request's context (identity) and in its log line.
+// authenticate is the middleware of every /v1/ operation: admit decides who the request
+// is, and a path naming a desk other than the token's is 404, exactly as for a desk that
+// does not exist. It puts the token in the request's context (identity).
 func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
-	rec := recordOf(ctx.Context())
 	var headers []string
 	ctx.EachHeader(func(name, value string) {
 		if strings.EqualFold(name, "Authorization") {
 			headers = append(headers, value)
 		}
 	})
+	t, no := s.admit(ctx.Context(), headers)
+	if no != nil {
+		writeProblemCtx(ctx, no.problem, no.header, no.value)
+		return
+	}
+	if desk := ctx.Param("desk"); strings.Contains(ctx.Operation().Path, "{desk}") && desk != t.Desk {
+		writeProblemCtx(ctx, errNoDesk, "")
+		return
+	}
+	next(huma.WithValue(ctx, identityKey{}, t))
+}
+
+// authenticateHTTP is authenticate for a route that is a plain http.Handler (/mcp, whose
+// desk is the token's): the same admit, the same answers.
+func (s *Server) authenticateHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t, no := s.admit(r.Context(), r.Header.Values("Authorization"))
+		if no != nil {
+			var hdr http.Header
+			if no.header != "" {
+				hdr = http.Header{no.header: {no.value}}
+			}
+			writeProblem(w, no.problem, hdr)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, t)))
+	})
+}
+
+// refusal is admit's answer to a request it refuses: the problem, and one header to set
+// (none when header is "").
+type refusal struct {
+	problem       *huma.ErrorModel
+	header, value string
+}
+
+// admit is the one place that decides who a request is: token.Authenticate on its
+// Authorization headers. It refuses
+//
+//   - with 401, and WWW-Authenticate: Bearer, a missing, malformed, unknown or revoked
+//     token, and two Authorization headers; all alike;
+//   - with 500 when the store cannot say (a failed lookup is the server's fault, not the
+//     request's);
+//   - with 429, and Retry-After, past the token's rate limit;
+//
+// and otherwise returns the token, which it also puts in the request's log line.
+func (s *Server) admit(ctx context.Context, authorization []string) (token.Token, *refusal) {
+	rec := recordOf(ctx)
 	var (
 		t   token.Token
 		err error
 	)
-	if len(headers) > 1 {
+	if len(authorization) > 1 {
 		err = token.ErrMalformed
 	} else {
-		t, err = token.Authenticate(ctx.Context(), s.st, strings.Join(headers, ""))
+		t, err = token.Authenticate(ctx, s.st, strings.Join(authorization, ""))
 	}
 	switch {
 	case errors.Is(err, token.ErrUnauthorized):
@@ -61,24 +100,17 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		if !errors.Is(err, token.ErrMissing) {
 			challenge += `, error="invalid_token"`
 		}
-		writeProblemCtx(ctx, kindUnauthorized.problem("a valid bearer token is required"), "WWW-Authenticate", challenge)
-		return
+		return token.Token{}, &refusal{kindUnauthorized.problem("a valid bearer token is required"), "WWW-Authenticate", challenge}
 	case err != nil:
 		rec.err = err
-		writeProblemCtx(ctx, kindInternal.problem(problemDetail(500)), "")
-		return
+		return token.Token{}, &refusal{problem: kindInternal.problem(problemDetail(500))}
 	}
 	rec.tokenID, rec.desk = t.ID, t.Desk
 	if wait, ok := s.limits.allow(t.ID); !ok {
 		s.metrics.rateLimited.Add(1)
-		writeProblemCtx(ctx, kindRateLimited.problem("the token's rate limit is exceeded"), "Retry-After", retryAfter(wait))
-		return
+		return token.Token{}, &refusal{kindRateLimited.problem("the token's rate limit is exceeded"), "Retry-After", retryAfter(wait)}
 	}
-	if desk := ctx.Param("desk"); strings.Contains(ctx.Operation().Path, "{desk}") && desk != t.Desk {
-		writeProblemCtx(ctx, errNoDesk, "")
-		return
-	}
-	next(huma.WithValue(ctx, identityKey{}, t))
+	return t, nil
 }
 
 // revoked reports whether the token t, which authenticate accepted for a request that is

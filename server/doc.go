@@ -21,6 +21,7 @@
 //	POST /v1/desks/{desk}/delta?as=              {state, conversation?, before?}: {"delta":...} or {"reinitialize":...}
 //	GET  /v1/desks/{desk}/threads?before=&limit=&as=         a transcript.ThreadList
 //	GET  /v1/desks/{desk}/events?thread=&after=&as=          Server-Sent Events
+//	POST /mcp                                    the MCP tools of SPEC §14 (package deskmcp) for the token's participant
 //	GET  /healthz, /metrics, /openapi.json       no token: they hold no desk's content or names
 //
 // JSON in and out. The operations are huma v2 operations on net/http's ServeMux (humago),
@@ -38,15 +39,25 @@
 //
 // # Identity
 //
-// Every /v1/ request carries Authorization: Bearer SECRET. One middleware (authenticate)
-// calls token.Authenticate and puts the token in the request's context; handlers take the
-// author and the viewer from there and from nowhere else. A missing, malformed, unknown or
+// Every /v1/ request, and every /mcp request, carries Authorization: Bearer SECRET. One
+// function (admit, behind the huma middleware authenticate and the net/http middleware
+// authenticateHTTP of /mcp) calls token.Authenticate and puts the token in the request's
+// context; handlers take the author and the viewer from there and from nowhere else. A missing, malformed, unknown or
 // revoked token, or two Authorization headers, is 401 with WWW-Authenticate: Bearer; a
 // store that cannot say is 500. A path naming another desk than the token's is 404, the
 // same 404 as for a desk that does not exist; so are a thread root or a parent the
 // participant may not read: "no such thread", "no such parent", whether it exists or not,
 // with nothing of it in the answer. as= is for operator tokens only (403 otherwise), and
 // the operator then sees exactly that participant's view, stream included.
+//
+// # MCP
+//
+// /mcp is the Model Context Protocol's streamable HTTP transport (the official Go SDK's),
+// stateless: every request is served by an MCP server made for the participant of its own
+// token, on the token's desk, so no request can act in another token's session. Its read
+// states are the store's books (sharing.BookStore) and the reads staged between a read and
+// its acknowledgement, which the requests share (see package deskmcp). Posts through it
+// wake the desk's event streams like any append.
 //
 // # Errors
 //

@@ -41,6 +41,7 @@ func (s *Server) routes() {
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.listThreads)
 	huma.Register(v1, s.eventsOperation(), s.events)
 
+	s.mux.Handle("/mcp", s.mcp) // SPEC §14: authenticated as the /v1/ routes are (mcp.go)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
 	s.mux.HandleFunc("/", s.noRoute)
 }

@@ -23,7 +23,8 @@ type Server struct {
 	hub     *hub         // the fan-out: one tail per desk with open streams
 	limits  *limits      // per-token rate and stream limits
 	metrics *metrics
-	keys    keyLocks // serialises this process's appends of one key
+	keys    keyLocks     // serialises this process's appends of one key
+	mcp     http.Handler // /mcp: the MCP tools for the token's participant
 
 	gate     sync.RWMutex   // held for reading while a request starts, for writing when the drain begins
 	draining bool           // under gate: refuse new requests
@@ -55,6 +56,9 @@ func New(st Store, opts Options) (*Server, error) {
 	}
 	s.limits = newLimits(opts.Rate, opts.Burst, opts.MaxStreams, opts.Now)
 	s.hub = newHub(st, opts, s.metrics)
+	if s.mcp, err = s.mcpHandler(); err != nil {
+		return nil, err
+	}
 
 	config := huma.Config{
 		OpenAPI: &huma.OpenAPI{

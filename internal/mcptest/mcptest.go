@@ -6,6 +6,7 @@ package mcptest
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -126,4 +127,23 @@ func Seqs(msgs []transcript.Message) []transcript.Sequence {
 		out[i] = m.Seq
 	}
 	return out
+}
+
+// ConnectHTTP opens a session with the streamable HTTP endpoint, sending header (an
+// Authorization, say) with every request, as a client configured with headers does.
+func ConnectHTTP(t testing.TB, endpoint string, header http.Header) *Agent {
+	t.Helper()
+	client := &http.Client{Transport: headerTransport{header}}
+	return Connect(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client})
+}
+
+// headerTransport adds headers to every request.
+type headerTransport struct{ header http.Header }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.header {
+		r.Header[k] = v
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }
