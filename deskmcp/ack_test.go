@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/sharing"
 )
 
 // TestCrashDeliversAgain: A reads what B posted, and the process serving A dies before A
@@ -118,5 +119,29 @@ func TestConcurrentSessionsLoseNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEvictedConversationStartsOver: an agent that works in more than sharing.BookLimit
+// conversations loses its place in the least recently used one, whose next read (in a
+// new session: in this one, the read staged there would put it back when acknowledged)
+// starts over and says why (state_evicted); the others read on.
+func TestEvictedConversationStartsOver(t *testing.T) {
+	st, reopen := sqliteStore(t)
+	a := connect(t, service(t, st), agentA)
+	var roots []transcript.Sequence
+	for i := range sharing.BookLimit + 1 {
+		roots = append(roots, appendAs(t, st, transcript.Message{Author: ana, Content: fmt.Sprint("thread ", i)}).Seq)
+	}
+	for _, root := range roots {
+		a.Read(deskmcp.ReadDeskArgs{Thread: root}) // the first read
+		a.Read(deskmcp.ReadDeskArgs{Thread: root}) // acknowledges it: the state is stored
+	}
+	a = connect(t, service(t, reopen()), agentA)
+	if r, _ := a.Read(deskmcp.ReadDeskArgs{Thread: roots[0]}); r.Reinitialized != "state_evicted" || !slices.Equal(seqs(r.Messages), roots[:1]) {
+		t.Errorf("the read of the least recently used thread = %+v, want state_evicted and its view", r)
+	}
+	if r, _ := a.Read(deskmcp.ReadDeskArgs{Thread: roots[len(roots)-1]}); r.Reinitialized != "" {
+		t.Errorf("the read of the most recent thread = %+v, want a delta", r)
 	}
 }

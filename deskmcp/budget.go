@@ -85,33 +85,18 @@ func chunksBefore(blocks []render.Block) (chunks [][]render.Block, trail []rende
 // first message, then each message with the elisions after it, for as long as they fit
 // under the header that header(kept) returns for kept messages. It returns how many
 // messages fit and the text; kept is 0 when even the first message does not fit, and then
-// the text holds the leading elisions only if they fit (ok). The text's count is checked
-// whole, so that tokens merged across a line break cannot take it over max. Chunks past the
-// first that does not fit are never counted: the cost follows max, not the delta.
+// the text holds the leading elisions only if they fit (ok).
 func oldestFirst(blocks []render.Block, max int, header func(kept int) string) (kept int, text string, ok bool) {
 	lead, chunks := chunksAfter(blocks)
-	used := countTokens(header(len(chunks))) + blockTokens(lead)
-	for kept < len(chunks) {
-		n := blockTokens(chunks[kept])
-		if used+n > max {
-			break
-		}
-		used += n
-		kept++
-	}
-	for ; ; kept-- {
+	textOf := func(kept int) string {
 		end := len(lead)
 		for _, c := range chunks[:kept] {
 			end += len(c)
 		}
-		text = joinBlocks(header(kept), blocks[:end])
-		if countTokens(text) <= max {
-			return kept, text, true
-		}
-		if kept == 0 {
-			return 0, "", false
-		}
+		return joinBlocks(header(kept), blocks[:end])
 	}
+	kept = estimate(countTokens(header(len(chunks)))+blockTokens(lead), max, len(chunks), func(i int) []render.Block { return chunks[i] })
+	return settle(kept, len(chunks), max, textOf)
 }
 
 // newestFirst fits a view's blocks in max tokens by dropping its oldest messages, each
@@ -125,30 +110,56 @@ func newestFirst(blocks []render.Block, pinned bool, max int, header func(droppe
 	if pinned && len(chunks) > 0 {
 		root, chunks = chunks[0], chunks[1:]
 	}
-	used := countTokens(header(len(chunks))) + blockTokens(root) + blockTokens(trail)
-	taken := 0 // of the newest chunks
-	for taken < len(chunks) {
-		n := blockTokens(chunks[len(chunks)-1-taken])
-		if used+n > max {
-			break
-		}
-		used += n
-		taken++
-	}
-	for ; ; taken-- {
+	textOf := func(taken int) string {
 		kept := append([]render.Block(nil), root...)
 		for _, c := range chunks[len(chunks)-taken:] {
 			kept = append(kept, c...)
 		}
-		kept = append(kept, trail...)
-		dropped = len(chunks) - taken
-		text = joinBlocks(header(dropped), kept)
-		fits := countTokens(text) <= max
-		switch {
-		case fits && (taken > 0 || len(chunks) == 0):
-			return dropped, text, true
-		case taken == 0:
-			return dropped, "", false
-		}
+		return joinBlocks(header(len(chunks)-taken), append(kept, trail...))
 	}
+	used := countTokens(header(len(chunks))) + blockTokens(root) + blockTokens(trail)
+	taken := estimate(used, max, len(chunks), func(i int) []render.Block { return chunks[len(chunks)-1-i] })
+	taken, text, ok = settle(taken, len(chunks), max, textOf)
+	if !ok || (taken == 0 && len(chunks) > 0) {
+		return len(chunks), "", false
+	}
+	return len(chunks) - taken, text, true
+}
+
+// estimate returns how many of n chunks, taken in the order chunk gives them, fit in max
+// tokens after used, counting each chunk apart. Chunks past the first that does not fit
+// are never counted: the cost follows max, not the delta.
+func estimate(used, max, n int, chunk func(i int) []render.Block) int {
+	k := 0
+	for k < n {
+		c := blockTokens(chunk(k))
+		if used+c > max {
+			break
+		}
+		used += c
+		k++
+	}
+	return k
+}
+
+// settle moves the estimate k to the most chunks (of n) whose whole text, textOf(k), fits
+// in max tokens: counted apart, tokens merged across a line break can make the estimate
+// one off either way. ok is false when not even textOf(0) fits.
+func settle(k, n, max int, textOf func(int) string) (int, string, bool) {
+	text := textOf(k)
+	for countTokens(text) > max {
+		if k == 0 {
+			return 0, "", false
+		}
+		k--
+		text = textOf(k)
+	}
+	for k < n {
+		more := textOf(k + 1)
+		if countTokens(more) > max {
+			break
+		}
+		k, text = k+1, more
+	}
+	return k, text, true
 }
