@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
 )
@@ -22,19 +20,19 @@ import (
 // safe: the content's size, transcript.ValidateNew, a NUL byte, and the parent, which must
 // be a row the participant may read (ErrNoParent otherwise, the same for a parent that
 // does not exist). The store applies the reply rule.
-func (t *tools) postMessage(ctx context.Context, _ *mcp.CallToolRequest, in PostMessageArgs) (*mcp.CallToolResult, transcript.Message, error) {
+func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, transcript.Message, error) {
 	m, err := t.newMessage(in)
 	if err != nil {
-		return nil, transcript.Message{}, err
+		return "", transcript.Message{}, err
 	}
 	c := transcript.Conversation{Desk: t.desk}
 	if m.Parent != 0 {
 		parent, ok, err := transcript.ReadableRow(ctx, t.svc.st.Log(t.desk), m.Parent, t.me)
 		switch {
 		case err != nil:
-			return nil, transcript.Message{}, t.unavailable(ctx, "post_message", err)
+			return "", transcript.Message{}, t.unavailable(ctx, "post_message", err)
 		case !ok:
-			return nil, transcript.Message{}, parentError(m.Parent)
+			return "", transcript.Message{}, parentError(m.Parent)
 		}
 		c.Thread = parent.Seq
 		if !parent.IsRoot() {
@@ -45,15 +43,15 @@ func (t *tools) postMessage(ctx context.Context, _ *mcp.CallToolRequest, in Post
 	stored, err := t.svc.st.Append(context.WithoutCancel(ctx), t.desk, m)
 	switch {
 	case errors.Is(err, transcript.ErrNotReadable), errors.Is(err, transcript.ErrNoParent):
-		return nil, transcript.Message{}, parentError(m.Parent)
+		return "", transcript.Message{}, parentError(m.Parent)
 	case errors.Is(err, transcript.ErrInvalidAudience):
-		return nil, transcript.Message{}, fmt.Errorf("%w: a reply to an aside keeps the aside's readers: leave the audience out to reply to them", ErrBadAudience)
+		return "", transcript.Message{}, fmt.Errorf("%w: a reply to an aside keeps the aside's readers: leave the audience out to reply to them", ErrBadAudience)
 	case errors.Is(err, transcript.ErrKeyConflict):
-		return nil, transcript.Message{}, fmt.Errorf("%w: key %q already names a different message of the desk", ErrBadMessage, m.Key)
+		return "", transcript.Message{}, fmt.Errorf("%w: key %q already names a different message of the desk", ErrBadMessage, m.Key)
 	case errors.Is(err, transcript.ErrInvalidMessage):
-		return nil, transcript.Message{}, fmt.Errorf("%w: the desk refused it (text must be valid UTF-8 without NUL bytes)", ErrBadMessage)
+		return "", transcript.Message{}, fmt.Errorf("%w: the desk refused it (text must be valid UTF-8 without NUL bytes)", ErrBadMessage)
 	case err != nil:
-		return nil, transcript.Message{}, t.unavailable(ctx, "post_message", err)
+		return "", transcript.Message{}, t.unavailable(ctx, "post_message", err)
 	}
 	if t.svc.opts.Appended != nil {
 		t.svc.opts.Appended(t.desk)
@@ -68,7 +66,7 @@ func (t *tools) postMessage(ctx context.Context, _ *mcp.CallToolRequest, in Post
 		t.svc.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "acknowledgement not saved",
 			slog.String("desk", t.desk), slog.String("as", t.me.String()), slog.String("error", err.Error()))
 	}
-	return textResult(fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, where(c), render.Envelope(stored))), stored, nil
+	return fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, where(c), render.Envelope(stored)), stored, nil
 }
 
 // newMessage is in as a message by the participant, checked as the store would check it.

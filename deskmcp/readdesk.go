@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/sharing"
@@ -18,23 +16,23 @@ import (
 // asks for it, the conversation's current view. What it delivers is staged, to be
 // acknowledged by the next read or post there; a crash before that forgets it, and the
 // next read delivers it again.
-func (t *tools) readDesk(ctx context.Context, _ *mcp.CallToolRequest, in ReadDeskArgs) (*mcp.CallToolResult, ReadDeskResult, error) {
+func (t *tools) readDesk(ctx context.Context, in ReadDeskArgs) (string, ReadDeskResult, error) {
 	c := transcript.Conversation{Desk: t.desk, Thread: in.Thread}
 	if err := t.checkThread(ctx, "read_desk", in.Thread); err != nil {
-		return nil, ReadDeskResult{}, err
+		return "", ReadDeskResult{}, err
 	}
 	k := keyOf(t.me, c)
 	unlock := t.svc.staging.lock(k)
 	defer unlock()
 	book, err := t.acknowledge(ctx, k)
 	if err != nil {
-		return nil, ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
+		return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
 	}
 	state, why, ok := book.Lookup(c)
 	if ok {
 		plan, err := sharing.Prepare(ctx, t.svc.st.Log(t.desk), sharing.Query{Desired: c, Current: c, State: state, Viewer: t.me})
 		if err != nil {
-			return nil, ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
+			return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
 		}
 		if plan.Reinitialize == 0 {
 			return t.deliver(c, k, state, plan.Delta, in.MaxTokens)
@@ -65,7 +63,7 @@ func (t *tools) acknowledge(ctx context.Context, k readKey) (sharing.Book, error
 // deliver answers a read with d, prepared from state from, less the participant's own
 // messages; when it does not fit in maxTokens, with its oldest messages that do
 // (sharing.Delta.Prefix), and stages the state that accepts what was delivered.
-func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (*mcp.CallToolResult, ReadDeskResult, error) {
+func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (string, ReadDeskResult, error) {
 	d.Messages = slices.DeleteFunc(d.Messages, func(m transcript.Message) bool { return m.Author.Same(t.me) })
 	blocks := render.Blocks(d.Messages, d.Elided...)
 	kept, text := len(d.Messages), ""
@@ -77,17 +75,17 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 		kept, text, ok = oldestFirst(blocks, maxTokens, line)
 		switch {
 		case len(d.Messages) > 0 && kept == 0:
-			return nil, ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold the oldest new message of %s, #%d",
+			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold the oldest new message of %s, #%d",
 				ErrTooFewTokens, maxTokens, where(c), d.Messages[0].Seq)
 		case !ok:
-			return nil, ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold what is new in %s", ErrTooFewTokens, maxTokens, where(c))
+			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold what is new in %s", ErrTooFewTokens, maxTokens, where(c))
 		}
 	} else {
 		text = joinBlocks(readHeader(c, t.me, deltaResult(d)), blocks)
 	}
 	part := d.Prefix(kept, from)
 	t.svc.staging.stage(k, stagedRead{state: part.Next})
-	return textResult(text), deltaResult(part), nil
+	return text, deltaResult(part), nil
 }
 
 // deltaResult is read_desk's structured result for a delta.
@@ -105,10 +103,10 @@ func deltaResult(d sharing.Delta) ReadDeskResult {
 // startOver answers a read that has no state to prepare from, for reason why (0: a first
 // read), with the conversation's current view, and stages the state initialized at its
 // head, to replace the stored one once acknowledged.
-func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k readKey, why sharing.Reason, maxTokens int) (*mcp.CallToolResult, ReadDeskResult, error) {
+func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k readKey, why sharing.Reason, maxTokens int) (string, ReadDeskResult, error) {
 	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Viewer: t.me})
 	if err != nil {
-		return nil, ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
+		return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
 	}
 	reason := firstRead
 	if why != 0 {
@@ -124,8 +122,8 @@ func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k read
 	header := func(p transcript.Projection) string { return readHeader(c, t.me, result(p)) }
 	p, text, err := t.fitView(c, p, maxTokens, header)
 	if err != nil {
-		return nil, ReadDeskResult{}, err
+		return "", ReadDeskResult{}, err
 	}
 	t.svc.staging.stage(k, stagedRead{state: sharing.Initialized(c, p.Head), restart: true})
-	return textResult(text), result(p), nil
+	return text, result(p), nil
 }

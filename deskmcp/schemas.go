@@ -17,6 +17,8 @@ import (
 type toolSchemas struct {
 	readIn, postIn, viewIn, threadsIn     *jsonschema.Schema
 	readOut, postOut, viewOut, threadsOut *jsonschema.Schema
+	// The input schemas resolved, for checking arguments (addTool).
+	readArgs, postArgs, viewArgs, threadsArgs *jsonschema.Resolved
 }
 
 // schemas returns the tools' schemas, or the error that made them impossible (a bug: a
@@ -48,6 +50,14 @@ var schemas = sync.OnceValues(func() (*toolSchemas, error) {
 	s.postIn.Properties["audience"].MaxItems = ptr(transcript.MaxAudience)
 	s.postIn.Properties["key"].MaxLength = ptr(transcript.MaxKeyLen)
 	s.readOut.Properties["reinitialized"].Enum = reinitializedNames()
+	for _, x := range []struct {
+		dst **jsonschema.Resolved
+		s   *jsonschema.Schema
+	}{{&s.readArgs, s.readIn}, {&s.postArgs, s.postIn}, {&s.viewArgs, s.viewIn}, {&s.threadsArgs, s.threadsIn}} {
+		if *x.dst, err = x.s.Resolve(nil); err != nil {
+			return nil, fmt.Errorf("deskmcp: resolving an input schema: %w", err)
+		}
+	}
 	return &s, nil
 })
 

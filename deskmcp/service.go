@@ -36,8 +36,9 @@ type Options struct {
 	// Logger receives the tools' failures (a store that failed, an acknowledgement not
 	// saved): never content, never a secret. Nil discards them.
 	Logger *slog.Logger
-	// Appended, if set, is called with the desk's name after every row post_message
-	// appends, replays excepted (the service wakes its event streams with it).
+	// Appended, if set, is called with the desk's name after every append post_message
+	// makes (a replayed key too: the store does not say which), so that a service can wake
+	// its event streams at once.
 	Appended func(desk string)
 }
 

@@ -19,7 +19,7 @@ type tools struct {
 // register adds the tools of SPEC §14 to srv, with their schemas.
 func (t *tools) register(srv *mcp.Server) {
 	sc := t.svc.schemas
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, sc.readArgs, &mcp.Tool{
 		Name:         "read_desk",
 		Title:        "Read what is new",
 		Description:  "What is new for you in the channel, or in a thread (thread=ROOT), since your last read there, oldest first: messages in envelopes naming their authors, and elisions for messages you may not read. Your own messages never come back as news. On your first read of a conversation, or when your place there was lost, you get its current view and the reason (reinitialized). Reading a conversation again, or posting in it, acknowledges the previous read; if you never do, the next session delivers that read again.",
@@ -27,7 +27,7 @@ func (t *tools) register(srv *mcp.Server) {
 		OutputSchema: sc.readOut,
 		Annotations:  &mcp.ToolAnnotations{OpenWorldHint: ptr(false)},
 	}, t.readDesk)
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, sc.postArgs, &mcp.Tool{
 		Name:         "post_message",
 		Title:        "Post a message",
 		Description:  "Post as yourself: a new root in the channel, or with parent=ROOT a reply in that thread; with audience, an aside only those participants (and the operator) read. Posting in a conversation acknowledges your last read of it. Returns the stored message.",
@@ -35,7 +35,7 @@ func (t *tools) register(srv *mcp.Server) {
 		OutputSchema: sc.postOut,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, t.postMessage)
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, sc.viewArgs, &mcp.Tool{
 		Name:         "view",
 		Title:        "View a conversation",
 		Description:  "The channel (every root and its first reply) or a thread (its root and direct replies) as you see it: the newest window messages, oldest first, below before. Changes nothing: no read is acknowledged.",
@@ -43,7 +43,7 @@ func (t *tools) register(srv *mcp.Server) {
 		OutputSchema: sc.viewOut,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, t.view)
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, sc.threadsArgs, &mcp.Tool{
 		Name:         "list_threads",
 		Title:        "List threads",
 		Description:  "The newest threads you can read, newest root first: each root, how many replies you can read, and the newest of them. Pass a root to read_desk or view as thread.",
@@ -51,11 +51,6 @@ func (t *tools) register(srv *mcp.Server) {
 		OutputSchema: sc.threadsOut,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, t.listThreads)
-}
-
-// textResult is a tool result whose text is text; the SDK adds the structured content.
-func textResult(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
 // unavailable logs err, a failure of the store, and returns the error the model sees,

@@ -4,28 +4,26 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
 )
 
 // view is the view tool: transcript.Project for the participant, no state change.
-func (t *tools) view(ctx context.Context, _ *mcp.CallToolRequest, in ViewArgs) (*mcp.CallToolResult, transcript.Projection, error) {
+func (t *tools) view(ctx context.Context, in ViewArgs) (string, transcript.Projection, error) {
 	c := transcript.Conversation{Desk: t.desk, Thread: in.Thread}
 	if err := t.checkThread(ctx, "view", in.Thread); err != nil {
-		return nil, transcript.Projection{}, err
+		return "", transcript.Projection{}, err
 	}
 	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Before: in.Before, Window: in.Window, Viewer: t.me})
 	if err != nil {
-		return nil, transcript.Projection{}, t.unavailable(ctx, "view", err)
+		return "", transcript.Projection{}, t.unavailable(ctx, "view", err)
 	}
 	header := func(p transcript.Projection) string { return viewHeader(c, t.me, p) }
 	p, text, err := t.fitView(c, p, in.MaxTokens, header)
 	if err != nil {
-		return nil, transcript.Projection{}, err
+		return "", transcript.Projection{}, err
 	}
-	return textResult(text), p, nil
+	return text, p, nil
 }
 
 // fitView renders p, a projection of c, under the first line header gives for what it
@@ -73,13 +71,13 @@ func dropOldest(p transcript.Projection, pinned bool, n int) transcript.Projecti
 }
 
 // listThreads is the list_threads tool: transcript.ListThreads for the participant.
-func (t *tools) listThreads(ctx context.Context, _ *mcp.CallToolRequest, in ListThreadsArgs) (*mcp.CallToolResult, ThreadsResult, error) {
+func (t *tools) listThreads(ctx context.Context, in ListThreadsArgs) (string, ThreadsResult, error) {
 	list, err := transcript.ListThreads(ctx, t.svc.st.Log(t.desk), transcript.ThreadQuery{Limit: in.Limit, Viewer: t.me})
 	if err != nil {
-		return nil, ThreadsResult{}, t.unavailable(ctx, "list_threads", err)
+		return "", ThreadsResult{}, t.unavailable(ctx, "list_threads", err)
 	}
 	if list.Threads == nil {
 		list.Threads = []transcript.Thread{}
 	}
-	return textResult(threadsText(t.desk, t.me, list.Threads, render.Envelope)), ThreadsResult{Threads: list.Threads}, nil
+	return threadsText(t.desk, t.me, list.Threads, render.Envelope), ThreadsResult{Threads: list.Threads}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript"
@@ -17,13 +18,16 @@ import (
 )
 
 // Agent is one MCP session, through the SDK's client. Its methods fail the test on a
-// protocol error.
+// protocol error, and on a result whose structured content breaks the output schema the
+// server's tool list gives for its tool.
 type Agent struct {
 	t       testing.TB
 	Session *mcp.ClientSession
+	outputs map[string]*jsonschema.Resolved // by tool name
 }
 
-// Connect opens a session over transport, closed when the test ends.
+// Connect opens a session over transport, closed when the test ends, and reads the
+// server's tools' output schemas.
 func Connect(t testing.TB, transport mcp.Transport) *Agent {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
@@ -32,7 +36,28 @@ func Connect(t testing.TB, transport mcp.Transport) *Agent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &Agent{t: t, Session: cs}
+	a := &Agent{t: t, Session: cs, outputs: map[string]*jsonschema.Resolved{}}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.OutputSchema == nil {
+			continue
+		}
+		raw, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema jsonschema.Schema
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatalf("%s's output schema: %v", tool.Name, err)
+		}
+		if a.outputs[tool.Name], err = schema.Resolve(nil); err != nil {
+			t.Fatalf("%s's output schema: %v", tool.Name, err)
+		}
+	}
+	return a
 }
 
 // ToolError is a tool's refusal: the text of a result with isError set.
@@ -55,6 +80,15 @@ func (a *Agent) Call(name string, args any, out any) (string, error) {
 	raw, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		a.t.Fatalf("%s: structured content: %v", name, err)
+	}
+	if schema := a.outputs[name]; schema != nil {
+		var instance any
+		if err := json.Unmarshal(raw, &instance); err != nil {
+			a.t.Fatal(err)
+		}
+		if err := schema.Validate(instance); err != nil {
+			a.t.Fatalf("%s: the structured content breaks the output schema: %v\n%s", name, err, raw)
+		}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		a.t.Fatalf("%s: structured content %s: %v", name, raw, err)
