@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sharedesk/transcript"
@@ -84,4 +85,21 @@ func TestFitting(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCountTokensConcurrently: the one codec serves every session at once (run with -race).
+func TestCountTokensConcurrently(t *testing.T) {
+	text := strings.Repeat("The deploy of service 7 went through the canary. ", 50)
+	want := countTokens(text)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 20 {
+				if got := countTokens(text); got != want {
+					t.Errorf("countTokens = %d, then %d", want, got)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

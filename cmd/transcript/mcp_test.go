@@ -18,24 +18,29 @@ import (
 	"github.com/sharedesk/transcript/deskmcp"
 	"github.com/sharedesk/transcript/internal/mcptest"
 	"github.com/sharedesk/transcript/render"
-	"github.com/sharedesk/transcript/sqlitestore"
 )
 
 // The MCP tests run `transcript mcp` as an MCP client starts it: the built binary, one
 // process per agent session, spoken to over stdio by the SDK's own client.
 
-// mcpDesk is a SQLite desk the tests' person writes to directly, and agents reach through
+// mcpDesk is a desk the tests' person writes to directly, and agents reach through
 // transcript mcp processes.
 type mcpDesk struct {
 	t  *testing.T
 	db string
-	st *sqlitestore.Store
+	st store
 }
 
+// newMCPDesk opens a new SQLite desk.
 func newMCPDesk(t *testing.T) *mcpDesk {
 	t.Helper()
-	db := filepath.Join(t.TempDir(), "desk.db")
-	st, err := sqlitestore.Open(context.Background(), db)
+	return openMCPDesk(t, filepath.Join(t.TempDir(), "desk.db"))
+}
+
+// openMCPDesk opens the desk at db (a SQLite file or a postgres:// URL), created if need be.
+func openMCPDesk(t *testing.T, db string) *mcpDesk {
+	t.Helper()
+	st, err := deskFlags{db: db}.open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,12 +189,16 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 }
 
-// TestMCPOverStdioCrash: A's process reads B's posts and is killed before A posts; a new
-// process gets the same messages again. A then posts, and after the next kill they do not
-// come back.
+// TestMCPOverStdioCrash, on each store: A's process reads B's posts and is killed before A
+// posts; a new process gets the same messages again. A then posts, and after the next kill
+// they do not come back.
 func TestMCPOverStdioCrash(t *testing.T) {
-	t.Parallel()
-	d := newMCPDesk(t)
+	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
+		testMCPOverStdioCrash(t, openMCPDesk(t, newDB(t)))
+	})
+}
+
+func testMCPOverStdioCrash(t *testing.T, d *mcpDesk) {
 	d.say(transcript.Message{Author: mcpAna, Content: "welcome"})
 	a := d.start("agent:a")
 	a.Read(deskmcp.ReadDeskArgs{})
