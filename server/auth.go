@@ -27,48 +27,15 @@ func identity(ctx context.Context) token.Token {
 	return t
 }
 
-// authenticate is the middleware of every /v1/ operation: it asks identify, the one place
-// that decides who a request is, and answers
-//
-//   - 401, with WWW-Authenticate: Bearer, for a missing, malformed, unknown or revoked
-//     token, for two Authorization headers, and for a session cookie that is unknown,
-//     expired or signed out; all alike;
-//   - 403 for a request that the session cookie authenticates, is no GET or HEAD, and
-//     lacks the session's CSRF token (CSRFHeader);
-//   - 500 when the store cannot say (a failed lookup is the server's fault, not the
-//     request's);
-//   - 429, with Retry-After, past the token's rate limit;
-//   - 404 for a path naming a desk other than the token's, exactly as for a desk that does
-//     not exist;
-//
-// and otherwise puts the token (identity) and the session, if any, in the request's context
-// and the token in its log line.
+// authenticate is the middleware of every /v1/ operation: admit decides who the request
+// is, and a path naming a desk other than the token's is 404, exactly as for a desk that
+// does not exist. It puts the token (identity) and the session, if any, in the request's
+// context.
 func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
-	rec := recordOf(ctx.Context())
 	r, _ := humago.Unwrap(ctx)
-	t, sess, refusal, err := s.identify(r)
-	switch {
-	case refusal == refusalCSRF:
-		rec.refusal = refusal
-		writeProblemCtx(ctx, kindForbidden.problem("a request with the session cookie must carry the session's CSRF token in "+CSRFHeader), "")
-		return
-	case refusal != "":
-		rec.refusal = refusal
-		challenge := `Bearer realm="transcript"`
-		if refusal != "missing" {
-			challenge += `, error="invalid_token"`
-		}
-		writeProblemCtx(ctx, kindUnauthorized.problem("a valid bearer token, or a signed-in session, is required"), "WWW-Authenticate", challenge)
-		return
-	case err != nil:
-		rec.err = err
-		writeProblemCtx(ctx, kindInternal.problem(problemDetail(500)), "")
-		return
-	}
-	rec.tokenID, rec.desk = t.ID, t.Desk
-	if wait, ok := s.limits.allow(t.ID); !ok {
-		s.metrics.rateLimited.Add(1)
-		writeProblemCtx(ctx, kindRateLimited.problem("the token's rate limit is exceeded"), "Retry-After", retryAfter(wait))
+	t, sess, no := s.admit(r)
+	if no != nil {
+		writeProblemCtx(ctx, no.problem, no.header, no.value)
 		return
 	}
 	if desk := ctx.Param("desk"); strings.Contains(ctx.Operation().Path, "{desk}") && desk != t.Desk {
@@ -76,6 +43,70 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	next(huma.WithValue(huma.WithValue(ctx, identityKey{}, t), sessionKey{}, sess))
+}
+
+// authenticateHTTP is authenticate for a route that is a plain http.Handler (/mcp, whose
+// desk is the token's): the same admit, the same answers.
+func (s *Server) authenticateHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t, sess, no := s.admit(r)
+		if no != nil {
+			var hdr http.Header
+			if no.header != "" {
+				hdr = http.Header{no.header: {no.value}}
+			}
+			writeProblem(w, no.problem, hdr)
+			return
+		}
+		ctx := context.WithValue(context.WithValue(r.Context(), identityKey{}, t), sessionKey{}, sess)
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// rejection is admit's answer to a request it refuses: the problem, and one header to set
+// (none when header is "").
+type rejection struct {
+	problem       *huma.ErrorModel
+	header, value string
+}
+
+// admit asks identify, the one place that decides who a request is, and refuses
+//
+//   - with 401, and WWW-Authenticate: Bearer, a missing, malformed, unknown or revoked
+//     token, two Authorization headers, and a session cookie that is unknown, expired or
+//     signed out; all alike;
+//   - with 403 a request that the session cookie authenticates, is no GET or HEAD, and
+//     lacks the session's CSRF token (CSRFHeader);
+//   - with 500 when the store cannot say (a failed lookup is the server's fault, not the
+//     request's);
+//   - with 429, and Retry-After, past the token's rate limit;
+//
+// and otherwise returns the token and the session, if any, and puts the token in the
+// request's log line.
+func (s *Server) admit(r *http.Request) (token.Token, *session, *rejection) {
+	rec := recordOf(r.Context())
+	t, sess, refusal, err := s.identify(r)
+	switch {
+	case refusal == refusalCSRF:
+		rec.refusal = refusal
+		return token.Token{}, nil, &rejection{problem: kindForbidden.problem("a request with the session cookie must carry the session's CSRF token in " + CSRFHeader)}
+	case refusal != "":
+		rec.refusal = refusal
+		challenge := `Bearer realm="transcript"`
+		if refusal != "missing" {
+			challenge += `, error="invalid_token"`
+		}
+		return token.Token{}, nil, &rejection{kindUnauthorized.problem("a valid bearer token, or a signed-in session, is required"), "WWW-Authenticate", challenge}
+	case err != nil:
+		rec.err = err
+		return token.Token{}, nil, &rejection{problem: kindInternal.problem(problemDetail(500))}
+	}
+	rec.tokenID, rec.desk = t.ID, t.Desk
+	if wait, ok := s.limits.allow(t.ID); !ok {
+		s.metrics.rateLimited.Add(1)
+		return token.Token{}, nil, &rejection{kindRateLimited.problem("the token's rate limit is exceeded"), "Retry-After", retryAfter(wait)}
+	}
+	return t, sess, nil
 }
 
 // refusalSession and refusalCSRF are identify's refusals of a session cookie: one that

@@ -21,6 +21,7 @@
 //	POST /v1/desks/{desk}/delta?as=              {state, conversation?, before?}: {"delta":...} or {"reinitialize":...}
 //	GET  /v1/desks/{desk}/threads?before=&limit=&as=         a transcript.ThreadList
 //	GET  /v1/desks/{desk}/events?thread=&after=&as=          Server-Sent Events
+//	POST /mcp                                    the MCP tools of SPEC §14 (package deskmcp) for the token's participant
 //	GET  /healthz, /metrics, /openapi.json       no token: they hold no desk's content or names
 //
 // and, for the inspector page (SPEC §13):
@@ -48,9 +49,10 @@
 //
 // # Identity
 //
-// Every /v1/ request carries Authorization: Bearer SECRET. One middleware (authenticate)
-// calls token.Authenticate and puts the token in the request's context; handlers take the
-// author and the viewer from there and from nowhere else. A missing, malformed, unknown or
+// Every /v1/ request, and every /mcp request, carries Authorization: Bearer SECRET. One
+// function (admit, behind the huma middleware authenticate and the net/http middleware
+// authenticateHTTP of /mcp) calls token.Authenticate and puts the token in the request's
+// context; handlers take the author and the viewer from there and from nowhere else. A missing, malformed, unknown or
 // revoked token, or two Authorization headers, is 401 with WWW-Authenticate: Bearer; a
 // store that cannot say is 500. A path naming another desk than the token's is 404, the
 // same 404 as for a desk that does not exist; so are a thread root or a parent the
@@ -81,6 +83,15 @@
 // and model, the routes every client uses: what a column shows is the API's answer for that
 // participant, and the model input is render.ModelInput's bytes, the implementation
 // transcript view --format shares. It puts the desk's text in with textContent only.
+//
+// # MCP
+//
+// /mcp is the Model Context Protocol's streamable HTTP transport (the official Go SDK's),
+// stateless: every request is served by an MCP server made for the participant of its own
+// token, on the token's desk, so no request can act in another token's session. Its read
+// states are the store's books (sharing.BookStore) and the reads staged between a read and
+// its acknowledgement, which the requests share (see package deskmcp). Posts through it
+// wake the desk's event streams like any append.
 //
 // # Errors
 //

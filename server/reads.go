@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"math"
 
 	"github.com/sharedesk/transcript"
 )
@@ -124,20 +123,10 @@ func (s *Server) checkThread(ctx context.Context, desk string, thread transcript
 	return nil
 }
 
-// readableRow returns row seq of desk when it exists and v may read it. One read of one
-// row: rows never change nor go away, so what it finds stays true.
+// readableRow returns row seq of desk when it exists and v may read it
+// (transcript.ReadableRow: the same answer for a row that does not exist).
 func (s *Server) readableRow(ctx context.Context, desk string, seq transcript.Sequence, v transcript.Author) (transcript.Message, bool, error) {
-	if seq == 0 || seq == math.MaxUint64 {
-		return transcript.Message{}, false, nil
-	}
-	pg, err := s.st.Log(desk).ReadBefore(ctx, seq+1, 1)
-	if err != nil {
-		return transcript.Message{}, false, err
-	}
-	if len(pg.Messages) == 0 || pg.Messages[0].Seq != seq || !pg.Messages[0].ReadableBy(v) {
-		return transcript.Message{}, false, nil
-	}
-	return pg.Messages[0], true, nil
+	return transcript.ReadableRow(ctx, s.st.Log(desk), seq, v)
 }
 
 // internal records err for the request's log line and returns the problem a client gets

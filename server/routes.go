@@ -53,6 +53,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /{$}", s.servePage)
 	s.mux.HandleFunc("GET /static/{file}", s.serveStatic)
 
+	s.mux.Handle("/mcp", s.mcp) // SPEC §14: authenticated as the /v1/ routes are (mcp.go)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
 	s.mux.HandleFunc("/", s.noRoute)
 }

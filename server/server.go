@@ -23,9 +23,10 @@ type Server struct {
 	hub     *hub         // the fan-out: one tail per desk with open streams
 	limits  *limits      // per-token rate and stream limits
 	metrics *metrics
-	keys    keyLocks  // serialises this process's appends of one key
-	sess    *sessions // the inspector page's sign-ins
-	page    *page     // the inspector page's templates and static files
+	keys    keyLocks     // serialises this process's appends of one key
+	sess    *sessions    // the inspector page's sign-ins
+	page    *page        // the inspector page's templates and static files
+	mcp     http.Handler // /mcp: the MCP tools for the token's participant
 
 	gate     sync.RWMutex   // held for reading while a request starts, for writing when the drain begins
 	draining bool           // under gate: refuse new requests
@@ -59,6 +60,9 @@ func New(st Store, opts Options) (*Server, error) {
 	s.hub = newHub(st, opts, s.metrics)
 	s.sess = newSessions(opts.SessionTTL, opts.Now)
 	if s.page, err = newPage(); err != nil {
+		return nil, err
+	}
+	if s.mcp, err = s.mcpHandler(); err != nil {
 		return nil, err
 	}
 

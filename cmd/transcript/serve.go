@@ -44,9 +44,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "[flags]", `
 Serve the database's desks over HTTP (SPEC §12): JSON in and out, application/problem+json
 errors, an OpenAPI 3.1 document at /openapi.json, Server-Sent Events at
-/v1/desks/DESK/events, /healthz and /metrics. Every /v1/ request carries Authorization:
-Bearer SECRET, a secret from "transcript token add": the token is one participant on one
-desk, the author of what it posts and the viewer of what it reads. Tokens added or revoked
+/v1/desks/DESK/events, /healthz and /metrics, and the Model Context Protocol at /mcp
+(streamable HTTP; the tools of "transcript mcp"). Every /v1/ and /mcp request carries
+Authorization: Bearer SECRET, a secret from "transcript token add": the token is one
+participant on one desk, the author of what it posts and the viewer of what it reads. Tokens added or revoked
 while serve runs take effect at their next request.
 
 serve listens on the loopback interface unless --addr says otherwise; another address

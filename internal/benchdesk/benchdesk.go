@@ -155,3 +155,13 @@ func Asides(msgs []transcript.Message, percent int) {
 		m.Audience = audience
 	}
 }
+
+// NewMessages returns Stream(n) as messages to append, oldest first: row i becomes Seq i+1
+// once appended to an empty desk, so its Parent holds.
+func NewMessages(n int) []transcript.Message {
+	msgs := make([]transcript.Message, n)
+	for i, row := range Stream(n) {
+		msgs[i] = transcript.Message{Parent: transcript.Sequence(row.Parent), Author: Authors[row.Author], Content: row.Text()}
+	}
+	return msgs
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/sharing"
+)
+
+func runMCP(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "mcp", "--desk NAME --as PARTICIPANT [flags]", `
+Serve the Model Context Protocol on standard input and output (SPEC §14), for one desk and
+one participant: an MCP client (a coding assistant, a desktop assistant, an agent
+framework) starts it and sits at the desk as --as, with four tools:
+
+  read_desk     thread?, max_tokens?                   what is new for me there since my last read
+  post_message  content, parent?, audience?, key?      post as me
+  view          thread?, before?, window?, max_tokens? a view of the channel or a thread
+  list_threads  limit?                                 the newest threads I can read
+
+--as is the author of every post and the viewer of every read: an aside it may not read is
+an elision, never its content. Its place in the channel and in each thread is kept in the
+database, per participant and conversation, and a read is acknowledged when it reads that
+conversation again or posts in it: if the process dies first, the next session delivers
+the read again. Errors and failures are logged to standard error, never content.`)
+	var df deskFlags
+	addDeskFlags(fs, &df, "main")
+	var as authorFlag
+	fs.Var(&as, "as", "the `participant` the tools act as: "+authorSyntax)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() != 0:
+		return usageErrorf("mcp takes no arguments")
+	case as.author.Kind == 0:
+		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
+	}
+	st, err := df.openExisting(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	books, ok := st.(sharing.BookStore)
+	if !ok {
+		return fmt.Errorf("mcp: the database at %s keeps no read states", df.db)
+	}
+	svc, err := deskmcp.New(st, books, deskmcp.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, nil))})
+	if err != nil {
+		return err
+	}
+	srv, err := svc.Server(df.desk, as.author)
+	if err != nil {
+		return usageErrorf("mcp: %v", err)
+	}
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil // a signal, or the client closed standard input: done
+	}
+	return err
+}
+
+// nopWriteCloser is standard output as the transport's writer, which the transport closes
+// when the session ends: the process's own output stays open.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,73 @@
+package deskmcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolFunc is a tool's own work: its arguments decoded, once they passed the tool's input
+// schema; it returns the result's text and its structured content, or a refusal.
+type toolFunc[In, Out any] func(ctx context.Context, in In) (text string, out Out, err error)
+
+// addTool registers tool on srv, served by h. It does what mcp.AddTool does for a typed
+// handler — the arguments checked against the tool's input schema (args, resolved) and
+// decoded, a refusal made a tool error (isError, its text) the model reads, the result's
+// Out marshalled as its structured content beside the text — with encoding/json, and
+// without checking each result against the tool's output schema again: the SDK decodes
+// every value through a decoder with a fresh 32 KiB buffer (three per call besides the
+// protocol's own) and re-marshals what it checked, which together made up most of the
+// server's cost of a read_desk with no news (BENCHMARKS.md, "MCP (issue 13)"). That every
+// result matches its output schema is for the tests to show: internal/mcptest checks each
+// result it receives against the schema the tool list gives.
+func addTool[In, Out any](srv *mcp.Server, args *jsonschema.Resolved, tool *mcp.Tool, h toolFunc[In, Out]) {
+	srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := req.Params.Arguments
+		var in In
+		if err := checkArguments(raw, args, &in); err != nil {
+			return toolError(err), nil
+		}
+		text, out, err := h(ctx, in)
+		if err != nil {
+			return toolError(err), nil
+		}
+		structured, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("deskmcp: marshalling the result of %s: %w", tool.Name, err)
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+			StructuredContent: json.RawMessage(structured),
+		}, nil
+	})
+}
+
+// checkArguments checks raw, a call's arguments (absent: {}), against schema, and decodes
+// them into in.
+func checkArguments(raw json.RawMessage, schema *jsonschema.Resolved, in any) error {
+	args := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return fmt.Errorf("arguments are not a JSON object: %w", err)
+		}
+	}
+	if err := schema.Validate(args); err != nil {
+		return fmt.Errorf("validating \"arguments\": %w", err)
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, in); err != nil {
+			return fmt.Errorf("arguments: %w", err)
+		}
+	}
+	return nil
+}
+
+// toolError is the result of a refused call: the refusal's text, as a tool error.
+func toolError(err error) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	res.SetError(err)
+	return &res
+}

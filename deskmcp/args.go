@@ -1,0 +1,54 @@
+package deskmcp
+
+import "github.com/sharedesk/transcript"
+
+// The tools' arguments and results. The field tags are the JSON the tools take and give;
+// the jsonschema tags are the descriptions in their schemas, which the tool list shows a
+// model.
+
+// ReadDeskArgs are read_desk's arguments.
+type ReadDeskArgs struct {
+	Thread    transcript.Sequence `json:"thread,omitempty" jsonschema:"The root of the thread to read. Absent or 0: the desk's channel."`
+	MaxTokens int                 `json:"max_tokens,omitempty" jsonschema:"The most tokens the result's text may take (o200k; an estimate for other models). A read that does not fit delivers its oldest new messages that do and the rest on the next read. Absent or 0: no bound."`
+}
+
+// ReadDeskResult is read_desk's structured result (SPEC §14): what is new for the
+// participant in the conversation since its last acknowledged read, or, when it started
+// over, the conversation's current view and why.
+type ReadDeskResult struct {
+	Messages []transcript.Message `json:"messages"`
+	Elided   []transcript.Elision `json:"elided"`
+	// Head is the newest row the read covers: the next read of the conversation starts
+	// above it.
+	Head transcript.Sequence `json:"head"`
+	// Reinitialized is set when the read started over from a full view: first_read,
+	// state_evicted, gap_too_large or watermark_unavailable (see sharing.Reason).
+	Reinitialized string `json:"reinitialized,omitempty"`
+}
+
+// PostMessageArgs are post_message's arguments.
+type PostMessageArgs struct {
+	Content  string              `json:"content" jsonschema:"The message."`
+	Parent   transcript.Sequence `json:"parent,omitempty" jsonschema:"The message it replies to: a thread's root, to post in that thread. Absent or 0: a new root in the channel."`
+	Audience []string            `json:"audience,omitempty" jsonschema:"Makes it an aside only these participants read (besides you and the operator): operator, person:ID, agent:ID or system:KIND. A reply to an aside is an aside to the aside's readers: leave this out."`
+	Key      string              `json:"key,omitempty" jsonschema:"Your name for the message, unique on the desk: posting again with the same key and message returns the stored message instead of a second one."`
+}
+
+// ViewArgs are view's arguments.
+type ViewArgs struct {
+	Thread    transcript.Sequence `json:"thread,omitempty" jsonschema:"The root of the thread to view. Absent or 0: the desk's channel."`
+	Before    transcript.Sequence `json:"before,omitempty" jsonschema:"Only messages below this seq. Absent or 0: up to the newest."`
+	Window    int                 `json:"window,omitempty" jsonschema:"How many messages. Absent or 0: 30."`
+	MaxTokens int                 `json:"max_tokens,omitempty" jsonschema:"The most tokens the result's text may take (o200k; an estimate for other models): the oldest messages are dropped to fit, never a thread's root. Absent or 0: no bound."`
+}
+
+// ListThreadsArgs are list_threads' arguments.
+type ListThreadsArgs struct {
+	Limit int `json:"limit,omitempty" jsonschema:"How many threads. Absent or 0: 20."`
+}
+
+// ThreadsResult is list_threads' structured result: the newest threads the participant can
+// read, newest root first.
+type ThreadsResult struct {
+	Threads []transcript.Thread `json:"threads"`
+}

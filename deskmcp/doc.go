@@ -1,0 +1,54 @@
+// Package deskmcp lets any agent that speaks the Model Context Protocol sit at a desk as
+// itself (SPEC §14): read what is new for it, post, and move between threads without
+// losing its place. It is built on the official Go SDK,
+// github.com/modelcontextprotocol/go-sdk.
+//
+//	svc, err := deskmcp.New(st, st, deskmcp.Options{}) // st: a sqlitestore or pgstore Store
+//	srv, err := svc.Server("eng", transcript.Agent("triage", "Triage"))
+//	err = srv.Run(ctx, &mcp.StdioTransport{}) // transcript mcp; serve's /mcp makes one per request
+//
+// # Tools
+//
+//	read_desk     thread?, max_tokens?                    what is new for me there since my last acknowledged read
+//	post_message  content, parent?, audience?, key?       append as me; acknowledges my read of that conversation
+//	view          thread?, before?, window?, max_tokens?  a projection, no state change
+//	list_threads  limit?                                  the newest threads I can read
+//
+// Each result is text — a first line that says what follows, then every message in its
+// envelope and every elision as its tag (render.Blocks), so that nothing a message says can
+// pass for the desk's own words — and the same as structured content: read_desk
+// {"messages", "elided", "head"} plus "reinitialized" when it started over; post_message
+// the stored Message; view a Projection; list_threads {"threads"}. Arguments and results
+// have JSON schemas, which the SDK checks. A refusal is a tool error the model can read
+// (ErrNoThread, ErrNoParent, ErrBadAudience, ErrBadMessage, ErrTooFewTokens,
+// ErrUnavailable); none quotes content, and a thread or parent the participant may not
+// read is refused exactly as one that does not exist.
+//
+// # Read state, per participant and per conversation
+//
+// A participant's place in each conversation of a desk (the channel, each thread) is a
+// sharing.State in its sharing.Book, in the store (sharing.BookStore), so that an agent
+// working in two threads and the channel gets deltas in each and never starts over when
+// it moves between them; past sharing.BookLimit conversations the least recently used is
+// evicted, and its next read starts over with the reason state_evicted.
+//
+// A read is not committed when it is delivered. It is staged, in the Service's memory, and
+// acknowledged — joined into the stored book by compare-and-swap (sharing.UpdateBook) —
+// when the participant reads that conversation again or posts in it. A crash before that
+// forgets the staged read, and the next read delivers the same messages again: at least
+// once, never lost. Two sessions of one participant (two connections of one agent) share
+// their staged reads within one Service and take turns on each conversation; across
+// processes the book's compare-and-swap and its commutative join keep every
+// acknowledgement of both. The participant's own messages never come back to it as news.
+//
+// # Token budget
+//
+// max_tokens bounds a result's text, counted with o200k_base
+// (github.com/tiktoken-go/tokenizer, whose vocabulary is compiled in: nothing is
+// downloaded; for other models the count is an estimate). A read that does not fit
+// delivers its oldest new messages that do, says how many are left, and stages a state
+// whose watermark stops below the first message left out (sharing.Delta.Prefix), so that
+// the next read delivers the rest: complete, in order, nothing twice. A view, and a read
+// that starts over, drops its oldest messages instead — never a thread's pinned root — and
+// says how many. A bound that cannot hold even one message is ErrTooFewTokens.
+package deskmcp

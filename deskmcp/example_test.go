@@ -1,0 +1,62 @@
+package deskmcp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// An agent joins a desk over MCP: the SDK's client, connected in memory here (a process's
+// stdio with transcript mcp, or serve's /mcp, in real use), reads what is new for it.
+func Example() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "deskmcp-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := sqlitestore.Open(ctx, filepath.Join(dir, "desk.db"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+	st.Append(ctx, "eng", transcript.Message{Author: transcript.Person("ana", "Ana"), Content: "Can someone look at the failing deploy?"})
+
+	svc, err := deskmcp.New(st, st, deskmcp.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv, err := svc.Server("eng", transcript.Agent("triage", "Triage"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, serverSide, nil); err != nil {
+		log.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "example-agent", Version: "1"}, nil)
+	session, err := client.Connect(ctx, clientSide, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "read_desk", Arguments: map[string]any{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// Started over in the channel of desk "eng" (first_read): its current view, 1 message; read up to #1; you are agent:triage.
+	// <message seq="1" kind="person" id="ana" label="Ana">
+	// Can someone look at the failing deploy?
+	// </message>
+}

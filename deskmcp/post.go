@@ -1,0 +1,104 @@
+package deskmcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/render"
+)
+
+// postMessage is the post_message tool: it appends the message as the participant, then
+// acknowledges the participant's staged read of the conversation the message is in (the
+// channel for a root; for a reply, the thread of its parent, or of its parent's root when
+// the parent is itself a reply).
+//
+// The message is checked before the store is asked, so that every refusal is precise and
+// safe: the content's size, transcript.ValidateNew, a NUL byte, and the parent, which must
+// be a row the participant may read (ErrNoParent otherwise, the same for a parent that
+// does not exist). The store applies the reply rule.
+func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, transcript.Message, error) {
+	m, err := t.newMessage(in)
+	if err != nil {
+		return "", transcript.Message{}, err
+	}
+	c := transcript.Conversation{Desk: t.desk}
+	if m.Parent != 0 {
+		parent, ok, err := transcript.ReadableRow(ctx, t.svc.st.Log(t.desk), m.Parent, t.me)
+		switch {
+		case err != nil:
+			return "", transcript.Message{}, t.unavailable(ctx, "post_message", err)
+		case !ok:
+			return "", transcript.Message{}, parentError(m.Parent)
+		}
+		c.Thread = parent.Seq
+		if !parent.IsRoot() {
+			c.Thread = parent.Parent
+		}
+	}
+	// The append is not the client's to cancel: once begun it finishes.
+	stored, err := t.svc.st.Append(context.WithoutCancel(ctx), t.desk, m)
+	switch {
+	case errors.Is(err, transcript.ErrNotReadable), errors.Is(err, transcript.ErrNoParent):
+		return "", transcript.Message{}, parentError(m.Parent)
+	case errors.Is(err, transcript.ErrInvalidAudience):
+		return "", transcript.Message{}, fmt.Errorf("%w: a reply to an aside keeps the aside's readers: leave the audience out to reply to them", ErrBadAudience)
+	case errors.Is(err, transcript.ErrKeyConflict):
+		return "", transcript.Message{}, fmt.Errorf("%w: key %q already names a different message of the desk", ErrBadMessage, m.Key)
+	case errors.Is(err, transcript.ErrInvalidMessage):
+		return "", transcript.Message{}, fmt.Errorf("%w: the desk refused it (text must be valid UTF-8 without NUL bytes)", ErrBadMessage)
+	case err != nil:
+		return "", transcript.Message{}, t.unavailable(ctx, "post_message", err)
+	}
+	if t.svc.opts.Appended != nil {
+		t.svc.opts.Appended(t.desk, stored.Seq)
+	}
+	k := keyOf(t.me, c)
+	unlock := t.svc.staging.lock(k)
+	_, err = t.acknowledge(context.WithoutCancel(ctx), k)
+	unlock()
+	if err != nil {
+		// The message is stored; the read stays staged and is acknowledged by the next
+		// read or post, or delivered again.
+		t.svc.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "acknowledgement not saved",
+			slog.String("desk", t.desk), slog.String("as", t.me.String()), slog.String("error", err.Error()))
+	}
+	return fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, where(c), render.Envelope(stored)), stored, nil
+}
+
+// newMessage is in as a message by the participant, checked as the store would check it.
+func (t *tools) newMessage(in PostMessageArgs) (transcript.Message, error) {
+	if n := len(in.Content); n > t.svc.opts.MaxContent {
+		return transcript.Message{}, fmt.Errorf("%w: content of %d bytes is over the limit of %d bytes", ErrBadMessage, n, t.svc.opts.MaxContent)
+	}
+	m := transcript.Message{Author: t.me, Content: in.Content, Parent: in.Parent, Key: in.Key}
+	for i, entry := range in.Audience {
+		p, err := transcript.ParseAuthor(entry)
+		if err != nil {
+			return transcript.Message{}, fmt.Errorf("%w: entry %d is not a participant: operator, person:ID, agent:ID or system:KIND", ErrBadAudience, i)
+		}
+		m.Audience = append(m.Audience, p)
+	}
+	if err := transcript.ValidateNew(m); err != nil {
+		if errors.Is(err, transcript.ErrInvalidAudience) {
+			return transcript.Message{}, fmt.Errorf("%w: %w", ErrBadAudience, err)
+		}
+		return transcript.Message{}, fmt.Errorf("%w: %w", ErrBadMessage, err)
+	}
+	if strings.IndexByte(in.Content, 0) >= 0 {
+		return transcript.Message{}, fmt.Errorf("%w: content holds a NUL byte", ErrBadMessage)
+	}
+	return m, nil
+}
+
+// threadError and parentError name the seq the caller gave, and nothing of any row.
+func threadError(seq transcript.Sequence) error {
+	return fmt.Errorf("%w %d: no thread with that root that you can read (list_threads lists them)", ErrNoThread, seq)
+}
+
+func parentError(seq transcript.Sequence) error {
+	return fmt.Errorf("%w %d: no message with that seq that you can read", ErrNoParent, seq)
+}

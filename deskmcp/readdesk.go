@@ -1,0 +1,129 @@
+package deskmcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/render"
+	"github.com/sharedesk/transcript/sharing"
+)
+
+// readDesk is the read_desk tool. Under the lock of the participant's conversation it
+// acknowledges the read staged there (the one this call follows), then prepares from the
+// state its book then holds: a delta (sharing.Prepare), or, with no state or a Prepare that
+// asks for it, the conversation's current view. What it delivers is staged, to be
+// acknowledged by the next read or post there; a crash before that forgets it, and the
+// next read delivers it again.
+func (t *tools) readDesk(ctx context.Context, in ReadDeskArgs) (string, ReadDeskResult, error) {
+	c := transcript.Conversation{Desk: t.desk, Thread: in.Thread}
+	if err := t.checkThread(ctx, "read_desk", in.Thread); err != nil {
+		return "", ReadDeskResult{}, err
+	}
+	k := keyOf(t.me, c)
+	unlock := t.svc.staging.lock(k)
+	defer unlock()
+	book, err := t.acknowledge(ctx, k)
+	if err != nil {
+		return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
+	}
+	state, why, ok := book.Lookup(c)
+	if ok {
+		plan, err := sharing.Prepare(ctx, t.svc.st.Log(t.desk), sharing.Query{Desired: c, Current: c, State: state, Viewer: t.me})
+		if err != nil {
+			return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
+		}
+		if plan.Reinitialize == 0 {
+			return t.deliver(c, k, state, plan.Delta, in.MaxTokens)
+		}
+		why = plan.Reinitialize
+	}
+	return t.startOver(ctx, c, k, why, in.MaxTokens)
+}
+
+// acknowledge commits k's staged read, if any, into the participant's book (UpdateBook:
+// compare-and-swap, joined with what other sessions saved) and returns the book as then
+// stored; with nothing staged, the book as stored. A read not committed stays staged. The
+// caller holds k's lock.
+func (t *tools) acknowledge(ctx context.Context, k readKey) (sharing.Book, error) {
+	r, ok := t.svc.staging.take(k)
+	if !ok {
+		b, _, err := t.svc.books.LoadBook(ctx, t.desk, t.me)
+		return b, err
+	}
+	b, err := sharing.UpdateBook(ctx, t.svc.books, t.desk, t.me, r.commit)
+	if err != nil {
+		t.svc.staging.stage(k, r)
+		return sharing.Book{}, err
+	}
+	return b, nil
+}
+
+// deliver answers a read with d, prepared from state from, less the participant's own
+// messages; when it does not fit in maxTokens, with its oldest messages that do
+// (sharing.Delta.Prefix), and stages the state that accepts what was delivered.
+func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (string, ReadDeskResult, error) {
+	d.Messages = slices.DeleteFunc(d.Messages, func(m transcript.Message) bool { return m.Author.Same(t.me) })
+	blocks := render.Blocks(d.Messages, d.Elided...)
+	kept, text := len(d.Messages), ""
+	if maxTokens > 0 {
+		line := func(kept int) string {
+			return readHeader(c, t.me, deltaResult(d.Prefix(kept, from))) + moreNote(len(d.Messages)-kept, maxTokens)
+		}
+		var ok bool
+		kept, text, ok = oldestFirst(blocks, maxTokens, line)
+		switch {
+		case len(d.Messages) > 0 && kept == 0:
+			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold the oldest new message of %s, #%d",
+				ErrTooFewTokens, maxTokens, where(c), d.Messages[0].Seq)
+		case !ok:
+			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold what is new in %s", ErrTooFewTokens, maxTokens, where(c))
+		}
+	} else {
+		text = joinBlocks(readHeader(c, t.me, deltaResult(d)), blocks)
+	}
+	part := d.Prefix(kept, from)
+	t.svc.staging.stage(k, stagedRead{state: part.Next})
+	return text, deltaResult(part), nil
+}
+
+// deltaResult is read_desk's structured result for a delta.
+func deltaResult(d sharing.Delta) ReadDeskResult {
+	r := ReadDeskResult{Messages: d.Messages, Elided: d.Elided, Head: d.Next.Watermark}
+	if r.Messages == nil {
+		r.Messages = []transcript.Message{}
+	}
+	if r.Elided == nil {
+		r.Elided = []transcript.Elision{}
+	}
+	return r
+}
+
+// startOver answers a read that has no state to prepare from, for reason why (0: a first
+// read), with the conversation's current view, and stages the state initialized at its
+// head, to replace the stored one once acknowledged.
+func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k readKey, why sharing.Reason, maxTokens int) (string, ReadDeskResult, error) {
+	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Viewer: t.me})
+	if err != nil {
+		return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
+	}
+	reason := firstRead
+	if why != 0 {
+		reason = why.String()
+	}
+	result := func(p transcript.Projection) ReadDeskResult {
+		r := ReadDeskResult{Messages: p.Messages, Elided: p.Elided, Head: p.Head, Reinitialized: reason}
+		if r.Elided == nil {
+			r.Elided = []transcript.Elision{}
+		}
+		return r
+	}
+	header := func(p transcript.Projection) string { return readHeader(c, t.me, result(p)) }
+	p, text, err := t.fitView(c, p, maxTokens, header)
+	if err != nil {
+		return "", ReadDeskResult{}, err
+	}
+	t.svc.staging.stage(k, stagedRead{state: sharing.Initialized(c, p.Head), restart: true})
+	return text, result(p), nil
+}

@@ -1,0 +1,118 @@
+package deskmcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/sharing"
+)
+
+// Store is what the tools need of a desk's store: sqlitestore.Store and pgstore.Store are
+// ones (and server.Store's are).
+//
+//   - Append stores a message as the desk's newest row and returns it as stored; its
+//     errors match transcript.ErrInvalidMessage for a message it refuses (ErrNotReadable,
+//     ErrInvalidAudience among them) and transcript.ErrKeyConflict for a key that names
+//     another row. It applies the reply rule (transcript.ResolveAudience).
+//   - Log is one desk's log.
+type Store interface {
+	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	Log(desk string) transcript.Log
+}
+
+// DefaultMaxContent is Options.MaxContent's default: the stores' default content limit.
+const DefaultMaxContent = 1 << 20
+
+// Options configure a Service. The zero value of every field means its default.
+type Options struct {
+	// MaxContent is the store's content limit in bytes: post_message refuses longer content
+	// before the store is asked. Default DefaultMaxContent.
+	MaxContent int
+	// Logger receives the tools' failures (a store that failed, an acknowledgement not
+	// saved): never content, never a secret. Nil discards them.
+	Logger *slog.Logger
+	// Appended, if set, is called with the desk's name and the stored row's seq after
+	// every append post_message makes (a replayed key too: the store does not say which),
+	// so that a service can wake its event streams at once.
+	Appended func(desk string, seq transcript.Sequence)
+}
+
+// Service is the MCP tools of SPEC §14 over one store: a factory of MCP servers, one per
+// participant and desk (Server), which share the store, the participants' books and the
+// reads staged and not yet acknowledged. One Service serves any number of sessions at
+// once; it is safe for concurrent use.
+type Service struct {
+	st      Store
+	books   sharing.BookStore
+	opts    Options
+	staging staging
+	cache   *mcp.SchemaCache
+	schemas *toolSchemas
+	sdkLog  *slog.Logger // the SDK's: opts.Logger's warnings and errors
+}
+
+// New returns the tools over st, keeping each participant's read states in books (the
+// store itself when it is a sharing.BookStore, as sqlitestore and pgstore are).
+func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
+	switch {
+	case st == nil:
+		return nil, errors.New("deskmcp: nil store")
+	case books == nil:
+		return nil, errors.New("deskmcp: nil book store")
+	case opts.MaxContent < 0:
+		return nil, errors.New("deskmcp: negative MaxContent")
+	}
+	if opts.MaxContent == 0 {
+		opts.MaxContent = DefaultMaxContent
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s, err := schemas()
+	if err != nil {
+		return nil, err
+	}
+	return &Service{
+		st: st, books: books, opts: opts, cache: mcp.NewSchemaCache(), schemas: s,
+		sdkLog: slog.New(quieter{opts.Logger.Handler(), slog.LevelWarn}),
+	}, nil
+}
+
+// Server returns an MCP server whose four tools act as participant p on desk: p is the
+// author of what post_message appends and the viewer of every read, and its read states are
+// p's (identity by Kind and ID). The caller decides who p is — the --as flag of transcript
+// mcp, the bearer token of /mcp — and nothing a client sends changes it. A desk or
+// participant no book can be kept for (sharing.ValidateOwner) is an error.
+//
+// The server may be run on one transport (Server.Run: stdio) or connected to many sessions;
+// making one is cheap (the schemas are made once per Service), so a stateless HTTP handler
+// may make one per request.
+func (s *Service) Server(desk string, p transcript.Author) (*mcp.Server, error) {
+	if err := sharing.ValidateOwner(desk, p); err != nil {
+		return nil, fmt.Errorf("deskmcp: serving %s on desk %q: %w", p, desk, err)
+	}
+	t := &tools{svc: s, desk: desk, me: p}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "transcript", Title: "transcript desk", Version: "1"}, &mcp.ServerOptions{
+		Instructions: instructions(desk, p),
+		Logger:       s.sdkLog,
+		SchemaCache:  s.cache,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	t.register(srv)
+	return srv, nil
+}
+
+// instructions tell a model who it is at the desk and how the tools fit together.
+func instructions(desk string, p transcript.Author) string {
+	return fmt.Sprintf("You are %s at the shared desk %q: a channel with threads, written by the operator, people, other agents and system notices. "+
+		"Every message reaches you in an envelope that names its author and seq; your own messages are those of %s. "+
+		"Call read_desk (the channel, or thread=ROOT) for what is new for you there since your last read; "+
+		"reading it again, or posting in it with post_message, acknowledges what you read. "+
+		"view shows a whole conversation without acknowledging anything; list_threads lists the newest threads. "+
+		"An <elided/> tag stands for messages between others that you may not read.", p, desk, p)
+}

@@ -1,0 +1,88 @@
+package deskmcp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sharedesk/transcript"
+)
+
+// The first line of each result's text says what the blocks below it are, for the model
+// that reads them: where, for whom, how many, what was left out. Every message is in its
+// envelope (render.Envelope), so none of it can pass for this line.
+
+// where names a conversation: "the channel of desk eng" or "thread #12 of desk eng".
+func where(c transcript.Conversation) string {
+	if c.IsChannel() {
+		return fmt.Sprintf("the channel of desk %q", c.Desk)
+	}
+	return fmt.Sprintf("thread #%d of desk %q", c.Thread, c.Desk)
+}
+
+// count says "1 message", "3 messages".
+func count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// readHeader is read_desk's first line, without the notes.
+func readHeader(c transcript.Conversation, me transcript.Author, r ReadDeskResult) string {
+	var b strings.Builder
+	switch {
+	case r.Reinitialized != "":
+		fmt.Fprintf(&b, "Started over in %s (%s): its current view, %s", where(c), r.Reinitialized, count(len(r.Messages), "message", "messages"))
+	case len(r.Messages) == 0 && len(r.Elided) == 0:
+		fmt.Fprintf(&b, "Nothing new in %s since your last read", where(c))
+	default:
+		fmt.Fprintf(&b, "New in %s since your last read: %s", where(c), count(len(r.Messages), "message", "messages"))
+	}
+	if n := len(r.Elided); n > 0 {
+		fmt.Fprintf(&b, " and %s you may not read", count(n, "elision", "elisions"))
+	}
+	fmt.Fprintf(&b, "; read up to #%d; you are %s.", r.Head, me)
+	return b.String()
+}
+
+// viewHeader is view's first line, without the notes.
+func viewHeader(c transcript.Conversation, me transcript.Author, p transcript.Projection) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The view of %s: %s", where(c), count(len(p.Messages), "message", "messages"))
+	if n := len(p.Elided); n > 0 {
+		fmt.Fprintf(&b, " and %s you may not read", count(n, "elision", "elisions"))
+	}
+	fmt.Fprintf(&b, "; newest row #%d; you are %s.", p.Head, me)
+	return b.String()
+}
+
+// moreNote ends the first line of a read that did not fit whole.
+func moreNote(left, maxTokens int) string {
+	if left <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %d more %s did not fit in max_tokens %d: call read_desk again for them.", left, plural(left, "message", "messages"), maxTokens)
+}
+
+// droppedNote ends the first line of a view that dropped its oldest messages.
+func droppedNote(dropped, maxTokens int) string {
+	if dropped <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" The oldest %s did not fit in max_tokens %d and were dropped.", count(dropped, "message", "messages"), maxTokens)
+}
+
+// threadsText is list_threads' text: a line, then each thread's root in its envelope after
+// a line with its replies.
+func threadsText(desk string, me transcript.Author, threads []transcript.Thread, envelope func(transcript.Message) string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The newest threads of desk %q you can read: %d; you are %s.", desk, len(threads), me)
+	for _, t := range threads {
+		fmt.Fprintf(&b, "\nThread #%d: %s, the newest #%d.\n%s", t.Root.Seq, count(t.Replies, "reply", "replies"), t.Newest, envelope(t.Root))
+	}
+	return b.String()
+}

@@ -1,0 +1,83 @@
+package deskmcp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/render"
+)
+
+// view is the view tool: transcript.Project for the participant, no state change.
+func (t *tools) view(ctx context.Context, in ViewArgs) (string, transcript.Projection, error) {
+	c := transcript.Conversation{Desk: t.desk, Thread: in.Thread}
+	if err := t.checkThread(ctx, "view", in.Thread); err != nil {
+		return "", transcript.Projection{}, err
+	}
+	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Before: in.Before, Window: in.Window, Viewer: t.me})
+	if err != nil {
+		return "", transcript.Projection{}, t.unavailable(ctx, "view", err)
+	}
+	header := func(p transcript.Projection) string { return viewHeader(c, t.me, p) }
+	p, text, err := t.fitView(c, p, in.MaxTokens, header)
+	if err != nil {
+		return "", transcript.Projection{}, err
+	}
+	return text, p, nil
+}
+
+// fitView renders p, a projection of c, under the first line header gives for what it
+// shows, and when maxTokens > 0 drops p's oldest messages (each with the elisions before
+// it; never a thread's root) until the text fits, saying how many it dropped.
+func (t *tools) fitView(c transcript.Conversation, p transcript.Projection, maxTokens int, header func(transcript.Projection) string) (transcript.Projection, string, error) {
+	if p.Messages == nil {
+		p.Messages = []transcript.Message{}
+	}
+	blocks := render.Blocks(p.Messages, p.Elided...)
+	if maxTokens <= 0 {
+		return p, joinBlocks(header(p), blocks), nil
+	}
+	pinned := c.Thread != 0 && len(p.Messages) > 0 && p.Messages[0].Seq == c.Thread
+	line := func(dropped int) string {
+		return header(dropOldest(p, pinned, dropped)) + droppedNote(dropped, maxTokens)
+	}
+	dropped, text, ok := newestFirst(blocks, pinned, maxTokens, line)
+	if !ok {
+		return p, "", fmt.Errorf("%w: %d tokens do not hold the newest message of %s", ErrTooFewTokens, maxTokens, where(c))
+	}
+	return dropOldest(p, pinned, dropped), text, nil
+}
+
+// dropOldest returns p without its n oldest messages after the pinned root, each with the
+// elisions before it, as newestFirst drops them.
+func dropOldest(p transcript.Projection, pinned bool, n int) transcript.Projection {
+	if n <= 0 {
+		return p
+	}
+	first := 0
+	if pinned {
+		first = 1
+	}
+	newestDropped := p.Messages[first+n-1].Seq
+	kept := append(append([]transcript.Message{}, p.Messages[:first]...), p.Messages[first+n:]...)
+	var elided []transcript.Elision
+	for _, e := range p.Elided {
+		if e.From > newestDropped || (pinned && e.From < p.Messages[0].Seq) {
+			elided = append(elided, e)
+		}
+	}
+	p.Messages, p.Elided = kept, elided
+	return p
+}
+
+// listThreads is the list_threads tool: transcript.ListThreads for the participant.
+func (t *tools) listThreads(ctx context.Context, in ListThreadsArgs) (string, ThreadsResult, error) {
+	list, err := transcript.ListThreads(ctx, t.svc.st.Log(t.desk), transcript.ThreadQuery{Limit: in.Limit, Viewer: t.me})
+	if err != nil {
+		return "", ThreadsResult{}, t.unavailable(ctx, "list_threads", err)
+	}
+	if list.Threads == nil {
+		list.Threads = []transcript.Thread{}
+	}
+	return threadsText(t.desk, t.me, list.Threads, render.Envelope), ThreadsResult{Threads: list.Threads}, nil
+}

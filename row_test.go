@@ -1,0 +1,68 @@
+package transcript_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+)
+
+// TestReadableRow checks that ReadableRow finds a row the viewer may read, and answers a
+// row that does not exist and an aside the viewer may not read alike.
+func TestReadableRow(t *testing.T) {
+	ctx := context.Background()
+	ana, triage, review := transcript.Person("ana", "Ana"), transcript.Agent("triage", ""), transcript.Agent("review", "")
+	log := memlog.New()
+	for _, m := range []transcript.Message{
+		{Author: ana, Content: "desk row"},
+		{Author: ana, Content: "secret", Audience: []transcript.Author{triage}},
+	} {
+		if _, err := log.Append(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		seq    transcript.Sequence
+		viewer transcript.Author
+		ok     bool
+	}{
+		{1, review, true},
+		{2, triage, true},
+		{2, ana, true},
+		{2, transcript.Operator(), true},
+		{2, review, false},
+		{3, triage, false},
+		{0, triage, false},
+		{^transcript.Sequence(0), triage, false},
+	} {
+		m, ok, err := transcript.ReadableRow(ctx, log, c.seq, c.viewer)
+		if err != nil || ok != c.ok {
+			t.Errorf("ReadableRow(%d, %v) = ok %v, %v; want ok %v", c.seq, c.viewer, ok, err, c.ok)
+			continue
+		}
+		if ok && m.Seq != c.seq {
+			t.Errorf("ReadableRow(%d, %v) returned row %d", c.seq, c.viewer, m.Seq)
+		}
+		if !ok && (m.Seq != 0 || m.Content != "") {
+			t.Errorf("ReadableRow(%d, %v) returned %+v with ok false", c.seq, c.viewer, m)
+		}
+	}
+	m, _, _ := transcript.ReadableRow(ctx, log, 2, triage)
+	m.Audience[0] = review
+	if again, _, _ := transcript.ReadableRow(ctx, log, 2, triage); !again.Audience[0].Same(triage) {
+		t.Error("writing into a returned row's audience changed the log")
+	}
+	_, _, err := transcript.ReadableRow(ctx, failingLog{}, 1, triage)
+	var re *transcript.ReadError
+	if !errors.As(err, &re) {
+		t.Errorf("ReadableRow over a failing host = %v, want a *ReadError", err)
+	}
+}
+
+type failingLog struct{}
+
+func (failingLog) ReadBefore(context.Context, transcript.Sequence, int) (transcript.Page, error) {
+	return transcript.Page{}, errors.New("host down")
+}
