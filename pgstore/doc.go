@@ -166,8 +166,11 @@
 //
 // A standby that fails (refused, lost, a statement cancelled by a recovery conflict) is
 // skipped for 100 ms, doubling with each failure in a row to 5 s, then tried again: once
-// it answers, it is used again. When no standby can answer, reads go to the primary. The
-// fences are one integer a desk, kept for the Store's life.
+// it answers, it is used again. A standby that keeps its connections but stops answering
+// (a network partition, a frozen machine) fails a query after 2 s and is then skipped for
+// 5 s at once: it delays one read by 2 s, and the wait for a lagging standby by as much,
+// every 5 s while it hangs. When no standby can answer, reads go to the primary. The fences are one integer a
+// desk, kept for the Store's life.
 //
 // A Store opened on a standby alone (Open detects a server in recovery), or with ReadOnly,
 // is read-only: it checks the schema's version instead of migrating (an older one is an

@@ -39,23 +39,32 @@ func (s *Store) readOn(ctx context.Context, pool *pgxpool.Pool, desk string, bou
 // one that holds every row of desk below bound that the store knows is committed (its
 // fence) and, for a read below a bound, the row just below it. A standby that fails is
 // skipped for a while; one that is behind is waited for, up to standbyWait, then the read
-// goes to the primary, whose answer is always whole.
+// goes to the primary, whose answer is always whole. Each query on a standby is bounded by
+// standbyAttempt, so a standby that stops answering delays a read by that at most before
+// it is skipped.
 func (s *Store) route(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
 	known := s.fences.get(desk)
 	now := time.Now().UnixNano()
 	var behind []*standby
-	first := int(s.rotation.Add(1))
+	first := int(s.rotation.Add(1) % uint32(len(s.standbys))) // in uint32: no negative index where int is 32 bits
 	for i := range s.standbys {
 		sb := s.standbys[(first+i)%len(s.standbys)]
 		if sb.down(now) {
 			continue
 		}
-		rows, err := s.readOn(ctx, sb.pool, desk, bound, n)
+		actx, cancel := attempt(ctx)
+		rows, err := s.readOn(actx, sb.pool, desk, bound, n)
+		hung := actx.Err() != nil
+		cancel()
 		if err != nil {
-			if ctx.Err() != nil {
+			switch {
+			case ctx.Err() != nil:
 				return nil, err
+			case hung:
+				sb.hung(time.Now().UnixNano())
+			default:
+				sb.fail(time.Now().UnixNano()) // from the failure: a slow one is skipped as long as a quick one
 			}
-			sb.fail(now)
 			continue
 		}
 		sb.answered()
@@ -139,7 +148,9 @@ func newest(rows []transcript.Message) int64 {
 // read needs — the known fence, or for a read below a bound, the row below it — looking at
 // each one's head of desk, at pauses from 250 µs growing to 16 ms; then it reads there. It
 // returns the rows and the standby that answered, or no standby when none caught up in time
-// (each is then not waited for again for lagCooldown), or ctx's error once ctx is done.
+// (each is then not waited for again for lagCooldown), or ctx's error once ctx is done. A
+// look that is under way when the wait runs out may finish it, within standbyAttempt: the
+// wait is bounded by standbyWait + standbyAttempt.
 func (s *Store) waitFor(ctx context.Context, behind []*standby, desk string, bound int64, n int, known int64) ([]transcript.Message, *standby, error) {
 	target := known
 	if bound != math.MaxInt64 {
@@ -157,18 +168,26 @@ func (s *Store) waitFor(ctx context.Context, behind []*standby, desk string, bou
 		}
 		for i := 0; i < len(behind); i++ {
 			sb := behind[i]
-			head, err := standbyHead(ctx, sb, desk)
+			actx, cancel := attempt(ctx)
+			head, err := standbyHead(actx, sb, desk)
 			if err == nil && head >= target {
 				var rows []transcript.Message
-				if rows, err = s.readOn(ctx, sb.pool, desk, bound, n); err == nil && judge(rows, bound, known) == whole {
+				if rows, err = s.readOn(actx, sb.pool, desk, bound, n); err == nil && judge(rows, bound, known) == whole {
+					cancel()
 					return rows, sb, nil
 				}
 			}
+			hung := actx.Err() != nil
+			cancel()
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
 			if err != nil {
-				sb.fail(time.Now().UnixNano())
+				if hung {
+					sb.hung(time.Now().UnixNano())
+				} else {
+					sb.fail(time.Now().UnixNano())
+				}
 				behind = append(behind[:i], behind[i+1:]...)
 				i--
 			}

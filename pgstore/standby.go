@@ -30,6 +30,17 @@ const (
 	lagPollMost       = 16 * time.Millisecond
 )
 
+// standbyAttempt bounds one query on a standby: a standby that keeps its connections but
+// stops answering (a network partition, a frozen machine) fails the query after it, is
+// skipped like any failed standby, and the read moves on to the next standby or the
+// primary. A page read takes milliseconds; two seconds is a standby that is not answering.
+const standbyAttempt = 2 * time.Second
+
+// attempt returns ctx bounded by standbyAttempt, for one query on a standby.
+func attempt(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, standbyAttempt)
+}
+
 // WithStandbys makes the Store read its Logs from these hot standbys of its database
 // (streaming replicas of the primary Open or New is given), spread over them in turn, and
 // from the primary when none of them can answer; see "Standbys" in the package
@@ -107,6 +118,14 @@ func (sb *standby) fail(now int64) {
 	n := sb.failures.Add(1)
 	d := min(standbyRetryFirst<<min(n-1, 8), standbyRetryMost)
 	sb.downUntil.CompareAndSwap(until, now+int64(d))
+}
+
+// hung marks the standby failed at now by a query that ran out of standbyAttempt: a standby
+// that does not answer at all is skipped for standbyRetryMost at once, since each query
+// that tries it again costs a read the whole attempt.
+func (sb *standby) hung(now int64) {
+	sb.failures.Store(9) // past the doubling: fail's next step is standbyRetryMost as well
+	sb.downUntil.Store(now + int64(standbyRetryMost))
 }
 
 // answered notes that the standby answered a query.
@@ -198,7 +217,9 @@ func (s *Store) openStandbys(ctx context.Context, want int) error {
 func (sb *standby) check(ctx context.Context, primary identity, want int, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for {
-		v, err := sb.checkOnce(ctx, primary)
+		actx, cancel := attempt(ctx)
+		v, err := sb.checkOnce(actx, primary)
+		cancel()
 		var pgErr *pgconn.PgError
 		switch {
 		case errors.As(err, &pgErr) && pgErr.Code == "3D000" && time.Now().Before(deadline):

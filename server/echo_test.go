@@ -62,3 +62,21 @@ func TestProblemsKeepTheSchema(t *testing.T) {
 		t.Errorf("POST {}: %d %s; want 400 naming the missing content", r.status, r.body)
 	}
 }
+
+// TestNoStore: every answer that holds a desk's content tells caches to keep none of it,
+// the streams' included: it is one participant's, and a session cookie (unlike a bearer
+// token) does not keep a shared cache from storing it.
+func TestNoStore(t *testing.T) {
+	e := newEnv(t, sqliteStore(t), server.Options{})
+	op := e.token("eng", operator)
+	e.post(op, map[string]any{"content": "private to the desk"})
+	for _, path := range []string{"/v1/desks", "/v1/desks/eng/view", "/v1/desks/eng/rows", "/v1/desks/eng/threads", "/v1/desks/eng/model?format=anthropic", "/v1/desks/nowhere/view"} {
+		if r := e.do("GET", path, op, nil); r.header.Get("Cache-Control") != "private, no-store" {
+			t.Errorf("GET %s: %d, Cache-Control %q, want private, no-store", path, r.status, r.header.Get("Cache-Control"))
+		}
+	}
+	s := e.open("/v1/desks/eng/events", op)
+	if got := s.res.Header.Get("Cache-Control"); got != "private, no-store" {
+		t.Errorf("events: Cache-Control %q, want private, no-store", got)
+	}
+}

@@ -171,7 +171,7 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Time{}) // a stream reads no body: the server's read timeout must not end it
 	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Cache-Control", "private, no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	out := newSSEWriter(w, s.opts.WriteTimeout)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -108,6 +109,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inflight.Add(1)
 	s.gate.RUnlock()
 	defer s.inflight.Done()
+	if strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/mcp" {
+		// What a desk holds is one participant's: no cache keeps it, whether the request
+		// came with a bearer token (which caches already honour) or a session cookie.
+		w.Header().Set("Cache-Control", "private, no-store")
+	}
 	s.handler.ServeHTTP(w, r)
 }
 
