@@ -16,6 +16,7 @@ import (
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/token"
 )
 
 // The command's store is a server.Store: every store the commands open can be served.
@@ -110,9 +111,12 @@ standard output, the page's address and the token.`)
 	if !existed {
 		fmt.Fprintf(e.stderr, "created a new database at %s\n", f.db)
 	}
-	var demoSecret string
+	var (
+		demoSecret string
+		demoToken  token.Token
+	)
 	if f.demo {
-		if demoSecret, err = loadDemo(ctx, e, st); err != nil {
+		if demoSecret, demoToken, err = loadDemo(ctx, e, st); err != nil {
 			st.Close()
 			return err
 		}
@@ -153,10 +157,12 @@ standard output, the page's address and the token.`)
 	case err := <-served: // it stopped on its own: the listener failed
 		srv.BeginDrain()
 		hs.Close()
+		revokeDemo(e, st, demoToken)
 		st.Close()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	revokeDemo(e, st, demoToken) // the page's sessions end with it; the drain follows
 	return drain(e, hs, srv, st, served, f.drainTimeout, context.Cause(ctx))
 }
 

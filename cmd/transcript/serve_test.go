@@ -27,6 +27,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -479,6 +480,24 @@ func TestServeDemo(t *testing.T) {
 		}
 		if strings.Contains(srv.stderr.String(), m[2]) {
 			t.Errorf("run %d: the token is on standard error, among the log lines", run)
+		}
+		if !strings.Contains(srv.stderr.String(), "revoked the demo's token") {
+			t.Errorf("run %d: serve did not say it revoked the demo's token:\n%s", run, srv.stderr)
+		}
+	}
+	// Every demo token was revoked when its serve stopped: none of the printed secrets signs in.
+	st, err := sqlitestore.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	toks, err := st.Tokens(t.Context())
+	if err != nil || len(toks) != 2 {
+		t.Fatalf("the database's tokens: %v, %v; want the two runs' own", toks, err)
+	}
+	for _, tok := range toks {
+		if !tok.IsRevoked() {
+			t.Errorf("the demo's token %s is still live after its serve stopped", tok.ID)
 		}
 	}
 }
