@@ -70,7 +70,7 @@ standbys to read from (the live streams still hear of new rows from --db).
 At / is the inspector (SPEC §13): sign in with an operator token and see the desk and, side
 by side and live, what chosen participants see of it. --demo loads the demo desk (desk
 "demo", as the demo command builds it), makes an operator token for it and prints, on
-standard output, the page's address and the token.`)
+standard output, the page's address and the token, which is revoked when serve stops.`)
 	var f serveFlags
 	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
 	fs.Var(&f.readDBs, "read-db", readDBUsage)
