@@ -69,6 +69,8 @@ func TestBudgetDeliversInPieces(t *testing.T) {
 		}
 		if left := len(want) - len(got) - len(r.Messages); left > 0 && !strings.Contains(text, fmt.Sprintf(" %d more message", left)) {
 			t.Errorf("read %d leaves %d messages and does not say so:\n%.300s", reads, left, text)
+		} else if r.Remaining != left {
+			t.Errorf("read %d leaves %d messages; its structured content says remaining %d", reads, left, r.Remaining)
 		}
 		if reads == 4 && !crashed {
 			// The process dies before acknowledging this piece: the next session gets
@@ -145,5 +147,18 @@ func TestBudgetViewDropsOldest(t *testing.T) {
 	}
 	if text, err := a.Call("read_desk", deskmcp.ReadDeskArgs{Thread: root.Seq, MaxTokens: 100}, &ignored); err == nil || !strings.Contains(text, "max_tokens too small") {
 		t.Errorf("a first read in 100 tokens = %q, %v; want max_tokens too small", text, err)
+	}
+}
+
+// TestBudgetNothingNew: a read with nothing new answers so under any max_tokens, even one
+// its first line alone does not fit: there is nothing to cut.
+func TestBudgetNothingNew(t *testing.T) {
+	st, _ := sqliteStore(t)
+	appendAs(t, st, transcript.Message{Author: ana, Content: "start"})
+	a := connect(t, service(t, st), agentA)
+	a.Read(deskmcp.ReadDeskArgs{})
+	r, _ := a.Read(deskmcp.ReadDeskArgs{MaxTokens: 1})
+	if len(r.Messages) != 0 || len(r.Elided) != 0 || r.Remaining != 0 || r.Reinitialized != "" {
+		t.Errorf("a read with nothing new under max_tokens 1: %+v, want nothing new", r)
 	}
 }

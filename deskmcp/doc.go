@@ -17,7 +17,8 @@
 // Each result is text — a first line that says what follows, then every message in its
 // envelope and every elision as its tag (render.Blocks), so that nothing a message says can
 // pass for the desk's own words — and the same as structured content: read_desk
-// {"messages", "elided", "head"} plus "reinitialized" when it started over; post_message
+// {"messages", "elided", "head"} plus "reinitialized" when it started over and "remaining"
+// when max_tokens left new messages for the next read; post_message
 // the stored Message; view a Projection; list_threads {"threads"}. Arguments and results
 // have JSON schemas, which the SDK checks. A refusal is a tool error the model can read
 // (ErrNoThread, ErrNoParent, ErrBadAudience, ErrBadMessage, ErrTooFewTokens,

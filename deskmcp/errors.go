@@ -15,8 +15,9 @@ var (
 	// (the author itself, a participant twice, too many, or other readers than a reply to
 	// an aside keeps).
 	ErrBadAudience = errors.New("deskmcp: bad audience")
-	// ErrBadMessage: a message the desk cannot keep (empty, too long, not UTF-8, a NUL byte,
-	// a bad key) or a key that names another message.
+	// ErrBadMessage: a message the desk cannot keep (too long, not UTF-8, a NUL byte, a bad
+	// key) or a key that names another message. Empty content is a blank row, which a desk
+	// keeps (it shows in no view).
 	ErrBadMessage = errors.New("deskmcp: bad message")
 	// ErrTooFewTokens: max_tokens cannot hold even the first message a read would deliver,
 	// or the newest one a view would show.

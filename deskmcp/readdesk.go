@@ -67,7 +67,7 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 	d.Messages = slices.DeleteFunc(d.Messages, func(m transcript.Message) bool { return m.Author.Same(t.me) })
 	blocks := render.Blocks(d.Messages, d.Elided...)
 	kept, text := len(d.Messages), ""
-	if maxTokens > 0 {
+	if maxTokens > 0 && len(blocks) > 0 { // with nothing new, the header alone is the answer
 		line := func(kept int) string {
 			return readHeader(c, t.me, deltaResult(d.Prefix(kept, from))) + moreNote(len(d.Messages)-kept, maxTokens)
 		}
@@ -85,7 +85,9 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 	}
 	part := d.Prefix(kept, from)
 	t.svc.staging.stage(k, stagedRead{state: part.Next})
-	return text, deltaResult(part), nil
+	result := deltaResult(part)
+	result.Remaining = len(d.Messages) - kept
+	return text, result, nil
 }
 
 // deltaResult is read_desk's structured result for a delta.
