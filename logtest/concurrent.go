@@ -47,6 +47,24 @@ func checkConcurrentReads(ctx context.Context, d Desk, r *report) {
 	}
 	appended.finish()
 	wg.Wait()
+	// Readers that start late may all have walked only after the last Append: one more
+	// Append, and a read after it, checks visibility whatever the scheduling was.
+	m, err := f.append(ctx)
+	if err != nil {
+		r.add(err)
+		return
+	}
+	pg, err := d.ReadBefore(ctx, 0, 1)
+	switch {
+	case err != nil:
+		r.errorf("a read after the readers were done: %w", err)
+	case len(pg.Messages) == 0 || pg.Messages[0].Seq < m.Seq:
+		var head transcript.Sequence
+		if len(pg.Messages) > 0 {
+			head = pg.Messages[0].Seq
+		}
+		r.add(failf(kindVisibility, "a read that started after Append returned seq %d got head %d, want %d or above", m.Seq, head, m.Seq))
+	}
 }
 
 // readWhileAppending walks d down from its newest row, up to concurrentWalks times while
