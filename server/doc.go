@@ -62,10 +62,11 @@
 //
 // A browser's EventSource cannot send an Authorization header, so the page signs in:
 // POST /v1/session with an operator's bearer token answers a session cookie
-// (SessionCookie: HttpOnly, SameSite=Strict, Path=/, Secure over TLS, for
-// Options.SessionTTL) and a CSRF token. identify is the one place that decides who a request
-// is, for the API's middleware and the page alike: a request without Authorization is the
-// session its cookie names, whose token token.Authenticate checks again on every request,
+// (SessionCookie: HttpOnly, SameSite=Strict, Path=/, Secure over TLS or with
+// Options.SecureCookie, for Options.SessionTTL) and a CSRF token. identify is the one
+// place that decides who a request is, for the API's middleware and the page alike: a
+// request without Authorization is the session its cookie names, whose token
+// token.Authenticate checks again on every request,
 // so a cookie and a bearer token end in the same token in the context, and a revoked token
 // ends its sessions. A request the cookie authenticates that is no GET or HEAD must carry
 // the CSRF token in CSRFHeader (else 403): SameSite=Strict keeps the cookie from other

@@ -80,6 +80,10 @@ type Options struct {
 	// DefaultSessionTTL); past it the session's cookie gets 401 and the page asks for the
 	// token again.
 	SessionTTL time.Duration
+	// SecureCookie marks the session cookie Secure whatever the connection: for a server
+	// behind a proxy that terminates TLS, where the browser speaks HTTPS and the server
+	// sees plain HTTP. Without it the cookie is Secure when the sign-in came over TLS.
+	SecureCookie bool
 
 	// Now is the clock of the rate limits and of the sessions' expiry; nil means time.Now.
 	Now func() time.Time

@@ -121,6 +121,21 @@ func TestSessionCookie(t *testing.T) {
 	}
 }
 
+// TestSecureCookie: with Options.SecureCookie, for a server behind a proxy that terminates
+// TLS, the cookie is Secure over plain HTTP too, signing in and signing out.
+func TestSecureCookie(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf, SecureCookie: true})
+	s := f.signIn(f.op)
+	if !s.cookie.Secure || !s.cookie.HttpOnly || s.cookie.SameSite != http.SameSiteStrictMode {
+		t.Errorf("sign-in over plain HTTP with SecureCookie: %+v, want a Secure, HttpOnly, Strict cookie", s.cookie)
+	}
+	r := f.withCookie("DELETE", "/v1/session", s, true, nil)
+	out, err := http.ParseSetCookie(r.header.Get("Set-Cookie"))
+	if err != nil || !out.Secure || out.MaxAge >= 0 {
+		t.Errorf("sign-out with SecureCookie: %d, cookie %+v (%v); want a Secure cookie that clears it", r.status, out, err)
+	}
+}
+
 // TestSessionCSRF: a request that the cookie authenticates and that changes anything needs
 // the session's CSRF token; GETs do not.
 func TestSessionCSRF(t *testing.T) {

@@ -44,7 +44,7 @@ func (s *Server) signInOperation() huma.Operation {
 		http.StatusForbidden)
 	op.DefaultStatus = http.StatusCreated
 	op.Description = "With `Authorization: Bearer` and an operator token, answers 201, a session cookie " +
-		"(" + SessionCookie + ": HttpOnly, SameSite=Strict, Path=/, Secure over TLS) and the session's CSRF token. " +
+		"(" + SessionCookie + ": HttpOnly, SameSite=Strict, Path=/, Secure over TLS or behind a TLS proxy with --secure-cookie) and the session's CSRF token. " +
 		"Requests with the cookie and no Authorization header are then the token's, until the session expires, " +
 		"is signed out, or the token is revoked; those that are no GET or HEAD carry the CSRF token in " + CSRFHeader + ". " +
 		"Any other participant's token is 403; a request with the cookie and no bearer token is 400."
@@ -62,7 +62,7 @@ func (s *Server) signIn(ctx context.Context, in *signInInput) (*signInOutput, er
 	}
 	value, sess := s.sess.start(in.Authorization)
 	return &signInOutput{
-		SetCookie:    s.sess.cookie(value, sess, in.tls),
+		SetCookie:    s.sess.cookie(value, sess, in.tls || s.opts.SecureCookie),
 		CacheControl: "no-store",
 		Body:         SessionInfo{Desk: t.Desk, As: t.Participant, CSRF: sess.csrf, Expires: sess.expires},
 	}, nil
@@ -93,5 +93,5 @@ func (s *Server) signOut(ctx context.Context, in *signOutInput) (*signOutOutput,
 	if sess := sessionOf(ctx); sess != nil {
 		s.sess.end(sess)
 	}
-	return &signOutOutput{SetCookie: s.sess.cookie("", nil, in.tls)}, nil
+	return &signOutOutput{SetCookie: s.sess.cookie("", nil, in.tls || s.opts.SecureCookie)}, nil
 }

@@ -33,6 +33,7 @@ type serveFlags struct {
 	tlsCert      string
 	tlsKey       string
 	insecureHTTP bool
+	secureCookie bool
 	rate         float64
 	burst        int
 	maxStreams   int
@@ -78,6 +79,7 @@ standard output, the page's address and the token, which is revoked when serve s
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate `file` (chain included), with --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `file` of --tls-cert")
 	fs.BoolVar(&f.insecureHTTP, "insecure-http", false, "allow plain HTTP on an address beyond loopback (behind a proxy that terminates TLS)")
+	fs.BoolVar(&f.secureCookie, "secure-cookie", false, "mark the inspector's session cookie Secure over plain HTTP too (behind a proxy that terminates TLS)")
 	fs.Float64Var(&f.rate, "rate", server.DefaultRate, "the `requests` a second one token may make, sustained (inf: no limit); past them, 429 with Retry-After")
 	fs.IntVar(&f.burst, "burst", server.DefaultBurst, "how many `requests` one token may make at once, above --rate")
 	fs.IntVar(&f.maxStreams, "max-streams", server.DefaultMaxStreams, "how many event `streams` one token may hold open at once; one more is 429")
@@ -234,11 +236,12 @@ func (f serveFlags) options(logs slog.Handler) server.Options {
 		maxContent = pgstore.DefaultMaxContent
 	}
 	return server.Options{
-		Logger:     slog.New(logs),
-		MaxContent: maxContent,
-		Rate:       rate.Limit(f.rate), // +Inf is rate.Inf: no limit
-		Burst:      f.burst,
-		MaxStreams: f.maxStreams,
+		Logger:       slog.New(logs),
+		MaxContent:   maxContent,
+		Rate:         rate.Limit(f.rate), // +Inf is rate.Inf: no limit
+		Burst:        f.burst,
+		MaxStreams:   f.maxStreams,
+		SecureCookie: f.secureCookie,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -498,6 +499,18 @@ func TestServeDemo(t *testing.T) {
 	for _, tok := range toks {
 		if !tok.IsRevoked() {
 			t.Errorf("the demo's token %s is still live after its serve stopped", tok.ID)
+		}
+	}
+}
+
+// TestServeSecureCookie: --secure-cookie reaches the server's options, and is off by default.
+func TestServeSecureCookie(t *testing.T) {
+	for _, tt := range []struct {
+		f    serveFlags
+		want bool
+	}{{serveFlags{}, false}, {serveFlags{secureCookie: true}, true}} {
+		if got := tt.f.options(slog.DiscardHandler).SecureCookie; got != tt.want {
+			t.Errorf("options(%+v).SecureCookie = %v, want %v", tt.f, got, tt.want)
 		}
 	}
 }
