@@ -195,6 +195,9 @@ func TestInspectorInBrowser(t *testing.T) {
 		t.Helper()
 		sel := `#add-viewer select[name=participant]`
 		b.run(t, "add a column for "+participant,
+			// The participants come with the desk's rows: on a slow machine the form may
+			// not list this one yet, and a value it does not list selects nothing.
+			chromedp.WaitReady(css(sel+` option[value="`+participant+`"]`)),
 			chromedp.SetValue(css(sel), participant),
 			chromedp.Evaluate[chromedp.Void](`void document.querySelector('`+sel+`').dispatchEvent(new Event("change"))`),
 			chromedp.WaitReady(css(fmt.Sprintf(`#add-viewer select[name=conversation] option[value="%d"]`, thread))),
