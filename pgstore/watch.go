@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sharedesk/transcript/internal/deskqueue"
 )
 
 // notifyChannel is the LISTEN/NOTIFY channel on which every append announces its desk
@@ -291,51 +293,25 @@ func closeConn(conn *pgx.Conn) {
 // Once ctx is done it waits for the listener to end (listened) and closes out.
 func forward(ctx context.Context, names <-chan string, out chan<- string, listened <-chan struct{}) {
 	defer close(out)
-	var q deskQueue
+	var q deskqueue.Queue
 	for {
 		var (
 			send chan<- string // nil while nothing waits: that case never runs
 			next string
 		)
-		if q.len() > 0 {
-			send, next = out, q.first()
+		if q.Len() > 0 {
+			send, next = out, q.First()
 		}
 		select {
 		case <-ctx.Done():
 			<-listened
 			return
 		case name := <-names:
-			q.add(name)
+			q.Add(name)
 		case send <- next:
-			q.pop()
+			q.Pop()
 		}
 	}
-}
-
-// deskQueue is the names waiting for the receiver, in the order they came, each once.
-type deskQueue struct {
-	names  []string
-	queued map[string]bool
-}
-
-func (q *deskQueue) len() int      { return len(q.names) }
-func (q *deskQueue) first() string { return q.names[0] }
-
-func (q *deskQueue) add(name string) {
-	if q.queued[name] {
-		return
-	}
-	if q.queued == nil {
-		q.queued = make(map[string]bool)
-	}
-	q.queued[name] = true
-	q.names = append(q.names, name)
-}
-
-func (q *deskQueue) pop() {
-	delete(q.queued, q.names[0])
-	q.names[0] = ""
-	q.names = q.names[1:]
 }
 
 // querier is what deskHeads reads on: the pool (Desks) or a Watch's own connection.

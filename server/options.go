@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"time"
@@ -104,48 +105,20 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.MaxContent == 0 {
-		o.MaxContent = DefaultMaxContent
-	}
-	if o.MaxBody == 0 {
-		o.MaxBody = 2*int64(o.MaxContent) + envelopeAllowance
-	}
-	if o.Rate == 0 {
-		o.Rate = DefaultRate
-	}
-	if o.Burst == 0 {
-		o.Burst = DefaultBurst
-	}
-	if o.MaxStreams == 0 {
-		o.MaxStreams = DefaultMaxStreams
-	}
-	if o.StreamRetryAfter == 0 {
-		o.StreamRetryAfter = DefaultStreamRetryAfter
-	}
-	if o.Heartbeat == 0 {
-		o.Heartbeat = DefaultHeartbeat
-	}
-	if o.PollInterval == 0 {
-		o.PollInterval = DefaultPollInterval
-	}
-	if o.WriteTimeout == 0 {
-		o.WriteTimeout = DefaultWriteTimeout
-	}
-	if o.BodyReadTimeout == 0 {
-		o.BodyReadTimeout = DefaultBodyReadTimeout
-	}
-	if o.AppendTimeout == 0 {
-		o.AppendTimeout = DefaultAppendTimeout
-	}
-	if o.TailRows == 0 {
-		o.TailRows = transcript.ScanLimit
-	}
-	if o.TailBytes == 0 {
-		o.TailBytes = DefaultTailBytes
-	}
-	if o.SessionTTL == 0 {
-		o.SessionTTL = DefaultSessionTTL
-	}
+	o.MaxContent = cmp.Or(o.MaxContent, DefaultMaxContent)
+	o.MaxBody = cmp.Or(o.MaxBody, 2*int64(o.MaxContent)+envelopeAllowance)
+	o.Rate = cmp.Or(o.Rate, DefaultRate)
+	o.Burst = cmp.Or(o.Burst, DefaultBurst)
+	o.MaxStreams = cmp.Or(o.MaxStreams, DefaultMaxStreams)
+	o.StreamRetryAfter = cmp.Or(o.StreamRetryAfter, DefaultStreamRetryAfter)
+	o.Heartbeat = cmp.Or(o.Heartbeat, DefaultHeartbeat)
+	o.PollInterval = cmp.Or(o.PollInterval, DefaultPollInterval)
+	o.WriteTimeout = cmp.Or(o.WriteTimeout, DefaultWriteTimeout)
+	o.BodyReadTimeout = cmp.Or(o.BodyReadTimeout, DefaultBodyReadTimeout)
+	o.AppendTimeout = cmp.Or(o.AppendTimeout, DefaultAppendTimeout)
+	o.TailRows = cmp.Or(o.TailRows, transcript.ScanLimit)
+	o.TailBytes = cmp.Or(o.TailBytes, DefaultTailBytes)
+	o.SessionTTL = cmp.Or(o.SessionTTL, DefaultSessionTTL)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

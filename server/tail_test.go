@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -49,7 +48,7 @@ func newTestTail(t testing.TB, src transcript.Log, rows, bytes int) *tail {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := newTail("eng", src, noTokens{}, opts, newMetrics())
+	tl := newTail("eng", src, new(token.MemStore), opts, newMetrics())
 	if err := tl.load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +180,7 @@ func TestTailGapBeyondBudget(t *testing.T) {
 func TestTailWakeCloses(t *testing.T) {
 	mem := memlog.New()
 	opts, _ := Options{}.withDefaults()
-	tl := newTail("eng", mem, noTokens{}, opts, newMetrics())
+	tl := newTail("eng", mem, new(token.MemStore), opts, newMetrics())
 	if err := tl.load(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -197,13 +196,3 @@ func TestTailWakeCloses(t *testing.T) {
 		t.Fatal("no change within 5 s of a wake-up")
 	}
 }
-
-// noTokens is a token store that holds no token, for tails that serve no stream.
-type noTokens struct{}
-
-func (noTokens) AddToken(context.Context, token.Token) error { return errors.ErrUnsupported }
-func (noTokens) TokenByHash(context.Context, [32]byte) (token.Token, error) {
-	return token.Token{}, token.ErrUnknown
-}
-func (noTokens) Tokens(context.Context) ([]token.Token, error)        { return nil, nil }
-func (noTokens) RevokeToken(context.Context, string, time.Time) error { return token.ErrUnknown }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/sharedesk/transcript/internal/deskqueue"
 )
 
 // The statements of a Watch's poll, on its own reader connection. data_version changes when
@@ -145,20 +147,20 @@ func (w *watch) run(ctx context.Context, out chan<- string, interval time.Durati
 	defer close(out)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	var q deskQueue
+	var q deskqueue.Queue
 	for {
 		var (
 			send chan<- string // nil while nothing waits: that case never runs
 			next string
 		)
-		if q.len() > 0 {
-			send, next = out, q.first()
+		if q.Len() > 0 {
+			send, next = out, q.First()
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case send <- next:
-			q.pop()
+			q.Pop()
 		case <-w.kick:
 			w.mu.Lock()
 			pushed := w.pushed
@@ -167,7 +169,7 @@ func (w *watch) run(ctx context.Context, out chan<- string, interval time.Durati
 			for desk, head := range pushed {
 				if head > w.heads[desk] {
 					w.heads[desk] = head
-					q.add(desk)
+					q.Add(desk)
 				}
 			}
 		case <-ticker.C:
@@ -180,7 +182,7 @@ func (w *watch) run(ctx context.Context, out chan<- string, interval time.Durati
 // every desk's head, and adds the desks whose head moved to q (when q is not nil: the first
 // poll, in Watch, only reads what later ones compare with). A head pushed by this Store's
 // append is one the next read finds too: the append had committed.
-func (w *watch) poll(ctx context.Context, q *deskQueue) error {
+func (w *watch) poll(ctx context.Context, q *deskqueue.Queue) error {
 	var version int64
 	if err := w.conn.QueryRowContext(ctx, dataVersionSQL).Scan(&version); err != nil {
 		w.stale = true
@@ -196,7 +198,7 @@ func (w *watch) poll(ctx context.Context, q *deskQueue) error {
 	}
 	for desk, head := range heads {
 		if old, ok := w.heads[desk]; q != nil && (!ok || head != old) {
-			q.add(desk)
+			q.Add(desk)
 		}
 	}
 	w.heads, w.version, w.stale = heads, version, false
@@ -231,30 +233,4 @@ func (s *Store) announce(desk string, head int64) {
 	for w := range s.watching {
 		w.push(desk, head)
 	}
-}
-
-// deskQueue is the names waiting for the receiver, in the order they came, each once.
-type deskQueue struct {
-	names  []string
-	queued map[string]bool
-}
-
-func (q *deskQueue) len() int      { return len(q.names) }
-func (q *deskQueue) first() string { return q.names[0] }
-
-func (q *deskQueue) add(name string) {
-	if q.queued[name] {
-		return
-	}
-	if q.queued == nil {
-		q.queued = make(map[string]bool)
-	}
-	q.queued[name] = true
-	q.names = append(q.names, name)
-}
-
-func (q *deskQueue) pop() {
-	delete(q.queued, q.names[0])
-	q.names[0] = ""
-	q.names = q.names[1:]
 }

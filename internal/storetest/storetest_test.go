@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -29,20 +28,20 @@ func TestContentLimitMemStore(t *testing.T) {
 	}
 }
 
-// memStore is a Store over one memlog.Log per desk, a token.Store over a map of tokens
-// by hash, serialised by one mutex, and sharing's reference BookStore.
+// memStore is a Store over one memlog.Log per desk, serialised by one mutex, with the
+// reference token.Store and sharing's reference BookStore.
 type memStore struct {
 	sharing.MemBookStore
+	token.MemStore
 	mu         sync.Mutex
 	desks      map[string]*memlog.Log
-	tokens     map[[32]byte]token.Token
 	maxContent int
 }
 
 var _ token.Store = (*memStore)(nil)
 
 func newMemStore(maxContent int) *memStore {
-	return &memStore{desks: make(map[string]*memlog.Log), tokens: make(map[[32]byte]token.Token), maxContent: maxContent}
+	return &memStore{desks: make(map[string]*memlog.Log), maxContent: maxContent}
 }
 
 func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
@@ -201,82 +200,4 @@ func (d memDesk) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 		log = memlog.New()
 	}
 	return log.ReadBefore(ctx, before, limit)
-}
-
-func (s *memStore) AddToken(ctx context.Context, t token.Token) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := t.Validate(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, u := range s.tokens {
-		if u.ID == t.ID || u.Hash == t.Hash {
-			return fmt.Errorf("memstore: token %s: %w", t.ID, token.ErrExists)
-		}
-	}
-	t.Created = token.Floor(t.Created)
-	if t.IsRevoked() {
-		t.Revoked = token.Floor(t.Revoked)
-	}
-	s.tokens[t.Hash] = t
-	return nil
-}
-
-func (s *memStore) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, error) {
-	if err := ctx.Err(); err != nil {
-		return token.Token{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t, ok := s.tokens[hash]; ok {
-		return t, nil
-	}
-	return token.Token{}, fmt.Errorf("memstore: %w", token.ErrUnknown)
-}
-
-func (s *memStore) Tokens(ctx context.Context) ([]token.Token, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	all := slices.Collect(func(yield func(token.Token) bool) {
-		for _, t := range s.tokens {
-			if !yield(t) {
-				return
-			}
-		}
-	})
-	slices.SortFunc(all, func(a, b token.Token) int {
-		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
-	})
-	return all, nil
-}
-
-func (s *memStore) RevokeToken(ctx context.Context, id string, at time.Time) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if !token.IsID(id) {
-		return fmt.Errorf("memstore: not a token id: %w", token.ErrUnknown)
-	}
-	if err := token.CheckRevocation(at); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for hash, t := range s.tokens {
-		if t.ID != id {
-			continue
-		}
-		if !t.IsRevoked() {
-			t.Revoked = token.Floor(at)
-			s.tokens[hash] = t
-		}
-		return nil
-	}
-	return fmt.Errorf("memstore: token %q: %w", id, token.ErrUnknown)
 }
