@@ -55,11 +55,11 @@ const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 // Sequences are assigned in commit order: Append holds the desk's row lock from choosing the
 // Seq until it commits, so another append to the same desk waits, and a reader that has seen
 // Seq n never later sees a new row below n. Appends to different desks do not wait for each
-// other. An append takes two round trips, whatever it is: a root sends its row in the
-// first, inserted only if desk does not hold its key, and commits in the second, or, when
-// desk holds the key, reads the stored row and rolls back; a reply, whose parent is read
-// under the lock, and its key looked up, reads in the first and sends the row with the
-// commit in the second (a replay rolls back instead). Every statement runs
+// other. A root is one round trip: its row is sent, inserted only if desk does not hold its
+// key, and committed, so the desk's lock is never held across a round trip; when desk holds
+// the key, a second round trip reads the stored row. A reply takes two: its parent is read
+// under the lock, and its key looked up, in the first, and the row goes with the commit in
+// the second (a replay rolls back instead). Every statement runs
 // under ctx: if ctx is done before the append commits, nothing is stored. (An error from the
 // commit itself, such as a connection lost on the way, leaves unknown whether the row was
 // stored, as with any database commit; with a Key, appending again finds out.)
@@ -96,7 +96,8 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // every message is stored already (a re-import) writes nothing, and one that extends an
 // earlier batch stores only its new messages. One Key on two messages of msgs is refused
 // before anything is sent: a *AppendError naming the second, matching ErrDuplicateKey and
-// transcript.ErrInvalidMessage. A batch takes two round trips, as Append does.
+// transcript.ErrInvalidMessage. A batch takes one round trip or two, as Append does: one
+// when no message has a key or names a stored row as its parent.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
 	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
 		return err
@@ -134,7 +135,7 @@ const keyAttempts = 3
 
 // append validates msgs, then in one transaction moves desk's head past them, settles them
 // (their parents, their audiences by the reply rule, their keys) and inserts the new rows,
-// in two round trips. It returns every message as stored: the new rows, and the stored rows
+// in one round trip or two. It returns every message as stored: the new rows, and the stored rows
 // that messages with a present key are.
 //
 // Every way that commits queues notifySQL right after its COMMIT, in the same round trip:
@@ -142,11 +143,10 @@ const keyAttempts = 3
 //
 // Settling needs the stored rows some messages name. When none names one — no Parent is a
 // stored row's Seq (each is 0 or a BatchParent) and no message has a Key — the rows are
-// settled before anything is sent, as if the desk were empty, and go with the first round
-// trip, as the desk's head is moved: BEGIN, lockHeadSQL, notifySQL and insertSQL; then
-// COMMIT (appendAhead). One message with a Key and no Parent goes the same way, its insert made
-// conditional on its key's absence, and is looked up only if the key is present
-// (appendKeyed). Otherwise the first round trip moves the head and reads, under the desk's
+// settled before anything is sent, as if the desk were empty, and the whole append is one
+// round trip: BEGIN, lockHeadSQL, insertSQL, COMMIT and notifySQL (appendAhead). One
+// message with a Key and no Parent goes the same way, its insert made conditional on its
+// key's absence, and is looked up only if the key is present (appendKeyed). Otherwise the first round trip moves the head and reads, under the desk's
 // lock, the stored parents (parentsSQL) and the rows holding the keys (keyRowsSQL), and the
 // second inserts the new rows and commits, or, when every message is a stored row already,
 // rolls back (appendLocked). A batch that the first way refuses takes the third too, so
@@ -223,100 +223,45 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 }
 
 // appendAhead stores rows, settled as if the desk were empty (Seqs from 1, every Parent 0
-// or a row of rows), none with a key: BEGIN, the head moved and the rows inserted in one
-// round trip, then COMMIT. It returns the rows renumbered above the desk's old head.
+// or a row of rows), none with a key, in one round trip (insertAhead). It returns rows,
+// renumbered above the desk's old head.
 func (s *Store) appendAhead(ctx context.Context, conn *pgxpool.Conn, desk string, rows []transcript.Message) ([]transcript.Message, error) {
-	args, err := insertArgs(desk, rows, true)
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+	if _, err := s.insertAhead(ctx, conn, desk, rows, false); err != nil {
+		return nil, err
 	}
-	var (
-		b    pgx.Batch
-		base int64
-	)
-	b.Queue(beginSQL)
-	b.Queue(lockHeadSQL, desk, int64(len(rows)))
-	b.Queue(insertSQL, args...)
-	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		if err := br.QueryRow().Scan(&base); err != nil {
-			return err
-		}
-		return execInsert(br, len(rows))
-	})
-	if err != nil {
-		conn.Exec(ctx, "ROLLBACK") // if this fails too, Release closes the connection
-		return nil, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
-	}
-	for i := range rows {
-		r := &rows[i]
-		r.Seq += transcript.Sequence(base)
-		if r.Parent != 0 {
-			r.Parent += transcript.Sequence(base)
-		}
-	}
-	return rows, s.commit(ctx, conn, desk, rows)
+	return rows, nil
 }
 
 // appendKeyed stores m, one message with a Key and no parent, settled as if the desk were
-// empty (Seq 1): BEGIN, the head moved and the row inserted unless desk holds its key
-// (insertKeySQL), in one round trip; then COMMIT. When the key is present, nothing was
-// inserted, and the second round trip reads the row holding it and rolls back: m is then
-// that row again, which appendKeyed returns, or a *transcript.KeyConflictError
-// (transcript.MatchKey). Unlike appendLocked, it looks the key up only when the insert
-// finds it: a new key costs what an append without one does, but for the key's index.
+// empty (Seq 1), unless desk holds its key: in one round trip (insertAhead, keyed). When
+// the key is present, nothing was inserted, and a second round trip reads the row holding
+// it: m is then that row again, which appendKeyed returns, or a
+// *transcript.KeyConflictError (transcript.MatchKey). Unlike appendLocked, it looks the key
+// up only when the insert finds it: a new key costs what an append without one does, but
+// for the key's index.
 //
 // The insert comes after lockHeadSQL, so it finds the rows of the appends to desk before
 // it, which have committed; a row a writer that bypasses the lock has not committed yet
 // makes it wait, and then conflict, once that row is committed, or not, if it never is.
+// Either way the row found has committed by the time it is looked up.
 func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string, m transcript.Message) (transcript.Message, error) {
-	args, err := insertArgs(desk, []transcript.Message{m}, true)
-	if err != nil {
-		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
-	}
-	var (
-		b        pgx.Batch
-		base     int64
-		inserted bool
-	)
-	b.Queue(beginSQL)
-	b.Queue(lockHeadSQL, desk, int64(1))
-	b.Queue(insertKeySQL, args...)
-	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		if err := br.QueryRow().Scan(&base); err != nil {
-			return err
-		}
-		tag, err := br.Exec()
-		inserted = tag.RowsAffected() == 1
-		return err
-	})
-	if err != nil {
-		conn.Exec(ctx, "ROLLBACK") // if this fails too, Release closes the connection
-		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
-	}
-	if inserted {
-		m.Seq += transcript.Sequence(base)
-		return m, s.commit(ctx, conn, desk, []transcript.Message{m})
+	rows := []transcript.Message{m}
+	inserted, err := s.insertAhead(ctx, conn, desk, rows, true)
+	switch {
+	case err != nil:
+		return transcript.Message{}, err
+	case inserted:
+		return rows[0], nil
 	}
 	var present map[string]*transcript.Message
-	b = pgx.Batch{}
+	var b pgx.Batch
 	b.Queue(keyRowSQL, desk, m.Key)
-	b.Queue("ROLLBACK") // undoes the head's move
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
 		var err error
-		if present, err = s.readKeys(br, 1); err != nil {
-			return err
-		}
-		_, err = br.Exec()
+		present, err = s.readKeys(br, 1)
 		return err
 	})
 	if err != nil {
-		conn.Exec(ctx, "ROLLBACK")
 		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
 	stored := present[m.Key]
@@ -327,6 +272,88 @@ func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string
 		return transcript.Message{}, err
 	}
 	return *stored, nil
+}
+
+// insertAhead stores rows, settled as if the desk were empty, in one round trip: BEGIN, the
+// head moved past them (lockHeadSQL), the rows inserted (insertSQL), COMMIT and the
+// notification (notifySQL). The desk's lock is held from the head's move to the COMMIT
+// within the server, never across a round trip: the appends queued behind it wait for the
+// server's work only. It renumbers rows, once inserted, above the desk's old head.
+//
+// keyed, rows is one message with a key, inserted unless desk holds the key, and when it
+// was not, the head moved back, both by insertKeySQL: the transaction then commits no
+// change, inserted is false, and the notification is spurious, as Watch allows.
+//
+// A test's beforeCommit hook runs between the insert and the COMMIT, which then take a
+// round trip each (commit); a keyed insert that inserted nothing is rolled back there.
+func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string, rows []transcript.Message, keyed bool) (inserted bool, err error) {
+	args, err := insertArgs(desk, rows, true)
+	if err != nil {
+		return false, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+	}
+	hold := s.beforeCommit != nil
+	var (
+		b    pgx.Batch
+		base int64
+	)
+	b.Queue(beginSQL)
+	b.Queue(lockHeadSQL, desk, int64(len(rows)))
+	if keyed {
+		b.Queue(insertKeySQL, args...)
+	} else {
+		b.Queue(insertSQL, args...)
+	}
+	if !hold {
+		b.Queue("COMMIT")
+		b.Queue(notifySQL, notifyPayload(desk))
+	}
+	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&base); err != nil {
+			return err
+		}
+		if keyed {
+			tag, err := br.Exec()
+			if err != nil {
+				return err
+			}
+			inserted = tag.RowsAffected() == 0 // the head moved back: the key was present
+		} else if err := execInsert(br, len(rows)); err != nil {
+			return err
+		} else {
+			inserted = true
+		}
+		if hold {
+			return nil
+		}
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		br.Exec() // the notification: an error there is not the append's, which has committed
+		return nil
+	})
+	if err != nil {
+		conn.Exec(ctx, "ROLLBACK") // if this fails too, Release closes the connection
+		return false, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+	}
+	if inserted {
+		for i := range rows {
+			r := &rows[i]
+			r.Seq += transcript.Sequence(base)
+			if r.Parent != 0 {
+				r.Parent += transcript.Sequence(base)
+			}
+		}
+	}
+	switch {
+	case hold && inserted:
+		err = s.commit(ctx, conn, desk, rows)
+	case hold:
+		_, err = conn.Exec(ctx, "ROLLBACK")
+	}
+	return inserted, err
 }
 
 // appendLocked stores msgs, prepared but not settled: BEGIN, the head moved past all of

@@ -19,10 +19,9 @@ func benchKey(batch, i int) string {
 }
 
 // BenchmarkAppendKey: the latency of one Append of a root, as BenchmarkAppend measures it,
-// without a key (key=none: BEGIN, the head moved and the row inserted in the first round
-// trip, COMMIT in the second) and with a fresh unique key each (key=new: the head moved and
-// the key looked up on the (desk, key) index in the first, the row inserted and COMMIT in
-// the second, as for a reply to a stored row; and one more index entry).
+// without a key (key=none: BEGIN, the head moved, the row inserted, COMMIT, in one round
+// trip) and with a fresh unique key each (key=new: the same round trip, the insert made
+// conditional on the key's absence; and one more index entry).
 func BenchmarkAppendKey(b *testing.B) {
 	for _, keyed := range []bool{false, true} {
 		name := "key=none"

@@ -108,7 +108,7 @@ func BenchmarkStandby(b *testing.B) {
 
 // readHeavyRun is one fixed run of BenchmarkStandby through st: readers and the writers
 // at once, until each has done its share.
-func readHeavyRun(b *testing.B, st *pgstore.Store, readers, appends int) {
+func readHeavyRun(b testing.TB, st *pgstore.Store, readers, appends int) {
 	ctx := context.Background()
 	q := transcript.Query{Conversation: transcript.Conversation{Desk: "busy"}}
 	var wg sync.WaitGroup

@@ -19,15 +19,16 @@
 // reader moves its watermark to 2, and row 1 commits below it, unseen for good — so each
 // append bumps its desk's head row (transcript_desks.head) inside its own transaction and
 // holds that row's lock until it commits: appends to one desk run one at a time, appends to
-// different desks never wait for each other's locks. An append takes two round trips. When
-// its rows reply to no stored row: BEGIN, the statement that moves the head, its
-// notification (see Watching for commits) and the statement that inserts the rows; then
-// COMMIT. (Unless they carry keys: one keyed row is inserted only if the desk
-// does not hold its key, and read instead if it does; a keyed batch goes the other way.)
-// Otherwise the first round trip moves the head and reads, under the desk's lock, the
-// author and audience of the stored parents (by primary key: the reply rule needs them,
-// never their content) and the stored rows holding the rows' keys (on the key index), and
-// the second inserts the rows and commits.
+// different desks never wait for each other's locks. When an append's rows reply to no
+// stored row it is one round trip: BEGIN, the statement that moves the head, the statement
+// that inserts the rows, COMMIT and the notification (see Watching for commits), so the
+// desk's lock is held only while the server works, never while a round trip waits.
+// (Unless they carry keys: one keyed row is inserted only if the desk does not hold its
+// key, the head moved back if it does, and read then in a second round trip; a keyed batch
+// goes the other way.) Otherwise it takes two round trips: the first moves the head and
+// reads, under the desk's lock, the author and audience of the stored parents (by primary
+// key: the reply rule needs them, never their content) and the stored rows holding the
+// rows' keys (on the key index), and the second inserts the rows and commits.
 //
 // # Asides
 //
