@@ -198,6 +198,25 @@ func TestInspectorInBrowser(t *testing.T) {
 		chromedp.WaitVisible(css(`#desk .rows > li`)),
 		chromedp.WaitReady(css(`#add-viewer select[name=participant] option[value="agent:triage"]`)),
 	)
+	// The form's button keeps its place while its lists fill (the participants come with the
+	// desk's rows, a participant's threads a request later): a click aimed at it must not land
+	// beside it. Its place with one short option in each list and with a long one in each:
+	shifts := get(t, b, "the add button's place", chromedp.Evaluate[[]float64](`(() => {
+		const form = document.getElementById("add-viewer");
+		const button = form.querySelector("button[type=submit]");
+		const lists = [form.participant, form.conversation];
+		const kept = lists.map((l) => ({ options: [...l.options], value: l.value }));
+		const place = (label) => {
+			lists.forEach((l) => l.replaceChildren(new Option(label, "x")));
+			return button.getBoundingClientRect().left;
+		};
+		const short = place("a"), long = place("Thread #999 · a participant with a long name: " + "x".repeat(80));
+		lists.forEach((l, i) => { l.replaceChildren(...kept[i].options); l.value = kept[i].value; });
+		return [short, long];
+	})()`))
+	if len(shifts) != 2 || shifts[0] != shifts[1] {
+		t.Errorf("the add-viewer button moves as its lists fill: left edge at %v pixels with short options, then long ones", shifts)
+	}
 	addColumn := func(participant string, thread uint64) {
 		t.Helper()
 		sel := `#add-viewer select[name=participant]`
@@ -213,8 +232,11 @@ func TestInspectorInBrowser(t *testing.T) {
 		}
 		b.run(t, "choose a column for "+participant, choose...)
 		// The form's submit makes the column at once, before it reads anything. On a loaded
-		// CI machine a click has been seen to make none (no view was ever asked for), so a
-		// column that is not there after a few seconds is chosen once more, and said.
+		// CI machine a click was seen to make none (no view was ever asked for): the
+		// conversation list, as wide as its longest option then, widened when a
+		// participant's threads came and moved the button between the click's aim and the
+		// click (fixed: the lists have a fixed width, checked above). Should a click still
+		// make no column, it is chosen once more, and said in the test's log.
 		if !b.within(5*time.Second, chromedp.WaitReady(css(column(participant, thread)))) {
 			t.Logf("the click made no column for %s, thread %d: choosing it again", participant, thread)
 			b.run(t, "choose a column for "+participant+" again", choose...)
