@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,22 +48,31 @@ const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 // and Audience (a new slice the caller owns): a retry after a lost answer is harmless.
 // Another message fails with a *AppendError wrapping the *transcript.KeyConflictError, which
 // names the key and the stored row's Seq, quotes neither row, and matches
-// transcript.ErrKeyConflict and not transcript.ErrInvalidMessage. The key is looked up on
-// the (desk, key) index after the desk's lock is taken, so appends of one key, from any
-// number of goroutines, Stores or processes, store it once and all get that row back (or
-// the same conflict).
+// transcript.ErrKeyConflict and not transcript.ErrInvalidMessage. The key is checked on the
+// (desk, key) index after the desk's lock is taken (a root's insert is made conditional on
+// its absence, a reply's key is looked up), so appends of one key, from any number of
+// goroutines, Stores or processes, store it once and all get that row back (or the same
+// conflict).
 //
 // Sequences are assigned in commit order: Append holds the desk's row lock from choosing the
 // Seq until it commits, so another append to the same desk waits, and a reader that has seen
 // Seq n never later sees a new row below n. Appends to different desks do not wait for each
-// other. A root is one round trip: its row is sent, inserted only if desk does not hold its
-// key, and committed, so the desk's lock is never held across a round trip; when desk holds
-// the key, a second round trip reads the stored row. A reply takes two: its parent is read
-// under the lock, and its key looked up, in the first, and the row goes with the commit in
-// the second (a replay rolls back instead). Every statement runs
-// under ctx: if ctx is done before the append commits, nothing is stored. (An error from the
-// commit itself, such as a connection lost on the way, leaves unknown whether the row was
-// stored, as with any database commit; with a Key, appending again finds out.)
+// other. A root (a message that replies to no stored row) is one round trip: BEGIN, the
+// head's move, its row (inserted only if desk does not hold its key), COMMIT and the
+// notification go together, so the desk's lock is never held while the client reads a
+// result and answers it; when desk holds the key, a second round trip reads the stored
+// row. A reply takes two: its parent is read under the lock, and its key looked up, in the
+// first, and the row goes with the COMMIT in the second (a replay rolls back instead).
+//
+// Every statement runs under ctx. An error before the round trip that carries the COMMIT
+// (a reply's first), and a refusal, mean that nothing was stored. An error from that round
+// trip (a root's only one) leaves unknown whether the row was stored, as an error from any
+// database commit does: if ctx ends during it, while the append waits for the desk's lock
+// say, the server is asked to cancel the append (pgx's cancel request) and normally does,
+// storing nothing, but a cancel that comes once the lock is granted, or cannot reach the
+// server, lets it commit. With a Key, appending again finds out. Once the COMMIT has
+// succeeded, the append succeeds: an error of the notification after it is not the
+// append's (Watch's listeners then hear of the rows at the desk's next append).
 //
 // A read-only Store (ReadOnly, or opened on a standby) refuses every append, AppendBatch's
 // too, with an error matching ErrReadOnly, and sends nothing. In a Store with standbys, a
@@ -96,8 +106,9 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // every message is stored already (a re-import) writes nothing, and one that extends an
 // earlier batch stores only its new messages. One Key on two messages of msgs is refused
 // before anything is sent: a *AppendError naming the second, matching ErrDuplicateKey and
-// transcript.ErrInvalidMessage. A batch takes one round trip or two, as Append does: one
-// when no message has a key or names a stored row as its parent.
+// transcript.ErrInvalidMessage. A batch takes the round trips Append does: one when no
+// message names a stored row as its parent and none has a key (a batch of one message may
+// have one), two otherwise, and two when the reply rule refuses a message of it.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
 	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
 		return err
@@ -146,10 +157,11 @@ const keyAttempts = 3
 // settled before anything is sent, as if the desk were empty, and the whole append is one
 // round trip: BEGIN, lockHeadSQL, insertSQL, COMMIT and notifySQL (appendAhead). One
 // message with a Key and no Parent goes the same way, its insert made conditional on its
-// key's absence, and is looked up only if the key is present (appendKeyed). Otherwise the first round trip moves the head and reads, under the desk's
-// lock, the stored parents (parentsSQL) and the rows holding the keys (keyRowsSQL), and the
-// second inserts the new rows and commits, or, when every message is a stored row already,
-// rolls back (appendLocked). A batch that the first way refuses takes the third too, so
+// key's absence, and is looked up only if the key is present (appendKeyed). Otherwise the
+// first round trip moves the head and reads, under the desk's lock, the stored parents
+// (parentsSQL) and the rows holding the keys (keyRowsSQL), and the second inserts the new
+// rows and commits, or, when every message is a stored row already, rolls back
+// (appendLocked). A batch that the first way refuses takes the third too, so
 // that its error names the batch's rows by the Seqs they would have had.
 //
 // A keyed batch takes the third way because a conditional insert of many rows would skip
@@ -276,13 +288,15 @@ func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string
 
 // insertAhead stores rows, settled as if the desk were empty, in one round trip: BEGIN, the
 // head moved past them (lockHeadSQL), the rows inserted (insertSQL), COMMIT and the
-// notification (notifySQL). The desk's lock is held from the head's move to the COMMIT
-// within the server, never across a round trip: the appends queued behind it wait for the
-// server's work only. It renumbers rows, once inserted, above the desk's old head.
+// notification (notifySQL). The desk's lock is held from the head's move to the COMMIT,
+// never while the client reads a result and answers it: the appends queued behind it wait
+// for the server's work (and the rest of a large batch on its way), not for the client. It
+// renumbers rows, once inserted, above the desk's old head.
 //
 // keyed, rows is one message with a key, inserted unless desk holds the key, and when it
 // was not, the head moved back, both by insertKeySQL: the transaction then commits no
-// change, inserted is false, and the notification is spurious, as Watch allows.
+// change, inserted is false, and the notification is spurious (Watch's documentation says
+// so).
 //
 // A test's beforeCommit hook runs between the insert and the COMMIT, which then take a
 // round trip each (commit); a keyed insert that inserted nothing is rolled back there.
@@ -304,9 +318,9 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 		b.Queue(insertSQL, args...)
 	}
 	if !hold {
-		b.Queue("COMMIT")
-		b.Queue(notifySQL, notifyPayload(desk))
+		s.queueCommit(&b, desk)
 	}
+	committed := false
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
 		if _, err := br.Exec(); err != nil {
 			return err
@@ -328,16 +342,13 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 		if hold {
 			return nil
 		}
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("commit: %w", err)
-		}
-		br.Exec() // the notification: an error there is not the append's, which has committed
-		return nil
+		return readCommit(br, &committed)
 	})
-	if err != nil {
+	if err != nil && !committed {
 		conn.Exec(ctx, "ROLLBACK") // if this fails too, Release closes the connection
 		return false, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
+	err = nil // the rows are stored, or wait for the hook's commit: an error left was the notification's
 	if inserted {
 		for i := range rows {
 			r := &rows[i]
@@ -351,7 +362,9 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	case hold && inserted:
 		err = s.commit(ctx, conn, desk, rows)
 	case hold:
-		_, err = conn.Exec(ctx, "ROLLBACK")
+		if _, err = conn.Exec(ctx, "ROLLBACK"); err != nil {
+			err = fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+		}
 	}
 	return inserted, err
 }
@@ -448,8 +461,7 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 	}
 	b.Queue(insertSQL, args...)
 	if s.beforeCommit == nil {
-		b.Queue("COMMIT")
-		b.Queue(notifySQL, notifyPayload(desk))
+		s.queueCommit(&b, desk)
 	}
 	committed := false
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
@@ -461,15 +473,9 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 		if err := execInsert(br, len(added)); err != nil || s.beforeCommit != nil {
 			return err
 		}
-		_, err := br.Exec()
-		committed = err == nil
-		if err != nil {
-			return fmt.Errorf("commit: %w", err)
-		}
-		br.Exec() // the notification: an error there is not the append's, which has committed
-		return nil
+		return readCommit(br, &committed)
 	})
-	if err != nil {
+	if err != nil && !committed {
 		conn.Exec(ctx, "ROLLBACK")
 		return nil, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
@@ -487,15 +493,35 @@ func (s *Store) commit(ctx context.Context, conn *pgxpool.Conn, desk string, row
 		s.beforeCommit(ctx, desk, rows)
 	}
 	var b pgx.Batch
+	s.queueCommit(&b, desk)
+	committed := false
+	err := roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error { return readCommit(br, &committed) })
+	if err != nil && !committed {
+		return fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+	}
+	return nil
+}
+
+// queueCommit queues, at the end of b, COMMIT and desk's notification after it (notifySQL,
+// or the statement a test put in its place): the end of every append that commits, whose
+// results readCommit reads.
+func (s *Store) queueCommit(b *pgx.Batch, desk string) {
 	b.Queue("COMMIT")
-	b.Queue(notifySQL, notifyPayload(desk))
-	return roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("pgstore: append to desk %q: commit: %w", desk, err)
-		}
-		br.Exec() // the notification: an error there is not the append's, which has committed
-		return nil
-	})
+	b.Queue(cmp.Or(s.notifySQL, notifySQL), notifyPayload(desk))
+}
+
+// readCommit reads from br the results that queueCommit queued, and sets *committed once
+// COMMIT has succeeded. From then on the append's rows are stored, and an error of the
+// notification's, or of the round trip after it (a connection lost then), is not the
+// append's: readCommit ignores the first, and roundTrip, whose Close returns either one,
+// must be judged by *committed, not by its error.
+func readCommit(br pgx.BatchResults, committed *bool) error {
+	if _, err := br.Exec(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	*committed = true
+	br.Exec() // the notification: its error, if any, is not the append's
+	return nil
 }
 
 // roundTrip sends b on conn, reads its results with read and closes them: one round trip.

@@ -36,7 +36,8 @@ RETURNING d.head - $2`
 // queued right after an append's COMMIT, in the same round trip, as a transaction of its own
 // that does not wait for its commit to be flushed (synchronous_commit off, for it alone): a
 // pipeline skips it when the COMMIT fails, so an append that is refused, or a replay that
-// writes nothing and rolls back, notifies nobody.
+// writes nothing and rolls back, notifies nobody. (A keyed root's replay commits a
+// transaction that changes nothing, insertKeySQL's, and notifies.)
 //
 // It is not inside the append's transaction because PostgreSQL makes notifying transactions
 // commit one at a time, holding a queue lock while the commit record is flushed: appends to

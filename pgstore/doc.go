@@ -22,7 +22,7 @@
 // different desks never wait for each other's locks. When an append's rows reply to no
 // stored row it is one round trip: BEGIN, the statement that moves the head, the statement
 // that inserts the rows, COMMIT and the notification (see Watching for commits), so the
-// desk's lock is held only while the server works, never while a round trip waits.
+// desk's lock is never held while the client reads a result and answers it.
 // (Unless they carry keys: one keyed row is inserted only if the desk does not hold its
 // key, the head moved back if it does, and read then in a second round trip; a keyed batch
 // goes the other way.) Otherwise it takes two round trips: the first moves the head and
@@ -51,9 +51,11 @@
 // without one (every row written before schema version 4 is one, and reads back
 // unchanged), under a partial UNIQUE index on (desk, key) that holds only the rows with a
 // key, so that rows without one cost it nothing (see migrations/0004_keys.sql). Append and
-// AppendBatch look their messages' keys up on it after the desk's lock is taken, in the
-// first round trip (a root's Append only when its insert, conditional on the key's absence,
-// finds the key), and decide each present key with transcript.MatchKey, after the checks
+// AppendBatch check their messages' keys on it after the desk's lock is taken: a root's
+// Append inserts its row only if its key is absent, and reads the stored row, in a second
+// round trip once its transaction has ended, only if the key is present; other appends look
+// their keys up under the lock, in their first round trip. Each present key is decided
+// with transcript.MatchKey, after the checks
 // and the reply rule a new row gets: the same message is not stored again (Append returns
 // the stored row; AppendBatch skips it, and a BatchParent naming it is the stored row), a
 // different one fails with a *transcript.KeyConflictError, inside a [*AppendError], and
@@ -97,8 +99,11 @@
 // the channel transcript_desks, the desk's name as the payload, queued right after its
 // COMMIT in the same round trip, as a transaction of its own that does not wait for a
 // flush), and a Watch LISTENs on a connection of its own, outside the pool. A refused append
-// or a replay never notifies; a committed one does, unless its connection is lost between
-// the two (its rows then show at the desk's next append). When the listening connection is
+// never notifies, nor does a replay, but for the replay of one keyed root by Append: its
+// one round trip commits before it knows that the key is present (a transaction that moves
+// the head and back), so it notifies, spuriously. A committed append notifies, unless its
+// connection is lost between the two or the notification fails (its rows then show at the
+// desk's next append). When the listening connection is
 // lost (a restart of the database, a network failure), Watch connects again with a backoff
 // and then reports every desk once, since commits may have happened while it was not
 // listening. The notification is not inside the append's transaction because PostgreSQL

@@ -11,11 +11,19 @@ import (
 )
 
 // SetBeforeCommit installs f to run inside every append's transaction after its rows are
-// inserted and before it commits: the test seam that holds a transaction open. Set it before
-// the store is used concurrently.
+// inserted and before it commits: the test seam that holds a transaction open. While one is
+// set (nil unsets it), every append sends its COMMIT in a round trip of its own, after f,
+// where the appends of rows that reply to no stored row otherwise send it with their
+// insert; a keyed root whose key is present then rolls back. Set it before the store is
+// used concurrently.
 func SetBeforeCommit(s *Store, f func(ctx context.Context, desk string, rows []transcript.Message)) {
 	s.beforeCommit = f
 }
+
+// SetNotifySQL makes s send sql, with the desk's name as its one argument, in the place of
+// the notification after each append's COMMIT: "" puts the package's back. Set it before
+// the store is used concurrently.
+func SetNotifySQL(s *Store, sql string) { s.notifySQL = sql }
 
 // SetWatchPingAfter makes the Watches s starts from now on ping the server after d of
 // silence instead of watchPingAfter.

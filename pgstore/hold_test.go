@@ -17,7 +17,8 @@ type heldAppend struct {
 }
 
 // holdNextAppend makes the next append of st stop before committing, until release is
-// closed (or the test ends). Later appends pass straight through.
+// closed (or the test ends). Later appends pass straight through, though each with its
+// COMMIT in a round trip of its own while the hook stays set (SetBeforeCommit).
 func holdNextAppend(t *testing.T, st *pgstore.Store) heldAppend {
 	t.Helper()
 	h := heldAppend{reached: make(chan []transcript.Message, 1), release: make(chan struct{})}

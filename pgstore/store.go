@@ -30,8 +30,12 @@ type Store struct {
 	audiences audienceCache
 
 	// beforeCommit, when set (by tests only), runs inside an append's transaction after its
-	// rows are inserted and before it commits.
+	// rows are inserted and before it commits; every append then sends its COMMIT in a
+	// round trip of its own, after the hook.
 	beforeCommit func(ctx context.Context, desk string, rows []transcript.Message)
+	// notifySQL, when set (by tests only), is sent in the place of the package's notifySQL
+	// after an append's COMMIT.
+	notifySQL string
 	// reads counts ReadBefore's queries, for the tests of reading ahead.
 	reads atomic.Int64
 

@@ -60,10 +60,12 @@ const (
 // Watch holds a connection of its own, outside the pool (made from the pool's
 // configuration, its AfterConnect hook run on it), on which it LISTENs: an append notifies
 // once it has committed (pg_notify, queued right after its COMMIT in the same round trip),
-// so a refused append or a replay that writes nothing is never reported, and a committed one
-// is, unless the appending connection is lost between its COMMIT and the notification (its
-// process killed in between): its rows then show at the desk's next append, or to a watcher
-// that reconnects.
+// so a refused append is never reported, nor a replay that writes nothing and rolls back,
+// and a committed one is, unless the appending connection is lost between its COMMIT and the
+// notification (its process killed in between): its rows then show at the desk's next
+// append, or to a watcher that reconnects. One replay commits and is reported, spuriously:
+// Append of one keyed root whose key the desk holds, whose one round trip sends its COMMIT
+// before it can know (it commits a transaction that moves the head and back).
 // Each Watch call has a connection of its own: a server calls Watch once and fans its names
 // out to its streams. The connection must reach a PostgreSQL session (directly, or through
 // a pooler in session mode: LISTEN does not work through transaction pooling).

@@ -1,6 +1,7 @@
 package pgstore_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -155,8 +156,9 @@ func TestWatchAcrossStores(t *testing.T) {
 
 // TestWatchOnlyCommits: a name comes when its transaction commits, not before: an append
 // held before its commit is reported after an append to another desk that committed
-// meanwhile, and only once it commits; a refused append and a replay of a key, which roll
-// back, are never reported.
+// meanwhile, and only once it commits; a refused append and a replay of a key that rolls
+// back (a reply's, a batch's), are never reported, with the commit hook unset as in use.
+// (A keyed root's replay commits and notifies, as Watch's documentation says.)
 func TestWatchOnlyCommits(t *testing.T) {
 	t.Parallel()
 	st, _ := openStore(t)
@@ -182,14 +184,25 @@ func TestWatchOnlyCommits(t *testing.T) {
 	if got := nextName(t, names, reportWithin); got != "eng" {
 		t.Errorf("after the held append committed: Watch gave %q, want eng", got)
 	}
+	pgstore.SetBeforeCommit(st, nil) // every append below takes its own way, one round trip or two
+	if _, err := st.Append(ctx, "eng", transcript.Message{Parent: 1, Author: bot, Content: "a keyed reply", Key: "reply"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := nextName(t, names, reportWithin); got != "eng" {
+		t.Errorf("after a keyed reply: Watch gave %q, want eng", got)
+	}
 
 	if _, err := st.Append(ctx, "eng", transcript.Message{Parent: 99, Author: bot, Content: "to no row"}); !errors.Is(err, pgstore.ErrParent) {
 		t.Fatalf("Append replying to a row that does not exist: %v, want ErrParent", err)
 	}
-	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "first", Key: "once"}); err != nil {
-		t.Fatalf("replay: %v", err)
+	if _, err := st.Append(ctx, "eng", transcript.Message{Parent: 1, Author: bot, Content: "a keyed reply", Key: "reply"}); err != nil {
+		t.Fatalf("replay of a reply: %v", err)
 	}
-	if err := st.AppendBatch(ctx, "eng", []transcript.Message{{Author: alice, Content: "first", Key: "once"}}); err != nil {
+	batch := []transcript.Message{ // rows 1 and 3 again: the reply's parent is row 1 either way
+		{Author: alice, Content: "first", Key: "once"},
+		{Parent: transcript.BatchParent(0), Author: bot, Content: "a keyed reply", Key: "reply"},
+	}
+	if err := st.AppendBatch(ctx, "eng", batch); err != nil {
 		t.Fatalf("replay in a batch: %v", err)
 	}
 	if _, err := st.Append(ctx, "marker", transcript.Message{Author: bot, Content: "after the refusal and the replays"}); err != nil {
@@ -348,4 +361,59 @@ func TestWatchSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitNames(t, names, reportWithin, "new")
+}
+
+// TestNotificationErrorIsNotTheAppends: the notification follows an append's COMMIT in the
+// same round trip, so once the COMMIT has succeeded an error of the notification's is not
+// the append's: Append and AppendBatch report success, the rows are stored, and the next
+// append takes the next Seq on the same connection. With the notification made to fail,
+// on every way an append commits: a root, a keyed root, a reply to a stored row (whose
+// COMMIT goes with its insert in the second round trip) and, with the test's commit hook
+// set, a root whose COMMIT goes in a round trip of its own. In both query modes.
+func TestNotificationErrorIsNotTheAppends(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"", "simple_protocol"} {
+		t.Run("mode="+cmp.Or(mode, "default"), func(t *testing.T) {
+			dsn := withPoolSize(newDatabase(t), 1) // one connection: a broken one would fail the next append
+			if mode != "" {
+				dsn = withParam(dsn, "default_query_exec_mode", mode)
+			}
+			st, err := pgstore.Open(t.Context(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			pgstore.SetNotifySQL(st, `SELECT 1 / (length($1::text) * 0)`) // division by zero
+			ctx := t.Context()
+			appends := []struct {
+				name string
+				msg  transcript.Message
+				hold bool
+			}{
+				{"a root", transcript.Message{Author: alice, Content: "root"}, false},
+				{"a keyed root", transcript.Message{Author: alice, Content: "keyed", Key: "k"}, false},
+				{"a reply", transcript.Message{Parent: 1, Author: bot, Content: "reply"}, false},
+				{"a root with its COMMIT apart", transcript.Message{Author: alice, Content: "apart"}, true},
+			}
+			for i, a := range appends {
+				if a.hold {
+					pgstore.SetBeforeCommit(st, func(context.Context, string, []transcript.Message) {})
+				}
+				got, err := st.Append(ctx, "eng", a.msg)
+				if err != nil {
+					t.Fatalf("%s: %v, want the append's success (it committed; only its notification failed)", a.name, err)
+				}
+				if want := transcript.Sequence(i + 1); got.Seq != want {
+					t.Errorf("%s: Seq %d, want %d", a.name, got.Seq, want)
+				}
+			}
+			if err := st.AppendBatch(ctx, "eng", []transcript.Message{{Author: bot, Content: "batch"}}); err != nil {
+				t.Fatalf("a batch: %v", err)
+			}
+			rows := readDesk(t, st, "eng")
+			if len(rows) != len(appends)+1 {
+				t.Fatalf("the desk holds %d rows, want %d", len(rows), len(appends)+1)
+			}
+		})
+	}
 }
