@@ -138,9 +138,12 @@
 //
 // Each Log read goes to the next standby in turn. Appends, tokens, books, Desks, LookupKeys
 // and Watch stay on the primary (a standby cannot LISTEN; notifications come from the
-// primary). Open checks each standby: it must answer, be in recovery, be a copy of the
-// primary's database, and have replayed the primary's schema (Open waits up to 10 s for
-// that; a standby behind is an error matching ErrSchemaBehind naming both versions).
+// primary). Open checks each standby: it must be in recovery, be a copy of the primary's
+// database, and have replayed the primary's schema (Open waits up to 10 s for that; a
+// standby behind is an error matching ErrSchemaBehind naming both versions). A standby
+// that cannot be reached at Open (down, starting up, not answering) does not stop the
+// Store from opening: reads skip it, and check it as Open would have once it answers (one
+// that is then no standby of the primary's database is never read from).
 //
 // What a read through such a Store shows, and does not:
 //

@@ -94,6 +94,10 @@ func StandbyReads(s *Store) (standbys []int64, primary int64) {
 	return standbys, s.primaryReads.Load()
 }
 
+// StandbyRefused reports whether s's standby i was found, once it answered, to be no
+// standby of the primary's database, or at a newer schema: never to be read from.
+func StandbyRefused(s *Store, i int) bool { return s.standbys[i].refused.Load() }
+
 // WithStandbyOpenWait sets how long Open waits for a standby to replay the primary's
 // schema, instead of standbyOpenWait.
 func WithStandbyOpenWait(d time.Duration) Option {

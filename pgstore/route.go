@@ -49,7 +49,7 @@ func (s *Store) route(ctx context.Context, desk string, bound int64, n int) ([]t
 	first := int(s.rotation.Add(1) % uint32(len(s.standbys))) // in uint32: no negative index where int is 32 bits
 	for i := range s.standbys {
 		sb := s.standbys[(first+i)%len(s.standbys)]
-		if sb.down(now) {
+		if sb.down(now) || !sb.checked.Load() && !s.checkLate(ctx, sb) {
 			continue
 		}
 		actx, cancel := attempt(ctx)

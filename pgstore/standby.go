@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -46,9 +47,14 @@ func attempt(ctx context.Context) (context.Context, context.CancelFunc) {
 // from the primary when none of them can answer; see "Standbys" in the package
 // documentation for what a read then sees. Each dsn is read as Open reads its own; each
 // standby gets a pool of its own, which Close closes. Open and New check that each standby
-// answers, is in recovery, is a copy of the primary's database (when the server lets
+// is in recovery, is a copy of the primary's database (when the server lets
 // pg_control_system be read) and has replayed the primary's schema (waiting up to 10 s for
-// it): a standby behind is an error matching ErrSchemaBehind that names both versions.
+// it): a standby behind is an error matching ErrSchemaBehind that names both versions, and
+// one that is no standby, or a copy of another database, an error too. A standby that
+// cannot be reached (its server down or starting up, or not answering within 2 s) is no
+// error: reads skip it, try it again as they do a standby that failed, and check it as Open
+// would have once it answers; one found then to be no standby, a copy of another database,
+// or at a newer schema, is never read from, and one behind the schema is tried again later.
 // Appends, tokens, books, Desks, LookupKeys and Watch stay on the primary.
 func WithStandbys(dsns ...string) Option {
 	return func(s *Store) error {
@@ -93,6 +99,10 @@ type standby struct {
 	pool *pgxpool.Pool
 	name string // host:port/database: never the password
 
+	checked  atomic.Bool // Open, or a read since (checkLate), found it a standby of the primary's database at its schema
+	checking atomic.Bool // a read is checking it
+	refused  atomic.Bool // checkLate found it no standby of the primary's database, or at a newer schema: never read from
+
 	failures  atomic.Int32 // failures in a row
 	downUntil atomic.Int64 // unix nanoseconds: skipped until then, after a failure
 	noWait    atomic.Int64 // unix nanoseconds: not waited for until then, after a wait ran out
@@ -105,8 +115,8 @@ func serverName(cfg *pgconn.Config) string {
 	return cfg.Host + ":" + strconv.Itoa(int(cfg.Port)) + "/" + cfg.Database
 }
 
-// down reports whether the standby is skipped at now, after a failure.
-func (sb *standby) down(now int64) bool { return sb.downUntil.Load() > now }
+// down reports whether the standby is skipped at now, after a failure, or for good.
+func (sb *standby) down(now int64) bool { return sb.refused.Load() || sb.downUntil.Load() > now }
 
 // fail marks the standby failed at now: skipped for standbyRetryFirst, doubling with each
 // failure in a row up to standbyRetryMost. Of the reads that fail on it at once, one counts.
@@ -189,9 +199,10 @@ func databaseIdentity(ctx context.Context, pool *pgxpool.Pool) (identity, error)
 	return id, err
 }
 
-// openStandbys makes a pool for each standby WithStandbys gave and checks it: it answers,
-// it is in recovery, it is a copy of the primary's database, and it has replayed the
-// primary's schema, version want (waiting for it up to s.standbyOpenWait).
+// openStandbys makes a pool for each standby WithStandbys gave and checks it: it is in
+// recovery, it is a copy of the primary's database, and it has replayed the primary's
+// schema, version want (waiting for it up to s.standbyOpenWait). A standby that cannot be
+// reached is left to checkLate.
 func (s *Store) openStandbys(ctx context.Context, want int) error {
 	if len(s.standbyConfigs) == 0 {
 		return nil
@@ -200,17 +211,71 @@ func (s *Store) openStandbys(ctx context.Context, want int) error {
 	if err != nil {
 		return fmt.Errorf("pgstore: open: the primary's identity: %w", err)
 	}
+	s.primaryIdentity, s.schemaVersion = primary, want
 	for _, cfg := range s.standbyConfigs {
 		sb := &standby{name: serverName(&cfg.ConnConfig.Config)}
 		if sb.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 			return fmt.Errorf("pgstore: open: standby %s: %w", sb.name, err)
 		}
 		s.standbys = append(s.standbys, sb) // closed by the caller on an error
-		if err := sb.check(ctx, primary, want, s.standbyOpenWait); err != nil {
+		err := sb.check(ctx, primary, want, s.standbyOpenWait)
+		switch {
+		case err == nil:
+			sb.checked.Store(true)
+		case ctx.Err() == nil && unreachable(err):
+			sb.fail(time.Now().UnixNano())
+		default:
 			return err
 		}
 	}
 	return nil
+}
+
+// unreachable reports whether err, from a query on a standby, says that the standby could
+// not be reached or did not answer in time, rather than what it is: a connection refused or
+// lost, a server starting up or shutting down (cannot_connect_now), a query that ran out of
+// standbyAttempt. Any other answer of the server's (a refused password, a missing database)
+// is one.
+func unreachable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "57P03"
+	}
+	var connect *pgconn.ConnectError
+	return errors.As(err, &connect) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// checkLate checks sb, a standby that Open could not reach, as Open checks the others, and
+// reports whether reads may take its answers: it is skipped until then, and one read at a
+// time checks it (the others skip it meanwhile). A standby found to be no standby of the
+// primary's database, or at a newer schema, is refused for good; one behind the schema, or
+// not reached, is skipped as a failed one, and checked again when it is tried again.
+func (s *Store) checkLate(ctx context.Context, sb *standby) bool {
+	if !sb.checking.CompareAndSwap(false, true) {
+		return false
+	}
+	defer sb.checking.Store(false)
+	if sb.checked.Load() {
+		return true
+	}
+	actx, cancel := attempt(ctx)
+	v, err := sb.checkOnce(actx, s.primaryIdentity)
+	hung := actx.Err() != nil
+	cancel()
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil && v == s.schemaVersion:
+		sb.checked.Store(true)
+		return true
+	case ctx.Err() != nil:
+	case hung:
+		sb.hung(time.Now().UnixNano())
+	case err == nil && v < s.schemaVersion, unreachable(err), errors.As(err, &pgErr) && pgErr.Code == "3D000":
+		sb.fail(time.Now().UnixNano()) // behind, down, or its copy of the database not made yet
+	default:
+		sb.refused.Store(true)
+	}
+	return false
 }
 
 // check checks the standby as openStandbys says.

@@ -277,17 +277,23 @@ func TestReadOnlyStandbyBehindThePackage(t *testing.T) {
 }
 
 // TestStandbysChecked gives WithStandbys servers that are no standby of the primary's
-// database: the primary itself (not in recovery) and the standby's copy of another
-// database. Each is refused at Open, naming the server and never a password.
+// database: the primary itself (not in recovery, given with a password) and the standby's
+// copy of another database. Each is refused at Open, naming the server and never a
+// password. A standby that cannot be reached is no error: the Store reads elsewhere
+// (TestStandbyLagAndFaults/StandbyDownAtOpen shows it read from once it answers).
 func TestStandbysChecked(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	dsn := newDatabase(t)
 	other := standbyOf(t, newDatabase(t))
+	withPassword := strings.Replace(dsn, "postgres://postgres@", "postgres://postgres:hunter2@", 1)
+	if withPassword == dsn {
+		t.Fatalf("no user in %s to give a password to", dsn)
+	}
 	for _, c := range []struct {
 		name, standby, want string
 	}{
-		{"the primary", dsn, "not in recovery"},
+		{"the primary", withPassword, "not in recovery"},
 		{"another database", other, "not a copy of the primary's database"},
 	} {
 		st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys(c.standby))
@@ -296,14 +302,62 @@ func TestStandbysChecked(t *testing.T) {
 			t.Errorf("%s as a standby: Open succeeded", c.name)
 			continue
 		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s as a standby: %q, want it to say %q", c.name, err, c.want)
+		if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s as a standby: %q, want it to say %q, and never the password", c.name, err, c.want)
 		}
 	}
-	if _, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys("postgres://u:hunter2@/db?host=/nonexistent&connect_timeout=1")); err == nil || strings.Contains(err.Error(), "hunter2") {
-		t.Errorf("an unreachable standby: %v, want an error without the password", err)
+	st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys("postgres://u:hunter2@/db?host=/nonexistent&connect_timeout=1"))
+	if err != nil {
+		t.Fatalf("Open with a standby that cannot be reached: %v, want a Store that reads from the primary", err)
+	}
+	defer st.Close()
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if rows := readDesk(t, st, "eng"); len(rows) != 1 {
+		t.Errorf("a read with the standby unreachable gave %d rows, want 1", len(rows))
+	}
+	if served, primary := pgstore.StandbyReads(st); served[0] != 0 || primary == 0 {
+		t.Errorf("reads answered: %d by the unreachable standby, %d by the primary; want none and some", served[0], primary)
 	}
 	if _, err := pgstore.Open(ctx, dsn, pgstore.WithStandbyWait(-time.Second)); err == nil {
 		t.Error("WithStandbyWait(-1s): no error")
+	}
+}
+
+// TestStandbyCheckedOnceReachable: a server given as a standby that is down at Open is
+// checked as Open would have once it answers; this one is no standby (a primary of its
+// own), so it is refused then, and no read is ever taken from it.
+func TestStandbyCheckedOnceReachable(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := newDatabase(t)
+	notStandby := pgtest.Own(t, "pgstore")
+	if err := notStandby.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys(notStandby.DSN))
+	if err != nil {
+		t.Fatalf("Open with a standby that is down: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := notStandby.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !pgstore.StandbyRefused(st, 0) {
+		if time.Now().After(deadline) {
+			t.Fatal("30 s after the server given as a standby started, it is not refused")
+		}
+		if rows := readDesk(t, st, "eng"); len(rows) != 1 {
+			t.Fatalf("a read gave %d rows, want 1", len(rows))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if served, _ := pgstore.StandbyReads(st); served[0] != 0 {
+		t.Errorf("the server that is no standby answered %d reads", served[0])
 	}
 }

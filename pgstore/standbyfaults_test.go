@@ -74,6 +74,7 @@ func TestStandbyLagAndFaults(t *testing.T) {
 		{"NoHoleAcrossStandbys", checkNoHoleAcrossStandbys},
 		{"SharingAcrossReplayPositions", checkSharingAcrossReplayPositions},
 		{"StandbyStoppedAndRestarted", checkStandbyStoppedAndRestarted},
+		{"StandbyDownAtOpen", checkStandbyDownAtOpen},
 	} {
 		t.Run(sub.name, func(t *testing.T) { sub.run(t, c) })
 	}
@@ -445,4 +446,61 @@ func checkStandbyStoppedAndRestarted(t *testing.T, c *cluster) {
 	}
 	a, b, p := reads()
 	t.Logf("%d rows; reads answered by standby 0: %d, standby 1: %d, the primary: %d", head, a, b, p)
+}
+
+// checkStandbyDownAtOpen: a Store opens with a standby whose server is down; reads are
+// answered (by the other standby or the primary), never by it, and once it is started it
+// is checked and read from.
+func checkStandbyDownAtOpen(t *testing.T, c *cluster) {
+	ctx := t.Context()
+	primary, standbys := c.database(t)
+	down := c.standbys[1]
+	if err := down.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // a failed check leaves no standby stopped for the next subtest
+		if !down.Running() {
+			if err := down.Start(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	st, err := pgstore.Open(ctx, primary, pgstore.WithStandbys(standbys...), pgstore.WithStandbyWait(200*time.Millisecond))
+	if err != nil {
+		t.Fatalf("Open with a standby that is down: %v, want a Store that reads elsewhere meanwhile", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	read := func() []transcript.Sequence {
+		t.Helper()
+		var seqs []transcript.Sequence
+		for _, m := range readDesk(t, st, "eng") {
+			seqs = append(seqs, m.Seq)
+		}
+		return seqs
+	}
+	for i := range 20 {
+		if _, err := st.Append(ctx, "eng", transcript.Message{Author: bot, Content: fmt.Sprint("row ", i)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(); len(got) != i+1 || got[i] != transcript.Sequence(i+1) {
+			t.Fatalf("after append %d, a read gave %v", i+1, got)
+		}
+	}
+	if served, _ := pgstore.StandbyReads(st); served[1] != 0 {
+		t.Fatalf("the standby that is down answered %d reads", served[1])
+	}
+
+	if err := down.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for served, _ := pgstore.StandbyReads(st); served[1] == 0; served, _ = pgstore.StandbyReads(st) {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after it started, the standby that was down at Open has answered no read")
+		}
+		if got := read(); len(got) != 20 {
+			t.Fatalf("a read gave %d rows, want 20", len(got))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -64,6 +64,10 @@ type Store struct {
 	// standbyOpenWait is how long Open waits for a standby to replay the primary's schema:
 	// standbyOpenWait, but in tests.
 	standbyOpenWait time.Duration
+	// primaryIdentity and schemaVersion are what a standby that Open could not reach is
+	// checked against once it answers (checkLate).
+	primaryIdentity identity
+	schemaVersion   int
 	fences          fences
 	rotation        atomic.Uint32
 	primaryReads    atomic.Int64
