@@ -97,18 +97,20 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // its index. An empty batch stores nothing. msgs are not modified.
 //
 // Keys follow Append's rules too, in one lookup of all the batch's keys under the desk's
-// lock: a message whose Key desk holds is decided by transcript.MatchKey, and skipped when it
-// is the same message as the stored row; a BatchParent naming a skipped message resolves
-// to the stored row's Seq, and the reply rule reads the stored row's audience. A conflict
-// fails the whole batch, nothing written, with a *AppendError naming the message and
-// wrapping the *transcript.KeyConflictError. The messages stored take consecutive Seqs, in
-// order, from one above the desk's newest row; a skipped one takes none. So a batch whose
-// every message is stored already (a re-import) writes nothing, and one that extends an
-// earlier batch stores only its new messages. One Key on two messages of msgs is refused
-// before anything is sent: a *AppendError naming the second, matching ErrDuplicateKey and
-// transcript.ErrInvalidMessage. A batch takes the round trips Append does: one when no
-// message names a stored row as its parent and none has a key (a batch of one message may
-// have one), two otherwise, and two when the reply rule refuses a message of it.
+// lock (a batch of one keyed root goes as Append takes it: its insert conditional on the
+// key's absence, the stored row read after): a message whose Key desk holds is decided by
+// transcript.MatchKey, and skipped when it is the same message as the stored row; a
+// BatchParent naming a skipped message resolves to the stored row's Seq, and the reply rule
+// reads the stored row's audience. A conflict fails the whole batch, nothing written, with
+// a *AppendError naming the message and wrapping the *transcript.KeyConflictError. The
+// messages stored take consecutive Seqs, in order, from one above the desk's newest row; a
+// skipped one takes none. So a batch whose every message is stored already (a re-import)
+// writes nothing, and one that extends an earlier batch stores only its new messages. One
+// Key on two messages of msgs is refused before anything is sent: a *AppendError naming the
+// second, matching ErrDuplicateKey and transcript.ErrInvalidMessage. A batch takes the
+// round trips Append does: one when no message names a stored row as its parent and none
+// has a key (a batch of one message may have one), two otherwise, and two when the reply
+// rule refuses a message of it.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
 	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
 		return err

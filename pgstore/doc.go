@@ -99,9 +99,9 @@
 // the channel transcript_desks, the desk's name as the payload, queued right after its
 // COMMIT in the same round trip, as a transaction of its own that does not wait for a
 // flush), and a Watch LISTENs on a connection of its own, outside the pool. A refused append
-// never notifies, nor does a replay, but for the replay of one keyed root by Append: its
-// one round trip commits before it knows that the key is present (a transaction that moves
-// the head and back), so it notifies, spuriously. A committed append notifies, unless its
+// never notifies, nor does a replay, but for the replay of one keyed root (an Append, or
+// an AppendBatch of that one message): its one round trip commits before it knows that the
+// key is present (a transaction that moves the head and back), so it notifies, spuriously. A committed append notifies, unless its
 // connection is lost between the two or the notification fails (its rows then show at the
 // desk's next append). When the listening connection is
 // lost (a restart of the database, a network failure), Watch connects again with a backoff
@@ -141,9 +141,10 @@
 // primary). Open checks each standby: it must be in recovery, be a copy of the primary's
 // database, and have replayed the primary's schema (Open waits up to 10 s for that; a
 // standby behind is an error matching ErrSchemaBehind naming both versions). A standby
-// that cannot be reached at Open (down, starting up, not answering) does not stop the
-// Store from opening: reads skip it, and check it as Open would have once it answers (one
-// that is then no standby of the primary's database is never read from).
+// that cannot be reached at Open (down, starting up, full, not answering) does not stop
+// the Store from opening: reads skip it, and check it as Open would have once it answers
+// (one that is then no standby of the primary's database is never read from); the Store
+// reports both to WithStandbyReport's function.
 //
 // What a read through such a Store shows, and does not:
 //
@@ -173,9 +174,9 @@
 //     which the standby does not show, goes to the primary, which alone can tell whether
 //     the rows exist.
 //
-// A standby that fails (refused, lost, a statement cancelled by a recovery conflict) is
-// skipped for 100 ms, doubling with each failure in a row to 5 s, then tried again: once
-// it answers, it is used again. A standby that keeps its connections but stops answering
+// A standby that fails (its connection refused or lost, a statement cancelled by a
+// recovery conflict) is skipped for 100 ms, doubling with each failure in a row to 5 s,
+// then tried again: once it answers, it is used again. A standby that keeps its connections but stops answering
 // (a network partition, a frozen machine) fails a query after 2 s and is then skipped for
 // 5 s at once: it delays one read by 2 s, and the wait for a lagging standby by as much,
 // every 5 s while it hangs. When no standby can answer, reads go to the primary. The fences are one integer a

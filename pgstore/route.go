@@ -41,7 +41,8 @@ func (s *Store) readOn(ctx context.Context, pool *pgxpool.Pool, desk string, bou
 // skipped for a while; one that is behind is waited for, up to standbyWait, then the read
 // goes to the primary, whose answer is always whole. Each query on a standby is bounded by
 // standbyAttempt, so a standby that stops answering delays a read by that at most before
-// it is skipped.
+// it is skipped. A standby Open could not reach is checked first (checkLate), by one read
+// at a time, which that check may delay as long.
 func (s *Store) route(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
 	known := s.fences.get(desk)
 	now := time.Now().UnixNano()

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -50,11 +52,12 @@ func attempt(ctx context.Context) (context.Context, context.CancelFunc) {
 // is in recovery, is a copy of the primary's database (when the server lets
 // pg_control_system be read) and has replayed the primary's schema (waiting up to 10 s for
 // it): a standby behind is an error matching ErrSchemaBehind that names both versions, and
-// one that is no standby, or a copy of another database, an error too. A standby that
-// cannot be reached (its server down or starting up, or not answering within 2 s) is no
-// error: reads skip it, try it again as they do a standby that failed, and check it as Open
-// would have once it answers; one found then to be no standby, a copy of another database,
-// or at a newer schema, is never read from, and one behind the schema is tried again later.
+// one that is no standby, a copy of another database, or that refuses the connection (a
+// password, TLS) an error too. A standby that cannot be reached (its server down, starting
+// or full, its name not found, no answer within 2 s) is no error: it is reported
+// (WithStandbyReport), reads skip it, try it again as they do a standby that failed, and
+// check it as Open would have once it answers; one found then to be no standby, a copy of
+// another database, or at a newer schema, is reported and never read from.
 // Appends, tokens, books, Desks, LookupKeys and Watch stay on the primary.
 func WithStandbys(dsns ...string) Option {
 	return func(s *Store) error {
@@ -65,6 +68,19 @@ func WithStandbys(dsns ...string) Option {
 			}
 			s.standbyConfigs = append(s.standbyConfigs, cfg)
 		}
+		return nil
+	}
+}
+
+// WithStandbyReport gives the Store a function to hand each standby it sets aside: one
+// Open could not reach (reads skip it until it answers, and check it then), and one that
+// check then finds to be no standby of the primary's database, or at a newer schema (never
+// read from). Each error names the standby by host, port and database, never its password,
+// and says why; report may be called from Open and from any read, concurrently. A standby
+// that fails after it was checked is not reported: reads move on, and try it again.
+func WithStandbyReport(report func(error)) Option {
+	return func(s *Store) error {
+		s.standbyReport = report
 		return nil
 	}
 }
@@ -202,7 +218,7 @@ func databaseIdentity(ctx context.Context, pool *pgxpool.Pool) (identity, error)
 // openStandbys makes a pool for each standby WithStandbys gave and checks it: it is in
 // recovery, it is a copy of the primary's database, and it has replayed the primary's
 // schema, version want (waiting for it up to s.standbyOpenWait). A standby that cannot be
-// reached is left to checkLate.
+// reached (passing) is reported, skipped as a failed one, and left to checkLate.
 func (s *Store) openStandbys(ctx context.Context, want int) error {
 	if len(s.standbyConfigs) == 0 {
 		return nil
@@ -222,8 +238,9 @@ func (s *Store) openStandbys(ctx context.Context, want int) error {
 		switch {
 		case err == nil:
 			sb.checked.Store(true)
-		case ctx.Err() == nil && unreachable(err):
-			sb.fail(time.Now().UnixNano())
+		case ctx.Err() == nil && passing(err):
+			sb.failed(err)
+			s.reportStandby(fmt.Errorf("%w; reads skip it until it answers, and check it then", err))
 		default:
 			return err
 		}
@@ -231,51 +248,86 @@ func (s *Store) openStandbys(ctx context.Context, want int) error {
 	return nil
 }
 
-// unreachable reports whether err, from a query on a standby, says that the standby could
-// not be reached or did not answer in time, rather than what it is: a connection refused or
-// lost, a server starting up or shutting down (cannot_connect_now), a query that ran out of
-// standbyAttempt. Any other answer of the server's (a refused password, a missing database)
-// is one.
-func unreachable(err error) bool {
+// passing reports whether err, from checking or reading a standby, says that the standby
+// could not be reached or answer just then, rather than what it is: a connection refused,
+// reset or lost, a name not found (a standby not started yet, say), no answer within
+// standbyAttempt, or the server's own word that it is starting, stopping or full
+// (cannot_connect_now, admin_shutdown, crash_shutdown, too_many_connections, a
+// connection_exception). Any other answer of the server's (a refused password, a missing
+// database), and a failure of TLS or of the connection's settings, is not passing: it says
+// the standby is not usable as given.
+func passing(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		return pgErr.Code == "57P03"
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03", "53300":
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08")
 	}
-	var connect *pgconn.ConnectError
-	return errors.As(err, &connect) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF)
+	var netErr net.Error
+	return errors.As(err, &netErr) || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// failed marks sb failed by err now: hung when err is a query that ran out of
+// standbyAttempt, else failed.
+func (sb *standby) failed(err error) {
+	now := time.Now().UnixNano()
+	if pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) {
+		sb.hung(now)
+		return
+	}
+	sb.fail(now)
 }
 
 // checkLate checks sb, a standby that Open could not reach, as Open checks the others, and
 // reports whether reads may take its answers: it is skipped until then, and one read at a
-// time checks it (the others skip it meanwhile). A standby found to be no standby of the
-// primary's database, or at a newer schema, is refused for good; one behind the schema, or
-// not reached, is skipped as a failed one, and checked again when it is tried again.
+// time checks it (the others skip it meanwhile). A standby found to be no standby, a copy
+// of another database, or at a newer schema is refused for good, and reported; any other
+// finding (behind the schema, its copy of the database not made yet, not reached, a
+// passing or any other error) skips it as a failed standby, to be checked again when it is
+// tried again.
 func (s *Store) checkLate(ctx context.Context, sb *standby) bool {
 	if !sb.checking.CompareAndSwap(false, true) {
 		return false
 	}
 	defer sb.checking.Store(false)
-	if sb.checked.Load() {
+	switch {
+	case sb.refused.Load():
+		return false
+	case sb.checked.Load():
 		return true
 	}
 	actx, cancel := attempt(ctx)
 	v, err := sb.checkOnce(actx, s.primaryIdentity)
-	hung := actx.Err() != nil
 	cancel()
-	var pgErr *pgconn.PgError
 	switch {
 	case err == nil && v == s.schemaVersion:
 		sb.checked.Store(true)
 		return true
-	case ctx.Err() != nil:
-	case hung:
-		sb.hung(time.Now().UnixNano())
-	case err == nil && v < s.schemaVersion, unreachable(err), errors.As(err, &pgErr) && pgErr.Code == "3D000":
-		sb.fail(time.Now().UnixNano()) // behind, down, or its copy of the database not made yet
-	default:
-		sb.refused.Store(true)
+	case err == nil && v > s.schemaVersion:
+		err = sb.tooNew(v, s.schemaVersion)
+	case ctx.Err() != nil: // the read's own end: no finding
+		return false
+	case err == nil:
+		sb.fail(time.Now().UnixNano()) // behind the schema: it is replaying it, or will
+		return false
+	case !errors.Is(err, errNotStandby) && !errors.Is(err, errOtherDatabase):
+		sb.failed(err)
+		return false
 	}
+	sb.refused.Store(true)
+	s.reportStandby(fmt.Errorf("%w; it is never read from", err))
 	return false
+}
+
+// reportStandby hands err, which names a standby set aside and why, to WithStandbyReport's
+// function, if any.
+func (s *Store) reportStandby(err error) {
+	if s.standbyReport != nil {
+		s.standbyReport(err)
+	}
 }
 
 // check checks the standby as openStandbys says.
@@ -292,7 +344,7 @@ func (sb *standby) check(ctx context.Context, primary identity, want int, wait t
 		case err != nil:
 			return err
 		case v > want:
-			return fmt.Errorf("%w: standby %s at version %d, this package knows up to %d", ErrSchemaTooNew, sb.name, v, want)
+			return sb.tooNew(v, want)
 		case v == want:
 			return nil
 		case !time.Now().Before(deadline):
@@ -301,10 +353,22 @@ func (sb *standby) check(ctx context.Context, primary identity, want int, wait t
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("pgstore: open: standby %s: %w", sb.name, ctx.Err())
+			return fmt.Errorf("pgstore: standby %s: %w", sb.name, ctx.Err())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// errNotStandby and errOtherDatabase are what checkOnce finds a server that is no standby
+// of the primary's database to be: a definite answer, where its other errors may pass.
+var (
+	errNotStandby    = errors.New("it is no standby (give a primary as the store's own DSN)")
+	errOtherDatabase = errors.New("it is not a copy of the primary's database")
+)
+
+// tooNew is the error of a standby at schema version v, newer than this package's, want.
+func (sb *standby) tooNew(v, want int) error {
+	return fmt.Errorf("%w: standby %s at version %d, this package knows up to %d", ErrSchemaTooNew, sb.name, v, want)
 }
 
 // checkOnce checks that the standby is in recovery and a copy of primary, and returns its
@@ -312,22 +376,22 @@ func (sb *standby) check(ctx context.Context, primary identity, want int, wait t
 func (sb *standby) checkOnce(ctx context.Context, primary identity) (int, error) {
 	recovery, err := inRecovery(ctx, sb.pool)
 	if err != nil {
-		return 0, fmt.Errorf("pgstore: open: standby %s: %w", sb.name, err)
+		return 0, fmt.Errorf("pgstore: standby %s: %w", sb.name, err)
 	}
 	if !recovery {
-		return 0, fmt.Errorf("pgstore: open: standby %s is not in recovery: it is no standby (give a primary as the store's own DSN)", sb.name)
+		return 0, fmt.Errorf("pgstore: standby %s is not in recovery: %w", sb.name, errNotStandby)
 	}
 	id, err := databaseIdentity(ctx, sb.pool)
 	if err != nil {
-		return 0, fmt.Errorf("pgstore: open: standby %s: its identity: %w", sb.name, err)
+		return 0, fmt.Errorf("pgstore: standby %s: its identity: %w", sb.name, err)
 	}
 	if id.known && primary.known && id != primary {
-		return 0, fmt.Errorf("pgstore: open: standby %s is not a copy of the primary's database (system identifier %d, database OID %d; the primary's: %d, %d)",
-			sb.name, id.system, id.oid, primary.system, primary.oid)
+		return 0, fmt.Errorf("pgstore: standby %s: %w (system identifier %d, database OID %d; the primary's: %d, %d)",
+			sb.name, errOtherDatabase, id.system, id.oid, primary.system, primary.oid)
 	}
 	v, err := readVersion(ctx, sb.pool)
 	if err != nil {
-		return 0, fmt.Errorf("pgstore: open: standby %s: read the schema version: %w", sb.name, err)
+		return 0, fmt.Errorf("pgstore: standby %s: read the schema version: %w", sb.name, err)
 	}
 	return v, nil
 }

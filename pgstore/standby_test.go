@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -306,11 +307,27 @@ func TestStandbysChecked(t *testing.T) {
 			t.Errorf("%s as a standby: %q, want it to say %q, and never the password", c.name, err, c.want)
 		}
 	}
-	st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys("postgres://u:hunter2@/db?host=/nonexistent&connect_timeout=1"))
+	// A standby that refuses the connection (here: no such database) fails Open through pgx's
+	// own error, which names no password either.
+	missing := strings.Replace(pgtest.WithDatabase(t, pgtest.StandbyServerDSN(t, "pgstore"), "no_such_database"),
+		"postgres://postgres@", "postgres://postgres:hunter2@", 1)
+	if st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys(missing), pgstore.WithStandbyOpenWait(100*time.Millisecond)); err == nil {
+		st.Close()
+		t.Error("a standby without the database: Open succeeded")
+	} else if !strings.Contains(err.Error(), "no_such_database") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a standby without the database: %q, want it to name the database, and never the password", err)
+	}
+
+	var reports []error
+	st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys("postgres://u:hunter2@/db?host=/nonexistent&connect_timeout=1"),
+		pgstore.WithStandbyReport(func(err error) { reports = append(reports, err) }))
 	if err != nil {
 		t.Fatalf("Open with a standby that cannot be reached: %v, want a Store that reads from the primary", err)
 	}
 	defer st.Close()
+	if len(reports) != 1 || !strings.Contains(reports[0].Error(), "/nonexistent") || strings.Contains(reports[0].Error(), "hunter2") {
+		t.Errorf("Open reported %q, want one report naming the standby that cannot be reached, and never its password", reports)
+	}
 	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
 		t.Fatal(err)
 	}
@@ -336,9 +353,13 @@ func TestStandbyCheckedOnceReachable(t *testing.T) {
 	if err := notStandby.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys(notStandby.DSN))
+	reports := make(chan error, 4)
+	st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys(notStandby.DSN), pgstore.WithStandbyReport(func(err error) { reports <- err }))
 	if err != nil {
 		t.Fatalf("Open with a standby that is down: %v", err)
+	}
+	if err := <-reports; !errors.Is(err, syscall.ENOENT) && !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("Open reported %v, want the standby's socket missing", err)
 	}
 	t.Cleanup(func() { st.Close() })
 	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
@@ -359,5 +380,13 @@ func TestStandbyCheckedOnceReachable(t *testing.T) {
 	}
 	if served, _ := pgstore.StandbyReads(st); served[0] != 0 {
 		t.Errorf("the server that is no standby answered %d reads", served[0])
+	}
+	select {
+	case err := <-reports:
+		if !strings.Contains(err.Error(), "not in recovery") || !strings.Contains(err.Error(), "never read from") {
+			t.Errorf("the refusal was reported as %q, want it to say the server is not in recovery and is never read from", err)
+		}
+	default:
+		t.Error("the refusal was not reported")
 	}
 }

@@ -68,10 +68,12 @@ type Store struct {
 	// checked against once it answers (checkLate).
 	primaryIdentity identity
 	schemaVersion   int
-	fences          fences
-	rotation        atomic.Uint32
-	primaryReads    atomic.Int64
-	waitsRanOut     atomic.Int64 // waits for a standby that ended without it, for the tests
+	// standbyReport is WithStandbyReport's function, if any.
+	standbyReport func(error)
+	fences        fences
+	rotation      atomic.Uint32
+	primaryReads  atomic.Int64
+	waitsRanOut   atomic.Int64 // waits for a standby that ended without it, for the tests
 }
 
 // Option configures Open and New.

@@ -64,8 +64,9 @@ const (
 // and a committed one is, unless the appending connection is lost between its COMMIT and the
 // notification (its process killed in between): its rows then show at the desk's next
 // append, or to a watcher that reconnects. One replay commits and is reported, spuriously:
-// Append of one keyed root whose key the desk holds, whose one round trip sends its COMMIT
-// before it can know (it commits a transaction that moves the head and back).
+// that of one keyed root whose key the desk holds (an Append, or an AppendBatch of that one
+// message), whose one round trip sends its COMMIT before it can know (it commits a
+// transaction that moves the head and back).
 // Each Watch call has a connection of its own: a server calls Watch once and fans its names
 // out to its streams. The connection must reach a PostgreSQL session (directly, or through
 // a pooler in session mode: LISTEN does not work through transaction pooling).

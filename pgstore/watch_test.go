@@ -368,8 +368,9 @@ func TestWatchSurvivesRestart(t *testing.T) {
 // the append's: Append and AppendBatch report success, the rows are stored, and the next
 // append takes the next Seq on the same connection. With the notification made to fail,
 // on every way an append commits: a root, a keyed root, a reply to a stored row (whose
-// COMMIT goes with its insert in the second round trip) and, with the test's commit hook
-// set, a root whose COMMIT goes in a round trip of its own. In both query modes.
+// COMMIT goes with its insert in the second round trip), with the test's commit hook set,
+// a root whose COMMIT goes in a round trip of its own, and a batch; then a keyed root's
+// replay, whose transaction commits no change. In both query modes.
 func TestNotificationErrorIsNotTheAppends(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"", "simple_protocol"} {
@@ -407,12 +408,19 @@ func TestNotificationErrorIsNotTheAppends(t *testing.T) {
 					t.Errorf("%s: Seq %d, want %d", a.name, got.Seq, want)
 				}
 			}
-			if err := st.AppendBatch(ctx, "eng", []transcript.Message{{Author: bot, Content: "batch"}}); err != nil {
+			pgstore.SetBeforeCommit(st, nil)
+			if err := st.AppendBatch(ctx, "eng", []transcript.Message{{Author: bot, Content: "batch"}, {Author: bot, Content: "of two"}}); err != nil {
 				t.Fatalf("a batch: %v", err)
 			}
+			if got, err := st.Append(ctx, "eng", appends[1].msg); err != nil || got.Seq != 2 {
+				t.Fatalf("a replay of the keyed root: row %d, %v; want row 2 again", got.Seq, err)
+			}
 			rows := readDesk(t, st, "eng")
-			if len(rows) != len(appends)+1 {
-				t.Fatalf("the desk holds %d rows, want %d", len(rows), len(appends)+1)
+			if len(rows) != len(appends)+2 {
+				t.Fatalf("the desk holds %d rows, want %d", len(rows), len(appends)+2)
+			}
+			if got, err := st.Append(ctx, "eng", transcript.Message{Author: bot, Content: "last"}); err != nil || int(got.Seq) != len(appends)+3 {
+				t.Fatalf("the append after them: row %d, %v; want row %d", got.Seq, err, len(appends)+3)
 			}
 		})
 	}

@@ -31,7 +31,7 @@ and the exit code is 3; run again with --init to start over from a full view.
 
 The delta is --as's, as view shows it: asides it may not read become elisions, and the state
 file belongs to that viewer (the default viewer is the operator, who reads every aside).`)
-	var df deskFlags
+	df := deskFlags{standbyReport: standbyWarnings(e.stderr)}
 	addDeskFlags(fset, &df, "main")
 	addReadDBFlag(fset, &df)
 	as := authorFlag{author: transcript.Operator()}

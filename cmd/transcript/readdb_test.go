@@ -79,8 +79,9 @@ func TestServeReadDB(t *testing.T) {
 
 // TestReadDB reads a desk from a standby: view and delta with --read-db show what they
 // show on --db, view --db STANDBY opens the standby read-only, an append there is refused
-// saying why, a delta saved on one server and continued on the other loses nothing, and
-// --read-db with a SQLite --db is a usage error.
+// saying why, a delta saved on one server and continued on the other loses nothing, a
+// --read-db that cannot be reached is read around with a warning, and --read-db with a
+// SQLite --db is a usage error.
 func TestReadDB(t *testing.T) {
 	t.Parallel()
 	db, standby := pgStandby(t)
@@ -136,6 +137,17 @@ func TestReadDB(t *testing.T) {
 	}
 	if after := messageScans(t, standby, before); after <= before {
 		t.Errorf("the standby made %d scans of the messages before the views and %d after: the reads did not go there", before, after)
+	}
+
+	// A --read-db that cannot be reached: the view is the same, read elsewhere, and a
+	// warning names the standby, never its password.
+	want := c.ok("view", "--format", "json")
+	r = c.want(0, "view", "--read-db", "postgres://u:hunter2@/chat?host=/nonexistent&connect_timeout=1", "--format", "json")
+	if r.stdout != want {
+		t.Errorf("view with a --read-db that cannot be reached: %s\nwant what view on --db shows:\n%s", r.stdout, want)
+	}
+	if !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "/nonexistent") || strings.Contains(r.stderr, "hunter2") {
+		t.Errorf("view with a --read-db that cannot be reached: standard error %q, want a warning naming the standby, never its password", r.stderr)
 	}
 
 	sqlite := &cli{t: t, dir: c.dir, db: c.path("desk.db")}

@@ -104,7 +104,10 @@ standard output, the page's address and the token, which is revoked when serve s
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	df := deskFlags{db: f.db, readDBs: f.readDBs}
+	logs := f.logHandler(e)
+	df := deskFlags{db: f.db, readDBs: f.readDBs, standbyReport: func(err error) {
+		slog.New(logs).Warn("a standby is set aside", "error", err.Error())
+	}}
 	existed := df.exists()
 	st, err := df.open(ctx)
 	if err != nil {
@@ -123,7 +126,6 @@ standard output, the page's address and the token, which is revoked when serve s
 			return err
 		}
 	}
-	logs := f.logHandler(e)
 	srv, err := server.New(st, f.options(logs))
 	if err != nil {
 		st.Close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -44,6 +45,15 @@ type deskFlags struct {
 	db      string
 	desk    string
 	readDBs readDBFlag
+	// standbyReport, when set, is told of each --read-db standby the store sets aside
+	// (pgstore.WithStandbyReport); standbyWarnings makes one for a command's standard error.
+	standbyReport func(error)
+}
+
+// standbyWarnings is a deskFlags.standbyReport that writes each standby set aside to w, as
+// a warning line: the command goes on, reading from the other servers.
+func standbyWarnings(w io.Writer) func(error) {
+	return func(err error) { fmt.Fprintf(w, "transcript: warning: %v\n", err) }
 }
 
 // readDBFlag is --read-db, repeatable: the standbys of a PostgreSQL --db to read from.
@@ -80,7 +90,7 @@ func isPostgres(db string) bool {
 // (pgstore.WithStandbys). A --db that is itself a standby opens read-only.
 func (f deskFlags) open(ctx context.Context) (store, error) {
 	if isPostgres(f.db) {
-		return pgstore.Open(ctx, f.db, pgstore.WithStandbys(f.readDBs...))
+		return pgstore.Open(ctx, f.db, pgstore.WithStandbys(f.readDBs...), pgstore.WithStandbyReport(f.standbyReport))
 	}
 	if len(f.readDBs) > 0 {
 		return nil, usageErrorf("--read-db needs a PostgreSQL --db (a postgres:// URL): a SQLite file has no standbys")

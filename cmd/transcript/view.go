@@ -17,7 +17,7 @@ The view is --as's: an aside it may not read is left out, and in its place the v
 elision, which names the rows' range, count and readers but nothing of their content (a line
 in text, an <elided .../> tag in openai and anthropic, "elided" in json). The default viewer
 is the operator, who reads every aside.`)
-	var df deskFlags
+	df := deskFlags{standbyReport: standbyWarnings(e.stderr)}
 	addDeskFlags(fs, &df, "main")
 	addReadDBFlag(fs, &df)
 	as := authorFlag{author: transcript.Operator()}
