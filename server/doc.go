@@ -49,7 +49,8 @@
 //
 // # Identity
 //
-// Every /v1/ request, and every /mcp request, carries Authorization: Bearer SECRET. One
+// Every /v1/ request, and every /mcp request, carries Authorization: Bearer SECRET, or the
+// inspector page's session cookie (below), which stands for its operator token. One
 // function (admit, behind the huma middleware authenticate and the net/http middleware
 // authenticateHTTP of /mcp) calls token.Authenticate and puts the token in the request's
 // context; handlers take the author and the viewer from there and from nowhere else. A missing, malformed, unknown or

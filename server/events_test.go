@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"strconv"
@@ -267,6 +268,36 @@ func TestLostNotification(t *testing.T) {
 	s.wantMessages("not reported")
 	if late := e.metric("transcript_tail_late_wakeups_total"); late != 1 {
 		t.Errorf("late wake-ups: %v, want 1", late)
+	}
+}
+
+// flakyTokens is silentWatcher whose Tokens fails while fails is above zero, once a call.
+type flakyTokens struct {
+	silentWatcher
+	fails atomic.Int32
+}
+
+func (f *flakyTokens) Tokens(ctx context.Context) ([]token.Token, error) {
+	if f.fails.Add(-1) >= 0 {
+		return nil, errors.New("the tokens cannot be read just now")
+	}
+	return f.silentWatcher.Tokens(ctx)
+}
+
+// TestTailRefreshFails: a refresh that cannot read the desk's tokens keeps its rows back,
+// and the tail tries again a PollInterval later by itself: with the store's watch up,
+// nothing else would ask it to.
+func TestTailRefreshFails(t *testing.T) {
+	st := &flakyTokens{silentWatcher: silentWatcher{sqliteStore(t)}}
+	e := newEnv(t, st, server.Options{PollInterval: 50 * time.Millisecond})
+	s := e.open("/v1/desks/eng/events", e.token("eng", coder))
+	time.Sleep(100 * time.Millisecond) // the watch is up
+	author := e.token("eng", triage)
+	st.fails.Store(1)
+	e.post(author, map[string]any{"content": "kept back once"})
+	s.wantMessages("kept back once")
+	if left := st.fails.Load(); left >= 1 {
+		t.Errorf("the tokens were never read after the append (%d failures left)", left)
 	}
 }
 

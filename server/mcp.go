@@ -10,8 +10,9 @@ import (
 )
 
 // mcpHandler serves the Model Context Protocol of SPEC §14 at /mcp: the tools of package
-// deskmcp over the SDK's streamable HTTP, for the participant the request's bearer token
-// names (authenticateHTTP: the same admit as every /v1/ route, so one place decides who a
+// deskmcp over the SDK's streamable HTTP, for the participant the request's token names
+// (its bearer token, or the token a session cookie stands for, its CSRF token required on
+// POST: authenticateHTTP, the same admit as every /v1/ route, so one place decides who a
 // request is), on the token's desk.
 //
 // The handler is stateless (no Mcp-Session-Id): each request is served by a server made

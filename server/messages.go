@@ -87,7 +87,7 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 		return nil, kindInvalidMessage.problem("content holds a NUL byte, which the stores refuse")
 	}
 	if m.Parent != 0 {
-		parent, ok, err := s.readableRow(ctx, in.Desk, m.Parent, author)
+		parent, ok, err := transcript.ReadableRow(ctx, s.st.Log(in.Desk), m.Parent, author)
 		switch {
 		case err != nil:
 			return nil, s.internal(ctx, err)

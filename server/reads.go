@@ -113,7 +113,7 @@ func (s *Server) checkThread(ctx context.Context, desk string, thread transcript
 	if thread == 0 {
 		return nil
 	}
-	_, ok, err := s.readableRow(ctx, desk, thread, v)
+	_, ok, err := transcript.ReadableRow(ctx, s.st.Log(desk), thread, v)
 	switch {
 	case err != nil:
 		return s.internal(ctx, err)
@@ -121,12 +121,6 @@ func (s *Server) checkThread(ctx context.Context, desk string, thread transcript
 		return errNoThread
 	}
 	return nil
-}
-
-// readableRow returns row seq of desk when it exists and v may read it
-// (transcript.ReadableRow: the same answer for a row that does not exist).
-func (s *Server) readableRow(ctx context.Context, desk string, seq transcript.Sequence, v transcript.Author) (transcript.Message, bool, error) {
-	return transcript.ReadableRow(ctx, s.st.Log(desk), seq, v)
 }
 
 // internal records err for the request's log line and returns the problem a client gets

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -46,22 +47,14 @@ func (s *Server) rows(ctx context.Context, in *rowsInput) (*rowsOutput, error) {
 	if err := operatorOnly(ctx); err != nil {
 		return nil, err
 	}
-	limit := in.Limit
-	if limit == 0 {
-		limit = DefaultRowLimit
-	}
 	p := transcript.NewPager(s.st.Log(in.Desk), in.Before)
-	rows, err := p.Next(ctx, limit)
+	rows, err := p.Next(ctx, cmp.Or(in.Limit, DefaultRowLimit))
 	if err != nil {
 		return nil, s.internal(ctx, err)
 	}
-	page := RowPage{Rows: slices.Clone(rows)}
-	slices.Reverse(page.Rows)
+	page := RowPage{Rows: reversed(rows)}
 	if !p.Done() && len(page.Rows) > 0 {
 		page.Next = page.Rows[0].Seq
-	}
-	if page.Rows == nil {
-		page.Rows = []transcript.Message{}
 	}
 	return &rowsOutput{Body: page}, nil
 }

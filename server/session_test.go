@@ -87,7 +87,11 @@ func TestSessionCookie(t *testing.T) {
 	if len(got.Desks) != 1 || !got.Desks[0].As.Same(operator) || got.Desks[0].Name != "eng" {
 		t.Errorf("GET /v1/desks with the cookie: %+v, want the operator on eng", got)
 	}
-	p := decode[transcript.Projection](t, f.withCookie("GET", "/v1/desks/eng/view?as=agent:coder", s, false, nil), http.StatusOK)
+	asCoder := f.withCookie("GET", "/v1/desks/eng/view?as=agent:coder", s, false, nil)
+	if strings.Contains(string(asCoder.body), asideText) {
+		t.Errorf("the cookie's view as coder holds the aside's content: %s", asCoder.body)
+	}
+	p := decode[transcript.Projection](t, asCoder, http.StatusOK)
 	if len(p.Elided) != 1 {
 		t.Errorf("the cookie's view as coder: %+v, want the aside elided", p)
 	}

@@ -227,6 +227,9 @@ func (t *tail) run() {
 		case <-t.pokes:
 			if err := t.refresh(ctx); err != nil && ctx.Err() == nil {
 				t.opts.Logger.Error("tail refresh", slog.String("desk", t.desk), slog.String("error", err.Error()))
+				// The rows it could not take wait for the next refresh: while the store's
+				// Watcher is up nothing else may come to ask for one.
+				time.AfterFunc(t.opts.PollInterval, t.wake)
 			}
 		}
 	}
