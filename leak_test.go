@@ -54,6 +54,16 @@ func leakOutputs(t *testing.T, viewer transcript.Author, view any, msgs []transc
 	if out["anthropic"], err = render.Anthropic(viewer, msgs, elided...); err != nil {
 		t.Fatalf("render.Anthropic: %v", err)
 	}
+	for _, f := range []render.ModelFormat{render.ModelOpenAI, render.ModelAnthropic} {
+		if out["model input, "+string(f)], err = render.ModelInput(f, viewer, msgs, elided...); err != nil {
+			t.Fatalf("render.ModelInput(%s): %v", f, err)
+		}
+	}
+	var blocks bytes.Buffer // what the MCP tools answer, block by block
+	for _, b := range render.Blocks(msgs, elided...) {
+		blocks.WriteString(b.Text + "\n")
+	}
+	out["blocks"] = blocks.Bytes()
 	return out
 }
 

@@ -13,8 +13,9 @@ import (
 
 // postMessage is the post_message tool: it appends the message as the participant, then
 // acknowledges the participant's staged read of the conversation the message is in (the
-// channel for a root; for a reply, the thread of its parent, or of its parent's root when
-// the parent is itself a reply).
+// channel for a root; for a reply, the thread of its parent, or, when the parent is itself
+// a reply, of the parent's parent: its root for a reply to a thread's reply; deeper replies
+// are in no conversation, and acknowledge nothing).
 //
 // The message is checked before the store is asked, so that every refusal is precise and
 // safe: the content's size, transcript.ValidateNew, a NUL byte, and the parent, which must
@@ -58,7 +59,7 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 	}
 	k := keyOf(t.me, c)
 	unlock := t.svc.staging.lock(k)
-	_, err = t.acknowledge(context.WithoutCancel(ctx), k)
+	_, _, err = t.commitStaged(context.WithoutCancel(ctx), k)
 	unlock()
 	if err != nil {
 		// The message is stored; the read stays staged and is acknowledged by the next

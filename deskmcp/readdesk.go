@@ -42,22 +42,33 @@ func (t *tools) readDesk(ctx context.Context, in ReadDeskArgs) (string, ReadDesk
 	return t.startOver(ctx, c, k, why, in.MaxTokens)
 }
 
-// acknowledge commits k's staged read, if any, into the participant's book (UpdateBook:
-// compare-and-swap, joined with what other sessions saved) and returns the book as then
-// stored; with nothing staged, the book as stored. A read not committed stays staged. The
-// caller holds k's lock.
+// acknowledge commits k's staged read, if any, into the participant's book (commitStaged)
+// and returns the book as then stored; with nothing staged, the book as stored. The caller
+// holds k's lock.
 func (t *tools) acknowledge(ctx context.Context, k readKey) (sharing.Book, error) {
+	b, committed, err := t.commitStaged(ctx, k)
+	if err != nil || committed {
+		return b, err
+	}
+	b, _, err = t.svc.books.LoadBook(ctx, t.desk, t.me)
+	return b, err
+}
+
+// commitStaged commits k's staged read, if any, into the participant's book (UpdateBook:
+// compare-and-swap, joined with what other sessions saved) and returns the book as then
+// stored, and whether there was a read to commit; with none, it reads nothing. A read not
+// committed stays staged. The caller holds k's lock.
+func (t *tools) commitStaged(ctx context.Context, k readKey) (sharing.Book, bool, error) {
 	r, ok := t.svc.staging.take(k)
 	if !ok {
-		b, _, err := t.svc.books.LoadBook(ctx, t.desk, t.me)
-		return b, err
+		return sharing.Book{}, false, nil
 	}
 	b, err := sharing.UpdateBook(ctx, t.svc.books, t.desk, t.me, r.commit)
 	if err != nil {
 		t.svc.staging.stage(k, r)
-		return sharing.Book{}, err
+		return sharing.Book{}, false, err
 	}
-	return b, nil
+	return b, true, nil
 }
 
 // deliver answers a read with d, prepared from state from, less the participant's own

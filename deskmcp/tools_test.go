@@ -156,6 +156,15 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 	if len(r.Messages) != 0 || len(r.Elided) != 1 || r.Elided[0].From != inThread.Seq {
 		t.Errorf("B's read of the thread = %+v, want one elision of the aside in it", r)
 	}
+	// A read under a budget, of news that holds an aside between two rows B may read.
+	appendAs(t, st, transcript.Message{Author: ana, Content: "first of three"})
+	appendAs(t, st, transcript.Message{Author: ana, Content: secret + " (budget)", Audience: []transcript.Author{agentA}})
+	appendAs(t, st, transcript.Message{Author: ana, Content: "third of three"})
+	r, text = b.Read(deskmcp.ReadDeskArgs{MaxTokens: 300})
+	keep(text, r)
+	if len(r.Messages) == 0 {
+		t.Errorf("B's budgeted read = %+v, want a message", r)
+	}
 	for _, args := range []deskmcp.ViewArgs{{}, {Thread: root.Seq}, {Thread: root.Seq, MaxTokens: 400}} {
 		var p transcript.Projection
 		text, err := b.Call("view", args, &p)

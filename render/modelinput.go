@@ -16,9 +16,6 @@ const (
 	ModelAnthropic ModelFormat = "anthropic" // Anthropic Messages API messages (Anthropic)
 )
 
-// ModelFormats are the model formats, in the order a list of them is shown.
-var ModelFormats = []ModelFormat{ModelOpenAI, ModelAnthropic}
-
 // ModelInput returns msgs and elided as viewer's model reads them in format: the JSON
 // document OpenAI or Anthropic returns, followed by one newline. These are the exact bytes
 // the command prints and the service serves, so that what a person inspects is what a model

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript/deskmcp"
-	"github.com/sharedesk/transcript/sharing"
 )
 
 func runMCP(ctx context.Context, e *env, args []string) error {
@@ -47,11 +45,7 @@ the read again. Errors and failures are logged to standard error, never content.
 		return err
 	}
 	defer st.Close()
-	books, ok := st.(sharing.BookStore)
-	if !ok {
-		return fmt.Errorf("mcp: the database at %s keeps no read states", df.db)
-	}
-	svc, err := deskmcp.New(st, books, deskmcp.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, nil))})
+	svc, err := deskmcp.New(st, st, deskmcp.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, nil))})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
 )
@@ -28,6 +29,8 @@ type store interface {
 	// token.Store keeps the service's bearer tokens (token add, list, revoke; serve checks
 	// every request against it).
 	token.Store
+	// sharing.BookStore keeps the participants' read states (the mcp command's books).
+	sharing.BookStore
 	Close() error
 }
 
