@@ -73,9 +73,10 @@ func WithStandbys(dsns ...string) Option {
 }
 
 // WithStandbyReport gives the Store a function to hand each standby it sets aside: one
-// Open could not reach (reads skip it until it answers, and check it then), and one that
-// check then finds to be no standby of the primary's database, or at a newer schema (never
-// read from). Each error names the standby by host, port and database, never its password,
+// Open could not reach (reads skip it until it answers, and check it then), one that check
+// then finds to be no standby of the primary's database, or at a newer schema (never read
+// from), and, once, one whose check then fails as Open would have failed (a refused
+// password, a missing database: checked again later). Each error names the standby by host, port and database, never its password,
 // and says why; report may be called from Open and from any read, concurrently. A standby
 // that fails after it was checked is not reported: reads move on, and try it again.
 func WithStandbyReport(report func(error)) Option {
@@ -118,6 +119,7 @@ type standby struct {
 	checked  atomic.Bool // Open, or a read since (checkLate), found it a standby of the primary's database at its schema
 	checking atomic.Bool // a read is checking it
 	refused  atomic.Bool // checkLate found it no standby of the primary's database, or at a newer schema: never read from
+	told     atomic.Bool // checkLate reported an error that is not passing, once
 
 	failures  atomic.Int32 // failures in a row
 	downUntil atomic.Int64 // unix nanoseconds: skipped until then, after a failure
@@ -141,16 +143,22 @@ func (sb *standby) fail(now int64) {
 	if until > now {
 		return
 	}
-	n := sb.failures.Add(1)
-	d := min(standbyRetryFirst<<min(n-1, 8), standbyRetryMost)
-	sb.downUntil.CompareAndSwap(until, now+int64(d))
+	n := sb.failures.Load() + 1
+	d := min(standbyRetryFirst<<min(n-1, retryDoublings), standbyRetryMost)
+	if sb.downUntil.CompareAndSwap(until, now+int64(d)) { // the one failure of its moment that counts
+		sb.failures.Add(1)
+	}
 }
+
+// retryDoublings bounds the doubling of fail's pause (standbyRetryFirst << 8 is past
+// standbyRetryMost), so that the shift never overflows.
+const retryDoublings = 8
 
 // hung marks the standby failed at now by a query that ran out of standbyAttempt: a standby
 // that does not answer at all is skipped for standbyRetryMost at once, since each query
 // that tries it again costs a read the whole attempt.
 func (sb *standby) hung(now int64) {
-	sb.failures.Store(9) // past the doubling: fail's next step is standbyRetryMost as well
+	sb.failures.Store(retryDoublings + 1) // past the doubling: fail's next step is standbyRetryMost as well
 	sb.downUntil.Store(now + int64(standbyRetryMost))
 }
 
@@ -287,7 +295,8 @@ func (sb *standby) failed(err error) {
 // of another database, or at a newer schema is refused for good, and reported; any other
 // finding (behind the schema, its copy of the database not made yet, not reached, a
 // passing or any other error) skips it as a failed standby, to be checked again when it is
-// tried again.
+// tried again. The first error that is not passing (one Open would have failed on: a
+// refused password, a missing database) is reported too.
 func (s *Store) checkLate(ctx context.Context, sb *standby) bool {
 	if !sb.checking.CompareAndSwap(false, true) {
 		return false
@@ -315,6 +324,9 @@ func (s *Store) checkLate(ctx context.Context, sb *standby) bool {
 		return false
 	case !errors.Is(err, errNotStandby) && !errors.Is(err, errOtherDatabase):
 		sb.failed(err)
+		if !passing(err) && sb.told.CompareAndSwap(false, true) { // what Open would have failed on
+			s.reportStandby(fmt.Errorf("%w; reads skip it, and check it again later", err))
+		}
 		return false
 	}
 	sb.refused.Store(true)

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -45,5 +47,51 @@ func TestPassing(t *testing.T) {
 		if got := passing(err); got != c.want {
 			t.Errorf("%s (%v): passing %v, want %v", c.name, err, got, c.want)
 		}
+	}
+}
+
+// TestFailCountsOnce: reads that fail on a standby at one moment count as one failure, so
+// its pause doubles once, not once a read; each failure after the pause doubles it, up to
+// standbyRetryMost; an answer starts the doubling over; a hang skips to the longest pause.
+func TestFailCountsOnce(t *testing.T) {
+	var sb standby
+	now := time.Now().UnixNano()
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() { sb.fail(now) })
+	}
+	wg.Wait()
+	if n, until := sb.failures.Load(), sb.downUntil.Load(); n != 1 || until != now+int64(standbyRetryFirst) {
+		t.Fatalf("after 32 reads failed at once: %d failures, skipped for %v; want 1, %v", n, time.Duration(until-now), standbyRetryFirst)
+	}
+	for i, want := range []time.Duration{2 * standbyRetryFirst, 4 * standbyRetryFirst} {
+		now = sb.downUntil.Load()
+		sb.fail(now)
+		if got := time.Duration(sb.downUntil.Load() - now); got != want {
+			t.Errorf("failure %d in a row: skipped for %v, want %v", i+2, got, want)
+		}
+	}
+	for range 20 {
+		now = sb.downUntil.Load()
+		sb.fail(now)
+	}
+	if got := time.Duration(sb.downUntil.Load() - now); got != standbyRetryMost {
+		t.Errorf("after many failures in a row: skipped for %v, want %v", got, standbyRetryMost)
+	}
+	sb.answered()
+	now = sb.downUntil.Load()
+	sb.fail(now)
+	if got := time.Duration(sb.downUntil.Load() - now); got != standbyRetryFirst {
+		t.Errorf("a failure after an answer: skipped for %v, want %v", got, standbyRetryFirst)
+	}
+	sb.answered()
+	sb.hung(now)
+	if got := time.Duration(sb.downUntil.Load() - now); got != standbyRetryMost {
+		t.Errorf("a hang: skipped for %v, want %v", got, standbyRetryMost)
+	}
+	now = sb.downUntil.Load()
+	sb.fail(now)
+	if got := time.Duration(sb.downUntil.Load() - now); got != standbyRetryMost {
+		t.Errorf("a failure after a hang: skipped for %v, want %v", got, standbyRetryMost)
 	}
 }

@@ -353,13 +353,16 @@ func TestStandbyCheckedOnceReachable(t *testing.T) {
 	if err := notStandby.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	reports := make(chan error, 4)
-	st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys(notStandby.DSN), pgstore.WithStandbyReport(func(err error) { reports <- err }))
+	noDatabase := pgtest.WithDatabase(t, notStandby.DSN, "no_such_database") // the same server, as a second standby
+	reports := make(chan error, 8)
+	st, err := pgstore.Open(ctx, dsn, pgstore.WithStandbys(notStandby.DSN, noDatabase), pgstore.WithStandbyReport(func(err error) { reports <- err }))
 	if err != nil {
-		t.Fatalf("Open with a standby that is down: %v", err)
+		t.Fatalf("Open with standbys that are down: %v", err)
 	}
-	if err := <-reports; !errors.Is(err, syscall.ENOENT) && !strings.Contains(err.Error(), "no such file") {
-		t.Errorf("Open reported %v, want the standby's socket missing", err)
+	for range 2 {
+		if err := <-reports; !errors.Is(err, syscall.ENOENT) && !strings.Contains(err.Error(), "no such file") {
+			t.Errorf("Open reported %v, want the standby's socket missing", err)
+		}
 	}
 	t.Cleanup(func() { st.Close() })
 	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
@@ -381,12 +384,40 @@ func TestStandbyCheckedOnceReachable(t *testing.T) {
 	if served, _ := pgstore.StandbyReads(st); served[0] != 0 {
 		t.Errorf("the server that is no standby answered %d reads", served[0])
 	}
-	select {
-	case err := <-reports:
-		if !strings.Contains(err.Error(), "not in recovery") || !strings.Contains(err.Error(), "never read from") {
-			t.Errorf("the refusal was reported as %q, want it to say the server is not in recovery and is never read from", err)
+	// The second standby's check fails as Open would have (no such database): reported once,
+	// not refused, and never read from.
+	for deadline := time.Now().Add(30 * time.Second); len(reports) < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after the server started, %d reports of its two standbys, want 2", len(reports))
 		}
-	default:
-		t.Error("the refusal was not reported")
+		readDesk(t, st, "eng")
+		time.Sleep(5 * time.Millisecond)
+	}
+	var refused, missing int
+	for range 2 {
+		switch err := <-reports; {
+		case strings.Contains(err.Error(), "not in recovery") && strings.Contains(err.Error(), "never read from"):
+			refused++
+		case strings.Contains(err.Error(), "no_such_database") && strings.Contains(err.Error(), "check it again later"):
+			missing++
+		default:
+			t.Errorf("unexpected report: %v", err)
+		}
+	}
+	if refused != 1 || missing != 1 {
+		t.Errorf("reports: %d refusals, %d missing databases; want one of each", refused, missing)
+	}
+	if pgstore.StandbyRefused(st, 1) {
+		t.Error("the standby without its database is refused for good, want it checked again later")
+	}
+	if served, _ := pgstore.StandbyReads(st); served[1] != 0 {
+		t.Errorf("the standby without its database answered %d reads", served[1])
+	}
+	time.Sleep(300 * time.Millisecond) // more checks of it, which are not reported again
+	for range 5 {
+		readDesk(t, st, "eng")
+	}
+	if len(reports) != 0 {
+		t.Errorf("%d more reports, want none: %v", len(reports), <-reports)
 	}
 }

@@ -97,8 +97,8 @@ func WithMaxContent(bytes int) Option {
 //
 // Migrating is safe when several processes open the same database at once: each migration
 // runs in one transaction under a PostgreSQL advisory lock. A database whose schema is newer
-// than this package is an error matching ErrSchemaTooNew. ctx bounds connecting and
-// migrating only.
+// than this package is an error matching ErrSchemaTooNew. ctx bounds connecting, migrating
+// and the standbys' checks (WithStandbys) only.
 //
 // A database in recovery (pg_is_in_recovery: a hot standby), or any database with the
 // ReadOnly option, is opened read-only: its schema's version is checked instead of migrated
