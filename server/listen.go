@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 )
 
 // DefaultAddr is where `transcript serve` listens without --addr: the loopback interface
@@ -21,6 +22,9 @@ var ErrExposed = errors.New("server: a non-loopback address needs TLS or an expl
 // is wrong with addr.
 func CheckAddr(addr string, tls, insecureHTTP bool) error {
 	host, _, err := net.SplitHostPort(addr)
+	if _, portErr := strconv.ParseUint(addr, 10, 16); err != nil && portErr == nil {
+		return fmt.Errorf("server: listen address %q is a port alone: want HOST:PORT, such as 127.0.0.1:%s", addr, addr)
+	}
 	if err != nil {
 		return fmt.Errorf("server: listen address %q: %w", addr, err)
 	}

@@ -20,14 +20,18 @@ read it; everyone else's view shows an elision in its place (its range, count an
 never its content). --to takes participants as --as does, comma-separated or in several --to
 flags (a label there cannot hold a comma). A reply to an aside is an aside for the same
 readers: leave --to out and it goes to them; an author who may not read the parent cannot
-reply to it.`)
+reply to it.
+
+A blank message (empty, or white space only: what an empty standard input gives) is shown in
+no view; append refuses it unless --allow-blank says it is meant.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	as := authorFlag{author: transcript.Operator()}
-	fs.Var(&as, "as", "the `author`: "+authorSyntax)
+	fs.Var(&as, "as", "the `participant` who writes it: "+authorSyntax)
 	parent := fs.Uint64("parent", 0, "the `seq` this message replies to (0: a new root)")
 	var to audienceFlag
 	fs.Var(&to, "to", "make the message an aside for these `participants`: "+audienceSyntax+" (repeatable)")
+	allowBlank := fs.Bool("allow-blank", false, "store a blank message, which no view shows")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -44,12 +48,16 @@ reply to it.`)
 		}
 		content = strings.TrimSuffix(string(data), "\n")
 	}
+	m := transcript.Message{Author: as.author, Parent: transcript.Sequence(*parent), Content: content, Audience: to.audience}
+	if m.Blank() && !*allowBlank {
+		return usageErrorf("append: the message is blank, and no view shows a blank message (give its text, or --allow-blank)")
+	}
 	st, err := df.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	m, err := st.Append(ctx, df.desk, transcript.Message{Author: as.author, Parent: transcript.Sequence(*parent), Content: content, Audience: to.audience})
+	m, err = st.Append(ctx, df.desk, m)
 	if err != nil {
 		return explainAppendError(err, as.author, *parent, len(to.audience) > 0)
 	}

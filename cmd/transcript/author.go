@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sharedesk/transcript"
 )
@@ -11,7 +10,7 @@ import (
 // system:KIND[:LABEL] or operator[:LABEL].
 type authorFlag struct{ author transcript.Author }
 
-const authorSyntax = "agent:ID[:LABEL], person:ID[:LABEL], system:KIND[:LABEL] or operator"
+const authorSyntax = "agent:ID[:LABEL], person:ID[:LABEL], system:KIND[:LABEL] or operator[:LABEL]"
 
 func (f *authorFlag) String() string {
 	if f == nil || f.author.Kind == 0 {
@@ -29,19 +28,11 @@ func (f *authorFlag) Set(s string) error {
 	return nil
 }
 
+// parseAuthor reads an author as transcript.ParseAuthor does, with the command line's
+// wording of what is wrong.
 func parseAuthor(s string) (transcript.Author, error) {
-	kind, rest, _ := strings.Cut(s, ":")
-	k, err := transcript.ParseAuthorKind(kind)
+	a, err := transcript.ParseAuthor(s)
 	if err != nil {
-		return transcript.Author{}, fmt.Errorf("%q is not %s", s, authorSyntax)
-	}
-	a := transcript.Author{Kind: k}
-	if k == transcript.KindOperator {
-		a.Label = rest
-	} else {
-		a.ID, a.Label, _ = strings.Cut(rest, ":")
-	}
-	if err := a.Validate(); err != nil {
 		return transcript.Author{}, fmt.Errorf("%q is not %s", s, authorSyntax)
 	}
 	return a, nil

@@ -35,7 +35,7 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 	addDeskFlags(fset, &df, "main")
 	addReadDBFlag(fset, &df)
 	as := authorFlag{author: transcript.Operator()}
-	fset.Var(&as, "as", "the `viewer` whose delta it is: "+authorSyntax)
+	fset.Var(&as, "as", "the `participant` whose delta it is: "+authorSyntax)
 	statePath := fset.String("state", "", "the viewer's state `file` (JSON)")
 	thread := fset.Uint64("thread", 0, "the conversation: the thread rooted at this `seq` (0: the channel)")
 	before := fset.Uint64("before", 0, "the turn's bound: the triggering message's `seq` (0: up to the newest)")
@@ -60,7 +60,13 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 		return err
 	}
 	defer st.Close()
+	if err := checkDesk(ctx, st, df.desk); err != nil {
+		return err
+	}
 	log := st.Log(df.desk)
+	if err := checkThread(ctx, log, df.desk, conv.Thread); err != nil {
+		return err
+	}
 
 	if *initialize {
 		p, err := transcript.Project(ctx, log, transcript.Query{Conversation: conv, Before: transcript.Sequence(*before), Viewer: as.author})
@@ -105,7 +111,10 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 	if plan.Delta.Messages == nil {
 		plan.Delta.Messages = []transcript.Message{} // [] rather than null in JSON
 	}
-	if err := writeMessages(e, *format, as.author, plan.Delta.Messages, plan.Delta.Elided, plan.Delta); err != nil {
+	if *format == "text" && len(plan.Delta.Messages) == 0 && len(plan.Delta.Elided) == 0 {
+		// Said in words, where the other formats have an empty list.
+		fmt.Fprintln(e.stdout, nothingNew(as.author, state.Watermark))
+	} else if err := writeMessages(e, *format, as.author, plan.Delta.Messages, plan.Delta.Elided, plan.Delta); err != nil {
 		return err
 	}
 	if *commit {
@@ -157,4 +166,12 @@ func writeState(path string, s sharing.State) error {
 		return fmt.Errorf("writing state: %w", err)
 	}
 	return nil
+}
+
+// nothingNew says that a delta for viewer holds no message, in the text format.
+func nothingNew(viewer transcript.Author, watermark transcript.Sequence) string {
+	if watermark == 0 {
+		return fmt.Sprintf("nothing new for %s", viewer)
+	}
+	return fmt.Sprintf("nothing new for %s since #%d", viewer, watermark)
 }

@@ -60,19 +60,57 @@ func newFlags(e *env, name, synopsis, about string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args into fs and maps flag errors to errUsage and -h to errHelp, printing
-// the help once.
+// parse parses the whole command line into fs: flags may come before, between and after the
+// positional arguments, which fs.Args returns in order; "--" ends the flags, and what follows
+// it is positional even when it starts with "-". A flag error is errUsage and -h errHelp,
+// printing the help once. So a flag typed after a command's text is a flag (or, unknown, a
+// usage error naming it), never part of the text.
 func parse(fs *flag.FlagSet, args []string) error {
 	help := fs.Usage
 	fs.Usage = func() {} // the flag package calls it on every error; print it only for -h
-	err := fs.Parse(args)
-	fs.Usage = help
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		help()
-		return errHelp
-	case err != nil:
-		return usageErrorf("%s: %v (see transcript help %s)", fs.Name(), err, fs.Name())
+	defer func() { fs.Usage = help }()
+	flags, afterDashes := splitAtDashes(fs, args)
+	var positional []string
+	for {
+		err := fs.Parse(flags)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			help()
+			return errHelp
+		case err != nil:
+			return usageErrorf("%s: %v (see transcript help %s)", fs.Name(), err, fs.Name())
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		// fs stopped at a positional argument: keep it and parse on after it.
+		positional = append(positional, fs.Arg(0))
+		flags = fs.Args()[1:]
 	}
-	return nil
+	// Parsing "--" alone leaves exactly the positional arguments in fs.Args.
+	return fs.Parse(append([]string{"--"}, append(positional, afterDashes...)...))
+}
+
+// splitAtDashes splits args at the "--" that ends the flags: one that stands where a flag
+// could, not one that is a flag's value (as in --desk --).
+func splitAtDashes(fs *flag.FlagSet, args []string) (flags, afterDashes []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return args[:i], args[i+1:]
+		}
+		if len(a) < 2 || a[0] != '-' || strings.Contains(a, "=") {
+			continue
+		}
+		if f := fs.Lookup(strings.TrimLeft(a, "-")); f != nil && !isBoolFlag(f) {
+			i++ // its value, whatever it looks like
+		}
+	}
+	return args, nil
+}
+
+// isBoolFlag reports whether f takes no value, as the flag package decides it.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }

@@ -28,6 +28,9 @@ with its "audience": an export is the operator's whole desk, not one viewer's vi
 		return err
 	}
 	defer st.Close()
+	if err := checkDesk(ctx, st, df.desk); err != nil {
+		return err
+	}
 	rows, err := readAll(ctx, st.Log(df.desk))
 	if err != nil {
 		return err

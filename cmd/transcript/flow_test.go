@@ -232,10 +232,10 @@ func checkDelta(t *testing.T, c *cli) {
 	}
 	checkOnlyFile(t, stateDir, "y.json")
 
-	// Nothing new: an empty delta, in text too.
+	// Nothing new: an empty delta, said in words in text.
 	wantSeqs(t, "delta after commit", delta().Messages, nil)
-	if out := c.ok("delta", "--state", state, "--as", "agent:y"); out != "" {
-		t.Errorf("empty text delta printed %q", out)
+	if out := c.ok("delta", "--state", state, "--as", "agent:y"); out != "nothing new for agent:y since #9\n" {
+		t.Errorf("empty text delta printed %q, want it to say there is nothing new", out)
 	}
 
 	// A new root shows, alone, until committed.

@@ -11,6 +11,7 @@
 //	import   load JSON Lines into a desk, all or nothing
 //	export   write a desk as JSON Lines
 //	append   append one message, or with --to an aside only some participants read
+//	desks    list the desks, with their rows and newest row
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
 //	token    make, list and revoke the service's bearer tokens
@@ -72,6 +73,7 @@ func commands() []command {
 		{"import", "load JSON Lines into a desk, all or nothing", runImport},
 		{"export", "write a desk as JSON Lines", runExport},
 		{"append", "append one message to a desk, or with --to an aside only some participants read", runAppend},
+		{"desks", "list the desks: each one's name, rows and newest row", runDesks},
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},
 		{"token", "make, list and revoke the bearer tokens serve knows participants by", runToken},

@@ -55,8 +55,8 @@ func TestRunInProcess(t *testing.T) {
 	if n := strings.Count(out, "concurrent "); n != 4 {
 		t.Errorf("delta after four concurrent appends shows %d of them:\n%s", n, out)
 	}
-	if out := mustRun("", "delta", "--db", db, "--state", state, "--as", "agent:y"); out != "" {
-		t.Errorf("delta after commit: %q, want nothing", out)
+	if out := mustRun("", "delta", "--db", db, "--state", state, "--as", "agent:y"); out != "nothing new for agent:y since #13\n" {
+		t.Errorf("delta after commit: %q, want nothing new", out)
 	}
 	if got := strings.Count(mustRun("", "export", "--db", db), "\n"); got != 13 {
 		t.Errorf("export: %d rows, want 13", got)

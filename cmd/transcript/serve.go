@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -128,6 +129,7 @@ standard output, the page's address and the token, which is revoked when serve s
 	}
 	srv, err := server.New(st, f.options(logs))
 	if err != nil {
+		revokeDemo(e, st, demoToken)
 		st.Close()
 		return err
 	}
@@ -137,6 +139,7 @@ standard output, the page's address and the token, which is revoked when serve s
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", f.addr)
 	if err != nil {
+		revokeDemo(e, st, demoToken) // its secret was never printed, but no token is left behind
 		st.Close()
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -225,7 +228,7 @@ func (f serveFlags) check() error {
 		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
 	}
 	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); err != nil {
-		return usageErrorf("serve: %v", err)
+		return usageErrorf("serve --addr: %s", strings.TrimPrefix(err.Error(), "server: "))
 	}
 	return nil
 }

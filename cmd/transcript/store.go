@@ -77,7 +77,7 @@ func addReadDBFlag(fs *flag.FlagSet, f *deskFlags) { fs.Var(&f.readDBs, "read-db
 
 func addDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
 	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
-	fs.StringVar(&f.desk, "desk", desk, "the desk's `name`")
+	fs.StringVar(&f.desk, "desk", desk, "the `desk`'s name")
 }
 
 // isPostgres reports whether db names a PostgreSQL database (a postgres:// or

@@ -121,6 +121,10 @@ any message yet.`)
 	}
 	fmt.Fprintf(e.stderr, "token %s for %s on desk %s: its secret, on standard output, is shown only this once\n",
 		t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
+	var noDesk *errNoDesk
+	if err := checkDesk(ctx, st, df.desk); errors.As(err, &noDesk) {
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet (%s)\n", quoteIfNeeded(df.desk), noDesk.known())
+	}
 	if t.Participant.Kind == transcript.KindOperator {
 		fmt.Fprintln(e.stderr, "an operator token reads every aside of the desk, and may read as any participant (as=): keep it with the operator")
 	}

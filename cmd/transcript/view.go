@@ -21,7 +21,7 @@ is the operator, who reads every aside.`)
 	addDeskFlags(fs, &df, "main")
 	addReadDBFlag(fs, &df)
 	as := authorFlag{author: transcript.Operator()}
-	fs.Var(&as, "as", "the `viewer` whose view it is: "+authorSyntax)
+	fs.Var(&as, "as", "the `participant` whose view it is: "+authorSyntax)
 	thread := fs.Uint64("thread", 0, "show the thread rooted at this `seq` instead of the channel")
 	before := fs.Uint64("before", 0, "show only messages below this `seq` (0: up to the newest)")
 	window := fs.Int("window", transcript.SessionWindow, "how many `messages` to show")
@@ -35,12 +35,22 @@ is the operator, who reads every aside.`)
 	if fs.NArg() != 0 {
 		return usageErrorf("view takes no arguments")
 	}
+	if *window < 1 {
+		return usageErrorf("view: --window %d: want at least 1 message", *window)
+	}
 	st, err := df.openExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := transcript.Project(ctx, st.Log(df.desk), transcript.Query{
+	if err := checkDesk(ctx, st, df.desk); err != nil {
+		return err
+	}
+	log := st.Log(df.desk)
+	if err := checkThread(ctx, log, df.desk, transcript.Sequence(*thread)); err != nil {
+		return err
+	}
+	p, err := transcript.Project(ctx, log, transcript.Query{
 		Conversation: transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)},
 		Before:       transcript.Sequence(*before),
 		Window:       *window,

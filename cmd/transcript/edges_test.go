@@ -1,0 +1,144 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTyposFail reads desks and threads that do not exist: each is an error naming what
+// does exist, never an empty view; token add for a new desk says it is new; desks lists each
+// desk with its rows.
+func TestTyposFail(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "desk.db")
+	mustRun := func(stdin string, args ...string) (stdout, stderr string) {
+		t.Helper()
+		code, stdout, stderr := runInProcess(stdin, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		return stdout, stderr
+	}
+	mustRun("", "append", "--db", db, "--desk", "eng", "root")
+	mustRun("", "append", "--db", db, "--desk", "eng", "--parent", "1", "reply")
+	mustRun("", "append", "--db", db, "--desk", "ops", "page")
+
+	for _, args := range [][]string{
+		{"view", "--desk", "engg"},
+		{"view"}, // the default desk, main, which this database does not hold
+		{"delta", "--desk", "engg", "--state", filepath.Join(dir, "s.json")},
+		{"delta", "--desk", "engg", "--init", "--state", filepath.Join(dir, "s.json")},
+		{"export", "--desk", "engg"},
+	} {
+		args = append(args, "--db", db)
+		code, stdout, stderr := runInProcess("", args...)
+		if code != exitError || stdout != "" || !strings.Contains(stderr, `; the desks are: eng, ops`) || !strings.Contains(stderr, `no desk "`) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1 naming the desks", args, code, stdout, stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"view", "--desk", "eng", "--thread", "99"},
+		{"delta", "--desk", "eng", "--thread", "99", "--state", filepath.Join(dir, "t.json")},
+	} {
+		args = append(args, "--db", db)
+		code, stdout, stderr := runInProcess("", args...)
+		if code != exitError || stdout != "" || !strings.Contains(stderr, `no thread #99: desk "eng" holds rows #1 to #2`) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1 saying there is no thread #99", args, code, stdout, stderr)
+		}
+	}
+	if out, _ := mustRun("", "view", "--db", db, "--desk", "eng", "--thread", "1"); !strings.Contains(out, "reply") {
+		t.Errorf("view --thread 1 does not show the reply:\n%s", out)
+	}
+
+	_, stderr := mustRun("", "token", "add", "--db", db, "--desk", "engg", "--as", "agent:bot")
+	if !strings.Contains(stderr, "desk engg is new: it holds no message yet (the desks are: eng, ops)") {
+		t.Errorf("token add for a new desk does not say it is new:\n%s", stderr)
+	}
+	if _, stderr := mustRun("", "token", "add", "--db", db, "--desk", "eng", "--as", "agent:bot"); strings.Contains(stderr, "is new") {
+		t.Errorf("token add for a desk with rows says it is new:\n%s", stderr)
+	}
+
+	out, _ := mustRun("", "desks", "--db", db)
+	want := "DESK  ROWS  NEWEST\neng   2     #2\nops   1     #1\n"
+	if out != want {
+		t.Errorf("desks printed\n%s\nwant\n%s", out, want)
+	}
+	empty := filepath.Join(dir, "empty.db")
+	mustRun("", "token", "add", "--db", empty, "--desk", "x", "--as", "agent:bot") // a database with no desk
+	if out, _ := mustRun("", "desks", "--db", empty); !strings.Contains(out, "holds no desk yet") {
+		t.Errorf("desks of a database with no desk printed %q", out)
+	}
+}
+
+// TestSayWhenNothing: a delta with nothing new says so in text (and is an empty list in
+// json); an append of a blank message is refused unless --allow-blank.
+func TestSayWhenNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, state := filepath.Join(dir, "desk.db"), filepath.Join(dir, "state.json")
+	mustRun := func(stdin string, args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runInProcess(stdin, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		return stdout
+	}
+	mustRun("", "append", "--db", db, "root")
+	mustRun("", "delta", "--db", db, "--state", state, "--as", "agent:y", "--commit")
+	if out := mustRun("", "delta", "--db", db, "--state", state, "--as", "agent:y"); out != "nothing new for agent:y since #1\n" {
+		t.Errorf("delta with nothing new printed %q", out)
+	}
+	if out := mustRun("", "delta", "--db", db, "--state", state, "--as", "agent:y", "--format", "json"); !strings.Contains(out, `"messages": []`) {
+		t.Errorf("json delta with nothing new printed %q", out)
+	}
+
+	for _, stdin := range []string{"", "\n", "  \t\n"} {
+		code, stdout, stderr := runInProcess(stdin, "append", "--db", db)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "the message is blank") || !strings.Contains(stderr, "--allow-blank") {
+			t.Errorf("append of %q: exit %d, %q, %q; want 2 saying it is blank", stdin, code, stdout, stderr)
+		}
+	}
+	if out := mustRun("", "append", "--db", db, "--allow-blank"); out != "2\n" {
+		t.Errorf("append --allow-blank printed %q, want 2", out)
+	}
+	if n := strings.Count(mustRun("", "export", "--db", db), "\n"); n != 2 {
+		t.Errorf("the desk holds %d rows, want 2 (the refused blanks stored nothing)", n)
+	}
+}
+
+// TestHelpAndBehaviourAgree checks the flags whose help and behaviour disagreed.
+func TestHelpAndBehaviourAgree(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "desk.db")
+	if code, _, stderr := runInProcess("", "append", "--db", db, "--as", "operator:boss", "hi"); code != exitOK {
+		t.Fatalf("append --as operator:boss: exit %d\n%s", code, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"view", "--db", db, "--window", "-3"}, "--window -3: want at least 1"},
+		{[]string{"view", "--db", db, "--window", "0"}, "--window 0: want at least 1"},
+		{[]string{"serve", "--db", db, "--addr", "8475"}, `"8475" is a port alone: want HOST:PORT, such as 127.0.0.1:8475`},
+	} {
+		code, stdout, stderr := runInProcess("", tc.args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q, %q; want 2 saying %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	// One placeholder for a participant and one for a desk, in every command's help.
+	for _, args := range [][]string{{"append"}, {"view"}, {"delta"}, {"export"}, {"mcp"}, {"token", "add"}, {"token", "list"}} {
+		_, help, _ := runInProcess("", append([]string{"help"}, args...)...)
+		for _, old := range []string{"-as author", "-as viewer", "-desk name", "NAME"} {
+			if strings.Contains(help, old) {
+				t.Errorf("help %v holds %q:\n%s", args, old, help)
+			}
+		}
+		if strings.Contains(help, "-as ") && !strings.Contains(help, "-as participant") {
+			t.Errorf("help %v: --as's placeholder is not participant:\n%s", args, help)
+		}
+	}
+}
