@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,5 +141,28 @@ func TestHelpAndBehaviourAgree(t *testing.T) {
 		if strings.Contains(help, "-as ") && !strings.Contains(help, "-as participant") {
 			t.Errorf("help %v: --as's placeholder is not participant:\n%s", args, help)
 		}
+	}
+}
+
+// TestServeDemoCannotListen: serve --demo on an address in use fails, and the operator
+// token it made for the demo is revoked, not left live.
+func TestServeDemoCannotListen(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	db := filepath.Join(t.TempDir(), "desk.db")
+	code, stdout, stderr := runInProcess("", "serve", "--demo", "--db", db, "--addr", ln.Addr().String())
+	if code != exitError || strings.Contains(stdout, "trs_") {
+		t.Fatalf("serve --demo on an address in use: exit %d, stdout %q; want 1 and no secret printed\n%s", code, stdout, stderr)
+	}
+	code, list, stderr := runInProcess("", "token", "list", "--db", db)
+	if code != exitOK || strings.Count(list, "\n") != 2 || !strings.Contains(list, "operator") {
+		t.Fatalf("token list: exit %d, want a header and the demo's token:\n%s%s", code, list, stderr)
+	}
+	if fields := strings.Fields(strings.Split(list, "\n")[1]); fields[len(fields)-1] == "-" {
+		t.Errorf("the demo's token is not revoked: %v", fields)
 	}
 }
