@@ -15,8 +15,8 @@
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
 //	token    make, list and revoke the service's bearer tokens
-//	serve    serve the desks over HTTP (SPEC §12), with MCP at /mcp
-//	mcp      serve one desk to one participant over the Model Context Protocol on stdio (SPEC §14)
+//	serve    serve the desks over HTTP, with MCP at /mcp
+//	mcp      serve one desk to one participant over the Model Context Protocol on stdio
 //
 // view and delta show the --as viewer's view (by default the operator's, who reads every
 // aside): an aside the viewer may not read is an elision, never its content.

@@ -13,7 +13,7 @@ import (
 
 func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "mcp", "--desk DESK --as PARTICIPANT [flags]", `
-Serve the Model Context Protocol on standard input and output (SPEC §14), for one desk and
+Serve the Model Context Protocol on standard input and output, for one desk and
 one participant: an MCP client (a coding assistant, a desktop assistant, an agent
 framework) starts it and sits at the desk as --as, with four tools:
 

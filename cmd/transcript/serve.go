@@ -45,7 +45,7 @@ type serveFlags struct {
 
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "[flags]", `
-Serve the database's desks over HTTP (SPEC §12): JSON in and out, application/problem+json
+Serve the database's desks over HTTP: JSON in and out, application/problem+json
 errors, an OpenAPI 3.1 document at /openapi.json, Server-Sent Events at
 /v1/desks/DESK/events, /healthz and /metrics, and the Model Context Protocol at /mcp
 (streamable HTTP; the tools of "transcript mcp"). Every /v1/ and /mcp request carries
@@ -69,7 +69,7 @@ rows that other processes append (transcript append, import) reach the streams t
 PostgreSQL, several serve processes can share one database, and --read-db names hot
 standbys to read from (the live streams still hear of new rows from --db).
 
-At / is the inspector (SPEC §13): sign in with an operator token and see the desk and, side
+At / is the inspector: sign in with an operator token and see the desk and, side
 by side and live, what chosen participants see of it. --demo loads the demo desk (desk
 "demo", as the demo command builds it), makes an operator token for it and prints, on
 standard output, the page's address and the token, which is revoked when serve stops.`)
