@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -405,63 +404,4 @@ func TestImportLooksKeysUp(t *testing.T) {
 			t.Errorf("the new row: %+v", got)
 		}
 	})
-}
-
-// TestReadmeTwoPartImport runs the README's two-part import as written: its files, its
-// commands (in a fresh directory, on the default database), and the output it shows.
-func TestReadmeTwoPartImport(t *testing.T) {
-	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, example, ok := strings.Cut(string(readme), "Imports are idempotent.")
-	if ok {
-		_, example, ok = strings.Cut(example, "```sh\n")
-	}
-	if !ok {
-		t.Fatal("README.md has no two-part import example")
-	}
-	example, _, _ = strings.Cut(example, "```")
-	c := newCLI(t, "")
-	var (
-		cmd     []string // the command being read, with its output
-		file    string   // or the file being shown
-		text    strings.Builder
-		ran     int
-		runLast = func() {
-			switch {
-			case file != "":
-				c.writeFile(file, []byte(text.String()))
-			case cmd != nil:
-				args, out, _ := strings.Cut(strings.Join(cmd, " "), " > ")
-				got := c.ok(strings.Fields(args)[1:]...)
-				if out != "" {
-					c.writeFile(strings.TrimSpace(out), []byte(got))
-				} else if got != text.String() {
-					t.Errorf("%s printed %q, the README shows %q", args, got, text.String())
-				}
-				ran++
-			}
-			file, cmd = "", nil
-			text.Reset()
-		}
-	)
-	for _, l := range strings.Split(strings.TrimSuffix(example, "\n"), "\n") {
-		l, _, _ = strings.Cut(l, "  #") // the README's comments
-		if line, isCommand := strings.CutPrefix(l, "$ "); isCommand {
-			runLast()
-			if name, isCat := strings.CutPrefix(strings.TrimSpace(line), "cat "); isCat {
-				file = name
-			} else {
-				cmd = strings.Fields(line)
-			}
-			continue
-		}
-		text.WriteString(strings.TrimRight(l, " ") + "\n")
-	}
-	runLast()
-	if ran < 5 {
-		t.Errorf("the README's example ran %d commands, want at least 5", ran)
-	}
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -32,18 +30,14 @@ type mcpClientConfig struct {
 // hold mcpServers.
 func readmeMCPConfigs(t *testing.T) []mcpClientConfig {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []mcpClientConfig
-	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
-		if !strings.Contains(m[1], "mcpServers") {
+	for _, block := range readmeBlocks(t, "json") {
+		if !strings.Contains(block, "mcpServers") {
 			continue
 		}
 		var c mcpClientConfig
-		if err := json.Unmarshal([]byte(m[1]), &c); err != nil {
-			t.Fatalf("the README's MCP configuration does not parse: %v\n%s", err, m[1])
+		if err := json.Unmarshal([]byte(block), &c); err != nil {
+			t.Fatalf("the README's MCP configuration does not parse: %v\n%s", err, block)
 		}
 		out = append(out, c)
 	}
