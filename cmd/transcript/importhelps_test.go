@@ -73,6 +73,17 @@ func TestImportReportsEveryKindInOneRun(t *testing.T) {
 	})
 }
 
+// TestImportEveryKindInProcess runs the import of mixedFaults in this process, so that the
+// race detector sees the bad lines go through storeRows.
+func TestImportEveryKindInProcess(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "desk.db")
+	code, _, stderr := runInProcess(mixedFaults, "import", "--db", db, "-")
+	if code != exitError || !strings.Contains(stderr, "4 bad lines, nothing was imported") {
+		t.Errorf("import - of mixedFaults: exit %d\n%s", code, stderr)
+	}
+}
+
 // checkExportUnchanged fails the test unless c's desk exports as before, after a failed
 // import.
 func checkExportUnchanged(t *testing.T, c *cli, before string) {
@@ -206,4 +217,19 @@ func TestImportRecognisesExports(t *testing.T) {
 	if _, err := os.Stat(c.path(defaultDB)); !os.IsNotExist(err) {
 		t.Errorf("a refused import created %s (%v)", defaultDB, err)
 	}
+}
+
+// FuzzIsDCEStart: no input makes the check panic, and a line import reads is never taken
+// for the start of a DiscordChatExporter export.
+func FuzzIsDCEStart(f *testing.F) {
+	f.Add([]byte(`{"id":"1","author":{"type":"operator"},"content":"hi"}`))
+	f.Add([]byte(`{"guild":{"id":"1"},"channel":{"id":"2"},"messages":[]}`))
+	f.Add([]byte(`{"guild":{"id":"1"},"chan`))
+	f.Add([]byte(`{"channel":"x","guild":{},"channel":{}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dce := isDCEStart(data)
+		if _, _, err := decodeLine(data); err == nil && dce {
+			t.Errorf("%q is a line, and taken for a DiscordChatExporter export", data)
+		}
+	})
 }
