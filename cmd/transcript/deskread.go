@@ -21,10 +21,14 @@ import (
 // up a key does (SQLite, 1,000,000 rows: 2.1 µs a row in pages of 512, 3.7 µs a key).
 func (im *rowImporter) findStored(ctx context.Context) error {
 	var err error
-	if im.ahead != nil {
+	switch {
+	case im.ahead != nil:
 		im.head = im.ahead.head
-	} else if im.head, err = deskHead(ctx, im.log); err != nil {
-		return err
+	case im.log == nil: // no database yet: an empty desk
+	default:
+		if im.head, err = deskHead(ctx, im.log); err != nil {
+			return err
+		}
 	}
 	switch {
 	case im.head == 0:

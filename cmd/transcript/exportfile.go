@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/zip"
+	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -88,7 +89,8 @@ func zipRoot(z fs.FS) (string, error) {
 // decodeExportFile decodes the JSON file name of fsys into v. Members v does not name are
 // ignored (exports carry many); invalid JSON, invalid UTF-8, a member given twice and a
 // value of the wrong JSON kind are errors that name the file, and where in it, without
-// quoting its text. A missing file is an error that says so.
+// quoting its text. A missing file is an error that says so. A byte-order mark at the start
+// is skipped.
 func decodeExportFile(fsys fs.FS, name string, v any) error {
 	f, err := fsys.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -98,7 +100,9 @@ func decodeExportFile(fsys fs.FS, name string, v any) error {
 		return fmt.Errorf("%q: %w", name, err)
 	}
 	defer f.Close()
-	if err := json.UnmarshalRead(f, v); err != nil {
+	r := bufio.NewReader(f)
+	skipBOM(r)
+	if err := json.UnmarshalRead(r, v); err != nil {
 		return fmt.Errorf("%q: %s", name, describeJSONError(err))
 	}
 	return nil

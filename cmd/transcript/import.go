@@ -32,7 +32,8 @@ Load JSON Lines into a desk, one message a line, all or nothing: if any line is 
 line is reported with its number and what is wrong, and nothing is written. FILE "-" reads
 standard input. With --from slack, FILE is a Slack workspace export (its folder or its .zip)
 and --channel names the channel to load; with --from discord, FILE is a DiscordChatExporter
-JSON export of one channel, or a folder or .zip holding it and its threads' files. Every
+JSON export of one channel, or a folder or .zip holding it and its threads' files (given
+without --from, such an export is recognised and the error says which flags to add). Every
 format is incremental: a message the desk holds already (by its id, Slack's ts, Discord's
 message id) adds nothing. A line looks like
 
@@ -46,7 +47,8 @@ author is {"type":"operator"}, {"type":"person"|"agent","id":..,"label":..} or
 participants in the author's form, makes the line an aside that only its author, those
 participants and the operator read (each listed once, never the author; a reply to an aside
 may leave it out and goes to the aside's readers). Member names are case-sensitive; an
-unknown or repeated one is an error. Text must be valid UTF-8 without NUL bytes.
+unknown or repeated one is an error. Text must be valid UTF-8 without NUL bytes; a
+byte-order mark at the start of a file is skipped.
 
 A line's "id" (a string or a number, at most 256 bytes, printable) is the row's key, unique in
 the desk: a line whose id the desk holds already is that row, and adds nothing when it is the
@@ -73,6 +75,14 @@ Import prints how many messages were new and how many were already present.`)
 		return usageErrorf("--from slack needs --channel NAME")
 	case *from != "slack" && *channel != "":
 		return usageErrorf("--channel is for --from slack")
+	}
+	if *from == "slack" || *from == "discord" {
+		if fs.Arg(0) == "-" {
+			return usageErrorf("--from %s reads a FILE, not standard input", *from)
+		}
+		if _, err := statInput(fs.Arg(0)); err != nil {
+			return err
+		}
 	}
 	switch *from {
 	case "jsonl":
@@ -109,7 +119,10 @@ func printImported(e *env, desk string, n importCounts) error {
 	return err
 }
 
-// importJSONLines imports the JSON Lines file at path ("-": standard input).
+// importJSONLines imports the JSON Lines file at path ("-": standard input). A file with bad
+// lines is checked against the desk all the same, so that one run reports what is wrong with
+// its lines alone and with their ids and parents; against a database that does not exist
+// yet, none is created.
 func importJSONLines(ctx context.Context, e *env, df deskFlags, path string) error {
 	in, size, err := openInput(e, path)
 	if err != nil {
@@ -119,57 +132,98 @@ func importJSONLines(ctx context.Context, e *env, df deskFlags, path string) err
 	ahead := startReadAhead(ctx, df, size)
 	defer ahead.stop()
 	bar := newProgress(e, "reading", size)
-	rows, keys, err := readJSONLines(bar.reader(in), size)
+	rows, prep, err := readJSONLines(bar.reader(in), size)
 	bar.done()
 	if err != nil {
 		return err
 	}
 	var st store
-	if ahead != nil {
+	switch {
+	case ahead != nil:
 		st, err = ahead.take()
-	} else {
+	case prep.bad.n > 0 && !df.exists():
+		// Checked as against an empty desk, with st nil.
+	default:
 		st, err = df.open(ctx)
 	}
 	if err != nil {
+		if prep.bad.n > 0 {
+			return prep.bad.err(prep.noun) // wrong whatever the desk holds
+		}
 		return err
 	}
-	defer st.Close()
-	n, err := storeRows(ctx, e, st, df.desk, rows, &importPrep{ahead: ahead, keys: keys})
+	if st != nil {
+		defer st.Close()
+	}
+	prep.ahead = ahead
+	n, err := storeRows(ctx, e, st, df.desk, rows, prep)
 	if err != nil {
 		return err
 	}
 	return printImported(e, df.desk, n)
 }
 
-// openInput opens path, or standard input for "-", and returns its size when known.
+// openInput opens path, or standard input for "-", and returns its size when known. It
+// refuses, with a usage error, a folder, and a FILE that is a chat export (see
+// checkJSONLines); a byte-order mark at the start is skipped.
 func openInput(e *env, path string) (io.ReadCloser, int64, error) {
 	if path == "-" {
-		return io.NopCloser(e.stdin), 0, nil
+		in := bufio.NewReaderSize(e.stdin, sniffBytes)
+		if err := checkJSONLines(in, "standard input", ""); err != nil {
+			return nil, 0, err
+		}
+		return io.NopCloser(in), 0, nil
+	}
+	info, err := statInput(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if info.IsDir() {
+		return nil, 0, exportTreeError(os.DirFS(path), path, "a folder")
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	info, err := f.Stat()
-	if err != nil {
+	in := bufio.NewReaderSize(f, sniffBytes)
+	if err := checkJSONLines(in, path, path); err != nil {
 		f.Close()
 		return nil, 0, err
 	}
-	return f, info.Size(), nil
+	return bufferedFile{in, f}, info.Size(), nil
+}
+
+// bufferedFile is a file read through a buffer.
+type bufferedFile struct {
+	*bufio.Reader
+	io.Closer
 }
 
 // readJSONLines decodes every line of r, size bytes when known (else 0), into the rows of an
-// import (see storeRows), each named "line N" by its line number, and indexes their keys. Blank lines are skipped. Bad lines are all reported, up
-// to maxReported, in one error; a line is bad for what it holds alone, and storeRows judges
-// ids and parents against each other and the desk.
-func readJSONLines(r io.Reader, size int64) ([]importRow, *keyIndex, error) {
+// import (see storeRows), each named "line N" by its line number, and indexes their keys.
+// Blank lines are skipped. A line is bad for what it holds alone (storeRows judges ids and
+// parents against each other and the desk): a bad line is a row too, holding only its key
+// and seq when the line gives them, listed in the prep's faulty rows, with what is wrong
+// with it among the prep's problems, so that storeRows reports it with the rest and
+// nothing is written. The error is r's; a line too long to read ends the reading, and is
+// one of the problems.
+func readJSONLines(r io.Reader, size int64) ([]importRow, *importPrep, error) {
 	var (
 		rows chunked[importRow]
-		keys = newKeyIndex(0)
-		bad  problems
+		prep = &importPrep{keys: newKeyIndex(0), noun: "line"}
 		seen int   // lines so far, while estimating how many come
 		read int64 // and their bytes
 	)
+	bad := func(d *decodedLine, format string, args ...any) {
+		prep.bad.add(rows.n, lineWhere(d.n), format, args...)
+		if prep.faulty == nil {
+			prep.faulty = make(map[int]bool)
+		}
+		prep.faulty[rows.n] = true
+		row := importRow{Message: transcript.Message{Key: d.m.Key}, Seq: transcript.Sequence(d.l.Seq), Where: lineWhere(d.n)}
+		prep.keys.add(&row)
+		rows.add(row)
+	}
 	n, err := decodeLines(r, func(d *decodedLine) {
 		if size > 0 && seen < blockLines {
 			seen, read = seen+1, read+int64(d.size)
@@ -178,19 +232,19 @@ func readJSONLines(r io.Reader, size int64) ([]importRow, *keyIndex, error) {
 				// few more, which nothing touches unless they come, costs no memory.
 				n := int(min(size*int64(seen)/read*17/16, size/minLineBytes, math.MaxInt32))
 				rows.reserve(n)
-				keys.reserve(n)
+				prep.keys.reserve(n)
 			}
 		}
 		l, m := &d.l, d.m
 		switch {
 		case d.err != nil:
-			bad.add(d.n, lineWhere(d.n), "%v", d.err)
+			bad(d, "%v", d.err)
 			return
 		case len(m.Content) > maxContent:
-			bad.add(d.n, lineWhere(d.n), "content of %d bytes is over the limit of %d bytes", len(m.Content), maxContent)
+			bad(d, "content of %d bytes is over the limit of %d bytes", len(m.Content), maxContent)
 			return
 		case nulField(m) != "":
-			bad.add(d.n, lineWhere(d.n), "%s holds a NUL byte, which the stores refuse (PostgreSQL text cannot hold one)", nulField(m))
+			bad(d, "%s holds a NUL byte, which the stores refuse (PostgreSQL text cannot hold one)", nulField(m))
 			return
 		}
 		row := importRow{
@@ -200,20 +254,16 @@ func readJSONLines(r io.Reader, size int64) ([]importRow, *keyIndex, error) {
 			Seq:       transcript.Sequence(l.Seq),
 			Where:     lineWhere(d.n),
 		}
-		keys.add(&row) // here, while the workers decode the next lines
+		prep.keys.add(&row) // here, while the workers decode the next lines
 		rows.add(row)
 	})
 	if err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			bad.add(n+1, lineWhere(n+1), "longer than %d bytes", maxLine)
-		} else {
+		if !errors.Is(err, bufio.ErrTooLong) {
 			return nil, nil, err
 		}
+		prep.bad.add(rows.n, lineWhere(n+1), "longer than %d bytes", maxLine)
 	}
-	if err := bad.err("line"); err != nil {
-		return nil, nil, err
-	}
-	return rows.slice(), keys, nil
+	return rows.slice(), prep, nil
 }
 
 // lineWhere names line n of a JSON Lines file, as importRow.Where does.

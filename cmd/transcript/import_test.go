@@ -155,9 +155,7 @@ func TestImportMalformedAllReported(t *testing.T) {
 		if r.code != exitError {
 			t.Fatalf("import - of a bad file: want exit 1, got:\n%s", r)
 		}
-		if after := c.ok("export"); after != before {
-			t.Errorf("a failed import changed the desk: export before:\n%s\nafter:\n%s", clip(before), clip(after))
-		}
+		checkExportUnchanged(t, c, before)
 	})
 }
 

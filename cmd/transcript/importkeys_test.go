@@ -125,7 +125,7 @@ func TestImportTwoParts(t *testing.T) {
 		checkReported(t, r, 1, `parent "p1-root" names no earlier message of this import and no row of desk "other"`)
 		checkReported(t, r, 2, `parent "p1-hold" names no earlier message`)
 		checkReported(t, r, 4, `parent "7" names no earlier message`)
-		if strings.Contains(r.stderr, "line 3:") || !strings.Contains(r.stderr, "3 bad messages, nothing was imported") {
+		if strings.Contains(r.stderr, "line 3:") || !strings.Contains(r.stderr, "3 bad lines, nothing was imported") {
 			t.Errorf("want lines 1, 2 and 4 reported, and nothing imported:\n%s", r)
 		}
 		if rows := readDesk(t, c.db, "other"); len(rows) != 0 {
@@ -311,8 +311,8 @@ func TestImportRowsAllReported(t *testing.T) {
 		} {
 			checkReported(t, r, line, reason)
 		}
-		if !strings.Contains(r.stderr, "5 bad messages, nothing was imported") || strings.Contains(r.stderr, "line 8:") {
-			t.Errorf("want 5 bad messages and nothing imported:\n%s", r)
+		if !strings.Contains(r.stderr, "5 bad lines, nothing was imported") || strings.Contains(r.stderr, "line 8:") {
+			t.Errorf("want 5 bad lines and nothing imported:\n%s", r)
 		}
 		if i, j := strings.Index(r.stderr, "line 2:"), strings.Index(r.stderr, "line 4:"); i < 0 || j < i {
 			t.Errorf("the bad messages are not listed in line order:\n%s", r)

@@ -159,7 +159,9 @@ func (s *lineSeq) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // keys match case-sensitively), a key given twice, an invalid or missing author, a missing
 // content, an invalid audience (see line.audience), an id that cannot be a key (over
 // transcript.MaxKeyLen bytes, or not printable), a parent named both by id and by seq,
-// trailing data and invalid UTF-8 are errors.
+// trailing data and invalid UTF-8 are errors. A line that is JSON of the line's shape but
+// bad otherwise is still returned, with a message holding only its Key when its id can be
+// one, so that the import knows the row that later lines name and its seq.
 //
 // Lines are read and written with github.com/go-json-experiment/json, the module that
 // mirrors encoding/json/v2: one pass a line with unknown keys refused, where encoding/json
@@ -169,25 +171,26 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 	if err != nil {
 		return line{}, transcript.Message{}, err
 	}
+	key := transcript.Message{Key: string(l.ID)}
+	if key.Key != "" {
+		// The key rules are ValidateNew's, checked first so that a line bad otherwise keeps
+		// its key; the operator is a valid author for them.
+		if err := transcript.ValidateNew(transcript.Message{Author: transcript.Operator(), Key: key.Key}); err != nil {
+			return l, transcript.Message{}, fmt.Errorf(`"/id": %w`, err)
+		}
+	}
 	author, err := l.Author.author()
 	if err != nil {
-		return line{}, transcript.Message{}, err
+		return l, key, err
 	}
 	audience, err := l.audience(author)
 	if err != nil {
-		return line{}, transcript.Message{}, err
-	}
-	m := transcript.Message{Author: author, Content: *l.Content, At: l.At, Audience: audience, Key: string(l.ID)}
-	if m.Key != "" {
-		// The key rules are ValidateNew's; the author it checks again is valid already.
-		if err := transcript.ValidateNew(transcript.Message{Author: author, Key: m.Key}); err != nil {
-			return line{}, transcript.Message{}, fmt.Errorf(`"/id": %w`, err)
-		}
+		return l, key, err
 	}
 	if l.Parent != "" && l.ParentSeq != 0 {
-		return line{}, transcript.Message{}, errors.New(`"parent" and "parent_seq" both given: a line names its parent once`)
+		return l, key, errors.New(`"parent" and "parent_seq" both given: a line names its parent once`)
 	}
-	return l, m, nil
+	return l, transcript.Message{Author: author, Content: *l.Content, At: l.At, Audience: audience, Key: key.Key}, nil
 }
 
 func decodeLineJSON(data []byte) (line, error) {

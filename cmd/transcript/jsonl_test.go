@@ -131,7 +131,10 @@ func TestReadJSONLines(t *testing.T) {
 
 func TestReadLinesTooLong(t *testing.T) {
 	long := `{"author":{"type":"operator"},"content":"` + strings.Repeat("x", maxLine) + `"}`
-	_, _, err := readJSONLines(strings.NewReader(`{"author":{"type":"operator"},"content":"ok"}`+"\n"+long+"\n"), 0)
+	_, prep, err := readJSONLines(strings.NewReader(`{"author":{"type":"operator"},"content":"ok"}`+"\n"+long+"\n"), 0)
+	if err == nil {
+		err = prep.bad.err(prep.noun)
+	}
 	if err == nil || !strings.Contains(err.Error(), "line 2: longer than") {
 		t.Errorf("a line over %d bytes: got %v, want line 2 reported as too long", maxLine, err)
 	}
@@ -248,10 +251,11 @@ func TestReadJSONLinesSizeHint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, keys, err := readJSONLines(strings.NewReader(file.String()), int64(file.Len()))
+			got, prep, err := readJSONLines(strings.NewReader(file.String()), int64(file.Len()))
 			if err != nil {
 				t.Fatal(err)
 			}
+			keys := prep.keys
 			keys.finish()
 			if want := keysOf(got); !cmp.Equal(want, keys, cmp.AllowUnexported(keyIndex{}), cmpopts.EquateEmpty()) {
 				t.Errorf("the index readJSONLines built differs from the rows':\n%s", cmp.Diff(want, keys, cmp.AllowUnexported(keyIndex{}), cmpopts.EquateEmpty()))

@@ -279,7 +279,50 @@ func readSlackUsers(fsys fs.FS) (slackUsers, error) {
 // channels.json, groups.json or mpims.json (the last two are optional).
 func findSlackChannel(fsys fs.FS, channel string) (string, error) {
 	want := strings.TrimPrefix(channel, "#")
+	var (
+		found string
+		names []string
+	)
+	err := eachSlackChannel(fsys, func(c slackChannel) bool {
+		if c.Name != "" && (c.Name == want || c.ID == want) {
+			found = c.Name
+			return false
+		}
+		names = append(names, c.Name)
+		return true
+	})
+	switch {
+	case err != nil:
+		return "", err
+	case found != "":
+		return found, nil
+	}
+	known := "none"
+	if len(names) > 0 {
+		known = listNames(names)
+	}
+	return "", fmt.Errorf("no channel %q in the export; its channels are: %s", channel, known)
+}
+
+// slackChannelNames returns the names of the channels of fsys's lists, as findSlackChannel
+// reads them; none when a list cannot be read.
+func slackChannelNames(fsys fs.FS) []string {
 	var names []string
+	err := eachSlackChannel(fsys, func(c slackChannel) bool {
+		if c.Name != "" {
+			names = append(names, c.Name)
+		}
+		return true
+	})
+	if err != nil {
+		return nil
+	}
+	return names
+}
+
+// eachSlackChannel calls fn with each entry of channels.json, then of groups.json and
+// mpims.json when the export holds them, until fn returns false.
+func eachSlackChannel(fsys fs.FS, fn func(slackChannel) bool) error {
 	for _, list := range []string{"channels.json", "groups.json", "mpims.json"} {
 		if list != "channels.json" {
 			if _, err := fs.Stat(fsys, list); errors.Is(err, fs.ErrNotExist) {
@@ -288,25 +331,27 @@ func findSlackChannel(fsys fs.FS, channel string) (string, error) {
 		}
 		var channels []slackChannel
 		if err := decodeExportFile(fsys, list, &channels); err != nil {
-			return "", err
+			return err
 		}
 		for _, c := range channels {
-			if c.Name != "" && (c.Name == want || c.ID == want) {
-				return c.Name, nil
+			if !fn(c) {
+				return nil
 			}
-			names = append(names, c.Name)
 		}
 	}
+	return nil
+}
+
+// listNames returns names, sorted in place, comma-separated: the first 20, and how many
+// more there are.
+func listNames(names []string) string {
 	slices.Sort(names)
 	const listed = 20
-	known := strings.Join(names[:min(len(names), listed)], ", ")
-	switch {
-	case len(names) == 0:
-		known = "none"
-	case len(names) > listed:
-		known += fmt.Sprintf(" and %d more", len(names)-listed)
+	list := strings.Join(names[:min(len(names), listed)], ", ")
+	if len(names) > listed {
+		list += fmt.Sprintf(" and %d more", len(names)-listed)
 	}
-	return "", fmt.Errorf("no channel %q in the export; its channels are: %s", channel, known)
+	return list
 }
 
 // row turns the message at index i of file, the export's entry number order, into a row,

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/sharedesk/transcript"
@@ -43,11 +45,19 @@ type importCounts struct {
 // not (the stores check keys themselves), but rows appended in between move where the new
 // rows land, whatever their Seq said.
 //
-// prep is nil, or what the reader prepared while it read.
+// prep is nil, or what the reader prepared while it read: among it the rows it found bad
+// alone, which are reported with the rest and stored by no import, and only take their
+// place among the new rows (a row of the desk when their key or Seq says so). st may be nil
+// when prep holds problems: the rows are then checked as for an empty desk, and nothing is
+// written.
 func storeRows(ctx context.Context, e *env, st store, desk string, rows []importRow, prep *importPrep) (importCounts, error) {
-	im := &rowImporter{st: st, log: st.Log(desk), desk: desk, rows: rows}
+	im := &rowImporter{st: st, desk: desk, rows: rows, noun: "message"}
+	if st != nil {
+		im.log = st.Log(desk)
+	}
 	if prep != nil {
-		im.ahead, im.keys = prep.ahead, prep.keys
+		im.ahead, im.keys, im.bad, im.faulty = prep.ahead, prep.keys, prep.bad, prep.faulty
+		im.noun = cmp.Or(prep.noun, im.noun)
 	}
 	if im.keys == nil || im.keys.n != len(rows) {
 		im.keys = keysOf(rows)
@@ -60,12 +70,15 @@ func storeRows(ctx context.Context, e *env, st store, desk string, rows []import
 	if err != nil {
 		return importCounts{}, err
 	}
-	if err := im.bad.err("message"); err != nil {
+	if err := im.bad.err(im.noun); err != nil {
 		return importCounts{}, err
 	}
 	counts := importCounts{added: len(batch), present: len(rows) - len(batch)}
 	if len(batch) == 0 {
 		return counts, nil
+	}
+	if st == nil {
+		return importCounts{}, errors.New("no database to write to") // prep held no problem after all
 	}
 	bar = newProgress(e, fmt.Sprintf("writing %s", plural(len(batch), "message")), 0)
 	err = st.AppendBatch(ctx, desk, batch)
@@ -83,6 +96,11 @@ func storeRows(ctx context.Context, e *env, st store, desk string, rows []import
 type importPrep struct {
 	ahead *readAhead // the desk read while the file was decoded (startReadAhead), on the store given to storeRows; or nil
 	keys  *keyIndex  // the rows' keys, every row added; or nil
+	// bad is what the reader found wrong with rows alone (ordered by the rows' index), and
+	// faulty those rows.
+	bad    problems
+	faulty map[int]bool
+	noun   string // what a row is called in the report ("line"); "message" when empty
 }
 
 // rowImporter is one storeRows call's state.
@@ -92,6 +110,11 @@ type rowImporter struct {
 	desk string
 	rows []importRow
 	bad  problems
+	noun string // what a row is called in the report of its problems
+	// faulty holds the rows the reader found bad alone, reported already: they are not
+	// checked, and a new one takes its place in the batch, so that the rows after it are
+	// judged where they would land.
+	faulty map[int]bool
 
 	keys  *keyIndex // the rows by key, and the keys to look up: the rows', then parents' the import lacks
 	bySeq seqIndex  // Seq → the row that says it has it
@@ -122,12 +145,14 @@ func (im *rowImporter) problem(i int, format string, args ...any) {
 // index checks the rows against each other: one row per key and per Seq.
 func (im *rowImporter) index() {
 	for _, r := range im.keys.repeats {
-		im.problem(r[0], "key %q is also the key of %s", im.rows[r[0]].Message.Key, im.rows[r[1]].Where)
+		if !im.faulty[r[0]] {
+			im.problem(r[0], "key %q is also the key of %s", im.rows[r[0]].Message.Key, im.rows[r[1]].Where)
+		}
 	}
 	im.bySeq = newSeqIndex(im.rows)
 	for i := range im.rows {
 		r := &im.rows[i]
-		if r.Seq != 0 {
+		if r.Seq != 0 && !im.faulty[i] {
 			if j, _ := im.bySeq.row(r.Seq); j != i {
 				im.problem(i, "seq %d is also the seq of %s", r.Seq, im.rows[j].Where)
 			}
@@ -149,6 +174,10 @@ func (im *rowImporter) plan(ctx context.Context) ([]transcript.Message, error) {
 	}
 	for i := range im.rows {
 		r := &im.rows[i]
+		if im.faulty[i] {
+			batch = im.placeFaulty(i, batch)
+			continue
+		}
 		stored, present, sound := im.storedRow(i)
 		parent, parentOK := im.parentOf(i)
 		if present {
@@ -172,6 +201,23 @@ func (im *rowImporter) plan(ctx context.Context) ([]transcript.Message, error) {
 		im.batchRows = append(im.batchRows, i)
 	}
 	return batch, nil
+}
+
+// placeFaulty gives the i-th row, which the reader found bad, the place it would take: the
+// desk's row its key or its Seq names, else the next in batch, which it returns extended
+// by an empty message (never written: a faulty row fails the import).
+func (im *rowImporter) placeFaulty(i int, batch []transcript.Message) []transcript.Message {
+	if stored, ok := im.byKeyStored(i); ok {
+		im.resolved[i] = stored.Seq
+		return batch
+	}
+	if seq := im.rows[i].Seq; seq != 0 && seq <= im.head {
+		im.resolved[i] = seq
+		return batch
+	}
+	im.resolved[i] = transcript.BatchParent(len(batch))
+	im.batchRows = append(im.batchRows, i)
+	return append(batch, transcript.Message{})
 }
 
 // storedRow returns the desk's row that the i-th row, r, is, found by its key or by its
@@ -254,7 +300,7 @@ func (im *rowImporter) parentOf(i int) (transcript.Sequence, bool) {
 	case key != "":
 		j, inImport := im.keys.byKey[key]
 		if inImport && j < i {
-			return im.resolved[j], true
+			return im.resolved[j], !im.faulty[j] // a bad parent is reported already
 		}
 		if seq, ok := im.deskKey(key); ok {
 			return seq, true
@@ -274,7 +320,7 @@ func (im *rowImporter) parentOf(i int) (transcript.Sequence, bool) {
 		}
 		j, inImport := im.bySeq.row(seq)
 		if inImport && j < i {
-			return im.resolved[j], true
+			return im.resolved[j], !im.faulty[j]
 		}
 		switch {
 		case inImport && j == i:
