@@ -160,3 +160,40 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// TestOpenAPIAudienceForms: the document says an append's audience entry is either form
+// the route takes: a oneOf of the participant syntax (a string) and the Author object.
+func TestOpenAPIAudienceForms(t *testing.T) {
+	e := newEnv(t, sqliteStore(t), server.Options{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]struct{ Schema schemaRef } `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Items struct {
+						OneOf []schemaRef `json:"oneOf"`
+					} `json:"items"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(e.do("GET", "/openapi.json", "", nil).body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ref := doc.Paths["/v1/desks/{desk}/messages"]["post"].RequestBody.Content["application/json"].Schema.Ref
+	body := doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
+	forms := body.Properties["audience"].Items.OneOf
+	if len(forms) != 2 || forms[0].Type != "string" || forms[1].Ref != "#/components/schemas/Author" {
+		t.Errorf("the append body (%s) documents an audience entry as %+v, want a oneOf of a string and the Author schema", ref, forms)
+	}
+}
+
+// schemaRef is a schema in the document, by its type or its reference.
+type schemaRef struct {
+	Type string `json:"type"`
+	Ref  string `json:"$ref"`
+}
