@@ -16,7 +16,8 @@ import (
 )
 
 // routesWithToken are the /v1/ routes, each with a request that is valid for the
-// fixture's coder token.
+// fixture's coder token (or, for an operator's route, refused for it only once
+// authenticated).
 var routesWithToken = []struct {
 	method, path string
 	body         any
@@ -27,6 +28,8 @@ var routesWithToken = []struct {
 	{"POST", "/v1/desks/eng/delta", map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)}},
 	{"GET", "/v1/desks/eng/threads", nil},
 	{"GET", "/v1/desks/eng/events?thread=99", nil}, // 404 when authenticated: the request ends
+	{"GET", "/v1/desks/eng/participants", nil},     // 403 for coder when authenticated
+	{"POST", "/v1/desks/eng/elision-lines", map[string]any{"elided": []transcript.Elision{{From: 3, Through: 3, Count: 1, Readers: []transcript.Author{operator, triage}}}}},
 }
 
 // TestAuthMatrix: every /v1/ route refuses a missing, malformed, unknown or revoked token

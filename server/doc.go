@@ -33,6 +33,8 @@
 //	GET    /v1/desks/{desk}/rows?before=&limit=  the desk's rows as they are, oldest first: operator only
 //	GET    /v1/desks/{desk}/rows/events?after=   every new row, live: operator only
 //	GET    /v1/desks/{desk}/model?format=&thread=&before=&window=&as=   the view as its viewer's model reads it
+//	GET    /v1/desks/{desk}/participants         every participant of the desk, also who never wrote: operator only
+//	POST   /v1/desks/{desk}/elision-lines        {elided}: the lines transcript view writes for them
 //
 // JSON in and out. The operations are huma v2 operations on net/http's ServeMux (humago),
 // each with typed input and output structs, from which huma generates GET /openapi.json, an

@@ -52,9 +52,10 @@ func TestOpenAPI(t *testing.T) {
 	validBodies := map[string]any{
 		"appendMessage": map[string]any{"content": "documented"},
 		"delta":         map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)},
+		"elisionLines":  map[string]any{"elided": []transcript.Elision{{From: 3, Through: 3, Count: 1, Readers: []transcript.Author{operator, triage}}}},
 	}
 	// The inspector's operations are the operator's; the model route needs its format.
-	operatorOnly := map[string]bool{"signIn": true, "rows": true, "rowEvents": true}
+	operatorOnly := map[string]bool{"signIn": true, "rows": true, "rowEvents": true, "participants": true}
 	validQueries := map[string]string{"modelInput": "?format=anthropic"}
 	seen := 0
 	for path, methods := range doc.Paths {
@@ -113,8 +114,8 @@ func TestOpenAPI(t *testing.T) {
 			}
 		}
 	}
-	if seen != 13 {
-		t.Errorf("%d operations documented, want 13: healthz, metrics, the six /v1/ routes of SPEC §12 and the inspector's five", seen)
+	if seen != 15 {
+		t.Errorf("%d operations documented, want 15: healthz, metrics, the six /v1/ routes of SPEC §12 and the inspector's seven", seen)
 	}
 }
 
