@@ -74,7 +74,8 @@ type rejection struct {
 //
 //   - with 401, and WWW-Authenticate: Bearer, a missing, malformed, unknown or revoked
 //     token, two Authorization headers, and a session cookie that is unknown, expired or
-//     signed out; all alike;
+//     signed out; all alike, but that a header without the Bearer scheme (a bare token)
+//     is told how the header is written (never quoting it);
 //   - with 403 a request that the session cookie authenticates, is no GET or HEAD, and
 //     lacks the session's CSRF token (CSRFHeader);
 //   - with 500 when the store cannot say (a failed lookup is the server's fault, not the
@@ -96,7 +97,11 @@ func (s *Server) admit(r *http.Request) (token.Token, *session, *rejection) {
 		if refusal != "missing" {
 			challenge += `, error="invalid_token"`
 		}
-		return token.Token{}, nil, &rejection{kindUnauthorized.problem("a valid bearer token, or a signed-in session, is required"), "WWW-Authenticate", challenge}
+		detail := "a valid bearer token, or a signed-in session, is required"
+		if refusal == refusalNotBearer {
+			detail = `the Authorization header needs the Bearer scheme: "Authorization: Bearer TOKEN"`
+		}
+		return token.Token{}, nil, &rejection{kindUnauthorized.problem(detail), "WWW-Authenticate", challenge}
 	case err != nil:
 		rec.err = err
 		return token.Token{}, nil, &rejection{problem: kindInternal.problem(problemDetail(500))}
@@ -180,11 +185,17 @@ var (
 	errNoThread = kindNotFound.problem("no such thread")
 )
 
+// refusalNotBearer is refusalName's word for a header whose scheme is not Bearer
+// (token.ErrNotBearer), one kind of malformed header.
+const refusalNotBearer = "not-bearer"
+
 // refusalName names why Authenticate refused, for the log line: a fixed word.
 func refusalName(err error) string {
 	switch {
 	case errors.Is(err, token.ErrMissing):
 		return "missing"
+	case errors.Is(err, token.ErrNotBearer):
+		return refusalNotBearer
 	case errors.Is(err, token.ErrMalformed):
 		return "malformed"
 	case errors.Is(err, token.ErrUnknown):

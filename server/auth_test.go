@@ -16,7 +16,8 @@ import (
 )
 
 // routesWithToken are the /v1/ routes, each with a request that is valid for the
-// fixture's coder token.
+// fixture's coder token (or, for an operator's route, refused for it only once
+// authenticated).
 var routesWithToken = []struct {
 	method, path string
 	body         any
@@ -27,6 +28,8 @@ var routesWithToken = []struct {
 	{"POST", "/v1/desks/eng/delta", map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)}},
 	{"GET", "/v1/desks/eng/threads", nil},
 	{"GET", "/v1/desks/eng/events?thread=99", nil}, // 404 when authenticated: the request ends
+	{"GET", "/v1/desks/eng/participants", nil},     // 403 for coder when authenticated
+	{"POST", "/v1/desks/eng/elision-lines", map[string]any{"elided": []transcript.Elision{{From: 3, Through: 3, Count: 1, Readers: []transcript.Author{operator, triage}}}}},
 }
 
 // TestAuthMatrix: every /v1/ route refuses a missing, malformed, unknown or revoked token
@@ -165,5 +168,34 @@ func TestRateLimit(t *testing.T) {
 	decode[server.DeskList](t, f.do("GET", "/v1/desks", f.op, nil), 200)
 	if f.metric("transcript_rate_limited_total") < 1 {
 		t.Error("no rate-limited request counted")
+	}
+}
+
+// TestBareTokenNamesTheScheme: a token sent without the Bearer scheme ("Authorization:
+// TOKEN", or another scheme) is a 401 whose detail says how the header is written, on every
+// route that takes a token, /mcp among them; it never quotes the header.
+func TestBareTokenNamesTheScheme(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	const want = `the Authorization header needs the Bearer scheme: "Authorization: Bearer TOKEN"`
+	routes := append(routesWithToken[:len(routesWithToken):len(routesWithToken)], struct {
+		method, path string
+		body         any
+	}{"POST", "/mcp", map[string]any{}})
+	for _, rt := range routes {
+		for _, header := range []string{f.coder, "Basic " + f.coder, "Token " + f.coder} {
+			r := f.do(rt.method, rt.path, "", rt.body, "Authorization", header)
+			if p := wantProblem(t, r, http.StatusUnauthorized, "unauthorized"); p.Detail != want {
+				t.Errorf("%s %s with Authorization %.6s…: detail %q, want %q", rt.method, rt.path, header, p.Detail, want)
+			}
+			noSecret(t, string(r.body), []string{f.coder})
+		}
+	}
+	// Every other refusal keeps the one detail for all.
+	p := wantProblem(t, f.do("GET", "/v1/desks", "", nil, "Authorization", "Bearer trs_tooShort"), http.StatusUnauthorized, "unauthorized")
+	if p.Detail == want {
+		t.Errorf("a malformed secret after Bearer is told to add the scheme: %q", p.Detail)
+	}
+	if logs := f.log.String(); !strings.Contains(logs, `"refused":"not-bearer"`) {
+		t.Errorf("the log has no not-bearer refusal:\n%s", logs)
 	}
 }

@@ -33,19 +33,23 @@
 //	GET    /v1/desks/{desk}/rows?before=&limit=  the desk's rows as they are, oldest first: operator only
 //	GET    /v1/desks/{desk}/rows/events?after=   every new row, live: operator only
 //	GET    /v1/desks/{desk}/model?format=&thread=&before=&window=&as=   the view as its viewer's model reads it
+//	GET    /v1/desks/{desk}/participants         every participant of the desk, also who never wrote: operator only
+//	POST   /v1/desks/{desk}/elision-lines        {elided}: the lines transcript view writes for them
 //
 // JSON in and out. The operations are huma v2 operations on net/http's ServeMux (humago),
 // each with typed input and output structs, from which huma generates GET /openapi.json, an
 // OpenAPI 3.1 document, and validates requests: an unknown body field or query parameter
 // is refused, so a body cannot name an author and a mistyped as= is not silently the
-// token's own view. Huma was chosen for that: the document is the handlers' own types, not
+// token's own view; the problem names an unknown body field when its name is plain
+// (`unexpected property "text"`), never a query parameter's. Huma was chosen for that: the document is the handlers' own types, not
 // a second description to keep in step, and it validates against the same schema. Its sse
 // package was not used (see sseWriter): the stream is written here, and described in the
 // document by hand.
 //
 // Audience entries of a new message are participants in the command line's syntax
-// ("agent:triage", "person:ana:Ana"), as for --to and the MCP tools; the stored Message
-// answers with author objects, as everywhere.
+// ("agent:triage", "person:ana:Ana"), as for --to and the MCP tools, or author objects as
+// the stored Message and every other answer write them, so that an audience read can be
+// posted back as it is.
 //
 // # Identity
 //
@@ -54,7 +58,8 @@
 // function (admit, behind the huma middleware authenticate and the net/http middleware
 // authenticateHTTP of /mcp) calls token.Authenticate and puts the token in the request's
 // context; handlers take the author and the viewer from there and from nowhere else. A missing, malformed, unknown or
-// revoked token, or two Authorization headers, is 401 with WWW-Authenticate: Bearer; a
+// revoked token, or two Authorization headers, is 401 with WWW-Authenticate: Bearer (a
+// header without the Bearer scheme is told how to write it, without being quoted); a
 // store that cannot say is 500. A path naming another desk than the token's is 404, the
 // same 404 as for a desk that does not exist; so are a thread root or a parent the
 // participant may not read: "no such thread", "no such parent", whether it exists or not,

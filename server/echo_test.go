@@ -9,13 +9,15 @@ import (
 
 // TestProblemsEchoNothing: a request the service cannot parse gets a problem that quotes
 // nothing of it: not a content type, a number or a byte of a body it could not decode, nor
-// a query value, an unknown field's name or an unknown method, which may be anything the
-// client sent, a secret pasted in the wrong place among it.
+// a query value, an unknown query parameter's name, an unknown field's name that could be
+// a secret, or an unknown method, which may be anything the client sent, a secret pasted
+// in the wrong place among it.
 func TestProblemsEchoNothing(t *testing.T) {
 	st := sqliteStore(t)
 	e := newEnv(t, st, server.Options{})
 	secret := e.token("eng", triage)
 	const probe = "trsProbe7"
+	secretLike := e.token("eng", coder) // a name with the form of a token secret
 	for _, tt := range []struct {
 		name, method, path, body string
 		hdr                      []string
@@ -26,7 +28,9 @@ func TestProblemsEchoNothing(t *testing.T) {
 		{name: "bad literal", method: "POST", path: "/v1/desks/eng/messages", body: `{"content":t` + probe + `}`},
 		{name: "not json", method: "POST", path: "/v1/desks/eng/messages", body: probe},
 		{name: "wrong type", method: "POST", path: "/v1/desks/eng/messages", body: `{"content":["` + probe + `"]}`},
-		{name: "unknown field", method: "POST", path: "/v1/desks/eng/messages", body: `{"content":"x","` + probe + `":1}`},
+		// A plain unknown field's name is quoted (TestUnknownPropertyNamed); one with the
+		// form of a secret is not.
+		{name: "unknown field", method: "POST", path: "/v1/desks/eng/messages", body: `{"content":"x","` + secretLike + `":1}`, echo: secretLike},
 		{name: "delta state", method: "POST", path: "/v1/desks/eng/delta", body: `{"state":{"watermark":"` + probe + `"}}`},
 		{name: "query value", method: "GET", path: "/v1/desks/eng/view?window=" + probe},
 		{name: "unknown query", method: "GET", path: "/v1/desks/eng/view?" + probe + "=1"},

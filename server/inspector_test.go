@@ -9,12 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/token"
 )
 
 // scriptTag finds every script element and what it holds between its tags.
@@ -247,4 +249,96 @@ func decodeQuery(t *testing.T, q string) modelQuery {
 	}
 	out.view = strings.Join(rest, "&")
 	return out
+}
+
+// TestParticipants: GET participants lists every participant of the desk for the operator,
+// each once with its newest label: authors, those named only in an aside's audience, and
+// those with a live token who never wrote (not a revoked token's, nor another desk's). Any
+// other token gets 403 and not a name: an audience tells of an aside.
+func TestParticipants(t *testing.T) {
+	eachStore(t, func(t *testing.T, st server.Store) {
+		testParticipants(t, newFixture(t, st, server.Options{Rate: rate.Inf}))
+	})
+}
+
+func testParticipants(t *testing.T, f *deskFixture) {
+	scribe := transcript.Agent("scribe", "Scribe")
+	f.token("eng", scribe)
+	f.token("ops", transcript.Agent("elsewhere", "Elsewhere"))
+	_, gone, err := token.New("eng", transcript.Agent("gone", "Gone"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.AddToken(t.Context(), gone); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.RevokeToken(t.Context(), gone.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	f.post(f.op, map[string]any{"content": "for Ana alone", "audience": []string{"person:ana:Ana"}})
+	f.post(f.coder, map[string]any{"content": "renamed", "audience": []string{"agent:triage:Triage the Second"}})
+
+	got := decode[server.ParticipantList](t, f.do("GET", "/v1/desks/eng/participants", f.op, nil), http.StatusOK)
+	want := server.ParticipantList{Participants: []transcript.Author{
+		transcript.Operator(), transcript.Person("ana", "Ana"),
+		transcript.Agent("coder", "Coder"), scribe, transcript.Agent("triage", "Triage the Second"),
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the desk's participants (-want +got):\n%s", diff)
+	}
+	for _, secret := range []string{f.triage, f.coder} {
+		r := f.do("GET", "/v1/desks/eng/participants", secret, nil)
+		wantProblem(t, r, http.StatusForbidden, "forbidden")
+		if strings.Contains(string(r.body), "ana") || strings.Contains(string(r.body), "scribe") {
+			t.Errorf("a participant's token is told the desk's participants: %s", r.body)
+		}
+	}
+	empty := decode[server.ParticipantList](t, f.do("GET", "/v1/desks/none/participants", f.token("none", operator), nil), http.StatusOK)
+	if diff := cmp.Diff(server.ParticipantList{Participants: []transcript.Author{transcript.Operator()}}, empty); diff != "" {
+		t.Errorf("a desk without rows: %s", diff)
+	}
+}
+
+// TestElisionLines: POST elision-lines words each elision as transcript view's text does
+// (render.ElisionLine, the line render.Text writes), in the order asked; an elision no view
+// could give is a 400.
+func TestElisionLines(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	f.post(f.op, map[string]any{"content": "a second aside", "audience": []string{"agent:triage", "person:ana:Ana"}})
+	f.post(f.op, map[string]any{"content": "between them"})
+	f.post(f.op, map[string]any{"content": "a third aside", "audience": []string{"agent:triage"}})
+	view := decode[transcript.Projection](t, f.do("GET", "/v1/desks/eng/view", f.coder, nil), http.StatusOK)
+	if len(view.Elided) < 2 {
+		t.Fatalf("coder's view holds %d elisions, want at least 2", len(view.Elided))
+	}
+	var text strings.Builder
+	if err := render.Text(&text, coder, view.Messages, view.Elided...); err != nil {
+		t.Fatal(err)
+	}
+	got := decode[server.ElisionLines](t, f.do("POST", "/v1/desks/eng/elision-lines", f.coder, map[string]any{"elided": view.Elided}), http.StatusOK)
+	if len(got.Lines) != len(view.Elided) {
+		t.Fatalf("%d lines for %d elisions", len(got.Lines), len(view.Elided))
+	}
+	for i, line := range got.Lines {
+		if line != render.ElisionLine(view.Elided[i]) || !strings.Contains(text.String(), "\n"+line+"\n") {
+			t.Errorf("elision %+v: line %q, want %q, the line of transcript view's text:\n%s", view.Elided[i], line, render.ElisionLine(view.Elided[i]), text.String())
+		}
+		if strings.Contains(line, "aside") && strings.Contains(line, "launch") {
+			t.Errorf("line %q holds an aside's content", line)
+		}
+	}
+	s := f.signIn(f.op)
+	if r := f.withCookie("POST", "/v1/desks/eng/elision-lines", s, true, map[string]any{"elided": view.Elided}); r.status != http.StatusOK {
+		t.Errorf("the page's session: %d %s", r.status, r.body)
+	}
+	readers := []transcript.Author{operator, triage}
+	for _, e := range []transcript.Elision{
+		{From: 0, Through: 3, Count: 1, Readers: readers},
+		{From: 4, Through: 3, Count: 1, Readers: readers},
+		{From: 3, Through: 3, Count: 2, Readers: readers},
+		{From: 3, Through: 3, Count: 0, Readers: readers},
+		{From: 3, Through: 3, Count: 1},
+	} {
+		wantProblem(t, f.do("POST", "/v1/desks/eng/elision-lines", f.coder, map[string]any{"elided": []transcript.Elision{e}}), http.StatusBadRequest, "invalid-request")
+	}
 }

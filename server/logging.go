@@ -12,7 +12,7 @@ import (
 type record struct {
 	tokenID string // the token's public ID (token.IDOf), never its secret
 	desk    string // the token's desk
-	refusal string // why authentication refused the request: missing, malformed, unknown, revoked
+	refusal string // why authentication refused the request: missing, not-bearer, malformed, unknown, revoked
 	err     error  // the server's own failure, for a 5xx: an error of the store or the library, which quote no content
 }
 

@@ -24,7 +24,7 @@ type appendInput struct {
 type appendBody struct {
 	Content  string              `json:"content" doc:"The message."`
 	Parent   transcript.Sequence `json:"parent,omitempty" doc:"The row it replies to; 0 or absent: a root."`
-	Audience []string            `json:"audience,omitempty" maxItems:"16" doc:"Participants of an aside, in the command line's syntax (operator, person:ID, agent:ID, system:KIND, each with an optional :LABEL). Absent: the whole desk reads it; a reply to an aside is an aside with the aside's readers."`
+	Audience []audienceEntry     `json:"audience,omitempty" maxItems:"16" doc:"Participants of an aside, each in the command line's syntax (operator, person:ID, agent:ID, system:KIND, each with an optional :LABEL) or as an Author object, the form answers write. Absent: the whole desk reads it; a reply to an aside is an aside with the aside's readers."`
 	Key      string              `json:"key,omitempty" maxLength:"256" doc:"The writer's name for the row, unique within the desk: a retry with the same key and message returns the stored row (200) instead of a new one."`
 }
 
@@ -71,11 +71,10 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 	}
 	m := transcript.Message{Author: author, Content: b.Content, Parent: b.Parent, Key: b.Key}
 	for i, a := range b.Audience {
-		p, err := transcript.ParseAuthor(a)
-		if err != nil {
-			return nil, kindInvalidAudience.problem(fmt.Sprintf("audience entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL", i))
+		if a.err != nil {
+			return nil, kindInvalidAudience.problem(fmt.Sprintf("audience entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL, or an Author object", i))
 		}
-		m.Audience = append(m.Audience, p)
+		m.Audience = append(m.Audience, a.author)
 	}
 	if err := transcript.ValidateNew(m); err != nil {
 		if errors.Is(err, transcript.ErrInvalidAudience) {

@@ -52,9 +52,10 @@ func TestOpenAPI(t *testing.T) {
 	validBodies := map[string]any{
 		"appendMessage": map[string]any{"content": "documented"},
 		"delta":         map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)},
+		"elisionLines":  map[string]any{"elided": []transcript.Elision{{From: 3, Through: 3, Count: 1, Readers: []transcript.Author{operator, triage}}}},
 	}
 	// The inspector's operations are the operator's; the model route needs its format.
-	operatorOnly := map[string]bool{"signIn": true, "rows": true, "rowEvents": true}
+	operatorOnly := map[string]bool{"signIn": true, "rows": true, "rowEvents": true, "participants": true}
 	validQueries := map[string]string{"modelInput": "?format=anthropic"}
 	seen := 0
 	for path, methods := range doc.Paths {
@@ -113,8 +114,8 @@ func TestOpenAPI(t *testing.T) {
 			}
 		}
 	}
-	if seen != 13 {
-		t.Errorf("%d operations documented, want 13: healthz, metrics, the six /v1/ routes of SPEC §12 and the inspector's five", seen)
+	if seen != 15 {
+		t.Errorf("%d operations documented, want 15: healthz, metrics, the six /v1/ routes of SPEC §12 and the inspector's seven", seen)
 	}
 }
 
@@ -159,4 +160,41 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestOpenAPIAudienceForms: the document says an append's audience entry is either form
+// the route takes: a oneOf of the participant syntax (a string) and the Author object.
+func TestOpenAPIAudienceForms(t *testing.T) {
+	e := newEnv(t, sqliteStore(t), server.Options{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]struct{ Schema schemaRef } `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Items struct {
+						OneOf []schemaRef `json:"oneOf"`
+					} `json:"items"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(e.do("GET", "/openapi.json", "", nil).body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ref := doc.Paths["/v1/desks/{desk}/messages"]["post"].RequestBody.Content["application/json"].Schema.Ref
+	body := doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
+	forms := body.Properties["audience"].Items.OneOf
+	if len(forms) != 2 || forms[0].Type != "string" || forms[1].Ref != "#/components/schemas/Author" {
+		t.Errorf("the append body (%s) documents an audience entry as %+v, want a oneOf of a string and the Author schema", ref, forms)
+	}
+}
+
+// schemaRef is a schema in the document, by its type or its reference.
+type schemaRef struct {
+	Type string `json:"type"`
+	Ref  string `json:"$ref"`
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/validation"
+
+	"github.com/sharedesk/transcript/token"
 )
 
 // ProblemTypeBase begins the type of every problem the service answers with
@@ -132,6 +135,7 @@ func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
 		out.Detail = problemDetail(out.Status)
 	}
 	out.Errors = nil
+	var said []string
 	for _, d := range e.Errors {
 		if d == nil || out.Status >= 500 {
 			continue
@@ -146,17 +150,28 @@ func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
 			// Not the schema's word ("expected required property content to be present")
 			// but the decoder's, which quotes the body.
 			msg = "the body is not JSON of the operation's schema"
+		case msg == validation.MsgUnexpectedProperty && !strings.HasSuffix(loc, ".*"):
+			msg += " " + strconv.Quote(loc[strings.LastIndexByte(loc, '.')+1:])
 		}
 		out.Errors = append(out.Errors, &huma.ErrorDetail{Message: msg, Location: loc})
+		said = append(said, msg+" at "+loc)
+	}
+	if out.Detail == humaValidationFailed && len(said) > 0 {
+		// huma's detail says only that something failed: say what, as the errors do.
+		out.Detail = strings.Join(said, "; ")
 	}
 	return &out, nil
 }
 
-// knownNames are the names a problem's error location may quote: the service's
-// parameters and body fields, and author, which a body may not name. Any other name in a
-// location came from the client (an unknown property or query parameter) and is replaced
-// by "*": a problem never echoes what a client sent, which could be anything, a secret
-// pasted in the wrong place among it.
+// humaValidationFailed is the detail huma gives every request that breaks the schema.
+const humaValidationFailed = "validation failed"
+
+// knownNames are the names a problem's error location may quote as they are: the
+// service's parameters and body fields, and author, which a body may not name. Any other
+// name in a location came from the client (an unknown property or query parameter): a
+// body's is quoted only when it is a plain name (plainName), so that a mistyped field is
+// named ("text"), and any other is replaced by "*": a problem never echoes what could be
+// anything, a secret pasted in the wrong place among it.
 var knownNames = map[string]bool{
 	"body": true, "query": true, "path": true, "header": true,
 	"content": true, "parent": true, "audience": true, "key": true, "author": true,
@@ -166,15 +181,17 @@ var knownNames = map[string]bool{
 }
 
 // safeLocation returns loc ("body.audience[3]", "query.window") with every name that is
-// not a known one replaced by "*"; indexes are kept.
+// not a known one, nor in the body a plain one, replaced by "*"; indexes are kept. A query
+// parameter's name is never quoted: a URL is what gets pasted, secrets and all.
 func safeLocation(loc string) string {
 	if loc == "" {
 		return ""
 	}
 	parts := strings.Split(loc, ".")
+	inBody := parts[0] == "body"
 	for i, p := range parts {
 		name, index, _ := strings.Cut(p, "[")
-		if !knownNames[name] {
+		if !knownNames[name] && !(inBody && plainName(name)) {
 			name = "*"
 		}
 		if index != "" {
@@ -186,6 +203,28 @@ func safeLocation(loc string) string {
 	}
 	return strings.Join(parts, ".")
 }
+
+// maxPlainName is the longest unknown name a problem quotes: shorter than any token secret.
+const maxPlainName = 32
+
+// plainName reports whether a name the client sent may be quoted back: 1 to maxPlainName
+// ASCII letters, digits, '_' and '-', beginning with a letter, and not the beginning of a
+// token secret (token.SecretPrefix).
+func plainName(name string) bool {
+	if name == "" || len(name) > maxPlainName || !isASCIILetter(name[0]) ||
+		strings.HasPrefix(strings.ToLower(name), token.SecretPrefix) {
+		return false
+	}
+	for i := range len(name) {
+		c := name[i]
+		if !isASCIILetter(c) && (c < '0' || c > '9') && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // problemDetail is the detail of a 5xx that huma raised: fixed text.
 func problemDetail(status int) string {

@@ -42,7 +42,8 @@ func (s *Server) routes() {
 	huma.Register(v1, s.eventsOperation(), s.events)
 
 	// The inspector page (SPEC §13) and what it needs besides the routes above: a session
-	// for its operator, the desk's rows as they are, and a view as its viewer's model reads it.
+	// for its operator, the desk's rows as they are, a view as its viewer's model reads it,
+	// the desk's participants and the words of elisions.
 	huma.Register(v1, s.signInOperation(), s.signIn)
 	huma.Register(v1, s.signOutOperation(), s.signOut)
 	huma.Register(v1, s.operation("rows", http.MethodGet, "/v1/desks/{desk}/rows",
@@ -50,6 +51,8 @@ func (s *Server) routes() {
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.rows)
 	huma.Register(v1, s.rowEventsOperation(), s.rowEvents)
 	huma.Register(v1, s.modelOperation(), s.model)
+	huma.Register(v1, s.participantsOperation(), s.participants)
+	huma.Register(v1, s.elisionLinesOperation(), s.elisionLines)
 	s.mux.HandleFunc("GET /{$}", s.servePage)
 	s.mux.HandleFunc("GET /static/{file}", s.serveStatic)
 

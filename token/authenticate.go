@@ -23,7 +23,8 @@ import (
 // hash the guesser cannot steer, and the comparison takes as long for any stored hash.
 //
 // A refusal matches ErrUnauthorized and exactly one of ErrMissing (no header, or an empty
-// one), ErrMalformed (anything but "Bearer" and a secret), ErrUnknown (no token has that
+// one), ErrMalformed (anything but "Bearer" and a secret; ErrNotBearer too when the scheme
+// is not Bearer, a bare secret among them), ErrUnknown (no token has that
 // secret) and ErrRevoked (the token was revoked). Its message is fixed: no error of
 // Authenticate ever holds the secret, a piece of it, or anything else of the header. Any
 // other error is the store's (its database failed, ctx is done), wrapped; it does not
@@ -61,7 +62,7 @@ func parseAuthorization(h string) (string, error) {
 	}
 	scheme, credential, _ := strings.Cut(h, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return "", errNotBearer
+		return "", ErrNotBearer
 	}
 	credential = strings.TrimLeft(credential, " ") // credentials = auth-scheme 1*SP token (RFC 9110 §11.4)
 	switch {

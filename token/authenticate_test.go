@@ -72,9 +72,9 @@ func TestAuthenticate(t *testing.T) {
 		{"no header", "", "", token.ErrMissing},
 		{"only white space", " \t ", "", token.ErrMissing},
 
-		{"no scheme", secret, secret, token.ErrMalformed},
-		{"Basic", "Basic " + secret, secret, token.ErrMalformed},
-		{"Token", "Token " + secret, secret, token.ErrMalformed},
+		{"no scheme", secret, secret, token.ErrNotBearer},
+		{"Basic", "Basic " + secret, secret, token.ErrNotBearer},
+		{"Token", "Token " + secret, secret, token.ErrNotBearer},
 		{"Bearer glued to the secret", "Bearer" + secret, secret, token.ErrMalformed},
 		{"a tab after the scheme", "Bearer\t" + secret, secret, token.ErrMalformed},
 		{"Bearer=", "Bearer=" + secret, secret, token.ErrMalformed},

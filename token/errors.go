@@ -29,10 +29,14 @@ var (
 	ErrRevoked error = &refusal{"token: revoked token"}
 )
 
-// The reasons of ErrMalformed: predeclared, so that no error Authenticate returns holds a
-// byte of its input.
+// ErrNotBearer is the reason of ErrMalformed for a header whose scheme is not Bearer: a
+// bare secret ("Authorization: trs_...") among them, which a server may answer by saying
+// how the header is written.
+var ErrNotBearer = fmt.Errorf("%w: the scheme is not Bearer", ErrMalformed)
+
+// The other reasons of ErrMalformed: predeclared, so that no error Authenticate returns
+// holds a byte of its input.
 var (
-	errNotBearer      = fmt.Errorf("%w: the scheme is not Bearer", ErrMalformed)
 	errNoCredential   = fmt.Errorf("%w: no credential after Bearer", ErrMalformed)
 	errTwoCredentials = fmt.Errorf("%w: more than one credential after Bearer", ErrMalformed)
 	errNotSecret      = fmt.Errorf("%w: the credential is not a token secret (%s and %d base64url characters)", ErrMalformed, SecretPrefix, secretTextLen)

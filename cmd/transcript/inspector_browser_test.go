@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image/png"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -158,11 +160,13 @@ func column(participant string, thread uint64) string {
 }
 
 // TestInspectorInBrowser drives the inspector in a real Chromium against serve --demo: sign
-// in with the token it prints; open columns for two agents on the channel and one on a
-// thread; post an aside to one agent through the API; it appears live in that agent's
-// column and in the desk column, as a stub in the other agent's column, whose DOM holds
-// none of its text, and nowhere in the thread's column; the model-input switch shows the
-// bytes transcript view --format anthropic --as that agent prints; the page is reachable
+// in with the token it prints; every participant can be chosen, one whose rows the page has
+// not read too; open columns for two agents on the channel and one on a thread; post an
+// aside to one agent through the API; it appears live in that agent's column and in the
+// desk column, as a stub in the other agent's column, worded as transcript view words it,
+// whose DOM holds none of its text, and nowhere in the thread's column; the model-input
+// switch shows what transcript view --format anthropic --as that agent prints, one message
+// a block, indented; the page is reachable
 // by keyboard and fits a phone's width; the console has no error; a screenshot is written
 // and its size checked.
 func TestInspectorInBrowser(t *testing.T) {
@@ -198,6 +202,9 @@ func TestInspectorInBrowser(t *testing.T) {
 		chromedp.WaitVisible(css(`#desk .rows > li`)),
 		chromedp.WaitReady(css(`#add-viewer select[name=participant] option[value="agent:triage"]`)),
 	)
+	// Every participant of the desk may be chosen, Scribe too, whose rows are all older
+	// than the rows the page reads.
+	b.run(t, "Scribe among the participants", chromedp.WaitReady(css(`#add-viewer select[name=participant] option[value="agent:scribe"]`)))
 	// The form's button keeps its place while its lists fill (the participants come with the
 	// desk's rows, a participant's threads a request later): a click aimed at it must not land
 	// beside it. Its place with one short option in each list and with a long one in each:
@@ -252,8 +259,18 @@ func TestInspectorInBrowser(t *testing.T) {
 	if own := get(t, b, "own rows", chromedp.Text(css(column("agent:triage", 0)+` li.own .author`))); !strings.HasPrefix(own, "you (Triage)") {
 		t.Errorf("Triage's own row is shown as %q, want it marked as its own", own)
 	}
-	if stub := get(t, b, "stubs", chromedp.Text(css(column("agent:review", 0)+` li.elision`))); !strings.Contains(stub, "1 aside between Operator and Triage") {
-		t.Errorf("the reviewer's stub reads %q, want how many and between whom", stub)
+	// An elision is worded as view's text words it.
+	reviewText := func() string {
+		t.Helper()
+		code, out, stderr := runInProcess("", "view", "--db", db, "--desk", demoDesk, "--as", "agent:review")
+		if code != exitOK {
+			t.Fatalf("view --as agent:review: exit %d\n%s", code, stderr)
+		}
+		return out
+	}
+	if stub := get(t, b, "stubs", chromedp.Text(css(column("agent:review", 0)+` li.elision`))); !strings.Contains(stub, "1 message between Operator and Triage you cannot read") ||
+		!strings.Contains(reviewText(), "\n"+stub+"\n") {
+		t.Errorf("the reviewer's stub reads %q, want the line view --as agent:review writes for it:\n%s", stub, reviewText())
 	}
 
 	// An aside to Triage, posted through the API while the page watches.
@@ -270,8 +287,9 @@ func TestInspectorInBrowser(t *testing.T) {
 	if inTriage != asideText || inDesk != asideText {
 		t.Errorf("the aside reads %q in Triage's column and %q in the desk column, want %q in both", inTriage, inDesk, asideText)
 	}
-	if !strings.Contains(stub, fmt.Sprintf("1 aside between Operator and Triage · #%d", posted.Seq)) {
-		t.Errorf("the reviewer's stub for the aside reads %q", stub)
+	// (The aside names its reader without a label: the elision names it by its id.)
+	if want := fmt.Sprintf("#%d · 1 message between operator and agent:triage you cannot read", posted.Seq); stub != want || !strings.Contains(reviewText(), "\n"+want+"\n") {
+		t.Errorf("the reviewer's stub for the aside reads %q, want %q as view --as agent:review writes it:\n%s", stub, want, reviewText())
 	}
 	reviewHTML := get(t, b, "the reviewer's column", chromedp.OuterHTML(css(column("agent:review", 0))))
 	threadHTML := get(t, b, "the thread's column", chromedp.OuterHTML(css(column("agent:triage", thread))))
@@ -284,18 +302,36 @@ func TestInspectorInBrowser(t *testing.T) {
 		t.Errorf("the aside, posted to the channel, appears in the thread's column")
 	}
 
-	// The model-input switch: the bytes the command prints.
+	// The model-input switch: what the command prints, one message a block, indented and
+	// readable: the blocks are the JSON array's values, with nothing HTML-escaped.
 	b.run(t, "the model input",
 		chromedp.Click(css(column("agent:triage", 0)+` button[data-show="anthropic"]`)),
-		chromedp.WaitVisible(css(column("agent:triage", 0)+` pre.model`)),
+		chromedp.WaitVisible(css(column("agent:triage", 0)+` .model pre.turn`)),
 	)
-	modelText := get(t, b, "the model input's text", chromedp.TextContent(css(column("agent:triage", 0)+` pre.model`)))
+	blocks := get(t, b, "the model input's blocks", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+column("agent:triage", 0)+` .model pre.turn')].map((p) => p.textContent)`))
 	code, want, stderr := runInProcess("", "view", "--db", db, "--desk", demoDesk, "--as", "agent:triage", "--format", "anthropic")
 	if code != exitOK {
 		t.Fatalf("view --format anthropic: exit %d\n%s", code, stderr)
 	}
-	if modelText != want {
-		t.Errorf("the page's Anthropic input for Triage differs from view --format anthropic --as agent:triage:\npage:    %q\ncommand: %q", modelText, want)
+	var wantTurns, pageTurns []any
+	if err := json.Unmarshal([]byte(want), &wantTurns); err != nil {
+		t.Fatalf("view --format anthropic printed no JSON array: %v", err)
+	}
+	for i, block := range blocks {
+		var turn any
+		if err := json.Unmarshal([]byte(block), &turn); err != nil {
+			t.Errorf("the page's model block %d is no JSON: %v\n%s", i, err, block)
+		}
+		pageTurns = append(pageTurns, turn)
+		if !strings.Contains(block, "\n  \"role\": ") || strings.Contains(block, `\u003c`) {
+			t.Errorf("the page's model block %d is not indented readable JSON:\n%s", i, block)
+		}
+	}
+	if !strings.Contains(strings.Join(blocks, ""), "<message seq=") {
+		t.Errorf("the page's model input shows no envelope as it reads (<message seq=...):\n%s", strings.Join(blocks, "\n"))
+	}
+	if !reflect.DeepEqual(pageTurns, wantTurns) {
+		t.Errorf("the page's Anthropic input for Triage differs from view --format anthropic --as agent:triage:\npage:    %q\ncommand: %q", blocks, want)
 	}
 	if !strings.Contains(want, "canary") {
 		t.Errorf("view --format anthropic --as agent:triage leaves out the aside to Triage:\n%s", want)

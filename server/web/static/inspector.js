@@ -122,17 +122,49 @@
     return s;
   }
 
-  // elisionElement is the stub of rows the viewer may not read: how many, between whom,
-  // where; nothing of their content, which the view never holds.
-  function elisionElement(e) {
+  // elisionElement is the stub of rows the viewer may not read, worded by line: the line
+  // transcript view writes for it (elisionLines); nothing of their content, which the view
+  // never holds.
+  function elisionElement(e, line) {
     const li = document.createElement("li");
     li.className = "elision";
     li.dataset.from = e.from;
     li.dataset.through = e.through;
-    const readers = [...new Set([name({ type: "operator" }), ...e.readers.map(name)])];
-    const span = e.through !== e.from ? "#" + e.from + "–" + e.through : "#" + e.from;
-    li.textContent = "⋯ " + e.count + (e.count === 1 ? " aside" : " asides") + " between " + list(readers) + " · " + span;
+    li.textContent = line;
     return li;
+  }
+
+  // elisionLines asks the server for the words of elided, one line each, in order: the
+  // wording of transcript view, so that an elision reads alike everywhere.
+  async function elisionLines(elided) {
+    if (elided.length === 0) return [];
+    return (await call("POST", base + "/elision-lines", { elided })).lines;
+  }
+
+  // modelTurns shows a model input (the JSON array the model route answers) in el: one
+  // block a message, indented, as text. The blocks hold the same JSON values as the bytes;
+  // nothing of it is parsed as HTML.
+  function modelTurns(el, text) {
+    let turns;
+    try {
+      turns = JSON.parse(text);
+    } catch (_) {
+      turns = null;
+    }
+    if (!Array.isArray(turns)) {
+      const pre = document.createElement("pre");
+      pre.className = "turn";
+      pre.textContent = text;
+      el.replaceChildren(pre);
+      return;
+    }
+    el.replaceChildren(...turns.map((turn, i) => {
+      const pre = document.createElement("pre");
+      pre.className = "turn";
+      pre.dataset.index = i;
+      pre.textContent = JSON.stringify(turn, null, 2);
+      return pre;
+    }));
   }
 
   // entries puts messages and elisions in sequence order, as a view places them.
@@ -456,17 +488,18 @@
       try {
         if (this.show !== "rows") {
           const text = await call("GET", base + "/model?format=" + this.show + "&" + this.query(), undefined, { asText: true });
-          this.model.textContent = text;
+          modelTurns(this.model, text);
           this.model.hidden = false;
           this.list.hidden = true;
-          notice(this.notice, "The exact input of " + name(this.viewer) + "'s model for this view (" + (this.show === "openai" ? "OpenAI" : "Anthropic") + " messages).");
+          notice(this.notice, "The input of " + name(this.viewer) + "'s model for this view (" + (this.show === "openai" ? "OpenAI" : "Anthropic") +
+            " messages): the JSON transcript view --format prints, one message a block, indented.");
           return;
         }
         this.model.hidden = true;
         this.list.hidden = false;
         if (this.since !== null) return await this.drawDelta();
         const p = await call("GET", base + "/view?" + this.query());
-        this.draw(entries(p.messages, p.elided || []));
+        this.draw(entries(p.messages, p.elided || []), await elisionLines(p.elided || []));
         if (!this.notice.classList.contains("reinit")) notice(this.notice, "");
         if (!this.es) this.follow(p.head);
       } catch (err) {
@@ -483,14 +516,16 @@
         return;
       }
       const d = ans.delta;
-      this.draw(entries(d.messages, d.elided || []));
+      this.draw(entries(d.messages, d.elided || []), await elisionLines(d.elided || []));
       notice(this.notice, "Delta since #" + this.since + ": " + d.messages.length + (d.messages.length === 1 ? " message" : " messages") +
         ", " + (d.elided || []).length + " elided; the next turn's watermark is #" + d.next.watermark + ".");
     }
 
-    draw(items) {
+    // draw shows items; lines words their elisions, in order.
+    draw(items, lines) {
       const onSeq = (seq) => this.showDelta(seq);
-      this.list.replaceChildren(...items.map((it) => (it.message ? rowElement(it.message, { viewer: this.viewer, onSeq }) : elisionElement(it.elision))));
+      let i = 0;
+      this.list.replaceChildren(...items.map((it) => (it.message ? rowElement(it.message, { viewer: this.viewer, onSeq }) : elisionElement(it.elision, lines[i++]))));
       this.list.scrollTop = this.list.scrollHeight;
     }
 
@@ -506,13 +541,18 @@
         this.list.append(el);
         if (this.stick) this.list.scrollTop = this.list.scrollHeight;
       };
+      // Events are shown in the order they came, an elision's after its words arrive.
+      let shown = Promise.resolve();
+      const inOrder = (show) => {
+        shown = shown.then(show).catch((err) => notice(this.notice, "Could not show an event: " + err.message, "reinit"));
+      };
       es.addEventListener("message", (ev) => {
         const m = JSON.parse(ev.data);
-        live(rowElement(m, { viewer: this.viewer, onSeq: (seq) => this.showDelta(seq) }), '[data-seq="' + m.seq + '"]');
+        inOrder(() => live(rowElement(m, { viewer: this.viewer, onSeq: (seq) => this.showDelta(seq) }), '[data-seq="' + m.seq + '"]'));
       });
       es.addEventListener("elided", (ev) => {
         const e = JSON.parse(ev.data);
-        live(elisionElement(e), '[data-from="' + e.from + '"]');
+        inOrder(async () => live(elisionElement(e, (await elisionLines([e]))[0]), '[data-from="' + e.from + '"]'));
       });
       es.addEventListener("reinitialize", (ev) => {
         es.close();
@@ -552,7 +592,9 @@
     const payload = { content: compose.content.value };
     const parent = Number(compose.conversation.value);
     if (parent) payload.parent = parent;
-    const audience = [...compose.querySelectorAll(".choices input:checked")].map((i) => i.value);
+    // Each reader as the Author the desk names it by, label and all, so that the aside's
+    // stubs name its readers as the desk does.
+    const audience = [...compose.querySelectorAll(".choices input:checked")].map((i) => participants.get(i.value) || i.value);
     if (audience.length) payload.audience = audience;
     try {
       const m = await call("POST", base + "/messages", payload);
@@ -563,11 +605,21 @@
     }
   });
 
+  // loadParticipants adds every participant of the desk, also who never wrote a row the
+  // page has read (a token's, an aside's reader), with its newest label.
+  async function loadParticipants() {
+    const answer = await call("GET", base + "/participants");
+    for (const a of answer.participants) {
+      const had = participants.get(who(a));
+      if (!had || (a.label && !had.label)) participants.set(who(a), a);
+    }
+  }
+
   // ---- Start ----
 
   (async () => {
     try {
-      await loadOlder();
+      await Promise.all([loadOlder(), loadParticipants()]);
       followDesk();
       participantsChanged();
       await Promise.all([fillThreads(compose.conversation), viewerThreads()]);
