@@ -162,8 +162,10 @@ func TestRoutes(t *testing.T) {
 			}
 			r = decode[server.DeltaResult](t, e.do("POST", "/v1/desks/eng/delta", f.coder, map[string]any{
 				"state": sharing.Initialized(transcript.Conversation{Desk: "other"}, 0)}), 200)
-			if r.Reinitialize != "conversation_changed" || r.Delta != nil {
-				t.Errorf("a state of another desk: %+v", r)
+			if r.Reinitialize != "conversation_changed" || r.Delta != nil ||
+				r.Conversation == nil || *r.Conversation != (transcript.Conversation{Desk: "eng"}) ||
+				r.StateConversation == nil || *r.StateConversation != (transcript.Conversation{Desk: "other"}) {
+				t.Errorf("a state of another desk: %+v, want conversation_changed naming both conversations", r)
 			}
 			// A state from another database, or from before a restore: the rows up to its
 			// watermark or bound would never come. (A token of its own: coder's rate limit
