@@ -145,3 +145,26 @@ func TestEvictedConversationStartsOver(t *testing.T) {
 		t.Errorf("the read of the most recent thread = %+v, want a delta", r)
 	}
 }
+
+// TestBookBeyondTheHeadStartsOver: a book whose state stands above the desk's newest row
+// (a book from another database, or a desk restored from an older backup) starts over and
+// says why (watermark_unavailable), rather than wait for rows up to it and skip the rest;
+// the rows after the new view then come.
+func TestBookBeyondTheHeadStartsOver(t *testing.T) {
+	st, _ := sqliteStore(t)
+	hello := appendAs(t, st, transcript.Message{Author: ana, Content: "hello"})
+	channel := transcript.Conversation{Desk: desk}
+	if _, err := sharing.UpdateBook(t.Context(), st, desk, agentA, func(b sharing.Book) (sharing.Book, error) {
+		return b.Put(sharing.Initialized(channel, 9999))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a := connect(t, service(t, st), agentA)
+	if r, _ := a.Read(deskmcp.ReadDeskArgs{}); r.Reinitialized != "watermark_unavailable" || !slices.Equal(seqs(r.Messages), []transcript.Sequence{hello.Seq}) || r.Head != hello.Seq {
+		t.Fatalf("the read from a state at 9999 on a desk whose head is %d = %+v, want watermark_unavailable and the view", hello.Seq, r)
+	}
+	next := appendAs(t, st, transcript.Message{Author: ana, Content: "next"})
+	if r, _ := a.Read(deskmcp.ReadDeskArgs{}); r.Reinitialized != "" || !slices.Equal(seqs(r.Messages), []transcript.Sequence{next.Seq}) {
+		t.Errorf("the read after starting over = %+v, want a delta of %d", r, next.Seq)
+	}
+}

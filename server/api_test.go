@@ -162,8 +162,23 @@ func TestRoutes(t *testing.T) {
 			}
 			r = decode[server.DeltaResult](t, e.do("POST", "/v1/desks/eng/delta", f.coder, map[string]any{
 				"state": sharing.Initialized(transcript.Conversation{Desk: "other"}, 0)}), 200)
-			if r.Reinitialize != "conversation_changed" || r.Delta != nil {
-				t.Errorf("a state of another desk: %+v", r)
+			if r.Reinitialize != "conversation_changed" || r.Delta != nil ||
+				r.Conversation == nil || *r.Conversation != (transcript.Conversation{Desk: "eng"}) ||
+				r.StateConversation == nil || *r.StateConversation != (transcript.Conversation{Desk: "other"}) {
+				t.Errorf("a state of another desk: %+v, want conversation_changed naming both conversations", r)
+			}
+			// A state from another database, or from before a restore: the rows up to its
+			// watermark or bound would never come. (A token of its own: coder's rate limit
+			// is for the requests below.)
+			fresh := e.token("eng", coder)
+			for _, body := range []map[string]any{
+				{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 9999)},
+				{"state": state, "before": 9999},
+			} {
+				r = decode[server.DeltaResult](t, e.do("POST", "/v1/desks/eng/delta", fresh, body), 200)
+				if r.Reinitialize != "watermark_unavailable" || r.Delta != nil {
+					t.Errorf("delta %v beyond the desk's head %d: %+v, want reinitialize watermark_unavailable", body, f.aside.Seq, r)
+				}
 			}
 			wantProblem(t, e.do("POST", "/v1/desks/eng/delta", f.coder, map[string]any{"state": state, "conversation": map[string]any{"desk": "other"}}), 400, "invalid-request")
 			wantProblem(t, e.do("POST", "/v1/desks/eng/delta", f.coder, map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 3), "before": 2}), 400, "watermark-regression")

@@ -28,18 +28,23 @@ type conversationBody struct {
 	Thread transcript.Sequence `json:"thread,omitempty" doc:"The thread's root; 0 or absent: the channel."`
 }
 
-// DeltaResult is the delta route's answer: exactly one of its fields is set.
+// DeltaResult is the delta route's answer: Delta or Reinitialize, never both.
 type DeltaResult struct {
 	Delta *sharing.Delta `json:"delta,omitempty" doc:"What the participant has not seen; commit next once the turn is durable."`
 	// Reinitialize names why there is no delta: the client reloads a view and starts over.
 	Reinitialize string `json:"reinitialize,omitempty" enum:"conversation_changed,gap_too_large,watermark_unavailable"`
+	// With conversation_changed, the two that differ: the conversation asked for and the
+	// one the state is bound to.
+	Conversation      *transcript.Conversation `json:"conversation,omitempty" doc:"With conversation_changed: the conversation asked for."`
+	StateConversation *transcript.Conversation `json:"state_conversation,omitempty" doc:"With conversation_changed: the conversation the state is bound to."`
 }
 
 type deltaOutput struct{ Body DeltaResult }
 
 // delta is sharing.Prepare for the token's participant (or as=), desired and current both
 // the body's conversation on the path's desk. A state for another desk or conversation is
-// {"reinitialize":"conversation_changed"}; a thread the viewer may not read is 404.
+// {"reinitialize":"conversation_changed"} with both conversations; a thread the viewer may
+// not read is 404.
 func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error) {
 	v, err := viewer(ctx, in.As)
 	if err != nil {
@@ -65,6 +70,8 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 		return nil, kindInvalidRequest.problem("state is invalid: present must be ascending, above the watermark, at most 64 entries")
 	case err != nil:
 		return nil, s.internal(ctx, err)
+	case plan.Reinitialize == sharing.ConversationChanged:
+		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String(), Conversation: &conv, StateConversation: &in.Body.State.Conversation}}, nil
 	case plan.Reinitialize != 0:
 		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String()}}, nil
 	}

@@ -157,7 +157,11 @@
 // has new rows it runs sharing.Prepare from its watermark and writes what comes, each event
 // whole, in one write under a write deadline. A client that reads slowly holds up only its
 // own next Prepare, which then covers more rows (or, past transcript.ScanLimit of them,
-// says reinitialize); one that reads nothing for Options.WriteTimeout is let go.
+// says reinitialize); one that reads nothing for Options.WriteTimeout is let go. A
+// watermark above the desk's newest row (an id from another database, or from before a
+// restore) is reinitialize watermark_unavailable, since the rows up to it would never come;
+// one the store holds and the tail has yet to read (the answer to the client's own post)
+// waits for the tail.
 //
 // The streams of a desk share one tail of its rows (tail.go): made by the first stream,
 // dropped with the last, it keeps the newest rows in memory (Options.TailRows, TailBytes)

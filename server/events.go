@@ -213,9 +213,17 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 // event, or when Prepare fails (the client reconnects from its last id).
 func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
 	s := st.s
+	_, head := st.tail.current()
 	plan, err := sharing.Prepare(ctx, st.tail.log(), sharing.Query{
 		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who,
 	})
+	if err == nil && plan.Reinitialize == sharing.WatermarkUnavailable {
+		behind, berr := st.tailBehind(ctx, head)
+		if berr == nil && behind {
+			return true, nil // the tail's next refresh moves it on
+		}
+		err = berr
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			s.opts.Logger.Error("stream", "desk", st.conv.Desk, "error", err.Error())
@@ -262,6 +270,22 @@ func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
 		return true, nil
 	}
 	return true, out.flush()
+}
+
+// tailBehind reports whether the tail, at head, has yet to read the stream's watermark
+// while the store holds it: the client learned of a row elsewhere (the answer to its own
+// post, another server) before the tail's next refresh. The stream then waits for the tail
+// instead of reinitializing; a watermark above the store's newest row too is what
+// WatermarkUnavailable is for.
+func (st *stream) tailBehind(ctx context.Context, head transcript.Sequence) (bool, error) {
+	if head >= st.state.Watermark {
+		return false, nil
+	}
+	newest, err := transcript.NewPager(st.s.st.Log(st.conv.Desk), 0).Next(ctx, 1)
+	if err != nil {
+		return false, err
+	}
+	return len(newest) > 0 && newest[0].Seq >= st.state.Watermark, nil
 }
 
 // mayReceive reports whether the stream may still send what its tail holds: its session,

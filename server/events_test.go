@@ -169,6 +169,45 @@ func TestReinitialize(t *testing.T) {
 	})
 }
 
+// TestStreamBeyondTheHead: a stream from a watermark above the desk's newest row (a
+// client's id from another database, or from before a restore) would wait for rows up to
+// it that never come and skip those that do: both the view's and the rows' stream send
+// reinitialize watermark_unavailable and close.
+func TestStreamBeyondTheHead(t *testing.T) {
+	eachStore(t, func(t *testing.T, st server.Store) {
+		f := newFixture(t, st, server.Options{})
+		for _, path := range []string{"/v1/desks/eng/events?after=9999", "/v1/desks/eng/rows/events?after=9999"} {
+			s := f.open(path, f.op)
+			ev, ok := s.next(eventWait)
+			if !ok || ev.event != "reinitialize" || ev.data != `{"reason":"watermark_unavailable"}` {
+				t.Fatalf("%s on a desk whose head is %d: event %+v, want reinitialize watermark_unavailable", path, f.aside.Seq, ev)
+			}
+			if ev, ok := s.next(eventWait); ok {
+				t.Fatalf("%s goes on after reinitialize: %+v", path, ev)
+			}
+		}
+	})
+}
+
+// TestStreamAheadOfTheTail: a stream from a row the store holds but the desk's tail has yet
+// to read (the client learned of it elsewhere: its own post, another server) waits for the
+// tail rather than reinitialize, and then sends what comes after it.
+func TestStreamAheadOfTheTail(t *testing.T) {
+	st := sqliteStore(t)
+	e := newEnv(t, unwatched{st}, server.Options{PollInterval: time.Hour}) // the tail moves only when the server appends
+	opSecret, coderSecret := e.token("eng", operator), e.token("eng", coder)
+	first := e.open("/v1/desks/eng/events", coderSecret) // loads the tail at the head: no row
+	time.Sleep(50 * time.Millisecond)                    // the stream is open and waiting
+	unseen, err := st.Append(t.Context(), "eng", transcript.Message{Author: ana, Content: "not through the server"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := e.open(fmt.Sprintf("/v1/desks/eng/events?after=%d", unseen.Seq), coderSecret)
+	e.post(opSecret, map[string]any{"content": "after it"})
+	ahead.wantMessages("after it")
+	first.wantMessages("not through the server", "after it")
+}
+
 // TestRowFromAnotherWriter: a row appended through another handle on the database, not
 // through the server (another process: the command line, another serve), reaches the
 // streams within a second: by the store's Watcher, and by the poll when the store has

@@ -71,7 +71,8 @@ func (s *Server) rowEventsOperation() huma.Operation {
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
 	op.Description = "Streams every row above the watermark, in sequence order, each once, the operator's own and blank rows " +
 		"included: `event: row` with `id: SEQ` and the Message as data; `event: reinitialize` with {\"reason\": \"gap_too_large\"} " +
-		"when more than 2048 rows wait, after which the stream closes; a comment line every 15 seconds. Operator tokens only (403)."
+		"when more than 2048 rows wait, or {\"reason\": \"watermark_unavailable\"} when the watermark is above the desk's newest row, " +
+		"after which the stream closes; a comment line every 15 seconds. Operator tokens only (403)."
 	op.Responses = map[string]*huma.Response{"200": {
 		Description: "An event stream of rows",
 		Content:     map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: huma.TypeString}}},
@@ -93,10 +94,18 @@ func (s *Server) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.Strea
 }
 
 // sendRows sends every row above the watermark up to the tail's head, and moves the
-// watermark past them; more than transcript.ScanLimit of them is a reinitialize event.
+// watermark past them; more than transcript.ScanLimit of them is a reinitialize event, and
+// so is a watermark above the desk's newest row (tailBehind).
 func (st *stream) sendRows(ctx context.Context, out *sseWriter) (bool, error) {
 	_, head := st.tail.current()
-	if head <= st.state.Watermark {
+	if head < st.state.Watermark {
+		behind, err := st.tailBehind(ctx, head)
+		if err != nil || behind {
+			return behind, err
+		}
+		return false, st.reinitialize(out, sharing.WatermarkUnavailable) // the rows up to it would never come
+	}
+	if head == st.state.Watermark {
 		return true, nil
 	}
 	p := transcript.NewPager(st.tail.log(), head+1)

@@ -49,4 +49,5 @@ func schemaNamer(t reflect.Type, hint string) string {
 func registerSchemas(r huma.Registry) {
 	r.RegisterTypeAlias(reflect.TypeFor[transcript.Author](), reflect.TypeFor[authorSchema]())
 	r.RegisterTypeAlias(reflect.TypeFor[sharing.State](), reflect.TypeFor[stateSchema]())
+	r.RegisterTypeAlias(reflect.TypeFor[transcript.Conversation](), reflect.TypeFor[conversationSchema]()) // one schema named Conversation
 }

@@ -108,6 +108,10 @@ var errFzHost = errors.New("fuzz host failure")
 // below the row than the row just below it; 2: e below the watermark; 3: the thread —,
 // p>>2&7 the content (4 to 7 are blank), p>>5 the author (p == 0xff: an invalid one). In
 // a full page, e is the row's index. When the input ends, the log ends.
+//
+// A read from the newest row after the first read (Prepare's look at the log's newest row
+// when its first read did not show row B-1) takes no page: it returns the newest row
+// returned so far, so the log's newest row is the newest row the walk saw.
 type fzLog struct {
 	data      []byte
 	top       transcript.Sequence // the first row's Seq when a read asks from the newest row
@@ -154,6 +158,9 @@ func (l *fzLog) ReadBefore(ctx context.Context, before transcript.Sequence, limi
 	}
 	if err := ctx.Err(); err != nil {
 		return transcript.Page{}, err
+	}
+	if before == 0 && l.reads > 1 {
+		return l.newest(), nil
 	}
 	if len(l.data) == 0 {
 		return transcript.Page{}, nil
@@ -224,6 +231,18 @@ func (l *fzLog) ReadBefore(ctx context.Context, before transcript.Sequence, limi
 	return page, nil
 }
 
+// newest returns a page of the newest row returned so far, if any.
+func (l *fzLog) newest() transcript.Page {
+	if len(l.rows) == 0 {
+		return transcript.Page{}
+	}
+	page := transcript.Page{Messages: []transcript.Message{l.rows[0]}}
+	if len(l.rows) > 1 || l.next != 0 {
+		page.Next = l.rows[0].Seq
+	}
+	return page
+}
+
 // fzPage encodes one page of a fzLog with the given cursor mode.
 func fzPage(cursor byte, rows ...[]byte) []byte {
 	return append([]byte{cursor<<5 | byte(len(rows))}, slices.Concat(rows...)...)
@@ -288,8 +307,10 @@ func FuzzPrepare(f *testing.F) {
 		{pages: fzFills(transcript.ScanLimit+100, 0, 2, 1, 4<<2), watermark: 4000 - transcript.ScanLimit + 2, before: 4001},
 		// Busy thread from the newest row.
 		{pages: fzFills(3000, 3, 0, 3, 1), watermark: 3000, thread: 2990, top: 100},
-		// From the newest row, 48, below the watermark 50: Next keeps the watermark.
+		// From the newest row, 48, below the watermark 50: WatermarkUnavailable.
 		{pages: fzPage(0, []byte{3, 0}, fzRoot), watermark: 50},
+		// Below 100 the newest row is 97, so row 99 is newer than the log: WatermarkUnavailable.
+		{pages: fzPage(1, []byte{3, 0}, fzRoot), watermark: 90, before: 100},
 		// 95, at the watermark, is the first reply to 93; 100, the bound, is present.
 		{pages: cat(fzPage(1, fzRoot, fzRoot, fzRoot, fzRoot), fzPage(0, fzReply(1), fzRoot, fzRoot)), watermark: 95, before: 100, present: []byte{1, 1, 0, 9}},
 		// The log ends above the watermark: WatermarkUnavailable.

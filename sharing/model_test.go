@@ -73,7 +73,16 @@ func modelPrepare(rows []transcript.Message, q sharing.Query) modelWant {
 		return modelWant{plan: sharing.Plan{Delta: sharing.Delta{Next: modelCloneState(s)}}, noRead: true}
 	}
 
-	// Rule 4, over P: the first ScanLimit rows below B, newest first.
+	// Rule 4. A watermark above the log's newest row, or a bound whose row B-1 is newer
+	// than the log's newest row, is WatermarkUnavailable, before the scan is looked at.
+	var head transcript.Sequence
+	if len(rows) > 0 {
+		head = rows[len(rows)-1].Seq
+	}
+	if (B == 0 && M > head) || (B != 0 && B-1 > head) {
+		return modelWant{plan: sharing.Plan{Reinitialize: sharing.WatermarkUnavailable}}
+	}
+	// Then over P: the first ScanLimit rows below B, newest first.
 	var below []transcript.Message
 	for _, m := range slices.Backward(rows) {
 		if B == 0 || m.Seq < B {
@@ -113,10 +122,6 @@ func modelPrepare(rows []transcript.Message, q sharing.Query) modelWant {
 	// Rule 6.
 	next := sharing.State{Conversation: s.Conversation, Watermark: B}
 	if B == 0 {
-		var head transcript.Sequence
-		if len(P) > 0 {
-			head = P[0].Seq
-		}
 		next.Watermark = max(head, M)
 	}
 	for _, seq := range S {
@@ -211,6 +216,13 @@ func modelCheckReads(reads []modelRead, want modelWant, b transcript.Sequence, f
 	}
 	asked, scanned := 0, 0
 	for k, r := range reads {
+		if k > 0 && b != 0 && r.before == 0 {
+			// The look at the log's newest row, when the first read did not show row B-1.
+			if r.limit != 1 {
+				bad = append(bad, fmt.Sprintf("read %d: the newest row read with limit %d, want 1", k+1, r.limit))
+			}
+			continue
+		}
 		if r.limit < 1 || r.limit > transcript.PageSize {
 			bad = append(bad, fmt.Sprintf("read %d: limit %d outside 1..%d", k+1, r.limit, transcript.PageSize))
 		}
@@ -827,10 +839,11 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 		if len(rows) > 0 {
 			head = rows[len(rows)-1].Seq
 		}
-		// Rising bounds; the last may be 0, up to the newest row.
+		// Rising bounds, none above head+1 (a bound names a row of the log, or the next);
+		// the last may be 0, up to the newest row.
 		bounds := make([]transcript.Sequence, 2+r.IntN(4))
 		for j := range bounds {
-			bounds[j] = 1 + transcript.Sequence(r.Uint64N(uint64(head)+2))
+			bounds[j] = 1 + transcript.Sequence(r.Uint64N(uint64(head)+1))
 		}
 		slices.Sort(bounds)
 		if r.IntN(3) == 0 {

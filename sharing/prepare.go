@@ -48,10 +48,14 @@ const firstRead = 8
 //  2. Desired, Current and State.Conversation not all equal: ConversationChanged, no read;
 //  3. B != 0 && B < M is ErrWatermarkRegression, no read; B != 0 && B == M is an empty
 //     delta with the state unchanged, no read;
-//  4. the walk reads down from B; a row with Seq <= M crosses the watermark. Not crossed
-//     after ScanLimit rows: GapTooLarge (also when the log ends exactly there). The log
-//     ended first: WatermarkUnavailable, except that a watermark of 0 is crossed by the
-//     start of the log;
+//  4. the walk reads down from B; a row with Seq <= M crosses the watermark. A watermark
+//     above the log's newest row (B == 0), or a bound whose row B-1 is newer than the
+//     log's newest row, is WatermarkUnavailable, decided after the first read: the state
+//     belongs to another log, or to one that lost rows, and a delta committed there would
+//     skip the rows still to come below M or B. Not crossed after ScanLimit rows:
+//     GapTooLarge (also when the log ends exactly there). The log ended first:
+//     WatermarkUnavailable, except that a watermark of 0 is crossed by the start of the
+//     log;
 //  5. the delta is exactly the rows of (M, B) that qualify for Desired, as q.Viewer reads
 //     it, under transcript.Project's definitions over the same scan, minus S,
 //     chronological; its elisions are those of the rows of (M, B) transcript.Project would
@@ -63,7 +67,9 @@ const firstRead = 8
 // Prepare mutates nothing; on a reinitialization or an error it returns no messages, and
 // retrying from the same state over the same log gives the same delta. Pages are checked as
 // transcript.Pager describes: a broken page is a *transcript.ContractError, a host failure a
-// *transcript.ReadError, and a done ctx stops the walk with ctx.Err().
+// *transcript.ReadError, and a done ctx stops the walk with ctx.Err(). Knowing the log's
+// newest row costs no read of its own, except when B != 0 and the first read shows no row
+// B-1: then one read of the newest row tells whether the log holds rows at or above B.
 func Prepare(ctx context.Context, log transcript.Log, q Query) (Plan, error) {
 	return prepare(ctx, log, q, firstRead)
 }
@@ -84,8 +90,8 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	case b != 0 && b == m:
 		return Plan{Delta: Delta{Next: s.clone()}}, nil
 	}
-	w := walk{conversation: q.Desired, watermark: m, viewer: q.Viewer, first: transcript.FirstReplies{Viewer: q.Viewer}}
-	reason, err := w.run(ctx, transcript.NewPager(log, b), first)
+	w := walk{conversation: q.Desired, watermark: m, bound: b, viewer: q.Viewer, first: transcript.FirstReplies{Viewer: q.Viewer}}
+	reason, err := w.run(ctx, log, first)
 	if err != nil || reason != 0 {
 		return Plan{Reinitialize: reason}, err
 	}
@@ -106,6 +112,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 type walk struct {
 	conversation transcript.Conversation
 	watermark    transcript.Sequence
+	bound        transcript.Sequence // the query's Before
 	viewer       transcript.Author
 	head         transcript.Sequence     // the newest row read
 	crossed      bool                    // a row at or below the watermark was read
@@ -114,15 +121,26 @@ type walk struct {
 	first        transcript.FirstReplies // channel level only
 }
 
-// run reads until the delta is known, and returns a Reason when it cannot be.
-func (w *walk) run(ctx context.Context, p *transcript.Pager, first int) (Reason, error) {
+// run reads log down from the bound until the delta is known, and returns a Reason when it
+// cannot be.
+func (w *walk) run(ctx context.Context, log transcript.Log, first int) (Reason, error) {
+	p := transcript.NewPager(log, w.bound)
 	for size := first; ; size = min(2*size, transcript.PageSize) {
 		rows, err := p.Next(ctx, min(size, transcript.ScanLimit-p.Scanned()))
 		if err != nil {
 			return 0, err
 		}
-		if w.head == 0 && len(rows) > 0 {
-			w.head = rows[0].Seq
+		if p.Reads() == 1 {
+			if len(rows) > 0 {
+				w.head = rows[0].Seq
+			}
+			beyond, err := w.beyondHead(ctx, log)
+			if err != nil {
+				return 0, err
+			}
+			if beyond {
+				return WatermarkUnavailable, nil
+			}
 		}
 		w.add(rows)
 		switch {
@@ -136,6 +154,25 @@ func (w *walk) run(ctx context.Context, p *transcript.Pager, first int) (Reason,
 			return 0, nil // no reply still pending could be a first reply above the watermark
 		}
 	}
+}
+
+// beyondHead reports, once the first read has set w.head, whether the watermark (bound 0)
+// or the bound's row B-1 is newer than the log's newest row. With a bound, a first read that
+// shows row B-1 settles it; otherwise the newest row of the log is read.
+func (w *walk) beyondHead(ctx context.Context, log transcript.Log) (bool, error) {
+	if w.bound == 0 {
+		return w.head < w.watermark, nil
+	}
+	if w.bound == 1 || w.head == w.bound-1 {
+		return false, nil
+	}
+	rows, err := transcript.NewPager(log, 0).Next(ctx, 1)
+	if err != nil {
+		return false, err
+	}
+	// The first read showed no row B-1: a newest row below B is older than B-1, or was
+	// committed after that read, which missed it all the same.
+	return len(rows) == 0 || rows[0].Seq < w.bound, nil
 }
 
 func (w *walk) add(rows []transcript.Message) {

@@ -11,7 +11,8 @@ const (
 	ConversationChanged Reason = iota + 1
 	// GapTooLarge: the watermark was not crossed inside ScanLimit rows.
 	GapTooLarge
-	// WatermarkUnavailable: the log ended before reaching the watermark.
+	// WatermarkUnavailable: the log ended before reaching the watermark, or the watermark
+	// (or the bound's row B-1) is newer than the log's newest row.
 	WatermarkUnavailable
 	// StateEvicted: the participant's state of the conversation was evicted from its Book
 	// to make room for another conversation (BookLimit). Prepare never returns it;

@@ -2,8 +2,11 @@ package sharing
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/sharedesk/transcript"
 )
@@ -62,16 +65,16 @@ func (s State) check() error {
 	for i, seq := range s.Present {
 		switch {
 		case seq <= s.Watermark:
-			return fmt.Errorf("%w: present entry %d at or below the watermark %d", ErrInvalidState, seq, s.Watermark)
+			return &StateError{Member: "present", Problem: fmt.Sprintf("entry %d at or below the watermark %d", seq, s.Watermark), Err: ErrInvalidState}
 		case i > 0 && seq <= s.Present[i-1]:
-			return fmt.Errorf("%w: present entries not strictly ascending at %d", ErrInvalidState, seq)
+			return &StateError{Member: "present", Problem: fmt.Sprintf("entries not strictly ascending at %d", seq), Err: ErrInvalidState}
 		}
 	}
 	return nil
 }
 
 func (s State) tooLarge() error {
-	return fmt.Errorf("%w: %d entries, limit %d", ErrPresentSetTooLarge, len(s.Present), PresentSetLimit)
+	return &StateError{Member: "present", Problem: fmt.Sprintf("%d entries, limit %d", len(s.Present), PresentSetLimit), Err: ErrPresentSetTooLarge}
 }
 
 // clone returns s with its own Present array.
@@ -94,14 +97,15 @@ func (s State) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes what MarshalJSON writes and rejects a present set that is larger than
 // PresentSetLimit (ErrPresentSetTooLarge), unsorted, duplicated or at or below the watermark
-// (ErrInvalidState). s is unchanged on error, and by a JSON null.
+// (ErrInvalidState). A member of the wrong kind (a watermark of -4) is ErrInvalidState too;
+// every error is a *StateError. s is unchanged on error, and by a JSON null.
 func (s *State) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
 	var w stateJSON
 	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+		return stateJSONError(err)
 	}
 	if err := State(w).check(); err != nil {
 		return err
@@ -111,4 +115,28 @@ func (s *State) UnmarshalJSON(data []byte) error {
 	}
 	*s = State(w)
 	return nil
+}
+
+// stateJSONError is the *StateError for what json.Unmarshal found wrong with a state's JSON.
+func stateJSONError(err error) error {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return &StateError{Member: te.Field, Problem: te.Value + ", want " + jsonKindOf(te.Type), Err: ErrInvalidState}
+	}
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return &StateError{Problem: fmt.Sprintf("not JSON: %v (at byte %d)", se, se.Offset), Err: ErrInvalidState}
+	}
+	return &StateError{Problem: strings.TrimPrefix(err.Error(), "json: "), Err: ErrInvalidState}
+}
+
+// jsonKindOf names the JSON value a member of type t holds.
+func jsonKindOf(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, 0 or more"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }

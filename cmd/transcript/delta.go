@@ -13,10 +13,20 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
-// reinitError reports a sharing.Plan that asks for a reinitialization: exit code 3.
-type reinitError struct{ reason sharing.Reason }
+// reinitError reports a sharing.Plan that asks for a reinitialization: exit code 3. detail,
+// when set, says what the reason is about.
+type reinitError struct {
+	reason sharing.Reason
+	detail string
+}
 
-func (e *reinitError) Error() string { return "reinitialization required: " + e.reason.String() }
+func (e *reinitError) Error() string {
+	msg := "reinitialization required: " + e.reason.String()
+	if e.detail != "" {
+		msg += ": " + e.detail
+	}
+	return msg + "; run delta with --init to start over from a full view"
+}
 
 func runDelta(ctx context.Context, e *env, args []string) error {
 	fset := newFlags(e, "delta", "--state FILE [flags]", `
@@ -101,12 +111,18 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 		if *format == "json" {
 			reason := struct {
 				Reinitialize sharing.Reason `json:"reinitialize"`
-			}{plan.Reinitialize}
+				// With conversation_changed: the conversation asked for, and the state's.
+				Conversation      *transcript.Conversation `json:"conversation,omitempty"`
+				StateConversation *transcript.Conversation `json:"state_conversation,omitempty"`
+			}{Reinitialize: plan.Reinitialize}
+			if plan.Reinitialize == sharing.ConversationChanged {
+				reason.Conversation, reason.StateConversation = &conv, &state.Conversation
+			}
 			if err := writeMessages(e, *format, as.author, nil, nil, reason); err != nil {
 				return err
 			}
 		}
-		return &reinitError{reason: plan.Reinitialize}
+		return &reinitError{reason: plan.Reinitialize, detail: reinitDetail(plan.Reinitialize, *statePath, state, conv)}
 	}
 	if plan.Delta.Messages == nil {
 		plan.Delta.Messages = []transcript.Message{} // [] rather than null in JSON
@@ -134,9 +150,41 @@ func readState(path string, conv transcript.Conversation) (sharing.State, error)
 	}
 	var s sharing.State
 	if err := json.Unmarshal(data, &s); err != nil {
-		return sharing.State{}, fmt.Errorf("state file %s: %w", path, err)
+		return sharing.State{}, badStateFile(path, err)
 	}
 	return s, nil
+}
+
+// badStateFile says what is wrong with the state file at path, in the JSON's terms (which
+// member, and how), and how to start over.
+func badStateFile(path string, err error) error {
+	what := err.Error()
+	if se, ok := errors.AsType[*sharing.StateError](err); ok {
+		what = se.Problem
+		if se.Member != "" {
+			what = fmt.Sprintf("%q: %s", se.Member, se.Problem)
+		}
+	} else if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		what = fmt.Sprintf("not JSON: %v (at byte %d)", se, se.Offset)
+	}
+	return fmt.Errorf("state file %s: %s; run delta with --init --commit to start over with a new state", path, what)
+}
+
+// reinitDetail says what a reinitialization of the state read from path is about: for
+// ConversationChanged, the conversation the state is bound to and the one asked for.
+func reinitDetail(reason sharing.Reason, path string, state sharing.State, asked transcript.Conversation) string {
+	if reason != sharing.ConversationChanged {
+		return ""
+	}
+	return fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(state.Conversation), conversationName(asked))
+}
+
+// conversationName names c in words: its desk, and its thread's root by seq.
+func conversationName(c transcript.Conversation) string {
+	if c.IsChannel() {
+		return fmt.Sprintf("the channel of desk %q", c.Desk)
+	}
+	return fmt.Sprintf("thread #%d of desk %q", c.Thread, c.Desk)
 }
 
 // writeState replaces the state file atomically: it writes a temporary file beside it, syncs

@@ -121,7 +121,7 @@ func exitCode(e *env, err error) int {
 		fmt.Fprintln(e.stderr, "transcript:", err)
 		return exitUsage
 	case errors.As(err, &reinit):
-		fmt.Fprintln(e.stderr, "transcript: reinitialization required:", reinit.reason)
+		fmt.Fprintln(e.stderr, "transcript:", reinit)
 		return exitReinit
 	}
 	fmt.Fprintln(e.stderr, "transcript:", err)

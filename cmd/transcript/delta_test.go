@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDeltaBeyondTheHead: a state whose watermark, or a --before, lies above the desk's
+// newest row (a state file meeting another database, a desk restored from an older backup)
+// is a reinitialization (exit 3) that leaves the state file as it was, even with --commit:
+// an empty delta committed there would skip every row up to it.
+func TestDeltaBeyondTheHead(t *testing.T) {
+	c := newCLI(t, "")
+	for range 3 {
+		c.ok("append", "--as", "person:ana:Ana", "hello")
+	}
+	state := c.writeFile("far.json", []byte(`{"conversation":{"desk":"main"},"watermark":9999,"present":[]}`+"\n"))
+	near := c.writeFile("near.json", []byte(`{"conversation":{"desk":"main"},"watermark":1,"present":[]}`+"\n"))
+	for _, args := range [][]string{
+		{"delta", "--state", state, "--commit"},
+		{"delta", "--state", near, "--before", "9999", "--commit"},
+	} {
+		before, _ := os.ReadFile(args[2])
+		r := c.want(exitReinit, args...)
+		if !strings.Contains(r.stderr, "watermark_unavailable") || !strings.Contains(r.stderr, "--init") {
+			t.Errorf("%v: want watermark_unavailable and how to start over on stderr, got:\n%s", args, r)
+		}
+		if after, _ := os.ReadFile(args[2]); string(after) != string(before) {
+			t.Errorf("%v changed the state file to:\n%s\nwas:\n%s", args, after, before)
+		}
+		r = c.want(exitReinit, append(args, "--format", "json")...)
+		if plan := decode[map[string]any](t, "delta --format json beyond the head", r.stdout); plan["reinitialize"] != "watermark_unavailable" {
+			t.Errorf("%v --format json: %s, want reinitialize watermark_unavailable", args, r.stdout)
+		}
+	}
+}
+
+// TestDeltaBadStateFile: a state file that is no state names the file, the member that is
+// wrong and how to start over, in the JSON's terms: no Go type or field name.
+func TestDeltaBadStateFile(t *testing.T) {
+	c := newCLI(t, "")
+	c.ok("append", "--as", "person:ana:Ana", "hello")
+	for _, tt := range []struct{ state, want string }{
+		{`{"conversation":{"desk":"main"},"watermark":-4,"present":[]}`, `"watermark": number -4, want a whole number, 0 or more`},
+		{`{"conversation":{"desk":7},"watermark":1}`, `"conversation.desk": number, want a string`},
+		{`{"conversation":{"desk":"main"},"watermark":3,"present":[2]}`, `"present": entry 2 at or below the watermark 3`},
+		{`{"conversation":{"desk":"main"},"watermark":3,`, `not JSON`},
+	} {
+		path := c.writeFile("bad.json", []byte(tt.state))
+		r := c.want(exitError, "delta", "--state", path, "--commit")
+		if !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, tt.want) || !strings.Contains(r.stderr, "--init") {
+			t.Errorf("state %s: want the file, %s and --init in the error, got:\n%s", tt.state, tt.want, r)
+		}
+		for _, internal := range []string{"Go struct", "stateJSON", "transcript.Sequence", "sharing:", ": json: "} {
+			if strings.Contains(r.stderr, internal) {
+				t.Errorf("state %s: the error shows %q:\n%s", tt.state, internal, r)
+			}
+		}
+		if after, _ := os.ReadFile(path); string(after) != tt.state {
+			t.Errorf("a bad state file was changed to %s", after)
+		}
+	}
+}
+
+// TestDeltaConversationChanged: a state bound to another conversation than the one asked
+// for names both, on stderr and in JSON, and nothing of the rows: an aside's root is named
+// by its seq only.
+func TestDeltaConversationChanged(t *testing.T) {
+	c := newCLI(t, "")
+	c.ok("append", "--as", "person:ana:Ana", "--to", "agent:triage", "SECRET-ROOT")
+	state := c.writeFile("channel.json", []byte(`{"conversation":{"desk":"main"},"watermark":0,"present":[]}`))
+	r := c.want(exitReinit, "delta", "--state", state, "--thread", "1", "--as", "agent:review")
+	for _, want := range []string{"conversation_changed", state, `the channel of desk "main"`, `thread #1 of desk "main"`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("want %q on stderr, got:\n%s", want, r)
+		}
+	}
+	r = c.want(exitReinit, "delta", "--state", state, "--thread", "1", "--as", "agent:review", "--format", "json")
+	got := decode[map[string]any](t, "delta --format json (conversation_changed)", r.stdout)
+	want := map[string]any{
+		"reinitialize":       "conversation_changed",
+		"conversation":       map[string]any{"desk": "main", "thread": 1.0},
+		"state_conversation": map[string]any{"desk": "main"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("json reinitialization (-want +got):\n%s", diff)
+	}
+	if out := r.stdout + r.stderr; strings.Contains(out, "SECRET") || strings.Contains(out, "triage") {
+		t.Errorf("the answer names something of the aside:\n%s", out)
+	}
+}
