@@ -70,25 +70,11 @@ func (e *AppendError) Error() string {
 	if e.Index >= 0 {
 		at += ", batch message " + strconv.Itoa(e.Index)
 	}
-	return "pgstore: " + at + ": " + e.Err.Error()
+	return "pgstore: " + at + ": " + strings.TrimPrefix(e.Err.Error(), "transcript: ")
 }
 
 // Unwrap returns the reason.
 func (e *AppendError) Unwrap() error { return e.Err }
-
-// invalid is a rejection's reason: a sentence for the error message, matching both
-// transcript.ErrInvalidMessage and the kind of fault.
-type invalid struct {
-	kind error // ErrParent, ErrContentTooLarge, ...
-	text string
-}
-
-func invalidf(kind error, format string, args ...any) error {
-	return &invalid{kind: kind, text: fmt.Sprintf(format, args...)}
-}
-
-func (e *invalid) Error() string   { return "invalid message: " + e.text }
-func (e *invalid) Unwrap() []error { return []error{transcript.ErrInvalidMessage, e.kind} }
 
 // openError wraps the error of Open's first query. A connection that failed is said once
 // per reason: pgconn lists every attempt, and with sslmode=prefer (the default) it tries

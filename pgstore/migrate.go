@@ -117,7 +117,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool) e
 // checkNoForeignTables returns nil when q's database holds a store (its
 // transcript_schema_version table) or no table at all, and otherwise an error matching
 // ErrNotStore that names the database and a few of its tables.
-func checkNoForeignTables(ctx context.Context, q pgx.Tx) error {
+func checkNoForeignTables(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}) error {
 	var database string
 	var tables []string
 	err := q.QueryRow(ctx, `

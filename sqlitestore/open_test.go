@@ -1,7 +1,6 @@
 package sqlitestore
 
 import (
-	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"io/fs"
@@ -14,30 +13,8 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dirsum"
 )
-
-// dirState is what a test compares before and after an Open that must write nothing: the
-// names of the files of dir, and each one's checksum.
-func dirState(t *testing.T, dir string) map[string][32]byte {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sums := map[string][32]byte{}
-	for _, e := range entries {
-		if e.IsDir() {
-			sums[e.Name()+"/"] = [32]byte{}
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sums[e.Name()] = sha256.Sum256(data)
-	}
-	return sums
-}
 
 // foreignDatabase writes another program's SQLite database, one invoices table, as that
 // program would (no WAL, no pragma of ours), in a directory of its own.
@@ -73,7 +50,7 @@ func TestOpenRefusesWhatIsNoStore(t *testing.T) {
 	for _, c := range cases {
 		for _, opts := range [][]Option{nil, {ReadOnly()}} {
 			dir := filepath.Dir(c.path)
-			before := dirState(t, dir)
+			before := dirsum.Of(t, dir)
 			st, err := Open(t.Context(), c.path, opts...)
 			if err == nil {
 				st.Close()
@@ -82,7 +59,7 @@ func TestOpenRefusesWhatIsNoStore(t *testing.T) {
 			if !errors.Is(err, ErrNotStore) || !strings.HasSuffix(err.Error(), c.says) || strings.Count(err.Error(), "sqlitestore:") != 1 {
 				t.Errorf("%s (%d options): %v, want ErrNotStore, saying %q once", c.name, len(opts), err, c.says)
 			}
-			if after := dirState(t, dir); !maps.Equal(before, after) {
+			if after := dirsum.Of(t, dir); !maps.Equal(before, after) {
 				t.Errorf("%s (%d options): the directory changed: %v, then %v", c.name, len(opts), before, after)
 			}
 		}

@@ -22,7 +22,7 @@ flags (a label there cannot hold a comma). A reply to an aside is an aside for t
 readers: leave --to out and it goes to them; an author who may not read the parent cannot
 reply to it.`)
 	var df deskFlags
-	addDeskFlags(fs, &df, "main")
+	addWritingDeskFlags(fs, &df, "main")
 	as := authorFlag{author: transcript.Operator()}
 	fs.Var(&as, "as", "the `author`: "+authorSyntax)
 	parent := fs.Uint64("parent", 0, "the `seq` this message replies to (0: a new root)")

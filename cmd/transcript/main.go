@@ -122,7 +122,7 @@ func exitCode(e *env, err error) int {
 		fmt.Fprintln(e.stderr, "transcript: reinitialization required:", reinit.reason)
 		return exitReinit
 	}
-	fmt.Fprintln(e.stderr, "transcript:", err)
+	fmt.Fprintln(e.stderr, "transcript:", plainError(err))
 	return exitError
 }
 

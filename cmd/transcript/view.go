@@ -35,7 +35,7 @@ is the operator, who reads every aside.`)
 	if fs.NArg() != 0 {
 		return usageErrorf("view takes no arguments")
 	}
-	st, err := df.openExisting(ctx)
+	st, err := df.openRead(ctx)
 	if err != nil {
 		return err
 	}
