@@ -203,6 +203,9 @@ func (s *Store) checkReadOnlySchema(ctx context.Context) error {
 		return fmt.Errorf("pgstore: open: read the schema version: %w", err)
 	case v > len(migrations):
 		return fmt.Errorf("%w: database at version %d, this package knows up to %d", ErrSchemaTooNew, v, len(migrations))
+	case v == 0 && !s.recovery:
+		return fmt.Errorf("%w: the database holds no transcript store yet (schema version 0; this package reads version %d), and a read-only store does not create one",
+			ErrSchemaBehind, len(migrations))
 	case v < len(migrations) && !s.recovery:
 		return fmt.Errorf("%w: the database is at schema version %d, this package reads version %d, and a read-only store does not migrate it",
 			ErrSchemaBehind, v, len(migrations))

@@ -136,7 +136,7 @@ func (f deskFlags) openRead(ctx context.Context) (store, error) {
 	st, err := f.openWith(ctx, []pgstore.Option{pgstore.ReadOnly()}, []sqlitestore.Option{sqlitestore.ReadOnly()})
 	switch {
 	case errors.Is(err, sqlitestore.ErrSchemaBehind), errors.Is(err, pgstore.ErrSchemaBehind):
-		return nil, fmt.Errorf("%w; a command that writes (import, append, token add or serve) migrates it", err)
+		return nil, fmt.Errorf("%w; a command that writes (import, append, token add or serve) creates or migrates it", err)
 	case errors.Is(err, sqlitestore.ErrNotStore) && isEmptyFile(f.db):
 		return nil, fmt.Errorf("%w (create it with import, append or demo)", err)
 	}
