@@ -159,18 +159,18 @@ func ResolveAudience(m Message, parent *Message) ([]Author, error) {
 		return canonicalAudience(m.Audience), nil
 	}
 	if !parent.asideReadableBy(m.Author) {
-		return nil, fmt.Errorf("%w: %w: row %d", ErrInvalidMessage, ErrNotReadable, parent.Seq)
+		return nil, Invalidf(ErrNotReadable, "%s: row %d", withoutPrefix(ErrNotReadable), parent.Seq)
 	}
 	want := slices.DeleteFunc(parent.Readers(), m.Author.Same)
 	if len(want) == 0 {
-		return nil, fmt.Errorf("%w: %w: the readers of row %d are only the reply's author", ErrInvalidMessage, ErrInvalidAudience, parent.Seq)
+		return nil, Invalidf(ErrInvalidAudience, "the readers of row %d are only the reply's author", parent.Seq)
 	}
 	if len(m.Audience) == 0 {
 		return want, nil
 	}
 	given := canonicalAudience(m.Audience)
 	if !slices.EqualFunc(given, want, Author.Same) {
-		return nil, fmt.Errorf("%w: %w: a reply to the aside %d must keep its readers (leave the audience empty to reply to them)", ErrInvalidMessage, ErrInvalidAudience, parent.Seq)
+		return nil, Invalidf(ErrInvalidAudience, "a reply to the aside %d must keep its readers (leave the audience empty to reply to them)", parent.Seq)
 	}
 	return given, nil
 }

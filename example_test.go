@@ -177,5 +177,5 @@ func ExampleProject_aside() {
 	//   4 system:workflow: deploy #41 passed
 	//   5 person:ana: Who owns the flaky login test?
 	//   1 row(s) from 6 to 6, between [operator agent:triage]
-	// true transcript: invalid message: transcript: parent not readable by the reply's author: row 6
+	// true transcript: parent not readable by the reply's author: row 6
 }

@@ -34,7 +34,7 @@ func CheckBatchKeys(msgs []Message) (int, error) {
 			continue
 		}
 		if j, ok := seen[m.Key]; ok {
-			return i, fmt.Errorf("%w: %w: key %q is message %d's too", ErrInvalidMessage, ErrDuplicateKey, m.Key, j)
+			return i, Invalidf(ErrDuplicateKey, "key %q is message %d's too", m.Key, j)
 		}
 		if seen == nil {
 			seen = make(map[string]int, len(msgs)-i)

@@ -85,7 +85,7 @@ func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Mess
 	if m.Parent != 0 {
 		i, found := l.find(m.Parent)
 		if !found {
-			return transcript.Message{}, fmt.Errorf("%w: %w: parent %d is not a row of this log", transcript.ErrInvalidMessage, transcript.ErrNoParent, m.Parent)
+			return transcript.Message{}, transcript.Invalidf(transcript.ErrNoParent, "parent %d is not a row of this log", m.Parent)
 		}
 		parent = &l.rows[i]
 	}

@@ -124,7 +124,9 @@
 // SQL files embedded in the package, in one transaction under an advisory lock
 // (pg_advisory_xact_lock), so that several processes starting at once are safe; a database
 // migrated by a newer version of the package is refused ([ErrSchemaTooNew]). A read-only
-// Store (see Standbys) never migrates: it checks the version.
+// Store (see Standbys) never migrates: it checks the version. Open creates the schema in a
+// database with no table, or with [InitSchema] beside other tables; a database holding
+// other tables but no store is refused without it ([ErrNotStore]), and left as it was.
 //
 // # Standbys
 //

@@ -3,7 +3,11 @@ package pgstore
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sharedesk/transcript"
 )
@@ -40,6 +44,10 @@ var ErrSchemaTooNew = errors.New("pgstore: database schema newer than this packa
 // replayed the primary's. The error names both versions. Nothing is changed.
 var ErrSchemaBehind = errors.New("pgstore: database schema behind")
 
+// ErrNotStore is returned by Open and New for a database that holds other tables but no
+// store, without InitSchema. Nothing is changed.
+var ErrNotStore = errors.New("pgstore: not a transcript store")
+
 // ErrReadOnly is returned by the writes of a read-only Store (Append, AppendBatch, AddToken,
 // RevokeToken, SaveBook), and by its Watch when its database is a standby: one opened on a
 // standby, a server in recovery, or with ReadOnly. Nothing is written.
@@ -62,22 +70,35 @@ func (e *AppendError) Error() string {
 	if e.Index >= 0 {
 		at += ", batch message " + strconv.Itoa(e.Index)
 	}
-	return "pgstore: " + at + ": " + e.Err.Error()
+	return "pgstore: " + at + ": " + strings.TrimPrefix(e.Err.Error(), "transcript: ")
 }
 
 // Unwrap returns the reason.
 func (e *AppendError) Unwrap() error { return e.Err }
 
-// invalid is a rejection's reason: a sentence for the error message, matching both
-// transcript.ErrInvalidMessage and the kind of fault.
-type invalid struct {
-	kind error // ErrParent, ErrContentTooLarge, ...
+// openError wraps the error of Open's first query. A connection that failed is said once
+// per reason: pgconn lists every attempt, and with sslmode=prefer (the default) it tries
+// each address twice, with TLS and without, so that one refused dial shows twice. The
+// error unwraps to pgconn's, which names the user and the database, never the password.
+func openError(err error) error {
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		return fmt.Errorf("pgstore: open: %w", err)
+	}
+	var reasons []string
+	for _, line := range strings.Split(errors.Unwrap(ce).Error(), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !slices.Contains(reasons, line) {
+			reasons = append(reasons, line)
+		}
+	}
+	return &connectError{text: fmt.Sprintf("pgstore: open: cannot connect to database %q as %q: %s", ce.Config.Database, ce.Config.User, strings.Join(reasons, "; ")), err: err}
+}
+
+// connectError is openError's: its text, and pgconn's error.
+type connectError struct {
 	text string
+	err  error
 }
 
-func invalidf(kind error, format string, args ...any) error {
-	return &invalid{kind: kind, text: fmt.Sprintf(format, args...)}
-}
-
-func (e *invalid) Error() string   { return "invalid message: " + e.text }
-func (e *invalid) Unwrap() []error { return []error{transcript.ErrInvalidMessage, e.kind} }
+func (e *connectError) Error() string { return e.text }
+func (e *connectError) Unwrap() error { return e.err }

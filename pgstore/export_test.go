@@ -31,7 +31,7 @@ func SetWatchPingAfter(s *Store, d time.Duration) { s.pingAfter = d }
 
 // MigrateTo brings the schema of pool's database up to version (at most LatestVersion).
 func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int) error {
-	return migrate(ctx, pool, version)
+	return migrate(ctx, pool, version, true)
 }
 
 // LatestVersion is the schema version this package migrates to.

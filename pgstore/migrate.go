@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -67,8 +68,9 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // transaction that holds an advisory lock, so that of several processes opening the same
 // database at once, one migrates and the others then find the work done. The versions
 // applied are recorded in transcript_schema_version. A schema newer than this package knows
-// is ErrSchemaTooNew; on any error nothing changes.
-func migrate(ctx context.Context, pool *pgxpool.Pool, target int) error {
+// is ErrSchemaTooNew. A database holding other tables but no store is ErrNotStore unless
+// beside is set (InitSchema). On any error nothing changes.
+func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool) error {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return fmt.Errorf("pgstore: migrate: %w", err)
@@ -77,6 +79,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, target int) error {
 	// Read committed: every statement after the lock sees what the previous holder committed.
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey); err != nil {
 		return fmt.Errorf("pgstore: migrate: lock: %w", err)
+	}
+	if !beside {
+		if err := checkNoForeignTables(ctx, tx); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS transcript_schema_version (
 		version    integer     PRIMARY KEY,
@@ -106,3 +113,48 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, target int) error {
 	}
 	return nil
 }
+
+// checkNoForeignTables returns nil when q's database holds a store (its
+// transcript_schema_version table) or no table at all, and otherwise an error matching
+// ErrNotStore that names the database and a few of its tables.
+func checkNoForeignTables(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}) error {
+	var database string
+	var tables []string
+	err := q.QueryRow(ctx, `
+		SELECT current_database(), coalesce((
+			SELECT array_agg(t ORDER BY t) FROM (
+				SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS t
+				FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+				WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
+				  AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+				  AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%'
+				ORDER BY 1 LIMIT 6) AS found), '{}')
+		WHERE to_regclass('transcript_schema_version') IS NULL`).Scan(&database, &tables)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows): // a store's
+		return nil
+	case err != nil:
+		return fmt.Errorf("pgstore: migrate: list the tables: %w", err)
+	case len(tables) == 0:
+		return nil
+	}
+	return &notStoreError{database: database, tables: tables}
+}
+
+// notStoreError is a database holding other tables but no store. It matches ErrNotStore.
+type notStoreError struct {
+	database string
+	tables   []string // a few of them, and one more when there are more
+}
+
+func (e *notStoreError) Error() string {
+	shown := strings.Join(e.tables[:min(len(e.tables), 5)], ", ")
+	if len(e.tables) > 5 {
+		shown += ", ..."
+	}
+	return fmt.Sprintf("pgstore: database %q holds other tables (%s) but no transcript store; it was left unchanged", e.database, shown)
+}
+
+func (e *notStoreError) Is(target error) bool { return target == ErrNotStore }

@@ -37,7 +37,7 @@ func settle(msgs []transcript.Message, base transcript.Sequence, stored map[tran
 		case m.Parent == 0:
 			// a root
 		case m.Parent >= next:
-			return nil, nil, i, invalidf(ErrParent, "parent %d is not an older row of the desk (the new row is %d)", m.Parent, next)
+			return nil, nil, i, transcript.Invalidf(ErrParent, "parent %d is not an older row of the desk (the new row is %d)", m.Parent, next)
 		case m.Parent > base:
 			k := int(m.Parent - base - 1)
 			if fresh != nil {
@@ -47,7 +47,7 @@ func settle(msgs []transcript.Message, base transcript.Sequence, stored map[tran
 		default:
 			p, ok := stored[m.Parent]
 			if !ok {
-				return nil, nil, i, invalidf(ErrParent, "parent %d is not a row of the desk", m.Parent)
+				return nil, nil, i, transcript.Invalidf(ErrParent, "parent %d is not a row of the desk", m.Parent)
 			}
 			parent = &p
 		}

@@ -192,11 +192,23 @@ func readVersion(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 // this package migrates to, without changing it.
 func (s *Store) checkReadOnlySchema(ctx context.Context) error {
 	v, err := readVersion(ctx, s.pool)
+	if err == nil && v == 0 {
+		err = checkNoForeignTables(ctx, s.pool) // another program's database is not a store behind
+		if errors.Is(err, ErrNotStore) {
+			return err
+		}
+	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("pgstore: open: read the schema version: %w", err)
 	case v > len(migrations):
 		return fmt.Errorf("%w: database at version %d, this package knows up to %d", ErrSchemaTooNew, v, len(migrations))
+	case v == 0 && !s.recovery:
+		return fmt.Errorf("%w: the database holds no transcript store yet (schema version 0; this package reads version %d), and a read-only store does not create one",
+			ErrSchemaBehind, len(migrations))
+	case v < len(migrations) && !s.recovery:
+		return fmt.Errorf("%w: the database is at schema version %d, this package reads version %d, and a read-only store does not migrate it",
+			ErrSchemaBehind, v, len(migrations))
 	case v < len(migrations):
 		return fmt.Errorf("%w: the database is at schema version %d, this package needs version %d, and the store may not migrate it (%s): open the primary with this package, and let its standbys replay the change",
 			ErrSchemaBehind, v, len(migrations), s.readOnly)

@@ -54,6 +54,9 @@ type Store struct {
 	// in recovery (recovery), which cannot LISTEN either.
 	readOnly string
 	recovery bool
+	// initSchema is InitSchema's: migrate creates the schema in a database holding other
+	// tables.
+	initSchema bool
 
 	// standbys are WithStandbys' (from standbyConfigs), which Logs read from, waiting up to
 	// standbyWait for one to replay what a read needs (fences) before reading from the
@@ -95,6 +98,11 @@ func WithMaxContent(bytes int) Option {
 // pgxpool.ParseConfig reads it, pool settings such as pool_max_conns included), creates or
 // migrates the schema, and returns a Store that owns the pool. Close it when done.
 //
+// Open creates the schema in a database that holds no table yet; a database holding other
+// tables but no store is an error matching ErrNotStore, and is left as it was, unless the
+// InitSchema option says to create the store's tables (all named transcript_*) beside
+// them. A server that cannot be reached is an error that unwraps to *pgconn.ConnectError.
+//
 // Migrating is safe when several processes open the same database at once: each migration
 // runs in one transaction under a PostgreSQL advisory lock. A database whose schema is newer
 // than this package is an error matching ErrSchemaTooNew. ctx bounds connecting, migrating
@@ -103,7 +111,9 @@ func WithMaxContent(bytes int) Option {
 // A database in recovery (pg_is_in_recovery: a hot standby), or any database with the
 // ReadOnly option, is opened read-only: its schema's version is checked instead of migrated
 // (an older one is an error matching ErrSchemaBehind, naming both versions), and writes
-// are refused with ErrReadOnly. WithStandbys, which needs the primary, is then an error.
+// are refused with ErrReadOnly. WithStandbys, which needs the primary, is an error on a
+// database in recovery; with ReadOnly on the primary, reads go to the standbys as they do
+// without it.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -119,6 +129,17 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// InitSchema lets Open and New create the store's schema in a database that holds other
+// tables: a host that keeps its desks in its own database says so with it. Without it such
+// a database is refused (ErrNotStore). It changes nothing for a database that holds a
+// store already, or no table at all.
+func InitSchema() Option {
+	return func(s *Store) error {
+		s.initSchema = true
+		return nil
+	}
 }
 
 // New returns a Store over the caller's pool, after creating or migrating the schema as Open
@@ -139,21 +160,19 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) 
 	}
 	recovery, err := inRecovery(ctx, pool)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: open: %w", err)
+		return nil, openError(err)
 	}
 	if recovery {
 		s.recovery, s.readOnly = true, "its database is a standby, in recovery"
 	}
+	if s.recovery && len(s.standbyConfigs) > 0 {
+		return nil, fmt.Errorf("pgstore: open: WithStandbys needs the primary, and this store is read-only (%s): give the primary's DSN, and the standbys' to WithStandbys", s.readOnly)
+	}
 	if s.readOnly != "" {
-		if len(s.standbyConfigs) > 0 {
-			return nil, fmt.Errorf("pgstore: open: WithStandbys needs the primary, and this store is read-only (%s): give the primary's DSN, and the standbys' to WithStandbys", s.readOnly)
-		}
 		if err := s.checkReadOnlySchema(ctx); err != nil {
 			return nil, err
 		}
-		return s, nil
-	}
-	if err := migrate(ctx, pool, len(migrations)); err != nil {
+	} else if err := migrate(ctx, pool, len(migrations), s.initSchema); err != nil {
 		return nil, err
 	}
 	if err := s.openStandbys(ctx, len(migrations)); err != nil {

@@ -12,7 +12,7 @@ import (
 // checkDesk reports whether name can name a desk: not empty, and text PostgreSQL can hold.
 func checkDesk(name string) error {
 	if name == "" {
-		return invalidf(ErrDeskName, "empty desk name")
+		return transcript.Invalidf(ErrDeskName, "empty desk name")
 	}
 	return checkText("desk name", name, ErrDeskName)
 }
@@ -28,7 +28,7 @@ func (s *Store) prepare(m transcript.Message, i int, now time.Time) (transcript.
 		return m, err
 	}
 	if len(m.Content) > s.maxContent {
-		return m, invalidf(ErrContentTooLarge, "content is %d bytes, over the limit of %d", len(m.Content), s.maxContent)
+		return m, transcript.Invalidf(ErrContentTooLarge, "content is %d bytes, over the limit of %d", len(m.Content), s.maxContent)
 	}
 	if err := checkText("content", m.Content, ErrText); err != nil {
 		return m, err
@@ -45,15 +45,15 @@ func (s *Store) prepare(m transcript.Message, i int, now time.Time) (transcript.
 	if j, ok := m.Parent.BatchIndex(); ok {
 		switch {
 		case i < 0:
-			return m, invalidf(ErrParent, "parent is a transcript.BatchParent, which only AppendBatch resolves")
+			return m, transcript.Invalidf(ErrParent, "parent is a transcript.BatchParent, which only AppendBatch resolves")
 		case j >= i:
-			return m, invalidf(ErrParent, "parent is batch message %d, not an earlier message of the batch", j)
+			return m, transcript.Invalidf(ErrParent, "parent is batch message %d, not an earlier message of the batch", j)
 		}
 	}
 	if m.At.IsZero() {
 		m.At = now
 	} else if y := m.At.UTC().Year(); y < 1 || y > 9999 {
-		return m, invalidf(ErrAt, "at %v is outside the years 1 to 9999", m.At)
+		return m, transcript.Invalidf(ErrAt, "at %v is outside the years 1 to 9999", m.At)
 	}
 	m.At = m.At.Truncate(time.Microsecond).UTC()
 	return m, nil
@@ -81,10 +81,10 @@ func storable(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s
 // holds neither invalid UTF-8 nor NUL (U+0000), so such a string could not be stored as is.
 func checkText(what, s string, kind error) error {
 	if !utf8.ValidString(s) {
-		return invalidf(kind, "%s is not valid UTF-8", what)
+		return transcript.Invalidf(kind, "%s is not valid UTF-8", what)
 	}
 	if i := strings.IndexByte(s, 0); i >= 0 {
-		return invalidf(kind, "%s holds a NUL byte at offset %d, which PostgreSQL text cannot store", what, i)
+		return transcript.Invalidf(kind, "%s holds a NUL byte at offset %d, which PostgreSQL text cannot store", what, i)
 	}
 	return nil
 }

@@ -301,6 +301,9 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	if err := s.writable(); err != nil {
+		return err
+	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return s.writeError(ctx, desk, err)

@@ -73,6 +73,9 @@ func (s *Store) SaveBook(ctx context.Context, desk string, p transcript.Author, 
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
+	if err := s.writable(); err != nil {
+		return 0, err
+	}
 	if err := sharing.ValidateBook(desk, p, b); err != nil {
 		return 0, fmt.Errorf("sqlitestore: saving a book: %w", err)
 	}

@@ -80,4 +80,11 @@
 // than a library such as goose: the store needs only forward migrations, applied at Open
 // inside the same IMMEDIATE transaction that reads the version (so concurrent Opens migrate
 // once), and no command-line tool, global registry or extra dependency.
+//
+// Open creates the schema only in a file that holds nothing yet, a new or empty one; it
+// looks at the file on a read-only connection first, so that a directory, a file that is
+// not a SQLite database and another program's database are refused ([ErrNotStore]) with
+// not a byte written. [ReadOnly] opens a store for reading only: it creates, initializes
+// and migrates nothing, and a store at an older version is a [*SchemaError] matching
+// [ErrSchemaBehind].
 package sqlitestore

@@ -18,7 +18,9 @@ const driverName = "sqlite"
 // reader. Every connection sets a busy timeout. The writer's transactions begin IMMEDIATE,
 // taking the write lock up front, so two writers never deadlock upgrading a read lock;
 // it puts the file in WAL mode (persistent) with synchronous=FULL, so a committed append
-// survives power loss, not only a crash of the process. Readers are query_only.
+// survives power loss, not only a crash of the process. Readers are query_only. With
+// ReadOnly, the writer too is a reader, and both open the file read-only (mode=ro): they
+// never create it, nor set its journal mode.
 func dsn(path string, c config, writer bool) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -26,6 +28,10 @@ func dsn(path string, c config, writer bool) (string, error) {
 	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", c.busyTimeout.Milliseconds()))
+	if c.readOnly {
+		q.Set("mode", "ro")
+		writer = false
+	}
 	if writer {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(FULL)")

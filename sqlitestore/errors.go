@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -13,6 +14,16 @@ var (
 	// ErrSchemaTooNew is matched by the *SchemaError of a database written by a newer version
 	// of this package.
 	ErrSchemaTooNew = errors.New("sqlitestore: database schema newer than this package")
+	// ErrSchemaBehind is matched by the *SchemaError of a ReadOnly Open that finds a database
+	// at an older schema version, which a read-only store does not migrate.
+	ErrSchemaBehind = errors.New("sqlitestore: database schema older than this package")
+	// ErrNotStore is matched by the error Open returns for a path that holds no store and
+	// that it may not make one: a directory, a file that is not a SQLite database, a SQLite
+	// database with another program's tables, or, with ReadOnly, an empty file. Nothing is
+	// written to it.
+	ErrNotStore = errors.New("sqlitestore: not a transcript store")
+	// ErrReadOnly is returned by every write of a Store opened with ReadOnly.
+	ErrReadOnly = errors.New("sqlitestore: store is read-only")
 	// ErrOption is matched by the error Open returns for an invalid Option.
 	ErrOption = errors.New("sqlitestore: invalid option")
 )
@@ -31,24 +42,38 @@ type AppendError struct {
 
 func (e *AppendError) Error() string {
 	if e.Index < 0 {
-		return fmt.Sprintf("sqlitestore: append to desk %q: %v", e.Desk, e.Err)
+		return fmt.Sprintf("sqlitestore: append to desk %q: %s", e.Desk, reason(e.Err))
 	}
-	return fmt.Sprintf("sqlitestore: append batch to desk %q: message %d: %v", e.Desk, e.Index, e.Err)
+	return fmt.Sprintf("sqlitestore: append batch to desk %q: message %d: %s", e.Desk, e.Index, reason(e.Err))
 }
 
 // Unwrap returns what is wrong with the message.
 func (e *AppendError) Unwrap() error { return e.Err }
 
-// SchemaError reports a database whose schema version this package does not know: it was
-// written by a newer version. Open leaves such a database untouched.
+// reason is the message of an append's refusal without the package name it starts with:
+// the AppendError says where it comes from.
+func reason(err error) string { return strings.TrimPrefix(err.Error(), "transcript: ") }
+
+// SchemaError reports a database whose schema version this package does not read: one
+// written by a newer version of it, or, for a ReadOnly Open, by an older one that a
+// read-only store does not migrate. Open leaves such a database untouched.
 type SchemaError struct {
-	Found int // the database's schema version
-	Known int // the newest version this package knows (SchemaVersion)
+	Path  string // the database file, as given to Open
+	Found int    // the database's schema version
+	Known int    // the version this package reads (SchemaVersion)
 }
 
 func (e *SchemaError) Error() string {
-	return fmt.Sprintf("sqlitestore: database schema version %d is newer than %d, the newest this package knows", e.Found, e.Known)
+	if e.Found > e.Known {
+		return fmt.Sprintf("sqlitestore: %s has schema version %d, newer than %d, the newest this package knows", e.Path, e.Found, e.Known)
+	}
+	return fmt.Sprintf("sqlitestore: %s has schema version %d, older than %d, the one this package reads, and a read-only store does not migrate it", e.Path, e.Found, e.Known)
 }
 
-// Unwrap returns ErrSchemaTooNew.
-func (e *SchemaError) Unwrap() error { return ErrSchemaTooNew }
+// Unwrap returns ErrSchemaTooNew for a newer schema, ErrSchemaBehind for an older one.
+func (e *SchemaError) Unwrap() error {
+	if e.Found > e.Known {
+		return ErrSchemaTooNew
+	}
+	return ErrSchemaBehind
+}

@@ -88,45 +88,47 @@ func isBusy(err error) bool {
 // migrate brings the schema of db to version target in one IMMEDIATE transaction, so that a
 // failed step leaves the database as it was and two processes opening the same new file
 // migrate it once: the second waits for the write lock (busy_timeout), then finds the
-// schema current. It returns the version it found. A database newer than target is a
-// *SchemaError.
+// schema current. It returns the version it found. It initializes only a database that
+// holds nothing yet; another program's database is an error matching ErrNotStore (for
+// explainOpen to name the file), and a database newer than target is a *SchemaError; both
+// are left as they were.
 func migrate(ctx context.Context, db *sql.DB, target int) (found int, err error) {
 	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see the writer's DSN
 	if err != nil {
-		return 0, fmt.Errorf("sqlitestore: migrating the schema: %w", err)
+		return 0, fmt.Errorf("migrating the schema: %w", err)
 	}
 	defer func() {
 		if err != nil {
 			tx.Rollback()
 		}
 	}()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
-		return 0, fmt.Errorf("sqlitestore: creating the schema_version table: %w", err)
+	state, found, err := classify(ctx, tx) // again, under the write lock: the file may have changed since inspect
+	if err != nil {
+		return 0, err
 	}
-	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&found)
-	switch {
-	case err == sql.ErrNoRows:
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
-			return 0, fmt.Errorf("sqlitestore: initializing the schema version: %w", err)
+	if state == fileEmpty {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE schema_version (version INTEGER NOT NULL)`); err != nil {
+			return 0, fmt.Errorf("creating the schema_version table: %w", err)
 		}
-	case err != nil:
-		return 0, fmt.Errorf("sqlitestore: reading the schema version: %w", err)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return 0, fmt.Errorf("initializing the schema version: %w", err)
+		}
 	}
 	if found > target {
 		return found, &SchemaError{Found: found, Known: target}
 	}
 	for _, m := range migrations[found:target] {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return found, fmt.Errorf("sqlitestore: migrating the schema from version %d to %d (%s): %w", m.version-1, m.version, m.name, err)
+			return found, fmt.Errorf("migrating the schema from version %d to %d (%s): %w", m.version-1, m.version, m.name, err)
 		}
 	}
 	if found < target {
 		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, target); err != nil {
-			return found, fmt.Errorf("sqlitestore: recording schema version %d: %w", target, err)
+			return found, fmt.Errorf("recording schema version %d: %w", target, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return found, fmt.Errorf("sqlitestore: committing the schema migration: %w", err)
+		return found, fmt.Errorf("committing the schema migration: %w", err)
 	}
 	return found, nil
 }

@@ -15,6 +15,7 @@ type config struct {
 	busyTimeout   time.Duration
 	readers       int
 	watchInterval time.Duration
+	readOnly      bool
 	err           error // the first invalid option
 }
 
@@ -94,4 +95,13 @@ func WithWatchInterval(d time.Duration) Option {
 		}
 		c.watchInterval = d
 	}
+}
+
+// ReadOnly opens the store without writing to the file at all: Open neither creates nor
+// initializes nor migrates it, and refuses a missing file (an error matching
+// fs.ErrNotExist), an empty one (ErrNotStore) and a store at another schema version (a
+// *SchemaError, matching ErrSchemaBehind or ErrSchemaTooNew). Every write of the Store
+// (Append, AppendBatch, AddToken, RevokeToken, SaveBook) is refused with ErrReadOnly.
+func ReadOnly() Option {
+	return func(c *config) { c.readOnly = true }
 }

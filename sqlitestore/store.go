@@ -17,6 +17,7 @@ import (
 // assigned in commit order; reads use a pool of reader connections and never wait for an
 // append (WAL mode): each read sees the rows committed when it started.
 type Store struct {
+	readOnly   bool    // ReadOnly: every write is refused with ErrReadOnly
 	writer     *sql.DB // one connection
 	readers    *sql.DB // query_only connections
 	maxContent int
@@ -42,9 +43,12 @@ type Store struct {
 }
 
 // Open opens the store in the SQLite file at path, creating the file when it does not exist,
-// and creates or migrates its schema to SchemaVersion. A database written by a newer version
-// of this package is a *SchemaError, and Open leaves it untouched. ctx bounds the opening and
-// the migration only, not the Store's life.
+// and creates or migrates its schema to SchemaVersion. It creates the schema only in a file
+// that holds nothing yet (a new or empty one): a directory, a file that is not a SQLite
+// database, and another program's SQLite database are errors matching ErrNotStore, and a
+// database written by a newer version of this package is a *SchemaError; Open leaves them
+// untouched. With ReadOnly it writes nothing at all. ctx bounds the opening and the
+// migration only, not the Store's life.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	c := defaultConfig()
 	for _, opt := range opts {
@@ -56,7 +60,16 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlitestore: open %q: the store needs a database file", path)
 	}
-	s := &Store{maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache(), watchInterval: c.watchInterval}
+	state, version, err := inspect(ctx, path, c)
+	if err != nil {
+		return nil, err
+	}
+	if c.readOnly {
+		if err := checkReadOnly(path, state, version); err != nil {
+			return nil, err
+		}
+	}
+	s := &Store{readOnly: c.readOnly, maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache(), watchInterval: c.watchInterval}
 	if err := s.open(ctx, path, c); err != nil {
 		s.closeAll()
 		return nil, err
@@ -81,8 +94,15 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 	s.writer.SetMaxIdleConns(1)
 	s.writer.SetConnMaxLifetime(0)
 	s.writer.SetConnMaxIdleTime(0)
-	if err := migrateRetrying(ctx, s.writer, c.busyTimeout); err != nil {
-		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
+	if !c.readOnly {
+		if err := migrateRetrying(ctx, s.writer, c.busyTimeout); err != nil {
+			var schemaErr *SchemaError
+			if errors.As(err, &schemaErr) {
+				schemaErr.Path = path
+				return schemaErr
+			}
+			return explainOpen(path, err)
+		}
 	}
 	if s.readers, err = sql.Open(driverName, readerDSN); err != nil {
 		return fmt.Errorf("sqlitestore: open %q: %w", path, err)

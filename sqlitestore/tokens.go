@@ -40,6 +40,9 @@ func (s *Store) AddToken(ctx context.Context, t token.Token) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	if err := s.writable(); err != nil {
+		return err
+	}
 	if err := t.Validate(); err != nil {
 		return fmt.Errorf("sqlitestore: adding a token: %w", err) // t.ID unquoted: it may be anything
 	}
@@ -128,6 +131,9 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 	}
 	if s.closed.Load() {
 		return ErrClosed
+	}
+	if err := s.writable(); err != nil {
+		return err
 	}
 	if !token.IsID(id) { // no such id is stored, and it is not quoted: it may be a secret
 		return fmt.Errorf("sqlitestore: revoking a token: the id given is not %s and 12 hex digits: %w", token.IDPrefix, token.ErrUnknown)

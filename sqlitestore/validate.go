@@ -80,9 +80,9 @@ func (s *Store) checkMessage(m transcript.Message, index int) error {
 	if j, ok := m.Parent.BatchIndex(); ok {
 		switch {
 		case index < 0:
-			return fmt.Errorf("%w: %w: parent BatchParent(%d) outside a batch", transcript.ErrInvalidMessage, transcript.ErrNoParent, j)
+			return transcript.Invalidf(transcript.ErrNoParent, "parent BatchParent(%d) outside a batch", j)
 		case j >= index:
-			return fmt.Errorf("%w: %w: parent BatchParent(%d) does not name an earlier message of the batch", transcript.ErrInvalidMessage, transcript.ErrNoParent, j)
+			return transcript.Invalidf(transcript.ErrNoParent, "parent BatchParent(%d) does not name an earlier message of the batch", j)
 		}
 	}
 	return nil
@@ -97,7 +97,7 @@ func checkParent(parent, seq, head transcript.Sequence) error {
 		return nil
 	}
 	if parent > head && seq == head+1 {
-		return fmt.Errorf("%w: %w: parent %d is not a row of the desk (its newest row is %d)", transcript.ErrInvalidMessage, transcript.ErrNoParent, parent, head)
+		return transcript.Invalidf(transcript.ErrNoParent, "parent %d is not a row of the desk (its newest row is %d)", parent, head)
 	}
-	return fmt.Errorf("%w: %w: parent %d is not older than the message, which would be row %d (the desk's newest row is %d)", transcript.ErrInvalidMessage, transcript.ErrNoParent, parent, seq, head)
+	return transcript.Invalidf(transcript.ErrNoParent, "parent %d is not older than the message, which would be row %d (the desk's newest row is %d)", parent, seq, head)
 }

@@ -25,7 +25,7 @@ reply to it.
 A blank message (empty, or white space only: what an empty standard input gives) is shown in
 no view; append refuses it unless --allow-blank says it is meant.`)
 	var df deskFlags
-	addDeskFlags(fs, &df, "main")
+	addWritingDeskFlags(fs, &df, "main")
 	as := authorFlag{author: transcript.Operator()}
 	fs.Var(&as, "as", "the `participant` who writes it: "+authorSyntax)
 	parent := fs.Uint64("parent", 0, "the `seq` this message replies to (0: a new root)")

@@ -74,7 +74,7 @@ func TestAppendTo(t *testing.T) {
 			{"a reply by a person outside the answer", []string{"append", "--as", "person:ana", "--parent", "3", "may I?"},
 				[]string{"not readable", "person:ana may not read #3"}},
 			{"a reply naming other readers", []string{"append", "--as", "agent:triage", "--parent", "2", "--to", "agent:review", "forwarded"},
-				[]string{"invalid audience", "leave out --to"}},
+				[]string{"must keep its readers", "leave out --to"}},
 		} {
 			r := c.run(tc.args...)
 			if r.code != exitError || r.stdout != "" {

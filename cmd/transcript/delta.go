@@ -65,7 +65,7 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 		return usageErrorf("delta takes no arguments")
 	}
 	conv := transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)}
-	st, err := df.openExisting(ctx)
+	st, err := df.openRead(ctx)
 	if err != nil {
 		return err
 	}

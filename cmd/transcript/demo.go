@@ -22,7 +22,7 @@ one sharing cycle (Triage takes a turn, Reviewer replies in between, and Triage'
 holds only that reply, with Reviewer's name on it); and show one reinitialization with its
 reason.`)
 	var df deskFlags
-	addDeskFlags(fs, &df, "demo")
+	addWritingDeskFlags(fs, &df, "demo")
 	window := fs.Int("window", 8, "messages per view")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -16,14 +16,14 @@ List the database's desks, one a line: its name, how many rows it holds and its 
 seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with no row yet
 (one that only has tokens) is not listed.`)
 	var df deskFlags
-	fs.StringVar(&df.db, "db", defaultDB, "a SQLite `database` file or a postgres:// URL")
+	fs.StringVar(&df.db, "db", defaultDB, dbUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return usageErrorf("desks takes no arguments")
 	}
-	st, err := df.openExisting(ctx)
+	st, err := df.openRead(ctx)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ with its "audience": an export is the operator's whole desk, not one viewer's vi
 	if fs.NArg() != 0 {
 		return usageErrorf("export takes no arguments")
 	}
-	st, err := df.openExisting(ctx)
+	st, err := df.openRead(ctx)
 	if err != nil {
 		return err
 	}

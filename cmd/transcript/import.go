@@ -61,7 +61,7 @@ earlier import adds only its new lines (a line without an id or a seq is new eve
 imports into an empty desk as the same rows, and into its own desk as nothing new.
 Import prints how many messages were new and how many were already present.`)
 	var df deskFlags
-	addDeskFlags(fs, &df, "main")
+	addWritingDeskFlags(fs, &df, "main")
 	from := fs.String("from", "jsonl", "the `format` of FILE: jsonl, slack or discord")
 	channel := fs.String("channel", "", "with --from slack: the `channel` to load (its name, #name or id)")
 	if err := parse(fs, args); err != nil {

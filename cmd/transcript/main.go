@@ -124,7 +124,7 @@ func exitCode(e *env, err error) int {
 		fmt.Fprintln(e.stderr, "transcript:", reinit)
 		return exitReinit
 	}
-	fmt.Fprintln(e.stderr, "transcript:", err)
+	fmt.Fprintln(e.stderr, "transcript:", plainError(err))
 	return exitError
 }
 

@@ -30,6 +30,7 @@ const defaultDrainTimeout = 10 * time.Second
 type serveFlags struct {
 	db           string
 	readDBs      readDBFlag
+	initDB       bool
 	addr         string
 	tlsCert      string
 	tlsKey       string
@@ -74,7 +75,8 @@ by side and live, what chosen participants see of it. --demo loads the demo desk
 "demo", as the demo command builds it), makes an operator token for it and prints, on
 standard output, the page's address and the token, which is revoked when serve stops.`)
 	var f serveFlags
-	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
+	fs.StringVar(&f.db, "db", defaultDB, dbUsage)
+	addInitDBFlag(fs, &f.initDB)
 	fs.Var(&f.readDBs, "read-db", readDBUsage)
 	fs.StringVar(&f.addr, "addr", server.DefaultAddr, "the `host:port` to listen on (port 0: a free port, which the listening line names)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate `file` (chain included), with --tls-key")
@@ -106,7 +108,7 @@ standard output, the page's address and the token, which is revoked when serve s
 	}
 
 	logs := f.logHandler(e)
-	df := deskFlags{db: f.db, readDBs: f.readDBs, standbyReport: func(err error) {
+	df := deskFlags{db: f.db, readDBs: f.readDBs, initDB: f.initDB, standbyReport: func(err error) {
 		slog.New(logs).Warn("a standby is set aside", "error", err.Error())
 	}}
 	existed := df.exists()

@@ -48,6 +48,9 @@ type deskFlags struct {
 	db      string
 	desk    string
 	readDBs readDBFlag
+	// initDB is --init-db, which the commands that write take: a PostgreSQL database
+	// holding other tables gets the store's tables beside them (pgstore.InitSchema).
+	initDB bool
 	// standbyReport, when set, is told of each --read-db standby the store sets aside
 	// (pgstore.WithStandbyReport); standbyWarnings makes one for a command's standard error.
 	standbyReport func(error)
@@ -75,8 +78,22 @@ const readDBUsage = "a hot standby of a PostgreSQL --db to read desks from, a po
 // addReadDBFlag adds --read-db to fs, into f.
 func addReadDBFlag(fs *flag.FlagSet, f *deskFlags) { fs.Var(&f.readDBs, "read-db", readDBUsage) }
 
+// dbUsage is --db's help.
+const dbUsage = "a SQLite `database` file or a postgres:// URL; import, append, demo, serve and token add create a missing or empty file, the other commands read an existing one"
+
+// addInitDBFlag adds --init-db, to a command that writes, into initDB.
+func addInitDBFlag(fs *flag.FlagSet, initDB *bool) {
+	fs.BoolVar(initDB, "init-db", false, "create the store's tables (transcript_*) in a PostgreSQL --db that holds other tables")
+}
+
+// addWritingDeskFlags adds, for a command that writes, the desk flags and --init-db.
+func addWritingDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
+	addDeskFlags(fs, f, desk)
+	addInitDBFlag(fs, &f.initDB)
+}
+
 func addDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
-	fs.StringVar(&f.db, "db", defaultDB, "a SQLite `database` file (created if missing) or a postgres:// URL")
+	fs.StringVar(&f.db, "db", defaultDB, dbUsage)
 	fs.StringVar(&f.desk, "desk", desk, "the `desk`'s name")
 }
 
@@ -86,28 +103,77 @@ func isPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
-// open opens the store f.db names: PostgreSQL for a postgres:// or postgresql:// URL, else a
-// SQLite file, created when it is missing.
+// open opens the store f.db names for a command that writes: PostgreSQL for a postgres:// or
+// postgresql:// URL, else a SQLite file, created when it is missing. Either is initialized
+// only when it holds nothing yet (or, for PostgreSQL, with --init-db), and migrated when
+// it holds an older store; another program's database is refused and left as it was.
 //
 // --read-db needs PostgreSQL: the store then reads its desks from those standbys
 // (pgstore.WithStandbys). A --db that is itself a standby opens read-only.
 func (f deskFlags) open(ctx context.Context) (store, error) {
+	var opts []pgstore.Option
+	if f.initDB {
+		opts = append(opts, pgstore.InitSchema())
+	}
+	st, err := f.openWith(ctx, opts, nil)
+	if errors.Is(err, pgstore.ErrNotStore) && !f.initDB {
+		return nil, fmt.Errorf("%w (add --init-db to create the store's tables beside them)", err)
+	}
+	return st, err
+}
+
+// openRead is open for commands that only read: it never creates, initializes, migrates or
+// writes anything (pgstore.ReadOnly, sqlitestore.ReadOnly). A missing SQLite file, an empty
+// one and a store at an older schema version are errors that say which command makes or
+// migrates it.
+func (f deskFlags) openRead(ctx context.Context) (store, error) {
+	if err := checkDBScheme(f.db); err != nil {
+		return nil, err
+	}
+	if !f.exists() {
+		return nil, f.missing()
+	}
+	st, err := f.openWith(ctx, []pgstore.Option{pgstore.ReadOnly()}, []sqlitestore.Option{sqlitestore.ReadOnly()})
+	switch {
+	case errors.Is(err, sqlitestore.ErrSchemaBehind), errors.Is(err, pgstore.ErrSchemaBehind):
+		return nil, fmt.Errorf("%w; a command that writes (import, append, token add or serve) creates or migrates it", err)
+	case errors.Is(err, sqlitestore.ErrNotStore) && isEmptyFile(f.db):
+		return nil, fmt.Errorf("%w (create it with import, append or demo)", err)
+	}
+	return st, err
+}
+
+// openWith opens the store f.db names with the options of its kind.
+func (f deskFlags) openWith(ctx context.Context, pgOpts []pgstore.Option, sqliteOpts []sqlitestore.Option) (store, error) {
+	if err := checkDBScheme(f.db); err != nil {
+		return nil, err
+	}
 	if isPostgres(f.db) {
-		return pgstore.Open(ctx, f.db, pgstore.WithStandbys(f.readDBs...), pgstore.WithStandbyReport(f.standbyReport))
+		opts := append(pgOpts, pgstore.WithStandbys(f.readDBs...), pgstore.WithStandbyReport(f.standbyReport))
+		return pgstore.Open(ctx, f.db, opts...)
 	}
 	if len(f.readDBs) > 0 {
 		return nil, usageErrorf("--read-db needs a PostgreSQL --db (a postgres:// URL): a SQLite file has no standbys")
 	}
-	return sqlitestore.Open(ctx, f.db)
+	return sqlitestore.Open(ctx, f.db, sqliteOpts...)
 }
 
-// openExisting is open for commands that only read: a SQLite file that does not exist is an
-// error rather than a new, empty database.
+// openExisting is open for commands that write to a database that must be there already
+// (token revoke, mcp): a SQLite file that does not exist is an error rather than a new,
+// empty database.
 func (f deskFlags) openExisting(ctx context.Context) (store, error) {
+	if err := checkDBScheme(f.db); err != nil {
+		return nil, err
+	}
 	if !f.exists() {
-		return nil, fmt.Errorf("no database at %s (create one with import, append or demo, or name another with --db)", f.db)
+		return nil, f.missing()
 	}
 	return f.open(ctx)
+}
+
+// missing is the error of a SQLite --db that does not exist, for a command that needs it.
+func (f deskFlags) missing() error {
+	return fmt.Errorf("no database at %s (create one with import, append or demo, or name another with --db)", f.db)
 }
 
 // exists reports whether the database f.db names may hold desks: a PostgreSQL URL, or a
@@ -118,4 +184,34 @@ func (f deskFlags) exists() bool {
 	}
 	_, err := os.Stat(f.db)
 	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// isEmptyFile reports whether path is a file of no bytes.
+func isEmptyFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Size() == 0
+}
+
+// checkDBScheme refuses a --db that is a URL of a scheme other than PostgreSQL's: a SQLite
+// --db is a file name, and "mysql://host/db" would otherwise name a file in a directory
+// "mysql:".
+func checkDBScheme(db string) error {
+	scheme, _, ok := strings.Cut(db, "://")
+	if !ok || isPostgres(db) || strings.ContainsAny(scheme, `/\.`) {
+		return nil
+	}
+	// Only the scheme: the rest of the URL may hold a password.
+	return usageErrorf("--db: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", scheme)
+}
+
+// plainError returns err's message without the package name it starts with ("sqlitestore:
+// ", "pgstore: ", "transcript: "): the command's own prefix says where it comes from.
+func plainError(err error) string {
+	msg := err.Error()
+	for _, prefix := range []string{"sqlitestore: ", "pgstore: ", "transcript: "} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			return rest
+		}
+	}
+	return msg
 }

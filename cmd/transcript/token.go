@@ -90,7 +90,7 @@ what it posts and the viewer of what it reads. An operator token may also read a
 viewer (as= in the API). The database is created if it is missing; the desk need not hold
 any message yet.`)
 	var df deskFlags
-	addDeskFlags(fs, &df, "main")
+	addWritingDeskFlags(fs, &df, "main")
 	var as authorFlag
 	fs.Var(&as, "as", "the token's `participant` (required): "+authorSyntax)
 	if err := parse(fs, args); err != nil {
@@ -165,7 +165,7 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 	if fs.NArg() != 0 {
 		return usageErrorf("token list takes no arguments")
 	}
-	st, err := deskFlags{db: *db}.openExisting(ctx)
+	st, err := deskFlags{db: *db}.openRead(ctx)
 	if err != nil {
 		return err
 	}

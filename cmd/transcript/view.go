@@ -38,7 +38,7 @@ is the operator, who reads every aside.`)
 	if *window < 1 {
 		return usageErrorf("view: --window %d: want at least 1 message", *window)
 	}
-	st, err := df.openExisting(ctx)
+	st, err := df.openRead(ctx)
 	if err != nil {
 		return err
 	}

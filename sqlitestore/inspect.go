@@ -1,0 +1,167 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// fileState is what inspect found at a path, before Open writes anything there.
+type fileState int
+
+const (
+	fileMissing fileState = iota // no file: Open creates one
+	fileEmpty                    // a file holding no table, index or view: Open initializes it
+	fileStore                    // a store of this package's, at some schema version
+)
+
+// queryer is what classify reads with: a connection or a transaction.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// inspect reports what the file at path holds, reading it on a connection of its own opened
+// read-only, so that nothing is written: not even the journal mode, which the writer's
+// connection sets as it opens. A directory, a file that is not a SQLite database and a
+// SQLite database holding another program's tables are errors matching ErrNotStore. For a
+// store it also returns its schema version.
+func inspect(ctx context.Context, path string, c config) (fileState, int, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fileMissing, 0, nil
+	case err != nil:
+		return 0, 0, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	case info.IsDir():
+		return 0, 0, notStoref(path, "is a directory, not a database file")
+	case info.Size() == 0:
+		return fileEmpty, 0, nil
+	}
+	probe := c
+	probe.readOnly = true
+	source, err := dsn(path, probe, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	db, err := sql.Open(driverName, source)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	}
+	defer db.Close()
+	state, version, err := classify(ctx, db)
+	if err != nil {
+		return 0, 0, explainOpen(path, err)
+	}
+	return state, version, nil
+}
+
+// classify reads q's schema: no table, index or view at all is fileEmpty; the tables of a
+// store (schema_version and messages) are fileStore, with the version schema_version
+// holds; anything else is another program's database, an error matching ErrNotStore.
+func classify(ctx context.Context, q queryer) (fileState, int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\' AND type = 'table' ORDER BY name`)
+	if err != nil {
+		return 0, 0, err
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		tables = append(tables, name)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, 0, err
+	}
+	var objects int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\'`).Scan(&objects); err != nil {
+		return 0, 0, err
+	}
+	if objects == 0 {
+		return fileEmpty, 0, nil
+	}
+	if !slices.Contains(tables, "schema_version") || !slices.Contains(tables, "messages") {
+		return 0, 0, &foreignError{tables: tables}
+	}
+	var version int
+	if err := q.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version); err != nil {
+		return 0, 0, &foreignError{tables: tables}
+	}
+	return fileStore, version, nil
+}
+
+// foreignError is classify's finding of another program's database; explainOpen names the
+// file.
+type foreignError struct{ tables []string }
+
+func (e *foreignError) Error() string {
+	if len(e.tables) == 0 {
+		return "a SQLite database, but not a transcript store"
+	}
+	const most = 5
+	shown := e.tables[:min(len(e.tables), most)]
+	more := ""
+	if len(e.tables) > most {
+		more = fmt.Sprintf(" and %d more", len(e.tables)-most)
+	}
+	return fmt.Sprintf("a SQLite database, but not a transcript store (its tables: %s%s)", strings.Join(shown, ", "), more)
+}
+
+// explainOpen turns an error opening or reading the file at path into one that says, in
+// words, what the file is when that is why: another program's database, or no SQLite
+// database at all (both matching ErrNotStore). Other errors are wrapped as they are.
+func explainOpen(path string, err error) error {
+	var foreign *foreignError
+	var se *sqlite.Error
+	switch {
+	case errors.As(err, &foreign):
+		return notStoref(path, "is %s; it was left unchanged", foreign)
+	case errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB:
+		return notStoref(path, "is not a SQLite database")
+	}
+	return fmt.Errorf("sqlitestore: open %s: %w", path, err)
+}
+
+// notStoreError is a path Open will not open as a store, and leaves as it is. It matches
+// ErrNotStore, and its message is what the path is.
+type notStoreError struct{ path, what string }
+
+func notStoref(path, format string, args ...any) error {
+	return &notStoreError{path: path, what: fmt.Sprintf(format, args...)}
+}
+
+func (e *notStoreError) Error() string        { return "sqlitestore: " + e.path + " " + e.what }
+func (e *notStoreError) Is(target error) bool { return target == ErrNotStore }
+
+// checkReadOnly reports whether a ReadOnly Open may read what inspect found at path: a store
+// at SchemaVersion, which it needs to write nothing to read.
+func checkReadOnly(path string, state fileState, version int) error {
+	switch {
+	case state == fileMissing:
+		return fmt.Errorf("sqlitestore: %w", &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist})
+	case state == fileEmpty:
+		return notStoref(path, "is empty: it holds no transcript store yet")
+	case version != SchemaVersion:
+		return &SchemaError{Path: path, Found: version, Known: SchemaVersion}
+	}
+	return nil
+}
+
+// writable returns nil, or ErrReadOnly for a Store opened with ReadOnly.
+func (s *Store) writable() error {
+	if s.readOnly {
+		return ErrReadOnly
+	}
+	return nil
+}
