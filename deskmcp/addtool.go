@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sharedesk/transcript/internal/plainjson"
 )
 
 // toolFunc is a tool's own work: its arguments decoded, once they passed the tool's input
@@ -16,11 +18,11 @@ type toolFunc[In, Out any] func(ctx context.Context, in In) (text string, out Ou
 // addTool registers tool on srv, served by h. It does what mcp.AddTool does for a typed
 // handler — the arguments checked against the tool's input schema (args, resolved) and
 // decoded, a refusal made a tool error (isError, its text) the model reads, the result's
-// Out marshalled as its structured content beside the text — with encoding/json, and
-// without checking each result against the tool's output schema again: the SDK decodes
-// every value through a decoder with a fresh 32 KiB buffer (three per call besides the
-// protocol's own) and re-marshals what it checked, which together made up most of the
-// server's cost of a read_desk with no news (BENCHMARKS.md, "MCP (issue 13)"). That every
+// Out marshalled as its structured content beside the text (toolResult) — with
+// encoding/json, and without checking each result against the tool's output schema again:
+// the SDK decodes every value through a decoder with a fresh 32 KiB buffer (three per call
+// besides the protocol's own) and re-marshals what it checked, which together made up most
+// of the server's cost of a read_desk with no news (BENCHMARKS.md, "MCP (issue 13)"). That every
 // result matches its output schema is for the tests to show: internal/mcptest checks each
 // result it receives against the schema the tool list gives.
 func addTool[In, Out any](srv *mcp.Server, args *jsonschema.Resolved, tool *mcp.Tool, h toolFunc[In, Out]) {
@@ -34,15 +36,22 @@ func addTool[In, Out any](srv *mcp.Server, args *jsonschema.Resolved, tool *mcp.
 		if err != nil {
 			return toolError(err), nil
 		}
-		structured, err := json.Marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("deskmcp: marshalling the result of %s: %w", tool.Name, err)
-		}
-		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-			StructuredContent: json.RawMessage(structured),
-		}, nil
+		return toolResult(tool.Name, text, out)
 	})
+}
+
+// toolResult is the result of tool's successful call: text, and out marshalled as its
+// structured content without HTML escaping (<, > and & as themselves). The SDK's own
+// encoding of a result escapes them on the wire again; a client decodes them back.
+func toolResult(tool, text string, out any) (*mcp.CallToolResult, error) {
+	structured, err := plainjson.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("deskmcp: marshalling the result of %s: %w", tool, err)
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(structured),
+	}, nil
 }
 
 // checkArguments checks raw, a call's arguments (absent: {}), against schema, and decodes

@@ -1,10 +1,10 @@
 package render
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/plainjson"
 )
 
 // Notes Alternating adds where the messages alone would not make a valid exchange. They are
@@ -67,5 +67,5 @@ func Anthropic(viewer transcript.Author, msgs []transcript.Message, elided ...tr
 	for i, t := range turns {
 		out[i] = anthropicMessage{Role: t.Role, Content: []anthropicTextBlock{{Type: "text", Text: t.Content}}}
 	}
-	return json.Marshal(out)
+	return plainjson.Marshal(out)
 }

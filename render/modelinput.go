@@ -19,7 +19,8 @@ const (
 // ModelInput returns msgs and elided as viewer's model reads them in format: the JSON
 // document OpenAI or Anthropic returns, followed by one newline. These are the exact bytes
 // the command prints and the service serves, so that what a person inspects is what a model
-// is given. An unknown format is an error naming it.
+// is given: <, > and & stand as themselves, not HTML-escaped, so that the envelopes read as
+// the model reads them. An unknown format is an error naming it.
 func ModelInput(format ModelFormat, viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) ([]byte, error) {
 	var data []byte
 	var err error

@@ -1,9 +1,8 @@
 package render
 
 import (
-	"encoding/json"
-
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/plainjson"
 )
 
 // openAIMessage is one entry of a chat completions "messages" array.
@@ -22,5 +21,5 @@ func OpenAI(viewer transcript.Author, msgs []transcript.Message, elided ...trans
 	for i, t := range turns {
 		out[i] = openAIMessage(t)
 	}
-	return json.Marshal(out)
+	return plainjson.Marshal(out)
 }

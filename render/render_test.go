@@ -169,7 +169,7 @@ func TestJSONShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"role":"user","name":"person_ana","content":"\u003cmessage seq=\"1\" kind=\"person\" id=\"ana\" label=\"Ana\"\u003e\nWhy is the deploy red?\n\u003c/message\u003e"},{"role":"assistant","content":"The migration timed out."}]`
+	want := `[{"role":"user","name":"person_ana","content":"<message seq=\"1\" kind=\"person\" id=\"ana\" label=\"Ana\">\nWhy is the deploy red?\n</message>"},{"role":"assistant","content":"The migration timed out."}]`
 	if string(data) != want {
 		t.Errorf("OpenAI = %s\nwant %s", data, want)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
@@ -14,13 +13,14 @@ import (
 
 func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "demo", "[flags]", `
-Build a demo desk in the database (or reuse it when it is there): an operator, two people,
-three agents, CI notices, several threads, a busy stretch and a private instruction from the
-operator to Triage (an aside). Then show, side by side, what each agent sees of the channel
-and of one thread (Triage reads the aside; the others see only an elision in its place); run
-one sharing cycle (Triage takes a turn, Reviewer replies in between, and Triage's next delta
+Build a demo desk in the database: an operator, two people, three agents, CI notices,
+several threads, a busy stretch and a private instruction from the operator to Triage (an
+aside). Then show, side by side, what each agent sees of the channel and of one thread
+(Triage reads the aside; the others see only an elision in its place); walk through one
+sharing cycle (Triage takes a turn, Reviewer replies in between, and Triage's next delta
 holds only that reply, with Reviewer's name on it); and show one reinitialization with its
-reason.`)
+reason. Run again on the same database, the demo adds nothing: it shows the desk an earlier
+run built.`)
 	var df deskFlags
 	addWritingDeskFlags(fs, &df, "demo")
 	window := fs.Int("window", 8, "messages per view")
@@ -55,6 +55,7 @@ type demo struct {
 	window int
 	rows   []transcript.Message // the scenario
 	marks  landmarks
+	head   transcript.Sequence // the desk's newest row, once build has run
 }
 
 func (d *demo) log() transcript.Log { return d.st.Log(d.desk) }
@@ -63,31 +64,60 @@ func (d *demo) heading(s string) {
 	fmt.Fprintf(d.e.stdout, "\n%s\n", d.e.paint(ansiBold, s))
 }
 
-// build appends the scenario to an empty desk, or checks that a non-empty desk holds it.
+// build appends the scenario to an empty desk, or checks that a non-empty desk holds it
+// (an earlier run's), adding nothing: running the demo again shows the same desk again.
 func (d *demo) build(ctx context.Context) error {
 	rows := d.rows
-	first, err := d.log().ReadBefore(ctx, 2, 1)
+	newest, err := d.log().ReadBefore(ctx, 0, 1)
 	if err != nil {
 		return err
 	}
-	if len(first.Messages) == 0 {
+	if len(newest.Messages) == 0 {
 		if err := d.st.AppendBatch(ctx, d.desk, rows); err != nil {
 			return err
 		}
+		d.head = transcript.Sequence(len(rows))
 		fmt.Fprintf(d.e.stdout, "Built desk %q: %d messages, among them a busy stretch of %d CI notices and a private\ninstruction from the Operator to Triage (#%d), which Triage answers for the Operator alone.\n", d.desk, len(rows), busyStretch, d.marks.aside)
 		return nil
 	}
-	if got := first.Messages[0]; got.Content != rows[0].Content || !got.Author.Same(rows[0].Author) {
-		return fmt.Errorf("desk %q already holds other messages; pick another with --desk", d.desk)
+	d.head = newest.Messages[0].Seq
+	for _, seq := range []transcript.Sequence{1, transcript.Sequence(len(rows))} {
+		if ok, err := d.holds(ctx, seq); err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("desk %q already holds other messages; pick another with --desk", d.desk)
+			}
+			return err
+		}
 	}
-	fmt.Fprintf(d.e.stdout, "Reusing desk %q (%d scenario messages, plus earlier demo runs' sharing cycles).\n", d.desk, len(rows))
+	fmt.Fprintf(d.e.stdout, "Desk %q already holds the demo, from an earlier run: nothing added.\n", d.desk)
 	return nil
+}
+
+// holds reports whether the desk's row seq is the scenario's: the same author, parent and
+// content.
+func (d *demo) holds(ctx context.Context, seq transcript.Sequence) (bool, error) {
+	page, err := d.log().ReadBefore(ctx, seq+1, 1)
+	if err != nil || len(page.Messages) == 0 {
+		return false, err
+	}
+	got, want := page.Messages[0], d.rows[seq-1]
+	return got.Seq == seq && got.Author.Same(want.Author) && got.Parent == want.Parent && got.Content == want.Content, nil
+}
+
+// before returns the exclusive bound that ends a read just after row seq: 0 (the newest row)
+// when seq is the desk's head, so that no bound names a row the desk does not hold.
+func (d *demo) before(seq transcript.Sequence) transcript.Sequence {
+	if seq >= d.head {
+		return 0
+	}
+	return seq + 1
 }
 
 var agents = []transcript.Author{triage, review, scribe}
 
 // views shows side by side what each agent sees of the channel and of the deploy thread,
-// each agent's own view: Triage reads the operator's aside, the others see an elision.
+// each agent's own view: Triage reads the operator's aside, the others see an elision. The
+// views are those before the sharing cycle's thread, which sharingCycle walks through.
 func (d *demo) views(ctx context.Context) error {
 	for _, v := range []struct {
 		title string
@@ -98,13 +128,14 @@ func (d *demo) views(ctx context.Context) error {
 	} {
 		views := make([]transcript.Projection, len(agents))
 		for i, a := range agents {
-			p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: v.conv, Window: d.window, Viewer: a})
+			p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: v.conv, Before: d.marks.question, Window: d.window, Viewer: a})
 			if err != nil {
 				return err
 			}
 			views[i] = p
 		}
-		d.heading(fmt.Sprintf("%s (newest %d; %s)", v.title, d.window, rowsRead(views)))
+		d.heading(v.title)
+		fmt.Fprintln(d.e.stdout, d.e.paint(ansiDim, whatWasRead(d.window, views, d.head)))
 		cols := make([][]cell, len(agents))
 		titles := make([]string, len(agents))
 		for i, a := range agents {
@@ -117,36 +148,42 @@ func (d *demo) views(ctx context.Context) error {
 	return nil
 }
 
-// rowsRead says how much the views' walks read: "32 rows read in 1 read" when they all read
-// the same, else the range of each.
-func rowsRead(views []transcript.Projection) string {
+// whatWasRead says, for someone new to the walk, what the columns are and how little of the
+// desk it took to build them: the messages each view holds and the rows and queries it
+// read, a range when the views differ.
+func whatWasRead(window int, views []transcript.Projection, head transcript.Sequence) string {
 	minScan, maxScan, minReads, maxReads := views[0].Scanned, views[0].Scanned, views[0].Reads, views[0].Reads
 	for _, p := range views[1:] {
 		minScan, maxScan = min(minScan, p.Scanned), max(maxScan, p.Scanned)
 		minReads, maxReads = min(minReads, p.Reads), max(maxReads, p.Reads)
 	}
-	if minScan == maxScan && minReads == maxReads {
-		return fmt.Sprintf("%d rows read in %s", minScan, plural(minReads, "read"))
+	scanned, queries := fmt.Sprint(minScan), fmt.Sprintf("%d queries", minReads)
+	switch {
+	case minReads != maxReads:
+		queries = fmt.Sprintf("%d to %d queries", minReads, maxReads)
+	case minReads == 1:
+		queries = "one query"
 	}
-	return fmt.Sprintf("%d to %d rows read in %d to %d reads", minScan, maxScan, minReads, maxReads)
+	if minScan != maxScan {
+		scanned = fmt.Sprintf("%d to %d", minScan, maxScan)
+	}
+	return fmt.Sprintf("Each column is what one agent is shown: up to %d of the newest messages it may read. To find them,\neach view read only %s of the desk's %d messages, in %s to the database.", window, scanned, head, queries)
 }
 
-// explainElisions says, under a table of views, who sees an elision and the line view
-// prints for it; it prints nothing when no view elides anything.
+// explainElisions says, under a table of views, who sees an elision in place of the
+// operator's aside; it prints nothing when no view elides anything.
 func (d *demo) explainElisions(views []transcript.Projection) {
 	var who []string
-	var line string
 	for i, p := range views {
 		if len(p.Elided) > 0 {
 			who = append(who, agents[i].Label)
-			line = render.ElisionLine(p.Elided[len(p.Elided)-1])
 		}
 	}
 	if len(who) == 0 {
 		return
 	}
-	fmt.Fprintf(d.e.stdout, "%s may not read the Operator's aside to Triage: their views hold an elision in its place,\nwith nothing of its content, which view prints as\n  %s\n",
-		names(who), d.e.paint(ansiDim, line))
+	fmt.Fprintf(d.e.stdout, "\n%s may not read the Operator's aside to Triage (#%d): in its place their views hold\nan elision, which says who may read it and nothing of what it says, worded as view prints it.\n",
+		names(who), d.marks.aside)
 }
 
 // names returns "A", "A and B" or "A, B and C".
@@ -157,136 +194,32 @@ func names(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-// cells returns the column of a view: its messages and its elisions in sequence order.
-func (d *demo) cells(viewer transcript.Author, p transcript.Projection) []cell {
-	out := make([]cell, 0, len(p.Messages)+len(p.Elided))
-	elided := p.Elided
-	for _, m := range p.Messages {
-		for len(elided) > 0 && elided[0].From < m.Seq {
-			out = append(out, elisionCell(elided[0]))
-			elided = elided[1:]
-		}
-		out = append(out, d.cell(viewer, m))
-	}
-	for _, e := range elided {
-		out = append(out, elisionCell(e))
-	}
-	return out
-}
-
-// elisionCell is an elision in a column, short enough to fit one: "#2339 ⋯ aside of
-// Operator and Triage". It holds no content: an elision has none.
-func elisionCell(e transcript.Elision) cell {
-	span := fmt.Sprintf("#%d", e.From)
-	if e.Through != e.From {
-		span += fmt.Sprintf("–%d", e.Through)
-	}
-	what := "aside"
-	if e.Count != 1 {
-		what = fmt.Sprintf("%d asides", e.Count)
-	}
-	readers := make([]string, len(e.Readers))
-	for i, a := range e.Readers {
-		readers[i] = a.Label
-		if readers[i] == "" {
-			readers[i] = a.String()
-		}
-	}
-	return cell{text: fmt.Sprintf("%s ⋯ %s of %s", span, what, names(readers)), color: ansiDim}
-}
-
-// cell is one message in a column: its text and its colour.
-type cell struct{ text, color string }
-
-func (d *demo) cell(viewer transcript.Author, m transcript.Message) cell {
-	who := m.Author.Label
-	own := viewer.Same(m.Author)
-	if own {
-		who = "you"
-	}
-	reply := ""
-	if m.Parent != 0 {
-		reply = "↳"
-	}
-	return cell{text: fmt.Sprintf("#%d %s%s: %s", m.Seq, reply, who, m.Content), color: authorColor(m, own)}
-}
-
-// sideBySide prints columns of cells, each cut to fit the terminal's width.
-func (d *demo) sideBySide(titles []string, cols [][]cell) {
-	const gap = "  "
-	width := max((d.e.width-len(gap)*(len(cols)-1))/len(cols), 20)
-	rows := 0
-	for _, c := range cols {
-		rows = max(rows, len(c))
-	}
-	var b strings.Builder
-	for i, t := range titles {
-		if i > 0 {
-			b.WriteString(gap)
-		}
-		b.WriteString(d.e.paint(ansiBold, fit(t, width)))
-	}
-	b.WriteString("\n")
-	for r := range rows {
-		for i, c := range cols {
-			if i > 0 {
-				b.WriteString(gap)
-			}
-			var x cell
-			if r < len(c) {
-				x = c[r]
-			}
-			b.WriteString(d.e.paint(x.color, fit(x.text, width)))
-		}
-		b.WriteString("\n")
-	}
-	fmt.Fprint(d.e.stdout, b.String())
-}
-
-// fit cuts s to width runes, with an ellipsis when it is cut, and pads it to width.
-func fit(s string, width int) string {
-	if n := utf8.RuneCountInString(s); n <= width {
-		return s + strings.Repeat(" ", width-n)
-	}
-	r := []rune(s)
-	return string(r[:width-1]) + "…"
-}
-
-// sharingCycle: Triage takes a turn in a new thread, Reviewer replies in between, and
-// Triage's next delta holds only Reviewer's reply.
+// sharingCycle walks through Triage's two turns in the scenario's last thread, each
+// prepared as it was when it came: Triage's first delta holds Ana's question, it answers,
+// Reviewer replies in between, and Triage's next delta holds only Reviewer's reply. It adds
+// nothing to the desk: the thread is the scenario's, and each turn's delta reads only the
+// rows that had landed by then.
 func (d *demo) sharingCycle(ctx context.Context) error {
 	d.heading("A sharing cycle: Triage takes two turns, Reviewer replies in between")
 	out := d.e.stdout
-	q, err := d.st.Append(ctx, d.desk, transcript.Message{Author: ana, Content: "Is the release branch for 2.4 cut?"})
-	if err != nil {
-		return err
-	}
-	thread := transcript.Conversation{Desk: d.desk, Thread: q.Seq}
-	state := sharing.Initialized(thread, q.Seq-1)
-	fmt.Fprintf(out, "Ana opens thread #%d; Triage joins it with a state at watermark %d: nothing of it seen yet.\n", q.Seq, q.Seq-1)
+	q, answer, peer := d.marks.question, d.marks.answer, d.marks.peerReply
+	thread := transcript.Conversation{Desk: d.desk, Thread: q}
+	state := sharing.Initialized(thread, q-1)
+	fmt.Fprintf(out, "Ana opens thread #%d. Triage joins it having seen everything up to #%d: nothing of the thread yet.\n", q, q-1)
 
-	plan, err := sharing.Prepare(ctx, d.log(), sharing.Query{Desired: thread, Current: thread, State: state, Viewer: triage})
-	if err != nil {
-		return err
-	}
-	reply, err := d.st.Append(ctx, d.desk, transcript.Message{Author: triage, Parent: q.Seq, Content: "Yes: cut at 14:00 from main at 9f3c2e1."})
+	plan, err := sharing.Prepare(ctx, d.log(), sharing.Query{Desired: thread, Current: thread, State: state, Before: answer, Viewer: triage})
 	if err != nil {
 		return err
 	}
 	next := plan.Delta.Next
-	if err := next.NotePresent(reply.Seq); err != nil {
+	if err := next.NotePresent(answer); err != nil {
 		return err
 	}
-	state = next // committed once the reply is durably appended
-	fmt.Fprintf(out, "Turn 1: Triage's delta holds %s; it replies (#%d), notes its reply present and commits.\n", seqList(plan.Delta.Messages), reply.Seq)
+	state = next // committed once the answer is durably appended
+	fmt.Fprintf(out, "Turn 1: Triage's delta (what is new for it) holds %s. It answers (#%d); once the answer\nis stored, Triage has seen everything up to #%d, and its own answer.\n", seqList(plan.Delta.Messages), answer, q)
+	fmt.Fprintf(out, "Meanwhile Reviewer replies (#%d).\n", peer)
 
-	peer, err := d.st.Append(ctx, d.desk, transcript.Message{Author: review, Parent: q.Seq, Content: "Blocking: two changelog entries are missing. Fixing now."})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "Meanwhile Reviewer replies (#%d).\n", peer.Seq)
-
-	plan, err = sharing.Prepare(ctx, d.log(), sharing.Query{Desired: thread, Current: thread, State: state, Viewer: triage})
+	plan, err = sharing.Prepare(ctx, d.log(), sharing.Query{Desired: thread, Current: thread, State: state, Before: d.before(peer), Viewer: triage})
 	if err != nil {
 		return err
 	}
@@ -297,8 +230,8 @@ func (d *demo) sharingCycle(ctx context.Context) error {
 	return nil
 }
 
-// reinitialization: the scribe's state predates the busy stretch, so its delta cannot be
-// given inside the scan limit.
+// reinitialization: what the scribe has seen predates the busy stretch, so its delta cannot
+// be given inside the scan limit.
 func (d *demo) reinitialization(ctx context.Context) error {
 	d.heading("A reinitialization: Scribe was away during the busy stretch")
 	channel := transcript.Conversation{Desk: d.desk}
@@ -314,8 +247,8 @@ func (d *demo) reinitialization(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.e.stdout, "Scribe's state stands at #%d; more than %d rows have landed since, so Prepare asks for a\nreinitialization: %s. Scribe starts over from a fresh channel projection (%d messages,\nhead #%d) and a new state at its head.\n",
-		d.marks.scribeLastSeen, transcript.ScanLimit, d.e.paint(ansiRed+ansiBold, plan.Reinitialize.String()), len(p.Messages), p.Head)
+	fmt.Fprintf(d.e.stdout, "Scribe has seen everything up to message #%d. Since then %d messages have come in, more\nthan the %d one delta may look through, so instead of a delta Scribe is told to start\nover: %s. It starts from a fresh view of the channel (its newest %d messages, up to\n#%d), and from then on it has seen everything up to #%d.\n",
+		d.marks.scribeLastSeen, p.Head-d.marks.scribeLastSeen, transcript.ScanLimit, d.e.paint(ansiRed+ansiBold, plan.Reinitialize.String()), len(p.Messages), p.Head, p.Head)
 	return nil
 }
 

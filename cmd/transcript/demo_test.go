@@ -1,15 +1,23 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/render"
 )
 
 // TestDemoDefaultDB runs the demo the way the README does: in a fresh directory, with the
-// default ./transcript.db, twice (the second run reuses the desk).
+// default ./transcript.db, twice. The second run adds nothing to the desk and shows it again,
+// as the first did.
 func TestDemoDefaultDB(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
@@ -17,17 +25,33 @@ func TestDemoDefaultDB(t *testing.T) {
 	if !fileExists(c.path(defaultDB)) {
 		t.Errorf("demo left no %s in its working directory", defaultDB)
 	}
-	second := checkDemo(t, c, "Reusing desk")
-	if second <= first {
-		t.Errorf("second run's peer reply is #%d, want above the first run's #%d", second, first)
+	rows := c.ok("export", "--desk", demoDesk)
+	second := checkDemo(t, c, `Desk "demo" already holds the demo`)
+	if again := c.ok("export", "--desk", demoDesk); again != rows {
+		t.Errorf("the second run changed the desk: %d rows before it, %d after", strings.Count(rows, "\n"), strings.Count(again, "\n"))
+	}
+	if a, b := demoBody(first), demoBody(second); a != b {
+		t.Errorf("the second run shows another desk than the first:\nfirst:\n%s\nsecond:\n%s", a, b)
 	}
 }
 
 func TestDemo(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
-		checkDemo(t, c, "Built desk")
-		checkDemo(t, c, "Reusing desk")
+		out := checkDemo(t, c, "Built desk")
+		checkDemo(t, c, `Desk "demo" already holds the demo`)
+
+		// The elision in Reviewer's column is the line view prints for it.
+		_, marks := scenario()
+		view := c.ok("view", "--desk", demoDesk, "--as", "agent:review", "--window", "8", "--before", fmt.Sprint(marks.question))
+		i := strings.Index(view, fmt.Sprintf("\n#%d ", marks.aside))
+		if i < 0 {
+			t.Fatalf("view as Reviewer shows no line for the aside #%d:\n%s", marks.aside, view)
+		}
+		line, _, _ := strings.Cut(view[i+1:], "\n")
+		if _, cols := demoTable(t, out, "The channel"); !slices.Contains(cols[1], line) {
+			t.Errorf("Reviewer's column does not show the aside as view does, %q:\n%q", line, cols[1])
+		}
 
 		// A desk that holds something else is left alone.
 		c.ok("append", "--desk", "other", "not the demo")
@@ -41,15 +65,77 @@ func TestDemo(t *testing.T) {
 	})
 }
 
+// TestDemoNarrowTerminal: on a terminal too narrow for a cell, the cell takes more lines of
+// its column, no line is wider than the terminal, and a cell too long for maxCellLines is cut
+// with the marker.
+func TestDemoNarrowTerminal(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	e := newEnv(strings.NewReader(""), &stdout, &stderr)
+	e.width = 80
+	if code := run(context.Background(), []string{"demo", "--db", filepath.Join(t.TempDir(), "demo.db")}, e); code != exitOK {
+		t.Fatalf("demo: exit %d\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	_, marks := scenario()
+	lines, cols := demoTable(t, out, "The channel")
+	for _, line := range lines {
+		if n := utf8.RuneCountInString(line); n > e.width {
+			t.Errorf("a line of %d runes on a terminal of %d:\n%s", n, e.width, line)
+		}
+	}
+	start := fmt.Sprintf("#%d Operator: Triage, between us:", marks.aside)
+	i := slices.IndexFunc(cols[0], func(c string) bool { return strings.HasPrefix(c, start) })
+	if i < 0 || !strings.HasSuffix(cols[0][i], cutMarker) {
+		t.Errorf("Triage's column at width %d: want the operator's aside cut with %q, got:\n%q", e.width, cutMarker, cols[0])
+	}
+	for _, c := range cols[0] {
+		if strings.HasPrefix(c, "#2332 ") && strings.HasSuffix(c, cutMarker) {
+			t.Errorf("a cell that fits in %d lines is cut: %q", maxCellLines, c)
+		}
+	}
+}
+
+func TestWrapCell(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"#1 Ana: hello", 20, []string{"#1 Ana: hello"}},
+		{"", 20, []string{""}},
+		{"#1 Ana: the deploy is red again", 20, []string{"#1 Ana: the deploy", "  is red again"}},
+		{"#12 x: " + strings.Repeat("y", 30) + " z", 20, []string{"#12 x:", "  " + strings.Repeat("y", 18), "  " + strings.Repeat("y", 12) + " z"}},
+		{strings.Repeat("word ", 30), 20, []string{"word word word word", "  word word word", "  word word word", "  word word word" + cutMarker}},
+	} {
+		got := wrapCell(c.in, c.width)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("wrapCell(%q, %d) =\n%q\nwant\n%q", c.in, c.width, got, c.want)
+		}
+		for _, l := range got {
+			if n := utf8.RuneCountInString(l); n > c.width {
+				t.Errorf("wrapCell(%q, %d): line %q has %d runes", c.in, c.width, l, n)
+			}
+		}
+	}
+}
+
 var (
 	peerReplyRE = regexp.MustCompile(`Meanwhile Reviewer replies \(#(\d+)\)`)
 	turn2RE     = regexp.MustCompile(`Turn 2: Triage's delta holds (.*?), not its own reply`)
 	turnRE      = regexp.MustCompile(`(?m)^  (user|assistant|system):`)
+	doneRE      = regexp.MustCompile(`(?m)^Done in .*$`)
 )
 
-// checkDemo runs the demo with c, checks what it shows, and returns the sequence of
-// Reviewer's reply in its sharing cycle.
-func checkDemo(t *testing.T, c *cli, build string) (peer int) {
+// demoBody is the demo's output without its first paragraph (built, or already there) and
+// its timing.
+func demoBody(out string) string {
+	_, body, _ := strings.Cut(out, "\n\n")
+	return doneRE.ReplaceAllString(body, "Done in")
+}
+
+// checkDemo runs the demo with c, checks what it shows, and returns its output.
+func checkDemo(t *testing.T, c *cli, build string) string {
 	t.Helper()
 	out := c.ok("demo")
 	if !strings.HasPrefix(out, build) {
@@ -61,11 +147,16 @@ func checkDemo(t *testing.T, c *cli, build string) (peer int) {
 		}
 	}
 	checkDemoAside(t, out)
+	checkDemoWords(t, out)
+	_, marks := scenario()
 	m := peerReplyRE.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("demo does not say when Reviewer replies:\n%s", clip(out))
 	}
 	seq := m[1]
+	if seq != fmt.Sprint(marks.peerReply) {
+		t.Errorf("Reviewer's reply is #%s, want the scenario's #%d", seq, marks.peerReply)
+	}
 	d := turn2RE.FindStringSubmatch(out)
 	if d == nil {
 		t.Fatalf("demo does not show Triage's second delta:\n%s", clip(out))
@@ -94,45 +185,113 @@ func checkDemo(t *testing.T, c *cli, build string) (peer int) {
 	if !strings.Contains(out, "gap_too_large") {
 		t.Errorf("demo does not show the reinitialization reason gap_too_large:\n%s", clip(out))
 	}
-	n, err := strconv.Atoi(seq)
-	if err != nil {
-		t.Fatal(err)
+	return out
+}
+
+// checkDemoWords: the demo says in words what the walk read and what the scribe has seen,
+// not in the library's jargon.
+func checkDemoWords(t *testing.T, out string) {
+	t.Helper()
+	_, marks := scenario()
+	for _, want := range []string{
+		"each view read only 32 of the desk's",
+		"in one query to the database",
+		fmt.Sprintf("Scribe has seen everything up to message #%d.", marks.scribeLastSeen),
+		fmt.Sprintf("Triage joins it having seen everything up to #%d", marks.question-1),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the demo does not say %q:\n%s", want, clip(out))
+		}
 	}
-	return n
+	for _, jargon := range []string{"rows read in", "state stands at", "at watermark", "notes its reply present"} {
+		if strings.Contains(out, jargon) {
+			t.Errorf("the demo says %q:\n%s", jargon, clip(out))
+		}
+	}
 }
 
 // checkDemoAside checks the demo's private instruction from the operator to Triage in the
-// views of the channel: Triage's column holds it and Triage's answer; Reviewer's and Scribe's
-// hold an elision in its place, and nothing of either. The demo says how view prints the
-// elision. It needs a store that keeps audiences.
+// views of the channel: Triage's column holds it, whole, and Triage's answer; Reviewer's and
+// Scribe's hold in its place the elision, worded as view words it, and nothing of either. At
+// the default width no cell is cut. It needs a store that keeps audiences.
 func checkDemoAside(t *testing.T, out string) {
 	t.Helper()
-	_, marks := scenario()
-	channel := out[:max(strings.Index(out, "\nThread #"), 0)]
-	instruction := privateInstruction[:18] // what of it fits in a column: "Triage, between us"
-	var triageCol, othersCols []string
-	for line := range strings.Lines(channel) {
-		cols := strings.Split(strings.TrimRight(line, "\n"), "  #") // columns are two spaces apart, each cell starts with #
-		if len(cols) != 3 {
-			continue
+	rows, marks := scenario()
+	_, cols := demoTable(t, out, "The channel")
+	triage, others := cols[0], slices.Concat(cols[1], cols[2])
+	if want := fmt.Sprintf("#%d Operator: %s", marks.aside, privateInstruction); !slices.Contains(triage, want) {
+		t.Errorf("Triage's channel view does not hold the operator's aside to it, whole, %q:\n%q", want, triage)
+	}
+	if want := fmt.Sprintf("#%d ↳you: Understood: I hold the split until you confirm.", marks.aside+1); !slices.Contains(triage, want) {
+		t.Errorf("Triage's channel view does not hold its answer to the aside, %q:\n%q", want, triage)
+	}
+	for _, c := range others {
+		if strings.Contains(c, "between us") || strings.Contains(c, "Understood") {
+			t.Errorf("Reviewer's or Scribe's channel view holds the operator's aside to Triage or its answer: %q", c)
 		}
-		triageCol = append(triageCol, cols[0])
-		othersCols = append(othersCols, cols[1], cols[2])
 	}
-	triage, others := strings.Join(triageCol, "\n"), strings.Join(othersCols, "\n")
-	if !strings.Contains(triage, instruction) || !strings.Contains(triage, "↳you: Understood") {
-		t.Errorf("Triage's channel view does not hold the operator's aside to it and its answer:\n%s", clip(channel))
+	elision := render.ElisionLine(transcript.Elision{From: marks.aside, Through: marks.aside, Count: 1, Readers: rows[marks.aside-1].Readers()})
+	for i, name := range []string{"Reviewer", "Scribe"} {
+		if !slices.Contains(cols[i+1], elision) {
+			t.Errorf("%s's channel view does not show the elision %q:\n%q", name, elision, cols[i+1])
+		}
 	}
-	if strings.Contains(others, instruction) || strings.Contains(others, "Understood") {
-		t.Errorf("Reviewer's or Scribe's channel view holds the operator's aside to Triage or its answer:\n%s", clip(channel))
-	}
-	if cell := fmt.Sprintf("%d ⋯ aside of Operator and Triage", marks.aside); strings.Count(others, cell) != 2 {
-		t.Errorf("Reviewer's and Scribe's channel views do not both show the elision %q:\n%s", cell, clip(channel))
-	}
-	if n := strings.Count(out, instruction); n != 1 {
+	if n := strings.Count(out, "Triage, between us"); n != 1 {
 		t.Errorf("the demo shows the operator's aside %d times, want once (in Triage's view):\n%s", n, clip(out))
 	}
-	if line := fmt.Sprintf("#%d · 1 message between Operator and Triage you cannot read", marks.aside); !strings.Contains(out, line) {
-		t.Errorf("the demo does not show the elision line %q:\n%s", line, clip(out))
+	_, thread := demoTable(t, out, "Thread #")
+	for _, c := range slices.Concat(slices.Concat(cols...), slices.Concat(thread...)) {
+		if strings.HasSuffix(c, cutMarker) {
+			t.Errorf("a cell is cut at the default width: %q", c)
+		}
 	}
+}
+
+// demoTable returns the first table after heading in out: its lines and, for each column,
+// its cells, each cell's lines joined by a space. A table is a line of titles, each starting
+// its column, and the lines below it up to a blank line; a cell's lines after its first are
+// indented.
+func demoTable(t *testing.T, out, heading string) (table []string, cols [][]string) {
+	t.Helper()
+	i := strings.Index(out, heading)
+	if i < 0 {
+		t.Fatalf("the demo shows no %q:\n%s", heading, clip(out))
+	}
+	lines := strings.Split(out[i:], "\n")
+	k := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Triage sees") })
+	if k < 0 {
+		t.Fatalf("no table under %q:\n%s", heading, clip(out[i:]))
+	}
+	var starts []int
+	for _, title := range strings.Fields(strings.ReplaceAll(lines[k], " sees", "_sees")) {
+		title = strings.ReplaceAll(title, "_sees", " sees")
+		starts = append(starts, utf8.RuneCountInString(lines[k][:strings.Index(lines[k], title)]))
+	}
+	table = append(table, lines[k])
+	cols = make([][]string, len(starts))
+	for _, line := range lines[k+1:] {
+		if line == "" {
+			break
+		}
+		table = append(table, line)
+		r := []rune(line)
+		for j, from := range starts {
+			to := len(r)
+			if j+1 < len(starts) {
+				to = min(starts[j+1], len(r))
+			}
+			if from >= to {
+				continue
+			}
+			text := strings.TrimRight(string(r[from:to]), " ")
+			switch {
+			case text == "":
+			case strings.HasPrefix(text, continuation) && len(cols[j]) > 0:
+				cols[j][len(cols[j])-1] += " " + strings.TrimSpace(text)
+			default:
+				cols[j] = append(cols[j], text)
+			}
+		}
+	}
+	return table, cols
 }

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/plainjson"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -28,7 +28,7 @@ func writeMessages(e *env, format string, viewer transcript.Author, msgs []trans
 	case "text":
 		return render.StyledText(e.stdout, viewer, msgs, e.style(), elided...)
 	case "json":
-		data, err := json.MarshalIndent(asJSON, "", "  ")
+		data, err := plainjson.MarshalIndent(asJSON, "", "  ")
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -30,6 +31,33 @@ func TestColorTextElision(t *testing.T) {
 		}
 		if got := out.String(); got != want {
 			t.Errorf("text with color=%v:\n got %q\nwant %q", color, got, want)
+		}
+	}
+}
+
+// TestJSONFormatsNotHTMLEscaped: view's JSON formats, which people and models read, write
+// <, > and & as themselves (the envelopes, and the escapes the envelope puts in content),
+// never as \u003c, \u003e and \u0026, and stay valid JSON.
+func TestJSONFormatsNotHTMLEscaped(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "")
+	c.ok("append", "--as", "person:ana", "It locks <users> & sessions.")
+	for format, want := range map[string][]string{
+		"anthropic": {`<message seq=\"1\"`, `&lt;users&gt; &amp; sessions.`, `</message>`},
+		"openai":    {`<message seq=\"1\"`, `&lt;users&gt; &amp; sessions.`, `</message>`},
+		"json":      {`"It locks <users> & sessions."`},
+	} {
+		out := c.ok("view", "--as", "agent:triage", "--format", format)
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("view --format %s does not hold %s literally:\n%s", format, w, out)
+			}
+		}
+		if strings.Contains(out, `\u00`) {
+			t.Errorf("view --format %s is HTML-escaped:\n%s", format, out)
+		}
+		if !json.Valid([]byte(out)) {
+			t.Errorf("view --format %s is not JSON:\n%s", format, out)
 		}
 	}
 }

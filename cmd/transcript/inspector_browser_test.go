@@ -407,8 +407,8 @@ func TestInspectorInBrowser(t *testing.T) {
 	)
 	deltaNote := get(t, b, "the delta's notice", chromedp.Text(css(column("agent:triage", 0)+` .notice`)))
 	deltaRows := get(t, b, "the delta's rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+column("agent:triage", 0)+` .rows > li')].map(li => li.dataset.seq || "elision")`))
-	if !strings.HasPrefix(deltaNote, "Delta since #2341:") || strings.Join(deltaRows, ",") != fmt.Sprintf("2342,%d", posted.Seq) {
-		t.Errorf("Triage's delta since #2341: %q, rows %v; want the notice and rows 2342 (its own first reply) and %d", deltaNote, deltaRows, posted.Seq)
+	if want := fmt.Sprintf("2342,%d,%d,%d", marks.question, marks.answer, posted.Seq); !strings.HasPrefix(deltaNote, "Delta since #2341:") || strings.Join(deltaRows, ",") != want {
+		t.Errorf("Triage's delta since #2341: %q, rows %v; want the notice and rows 2342 (its own first reply), the release question and its first reply, and the posted row: %s", deltaNote, deltaRows, want)
 	}
 	b.run(t, "back to the view", chromedp.Click(css(column("agent:triage", 0)+` .delta .back`)),
 		chromedp.WaitNotVisible(css(column("agent:triage", 0)+` .delta .back`)))

@@ -33,13 +33,17 @@ type landmarks struct {
 	deployThread   transcript.Sequence // Ana's red deploy, answered by two agents
 	scribeLastSeen transcript.Sequence // where the scribe's saved state stands, before the busy stretch
 	aside          transcript.Sequence // the operator's private instruction to Triage, at channel level
+	// The sharing cycle's thread, the scenario's last rows: Ana's question, Triage's answer
+	// and Reviewer's reply, which lands between Triage's two turns.
+	question, answer, peerReply transcript.Sequence
 }
 
 // scenario returns the demo desk's rows: a day on an engineering desk with an operator, two
 // people, three agents and CI, several threads, a busy stretch of CI notices, and a private
-// instruction from the operator to Triage (an aside), which Triage answers. Parents are
-// Seqs, valid once the rows are appended in order to an empty desk. Triage's answer lists no
-// audience: the reply rule makes it an aside for the operator when it is stored.
+// instruction from the operator to Triage (an aside), which Triage answers, and last the
+// thread of the demo's sharing cycle. Parents are Seqs, valid once the rows are appended in
+// order to an empty desk. Triage's answer to the aside lists no audience: the reply rule
+// makes it an aside for the operator when it is stored.
 func scenario() ([]transcript.Message, landmarks) {
 	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	var rows []transcript.Message
@@ -81,5 +85,8 @@ func scenario() ([]transcript.Message, landmarks) {
 	oncall := say(bo, 0, "Who is on call this weekend?")
 	say(triage, oncall, "Ana is primary and Bo secondary, per the rota.")
 	say(bo, oncall, "Thanks!")
+	marks.question = say(ana, 0, "Is the release branch for 2.4 cut?")
+	marks.answer = say(triage, marks.question, "Yes: cut at 14:00 from main at 9f3c2e1.")
+	marks.peerReply = say(review, marks.question, "Blocking: two changelog entries are missing. Fixing now.")
 	return rows, marks
 }
