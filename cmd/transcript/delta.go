@@ -25,8 +25,11 @@ func (e *reinitError) Error() string {
 	if e.detail != "" {
 		msg += ": " + e.detail
 	}
-	return msg + "; run delta with --init to start over from a full view"
+	return msg + "; " + startOver
 }
+
+// startOver says how to leave a state that cannot give a delta behind.
+const startOver = "run delta with --init --commit to start over from a full view"
 
 func runDelta(ctx context.Context, e *env, args []string) error {
 	fset := newFlags(e, "delta", "--state FILE [flags]", `
@@ -167,7 +170,7 @@ func badStateFile(path string, err error) error {
 	} else if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		what = fmt.Sprintf("not JSON: %v (at byte %d)", se, se.Offset)
 	}
-	return fmt.Errorf("state file %s: %s; run delta with --init --commit to start over with a new state", path, what)
+	return fmt.Errorf("state file %s: %s; %s", path, what, startOver)
 }
 
 // reinitDetail says what a reinitialization of the state read from path is about: for

@@ -33,7 +33,8 @@ seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with n
 		return err
 	}
 	if len(names) == 0 {
-		_, err := fmt.Fprintf(e.stdout, "%s holds no desk yet (import, append or demo make one)\n", df.db)
+		// Not df.db itself: a postgres:// URL may hold a password.
+		_, err := fmt.Fprintf(e.stdout, "the database holds no desk yet (%s makes one)\n", creatingCommands)
 		return err
 	}
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)

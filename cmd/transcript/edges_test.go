@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -164,5 +165,24 @@ func TestServeDemoCannotListen(t *testing.T) {
 	}
 	if fields := strings.Fields(strings.Split(list, "\n")[1]); fields[len(fields)-1] == "-" {
 		t.Errorf("the demo's token is not revoked: %v", fields)
+	}
+}
+
+// TestDesksNamesNoPassword: desks on a PostgreSQL database with no desk says so without
+// printing --db, whose URL may hold a password.
+func TestDesksNamesNoPassword(t *testing.T) {
+	t.Parallel()
+	u, err := url.Parse(pgDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), "s3cret-pw") // the test server trusts its user
+	db := u.String()
+	if code, _, stderr := runInProcess("", "token", "add", "--db", db, "--desk", "x", "--as", "agent:bot"); code != exitOK {
+		t.Fatalf("token add: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runInProcess("", "desks", "--db", db)
+	if code != exitOK || !strings.Contains(stdout, "holds no desk yet") || strings.Contains(stdout+stderr, "s3cret-pw") {
+		t.Errorf("desks: exit %d, %q, %q; want it to say there is no desk, without the password", code, stdout, stderr)
 	}
 }

@@ -143,6 +143,8 @@ func importJSONLines(ctx context.Context, e *env, df deskFlags, path string) err
 		st, err = ahead.take()
 	case prep.bad.n > 0 && !df.exists():
 		// Checked as against an empty desk, with st nil.
+	case prep.bad.n > 0:
+		st, err = df.openRead(ctx) // nothing is stored: nothing is created or migrated either
 	default:
 		st, err = df.open(ctx)
 	}

@@ -78,8 +78,12 @@ const readDBUsage = "a hot standby of a PostgreSQL --db to read desks from, a po
 // addReadDBFlag adds --read-db to fs, into f.
 func addReadDBFlag(fs *flag.FlagSet, f *deskFlags) { fs.Var(&f.readDBs, "read-db", readDBUsage) }
 
+// creatingCommands are the commands that create a database --db names, or migrate an older
+// one: the others refuse a missing one and never change one.
+const creatingCommands = "import, append, demo, serve or token add"
+
 // dbUsage is --db's help.
-const dbUsage = "a SQLite `database` file or a postgres:// URL; import, append, demo, serve and token add create a missing or empty file, the other commands read an existing one"
+const dbUsage = "a SQLite `database` file or a postgres:// URL; " + creatingCommands + " creates a missing or empty file, the other commands read an existing one"
 
 // addInitDBFlag adds --init-db, to a command that writes, into initDB.
 func addInitDBFlag(fs *flag.FlagSet, initDB *bool) {
@@ -136,9 +140,9 @@ func (f deskFlags) openRead(ctx context.Context) (store, error) {
 	st, err := f.openWith(ctx, []pgstore.Option{pgstore.ReadOnly()}, []sqlitestore.Option{sqlitestore.ReadOnly()})
 	switch {
 	case errors.Is(err, sqlitestore.ErrSchemaBehind), errors.Is(err, pgstore.ErrSchemaBehind):
-		return nil, fmt.Errorf("%w; a command that writes (import, append, token add or serve) creates or migrates it", err)
+		return nil, fmt.Errorf("%w; %s migrates it", err, creatingCommands)
 	case errors.Is(err, sqlitestore.ErrNotStore) && isEmptyFile(f.db):
-		return nil, fmt.Errorf("%w (create it with import, append or demo)", err)
+		return nil, fmt.Errorf("%w (%s creates a store in it)", err, creatingCommands)
 	}
 	return st, err
 }
@@ -168,12 +172,12 @@ func (f deskFlags) openExisting(ctx context.Context) (store, error) {
 	if !f.exists() {
 		return nil, f.missing()
 	}
-	return f.open(ctx)
+	return f.openWith(ctx, nil, nil) // these commands have no --init-db
 }
 
 // missing is the error of a SQLite --db that does not exist, for a command that needs it.
 func (f deskFlags) missing() error {
-	return fmt.Errorf("no database at %s (create one with import, append or demo, or name another with --db)", f.db)
+	return fmt.Errorf("no database at %s (%s creates one; or name another with --db)", f.db, creatingCommands)
 }
 
 // exists reports whether the database f.db names may hold desks: a PostgreSQL URL, or a
