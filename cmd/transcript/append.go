@@ -13,7 +13,8 @@ import (
 func runAppend(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "append", "[flags] [TEXT...]", `
 Append one message to a desk and print its sequence number. The content is the arguments
-joined by spaces, or standard input when there are none.
+joined by spaces, or standard input when there are none. Flags may come after the text too;
+text that starts with "-" goes after "--" (append --as agent:bot -- -5 degrees).
 
 With --to the message is an aside: only its author, the participants listed and the operator
 read it; everyone else's view shows an elision in its place (its range, count and readers,
