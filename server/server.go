@@ -82,7 +82,7 @@ func New(st Store, opts Options) (*Server, error) {
 				},
 			},
 		},
-		Formats:       map[string]huma.Format{"application/json": huma.DefaultJSONFormat, "json": huma.DefaultJSONFormat},
+		Formats:       map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat},
 		DefaultFormat: "application/json",
 		Transformers:  []huma.Transformer{cleanProblem},
 	}
