@@ -1,11 +1,11 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sharedesk/transcript"
 )
@@ -15,27 +15,34 @@ import (
 // object as every answer writes it ({"type":"agent","id":"triage"}), so that a client may
 // post back an audience it read.
 //
-// Decoding never fails on a string or an object: an entry that names no participant keeps
-// the reason in err, for the handler to answer with the entry's index (invalid-audience).
-// The schema (validated before decoding) refuses anything else.
+// Decoding (UnmarshalJSONFrom) never fails on a string or on an object of the Author's
+// members: an entry that names no participant keeps the reason in err, for the handler to
+// answer with the entry's index (invalid-audience). An object is decoded as the body is
+// (unmarshalBody): a member given twice, in another case or unknown is an error, and so is
+// anything but a string or an object (the schema, validated before decoding, says so
+// first).
 type audienceEntry struct {
 	author transcript.Author
 	err    error
 }
 
-// UnmarshalJSON decodes a string with transcript.ParseAuthor and an object with
-// transcript.Author's UnmarshalJSON.
-func (e *audienceEntry) UnmarshalJSON(data []byte) error {
+// UnmarshalJSONFrom decodes a string with transcript.ParseAuthor and an object with
+// transcript.Author's UnmarshalJSON, once it holds only an Author's members (wireMembers).
+func (e *audienceEntry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*e = audienceEntry{}
-	if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte(`"`)) {
+	if dec.PeekKind() == '"' {
 		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
+		if err := json.UnmarshalDecode(dec, &s); err != nil {
 			return err
 		}
 		e.author, e.err = transcript.ParseAuthor(s)
 		return nil
 	}
-	e.err = json.Unmarshal(data, &e.author)
+	members, err := wireMembers[authorSchema](dec)
+	if err != nil {
+		return err
+	}
+	e.err = e.author.UnmarshalJSON(members)
 	return nil
 }
 

@@ -16,7 +16,7 @@ type deltaInput struct {
 
 // deltaBody asks for what the participant has not seen since State.
 type deltaBody struct {
-	State        sharing.State       `json:"state" doc:"The client's last committed state (SPEC §6): the client owns it."`
+	State        sharing.State       `json:"state" doc:"The client's last committed state: the client owns it."`
 	Conversation *conversationBody   `json:"conversation,omitempty" doc:"Where the turn happens; absent: the path's desk's channel."`
 	Before       transcript.Sequence `json:"before,omitempty" doc:"Exclusive bound, usually the triggering message; 0 or absent: up to the newest row."`
 }

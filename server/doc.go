@@ -1,4 +1,4 @@
-// Package server is the HTTP service of SPEC §12: one shared desk, over HTTP, as each
+// Package server is the HTTP service: one shared desk, over HTTP, as each
 // participant sees it, for agents and people in any language.
 //
 //	st, err := sqlitestore.Open(ctx, "desk.db") // or pgstore.Open(ctx, dsn)
@@ -21,10 +21,10 @@
 //	POST /v1/desks/{desk}/delta?as=              {state, conversation?, before?}: {"delta":...} or {"reinitialize":...}
 //	GET  /v1/desks/{desk}/threads?before=&limit=&as=         a transcript.ThreadList
 //	GET  /v1/desks/{desk}/events?thread=&after=&as=          Server-Sent Events
-//	POST /mcp                                    the MCP tools of SPEC §14 (package deskmcp) for the token's participant
+//	POST /mcp                                    the MCP tools (package deskmcp) for the token's participant
 //	GET  /healthz, /metrics, /openapi.json       no token: they hold no desk's content or names
 //
-// and, for the inspector page (SPEC §13):
+// and, for the inspector page:
 //
 //	GET    /                                     the page: the sign-in form, or the inspector for a session
 //	GET    /static/{file}                        its stylesheet, script and icon
@@ -41,7 +41,10 @@
 // OpenAPI 3.1 document, and validates requests: an unknown body field or query parameter
 // is refused, so a body cannot name an author and a mistyped as= is not silently the
 // token's own view; the problem names an unknown body field when its name is plain
-// (`unexpected property "text"`), never a query parameter's. Huma was chosen for that: the document is the handlers' own types, not
+// (`unexpected property "text"`), never a query parameter's. A body is decoded strictly
+// (unmarshalBody, with github.com/go-json-experiment/json): a name given twice (`duplicate
+// property "id"`, never the last one winning) or in another case than the schema's
+// ("Content") is refused too, inside an audience's objects and a delta's state as well. Huma was chosen for that: the document is the handlers' own types, not
 // a second description to keep in step, and it validates against the same schema. Its sse
 // package was not used (see sseWriter): the stream is written here, and described in the
 // document by hand.

@@ -29,7 +29,7 @@ type eventsInput struct {
 // ReinitializeEvent is the data of an event: reinitialize, after which the stream closes:
 // the client reloads a view and streams again from its head.
 type ReinitializeEvent struct {
-	Reason string `json:"reason" enum:"gap_too_large,watermark_unavailable,conversation_changed" doc:"Why the stream cannot go on from its watermark (SPEC §6)."`
+	Reason string `json:"reason" enum:"gap_too_large,watermark_unavailable,conversation_changed" doc:"Why the stream cannot go on from its watermark: the client reloads a view and starts over from its head."`
 }
 
 // eventsOperation documents the stream: text/event-stream, whose events are message (a
@@ -38,7 +38,7 @@ func (s *Server) eventsOperation() huma.Operation {
 	op := s.operation("events", http.MethodGet, "/v1/desks/{desk}/events",
 		"Server-Sent Events: what the participant has not seen, live", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
-	op.Description = "Streams, for every row that qualifies for the participant (SPEC §5, §10) in sequence order, " +
+	op.Description = "Streams, for every row that qualifies for the participant (a row of the channel, or of the thread, that it may read) in sequence order, " +
 		"never the participant's own rows, each once: `event: message` with `id: SEQ` and the Message as data; " +
 		"`event: elided` with `id:` its through and an Elision as data; `event: reinitialize` with {\"reason\": ...}, " +
 		"after which the stream closes; and a comment line every 15 seconds. A client that reconnects with " +

@@ -288,9 +288,12 @@ func testParticipants(t *testing.T, f *deskFixture) {
 	}
 	for _, secret := range []string{f.triage, f.coder} {
 		r := f.do("GET", "/v1/desks/eng/participants", secret, nil)
-		wantProblem(t, r, http.StatusForbidden, "forbidden")
+		p := wantProblem(t, r, http.StatusForbidden, "forbidden")
 		if strings.Contains(string(r.body), "ana") || strings.Contains(string(r.body), "scribe") {
 			t.Errorf("a participant's token is told the desk's participants: %s", r.body)
+		}
+		if want := "only an operator token may read the desk's participants"; p.Detail != want {
+			t.Errorf("the 403's detail is %q, want %q: it names what was asked", p.Detail, want)
 		}
 	}
 	empty := decode[server.ParticipantList](t, f.do("GET", "/v1/desks/none/participants", f.token("none", operator), nil), http.StatusOK)

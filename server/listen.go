@@ -15,8 +15,7 @@ const DefaultAddr = "127.0.0.1:8474"
 // ErrExposed is matched by CheckAddr's refusal of a plain-HTTP address beyond loopback.
 var ErrExposed = errors.New("server: a non-loopback address needs TLS or an explicit insecure HTTP")
 
-// CheckAddr reports whether the service may listen on addr (host:port) as asked (SPEC §12,
-// "Limits"): a loopback address (127.0.0.0/8, ::1, localhost) always; any other address,
+// CheckAddr reports whether the service may listen on addr (host:port) as asked: a loopback address (127.0.0.0/8, ::1, localhost) always; any other address,
 // the unspecified ones (":8474", "0.0.0.0:8474") among them, only with TLS or with
 // insecureHTTP, the operator's explicit choice. The error matches ErrExposed, or says what
 // is wrong with addr.

@@ -9,7 +9,7 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
-// mcpHandler serves the Model Context Protocol of SPEC §14 at /mcp: the tools of package
+// mcpHandler serves the Model Context Protocol at /mcp: the tools of package
 // deskmcp over the SDK's streamable HTTP, for the participant the request's token names
 // (its bearer token, or the token a session cookie stands for, its CSRF token required on
 // POST: authenticateHTTP, the same admit as every /v1/ route, so one place decides who a

@@ -115,7 +115,23 @@ func TestOpenAPI(t *testing.T) {
 		}
 	}
 	if seen != 15 {
-		t.Errorf("%d operations documented, want 15: healthz, metrics, the six /v1/ routes of SPEC §12 and the inspector's seven", seen)
+		t.Errorf("%d operations documented, want 15: healthz, metrics, the six /v1/ routes every client uses and the inspector's seven", seen)
+	}
+}
+
+// TestServedTextCitesNoSpec: what the service serves a user, the OpenAPI document and the
+// page's files, cites no document this repository does not hold ("SPEC §12"): each states
+// its contract itself.
+func TestServedTextCitesNoSpec(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	for _, path := range []string{"/openapi.json", "/", "/static/inspector.js", "/static/inspector.css"} {
+		r := f.do("GET", path, "", nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, r.status)
+		}
+		if i := strings.Index(string(r.body), "SPEC"); i >= 0 {
+			t.Errorf("GET %s cites SPEC: …%s…", path, r.body[max(0, i-60):min(len(r.body), i+40)])
+		}
 	}
 }
 

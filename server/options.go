@@ -54,7 +54,7 @@ type Options struct {
 	MaxStreams       int
 	StreamRetryAfter time.Duration
 
-	// Heartbeat is the interval of a stream's comment lines (default 15 s, SPEC §12).
+	// Heartbeat is the interval of a stream's comment lines (default 15 s).
 	Heartbeat time.Duration
 	// PollInterval is how often the server asks the store for new rows of the desks that
 	// have open streams, when the store is no Watcher or its watch is lost (default 500 ms,

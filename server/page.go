@@ -11,7 +11,7 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// web holds the inspector page (SPEC §13): its one template, one stylesheet, one script and
+// web holds the inspector page: its one template, one stylesheet, one script and
 // an icon, embedded in the binary. Nothing is built and nothing is fetched from elsewhere.
 //
 //go:embed web/page.html web/static

@@ -47,7 +47,7 @@ func (s *Server) participantsOperation() huma.Operation {
 // It is the operator's alone, as the rows route is: a participant named only in an aside's
 // audience is the aside's to tell, and another viewer may not learn that it exists.
 func (s *Server) participants(ctx context.Context, in *participantsInput) (*participantsOutput, error) {
-	if err := operatorOnly(ctx); err != nil {
+	if err := operatorOnly(ctx, "the desk's participants"); err != nil {
 		return nil, err
 	}
 	seen := participantSet{}

@@ -140,17 +140,21 @@ func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
 		if d == nil || out.Status >= 500 {
 			continue
 		}
-		loc, msg := safeLocation(d.Location), d.Message
+		loc, msg := d.Location, d.Message
+		if l, m, ok := splitBodyError(msg); ok && loc == "body" {
+			loc, msg = l, m // the decoder's (unmarshalBody): its location and fixed text
+		}
+		loc = safeLocation(loc)
 		switch {
 		case loc == "body.author":
 			out.Detail = "a body may not name an author: the author is the token's participant"
 		case out.Status == http.StatusUnsupportedMediaType:
 			msg = "the body must be application/json"
-		case loc == "body" && !strings.HasPrefix(msg, "expected "):
-			// Not the schema's word ("expected required property content to be present")
-			// but the decoder's, which quotes the body.
+		case loc == "body" && !strings.HasPrefix(msg, "expected ") && d.Message == msg:
+			// Neither the schema's word ("expected required property content to be present")
+			// nor unmarshalBody's: text that may quote the body.
 			msg = "the body is not JSON of the operation's schema"
-		case msg == validation.MsgUnexpectedProperty && !strings.HasSuffix(loc, ".*"):
+		case (msg == validation.MsgUnexpectedProperty || msg == msgDuplicateProperty) && !strings.HasSuffix(loc, ".*"):
 			msg += " " + strconv.Quote(loc[strings.LastIndexByte(loc, '.')+1:])
 		}
 		out.Errors = append(out.Errors, &huma.ErrorDetail{Message: msg, Location: loc})

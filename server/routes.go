@@ -9,10 +9,9 @@ import (
 // bearerScheme names the security scheme of every /v1/ operation in the OpenAPI document.
 const bearerScheme = "bearer"
 
-// routes registers every route of the service, top to bottom: SPEC §12's table. The /v1/
-// operations go through a group whose middleware authenticates (authenticate, the only
-// place that decides who a request is) and whose modifier documents the statuses they
-// answer with.
+// routes registers every route of the service, top to bottom. The /v1/ operations go
+// through a group whose middleware authenticates (authenticate, the only place that decides
+// who a request is) and whose modifier documents the statuses they answer with.
 func (s *Server) routes() {
 	public := huma.NewGroup(s.api)
 	public.UseMiddleware(mapStatus)
@@ -29,11 +28,11 @@ func (s *Server) routes() {
 	huma.Register(v1, s.operation("listDesks", http.MethodGet, "/v1/desks",
 		"The desks the token may use, with their heads", true), s.listDesks)
 	huma.Register(v1, s.operation("view", http.MethodGet, "/v1/desks/{desk}/view",
-		"A projection for the token's participant (SPEC §5, §10)", true,
+		"The channel or a thread as the token's participant sees it", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.view)
 	huma.Register(v1, s.appendOperation(), s.appendMessage)
 	huma.Register(v1, s.operation("delta", http.MethodPost, "/v1/desks/{desk}/delta",
-		"What the participant has not seen since its state (SPEC §6)", true,
+		"What the participant has not seen since its state", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestTimeout,
 		http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType), s.delta)
 	huma.Register(v1, s.operation("listThreads", http.MethodGet, "/v1/desks/{desk}/threads",
@@ -41,9 +40,9 @@ func (s *Server) routes() {
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.listThreads)
 	huma.Register(v1, s.eventsOperation(), s.events)
 
-	// The inspector page (SPEC §13) and what it needs besides the routes above: a session
-	// for its operator, the desk's rows as they are, a view as its viewer's model reads it,
-	// the desk's participants and the words of elisions.
+	// The inspector page and what it needs besides the routes above: a session for its
+	// operator, the desk's rows as they are, a view as its viewer's model reads it, the
+	// desk's participants and the words of elisions.
 	huma.Register(v1, s.signInOperation(), s.signIn)
 	huma.Register(v1, s.signOutOperation(), s.signOut)
 	huma.Register(v1, s.operation("rows", http.MethodGet, "/v1/desks/{desk}/rows",
@@ -56,7 +55,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /{$}", s.servePage)
 	s.mux.HandleFunc("GET /static/{file}", s.serveStatic)
 
-	s.mux.Handle("/mcp", s.mcp) // SPEC §14: authenticated as the /v1/ routes are (mcp.go)
+	s.mux.Handle("/mcp", s.mcp) // MCP, authenticated as the /v1/ routes are (mcp.go)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
 	s.mux.HandleFunc("/", s.noRoute)
 }

@@ -32,11 +32,12 @@ type rowsInput struct {
 
 type rowsOutput struct{ Body RowPage }
 
-// operatorOnly is the 403 of the rows routes for any token but the operator's, who alone
-// reads every row.
-func operatorOnly(ctx context.Context) error {
+// operatorOnly is the 403 of the routes that tell of every row (the rows routes, the desk's
+// participants) for any token but the operator's, who alone reads every row; what names
+// what was asked ("the desk's rows").
+func operatorOnly(ctx context.Context, what string) error {
 	if identity(ctx).Participant.Kind != transcript.KindOperator {
-		return kindForbidden.problem("only an operator token may read the desk's rows")
+		return kindForbidden.problem("only an operator token may read " + what)
 	}
 	return nil
 }
@@ -44,7 +45,7 @@ func operatorOnly(ctx context.Context) error {
 // rows is one read of the desk's log below before, checked as transcript.Pager checks every
 // page, oldest first.
 func (s *Server) rows(ctx context.Context, in *rowsInput) (*rowsOutput, error) {
-	if err := operatorOnly(ctx); err != nil {
+	if err := operatorOnly(ctx, "the desk's rows"); err != nil {
 		return nil, err
 	}
 	p := transcript.NewPager(s.st.Log(in.Desk), in.Before)
@@ -83,7 +84,7 @@ func (s *Server) rowEventsOperation() huma.Operation {
 // rowEvents opens a stream of the desk's rows: the same stream as events (a watermark over
 // the desk's shared tail, heartbeats, the drain), sending rows instead of a view's delta.
 func (s *Server) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.StreamResponse, error) {
-	if err := operatorOnly(ctx); err != nil {
+	if err := operatorOnly(ctx, "the desk's rows"); err != nil {
 		return nil, err
 	}
 	from, err := resumeFrom(in.After, in.LastEventID)

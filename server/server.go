@@ -12,7 +12,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 )
 
-// Server is the HTTP service of SPEC §12 over one Store: an http.Handler. Make it with New;
+// Server is the HTTP service over one Store: an http.Handler. Make it with New;
 // stop it with Shutdown. It is safe for concurrent use.
 type Server struct {
 	st      Store
@@ -73,7 +73,7 @@ func New(st Store, opts Options) (*Server, error) {
 			Info: &huma.Info{
 				Title:       "transcript",
 				Version:     "1",
-				Description: "One shared multi-party chat desk, as each participant sees it (SPEC §12).",
+				Description: "One shared multi-party chat desk, as each participant sees it.",
 			},
 			Components: &huma.Components{
 				Schemas: huma.NewMapRegistry("#/components/schemas/", schemaNamer),
@@ -82,7 +82,7 @@ func New(st Store, opts Options) (*Server, error) {
 				},
 			},
 		},
-		Formats:       map[string]huma.Format{"application/json": huma.DefaultJSONFormat, "json": huma.DefaultJSONFormat},
+		Formats:       map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat},
 		DefaultFormat: "application/json",
 		Transformers:  []huma.Transformer{cleanProblem},
 	}
@@ -149,8 +149,8 @@ func (s *Server) BeginDrain() {
 	})
 }
 
-// HTTPServer returns an http.Server for s on addr, with the limits of SPEC §12 that
-// belong to a connection: header, read and idle timeouts and a header size limit, and
+// HTTPServer returns an http.Server for s on addr, with the limits that belong to
+// a connection: header, read and idle timeouts and a header size limit, and
 // BeginDrain registered to run when its Shutdown begins. A response's own write deadline
 // is set per response (Options.WriteTimeout) and per event of a stream, so the server
 // has no WriteTimeout, which would cut streams. The caller sets TLSConfig or calls

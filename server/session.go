@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The inspector page's session (SPEC §13): EventSource cannot send an Authorization header,
+// The inspector page's session: EventSource cannot send an Authorization header,
 // so the page exchanges an operator token for a cookie.
 const (
 	// SessionCookie names the page's session cookie: HttpOnly, SameSite=Strict, Path=/,

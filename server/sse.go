@@ -18,7 +18,7 @@ import (
 // and a client that stops reading is let go after the deadline rather than held.
 //
 // It is written here rather than taken from huma's sse package, which names no event
-// "message" on the wire (SPEC §12 wants event: message), has no comment lines for
+// "message" on the wire (a row's event is event: message), has no comment lines for
 // heartbeats, takes int ids where sequences are uint64, and writes each field with its own
 // Write and reports to os.Stderr. The OpenAPI document still describes the stream
 // (eventsOperation).

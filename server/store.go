@@ -10,8 +10,8 @@ import (
 // Store is what the service needs of a store: sqlitestore.Store is one, and so is
 // pgstore.Store once it keeps tokens. It must be safe for concurrent use.
 //
-//   - Append stores a message as the desk's newest row and returns it as stored (SPEC §7,
-//     §10, §11): its errors match transcript.ErrInvalidMessage (and ErrNotReadable,
+//   - Append stores a message as the desk's newest row and returns it as stored, its
+//     audience and key kept: its errors match transcript.ErrInvalidMessage (and ErrNotReadable,
 //     ErrInvalidAudience) for a message it refuses and transcript.ErrKeyConflict for a key
 //     that names a different row.
 //   - Log is one desk's log (a desk with no row reads as an empty log).

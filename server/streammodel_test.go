@@ -19,8 +19,8 @@ import (
 )
 
 // The model of what a live stream must deliver, computed from a desk's final rows with the
-// definitions of SPEC §5 and §10, independently of the library's walk: the load and fault
-// tests compare every stream's events with it. It holds while the desk has fewer than
+// definitions of a view (what qualifies, and an aside for its readers only), independently
+// of the library's walk: the load and fault tests compare every stream's events with it. It holds while the desk has fewer than
 // transcript.ScanLimit rows, so that every walk's P is the whole log below its bound.
 
 // deskRows reads every row of desk, ascending.

@@ -401,10 +401,13 @@ func TestInspectorInBrowser(t *testing.T) {
 	b.poll(t, "older rows on scroll", fmt.Sprintf(`document.querySelectorAll("#desk li[data-seq]").length > %d`, rowsBefore))
 
 	// A delta since a row the operator picks: the rows after it, as Triage would get them.
+	// The column shows its back button at once and the delta once the server answered: the
+	// notice, written right after the delta's rows, says the column shows the delta.
 	b.run(t, "a delta",
 		chromedp.Click(css(column("agent:triage", 0)+` li[data-seq="2341"] button.seq`)),
 		chromedp.WaitVisible(css(column("agent:triage", 0)+` .delta .back`)),
 	)
+	b.poll(t, "the column showing the delta", `/^(No d|D)elta since #2341\b/.test(document.querySelector('`+column("agent:triage", 0)+` .notice').textContent)`)
 	deltaNote := get(t, b, "the delta's notice", chromedp.Text(css(column("agent:triage", 0)+` .notice`)))
 	deltaRows := get(t, b, "the delta's rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+column("agent:triage", 0)+` .rows > li')].map(li => li.dataset.seq || "elision")`))
 	if want := fmt.Sprintf("2342,%d,%d,%d", marks.question, marks.answer, posted.Seq); !strings.HasPrefix(deltaNote, "Delta since #2341:") || strings.Join(deltaRows, ",") != want {

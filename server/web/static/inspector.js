@@ -1,4 +1,4 @@
-// The inspector page (SPEC §13): sign-in, the desk column, up to four viewer columns and
+// The inspector page: sign-in, the desk column, up to four viewer columns and
 // the compose form. No framework and no build: fetch, EventSource and the DOM. Every text
 // that comes from the desk is put in with textContent, never parsed as HTML.
 "use strict";
