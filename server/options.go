@@ -51,7 +51,12 @@ type Options struct {
 	// MaxStreams is how many event streams one token may hold open at once; one more is
 	// answered 429 (type too-many-streams) with Retry-After StreamRetryAfter. Default
 	// DefaultMaxStreams.
-	MaxStreams       int
+	MaxStreams int
+	// MaxTotalStreams is how many event streams all tokens together may hold open at once,
+	// so that streams never take the descriptors ordinary requests (and /healthz) need;
+	// one more is answered 503 (type streams-full) with Retry-After StreamRetryAfter.
+	// Default DefaultMaxTotalStreams(), from the process's descriptor limit.
+	MaxTotalStreams  int
 	StreamRetryAfter time.Duration
 
 	// Heartbeat is the interval of a stream's comment lines (default 15 s, SPEC §12).
@@ -97,7 +102,7 @@ var errNegativeOption = errors.New("server: an option is negative")
 // negative one.
 func (o Options) withDefaults() (Options, error) {
 	switch {
-	case o.MaxContent < 0, o.MaxBody < 0, o.Rate < 0, o.Burst < 0, o.MaxStreams < 0,
+	case o.MaxContent < 0, o.MaxBody < 0, o.Rate < 0, o.Burst < 0, o.MaxStreams < 0, o.MaxTotalStreams < 0,
 		o.StreamRetryAfter < 0, o.Heartbeat < 0, o.PollInterval < 0, o.WriteTimeout < 0,
 		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0, o.SessionTTL < 0:
 		return o, errNegativeOption
@@ -110,6 +115,9 @@ func (o Options) withDefaults() (Options, error) {
 	o.Rate = cmp.Or(o.Rate, DefaultRate)
 	o.Burst = cmp.Or(o.Burst, DefaultBurst)
 	o.MaxStreams = cmp.Or(o.MaxStreams, DefaultMaxStreams)
+	if o.MaxTotalStreams == 0 {
+		o.MaxTotalStreams = DefaultMaxTotalStreams()
+	}
 	o.StreamRetryAfter = cmp.Or(o.StreamRetryAfter, DefaultStreamRetryAfter)
 	o.Heartbeat = cmp.Or(o.Heartbeat, DefaultHeartbeat)
 	o.PollInterval = cmp.Or(o.PollInterval, DefaultPollInterval)

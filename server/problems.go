@@ -39,6 +39,7 @@ const (
 	kindNotAcceptable                              // an Accept header the service cannot answer
 	kindRateLimited                                // the token's rate limit
 	kindTooManyStreams                             // the token's cap on open streams
+	kindStreamsFull                                // the server's cap on open streams, all tokens together
 	kindInternal                                   // the server or its store failed
 	kindUnavailable                                // shutting down, or the store does not answer
 )
@@ -63,6 +64,7 @@ var problemKinds = [...]struct {
 	kindNotAcceptable:       {"not-acceptable", http.StatusNotAcceptable, "Not acceptable"},
 	kindRateLimited:         {"rate-limited", http.StatusTooManyRequests, "Rate limit exceeded"},
 	kindTooManyStreams:      {"too-many-streams", http.StatusTooManyRequests, "Too many open streams"},
+	kindStreamsFull:         {"streams-full", http.StatusServiceUnavailable, "The server holds all the streams it may"},
 	kindInternal:            {"internal", http.StatusInternalServerError, "Internal server error"},
 	kindUnavailable:         {"unavailable", http.StatusServiceUnavailable, "Service unavailable"},
 }

@@ -57,7 +57,7 @@ func New(st Store, opts Options) (*Server, error) {
 		metrics: newMetrics(),
 		drain:   make(chan struct{}),
 	}
-	s.limits = newLimits(opts.Rate, opts.Burst, opts.MaxStreams, opts.Now)
+	s.limits = newLimits(opts)
 	s.hub = newHub(st, opts, s.metrics)
 	s.sess = newSessions(opts.SessionTTL, opts.Now)
 	if s.page, err = newPage(); err != nil {
