@@ -69,15 +69,7 @@ func (l *limits) allow(id string) (time.Duration, bool) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := l.entry(id, now).limiter.ReserveN(now, 1)
-	if !r.OK() {
-		return time.Second, false
-	}
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return d, false
-	}
-	return 0, true
+	return take(l.entry(id, now).limiter, now)
 }
 
 // openStream counts one more open stream of token id, unless the token holds the most it

@@ -35,6 +35,7 @@ const (
 	kindRequestTimeout                             // the body did not arrive in time
 	kindKeyConflict                                // a key that names a different row
 	kindTooLarge                                   // a body or content over its limit
+	kindHeaderTooLarge                             // header fields over MaxHeaderBytes
 	kindUnsupportedMedia                           // a body that is not JSON
 	kindNotAcceptable                              // an Accept header the service cannot answer
 	kindRateLimited                                // the token's rate limit
@@ -60,6 +61,7 @@ var problemKinds = [...]struct {
 	kindRequestTimeout:      {"request-timeout", http.StatusRequestTimeout, "Request timeout"},
 	kindKeyConflict:         {"key-conflict", http.StatusConflict, "Key names a different row"},
 	kindTooLarge:            {"too-large", http.StatusRequestEntityTooLarge, "Content too large"},
+	kindHeaderTooLarge:      {"header-too-large", http.StatusRequestHeaderFieldsTooLarge, "Request header fields too large"},
 	kindUnsupportedMedia:    {"unsupported-media-type", http.StatusUnsupportedMediaType, "Unsupported media type"},
 	kindNotAcceptable:       {"not-acceptable", http.StatusNotAcceptable, "Not acceptable"},
 	kindRateLimited:         {"rate-limited", http.StatusTooManyRequests, "Rate limit exceeded"},
@@ -102,6 +104,8 @@ func kindForStatus(status int) problemKind {
 		return kindKeyConflict
 	case http.StatusRequestEntityTooLarge:
 		return kindTooLarge
+	case http.StatusRequestHeaderFieldsTooLarge:
+		return kindHeaderTooLarge
 	case http.StatusUnsupportedMediaType:
 		return kindUnsupportedMedia
 	case http.StatusNotAcceptable:

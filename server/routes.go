@@ -54,9 +54,9 @@ func (s *Server) routes() {
 	huma.Register(v1, s.participantsOperation(), s.participants)
 	huma.Register(v1, s.elisionLinesOperation(), s.elisionLines)
 	s.mux.HandleFunc("GET /{$}", s.servePage)
-	s.mux.HandleFunc("GET /static/{file}", s.serveStatic)
+	s.mux.Handle("GET /static/{file}", plainErrorsAsProblems(http.HandlerFunc(s.serveStatic), staticErrorDetail))
 
-	s.mux.Handle("/mcp", s.mcp) // SPEC §14: authenticated as the /v1/ routes are (mcp.go)
+	s.mux.Handle("/mcp", plainErrorsAsProblems(s.mcp, mcpErrorDetail)) // SPEC §14: authenticated as the /v1/ routes are (mcp.go)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
 	s.mux.HandleFunc("/", s.noRoute)
 }
