@@ -80,7 +80,8 @@ type rejection struct {
 //     lacks the session's CSRF token (CSRFHeader);
 //   - with 500 when the store cannot say (a failed lookup is the server's fault, not the
 //     request's);
-//   - with 429, and Retry-After, past the token's rate limit;
+//   - with 429, and Retry-After, past the token's rate limit, and in place of 401 past
+//     the client address's limit on failed authentications (failLimits);
 //
 // and otherwise returns the token and the session, if any, and puts the token in the
 // request's log line.
@@ -96,6 +97,10 @@ func (s *Server) admit(r *http.Request) (token.Token, *session, *rejection) {
 		challenge := `Bearer realm="transcript"`
 		if refusal != "missing" {
 			challenge += `, error="invalid_token"`
+		}
+		if wait, ok := s.fails.fail(clientAddr(r)); !ok {
+			s.metrics.rateLimited.Add(1)
+			return token.Token{}, nil, &rejection{kindRateLimited.problem("too many failed authentications from this address"), "Retry-After", retryAfter(wait)}
 		}
 		detail := "a valid bearer token, or a signed-in session, is required"
 		if refusal == refusalNotBearer {

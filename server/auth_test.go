@@ -37,7 +37,7 @@ var routesWithToken = []struct {
 // that does not exist; and no response and no log line holds a secret or any content.
 func TestAuthMatrix(t *testing.T) {
 	eachStore(t, func(t *testing.T, st server.Store) {
-		f := newFixture(t, st, server.Options{Rate: rate.Inf})
+		f := newFixture(t, st, server.Options{Rate: rate.Inf, AuthFailureRate: rate.Inf})
 		e := f.env
 		unknown, _, err := token.New("eng", coder, time.Now()) // never stored
 		if err != nil {
@@ -175,7 +175,7 @@ func TestRateLimit(t *testing.T) {
 // TOKEN", or another scheme) is a 401 whose detail says how the header is written, on every
 // route that takes a token, /mcp among them; it never quotes the header.
 func TestBareTokenNamesTheScheme(t *testing.T) {
-	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf, AuthFailureRate: rate.Inf})
 	const want = `the Authorization header needs the Bearer scheme: "Authorization: Bearer TOKEN"`
 	routes := append(routesWithToken[:len(routesWithToken):len(routesWithToken)], struct {
 		method, path string

@@ -123,10 +123,12 @@
 //	key-conflict           409     a key that names a different row
 //	too-large              413     a body over Options.MaxBody, content over Options.MaxContent
 //	unsupported-media-type 415     a body that is not JSON
-//	rate-limited           429     the token's rate limit (Retry-After)
+//	rate-limited           429     the token's rate limit; an address's failed authentications past Options.AuthFailureBurst (Retry-After)
 //	too-many-streams       429     the token's cap on open streams (Retry-After)
+//	header-too-large       431     header fields over MaxHeaderBytes
 //	internal               500     the server or its store failed (the log line has the reason)
 //	unavailable            503     shutting down, or /healthz's store check failed
+//	streams-full           503     the server's cap on open streams, all tokens together (Retry-After)
 //
 // Huma answers a value that breaks the schema with 422; here it is 400, one status and one
 // type for every request the service cannot take. No problem quotes what the client sent
@@ -188,7 +190,10 @@
 // Request bodies are bounded (Options.MaxBody, 413), as is the time to read one; HTTPServer
 // sets header, read and idle timeouts; each token has a rate limit (429 with Retry-After,
 // golang.org/x/time/rate) and a cap on its open streams (429, too-many-streams, with
-// Retry-After: a client's own limit, not the server's overload). CheckAddr says whether an
+// Retry-After: a client's own limit, not the server's overload); all tokens together have a
+// cap on open streams (503, streams-full, Options.MaxTotalStreams), so that streams leave
+// file descriptors to every other request; failed authentications are rate-limited per
+// client address (Options.AuthFailureRate), valid tokens never. CheckAddr says whether an
 // address may be listened on: loopback always, any other with TLS or an explicit insecure
 // HTTP. Shutdown, or http.Server.Shutdown of HTTPServer's server, drains: new requests get
 // 503, streams end after the event they are writing, appends in flight finish.

@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net/http"
 	"reflect"
 	"slices"
@@ -43,7 +44,7 @@ func (s *Server) eventsOperation() huma.Operation {
 		"`event: elided` with `id:` its through and an Elision as data; `event: reinitialize` with {\"reason\": ...}, " +
 		"after which the stream closes; and a comment line every 15 seconds. A client that reconnects with " +
 		"Last-Event-ID set to the last id it received loses nothing and receives nothing twice. " +
-		"Too many open streams for one token is 429 (too-many-streams) with Retry-After."
+		"Too many open streams for one token is 429 (too-many-streams), and for the whole server 503 (streams-full), both with Retry-After."
 	event := func(name string, data *huma.Schema) *huma.Schema {
 		return &huma.Schema{
 			Title: "Event " + name,
@@ -77,7 +78,7 @@ func (s *Server) eventsOperation() huma.Operation {
 // events opens a stream. Before anything is streamed it answers, as problems, what a stream
 // cannot start with: 403 and 400 for as=, 404 for a thread the viewer may not read (as for
 // one that does not exist), 400 for a Last-Event-ID that is no sequence, 429 past the
-// token's cap on open streams.
+// token's cap on open streams, 503 past the server's.
 func (s *Server) events(ctx context.Context, in *eventsInput) (*huma.StreamResponse, error) {
 	v, err := viewer(ctx, in.As)
 	if err != nil {
@@ -112,13 +113,17 @@ func resumeFrom(after optionalSeq, lastEventID string) (*transcript.Sequence, er
 
 // openStream opens a stream of conv for who from the watermark from (nil: the desk's head),
 // whose events send writes: the view's (sendView) or the desk's rows (sendRows). It
-// answers 429 past the token's cap on open streams.
+// answers 429 past the token's cap on open streams, 503 past the server's (both with
+// Retry-After).
 func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, who transcript.Author, from *transcript.Sequence,
 	send func(*stream, context.Context, *sseWriter) (bool, error)) (*huma.StreamResponse, error) {
-	closeStream, ok := s.limits.openStream(identity(ctx).ID)
-	if !ok {
-		return nil, withHeaders(kindTooManyStreams.problem("the token holds the most open streams it may"),
-			"Retry-After", retryAfter(s.opts.StreamRetryAfter))
+	closeStream, err := s.limits.openStream(identity(ctx).ID)
+	if err != nil {
+		p := kindTooManyStreams.problem("the token holds the most open streams it may")
+		if errors.Is(err, errServerStreams) {
+			p = kindStreamsFull.problem("the server holds the most open streams it may: try again later")
+		}
+		return nil, withHeaders(p, "Retry-After", retryAfter(s.opts.StreamRetryAfter))
 	}
 	t, err := s.hub.acquire(ctx, conv.Desk)
 	if err != nil {

@@ -1,23 +1,27 @@
 package server
 
 import (
+	"errors"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// limits holds each token's rate limiter and count of open streams, by token ID. An entry
+// limits holds each token's rate limiter and count of open streams, by token ID, and the
+// count of every token's open streams. An entry
 // whose bucket is full again and that holds no stream is forgotten at the next sweep, so
 // the map holds the tokens active lately, not every token ever seen.
 type limits struct {
 	rate       rate.Limit
 	burst      int
 	maxStreams int
+	maxTotal   int // open streams of all tokens together
 	now        func() time.Time
 
 	mu        sync.Mutex
 	byToken   map[string]*tokenLimits
+	streams   int // open streams of all tokens together
 	lastSweep time.Time
 }
 
@@ -29,9 +33,17 @@ type tokenLimits struct {
 // sweepEvery is how often allow forgets idle entries.
 const sweepEvery = time.Minute
 
-func newLimits(r rate.Limit, burst, maxStreams int, now func() time.Time) *limits {
-	return &limits{rate: r, burst: burst, maxStreams: maxStreams, now: now, byToken: make(map[string]*tokenLimits)}
+func newLimits(o Options) *limits {
+	return &limits{rate: o.Rate, burst: o.Burst, maxStreams: o.MaxStreams, maxTotal: o.MaxTotalStreams, now: o.Now,
+		byToken: make(map[string]*tokenLimits)}
 }
+
+// openStream's refusals: the token's cap (Options.MaxStreams) and the server's
+// (Options.MaxTotalStreams).
+var (
+	errTokenStreams  = errors.New("server: the token holds the most open streams it may")
+	errServerStreams = errors.New("server: the server holds the most open streams it may")
+)
 
 // entry returns id's entry, made when missing; l.mu is held.
 func (l *limits) entry(id string, now time.Time) *tokenLimits {
@@ -57,33 +69,31 @@ func (l *limits) allow(id string) (time.Duration, bool) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := l.entry(id, now).limiter.ReserveN(now, 1)
-	if !r.OK() {
-		return time.Second, false
-	}
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return d, false
-	}
-	return 0, true
+	return take(l.entry(id, now).limiter, now)
 }
 
-// openStream counts one more open stream of token id, unless it holds the most already.
-// The caller calls the returned func once the stream is closed.
-func (l *limits) openStream(id string) (closeStream func(), ok bool) {
+// openStream counts one more open stream of token id, unless the token holds the most it
+// may already (errTokenStreams) or all tokens together do (errServerStreams). The caller
+// calls the returned func once the stream is closed; calls after the first do nothing.
+func (l *limits) openStream(id string) (closeStream func(), err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.entry(id, l.now())
-	if e.streams >= l.maxStreams {
-		return nil, false
+	switch {
+	case e.streams >= l.maxStreams:
+		return nil, errTokenStreams
+	case l.streams >= l.maxTotal:
+		return nil, errServerStreams
 	}
 	e.streams++
+	l.streams++
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			l.mu.Lock()
 			e.streams--
+			l.streams--
 			l.mu.Unlock()
 		})
-	}, true
+	}, nil
 }

@@ -90,7 +90,7 @@ func (m *metrics) write(b *bytes.Buffer) {
 	b.WriteString("# TYPE transcript_appends_total counter\n")
 	fmt.Fprintf(b, "transcript_appends_total{result=\"created\"} %d\n", m.appended.Load())
 	fmt.Fprintf(b, "transcript_appends_total{result=\"replayed\"} %d\n", m.replayed.Load())
-	counter(b, "transcript_rate_limited_total", "Requests refused by a token's rate limit.", m.rateLimited.Load())
+	counter(b, "transcript_rate_limited_total", "Requests refused by a token's rate limit or by an address's limit on failed authentications.", m.rateLimited.Load())
 }
 
 func counter(b *bytes.Buffer, name, help string, v uint64) {

@@ -17,6 +17,8 @@ const (
 	DefaultRate               = 20      // requests a second per token, sustained
 	DefaultBurst              = 40      // requests per token at once
 	DefaultMaxStreams         = 8       // open event streams per token
+	DefaultAuthFailureRate    = 1       // failed authentications a second per client address, sustained
+	DefaultAuthFailureBurst   = 20      // failed authentications per client address at once
 	DefaultHeartbeat          = 15 * time.Second
 	DefaultPollInterval       = 500 * time.Millisecond
 	DefaultWriteTimeout       = 30 * time.Second
@@ -48,10 +50,24 @@ type Options struct {
 	// DefaultBurst; rate.Inf turns the limit off.
 	Rate  rate.Limit
 	Burst int
+	// AuthFailureRate is how many failed authentications (401s) a second one client address
+	// may make, sustained, and AuthFailureBurst how many at once; past that a failure is
+	// answered 429 with Retry-After in place of 401, while a valid token from the address
+	// is served as ever. The address is the connection's (behind a proxy, the proxy's),
+	// an IPv6 one's /64. Defaults DefaultAuthFailureRate and DefaultAuthFailureBurst;
+	// rate.Inf turns the limit off.
+	AuthFailureRate  rate.Limit
+	AuthFailureBurst int
+
 	// MaxStreams is how many event streams one token may hold open at once; one more is
 	// answered 429 (type too-many-streams) with Retry-After StreamRetryAfter. Default
 	// DefaultMaxStreams.
-	MaxStreams       int
+	MaxStreams int
+	// MaxTotalStreams is how many event streams all tokens together may hold open at once,
+	// so that streams never take the descriptors ordinary requests (and /healthz) need;
+	// one more is answered 503 (type streams-full) with Retry-After StreamRetryAfter.
+	// Default DefaultMaxTotalStreams(), from the process's descriptor limit.
+	MaxTotalStreams  int
 	StreamRetryAfter time.Duration
 
 	// Heartbeat is the interval of a stream's comment lines (default 15 s).
@@ -97,7 +113,7 @@ var errNegativeOption = errors.New("server: an option is negative")
 // negative one.
 func (o Options) withDefaults() (Options, error) {
 	switch {
-	case o.MaxContent < 0, o.MaxBody < 0, o.Rate < 0, o.Burst < 0, o.MaxStreams < 0,
+	case o.MaxContent < 0, o.MaxBody < 0, o.Rate < 0, o.Burst < 0, o.AuthFailureRate < 0, o.AuthFailureBurst < 0, o.MaxStreams < 0, o.MaxTotalStreams < 0,
 		o.StreamRetryAfter < 0, o.Heartbeat < 0, o.PollInterval < 0, o.WriteTimeout < 0,
 		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0, o.SessionTTL < 0:
 		return o, errNegativeOption
@@ -109,7 +125,12 @@ func (o Options) withDefaults() (Options, error) {
 	o.MaxBody = cmp.Or(o.MaxBody, 2*int64(o.MaxContent)+envelopeAllowance)
 	o.Rate = cmp.Or(o.Rate, DefaultRate)
 	o.Burst = cmp.Or(o.Burst, DefaultBurst)
+	o.AuthFailureRate = cmp.Or(o.AuthFailureRate, DefaultAuthFailureRate)
+	o.AuthFailureBurst = cmp.Or(o.AuthFailureBurst, DefaultAuthFailureBurst)
 	o.MaxStreams = cmp.Or(o.MaxStreams, DefaultMaxStreams)
+	if o.MaxTotalStreams == 0 {
+		o.MaxTotalStreams = DefaultMaxTotalStreams()
+	}
 	o.StreamRetryAfter = cmp.Or(o.StreamRetryAfter, DefaultStreamRetryAfter)
 	o.Heartbeat = cmp.Or(o.Heartbeat, DefaultHeartbeat)
 	o.PollInterval = cmp.Or(o.PollInterval, DefaultPollInterval)

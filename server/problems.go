@@ -35,10 +35,12 @@ const (
 	kindRequestTimeout                             // the body did not arrive in time
 	kindKeyConflict                                // a key that names a different row
 	kindTooLarge                                   // a body or content over its limit
+	kindHeaderTooLarge                             // header fields over MaxHeaderBytes
 	kindUnsupportedMedia                           // a body that is not JSON
 	kindNotAcceptable                              // an Accept header the service cannot answer
 	kindRateLimited                                // the token's rate limit
 	kindTooManyStreams                             // the token's cap on open streams
+	kindStreamsFull                                // the server's cap on open streams, all tokens together
 	kindInternal                                   // the server or its store failed
 	kindUnavailable                                // shutting down, or the store does not answer
 )
@@ -59,10 +61,12 @@ var problemKinds = [...]struct {
 	kindRequestTimeout:      {"request-timeout", http.StatusRequestTimeout, "Request timeout"},
 	kindKeyConflict:         {"key-conflict", http.StatusConflict, "Key names a different row"},
 	kindTooLarge:            {"too-large", http.StatusRequestEntityTooLarge, "Content too large"},
+	kindHeaderTooLarge:      {"header-too-large", http.StatusRequestHeaderFieldsTooLarge, "Request header fields too large"},
 	kindUnsupportedMedia:    {"unsupported-media-type", http.StatusUnsupportedMediaType, "Unsupported media type"},
 	kindNotAcceptable:       {"not-acceptable", http.StatusNotAcceptable, "Not acceptable"},
 	kindRateLimited:         {"rate-limited", http.StatusTooManyRequests, "Rate limit exceeded"},
 	kindTooManyStreams:      {"too-many-streams", http.StatusTooManyRequests, "Too many open streams"},
+	kindStreamsFull:         {"streams-full", http.StatusServiceUnavailable, "The server holds all the streams it may"},
 	kindInternal:            {"internal", http.StatusInternalServerError, "Internal server error"},
 	kindUnavailable:         {"unavailable", http.StatusServiceUnavailable, "Service unavailable"},
 }
@@ -100,6 +104,8 @@ func kindForStatus(status int) problemKind {
 		return kindKeyConflict
 	case http.StatusRequestEntityTooLarge:
 		return kindTooLarge
+	case http.StatusRequestHeaderFieldsTooLarge:
+		return kindHeaderTooLarge
 	case http.StatusUnsupportedMediaType:
 		return kindUnsupportedMedia
 	case http.StatusNotAcceptable:

@@ -53,9 +53,9 @@ func (s *Server) routes() {
 	huma.Register(v1, s.participantsOperation(), s.participants)
 	huma.Register(v1, s.elisionLinesOperation(), s.elisionLines)
 	s.mux.HandleFunc("GET /{$}", s.servePage)
-	s.mux.HandleFunc("GET /static/{file}", s.serveStatic)
+	s.mux.Handle("GET /static/{file}", plainErrorsAsProblems(http.HandlerFunc(s.serveStatic), staticErrorDetail))
 
-	s.mux.Handle("/mcp", s.mcp) // MCP, authenticated as the /v1/ routes are (mcp.go)
+	s.mux.Handle("/mcp", plainErrorsAsProblems(s.mcp, mcpErrorDetail)) // MCP, authenticated as the /v1/ routes are (mcp.go)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
 	s.mux.HandleFunc("/", s.noRoute)
 }

@@ -23,6 +23,7 @@ type Server struct {
 	openapi []byte       // GET /openapi.json, marshalled once routes are registered
 	hub     *hub         // the fan-out: one tail per desk with open streams
 	limits  *limits      // per-token rate and stream limits
+	fails   *failLimits  // failed authentications by client address
 	metrics *metrics
 	keys    keyLocks     // serialises this process's appends of one key
 	sess    *sessions    // the inspector page's sign-ins
@@ -57,7 +58,8 @@ func New(st Store, opts Options) (*Server, error) {
 		metrics: newMetrics(),
 		drain:   make(chan struct{}),
 	}
-	s.limits = newLimits(opts.Rate, opts.Burst, opts.MaxStreams, opts.Now)
+	s.limits = newLimits(opts)
+	s.fails = newFailLimits(opts.AuthFailureRate, opts.AuthFailureBurst, maxFailureAddrs, opts.Now)
 	s.hub = newHub(st, opts, s.metrics)
 	s.sess = newSessions(opts.SessionTTL, opts.Now)
 	if s.page, err = newPage(); err != nil {
@@ -93,7 +95,7 @@ func New(st Store, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.handler = s.logRequests(s.mux)
+	s.handler = s.logRequests(refuseLargeHeaders(s.mux))
 	return s, nil
 }
 
@@ -149,12 +151,13 @@ func (s *Server) BeginDrain() {
 	})
 }
 
-// HTTPServer returns an http.Server for s on addr, with the limits that belong to
-// a connection: header, read and idle timeouts and a header size limit, and
-// BeginDrain registered to run when its Shutdown begins. A response's own write deadline
-// is set per response (Options.WriteTimeout) and per event of a stream, so the server
-// has no WriteTimeout, which would cut streams. The caller sets TLSConfig or calls
-// ListenAndServeTLS for TLS (see CheckAddr).
+// HTTPServer returns an http.Server for s on addr, with the limits that belong to a
+// connection: header, read and idle timeouts and a header size limit (four times
+// MaxHeaderBytes, past which net/http answers 431 itself, in text/plain, as it answers a
+// request it cannot parse), and BeginDrain registered to run when its Shutdown begins. A
+// response's own write deadline is set per response (Options.WriteTimeout) and per event
+// of a stream, so the server has no WriteTimeout, which would cut streams. The caller sets
+// TLSConfig or calls ListenAndServeTLS for TLS (see CheckAddr).
 func (s *Server) HTTPServer(addr string) *http.Server {
 	hs := &http.Server{
 		Addr:              addr,
@@ -162,7 +165,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       s.opts.BodyReadTimeout + 10*time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    connectionHeaderBytes, // beyond MaxHeaderBytes the handler answers (refuseLargeHeaders)
 	}
 	hs.RegisterOnShutdown(s.BeginDrain)
 	return hs

@@ -39,6 +39,7 @@ type serveFlags struct {
 	rate         float64
 	burst        int
 	maxStreams   int
+	maxTotal     int // --max-total-streams; 0: the server's default, from the descriptor limit
 	drainTimeout time.Duration
 	logFormat    string
 	demo         bool
@@ -86,6 +87,7 @@ standard output, the page's address and the token, which is revoked when serve s
 	fs.Float64Var(&f.rate, "rate", server.DefaultRate, "the `requests` a second one token may make, sustained (inf: no limit); past them, 429 with Retry-After")
 	fs.IntVar(&f.burst, "burst", server.DefaultBurst, "how many `requests` one token may make at once, above --rate")
 	fs.IntVar(&f.maxStreams, "max-streams", server.DefaultMaxStreams, "how many event `streams` one token may hold open at once; one more is 429")
+	fs.IntVar(&f.maxTotal, "max-total-streams", 0, "how many event `streams` all tokens together may hold open at once; one more is 503 with Retry-After (0: half the file descriptors beyond 256, (RLIMIT_NOFILE-256)/2, at most 65536)")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", defaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
 	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
 	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
@@ -224,6 +226,8 @@ func (f serveFlags) check() error {
 		return usageErrorf("serve: --burst must be at least 1")
 	case f.maxStreams < 1:
 		return usageErrorf("serve: --max-streams must be at least 1")
+	case f.maxTotal < 0:
+		return usageErrorf("serve: --max-total-streams must be at least 1, or 0 for the default")
 	case f.drainTimeout <= 0:
 		return usageErrorf("serve: --drain-timeout must be above 0")
 	case f.logFormat != "text" && f.logFormat != "json":
@@ -243,12 +247,13 @@ func (f serveFlags) options(logs slog.Handler) server.Options {
 		maxContent = pgstore.DefaultMaxContent
 	}
 	return server.Options{
-		Logger:       slog.New(logs),
-		MaxContent:   maxContent,
-		Rate:         rate.Limit(f.rate), // +Inf is rate.Inf: no limit
-		Burst:        f.burst,
-		MaxStreams:   f.maxStreams,
-		SecureCookie: f.secureCookie,
+		Logger:          slog.New(logs),
+		MaxContent:      maxContent,
+		Rate:            rate.Limit(f.rate), // +Inf is rate.Inf: no limit
+		Burst:           f.burst,
+		MaxStreams:      f.maxStreams,
+		MaxTotalStreams: f.maxTotal,
+		SecureCookie:    f.secureCookie,
 	}
 }
 

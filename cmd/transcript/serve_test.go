@@ -223,6 +223,34 @@ func TestServeLimitFlags(t *testing.T) {
 	}
 }
 
+// TestServeMaxTotalStreams: --max-total-streams caps the streams of all tokens together:
+// one more is 503 streams-full with Retry-After.
+func TestServeMaxTotalStreams(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "desk.db")
+	first := addTokenInProcess(t, db, "eng", "agent:triage")
+	second := addTokenInProcess(t, db, "eng", "agent:coder")
+	srv := startServe(t, db, "--max-total-streams", "1")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream := srv.api(first).send(ctx, "GET", "/v1/desks/eng/events", nil)
+	defer stream.Body.Close()
+	if stream.StatusCode != http.StatusOK {
+		t.Fatalf("first stream: %d", stream.StatusCode)
+	}
+	resp := srv.api(second).send(context.Background(), "GET", "/v1/desks/eng/events", nil)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "streams-full") || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("another token's stream with --max-total-streams 1: %d %s (Retry-After %q), want 503 streams-full with Retry-After",
+			resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	cancel()
+	if code := srv.stop(); code != exitOK {
+		t.Errorf("exit %d:\n%s", code, srv.stderr)
+	}
+}
+
 // TestServeTLS: with --tls-cert and --tls-key serve speaks HTTPS, with the certificate
 // given.
 func TestServeTLS(t *testing.T) {
@@ -321,6 +349,7 @@ func TestServeRefusals(t *testing.T) {
 		{[]string{"--rate", "NaN"}, exitUsage, "--rate"},
 		{[]string{"--burst", "0"}, exitUsage, "--burst"},
 		{[]string{"--max-streams", "0"}, exitUsage, "--max-streams"},
+		{[]string{"--max-total-streams", "-1"}, exitUsage, "--max-total-streams"},
 		{[]string{"--drain-timeout", "0s"}, exitUsage, "--drain-timeout"},
 		{[]string{"--log-format", "xml"}, exitUsage, `--log-format "xml"`},
 		{[]string{"extra"}, exitUsage, "serve takes no arguments"},
