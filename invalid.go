@@ -28,3 +28,10 @@ func (e *InvalidMessageError) Unwrap() []error { return []error{ErrInvalidMessag
 // withoutPrefix returns the message of err without the package name "transcript: " it
 // starts with, for an error that wraps it under a prefix of its own.
 func withoutPrefix(err error) string { return strings.TrimPrefix(err.Error(), "transcript: ") }
+
+// InvalidMessage returns err, the refusal of a check such as ValidateDesk, as a log's refusal
+// of a message: an *InvalidMessageError that matches ErrInvalidMessage and whatever err
+// matches, with err's message.
+func InvalidMessage(err error) error {
+	return &InvalidMessageError{Kind: err, Reason: withoutPrefix(err)}
+}

@@ -49,6 +49,8 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 		return "", transcript.Message{}, fmt.Errorf("%w: a reply to an aside keeps the aside's readers: leave the audience out to reply to them", ErrBadAudience)
 	case errors.Is(err, transcript.ErrKeyConflict):
 		return "", transcript.Message{}, fmt.Errorf("%w: key %q already names a different message of the desk", ErrBadMessage, m.Key)
+	case errors.Is(err, transcript.ErrInvalidDesk):
+		return "", transcript.Message{}, fmt.Errorf("%w: the desk's name breaks the rule for desk names, so it can be read, not written to", ErrBadMessage)
 	case errors.Is(err, transcript.ErrInvalidMessage):
 		return "", transcript.Message{}, fmt.Errorf("%w: the desk refused it (text must be valid UTF-8 without NUL bytes)", ErrBadMessage)
 	case err != nil:
@@ -76,6 +78,9 @@ func (t *tools) newMessage(in PostMessageArgs) (transcript.Message, error) {
 		return transcript.Message{}, fmt.Errorf("%w: content of %d bytes is over the limit of %d bytes", ErrBadMessage, n, t.svc.opts.MaxContent)
 	}
 	m := transcript.Message{Author: t.me, Content: in.Content, Parent: in.Parent, Key: in.Key}
+	if in.Audience != nil && len(in.Audience) == 0 { // "audience": [], not an absent argument
+		return transcript.Message{}, fmt.Errorf("%w: an empty audience names no reader: leave the audience out for a message the whole desk reads", ErrBadAudience)
+	}
 	for i, entry := range in.Audience {
 		p, err := transcript.ParseAuthor(entry)
 		if err != nil {

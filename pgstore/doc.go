@@ -202,7 +202,8 @@
 // # Bad input
 //
 // Append and AppendBatch refuse, with a [*AppendError] matching
-// transcript.ErrInvalidMessage and nothing stored: an invalid author, an empty desk name, a
+// transcript.ErrInvalidMessage and nothing stored: a desk name transcript.ValidateDesk
+// refuses ([ErrDeskName]), an invalid author, a
 // Seq set by the caller, a parent that is not an older row of the same desk, content over
 // the limit ([WithMaxContent], default 1 MiB), At outside the years 1 to 9999, an audience
 // or a key transcript.ValidateNew refuses (a key over transcript.MaxKeyLen bytes, not

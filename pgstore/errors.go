@@ -17,7 +17,7 @@ import (
 // (transcript.ResolveAudience) found the fault, one of these; theirs match the root
 // package's sentinels, such as transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (
-	ErrDeskName        = errors.New("pgstore: invalid desk name")
+	ErrDeskName        = transcript.ErrInvalidDesk // transcript.ValidateDesk refuses the name
 	ErrParent          = fmt.Errorf("pgstore: %w", transcript.ErrNoParent)
 	ErrContentTooLarge = errors.New("pgstore: content over the size limit")
 	ErrAt              = errors.New("pgstore: at outside the years 1 to 9999")

@@ -183,9 +183,10 @@ func TestRejectedAppendsStoreNothing(t *testing.T) {
 		text string
 	}
 	singles := []single{
-		{"empty desk", "", good, pgstore.ErrDeskName, "empty desk name"},
-		{"desk with NUL", "e\x00g", good, pgstore.ErrDeskName, "NUL byte"},
+		{"empty desk", "", good, pgstore.ErrDeskName, "invalid desk name: empty"},
+		{"desk with NUL", "e\x00g", good, pgstore.ErrDeskName, `character '\x00' at byte 1`},
 		{"desk not UTF-8", "e\xffg", good, pgstore.ErrDeskName, "UTF-8"},
+		{"desk dot dot", "..", good, pgstore.ErrDeskName, "names a directory"},
 		{"invalid author", "eng", with(func(m *transcript.Message) { m.Author = transcript.Agent("", "nobody") }), transcript.ErrInvalidAuthor, "agent"},
 		{"unknown author kind", "eng", with(func(m *transcript.Message) { m.Author.Kind = 9 }), transcript.ErrInvalidAuthor, "kind"},
 		{"seq set", "eng", with(func(m *transcript.Message) { m.Seq = 7 }), transcript.ErrInvalidMessage, "seq 7"},
@@ -226,7 +227,7 @@ func TestRejectedAppendsStoreNothing(t *testing.T) {
 		checkRejected(t, "AppendBatch "+tc.name, err, tc.kind, tc.text, tc.index)
 	}
 	err := st.AppendBatch(ctx, "", []transcript.Message{good})
-	checkRejected(t, "AppendBatch to an empty desk name", err, pgstore.ErrDeskName, "empty desk name", -1)
+	checkRejected(t, "AppendBatch to an empty desk name", err, pgstore.ErrDeskName, "invalid desk name: empty", -1)
 
 	m, err := st.Append(ctx, "eng", good)
 	if err != nil {

@@ -78,7 +78,7 @@ func TestMigrateFromVersion4(t *testing.T) {
 	}
 
 	secret, tok := newToken(t, "eng", transcript.Agent("triage", "Triage"), 0)
-	_, fresh := newToken(t, "no rows yet", ana, time.Second)
+	_, fresh := newToken(t, "no-rows-yet", ana, time.Second)
 	for _, tk := range []token.Token{tok, fresh} {
 		if err := st.AddToken(ctx, tk); err != nil {
 			t.Fatalf("AddToken after the migration: %v", err)

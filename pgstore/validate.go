@@ -9,12 +9,14 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// checkDesk reports whether name can name a desk: not empty, and text PostgreSQL can hold.
+// checkDesk reports whether an append may write to the desk named name:
+// transcript.ValidateDesk accepts it (and so PostgreSQL's text holds it). The error matches
+// transcript.ErrInvalidMessage and ErrDeskName.
 func checkDesk(name string) error {
-	if name == "" {
-		return transcript.Invalidf(ErrDeskName, "empty desk name")
+	if err := transcript.ValidateDesk(name); err != nil {
+		return transcript.InvalidMessage(err)
 	}
-	return checkText("desk name", name, ErrDeskName)
+	return nil
 }
 
 // prepare validates the i-th message of an append (i is -1 for Append) and returns it ready

@@ -23,6 +23,8 @@ const notifyChannel = "transcript_desks"
 // carries, plus one. PostgreSQL refuses a payload of 8000 bytes or more (less on a server
 // built with pages smaller than 8 kB); a name this long or longer is sent as the empty
 // payload instead, which Watch reads as "some desk" and answers with every desk's name.
+// A name transcript.ValidateDesk accepts takes at most 400 bytes; an older version may
+// still notify for a longer one it stored.
 const maxNotifyPayload = 1024
 
 // notifyPayload is the payload of desk's notification: its name, or "" for a name too long.

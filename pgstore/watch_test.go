@@ -137,7 +137,7 @@ func TestWatchAcrossStores(t *testing.T) {
 			{Parent: 2, Author: alice, Content: "a batch replying to a stored row", Key: "k2"},
 		}},
 		{watcher, "eng", transcript.Message{Author: bot, Content: "through the watching store"}, nil},
-		{writer, strings.Repeat("é", 200), transcript.Message{Author: bot, Content: "a desk named in 400 bytes"}, nil},
+		{writer, strings.Repeat("é", transcript.MaxDeskLen), transcript.Message{Author: bot, Content: "a desk named in 200 bytes"}, nil},
 	} {
 		var err error
 		if step.batch != nil {
@@ -213,21 +213,23 @@ func TestWatchOnlyCommits(t *testing.T) {
 	}
 }
 
-// TestWatchLongDeskName: a desk whose name is too long for a notification's payload is
-// reported too, with every other desk.
+// TestWatchLongDeskName: a notification without a desk name, which an append sends for a
+// desk whose name is too long for its payload (one an older version stored: no name
+// transcript.ValidateDesk accepts is), is answered with every desk's name.
 func TestWatchLongDeskName(t *testing.T) {
 	t.Parallel()
-	st, _ := openStore(t)
+	st, dsn := openStore(t)
 	ctx := t.Context()
-	long := strings.Repeat("long desk ", 150) // 1,500 bytes
-	if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: "hi"}); err != nil {
-		t.Fatal(err)
+	for _, desk := range []string{"eng", "ops"} {
+		if _, err := st.Append(ctx, desk, transcript.Message{Author: alice, Content: "hi"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	names := watch(t, st)
-	if _, err := st.Append(ctx, long, transcript.Message{Author: alice, Content: "hi"}); err != nil {
+	if _, err := connect(t, dsn).Exec(ctx, `SELECT pg_notify('transcript_desks', '')`); err != nil {
 		t.Fatal(err)
 	}
-	awaitNames(t, names, reportWithin, "eng", long)
+	awaitNames(t, names, reportWithin, "eng", "ops")
 }
 
 // TestWatchEnds: a Watch's channel is closed, and its connection, once its ctx is done or

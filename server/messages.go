@@ -24,7 +24,7 @@ type appendInput struct {
 type appendBody struct {
 	Content  string              `json:"content" doc:"The message."`
 	Parent   transcript.Sequence `json:"parent,omitempty" doc:"The row it replies to; 0 or absent: a root."`
-	Audience []audienceEntry     `json:"audience,omitempty" maxItems:"16" doc:"Participants of an aside, each in the command line's syntax (operator, person:ID, agent:ID, system:KIND, each with an optional :LABEL) or as an Author object, the form answers write. Absent: the whole desk reads it; a reply to an aside is an aside with the aside's readers."`
+	Audience []audienceEntry     `json:"audience,omitempty" maxItems:"16" doc:"Participants of an aside, each in the command line's syntax (operator, person:ID, agent:ID, system:KIND, each with an optional :LABEL) or as an Author object, the form answers write. Absent: the whole desk reads it; a reply to an aside is an aside with the aside's readers. Empty ([]): refused (400)."`
 	Key      string              `json:"key,omitempty" maxLength:"256" doc:"The writer's name for the row, unique within the desk: a retry with the same key and message returns the stored row (200) instead of a new one."`
 }
 
@@ -70,6 +70,9 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 		return nil, kindTooLarge.problem(fmt.Sprintf("content of %d bytes is over the limit of %d bytes", len(b.Content), s.opts.MaxContent))
 	}
 	m := transcript.Message{Author: author, Content: b.Content, Parent: b.Parent, Key: b.Key}
+	if b.Audience != nil && len(b.Audience) == 0 { // "audience": [], not an absent field
+		return nil, kindInvalidAudience.problem("an empty audience names no reader: omit the audience for a message the whole desk reads")
+	}
 	for i, a := range b.Audience {
 		if a.err != nil {
 			return nil, kindInvalidAudience.problem(fmt.Sprintf("audience entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL, or an Author object", i))
@@ -137,7 +140,9 @@ func appendRefusal(err error) error {
 	case errors.Is(err, transcript.ErrNotReadable):
 		return errNoParent
 	case errors.Is(err, transcript.ErrInvalidAudience):
-		return kindInvalidAudience.problem("the audience is refused: a reply to an aside keeps the aside's readers (leave the audience empty to reply to them), and an aside's readers must not be only its author")
+		return kindInvalidAudience.problem("the audience is refused: a reply to an aside keeps the aside's readers (leave the audience out to reply to them), and an aside's readers must not be only its author")
+	case errors.Is(err, transcript.ErrInvalidDesk):
+		return kindInvalidMessage.problem("the desk's name breaks the rule for desk names (1 to 100 letters, digits, '.', '_' or '-', not . or ..): it can be read and exported, not written to")
 	}
 	return kindInvalidMessage.problem("the store refused the message (text must be valid UTF-8 without NUL bytes, and the parent an older row of the desk)")
 }

@@ -82,7 +82,7 @@ func TestMigrateFromV5(t *testing.T) {
 	}
 
 	secret, tok := newToken(t, "eng", triageAgent, 0)
-	_, fresh := newToken(t, "no rows yet", transcript.Person("ana", "Ana"), time.Second)
+	_, fresh := newToken(t, "no-rows-yet", transcript.Person("ana", "Ana"), time.Second)
 	for _, tk := range []token.Token{tok, fresh} {
 		if err := st.AddToken(ctx, tk); err != nil {
 			t.Fatalf("AddToken after the migration: %v", err)

@@ -15,12 +15,13 @@ var (
 	maxAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// checkDesk reports whether desk can name a desk: not empty, and text as checkText wants it.
+// checkDesk reports whether an append may write to desk: transcript.ValidateDesk accepts
+// its name. The error matches transcript.ErrInvalidMessage and transcript.ErrInvalidDesk.
 func checkDesk(desk string) error {
-	if desk == "" {
-		return fmt.Errorf("%w: empty desk name", transcript.ErrInvalidMessage)
+	if err := transcript.ValidateDesk(desk); err != nil {
+		return transcript.InvalidMessage(err)
 	}
-	return checkText("desk name", desk)
+	return nil
 }
 
 // checkText reports whether s, a stored text, is valid UTF-8 without a NUL byte. SQLite could

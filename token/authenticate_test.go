@@ -177,7 +177,7 @@ func TestAuthenticateComparesHashes(t *testing.T) {
 func TestAuthenticateDesks(t *testing.T) {
 	st := newMemStore()
 	want := map[string]token.Token{}
-	for _, desk := range []string{"eng", "Eng", "eng ", "équipe"} {
+	for _, desk := range []string{"eng", "Eng", "eng.", "équipe"} {
 		secret, tok := addNew(t, st, desk, transcript.Agent("triage", "Triage for "+desk))
 		want[secret] = tok
 	}
@@ -186,5 +186,19 @@ func TestAuthenticateDesks(t *testing.T) {
 		if err != nil || got != tok {
 			t.Errorf("Authenticate for desk %q = %+v, %v; want %+v", tok.Desk, got, err, tok)
 		}
+	}
+}
+
+// TestAuthenticateOldDeskName: a token an older version stored for a desk whose name
+// transcript.ValidateDesk refuses still authenticates, so that its desk stays readable.
+func TestAuthenticateOldDeskName(t *testing.T) {
+	secret, tok, err := token.New("eng", triage, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok.Desk = "eng team"
+	old := lookupFunc(func(context.Context, [32]byte) (token.Token, error) { return tok, nil })
+	if got, err := token.Authenticate(t.Context(), old, "Bearer "+secret); err != nil || got != tok {
+		t.Errorf("Authenticate of a token for desk %q = %+v, %v; want %+v", tok.Desk, got, err, tok)
 	}
 }

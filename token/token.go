@@ -80,10 +80,10 @@ var (
 // padding (47 bytes in all, and nothing in it needs quoting in a header, a URL or a shell).
 // t.Created is now in UTC, rounded down to the microsecond, as the stores keep it.
 //
-// desk must be a desk name (not empty, valid UTF-8, no NUL byte) and p a valid author
+// desk must be a name transcript.ValidateDesk accepts and p a valid author
 // (transcript.Author.Validate) whose id and label are valid UTF-8 without a NUL byte (the
 // texts both stores keep); now must be in the years 1 to 9999. Otherwise the error matches
-// ErrInvalid (and, for p, transcript.ErrInvalidAuthor).
+// ErrInvalid (and, for desk, transcript.ErrInvalidDesk; for p, transcript.ErrInvalidAuthor).
 func New(desk string, p transcript.Author, now time.Time) (secret string, t Token, err error) {
 	t = Token{Desk: desk, Participant: p, Created: Floor(now)}
 	if err := t.checkFields(); err != nil {
@@ -141,11 +141,13 @@ func Floor(t time.Time) time.Time {
 	return t.Truncate(time.Microsecond).UTC() // Truncate counts from year 1: a floor in the range a Token holds
 }
 
-// Validate reports whether t can be stored: its ID is IDOf(t.Hash); its Desk a desk name
-// (not empty, valid UTF-8, no NUL byte); its Participant valid (transcript.Author.Validate)
+// Validate reports whether t can be stored: its ID is IDOf(t.Hash); its Desk a name
+// transcript.ValidateDesk accepts; its Participant valid (transcript.Author.Validate)
 // with an id and label of valid UTF-8 without a NUL byte; Created not zero and, like
 // Revoked when it is not zero, in the years 1 to 9999. The error matches ErrInvalid (and,
-// for the participant, transcript.ErrInvalidAuthor). A NUL byte is refused because
+// for the desk, transcript.ErrInvalidDesk; for the participant, transcript.ErrInvalidAuthor).
+// A token an older version stored for a desk whose name breaks the rule still authenticates
+// (a Store checks tokens when it adds them, not when it reads them). A NUL byte is refused because
 // PostgreSQL's text cannot hold one, and both stores keep the same texts.
 func (t Token) Validate() error {
 	if t.ID != IDOf(t.Hash) {
@@ -156,11 +158,8 @@ func (t Token) Validate() error {
 
 // checkFields is Validate without the ID.
 func (t Token) checkFields() error {
-	if t.Desk == "" {
-		return fmt.Errorf("%w: empty desk name", ErrInvalid)
-	}
-	if err := checkText("desk name", t.Desk); err != nil {
-		return err
+	if err := transcript.ValidateDesk(t.Desk); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if err := t.Participant.Validate(); err != nil {
 		return fmt.Errorf("%w: participant: %w", ErrInvalid, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/desknames"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -109,8 +110,32 @@ func TestNewRefuses(t *testing.T) {
 	}
 	oldest := time.Date(1, 1, 1, 0, 0, 0, 1000, time.UTC) // the zero Time is no time; a microsecond later is
 	for _, p := range []transcript.Author{transcript.Operator(), transcript.Person("ana", ""), transcript.System("workflow", "CI: nightly")} {
-		if _, _, err := token.New("équipe ✍", p, oldest); err != nil {
+		if _, _, err := token.New("équipe_ü", p, oldest); err != nil {
 			t.Errorf("New for %v: %v", p, err)
+		}
+	}
+}
+
+// TestNewDeskRule: New makes tokens only for desks transcript.ValidateDesk accepts, and
+// Validate refuses a token for any other.
+func TestNewDeskRule(t *testing.T) {
+	_, good, err := token.New("eng", triage, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, desk := range desknames.Refused {
+		if _, _, err := token.New(desk, triage, created); !errors.Is(err, token.ErrInvalid) || !errors.Is(err, transcript.ErrInvalidDesk) {
+			t.Errorf("New(%q) (%s): %v, want ErrInvalid and transcript.ErrInvalidDesk", desk, what, err)
+		}
+		tok := good
+		tok.Desk = desk
+		if err := tok.Validate(); !errors.Is(err, transcript.ErrInvalidDesk) {
+			t.Errorf("Validate of a token for %q (%s): %v, want transcript.ErrInvalidDesk", desk, what, err)
+		}
+	}
+	for what, desk := range desknames.Accepted {
+		if _, tok, err := token.New(desk, triage, created); err != nil || tok.Desk != desk {
+			t.Errorf("New(%q) (%s): desk %q, %v; want the token", desk, what, tok.Desk, err)
 		}
 	}
 }

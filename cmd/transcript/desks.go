@@ -56,6 +56,9 @@ type errNoDesk struct {
 }
 
 func (e *errNoDesk) Error() string {
+	if err := transcript.ValidateDesk(e.desk); err != nil { // most likely a name mistyped, not one an older version stored
+		return fmt.Sprintf("no desk %q (%s); %s", e.desk, strings.TrimPrefix(err.Error(), "transcript: "), e.known())
+	}
 	return fmt.Sprintf("no desk %q; %s", e.desk, e.known())
 }
 

@@ -90,15 +90,37 @@ func addInitDBFlag(fs *flag.FlagSet, initDB *bool) {
 	fs.BoolVar(initDB, "init-db", false, "create the store's tables (transcript_*) in a PostgreSQL --db that holds other tables")
 }
 
-// addWritingDeskFlags adds, for a command that writes, the desk flags and --init-db.
+// addWritingDeskFlags adds, for a command that writes, the desk flags and --init-db. Its
+// --desk takes only a name a new desk may have (transcript.ValidateDesk), checked as the
+// command line is parsed.
 func addWritingDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
-	addDeskFlags(fs, f, desk)
+	fs.StringVar(&f.db, "db", defaultDB, dbUsage)
+	f.desk = desk
+	fs.Var((*deskName)(&f.desk), "desk", "the `desk`'s name: "+deskNameRule)
 	addInitDBFlag(fs, &f.initDB)
 }
 
+// addDeskFlags adds, for a command that reads, the desk flags. Its --desk takes any name, so
+// that a desk an older version stored under a name the rule now refuses stays readable.
 func addDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
 	fs.StringVar(&f.db, "db", defaultDB, dbUsage)
 	fs.StringVar(&f.desk, "desk", desk, "the `desk`'s name")
+}
+
+// deskNameRule is transcript.ValidateDesk's rule in the words of a flag's help.
+const deskNameRule = "1 to 100 letters, digits, '.', '_' or '-', not . or .."
+
+// deskName is a --desk that holds a name transcript.ValidateDesk accepts.
+type deskName string
+
+func (d *deskName) String() string { return string(*d) }
+
+func (d *deskName) Set(s string) error {
+	if err := transcript.ValidateDesk(s); err != nil {
+		return err
+	}
+	*d = deskName(s)
+	return nil
 }
 
 // isPostgres reports whether db names a PostgreSQL database (a postgres:// or

@@ -152,7 +152,7 @@ func TestTokenUsageErrors(t *testing.T) {
 		{"a secret as the subcommand", []string{"token", secret}, "unknown subcommand (not quoted"},
 		{"add without --as", []string{"token", "add", "--desk", "eng"}, "token add needs --as"},
 		{"add with a bad --as", []string{"token", "add", "--as", "robot:r2"}, `"robot:r2" is not agent:ID`},
-		{"add with an empty desk", []string{"token", "add", "--desk", "", "--as", "agent:x"}, "empty desk name"},
+		{"add with an empty desk", []string{"token", "add", "--desk", "", "--as", "agent:x"}, "invalid desk name: empty"},
 		{"add with arguments", []string{"token", "add", "--as", "agent:x", "extra"}, "token add takes no arguments"},
 		{"add with an unknown flag", []string{"token", "add", "--bogus"}, "-bogus"},
 		{"list with arguments", []string{"token", "list", "extra"}, "token list takes no arguments"},

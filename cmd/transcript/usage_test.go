@@ -145,7 +145,6 @@ func TestErrors(t *testing.T) {
 			stderr string
 		}{
 			{[]string{"append", "--parent", "7", "reply to nothing"}, "parent 7"},
-			{[]string{"append", "--desk", "", "nowhere"}, "desk"},
 			{[]string{"import", c.path("missing.jsonl")}, "missing.jsonl"},
 			{[]string{"delta", "--state", c.path("no/such/dir/s.json"), "--commit"}, "state"},
 			{[]string{"delta", "--state", c.path("s.json"), "--before", "1"}, "watermark"},

@@ -3,12 +3,14 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/desknames"
 )
 
 // badInput is one kind of input a store must refuse. msg builds the message from next, the
@@ -28,7 +30,7 @@ const (
 	otherRows = 200
 )
 
-var badInputs = []badInput{
+var badInputs = append(badDeskNames(), []badInput{
 	{"author of unknown kind", badDesk, func(transcript.Sequence) transcript.Message {
 		return transcript.Message{Author: transcript.Author{Kind: 0, ID: "x"}, Content: "hi"}
 	}},
@@ -41,7 +43,6 @@ var badInputs = []badInput{
 	{"operator with id", badDesk, func(transcript.Sequence) transcript.Message {
 		return transcript.Message{Author: transcript.Author{Kind: transcript.KindOperator, ID: "op"}, Content: "hi"}
 	}},
-	{"empty desk name", "", func(transcript.Sequence) transcript.Message { return root("hi") }},
 	{"parent newer than the new row", badDesk, func(next transcript.Sequence) transcript.Message { return reply(next+1, "hi") }},
 	{"parent is the new row itself", badDesk, func(next transcript.Sequence) transcript.Message { return reply(next, "hi") }},
 	{"parent only in another desk", badDesk, func(next transcript.Sequence) transcript.Message { return reply(next+3, "hi") }},
@@ -61,7 +62,6 @@ var badInputs = []badInput{
 	{"author label not UTF-8", badDesk, func(transcript.Sequence) transcript.Message {
 		return transcript.Message{Author: transcript.Agent("x", "\xfe"), Content: "hi"}
 	}},
-	{"desk name not UTF-8", "\xffeng", func(transcript.Sequence) transcript.Message { return root("hi") }},
 	// A NUL byte is valid UTF-8, but PostgreSQL text cannot hold one, and both stores refuse
 	// it, so that any desk one store holds can move to the other.
 	{"content with a NUL byte", badDesk, func(transcript.Sequence) transcript.Message { return root("nul \x00 inside") }},
@@ -71,7 +71,6 @@ var badInputs = []badInput{
 	{"author label with a NUL byte", badDesk, func(transcript.Sequence) transcript.Message {
 		return transcript.Message{Author: transcript.Agent("x", "Tri\x00age"), Content: "hi"}
 	}},
-	{"desk name with a NUL byte", "en\x00g", func(transcript.Sequence) transcript.Message { return root("hi") }},
 	{"seq set by the caller, the one it would get", badDesk, func(next transcript.Sequence) transcript.Message {
 		m := root("hi")
 		m.Seq = next
@@ -82,6 +81,16 @@ var badInputs = []badInput{
 		m.Seq = 1
 		return m
 	}},
+}...)
+
+// badDeskNames are the bad inputs of a good message to each desk name desknames.Refused
+// lists (empty, not UTF-8, a NUL byte, a slash, ".." among them), in a fixed order.
+func badDeskNames() []badInput {
+	var ins []badInput
+	for _, what := range slices.Sorted(maps.Keys(desknames.Refused)) {
+		ins = append(ins, badInput{"desk name " + what, desknames.Refused[what], func(transcript.Sequence) transcript.Message { return root("hi") }})
+	}
+	return ins
 }
 
 // badModes are the ways checkBadInput feeds a bad message to a store.
@@ -140,6 +149,8 @@ func checkBadInput(t *testing.T, st Store) {
 					t.Errorf("%s to desk %q of a message with %s: error %q does not match transcript.ErrInvalidMessage", mode.name, in.desk, in.name, err)
 				case strings.HasPrefix(in.name, "parent ") && !errors.Is(err, transcript.ErrNoParent):
 					t.Errorf("%s to desk %q of a message with %s: error %q does not match transcript.ErrNoParent", mode.name, in.desk, in.name, err)
+				case strings.HasPrefix(in.name, "desk name ") && !errors.Is(err, transcript.ErrInvalidDesk):
+					t.Errorf("%s to desk %q: error %q does not match transcript.ErrInvalidDesk", mode.name, in.desk, err)
 				case !strings.Contains(err.Error(), ": "):
 					t.Errorf("error %q does not say what is wrong", err)
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/desknames"
 )
 
 // checkDeskIsolation: desks number their rows independently and never read each other's.
@@ -13,8 +14,12 @@ func checkDeskIsolation(t *testing.T, st Store) {
 	if desks := mustDesks(t, st); len(desks) != 0 {
 		t.Errorf("Desks of a new store = %q, want none", desks)
 	}
-	// Names that differ only in case, or hold spaces and non-ASCII text, are distinct desks.
-	names := []string{"eng", "Eng", "sales floor", "équipe ✍"}
+	// Names that differ only in case, or hold non-ASCII letters, are distinct desks; so is
+	// every name desknames.Accepted lists.
+	names := []string{"eng", "Eng", "sales-floor", "équipe"}
+	for _, name := range desknames.Accepted {
+		names = append(names, name)
+	}
 	want := make(map[string][]transcript.Message)
 	for i := range 12 {
 		for j, desk := range names {
@@ -29,11 +34,11 @@ func checkDeskIsolation(t *testing.T, st Store) {
 			want[desk] = append(want[desk], mustAppend(t, st, desk, m, seq))
 		}
 	}
-	if err := st.AppendBatch(t.Context(), "batch desk", []transcript.Message{root("b1"), reply(transcript.BatchParent(0), "b2")}); err != nil {
+	if err := st.AppendBatch(t.Context(), "batch-desk", []transcript.Message{root("b1"), reply(transcript.BatchParent(0), "b2")}); err != nil {
 		t.Fatalf("AppendBatch to a new desk: %v", err)
 	}
-	want["batch desk"] = []transcript.Message{{Seq: 1}, {Seq: 2, Parent: 1}} // checked below by Seq and Parent
-	names = append(names, "batch desk")
+	want["batch-desk"] = []transcript.Message{{Seq: 1}, {Seq: 2, Parent: 1}} // checked below by Seq and Parent
+	names = append(names, "batch-desk")
 
 	got := mustDesks(t, st)
 	sorted := slices.Sorted(slices.Values(names))
@@ -42,7 +47,7 @@ func checkDeskIsolation(t *testing.T, st Store) {
 	}
 	for _, desk := range names {
 		rows := mustReadAll(t, st, desk)
-		if desk == "batch desk" {
+		if desk == "batch-desk" {
 			if len(rows) != 2 || rows[0].Seq != 1 || rows[1].Seq != 2 || rows[1].Parent != 1 {
 				t.Errorf("desk %q: got %+v, want rows 1 and 2, 2 replying to 1", desk, rows)
 			}

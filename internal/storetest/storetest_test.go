@@ -131,8 +131,8 @@ func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcri
 }
 
 func (s *memStore) check(desk string, m transcript.Message, index int) error {
-	if desk == "" || !storable(desk) {
-		return fmt.Errorf("%w: bad desk name", transcript.ErrInvalidMessage)
+	if err := transcript.ValidateDesk(desk); err != nil {
+		return transcript.InvalidMessage(err)
 	}
 	if err := transcript.ValidateNew(m); err != nil {
 		return err

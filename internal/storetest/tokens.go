@@ -12,6 +12,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/desknames"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -68,8 +69,8 @@ func TokenRule(t *testing.T, st token.Store) {
 	}{
 		{"eng", transcript.Agent("triage", "Triage ✍"), tokenTime.Add(2 * time.Second)},
 		{"Eng", transcript.Agent("triage", "Triage ✍"), tokenTime.Add(time.Second)},
-		{"eng ", transcript.Person("ana", "Ana Lima: ops"), tokenTime},
-		{"équipe ✍", transcript.Author{Kind: transcript.KindOperator, Label: "Op"}, tokenTime.Add(time.Second)},
+		{"eng.", transcript.Person("ana", "Ana Lima: ops"), tokenTime},
+		{"équipe", transcript.Author{Kind: transcript.KindOperator, Label: "Op"}, tokenTime.Add(time.Second)},
 		{"eng", transcript.System("workflow", ""), tokenTime.Add(time.Second)},
 		{"eng", transcript.Agent("review", "Reviewer"), tokenTime.Add(1500 * time.Nanosecond)}, // kept as +1µs
 		{"old", transcript.Agent("triage", "Triage"), time.Date(1969, 12, 31, 23, 59, 59, 999_999_999, time.UTC)},
@@ -169,6 +170,11 @@ func TokenRule(t *testing.T, st token.Store) {
 	} {
 		if err := st.AddToken(ctx, bad.tok); !errors.Is(err, bad.want) {
 			t.Errorf("AddToken of %s: %v, want %v", bad.name, err, bad.want)
+		}
+	}
+	for what, desk := range desknames.Refused {
+		if err := st.AddToken(ctx, invalid(func(t *token.Token) { t.Desk = desk })); !errors.Is(err, token.ErrInvalid) || !errors.Is(err, transcript.ErrInvalidDesk) {
+			t.Errorf("AddToken of a token for desk %q (%s): %v, want token.ErrInvalid and transcript.ErrInvalidDesk", desk, what, err)
 		}
 	}
 	checkList("after refused AddTokens")
@@ -319,7 +325,7 @@ func checkConcurrentTokens(t *testing.T, st token.Store, sharedSecret string, sh
 	for w := range workers {
 		wg.Go(func() {
 			errs[w] = func() error {
-				secret, tok, err := token.New(fmt.Sprintf("desk %d", w), transcript.Agent(fmt.Sprint("worker", w), ""), tokenTime.Add(time.Duration(w)*time.Millisecond))
+				secret, tok, err := token.New(fmt.Sprintf("desk-%d", w), transcript.Agent(fmt.Sprint("worker", w), ""), tokenTime.Add(time.Duration(w)*time.Millisecond))
 				if err != nil {
 					return err
 				}

@@ -1,0 +1,49 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxDeskLen is the most characters (runes, not bytes) a desk name may hold.
+const MaxDeskLen = 100
+
+// ErrInvalidDesk is matched by the errors of ValidateDesk, and by a store's refusal of a
+// write to a desk whose name ValidateDesk refuses (together with ErrInvalidMessage for an
+// append).
+var ErrInvalidDesk = errors.New("transcript: invalid desk name")
+
+// ValidateDesk reports whether name can name a new desk: 1 to MaxDeskLen characters, each
+// a Unicode letter (unicode.IsLetter) or decimal digit (unicode.IsDigit), '.', '_' or '-',
+// and neither "." nor "..". Such a name is one segment of a URL path and of a file path as
+// it is, so every command, store and route names the desk the same way. The error matches
+// ErrInvalidDesk and says what is wrong; it quotes at most the offending character.
+//
+// Stores and commands apply the rule to what they create and write; a desk an older
+// version stored under a name that breaks it can still be read and exported.
+func ValidateDesk(name string) error {
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return fmt.Errorf("%w: empty", ErrInvalidDesk)
+	case n > MaxDeskLen:
+		return fmt.Errorf("%w: %d characters, over the limit of %d", ErrInvalidDesk, n, MaxDeskLen)
+	case name == "." || name == "..":
+		return fmt.Errorf("%w: %q names a directory in a path, not a desk", ErrInvalidDesk, name)
+	}
+	for i, r := range name {
+		if _, size := utf8.DecodeRuneInString(name[i:]); r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("%w: not valid UTF-8 at byte %d", ErrInvalidDesk, i)
+		}
+		if !deskRune(r) {
+			return fmt.Errorf("%w: character %q at byte %d is not a letter, digit, '.', '_' or '-'", ErrInvalidDesk, r, i)
+		}
+	}
+	return nil
+}
+
+// deskRune reports whether r may appear in a desk name.
+func deskRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '-'
+}
