@@ -40,7 +40,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--to with a trailing comma", []string{"append", "--to", "agent:x,", "hi"}, "empty entry"},
 		{"--to listing one twice", []string{"append", "--to", "agent:x,agent:x:X", "hi"}, "agent:x is listed twice"},
 		{"--to given twice for one", []string{"append", "--to", "agent:x", "--to", "person:ana,agent:x", "hi"}, "agent:x is listed twice"},
-		{"--to naming the author", []string{"append", "--as", "agent:x:X", "--to", "person:ana,agent:x", "hi"}, "entry 1 (agent:x) is the author itself"},
+		{"--to naming the author", []string{"append", "--as", "agent:x:X", "--to", "person:ana,agent:x", "hi"}, "usage: append --to: entry 1 (agent:x) is the author itself\n"},
 		{"--to naming the default author", []string{"append", "--to", "operator:Olga", "hi"}, "entry 0 (operator) is the author itself"},
 		{"--to over the limit", []string{"append", "--to", manyParticipants(transcript.MaxAudience + 1), "hi"}, "17 entries, over the limit of 16"},
 		{"view with arguments", []string{"view", "extra"}, "view takes no arguments"},
