@@ -118,18 +118,18 @@ func isReaderOf(x Author, m *Message) bool {
 // identity, which the writer chose.
 func validateAudience(author Author, audience []Author) error {
 	if len(audience) > MaxAudience {
-		return Invalidf(ErrInvalidAudience, "%d entries, over the limit of %d", len(audience), MaxAudience)
+		return Invalidf(ErrInvalidAudience, "audience of %d entries, over the limit of %d", len(audience), MaxAudience)
 	}
 	for i, a := range audience {
 		if err := a.Validate(); err != nil {
-			return &InvalidMessageError{Kind: ErrInvalidAudience, Reason: fmt.Sprintf("entry %d: %s", i, Reason(err)), Cause: err}
+			return &InvalidMessageError{Kind: ErrInvalidAudience, Reason: fmt.Sprintf("audience entry %d: %s", i, Reason(err)), Cause: err}
 		}
 		if a.Same(author) {
-			return Invalidf(ErrInvalidAudience, "entry %d (%s) is the author itself", i, a)
+			return Invalidf(ErrInvalidAudience, "audience entry %d (%s) is the author itself", i, a)
 		}
 		for _, b := range audience[:i] {
 			if a.Same(b) {
-				return Invalidf(ErrInvalidAudience, "%s listed twice", a)
+				return Invalidf(ErrInvalidAudience, "audience lists %s twice", a)
 			}
 		}
 	}

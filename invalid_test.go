@@ -19,11 +19,11 @@ func TestValidateNewSaysEachThingOnce(t *testing.T) {
 		is   []error
 	}{
 		{"the author in the audience", transcript.Message{Author: bot, Audience: []transcript.Author{bot}},
-			"transcript: entry 0 (agent:bot) is the author itself", []error{transcript.ErrInvalidAudience}},
+			"transcript: audience entry 0 (agent:bot) is the author itself", []error{transcript.ErrInvalidAudience}},
 		{"a reader twice", transcript.Message{Author: bot, Audience: []transcript.Author{transcript.Agent("triage", ""), transcript.Agent("triage", "T")}},
-			"transcript: agent:triage listed twice", []error{transcript.ErrInvalidAudience}},
+			"transcript: audience lists agent:triage twice", []error{transcript.ErrInvalidAudience}},
 		{"an invalid entry", transcript.Message{Author: bot, Audience: []transcript.Author{transcript.Agent("", "x")}},
-			"transcript: entry 0: invalid author: agent without id", []error{transcript.ErrInvalidAudience, transcript.ErrInvalidAuthor}},
+			"transcript: audience entry 0: invalid author: agent without id", []error{transcript.ErrInvalidAudience, transcript.ErrInvalidAuthor}},
 		{"an invalid author", transcript.Message{Author: transcript.Agent("", "x")},
 			"transcript: invalid author: agent without id", []error{transcript.ErrInvalidAuthor}},
 		{"a seq", transcript.Message{Author: bot, Seq: 3},

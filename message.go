@@ -107,7 +107,7 @@ var ErrNoParent = errors.New("transcript: parent is not an older row of the desk
 // (ResolveAudience) and whether the Key is taken (MatchKey) are the log's to check. The
 // error matches ErrInvalidMessage, ErrInvalidAuthor for a bad author and
 // ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose message says
-// what is wrong once ("transcript: agent:triage listed twice").
+// what is wrong once ("transcript: audience lists agent:triage twice").
 func ValidateNew(m Message) error {
 	switch {
 	case m.Seq != 0:

@@ -51,9 +51,9 @@ var badLines = []struct {
 	{"audience entry of unknown type", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"robot","id":"r2"}]}`, `"/audience/0": .*unknown author type "robot"`},
 	{"audience entry without id", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"a"},{"type":"agent","label":"Nobody"}]}`, `"/audience/1": .*agent without id`},
 	{"unknown key in an audience entry", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x","lable":"X"}]}`, `"/audience/0": unknown key "lable"`},
-	{"audience naming the author", `{"author":{"type":"agent","id":"x"},"content":"x","audience":[{"type":"agent","id":"x","label":"X"}]}`, `"/audience": entry 0 \(agent:x\) is the author itself`},
-	{"audience naming one twice", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x"},{"type":"person","id":"x"},{"type":"agent","id":"x","label":"X"}]}`, `"/audience": agent:x listed twice`},
-	{"audience over the limit", `{"author":{"type":"operator"},"content":"x","audience":[` + audienceEntries(transcript.MaxAudience+1) + `]}`, `"/audience": 17 entries, over the limit of 16`},
+	{"audience naming the author", `{"author":{"type":"agent","id":"x"},"content":"x","audience":[{"type":"agent","id":"x","label":"X"}]}`, `audience entry 0 \(agent:x\) is the author itself`},
+	{"audience naming one twice", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x"},{"type":"person","id":"x"},{"type":"agent","id":"x","label":"X"}]}`, `audience lists agent:x twice`},
+	{"audience over the limit", `{"author":{"type":"operator"},"content":"x","audience":[` + audienceEntries(transcript.MaxAudience+1) + `]}`, `audience of 17 entries, over the limit of 16`},
 	{"NUL in an audience label", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x","label":"X\u0000"}]}`, `audience entry 0 holds a NUL byte`},
 	{"content over 1 MiB", `{"author":{"type":"operator"},"content":"` + strings.Repeat("a", 1<<20+1) + `"}`, `(?i)over the limit|too (long|large)|1048576`},
 }

@@ -96,7 +96,7 @@ func (l *line) audience(author transcript.Author) ([]transcript.Author, error) {
 		out[i] = a
 	}
 	if err := transcript.ValidateNew(transcript.Message{Author: author, Audience: out}); err != nil {
-		return nil, within(`"/audience"`, err)
+		return nil, err // its reason names the audience
 	}
 	return out, nil
 }
