@@ -113,22 +113,23 @@ func isReaderOf(x Author, m *Message) bool {
 
 // validateAudience reports what is wrong with the Audience a writer lists for a new row by
 // author: an invalid entry, the author itself, an identity listed twice, or more than
-// MaxAudience entries. The error matches ErrInvalidAudience, and ErrInvalidAuthor for an
-// invalid entry; it names entries by position and identity, which the writer chose.
+// MaxAudience entries. The error is an *InvalidMessageError of ErrInvalidAudience, and
+// matches ErrInvalidAuthor too for an invalid entry; it names entries by position and
+// identity, which the writer chose.
 func validateAudience(author Author, audience []Author) error {
 	if len(audience) > MaxAudience {
-		return fmt.Errorf("%w: %d entries, over the limit of %d", ErrInvalidAudience, len(audience), MaxAudience)
+		return Invalidf(ErrInvalidAudience, "audience of %d entries, over the limit of %d", len(audience), MaxAudience)
 	}
 	for i, a := range audience {
 		if err := a.Validate(); err != nil {
-			return fmt.Errorf("%w: entry %d: %w", ErrInvalidAudience, i, err)
+			return &InvalidMessageError{Kind: ErrInvalidAudience, Reason: fmt.Sprintf("audience entry %d: %s", i, Reason(err)), Cause: err}
 		}
 		if a.Same(author) {
-			return fmt.Errorf("%w: entry %d (%s) is the author itself", ErrInvalidAudience, i, a)
+			return Invalidf(ErrInvalidAudience, "audience entry %d (%s) is the author itself", i, a)
 		}
 		for _, b := range audience[:i] {
 			if a.Same(b) {
-				return fmt.Errorf("%w: %s listed twice", ErrInvalidAudience, a)
+				return Invalidf(ErrInvalidAudience, "audience lists %s twice", a)
 			}
 		}
 	}
@@ -159,7 +160,7 @@ func ResolveAudience(m Message, parent *Message) ([]Author, error) {
 		return canonicalAudience(m.Audience), nil
 	}
 	if !parent.asideReadableBy(m.Author) {
-		return nil, Invalidf(ErrNotReadable, "%s: row %d", withoutPrefix(ErrNotReadable), parent.Seq)
+		return nil, Invalidf(ErrNotReadable, "%s: row %d", Reason(ErrNotReadable), parent.Seq)
 	}
 	want := slices.DeleteFunc(parent.Readers(), m.Author.Same)
 	if len(want) == 0 {

@@ -3,7 +3,6 @@ package transcript
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // ErrContract is matched by every *ContractError: the host's Log returned a page that breaks
@@ -38,7 +37,7 @@ type ContractError struct {
 
 func (e *ContractError) Error() string {
 	return fmt.Sprintf("transcript: read %d (before %d, limit %d): seq %d: %s",
-		e.Read, e.Before, e.Limit, e.Seq, strings.TrimPrefix(e.Err.Error(), "transcript: "))
+		e.Read, e.Before, e.Limit, e.Seq, Reason(e.Err))
 }
 
 // Unwrap returns the rule's sentinel.

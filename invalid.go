@@ -12,6 +12,7 @@ import (
 type InvalidMessageError struct {
 	Kind   error  // the fault's sentinel, matched besides ErrInvalidMessage
 	Reason string // what is wrong with the message; never its content
+	Cause  error  // the error the fault was found by, matched too, or nil
 }
 
 // Invalidf returns an *InvalidMessageError of kind whose Reason is formatted from format and
@@ -22,16 +23,23 @@ func Invalidf(kind error, format string, args ...any) error {
 
 func (e *InvalidMessageError) Error() string { return "transcript: " + e.Reason }
 
-// Unwrap returns ErrInvalidMessage and Kind.
-func (e *InvalidMessageError) Unwrap() []error { return []error{ErrInvalidMessage, e.Kind} }
+// Unwrap returns ErrInvalidMessage, Kind and Cause (when set).
+func (e *InvalidMessageError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{ErrInvalidMessage, e.Kind, e.Cause}
+	}
+	return []error{ErrInvalidMessage, e.Kind}
+}
 
-// withoutPrefix returns the message of err without the package name "transcript: " it
-// starts with, for an error that wraps it under a prefix of its own.
-func withoutPrefix(err error) string { return strings.TrimPrefix(err.Error(), "transcript: ") }
+// Reason returns err's message without the package name "transcript: " it starts with: what
+// an error of this package says is wrong, for a caller that names the place it happened under
+// a prefix of its own ("append to desk "eng": parent 9 is not a row of the desk"). Every
+// package that wraps this one's refusals words them with it, so that each says its part once.
+func Reason(err error) string { return strings.TrimPrefix(err.Error(), "transcript: ") }
 
 // InvalidMessage returns err, the refusal of a check such as ValidateDesk, as a log's refusal
 // of a message: an *InvalidMessageError that matches ErrInvalidMessage and whatever err
 // matches, with err's message.
 func InvalidMessage(err error) error {
-	return &InvalidMessageError{Kind: err, Reason: withoutPrefix(err)}
+	return &InvalidMessageError{Kind: err, Reason: Reason(err)}
 }

@@ -62,14 +62,14 @@ func (e *KeyConflictError) Is(target error) bool { return target == ErrKeyConfli
 // punctuation, symbols and the ASCII space).
 func validateKey(key string) error {
 	if len(key) > MaxKeyLen {
-		return fmt.Errorf("%w: key of %d bytes, over the limit of %d", ErrInvalidMessage, len(key), MaxKeyLen)
+		return Invalidf(ErrInvalidMessage, "key of %d bytes, over the limit of %d", len(key), MaxKeyLen)
 	}
 	if !utf8.ValidString(key) {
-		return fmt.Errorf("%w: key is not valid UTF-8", ErrInvalidMessage)
+		return Invalidf(ErrInvalidMessage, "key is not valid UTF-8")
 	}
 	for i, r := range key {
 		if !unicode.IsPrint(r) {
-			return fmt.Errorf("%w: key holds the unprintable character %U at byte %d", ErrInvalidMessage, r, i)
+			return Invalidf(ErrInvalidMessage, "key holds the unprintable character %U at byte %d", r, i)
 		}
 	}
 	return nil

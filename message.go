@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"errors"
-	"fmt"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -107,19 +106,20 @@ var ErrNoParent = errors.New("transcript: parent is not an older row of the desk
 // most MaxKeyLen bytes of printable UTF-8. Whether the Parent exists, the reply rule
 // (ResolveAudience) and whether the Key is taken (MatchKey) are the log's to check. The
 // error matches ErrInvalidMessage, ErrInvalidAuthor for a bad author and
-// ErrInvalidAudience for a bad audience.
+// ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose message says
+// what is wrong once ("transcript: audience lists agent:triage twice").
 func ValidateNew(m Message) error {
 	switch {
 	case m.Seq != 0:
-		return fmt.Errorf("%w: seq %d set by the caller (the log assigns it)", ErrInvalidMessage, m.Seq)
+		return Invalidf(ErrInvalidMessage, "seq %d set by the caller (the log assigns it)", m.Seq)
 	case !utf8.ValidString(m.Content):
-		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalidMessage)
+		return Invalidf(ErrInvalidMessage, "content is not valid UTF-8")
 	}
 	if err := m.Author.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+		return Invalidf(ErrInvalidAuthor, "%s", Reason(err))
 	}
 	if err := validateAudience(m.Author, m.Audience); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+		return err
 	}
 	return validateKey(m.Key)
 }

@@ -90,9 +90,9 @@ func (t *tools) newMessage(in PostMessageArgs) (transcript.Message, error) {
 	}
 	if err := transcript.ValidateNew(m); err != nil {
 		if errors.Is(err, transcript.ErrInvalidAudience) {
-			return transcript.Message{}, fmt.Errorf("%w: %w", ErrBadAudience, err)
+			return transcript.Message{}, fmt.Errorf("%w: %s", ErrBadAudience, transcript.Reason(err))
 		}
-		return transcript.Message{}, fmt.Errorf("%w: %w", ErrBadMessage, err)
+		return transcript.Message{}, fmt.Errorf("%w: %s", ErrBadMessage, transcript.Reason(err))
 	}
 	if strings.IndexByte(in.Content, 0) >= 0 {
 		return transcript.Message{}, fmt.Errorf("%w: content holds a NUL byte", ErrBadMessage)

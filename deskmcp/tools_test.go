@@ -237,7 +237,7 @@ func TestToolErrors(t *testing.T) {
 		{"post_message", deskmcp.PostMessageArgs{Content: "x", Parent: 77}, "no such parent 77"},
 		{"post_message", deskmcp.PostMessageArgs{Content: "x", Audience: []string{"robot:r2"}}, "bad audience: entry 0 is not a participant"},
 		{"post_message", deskmcp.PostMessageArgs{Content: "x", Audience: []string{"agent:a"}}, "bad audience"},
-		{"post_message", deskmcp.PostMessageArgs{Content: "x", Audience: []string{"agent:b", "agent:b"}}, "bad audience"},
+		{"post_message", deskmcp.PostMessageArgs{Content: "x", Audience: []string{"agent:b", "agent:b"}}, "bad audience: audience lists agent:b twice"},
 		{"post_message", map[string]any{"content": "x", "audience": []string{}}, "bad audience: an empty audience names no reader: leave the audience out"},
 		{"post_message", deskmcp.PostMessageArgs{Content: "x\x00y"}, "NUL"},
 		{"post_message", deskmcp.PostMessageArgs{Content: strings.Repeat("x", deskmcp.DefaultMaxContent+1)}, "over the limit"},

@@ -70,7 +70,7 @@ func (e *AppendError) Error() string {
 	if e.Index >= 0 {
 		at += ", batch message " + strconv.Itoa(e.Index)
 	}
-	return "pgstore: " + at + ": " + strings.TrimPrefix(e.Err.Error(), "transcript: ")
+	return "pgstore: " + at + ": " + transcript.Reason(e.Err)
 }
 
 // Unwrap returns the reason.

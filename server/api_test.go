@@ -132,7 +132,9 @@ func TestRoutes(t *testing.T) {
 			wantProblem(t, e.do("POST", "/v1/desks/eng/messages", f.coder, `{"content":`), 400, "invalid-request")
 			wantProblem(t, e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{}), 400, "invalid-request")
 			wantProblem(t, e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{"content": "x", "audience": []string{"robot:1"}}), 400, "invalid-audience")
-			wantProblem(t, e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{"content": "x", "audience": []string{"agent:coder"}}), 400, "invalid-audience")
+			if p := wantProblem(t, e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{"content": "x", "audience": []string{"agent:coder"}}), 400, "invalid-audience"); p.Detail != "audience entry 0 (agent:coder) is the author itself" {
+				t.Errorf("an audience naming its author: detail %q, want the reason alone", p.Detail)
+			}
 			wantProblem(t, e.do("POST", "/v1/desks/eng/messages", f.triage, map[string]any{"content": "x", "parent": f.aside.Seq, "audience": []string{"agent:coder"}}), 400, "invalid-audience")
 			wantProblem(t, e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{"content": "x", "key": "bell\a"}), 400, "invalid-message")
 			wantProblem(t, e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{"content": "nul\x00"}), 400, "invalid-message")

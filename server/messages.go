@@ -81,9 +81,9 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 	}
 	if err := transcript.ValidateNew(m); err != nil {
 		if errors.Is(err, transcript.ErrInvalidAudience) {
-			return nil, kindInvalidAudience.problem(err.Error())
+			return nil, kindInvalidAudience.problem(transcript.Reason(err))
 		}
-		return nil, kindInvalidMessage.problem(err.Error())
+		return nil, kindInvalidMessage.problem(transcript.Reason(err))
 	}
 	if strings.IndexByte(b.Content, 0) >= 0 {
 		return nil, kindInvalidMessage.problem("content holds a NUL byte, which the stores refuse")

@@ -17,10 +17,12 @@ const driverName = "sqlite"
 // dsn returns the data source name of the database file at path for the writer or for a
 // reader. Every connection sets a busy timeout. The writer's transactions begin IMMEDIATE,
 // taking the write lock up front, so two writers never deadlock upgrading a read lock;
-// it puts the file in WAL mode (persistent) with synchronous=FULL, so a committed append
-// survives power loss, not only a crash of the process. Readers are query_only. With
-// ReadOnly, the writer too is a reader, and both open the file read-only (mode=ro): they
-// never create it, nor set its journal mode.
+// it runs with synchronous=FULL, so a committed append survives power loss, not only a crash
+// of the process (migrate puts the file in WAL mode, once it knows the file is a store).
+// Readers are query_only. With ReadOnly, the writer too is a reader, and both open the file
+// read-only (mode=ro): they never create it, nor set its journal mode. inspect's probe may
+// also be immutable (immutable=1): it reads the file without locks, and creates nothing
+// beside it.
 func dsn(path string, c config, writer bool) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -32,8 +34,10 @@ func dsn(path string, c config, writer bool) (string, error) {
 		q.Set("mode", "ro")
 		writer = false
 	}
+	if c.immutable {
+		q.Set("immutable", "1")
+	}
 	if writer {
-		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(FULL)")
 		q.Set("_txlock", "immediate")
 	} else {

@@ -3,7 +3,8 @@ package sqlitestore
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/sharedesk/transcript"
 )
 
 var (
@@ -42,17 +43,13 @@ type AppendError struct {
 
 func (e *AppendError) Error() string {
 	if e.Index < 0 {
-		return fmt.Sprintf("sqlitestore: append to desk %q: %s", e.Desk, reason(e.Err))
+		return fmt.Sprintf("sqlitestore: append to desk %q: %s", e.Desk, transcript.Reason(e.Err))
 	}
-	return fmt.Sprintf("sqlitestore: append batch to desk %q: message %d: %s", e.Desk, e.Index, reason(e.Err))
+	return fmt.Sprintf("sqlitestore: append batch to desk %q: message %d: %s", e.Desk, e.Index, transcript.Reason(e.Err))
 }
 
 // Unwrap returns what is wrong with the message.
 func (e *AppendError) Unwrap() error { return e.Err }
-
-// reason is the message of an append's refusal without the package name it starts with:
-// the AppendError says where it comes from.
-func reason(err error) string { return strings.TrimPrefix(err.Error(), "transcript: ") }
 
 // SchemaError reports a database whose schema version this package does not read: one
 // written by a newer version of it, or, for a ReadOnly Open, by an older one that a

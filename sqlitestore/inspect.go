@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -30,10 +32,13 @@ type queryer interface {
 }
 
 // inspect reports what the file at path holds, reading it on a connection of its own opened
-// read-only, so that nothing is written: not even the journal mode, which the writer's
-// connection sets as it opens. A directory, a file that is not a SQLite database and a
-// SQLite database holding another program's tables are errors matching ErrNotStore. For a
-// store it also returns its schema version.
+// read-only, so that nothing is written: not even the journal mode, which migrate sets once
+// it has classified the file under the write lock. Nor does it create anything beside the
+// file: a WAL-mode database whose write-ahead log and index do not both exist already is read
+// as immutable (its log holds nothing then, or nothing a reader could use without writing
+// the index). A directory, a file that is not a SQLite database and a SQLite database holding
+// another program's tables are errors matching ErrNotStore. For a store it also returns its
+// schema version.
 func inspect(ctx context.Context, path string, c config) (fileState, int, error) {
 	info, err := os.Stat(path)
 	switch {
@@ -46,8 +51,13 @@ func inspect(ctx context.Context, path string, c config) (fileState, int, error)
 	case info.Size() == 0:
 		return fileEmpty, 0, nil
 	}
+	wal, err := readHeader(path)
+	if err != nil {
+		return 0, 0, err
+	}
 	probe := c
 	probe.readOnly = true
+	probe.immutable = wal && !sidecarsExist(path)
 	source, err := dsn(path, probe, false)
 	if err != nil {
 		return 0, 0, err
@@ -64,24 +74,34 @@ func inspect(ctx context.Context, path string, c config) (fileState, int, error)
 	return state, version, nil
 }
 
-// classify reads q's schema: no table, index or view at all is fileEmpty; the tables of a
-// store (schema_version and messages) are fileStore, with the version schema_version
-// holds; anything else is another program's database, an error matching ErrNotStore.
-func classify(ctx context.Context, q queryer) (fileState, int, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\' AND type = 'table' ORDER BY name`)
+// sqliteMagic begins the 100-byte header of every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// readHeader reads the header of the SQLite database at path and reports whether the file is
+// in WAL mode (its read and write versions, bytes 18 and 19, are 2). A file without the
+// header is an error matching ErrNotStore.
+func readHeader(path string) (wal bool, err error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, err
+		return false, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return 0, 0, err
-		}
-		tables = append(tables, name)
+	defer f.Close()
+	var header [100]byte
+	if _, err := io.ReadFull(f, header[:]); errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || string(header[:len(sqliteMagic)]) != sqliteMagic {
+		return false, notStoref(path, "is not a SQLite database")
+	} else if err != nil {
+		return false, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	if err := rows.Close(); err != nil {
+	return header[18] == 2 || header[19] == 2, nil
+}
+
+// classify reads q's schema: no table, index or view at all is fileEmpty; exactly the tables
+// of a store at the version its schema_version holds (or, for a version newer than this
+// package's, at least those of SchemaVersion) are fileStore, with that version; anything
+// else is another program's database, an error matching ErrNotStore.
+func classify(ctx context.Context, q queryer) (fileState, int, error) {
+	tables, err := listTables(ctx, q)
+	if err != nil {
 		return 0, 0, err
 	}
 	var objects int
@@ -91,15 +111,78 @@ func classify(ctx context.Context, q queryer) (fileState, int, error) {
 	if objects == 0 {
 		return fileEmpty, 0, nil
 	}
-	if !slices.Contains(tables, "schema_version") || !slices.Contains(tables, "messages") {
+	if !slices.Contains(tables, "schema_version") {
 		return 0, 0, &foreignError{tables: tables}
 	}
 	var version int
 	if err := q.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version); err != nil {
 		return 0, 0, &foreignError{tables: tables}
 	}
+	known, err := storeTables()
+	if err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case version < 0:
+		return 0, 0, &foreignError{tables: tables}
+	case version > SchemaVersion:
+		for _, name := range known[SchemaVersion] {
+			if !slices.Contains(tables, name) {
+				return 0, 0, &foreignError{tables: tables}
+			}
+		}
+	case !slices.Equal(tables, known[version]):
+		return 0, 0, &foreignError{tables: tables}
+	}
 	return fileStore, version, nil
 }
+
+// listTables returns the names of q's tables, sorted, but SQLite's own (sqlite_...).
+func listTables(ctx context.Context, q queryer) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\' AND type = 'table' ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		tables = append(tables, name)
+	}
+	return tables, rows.Err()
+}
+
+// storeTables returns the tables of a store at each version, 0 to SchemaVersion, sorted by
+// name: those its migrations make, found by running them on a database in memory once.
+var storeTables = sync.OnceValues(func() ([][]string, error) {
+	db, err := sql.Open(driverName, "file::memory:")
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: listing the schema's tables: %w", err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // one connection: one database in memory
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE schema_version (version INTEGER NOT NULL)`); err != nil {
+		return nil, fmt.Errorf("sqlitestore: listing the schema's tables: %w", err)
+	}
+	var all [][]string
+	for i := 0; ; i++ {
+		tables, err := listTables(ctx, db)
+		if err != nil {
+			return nil, fmt.Errorf("sqlitestore: listing the schema's tables at version %d: %w", i, err)
+		}
+		all = append(all, tables)
+		if i == len(migrations) {
+			return all, nil
+		}
+		if _, err := db.ExecContext(ctx, migrations[i].sql); err != nil {
+			return nil, fmt.Errorf("sqlitestore: listing the schema's tables: %s: %w", migrations[i].name, err)
+		}
+	}
+})
 
 // foreignError is classify's finding of another program's database; explainOpen names the
 // file.

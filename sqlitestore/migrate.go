@@ -91,7 +91,9 @@ func isBusy(err error) bool {
 // schema current. It returns the version it found. It initializes only a database that
 // holds nothing yet; another program's database is an error matching ErrNotStore (for
 // explainOpen to name the file), and a database newer than target is a *SchemaError; both
-// are left as they were.
+// are left as they were. Then, and only for a store, it puts the file in WAL mode (a no-op
+// for a file in it already), which a transaction cannot do: a file classified as another
+// program's is never switched.
 func migrate(ctx context.Context, db *sql.DB, target int) (found int, err error) {
 	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see the writer's DSN
 	if err != nil {
@@ -129,6 +131,9 @@ func migrate(ctx context.Context, db *sql.DB, target int) (found int, err error)
 	}
 	if err := tx.Commit(); err != nil {
 		return found, fmt.Errorf("committing the schema migration: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
+		return found, fmt.Errorf("putting the file in WAL mode: %w", err)
 	}
 	return found, nil
 }

@@ -32,9 +32,11 @@ func foreignDatabase(t *testing.T) string {
 	return path
 }
 
-// TestOpenRefusesWhatIsNoStore: another program's SQLite database, a file that is no SQLite
-// database and a directory are refused by Open, with or without ReadOnly, with an error
-// that matches ErrNotStore and says what the path is; and nothing in the directory changes.
+// TestOpenRefusesWhatIsNoStore: another program's SQLite database (however much it looks like
+// a store: tables named messages and schema_version beside its own, at version 1 or at
+// SchemaVersion; or in WAL mode), a file that is no SQLite database and a directory are
+// refused by Open, with or without ReadOnly, with an error that matches ErrNotStore and says
+// what the path is; and nothing in the directory changes, nor does a file appear beside it.
 func TestOpenRefusesWhatIsNoStore(t *testing.T) {
 	notes := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(notes, []byte(strings.Repeat("not a database at all\n", 100)), 0o644); err != nil {
@@ -44,6 +46,9 @@ func TestOpenRefusesWhatIsNoStore(t *testing.T) {
 		name, path, says string
 	}{
 		{"another program's database", foreignDatabase(t), "other.db is a SQLite database, but not a transcript store (its tables: invoices); it was left unchanged"},
+		{"another program's WAL-mode database", walForeignDatabase(t), "wal.db is a SQLite database, but not a transcript store (its tables: invoices); it was left unchanged"},
+		{"a lookalike at version 1", lookalikeDatabase(t, 1), "lookalike.db is a SQLite database, but not a transcript store (its tables: invoices, messages, schema_version); it was left unchanged"},
+		{"a lookalike at the current version", lookalikeDatabase(t, SchemaVersion), "lookalike.db is a SQLite database, but not a transcript store (its tables: invoices, messages, schema_version); it was left unchanged"},
 		{"a text file", notes, "notes.txt is not a SQLite database"},
 		{"a directory", t.TempDir(), "is a directory, not a database file"},
 	}
@@ -140,5 +145,86 @@ func TestOpenReadOnly(t *testing.T) {
 	}
 	if v := schemaVersion(t, old); v != SchemaVersion-1 {
 		t.Errorf("schema version %d after the ReadOnly Open, want %d", v, SchemaVersion-1)
+	}
+}
+
+// walForeignDatabase writes another program's SQLite database in WAL mode, closed, so that
+// neither its write-ahead log nor its index exists.
+func walForeignDatabase(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "wal.db")
+	db, err := sql.Open(driverName, "file:"+filepath.ToSlash(path)+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE invoices (id INTEGER PRIMARY KEY); INSERT INTO invoices VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// lookalikeDatabase writes another program's database whose tables are messages,
+// schema_version (at version) and invoices.
+func lookalikeDatabase(t *testing.T, version int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "lookalike.db")
+	db, err := sql.Open(driverName, "file:"+filepath.ToSlash(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE schema_version (version INTEGER); CREATE TABLE invoices (id INTEGER PRIMARY KEY); INSERT INTO schema_version VALUES (?)`, version); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestReadOnlyLeavesNoFile: a ReadOnly Store that reads a closed store leaves its directory
+// as it found it: SQLite's write-ahead log and index, which it makes to read the WAL-mode
+// file, are gone after Close.
+func TestReadOnlyLeavesNoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "transcript.db")
+	st, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: transcript.Operator(), Content: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := dirsum.Of(t, filepath.Dir(path))
+	ro, err := Open(t.Context(), path, ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg, err := ro.Log("eng").ReadBefore(t.Context(), 0, 10); err != nil || len(pg.Messages) != 1 {
+		t.Fatalf("read %+v, %v; want the one row", pg, err)
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := dirsum.Of(t, filepath.Dir(path)); !maps.Equal(before, after) {
+		t.Errorf("the directory changed: %v, then %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+	}
+}
+
+// TestOpenNeverSwitchesAForeignFileToWAL: a file that became another program's database
+// after inspect looked (the writer's connection finds it so under the write lock) is
+// refused, and stays in its journal mode.
+func TestOpenNeverSwitchesAForeignFileToWAL(t *testing.T) {
+	path := foreignDatabase(t)
+	s := &Store{authors: newAuthorCache(), audiences: newAudienceCache()}
+	err := s.open(t.Context(), path, defaultConfig())
+	s.closeAll()
+	if !errors.Is(err, ErrNotStore) {
+		t.Errorf("open: %v, want ErrNotStore", err)
+	}
+	if wal, err := readHeader(path); err != nil || wal {
+		t.Errorf("after the open: WAL mode %v (%v), want the file left in its rollback journal", wal, err)
 	}
 }

@@ -16,6 +16,7 @@ type config struct {
 	readers       int
 	watchInterval time.Duration
 	readOnly      bool
+	immutable     bool  // inspect's probe of a WAL-mode file without its sidecars: SQLite's immutable=1
 	err           error // the first invalid option
 }
 
@@ -101,7 +102,9 @@ func WithWatchInterval(d time.Duration) Option {
 // initializes nor migrates it, and refuses a missing file (an error matching
 // fs.ErrNotExist), an empty one (ErrNotStore) and a store at another schema version (a
 // *SchemaError, matching ErrSchemaBehind or ErrSchemaTooNew). Every write of the Store
-// (Append, AppendBatch, AddToken, RevokeToken, SaveBook) is refused with ErrReadOnly.
+// (Append, AppendBatch, AddToken, RevokeToken, SaveBook) is refused with ErrReadOnly. To
+// read a WAL-mode file, SQLite makes its write-ahead log and index beside it while the Store
+// is open, when no other process has; Close removes them (see Open).
 func ReadOnly() Option {
 	return func(c *config) { c.readOnly = true }
 }

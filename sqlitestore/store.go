@@ -17,9 +17,11 @@ import (
 // assigned in commit order; reads use a pool of reader connections and never wait for an
 // append (WAL mode): each read sees the rows committed when it started.
 type Store struct {
-	readOnly   bool    // ReadOnly: every write is refused with ErrReadOnly
-	writer     *sql.DB // one connection
-	readers    *sql.DB // query_only connections
+	readOnly   bool     // ReadOnly: every write is refused with ErrReadOnly
+	path       string   // the database file, as given to Open
+	made       []string // ReadOnly: the sidecars absent at Open, for Close to remove if SQLite made them
+	writer     *sql.DB  // one connection
+	readers    *sql.DB  // query_only connections
 	maxContent int
 	authors    *authorCache
 	audiences  *audienceCache
@@ -47,8 +49,10 @@ type Store struct {
 // that holds nothing yet (a new or empty one): a directory, a file that is not a SQLite
 // database, and another program's SQLite database are errors matching ErrNotStore, and a
 // database written by a newer version of this package is a *SchemaError; Open leaves them
-// untouched. With ReadOnly it writes nothing at all. ctx bounds the opening and the
-// migration only, not the Store's life.
+// untouched. With ReadOnly it writes nothing to the database; and as it closes, it removes
+// the write-ahead log and index SQLite makes beside a WAL-mode file to read it, when it made
+// them and no other process uses the file, so that a read leaves the directory as it found
+// it. ctx bounds the opening and the migration only, not the Store's life.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	c := defaultConfig()
 	for _, opt := range opts {
@@ -69,7 +73,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 			return nil, err
 		}
 	}
-	s := &Store{readOnly: c.readOnly, maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache(), watchInterval: c.watchInterval}
+	s := &Store{readOnly: c.readOnly, path: path, maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache(), watchInterval: c.watchInterval}
+	if c.readOnly {
+		s.made = absentSidecars(path)
+	}
 	if err := s.open(ctx, path, c); err != nil {
 		s.closeAll()
 		return nil, err
@@ -179,6 +186,9 @@ func (s *Store) closeAll() error {
 	}
 	if s.writer != nil {
 		errs = append(errs, s.writer.Close())
+	}
+	if s.readOnly {
+		removeSidecars(s.path, s.made)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)

@@ -39,7 +39,7 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	// The audience's own rules (not the author, each once, at most MaxAudience), before the
 	// database is opened; the store applies them again, and the reply rule.
 	if err := transcript.ValidateNew(transcript.Message{Author: as.author, Audience: to.audience}); err != nil {
-		return usageErrorf("append --to: %v", err)
+		return usageErrorf("append --to: %s", transcript.Reason(err))
 	}
 	content := strings.Join(fs.Args(), " ")
 	if fs.NArg() == 0 {
@@ -60,21 +60,18 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	defer st.Close()
 	m, err = st.Append(ctx, df.desk, m)
 	if err != nil {
-		return explainAppendError(err, as.author, *parent, len(to.audience) > 0)
+		return explainAppendError(err, df.desk, as.author, *parent)
 	}
 	_, err = fmt.Fprintln(e.stdout, m.Seq)
 	return err
 }
 
-// explainAppendError adds to a store's refusal under the reply rule what to do about it, in
-// the command's terms; to reports whether --to was given. Like the store's error, it names the parent by its seq only: nothing
-// of an aside's content or readers.
-func explainAppendError(err error, author transcript.Author, parent uint64, to bool) error {
-	switch {
-	case errors.Is(err, transcript.ErrNotReadable):
-		return fmt.Errorf("%w; %s may not read #%d, so it cannot reply to it", err, author, parent)
-	case errors.Is(err, transcript.ErrInvalidAudience) && parent != 0 && to:
-		return fmt.Errorf("%w; leave out --to to reply to the aside's readers", err)
+// explainAppendError words a store's refusal of a reply its author may not read in the
+// command's terms, naming the parent by its seq only: nothing of an aside's content or
+// readers. Other refusals, the reply rule's among them, say what to do already.
+func explainAppendError(err error, desk string, author transcript.Author, parent uint64) error {
+	if errors.Is(err, transcript.ErrNotReadable) {
+		return &rewordedError{text: fmt.Sprintf("append to desk %q: %s may not read #%d, so it cannot reply to it", desk, author, parent), err: err}
 	}
 	return err
 }

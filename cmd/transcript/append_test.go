@@ -70,19 +70,19 @@ func TestAppendTo(t *testing.T) {
 			stderr []string
 		}{
 			{"a reply by an agent outside the aside", []string{"append", "--as", "agent:review", "--parent", "2", "may I?"},
-				[]string{"not readable", "agent:review may not read #2"}},
+				[]string{"transcript: append to desk \"main\": agent:review may not read #2, so it cannot reply to it\n"}},
 			{"a reply by a person outside the answer", []string{"append", "--as", "person:ana", "--parent", "3", "may I?"},
-				[]string{"not readable", "person:ana may not read #3"}},
+				[]string{"transcript: append to desk \"main\": person:ana may not read #3, so it cannot reply to it\n"}},
 			{"a reply naming other readers", []string{"append", "--as", "agent:triage", "--parent", "2", "--to", "agent:review", "forwarded"},
-				[]string{"must keep its readers", "leave out --to"}},
+				[]string{"transcript: append to desk \"main\": a reply to the aside 2 must keep its readers (leave the audience empty to reply to them)\n"}},
 		} {
 			r := c.run(tc.args...)
 			if r.code != exitError || r.stdout != "" {
 				t.Errorf("%s: want exit 1 and nothing on standard output, got:\n%s", tc.name, r)
 			}
 			for _, want := range tc.stderr {
-				if !strings.Contains(r.stderr, want) {
-					t.Errorf("%s: standard error does not say %q:\n%s", tc.name, want, r)
+				if r.stderr != want {
+					t.Errorf("%s: standard error is %q, want %q, each thing said once", tc.name, r.stderr, want)
 				}
 			}
 			if strings.Contains(r.stderr, "SECRET") {

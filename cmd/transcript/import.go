@@ -240,7 +240,7 @@ func readJSONLines(r io.Reader, size int64) ([]importRow, *importPrep, error) {
 		l, m := &d.l, d.m
 		switch {
 		case d.err != nil:
-			bad(d, "%v", d.err)
+			bad(d, "%s", transcript.Reason(d.err))
 			return
 		case len(m.Content) > maxContent:
 			bad(d, "content of %d bytes is over the limit of %d bytes", len(m.Content), maxContent)
@@ -380,15 +380,17 @@ func (c *chunked[T]) slice() []T {
 	return append(out, c.last...)
 }
 
-// batchIndex returns the position in the batch of the message a store refused.
-func batchIndex(err error) (int, bool) {
+// batchRefusal returns the position in the batch of the message a store refused, and what
+// is wrong with it (the store's AppendError's reason, which names neither store nor desk);
+// a nil refusal for an error that is no such refusal.
+func batchRefusal(err error) (index int, refusal error) {
 	var se *sqlitestore.AppendError
 	if errors.As(err, &se) && se.Index >= 0 {
-		return se.Index, true
+		return se.Index, se.Err
 	}
 	var pe *pgstore.AppendError
 	if errors.As(err, &pe) && pe.Index >= 0 {
-		return pe.Index, true
+		return pe.Index, pe.Err
 	}
-	return 0, false
+	return 0, nil
 }

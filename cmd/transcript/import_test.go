@@ -51,9 +51,9 @@ var badLines = []struct {
 	{"audience entry of unknown type", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"robot","id":"r2"}]}`, `"/audience/0": .*unknown author type "robot"`},
 	{"audience entry without id", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"a"},{"type":"agent","label":"Nobody"}]}`, `"/audience/1": .*agent without id`},
 	{"unknown key in an audience entry", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x","lable":"X"}]}`, `"/audience/0": unknown key "lable"`},
-	{"audience naming the author", `{"author":{"type":"agent","id":"x"},"content":"x","audience":[{"type":"agent","id":"x","label":"X"}]}`, `invalid audience: .*agent:x.* is the author itself`},
-	{"audience naming one twice", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x"},{"type":"person","id":"x"},{"type":"agent","id":"x","label":"X"}]}`, `invalid audience: agent:x listed twice`},
-	{"audience over the limit", `{"author":{"type":"operator"},"content":"x","audience":[` + audienceEntries(transcript.MaxAudience+1) + `]}`, `invalid audience: 17 entries, over the limit of 16`},
+	{"audience naming the author", `{"author":{"type":"agent","id":"x"},"content":"x","audience":[{"type":"agent","id":"x","label":"X"}]}`, `audience entry 0 \(agent:x\) is the author itself`},
+	{"audience naming one twice", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x"},{"type":"person","id":"x"},{"type":"agent","id":"x","label":"X"}]}`, `audience lists agent:x twice`},
+	{"audience over the limit", `{"author":{"type":"operator"},"content":"x","audience":[` + audienceEntries(transcript.MaxAudience+1) + `]}`, `audience of 17 entries, over the limit of 16`},
 	{"NUL in an audience label", `{"author":{"type":"operator"},"content":"x","audience":[{"type":"agent","id":"x","label":"X\u0000"}]}`, `audience entry 0 holds a NUL byte`},
 	{"content over 1 MiB", `{"author":{"type":"operator"},"content":"` + strings.Repeat("a", 1<<20+1) + `"}`, `(?i)over the limit|too (long|large)|1048576`},
 }
@@ -91,6 +91,9 @@ func TestImportMalformed(t *testing.T) {
 					t.Fatalf("want exit 1, got:\n%s", r)
 				}
 				checkReported(t, r, 3, bad.reason)
+				if strings.Count(r.stderr, "transcript:") != 1 || strings.Contains(r.stderr, "sqlitestore:") || strings.Contains(r.stderr, "pgstore:") {
+					t.Errorf("the report names a package mid-line:\n%s", r)
+				}
 				if strings.Contains(r.stderr, "line 1:") || strings.Contains(r.stderr, "line 2:") || strings.Contains(r.stderr, "line 4:") {
 					t.Errorf("good lines reported as bad:\n%s", r)
 				}
@@ -333,6 +336,23 @@ func TestImportReplyRule(t *testing.T) {
 		}
 		if after := c.ok("export"); after != before {
 			t.Errorf("refused imports changed the desk: export before:\n%s\nafter:\n%s", before, after)
+		}
+	})
+}
+
+// TestImportStoreRefusalSaysItOnce: a line the store refuses (a reply its author may not
+// read) is reported by its line number and the store's reason, without the store's or the
+// root package's name mid-line.
+func TestImportStoreRefusalSaysItOnce(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
+		c := newCLI(t, newDB(t))
+		c.ok("append", "--as", "agent:bot", "--to", "person:ana", "an aside")
+		r := c.want(exitError, "import", c.writeFile("reply.jsonl", []byte(`{"author":{"type":"operator"},"content":"fine"}
+{"author":{"type":"person","id":"zed"},"content":"may I?","parent_seq":1}
+`)))
+		const want = "transcript: line 2: parent not readable by the reply's author: row 1 (nothing was imported)\n"
+		if r.stderr != want {
+			t.Errorf("standard error is %q, want %q", r.stderr, want)
 		}
 	})
 }

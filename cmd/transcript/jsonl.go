@@ -91,12 +91,12 @@ func (l *line) audience(author transcript.Author) ([]transcript.Author, error) {
 	for i, entry := range l.Audience {
 		a, err := entry.author()
 		if err != nil {
-			return nil, fmt.Errorf(`"/audience/%d": %w`, i, err)
+			return nil, within(fmt.Sprintf(`"/audience/%d"`, i), err)
 		}
 		out[i] = a
 	}
 	if err := transcript.ValidateNew(transcript.Message{Author: author, Audience: out}); err != nil {
-		return nil, err
+		return nil, err // its reason names the audience
 	}
 	return out, nil
 }
@@ -176,7 +176,7 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 		// The key rules are ValidateNew's, checked first so that a line bad otherwise keeps
 		// its key; the operator is a valid author for them.
 		if err := transcript.ValidateNew(transcript.Message{Author: transcript.Operator(), Key: key.Key}); err != nil {
-			return l, transcript.Message{}, fmt.Errorf(`"/id": %w`, err)
+			return l, transcript.Message{}, within(`"/id"`, err)
 		}
 	}
 	author, err := l.Author.author()

@@ -145,3 +145,18 @@ func TestForeignPostgresRefused(t *testing.T) {
 		t.Errorf("view after append --init-db: %q", out)
 	}
 }
+
+// TestReadsLeaveNoFile: the commands that read a store leave its directory as they found
+// it: no write-ahead log or index beside the file after view, export or desks.
+func TestReadsLeaveNoFile(t *testing.T) {
+	c := newCLI(t, "")
+	db := c.path("transcript.db")
+	c.ok("append", "--db", db, "hello")
+	before := dirsum.Of(t, c.dir)
+	for _, args := range [][]string{{"view"}, {"export"}, {"desks"}} {
+		c.ok(withDB(args, db)...)
+		if after := dirsum.Of(t, c.dir); !maps.Equal(before, after) {
+			t.Errorf("%s changed the directory: %v, then %v", args[0], slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+		}
+	}
+}

@@ -83,8 +83,8 @@ func storeRows(ctx context.Context, e *env, st store, desk string, rows []import
 	bar = newProgress(e, fmt.Sprintf("writing %s", plural(len(batch), "message")), 0)
 	err = st.AppendBatch(ctx, desk, batch)
 	bar.done()
-	if i, ok := batchIndex(err); ok && i < len(im.batchRows) {
-		return importCounts{}, fmt.Errorf("%s: %w (nothing was imported)", rows[im.batchRows[i]].Where, err)
+	if i, refusal := batchRefusal(err); refusal != nil && i < len(im.batchRows) {
+		return importCounts{}, within(rows[im.batchRows[i]].Where, fmt.Errorf("%w (nothing was imported)", refusal))
 	}
 	if err != nil {
 		return importCounts{}, fmt.Errorf("%w (nothing was imported)", err)
