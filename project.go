@@ -27,6 +27,9 @@ type Projection struct {
 	// Elided stands for the rows of the view the viewer may not read, in ascending From,
 	// placed among Messages by sequence.
 	Elided []Elision `json:"elided,omitempty"`
+	// Dropped is how many of the view's oldest messages were left out to keep it within a
+	// budget (WithinBytes, DropOldest); 0 when none were.
+	Dropped int `json:"dropped,omitempty" doc:"How many of the view's oldest messages were left out to keep it within the answer's byte budget (never a thread's root); absent when none were."`
 }
 
 // Project walks log backwards from q.Before and returns the newest q.Window messages that

@@ -72,15 +72,18 @@ func (t *tools) commitStaged(ctx context.Context, k readKey) (sharing.Book, bool
 }
 
 // deliver answers a read with d, prepared from state from, less the participant's own
-// messages; when it does not fit in maxTokens, with its oldest messages that do
-// (sharing.Delta.Prefix), and stages the state that accepts what was delivered.
+// messages; when it does not fit in the service's byte budget or in maxTokens, with its
+// oldest messages that do (sharing.Delta.Prefix), and stages the state that accepts what
+// was delivered.
 func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (string, ReadDeskResult, error) {
 	d.Messages = slices.DeleteFunc(d.Messages, func(m transcript.Message) bool { return m.Author.Same(t.me) })
+	all := len(d.Messages)
+	d = d.WithinBytes(t.svc.opts.MaxAnswerBytes, from)
 	blocks := render.Blocks(d.Messages, d.Elided...)
 	kept, text := len(d.Messages), ""
 	if maxTokens > 0 && len(blocks) > 0 { // with nothing new, the header alone is the answer
 		line := func(kept int) string {
-			return readHeader(c, t.me, deltaResult(d.Prefix(kept, from))) + moreNote(len(d.Messages)-kept, maxTokens)
+			return readHeader(c, t.me, deltaResult(d.Prefix(kept, from))) + moreNote(all-kept, maxTokens)
 		}
 		var ok bool
 		kept, text, ok = oldestFirst(blocks, maxTokens, line)
@@ -92,12 +95,12 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold what is new in %s", ErrTooFewTokens, maxTokens, where(c))
 		}
 	} else {
-		text = joinBlocks(readHeader(c, t.me, deltaResult(d)), blocks)
+		text = joinBlocks(readHeader(c, t.me, deltaResult(d))+moreNote(all-kept, 0), blocks)
 	}
 	part := d.Prefix(kept, from)
 	t.svc.staging.stage(k, stagedRead{state: part.Next})
 	result := deltaResult(part)
-	result.Remaining = len(d.Messages) - kept
+	result.Remaining = all - kept
 	return text, result, nil
 }
 

@@ -1,6 +1,7 @@
 package deskmcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,11 +29,19 @@ type Store interface {
 // DefaultMaxContent is Options.MaxContent's default: the stores' default content limit.
 const DefaultMaxContent = 1 << 20
 
+// DefaultMaxAnswerBytes is Options.MaxAnswerBytes's default.
+const DefaultMaxAnswerBytes = 8 << 20
+
 // Options configure a Service. The zero value of every field means its default.
 type Options struct {
 	// MaxContent is the store's content limit in bytes: post_message refuses longer content
 	// before the store is asked. Default DefaultMaxContent.
 	MaxContent int
+	// MaxAnswerBytes bounds the message content of one tool result, as max_tokens bounds
+	// its text: read_desk delivers its oldest new messages within it (at least one) and
+	// the rest on the next read; view drops its oldest messages past it (never a thread's
+	// root) and says how many. Default DefaultMaxAnswerBytes.
+	MaxAnswerBytes int
 	// Logger receives the tools' failures (a store that failed, an acknowledgement not
 	// saved): never content, never a secret. Nil discards them.
 	Logger *slog.Logger
@@ -66,10 +75,11 @@ func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
 		return nil, errors.New("deskmcp: nil book store")
 	case opts.MaxContent < 0:
 		return nil, errors.New("deskmcp: negative MaxContent")
+	case opts.MaxAnswerBytes < 0:
+		return nil, errors.New("deskmcp: negative MaxAnswerBytes")
 	}
-	if opts.MaxContent == 0 {
-		opts.MaxContent = DefaultMaxContent
-	}
+	opts.MaxContent = cmp.Or(opts.MaxContent, DefaultMaxContent)
+	opts.MaxAnswerBytes = cmp.Or(opts.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

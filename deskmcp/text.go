@@ -65,7 +65,7 @@ func moreNote(left, maxTokens int) string {
 	if left <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" %d more %s did not fit in max_tokens %d: call read_desk again for them.", left, plural(left, "message", "messages"), maxTokens)
+	return fmt.Sprintf(" %d more %s did not fit in %s: call read_desk again for them.", left, plural(left, "message", "messages"), budgetName(maxTokens))
 }
 
 // droppedNote ends the first line of a view that dropped its oldest messages.
@@ -73,7 +73,16 @@ func droppedNote(dropped, maxTokens int) string {
 	if dropped <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" The oldest %s did not fit in max_tokens %d and were dropped.", count(dropped, "message", "messages"), maxTokens)
+	return fmt.Sprintf(" The oldest %s did not fit in %s and were dropped.", count(dropped, "message", "messages"), budgetName(maxTokens))
+}
+
+// budgetName names what bounded a result: max_tokens when it was given, else the
+// service's byte budget.
+func budgetName(maxTokens int) string {
+	if maxTokens > 0 {
+		return fmt.Sprintf("max_tokens %d", maxTokens)
+	}
+	return "the answer's byte budget"
 }
 
 // threadsText is list_threads' text: a line, then each thread's root in its envelope after

@@ -27,47 +27,27 @@ func (t *tools) view(ctx context.Context, in ViewArgs) (string, transcript.Proje
 }
 
 // fitView renders p, a projection of c, under the first line header gives for what it
-// shows, and when maxTokens > 0 drops p's oldest messages (each with the elisions before
-// it; never a thread's root) until the text fits, saying how many it dropped.
+// shows, after dropping p's oldest messages (each with the elisions before it; never a
+// thread's root) past the service's byte budget and, when maxTokens > 0, until the text
+// fits, saying how many it dropped.
 func (t *tools) fitView(c transcript.Conversation, p transcript.Projection, maxTokens int, header func(transcript.Projection) string) (transcript.Projection, string, error) {
+	p = p.WithinBytes(c.Thread, t.svc.opts.MaxAnswerBytes)
 	if p.Messages == nil {
 		p.Messages = []transcript.Message{}
 	}
 	blocks := render.Blocks(p.Messages, p.Elided...)
 	if maxTokens <= 0 {
-		return p, joinBlocks(header(p), blocks), nil
+		return p, joinBlocks(header(p)+droppedNote(p.Dropped, 0), blocks), nil
 	}
 	pinned := c.Thread != 0 && len(p.Messages) > 0 && p.Messages[0].Seq == c.Thread
 	line := func(dropped int) string {
-		return header(dropOldest(p, pinned, dropped)) + droppedNote(dropped, maxTokens)
+		return header(p.DropOldest(c.Thread, dropped)) + droppedNote(p.Dropped, 0) + droppedNote(dropped, maxTokens)
 	}
 	dropped, text, ok := newestFirst(blocks, pinned, maxTokens, line)
 	if !ok {
 		return p, "", fmt.Errorf("%w: %d tokens do not hold the newest message of %s", ErrTooFewTokens, maxTokens, where(c))
 	}
-	return dropOldest(p, pinned, dropped), text, nil
-}
-
-// dropOldest returns p without its n oldest messages after the pinned root, each with the
-// elisions before it, as newestFirst drops them.
-func dropOldest(p transcript.Projection, pinned bool, n int) transcript.Projection {
-	if n <= 0 {
-		return p
-	}
-	first := 0
-	if pinned {
-		first = 1
-	}
-	newestDropped := p.Messages[first+n-1].Seq
-	kept := append(append([]transcript.Message{}, p.Messages[:first]...), p.Messages[first+n:]...)
-	var elided []transcript.Elision
-	for _, e := range p.Elided {
-		if e.From > newestDropped || (pinned && e.From < p.Messages[0].Seq) {
-			elided = append(elided, e)
-		}
-	}
-	p.Messages, p.Elided = kept, elided
-	return p
+	return p.DropOldest(c.Thread, dropped), text, nil
 }
 
 // listThreads is the list_threads tool: transcript.ListThreads for the participant.

@@ -37,6 +37,9 @@ type DeltaResult struct {
 	// one the state is bound to.
 	Conversation      *transcript.Conversation `json:"conversation,omitempty" doc:"With conversation_changed: the conversation asked for."`
 	StateConversation *transcript.Conversation `json:"state_conversation,omitempty" doc:"With conversation_changed: the conversation the state is bound to."`
+	// Remaining is how many messages past the answer's byte budget the delta left for the
+	// next one, which a Prepare from delta.next gives.
+	Remaining int `json:"remaining,omitempty" doc:"How many newer messages did not fit in the answer's byte budget: the next delta, from delta.next, holds them."`
 }
 
 type deltaOutput struct{ Body DeltaResult }
@@ -44,7 +47,8 @@ type deltaOutput struct{ Body DeltaResult }
 // delta is sharing.Prepare for the token's participant (or as=), desired and current both
 // the body's conversation on the path's desk. A state for another desk or conversation is
 // {"reinitialize":"conversation_changed"} with both conversations; a thread the viewer may
-// not read is 404.
+// not read is 404. A delta past Options.MaxAnswerBytes is cut to its oldest messages
+// within it (sharing.Delta.WithinBytes), whose next commits exactly those.
 func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error) {
 	v, err := viewer(ctx, in.As)
 	if err != nil {
@@ -75,9 +79,10 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 	case plan.Reinitialize != 0:
 		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String()}}, nil
 	}
-	d := plan.Delta
+	d := plan.Delta.WithinBytes(s.opts.MaxAnswerBytes, in.Body.State)
+	remaining := len(plan.Delta.Messages) - len(d.Messages)
 	if d.Messages == nil {
 		d.Messages = []transcript.Message{}
 	}
-	return &deltaOutput{Body: DeltaResult{Delta: &d}}, nil
+	return &deltaOutput{Body: DeltaResult{Delta: &d, Remaining: remaining}}, nil
 }

@@ -193,7 +193,11 @@
 // Retry-After: a client's own limit, not the server's overload); all tokens together have a
 // cap on open streams (503, streams-full, Options.MaxTotalStreams), so that streams leave
 // file descriptors to every other request; failed authentications are rate-limited per
-// client address (Options.AuthFailureRate), valid tokens never. CheckAddr says whether an
+// client address (Options.AuthFailureRate), valid tokens never. No answer holds more than
+// Options.MaxAnswerBytes of message content: a view drops its oldest messages past it and
+// says how many (dropped), a delta, a stream and an MCP read deliver their oldest messages
+// within it with a next state that commits exactly those, and a stream writes event by
+// event, so that a client that stops reading holds a budget, not the desk. CheckAddr says whether an
 // address may be listened on: loopback always, any other with TLS or an explicit insecure
 // HTTP. Shutdown, or http.Server.Shutdown of HTTPServer's server, drains: new requests get
 // 503, streams end after the event they are writing, appends in flight finish.

@@ -214,9 +214,36 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 }
 
 // sendView sends what the participant has not seen up to the tail's head, and moves the
-// watermark past it. It reports false when the stream must end: after a reinitialize
-// event, or when Prepare fails (the client reconnects from its last id).
+// watermark past it. A delta past Options.MaxAnswerBytes goes in parts, its oldest
+// messages within the budget at a time (sharing.Delta.WithinBytes), each committed before
+// the next is prepared, so that the stream holds one part at a time. It reports false when
+// the stream must end: after a reinitialize event, or when Prepare fails (the client
+// reconnects from its last id).
 func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
+	return st.inParts(func() (bool, bool, error) { return st.sendViewPart(ctx, out) })
+}
+
+// inParts calls part, which sends one part of what is new and reports whether the stream
+// goes on (more) and whether another part waits (rest), until none waits; it reports part's
+// more and error. A drain ends it between parts.
+func (st *stream) inParts(part func() (more, rest bool, err error)) (bool, error) {
+	for {
+		more, rest, err := part()
+		if err != nil || !more || !rest {
+			return more, err
+		}
+		select {
+		case <-st.s.drain:
+			return false, nil
+		default:
+		}
+	}
+}
+
+// sendViewPart sends the oldest part of what the participant has not seen that fits in
+// the byte budget, and reports, besides sendView's more, whether the budget left rest for
+// another part.
+func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest bool, err error) {
 	s := st.s
 	_, head := st.tail.current()
 	plan, err := sharing.Prepare(ctx, st.tail.log(), sharing.Query{
@@ -225,7 +252,7 @@ func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
 	if err == nil && plan.Reinitialize == sharing.WatermarkUnavailable {
 		behind, berr := st.tailBehind(ctx, head)
 		if berr == nil && behind {
-			return true, nil // the tail's next refresh moves it on
+			return true, false, nil // the tail's next refresh moves it on
 		}
 		err = berr
 	}
@@ -233,12 +260,13 @@ func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
 		if ctx.Err() == nil {
 			s.opts.Logger.Error("stream", "desk", st.conv.Desk, "error", err.Error())
 		}
-		return false, err
+		return false, false, err
 	}
 	if plan.Reinitialize != 0 {
-		return false, st.reinitialize(out, plan.Reinitialize)
+		return false, false, st.reinitialize(out, plan.Reinitialize)
 	}
-	d := plan.Delta
+	d := plan.Delta.WithinBytes(s.opts.MaxAnswerBytes, st.state)
+	rest = len(d.Messages) < len(plan.Delta.Messages)
 	type item struct {
 		at  transcript.Sequence
 		msg *transcript.Message
@@ -255,7 +283,7 @@ func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
 	}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.at, b.at) })
 	if len(items) > 0 && !st.mayReceive(ctx) {
-		return false, nil
+		return false, false, nil
 	}
 	for _, it := range items {
 		var err error
@@ -266,15 +294,18 @@ func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
 			err = out.event("elided", it.eli.Through, it.eli)
 			s.metrics.events[eventElided].Add(1)
 		}
+		if err == nil {
+			err = out.batch()
+		}
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 	}
 	st.state = d.Next
 	if len(items) == 0 {
-		return true, nil
+		return true, rest, nil
 	}
-	return true, out.flush()
+	return true, rest, out.flush()
 }
 
 // tailBehind reports whether the tail, at head, has yet to read the stream's watermark

@@ -26,6 +26,7 @@ const (
 	DefaultAppendTimeout      = 30 * time.Second
 	DefaultTailBytes          = 32 << 20
 	DefaultStreamRetryAfter   = 5 * time.Second
+	DefaultMaxAnswerBytes     = 8 << 20  // message content per answer
 	envelopeAllowance         = 64 << 10 // what a message body holds besides its content: audience, key, JSON
 	maxStreamRetryAfterSecond = 3600
 )
@@ -44,6 +45,14 @@ type Options struct {
 	// MaxBody bounds a request body in bytes (413 past it). Default 2×MaxContent + 64 KiB:
 	// room for content whose JSON escaping doubles it, and for the envelope.
 	MaxBody int64
+
+	// MaxAnswerBytes bounds the message content of one answer: a view drops its oldest
+	// messages past it (never a pinned thread root) and says how many (dropped); a delta, an
+	// event stream and an MCP read deliver their oldest messages within it, with a next
+	// state that commits exactly those, and the rest on the next read. An answer always
+	// holds at least one message (and a view its pinned root), so one message over the
+	// budget still goes through. Default DefaultMaxAnswerBytes.
+	MaxAnswerBytes int
 
 	// Rate is how many requests a second one token may make, sustained, and Burst how many
 	// at once; past that the server answers 429 with Retry-After. Defaults DefaultRate and
@@ -113,7 +122,7 @@ var errNegativeOption = errors.New("server: an option is negative")
 // negative one.
 func (o Options) withDefaults() (Options, error) {
 	switch {
-	case o.MaxContent < 0, o.MaxBody < 0, o.Rate < 0, o.Burst < 0, o.AuthFailureRate < 0, o.AuthFailureBurst < 0, o.MaxStreams < 0, o.MaxTotalStreams < 0,
+	case o.MaxContent < 0, o.MaxBody < 0, o.MaxAnswerBytes < 0, o.Rate < 0, o.Burst < 0, o.AuthFailureRate < 0, o.AuthFailureBurst < 0, o.MaxStreams < 0, o.MaxTotalStreams < 0,
 		o.StreamRetryAfter < 0, o.Heartbeat < 0, o.PollInterval < 0, o.WriteTimeout < 0,
 		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0, o.SessionTTL < 0:
 		return o, errNegativeOption
@@ -123,6 +132,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	o.MaxContent = cmp.Or(o.MaxContent, DefaultMaxContent)
 	o.MaxBody = cmp.Or(o.MaxBody, 2*int64(o.MaxContent)+envelopeAllowance)
+	o.MaxAnswerBytes = cmp.Or(o.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	o.Rate = cmp.Or(o.Rate, DefaultRate)
 	o.Burst = cmp.Or(o.Burst, DefaultBurst)
 	o.AuthFailureRate = cmp.Or(o.AuthFailureRate, DefaultAuthFailureRate)

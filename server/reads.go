@@ -26,7 +26,8 @@ func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
 }
 
 // project is the projection in asks for, and whose it is: the view route's, and the model
-// route's before it renders it.
+// route's before it renders it. Its oldest messages past Options.MaxAnswerBytes are
+// dropped (transcript.Projection.WithinBytes).
 func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Projection, transcript.Author, error) {
 	v, err := viewer(ctx, in.As)
 	if err != nil {
@@ -44,6 +45,7 @@ func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Project
 	if err != nil {
 		return transcript.Projection{}, v, s.internal(ctx, err)
 	}
+	p = p.WithinBytes(in.Thread, s.opts.MaxAnswerBytes)
 	if p.Messages == nil {
 		p.Messages = []transcript.Message{}
 	}

@@ -96,18 +96,25 @@ func (s *Server) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.Strea
 
 // sendRows sends every row above the watermark up to the tail's head, and moves the
 // watermark past them; more than transcript.ScanLimit of them is a reinitialize event, and
-// so is a watermark above the desk's newest row (tailBehind).
+// so is a watermark above the desk's newest row (tailBehind). Rows past
+// Options.MaxAnswerBytes go in parts, the oldest within the budget at a time.
 func (st *stream) sendRows(ctx context.Context, out *sseWriter) (bool, error) {
+	return st.inParts(func() (bool, bool, error) { return st.sendRowsPart(ctx, out) })
+}
+
+// sendRowsPart sends the oldest rows above the watermark that fit in the byte budget, and
+// reports, besides sendRows' more, whether rows are left for another part.
+func (st *stream) sendRowsPart(ctx context.Context, out *sseWriter) (more, rest bool, err error) {
 	_, head := st.tail.current()
 	if head < st.state.Watermark {
 		behind, err := st.tailBehind(ctx, head)
 		if err != nil || behind {
-			return behind, err
+			return behind, false, err
 		}
-		return false, st.reinitialize(out, sharing.WatermarkUnavailable) // the rows up to it would never come
+		return false, false, st.reinitialize(out, sharing.WatermarkUnavailable) // the rows up to it would never come
 	}
 	if head == st.state.Watermark {
-		return true, nil
+		return true, false, nil
 	}
 	p := transcript.NewPager(st.tail.log(), head+1)
 	var fresh []transcript.Message
@@ -115,7 +122,7 @@ read:
 	for !p.Done() {
 		rows, err := p.Next(ctx, transcript.PageSize)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		for _, m := range rows {
 			if m.Seq <= st.state.Watermark {
@@ -128,21 +135,29 @@ read:
 		}
 	}
 	if len(fresh) > transcript.ScanLimit {
-		return false, st.reinitialize(out, sharing.GapTooLarge)
+		return false, false, st.reinitialize(out, sharing.GapTooLarge)
 	}
 	if len(fresh) > 0 && !st.mayReceive(ctx) {
-		return false, nil
+		return false, false, nil
 	}
 	slices.Reverse(fresh)
+	next := head
+	if n := transcript.OldestWithin(fresh, st.s.opts.MaxAnswerBytes); n < len(fresh) {
+		fresh, next, rest = slices.Clone(fresh[:n]), fresh[n-1].Seq, true // the part is all the stream holds while it writes
+	}
 	for i := range fresh {
-		if err := out.event("row", fresh[i].Seq, &fresh[i]); err != nil {
-			return false, err
+		err := out.event("row", fresh[i].Seq, &fresh[i])
+		if err == nil {
+			err = out.batch()
+		}
+		if err != nil {
+			return false, false, err
 		}
 		st.s.metrics.events[eventMessage].Add(1)
 	}
-	st.state.Watermark = head
+	st.state.Watermark = next
 	if len(fresh) == 0 {
-		return true, nil
+		return true, rest, nil
 	}
-	return true, out.flush()
+	return true, rest, out.flush()
 }

@@ -12,10 +12,12 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// sseWriter writes Server-Sent Events. Events are gathered in a buffer and sent with one
-// Write and a flush, each under a fresh write deadline, so that a stream that ends — the
-// client gone, the server draining — never leaves an event half-written by the server,
-// and a client that stops reading is let go after the deadline rather than held.
+// sseWriter writes Server-Sent Events. Events are gathered in a buffer and sent whole,
+// with one Write and a flush, each under a fresh write deadline, so that a stream that
+// ends — the client gone, the server draining — never leaves an event half-written by the
+// server, and a client that stops reading is let go after the deadline rather than held.
+// The buffer holds a small batch (sseBatchBytes), or one event larger than that: a caller
+// adds an event and then calls batch, which sends the buffer once it holds that much.
 //
 // It is written here rather than taken from huma's sse package, which names no event
 // "message" on the wire (a row's event is event: message), has no comment lines for
@@ -29,17 +31,18 @@ type sseWriter struct {
 	buf     bytes.Buffer
 }
 
+// sseBatchBytes is how much a stream gathers before it sends: events smaller than that
+// share a Write, a larger one goes alone, and the buffer's memory is let go after it.
+const sseBatchBytes = 64 << 10
+
 func newSSEWriter(w http.ResponseWriter, timeout time.Duration) *sseWriter {
 	return &sseWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
 }
 
 // event adds an event named name with id and data, as JSON on one line (JSON never holds
-// a raw newline), to what the next flush sends.
+// a raw newline), to what the next flush sends; on error the buffer is as it was.
 func (s *sseWriter) event(name string, id transcript.Sequence, data any) error {
-	body, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
+	before := s.buf.Len()
 	s.buf.WriteString("event: ")
 	s.buf.WriteString(name)
 	if id != 0 {
@@ -47,9 +50,20 @@ func (s *sseWriter) event(name string, id transcript.Sequence, data any) error {
 		s.buf.WriteString(strconv.FormatUint(uint64(id), 10))
 	}
 	s.buf.WriteString("\ndata: ")
-	s.buf.Write(body)
-	s.buf.WriteString("\n\n")
+	if err := json.NewEncoder(&s.buf).Encode(data); err != nil { // the JSON and a newline
+		s.buf.Truncate(before)
+		return err
+	}
+	s.buf.WriteString("\n")
 	return nil
+}
+
+// batch sends what was added once it holds sseBatchBytes or more.
+func (s *sseWriter) batch() error {
+	if s.buf.Len() < sseBatchBytes {
+		return nil
+	}
+	return s.flush()
 }
 
 // comment adds a comment line, which clients ignore: a heartbeat that keeps proxies and
@@ -68,6 +82,9 @@ func (s *sseWriter) flush() error {
 	if s.buf.Len() > 0 {
 		_, err := s.w.Write(s.buf.Bytes())
 		s.buf.Reset()
+		if s.buf.Cap() > 2*sseBatchBytes {
+			s.buf = bytes.Buffer{} // a large event's room goes back to the heap
+		}
 		if err != nil {
 			return err
 		}

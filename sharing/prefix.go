@@ -49,3 +49,11 @@ func (d Delta) Prefix(n int, from State) Delta {
 	}
 	return Delta{Messages: slices.Clone(d.Messages[:n]), Elided: elided, Next: next}
 }
+
+// WithinBytes is d's Prefix of its oldest messages whose content fits in max bytes
+// (transcript.OldestWithin: at least one, so that a reader bounded by it always moves
+// on), with the Next that commits exactly those. max <= 0 returns d's Prefix of all of it.
+// from must be the state d was prepared from.
+func (d Delta) WithinBytes(max int, from State) Delta {
+	return d.Prefix(transcript.OldestWithin(d.Messages, max), from)
+}

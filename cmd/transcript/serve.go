@@ -40,6 +40,7 @@ type serveFlags struct {
 	burst        int
 	maxStreams   int
 	maxTotal     int // --max-total-streams; 0: the server's default, from the descriptor limit
+	maxAnswer    int // --max-answer-bytes
 	drainTimeout time.Duration
 	logFormat    string
 	demo         bool
@@ -59,7 +60,9 @@ serve listens on the loopback interface unless --addr says otherwise; another ad
 needs TLS (--tls-cert and --tls-key) or, behind a proxy that terminates TLS, an explicit
 --insecure-http. Once listening it prints one line to standard error, "listening on
 http://HOST:PORT" (with the port chosen, for --addr HOST:0), and then one log line per
-request (never a secret, a header, a query or any content).
+request (never a secret, a header, a query or any content). No answer holds more than
+--max-answer-bytes of message content: a view drops its oldest messages and says how many,
+a delta, a stream and an MCP read deliver the oldest within it and the rest on the next read.
 
 SIGTERM or SIGINT drains the server: it stops accepting connections, answers new requests
 503, ends each event stream after the event it is writing (a client reconnects with its
@@ -88,6 +91,7 @@ standard output, the page's address and the token, which is revoked when serve s
 	fs.IntVar(&f.burst, "burst", server.DefaultBurst, "how many `requests` one token may make at once, above --rate")
 	fs.IntVar(&f.maxStreams, "max-streams", server.DefaultMaxStreams, "how many event `streams` one token may hold open at once; one more is 429")
 	fs.IntVar(&f.maxTotal, "max-total-streams", 0, "how many event `streams` all tokens together may hold open at once; one more is 503 with Retry-After (0: half the file descriptors beyond 256, (RLIMIT_NOFILE-256)/2, at most 65536)")
+	fs.IntVar(&f.maxAnswer, "max-answer-bytes", server.DefaultMaxAnswerBytes, "the most message content, in `bytes`, one answer holds: a view drops its oldest messages past it and says how many (dropped); a delta, a stream and an MCP read deliver their oldest messages within it and the rest on the next read")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", defaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
 	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
 	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
@@ -228,6 +232,8 @@ func (f serveFlags) check() error {
 		return usageErrorf("serve: --max-streams must be at least 1")
 	case f.maxTotal < 0:
 		return usageErrorf("serve: --max-total-streams must be at least 1, or 0 for the default")
+	case f.maxAnswer < 1:
+		return usageErrorf("serve: --max-answer-bytes must be at least 1")
 	case f.drainTimeout <= 0:
 		return usageErrorf("serve: --drain-timeout must be above 0")
 	case f.logFormat != "text" && f.logFormat != "json":
@@ -253,6 +259,7 @@ func (f serveFlags) options(logs slog.Handler) server.Options {
 		Burst:           f.burst,
 		MaxStreams:      f.maxStreams,
 		MaxTotalStreams: f.maxTotal,
+		MaxAnswerBytes:  f.maxAnswer,
 		SecureCookie:    f.secureCookie,
 	}
 }

@@ -223,6 +223,32 @@ func TestServeLimitFlags(t *testing.T) {
 	}
 }
 
+// TestServeMaxAnswerBytes: --max-answer-bytes reaches the server: a view whose messages
+// exceed it drops its oldest ones and says how many.
+func TestServeMaxAnswerBytes(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "desk.db")
+	secret := addTokenInProcess(t, db, "eng", "agent:triage")
+	srv := startServe(t, db, "--max-answer-bytes", "10")
+	a := srv.api(secret)
+	for _, c := range []string{"first", "second", "third"} {
+		a.want(http.StatusCreated, "POST", "/v1/desks/eng/messages", map[string]any{"content": c}, nil)
+	}
+	var p struct {
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+		Dropped int `json:"dropped"`
+	}
+	a.want(http.StatusOK, "GET", "/v1/desks/eng/view", nil, &p)
+	if len(p.Messages) != 1 || p.Messages[0].Content != "third" || p.Dropped != 2 {
+		t.Errorf("a view under --max-answer-bytes 10: %+v, want third alone, dropped 2", p)
+	}
+	if code := srv.stop(); code != exitOK {
+		t.Errorf("exit %d:\n%s", code, srv.stderr)
+	}
+}
+
 // TestServeMaxTotalStreams: --max-total-streams caps the streams of all tokens together:
 // one more is 503 streams-full with Retry-After.
 func TestServeMaxTotalStreams(t *testing.T) {
@@ -350,6 +376,7 @@ func TestServeRefusals(t *testing.T) {
 		{[]string{"--burst", "0"}, exitUsage, "--burst"},
 		{[]string{"--max-streams", "0"}, exitUsage, "--max-streams"},
 		{[]string{"--max-total-streams", "-1"}, exitUsage, "--max-total-streams"},
+		{[]string{"--max-answer-bytes", "0"}, exitUsage, "--max-answer-bytes"},
 		{[]string{"--drain-timeout", "0s"}, exitUsage, "--drain-timeout"},
 		{[]string{"--log-format", "xml"}, exitUsage, `--log-format "xml"`},
 		{[]string{"extra"}, exitUsage, "serve takes no arguments"},

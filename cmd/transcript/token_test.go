@@ -208,7 +208,7 @@ func TestTokenAndServeHelp(t *testing.T) {
 		"token add":    {"-db", "-desk", "-as"},
 		"token list":   {"-db", "-desk"},
 		"token revoke": {"-db"},
-		"serve":        {"-db", "-addr", "-tls-cert", "-tls-key", "-insecure-http", "-rate", "-burst", "-max-streams", "-max-total-streams", "-drain-timeout", "-log-format"},
+		"serve":        {"-db", "-addr", "-tls-cert", "-tls-key", "-insecure-http", "-rate", "-burst", "-max-streams", "-max-total-streams", "-max-answer-bytes", "-drain-timeout", "-log-format"},
 	} {
 		words := strings.Fields(name)
 		for _, args := range [][]string{append([]string{"help"}, words...), append(words, "-h"), append(words, "--help")} {

@@ -1,0 +1,71 @@
+package transcript
+
+// OldestWithin returns how many of ms, taken oldest (first) on, fit in max bytes of
+// content together: at least one when ms has any, so that an answer bounded by it always
+// makes progress, however large a single message. max <= 0 fits them all.
+func OldestWithin(ms []Message, max int) int {
+	if max <= 0 {
+		return len(ms)
+	}
+	n, used := 0, 0
+	for n < len(ms) && (n == 0 || used+len(ms[n].Content) <= max) {
+		used += len(ms[n].Content)
+		n++
+	}
+	return n
+}
+
+// WithinBytes returns p, a projection of thread (0: the channel), with as few of its
+// oldest messages dropped (DropOldest) as keep the content of the rest within max bytes.
+// It never drops the newest message nor a pinned root, which may therefore exceed max
+// between them. max <= 0 returns p.
+func (p Projection) WithinBytes(thread Sequence, max int) Projection {
+	if max <= 0 {
+		return p
+	}
+	first := p.pinned(thread)
+	used := 0
+	for _, m := range p.Messages[:first] {
+		used += len(m.Content)
+	}
+	keep := 0 // of the messages after the pinned root, counted from the newest
+	rest := p.Messages[first:]
+	for keep < len(rest) && (keep == 0 || used+len(rest[len(rest)-1-keep].Content) <= max) {
+		used += len(rest[len(rest)-1-keep].Content)
+		keep++
+	}
+	return p.DropOldest(thread, len(rest)-keep)
+}
+
+// DropOldest returns p, a projection of thread (0: the channel), without its n oldest
+// messages, each with the elisions before it, and with Dropped grown by as many. In a
+// thread's view whose first message is the root, the root is pinned: it and the elisions
+// before it are never dropped. n is capped at the messages there are to drop; n <= 0
+// returns p. The result's slices are its own.
+func (p Projection) DropOldest(thread Sequence, n int) Projection {
+	first := p.pinned(thread)
+	n = min(n, len(p.Messages)-first)
+	if n <= 0 {
+		return p
+	}
+	newestDropped := p.Messages[first+n-1].Seq
+	kept := append(append([]Message{}, p.Messages[:first]...), p.Messages[first+n:]...)
+	var elided []Elision
+	for _, e := range p.Elided {
+		if e.From > newestDropped || (first == 1 && e.From < p.Messages[0].Seq) {
+			elided = append(elided, e)
+		}
+	}
+	p.Messages, p.Elided = kept, elided
+	p.Dropped += n
+	return p
+}
+
+// pinned is how many of p's first messages a budget never drops: 1 for a thread's view
+// that starts with its root, else 0.
+func (p Projection) pinned(thread Sequence) int {
+	if thread != 0 && len(p.Messages) > 0 && p.Messages[0].Seq == thread {
+		return 1
+	}
+	return 0
+}
