@@ -17,7 +17,7 @@ import (
 
 // faultConfig sizes the fault tests' workloads: smaller than the load test's.
 func faultConfig() workloadConfig {
-	return workloadConfig{desks: 4, writers: 8, appends: loadAppends(100), streams: 48, drop: 0.1}
+	return workloadConfig{desks: 4, writers: 8, appends: loadAppends(100), streams: 48, drop: 0.1, large: 2}
 }
 
 // TestServeKilled: the workload against a serve process that is killed (SIGKILL) twice
@@ -152,7 +152,7 @@ func TestDatabaseRestart(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	ctx, cancel := context.WithTimeout(t.Context(), loadBound)
 	defer cancel()
-	e := newEnv(t, st, server.Options{Rate: rate.Inf, MaxStreams: 64, Heartbeat: 3 * time.Second})
+	e := newEnv(t, st, server.Options{Rate: rate.Inf, MaxStreams: 64, Heartbeat: 3 * time.Second, MaxAnswerBytes: loadAnswerBytes})
 	ep := newEndpoint(e.ts.URL)
 	cfg := faultConfig()
 	w := newWorkload(t, st, cfg)

@@ -31,19 +31,21 @@ func loadAppends(n int) int {
 // TestLoad: 16 writers append 200 messages each (80 under -race) with keys, about a tenth of them throwing
 // the first answer away and retrying, while 200 streams over 8 desks read as their
 // participants, the operator and the operator as= others, on the channel and on a thread,
-// some reconnecting on purpose. At the end every key names exactly one row, the one its
+// some reconnecting on purpose; the server answers within loadAnswerBytes, which each
+// desk's large rows exceed, and a catch-up stream and a delta poller a desk get them in
+// parts. At the end every key names exactly one row, the one its
 // writer was answered with, the server created each once, and every stream received exactly
 // what the model says: no gap, no duplicate, nothing it may not read, its own rows never,
 // the rows it may not read as elisions whose counts add up.
 func TestLoad(t *testing.T) {
-	cfg := workloadConfig{desks: 8, writers: 16, appends: loadAppends(200), streams: 200, drop: 0.1}
+	cfg := workloadConfig{desks: 8, writers: 16, appends: loadAppends(200), streams: 200, drop: 0.1, large: 2}
 	if testing.Short() {
 		cfg.appends, cfg.streams = 50, 64
 	}
 	eachStore(t, func(t *testing.T, st server.Store) {
 		ctx, cancel := context.WithTimeout(t.Context(), loadBound)
 		defer cancel()
-		e := newEnv(t, st, server.Options{Rate: rate.Inf, MaxStreams: 64, Heartbeat: 3 * time.Second})
+		e := newEnv(t, st, server.Options{Rate: rate.Inf, MaxStreams: 64, Heartbeat: 3 * time.Second, MaxAnswerBytes: loadAnswerBytes})
 		w := newWorkload(t, st, cfg)
 		ep := newEndpoint(e.ts.URL)
 		w.writerAt = func(int) *endpoint { return ep }

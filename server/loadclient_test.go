@@ -53,17 +53,25 @@ func (wr *loadWriter) run(ctx context.Context) error {
 			return fmt.Errorf("key %s: %w", body.Key, err)
 		}
 		wr.desk.add(m)
+		if j < wr.w.cfg.large {
+			wr.desk.large.Add(1)
+		}
 		wr.w.acked.Add(1)
 	}
 	return nil
 }
 
-// choose makes the j-th message: mostly roots, some asides to one or two others of the
+// choose makes the j-th message: the first cfg.large large asides to scout; then mostly roots, some asides to one or two others of the
 // desk, replies to recent rows the writer may read (asides among them, whose replies are
 // asides to the same readers), replies to the seed thread, a few blank rows.
 func (wr *loadWriter) choose(j int) (appendBody, *transcript.Message) {
 	key := fmt.Sprintf("w%d-%03d", wr.i, j)
 	b := appendBody{Key: key, Content: fmt.Sprintf("%s by %s", key, wr.who)}
+	if j < wr.w.cfg.large {
+		b.Content = "ASIDE large " + b.Content + " " + strings.Repeat("x", largeRowMin+wr.rng.IntN(largeRowMax-largeRowMin))
+		b.Audience = []string{workloadExtras[0].String()}
+		return b, nil
+	}
 	var parent *transcript.Message
 	switch r := wr.rng.Float64(); {
 	case r < 0.02:
@@ -262,6 +270,7 @@ type liveStream struct {
 	mode      int
 	from      transcript.Sequence // the watermark it starts from
 	dropsLeft int                 // connections it ends on purpose
+	catchUp   bool                // late, from the start, once the desk's large rows are answered
 	rng       *rand.Rand
 
 	events   []streamEvent

@@ -64,7 +64,7 @@ func TestHelperServe(t *testing.T) {
 		t.Fatalf("%s=%q: want sqlite:PATH or postgres:DSN", serveStoreEnv, spec)
 	}
 	srv, err := server.New(st, server.Options{
-		Rate: rate.Inf, MaxStreams: 1024, Heartbeat: 3 * time.Second,
+		Rate: rate.Inf, MaxStreams: 1024, Heartbeat: 3 * time.Second, MaxAnswerBytes: loadAnswerBytes,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

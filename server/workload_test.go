@@ -36,15 +36,33 @@ import (
 // reconnect with Last-Event-ID whenever their connection ends, and some end it on purpose.
 // Once the writers are done, an end row by system:end is appended to each desk's channel
 // and thread (straight to the store): a stream is done when it receives its conversation's.
+//
+// The servers answer within loadAnswerBytes, and each writer's first appends are large
+// asides to scout (largeRowMin to largeRowMax bytes), more than the budget on every desk
+// together: a stream of the operator that connects from the start once they are answered
+// (a catch-up stream), and a delta poller of scout's that starts then (deltapoller_test.go),
+// get them in parts, whose watermarks must still deliver every row once, in order.
 
 // workloadConfig sizes a workload.
 type workloadConfig struct {
 	desks   int
 	writers int // writer i writes to desk i % desks, as its own participant
 	appends int // per writer
-	streams int // stream k reads desk k % desks
+	streams int // stream k reads desk k % desks, and one catch-up stream more a desk
 	drop    float64
+	large   int // per writer: its first appends are large rows
 }
+
+// loadAnswerBytes is the byte budget of the load and fault runs' servers
+// (Options.MaxAnswerBytes): less than a desk's large rows together.
+const loadAnswerBytes = 1 << 20
+
+// A large row's content is between these sizes: over an eighth of loadAnswerBytes, so that
+// a few of them (a desk's large rows) exceed it, and a part holds three.
+const (
+	largeRowMin = 270 << 10
+	largeRowMax = 300 << 10
+)
 
 // endpoint is where a client finds its server: a base URL that a restart may change.
 type endpoint struct{ url atomic.Pointer[string] }
@@ -82,6 +100,7 @@ type workload struct {
 	desks   []*loadDesk
 	writers []*loadWriter
 	streams []*liveStream
+	pollers []*deltaPoller
 
 	acked    atomic.Int64 // appends answered 201 or 200
 	attempts atomic.Int64 // requests sent for appends, dropped ones included
@@ -104,6 +123,12 @@ type loadDesk struct {
 	rows  []transcript.Message // answered rows, in the order answered
 	keys  []string
 	count atomic.Int64 // len(rows)
+	large atomic.Int64 // the large rows among them
+}
+
+// largeAnswered reports whether every large row of the desk has been answered.
+func (d *loadDesk) largeAnswered(w *workload) bool {
+	return d.large.Load() == int64(w.cfg.large*w.cfg.writers/w.cfg.desks)
 }
 
 func (d *loadDesk) add(m transcript.Message) {
@@ -258,6 +283,16 @@ func newWorkload(t *testing.T, st server.Store, cfg workloadConfig) *workload {
 		}
 		w.streams = append(w.streams, s)
 	}
+	for d, desk := range w.desks {
+		k := cfg.streams + d
+		w.streams = append(w.streams, &liveStream{w: w, k: k, desk: desk, secret: desk.secrets[transcript.Operator().String()],
+			viewer: transcript.Operator(), mode: modeLate, catchUp: true, rng: rand.New(rand.NewPCG(w.seed, 1<<32+uint64(k)))})
+		scout := workloadExtras[0]
+		w.pollers = append(w.pollers, &deltaPoller{w: w, k: k, desk: desk, secret: desk.secrets[scout.String()], viewer: scout})
+	}
+	if (largeRowMin*cfg.large*cfg.writers/cfg.desks) <= loadAnswerBytes && cfg.large > 0 {
+		t.Fatalf("a desk's %d large rows may fit in the budget of %d bytes: no delta would be split", cfg.large*cfg.writers/cfg.desks, loadAnswerBytes)
+	}
 	return w
 }
 
@@ -288,7 +323,7 @@ func (w *workload) run(ctx context.Context, t *testing.T, during func(ctx contex
 		}
 		threshold := perDesk/10 + s.rng.Int64N(perDesk*7/10+1)
 		streams.Go(func() {
-			for s.desk.count.Load() < threshold {
+			for s.desk.count.Load() < threshold || (s.catchUp && !s.desk.largeAnswered(w)) {
 				select {
 				case <-ctx.Done():
 					s.fail(fmt.Errorf("%w: %w (not yet connected)", errStopped, ctx.Err()))
@@ -297,11 +332,15 @@ func (w *workload) run(ctx context.Context, t *testing.T, during func(ctx contex
 				}
 			}
 			recent := s.desk.recent(transcript.Operator(), 10)
-			if len(recent) > 0 {
+			if len(recent) > 0 && !s.catchUp {
 				s.from = recent[s.rng.IntN(len(recent))].Seq
 			}
 			s.run(ctx, nil)
 		})
+	}
+
+	for _, p := range w.pollers {
+		streams.Go(func() { p.run(ctx) })
 	}
 
 	var writers sync.WaitGroup
@@ -361,10 +400,18 @@ func (w *workload) run(ctx context.Context, t *testing.T, during func(ctx contex
 				s.k, s.viewer, s.desk.name, s.thread, s.from, s.err, len(s.events), s.last, s.connects)
 		}
 	}
+	var polls, split int
+	for _, p := range w.pollers {
+		polls += p.polls
+		split += p.split
+		if p.err != nil {
+			t.Errorf("delta poller %d (%s on %s): %v; %d events, state %+v, %d polls", p.k, p.viewer, p.desk.name, p.err, len(p.events), p.state, p.polls)
+		}
+	}
 	t.Logf("%d writers × %d appends in %v (%d requests, %d answers dropped on purpose, %d failed, %d replays); "+
-		"%d streams received %d events (%d of them elisions) over %d connections, all in %v",
+		"%d streams received %d events (%d of them elisions) over %d connections; %d delta pollers %d deltas, %d of them split by the budget; all in %v",
 		w.cfg.writers, w.cfg.appends, written.Round(time.Millisecond), w.attempts.Load(), w.dropped.Load(),
-		w.failed.Load(), w.replays.Load(), len(w.streams), events, elisions, connects, time.Since(start).Round(time.Millisecond))
+		w.failed.Load(), w.replays.Load(), len(w.streams), events, elisions, connects, len(w.pollers), polls, split, time.Since(start).Round(time.Millisecond))
 	if got := w.acked.Load(); got != total {
 		t.Errorf("%d appends answered, want %d", got, total)
 	}
@@ -441,6 +488,11 @@ func (w *workload) verify(t *testing.T) {
 		}
 		if bad > 0 {
 			t.Errorf("desk %s: %d streams differ from the model", d.name, bad)
+		}
+		for _, p := range w.pollers {
+			if p.desk == d && p.err == nil {
+				p.verify(t, rows)
+			}
 		}
 	}
 }
