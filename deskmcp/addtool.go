@@ -3,8 +3,11 @@ package deskmcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	strictjson "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,23 +58,35 @@ func toolResult(tool, text string, out any) (*mcp.CallToolResult, error) {
 }
 
 // checkArguments checks raw, a call's arguments (absent: {}), against schema, and decodes
-// them into in.
+// them into in. It decodes strictly, as the service decodes a request body: text that is
+// not valid UTF-8 (raw bytes or an escaped lone surrogate) and a name given twice are
+// refused (errArguments), where encoding/json would put U+FFFD in the text, so that two
+// different keys became one, and keep the last of two names; names match case-sensitively.
 func checkArguments(raw json.RawMessage, schema *jsonschema.Resolved, in any) error {
 	args := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return fmt.Errorf("arguments are not a JSON object: %w", err)
+		if err := strictjson.Unmarshal(raw, &args); err != nil {
+			return argumentsError(err)
 		}
 	}
 	if err := schema.Validate(args); err != nil {
 		return fmt.Errorf("validating \"arguments\": %w", err)
 	}
 	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, in); err != nil {
+		if err := strictjson.Unmarshal(raw, in); err != nil {
 			return fmt.Errorf("arguments: %w", err)
 		}
 	}
 	return nil
+}
+
+// argumentsError is the refusal of arguments the decoder found wrong, in fixed text: a
+// name given twice is not quoted (it could be a secret pasted in the wrong place).
+func argumentsError(err error) error {
+	if errors.Is(err, jsontext.ErrDuplicateName) {
+		return errors.New("arguments are not a JSON object: a name is given twice")
+	}
+	return errors.New("arguments are not a JSON object in UTF-8 (RFC 8259): bytes that are not UTF-8 and escaped lone surrogates are refused, not replaced")
 }
 
 // toolError is the result of a refused call: the refusal's text, as a tool error.

@@ -28,3 +28,28 @@ func TestToolResultNotHTMLEscaped(t *testing.T) {
 		t.Errorf("structured content %s decodes to %+v, %v", raw, back, err)
 	}
 }
+
+// TestArgumentsDecodedStrictly: arguments whose text is not valid UTF-8 (raw bytes, or an
+// escaped lone surrogate) or that give a name twice are refused, not decoded with U+FFFD
+// in place of what is wrong or the last of two names kept; the refusal quotes no name.
+func TestArgumentsDecodedStrictly(t *testing.T) {
+	s, err := schemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"\xff", "\xfe", "\xff\xfe", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", `\ud800`, `\udc00x`} {
+		for _, args := range []string{`{"content":"` + bad + `"}`, `{"content":"x","key":"` + bad + `"}`, `{"content":"x","audience":["agent:` + bad + `"]}`} {
+			var in PostMessageArgs
+			if err := checkArguments(json.RawMessage(args), s.postArgs, &in); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+				t.Errorf("%q: %+v, %v; want an error saying UTF-8", args, in, err)
+			}
+		}
+	}
+	var in PostMessageArgs
+	if err := checkArguments(json.RawMessage(`{"content":"x","key":"trs_k","key":"trs_k2"}`), s.postArgs, &in); err == nil || strings.Contains(err.Error(), "trs_") {
+		t.Errorf("a key twice: %+v, %v; want an error that quotes neither", in, err)
+	}
+	if err := checkArguments(json.RawMessage(`{"content":"\ud83d\ude00 \ufffd ok","key":"k"}`), s.postArgs, &in); err != nil || in.Content != "😀 \ufffd ok" {
+		t.Errorf("valid text with a surrogate pair and U+FFFD itself: %+v, %v", in, err)
+	}
+}

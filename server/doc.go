@@ -44,7 +44,9 @@
 // (`unexpected property "text"`), never a query parameter's. A body is decoded strictly
 // (unmarshalBody, with github.com/go-json-experiment/json): a name given twice (`duplicate
 // property "id"`, never the last one winning) or in another case than the schema's
-// ("Content") is refused too, inside an audience's objects and a delta's state as well. Huma was chosen for that: the document is the handlers' own types, not
+// ("Content") is refused too, inside an audience's objects and a delta's state as well, and
+// so is text that is not valid UTF-8, raw or an escaped lone surrogate (never replaced by
+// U+FFFD, which would make two different keys one). Huma was chosen for that: the document is the handlers' own types, not
 // a second description to keep in step, and it validates against the same schema. Its sse
 // package was not used (see sseWriter): the stream is written here, and described in the
 // document by hand.

@@ -2,13 +2,19 @@ package server_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	strictjson "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
@@ -16,9 +22,11 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-// fuzzServer is a desk with an aside to triage, served in process, and coder's secret.
+// fuzzServer is a desk with an aside to triage, served in process, its store, and coder's
+// secret.
 type fuzzServer struct {
 	srv    *server.Server
+	st     server.Store
 	secret string
 }
 
@@ -40,7 +48,7 @@ func newFuzzServer(f *testing.F) *fuzzServer {
 		}
 		return secret
 	}
-	fs := &fuzzServer{srv: srv, secret: add(coder)}
+	fs := &fuzzServer{srv: srv, st: st, secret: add(coder)}
 	op := add(operator)
 	for _, body := range []string{`{"content":"root"}`, `{"content":"` + asideText + `","audience":["agent:triage"]}`} {
 		rec := httptest.NewRecorder()
@@ -56,13 +64,13 @@ func newFuzzServer(f *testing.F) *fuzzServer {
 
 // serve sends a request in process and checks what every answer must be: no 5xx, no
 // secret, no content of the aside (unless the request itself holds it), and a problem
-// with a type for every error.
-func (fs *fuzzServer) serve(t *testing.T, method, target string, body []byte, hdr ...string) {
+// with a type for every error. It returns the answer.
+func (fs *fuzzServer) serve(t *testing.T, method, target string, body []byte, hdr ...string) *httptest.ResponseRecorder {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, "http://127.0.0.1"+target, bytes.NewReader(body))
 	if err != nil {
-		return // not a request a client could send
+		return nil // not a request a client could send
 	}
 	req.Header.Set("Authorization", "Bearer "+fs.secret)
 	req.Header.Set("Content-Type", "application/json")
@@ -85,6 +93,7 @@ func (fs *fuzzServer) serve(t *testing.T, method, target string, body []byte, hd
 	if rec.Code >= 400 && (rec.Header().Get("Content-Type") != "application/problem+json" || !strings.Contains(out, server.ProblemTypeBase)) {
 		t.Fatalf("%d without a problem type: %q %s", rec.Code, rec.Header().Get("Content-Type"), out)
 	}
+	return rec
 }
 
 func FuzzAppendBody(f *testing.F) {
@@ -102,12 +111,120 @@ func FuzzAppendBody(f *testing.F) {
 		`{"trs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA":1,"content":"x"}`,
 		`{"content":5}`, `[]`, `null`, ``, `{"content":"\u0000"}`, `{"content":"x","parent":18446744073709551615}`,
 		`{"content":"x","parent":9223372036854775808}`,
+		"{\"content\":\"\xff\xfe\"}", "{\"content\":\"x\",\"key\":\"\xff\"}", `{"content":"\ud800"}`,
+		`{"content":"x","audience":["agent:triage:Triage",{"type":"person","id":"ana","label":"Ana"}]}`,
+		`{"content":"x","Audience":null}`, `{"content":"x","content":"y"}`, `{"content":"x","parent":1e0}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		fs.serve(t, "POST", "/v1/desks/eng/messages", body)
+		before := head(t, fs.st)
+		rec := fs.serve(t, "POST", "/v1/desks/eng/messages", body)
+		switch {
+		case rec.Code == http.StatusCreated || rec.Code == http.StatusOK: // stored, or a replay
+			var answer transcript.Message
+			if err := json.Unmarshal(rec.Body.Bytes(), &answer); err != nil {
+				t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+			}
+			fs.wantStoredAsSent(t, body, answer.Seq)
+		case rec.Code >= 400 && rec.Code < 500:
+			if after := head(t, fs.st); after != before {
+				t.Fatalf("%q: %d, and the desk's head moved from #%d to #%d", body, rec.Code, before, after)
+			}
+		default:
+			t.Fatalf("%q: %d %s", body, rec.Code, rec.Body)
+		}
 	})
+}
+
+// row is the desk's row seq, as the store holds it.
+func (fs *fuzzServer) row(t *testing.T, seq transcript.Sequence) transcript.Message {
+	page, err := fs.st.Log("eng").ReadBefore(context.Background(), seq+1, 1)
+	if err != nil || len(page.Messages) != 1 || page.Messages[0].Seq != seq {
+		t.Fatalf("row #%d: %+v, %v", seq, page.Messages, err)
+	}
+	return page.Messages[0]
+}
+
+// wantStoredAsSent fails t unless the store's row seq is exactly what body sent: body is
+// JSON as RFC 8259 and 7493 have it (UTF-8, no escaped lone surrogate, no name twice), an
+// object of the fields content, parent, audience and key as the schema spells them, and the
+// row holds their values byte for byte: its audience is the entries sent (in the store's
+// order), or, for a reply that sent none, its parent's.
+func (fs *fuzzServer) wantStoredAsSent(t *testing.T, body []byte, seq transcript.Sequence) {
+	if !utf8.Valid(body) || !jsontext.Value(body).IsValid() {
+		t.Fatalf("%q was accepted: it is not JSON in UTF-8 with each name once", body)
+	}
+	var sent transcript.Message
+	sentAudience := false
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		t.Fatalf("%q was accepted: not an object", body)
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := tok.String() // before the next read voids tok
+		raw, err := dec.ReadValue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch name {
+		case "content":
+			sent.Content = unquote(t, raw)
+		case "key":
+			sent.Key = unquote(t, raw)
+		case "parent":
+			if err := strictjson.Unmarshal(raw, &sent.Parent); err != nil {
+				t.Fatalf("%q was accepted with parent %s: %v", body, raw, err)
+			}
+		case "audience":
+			sentAudience = true
+			var entries []jsontext.Value
+			if err := strictjson.Unmarshal(raw, &entries); err != nil {
+				t.Fatalf("%q was accepted with audience %s: %v", body, raw, err)
+			}
+			for _, e := range entries {
+				var a transcript.Author
+				var err error
+				if e.Kind() == '"' {
+					a, err = transcript.ParseAuthor(unquote(t, e))
+				} else {
+					err = a.UnmarshalJSON(e)
+				}
+				if err != nil {
+					t.Fatalf("%q was accepted with audience entry %s: %v", body, e, err)
+				}
+				sent.Audience = append(sent.Audience, a)
+			}
+		default:
+			t.Fatalf("%q was accepted with a member %q", body, name)
+		}
+	}
+	if !sentAudience && sent.Parent != 0 {
+		sent.Audience = fs.row(t, sent.Parent).Audience
+	}
+	got := fs.row(t, seq)
+	byParticipant := func(a, b transcript.Author) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), strings.Compare(a.ID, b.ID))
+	}
+	slices.SortFunc(sent.Audience, byParticipant)
+	if got.Content != sent.Content || got.Key != sent.Key || got.Parent != sent.Parent ||
+		!slices.Equal(got.Audience, sent.Audience) || !got.Author.Same(coder) {
+		t.Fatalf("%q: stored row #%d is content %q, key %q, parent %d, audience %+v by %v; sent content %q, key %q, parent %d, audience %+v",
+			body, seq, got.Content, got.Key, got.Parent, got.Audience, got.Author, sent.Content, sent.Key, sent.Parent, sent.Audience)
+	}
+}
+
+// unquote is the text of a JSON string.
+func unquote(t *testing.T, raw jsontext.Value) string {
+	s, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		t.Fatalf("a string %q accepted: %v", raw, err)
+	}
+	return string(s)
 }
 
 func FuzzDeltaBody(f *testing.F) {
