@@ -17,8 +17,8 @@ import (
 )
 
 // This file holds the leak property of SPEC §10: for every viewer, nothing a projection, a
-// delta or a rendering of either (every format) holds contains the content of a row the
-// viewer may not read. Every non-blank row's content starts with a token of its own,
+// delta, either cut by an answer's byte budget, or a rendering of any of them (every format)
+// holds contains the content of a row the viewer may not read. Every non-blank row's content starts with a token of its own,
 // "tok" and seven digits, that no other content contains, so a leak shows as that token.
 
 // leakToken returns the token that starts the content of row seq.
@@ -110,6 +110,9 @@ func leakCheckDesk(t *testing.T, r *rand.Rand, rows []transcript.Message, viewer
 				t.Fatal(err)
 			}
 			leakCheck(t, rows, viewer, fmt.Sprintf("projection %+v", q), leakOutputs(t, viewer, p, p.Messages, p.Elided))
+			// Cut by an answer's byte budget, as the service and MCP cut a view.
+			cut := p.WithinBytes(c.Thread, 1+r.IntN(64))
+			leakCheck(t, rows, viewer, fmt.Sprintf("projection %+v within a budget", q), leakOutputs(t, viewer, cut, cut.Messages, cut.Elided))
 			for _, watermark := range []transcript.Sequence{0, head / 2, head - min(head, 3)} {
 				state := sharing.Initialized(c, watermark)
 				plan, err := sharing.Prepare(ctx, log, sharing.Query{Desired: c, Current: c, State: state, Viewer: viewer})
@@ -118,6 +121,9 @@ func leakCheckDesk(t *testing.T, r *rand.Rand, rows []transcript.Message, viewer
 				}
 				d := plan.Delta
 				leakCheck(t, rows, viewer, fmt.Sprintf("delta from %d of %+v", watermark, c), leakOutputs(t, viewer, plan, d.Messages, d.Elided))
+				// Cut by an answer's byte budget, as the delta route, the streams and read_desk cut it.
+				d = d.WithinBytes(1+r.IntN(64), state)
+				leakCheck(t, rows, viewer, fmt.Sprintf("delta from %d of %+v within a budget", watermark, c), leakOutputs(t, viewer, d, d.Messages, d.Elided))
 			}
 		}
 	}

@@ -49,13 +49,13 @@ seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with n
 	return w.Flush()
 }
 
-// errNoDesk reports a desk the database does not hold, naming the ones it does.
-type errNoDesk struct {
+// noDeskError reports a desk the database does not hold, naming the ones it does.
+type noDeskError struct {
 	desk  string
 	desks []string
 }
 
-func (e *errNoDesk) Error() string {
+func (e *noDeskError) Error() string {
 	if err := transcript.ValidateDesk(e.desk); err != nil { // most likely a name mistyped, not one an older version stored
 		return fmt.Sprintf("no desk %q (%s); %s", e.desk, strings.TrimPrefix(err.Error(), "transcript: "), e.known())
 	}
@@ -63,14 +63,14 @@ func (e *errNoDesk) Error() string {
 }
 
 // known names the desks the database holds.
-func (e *errNoDesk) known() string {
+func (e *noDeskError) known() string {
 	if len(e.desks) == 0 {
 		return "the database holds no desk yet"
 	}
 	return "the desks are: " + strings.Join(e.desks, ", ")
 }
 
-// checkDesk returns an *errNoDesk unless st holds a desk named desk: a read of a desk that
+// checkDesk returns a *noDeskError unless st holds a desk named desk: a read of a desk that
 // does not exist (most often a typo) is an error, not an empty view.
 func checkDesk(ctx context.Context, st store, desk string) error {
 	desks, err := st.Desks(ctx)
@@ -80,7 +80,7 @@ func checkDesk(ctx context.Context, st store, desk string) error {
 	if slices.Contains(desks, desk) {
 		return nil
 	}
-	return &errNoDesk{desk: desk, desks: desks}
+	return &noDeskError{desk: desk, desks: desks}
 }
 
 // checkThread returns an error unless the desk's log holds row thread (0, the channel, is

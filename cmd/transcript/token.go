@@ -121,7 +121,7 @@ any message yet.`)
 	}
 	fmt.Fprintf(e.stderr, "token %s for %s on desk %s: its secret, on standard output, is shown only this once\n",
 		t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
-	var noDesk *errNoDesk
+	var noDesk *noDeskError
 	if err := checkDesk(ctx, st, df.desk); errors.As(err, &noDesk) {
 		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet (%s)\n", quoteIfNeeded(df.desk), noDesk.known())
 	}
