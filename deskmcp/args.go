@@ -12,7 +12,7 @@ type ReadDeskArgs struct {
 	MaxTokens int                 `json:"max_tokens,omitempty" jsonschema:"The most tokens the result's text may take (o200k; an estimate for other models). A read that does not fit delivers its oldest new messages that do and the rest on the next read. Absent or 0: no bound."`
 }
 
-// ReadDeskResult is read_desk's structured result (SPEC §14): what is new for the
+// ReadDeskResult is read_desk's structured result: what is new for the
 // participant in the conversation since its last acknowledged read, or, when it started
 // over, the conversation's current view and why.
 type ReadDeskResult struct {

@@ -1,5 +1,5 @@
 // Package deskmcp lets any agent that speaks the Model Context Protocol sit at a desk as
-// itself (SPEC §14): read what is new for it, post, and move between threads without
+// itself: read what is new for it, post, and move between threads without
 // losing its place. It is built on the official Go SDK,
 // github.com/modelcontextprotocol/go-sdk.
 //

@@ -51,7 +51,7 @@ type Options struct {
 	Appended func(desk string, seq transcript.Sequence)
 }
 
-// Service is the MCP tools of SPEC §14 over one store: a factory of MCP servers, one per
+// Service is the MCP tools over one store: a factory of MCP servers, one per
 // participant and desk (Server), which share the store, the participants' books and the
 // reads staged and not yet acknowledged. One Service serves any number of sessions at
 // once; it is safe for concurrent use.

@@ -16,7 +16,7 @@ type tools struct {
 	me   transcript.Author
 }
 
-// register adds the tools of SPEC §14 to srv, with their schemas.
+// register adds the tools to srv, with their schemas.
 func (t *tools) register(srv *mcp.Server) {
 	sc := t.svc.schemas
 	addTool(srv, sc.readArgs, &mcp.Tool{

@@ -41,7 +41,7 @@
 //     memlog holding the same rows, for channel and thread views, several bounds and windows
 //     and viewers, on a desk busier than transcript.ScanLimit.
 //
-// About one root in six the kit appends is an aside (SPEC §10), and replies to asides follow
+// About one root in six the kit appends is an aside, and replies to asides follow
 // the reply rule: Append must keep every row's Audience, and return it as
 // transcript.ResolveAudience gives it (a reply's filled in from its parent).
 //

@@ -29,7 +29,7 @@ var authors = []transcript.Author{
 }
 
 // filler appends the kit's rows to one desk: a deterministic mix of roots, first and later
-// replies, replies to replies, blank rows, asides (SPEC §10) and every kind of author, with
+// replies, replies to replies, blank rows, asides and every kind of author, with
 // the parents taken from the rows Append returned.
 type filler struct {
 	desk    Desk

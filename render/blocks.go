@@ -3,7 +3,7 @@ package render
 import "github.com/sharedesk/transcript"
 
 // Block is one message or one elision of a view, rendered as user-side text: what a tool
-// result holds (the MCP tools of SPEC §14), where every row is reported rather than spoken.
+// result holds (the MCP tools), where every row is reported rather than spoken.
 // Exactly one of Message and Elision is set, pointing into the slices given to Blocks.
 type Block struct {
 	Message *transcript.Message

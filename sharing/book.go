@@ -19,8 +19,7 @@ const BookLimit = 32
 const EvictedLimit = 2 * BookLimit
 
 // Book is one participant's read states on one desk, one State per conversation (the
-// channel or a thread), for at most BookLimit conversations: what SPEC §14 keeps "per
-// participant and per conversation", so that an agent moving between threads and the
+// channel or a thread), for at most BookLimit conversations, so that an agent moving between threads and the
 // channel gets deltas in each rather than a reinitialization on every move.
 //
 // When a Put or Acknowledge adds a conversation beyond BookLimit, the least recently put or

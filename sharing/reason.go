@@ -16,8 +16,7 @@ const (
 	WatermarkUnavailable
 	// StateEvicted: the participant's state of the conversation was evicted from its Book
 	// to make room for another conversation (BookLimit). Prepare never returns it;
-	// Book.Lookup does. It extends SPEC §6's list for SPEC §14's read state per
-	// conversation.
+	// Book.Lookup does.
 	StateEvicted
 )
 

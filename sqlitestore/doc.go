@@ -22,7 +22,7 @@
 // caches it without ever invalidating it. A read thus returns five columns a row, not seven,
 // and a desk's rows do not repeat their authors' labels.
 //
-// An aside (transcript.Message.Audience, SPEC §10) names its audience the same way: each
+// An aside (transcript.Message.Audience) names its audience the same way: each
 // distinct audience, its authors in canonical order with their labels, is one row of an
 // audiences table, and a row's audience column is NULL for a desk row (every row written
 // before schema version 4 is one). A read adds that one column, and hands out audiences
@@ -30,7 +30,7 @@
 // apply the reply rule through transcript.ResolveAudience to every new row, reading a stored
 // parent's author and audience in the write transaction, and store what it returns.
 //
-// A row's key (transcript.Message.Key, SPEC §11) is a column of its own, NULL for a row
+// A row's key (transcript.Message.Key) is a column of its own, NULL for a row
 // without one (every row written before schema version 5 is one, and reads back
 // unchanged), under a partial UNIQUE index on (desk, key) that holds only the rows with a
 // key, so rows without one cost it nothing. A read adds that column. Append and AppendBatch
@@ -41,7 +41,7 @@
 // *transcript.KeyConflictError. LookupKeys finds rows by key, many thousands a call, for a
 // caller (the import command) that names parents by key or tells new rows from present ones.
 //
-// A Store is also a token.Store (SPEC §12, "Identity"): the service's bearer tokens are rows
+// A Store is also a token.Store: the service's bearer tokens are rows
 // of a tokens table (schema version 6), each one participant on one desk, kept as the
 // SHA-256 of its secret, never the secret, under a UNIQUE index that a lookup searches once
 // a request, and named by its public ID. A token names its desk by name, byte for byte, and
@@ -50,7 +50,7 @@
 // uncached, so a token the command line adds or revokes while the service runs counts from
 // the service's next lookup.
 //
-// A Store is also a sharing.BookStore (SPEC §14): a participant's read states on a desk, its
+// A Store is also a sharing.BookStore: a participant's read states on a desk, its
 // sharing.Book, are one row of a books table (schema version 7), keyed by the desk's name
 // and the participant's kind and id (not its label), holding the book's JSON and a version
 // that every save moves one up. A save is a compare-and-swap in one statement on the writer

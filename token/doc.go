@@ -1,5 +1,5 @@
 // Package token decides who a request to the service is: bearer tokens, each one
-// participant on one desk (SPEC §12, "Identity"), kept hashed in a Store and checked by
+// participant on one desk, kept hashed in a Store and checked by
 // Authenticate.
 //
 // The operator makes a token with the command line, which calls New and a Store's

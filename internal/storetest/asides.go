@@ -29,7 +29,7 @@ type Appender interface {
 	transcript.Log
 }
 
-// ReplyRule checks the aside rules of SPEC §10 on d, a new, empty desk, through single
+// ReplyRule checks the aside rules on d, a new, empty desk, through single
 // appends: audiences stored in canonical order, the reply rule filling in a reply's audience
 // from its parent, a private reply to a desk row, every refusal (an invalid, self-naming,
 // duplicate or oversized audience; a reply by someone who may not read its parent; a reply

@@ -1,6 +1,6 @@
 // Package storetest is the test suite every store of this module runs: sqlitestore and
 // pgstore call Run from their tests with a constructor for a new, empty store, so both are
-// held to the same rules (SPEC §7): logtest conformance per desk, desk isolation, bad input
+// held to the same rules: logtest conformance per desk, desk isolation, bad input
 // refused with transcript.ErrInvalidMessage and stored nowhere, all-or-nothing batches with
 // transcript.BatchParent, the content limit, asides, keys, bearer tokens (token.Store, which
 // every store implements), read-state books (sharing.BookStore, likewise), and agents

@@ -15,7 +15,7 @@ import (
 // one shows.
 const keySecret = "SECRET-keyed-content"
 
-// KeyRule checks the key rules of SPEC §11 on d, a new, empty desk, through single appends:
+// KeyRule checks the key rules on d, a new, empty desk, through single appends:
 // a replayed append (same author identity, parent, audience and content; labels and times
 // aside) returns the stored row and writes nothing, whatever audience the reply rule filled
 // in; one that differs in any of those fails with a *transcript.KeyConflictError naming the

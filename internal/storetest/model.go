@@ -2,8 +2,8 @@ package storetest
 
 import "github.com/sharedesk/transcript"
 
-// qualifying returns the Seqs of the rows that qualify for c, by a direct reading of SPEC §5
-// over rows (a whole desk, oldest first, fewer than transcript.ScanLimit rows so that the
+// qualifying returns the Seqs of the rows that qualify for c, by a direct reading of the
+// projection rules over rows (a whole desk, oldest first, fewer than transcript.ScanLimit rows so that the
 // scan P is the whole desk):
 //
 //   - channel: every non-blank root, and for each root its first reply, the oldest

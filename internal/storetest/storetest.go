@@ -10,7 +10,7 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-// Store is the shape every store of this module shares (SPEC §7, §12): many desks, each with
+// Store is the shape every store of this module shares: many desks, each with
 // its own log, and the service's bearer tokens (token.Store). sqlitestore.Store and
 // pgstore.Store satisfy it as they are.
 type Store interface {
@@ -58,10 +58,10 @@ type Store interface {
 //     desk's name in Desks.
 //   - ContentLimit: content of exactly DefaultMaxContent bytes is stored, one byte more is
 //     rejected.
-//   - Asides: the aside rules of SPEC §10 (see ReplyRule) through Append and AppendBatch:
+//   - Asides: the aside rules (see ReplyRule) through Append and AppendBatch:
 //     canonical audiences, the reply rule, each refusal with its sentinel and without an
 //     aside's content, nothing written by a refusal, and rows that read back as stored.
-//   - Keys: the key rules of SPEC §11 (see KeyRule) through Append and AppendBatch: replays
+//   - Keys: the key rules (see KeyRule) through Append and AppendBatch: replays
 //     return the stored row, conflicts are *transcript.KeyConflictError and write nothing,
 //     one key appended concurrently is stored once, a batch skips its present rows and
 //     appends the rest, and a batch with a conflict or a repeated key writes nothing.
