@@ -4,7 +4,7 @@
     python3 examples/python/turn.py --url http://127.0.0.1:8474 --desk eng \\
         --token "$TOKEN" --state triage.json
 
-A turn (SPEC §6 and §12):
+A turn:
 
  1. POST /v1/desks/DESK/delta with the saved state: what is new for this agent since its
     last turn. A missing state file is an agent that has seen nothing.

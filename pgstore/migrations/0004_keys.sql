@@ -1,4 +1,4 @@
--- Version 4: keys (transcript.Message.Key, SPEC §11). A key is a name the row's writer chose,
+-- Version 4: keys (transcript.Message.Key). A key is a name the row's writer chose,
 -- unique within its desk; NULL is a row without one (never ''), so every row written before
 -- this version has none and reads back unchanged. ADD COLUMN without a default changes only
 -- the catalog: no row is rewritten.

@@ -1,4 +1,4 @@
--- Version 5: bearer tokens (package token, SPEC §12 "Identity"). A row is one participant on
+-- Version 5: bearer tokens (package token). A row is one participant on
 -- one desk. The secret is never stored, only its SHA-256, hash, by which the service finds
 -- the token on every request: UNIQUE, so a lookup is one probe of its index. id is the
 -- token's public name (token.IDOf: "tok_" and 12 hex digits of the SHA-256 of hash), which

@@ -1,4 +1,4 @@
--- Version 6: read-state books (package sharing, SPEC §14: a read state per participant and
+-- Version 6: read-state books (package sharing: a read state per participant and
 -- per conversation). A row is one participant's book on one desk: book is its JSON
 -- (sharing.Book.MarshalJSON: at most BookLimit states and EvictedLimit evicted
 -- conversations, a few kilobytes), kept as text, exactly as written, since the store only

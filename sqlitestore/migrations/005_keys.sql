@@ -1,4 +1,4 @@
--- Version 5: keys (transcript.Message.Key, SPEC §11). A row's key is a name its writer chose,
+-- Version 5: keys (transcript.Message.Key). A row's key is a name its writer chose,
 -- unique within its desk; key is NULL for a row without one (never ''), so every row written
 -- before this version has none and reads back unchanged. Adding a nullable column rewrites no
 -- row. The index is partial: rows without a key, most of a desk, cost it nothing, neither on

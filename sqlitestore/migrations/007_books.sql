@@ -1,4 +1,4 @@
--- Version 7: read-state books (package sharing, SPEC §14: a read state per participant and
+-- Version 7: read-state books (package sharing: a read state per participant and
 -- per conversation). A row is one participant's book on one desk: book is its JSON
 -- (sharing.Book.MarshalJSON: at most BookLimit states and EvictedLimit evicted
 -- conversations, a few kilobytes), and version counts its saves, from 1, for SaveBook's
