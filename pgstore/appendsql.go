@@ -14,9 +14,8 @@ import (
 // statement, and PostgreSQL plans a prepared statement afresh at each execution while its
 // generic plan looks dearer than the custom ones, as it always does for parentsSQL and
 // keyRowsSQL: their generic plans assume 10 elements in the unnested array, their custom
-// plans know how many there are. Without it, each was planned at every execution: 65 µs of
-// planning for 11 µs of execution for a one-element array (pg_stat_statements, 2,000
-// appends). Their generic plans, made once a connection, probe the same indexes. Only the
+// plans know how many there are. Without it, each was planned at every execution, the planning costing
+// several times the execution. Their generic plans, made once a connection, probe the same indexes. Only the
 // appends that send one of the two send it: one parent or one key is looked up by
 // parentSQL or keyRowSQL instead, whose generic plan PostgreSQL takes by itself after five
 // executions, and which cost an append neither this statement nor the planning.
@@ -57,8 +56,7 @@ const notifySQL = `SELECT set_config('synchronous_commit', 'off', true), pg_noti
 // on a small table without statistics. The plainer "desk = $1 AND seq = ANY($2)" does not:
 // its generic plan, made while a table is small (pgx prepares every statement, and
 // PostgreSQL keeps a generic plan until the table is analyzed again), scans the whole desk
-// through the thread index, and a reply's append then slowed as its desk grew (220 µs to
-// 800 µs over 4,000 appends).
+// through the thread index, and a reply's append then slowed as its desk grew.
 const parentsSQL = `
 SELECT m.seq, m.author_kind, m.author_id, m.author_label, m.audience
 FROM unnest($2::bigint[]) AS p(seq)
