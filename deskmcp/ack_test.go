@@ -168,3 +168,33 @@ func TestBookBeyondTheHeadStartsOver(t *testing.T) {
 		t.Errorf("the read after starting over = %+v, want a delta of %d", r, next.Seq)
 	}
 }
+
+// TestReplyToAReplyAcknowledgesItsThread: A reads the channel and a thread, then posts a
+// reply to one of the thread's replies. The post is in the thread (a reply to a thread's
+// reply is in the thread of its root), so it acknowledges the thread's read, and only
+// that one: the channel's read stays staged, unacknowledged.
+func TestReplyToAReplyAcknowledgesItsThread(t *testing.T) {
+	st, _ := sqliteStore(t)
+	root := appendAs(t, st, transcript.Message{Author: ana, Content: "root"})
+	inThread := appendAs(t, st, transcript.Message{Author: ana, Content: "a reply", Parent: root.Seq})
+	a := connect(t, service(t, st), agentA)
+	a.Read(deskmcp.ReadDeskArgs{})                 // the channel's first read, staged
+	a.Read(deskmcp.ReadDeskArgs{Thread: root.Seq}) // the thread's first read, staged
+	a.Post(deskmcp.PostMessageArgs{Content: "a reply to the reply", Parent: inThread.Seq})
+
+	book, _, err := st.LoadBook(t.Context(), desk, agentA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread := transcript.Conversation{Desk: desk, Thread: root.Seq}
+	if s, _, ok := book.Lookup(thread); !ok || s.Watermark != inThread.Seq {
+		t.Errorf("after A posted a reply to reply %d, the book holds thread %d at %+v (ok %v), want the thread's read acknowledged, at watermark %d",
+			inThread.Seq, root.Seq, s, ok, inThread.Seq)
+	}
+	for _, c := range []transcript.Conversation{{Desk: desk}, {Desk: desk, Thread: inThread.Seq}} {
+		if s, _, ok := book.Lookup(c); ok {
+			t.Errorf("after A posted a reply to reply %d in thread %d, the book holds conversation %+v at %+v: the post acknowledged a read that is not its thread's",
+				inThread.Seq, root.Seq, c, s)
+		}
+	}
+}

@@ -132,14 +132,14 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 // them: reads of desk through the Store then wait for a standby to replay them, or read from
 // the primary (route).
 func (s *Store) appended(desk string, rows []transcript.Message) {
-	if len(s.standbys) == 0 {
+	if !s.replicas.active() {
 		return
 	}
 	var top transcript.Sequence
 	for _, r := range rows {
 		top = max(top, r.Seq)
 	}
-	s.fences.raise(desk, int64(top))
+	s.replicas.fences.raise(desk, int64(top))
 }
 
 // keyAttempts is how many times an append is tried when its insert finds a key that its
@@ -307,7 +307,7 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	if err != nil {
 		return false, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
-	hold := s.beforeCommit != nil
+	hold := s.hooks.beforeCommit != nil
 	var (
 		b    pgx.Batch
 		base int64
@@ -462,7 +462,7 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 		b.Queue(returnHeadSQL, desk, int64(skipped))
 	}
 	b.Queue(insertSQL, args...)
-	if s.beforeCommit == nil {
+	if s.hooks.beforeCommit == nil {
 		s.queueCommit(&b, desk)
 	}
 	committed := false
@@ -472,7 +472,7 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 				return err
 			}
 		}
-		if err := execInsert(br, len(added)); err != nil || s.beforeCommit != nil {
+		if err := execInsert(br, len(added)); err != nil || s.hooks.beforeCommit != nil {
 			return err
 		}
 		return readCommit(br, &committed)
@@ -491,8 +491,8 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 
 // commit runs the beforeCommit hook, if any, then commits the append of rows.
 func (s *Store) commit(ctx context.Context, conn *pgxpool.Conn, desk string, rows []transcript.Message) error {
-	if s.beforeCommit != nil {
-		s.beforeCommit(ctx, desk, rows)
+	if s.hooks.beforeCommit != nil {
+		s.hooks.beforeCommit(ctx, desk, rows)
 	}
 	var b pgx.Batch
 	s.queueCommit(&b, desk)
@@ -509,7 +509,7 @@ func (s *Store) commit(ctx context.Context, conn *pgxpool.Conn, desk string, row
 // results readCommit reads.
 func (s *Store) queueCommit(b *pgx.Batch, desk string) {
 	b.Queue("COMMIT")
-	b.Queue(cmp.Or(s.notifySQL, notifySQL), notifyPayload(desk))
+	b.Queue(cmp.Or(s.hooks.notifySQL, notifySQL), notifyPayload(desk))
 }
 
 // readCommit reads from br the results that queueCommit queued, and sets *committed once

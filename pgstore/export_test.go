@@ -17,17 +17,17 @@ import (
 // insert; a keyed root whose key is present then rolls back. Set it before the store is
 // used concurrently.
 func SetBeforeCommit(s *Store, f func(ctx context.Context, desk string, rows []transcript.Message)) {
-	s.beforeCommit = f
+	s.hooks.beforeCommit = f
 }
 
 // SetNotifySQL makes s send sql, with the desk's name as its one argument, in the place of
 // the notification after each append's COMMIT: "" puts the package's back. Set it before
 // the store is used concurrently.
-func SetNotifySQL(s *Store, sql string) { s.notifySQL = sql }
+func SetNotifySQL(s *Store, sql string) { s.hooks.notifySQL = sql }
 
 // SetWatchPingAfter makes the Watches s starts from now on ping the server after d of
-// silence instead of watchPingAfter.
-func SetWatchPingAfter(s *Store, d time.Duration) { s.pingAfter = d }
+// silence instead of watchPingAfter: 0 puts watchPingAfter back.
+func SetWatchPingAfter(s *Store, d time.Duration) { s.hooks.pingAfter = d }
 
 // MigrateTo brings the schema of pool's database up to version (at most LatestVersion).
 func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int) error {
@@ -83,25 +83,25 @@ func ReadAhead(log transcript.Log) (int, transcript.Sequence) {
 }
 
 // ReadQueries returns how many queries the store's Logs have made.
-func ReadQueries(s *Store) int64 { return s.reads.Load() }
+func ReadQueries(s *Store) int64 { return s.hooks.reads.Load() }
 
 // StandbyReads returns how many reads each of s's standbys answered, in WithStandbys'
 // order, and how many reads went to the primary after the standbys could not answer.
 func StandbyReads(s *Store) (standbys []int64, primary int64) {
-	for _, sb := range s.standbys {
+	for _, sb := range s.replicas.standbys {
 		standbys = append(standbys, sb.served.Load())
 	}
-	return standbys, s.primaryReads.Load()
+	return standbys, s.replicas.primaryReads.Load()
 }
 
 // StandbyRefused reports whether s's standby i was found, once it answered, to be no
 // standby of the primary's database, or at a newer schema: never to be read from.
-func StandbyRefused(s *Store, i int) bool { return s.standbys[i].refused.Load() }
+func StandbyRefused(s *Store, i int) bool { return s.replicas.standbys[i].load() == refused }
 
 // WithStandbyOpenWait sets how long Open waits for a standby to replay the primary's
-// schema, instead of standbyOpenWait.
+// schema, instead of standbyOpenWait: 0 puts standbyOpenWait back.
 func WithStandbyOpenWait(d time.Duration) Option {
-	return func(s *Store) error { s.standbyOpenWait = d; return nil }
+	return func(s *Store) error { s.hooks.standbyOpenWait = d; return nil }
 }
 
 // Judge is judge, for its table test: "whole", "lagging" or "unsure".
@@ -111,4 +111,4 @@ func Judge(rows []transcript.Message, bound, known int64) string {
 
 // StandbyWaitsRanOut returns how many times a read of s waited for a standby to replay a
 // row until its wait ran out.
-func StandbyWaitsRanOut(s *Store) int64 { return s.waitsRanOut.Load() }
+func StandbyWaitsRanOut(s *Store) int64 { return s.hooks.waitsRanOut.Load() }

@@ -19,87 +19,83 @@ const deskHeadSQL = `SELECT head FROM transcript_desks WHERE name = $1`
 // readRows reads up to n rows of desk below bound (math.MaxInt64: from the newest), newest
 // first, for a Log: on the store's own pool, or, with standbys, where route finds them.
 func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
-	s.reads.Add(1)
-	if len(s.standbys) == 0 {
-		return s.readOn(ctx, s.pool, desk, bound, n)
+	s.hooks.reads.Add(1)
+	if !s.replicas.active() {
+		return readOn(ctx, s.pool, &s.audiences, desk, bound, n)
 	}
-	return s.route(ctx, desk, bound, n)
+	return s.replicas.route(ctx, desk, bound, n)
 }
 
-// readOn is readRows' query on pool.
-func (s *Store) readOn(ctx context.Context, pool *pgxpool.Pool, desk string, bound int64, n int) ([]transcript.Message, error) {
+// readOn is readRows' query on pool, decoding audiences through audiences.
+func readOn(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, desk string, bound int64, n int) ([]transcript.Message, error) {
 	rows, err := pool.Query(ctx, readBeforeSQL, desk, bound, n)
 	if err != nil {
 		return nil, err
 	}
-	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), &s.audiences)
+	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), audiences)
 }
 
 // route reads on the standbys, in turn, and takes the first answer that is whole (judge):
 // one that holds every row of desk below bound that the store knows is committed (its
 // fence) and, for a read below a bound, the row just below it. A standby that fails is
-// skipped for a while; one that is behind is waited for, up to standbyWait, then the read
+// skipped for a while; one that is behind is waited for, up to r.wait, then the read
 // goes to the primary, whose answer is always whole. Each query on a standby is bounded by
 // standbyAttempt, so a standby that stops answering delays a read by that at most before
 // it is skipped. A standby Open could not reach is checked first (checkLate), by one read
 // at a time, which that check may delay as long.
-func (s *Store) route(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
-	known := s.fences.get(desk)
+func (r *replicas) route(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
+	known := r.fences.get(desk)
 	now := time.Now().UnixNano()
 	var behind []*standby
-	first := int(s.rotation.Add(1) % uint32(len(s.standbys))) // in uint32: no negative index where int is 32 bits
-	for i := range s.standbys {
-		sb := s.standbys[(first+i)%len(s.standbys)]
-		if sb.down(now) || !sb.checked.Load() && !s.checkLate(ctx, sb) {
+	first := int(r.turn.Add(1) % uint32(len(r.standbys))) // in uint32: no negative index where int is 32 bits
+	for i := range r.standbys {
+		sb := r.standbys[(first+i)%len(r.standbys)]
+		if sb.skipped(now) || sb.load() != checked && !r.checkLate(ctx, sb) {
 			continue
 		}
 		actx, cancel := attempt(ctx)
-		rows, err := s.readOn(actx, sb.pool, desk, bound, n)
-		hung := actx.Err() != nil
+		rows, err := readOn(actx, sb.pool, r.audiences, desk, bound, n)
+		timedOut := actx.Err() != nil
 		cancel()
 		if err != nil {
-			switch {
-			case ctx.Err() != nil:
+			if ctx.Err() != nil {
 				return nil, err
-			case hung:
-				sb.hung(time.Now().UnixNano())
-			default:
-				sb.fail(time.Now().UnixNano()) // from the failure: a slow one is skipped as long as a quick one
 			}
+			sb.failed(timedOut) // from the failure: a slow one is skipped as long as a quick one
 			continue
 		}
 		sb.answered()
 		switch judge(rows, bound, known) {
 		case whole:
-			return s.took(sb, desk, rows), nil
+			return r.took(sb, desk, rows), nil
 		case lagging:
-			if sb.noWait.Load() <= now {
+			if sb.noWaitUntil.Load() <= now {
 				behind = append(behind, sb)
 			}
 		}
 	}
-	if len(behind) > 0 && s.standbyWait > 0 {
-		rows, sb, err := s.waitFor(ctx, behind, desk, bound, n, known)
+	if len(behind) > 0 && r.wait > 0 {
+		rows, sb, err := r.waitFor(ctx, behind, desk, bound, n, known)
 		switch {
 		case err != nil:
 			return nil, err
 		case sb != nil:
-			return s.took(sb, desk, rows), nil
+			return r.took(sb, desk, rows), nil
 		}
 	}
-	rows, err := s.readOn(ctx, s.pool, desk, bound, n)
+	rows, err := readOn(ctx, r.primary, r.audiences, desk, bound, n)
 	if err != nil {
 		return nil, err
 	}
-	s.primaryReads.Add(1)
-	s.fences.raise(desk, newest(rows))
+	r.primaryReads.Add(1)
+	r.fences.raise(desk, newest(rows))
 	return rows, nil
 }
 
 // took notes that sb answered a read of desk with rows, and returns them.
-func (s *Store) took(sb *standby, desk string, rows []transcript.Message) []transcript.Message {
+func (r *replicas) took(sb *standby, desk string, rows []transcript.Message) []transcript.Message {
 	sb.served.Add(1)
-	s.fences.raise(desk, newest(rows))
+	r.fences.raise(desk, newest(rows))
 	return rows
 }
 
@@ -145,19 +141,19 @@ func newest(rows []transcript.Message) int64 {
 	return int64(rows[0].Seq)
 }
 
-// waitFor waits, up to standbyWait, for one of the standbys behind to replay the row the
+// waitFor waits, up to r.wait, for one of the standbys behind to replay the row the
 // read needs — the known fence, or for a read below a bound, the row below it — looking at
 // each one's head of desk, at pauses from 250 µs growing to 16 ms; then it reads there. It
 // returns the rows and the standby that answered, or no standby when none caught up in time
 // (each is then not waited for again for lagCooldown), or ctx's error once ctx is done. A
 // look that is under way when the wait runs out may finish it, within standbyAttempt: the
-// wait is bounded by standbyWait + standbyAttempt.
-func (s *Store) waitFor(ctx context.Context, behind []*standby, desk string, bound int64, n int, known int64) ([]transcript.Message, *standby, error) {
+// wait is bounded by r.wait + standbyAttempt.
+func (r *replicas) waitFor(ctx context.Context, behind []*standby, desk string, bound int64, n int, known int64) ([]transcript.Message, *standby, error) {
 	target := known
 	if bound != math.MaxInt64 {
 		target = bound - 1
 	}
-	deadline := time.Now().Add(s.standbyWait)
+	deadline := time.Now().Add(r.wait)
 	pause := lagPollFirst
 	for len(behind) > 0 {
 		timer := time.NewTimer(min(pause, time.Until(deadline)))
@@ -173,22 +169,18 @@ func (s *Store) waitFor(ctx context.Context, behind []*standby, desk string, bou
 			head, err := standbyHead(actx, sb, desk)
 			if err == nil && head >= target {
 				var rows []transcript.Message
-				if rows, err = s.readOn(actx, sb.pool, desk, bound, n); err == nil && judge(rows, bound, known) == whole {
+				if rows, err = readOn(actx, sb.pool, r.audiences, desk, bound, n); err == nil && judge(rows, bound, known) == whole {
 					cancel()
 					return rows, sb, nil
 				}
 			}
-			hung := actx.Err() != nil
+			timedOut := actx.Err() != nil
 			cancel()
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
 			if err != nil {
-				if hung {
-					sb.hung(time.Now().UnixNano())
-				} else {
-					sb.fail(time.Now().UnixNano())
-				}
+				sb.failed(timedOut)
 				behind = append(behind[:i], behind[i+1:]...)
 				i--
 			}
@@ -200,9 +192,9 @@ func (s *Store) waitFor(ctx context.Context, behind []*standby, desk string, bou
 	}
 	until := time.Now().Add(lagCooldown).UnixNano()
 	for _, sb := range behind {
-		sb.noWait.Store(until)
+		sb.noWaitUntil.Store(until)
 	}
-	s.waitsRanOut.Add(1)
+	r.hooks.waitsRanOut.Add(1)
 	return nil, nil, nil
 }
 

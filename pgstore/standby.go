@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -66,7 +64,7 @@ func WithStandbys(dsns ...string) Option {
 			if err != nil {
 				return fmt.Errorf("pgstore: WithStandbys: standby %d: %w", i+1, err) // pgconn redacts the password
 			}
-			s.standbyConfigs = append(s.standbyConfigs, cfg)
+			s.replicas.configs = append(s.replicas.configs, cfg)
 		}
 		return nil
 	}
@@ -81,7 +79,7 @@ func WithStandbys(dsns ...string) Option {
 // that fails after it was checked is not reported: reads move on, and try it again.
 func WithStandbyReport(report func(error)) Option {
 	return func(s *Store) error {
-		s.standbyReport = report
+		s.replicas.report = report
 		return nil
 	}
 }
@@ -94,7 +92,7 @@ func WithStandbyWait(d time.Duration) Option {
 		if d < 0 {
 			return fmt.Errorf("pgstore: WithStandbyWait(%v): the wait must not be negative", d)
 		}
-		s.standbyWait = d
+		s.replicas.wait = d
 		return nil
 	}
 }
@@ -107,65 +105,6 @@ func ReadOnly() Option {
 	return func(s *Store) error {
 		s.readOnly = "it was opened with ReadOnly"
 		return nil
-	}
-}
-
-// standby is one of a Store's standbys: its pool, its name for errors, and its state, which
-// reads share.
-type standby struct {
-	pool *pgxpool.Pool
-	name string // host:port/database: never the password
-
-	checked  atomic.Bool // Open, or a read since (checkLate), found it a standby of the primary's database at its schema
-	checking atomic.Bool // a read is checking it
-	refused  atomic.Bool // checkLate found it no standby of the primary's database, or at a newer schema: never read from
-	told     atomic.Bool // checkLate reported an error that is not passing, once
-
-	failures  atomic.Int32 // failures in a row
-	downUntil atomic.Int64 // unix nanoseconds: skipped until then, after a failure
-	noWait    atomic.Int64 // unix nanoseconds: not waited for until then, after a wait ran out
-	served    atomic.Int64 // reads it answered
-}
-
-// serverName names the server and database of cfg for errors: host:port/database, never
-// the user or the password.
-func serverName(cfg *pgconn.Config) string {
-	return cfg.Host + ":" + strconv.Itoa(int(cfg.Port)) + "/" + cfg.Database
-}
-
-// down reports whether the standby is skipped at now, after a failure, or for good.
-func (sb *standby) down(now int64) bool { return sb.refused.Load() || sb.downUntil.Load() > now }
-
-// fail marks the standby failed at now: skipped for standbyRetryFirst, doubling with each
-// failure in a row up to standbyRetryMost. Of the reads that fail on it at once, one counts.
-func (sb *standby) fail(now int64) {
-	until := sb.downUntil.Load()
-	if until > now {
-		return
-	}
-	n := sb.failures.Load() + 1
-	d := min(standbyRetryFirst<<min(n-1, retryDoublings), standbyRetryMost)
-	if sb.downUntil.CompareAndSwap(until, now+int64(d)) { // the one failure of its moment that counts
-		sb.failures.Add(1)
-	}
-}
-
-// retryDoublings bounds the doubling of fail's pause (standbyRetryFirst << 8 is past
-// standbyRetryMost), so that the shift never overflows.
-const retryDoublings = 8
-
-// hung marks the standby failed at now by a query that ran out of standbyAttempt: a standby
-// that does not answer at all is skipped for standbyRetryMost at once, since each query
-// that tries it again costs a read the whole attempt.
-func (sb *standby) hung(now int64) {
-	sb.failures.Store(retryDoublings + 1) // past the doubling: fail's next step is standbyRetryMost as well
-	sb.downUntil.Store(now + int64(standbyRetryMost))
-}
-
-// answered notes that the standby answered a query.
-func (sb *standby) answered() {
-	if sb.failures.Load() != 0 {
-		sb.failures.Store(0)
 	}
 }
 
@@ -235,48 +174,15 @@ func databaseIdentity(ctx context.Context, pool *pgxpool.Pool) (identity, error)
 	return id, err
 }
 
-// openStandbys makes a pool for each standby WithStandbys gave and checks it: it is in
-// recovery, it is a copy of the primary's database, and it has replayed the primary's
-// schema, version want (waiting for it up to s.standbyOpenWait). A standby that cannot be
-// reached (passing) is reported, skipped as a failed one, and left to checkLate.
-func (s *Store) openStandbys(ctx context.Context, want int) error {
-	if len(s.standbyConfigs) == 0 {
-		return nil
-	}
-	primary, err := databaseIdentity(ctx, s.pool)
-	if err != nil {
-		return fmt.Errorf("pgstore: open: the primary's identity: %w", err)
-	}
-	s.primaryIdentity, s.schemaVersion = primary, want
-	for _, cfg := range s.standbyConfigs {
-		sb := &standby{name: serverName(&cfg.ConnConfig.Config)}
-		if sb.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
-			return fmt.Errorf("pgstore: open: standby %s: %w", sb.name, err)
-		}
-		s.standbys = append(s.standbys, sb) // closed by the caller on an error
-		err := sb.check(ctx, primary, want, s.standbyOpenWait)
-		switch {
-		case err == nil:
-			sb.checked.Store(true)
-		case ctx.Err() == nil && passing(err):
-			sb.failed(err)
-			s.reportStandby(fmt.Errorf("%w; reads skip it until it answers, and check it then", err))
-		default:
-			return err
-		}
-	}
-	return nil
-}
-
-// passing reports whether err, from checking or reading a standby, says that the standby
-// could not be reached or answer just then, rather than what it is: a connection refused,
-// reset or lost, a name not found (a standby not started yet, say), no answer within
-// standbyAttempt, or the server's own word that it is starting, stopping or full
+// unreachable reports whether err, from checking or reading a standby, says that the
+// standby could not be reached or answer just then, rather than what it is: a connection
+// refused, reset or lost, a name not found (a standby not started yet, say), no answer
+// within standbyAttempt, or the server's own word that it is starting, stopping or full
 // (cannot_connect_now, admin_shutdown, crash_shutdown, too_many_connections, a
 // connection_exception). Any other answer of the server's (a refused password, a missing
-// database), and a failure of TLS or of the connection's settings, is not passing: it says
-// the standby is not usable as given.
-func passing(err error) bool {
+// database), and a failure of TLS or of the connection's settings, says the standby is not
+// usable as given.
+func unreachable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
@@ -290,71 +196,7 @@ func passing(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-// failed marks sb failed by err now: hung when err is a query that ran out of
-// standbyAttempt, else failed.
-func (sb *standby) failed(err error) {
-	now := time.Now().UnixNano()
-	if pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) {
-		sb.hung(now)
-		return
-	}
-	sb.fail(now)
-}
-
-// checkLate checks sb, a standby that Open could not reach, as Open checks the others, and
-// reports whether reads may take its answers: it is skipped until then, and one read at a
-// time checks it (the others skip it meanwhile). A standby found to be no standby, a copy
-// of another database, or at a newer schema is refused for good, and reported; any other
-// finding (behind the schema, its copy of the database not made yet, not reached, a
-// passing or any other error) skips it as a failed standby, to be checked again when it is
-// tried again. The first error that is not passing (one Open would have failed on: a
-// refused password, a missing database) is reported too.
-func (s *Store) checkLate(ctx context.Context, sb *standby) bool {
-	if !sb.checking.CompareAndSwap(false, true) {
-		return false
-	}
-	defer sb.checking.Store(false)
-	switch {
-	case sb.refused.Load():
-		return false
-	case sb.checked.Load():
-		return true
-	}
-	actx, cancel := attempt(ctx)
-	v, err := sb.checkOnce(actx, s.primaryIdentity)
-	cancel()
-	switch {
-	case err == nil && v == s.schemaVersion:
-		sb.checked.Store(true)
-		return true
-	case err == nil && v > s.schemaVersion:
-		err = sb.tooNew(v, s.schemaVersion)
-	case ctx.Err() != nil: // the read's own end: no finding
-		return false
-	case err == nil:
-		sb.fail(time.Now().UnixNano()) // behind the schema: it is replaying it, or will
-		return false
-	case !errors.Is(err, errNotStandby) && !errors.Is(err, errOtherDatabase):
-		sb.failed(err)
-		if !passing(err) && sb.told.CompareAndSwap(false, true) { // what Open would have failed on
-			s.reportStandby(fmt.Errorf("%w; reads skip it, and check it again later", err))
-		}
-		return false
-	}
-	sb.refused.Store(true)
-	s.reportStandby(fmt.Errorf("%w; it is never read from", err))
-	return false
-}
-
-// reportStandby hands err, which names a standby set aside and why, to WithStandbyReport's
-// function, if any.
-func (s *Store) reportStandby(err error) {
-	if s.standbyReport != nil {
-		s.standbyReport(err)
-	}
-}
-
-// check checks the standby as openStandbys says.
+// check checks the standby as open says, waiting up to wait for its schema.
 func (sb *standby) check(ctx context.Context, primary identity, want int, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for {
@@ -418,11 +260,4 @@ func (sb *standby) checkOnce(ctx context.Context, primary identity) (int, error)
 		return 0, fmt.Errorf("pgstore: standby %s: read the schema version: %w", sb.name, err)
 	}
 	return v, nil
-}
-
-// closeStandbys closes the standbys' pools.
-func (s *Store) closeStandbys() {
-	for _, sb := range s.standbys {
-		sb.pool.Close()
-	}
 }

@@ -15,10 +15,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// TestPassing: which errors from checking a standby say that it could not be reached or
+// TestUnreachable: which errors from checking a standby say that it could not be reached or
 // answer just then (Open goes on without it, reads try it again), and which say it is not
 // usable as given (Open fails). Each error is wrapped, as the checks wrap them.
-func TestPassing(t *testing.T) {
+func TestUnreachable(t *testing.T) {
 	pg := func(code string) error { return &pgconn.PgError{Severity: "FATAL", Code: code} }
 	for _, c := range []struct {
 		name string
@@ -44,8 +44,8 @@ func TestPassing(t *testing.T) {
 		{"TLS refused", errors.New("tls error: server refused TLS connection"), false},
 	} {
 		err := fmt.Errorf("pgstore: standby localhost:5433/chat: %w", c.err)
-		if got := passing(err); got != c.want {
-			t.Errorf("%s (%v): passing %v, want %v", c.name, err, got, c.want)
+		if got := unreachable(err); got != c.want {
+			t.Errorf("%s (%v): unreachable %v, want %v", c.name, err, got, c.want)
 		}
 	}
 }
@@ -58,40 +58,40 @@ func TestFailCountsOnce(t *testing.T) {
 	now := time.Now().UnixNano()
 	var wg sync.WaitGroup
 	for range 32 {
-		wg.Go(func() { sb.fail(now) })
+		wg.Go(func() { sb.pause(now) })
 	}
 	wg.Wait()
-	if n, until := sb.failures.Load(), sb.downUntil.Load(); n != 1 || until != now+int64(standbyRetryFirst) {
+	if n, until := sb.failures.Load(), sb.skipUntil.Load(); n != 1 || until != now+int64(standbyRetryFirst) {
 		t.Fatalf("after 32 reads failed at once: %d failures, skipped for %v; want 1, %v", n, time.Duration(until-now), standbyRetryFirst)
 	}
 	for i, want := range []time.Duration{2 * standbyRetryFirst, 4 * standbyRetryFirst} {
-		now = sb.downUntil.Load()
-		sb.fail(now)
-		if got := time.Duration(sb.downUntil.Load() - now); got != want {
+		now = sb.skipUntil.Load()
+		sb.pause(now)
+		if got := time.Duration(sb.skipUntil.Load() - now); got != want {
 			t.Errorf("failure %d in a row: skipped for %v, want %v", i+2, got, want)
 		}
 	}
 	for range 20 {
-		now = sb.downUntil.Load()
-		sb.fail(now)
+		now = sb.skipUntil.Load()
+		sb.pause(now)
 	}
-	if got := time.Duration(sb.downUntil.Load() - now); got != standbyRetryMost {
+	if got := time.Duration(sb.skipUntil.Load() - now); got != standbyRetryMost {
 		t.Errorf("after many failures in a row: skipped for %v, want %v", got, standbyRetryMost)
 	}
 	sb.answered()
-	now = sb.downUntil.Load()
-	sb.fail(now)
-	if got := time.Duration(sb.downUntil.Load() - now); got != standbyRetryFirst {
+	now = sb.skipUntil.Load()
+	sb.pause(now)
+	if got := time.Duration(sb.skipUntil.Load() - now); got != standbyRetryFirst {
 		t.Errorf("a failure after an answer: skipped for %v, want %v", got, standbyRetryFirst)
 	}
 	sb.answered()
-	sb.hung(now)
-	if got := time.Duration(sb.downUntil.Load() - now); got != standbyRetryMost {
+	sb.pauseLongest(now)
+	if got := time.Duration(sb.skipUntil.Load() - now); got != standbyRetryMost {
 		t.Errorf("a hang: skipped for %v, want %v", got, standbyRetryMost)
 	}
-	now = sb.downUntil.Load()
-	sb.fail(now)
-	if got := time.Duration(sb.downUntil.Load() - now); got != standbyRetryMost {
+	now = sb.skipUntil.Load()
+	sb.pause(now)
+	if got := time.Duration(sb.skipUntil.Load() - now); got != standbyRetryMost {
 		t.Errorf("a failure after a hang: skipped for %v, want %v", got, standbyRetryMost)
 	}
 }

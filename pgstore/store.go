@@ -28,16 +28,9 @@ type Store struct {
 	// audiences are the asides' audiences decoded so far, shared by the store's Logs and
 	// appends (which read their parents' audiences).
 	audiences audienceCache
-
-	// beforeCommit, when set (by tests only), runs inside an append's transaction after its
-	// rows are inserted and before it commits; every append then sends its COMMIT in a
-	// round trip of its own, after the hook.
-	beforeCommit func(ctx context.Context, desk string, rows []transcript.Message)
-	// notifySQL, when set (by tests only), is sent in the place of the package's notifySQL
-	// after an append's COMMIT.
-	notifySQL string
-	// reads counts ReadBefore's queries, for the tests of reading ahead.
-	reads atomic.Int64
+	// replicas are WithStandbys' standbys, which Logs read from.
+	replicas replicas
+	hooks    hooks
 
 	// watching is every Watch running, with the function that ends it; closing is set by
 	// Close, after which Watch starts none. Both under watchMu. watches counts the Watches'
@@ -46,9 +39,6 @@ type Store struct {
 	watching map[*watch]context.CancelFunc
 	closing  bool
 	watches  sync.WaitGroup
-	// pingAfter is how long a Watch waits in silence before it pings: watchPingAfter, but
-	// in tests.
-	pingAfter time.Duration
 
 	// readOnly, when not empty, says why the store refuses writes: ReadOnly, or a database
 	// in recovery (recovery), which cannot LISTEN either.
@@ -57,26 +47,28 @@ type Store struct {
 	// initSchema is InitSchema's: migrate creates the schema in a database holding other
 	// tables.
 	initSchema bool
+}
 
-	// standbys are WithStandbys' (from standbyConfigs), which Logs read from, waiting up to
-	// standbyWait for one to replay what a read needs (fences) before reading from the
-	// primary (primaryReads counts those reads). rotation spreads reads over them.
-	standbyConfigs []*pgxpool.Config
-	standbys       []*standby
-	standbyWait    time.Duration
-	// standbyOpenWait is how long Open waits for a standby to replay the primary's schema:
-	// standbyOpenWait, but in tests.
+// hooks are a Store's test seams, set by the tests only: their zero value is the Store as
+// it runs.
+type hooks struct {
+	// beforeCommit, when set, runs inside an append's transaction after its rows are
+	// inserted and before it commits; every append then sends its COMMIT in a round trip
+	// of its own, after the hook.
+	beforeCommit func(ctx context.Context, desk string, rows []transcript.Message)
+	// notifySQL, when set, is sent in the place of the package's notifySQL after an
+	// append's COMMIT.
+	notifySQL string
+	// pingAfter, when set, is how long a Watch waits in silence before it pings, in the
+	// place of watchPingAfter.
+	pingAfter time.Duration
+	// standbyOpenWait, when set, is how long Open waits for a standby to replay the
+	// primary's schema, in the place of standbyOpenWait.
 	standbyOpenWait time.Duration
-	// primaryIdentity and schemaVersion are what a standby that Open could not reach is
-	// checked against once it answers (checkLate).
-	primaryIdentity identity
-	schemaVersion   int
-	// standbyReport is WithStandbyReport's function, if any.
-	standbyReport func(error)
-	fences        fences
-	rotation      atomic.Uint32
-	primaryReads  atomic.Int64
-	waitsRanOut   atomic.Int64 // waits for a standby that ended without it, for the tests
+	// reads counts the Logs' queries; waitsRanOut the waits for a lagging standby that
+	// ended without it.
+	reads       atomic.Int64
+	waitsRanOut atomic.Int64
 }
 
 // Option configures Open and New.
@@ -152,7 +144,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 }
 
 func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*Store, error) {
-	s := &Store{pool: pool, ownPool: own, maxContent: DefaultMaxContent, pingAfter: watchPingAfter, standbyWait: DefaultStandbyWait, standbyOpenWait: standbyOpenWait}
+	s := &Store{pool: pool, ownPool: own, maxContent: DefaultMaxContent}
+	s.replicas = replicas{wait: DefaultStandbyWait, primary: pool, audiences: &s.audiences, hooks: &s.hooks}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
 			return nil, err
@@ -165,7 +158,7 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) 
 	if recovery {
 		s.recovery, s.readOnly = true, "its database is a standby, in recovery"
 	}
-	if s.recovery && len(s.standbyConfigs) > 0 {
+	if s.recovery && len(s.replicas.configs) > 0 {
 		return nil, fmt.Errorf("pgstore: open: WithStandbys needs the primary, and this store is read-only (%s): give the primary's DSN, and the standbys' to WithStandbys", s.readOnly)
 	}
 	if s.readOnly != "" {
@@ -175,8 +168,8 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) 
 	} else if err := migrate(ctx, pool, len(migrations), s.initSchema); err != nil {
 		return nil, err
 	}
-	if err := s.openStandbys(ctx, len(migrations)); err != nil {
-		s.closeStandbys()
+	if err := s.replicas.open(ctx, len(migrations)); err != nil {
+		s.replicas.close()
 		return nil, err
 	}
 	return s, nil
@@ -203,7 +196,7 @@ func (s *Store) Close() error {
 		}
 		s.watchMu.Unlock()
 		s.watches.Wait()
-		s.closeStandbys()
+		s.replicas.close()
 		if s.ownPool {
 			s.pool.Close()
 		}

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,7 +41,7 @@ func notifyPayload(desk string) string {
 // long a ping or a connection attempt may take, and the wait before an attempt to connect
 // again: reconnectFirst before the first, doubling after each failure up to reconnectMost.
 const (
-	watchPingAfter  = 30 * time.Second // a Store's pingAfter, which tests may shorten
+	watchPingAfter  = 30 * time.Second // a Watch's pingAfter, which tests may shorten
 	watchPingWithin = 10 * time.Second
 	reconnectFirst  = 50 * time.Millisecond
 	reconnectMost   = 5 * time.Second
@@ -95,9 +96,9 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	caller := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	cfg := s.pool.Config()
-	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: s.pingAfter, names: make(chan string, 64)}
-	if len(s.standbys) > 0 {
-		w.fence = s.fences.raise
+	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: cmp.Or(s.hooks.pingAfter, watchPingAfter), names: make(chan string, 64)}
+	if s.replicas.active() {
+		w.fence = s.replicas.fences.raise
 	}
 	s.watchMu.Lock()
 	if s.closing {

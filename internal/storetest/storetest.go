@@ -41,6 +41,11 @@ type Store interface {
 // The subtests, by name:
 //
 //   - Logtest: logtest.Run over one desk of the store (each of its checks on a new store).
+//   - RefusalsEndTheirWrite: after each kind of refusal through Append and AppendBatch (a
+//     bad row, content over the limit, a missing parent, a key conflict, a key twice in a
+//     batch, the reply rule's refusals), and after a replay that stores nothing, the next
+//     append is stored at once (within 5 s): the refused write left no transaction open.
+//     When it stops, Run runs no further check: each would hang on its first refusal.
 //   - StoredRow: Append returns the stored row, which reads back identically: At stamped
 //     when zero, kept to the microsecond otherwise, in UTC; authors, labels, content intact.
 //   - DeskIsolation: two desks number their rows from 1 independently, Desks lists both,
@@ -81,18 +86,32 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Logtest", func(t *testing.T) {
 		logtest.Run(t, func(t *testing.T) logtest.Desk { return DeskOf(newStore(t), "logtest") })
 	})
-	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
+	check := func(name string, run func(t *testing.T, st Store)) {
+		t.Run(name, func(t *testing.T) {
 			st := newStore(t)
 			if st == nil {
 				t.Fatal("storetest: newStore returned a nil Store")
 			}
-			c.run(t, st)
+			run(t, st)
 		})
+	}
+	// Run stops when an append after a refusal was not stored at once (the check began and
+	// did not finish): every check after it would hang on its first refusal.
+	began, finished := false, false
+	check("RefusalsEndTheirWrite", func(t *testing.T, st Store) {
+		began = true
+		checkRefusalsEndTheirWrite(t, st)
+		finished = true
+	})
+	if began && !finished {
+		t.Fatal("storetest: RefusalsEndTheirWrite stopped, so no other check runs: a store whose refused writes hold their transaction open would hang them")
+	}
+	for _, c := range checks {
+		check(c.name, c.run)
 	}
 }
 
-// checks is every check of Run after Logtest, in order.
+// checks is every check of Run after Logtest and RefusalsEndTheirWrite, in order.
 var checks = []struct {
 	name string
 	run  func(t *testing.T, st Store)
