@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/importer"
 )
 
 func runExport(ctx context.Context, e *env, args []string) error {
@@ -37,7 +38,7 @@ with its "audience": an export is the operator's whole desk, not one viewer's vi
 	}
 	w := bufio.NewWriter(e.stdout)
 	for _, m := range rows {
-		data, err := encodeLine(m)
+		data, err := importer.MarshalLine(m)
 		if err != nil {
 			return err
 		}

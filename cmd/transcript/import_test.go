@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/importer"
 )
 
 // badLines are lines import must refuse, each with what its report must say.
@@ -285,7 +286,7 @@ func TestExportImportAsides(t *testing.T) {
 			if !aside {
 				continue
 			}
-			_, m, err := decodeLine([]byte(l))
+			m, err := importer.UnmarshalLine([]byte(l))
 			if err != nil {
 				t.Fatalf("export line %d does not import: %v\n%s", seq, err, l)
 			}

@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"errors"
@@ -260,9 +260,9 @@ func kindName(k jsontext.Kind) string {
 	return k.String()
 }
 
-// encodeLine returns m as a line: its seq, its key as its id when it has one, its parent as
+// MarshalLine returns m as a line: its seq, its key as its id when it has one, its parent as
 // parent_seq, and an audience only when m is an aside.
-func encodeLine(m transcript.Message) ([]byte, error) {
+func MarshalLine(m transcript.Message) ([]byte, error) {
 	content, author := m.Content, toLineAuthor(m.Author)
 	l := line{Seq: lineSeq(m.Seq), ID: lineID(m.Key), Author: &author, Content: &content, ParentSeq: lineSeq(m.Parent), At: m.At}
 	if len(m.Audience) > 0 {
@@ -272,4 +272,13 @@ func encodeLine(m transcript.Message) ([]byte, error) {
 		}
 	}
 	return json.Marshal(l, jsontext.EscapeForJS(true)) // U+2028 and U+2029 escaped: some tools split lines there
+}
+
+// UnmarshalLine decodes one line as Read does and returns the message it holds: its author,
+// content, time, audience and its id as Key. Its seq and parent, which name rows of a desk
+// or of the file, are left out. The error says what is wrong with the line, as Read's
+// report does.
+func UnmarshalLine(data []byte) (transcript.Message, error) {
+	_, m, err := decodeLine(data)
+	return m, err
 }
