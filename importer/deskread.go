@@ -176,7 +176,7 @@ func (d deskRows) row(seq transcript.Sequence) (transcript.Message, bool) {
 // and its line break: a file of n bytes holds at most n/minLineBytes messages.
 const minLineBytes = 45
 
-// readAhead is what ReadAhead does.
+// readAhead is a desk's store opened, and the desk read, while an import reads its source.
 type readAhead struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -187,8 +187,11 @@ type readAhead struct {
 	err    error
 }
 
-// startReadAhead opens the store and reads the desk in the background (see
-// StartReadAhead). The caller must call stop.
+// startReadAhead opens the store with open and reads desk's head and, unless a source of
+// size bytes cannot hold half as many messages as the desk has rows (the import then looks
+// keys up instead, see findStored), every row of the desk, in the background: reading the
+// source and the desk run on separate CPUs, and a re-import of a big file, which compares
+// every line with its stored row, waits for neither alone. The caller must call stop.
 func startReadAhead(ctx context.Context, open func(context.Context) (StoreCloser, error), desk string, size int64) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	ra := &readAhead{cancel: cancel, done: make(chan struct{})}

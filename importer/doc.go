@@ -28,6 +28,8 @@
 // of the import in between is skipped by AppendBatch when identical and refused when not,
 // but rows appended in between move where the new rows land.
 //
-// A host that shows progress passes [WithProgress]. A host that opens the store itself can
-// have it opened, and the desk read, while the source is decoded ([StartReadAhead]).
+// A host that shows progress passes [WithProgress]. A host that would rather not open its
+// database before it knows the rows are good passes it to [ImportInto], which opens it as
+// it needs to: while the source is decoded, read-only when rows are bad, and not at all
+// when they are bad and it does not exist yet.
 package importer

@@ -96,7 +96,7 @@ func decodeExportFile(fsys fs.FS, name string, v any) error {
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
-	SkipBOM(r)
+	skipBOM(r)
 	if err := json.UnmarshalRead(r, v); err != nil {
 		return fmt.Errorf("%q: %s", name, describeJSONError(err))
 	}
@@ -113,7 +113,7 @@ func describeJSONError(err error) string {
 				where = "/"
 			}
 			if serr.JSONKind != 0 {
-				return fmt.Sprintf("at %q: unexpected JSON %s", where, jsonKindName(serr.JSONKind))
+				return fmt.Sprintf("at %q: unexpected JSON %s", where, kindName(serr.JSONKind))
 			}
 			return fmt.Sprintf("at %q: invalid value", where)
 		}
@@ -145,22 +145,3 @@ func withLines(text string, lines []string) string {
 // singleLine returns s with its runs of white space (new lines among them) made single
 // spaces, so that a name placed in a "[file: …]" line stays on that line.
 func singleLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// jsonKindName names a kind of JSON value for an error message.
-func jsonKindName(k jsontext.Kind) string {
-	switch k {
-	case '"':
-		return "string"
-	case '0':
-		return "number"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	}
-	return "value"
-}

@@ -2,7 +2,6 @@ package importer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -21,7 +20,7 @@ type Store interface {
 	Log(desk string) transcript.Log
 }
 
-// StoreCloser is a Store that the caller hands over, for ReadAhead to close.
+// StoreCloser is a Store that ImportInto opens, and closes once it is done.
 type StoreCloser interface {
 	Store
 	io.Closer
@@ -30,6 +29,7 @@ type StoreCloser interface {
 // A Source is what an import reads: JSONLines, Slack or Discord.
 type Source interface {
 	read(o *options) (*Rows, error)
+	size() int64 // the bytes it reads, when known, else 0
 }
 
 // JSONLines is the source of one message a line (the format export writes; see the
@@ -38,18 +38,20 @@ type Source interface {
 func JSONLines(r io.Reader, size int64) Source { return jsonLines{r, size} }
 
 type jsonLines struct {
-	r    io.Reader
-	size int64
+	r     io.Reader
+	bytes int64
 }
+
+func (s jsonLines) size() int64 { return s.bytes }
 
 func (s jsonLines) read(o *options) (*Rows, error) {
 	r := s.r
 	if o.progress != nil {
-		o.progress.Begin("reading", s.size)
+		o.progress.Begin("reading", s.bytes)
 		defer o.progress.End()
 		r = &countingReader{r: r, p: o.progress}
 	}
-	rows, prep, err := readJSONLines(r, s.size)
+	rows, prep, err := readJSONLines(r, s.bytes)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +63,8 @@ func (s jsonLines) read(o *options) (*Rows, error) {
 func Slack(path, channel string) Source { return slackSource{path, channel} }
 
 type slackSource struct{ path, channel string }
+
+func (slackSource) size() int64 { return 0 }
 
 func (s slackSource) read(*options) (*Rows, error) {
 	rows, err := readSlackExport(s.path, s.channel)
@@ -75,6 +79,8 @@ func (s slackSource) read(*options) (*Rows, error) {
 func Discord(path string) Source { return discordSource(path) }
 
 type discordSource string
+
+func (discordSource) size() int64 { return 0 }
 
 func (s discordSource) read(*options) (*Rows, error) {
 	rows, err := readDiscordExport(string(s))
@@ -94,20 +100,16 @@ type Progress interface {
 	End()
 }
 
-// An Option changes how Import, Read and Rows.Store work.
+// An Option changes how Import, ImportInto, Read and Rows.Store work.
 type Option func(*options)
 
 type options struct {
 	progress Progress
-	ahead    *ReadAhead
+	ahead    *readAhead // the desk read while the source was (ImportInto), on the store Rows.Store is given
 }
 
 // WithProgress reports the import's stages to p.
 func WithProgress(p Progress) Option { return func(o *options) { o.progress = p } }
-
-// WithReadAhead has Rows.Store take what ra read of the desk (ra's store is the store
-// given to Rows.Store), instead of reading it again.
-func WithReadAhead(ra *ReadAhead) Option { return func(o *options) { o.ahead = ra } }
 
 func optionsOf(opts []Option) *options {
 	o := &options{}
@@ -132,6 +134,62 @@ func Import(ctx context.Context, st Store, desk string, src Source, opts ...Opti
 		return Counts{}, err
 	}
 	return rows.Store(ctx, st, desk, opts...)
+}
+
+// Database is a store that an import opens only once it knows what it needs of it.
+type Database struct {
+	// Exists reports whether the database exists yet. When it does not and a row is bad,
+	// the rows are checked as against an empty desk and nothing is opened or created.
+	Exists bool
+	// Open opens it to write, creating or migrating it as need be.
+	Open func(context.Context) (StoreCloser, error)
+	// OpenRead opens it read-only, to check rows that are bad against the desk: nothing
+	// is written, so nothing need be created or migrated.
+	OpenRead func(context.Context) (StoreCloser, error)
+}
+
+// ImportInto is Import into the desk of a database it opens as it needs to. When the
+// database exists and src's size is known, it is opened and the desk read (whole, when
+// src may repeat half of it) while src is read, on another CPU. Otherwise it is opened
+// once src is read: read-only when a row is bad, and not at all when it does not exist yet
+// and a row is bad. A bad row's problems are reported whatever the desk holds, even when
+// the database cannot be opened. ImportInto closes what it opened.
+func ImportInto(ctx context.Context, db Database, desk string, src Source, opts ...Option) (Counts, error) {
+	var ahead *readAhead
+	if size := src.size(); db.Exists && size > 0 {
+		ahead = startReadAhead(ctx, db.Open, desk, size)
+		defer ahead.stop()
+	}
+	rows, err := Read(src, opts...)
+	if err != nil {
+		return Counts{}, err
+	}
+	var st Store
+	switch {
+	case ahead != nil:
+		st, err = ahead.take()
+	case rows.Faulty() && !db.Exists:
+		// Checked as against an empty desk, with st nil.
+	default:
+		open := db.Open
+		if rows.Faulty() {
+			open = db.OpenRead
+		}
+		var sc StoreCloser
+		if sc, err = open(ctx); err == nil {
+			defer sc.Close()
+			st = sc
+		}
+	}
+	if err != nil {
+		if rows.Faulty() {
+			return Counts{}, rows.Err() // wrong whatever the desk holds
+		}
+		return Counts{}, err
+	}
+	o := optionsOf(opts)
+	o.ahead = ahead
+	return rows.store(ctx, st, desk, o)
 }
 
 // Rows are the messages a source holds, read and checked each alone, before a desk is
@@ -172,7 +230,10 @@ func (r *Rows) Err() error {
 // *RowError naming it. st may be nil when the rows are Faulty: they are then checked as
 // against an empty desk. The rows are not modified; Store may be called again.
 func (r *Rows) Store(ctx context.Context, st Store, desk string, opts ...Option) (Counts, error) {
-	o := optionsOf(opts)
+	return r.store(ctx, st, desk, optionsOf(opts))
+}
+
+func (r *Rows) store(ctx context.Context, st Store, desk string, o *options) (Counts, error) {
 	prep := r.prep
 	if o.ahead != nil {
 		if prep == nil {
@@ -183,40 +244,6 @@ func (r *Rows) Store(ctx context.Context, st Store, desk string, opts ...Option)
 		prep = &p
 	}
 	return storeRows(ctx, st, desk, r.rows, prep, o.progress)
-}
-
-// ReadAhead is a desk's store opened, and the desk read whole, in the background, while an
-// import reads its source: reading the source and the desk run on separate CPUs, and a
-// re-import of a big file, which compares every line with its stored row, waits for
-// neither alone. Make it with StartReadAhead, pass it to Rows.Store with WithReadAhead and
-// its Store, and Close it.
-type ReadAhead struct{ ra *readAhead }
-
-// StartReadAhead opens a store with open and reads desk's head and, unless a source of
-// size bytes cannot hold half as many messages as the desk has rows (Rows.Store then looks
-// keys up instead), every row of the desk. It returns nil, reading nothing, for a size of
-// 0 (unknown). A nil ReadAhead's methods do nothing.
-func StartReadAhead(ctx context.Context, open func(context.Context) (StoreCloser, error), desk string, size int64) *ReadAhead {
-	if size <= 0 {
-		return nil
-	}
-	return &ReadAhead{startReadAhead(ctx, open, desk, size)}
-}
-
-// Store waits for the read and returns the store open opened, which ReadAhead's Close
-// closes, or open's error or the read's.
-func (ra *ReadAhead) Store() (Store, error) {
-	if ra == nil {
-		return nil, errors.New("importer: no read ahead")
-	}
-	return ra.ra.take()
-}
-
-// Close cancels the read if it still runs, waits for it and closes the store.
-func (ra *ReadAhead) Close() {
-	if ra != nil {
-		ra.ra.stop()
-	}
 }
 
 // countingReader tells a Progress what is read through it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/importer"
+	"github.com/sharedesk/transcript/internal/exportfixture"
 	"github.com/sharedesk/transcript/sqlitestore"
 )
 
@@ -110,5 +111,90 @@ func TestImportProgress(t *testing.T) {
 	want := []string{"reading", `checking 1 message against desk "main"`, "writing 1 message"}
 	if diff := cmp.Diff(want, p.labels); diff != "" || p.read != len(lines) || p.open != 0 {
 		t.Errorf("stages (-want +got):\n%s(read %d of %d bytes, %d left open)", diff, p.read, len(lines), p.open)
+	}
+}
+
+// openers records which of a Database's openers ImportInto called.
+type openers struct {
+	st          *sqlitestore.Store
+	open, reads int
+}
+
+func (o *openers) database(exists bool) importer.Database {
+	return importer.Database{
+		Exists:   exists,
+		Open:     func(context.Context) (importer.StoreCloser, error) { o.open++; return nopClose{o.st}, nil },
+		OpenRead: func(context.Context) (importer.StoreCloser, error) { o.reads++; return nopClose{o.st}, nil },
+	}
+}
+
+// nopClose leaves the test's store open when ImportInto closes it.
+type nopClose struct{ *sqlitestore.Store }
+
+func (nopClose) Close() error { return nil }
+
+// TestImportIntoOpens: ImportInto opens the database to write for good rows (while it reads
+// them, when their size is known, and after, when not), read-only for bad rows, and not at
+// all for bad rows when the database does not exist yet.
+func TestImportIntoOpens(t *testing.T) {
+	good := `{"id":"1","author":{"type":"operator"},"content":"ok"}` + "\n"
+	bad := `{"id":"2","content":"no author"}` + "\n"
+	for _, tc := range []struct {
+		name        string
+		lines       string
+		size        bool
+		exists      bool
+		open, reads int
+		wantErr     bool
+	}{
+		{"good, size known", good, true, true, 1, 0, false},
+		{"good, size unknown", good, false, true, 1, 0, false},
+		{"good, no database yet", good, false, false, 1, 0, false},
+		{"bad, size unknown", bad, false, true, 0, 1, true},
+		{"bad, no database yet", bad, true, false, 0, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &openers{st: openStore(t)}
+			size := int64(0)
+			if tc.size {
+				size = int64(len(tc.lines))
+			}
+			_, err := importer.ImportInto(t.Context(), o.database(tc.exists), "main", importer.JSONLines(strings.NewReader(tc.lines), size))
+			var rerr *importer.RowsError
+			if tc.wantErr != errors.As(err, &rerr) || (!tc.wantErr && err != nil) {
+				t.Errorf("ImportInto: %v, want a *RowsError: %v", err, tc.wantErr)
+			}
+			if o.open != tc.open || o.reads != tc.reads {
+				t.Errorf("opened %d times to write and %d read-only, want %d and %d", o.open, o.reads, tc.open, tc.reads)
+			}
+		})
+	}
+}
+
+// TestOpenJSONLinesFormat: a folder and a .zip archive given as JSON Lines are a
+// *FormatError saying which export they hold.
+func TestOpenJSONLinesFormat(t *testing.T) {
+	zipped := filepath.Join(t.TempDir(), "export.zip")
+	exportfixture.Zip(t, zipped, "testdata/discord/export", "")
+	for _, tc := range []struct {
+		path string
+		want importer.FormatError
+	}{
+		{"testdata/slack/export", importer.FormatError{Name: "testdata/slack/export", Is: "a folder", Kind: "slack", Channels: "general, random"}},
+		{zipped, importer.FormatError{Name: zipped, Is: "a .zip archive", Kind: "discord"}},
+	} {
+		_, _, err := importer.OpenJSONLines(tc.path, nil)
+		var fe *importer.FormatError
+		if !errors.As(err, &fe) {
+			t.Errorf("OpenJSONLines(%s): %v, want a *FormatError", tc.path, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, *fe); diff != "" {
+			t.Errorf("OpenJSONLines(%s) (-want +got):\n%s", tc.path, diff)
+		}
+	}
+	_, _, err := importer.OpenJSONLines("-", strings.NewReader("PK\x03\x04rest"))
+	if fe, ok := errors.AsType[*importer.FormatError](err); !ok || !fe.Stdin || fe.Is != "a .zip archive" {
+		t.Errorf("OpenJSONLines of a .zip on standard input: %v", err)
 	}
 }

@@ -1,9 +1,12 @@
 package importer
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -281,4 +284,30 @@ func MarshalLine(m transcript.Message) ([]byte, error) {
 func UnmarshalLine(data []byte) (transcript.Message, error) {
 	_, m, err := decodeLine(data)
 	return m, err
+}
+
+// Export writes every row of log to w as JSON Lines, oldest first, one MarshalLine a line:
+// the format Read reads, so that an export imports into an empty desk as the same rows and
+// into its own desk as nothing new. Asides are written too, content and all. Every page
+// read is checked (transcript.Pager); the error is the log's, or w's.
+func Export(ctx context.Context, w io.Writer, log transcript.Log) error {
+	p := transcript.NewPager(log, 0)
+	var rows []transcript.Message
+	for !p.Done() {
+		page, err := p.Next(ctx, transcript.PageSize)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, page...)
+	}
+	bw := bufio.NewWriter(w)
+	for _, m := range slices.Backward(rows) {
+		data, err := MarshalLine(m)
+		if err != nil {
+			return err
+		}
+		bw.Write(data)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
 }

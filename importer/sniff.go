@@ -3,8 +3,10 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
 
@@ -12,27 +14,28 @@ import (
 )
 
 // This file holds how import tells what a file is before its format's reader reads it: the
-// byte-order mark every reader skips, and which chat export a folder or an archive holds.
+// byte-order mark every reader skips, and whether a file given as JSON Lines is a chat
+// export, so that the error says so.
 
-// SniffBytes is how much of a file's start tells what it is: IsDiscordStart needs no more.
-const SniffBytes = 64 << 10
+// sniffBytes is how much of a JSON Lines input OpenJSONLines reads ahead to tell what it is.
+const sniffBytes = 64 << 10
 
 // utf8BOM is the byte-order mark some editors (Windows Notepad among them) begin UTF-8 with.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// SkipBOM discards a UTF-8 byte-order mark at the start of r. A read error is left for the
+// skipBOM discards a UTF-8 byte-order mark at the start of r. A read error is left for the
 // next read to report.
-func SkipBOM(r *bufio.Reader) {
+func skipBOM(r *bufio.Reader) {
 	if start, _ := r.Peek(len(utf8BOM)); bytes.Equal(start, utf8BOM) {
 		r.Discard(len(utf8BOM))
 	}
 }
 
-// ExportKind returns which chat export fsys holds: "slack" when it holds users.json,
+// exportKind returns which chat export fsys holds: "slack" when it holds users.json,
 // org_users.json or channels.json, or a folder of day files; "discord" when a .json file at
 // its top begins as DiscordChatExporter's do; else "". It looks into the first maxSniffed
 // entries of the top only.
-func ExportKind(fsys fs.FS) string {
+func exportKind(fsys fs.FS) string {
 	for _, name := range []string{"users.json", "org_users.json", "channels.json"} {
 		if _, err := fs.Stat(fsys, name); err == nil {
 			return "slack"
@@ -50,7 +53,7 @@ func ExportKind(fsys fs.FS) string {
 	return ""
 }
 
-// maxSniffed is how many entries of a folder ExportKind looks into: an export's lists, or
+// maxSniffed is how many entries of a folder exportKind looks into: an export's lists, or
 // its first channel's files, come early.
 const maxSniffed = 100
 
@@ -72,14 +75,14 @@ func isDCEFile(fsys fs.FS, name string) bool {
 		return false
 	}
 	defer f.Close()
-	start, _ := io.ReadAll(io.LimitReader(f, SniffBytes))
-	return IsDiscordStart(bytes.TrimPrefix(start, utf8BOM))
+	start, _ := io.ReadAll(io.LimitReader(f, sniffBytes))
+	return isDCEStart(bytes.TrimPrefix(start, utf8BOM))
 }
 
-// IsDiscordStart reports whether start, the beginning of a file, is the beginning of a JSON
+// isDCEStart reports whether start, the beginning of a file, is the beginning of a JSON
 // object with the "guild" and "channel" objects a DiscordChatExporter export opens with. A
 // JSON Lines line holds neither key.
-func IsDiscordStart(start []byte) bool {
+func isDCEStart(start []byte) bool {
 	dec := jsontext.NewDecoder(bytes.NewReader(start))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return false
@@ -105,22 +108,80 @@ func IsDiscordStart(start []byte) bool {
 	}
 }
 
-// OpenExport opens name, a folder or a .zip archive, as the tree of files the Slack and
-// Discord readers read: an archive whose root holds no file but one folder is read from
-// inside it. The caller must call close.
-func OpenExport(name string) (fsys fs.FS, close func() error, err error) {
-	tree, err := openExportTree(name)
+// FormatError reports an input given as JSON Lines that is not: a chat export, an archive
+// that is neither a Slack nor a Discord export, or a folder.
+type FormatError struct {
+	Name     string // the file as given, or "standard input"
+	Stdin    bool   // the input is standard input
+	Is       string // what it is: "a .zip archive", "a folder" or "a DiscordChatExporter export"
+	Kind     string // the export it holds, which Slack or Discord reads: "slack", "discord", or ""
+	Channels string // for a Slack export, its channels: sorted, comma-separated, the first 20 and how many more
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("importer: %s is %s, not JSON Lines", e.Name, e.Is)
+}
+
+// OpenJSONLines opens the JSON Lines file at path, or reads stdin for "-", as a Source of
+// its size when known; the caller must close what it returns. A byte-order mark at the
+// start is skipped. A folder, a .zip archive and a DiscordChatExporter export are a
+// *FormatError that says which export it is; it reads no further than 64 KiB to tell.
+func OpenJSONLines(path string, stdin io.Reader) (Source, io.Closer, error) {
+	if path == "-" {
+		in := bufio.NewReaderSize(stdin, sniffBytes)
+		if err := checkJSONLines(in, "standard input", ""); err != nil {
+			return nil, nil, err
+		}
+		return JSONLines(in, 0), io.NopCloser(nil), nil
+	}
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return tree.fsys, tree.close, nil
+	if info.IsDir() {
+		return nil, nil, exportTreeError(os.DirFS(path), path, "a folder")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	in := bufio.NewReaderSize(f, sniffBytes)
+	if err := checkJSONLines(in, path, path); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return JSONLines(in, info.Size()), f, nil
 }
 
-// SlackChannels lists the channels the Slack export fsys names, for an error message:
-// sorted, comma-separated, the first 20 and how many more; "" when it names none.
-func SlackChannels(fsys fs.FS) string {
-	if names := slackChannelNames(fsys); len(names) > 0 {
-		return listNames(names)
+// checkJSONLines returns a *FormatError when the JSON Lines input r, named name, is a .zip
+// archive or a DiscordChatExporter export; path is the file, or "" for standard input. It
+// reads no further than sniffBytes, and the byte-order mark is skipped.
+func checkJSONLines(r *bufio.Reader, name, path string) error {
+	skipBOM(r)
+	start, _ := r.Peek(sniffBytes)
+	switch {
+	case bytes.HasPrefix(start, []byte("PK\x03\x04")):
+		if path == "" {
+			return &FormatError{Name: name, Stdin: true, Is: "a .zip archive"}
+		}
+		tree, err := openExportTree(path)
+		if err != nil {
+			return &FormatError{Name: name, Is: "a .zip archive"}
+		}
+		defer tree.close()
+		return exportTreeError(tree.fsys, name, "a .zip archive")
+	case isDCEStart(start):
+		return &FormatError{Name: name, Stdin: path == "", Is: "a DiscordChatExporter export", Kind: "discord"}
 	}
-	return ""
+	return nil
+}
+
+// exportTreeError returns the *FormatError of name, a folder or an archive (what), opened
+// as fsys.
+func exportTreeError(fsys fs.FS, name, what string) error {
+	e := &FormatError{Name: name, Is: what, Kind: exportKind(fsys)}
+	if names := slackChannelNames(fsys); e.Kind == "slack" && len(names) > 0 {
+		e.Channels = listNames(names)
+	}
+	return e
 }

@@ -10,7 +10,7 @@ func FuzzIsDCEStart(f *testing.F) {
 	f.Add([]byte(`{"guild":{"id":"1"},"chan`))
 	f.Add([]byte(`{"channel":"x","guild":{},"channel":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dce := IsDiscordStart(data)
+		dce := isDCEStart(data)
 		if _, _, err := decodeLine(data); err == nil && dce {
 			t.Errorf("%q is a line, and taken for a DiscordChatExporter export", data)
 		}

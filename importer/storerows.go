@@ -50,10 +50,7 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 		im.log = st.Log(desk)
 	}
 	if prep != nil {
-		im.keys, im.bad, im.faulty = prep.keys, prep.bad, prep.faulty
-		if prep.ahead != nil {
-			im.ahead = prep.ahead.ra
-		}
+		im.ahead, im.keys, im.bad, im.faulty = prep.ahead, prep.keys, prep.bad, prep.faulty
 		im.noun = cmp.Or(prep.noun, im.noun)
 	}
 	if im.keys == nil || im.keys.n != len(rows) {
@@ -91,7 +88,7 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 
 // importPrep is what a reader may prepare for storeRows while it reads.
 type importPrep struct {
-	ahead *ReadAhead // the desk read while the file was decoded, on the store given to storeRows; or nil
+	ahead *readAhead // the desk read while the file was decoded, on the store given to storeRows; or nil
 	keys  *keyIndex  // the rows' keys, every row added; or nil
 	// bad is what the reader found wrong with rows alone (ordered by the rows' index), and
 	// faulty those rows.

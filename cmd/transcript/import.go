@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/sharedesk/transcript/importer"
 )
@@ -72,127 +69,49 @@ Import prints how many messages were new and how many were already present.`)
 	case "jsonl":
 		return importJSONLines(ctx, e, df, fs.Arg(0))
 	case "slack":
-		return importExport(ctx, e, df, importer.Slack(fs.Arg(0), *channel))
+		return importInto(ctx, e, df, importer.Slack(fs.Arg(0), *channel))
 	case "discord":
-		return importExport(ctx, e, df, importer.Discord(fs.Arg(0)))
+		return importInto(ctx, e, df, importer.Discord(fs.Arg(0)))
 	}
 	return usageErrorf("--from %q: want jsonl, slack or discord", *from)
 }
 
-// importExport stores the messages of a chat export, as import does JSON Lines.
-func importExport(ctx context.Context, e *env, df deskFlags, src importer.Source) error {
-	rows, err := importer.Read(src)
+// importInto imports src into the desk df names, and prints what it did.
+func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) error {
+	opened := func(st store, err error) (importer.StoreCloser, error) {
+		if err != nil { // st may be a typed nil
+			return nil, err
+		}
+		return st, nil
+	}
+	db := importer.Database{
+		Exists:   df.exists(),
+		Open:     func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.open(ctx)) },
+		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.openRead(ctx)) },
+	}
+	n, err := importer.ImportInto(ctx, db, df.desk, src, importer.WithProgress(newProgress(e)))
 	if err != nil {
 		return err
 	}
-	st, err := df.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	n, err := rows.Store(ctx, st, df.desk, importer.WithProgress(newProgress(e)))
-	if err != nil {
-		return err
-	}
-	return printImported(e, df.desk, n)
-}
-
-// printImported writes import's summary.
-func printImported(e *env, desk string, n importer.Counts) error {
-	_, err := fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", plural(n.Added, "new message"), desk, n.Present)
+	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", plural(n.Added, "new message"), df.desk, n.Present)
 	return err
 }
 
-// importJSONLines imports the JSON Lines file at path ("-": standard input). The desk is
-// opened and read while the file is decoded. A file with bad lines is checked against the
-// desk all the same, so that one run reports what is wrong with its lines alone and with
-// their ids and parents; against a database that does not exist yet, none is created.
+// importJSONLines imports the JSON Lines file at path ("-": standard input). A file with
+// bad lines is checked against the desk all the same, so that one run reports what is
+// wrong with its lines alone and with their ids and parents; against a database that does
+// not exist yet, none is created. A FILE that is a folder or a chat export is a usage error
+// that says which flags read it.
 func importJSONLines(ctx context.Context, e *env, df deskFlags, path string) error {
-	in, size, err := openInput(e, path)
+	if path != "-" {
+		if _, err := statInput(path); err != nil {
+			return err
+		}
+	}
+	src, in, err := importer.OpenJSONLines(path, e.stdin)
 	if err != nil {
-		return err
+		return formatUsage(err)
 	}
 	defer in.Close()
-	var ahead *importer.ReadAhead
-	if df.exists() {
-		ahead = importer.StartReadAhead(ctx, func(ctx context.Context) (importer.StoreCloser, error) {
-			st, err := df.open(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return st, nil
-		}, df.desk, size)
-	}
-	defer ahead.Close()
-	bar := newProgress(e)
-	rows, err := importer.Read(importer.JSONLines(in, size), importer.WithProgress(bar))
-	if err != nil {
-		return err
-	}
-	var st importer.Store
-	switch {
-	case ahead != nil:
-		st, err = ahead.Store()
-	case rows.Faulty() && !df.exists():
-		// Checked as against an empty desk, with st nil.
-	case rows.Faulty():
-		var rst store
-		if rst, err = df.openRead(ctx); err == nil { // nothing is stored: nothing is created or migrated either
-			defer rst.Close()
-			st = rst
-		}
-	default:
-		var wst store
-		if wst, err = df.open(ctx); err == nil {
-			defer wst.Close()
-			st = wst
-		}
-	}
-	if err != nil {
-		if rows.Faulty() {
-			return rows.Err() // wrong whatever the desk holds
-		}
-		return err
-	}
-	n, err := rows.Store(ctx, st, df.desk, importer.WithReadAhead(ahead), importer.WithProgress(bar))
-	if err != nil {
-		return err
-	}
-	return printImported(e, df.desk, n)
-}
-
-// openInput opens path, or standard input for "-", and returns its size when known. It
-// refuses, with a usage error, a folder, and a FILE that is a chat export (see
-// checkJSONLines); a byte-order mark at the start is skipped.
-func openInput(e *env, path string) (io.ReadCloser, int64, error) {
-	if path == "-" {
-		in := bufio.NewReaderSize(e.stdin, importer.SniffBytes)
-		if err := checkJSONLines(in, "standard input", ""); err != nil {
-			return nil, 0, err
-		}
-		return io.NopCloser(in), 0, nil
-	}
-	info, err := statInput(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	if info.IsDir() {
-		return nil, 0, exportTreeError(os.DirFS(path), path, "a folder")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	in := bufio.NewReaderSize(f, importer.SniffBytes)
-	if err := checkJSONLines(in, path, path); err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	return bufferedFile{in, f}, info.Size(), nil
-}
-
-// bufferedFile is a file read through a buffer.
-type bufferedFile struct {
-	*bufio.Reader
-	io.Closer
+	return importInto(ctx, e, df, src)
 }

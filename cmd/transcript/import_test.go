@@ -11,6 +11,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/importer"
+	"github.com/sharedesk/transcript/internal/demodesk"
 )
 
 // badLines are lines import must refuse, each with what its report must say.
@@ -244,7 +245,7 @@ func TestExportImportDemoRoundTrip(t *testing.T) {
 	c := newCLI(t, "")
 	c.ok("demo")
 	first := c.ok("export", "--desk", "demo")
-	rows, _ := scenario()
+	rows, _ := demodesk.Scenario()
 	if n := strings.Count(first, "\n"); n < len(rows) {
 		t.Fatalf("export of the demo desk wrote %d lines, want the scenario's %d and more", n, len(rows))
 	}
