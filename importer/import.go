@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -35,17 +36,26 @@ type Source interface {
 // JSONLines is the source of one message a line (the format export writes; see the
 // package doc), read from r, of size bytes when known, else 0: the size lets the reader
 // make room for every line at once. A byte-order mark at the start is skipped.
-func JSONLines(r io.Reader, size int64) Source { return jsonLines{r, size} }
+func JSONLines(r io.Reader, size int64) Source { return jsonLines{r: r, bytes: size} }
 
 type jsonLines struct {
-	r     io.Reader
-	bytes int64
+	r       io.Reader
+	bytes   int64
+	bomSeen bool // r's start was looked at, and a byte-order mark skipped
 }
 
 func (s jsonLines) size() int64 { return s.bytes }
 
 func (s jsonLines) read(o *options) (*Rows, error) {
 	r := s.r
+	if !s.bomSeen {
+		br, ok := r.(*bufio.Reader)
+		if !ok {
+			br = bufio.NewReader(r)
+		}
+		skipBOM(br)
+		r = br
+	}
 	if o.progress != nil {
 		o.progress.Begin("reading", s.bytes)
 		defer o.progress.End()

@@ -198,3 +198,11 @@ func TestOpenJSONLinesFormat(t *testing.T) {
 		t.Errorf("OpenJSONLines of a .zip on standard input: %v", err)
 	}
 }
+
+// TestJSONLinesBOM: JSONLines skips a byte-order mark at the start, as OpenJSONLines does.
+func TestJSONLinesBOM(t *testing.T) {
+	n, err := importLines(t.Context(), openStore(t), "\xEF\xBB\xBF"+`{"author":{"type":"operator"},"content":"a"}`+"\n")
+	if err != nil || n.Added != 1 {
+		t.Errorf("Import of a file that starts with a byte-order mark: %+v, %v", n, err)
+	}
+}

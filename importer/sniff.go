@@ -132,7 +132,7 @@ func OpenJSONLines(path string, stdin io.Reader) (Source, io.Closer, error) {
 		if err := checkJSONLines(in, "standard input", ""); err != nil {
 			return nil, nil, err
 		}
-		return JSONLines(in, 0), io.NopCloser(nil), nil
+		return jsonLines{r: in, bomSeen: true}, io.NopCloser(nil), nil
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -150,7 +150,7 @@ func OpenJSONLines(path string, stdin io.Reader) (Source, io.Closer, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	return JSONLines(in, info.Size()), f, nil
+	return jsonLines{r: in, bytes: info.Size(), bomSeen: true}, f, nil
 }
 
 // checkJSONLines returns a *FormatError when the JSON Lines input r, named name, is a .zip
