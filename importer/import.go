@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/sqlitestore"
 )
 
 // Store is what an import needs of a store: sqlitestore.Store and pgstore.Store are both one.
@@ -20,6 +22,11 @@ type Store interface {
 	// Log is desk's rows, newest first.
 	Log(desk string) transcript.Log
 }
+
+var (
+	_ StoreCloser = (*sqlitestore.Store)(nil)
+	_ StoreCloser = (*pgstore.Store)(nil)
+)
 
 // StoreCloser is a Store that ImportInto opens, and closes once it is done.
 type StoreCloser interface {
@@ -238,7 +245,7 @@ func (r *Rows) Err() error {
 // transcript.MatchKey. See the package doc for the rules. Every row that breaks one is
 // reported in one *RowsError, and nothing is written; a store's refusal of a row is a
 // *RowError naming it. st may be nil when the rows are Faulty: they are then checked as
-// against an empty desk. The rows are not modified; Store may be called again.
+// against an empty desk. The rows are not modified.
 func (r *Rows) Store(ctx context.Context, st Store, desk string, opts ...Option) (Counts, error) {
 	return r.store(ctx, st, desk, optionsOf(opts))
 }
