@@ -19,6 +19,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/importer"
 	"github.com/sharedesk/transcript/sqlitestore"
 )
 
@@ -181,7 +182,7 @@ func writeBenchFiles(f benchFiles, rows int) error {
 		jw.Write(line)
 		jw.WriteByte('\n')
 		if f.unkeyed != "" {
-			if line, err = encodeLine(m); err != nil { // what export writes, and import reads
+			if line, err = importer.MarshalLine(m); err != nil { // what export writes, and import reads
 				return err
 			}
 			uw.Write(line)
@@ -256,10 +257,26 @@ func writeBenchFiles(f benchFiles, rows int) error {
 // keyedBenchLine returns m as a line whose id, its key, is its seq, and whose parent names
 // its parent's id: what export wrote before rows had keys.
 func keyedBenchLine(m transcript.Message) ([]byte, error) {
-	content, author := m.Content, toLineAuthor(m.Author)
-	l := line{ID: lineID(strconv.FormatUint(uint64(m.Seq), 10)), Author: &author, Content: &content, At: m.At}
+	type author struct {
+		Type  string `json:"type"`
+		ID    string `json:"id,omitempty"`
+		Kind  string `json:"kind,omitempty"`
+		Label string `json:"label,omitempty"`
+	}
+	type keyedLine struct {
+		ID      string    `json:"id,omitempty"`
+		Author  author    `json:"author"`
+		Content string    `json:"content"`
+		Parent  string    `json:"parent,omitempty"`
+		At      time.Time `json:"at,omitzero"`
+	}
+	a := author{Type: m.Author.Kind.String(), ID: m.Author.ID, Label: m.Author.Label}
+	if m.Author.Kind == transcript.KindSystem {
+		a.ID, a.Kind = "", m.Author.ID
+	}
+	l := keyedLine{ID: strconv.FormatUint(uint64(m.Seq), 10), Author: a, Content: m.Content, At: m.At}
 	if m.Parent != 0 {
-		l.Parent = lineID(strconv.FormatUint(uint64(m.Parent), 10))
+		l.Parent = strconv.FormatUint(uint64(m.Parent), 10)
 	}
 	return json.Marshal(l, jsontext.EscapeForJS(true))
 }

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/atomicfile"
 	"github.com/sharedesk/transcript/sharing"
 )
 
@@ -190,30 +190,14 @@ func conversationName(c transcript.Conversation) string {
 	return fmt.Sprintf("thread #%d of desk %q", c.Thread, c.Desk)
 }
 
-// writeState replaces the state file atomically: it writes a temporary file beside it, syncs
-// it, and renames it over the old one, so a crash leaves either the old state or the new.
+// writeState replaces the state file atomically, so a crash leaves either the old state or
+// the new.
 func writeState(path string, s sharing.State) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing state: %w", err)
-	}
-	defer os.Remove(f.Name()) // after a successful rename there is nothing left to remove
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("writing state: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing state: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing state: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("writing state: %w", err)
 	}
 	return nil

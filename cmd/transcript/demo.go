@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/demodesk"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/sharing"
 )
@@ -36,7 +37,7 @@ run built.`)
 		return err
 	}
 	defer st.Close()
-	rows, marks := scenario()
+	rows, marks := demodesk.Scenario()
 	d := &demo{e: e, st: st, desk: df.desk, window: *window, rows: rows, marks: marks}
 	for _, step := range []func(context.Context) error{d.build, d.views, d.sharingCycle, d.reinitialization} {
 		if err := step(ctx); err != nil {
@@ -44,7 +45,7 @@ run built.`)
 		}
 	}
 	fmt.Fprintf(e.stdout, "\n%s\n", e.paint(ansiDim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view --desk %s --as agent:triage --thread %d\n  go run ./cmd/transcript view --desk %s --as agent:review --window %d",
-		time.Since(start).Round(time.Millisecond), df.db, df.desk, df.desk, marks.deployThread, df.desk, *window)))
+		time.Since(start).Round(time.Millisecond), df.db, df.desk, df.desk, marks.DeployThread, df.desk, *window)))
 	return nil
 }
 
@@ -54,7 +55,7 @@ type demo struct {
 	desk   string
 	window int
 	rows   []transcript.Message // the scenario
-	marks  landmarks
+	marks  demodesk.Landmarks
 	head   transcript.Sequence // the desk's newest row, once build has run
 }
 
@@ -67,41 +68,17 @@ func (d *demo) heading(s string) {
 // build appends the scenario to an empty desk, or checks that a non-empty desk holds it
 // (an earlier run's), adding nothing: running the demo again shows the same desk again.
 func (d *demo) build(ctx context.Context) error {
-	rows := d.rows
-	newest, err := d.log().ReadBefore(ctx, 0, 1)
+	built, head, err := demodesk.Build(ctx, d.st, d.desk, d.rows)
 	if err != nil {
 		return err
 	}
-	if len(newest.Messages) == 0 {
-		if err := d.st.AppendBatch(ctx, d.desk, rows); err != nil {
-			return err
-		}
-		d.head = transcript.Sequence(len(rows))
-		fmt.Fprintf(d.e.stdout, "Built desk %q: %d messages, among them a busy stretch of %d CI notices and a private\ninstruction from the Operator to Triage (#%d), which Triage answers for the Operator alone.\n", d.desk, len(rows), busyStretch, d.marks.aside)
+	d.head = head
+	if built {
+		fmt.Fprintf(d.e.stdout, "Built desk %q: %d messages, among them a busy stretch of %d CI notices and a private\ninstruction from the Operator to Triage (#%d), which Triage answers for the Operator alone.\n", d.desk, len(d.rows), demodesk.BusyStretch, d.marks.Aside)
 		return nil
-	}
-	d.head = newest.Messages[0].Seq
-	for _, seq := range []transcript.Sequence{1, transcript.Sequence(len(rows))} {
-		if ok, err := d.holds(ctx, seq); err != nil || !ok {
-			if err == nil {
-				err = fmt.Errorf("desk %q already holds other messages; pick another with --desk", d.desk)
-			}
-			return err
-		}
 	}
 	fmt.Fprintf(d.e.stdout, "Desk %q already holds the demo, from an earlier run: nothing added.\n", d.desk)
 	return nil
-}
-
-// holds reports whether the desk's row seq is the scenario's: the same author, parent and
-// content.
-func (d *demo) holds(ctx context.Context, seq transcript.Sequence) (bool, error) {
-	page, err := d.log().ReadBefore(ctx, seq+1, 1)
-	if err != nil || len(page.Messages) == 0 {
-		return false, err
-	}
-	got, want := page.Messages[0], d.rows[seq-1]
-	return got.Seq == seq && got.Author.Same(want.Author) && got.Parent == want.Parent && got.Content == want.Content, nil
 }
 
 // before returns the exclusive bound that ends a read just after row seq: 0 (the newest row)
@@ -113,7 +90,11 @@ func (d *demo) before(seq transcript.Sequence) transcript.Sequence {
 	return seq + 1
 }
 
-var agents = []transcript.Author{triage, review, scribe}
+// The demo desk's cast, as the demo names them.
+var (
+	triage, review, scribe = demodesk.Triage, demodesk.Review, demodesk.Scribe
+	agents                 = []transcript.Author{triage, review, scribe}
+)
 
 // views shows side by side what each agent sees of the channel and of the deploy thread,
 // each agent's own view: Triage reads the operator's aside, the others see an elision. The
@@ -124,11 +105,11 @@ func (d *demo) views(ctx context.Context) error {
 		conv  transcript.Conversation
 	}{
 		{"The channel: every root and its first reply, never a thread's interior", transcript.Conversation{Desk: d.desk}},
-		{fmt.Sprintf("Thread #%d: the root and its direct replies", d.marks.deployThread), transcript.Conversation{Desk: d.desk, Thread: d.marks.deployThread}},
+		{fmt.Sprintf("Thread #%d: the root and its direct replies", d.marks.DeployThread), transcript.Conversation{Desk: d.desk, Thread: d.marks.DeployThread}},
 	} {
 		views := make([]transcript.Projection, len(agents))
 		for i, a := range agents {
-			p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: v.conv, Before: d.marks.question, Window: d.window, Viewer: a})
+			p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: v.conv, Before: d.marks.Question, Window: d.window, Viewer: a})
 			if err != nil {
 				return err
 			}
@@ -183,7 +164,7 @@ func (d *demo) explainElisions(views []transcript.Projection) {
 		return
 	}
 	fmt.Fprintf(d.e.stdout, "\n%s may not read the Operator's aside to Triage (#%d): in its place their views hold\nan elision, which says who may read it and nothing of what it says, worded as view prints it.\n",
-		names(who), d.marks.aside)
+		names(who), d.marks.Aside)
 }
 
 // names returns "A", "A and B" or "A, B and C".
@@ -202,7 +183,7 @@ func names(s []string) string {
 func (d *demo) sharingCycle(ctx context.Context) error {
 	d.heading("A sharing cycle: Triage takes two turns, Reviewer replies in between")
 	out := d.e.stdout
-	q, answer, peer := d.marks.question, d.marks.answer, d.marks.peerReply
+	q, answer, peer := d.marks.Question, d.marks.Answer, d.marks.PeerReply
 	thread := transcript.Conversation{Desk: d.desk, Thread: q}
 	state := sharing.Initialized(thread, q-1)
 	fmt.Fprintf(out, "Ana opens thread #%d. Triage joins it having seen everything up to #%d: nothing of the thread yet.\n", q, q-1)
@@ -235,7 +216,7 @@ func (d *demo) sharingCycle(ctx context.Context) error {
 func (d *demo) reinitialization(ctx context.Context) error {
 	d.heading("A reinitialization: Scribe was away during the busy stretch")
 	channel := transcript.Conversation{Desk: d.desk}
-	state := sharing.Initialized(channel, d.marks.scribeLastSeen)
+	state := sharing.Initialized(channel, d.marks.ScribeLastSeen)
 	plan, err := sharing.Prepare(ctx, d.log(), sharing.Query{Desired: channel, Current: channel, State: state, Viewer: scribe})
 	if err != nil {
 		return err
@@ -248,7 +229,7 @@ func (d *demo) reinitialization(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(d.e.stdout, "Scribe has seen everything up to message #%d. Since then %d messages have come in, more\nthan the %d one delta may look through, so instead of a delta Scribe is told to start\nover: %s. It starts from a fresh view of the channel (its newest %d messages, up to\n#%d), and from then on it has seen everything up to #%d.\n",
-		d.marks.scribeLastSeen, p.Head-d.marks.scribeLastSeen, transcript.ScanLimit, d.e.paint(ansiRed+ansiBold, plan.Reinitialize.String()), len(p.Messages), p.Head, p.Head)
+		d.marks.ScribeLastSeen, p.Head-d.marks.ScribeLastSeen, transcript.ScanLimit, d.e.paint(ansiRed+ansiBold, plan.Reinitialize.String()), len(p.Messages), p.Head, p.Head)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/demodesk"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -42,11 +43,11 @@ func TestDemo(t *testing.T) {
 		checkDemo(t, c, `Desk "demo" already holds the demo`)
 
 		// The elision in Reviewer's column is the line view prints for it.
-		_, marks := scenario()
-		view := c.ok("view", "--desk", demoDesk, "--as", "agent:review", "--window", "8", "--before", fmt.Sprint(marks.question))
-		i := strings.Index(view, fmt.Sprintf("\n#%d ", marks.aside))
+		_, marks := demodesk.Scenario()
+		view := c.ok("view", "--desk", demoDesk, "--as", "agent:review", "--window", "8", "--before", fmt.Sprint(marks.Question))
+		i := strings.Index(view, fmt.Sprintf("\n#%d ", marks.Aside))
 		if i < 0 {
-			t.Fatalf("view as Reviewer shows no line for the aside #%d:\n%s", marks.aside, view)
+			t.Fatalf("view as Reviewer shows no line for the aside #%d:\n%s", marks.Aside, view)
 		}
 		line, _, _ := strings.Cut(view[i+1:], "\n")
 		if _, cols := demoTable(t, out, "The channel"); !slices.Contains(cols[1], line) {
@@ -77,14 +78,14 @@ func TestDemoNarrowTerminal(t *testing.T) {
 		t.Fatalf("demo: exit %d\n%s", code, stderr.String())
 	}
 	out := stdout.String()
-	_, marks := scenario()
+	_, marks := demodesk.Scenario()
 	lines, cols := demoTable(t, out, "The channel")
 	for _, line := range lines {
 		if n := utf8.RuneCountInString(line); n > e.width {
 			t.Errorf("a line of %d runes on a terminal of %d:\n%s", n, e.width, line)
 		}
 	}
-	start := fmt.Sprintf("#%d Operator: Triage, between us:", marks.aside)
+	start := fmt.Sprintf("#%d Operator: Triage, between us:", marks.Aside)
 	i := slices.IndexFunc(cols[0], func(c string) bool { return strings.HasPrefix(c, start) })
 	if i < 0 || !strings.HasSuffix(cols[0][i], cutMarker) {
 		t.Errorf("Triage's column at width %d: want the operator's aside cut with %q, got:\n%q", e.width, cutMarker, cols[0])
@@ -148,14 +149,14 @@ func checkDemo(t *testing.T, c *cli, build string) string {
 	}
 	checkDemoAside(t, out)
 	checkDemoWords(t, out)
-	_, marks := scenario()
+	_, marks := demodesk.Scenario()
 	m := peerReplyRE.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("demo does not say when Reviewer replies:\n%s", clip(out))
 	}
 	seq := m[1]
-	if seq != fmt.Sprint(marks.peerReply) {
-		t.Errorf("Reviewer's reply is #%s, want the scenario's #%d", seq, marks.peerReply)
+	if seq != fmt.Sprint(marks.PeerReply) {
+		t.Errorf("Reviewer's reply is #%s, want the scenario's #%d", seq, marks.PeerReply)
 	}
 	d := turn2RE.FindStringSubmatch(out)
 	if d == nil {
@@ -192,12 +193,12 @@ func checkDemo(t *testing.T, c *cli, build string) string {
 // not in the library's jargon.
 func checkDemoWords(t *testing.T, out string) {
 	t.Helper()
-	_, marks := scenario()
+	_, marks := demodesk.Scenario()
 	for _, want := range []string{
 		"each view read only 32 of the desk's",
 		"in one query to the database",
-		fmt.Sprintf("Scribe has seen everything up to message #%d.", marks.scribeLastSeen),
-		fmt.Sprintf("Triage joins it having seen everything up to #%d", marks.question-1),
+		fmt.Sprintf("Scribe has seen everything up to message #%d.", marks.ScribeLastSeen),
+		fmt.Sprintf("Triage joins it having seen everything up to #%d", marks.Question-1),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo does not say %q:\n%s", want, clip(out))
@@ -216,13 +217,13 @@ func checkDemoWords(t *testing.T, out string) {
 // the default width no cell is cut. It needs a store that keeps audiences.
 func checkDemoAside(t *testing.T, out string) {
 	t.Helper()
-	rows, marks := scenario()
+	rows, marks := demodesk.Scenario()
 	_, cols := demoTable(t, out, "The channel")
 	triage, others := cols[0], slices.Concat(cols[1], cols[2])
-	if want := fmt.Sprintf("#%d Operator: %s", marks.aside, privateInstruction); !slices.Contains(triage, want) {
+	if want := fmt.Sprintf("#%d Operator: %s", marks.Aside, demodesk.PrivateInstruction); !slices.Contains(triage, want) {
 		t.Errorf("Triage's channel view does not hold the operator's aside to it, whole, %q:\n%q", want, triage)
 	}
-	if want := fmt.Sprintf("#%d ↳you: Understood: I hold the split until you confirm.", marks.aside+1); !slices.Contains(triage, want) {
+	if want := fmt.Sprintf("#%d ↳you: Understood: I hold the split until you confirm.", marks.Aside+1); !slices.Contains(triage, want) {
 		t.Errorf("Triage's channel view does not hold its answer to the aside, %q:\n%q", want, triage)
 	}
 	for _, c := range others {
@@ -230,7 +231,7 @@ func checkDemoAside(t *testing.T, out string) {
 			t.Errorf("Reviewer's or Scribe's channel view holds the operator's aside to Triage or its answer: %q", c)
 		}
 	}
-	elision := render.ElisionLine(transcript.Elision{From: marks.aside, Through: marks.aside, Count: 1, Readers: rows[marks.aside-1].Readers()})
+	elision := render.ElisionLine(transcript.Elision{From: marks.Aside, Through: marks.Aside, Count: 1, Readers: rows[marks.Aside-1].Readers()})
 	for i, name := range []string{"Reviewer", "Scribe"} {
 		if !slices.Contains(cols[i+1], elision) {
 			t.Errorf("%s's channel view does not show the elision %q:\n%q", name, elision, cols[i+1])

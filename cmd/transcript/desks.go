@@ -102,3 +102,12 @@ func checkThread(ctx context.Context, log transcript.Log, desk string, thread tr
 	}
 	return fmt.Errorf("no thread #%d: desk %q holds rows #1 to #%d", thread, desk, head)
 }
+
+// deskHead returns the desk's newest Seq, 0 when it holds no row.
+func deskHead(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
+	page, err := transcript.NewPager(log, 0).Next(ctx, 1)
+	if err != nil || len(page) == 0 {
+		return 0, err
+	}
+	return page[0].Seq, nil
+}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"slices"
 
-	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/importer"
 )
 
 func runExport(ctx context.Context, e *env, args []string) error {
@@ -31,33 +29,5 @@ with its "audience": an export is the operator's whole desk, not one viewer's vi
 	if err := checkDesk(ctx, st, df.desk); err != nil {
 		return err
 	}
-	rows, err := readAll(ctx, st.Log(df.desk))
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(e.stdout)
-	for _, m := range rows {
-		data, err := encodeLine(m)
-		if err != nil {
-			return err
-		}
-		w.Write(data)
-		w.WriteByte('\n')
-	}
-	return w.Flush()
-}
-
-// readAll reads a whole log, checking every page, and returns its rows oldest first.
-func readAll(ctx context.Context, log transcript.Log) ([]transcript.Message, error) {
-	p := transcript.NewPager(log, 0)
-	var rows []transcript.Message
-	for !p.Done() {
-		page, err := p.Next(ctx, transcript.PageSize)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, page...)
-	}
-	slices.Reverse(rows)
-	return rows, nil
+	return importer.Export(ctx, e.stdout, st.Log(df.desk))
 }

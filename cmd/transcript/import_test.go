@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/importer"
+	"github.com/sharedesk/transcript/internal/demodesk"
 )
 
 // badLines are lines import must refuse, each with what its report must say.
@@ -243,7 +245,7 @@ func TestExportImportDemoRoundTrip(t *testing.T) {
 	c := newCLI(t, "")
 	c.ok("demo")
 	first := c.ok("export", "--desk", "demo")
-	rows, _ := scenario()
+	rows, _ := demodesk.Scenario()
 	if n := strings.Count(first, "\n"); n < len(rows) {
 		t.Fatalf("export of the demo desk wrote %d lines, want the scenario's %d and more", n, len(rows))
 	}
@@ -285,7 +287,7 @@ func TestExportImportAsides(t *testing.T) {
 			if !aside {
 				continue
 			}
-			_, m, err := decodeLine([]byte(l))
+			m, err := importer.UnmarshalLine([]byte(l))
 			if err != nil {
 				t.Fatalf("export line %d does not import: %v\n%s", seq, err, l)
 			}

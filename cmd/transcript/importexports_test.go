@@ -31,7 +31,7 @@ func importProjection(t *testing.T, db string, args ...string) transcript.Projec
 func TestImportSlackExport(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "desk.db")
-	code, stdout, stderr := runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "general", "testdata/slack/export")
+	code, stdout, stderr := runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "general", "../../importer/testdata/slack/export")
 	if code != exitOK {
 		t.Fatalf("import --from slack: exit %d\n%s", code, stderr)
 	}
@@ -63,24 +63,24 @@ func TestImportSlackExport(t *testing.T) {
 		}
 	}
 
-	code, stdout, stderr = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "general", "testdata/slack/later")
+	code, stdout, stderr = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "general", "../../importer/testdata/slack/later")
 	if code != exitOK || !strings.Contains(stdout, "already present") || strings.HasPrefix(stdout, "imported 0 ") {
 		t.Fatalf("import of the later export: exit %d, %q\n%s", code, stdout, stderr)
 	}
-	code, stdout, _ = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "general", "testdata/slack/later")
+	code, stdout, _ = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "general", "../../importer/testdata/slack/later")
 	if code != exitOK || !strings.HasPrefix(stdout, "imported 0 new messages") {
 		t.Errorf("a second import of the later export: exit %d, %q; want nothing new", code, stdout)
 	}
 
 	head := importProjection(t, db).Head
-	code, _, stderr = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "nope", "testdata/slack/export")
+	code, _, stderr = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "nope", "../../importer/testdata/slack/export")
 	if code == exitOK || !strings.Contains(stderr, "nope") {
 		t.Errorf("import of an unknown channel: exit %d\n%s", code, stderr)
 	}
 	if got := importProjection(t, db).Head; got != head {
 		t.Errorf("a refused import moved the head from %d to %d", head, got)
 	}
-	if code, _, _ := runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "testdata/slack/export"); code != exitUsage {
+	if code, _, _ := runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "../../importer/testdata/slack/export"); code != exitUsage {
 		t.Errorf("--from slack without --channel: exit %d, want %d", code, exitUsage)
 	}
 }
@@ -91,7 +91,7 @@ func TestImportSlackExport(t *testing.T) {
 func TestImportDiscordExport(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "desk.db")
-	code, stdout, stderr := runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "discord", "testdata/discord/export")
+	code, stdout, stderr := runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "discord", "../../importer/testdata/discord/export")
 	if code != exitOK {
 		t.Fatalf("import --from discord: exit %d\n%s", code, stderr)
 	}
@@ -108,7 +108,7 @@ func TestImportDiscordExport(t *testing.T) {
 	if agents == 0 || replies == 0 {
 		t.Errorf("the channel view holds %d agents' messages and %d replies; want both:\n%s", agents, replies, stdout)
 	}
-	code, stdout, _ = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "discord", "testdata/discord/export")
+	code, stdout, _ = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "discord", "../../importer/testdata/discord/export")
 	if code != exitOK || !strings.HasPrefix(stdout, "imported 0 new messages") {
 		t.Errorf("a second import: exit %d, %q; want nothing new", code, stdout)
 	}

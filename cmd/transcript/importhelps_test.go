@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/sharedesk/transcript/internal/exportfixture"
+
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,14 +124,14 @@ func TestImportSkipsByteOrderMark(t *testing.T) {
 	importSays(t, c.run("import", c.writeFile("bom.jsonl", []byte(bom+flowDesk))).stdout, "main", 8, 0)
 	importSays(t, c.runIn(bom+flowDesk, "import", "--desk", "stdin", "-").stdout, "stdin", 8, 0)
 
-	slack := copyExportFixture(t, "testdata/slack/export")
+	slack := exportfixture.Copy(t, "../../importer/testdata/slack/export")
 	for _, name := range []string{"users.json", "channels.json", "general/2024-05-01.json"} {
 		prependBOM(t, filepath.Join(slack, name))
 	}
 	if r := c.run("import", "--desk", "slack", "--from", "slack", "--channel", "general", slack); r.code != exitOK || strings.HasPrefix(r.stdout, "imported 0 ") {
 		t.Errorf("a Slack export whose files begin with a byte-order mark:\n%s", r)
 	}
-	discord := copyExportFixture(t, "testdata/discord/export")
+	discord := exportfixture.Copy(t, "../../importer/testdata/discord/export")
 	entries, err := os.ReadDir(discord)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +151,7 @@ func prependBOM(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeExportFile(t, name, "\uFEFF"+string(data))
+	exportfixture.WriteFile(t, name, "\uFEFF"+string(data))
 }
 
 // TestImportRecognisesExports: a Slack or a Discord export given to import without --from
@@ -160,24 +162,24 @@ func TestImportRecognisesExports(t *testing.T) {
 	c := newCLI(t, "")
 	dir := t.TempDir()
 	slackZip := filepath.Join(dir, "workspace.bin")
-	writeExportZip(t, slackZip, "testdata/slack/export", "export/")
-	daysOnly := copyExportFixture(t, "testdata/slack/export")
+	exportfixture.Zip(t, slackZip, "../../importer/testdata/slack/export", "export/")
+	daysOnly := exportfixture.Copy(t, "../../importer/testdata/slack/export")
 	for _, name := range []string{"users.json", "channels.json"} {
-		removeExportFile(t, daysOnly, name)
+		exportfixture.Remove(t, daysOnly, name)
 	}
-	discordDir := copyExportFixture(t, "testdata/discord/export")
+	discordDir := exportfixture.Copy(t, "../../importer/testdata/discord/export")
 	discordZip := filepath.Join(dir, "discord.zip")
-	writeExportZip(t, discordZip, "testdata/discord/export", "")
+	exportfixture.Zip(t, discordZip, "../../importer/testdata/discord/export", "")
 	discordFile := filepath.Join(dir, "general.jsonl")
-	data, err := os.ReadFile("testdata/discord/export/Sharedesk - Text Channels - general [1224146209996800042].json")
+	data, err := os.ReadFile("../../importer/testdata/discord/export/Sharedesk - Text Channels - general [1224146209996800042].json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeExportFile(t, discordFile, string(data))
+	exportfixture.WriteFile(t, discordFile, string(data))
 	oneLine := filepath.Join(dir, "one.jsonl") // DiscordChatExporter's JSON on one line
-	writeExportFile(t, oneLine, strings.Join(strings.Fields(string(data)), " "))
+	exportfixture.WriteFile(t, oneLine, strings.Join(strings.Fields(string(data)), " "))
 
-	slackDir, err := filepath.Abs("testdata/slack/export")
+	slackDir, err := filepath.Abs("../../importer/testdata/slack/export")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +210,7 @@ func TestImportRecognisesExports(t *testing.T) {
 		{"another zip", filepath.Join(dir, "other.zip"), "is a .zip archive, but neither a Slack nor a Discord export"},
 	} {
 		if tc.name == "another zip" {
-			writeExportZip(t, tc.file, "testdata/slack/export/random", "")
+			exportfixture.Zip(t, tc.file, "../../importer/testdata/slack/export/random", "")
 		}
 		if r := c.run("import", tc.file); r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%s: want exit 2 and %q:\n%s", tc.name, tc.want, r)
@@ -217,19 +219,4 @@ func TestImportRecognisesExports(t *testing.T) {
 	if _, err := os.Stat(c.path(defaultDB)); !os.IsNotExist(err) {
 		t.Errorf("a refused import created %s (%v)", defaultDB, err)
 	}
-}
-
-// FuzzIsDCEStart: no input makes the check panic, and a line import reads is never taken
-// for the start of a DiscordChatExporter export.
-func FuzzIsDCEStart(f *testing.F) {
-	f.Add([]byte(`{"id":"1","author":{"type":"operator"},"content":"hi"}`))
-	f.Add([]byte(`{"guild":{"id":"1"},"channel":{"id":"2"},"messages":[]}`))
-	f.Add([]byte(`{"guild":{"id":"1"},"chan`))
-	f.Add([]byte(`{"channel":"x","guild":{},"channel":{}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		dce := isDCEStart(data)
-		if _, _, err := decodeLine(data); err == nil && dce {
-			t.Errorf("%q is a line, and taken for a DiscordChatExporter export", data)
-		}
-	})
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -404,4 +406,19 @@ func TestImportLooksKeysUp(t *testing.T) {
 			t.Errorf("the new row: %+v", got)
 		}
 	})
+}
+
+// readAll reads a whole log, checking every page, and returns its rows oldest first.
+func readAll(ctx context.Context, log transcript.Log) ([]transcript.Message, error) {
+	p := transcript.NewPager(log, 0)
+	var rows []transcript.Message
+	for !p.Done() {
+		page, err := p.Next(ctx, transcript.PageSize)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, page...)
+	}
+	slices.Reverse(rows)
+	return rows, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/demodesk"
 )
 
 // screenshotTo, when set, is where TestInspectorInBrowser also writes its screenshot: the
@@ -189,8 +190,8 @@ func TestInspectorInBrowser(t *testing.T) {
 	if url != srv.url {
 		t.Fatalf("serve --demo names %s, but listens on %s", url, srv.url)
 	}
-	_, marks := scenario()
-	thread := uint64(marks.deployThread)
+	_, marks := demodesk.Scenario()
+	thread := uint64(marks.DeployThread)
 
 	type css = chromedp.CSS
 	b.run(t, "sign in",
@@ -391,10 +392,10 @@ func TestInspectorInBrowser(t *testing.T) {
 	b.run(t, "back to a wide screen", chromedp.EmulateViewport(1280, 800))
 
 	// The desk column: a thread unfolds; older rows load when it is scrolled to its top.
-	deploy := fmt.Sprintf(`#desk li[data-seq="%d"]`, marks.deployThread)
+	deploy := fmt.Sprintf(`#desk li[data-seq="%d"]`, marks.DeployThread)
 	b.run(t, "unfold a thread",
 		chromedp.Click(css(deploy+` > details.thread > summary`)),
-		chromedp.WaitVisible(css(deploy+fmt.Sprintf(` details.thread li[data-seq="%d"]`, marks.deployThread+1))),
+		chromedp.WaitVisible(css(deploy+fmt.Sprintf(` details.thread li[data-seq="%d"]`, marks.DeployThread+1))),
 	)
 	rowsBefore := get(t, b, "the desk's rows", chromedp.Evaluate[int](`document.querySelectorAll("#desk li[data-seq]").length`))
 	b.run(t, "scroll to the top", chromedp.Evaluate[chromedp.Void](`void (document.querySelector("#desk .rows").scrollTop = 0)`))
@@ -410,7 +411,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	b.poll(t, "the column showing the delta", `/^(No d|D)elta since #2341\b/.test(document.querySelector('`+column("agent:triage", 0)+` .notice').textContent)`)
 	deltaNote := get(t, b, "the delta's notice", chromedp.Text(css(column("agent:triage", 0)+` .notice`)))
 	deltaRows := get(t, b, "the delta's rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+column("agent:triage", 0)+` .rows > li')].map(li => li.dataset.seq || "elision")`))
-	if want := fmt.Sprintf("2342,%d,%d,%d", marks.question, marks.answer, posted.Seq); !strings.HasPrefix(deltaNote, "Delta since #2341:") || strings.Join(deltaRows, ",") != want {
+	if want := fmt.Sprintf("2342,%d,%d,%d", marks.Question, marks.Answer, posted.Seq); !strings.HasPrefix(deltaNote, "Delta since #2341:") || strings.Join(deltaRows, ",") != want {
 		t.Errorf("Triage's delta since #2341: %q, rows %v; want the notice and rows 2342 (its own first reply), the release question and its first reply, and the posted row: %s", deltaNote, deltaRows, want)
 	}
 	b.run(t, "back to the view", chromedp.Click(css(column("agent:triage", 0)+` .delta .back`)),

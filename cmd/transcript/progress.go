@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
+
+	"github.com/sharedesk/transcript/importer"
 )
 
 // progress draws one line of progress on a terminal's stderr, at most ten times a second; on
-// anything else it draws nothing.
+// anything else it draws nothing. It is an import's importer.Progress.
 type progress struct {
 	e     *env
 	label string
@@ -16,16 +17,17 @@ type progress struct {
 	last  time.Time
 }
 
-func newProgress(e *env, label string, total int64) *progress {
-	p := &progress{e: e, label: label, total: total}
+var _ importer.Progress = (*progress)(nil)
+
+func newProgress(e *env) *progress { return &progress{e: e} }
+
+// Begin draws the stage's line at once.
+func (p *progress) Begin(label string, total int64) {
+	p.label, p.total, p.read = label, total, 0
 	p.draw(true)
-	return p
 }
 
-// reader returns r counting what is read through it.
-func (p *progress) reader(r io.Reader) io.Reader { return &countingReader{r: r, p: p} }
-
-func (p *progress) add(n int) {
+func (p *progress) Advance(n int) {
 	p.read += int64(n)
 	p.draw(false)
 }
@@ -52,20 +54,9 @@ func (p *progress) draw(force bool) {
 	fmt.Fprintf(p.e.stderr, "\r\x1b[K%s [%s] %3.0f%% of %.1f MB", p.label, bar, 100*frac, float64(p.total)/1e6)
 }
 
-// done clears the progress line.
-func (p *progress) done() {
+// End clears the progress line.
+func (p *progress) End() {
 	if p.e.progress {
 		fmt.Fprint(p.e.stderr, "\r\x1b[K")
 	}
-}
-
-type countingReader struct {
-	r io.Reader
-	p *progress
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.p.add(n)
-	return n, err
 }

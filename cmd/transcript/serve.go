@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"net/http"
 	"strings"
 	"time"
 
@@ -22,9 +21,6 @@ import (
 
 // The command's store is a server.Store: every store the commands open can be served.
 var _ server.Store = store(nil)
-
-// defaultDrainTimeout bounds serve's drain on SIGTERM or SIGINT.
-const defaultDrainTimeout = 10 * time.Second
 
 // serveFlags are serve's flags, checked before anything is opened.
 type serveFlags struct {
@@ -92,7 +88,7 @@ standard output, the page's address and the token, which is revoked when serve s
 	fs.IntVar(&f.maxStreams, "max-streams", server.DefaultMaxStreams, "how many event `streams` one token may hold open at once; one more is 429")
 	fs.IntVar(&f.maxTotal, "max-total-streams", 0, "how many event `streams` all tokens together may hold open at once; one more is 503 with Retry-After (0: half the file descriptors beyond 256, (RLIMIT_NOFILE-256)/2, at most 65536)")
 	fs.IntVar(&f.maxAnswer, "max-answer-bytes", server.DefaultMaxAnswerBytes, "the most message content, in `bytes`, one answer holds: a view drops its oldest messages past it and says how many (dropped); a delta, a stream and an MCP read deliver their oldest messages within it and the rest on the next read")
-	fs.DurationVar(&f.drainTimeout, "drain-timeout", defaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
+	fs.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
 	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
 	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
 	if err := parse(fs, args); err != nil {
@@ -141,9 +137,6 @@ standard output, the page's address and the token, which is revoked when serve s
 		st.Close()
 		return err
 	}
-	hs := srv.HTTPServer(f.addr)
-	hs.TLSConfig = tlsConfig
-	hs.ErrorLog = slog.NewLogLogger(logs, slog.LevelWarn) // TLS handshake failures and the like, in the log's format
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", f.addr)
 	if err != nil {
@@ -160,54 +153,31 @@ standard output, the page's address and the token, which is revoked when serve s
 		printDemoSignIn(e, scheme, ln.Addr(), demoSecret)
 	}
 
-	served := make(chan error, 1)
-	go func() {
-		if tlsConfig != nil {
-			served <- hs.ServeTLS(ln, "", "") // the certificate is in hs.TLSConfig
-		} else {
-			served <- hs.Serve(ln)
-		}
-	}()
-	select {
-	case err := <-served: // it stopped on its own: the listener failed
-		srv.BeginDrain()
-		hs.Close()
+	drained := false
+	err = srv.Serve(ctx, ln, server.ServeOptions{
+		TLSConfig:    tlsConfig,
+		ErrorLog:     slog.NewLogLogger(logs, slog.LevelWarn), // TLS handshake failures and the like, in the log's format
+		DrainTimeout: f.drainTimeout,
+		Draining: func(cause error) {
+			drained = true
+			revokeDemo(e, st, demoToken) // the page's sessions end with it; the drain follows
+			reason := "stopping"
+			if cause != nil && cause != context.Canceled { // a signal's cause matches context.Canceled too, and says which signal
+				reason = cause.Error()
+			}
+			fmt.Fprintf(e.stderr, "%s: draining (new requests get 503; streams end; requests in flight finish, for up to %v)\n", reason, f.drainTimeout)
+		},
+	})
+	if !drained { // it stopped on its own: the listener failed
 		revokeDemo(e, st, demoToken)
 		st.Close()
 		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	revokeDemo(e, st, demoToken) // the page's sessions end with it; the drain follows
-	return drain(e, hs, srv, st, served, f.drainTimeout, context.Cause(ctx))
-}
-
-// drain shuts the service down after cause (a signal): the listener closes and the drain
-// begins (http.Server.Shutdown runs srv.BeginDrain), then it waits, within timeout, for the
-// connections to go idle and for every request to finish, and closes the store. Past
-// timeout it closes every connection that is left and reports it.
-func drain(e *env, hs *http.Server, srv *server.Server, st store, served <-chan error, timeout time.Duration, cause error) error {
-	reason := "stopping"
-	if cause != nil && cause != context.Canceled { // a signal's cause matches context.Canceled too, and says which signal
-		reason = cause.Error()
-	}
-	fmt.Fprintf(e.stderr, "%s: draining (new requests get 503; streams end; requests in flight finish, for up to %v)\n", reason, timeout)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	err := hs.Shutdown(ctx)
-	if err == nil {
-		err = srv.Shutdown(ctx) // the requests a Shutdown of connections does not wait for
-	}
-	if err != nil {
-		hs.Close()
-	}
-	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
 	}
 	if closeErr := st.Close(); closeErr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the database: %w", closeErr))
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("serve: the drain did not finish within %v (--drain-timeout): the connections left were cut", timeout)
+		return fmt.Errorf("serve: the drain did not finish within %v (--drain-timeout): the connections left were cut", f.drainTimeout)
 	}
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/demodesk"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
@@ -524,7 +525,7 @@ func TestServeDemo(t *testing.T) {
 			} `json:"desks"`
 		}
 		op.want(http.StatusOK, "GET", "/v1/desks", nil, &desks)
-		rows, _ := scenario()
+		rows, _ := demodesk.Scenario()
 		if len(desks.Desks) != 1 || desks.Desks[0].Name != demoDesk || desks.Desks[0].As.Kind != transcript.KindOperator || desks.Desks[0].Head != uint64(len(rows)) {
 			t.Errorf("run %d: the token is for %+v, want the operator on desk %q of %d rows", run, desks, demoDesk, len(rows))
 		}

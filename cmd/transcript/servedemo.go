@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/demodesk"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -20,7 +21,7 @@ const demoDesk = "demo"
 // (revokeDemo), so that a demo database does not gather live operator tokens whose
 // secrets were printed.
 func loadDemo(ctx context.Context, e *env, st store) (string, token.Token, error) {
-	rows, marks := scenario()
+	rows, marks := demodesk.Scenario()
 	report := *e
 	report.stdout = e.stderr // standard output is for the sign-in lines
 	d := &demo{e: &report, st: st, desk: demoDesk, rows: rows, marks: marks}

@@ -1,9 +1,9 @@
-package main
+package importer
 
 import (
-	"archive/zip"
+	"github.com/sharedesk/transcript/internal/exportfixture"
+
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -137,7 +137,7 @@ func TestSlackExportZip(t *testing.T) {
 	}
 	for _, top := range []string{"", "sharedesk Slack export May 1 2024 - May 2 2024/"} {
 		zipName := filepath.Join(t.TempDir(), "export.zip")
-		writeExportZip(t, zipName, slackFixture, top)
+		exportfixture.Zip(t, zipName, slackFixture, top)
 		got, err := readSlackExport(zipName, "general")
 		if err != nil {
 			t.Fatalf("top folder %q: %v", top, err)
@@ -191,25 +191,25 @@ func TestSlackBadExports(t *testing.T) {
 			name: "neither folder nor zip",
 			mutate: func(t *testing.T, dir string) string {
 				name := filepath.Join(dir, "export.txt")
-				writeExportFile(t, name, "not an archive")
+				exportfixture.WriteFile(t, name, "not an archive")
 				return name
 			},
 			want: []string{"export.txt", "neither a folder nor a .zip archive"},
 		},
 		{
 			name:   "missing users.json",
-			mutate: func(t *testing.T, dir string) string { removeExportFile(t, dir, "users.json"); return dir },
+			mutate: func(t *testing.T, dir string) string { exportfixture.Remove(t, dir, "users.json"); return dir },
 			want:   []string{`"users.json" is missing`},
 		},
 		{
 			name:   "missing channels.json",
-			mutate: func(t *testing.T, dir string) string { removeExportFile(t, dir, "channels.json"); return dir },
+			mutate: func(t *testing.T, dir string) string { exportfixture.Remove(t, dir, "channels.json"); return dir },
 			want:   []string{`"channels.json" is missing`},
 		},
 		{
 			name: "malformed users.json",
 			mutate: func(t *testing.T, dir string) string {
-				writeExportFile(t, filepath.Join(dir, "users.json"), `[{"id": "U01ANA",`)
+				exportfixture.WriteFile(t, filepath.Join(dir, "users.json"), `[{"id": "U01ANA",`)
 				return dir
 			},
 			want: []string{`"users.json": invalid JSON`},
@@ -222,13 +222,13 @@ func TestSlackBadExports(t *testing.T) {
 		},
 		{
 			name:   "missing channel folder",
-			mutate: func(t *testing.T, dir string) string { removeExportFile(t, dir, "general"); return dir },
+			mutate: func(t *testing.T, dir string) string { exportfixture.Remove(t, dir, "general"); return dir },
 			want:   []string{`channel "general" has no folder "general/"`},
 		},
 		{
 			name: "malformed day file",
 			mutate: func(t *testing.T, dir string) string {
-				writeExportFile(t, filepath.Join(dir, slackDay2), `[{"type": "message", "text": "secret", "ts": "1714640400.000100"} {`)
+				exportfixture.WriteFile(t, filepath.Join(dir, slackDay2), `[{"type": "message", "text": "secret", "ts": "1714640400.000100"} {`)
 				return dir
 			},
 			want: []string{`"general/2024-05-02.json": invalid JSON at byte`},
@@ -243,7 +243,7 @@ func TestSlackBadExports(t *testing.T) {
 		},
 		{
 			name:   "reply to a message not in the export",
-			mutate: func(t *testing.T, dir string) string { removeExportFile(t, dir, slackDay1); return dir },
+			mutate: func(t *testing.T, dir string) string { exportfixture.Remove(t, dir, slackDay1); return dir },
 			want:   []string{`"general/2024-05-02.json": message 1714640400.000100: a reply in the thread of 1714554120.000300, which is not in the export`},
 		},
 		{
@@ -311,7 +311,7 @@ func TestSlackBadExports(t *testing.T) {
 		{
 			name: "every bad message reported",
 			mutate: func(t *testing.T, dir string) string {
-				removeExportFile(t, dir, slackDay1)
+				exportfixture.Remove(t, dir, slackDay1)
 				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any {
 					msgs[3]["text"] = "secret\x00word"
 					return msgs
@@ -338,7 +338,7 @@ func TestSlackBadExports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := copyExportFixture(t, slackFixture)
+			dir := exportfixture.Copy(t, slackFixture)
 			name := tt.mutate(t, dir)
 			channel := tt.channel
 			if channel == "" {
@@ -373,14 +373,14 @@ func TestSlackBadExports(t *testing.T) {
 }
 
 func TestSlackSkipsEditEventsAndOtherFiles(t *testing.T) {
-	dir := copyExportFixture(t, slackFixture)
+	dir := exportfixture.Copy(t, slackFixture)
 	editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any {
 		return append(msgs, map[string]any{
 			"type": "message", "subtype": "message_changed", "hidden": true, "ts": "1714640800.000700",
 			"message": map[string]any{"type": "message", "user": "U01ANA", "text": "edited", "ts": "1714640700.000600"},
 		})
 	})
-	writeExportFile(t, filepath.Join(dir, "general", "canvas_in_the_conversation.json"), `{"not": "a day file"}`)
+	exportfixture.WriteFile(t, filepath.Join(dir, "general", "canvas_in_the_conversation.json"), `{"not": "a day file"}`)
 	if err := os.Mkdir(filepath.Join(dir, "general", "attachments"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +453,7 @@ func checkExportRows(t *testing.T, rows []importRow) {
 		if err := r.Message.Author.Validate(); err != nil {
 			t.Errorf("%s: %v", r.Where, err)
 		}
-		if p := storeTextProblem(r.Message); p != "" {
+		if p := storeProblem(r.Message, exportWording); p != "" {
 			t.Errorf("%s: %s", r.Where, p)
 		}
 		if r.Message.Key == "" || seen[r.Message.Key] {
@@ -463,62 +463,6 @@ func checkExportRows(t *testing.T, rows []importRow) {
 			t.Errorf("%s: parent %q is not an earlier row", r.Where, r.ParentKey)
 		}
 		seen[r.Message.Key] = true
-	}
-}
-
-// copyExportFixture copies the folder dir into a temporary folder and returns it.
-func copyExportFixture(t *testing.T, dir string) string {
-	t.Helper()
-	to := filepath.Join(t.TempDir(), "export")
-	if err := os.CopyFS(to, os.DirFS(dir)); err != nil {
-		t.Fatal(err)
-	}
-	return to
-}
-
-// writeExportZip writes the files under dir to a new zip archive name, each under top.
-func writeExportZip(t *testing.T, name, dir, top string) {
-	t.Helper()
-	out, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	z := zip.NewWriter(out)
-	err = fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(filepath.Join(dir, p))
-		if err != nil {
-			return err
-		}
-		w, err := z.Create(top + p)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(data)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeExportFile(t *testing.T, name, text string) {
-	t.Helper()
-	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func removeExportFile(t *testing.T, dir, name string) {
-	t.Helper()
-	if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -537,5 +481,5 @@ func editSlackDay(t *testing.T, dir, name string, edit func([]map[string]any) []
 	if data, err = json.Marshal(edit(msgs)); err != nil {
 		t.Fatal(err)
 	}
-	writeExportFile(t, file, string(data))
+	exportfixture.WriteFile(t, file, string(data))
 }

@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"cmp"
@@ -8,12 +8,6 @@ import (
 
 	"github.com/sharedesk/transcript"
 )
-
-// importCounts is what an import did to a desk.
-type importCounts struct {
-	added   int // rows appended
-	present int // rows of the import the desk held already, identical, so not written
-}
 
 // storeRows stores rows, the messages of one import in file order, in desk: the rows the
 // desk does not hold yet are appended in one AppendBatch, all or nothing, and the others
@@ -50,7 +44,7 @@ type importCounts struct {
 // place among the new rows (a row of the desk when their key or Seq says so). st may be nil
 // when prep holds problems: the rows are then checked as for an empty desk, and nothing is
 // written.
-func storeRows(ctx context.Context, e *env, st store, desk string, rows []importRow, prep *importPrep) (importCounts, error) {
+func storeRows(ctx context.Context, st Store, desk string, rows []importRow, prep *importPrep, progress Progress) (Counts, error) {
 	im := &rowImporter{st: st, desk: desk, rows: rows, noun: "message"}
 	if st != nil {
 		im.log = st.Log(desk)
@@ -64,37 +58,37 @@ func storeRows(ctx context.Context, e *env, st store, desk string, rows []import
 	}
 	im.keys.finish()
 	im.index()
-	bar := newProgress(e, fmt.Sprintf("checking %s against desk %q", plural(len(rows), "message"), desk), 0)
+	begin(progress, fmt.Sprintf("checking %s against desk %q", plural(len(rows), "message"), desk))
 	batch, err := im.plan(ctx)
-	bar.done()
+	end(progress)
 	if err != nil {
-		return importCounts{}, err
+		return Counts{}, err
 	}
 	if err := im.bad.err(im.noun); err != nil {
-		return importCounts{}, err
+		return Counts{}, err
 	}
-	counts := importCounts{added: len(batch), present: len(rows) - len(batch)}
+	counts := Counts{Added: len(batch), Present: len(rows) - len(batch)}
 	if len(batch) == 0 {
 		return counts, nil
 	}
 	if st == nil {
-		return importCounts{}, errors.New("no database to write to") // prep held no problem after all
+		return Counts{}, errors.New("no database to write to") // prep held no problem after all
 	}
-	bar = newProgress(e, fmt.Sprintf("writing %s", plural(len(batch), "message")), 0)
+	begin(progress, fmt.Sprintf("writing %s", plural(len(batch), "message")))
 	err = st.AppendBatch(ctx, desk, batch)
-	bar.done()
+	end(progress)
 	if i, refusal := batchRefusal(err); refusal != nil && i < len(im.batchRows) {
-		return importCounts{}, within(rows[im.batchRows[i]].Where, fmt.Errorf("%w (nothing was imported)", refusal))
+		return Counts{}, &RowError{Where: rows[im.batchRows[i]].Where, Err: fmt.Errorf("%w (nothing was imported)", refusal)}
 	}
 	if err != nil {
-		return importCounts{}, fmt.Errorf("%w (nothing was imported)", err)
+		return Counts{}, fmt.Errorf("%w (nothing was imported)", err)
 	}
 	return counts, nil
 }
 
 // importPrep is what a reader may prepare for storeRows while it reads.
 type importPrep struct {
-	ahead *readAhead // the desk read while the file was decoded (startReadAhead), on the store given to storeRows; or nil
+	ahead *readAhead // the desk read while the file was decoded, on the store given to storeRows; or nil
 	keys  *keyIndex  // the rows' keys, every row added; or nil
 	// bad is what the reader found wrong with rows alone (ordered by the rows' index), and
 	// faulty those rows.
@@ -105,7 +99,7 @@ type importPrep struct {
 
 // rowImporter is one storeRows call's state.
 type rowImporter struct {
-	st   store
+	st   Store
 	log  transcript.Log
 	desk string
 	rows []importRow
@@ -412,4 +406,17 @@ func (x seqIndex) row(seq transcript.Sequence) (int, bool) {
 		return 0, false
 	}
 	return int(seq - x.first), true
+}
+
+// begin and end tell progress, when not nil, of a stage of no known size.
+func begin(progress Progress, label string) {
+	if progress != nil {
+		progress.Begin(label, 0)
+	}
+}
+
+func end(progress Progress) {
+	if progress != nil {
+		progress.End()
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package importer
 
 // keyIndex indexes the rows of an import by key, in order: the row carrying each key, the
 // rows that repeat an earlier row's key, and the keys to look up in the desk. A reader may

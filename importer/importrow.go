@@ -1,4 +1,4 @@
-package main
+package importer
 
 import "github.com/sharedesk/transcript"
 

@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"bufio"
@@ -82,9 +82,13 @@ func decodeLines(r io.Reader, fn func(d *decodedLine)) (int, error) {
 func cutBlocks(r io.Reader, emit func(*lineBlock)) (int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
-	var b *lineBlock
+	var (
+		b        *lineBlock
+		lastText int // the bytes of the last block: the next is likely about as long
+	)
 	flush := func() {
 		if b != nil {
+			lastText = len(b.text)
 			emit(b)
 			b = nil
 		}
@@ -98,6 +102,7 @@ func cutBlocks(r io.Reader, emit func(*lineBlock)) (int, error) {
 		}
 		if b == nil {
 			b = &lineBlock{
+				text:  make([]byte, 0, lastText+lastText/8),
 				ends:  make([]int, 0, blockLines),
 				lines: make([]decodedLine, 0, blockLines),
 				ready: make(chan struct{}),

@@ -1,6 +1,8 @@
-package main
+package importer
 
 import (
+	"github.com/sharedesk/transcript/internal/exportfixture"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -97,7 +99,7 @@ func TestDiscordExportFolder(t *testing.T) {
 func TestDiscordExportZip(t *testing.T) {
 	for _, top := range []string{"", "general/"} {
 		name := filepath.Join(t.TempDir(), "general.zip")
-		writeExportZip(t, name, discordFixture, top)
+		exportfixture.Zip(t, name, discordFixture, top)
 		got, err := readDiscordExport(name)
 		if err != nil {
 			t.Fatalf("top folder %q: %v", top, err)
@@ -130,7 +132,7 @@ func TestDiscordExportOneFile(t *testing.T) {
 
 func TestDiscordExportVariants(t *testing.T) {
 	t.Run("thread started by a ThreadCreated notice", func(t *testing.T) {
-		dir := copyExportFixture(t, discordFixture)
+		dir := exportfixture.Copy(t, discordFixture)
 		const thread = "1235154370560000300"
 		editDiscordFile(t, dir, discordThread, func(x map[string]any) {
 			x["channel"].(map[string]any)["id"] = thread
@@ -156,8 +158,8 @@ func TestDiscordExportVariants(t *testing.T) {
 		}
 	})
 	t.Run("forum post", func(t *testing.T) {
-		dir := copyExportFixture(t, discordFixture)
-		removeExportFile(t, dir, discordChannel)
+		dir := exportfixture.Copy(t, discordFixture)
+		exportfixture.Remove(t, dir, discordChannel)
 		editDiscordFile(t, dir, discordThread, func(x map[string]any) {
 			post := discordMessage(discordStart, "Default", "2024-05-01T10:02:00+01:00", "Blockers for 2.4?")
 			x["messages"] = append([]any{post}, x["messages"].([]any)[1:]...)
@@ -172,7 +174,7 @@ func TestDiscordExportVariants(t *testing.T) {
 		}
 	})
 	t.Run("reply to another channel, forwarded message, sticker, no nickname", func(t *testing.T) {
-		dir := copyExportFixture(t, discordFixture)
+		dir := exportfixture.Copy(t, discordFixture)
 		editDiscordFile(t, dir, discordChannel, func(x map[string]any) {
 			msgs := x["messages"].([]any)
 			reply := msgs[3].(map[string]any)
@@ -232,7 +234,7 @@ func TestDiscordBadExports(t *testing.T) {
 			name: "malformed JSON",
 			mutate: func(t *testing.T, dir string) string {
 				name := filepath.Join(dir, discordChannel)
-				writeExportFile(t, name, `{"channel": {"id": "1"}, "messages": [{"id": "2", "content": "secret"`)
+				exportfixture.WriteFile(t, name, `{"channel": {"id": "1"}, "messages": [{"id": "2", "content": "secret"`)
 				return name
 			},
 			want: []string{strconv.Quote(discordChannel) + ": invalid JSON: the file ends inside a value"},
@@ -240,7 +242,7 @@ func TestDiscordBadExports(t *testing.T) {
 		{
 			name: "malformed JSON in a folder",
 			mutate: func(t *testing.T, dir string) string {
-				writeExportFile(t, filepath.Join(dir, discordThread), `{"messages": [{"content": "secret"}}`)
+				exportfixture.WriteFile(t, filepath.Join(dir, discordThread), `{"messages": [{"content": "secret"}}`)
 				return dir
 			},
 			want: []string{strconv.Quote(discordThread) + ": invalid JSON at byte"},
@@ -249,7 +251,7 @@ func TestDiscordBadExports(t *testing.T) {
 			name: "not an export",
 			mutate: func(t *testing.T, dir string) string {
 				name := filepath.Join(dir, "settings.json")
-				writeExportFile(t, name, `{"theme": "dark"}`)
+				exportfixture.WriteFile(t, name, `{"theme": "dark"}`)
 				return name
 			},
 			want: []string{`"settings.json" is not a DiscordChatExporter JSON export`},
@@ -339,7 +341,7 @@ func TestDiscordBadExports(t *testing.T) {
 					t.Fatal(err)
 				}
 				other := strings.ReplaceAll(string(data), `"id": "1224146209996800042"`, `"id": "1224146209996800043"`)
-				writeExportFile(t, filepath.Join(dir, "Sharedesk - Text Channels - random [1224146209996800043].json"), other)
+				exportfixture.WriteFile(t, filepath.Join(dir, "Sharedesk - Text Channels - random [1224146209996800043].json"), other)
 				return dir
 			},
 			want: []string{"export different channels (1224146209996800042 and 1224146209996800043)"},
@@ -352,7 +354,7 @@ func TestDiscordBadExports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := copyExportFixture(t, discordFixture)
+			dir := exportfixture.Copy(t, discordFixture)
 			name := tt.mutate(t, dir)
 			rows, err := readDiscordExport(name)
 			if err == nil {
@@ -445,5 +447,5 @@ func editDiscordFile(t *testing.T, dir, name string, edit func(map[string]any)) 
 	if data, err = json.MarshalIndent(x, "", "  "); err != nil {
 		t.Fatal(err)
 	}
-	writeExportFile(t, file, string(data))
+	exportfixture.WriteFile(t, file, string(data))
 }

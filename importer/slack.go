@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"cmp"
@@ -188,7 +188,7 @@ func readSlackTree(fsys fs.FS, channel string) ([]importRow, error) {
 	}
 	var (
 		rows     []slackRow
-		problems exportProblems
+		problems problems
 		seen     = map[string]string{} // ts → Where
 		read     int                   // entries read, for the order of problems
 		rejected = map[string]bool{}   // the ts of the bad messages, reported already
@@ -240,7 +240,7 @@ func readSlackTree(fsys fs.FS, channel string) ([]importRow, error) {
 			problems.add(r.order, r.Where, "a reply older than its thread's root %s", r.ParentKey)
 		}
 	}
-	if err := problems.err(); err != nil {
+	if err := problems.exportErr(); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -356,7 +356,7 @@ func listNames(names []string) string {
 
 // row turns the message at index i of file, the export's entry number order, into a row,
 // or records why it cannot be one and returns false.
-func (users slackUsers) row(file string, i, order int, m *slackMessage, problems *exportProblems) (slackRow, bool) {
+func (users slackUsers) row(file string, i, order int, m *slackMessage, problems *problems) (slackRow, bool) {
 	at, ok := parseSlackTS(m.TS)
 	if !ok {
 		problems.add(order, fmt.Sprintf("%q: entry %d", file, i+1), "no ts, or one that is not a Slack timestamp")
@@ -381,7 +381,7 @@ func (users slackUsers) row(file string, i, order int, m *slackMessage, problems
 		return slackRow{}, false
 	}
 	r.Message = transcript.Message{Author: author, Content: slackContent(m), At: at, Key: m.TS}
-	if problem := storeTextProblem(r.Message); problem != "" {
+	if problem := storeProblem(r.Message, exportWording); problem != "" {
 		problems.add(order, where, "%s", problem)
 		return slackRow{}, false
 	}

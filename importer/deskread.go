@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"context"
@@ -176,69 +176,58 @@ func (d deskRows) row(seq transcript.Sequence) (transcript.Message, bool) {
 // and its line break: a file of n bytes holds at most n/minLineBytes messages.
 const minLineBytes = 45
 
-// readAhead is a desk's store opened, and the desk read whole, in the background, while an
-// import decodes its file: decoding and reading run on separate CPUs, and a re-import of a
-// big file, which must compare every line with its stored row, waits for neither alone.
+// readAhead is a desk's store opened, and the desk read, while an import reads its source.
 type readAhead struct {
 	cancel context.CancelFunc
 	done   chan struct{}
-	st     store               // the store opened; nil when opening failed
+	st     StoreCloser         // the store opened; nil when opening failed
 	head   transcript.Sequence // the desk's newest row when it was read
 	rows   deskRows            // every row of the desk, when whole
 	whole  bool
 	err    error
 }
 
-// startReadAhead opens the store df names and reads its desk's head and, unless the file of
-// size bytes cannot hold half as many messages as the desk has rows (then the import looks
-// keys up instead, see findStored), every row of the desk. It reads nothing, and returns nil,
-// when the database does not exist yet (an import that fails before storing anything
-// creates no SQLite file) or the file's size is unknown. The caller must call take or stop.
-func startReadAhead(ctx context.Context, df deskFlags, size int64) *readAhead {
-	if size <= 0 || !df.exists() {
-		return nil
-	}
+// startReadAhead opens the store with open and reads desk's head and, unless a source of
+// size bytes cannot hold half as many messages as the desk has rows (the import then looks
+// keys up instead, see findStored), every row of the desk, in the background: reading the
+// source and the desk run on separate CPUs, and a re-import of a big file, which compares
+// every line with its stored row, waits for neither alone. The caller must call stop.
+func startReadAhead(ctx context.Context, open func(context.Context) (StoreCloser, error), desk string, size int64) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	ra := &readAhead{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(ra.done)
-		st, err := df.open(ctx)
+		st, err := open(ctx)
 		if err != nil { // st may be a typed nil
 			ra.err = err
 			return
 		}
 		ra.st = st
-		log := ra.st.Log(df.desk)
+		log := ra.st.Log(desk)
 		if ra.head, ra.err = deskHead(ctx, log); ra.err != nil || ra.head == 0 {
 			return
 		}
 		if uint64(size/minLineBytes) < uint64(ra.head/2) {
 			return
 		}
-		ra.rows, ra.err = readDeskRows(ctx, log, df.desk, 1, ra.head)
+		ra.rows, ra.err = readDeskRows(ctx, log, desk, 1, ra.head)
 		ra.whole = ra.err == nil
 	}()
 	return ra
 }
 
-// take waits for the read and hands its store to the caller, who must close it.
-func (ra *readAhead) take() (store, error) {
+// take waits for the read and returns its store, which stop closes.
+func (ra *readAhead) take() (Store, error) {
 	<-ra.done
 	ra.cancel()
-	st, err := ra.st, ra.err
-	ra.st = nil
-	if err != nil && st != nil {
-		st.Close()
-		st = nil
+	if ra.err != nil {
+		return nil, ra.err
 	}
-	return st, err
+	return ra.st, nil
 }
 
-// stop cancels the read, waits for it and closes its store, unless take took it.
+// stop cancels the read, waits for it and closes its store.
 func (ra *readAhead) stop() {
-	if ra == nil {
-		return
-	}
 	ra.cancel()
 	<-ra.done
 	if ra.st != nil {

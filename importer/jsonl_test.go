@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"bytes"
@@ -160,25 +160,25 @@ func TestEncodeLine(t *testing.T) {
 		{Seq: 4, Parent: 1, Author: transcript.Person("ana", "Ana"), Content: "psst", Audience: []transcript.Author{transcript.Operator(), transcript.Agent("triage", "Triage"), transcript.System("alert", "")}, Key: "17"},
 	}
 	for _, m := range rows {
-		data, err := encodeLine(m)
+		data, err := MarshalLine(m)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if bytes.ContainsAny(data, "\n\r\u2028\u2029") {
-			t.Errorf("encodeLine(%+v) = %s: a line break inside a line (U+2028 and U+2029 count: some tools split lines there)", m, data)
+			t.Errorf("MarshalLine(%+v) = %s: a line break inside a line (U+2028 and U+2029 count: some tools split lines there)", m, data)
 		}
 		l, got, err := decodeLine(data)
 		if err != nil {
-			t.Fatalf("decodeLine(encodeLine(%+v)) = %s: %v", m, data, err)
+			t.Fatalf("decodeLine(MarshalLine(%+v)) = %s: %v", m, data, err)
 		}
 		if l.Parent != "" || transcript.Sequence(l.ParentSeq) != m.Parent || transcript.Sequence(l.Seq) != m.Seq {
-			t.Errorf("encodeLine(%+v) = %s: seq %d, parent %q, parent_seq %d; want seq %d, parent_seq %d", m, data, l.Seq, l.Parent, l.ParentSeq, m.Seq, m.Parent)
+			t.Errorf("MarshalLine(%+v) = %s: seq %d, parent %q, parent_seq %d; want seq %d, parent_seq %d", m, data, l.Seq, l.Parent, l.ParentSeq, m.Seq, m.Parent)
 		}
 		if string(l.ID) != m.Key {
-			t.Errorf("encodeLine(%+v) = %s: id %q, want the key %q", m, data, l.ID, m.Key)
+			t.Errorf("MarshalLine(%+v) = %s: id %q, want the key %q", m, data, l.ID, m.Key)
 		}
 		if got := bytes.Contains(data, []byte(`"audience"`)); got != m.IsAside() {
-			t.Errorf("encodeLine(%+v) = %s: holds an audience: %v, want %v (only for an aside)", m, data, got, m.IsAside())
+			t.Errorf("MarshalLine(%+v) = %s: holds an audience: %v, want %v (only for an aside)", m, data, got, m.IsAside())
 		}
 		got.Seq, got.Parent = m.Seq, m.Parent
 		if diff := cmp.Diff(m, got); diff != "" {
@@ -208,9 +208,9 @@ func FuzzDecodeLine(f *testing.F) {
 			return
 		}
 		m.Seq = 1
-		enc, err := encodeLine(m)
+		enc, err := MarshalLine(m)
 		if err != nil {
-			t.Fatalf("encodeLine of a decoded line %q: %v", data, err)
+			t.Fatalf("MarshalLine of a decoded line %q: %v", data, err)
 		}
 		_, got, err := decodeLine(enc)
 		if err != nil {

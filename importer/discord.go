@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"cmp"
@@ -253,7 +253,7 @@ type dceRow struct {
 // discordRows maps the messages of files to rows; see readDiscordExport.
 func discordRows(files []dceFile) ([]importRow, error) {
 	var (
-		problems exportProblems
+		problems problems
 		rows     []*dceRow
 		byKey    = map[string]*dceRow{}
 		starters = map[string]string{} // a skipped ThreadStarterMessage's id → its thread's id
@@ -312,7 +312,7 @@ func discordRows(files []dceFile) ([]importRow, error) {
 	starts := threadStarts(files, byKey, rejected, &problems)
 	for _, r := range rows {
 		dceParent(r, byKey, rejected, starters, starts, channels, &problems)
-		if problem := storeTextProblem(r.Message); problem != "" {
+		if problem := storeProblem(r.Message, exportWording); problem != "" {
 			problems.add(r.order, r.Where, "%s", problem)
 		}
 	}
@@ -328,7 +328,7 @@ func discordRows(files []dceFile) ([]importRow, error) {
 			problems.add(r.order, r.Where, "replies to message %s, which is newer", r.ParentKey)
 		}
 	}
-	if err := problems.err(); err != nil {
+	if err := problems.exportErr(); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -336,7 +336,7 @@ func discordRows(files []dceFile) ([]importRow, error) {
 
 // threadStarts returns, for each thread file, the key of the message its messages reply to.
 // A thread whose start is a bad message, reported already, is not reported again.
-func threadStarts(files []dceFile, byKey map[string]*dceRow, rejected map[string]bool, problems *exportProblems) map[string]string {
+func threadStarts(files []dceFile, byKey map[string]*dceRow, rejected map[string]bool, problems *problems) map[string]string {
 	created := map[string]string{} // thread id → key of the ThreadCreated notice naming it
 	for _, r := range byKey {
 		if r.typ != "ThreadCreated" || r.thread != "" || r.msg.Reference == nil || r.msg.Reference.ChannelID == "" {
@@ -373,7 +373,7 @@ func threadStarts(files []dceFile, byKey map[string]*dceRow, rejected map[string
 
 // dceParent sets r's ParentKey, or records why it cannot be set (unless its parent is a bad
 // message, reported already).
-func dceParent(r *dceRow, byKey map[string]*dceRow, rejected map[string]bool, starters, starts map[string]string, channels map[string]bool, problems *exportProblems) {
+func dceParent(r *dceRow, byKey map[string]*dceRow, rejected map[string]bool, starters, starts map[string]string, channels map[string]bool, problems *problems) {
 	start := starts[r.thread] // "" outside a thread's file
 	if r.Message.Key == start {
 		start = "" // a forum post's own first message

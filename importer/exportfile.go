@@ -1,22 +1,17 @@
-package main
+package importer
 
 import (
 	"archive/zip"
 	"bufio"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/sharedesk/transcript"
 )
 
 // This file holds what the Slack and Discord readers share: opening an export that is a
@@ -118,7 +113,7 @@ func describeJSONError(err error) string {
 				where = "/"
 			}
 			if serr.JSONKind != 0 {
-				return fmt.Sprintf("at %q: unexpected JSON %s", where, jsonKindName(serr.JSONKind))
+				return fmt.Sprintf("at %q: unexpected JSON %s", where, kindName(serr.JSONKind))
 			}
 			return fmt.Sprintf("at %q: invalid value", where)
 		}
@@ -133,68 +128,6 @@ func describeJSONError(err error) string {
 		return "invalid JSON: the file ends inside a value"
 	}
 	return "invalid JSON"
-}
-
-// exportProblems collects what is wrong with an export's messages, each named by where it
-// is, so that one error reports them all, as import reports every bad line: the first
-// maxReported in the export's order, and how many more there were.
-type exportProblems struct {
-	listed []exportProblem // ascending order, at most maxReported
-	n      int
-}
-
-type exportProblem struct {
-	order int
-	text  string
-}
-
-// add records one problem of the message at position order in the export (the order its
-// files and messages are read in): where names it (an importRow's Where), the rest says
-// what is wrong without quoting the message.
-func (p *exportProblems) add(order int, where, format string, args ...any) {
-	p.n++
-	if len(p.listed) == maxReported && order >= p.listed[len(p.listed)-1].order {
-		return
-	}
-	i, _ := slices.BinarySearchFunc(p.listed, order, func(e exportProblem, order int) int { return cmp.Compare(e.order, order+1) })
-	p.listed = slices.Insert(p.listed, i, exportProblem{order, where + ": " + fmt.Sprintf(format, args...)})
-	if len(p.listed) > maxReported {
-		p.listed = p.listed[:maxReported]
-	}
-}
-
-// err returns nil when nothing was added, else an error listing the problems kept and
-// counting the rest.
-func (p *exportProblems) err() error {
-	switch {
-	case p.n == 0:
-		return nil
-	case p.n == 1:
-		return errors.New(p.listed[0].text)
-	}
-	list := make([]string, 0, len(p.listed)+1)
-	for _, e := range p.listed {
-		list = append(list, e.text)
-	}
-	if p.n > len(list) {
-		list = append(list, fmt.Sprintf("and %d more bad messages", p.n-len(list)))
-	}
-	return fmt.Errorf("%d bad messages:\n  %s", p.n, strings.Join(list, "\n  "))
-}
-
-// storeTextProblem says what keeps m from being stored, naming the field but never quoting
-// it: invalid UTF-8 or a NUL byte (no store takes one) in its content, author id or label.
-// It returns "" when m's texts are fine.
-func storeTextProblem(m transcript.Message) string {
-	for _, f := range []struct{ name, text string }{{"content", m.Content}, {"author id", m.Author.ID}, {"author name", m.Author.Label}} {
-		switch {
-		case !utf8.ValidString(f.text):
-			return "its " + f.name + " is not valid UTF-8"
-		case strings.IndexByte(f.text, 0) >= 0:
-			return "its " + f.name + " holds a NUL byte, which the stores refuse"
-		}
-	}
-	return ""
 }
 
 // withLines returns text followed by lines, one a line; text may be empty.
@@ -212,22 +145,3 @@ func withLines(text string, lines []string) string {
 // singleLine returns s with its runs of white space (new lines among them) made single
 // spaces, so that a name placed in a "[file: …]" line stays on that line.
 func singleLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// jsonKindName names a kind of JSON value for an error message.
-func jsonKindName(k jsontext.Kind) string {
-	switch k {
-	case '"':
-		return "string"
-	case '0':
-		return "number"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	}
-	return "value"
-}

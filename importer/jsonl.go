@@ -1,9 +1,12 @@
-package main
+package importer
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -260,9 +263,9 @@ func kindName(k jsontext.Kind) string {
 	return k.String()
 }
 
-// encodeLine returns m as a line: its seq, its key as its id when it has one, its parent as
+// MarshalLine returns m as a line: its seq, its key as its id when it has one, its parent as
 // parent_seq, and an audience only when m is an aside.
-func encodeLine(m transcript.Message) ([]byte, error) {
+func MarshalLine(m transcript.Message) ([]byte, error) {
 	content, author := m.Content, toLineAuthor(m.Author)
 	l := line{Seq: lineSeq(m.Seq), ID: lineID(m.Key), Author: &author, Content: &content, ParentSeq: lineSeq(m.Parent), At: m.At}
 	if len(m.Audience) > 0 {
@@ -272,4 +275,39 @@ func encodeLine(m transcript.Message) ([]byte, error) {
 		}
 	}
 	return json.Marshal(l, jsontext.EscapeForJS(true)) // U+2028 and U+2029 escaped: some tools split lines there
+}
+
+// UnmarshalLine decodes one line as Read does and returns the message it holds: its author,
+// content, time, audience and its id as Key. Its seq and parent, which name rows of a desk
+// or of the file, are left out. The error says what is wrong with the line, as Read's
+// report does.
+func UnmarshalLine(data []byte) (transcript.Message, error) {
+	_, m, err := decodeLine(data)
+	return m, err
+}
+
+// Export writes every row of log to w as JSON Lines, oldest first, one MarshalLine a line:
+// the format Read reads, so that an export imports into an empty desk as the same rows and
+// into its own desk as nothing new. Asides are written too, content and all. Every page
+// read is checked (transcript.Pager); the error is the log's, or w's.
+func Export(ctx context.Context, w io.Writer, log transcript.Log) error {
+	p := transcript.NewPager(log, 0)
+	var rows []transcript.Message
+	for !p.Done() {
+		page, err := p.Next(ctx, transcript.PageSize)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, page...)
+	}
+	bw := bufio.NewWriter(w)
+	for _, m := range slices.Backward(rows) {
+		data, err := MarshalLine(m)
+		if err != nil {
+			return err
+		}
+		bw.Write(data)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
 }

@@ -1,0 +1,35 @@
+// Package importer loads a chat history into a desk: JSON Lines (the format `transcript
+// export` writes), a Slack workspace export, or a DiscordChatExporter export.
+//
+// An import reads its [Source] whole first ([Read]): each message is checked alone (its
+// JSON, its author, its audience, its key) and a bad one is kept as a row all the same, so
+// that one run reports every problem. Then [Rows.Store] checks the rows against the desk and
+// against each other, and appends the new ones in one AppendBatch: all or nothing. [Import]
+// does both.
+//
+//	n, err := importer.Import(ctx, st, "main", importer.JSONLines(f, size))
+//
+// Every format is incremental. A message carries a key (a line's "id", Slack's ts,
+// Discord's message id), and a row whose key the desk holds already is that row: it adds
+// nothing when it is the same message as [transcript.MatchKey] compares them (author
+// identity, parent, audience as [transcript.ResolveAudience] resolves it, content; labels
+// and times aside) and fails the import when it is not. So importing a file twice adds
+// nothing, and a later export adds only its new messages. A line may also give the "seq"
+// an export wrote: a row the desk holds must be that row, and a new one must land exactly
+// there, so that an export imports into an empty desk as the same rows.
+//
+// A parent is named by key (an earlier message of the import, or a row of the desk) or by
+// seq; within one import a key and a seq name one row. Whatever is wrong is reported in one
+// [*RowsError], each problem named by where it is in its source ("line 12", a Slack day
+// file and ts), never quoting content, and nothing is written; a store's refusal of a row is
+// a [*RowError] naming the row.
+//
+// The checks and the batch are not one transaction: a row another writer appends with a key
+// of the import in between is skipped by AppendBatch when identical and refused when not,
+// but rows appended in between move where the new rows land.
+//
+// A host that shows progress passes [WithProgress]. A host that would rather not open its
+// database before it knows the rows are good passes it to [ImportInto], which opens it as
+// it needs to: while the source is decoded, read-only when rows are bad, and not at all
+// when they are bad and it does not exist yet.
+package importer

@@ -1,0 +1,284 @@
+package importer
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// Store is what an import needs of a store: sqlitestore.Store and pgstore.Store are both one.
+type Store interface {
+	// AppendBatch appends msgs to desk in order, all or nothing (transcript.BatchParent names
+	// a parent earlier in the batch).
+	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
+	// LookupKeys returns the rows of desk holding keys, by key; a key the desk does not
+	// hold is absent.
+	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
+	// Log is desk's rows, newest first.
+	Log(desk string) transcript.Log
+}
+
+var (
+	_ StoreCloser = (*sqlitestore.Store)(nil)
+	_ StoreCloser = (*pgstore.Store)(nil)
+)
+
+// StoreCloser is a Store that ImportInto opens, and closes once it is done.
+type StoreCloser interface {
+	Store
+	io.Closer
+}
+
+// A Source is what an import reads: JSONLines, Slack or Discord.
+type Source interface {
+	read(o *options) (*Rows, error)
+	size() int64 // the bytes it reads, when known, else 0
+}
+
+// JSONLines is the source of one message a line (the format export writes; see the
+// package doc), read from r, of size bytes when known, else 0: the size lets the reader
+// make room for every line at once. A byte-order mark at the start is skipped.
+func JSONLines(r io.Reader, size int64) Source { return jsonLines{r: r, bytes: size} }
+
+type jsonLines struct {
+	r       io.Reader
+	bytes   int64
+	bomSeen bool // r's start was looked at, and a byte-order mark skipped
+}
+
+func (s jsonLines) size() int64 { return s.bytes }
+
+func (s jsonLines) read(o *options) (*Rows, error) {
+	r := s.r
+	if !s.bomSeen {
+		br, ok := r.(*bufio.Reader)
+		if !ok {
+			br = bufio.NewReader(r)
+		}
+		skipBOM(br)
+		r = br
+	}
+	if o.progress != nil {
+		o.progress.Begin("reading", s.bytes)
+		defer o.progress.End()
+		r = &countingReader{r: r, p: o.progress}
+	}
+	rows, prep, err := readJSONLines(r, s.bytes)
+	if err != nil {
+		return nil, err
+	}
+	return &Rows{rows: rows, prep: prep}, nil
+}
+
+// Slack is the source of one channel of a Slack workspace export: path is the folder the
+// export unpacks to or its .zip, channel its name (with or without "#") or its id.
+func Slack(path, channel string) Source { return slackSource{path, channel} }
+
+type slackSource struct{ path, channel string }
+
+func (slackSource) size() int64 { return 0 }
+
+func (s slackSource) read(*options) (*Rows, error) {
+	rows, err := readSlackExport(s.path, s.channel)
+	if err != nil {
+		return nil, err
+	}
+	return &Rows{rows: rows}, nil
+}
+
+// Discord is the source of a DiscordChatExporter JSON export of one channel: path is the
+// file, or a folder or .zip holding it and its threads' files.
+func Discord(path string) Source { return discordSource(path) }
+
+type discordSource string
+
+func (discordSource) size() int64 { return 0 }
+
+func (s discordSource) read(*options) (*Rows, error) {
+	rows, err := readDiscordExport(string(s))
+	if err != nil {
+		return nil, err
+	}
+	return &Rows{rows: rows}, nil
+}
+
+// Progress is told how an import goes, for a host that shows it. Begin starts a stage:
+// label says what it does ("reading", "writing 3 messages"), total is how many bytes it
+// reads when known, else 0; Advance says n more bytes were read; End ends the stage. The
+// calls come from one goroutine at a time.
+type Progress interface {
+	Begin(label string, total int64)
+	Advance(n int)
+	End()
+}
+
+// An Option changes how Import, ImportInto, Read and Rows.Store work.
+type Option func(*options)
+
+type options struct {
+	progress Progress
+	ahead    *readAhead // the desk read while the source was (ImportInto), on the store Rows.Store is given
+}
+
+// WithProgress reports the import's stages to p.
+func WithProgress(p Progress) Option { return func(o *options) { o.progress = p } }
+
+func optionsOf(opts []Option) *options {
+	o := &options{}
+	for _, opt := range opts {
+		opt(o)
+	}
+	return o
+}
+
+// Counts is what an import did to a desk.
+type Counts struct {
+	Added   int // rows appended
+	Present int // rows of the import the desk held already, identical, so not written
+}
+
+// Import reads src and stores its messages in desk of st, all or nothing: Read, then
+// Rows.Store. The error is a *RowsError when rows are bad (nothing is then written), else
+// what reading src or the store said.
+func Import(ctx context.Context, st Store, desk string, src Source, opts ...Option) (Counts, error) {
+	rows, err := Read(src, opts...)
+	if err != nil {
+		return Counts{}, err
+	}
+	return rows.Store(ctx, st, desk, opts...)
+}
+
+// Database is a store that an import opens only once it knows what it needs of it.
+type Database struct {
+	// Exists reports whether the database exists yet. When it does not and a row is bad,
+	// the rows are checked as against an empty desk and nothing is opened or created.
+	Exists bool
+	// Open opens it to write, creating or migrating it as need be.
+	Open func(context.Context) (StoreCloser, error)
+	// OpenRead opens it read-only, to check rows that are bad against the desk: nothing
+	// is written, so nothing need be created or migrated.
+	OpenRead func(context.Context) (StoreCloser, error)
+}
+
+// ImportInto is Import into the desk of a database it opens as it needs to. When the
+// database exists and src's size is known, it is opened and the desk read (whole, when
+// src may repeat half of it) while src is read, on another CPU. Otherwise it is opened
+// once src is read: read-only when a row is bad, and not at all when it does not exist yet
+// and a row is bad. A bad row's problems are reported whatever the desk holds, even when
+// the database cannot be opened. ImportInto closes what it opened.
+func ImportInto(ctx context.Context, db Database, desk string, src Source, opts ...Option) (Counts, error) {
+	var ahead *readAhead
+	if size := src.size(); db.Exists && size > 0 {
+		ahead = startReadAhead(ctx, db.Open, desk, size)
+		defer ahead.stop()
+	}
+	rows, err := Read(src, opts...)
+	if err != nil {
+		return Counts{}, err
+	}
+	var st Store
+	switch {
+	case ahead != nil:
+		st, err = ahead.take()
+	case rows.Faulty() && !db.Exists:
+		// Checked as against an empty desk, with st nil.
+	default:
+		open := db.Open
+		if rows.Faulty() {
+			open = db.OpenRead
+		}
+		var sc StoreCloser
+		if sc, err = open(ctx); err == nil {
+			defer sc.Close()
+			st = sc
+		}
+	}
+	if err != nil {
+		if rows.Faulty() {
+			return Counts{}, rows.Err() // wrong whatever the desk holds
+		}
+		return Counts{}, err
+	}
+	o := optionsOf(opts)
+	o.ahead = ahead
+	return rows.store(ctx, st, desk, o)
+}
+
+// Rows are the messages a source holds, read and checked each alone, before a desk is
+// consulted. Rows.Store stores them.
+type Rows struct {
+	rows []importRow
+	prep *importPrep
+}
+
+// Read reads every message of src. A message bad for what it holds alone (a line that is
+// not JSON, a missing author) is a row too, so that Rows.Store reports it with what is
+// wrong against the desk: see Faulty. The error is src's own: a file that cannot be read, an
+// export without its users.json, or its bad messages (a *RowsError).
+func Read(src Source, opts ...Option) (*Rows, error) {
+	return src.read(optionsOf(opts))
+}
+
+// Len returns how many messages the rows hold.
+func (r *Rows) Len() int { return len(r.rows) }
+
+// Faulty reports whether a row is bad alone: storing the rows then fails whatever the desk
+// holds, and writes nothing.
+func (r *Rows) Faulty() bool { return r.prep != nil && r.prep.bad.n > 0 }
+
+// Err returns what is wrong with the rows alone (a *RowsError), or nil: Store reports it
+// with what is wrong against the desk.
+func (r *Rows) Err() error {
+	if r.prep == nil {
+		return nil
+	}
+	return r.prep.bad.err(r.prep.noun)
+}
+
+// Store stores the rows in desk of st: the rows the desk does not hold yet are appended in
+// one AppendBatch, all or nothing, and the others are checked against the stored rows by
+// transcript.MatchKey. See the package doc for the rules. Every row that breaks one is
+// reported in one *RowsError, and nothing is written; a store's refusal of a row is a
+// *RowError naming it. st may be nil when the rows are Faulty: they are then checked as
+// against an empty desk. The rows are not modified.
+func (r *Rows) Store(ctx context.Context, st Store, desk string, opts ...Option) (Counts, error) {
+	return r.store(ctx, st, desk, optionsOf(opts))
+}
+
+func (r *Rows) store(ctx context.Context, st Store, desk string, o *options) (Counts, error) {
+	prep := r.prep
+	if o.ahead != nil {
+		if prep == nil {
+			prep = &importPrep{}
+		}
+		p := *prep
+		p.ahead = o.ahead
+		prep = &p
+	}
+	return storeRows(ctx, st, desk, r.rows, prep, o.progress)
+}
+
+// countingReader tells a Progress what is read through it.
+type countingReader struct {
+	r io.Reader
+	p Progress
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.p.Advance(n)
+	return n, err
+}
+
+// plural returns "1 message" or "3 messages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
