@@ -24,8 +24,9 @@ import (
 //
 // Checking is nearly free: the bound only moves down and every row must be below it, so a
 // row repeated across pages also breaks the range rule and one repeated inside a page also
-// breaks the order rule. The rows already seen are searched only when one of those two rules
-// breaks, to name the right one.
+// breaks the order rule. The sequences already seen are searched only when one of those two
+// rules breaks, to name the right one. A Pager keeps those sequences, never the rows: the
+// rows of a page are the caller's once Next returns them.
 //
 // A Pager is not safe for concurrent use. After an error it returns the same error forever.
 type Pager struct {
@@ -35,7 +36,9 @@ type Pager struct {
 	err     error    // sticky: the first error
 	reads   int
 	scanned int
-	pages   [][]Message // every non-empty page read, newest first: the rows seen
+	// seen holds the Seq of every row Next returned, descending: only the sequences, never
+	// the rows, so that a long walk holds no row the caller has let go of.
+	seen []Sequence
 }
 
 // NewPager returns a Pager whose first read asks for rows below before (0: the newest).
@@ -59,10 +62,10 @@ func (p *Pager) Next(ctx context.Context, limit int) ([]Message, error) {
 		p.err = err
 		return nil, err
 	}
-	if len(pg.Messages) > 0 {
-		p.pages = append(p.pages, pg.Messages)
-		p.scanned += len(pg.Messages)
+	for i := range pg.Messages {
+		p.seen = append(p.seen, pg.Messages[i].Seq)
 	}
+	p.scanned += len(pg.Messages)
 	if pg.Next == 0 {
 		p.done = true
 	} else {
@@ -134,7 +137,7 @@ func (p *Pager) check(pg Page, before Sequence, limit int, peek bool) (Sequence,
 		outOfRange := before != 0 && m.Seq >= before
 		unordered := i > 0 && m.Seq >= rows[i-1].Seq
 		if outOfRange || unordered || peek {
-			if p.seen(m.Seq, rows[:i]) {
+			if p.wasSeen(m.Seq, rows[:i]) {
 				return m.Seq, ErrDuplicate
 			}
 			if outOfRange {
@@ -167,18 +170,16 @@ func validEntries(audience []Author) bool {
 	return true
 }
 
-// seen reports whether seq is among the rows already seen in this walk or in prefix, the
+// wasSeen reports whether seq is among the rows already seen in this walk or in prefix, the
 // checked part of the current page. Both are in descending order.
-func (p *Pager) seen(seq Sequence, prefix []Message) bool {
+func (p *Pager) wasSeen(seq Sequence, prefix []Message) bool {
 	if containsDescending(prefix, seq) {
 		return true
 	}
-	for _, page := range p.pages {
-		if containsDescending(page, seq) {
-			return true
-		}
-	}
-	return false
+	_, found := slices.BinarySearchFunc(p.seen, seq, func(s, seq Sequence) int {
+		return cmp.Compare(seq, s) // descending: a larger Seq comes first
+	})
+	return found
 }
 
 // containsDescending reports whether rows, sorted by strictly descending Seq, hold seq.
