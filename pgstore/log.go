@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/sharedesk/transcript"
@@ -12,13 +13,24 @@ import (
 
 // readBeforeSQL reads one page: an index range scan of (desk, seq), backwards, that stops
 // after $3 rows, however large the desk. audience is NULL for a desk row, key for a row
-// without a key.
-const readBeforeSQL = `
+// without a key. Of those rows it sends only the newest ones while the content of the rows
+// before the previous one stays below transcript.PageBytes: the rows of a page that ends
+// early there (pageEnd), and the one after, which shows that older rows exist. A page of
+// large rows is then a few MiB on the wire and in memory, not $3 rows of them.
+var readBeforeSQL = `
 SELECT ` + messageColumnList + `
-FROM transcript_messages
-WHERE desk = $1 AND seq < $2
-ORDER BY seq DESC
-LIMIT $3`
+FROM (
+	SELECT *, sum(octet_length(content)) OVER (ORDER BY seq DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) AS newer
+	FROM (
+		SELECT ` + messageColumnList + `
+		FROM transcript_messages
+		WHERE desk = $1 AND seq < $2
+		ORDER BY seq DESC
+		LIMIT $3
+	) page
+) capped
+WHERE newer IS NULL OR newer < ` + strconv.Itoa(transcript.PageBytes) + `
+ORDER BY seq DESC`
 
 // deskLog is one desk of a Store, as the port sees it.
 type deskLog struct {
@@ -54,9 +66,10 @@ func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: de
 // (before == 0: from the newest row), newest first, in a new slice the caller owns, the
 // asides' Audience slices included (in canonical order, as stored; nil for a desk row; no
 // two rows share elements, so the caller may change or append to one freely), each row with
-// its Key ("" for a row without one). Next is the
-// Seq of the page's oldest row when an older row exists, else 0: the query asks for one row
-// more than it returns to know.
+// its Key ("" for a row without one). A page ends early once its content reaches
+// transcript.PageBytes (it always holds one row), so that one read of large rows holds a few
+// MiB, not limit rows of them. Next is the Seq of the page's oldest row when an older row
+// exists, else 0: the query asks for one row more than it returns to know.
 //
 // A read that continues the previous one (before is that read's Next) is answered from the
 // rows read ahead, when there are any. That is safe because a desk's rows are never changed
@@ -80,13 +93,29 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 	if err != nil {
 		return transcript.Page{}, fmt.Errorf("pgstore: read desk %q before %d: %w", l.desk, before, err)
 	}
-	if len(rows) <= limit {
+	end := pageEnd(rows)
+	capped := end < len(rows) // the query stopped at PageBytes: older rows exist, maybe more than it sent
+	if len(rows) <= limit && !capped {
 		l.ahead.set(0, nil, true)
 		return transcript.Page{Messages: rows}, nil
 	}
-	page := transcript.Page{Messages: rows[:limit:limit], Next: rows[limit-1].Seq}
-	l.ahead.set(page.Next, rows[limit:], len(rows) < limit+extra+1)
+	n := min(limit, end)
+	page := transcript.Page{Messages: rows[:n:n], Next: rows[n-1].Seq}
+	l.ahead.set(page.Next, rows[n:], !capped && len(rows) < limit+extra+1)
 	return page, nil
+}
+
+// pageEnd returns how many of rows, newest first, a page holds: all of them, or the first
+// ones up to the row before which their content reached transcript.PageBytes (at least one).
+func pageEnd(rows []transcript.Message) int {
+	bytes := 0
+	for i, m := range rows {
+		if i > 0 && bytes >= transcript.PageBytes {
+			return i
+		}
+		bytes += len(m.Content)
+	}
+	return len(rows)
 }
 
 // query reads up to n rows below before (0: from the newest), newest first.
