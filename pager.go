@@ -36,10 +36,15 @@ type Pager struct {
 	err     error    // sticky: the first error
 	reads   int
 	scanned int
-	// seen holds the Seq of every row Next returned, descending: only the sequences, never
-	// the rows, so that a long walk holds no row the caller has let go of.
-	seen []Sequence
+	// seen holds the Seq of every row Next returned, as runs of consecutive sequences,
+	// newest first: only the sequences, never the rows, so that a long walk holds no row the
+	// caller has let go of, and a log without gaps costs one run.
+	seen    []seqRun
+	seenBuf [4]seqRun // seen's first array: most walks need no other
 }
+
+// seqRun is the sequences from low to high, both included.
+type seqRun struct{ high, low Sequence }
 
 // NewPager returns a Pager whose first read asks for rows below before (0: the newest).
 func NewPager(log Log, before Sequence) *Pager {
@@ -62,9 +67,7 @@ func (p *Pager) Next(ctx context.Context, limit int) ([]Message, error) {
 		p.err = err
 		return nil, err
 	}
-	for i := range pg.Messages {
-		p.seen = append(p.seen, pg.Messages[i].Seq)
-	}
+	p.note(pg.Messages)
 	p.scanned += len(pg.Messages)
 	if pg.Next == 0 {
 		p.done = true
@@ -176,10 +179,26 @@ func (p *Pager) wasSeen(seq Sequence, prefix []Message) bool {
 	if containsDescending(prefix, seq) {
 		return true
 	}
-	_, found := slices.BinarySearchFunc(p.seen, seq, func(s, seq Sequence) int {
-		return cmp.Compare(seq, s) // descending: a larger Seq comes first
+	i, _ := slices.BinarySearchFunc(p.seen, seq, func(r seqRun, seq Sequence) int {
+		return cmp.Compare(seq, r.low) // descending: a run of larger sequences comes first
 	})
-	return found
+	// seen[i] is the first run that reaches down to seq or below: the one that may hold it.
+	return i < len(p.seen) && p.seen[i].high >= seq
+}
+
+// note adds the sequences of rows, a checked page below every row seen, to seen.
+func (p *Pager) note(rows []Message) {
+	if p.seen == nil {
+		p.seen = p.seenBuf[:0]
+	}
+	for i := range rows {
+		seq := rows[i].Seq
+		if n := len(p.seen); n > 0 && p.seen[n-1].low == seq+1 {
+			p.seen[n-1].low = seq
+			continue
+		}
+		p.seen = append(p.seen, seqRun{high: seq, low: seq})
+	}
 }
 
 // containsDescending reports whether rows, sorted by strictly descending Seq, hold seq.

@@ -15,6 +15,12 @@ type Query struct {
 	// counts as blank. The zero Author, like any viewer that fails Author.Validate, reads
 	// only the rows the whole desk reads.
 	Viewer Author
+	// MaxBytes is the answer's byte budget; 0 (or less) means none. With one, the result is
+	// the projection without it cut by Projection.WithinBytes(Conversation.Thread,
+	// MaxBytes), and the walk lets go of each message's content as soon as that cut is
+	// certain to drop it: it holds about MaxBytes of content, and a page, however large the
+	// rows, besides the first replies whose roots it has not read yet.
+	MaxBytes int
 }
 
 // Projection is what one participant sees of a desk for one turn.
@@ -61,6 +67,9 @@ type Projection struct {
 // enter it, the thread root was reached or passed, the log ended, or ScanLimit rows were
 // read. Hitting ScanLimit is not an error: the projection comes back with Partial set.
 //
+// With q.MaxBytes, the projection is then cut by WithinBytes, the walk holding no more
+// content than it must (see Query).
+//
 // Every page is checked as Pager describes. A page that breaks the contract makes Project
 // fail with a *ContractError, a host error with a *ReadError; a ctx that is done stops the
 // walk before its next read with ctx.Err(). On error the Projection is zero: never a
@@ -103,8 +112,9 @@ type view interface {
 	// needs; 0 when it cannot tell.
 	wanted() int
 	// result returns the qualifying messages, chronological, in a slice the caller owns,
-	// and the elisions among them.
-	result() ([]Message, []Elision)
+	// the sizes of their content as read when the walk has a budget (nil otherwise: a
+	// message whose content the walk let go has none left), and the elisions among them.
+	result() ([]Message, []int, []Elision)
 }
 
 func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, error) {
@@ -114,9 +124,9 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 	}
 	var v view
 	if q.Conversation.Thread == 0 {
-		v = newChannelView(q.Viewer, window)
+		v = newChannelView(q.Viewer, window, max(q.MaxBytes, 0))
 	} else {
-		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window)
+		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window, max(q.MaxBytes, 0))
 	}
 	p := NewPager(log, q.Before)
 	var proj Projection
@@ -145,8 +155,12 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 			size = nextReadSize(size, v.wanted())
 		}
 	}
-	proj.Messages, proj.Elided = v.result()
+	var sizes []int
+	proj.Messages, sizes, proj.Elided = v.result()
 	proj.Scanned = p.Scanned()
 	proj.Reads = p.Reads()
+	if sizes != nil {
+		proj = proj.withinBytes(q.Conversation.Thread, q.MaxBytes, func(i int) int { return sizes[i] })
+	}
 	return proj, nil
 }

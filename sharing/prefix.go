@@ -8,7 +8,8 @@ import (
 
 // Prefix returns the part of d that a reader who takes only d's oldest n messages has
 // seen, for a delta that cannot be delivered whole (a model's context budget, say): those
-// n messages, the elisions below the first message left out, and as Next the state that
+// n messages, the elisions below the first message left out, Remaining grown by the
+// messages left out, and as Next the state that
 // accepts exactly that — its watermark below the first message left out, at the newest row
 // the prefix holds (a message, or the newest row of an elision; from's watermark when the
 // prefix holds none: a row the log has, so that a Prepare from it can cross it), and the
@@ -47,7 +48,7 @@ func (d Delta) Prefix(n int, from State) Delta {
 			next.Present = append(next.Present, seq)
 		}
 	}
-	return Delta{Messages: slices.Clone(d.Messages[:n]), Elided: elided, Next: next}
+	return Delta{Messages: slices.Clone(d.Messages[:n]), Elided: elided, Next: next, Remaining: d.Remaining + len(d.Messages) - n}
 }
 
 // WithinBytes is d's Prefix of its oldest messages whose content fits in max bytes
