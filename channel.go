@@ -41,7 +41,7 @@ func (v *channelView) add(rows []Message) {
 			v.budget.keep(&h)
 			v.replies = append(v.replies, h)
 		}
-		if m.Parent != 0 {
+		if !(Conversation{}).AtLevel(m) {
 			continue
 		}
 		switch m.visibilityFor(v.viewer) {

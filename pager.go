@@ -3,6 +3,7 @@ package transcript
 import (
 	"cmp"
 	"context"
+	"iter"
 	"slices"
 )
 
@@ -41,6 +42,7 @@ type Pager struct {
 	// caller has let go of, and a log without gaps costs one run.
 	seen    []seqRun
 	seenBuf [4]seqRun // seen's first array: most walks need no other
+	want    int       // the rows the caller of Pages still wants (Want); 0: no estimate
 }
 
 // seqRun is the sequences from low to high, both included.
@@ -76,6 +78,38 @@ func (p *Pager) Next(ctx context.Context, limit int) ([]Message, error) {
 	}
 	return pg.Messages, nil
 }
+
+// Pages returns the walk's pages from where it stands, newest first, as Next reads them: the
+// first read asks for first rows, each later one for twice as many as the one before, up
+// to PageSize, or for no more than the caller said it still wants (Want) since the page
+// before; no read asks for more than the scan budget left, ScanLimit - Scanned. It ends
+// after the page that ends the log (Done), once Scanned reaches ScanLimit, when the caller
+// stops, or with an error, yielded with no rows, after which the Pager is failed as Next
+// describes. A page may be empty only at the end of the log.
+func (p *Pager) Pages(ctx context.Context, first int) iter.Seq2[[]Message, error] {
+	return func(yield func([]Message, error) bool) {
+		size := min(first, PageSize)
+		for !p.done && p.scanned < ScanLimit {
+			p.want = 0
+			rows, err := p.Next(ctx, min(size, ScanLimit-p.scanned))
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(rows, nil) {
+				return
+			}
+			size = min(2*size, PageSize)
+			if p.want > 0 {
+				size = min(size, p.want)
+			}
+		}
+	}
+}
+
+// Want tells Pages that the caller, after the page it was given, still wants about n rows:
+// the next read asks for no more than n of them. n <= 0 gives no estimate.
+func (p *Pager) Want(n int) { p.want = max(n, 0) }
 
 // Peek makes one extra read of at most limit rows below before, checked like any other,
 // without moving the walk: its rows count toward Reads but not Scanned, and are not

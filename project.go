@@ -89,18 +89,10 @@ type readPlan struct {
 var growingReads = readPlan{first: func(window int) int { return max(2*window, 32) }, grow: true}
 
 // minRead is the smallest read after the first: below it a read costs more than its rows.
+// A view's estimate of the rows it still wants sizes the next read (Pager.Want), down to
+// it — a second read sized to what is missing, not to a power of two, saves a store most
+// of the rows it would copy for nothing.
 const minRead = 16
-
-// nextReadSize doubles the last read, up to PageSize, but asks for no more than the view
-// estimates it still wants (0: no estimate) — a second read sized to what is missing, not
-// to a power of two, saves a store most of the rows it would copy for nothing.
-func nextReadSize(last, wanted int) int {
-	size := min(2*last, PageSize)
-	if wanted > 0 {
-		size = min(size, max(wanted, minRead))
-	}
-	return size
-}
 
 // view is the qualifying rule of one kind of projection, fed the walk's pages in order.
 type view interface {
@@ -130,9 +122,8 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 	}
 	p := NewPager(log, q.Before)
 	var proj Projection
-	size := min(plan.first(window), PageSize)
-	for {
-		rows, err := p.Next(ctx, min(size, ScanLimit-p.Scanned()))
+	done := false
+	for rows, err := range p.Pages(ctx, plan.first(window)) {
 		if err != nil {
 			return Projection{}, err
 		}
@@ -140,21 +131,17 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 			proj.Head = rows[0].Seq
 		}
 		v.add(rows)
-		done, err := v.settle(ctx, p)
-		if err != nil {
+		if done, err = v.settle(ctx, p); err != nil {
 			return Projection{}, err
 		}
 		if done {
 			break
 		}
-		if p.Scanned() >= ScanLimit {
-			proj.Partial = true
-			break
-		}
-		if plan.grow {
-			size = nextReadSize(size, v.wanted())
+		if want := v.wanted(); plan.grow && want > 0 {
+			p.Want(max(want, minRead))
 		}
 	}
+	proj.Partial = !done // the pages ended at ScanLimit: at the log's end a view is settled
 	var sizes []int
 	proj.Messages, sizes, proj.Elided = v.result()
 	proj.Scanned = p.Scanned()

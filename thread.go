@@ -53,7 +53,7 @@ func (v *threadView) add(rows []Message) {
 			v.passed = true
 			return
 		}
-		if m.Parent != v.root {
+		if !(Conversation{Thread: v.root}).AtLevel(m) { // newer than the root: a direct reply, or not at the level
 			continue
 		}
 		switch m.visibilityFor(v.viewer) {

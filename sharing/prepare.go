@@ -171,8 +171,7 @@ func (f *freshRows) Swap(i, j int) {
 // cannot be.
 func (w *walk) run(ctx context.Context, log transcript.Log, first int) (Reason, error) {
 	p := transcript.NewPager(log, w.bound)
-	for size := first; ; size = min(2*size, transcript.PageSize) {
-		rows, err := p.Next(ctx, min(size, transcript.ScanLimit-p.Scanned()))
+	for rows, err := range p.Pages(ctx, first) {
 		if err != nil {
 			return 0, err
 		}
@@ -200,6 +199,7 @@ func (w *walk) run(ctx context.Context, log transcript.Log, first int) (Reason, 
 			return 0, nil // no reply still pending could be a first reply above the watermark
 		}
 	}
+	return 0, nil // not reached: the pages end at the log's end or at ScanLimit, both decided above
 }
 
 // beyondHead reports, once the first read has set w.head, whether the watermark (bound 0)
@@ -232,11 +232,7 @@ func (w *walk) add(rows []transcript.Message) {
 				w.keep(reply)
 			}
 		}
-		atLevel := m.Parent == 0
-		if thread != 0 {
-			atLevel = m.Seq == thread || m.Parent == thread
-		}
-		if above && atLevel && !m.Blank() {
+		if above && w.conversation.AtLevel(m) && !m.Blank() {
 			if m.ReadableBy(w.viewer) {
 				w.keep(m)
 			} else {
