@@ -24,6 +24,8 @@ type Query struct {
 }
 
 // Projection is what one participant sees of a desk for one turn.
+// Messages is never nil: a projection of nothing has an empty list. Elided, omitted from
+// JSON when empty, is nil when nothing is elided.
 type Projection struct {
 	Messages []Message `json:"messages"` // chronological (ascending Seq); the caller owns the slice
 	Head     Sequence  `json:"head"`     // newest row seen (0 if none): a watermark to seed sharing with

@@ -26,7 +26,7 @@ type Thread struct {
 
 // ThreadList is ListThreads' answer.
 type ThreadList struct {
-	Threads []Thread `json:"threads"` // newest root first
+	Threads []Thread `json:"threads"` // newest root first; empty, never nil, for none
 	Head    Sequence `json:"head"`    // newest row seen (0 if none)
 	Partial bool     `json:"partial"` // the walk hit ScanLimit while older rows remained
 	Scanned int      `json:"scanned"` // raw rows read from the host
@@ -95,6 +95,9 @@ func ListThreads(ctx context.Context, log Log, q ThreadQuery) (ThreadList, error
 		}
 	}
 	list.Partial = len(list.Threads) < limit && !p.Done() // the pages ended at ScanLimit
+	if list.Threads == nil {
+		list.Threads = []Thread{}
+	}
 	list.Scanned, list.Reads = p.Scanned(), p.Reads()
 	return list, nil
 }

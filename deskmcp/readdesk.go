@@ -105,14 +105,7 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 
 // deltaResult is read_desk's structured result for a delta.
 func deltaResult(d sharing.Delta) ReadDeskResult {
-	r := ReadDeskResult{Messages: d.Messages, Elided: d.Elided, Head: d.Next.Watermark}
-	if r.Messages == nil {
-		r.Messages = []transcript.Message{}
-	}
-	if r.Elided == nil {
-		r.Elided = []transcript.Elision{}
-	}
-	return r
+	return ReadDeskResult{Messages: d.Messages, Elided: d.Elided, Head: d.Next.Watermark}
 }
 
 // startOver answers a read that has no state to prepare from, for reason why (0: a first
@@ -129,7 +122,7 @@ func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k read
 	}
 	result := func(p transcript.Projection) ReadDeskResult {
 		r := ReadDeskResult{Messages: p.Messages, Elided: p.Elided, Head: p.Head, Reinitialized: reason}
-		if r.Elided == nil {
+		if r.Elided == nil { // a projection's Elided is nil when nothing is elided; the result's is a list
 			r.Elided = []transcript.Elision{}
 		}
 		return r

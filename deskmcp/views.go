@@ -32,9 +32,6 @@ func (t *tools) view(ctx context.Context, in ViewArgs) (string, transcript.Proje
 // when maxTokens > 0, until the text fits, saying how many it dropped (and how many the
 // budget did).
 func (t *tools) fitView(c transcript.Conversation, p transcript.Projection, maxTokens int, header func(transcript.Projection) string) (transcript.Projection, string, error) {
-	if p.Messages == nil {
-		p.Messages = []transcript.Message{}
-	}
 	blocks := render.Blocks(p.Messages, p.Elided...)
 	if maxTokens <= 0 {
 		return p, joinBlocks(header(p)+droppedNote(p.Dropped, 0), blocks), nil
@@ -55,9 +52,6 @@ func (t *tools) listThreads(ctx context.Context, in ListThreadsArgs) (string, Th
 	list, err := transcript.ListThreads(ctx, t.svc.st.Log(t.desk), transcript.ThreadQuery{Limit: in.Limit, Viewer: t.me})
 	if err != nil {
 		return "", ThreadsResult{}, t.unavailable(ctx, "list_threads", err)
-	}
-	if list.Threads == nil {
-		list.Threads = []transcript.Thread{}
 	}
 	return threadsText(t.desk, t.me, list.Threads, render.Envelope), ThreadsResult{Threads: list.Threads}, nil
 }

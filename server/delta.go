@@ -81,8 +81,5 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String()}}, nil
 	}
 	d := plan.Delta
-	if d.Messages == nil {
-		d.Messages = []transcript.Message{}
-	}
 	return &deltaOutput{Body: DeltaResult{Delta: &d, Remaining: d.Remaining}}, nil
 }

@@ -46,9 +46,6 @@ func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Project
 	if err != nil {
 		return transcript.Projection{}, v, s.internal(ctx, err)
 	}
-	if p.Messages == nil {
-		p.Messages = []transcript.Message{}
-	}
 	return p, v, nil
 }
 
@@ -70,9 +67,6 @@ func (s *Server) listThreads(ctx context.Context, in *threadsInput) (*threadsOut
 	list, err := transcript.ListThreads(ctx, s.st.Log(in.Desk), transcript.ThreadQuery{Before: in.Before, Limit: in.Limit, Viewer: v})
 	if err != nil {
 		return nil, s.internal(ctx, err)
-	}
-	if list.Threads == nil {
-		list.Threads = []transcript.Thread{}
 	}
 	return &threadsOutput{Body: list}, nil
 }

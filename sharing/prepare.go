@@ -28,6 +28,7 @@ type Query struct {
 }
 
 // Delta is what the agent has not seen, and the state to commit once the turn is durable.
+// A delta Prepare returns has lists that are never nil: empty ones for nothing new.
 type Delta struct {
 	Messages []transcript.Message `json:"messages"` // chronological, only what the agent has not seen
 	// Elided stands for the rows of the delta's range the viewer may not read, as in
@@ -101,7 +102,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	case b != 0 && b < m:
 		return Plan{}, fmt.Errorf("%w: before %d, watermark %d", ErrWatermarkRegression, b, m)
 	case b != 0 && b == m:
-		return Plan{Delta: Delta{Next: s.clone()}}, nil
+		return Plan{Delta: Delta{Messages: []transcript.Message{}, Elided: []transcript.Elision{}, Next: s.clone()}}, nil
 	}
 	w := walk{
 		conversation: q.Desired, watermark: m, bound: b, viewer: q.Viewer, present: s.Present,
@@ -122,6 +123,12 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	}
 	msgs, sizes := w.delta()
 	d := Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), msgs), Next: next}
+	if d.Messages == nil {
+		d.Messages = []transcript.Message{}
+	}
+	if d.Elided == nil {
+		d.Elided = []transcript.Elision{}
+	}
 	if w.maxBytes > 0 {
 		d = d.Prefix(transcript.OldestWithinFunc(len(msgs), w.maxBytes, func(i int) int { return sizes[i] }), s)
 	}
