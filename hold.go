@@ -10,15 +10,8 @@ type held struct {
 
 func hold(m *Message) held { return held{Message: *m, size: len(m.Content)} }
 
-// release lets go of h's content, once the answer's byte budget is certain to drop h; it
-// reports whether h still held it.
-func (h *held) release() bool {
-	if h.Content == "" {
-		return false
-	}
-	h.Content = ""
-	return true
-}
+// release lets go of h's content, once the answer's byte budget is certain to drop h.
+func (h *held) release() { h.Content = "" }
 
 // budget is what a walk knows of its answer's byte budget: max bytes of content (0: none),
 // and the content it holds now.
@@ -30,14 +23,3 @@ type budget struct {
 // over reports whether the walk holds more content than the budget lets an answer keep:
 // only then is a message worth releasing.
 func (b *budget) over() bool { return b.max > 0 && b.held > b.max }
-
-// keep counts h's content as held.
-func (b *budget) keep(h *held) { b.held += len(h.Content) }
-
-// drop releases h, which the budget is certain to drop.
-func (b *budget) drop(h *held) {
-	n := len(h.Content)
-	if h.release() {
-		b.held -= n
-	}
-}

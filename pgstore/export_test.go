@@ -38,7 +38,7 @@ func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int) error {
 var LatestVersion = len(migrations)
 
 // ReadBeforeSQL is the query behind ReadBefore, for the EXPLAIN tests.
-var ReadBeforeSQL = readBeforeSQL
+const ReadBeforeSQL = readBeforeSQL
 
 // ParentsSQL is the lookup of an append's stored parents, for the EXPLAIN tests.
 const ParentsSQL = parentsSQL

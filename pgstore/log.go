@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/sharedesk/transcript"
@@ -13,24 +12,13 @@ import (
 
 // readBeforeSQL reads one page: an index range scan of (desk, seq), backwards, that stops
 // after $3 rows, however large the desk. audience is NULL for a desk row, key for a row
-// without a key. Of those rows it sends only the newest ones while the content of the rows
-// before the previous one stays below transcript.PageBytes: the rows of a page that ends
-// early there (pageEnd), and the one after, which shows that older rows exist. A page of
-// large rows is then a few MiB on the wire and in memory, not $3 rows of them.
-var readBeforeSQL = `
+// without a key.
+const readBeforeSQL = `
 SELECT ` + messageColumnList + `
-FROM (
-	SELECT *, sum(octet_length(content)) OVER (ORDER BY seq DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) AS newer
-	FROM (
-		SELECT ` + messageColumnList + `
-		FROM transcript_messages
-		WHERE desk = $1 AND seq < $2
-		ORDER BY seq DESC
-		LIMIT $3
-	) page
-) capped
-WHERE newer IS NULL OR newer < ` + strconv.Itoa(transcript.PageBytes) + `
-ORDER BY seq DESC`
+FROM transcript_messages
+WHERE desk = $1 AND seq < $2
+ORDER BY seq DESC
+LIMIT $3`
 
 // deskLog is one desk of a Store, as the port sees it.
 type deskLog struct {
@@ -94,7 +82,7 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 		return transcript.Page{}, fmt.Errorf("pgstore: read desk %q before %d: %w", l.desk, before, err)
 	}
 	end := pageEnd(rows)
-	capped := end < len(rows) // the query stopped at PageBytes: older rows exist, maybe more than it sent
+	capped := end < len(rows) // the scan stopped at PageBytes (scanPage): older rows exist, maybe more than it read
 	if len(rows) <= limit && !capped {
 		l.ahead.set(0, nil, true)
 		return transcript.Page{Messages: rows}, nil

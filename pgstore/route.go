@@ -26,13 +26,13 @@ func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) (
 	return s.route(ctx, desk, bound, n)
 }
 
-// readOn is readRows' query on pool.
+// readOn is readRows' query on pool, its rows scanned up to transcript.PageBytes (scanPage).
 func (s *Store) readOn(ctx context.Context, pool *pgxpool.Pool, desk string, bound int64, n int) ([]transcript.Message, error) {
 	rows, err := pool.Query(ctx, readBeforeSQL, desk, bound, n)
 	if err != nil {
 		return nil, err
 	}
-	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), &s.audiences)
+	return scanPage(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), &s.audiences)
 }
 
 // route reads on the standbys, in turn, and takes the first answer that is whole (judge):

@@ -7,10 +7,12 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// checkLargePages: a read over rows of DefaultMaxContent bytes ends its page once the
-// content reaches transcript.PageBytes, with Next set, and a walk of such pages still reads
-// every row, once and in order.
-func checkLargePages(t *testing.T, st Store) {
+// LargePages checks the page bound of this module's stores, which the port allows but does
+// not ask of every Log: on a new store st, a read over rows of DefaultMaxContent bytes ends
+// its page once the content reaches transcript.PageBytes, with Next set, and a walk of such
+// pages still reads every row, once and in order.
+func LargePages(t *testing.T, st Store) {
+	t.Helper()
 	ctx := t.Context()
 	const rows = 10
 	perPage := max(transcript.PageBytes/DefaultMaxContent, 1) // rows below the cap, then the page ends

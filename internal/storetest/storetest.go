@@ -58,8 +58,6 @@ type Store interface {
 //     desk's name in Desks.
 //   - ContentLimit: content of exactly DefaultMaxContent bytes is stored, one byte more is
 //     rejected.
-//   - LargePages: a read over rows of DefaultMaxContent bytes ends its page early, with Next
-//     set, once the content reaches transcript.PageBytes; a walk still reads every row.
 //   - Asides: the aside rules of SPEC §10 (see ReplyRule) through Append and AppendBatch:
 //     canonical audiences, the reply rule, each refusal with its sentinel and without an
 //     aside's content, nothing written by a refusal, and rows that read back as stored.
@@ -105,7 +103,6 @@ var checks = []struct {
 	{"Batch", checkBatch},
 	{"BatchAllOrNothing", checkBatchAllOrNothing},
 	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, DefaultMaxContent) }},
-	{"LargePages", checkLargePages},
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
 	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
