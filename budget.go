@@ -4,15 +4,21 @@ package transcript
 // content together: at least one when ms has any, so that an answer bounded by it always
 // makes progress, however large a single message. max <= 0 fits them all.
 func OldestWithin(ms []Message, max int) int {
+	return OldestWithinFunc(len(ms), max, func(i int) int { return len(ms[i].Content) })
+}
+
+// OldestWithinFunc is OldestWithin over n messages whose content sizes size gives, the
+// oldest at 0: for a walk that has let go of the content of messages it knows a budget drops.
+func OldestWithinFunc(n, max int, size func(i int) int) int {
 	if max <= 0 {
-		return len(ms)
+		return n
 	}
-	n, used := 0, 0
-	for n < len(ms) && (n == 0 || used+len(ms[n].Content) <= max) {
-		used += len(ms[n].Content)
-		n++
+	k, used := 0, 0
+	for k < n && (k == 0 || used+size(k) <= max) {
+		used += size(k)
+		k++
 	}
-	return n
+	return k
 }
 
 // WithinBytes returns p, a projection of thread (0: the channel), with as few of its
@@ -20,21 +26,26 @@ func OldestWithin(ms []Message, max int) int {
 // It never drops the newest message nor a pinned root, which may therefore exceed max
 // between them. max <= 0 returns p.
 func (p Projection) WithinBytes(thread Sequence, max int) Projection {
+	return p.withinBytes(thread, max, func(i int) int { return len(p.Messages[i].Content) })
+}
+
+// withinBytes is WithinBytes with the content size of p.Messages[i] given by size.
+func (p Projection) withinBytes(thread Sequence, max int, size func(i int) int) Projection {
 	if max <= 0 {
 		return p
 	}
 	first := p.pinned(thread)
 	used := 0
-	for _, m := range p.Messages[:first] {
-		used += len(m.Content)
+	for i := range first {
+		used += size(i)
 	}
 	keep := 0 // of the messages after the pinned root, counted from the newest
-	rest := p.Messages[first:]
-	for keep < len(rest) && (keep == 0 || used+len(rest[len(rest)-1-keep].Content) <= max) {
-		used += len(rest[len(rest)-1-keep].Content)
+	rest := len(p.Messages) - first
+	for keep < rest && (keep == 0 || used+size(len(p.Messages)-1-keep) <= max) {
+		used += size(len(p.Messages) - 1 - keep)
 		keep++
 	}
-	return p.DropOldest(thread, len(rest)-keep)
+	return p.DropOldest(thread, rest-keep)
 }
 
 // DropOldest returns p, a projection of thread (0: the channel), without its n oldest

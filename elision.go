@@ -1,7 +1,5 @@
 package transcript
 
-import "slices"
-
 // Elision stands for rows of a view that its viewer may not read: a run of asides, next to
 // each other in sequence order among the view's messages, with the same readers. It holds
 // no content.
@@ -66,21 +64,23 @@ func Elide(rows []*Message, msgs []Message) []Elision {
 }
 
 // elided collects, during a walk, the rows a view elides: non-blank rows at the view's
-// level that the viewer may not read. The zero value is ready; on a desk without asides it
-// never allocates.
+// level that the viewer may not read. It keeps copies without content, never pointers into
+// the walk's pages. The zero value is ready; on a desk without asides it never allocates.
 type elided struct {
-	rows []*Message // newest first, pointing into the walk's pages
+	rows []Message // newest first, their Content let go
 }
 
 func (e *elided) add(m *Message) {
 	if e.rows == nil {
-		e.rows = make([]*Message, 0, 16) // one allocation for most views
+		e.rows = make([]Message, 0, 16) // one allocation for most views
 	}
-	e.rows = append(e.rows, m)
+	c := *m
+	c.Content = "" // Elide reads no content
+	e.rows = append(e.rows, c)
 }
 
 // above returns the elisions of the collected rows newer than floor among msgs, the view's
-// result in ascending Seq. It reorders the collected rows: call it once, at the walk's end.
+// result in ascending Seq. Call it once, at the walk's end.
 func (e *elided) above(floor Sequence, msgs []Message) []Elision {
 	n := 0
 	for n < len(e.rows) && e.rows[n].Seq > floor {
@@ -89,7 +89,9 @@ func (e *elided) above(floor Sequence, msgs []Message) []Elision {
 	if n == 0 {
 		return nil
 	}
-	rows := e.rows[:n]
-	slices.Reverse(rows) // the walk is over: the collected rows are not needed newest first again
+	rows := make([]*Message, n)
+	for i := range n {
+		rows[n-1-i] = &e.rows[i] // ascending
+	}
 	return Elide(rows, msgs)
 }

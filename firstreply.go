@@ -12,7 +12,8 @@ package transcript
 //
 // The zero FirstReplies is ready to use, for a viewer who reads only the rows the whole desk
 // reads. It keeps pointers into the rows it is given, which must not change while it is in
-// use.
+// use; a page it points into stays in memory while its reply is pending, so a walk that
+// keeps what Add returns copies it.
 type FirstReplies struct {
 	Viewer  Author                // whose first replies: a row Viewer may not read counts as blank
 	pending map[Sequence]*Message // parent → oldest qualifying reply so far

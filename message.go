@@ -91,6 +91,17 @@ type Conversation struct {
 // IsChannel reports whether c is a desk's channel rather than one of its threads.
 func (c Conversation) IsChannel() bool { return c.Thread == 0 }
 
+// AtLevel reports whether m sits at the level of c's view: in the channel a root (Parent
+// == 0), in a thread the root itself or one of its direct replies. Such a row qualifies for
+// the view when it is non-blank and its viewer may read it, and is elided when non-blank
+// and unreadable; in the channel a root's first reply qualifies too (see Project).
+func (c Conversation) AtLevel(m *Message) bool {
+	if c.Thread == 0 {
+		return m.Parent == 0
+	}
+	return m.Seq == c.Thread || m.Parent == c.Thread
+}
+
 // ErrInvalidMessage is matched by the errors of ValidateNew and of a log's Append when a
 // message cannot be stored.
 var ErrInvalidMessage = errors.New("transcript: invalid message")

@@ -3,6 +3,7 @@ package transcript
 import (
 	"cmp"
 	"context"
+	"iter"
 	"slices"
 )
 
@@ -24,8 +25,9 @@ import (
 //
 // Checking is nearly free: the bound only moves down and every row must be below it, so a
 // row repeated across pages also breaks the range rule and one repeated inside a page also
-// breaks the order rule. The rows already seen are searched only when one of those two rules
-// breaks, to name the right one.
+// breaks the order rule. The sequences already seen are searched only when one of those two
+// rules breaks, to name the right one. A Pager keeps those sequences, never the rows: the
+// rows of a page are the caller's once Next returns them.
 //
 // A Pager is not safe for concurrent use. After an error it returns the same error forever.
 type Pager struct {
@@ -35,8 +37,16 @@ type Pager struct {
 	err     error    // sticky: the first error
 	reads   int
 	scanned int
-	pages   [][]Message // every non-empty page read, newest first: the rows seen
+	// seen holds the Seq of every row Next returned, as runs of consecutive sequences,
+	// newest first: only the sequences, never the rows, so that a long walk holds no row the
+	// caller has let go of, and a log without gaps costs one run.
+	seen    []seqRun
+	seenBuf [4]seqRun // seen's first array: most walks need no other
+	want    int       // the rows the caller of Pages still wants (Want); 0: no estimate
 }
+
+// seqRun is the sequences from low to high, both included.
+type seqRun struct{ high, low Sequence }
 
 // NewPager returns a Pager whose first read asks for rows below before (0: the newest).
 func NewPager(log Log, before Sequence) *Pager {
@@ -59,10 +69,8 @@ func (p *Pager) Next(ctx context.Context, limit int) ([]Message, error) {
 		p.err = err
 		return nil, err
 	}
-	if len(pg.Messages) > 0 {
-		p.pages = append(p.pages, pg.Messages)
-		p.scanned += len(pg.Messages)
-	}
+	p.note(pg.Messages)
+	p.scanned += len(pg.Messages)
 	if pg.Next == 0 {
 		p.done = true
 	} else {
@@ -70,6 +78,38 @@ func (p *Pager) Next(ctx context.Context, limit int) ([]Message, error) {
 	}
 	return pg.Messages, nil
 }
+
+// Pages returns the walk's pages from where it stands, newest first, as Next reads them: the
+// first read asks for first rows, each later one for twice as many as the one before, up
+// to PageSize, or for no more than the caller said it still wants (Want) since the page
+// before; no read asks for more than the scan budget left, ScanLimit - Scanned. It ends
+// after the page that ends the log (Done), once Scanned reaches ScanLimit, when the caller
+// stops, or with an error, yielded with no rows, after which the Pager is failed as Next
+// describes. A page may be empty only at the end of the log.
+func (p *Pager) Pages(ctx context.Context, first int) iter.Seq2[[]Message, error] {
+	return func(yield func([]Message, error) bool) {
+		size := min(first, PageSize)
+		for !p.done && p.scanned < ScanLimit {
+			p.want = 0
+			rows, err := p.Next(ctx, min(size, ScanLimit-p.scanned))
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(rows, nil) {
+				return
+			}
+			size = min(2*size, PageSize)
+			if p.want > 0 {
+				size = min(size, p.want)
+			}
+		}
+	}
+}
+
+// Want tells Pages that the caller, after the page it was given, still wants about n rows:
+// the next read asks for no more than n of them. n <= 0 gives no estimate.
+func (p *Pager) Want(n int) { p.want = max(n, 0) }
 
 // Peek makes one extra read of at most limit rows below before, checked like any other,
 // without moving the walk: its rows count toward Reads but not Scanned, and are not
@@ -134,7 +174,7 @@ func (p *Pager) check(pg Page, before Sequence, limit int, peek bool) (Sequence,
 		outOfRange := before != 0 && m.Seq >= before
 		unordered := i > 0 && m.Seq >= rows[i-1].Seq
 		if outOfRange || unordered || peek {
-			if p.seen(m.Seq, rows[:i]) {
+			if p.wasSeen(m.Seq, rows[:i]) {
 				return m.Seq, ErrDuplicate
 			}
 			if outOfRange {
@@ -167,18 +207,32 @@ func validEntries(audience []Author) bool {
 	return true
 }
 
-// seen reports whether seq is among the rows already seen in this walk or in prefix, the
+// wasSeen reports whether seq is among the rows already seen in this walk or in prefix, the
 // checked part of the current page. Both are in descending order.
-func (p *Pager) seen(seq Sequence, prefix []Message) bool {
+func (p *Pager) wasSeen(seq Sequence, prefix []Message) bool {
 	if containsDescending(prefix, seq) {
 		return true
 	}
-	for _, page := range p.pages {
-		if containsDescending(page, seq) {
-			return true
-		}
+	i, _ := slices.BinarySearchFunc(p.seen, seq, func(r seqRun, seq Sequence) int {
+		return cmp.Compare(seq, r.low) // descending: a run of larger sequences comes first
+	})
+	// seen[i] is the first run that reaches down to seq or below: the one that may hold it.
+	return i < len(p.seen) && p.seen[i].high >= seq
+}
+
+// note adds the sequences of rows, a checked page below every row seen, to seen.
+func (p *Pager) note(rows []Message) {
+	if p.seen == nil {
+		p.seen = p.seenBuf[:0]
 	}
-	return false
+	for i := range rows {
+		seq := rows[i].Seq
+		if n := len(p.seen); n > 0 && p.seen[n-1].low == seq+1 {
+			p.seen[n-1].low = seq
+			continue
+		}
+		p.seen = append(p.seen, seqRun{high: seq, low: seq})
+	}
 }
 
 // containsDescending reports whether rows, sorted by strictly descending Seq, hold seq.

@@ -15,9 +15,17 @@ type Query struct {
 	// counts as blank. The zero Author, like any viewer that fails Author.Validate, reads
 	// only the rows the whole desk reads.
 	Viewer Author
+	// MaxBytes is the answer's byte budget; 0 (or less) means none. With one, the result is
+	// the projection without it cut by Projection.WithinBytes(Conversation.Thread,
+	// MaxBytes), and the walk lets go of each message's content as soon as that cut is
+	// certain to drop it: it holds about MaxBytes of content, and a page, however large the
+	// rows, besides the first replies whose roots it has not read yet.
+	MaxBytes int
 }
 
 // Projection is what one participant sees of a desk for one turn.
+// Messages is never nil: a projection of nothing has an empty list. Elided, omitted from
+// JSON when empty, is nil when nothing is elided.
 type Projection struct {
 	Messages []Message `json:"messages"` // chronological (ascending Seq); the caller owns the slice
 	Head     Sequence  `json:"head"`     // newest row seen (0 if none): a watermark to seed sharing with
@@ -61,6 +69,9 @@ type Projection struct {
 // enter it, the thread root was reached or passed, the log ended, or ScanLimit rows were
 // read. Hitting ScanLimit is not an error: the projection comes back with Partial set.
 //
+// With q.MaxBytes, the projection is then cut by WithinBytes, the walk holding no more
+// content than it must (see Query).
+//
 // Every page is checked as Pager describes. A page that breaks the contract makes Project
 // fail with a *ContractError, a host error with a *ReadError; a ctx that is done stops the
 // walk before its next read with ctx.Err(). On error the Projection is zero: never a
@@ -80,18 +91,10 @@ type readPlan struct {
 var growingReads = readPlan{first: func(window int) int { return max(2*window, 32) }, grow: true}
 
 // minRead is the smallest read after the first: below it a read costs more than its rows.
+// A view's estimate of the rows it still wants sizes the next read (Pager.Want), down to
+// it — a second read sized to what is missing, not to a power of two, saves a store most
+// of the rows it would copy for nothing.
 const minRead = 16
-
-// nextReadSize doubles the last read, up to PageSize, but asks for no more than the view
-// estimates it still wants (0: no estimate) — a second read sized to what is missing, not
-// to a power of two, saves a store most of the rows it would copy for nothing.
-func nextReadSize(last, wanted int) int {
-	size := min(2*last, PageSize)
-	if wanted > 0 {
-		size = min(size, max(wanted, minRead))
-	}
-	return size
-}
 
 // view is the qualifying rule of one kind of projection, fed the walk's pages in order.
 type view interface {
@@ -103,8 +106,9 @@ type view interface {
 	// needs; 0 when it cannot tell.
 	wanted() int
 	// result returns the qualifying messages, chronological, in a slice the caller owns,
-	// and the elisions among them.
-	result() ([]Message, []Elision)
+	// the sizes of their content as read when the walk has a budget (nil otherwise: a
+	// message whose content the walk let go has none left), and the elisions among them.
+	result() ([]Message, []int, []Elision)
 }
 
 func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, error) {
@@ -114,15 +118,14 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 	}
 	var v view
 	if q.Conversation.Thread == 0 {
-		v = newChannelView(q.Viewer, window)
+		v = newChannelView(q.Viewer, window, max(q.MaxBytes, 0))
 	} else {
-		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window)
+		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window, max(q.MaxBytes, 0))
 	}
 	p := NewPager(log, q.Before)
 	var proj Projection
-	size := min(plan.first(window), PageSize)
-	for {
-		rows, err := p.Next(ctx, min(size, ScanLimit-p.Scanned()))
+	done := false
+	for rows, err := range p.Pages(ctx, plan.first(window)) {
 		if err != nil {
 			return Projection{}, err
 		}
@@ -130,23 +133,23 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 			proj.Head = rows[0].Seq
 		}
 		v.add(rows)
-		done, err := v.settle(ctx, p)
-		if err != nil {
+		if done, err = v.settle(ctx, p); err != nil {
 			return Projection{}, err
 		}
 		if done {
 			break
 		}
-		if p.Scanned() >= ScanLimit {
-			proj.Partial = true
-			break
-		}
-		if plan.grow {
-			size = nextReadSize(size, v.wanted())
+		if want := v.wanted(); plan.grow && want > 0 {
+			p.Want(max(want, minRead))
 		}
 	}
-	proj.Messages, proj.Elided = v.result()
+	proj.Partial = !done // the pages ended at ScanLimit: at the log's end a view is settled
+	var sizes []int
+	proj.Messages, sizes, proj.Elided = v.result()
 	proj.Scanned = p.Scanned()
 	proj.Reads = p.Reads()
+	if sizes != nil {
+		proj = proj.withinBytes(q.Conversation.Thread, q.MaxBytes, func(i int) int { return sizes[i] })
+	}
 	return proj, nil
 }

@@ -21,14 +21,18 @@ type threadView struct {
 	window  int
 	state   rootState
 	rootRow Message
-	passed  bool      // a row at or below the root was read: no reply can follow
-	scanned int       // rows read as of the last settle
-	replies []Message // qualifying direct replies, newest first
-	elided  elided    // the root and direct replies the viewer may not read, newest first
+	passed  bool   // a row at or below the root was read: no reply can follow
+	scanned int    // rows read as of the last settle
+	replies []held // qualifying direct replies, newest first
+	elided  elided // the root and direct replies the viewer may not read, newest first
+	// maxBytes is the answer's byte budget (0: none) and replyBytes the content of the
+	// replies read so far: a reply past the budget with the newer ones is dropped by it
+	// whatever the root holds, so its content is let go as it is read.
+	maxBytes, replyBytes int
 }
 
-func newThreadView(viewer Author, root, before Sequence, window int) *threadView {
-	v := &threadView{viewer: viewer, root: root, window: window}
+func newThreadView(viewer Author, root, before Sequence, window, maxBytes int) *threadView {
+	v := &threadView{viewer: viewer, root: root, window: window, maxBytes: maxBytes}
 	if before != 0 && root >= before {
 		v.state = rootDoesNotQualify
 	}
@@ -49,12 +53,17 @@ func (v *threadView) add(rows []Message) {
 			v.passed = true
 			return
 		}
-		if m.Parent != v.root {
+		if !(Conversation{Thread: v.root}).AtLevel(m) { // newer than the root: a direct reply, or not at the level
 			continue
 		}
 		switch m.visibilityFor(v.viewer) {
 		case shown:
-			v.replies = append(v.replies, *m)
+			h := hold(m)
+			v.replyBytes += h.size
+			if v.maxBytes > 0 && len(v.replies) > 0 && v.replyBytes > v.maxBytes {
+				h.release()
+			}
+			v.replies = append(v.replies, h)
 		case unshown:
 			v.elided.add(m)
 		}
@@ -119,14 +128,24 @@ func (v *threadView) wanted() int {
 	return need * v.scanned * 5 / (4 * found)
 }
 
-func (v *threadView) result() ([]Message, []Elision) {
+func (v *threadView) result() ([]Message, []int, []Elision) {
 	replies := v.replies[:min(len(v.replies), v.places())]
 	out := make([]Message, 0, len(replies)+1)
+	var sizes []int // the content sizes of out, for the budget's cut; none without a budget
+	if v.maxBytes > 0 {
+		sizes = make([]int, 0, cap(out))
+	}
 	if v.state == rootQualifies {
 		out = append(out, v.rootRow)
+		if sizes != nil {
+			sizes = append(sizes, len(v.rootRow.Content))
+		}
 	}
-	for _, m := range slices.Backward(replies) {
-		out = append(out, m)
+	for _, h := range slices.Backward(replies) {
+		out = append(out, h.Message)
+		if sizes != nil {
+			sizes = append(sizes, h.size)
+		}
 	}
 	var floor Sequence // the oldest message other than the root, or the root alone
 	if len(out) == v.window {
@@ -135,5 +154,5 @@ func (v *threadView) result() ([]Message, []Elision) {
 			floor = out[1].Seq
 		}
 	}
-	return out, v.elided.above(floor, out)
+	return out, sizes, v.elided.above(floor, out)
 }

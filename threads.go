@@ -26,7 +26,7 @@ type Thread struct {
 
 // ThreadList is ListThreads' answer.
 type ThreadList struct {
-	Threads []Thread `json:"threads"` // newest root first
+	Threads []Thread `json:"threads"` // newest root first; empty, never nil, for none
 	Head    Sequence `json:"head"`    // newest row seen (0 if none)
 	Partial bool     `json:"partial"` // the walk hit ScanLimit while older rows remained
 	Scanned int      `json:"scanned"` // raw rows read from the host
@@ -62,9 +62,7 @@ func ListThreads(ctx context.Context, log Log, q ThreadQuery) (ThreadList, error
 	pending := make(map[Sequence]counted) // parent → its qualifying replies read so far
 	p := NewPager(log, q.Before)
 	var list ThreadList
-	size := growingReads.first(limit)
-	for len(list.Threads) < limit {
-		rows, err := p.Next(ctx, min(size, ScanLimit-p.Scanned()))
+	for rows, err := range p.Pages(ctx, growingReads.first(limit)) {
 		if err != nil {
 			return ThreadList{}, err
 		}
@@ -92,14 +90,13 @@ func ListThreads(ctx context.Context, log Log, q ThreadQuery) (ThreadList, error
 				list.Threads = append(list.Threads, Thread{Root: *m, Replies: c.replies, Newest: c.newest})
 			}
 		}
-		if p.Done() || len(list.Threads) >= limit {
+		if len(list.Threads) >= limit {
 			break
 		}
-		if p.Scanned() >= ScanLimit {
-			list.Partial = true
-			break
-		}
-		size = min(2*size, PageSize)
+	}
+	list.Partial = len(list.Threads) < limit && !p.Done() // the pages ended at ScanLimit
+	if list.Threads == nil {
+		list.Threads = []Thread{}
 	}
 	list.Scanned, list.Reads = p.Scanned(), p.Reads()
 	return list, nil

@@ -30,7 +30,7 @@ func (t *tools) readDesk(ctx context.Context, in ReadDeskArgs) (string, ReadDesk
 	}
 	state, why, ok := book.Lookup(c)
 	if ok {
-		plan, err := sharing.Prepare(ctx, t.svc.st.Log(t.desk), sharing.Query{Desired: c, Current: c, State: state, Viewer: t.me})
+		plan, err := sharing.Prepare(ctx, t.svc.st.Log(t.desk), sharing.Query{Desired: c, Current: c, State: state, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes})
 		if err != nil {
 			return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
 		}
@@ -71,14 +71,13 @@ func (t *tools) commitStaged(ctx context.Context, k readKey) (sharing.Book, bool
 	return b, true, nil
 }
 
-// deliver answers a read with d, prepared from state from, less the participant's own
-// messages; when it does not fit in the service's byte budget or in maxTokens, with its
-// oldest messages that do (sharing.Delta.Prefix), and stages the state that accepts what
-// was delivered.
+// deliver answers a read with d, prepared from state from within the service's byte budget
+// (its oldest messages that fit, the rest counted in Remaining), less the participant's own
+// messages; when it does not fit in maxTokens, with its oldest messages that do
+// (sharing.Delta.Prefix), and stages the state that accepts what was delivered.
 func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (string, ReadDeskResult, error) {
 	d.Messages = slices.DeleteFunc(d.Messages, func(m transcript.Message) bool { return m.Author.Same(t.me) })
-	all := len(d.Messages)
-	d = d.WithinBytes(t.svc.opts.MaxAnswerBytes, from)
+	all := len(d.Messages) + d.Remaining
 	blocks := render.Blocks(d.Messages, d.Elided...)
 	kept, text := len(d.Messages), ""
 	if maxTokens > 0 && len(blocks) > 0 { // with nothing new, the header alone is the answer
@@ -106,21 +105,14 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 
 // deltaResult is read_desk's structured result for a delta.
 func deltaResult(d sharing.Delta) ReadDeskResult {
-	r := ReadDeskResult{Messages: d.Messages, Elided: d.Elided, Head: d.Next.Watermark}
-	if r.Messages == nil {
-		r.Messages = []transcript.Message{}
-	}
-	if r.Elided == nil {
-		r.Elided = []transcript.Elision{}
-	}
-	return r
+	return ReadDeskResult{Messages: d.Messages, Elided: d.Elided, Head: d.Next.Watermark}
 }
 
 // startOver answers a read that has no state to prepare from, for reason why (0: a first
 // read), with the conversation's current view, and stages the state initialized at its
 // head, to replace the stored one once acknowledged.
 func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k readKey, why sharing.Reason, maxTokens int) (string, ReadDeskResult, error) {
-	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Viewer: t.me})
+	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes})
 	if err != nil {
 		return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
 	}
@@ -130,7 +122,7 @@ func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k read
 	}
 	result := func(p transcript.Projection) ReadDeskResult {
 		r := ReadDeskResult{Messages: p.Messages, Elided: p.Elided, Head: p.Head, Reinitialized: reason}
-		if r.Elided == nil {
+		if r.Elided == nil { // a projection's Elided is nil when nothing is elided; the result's is a list
 			r.Elided = []transcript.Elision{}
 		}
 		return r

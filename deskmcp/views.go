@@ -14,7 +14,7 @@ func (t *tools) view(ctx context.Context, in ViewArgs) (string, transcript.Proje
 	if err := t.checkThread(ctx, "view", in.Thread); err != nil {
 		return "", transcript.Projection{}, err
 	}
-	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Before: in.Before, Window: in.Window, Viewer: t.me})
+	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Before: in.Before, Window: in.Window, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes})
 	if err != nil {
 		return "", transcript.Projection{}, t.unavailable(ctx, "view", err)
 	}
@@ -26,15 +26,12 @@ func (t *tools) view(ctx context.Context, in ViewArgs) (string, transcript.Proje
 	return text, p, nil
 }
 
-// fitView renders p, a projection of c, under the first line header gives for what it
-// shows, after dropping p's oldest messages (each with the elisions before it; never a
-// thread's root) past the service's byte budget and, when maxTokens > 0, until the text
-// fits, saying how many it dropped.
+// fitView renders p, a projection of c within the service's byte budget
+// (transcript.Query.MaxBytes), under the first line header gives for what it shows, after
+// dropping p's oldest messages (each with the elisions before it; never a thread's root),
+// when maxTokens > 0, until the text fits, saying how many it dropped (and how many the
+// budget did).
 func (t *tools) fitView(c transcript.Conversation, p transcript.Projection, maxTokens int, header func(transcript.Projection) string) (transcript.Projection, string, error) {
-	p = p.WithinBytes(c.Thread, t.svc.opts.MaxAnswerBytes)
-	if p.Messages == nil {
-		p.Messages = []transcript.Message{}
-	}
 	blocks := render.Blocks(p.Messages, p.Elided...)
 	if maxTokens <= 0 {
 		return p, joinBlocks(header(p)+droppedNote(p.Dropped, 0), blocks), nil
@@ -55,9 +52,6 @@ func (t *tools) listThreads(ctx context.Context, in ListThreadsArgs) (string, Th
 	list, err := transcript.ListThreads(ctx, t.svc.st.Log(t.desk), transcript.ThreadQuery{Limit: in.Limit, Viewer: t.me})
 	if err != nil {
 		return "", ThreadsResult{}, t.unavailable(ctx, "list_threads", err)
-	}
-	if list.Threads == nil {
-		list.Threads = []transcript.Thread{}
 	}
 	return threadsText(t.desk, t.me, list.Threads, render.Envelope), ThreadsResult{Threads: list.Threads}, nil
 }

@@ -21,10 +21,25 @@ import (
 // audience, nor a row without a key (key NULL) for its key; the asides' audiences share one
 // new array (detachAudiences), never the cache's slices.
 func scanMessages(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache) ([]transcript.Message, error) {
+	return scanRowsUpTo(rows, msgs, audiences, 0)
+}
+
+// scanRowsUpTo is scanMessages that, when maxBytes > 0, stops once the content of the rows
+// it appended, but the last, reaches maxBytes.
+func scanRowsUpTo(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache, maxBytes int) ([]transcript.Message, error) {
 	defer rows.Close()
 	binaryFormat := binaryColumns(rows.FieldDescriptions())
 	start, entries := len(msgs), 0
+	before := 0 // the content of the rows appended, but the last
 	for rows.Next() {
+		if n := len(msgs) - start; maxBytes > 0 && n > 0 {
+			if n > 1 {
+				before += len(msgs[len(msgs)-2].Content)
+			}
+			if before >= maxBytes {
+				break
+			}
+		}
 		var (
 			m   transcript.Message
 			err error
@@ -47,6 +62,14 @@ func scanMessages(rows pgx.Rows, msgs []transcript.Message, audiences *audienceC
 		detachAudiences(msgs[start:], entries)
 	}
 	return msgs, nil
+}
+
+// scanPage is scanMessages for a page read (readBeforeSQL): it stops reading rows once
+// the content of those before the last one it read reaches transcript.PageBytes, so that
+// it holds the rows of a page that ends early there (pageEnd) and the one after, which
+// shows that older rows exist, and never the rest, which closing rows discards.
+func scanPage(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache) ([]transcript.Message, error) {
+	return scanRowsUpTo(rows, msgs, audiences, transcript.PageBytes)
 }
 
 // messageColumnList names the columns of transcript_messages that scanMessages reads, in

@@ -54,9 +54,10 @@ func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: de
 // (before == 0: from the newest row), newest first, in a new slice the caller owns, the
 // asides' Audience slices included (in canonical order, as stored; nil for a desk row; no
 // two rows share elements, so the caller may change or append to one freely), each row with
-// its Key ("" for a row without one). Next is the
-// Seq of the page's oldest row when an older row exists, else 0: the query asks for one row
-// more than it returns to know.
+// its Key ("" for a row without one). A page ends early once its content reaches
+// transcript.PageBytes (it always holds one row), so that one read of large rows holds a few
+// MiB, not limit rows of them. Next is the Seq of the page's oldest row when an older row
+// exists, else 0: the query asks for one row more than it returns to know.
 //
 // A read that continues the previous one (before is that read's Next) is answered from the
 // rows read ahead, when there are any. That is safe because a desk's rows are never changed
@@ -80,13 +81,29 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 	if err != nil {
 		return transcript.Page{}, fmt.Errorf("pgstore: read desk %q before %d: %w", l.desk, before, err)
 	}
-	if len(rows) <= limit {
+	end := pageEnd(rows)
+	capped := end < len(rows) // the scan stopped at PageBytes (scanPage): older rows exist, maybe more than it read
+	if len(rows) <= limit && !capped {
 		l.ahead.set(0, nil, true)
 		return transcript.Page{Messages: rows}, nil
 	}
-	page := transcript.Page{Messages: rows[:limit:limit], Next: rows[limit-1].Seq}
-	l.ahead.set(page.Next, rows[limit:], len(rows) < limit+extra+1)
+	n := min(limit, end)
+	page := transcript.Page{Messages: rows[:n:n], Next: rows[n-1].Seq}
+	l.ahead.set(page.Next, rows[n:], !capped && len(rows) < limit+extra+1)
 	return page, nil
+}
+
+// pageEnd returns how many of rows, newest first, a page holds: all of them, or the first
+// ones up to the row before which their content reached transcript.PageBytes (at least one).
+func pageEnd(rows []transcript.Message) int {
+	bytes := 0
+	for i, m := range rows {
+		if i > 0 && bytes >= transcript.PageBytes {
+			return i
+		}
+		bytes += len(m.Content)
+	}
+	return len(rows)
 }
 
 // query reads up to n rows below before (0: from the newest), newest first.

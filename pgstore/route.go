@@ -26,13 +26,14 @@ func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) (
 	return s.replicas.route(ctx, desk, bound, n)
 }
 
-// readOn is readRows' query on pool, decoding audiences through audiences.
+// readOn is readRows' query on pool, its rows scanned up to transcript.PageBytes (scanPage),
+// decoding audiences through audiences.
 func readOn(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, desk string, bound int64, n int) ([]transcript.Message, error) {
 	rows, err := pool.Query(ctx, readBeforeSQL, desk, bound, n)
 	if err != nil {
 		return nil, err
 	}
-	return scanMessages(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), audiences)
+	return scanPage(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), audiences)
 }
 
 // route reads on the standbys, in turn, and takes the first answer that is whole (judge):

@@ -18,6 +18,12 @@ func TestStore(t *testing.T) {
 	})
 }
 
+func TestLargePages(t *testing.T) {
+	t.Parallel()
+	st, _ := openStore(t)
+	storetest.LargePages(t, st)
+}
+
 func TestWithMaxContent(t *testing.T) {
 	t.Parallel()
 	for _, limit := range []int{2, 100, 4096} {

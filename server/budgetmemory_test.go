@@ -17,9 +17,10 @@ import (
 // event streams from after=0 (each read for one byte, so that its first part has been
 // prepared and written, then never again) and four views of window 2048 (never read) stay
 // open. After a GC, the heap holds no more than it did before them plus the fan-out's tail
-// (TailBytes) and 8 MiB a reader: four times the budget, for the part an answer holds,
-// its JSON, and the writer's buffers. Without the budget every reader holds the whole
-// desk, 20 MiB and its JSON, three times over the bound. The streams' writes are blocked
+// (TailBytes) and 4 MiB a reader: twice the budget, for the part an answer holds, its JSON,
+// and the writer's buffers (measured: under 1 MiB a reader, the walks holding no more than
+// their budget). Without the budget every reader holds the whole desk, 20 MiB and its
+// JSON, three times over the bound. The streams' writes are blocked
 // (the rows exceed what the loopback connection buffers), and WriteTimeout keeps them
 // blocked for the test.
 func TestUnreadAnswersHeapBound(t *testing.T) {
@@ -29,7 +30,7 @@ func TestUnreadAnswersHeapBound(t *testing.T) {
 		tailBytes     = 32 << 20
 		streams       = 4
 		views         = 4
-		perReader     = 4 * budget
+		perReader     = 2 * budget
 	)
 	st := sqliteStore(t)
 	e := newEnv(t, st, server.Options{Rate: rate.Inf, MaxStreams: streams, MaxAnswerBytes: budget, TailBytes: tailBytes, WriteTimeout: 5 * time.Minute})

@@ -48,7 +48,7 @@ type deltaOutput struct{ Body DeltaResult }
 // the body's conversation on the path's desk. A state for another desk or conversation is
 // {"reinitialize":"conversation_changed"} with both conversations; a thread the viewer may
 // not read is 404. A delta past Options.MaxAnswerBytes is cut to its oldest messages
-// within it (sharing.Delta.WithinBytes), whose next commits exactly those.
+// within it (sharing.Query.MaxBytes), whose next commits exactly those.
 func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error) {
 	v, err := viewer(ctx, in.As)
 	if err != nil {
@@ -66,6 +66,7 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 	}
 	plan, err := sharing.Prepare(ctx, s.st.Log(in.Desk), sharing.Query{
 		Desired: conv, Current: conv, State: in.Body.State, Before: in.Body.Before, Viewer: v,
+		MaxBytes: s.opts.MaxAnswerBytes,
 	})
 	switch {
 	case errors.Is(err, sharing.ErrWatermarkRegression):
@@ -79,10 +80,6 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 	case plan.Reinitialize != 0:
 		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String()}}, nil
 	}
-	d := plan.Delta.WithinBytes(s.opts.MaxAnswerBytes, in.Body.State)
-	remaining := len(plan.Delta.Messages) - len(d.Messages)
-	if d.Messages == nil {
-		d.Messages = []transcript.Message{}
-	}
-	return &deltaOutput{Body: DeltaResult{Delta: &d, Remaining: remaining}}, nil
+	d := plan.Delta
+	return &deltaOutput{Body: DeltaResult{Delta: &d, Remaining: d.Remaining}}, nil
 }

@@ -215,7 +215,7 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 
 // sendView sends what the participant has not seen up to the tail's head, and moves the
 // watermark past it. A delta past Options.MaxAnswerBytes goes in parts, its oldest
-// messages within the budget at a time (sharing.Delta.WithinBytes), each committed before
+// messages within the budget at a time (sharing.Query.MaxBytes), each committed before
 // the next is prepared, so that the stream holds one part at a time. It reports false when
 // the stream must end: after a reinitialize event, or when Prepare fails (the client
 // reconnects from its last id).
@@ -248,6 +248,7 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 	_, head := st.tail.current()
 	plan, err := sharing.Prepare(ctx, st.tail.log(), sharing.Query{
 		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who,
+		MaxBytes: s.opts.MaxAnswerBytes,
 	})
 	if err == nil && plan.Reinitialize == sharing.WatermarkUnavailable {
 		behind, berr := st.tailBehind(ctx, head)
@@ -265,8 +266,8 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 	if plan.Reinitialize != 0 {
 		return false, false, st.reinitialize(out, plan.Reinitialize)
 	}
-	d := plan.Delta.WithinBytes(s.opts.MaxAnswerBytes, st.state)
-	rest = len(d.Messages) < len(plan.Delta.Messages)
+	d := plan.Delta
+	rest = d.Remaining > 0
 	type item struct {
 		at  transcript.Sequence
 		msg *transcript.Message

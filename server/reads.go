@@ -27,7 +27,7 @@ func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
 
 // project is the projection in asks for, and whose it is: the view route's, and the model
 // route's before it renders it. Its oldest messages past Options.MaxAnswerBytes are
-// dropped (transcript.Projection.WithinBytes).
+// dropped (transcript.Query.MaxBytes: the walk lets go of them as it reads).
 func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Projection, transcript.Author, error) {
 	v, err := viewer(ctx, in.As)
 	if err != nil {
@@ -41,13 +41,10 @@ func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Project
 		Before:       in.Before,
 		Window:       in.Window,
 		Viewer:       v,
+		MaxBytes:     s.opts.MaxAnswerBytes,
 	})
 	if err != nil {
 		return transcript.Projection{}, v, s.internal(ctx, err)
-	}
-	p = p.WithinBytes(in.Thread, s.opts.MaxAnswerBytes)
-	if p.Messages == nil {
-		p.Messages = []transcript.Message{}
 	}
 	return p, v, nil
 }
@@ -70,9 +67,6 @@ func (s *Server) listThreads(ctx context.Context, in *threadsInput) (*threadsOut
 	list, err := transcript.ListThreads(ctx, s.st.Log(in.Desk), transcript.ThreadQuery{Before: in.Before, Limit: in.Limit, Viewer: v})
 	if err != nil {
 		return nil, s.internal(ctx, err)
-	}
-	if list.Threads == nil {
-		list.Threads = []transcript.Thread{}
 	}
 	return &threadsOutput{Body: list}, nil
 }

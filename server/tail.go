@@ -171,26 +171,25 @@ func newTail(desk string, src transcript.Log, tokens token.Store, opts Options, 
 // goroutine that refreshes the tail on each wake-up.
 func (t *tail) load(ctx context.Context) error {
 	var (
-		desc   []transcript.Message // newest first
-		before transcript.Sequence
-		bytes  int
-		start  bool
+		desc  []transcript.Message // newest first
+		bytes int
 	)
-	for len(desc) < t.opts.TailRows && bytes < t.opts.TailBytes {
-		pg, err := t.read(ctx, before, min(transcript.PageSize, t.opts.TailRows-len(desc)))
+	p := transcript.NewPager(t.src, 0)
+	for rows, err := range p.Pages(ctx, min(transcript.PageSize, t.opts.TailRows)) {
 		if err != nil {
-			return err
+			return t.readError(p, err)
 		}
-		for _, m := range pg.Messages {
+		for _, m := range rows {
 			desc = append(desc, m)
 			bytes += rowBytes(&m)
 		}
-		if pg.Next == 0 {
-			start = true
+		if len(desc) >= t.opts.TailRows || bytes >= t.opts.TailBytes {
 			break
 		}
-		before = pg.Next
+		p.Want(t.opts.TailRows - len(desc))
 	}
+	t.metrics.tailReads.Add(uint64(p.Reads()))
+	start := p.Done() // the rows reach the log's start: nothing is older
 	good, err := t.readTokens(ctx)
 	if err != nil {
 		return err
@@ -258,17 +257,15 @@ func (t *tail) refresh(ctx context.Context) error {
 
 	var (
 		fresh   []transcript.Message // newest first, all above head
-		before  transcript.Sequence
-		size    = refreshReadSize
-		crossed bool // a row at or below head was reached: fresh joins the rows held
+		crossed bool                 // a row at or below head was reached: fresh joins the rows held
 		bytes   int
 	)
-	for !crossed && len(fresh) < t.opts.TailRows && bytes < t.opts.TailBytes {
-		pg, err := t.read(ctx, before, size)
+	p := transcript.NewPager(t.src, 0)
+	for rows, err := range p.Pages(ctx, refreshReadSize) {
 		if err != nil {
-			return err
+			return t.readError(p, err)
 		}
-		for _, m := range pg.Messages {
+		for _, m := range rows {
 			if m.Seq <= head {
 				crossed = true
 				break
@@ -276,12 +273,12 @@ func (t *tail) refresh(ctx context.Context) error {
 			fresh = append(fresh, m)
 			bytes += rowBytes(&m)
 		}
-		if pg.Next == 0 {
-			crossed = true // the log's start: nothing older is missing
+		crossed = crossed || p.Done() // the log's start: nothing older is missing
+		if crossed || len(fresh) >= t.opts.TailRows || bytes >= t.opts.TailBytes {
 			break
 		}
-		before, size = pg.Next, min(2*size, transcript.PageSize)
 	}
+	t.metrics.tailReads.Add(uint64(p.Reads()))
 	if len(fresh) == 0 {
 		return nil
 	}
@@ -304,20 +301,11 @@ func (t *tail) refresh(ctx context.Context) error {
 	return nil
 }
 
-// read is one read of the store for the tail, counted, and checked to be a page the
-// tail can hold: rows strictly descending below before.
-func (t *tail) read(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
-	t.metrics.tailReads.Add(1)
-	pg, err := t.src.ReadBefore(ctx, before, limit)
-	if err != nil {
-		return transcript.Page{}, fmt.Errorf("server: desk %q: reading new rows: %w", t.desk, err)
-	}
-	for i, m := range pg.Messages {
-		if m.Seq == 0 || (before != 0 && m.Seq >= before) || (i > 0 && m.Seq >= pg.Messages[i-1].Seq) || len(pg.Messages) > limit {
-			return transcript.Page{}, fmt.Errorf("server: desk %q: the store's page breaks the contract at seq %d", t.desk, m.Seq)
-		}
-	}
-	return pg, nil
+// readError counts the reads p made and wraps err, the error of one of them: a store's
+// failure, or a page that breaks the port's contract (the Pager checks every page).
+func (t *tail) readError(p *transcript.Pager, err error) error {
+	t.metrics.tailReads.Add(uint64(p.Reads()))
+	return fmt.Errorf("server: desk %q: reading its rows: %w", t.desk, err)
 }
 
 // readTokens reads the desk's tokens, for recheck.

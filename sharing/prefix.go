@@ -1,14 +1,11 @@
 package sharing
 
-import (
-	"slices"
-
-	"github.com/sharedesk/transcript"
-)
+import "github.com/sharedesk/transcript"
 
 // Prefix returns the part of d that a reader who takes only d's oldest n messages has
 // seen, for a delta that cannot be delivered whole (a model's context budget, say): those
-// n messages, the elisions below the first message left out, and as Next the state that
+// n messages, the elisions below the first message left out, Remaining grown by the
+// messages left out, and as Next the state that
 // accepts exactly that — its watermark below the first message left out, at the newest row
 // the prefix holds (a message, or the newest row of an elision; from's watermark when the
 // prefix holds none: a row the log has, so that a Prepare from it can cross it), and the
@@ -20,13 +17,13 @@ import (
 // between consecutive messages of a delta, so none is cut in two.)
 //
 // n >= len(d.Messages) returns d; n < 0 counts as 0, which keeps only the elisions below
-// d's first message. The result's slices are its own (the messages' audiences and the
+// d's first message. The result's lists are never nil, and its own (the messages' audiences and the
 // elisions' readers it shares with d, as a copy of a Message does).
 func (d Delta) Prefix(n int, from State) Delta {
 	n = max(n, 0)
 	if n >= len(d.Messages) {
-		d.Messages = slices.Clone(d.Messages)
-		d.Elided = slices.Clone(d.Elided)
+		d.Messages = append([]transcript.Message{}, d.Messages...)
+		d.Elided = append([]transcript.Elision{}, d.Elided...)
 		d.Next = d.Next.clone()
 		return d
 	}
@@ -35,7 +32,7 @@ func (d Delta) Prefix(n int, from State) Delta {
 	if n > 0 {
 		next.Watermark = max(next.Watermark, d.Messages[n-1].Seq)
 	}
-	var elided []transcript.Elision
+	elided := []transcript.Elision{}
 	for _, e := range d.Elided {
 		if e.Through < cut {
 			elided = append(elided, e)
@@ -47,7 +44,7 @@ func (d Delta) Prefix(n int, from State) Delta {
 			next.Present = append(next.Present, seq)
 		}
 	}
-	return Delta{Messages: slices.Clone(d.Messages[:n]), Elided: elided, Next: next}
+	return Delta{Messages: append([]transcript.Message{}, d.Messages[:n]...), Elided: elided, Next: next, Remaining: d.Remaining + len(d.Messages) - n}
 }
 
 // WithinBytes is d's Prefix of its oldest messages whose content fits in max bytes

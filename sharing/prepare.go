@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/sharedesk/transcript"
 )
@@ -18,15 +19,25 @@ type Query struct {
 	// Viewer is whose delta it is: rows Viewer may not read count as blank, as in
 	// transcript.Query. The zero Author reads only the rows the whole desk reads.
 	Viewer transcript.Author
+	// MaxBytes is the answer's byte budget; 0 (or less) means none. With one, the delta is
+	// the one without it cut by Delta.WithinBytes(MaxBytes, State): its oldest messages
+	// within the budget, with the Next that commits exactly those. The walk lets go of each
+	// message's content as soon as that cut is certain to drop it: it holds about MaxBytes
+	// of content, and a page, besides the first replies whose roots it has not read yet.
+	MaxBytes int
 }
 
 // Delta is what the agent has not seen, and the state to commit once the turn is durable.
+// A delta Prepare returns has lists that are never nil: empty ones for nothing new.
 type Delta struct {
 	Messages []transcript.Message `json:"messages"` // chronological, only what the agent has not seen
 	// Elided stands for the rows of the delta's range the viewer may not read, as in
 	// transcript.Projection, placed among Messages by sequence.
 	Elided []transcript.Elision `json:"elided,omitempty"`
 	Next   State                `json:"next"` // commit it only after the turn is durably appended
+	// Remaining is how many newer messages a byte budget (Query.MaxBytes, WithinBytes,
+	// Prefix) left for the next delta, from Next; 0 when none were.
+	Remaining int `json:"-"`
 }
 
 // Plan is Prepare's answer: a Delta, or a Reason to reinitialize (Reinitialize != 0, and
@@ -64,6 +75,9 @@ const firstRead = 8
 //  6. Next.Watermark is B, or when B == 0 the newest row seen, never below M; Next.Present
 //     holds the entries of S above the new watermark.
 //
+// With q.MaxBytes, the delta is then cut to its oldest messages within the budget, as
+// Delta.WithinBytes cuts it, the walk holding no more content than it must (see Query).
+//
 // Prepare mutates nothing; on a reinitialization or an error it returns no messages, and
 // retrying from the same state over the same log gives the same delta. Pages are checked as
 // transcript.Pager describes: a broken page is a *transcript.ContractError, a host failure a
@@ -88,9 +102,12 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	case b != 0 && b < m:
 		return Plan{}, fmt.Errorf("%w: before %d, watermark %d", ErrWatermarkRegression, b, m)
 	case b != 0 && b == m:
-		return Plan{Delta: Delta{Next: s.clone()}}, nil
+		return Plan{Delta: Delta{Messages: []transcript.Message{}, Elided: []transcript.Elision{}, Next: s.clone()}}, nil
 	}
-	w := walk{conversation: q.Desired, watermark: m, bound: b, viewer: q.Viewer, first: transcript.FirstReplies{Viewer: q.Viewer}}
+	w := walk{
+		conversation: q.Desired, watermark: m, bound: b, viewer: q.Viewer, present: s.Present,
+		first: transcript.FirstReplies{Viewer: q.Viewer}, maxBytes: max(q.MaxBytes, 0),
+	}
 	reason, err := w.run(ctx, log, first)
 	if err != nil || reason != 0 {
 		return Plan{Reinitialize: reason}, err
@@ -104,8 +121,18 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 			next.Present = append(next.Present, seq)
 		}
 	}
-	msgs := w.delta(s.Present)
-	return Plan{Delta: Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), msgs), Next: next}}, nil
+	msgs, sizes := w.delta()
+	d := Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), msgs), Next: next}
+	if d.Messages == nil {
+		d.Messages = []transcript.Message{}
+	}
+	if d.Elided == nil {
+		d.Elided = []transcript.Elision{}
+	}
+	if w.maxBytes > 0 {
+		d = d.Prefix(transcript.OldestWithinFunc(len(msgs), w.maxBytes, func(i int) int { return sizes[i] }), s)
+	}
+	return Plan{Delta: d}, nil
 }
 
 // walk collects the qualifying rows above the watermark.
@@ -114,19 +141,44 @@ type walk struct {
 	watermark    transcript.Sequence
 	bound        transcript.Sequence // the query's Before
 	viewer       transcript.Author
+	present      []transcript.Sequence   // the state's present set: rows accepted already
 	head         transcript.Sequence     // the newest row read
 	crossed      bool                    // a row at or below the watermark was read
-	fresh        []transcript.Message    // qualifying rows above the watermark, unsorted
-	elided       []*transcript.Message   // elided rows above the watermark, newest first
+	fresh        freshRows               // the delta's rows: qualifying, above the watermark, not present; unsorted
+	elided       []transcript.Message    // elided rows above the watermark, newest first, without content
 	first        transcript.FirstReplies // channel level only
+	// maxBytes is the answer's byte budget (0: none), heldBytes the content fresh holds.
+	maxBytes, heldBytes int
+}
+
+// freshRows are the rows of a delta, copies of the walk's, and with a budget the sizes of
+// their content, which stay known when the budget lets the content go.
+type freshRows struct {
+	rows  []transcript.Message
+	sizes []int // with a budget, sizes[i] is len(rows[i].Content) as read; else nil
+}
+
+// sort puts the rows in ascending Seq, their sizes with them.
+func (f *freshRows) sort() {
+	if f.sizes == nil {
+		slices.SortFunc(f.rows, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+		return
+	}
+	sort.Sort(f)
+}
+
+func (f *freshRows) Len() int           { return len(f.rows) }
+func (f *freshRows) Less(i, j int) bool { return f.rows[i].Seq < f.rows[j].Seq }
+func (f *freshRows) Swap(i, j int) {
+	f.rows[i], f.rows[j] = f.rows[j], f.rows[i]
+	f.sizes[i], f.sizes[j] = f.sizes[j], f.sizes[i]
 }
 
 // run reads log down from the bound until the delta is known, and returns a Reason when it
 // cannot be.
 func (w *walk) run(ctx context.Context, log transcript.Log, first int) (Reason, error) {
 	p := transcript.NewPager(log, w.bound)
-	for size := first; ; size = min(2*size, transcript.PageSize) {
-		rows, err := p.Next(ctx, min(size, transcript.ScanLimit-p.Scanned()))
+	for rows, err := range p.Pages(ctx, first) {
 		if err != nil {
 			return 0, err
 		}
@@ -154,6 +206,7 @@ func (w *walk) run(ctx context.Context, log transcript.Log, first int) (Reason, 
 			return 0, nil // no reply still pending could be a first reply above the watermark
 		}
 	}
+	return 0, nil // not reached: the pages end at the log's end or at ScanLimit, both decided above
 }
 
 // beyondHead reports, once the first read has set w.head, whether the watermark (bound 0)
@@ -183,35 +236,65 @@ func (w *walk) add(rows []transcript.Message) {
 		w.crossed = w.crossed || !above
 		if thread == 0 {
 			if reply := w.first.Add(m); reply != nil && reply.Seq > w.watermark {
-				w.fresh = append(w.fresh, *reply)
+				w.keep(reply)
 			}
 		}
-		atLevel := m.Parent == 0
-		if thread != 0 {
-			atLevel = m.Seq == thread || m.Parent == thread
-		}
-		if above && atLevel && !m.Blank() {
+		if above && w.conversation.AtLevel(m) && !m.Blank() {
 			if m.ReadableBy(w.viewer) {
-				w.fresh = append(w.fresh, *m)
+				w.keep(m)
 			} else {
-				w.elided = append(w.elided, m)
+				c := *m
+				c.Content = "" // Elide reads no content
+				w.elided = append(w.elided, c)
 			}
 		}
+	}
+	if w.maxBytes > 0 && w.heldBytes > w.maxBytes {
+		w.release()
+	}
+}
+
+// keep adds m to the delta's rows, unless the state has accepted it already.
+func (w *walk) keep(m *transcript.Message) {
+	if _, found := slices.BinarySearch(w.present, m.Seq); found {
+		return
+	}
+	w.fresh.rows = append(w.fresh.rows, *m)
+	if w.maxBytes > 0 {
+		w.fresh.sizes = append(w.fresh.sizes, len(m.Content))
+		w.heldBytes += len(m.Content)
+	}
+}
+
+// release lets go of the content of every row of the delta the budget is certain to drop:
+// a row with older rows of the delta whose content and its own pass the budget. The
+// budget keeps the oldest rows, and every row read later is older, so such a row never
+// comes back.
+func (w *walk) release() {
+	w.fresh.sort()
+	older := 0 // content of the rows of the delta older than the current one
+	for i, size := range w.fresh.sizes {
+		m := &w.fresh.rows[i]
+		if i > 0 && older+size > w.maxBytes && m.Content != "" {
+			w.heldBytes -= len(m.Content)
+			m.Content = ""
+		}
+		older += size
 	}
 }
 
 // elidedRows returns the elided rows in ascending Seq.
 func (w *walk) elidedRows() []*transcript.Message {
-	slices.Reverse(w.elided)
-	return w.elided
+	rows := make([]*transcript.Message, len(w.elided))
+	for i := range w.elided {
+		rows[len(rows)-1-i] = &w.elided[i]
+	}
+	return rows
 }
 
-// delta returns the fresh rows not in present, chronological, in a new slice.
-func (w *walk) delta(present []transcript.Sequence) []transcript.Message {
-	out := slices.DeleteFunc(w.fresh, func(m transcript.Message) bool {
-		_, found := slices.BinarySearch(present, m.Seq)
-		return found
-	})
-	slices.SortFunc(out, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
-	return out
+// delta returns the delta's rows, chronological, and with a budget the sizes of their
+// content as read.
+func (w *walk) delta() ([]transcript.Message, []int) {
+	w.fresh.sort()
+	return w.fresh.rows, w.fresh.sizes
 }

@@ -42,9 +42,11 @@ LIMIT ?3 + 0`
 
 // ReadBefore implements transcript.Log: up to limit rows with Seq < before (before == 0:
 // from the newest row), newest first, in a new slice the caller owns, Audiences included
-// (a page's audiences share one new array, none the Store's). Next is the Seq of the page's
-// oldest row when an older row exists, and 0 exactly when none does. A limit below 1 is
-// ErrLimit. Once ctx is done ReadBefore returns an error matching ctx.Err().
+// (a page's audiences share one new array, none the Store's). A page ends early once its
+// content reaches transcript.PageBytes (it always holds one row), so that one read of large
+// rows holds a few MiB, not limit rows of them. Next is the Seq of the page's oldest row
+// when an older row exists, and 0 exactly when none does. A limit below 1 is ErrLimit. Once
+// ctx is done ReadBefore returns an error matching ctx.Err().
 func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.Page{}, err
@@ -63,7 +65,7 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 	if limit == math.MaxInt {
 		fetch = math.MaxInt64
 	}
-	msgs, refs, err := l.readPage(ctx, bound, fetch, min(limit, transcript.PageSize)+1)
+	msgs, refs, more, err := l.readPage(ctx, bound, fetch, min(limit, transcript.PageSize)+1)
 	if err == nil {
 		err = l.s.resolveAuthors(ctx, msgs, refs)
 	}
@@ -77,6 +79,8 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 	if len(msgs) > limit {
 		msgs = msgs[:limit]
 		page.Next = msgs[limit-1].Seq
+	} else if more {
+		page.Next = msgs[len(msgs)-1].Seq
 	}
 	page.Messages = msgs
 	return page, nil
@@ -91,21 +95,31 @@ const rowColumns = `seq, parent, author, audience, content, at_us, key`
 // rowRefs are the ids a row names in the authors and audiences tables; audience 0 is none.
 type rowRefs struct{ author, audience int64 }
 
-// readPage runs readPageSQL and returns its rows without their authors and audiences, and
-// the ids each row names. Its rows are closed when it returns, so that resolving the ids can
-// take a reader connection even from a pool of one.
-func (l *deskLog) readPage(ctx context.Context, bound, fetch int64, capacity int) ([]transcript.Message, []rowRefs, error) {
+// readPage runs readPageSQL and returns its rows without their authors and audiences, the
+// ids each row names, and whether it stopped at transcript.PageBytes of content with more
+// rows to come. Its rows are closed when it returns, so that resolving the ids can take a
+// reader connection even from a pool of one.
+func (l *deskLog) readPage(ctx context.Context, bound, fetch int64, capacity int) ([]transcript.Message, []rowRefs, bool, error) {
 	rows, err := l.s.readPage.QueryContext(ctx, l.desk, bound, fetch)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	return scanRows(rows, make([]transcript.Message, 0, capacity), make([]rowRefs, 0, capacity))
+	return scanPage(rows, make([]transcript.Message, 0, capacity), make([]rowRefs, 0, capacity), transcript.PageBytes)
 }
 
 // scanRows appends to msgs the rows of a query selecting rowColumns, without their authors
 // and audiences, and to refs the ids each row names, in the query's order. It closes rows.
 func scanRows(rows *sql.Rows, msgs []transcript.Message, refs []rowRefs) ([]transcript.Message, []rowRefs, error) {
+	msgs, refs, _, err := scanPage(rows, msgs, refs, 0)
+	return msgs, refs, err
+}
+
+// scanPage is scanRows that stops, when maxBytes > 0, before the first row that finds the
+// content appended already at maxBytes or more, and reports whether it stopped so: the rows
+// not scanned are never held.
+func scanPage(rows *sql.Rows, msgs []transcript.Message, refs []rowRefs, maxBytes int) ([]transcript.Message, []rowRefs, bool, error) {
 	defer rows.Close()
+	bytes := 0
 	// One set of scan destinations for the whole page: Scan's arguments escape, and fresh
 	// ones for each row would cost five allocations a row.
 	var (
@@ -116,9 +130,13 @@ func scanRows(rows *sql.Rows, msgs []transcript.Message, refs []rowRefs) ([]tran
 	)
 	dest := []any{&seq, &parent, &author, &audience, &content, &atUS, &key}
 	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return nil, nil, err
+		if maxBytes > 0 && bytes >= maxBytes {
+			return msgs, refs, true, rows.Close()
 		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, nil, false, err
+		}
+		bytes += len(content)
 		msgs = append(msgs, transcript.Message{
 			Seq:     transcript.Sequence(seq),
 			Parent:  transcript.Sequence(parent),
@@ -129,9 +147,9 @@ func scanRows(rows *sql.Rows, msgs []transcript.Message, refs []rowRefs) ([]tran
 		refs = append(refs, rowRefs{author: author, audience: audience.Int64}) // 0 when NULL
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	return msgs, refs, rows.Close()
+	return msgs, refs, false, rows.Close()
 }
 
 // readError wraps a failed read; when ctx is done, the error matches ctx.Err() whatever the

@@ -29,6 +29,8 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store { return openTemp(t) })
 }
 
+func TestLargePages(t *testing.T) { storetest.LargePages(t, openTemp(t)) }
+
 func TestWithMaxContent(t *testing.T) {
 	for _, limit := range []int{2, 100, 4096} {
 		storetest.ContentLimit(t, openTemp(t, sqlitestore.WithMaxContent(limit)), limit)

@@ -86,9 +86,6 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 		if err != nil {
 			return err
 		}
-		if p.Messages == nil {
-			p.Messages = []transcript.Message{}
-		}
 		if err := writeMessages(e, *format, as.author, p.Messages, p.Elided, p); err != nil {
 			return err
 		}
@@ -126,9 +123,6 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 			}
 		}
 		return &reinitError{reason: plan.Reinitialize, detail: reinitDetail(plan.Reinitialize, *statePath, state, conv)}
-	}
-	if plan.Delta.Messages == nil {
-		plan.Delta.Messages = []transcript.Message{} // [] rather than null in JSON
 	}
 	if *format == "text" && len(plan.Delta.Messages) == 0 && len(plan.Delta.Elided) == 0 {
 		// Said in words, where the other formats have an empty list.

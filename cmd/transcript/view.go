@@ -59,8 +59,5 @@ is the operator, who reads every aside.`)
 	if err != nil {
 		return err
 	}
-	if p.Messages == nil {
-		p.Messages = []transcript.Message{} // [] rather than null in JSON
-	}
 	return writeMessages(e, *format, as.author, p.Messages, p.Elided, p)
 }
