@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
@@ -18,7 +17,7 @@ import (
 // are in no conversation, and acknowledge nothing).
 //
 // The message is checked before the store is asked, so that every refusal is precise and
-// safe: the content's size, transcript.ValidateNew, a NUL byte, and the parent, which must
+// safe: transcript.ValidateNew (the content's size and text among its rules), and the parent, which must
 // be a row the participant may read (ErrNoParent otherwise, the same for a parent that
 // does not exist). The store applies the reply rule.
 func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, transcript.Message, error) {
@@ -47,6 +46,8 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 		return "", transcript.Message{}, parentError(m.Parent)
 	case errors.Is(err, transcript.ErrInvalidAudience):
 		return "", transcript.Message{}, fmt.Errorf("%w: a reply to an aside keeps the aside's readers: leave the audience out to reply to them", ErrBadAudience)
+	case errors.Is(err, transcript.ErrTooLarge): // the store's own limit, below transcript.MaxContent
+		return "", transcript.Message{}, fmt.Errorf("%w: the content is over the desk's limit", ErrBadMessage)
 	case errors.Is(err, transcript.ErrKeyConflict):
 		return "", transcript.Message{}, fmt.Errorf("%w: key %q already names a different message of the desk", ErrBadMessage, m.Key)
 	case errors.Is(err, transcript.ErrInvalidDesk):
@@ -74,9 +75,6 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 
 // newMessage is in as a message by the participant, checked as the store would check it.
 func (t *tools) newMessage(in PostMessageArgs) (transcript.Message, error) {
-	if n := len(in.Content); n > t.svc.opts.MaxContent {
-		return transcript.Message{}, fmt.Errorf("%w: content of %d bytes is over the limit of %d bytes", ErrBadMessage, n, t.svc.opts.MaxContent)
-	}
 	m := transcript.Message{Author: t.me, Content: in.Content, Parent: in.Parent, Key: in.Key}
 	if in.Audience != nil && len(in.Audience) == 0 { // "audience": [], not an absent argument
 		return transcript.Message{}, fmt.Errorf("%w: an empty audience names no reader: leave the audience out for a message the whole desk reads", ErrBadAudience)
@@ -93,9 +91,6 @@ func (t *tools) newMessage(in PostMessageArgs) (transcript.Message, error) {
 			return transcript.Message{}, fmt.Errorf("%w: %s", ErrBadAudience, transcript.Reason(err))
 		}
 		return transcript.Message{}, fmt.Errorf("%w: %s", ErrBadMessage, transcript.Reason(err))
-	}
-	if strings.IndexByte(in.Content, 0) >= 0 {
-		return transcript.Message{}, fmt.Errorf("%w: content holds a NUL byte", ErrBadMessage)
 	}
 	return m, nil
 }

@@ -26,17 +26,11 @@ type Store interface {
 	Log(desk string) transcript.Log
 }
 
-// DefaultMaxContent is Options.MaxContent's default: the stores' default content limit.
-const DefaultMaxContent = 1 << 20
-
 // DefaultMaxAnswerBytes is Options.MaxAnswerBytes's default.
 const DefaultMaxAnswerBytes = 8 << 20
 
 // Options configure a Service. The zero value of every field means its default.
 type Options struct {
-	// MaxContent is the store's content limit in bytes: post_message refuses longer content
-	// before the store is asked. Default DefaultMaxContent.
-	MaxContent int
 	// MaxAnswerBytes bounds the message content of one tool result, as max_tokens bounds
 	// its text: read_desk delivers its oldest new messages within it (at least one) and
 	// the rest on the next read; view drops its oldest messages past it (never a thread's
@@ -73,12 +67,9 @@ func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
 		return nil, errors.New("deskmcp: nil store")
 	case books == nil:
 		return nil, errors.New("deskmcp: nil book store")
-	case opts.MaxContent < 0:
-		return nil, errors.New("deskmcp: negative MaxContent")
 	case opts.MaxAnswerBytes < 0:
 		return nil, errors.New("deskmcp: negative MaxAnswerBytes")
 	}
-	opts.MaxContent = cmp.Or(opts.MaxContent, DefaultMaxContent)
 	opts.MaxAnswerBytes = cmp.Or(opts.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

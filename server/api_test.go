@@ -15,6 +15,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -322,10 +323,10 @@ func TestConcurrentKeyedAppends(t *testing.T) {
 	})
 }
 
-// TestBodyLimits: content over the store's limit and a body over MaxBody are 413; a body
+// TestBodyLimits: content over the store's limit (one opened with a lower limit) and a body over MaxBody are 413; a body
 // that is not JSON is 415.
 func TestBodyLimits(t *testing.T) {
-	e := newEnv(t, sqliteStore(t), server.Options{MaxContent: 100, MaxBody: 1000})
+	e := newEnv(t, openSQLite(t, t.TempDir(), sqlitestore.WithMaxContent(100)), server.Options{MaxBody: 1000})
 	secret := e.token("eng", coder)
 	e.post(secret, map[string]any{"content": strings.Repeat("x", 100)})
 	p := wantProblem(t, e.do("POST", "/v1/desks/eng/messages", secret, map[string]any{"content": strings.Repeat("x", 101)}), 413, "too-large")

@@ -123,7 +123,7 @@
 //	method-not-allowed     405     a route that takes other methods (Allow lists them)
 //	request-timeout        408     the body did not arrive within Options.BodyReadTimeout
 //	key-conflict           409     a key that names a different row
-//	too-large              413     a body over Options.MaxBody, content over Options.MaxContent
+//	too-large              413     a body over Options.MaxBody, content over the store's limit
 //	unsupported-media-type 415     a body that is not JSON
 //	rate-limited           429     the token's rate limit; an address's failed authentications past Options.AuthFailureBurst (Retry-After)
 //	too-many-streams       429     the token's cap on open streams (Retry-After)

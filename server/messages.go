@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -53,7 +52,8 @@ func (s *Server) appendOperation() huma.Operation {
 // appendMessage appends the body as the token's participant.
 //
 // Checks the store would make are made first, so that every refusal has a precise and safe
-// answer: the content's size (413), the message (transcript.ValidateNew, 400), the parent
+// answer: the message (transcript.ValidateNew: 413 for content over transcript.MaxContent,
+// 400 otherwise; a store opened with a lower limit refuses it with 413 too), the parent
 // (404 when it does not exist or the author may not read it: one read of one row, and rows
 // never change, so the answer holds for the append) and the reply rule
 // (transcript.ResolveAudience on that row, 400). None of their messages quotes content.
@@ -66,9 +66,6 @@ func (s *Server) appendOperation() huma.Operation {
 func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOutput, error) {
 	author := identity(ctx).Participant
 	b := in.Body
-	if len(b.Content) > s.opts.MaxContent {
-		return nil, kindTooLarge.problem(fmt.Sprintf("content of %d bytes is over the limit of %d bytes", len(b.Content), s.opts.MaxContent))
-	}
 	m := transcript.Message{Author: author, Content: b.Content, Parent: b.Parent, Key: b.Key}
 	if b.Audience != nil && len(b.Audience) == 0 { // "audience": [], not an absent field
 		return nil, kindInvalidAudience.problem("an empty audience names no reader: omit the audience for a message the whole desk reads")
@@ -80,13 +77,13 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 		m.Audience = append(m.Audience, a.author)
 	}
 	if err := transcript.ValidateNew(m); err != nil {
-		if errors.Is(err, transcript.ErrInvalidAudience) {
+		switch {
+		case errors.Is(err, transcript.ErrTooLarge):
+			return nil, kindTooLarge.problem(transcript.Reason(err))
+		case errors.Is(err, transcript.ErrInvalidAudience):
 			return nil, kindInvalidAudience.problem(transcript.Reason(err))
 		}
 		return nil, kindInvalidMessage.problem(transcript.Reason(err))
-	}
-	if strings.IndexByte(b.Content, 0) >= 0 {
-		return nil, kindInvalidMessage.problem("content holds a NUL byte, which the stores refuse")
 	}
 	if m.Parent != 0 {
 		parent, ok, err := transcript.ReadableRow(ctx, s.st.Log(in.Desk), m.Parent, author)
@@ -135,6 +132,8 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 // by sentinel, with fixed text, since a store's message is the store's to word.
 func appendRefusal(err error) error {
 	switch {
+	case errors.Is(err, transcript.ErrTooLarge): // the store's own limit, below transcript.MaxContent
+		return kindTooLarge.problem("the content is over the store's limit")
 	case errors.Is(err, transcript.ErrKeyConflict):
 		return kindKeyConflict.problem("the key already names a different row of the desk")
 	case errors.Is(err, transcript.ErrNotReadable):

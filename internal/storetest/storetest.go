@@ -35,7 +35,7 @@ type Store interface {
 
 // Run runs every check of the shared store suite as a subtest of t, each on a new, empty
 // store from newStore, which may call t.Fatal and should release the store with t.Cleanup.
-// The store must use the default content limit of DefaultMaxContent bytes; a store with a
+// The store must use the default content limit of transcript.MaxContent bytes; a store with a
 // configurable limit tests it with ContentLimit.
 //
 // The subtests, by name:
@@ -56,7 +56,7 @@ type Store interface {
 //     is rejected.
 //   - BatchAllOrNothing: a batch whose last message is bad leaves no trace, not even its
 //     desk's name in Desks.
-//   - ContentLimit: content of exactly DefaultMaxContent bytes is stored, one byte more is
+//   - ContentLimit: content of exactly transcript.MaxContent bytes is stored, one byte more is
 //     rejected.
 //   - Asides: the aside rules of SPEC §10 (see ReplyRule) through Append and AppendBatch:
 //     canonical audiences, the reply rule, each refusal with its sentinel and without an
@@ -102,16 +102,13 @@ var checks = []struct {
 	{"BadInput", checkBadInput},
 	{"Batch", checkBatch},
 	{"BatchAllOrNothing", checkBatchAllOrNothing},
-	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, DefaultMaxContent) }},
+	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, transcript.MaxContent) }},
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
 	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
 	{"Books", func(t *testing.T, st Store) { BookRule(t, st) }},
 	{"ConcurrentSharing", checkConcurrentSharing},
 }
-
-// DefaultMaxContent is the content limit, in bytes, of a store opened without options.
-const DefaultMaxContent = 1 << 20
 
 // Desk is one desk of a Store as logtest drives it.
 type Desk struct {
