@@ -203,7 +203,7 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 	lookup, keys := storedParents(prepared), appendKeys(prepared)
 	var ahead []transcript.Message
 	if len(lookup) == 0 && (len(keys) == 0 || len(prepared) == 1) {
-		if rows, _, _, err := settle(prepared, 0, nil, nil); err == nil {
+		if rows, _, _, err := transcript.SettleBatch(prepared, 0, nil, nil); err == nil {
 			ahead = rows
 		}
 	}
@@ -440,9 +440,9 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 // messages skipped (their keys present), inserts the new rows and commits. When every
 // message is skipped (a replay, a re-import), it rolls back instead: nothing is written,
 // the head's move undone. It returns every message as stored, or the index of the message
-// settle refused and why, as appendLocked does.
+// transcript.SettleBatch refused and why, as appendLocked does.
 func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) ([]transcript.Message, int, error) {
-	rows, added, i, err := settle(msgs, base, stored, present)
+	rows, added, i, err := transcript.SettleBatch(msgs, base, stored, present)
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
 		return nil, i, err

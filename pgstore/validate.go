@@ -27,13 +27,8 @@ func (s *Store) prepare(m transcript.Message, i int, now time.Time) (transcript.
 	if err := transcript.ValidateNewWithin(m, s.maxContent); err != nil {
 		return m, err
 	}
-	if j, ok := m.Parent.BatchIndex(); ok {
-		switch {
-		case i < 0:
-			return m, transcript.Invalidf(ErrParent, "parent is a transcript.BatchParent, which only AppendBatch resolves")
-		case j >= i:
-			return m, transcript.Invalidf(ErrParent, "parent is batch message %d, not an earlier message of the batch", j)
-		}
+	if err := transcript.CheckBatchParent(m.Parent, i); err != nil {
+		return m, err
 	}
 	if m.At.IsZero() {
 		m.At = now

@@ -20,27 +20,5 @@ func (s *Store) checkMessage(m transcript.Message, index int) error {
 	if err := transcript.ValidateNewWithin(m, s.maxContent); err != nil {
 		return err
 	}
-	if j, ok := m.Parent.BatchIndex(); ok {
-		switch {
-		case index < 0:
-			return transcript.Invalidf(transcript.ErrNoParent, "parent BatchParent(%d) outside a batch", j)
-		case j >= index:
-			return transcript.Invalidf(transcript.ErrNoParent, "parent BatchParent(%d) does not name an earlier message of the batch", j)
-		}
-	}
-	return nil
-}
-
-// checkParent reports whether parent, a sequence (not a BatchParent), can be the parent of
-// a new row with Seq seq in a desk whose newest row before the append was head. Sequences
-// are dense (every desk holds exactly the rows 1 to head, and a batch's rows take head+1
-// on), so parent exists and is older exactly when it is below seq.
-func checkParent(parent, seq, head transcript.Sequence) error {
-	if parent < seq {
-		return nil
-	}
-	if parent > head && seq == head+1 {
-		return transcript.Invalidf(transcript.ErrNoParent, "parent %d is not a row of the desk (its newest row is %d)", parent, head)
-	}
-	return transcript.Invalidf(transcript.ErrNoParent, "parent %d is not older than the message, which would be row %d (the desk's newest row is %d)", parent, seq, head)
+	return transcript.CheckBatchParent(m.Parent, index)
 }
