@@ -40,7 +40,7 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 		}
 	}
 	// The append is not the client's to cancel: once begun it finishes.
-	stored, err := t.svc.st.Append(context.WithoutCancel(ctx), t.desk, m)
+	stored, created, err := t.svc.st.AppendNew(context.WithoutCancel(ctx), t.desk, m)
 	switch {
 	case errors.Is(err, transcript.ErrNotReadable), errors.Is(err, transcript.ErrNoParent):
 		return "", transcript.Message{}, parentError(m.Parent)
@@ -57,7 +57,7 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 	case err != nil:
 		return "", transcript.Message{}, t.unavailable(ctx, "post_message", err)
 	}
-	if t.svc.opts.Appended != nil {
+	if created && t.svc.opts.Appended != nil {
 		t.svc.opts.Appended(t.desk, stored.Seq)
 	}
 	k := keyOf(t.me, c)

@@ -2,7 +2,6 @@ package deskmcp
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,13 +15,11 @@ import (
 // Store is what the tools need of a desk's store: sqlitestore.Store and pgstore.Store are
 // ones (and server.Store's are).
 //
-//   - Append stores a message as the desk's newest row and returns it as stored; its
-//     errors match transcript.ErrInvalidMessage for a message it refuses (ErrNotReadable,
-//     ErrInvalidAudience among them) and transcript.ErrKeyConflict for a key that names
-//     another row. It applies the reply rule (transcript.ResolveAudience).
+//   - transcript.NewRowAppender stores post_message's messages, and says which are new
+//     rows (Options.Appended is told of those only).
 //   - Log is one desk's log.
 type Store interface {
-	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	transcript.NewRowAppender
 	Log(desk string) transcript.Log
 }
 
@@ -40,8 +37,8 @@ type Options struct {
 	// saved): never content, never a secret. Nil discards them.
 	Logger *slog.Logger
 	// Appended, if set, is called with the desk's name and the stored row's seq after
-	// every append post_message makes (a replayed key too: the store does not say which),
-	// so that a service can wake its event streams at once.
+	// every new row post_message stores (not for a replayed key, which stores none), so
+	// that a service can wake its event streams at once.
 	Appended func(desk string, seq transcript.Sequence)
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -297,26 +295,7 @@ func TestConcurrentKeyedAppends(t *testing.T) {
 	eachStore(t, func(t *testing.T, st server.Store) {
 		e := newEnv(t, st, server.Options{Burst: 100})
 		secret := e.token("eng", coder)
-		var (
-			wg       sync.WaitGroup
-			mu       sync.Mutex
-			statuses = map[int]int{}
-			rows     = map[transcript.Sequence]bool{}
-		)
-		for range 20 {
-			wg.Go(func() {
-				r := e.do("POST", "/v1/desks/eng/messages", secret, map[string]any{"content": "once", "key": "only-once"})
-				var m transcript.Message
-				if r.status == http.StatusOK || r.status == http.StatusCreated {
-					m = decode[transcript.Message](t, r, r.status)
-				}
-				mu.Lock()
-				statuses[r.status]++
-				rows[m.Seq] = true
-				mu.Unlock()
-			})
-		}
-		wg.Wait()
+		statuses, rows := racePosts(t, []*env{e}, secret, "only-once", 20)
 		if statuses[201] != 1 || statuses[200] != 19 || len(rows) != 1 {
 			t.Errorf("statuses %v, rows %v: want one 201, nineteen 200, one row", statuses, rows)
 		}

@@ -143,11 +143,9 @@
 // does, so that each refusal has a precise and safe answer: the content's size (413), the
 // message (400), the parent (404 when it does not exist or the author may not read it:
 // one read of one row, and rows never change, so the answer holds), and the reply rule on
-// that parent (400). An append with a key is a replay (200, the stored row) when the desk
-// held the key before: the server looks the key up and appends under a lock of the key, so
-// that of one process's concurrent appends of a key exactly one is 201. Two processes over
-// one database appending one key in the same instant may both say 201 for the one row;
-// only the store could tell, and neither says yet whether it inserted. An append, once
+// that parent (400). An append with a key is a replay (200, the stored row) when the store
+// stored no new row for it (transcript.NewRowAppender): of concurrent appends of one key,
+// through any number of processes over one database, exactly one is 201. An append, once
 // begun, is not cancelled by the client leaving or by a drain (Options.AppendTimeout).
 //
 // # Live stream

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"net/http"
-	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -58,11 +56,9 @@ func (s *Server) appendOperation() huma.Operation {
 // never change, so the answer holds for the append) and the reply rule
 // (transcript.ResolveAudience on that row, 400). None of their messages quotes content.
 //
-// With a key, the append is a replay (200) when the desk held the key before it: the
-// server looks the key up and appends under a lock of that key, so that of this process's
-// concurrent appends with one key exactly one is 201. (Two processes over one database
-// appending one key at the same instant may both answer 201, for the same row: the store
-// would have to say whether it inserted.)
+// With a key, the append is a replay (200) when the store says it stored no new row
+// (AppendNew): of concurrent appends with one key, from any number of processes over one
+// database, exactly one is 201.
 func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOutput, error) {
 	author := identity(ctx).Participant
 	b := in.Body
@@ -102,24 +98,14 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 	// out), also while the server drains.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.AppendTimeout)
 	defer cancel()
-	replay := false
-	if m.Key != "" {
-		unlock := s.keys.lock(in.Desk, m.Key)
-		defer unlock()
-		held, err := s.st.LookupKeys(actx, in.Desk, []string{m.Key})
-		if err != nil {
-			return nil, s.internal(ctx, err)
-		}
-		_, replay = held[m.Key]
-	}
-	stored, err := s.st.Append(actx, in.Desk, m)
+	stored, created, err := s.st.AppendNew(actx, in.Desk, m)
 	if err != nil {
 		if errors.Is(err, transcript.ErrKeyConflict) || errors.Is(err, transcript.ErrInvalidMessage) {
 			return nil, appendRefusal(err)
 		}
 		return nil, s.internal(ctx, err)
 	}
-	if replay {
+	if !created {
 		s.metrics.replayed.Add(1)
 		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
 	}
@@ -144,24 +130,4 @@ func appendRefusal(err error) error {
 		return kindInvalidMessage.problem("the desk's name breaks the rule for desk names (1 to 100 letters, digits, '.', '_' or '-', not . or ..): it can be read and exported, not written to")
 	}
 	return kindInvalidMessage.problem("the store refused the message (text must be valid UTF-8 without NUL bytes, and the parent an older row of the desk)")
-}
-
-// keyLocks serialises this process's appends of one key to one desk: a stripe of mutexes
-// by the hash of desk and key, so that unrelated keys rarely wait for each other.
-type keyLocks struct {
-	seed    maphash.Seed
-	once    sync.Once
-	stripes [64]sync.Mutex
-}
-
-func (k *keyLocks) lock(desk, key string) (unlock func()) {
-	k.once.Do(func() { k.seed = maphash.MakeSeed() })
-	var h maphash.Hash
-	h.SetSeed(k.seed)
-	h.WriteString(desk)
-	h.WriteByte(0)
-	h.WriteString(key)
-	mu := &k.stripes[h.Sum64()%uint64(len(k.stripes))]
-	mu.Lock()
-	return mu.Unlock
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
+var _ transcript.NewRowAppender = (*Store)(nil)
+
 // The writer's statements. The head is found on the (desk, seq) index, never by a scan. An
 // insert whose key the desk holds already inserts nothing (the (desk, key) index's conflict
 // target): that is how Append finds a present key, with no lookup before a new row.
@@ -66,21 +68,33 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 // Appends to all desks of a Store take turns on one writer connection; Append waits for its
 // turn as long as ctx allows. Once Append returns, every read sees the row.
 func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
+	stored, _, err := s.AppendNew(ctx, desk, m)
+	return stored, err
+}
+
+// AppendNew is Append that also says whether it stored a new row: false when m's Key named
+// a stored row that is the same message (a replay), which it returns. Of appends of one key
+// to one file, from any number of goroutines or processes, exactly one reports a new row.
+func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
 	if err := checkDesk(desk); err != nil {
-		return transcript.Message{}, &AppendError{Desk: desk, Index: -1, Err: err}
+		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	if err := s.checkMessage(m, -1); err != nil {
-		return transcript.Message{}, &AppendError{Desk: desk, Index: -1, Err: err}
+		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
-	var stored transcript.Message
+	var (
+		stored transcript.Message
+		added  int
+	)
 	err := s.write(ctx, desk, func(w *writeTx) (err error) {
 		stored, err = w.appendRows(ctx, desk, []transcript.Message{m}, false)
+		added = w.inserted
 		return err
 	})
 	if err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
-	return stored, nil
+	return stored, added == 1, nil
 }
 
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
