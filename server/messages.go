@@ -3,12 +3,12 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/posting"
 )
 
 type appendInput struct {
@@ -47,63 +47,35 @@ func (s *Server) appendOperation() huma.Operation {
 	return op
 }
 
-// appendMessage appends the body as the token's participant.
-//
-// Checks the store would make are made first, so that every refusal has a precise and safe
-// answer: the message (transcript.ValidateNew: 413 for content over transcript.MaxContent,
-// 400 otherwise; a store opened with a lower limit refuses it with 413 too), the parent
-// (404 when it does not exist or the author may not read it: one read of one row, and rows
-// never change, so the answer holds for the append) and the reply rule
-// (transcript.ResolveAudience on that row, 400). None of their messages quotes content.
-//
-// With a key, the append is a replay (200) when the store says it stored no new row
-// (AppendNew): of concurrent appends with one key, from any number of processes over one
-// database, exactly one is 201.
+// appendMessage appends the body as the token's participant. posting.Prepare checks what
+// the store would, so that every refusal has a precise and safe answer (postProblem): 413
+// for content over the limit, 404 for a parent that does not exist or the author may not
+// read, 400 otherwise. With a key, the append is a replay (200) when the store stored no new
+// row for it (AppendNew): of concurrent appends with one key, from any number of processes
+// over one database, exactly one is 201.
 func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOutput, error) {
-	author := identity(ctx).Participant
 	b := in.Body
-	m := transcript.Message{Author: author, Content: b.Content, Parent: b.Parent, Key: b.Key}
-	if b.Audience != nil && len(b.Audience) == 0 { // "audience": [], not an absent field
-		return nil, kindInvalidAudience.problem("an empty audience names no reader: omit the audience for a message the whole desk reads")
-	}
-	for i, a := range b.Audience {
-		if a.err != nil {
-			return nil, kindInvalidAudience.problem(fmt.Sprintf("audience entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL, or an Author object", i))
-		}
-		m.Audience = append(m.Audience, a.author)
-	}
-	if err := transcript.ValidateNew(m); err != nil {
-		switch {
-		case errors.Is(err, transcript.ErrTooLarge):
-			return nil, kindTooLarge.problem(transcript.Reason(err))
-		case errors.Is(err, transcript.ErrInvalidAudience):
-			return nil, kindInvalidAudience.problem(transcript.Reason(err))
-		}
-		return nil, kindInvalidMessage.problem(transcript.Reason(err))
-	}
-	if m.Parent != 0 {
-		parent, ok, err := transcript.ReadableRow(ctx, s.st.Log(in.Desk), m.Parent, author)
-		switch {
-		case err != nil:
-			return nil, s.internal(ctx, err)
-		case !ok:
-			return nil, errNoParent
-		}
-		if _, err := transcript.ResolveAudience(m, &parent); err != nil {
-			return nil, appendRefusal(err)
+	req := posting.Request{Content: b.Content, Parent: b.Parent, Key: b.Key}
+	if b.Audience != nil {
+		req.Audience = make([]posting.Entry, len(b.Audience))
+		for i, a := range b.Audience {
+			req.Audience[i] = posting.Entry{Author: a.author, Err: a.err}
 		}
 	}
-
+	m, _, err := posting.Prepare(ctx, s.st.Log(in.Desk), identity(ctx).Participant, req)
+	if err != nil {
+		return nil, s.postProblem(ctx, err)
+	}
 	// The append itself is not the client's to cancel: once begun it finishes (or times
 	// out), also while the server drains.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.AppendTimeout)
 	defer cancel()
 	stored, created, err := s.st.AppendNew(actx, in.Desk, m)
 	if err != nil {
-		if errors.Is(err, transcript.ErrKeyConflict) || errors.Is(err, transcript.ErrInvalidMessage) {
-			return nil, appendRefusal(err)
+		if refusal := posting.Refusal(m, err); refusal != nil {
+			err = refusal
 		}
-		return nil, s.internal(ctx, err)
+		return nil, s.postProblem(ctx, err)
 	}
 	if !created {
 		s.metrics.replayed.Add(1)
@@ -114,20 +86,24 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 	return &appendOutput{Status: http.StatusCreated, Body: stored}, nil
 }
 
-// appendRefusal is the problem for the store's (or the reply rule's) refusal of a message:
-// by sentinel, with fixed text, since a store's message is the store's to word.
-func appendRefusal(err error) error {
-	switch {
-	case errors.Is(err, transcript.ErrTooLarge): // the store's own limit, below transcript.MaxContent
-		return kindTooLarge.problem("the content is over the store's limit")
-	case errors.Is(err, transcript.ErrKeyConflict):
-		return kindKeyConflict.problem("the key already names a different row of the desk")
-	case errors.Is(err, transcript.ErrNotReadable):
-		return errNoParent
-	case errors.Is(err, transcript.ErrInvalidAudience):
-		return kindInvalidAudience.problem("the audience is refused: a reply to an aside keeps the aside's readers (leave the audience out to reply to them), and an aside's readers must not be only its author")
-	case errors.Is(err, transcript.ErrInvalidDesk):
-		return kindInvalidMessage.problem("the desk's name breaks the rule for desk names (1 to 100 letters, digits, '.', '_' or '-', not . or ..): it can be read and exported, not written to")
+// postProblem is the problem for err, a post's refusal (a *posting.Error) by its kind, or
+// the store's failure (500).
+func (s *Server) postProblem(ctx context.Context, err error) error {
+	var refusal *posting.Error
+	if !errors.As(err, &refusal) {
+		return s.internal(ctx, err)
 	}
-	return kindInvalidMessage.problem("the store refused the message (text must be valid UTF-8 without NUL bytes, and the parent an older row of the desk)")
+	switch refusal.Kind {
+	case posting.NoParent:
+		return errNoParent
+	case posting.TooLarge:
+		return kindTooLarge.problem(refusal.Reason)
+	case posting.InvalidAudience:
+		return kindInvalidAudience.problem(refusal.Reason)
+	case posting.InvalidEntry: // the body's audience, whose entries may be Author objects too
+		return kindInvalidAudience.problem("audience " + refusal.Reason + ", or an Author object")
+	case posting.KeyConflict:
+		return kindKeyConflict.problem(refusal.Reason)
+	}
+	return kindInvalidMessage.problem(refusal.Reason)
 }

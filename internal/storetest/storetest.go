@@ -14,11 +14,9 @@ import (
 // its own log, and the service's bearer tokens (token.Store). sqlitestore.Store and
 // pgstore.Store satisfy it as they are.
 type Store interface {
-	// Append stores m as the newest row of desk and returns the stored row: m with its
-	// assigned Seq (one above the desk's newest row, 1 for a new desk) and At stamped with
-	// the time of the append when m.At is zero, in UTC. Bad input (see Run) is an error
-	// matching transcript.ErrInvalidMessage, and then nothing is stored.
-	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	// transcript.Appender stores one message as the newest row of a desk (see Run for the
+	// bad input it refuses).
+	transcript.Appender
 	// AppendBatch stores msgs as the newest rows of desk, in order, all or nothing. A Parent
 	// may be transcript.BatchParent(i), naming the batch's earlier i-th message.
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
