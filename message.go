@@ -111,26 +111,42 @@ var ErrInvalidMessage = errors.New("transcript: invalid message")
 // ErrNotReadable, so that an outsider cannot tell a missing row from an aside.
 var ErrNoParent = errors.New("transcript: parent is not an older row of the desk")
 
-// ValidateNew reports whether m can be appended as a new row: its Seq is unset (the log
-// assigns it), its Author is valid, its Content is valid UTF-8, its Audience lists at most
-// MaxAudience valid participants, each once, without m's author, and its Key is empty or at
-// most MaxKeyLen bytes of printable UTF-8. Whether the Parent exists, the reply rule
-// (ResolveAudience) and whether the Key is taken (MatchKey) are the log's to check. The
-// error matches ErrInvalidMessage, ErrInvalidAuthor for a bad author and
-// ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose message says
-// what is wrong once ("transcript: audience lists agent:triage twice").
-func ValidateNew(m Message) error {
-	switch {
-	case m.Seq != 0:
+// ValidateNew reports whether m can be appended as a new row, as every log checks it: its
+// Seq is unset (the log assigns it); its Content at most MaxContent bytes (ErrTooLarge);
+// its Content and its author's and audience's ids and labels valid UTF-8 without a NUL byte
+// (ErrText); its Author valid; its Audience lists at most MaxAudience valid participants,
+// each once, without m's author; its Key is empty or at most MaxKeyLen bytes of printable
+// UTF-8; and its At zero or within the years 1 to 9999 (ErrAt). Whether the Parent exists,
+// the reply rule (ResolveAudience) and whether the Key is taken (MatchKey) are the log's to
+// check. The error matches ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a bad
+// author and ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose
+// message says what is wrong once ("transcript: audience lists agent:triage twice") and
+// never quotes content.
+func ValidateNew(m Message) error { return ValidateNewWithin(m, MaxContent) }
+
+// ValidateNewWithin is ValidateNew for a log whose content limit, maxContent bytes, is below
+// MaxContent.
+func ValidateNewWithin(m Message, maxContent int) error {
+	if m.Seq != 0 {
 		return Invalidf(ErrInvalidMessage, "seq %d set by the caller (the log assigns it)", m.Seq)
-	case !utf8.ValidString(m.Content):
-		return Invalidf(ErrInvalidMessage, "content is not valid UTF-8")
 	}
 	if err := m.Author.Validate(); err != nil {
 		return Invalidf(ErrInvalidAuthor, "%s", Reason(err))
 	}
+	if err := validateStorable(m, min(maxContent, MaxContent)); err != nil {
+		return err
+	}
 	if err := validateAudience(m.Author, m.Audience); err != nil {
 		return err
 	}
-	return validateKey(m.Key)
+	if err := validateAudienceText(m.Audience); err != nil {
+		return err
+	}
+	if err := validateKey(m.Key); err != nil {
+		return err
+	}
+	if !m.At.IsZero() {
+		return ValidateTime("at", m.At)
+	}
+	return nil
 }

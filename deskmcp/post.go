@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/posting"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -17,46 +17,38 @@ import (
 // a reply, of the parent's parent: its root for a reply to a thread's reply; deeper replies
 // are in no conversation, and acknowledge nothing).
 //
-// The message is checked before the store is asked, so that every refusal is precise and
-// safe: the content's size, transcript.ValidateNew, a NUL byte, and the parent, which must
-// be a row the participant may read (ErrNoParent otherwise, the same for a parent that
-// does not exist). The store applies the reply rule.
+// posting.Prepare checks the message before the store is asked, so that every refusal is
+// precise and safe (postError): the parent must be a row the participant may read
+// (ErrNoParent otherwise, the same for a parent that does not exist).
 func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, transcript.Message, error) {
-	m, err := t.newMessage(in)
+	req := posting.Request{Content: in.Content, Parent: in.Parent, Key: in.Key}
+	if in.Audience != nil {
+		req.Audience = make([]posting.Entry, len(in.Audience))
+		for i, entry := range in.Audience {
+			p, err := transcript.ParseAuthor(entry)
+			req.Audience[i] = posting.Entry{Author: p, Err: err}
+		}
+	}
+	m, parent, err := posting.Prepare(ctx, t.svc.st.Log(t.desk), t.me, req)
 	if err != nil {
-		return "", transcript.Message{}, err
+		return "", transcript.Message{}, t.postError(ctx, m, err)
 	}
 	c := transcript.Conversation{Desk: t.desk}
-	if m.Parent != 0 {
-		parent, ok, err := transcript.ReadableRow(ctx, t.svc.st.Log(t.desk), m.Parent, t.me)
-		switch {
-		case err != nil:
-			return "", transcript.Message{}, t.unavailable(ctx, "post_message", err)
-		case !ok:
-			return "", transcript.Message{}, parentError(m.Parent)
-		}
+	if parent != nil {
 		c.Thread = parent.Seq
 		if !parent.IsRoot() {
 			c.Thread = parent.Parent
 		}
 	}
 	// The append is not the client's to cancel: once begun it finishes.
-	stored, err := t.svc.st.Append(context.WithoutCancel(ctx), t.desk, m)
-	switch {
-	case errors.Is(err, transcript.ErrNotReadable), errors.Is(err, transcript.ErrNoParent):
-		return "", transcript.Message{}, parentError(m.Parent)
-	case errors.Is(err, transcript.ErrInvalidAudience):
-		return "", transcript.Message{}, fmt.Errorf("%w: a reply to an aside keeps the aside's readers: leave the audience out to reply to them", ErrBadAudience)
-	case errors.Is(err, transcript.ErrKeyConflict):
-		return "", transcript.Message{}, fmt.Errorf("%w: key %q already names a different message of the desk", ErrBadMessage, m.Key)
-	case errors.Is(err, transcript.ErrInvalidDesk):
-		return "", transcript.Message{}, fmt.Errorf("%w: the desk's name breaks the rule for desk names, so it can be read, not written to", ErrBadMessage)
-	case errors.Is(err, transcript.ErrInvalidMessage):
-		return "", transcript.Message{}, fmt.Errorf("%w: the desk refused it (text must be valid UTF-8 without NUL bytes)", ErrBadMessage)
-	case err != nil:
-		return "", transcript.Message{}, t.unavailable(ctx, "post_message", err)
+	stored, created, err := t.svc.st.AppendNew(context.WithoutCancel(ctx), t.desk, m)
+	if err != nil {
+		if refusal := posting.Refusal(m, err); refusal != nil {
+			err = refusal
+		}
+		return "", transcript.Message{}, t.postError(ctx, m, err)
 	}
-	if t.svc.opts.Appended != nil {
+	if created && t.svc.opts.Appended != nil {
 		t.svc.opts.Appended(t.desk, stored.Seq)
 	}
 	k := keyOf(t.me, c)
@@ -72,32 +64,20 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 	return fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, where(c), render.Envelope(stored)), stored, nil
 }
 
-// newMessage is in as a message by the participant, checked as the store would check it.
-func (t *tools) newMessage(in PostMessageArgs) (transcript.Message, error) {
-	if n := len(in.Content); n > t.svc.opts.MaxContent {
-		return transcript.Message{}, fmt.Errorf("%w: content of %d bytes is over the limit of %d bytes", ErrBadMessage, n, t.svc.opts.MaxContent)
+// postError is the tool error for err, a refusal of m (a *posting.Error) by its kind, or
+// the store's failure.
+func (t *tools) postError(ctx context.Context, m transcript.Message, err error) error {
+	var refusal *posting.Error
+	if !errors.As(err, &refusal) {
+		return t.unavailable(ctx, "post_message", err)
 	}
-	m := transcript.Message{Author: t.me, Content: in.Content, Parent: in.Parent, Key: in.Key}
-	if in.Audience != nil && len(in.Audience) == 0 { // "audience": [], not an absent argument
-		return transcript.Message{}, fmt.Errorf("%w: an empty audience names no reader: leave the audience out for a message the whole desk reads", ErrBadAudience)
+	switch refusal.Kind {
+	case posting.NoParent:
+		return parentError(m.Parent)
+	case posting.InvalidAudience, posting.InvalidEntry:
+		return fmt.Errorf("%w: %s", ErrBadAudience, refusal.Reason)
 	}
-	for i, entry := range in.Audience {
-		p, err := transcript.ParseAuthor(entry)
-		if err != nil {
-			return transcript.Message{}, fmt.Errorf("%w: entry %d is not a participant: operator, person:ID, agent:ID or system:KIND", ErrBadAudience, i)
-		}
-		m.Audience = append(m.Audience, p)
-	}
-	if err := transcript.ValidateNew(m); err != nil {
-		if errors.Is(err, transcript.ErrInvalidAudience) {
-			return transcript.Message{}, fmt.Errorf("%w: %s", ErrBadAudience, transcript.Reason(err))
-		}
-		return transcript.Message{}, fmt.Errorf("%w: %s", ErrBadMessage, transcript.Reason(err))
-	}
-	if strings.IndexByte(in.Content, 0) >= 0 {
-		return transcript.Message{}, fmt.Errorf("%w: content holds a NUL byte", ErrBadMessage)
-	}
-	return m, nil
+	return fmt.Errorf("%w: %s", ErrBadMessage, refusal.Reason)
 }
 
 // threadError and parentError name the seq the caller gave, and nothing of any row.

@@ -2,7 +2,6 @@ package deskmcp
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,27 +15,19 @@ import (
 // Store is what the tools need of a desk's store: sqlitestore.Store and pgstore.Store are
 // ones (and server.Store's are).
 //
-//   - Append stores a message as the desk's newest row and returns it as stored; its
-//     errors match transcript.ErrInvalidMessage for a message it refuses (ErrNotReadable,
-//     ErrInvalidAudience among them) and transcript.ErrKeyConflict for a key that names
-//     another row. It applies the reply rule (transcript.ResolveAudience).
+//   - transcript.NewRowAppender stores post_message's messages, and says which are new
+//     rows (Options.Appended is told of those only).
 //   - Log is one desk's log.
 type Store interface {
-	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	transcript.NewRowAppender
 	Log(desk string) transcript.Log
 }
-
-// DefaultMaxContent is Options.MaxContent's default: the stores' default content limit.
-const DefaultMaxContent = 1 << 20
 
 // DefaultMaxAnswerBytes is Options.MaxAnswerBytes's default.
 const DefaultMaxAnswerBytes = 8 << 20
 
 // Options configure a Service. The zero value of every field means its default.
 type Options struct {
-	// MaxContent is the store's content limit in bytes: post_message refuses longer content
-	// before the store is asked. Default DefaultMaxContent.
-	MaxContent int
 	// MaxAnswerBytes bounds the message content of one tool result, as max_tokens bounds
 	// its text: read_desk delivers its oldest new messages within it (at least one) and
 	// the rest on the next read; view drops its oldest messages past it (never a thread's
@@ -46,8 +37,8 @@ type Options struct {
 	// saved): never content, never a secret. Nil discards them.
 	Logger *slog.Logger
 	// Appended, if set, is called with the desk's name and the stored row's seq after
-	// every append post_message makes (a replayed key too: the store does not say which),
-	// so that a service can wake its event streams at once.
+	// every new row post_message stores (not for a replayed key, which stores none), so
+	// that a service can wake its event streams at once.
 	Appended func(desk string, seq transcript.Sequence)
 }
 
@@ -73,12 +64,9 @@ func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
 		return nil, errors.New("deskmcp: nil store")
 	case books == nil:
 		return nil, errors.New("deskmcp: nil book store")
-	case opts.MaxContent < 0:
-		return nil, errors.New("deskmcp: negative MaxContent")
 	case opts.MaxAnswerBytes < 0:
 		return nil, errors.New("deskmcp: negative MaxAnswerBytes")
 	}
-	opts.MaxContent = cmp.Or(opts.MaxContent, DefaultMaxContent)
 	opts.MaxAnswerBytes = cmp.Or(opts.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -240,7 +240,7 @@ func TestToolErrors(t *testing.T) {
 		{"post_message", deskmcp.PostMessageArgs{Content: "x", Audience: []string{"agent:b", "agent:b"}}, "bad audience: audience lists agent:b twice"},
 		{"post_message", map[string]any{"content": "x", "audience": []string{}}, "bad audience: an empty audience names no reader: leave the audience out"},
 		{"post_message", deskmcp.PostMessageArgs{Content: "x\x00y"}, "NUL"},
-		{"post_message", deskmcp.PostMessageArgs{Content: strings.Repeat("x", deskmcp.DefaultMaxContent+1)}, "over the limit"},
+		{"post_message", deskmcp.PostMessageArgs{Content: strings.Repeat("x", transcript.MaxContent+1)}, "over the limit"},
 		{"post_message", map[string]any{"content": "x", "author": map[string]any{"type": "operator"}}, "author"},
 		{"post_message", map[string]any{}, "content"},
 	} {

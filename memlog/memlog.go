@@ -73,11 +73,18 @@ func From(rows []transcript.Message) (*Log, error) {
 // returns the stored row when transcript.MatchKey finds m the same message, and its
 // *transcript.KeyConflictError otherwise. On error nothing is stored. Append honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
+	stored, _, err := l.AppendNew(ctx, m)
+	return stored, err
+}
+
+// AppendNew is Append that also says whether it stored a new row: false when m's Key named
+// a stored row that is the same message (a replay), which it returns.
+func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.Message, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
 	if err := transcript.ValidateNew(m); err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -85,20 +92,20 @@ func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Mess
 	if m.Parent != 0 {
 		i, found := l.find(m.Parent)
 		if !found {
-			return transcript.Message{}, transcript.Invalidf(transcript.ErrNoParent, "parent %d is not a row of this log", m.Parent)
+			return transcript.Message{}, false, transcript.Invalidf(transcript.ErrNoParent, "parent %d is not a row of this log", m.Parent)
 		}
 		parent = &l.rows[i]
 	}
 	audience, err := transcript.ResolveAudience(m, parent)
 	if err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
 	m.Audience = audience // a new slice: the caller's stays the caller's
 	if i, ok := l.keys[m.Key]; ok && m.Key != "" {
 		if err := transcript.MatchKey(l.rows[i], m); err != nil {
-			return transcript.Message{}, err
+			return transcript.Message{}, false, err
 		}
-		return copyRows(l.rows[i : i+1])[0], nil
+		return copyRows(l.rows[i : i+1])[0], false, nil
 	}
 	m.Seq = l.head() + 1
 	if m.Key != "" {
@@ -109,7 +116,7 @@ func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Mess
 	}
 	l.rows = append(l.rows, m)
 	m.Audience = slices.Clone(audience)
-	return m, nil
+	return m, true, nil
 }
 
 // ReadBefore implements transcript.Log: up to limit rows with Seq < before (before == 0:

@@ -14,6 +14,8 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
+var _ transcript.NewRowAppender = (*Store)(nil)
+
 // beginSQL opens an append's transaction READ COMMITTED whatever the server's or the DSN's
 // default: the desk row's lock orders appends, and each statement after it must see the rows
 // the appends before it committed (a later snapshot than REPEATABLE READ would give).
@@ -79,12 +81,20 @@ const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 // read of desk through the Store after Append returns shows the row ("Standbys" in the
 // package documentation).
 func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
-	rows, err := s.append(ctx, desk, []transcript.Message{m}, false)
+	stored, _, err := s.AppendNew(ctx, desk, m)
+	return stored, err
+}
+
+// AppendNew is Append that also says whether it stored a new row: false when m's Key named
+// a stored row that is the same message (a replay), which it returns. Of appends of one key
+// to one desk, from any number of processes, exactly one reports a new row.
+func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
+	rows, added, err := s.append(ctx, desk, []transcript.Message{m}, false)
 	if err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
 	s.appended(desk, rows)
-	return rows[0], nil
+	return rows[0], added == 1, nil
 }
 
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
@@ -121,7 +131,7 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 		}
 		return nil
 	}
-	rows, err := s.append(ctx, desk, msgs, true)
+	rows, _, err := s.append(ctx, desk, msgs, true)
 	if err == nil {
 		s.appended(desk, rows)
 	}
@@ -149,7 +159,7 @@ const keyAttempts = 3
 // append validates msgs, then in one transaction moves desk's head past them, settles them
 // (their parents, their audiences by the reply rule, their keys) and inserts the new rows,
 // in one round trip or two. It returns every message as stored: the new rows, and the stored rows
-// that messages with a present key are.
+// that messages with a present key are; and how many new rows it stored.
 //
 // Every way that commits queues notifySQL right after its COMMIT, in the same round trip:
 // the desk's notification for Store.Watch, sent only once the append has committed.
@@ -171,12 +181,12 @@ const keyAttempts = 3
 // instead, it cost a batch of new keys as much as the third way (the same statements, less
 // one) and a re-import of present rows half as much again (it sends every row's content to
 // find them present).
-func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Message, batch bool) ([]transcript.Message, error) {
+func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Message, batch bool) (_ []transcript.Message, added int, _ error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	index := func(i int) int {
 		if batch {
@@ -185,54 +195,60 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 		return -1
 	}
 	if err := checkDesk(desk); err != nil {
-		return nil, &AppendError{Desk: desk, Index: -1, Err: err}
+		return nil, 0, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	now := time.Now()
 	prepared := make([]transcript.Message, len(msgs))
 	for i, m := range msgs {
 		r, err := s.prepare(m, index(i), now)
 		if err != nil {
-			return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
+			return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
 		}
 		prepared[i] = r
 	}
 	if i, err := transcript.CheckBatchKeys(prepared); err != nil {
-		return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
+		return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
 	}
 
 	lookup, keys := storedParents(prepared), appendKeys(prepared)
 	var ahead []transcript.Message
 	if len(lookup) == 0 && (len(keys) == 0 || len(prepared) == 1) {
-		if rows, _, _, err := settle(prepared, 0, nil, nil); err == nil {
+		if rows, _, _, err := transcript.SettleBatch(prepared, 0, nil, nil); err == nil {
 			ahead = rows
 		}
 	}
 
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+		return nil, 0, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
 	defer conn.Release() // a connection left inside a transaction is closed, not reused
 	switch {
 	case ahead != nil && len(keys) == 0:
-		return s.appendAhead(ctx, conn, desk, ahead)
+		rows, err := s.appendAhead(ctx, conn, desk, ahead)
+		return rows, len(rows), err
 	case ahead != nil:
-		row, err := s.appendKeyed(ctx, conn, desk, ahead[0])
+		row, inserted, err := s.appendKeyed(ctx, conn, desk, ahead[0])
 		var conflict *transcript.KeyConflictError
-		if errors.As(err, &conflict) {
-			return nil, &AppendError{Desk: desk, Index: index(0), Err: err}
+		switch {
+		case errors.As(err, &conflict):
+			return nil, 0, &AppendError{Desk: desk, Index: index(0), Err: err}
+		case err != nil:
+			return nil, 0, err
+		case inserted:
+			added = 1
 		}
-		return []transcript.Message{row}, err
+		return []transcript.Message{row}, added, nil
 	}
 	for attempt := 1; ; attempt++ {
-		rows, i, err := s.appendLocked(ctx, conn, desk, prepared, lookup, keys)
+		rows, added, i, err := s.appendLocked(ctx, conn, desk, prepared, lookup, keys)
 		if i >= 0 {
-			return nil, &AppendError{Desk: desk, Index: index(i), Err: err}
+			return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
 		}
 		if err != nil && keyTaken(err) && attempt < keyAttempts {
 			continue // rolled back: the next lookup finds the key
 		}
-		return rows, err
+		return rows, added, err
 	}
 }
 
@@ -252,20 +268,20 @@ func (s *Store) appendAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 // it: m is then that row again, which appendKeyed returns, or a
 // *transcript.KeyConflictError (transcript.MatchKey). Unlike appendLocked, it looks the key
 // up only when the insert finds it: a new key costs what an append without one does, but
-// for the key's index.
+// for the key's index. inserted says whether the row is new.
 //
 // The insert comes after lockHeadSQL, so it finds the rows of the appends to desk before
 // it, which have committed; a row a writer that bypasses the lock has not committed yet
 // makes it wait, and then conflict, once that row is committed, or not, if it never is.
 // Either way the row found has committed by the time it is looked up.
-func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string, m transcript.Message) (transcript.Message, error) {
+func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string, m transcript.Message) (_ transcript.Message, inserted bool, _ error) {
 	rows := []transcript.Message{m}
 	inserted, err := s.insertAhead(ctx, conn, desk, rows, true)
 	switch {
 	case err != nil:
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	case inserted:
-		return rows[0], nil
+		return rows[0], true, nil
 	}
 	var present map[string]*transcript.Message
 	var b pgx.Batch
@@ -276,16 +292,16 @@ func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string
 		return err
 	})
 	if err != nil {
-		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+		return transcript.Message{}, false, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
 	stored := present[m.Key]
 	if stored == nil {
-		return transcript.Message{}, fmt.Errorf("pgstore: append to desk %q: key %q: the insert found it, the lookup did not", desk, m.Key)
+		return transcript.Message{}, false, fmt.Errorf("pgstore: append to desk %q: key %q: the insert found it, the lookup did not", desk, m.Key)
 	}
 	if err := transcript.MatchKey(*stored, m); err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
-	return *stored, nil
+	return *stored, false, nil
 }
 
 // insertAhead stores rows, settled as if the desk were empty, in one round trip: BEGIN, the
@@ -374,12 +390,12 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 // appendLocked stores msgs, prepared but not settled: BEGIN, the head moved past all of
 // them, and the stored parents lookup names and the stored rows holding keys read (by
 // parentSQL and keyRowSQL when there is one, by parentsSQL and keyRowsSQL under
-// genericPlansSQL when there are more), in one round trip; then, settled, in another (finish). It returns every message as stored. A
+// genericPlansSQL when there are more), in one round trip; then, settled, in another (finish). It returns every message as stored, and how many new rows it stored. A
 // message the reply rule, its parent or its key refuses is reported by its index, with the
 // reason (nothing is stored, and the index is -1 for any other error). A unique violation
 // of the key index (keyTaken) is returned as it is, all rolled back, for the caller to try
 // again.
-func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, lookup []int64, keys []string) ([]transcript.Message, int, error) {
+func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, lookup []int64, keys []string) (_ []transcript.Message, added, index int, _ error) {
 	var (
 		b       pgx.Batch
 		base    int64
@@ -429,7 +445,7 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 	})
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
-		return nil, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+		return nil, 0, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
 	return s.finish(ctx, conn, desk, msgs, transcript.Sequence(base), stored, present)
 }
@@ -439,22 +455,23 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 // their keys (present) it read; then, in one round trip, moves the head back past the
 // messages skipped (their keys present), inserts the new rows and commits. When every
 // message is skipped (a replay, a re-import), it rolls back instead: nothing is written,
-// the head's move undone. It returns every message as stored, or the index of the message
-// settle refused and why, as appendLocked does.
-func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) ([]transcript.Message, int, error) {
-	rows, added, i, err := settle(msgs, base, stored, present)
+// the head's move undone. It returns every message as stored and how many new rows it
+// stored, or the index of the message transcript.SettleBatch refused and why, as
+// appendLocked does.
+func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (_ []transcript.Message, _, index int, _ error) {
+	rows, added, i, err := transcript.SettleBatch(msgs, base, stored, present)
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
-		return nil, i, err
+		return nil, 0, i, err
 	}
 	if len(added) == 0 { // every message is a stored row already
 		conn.Exec(ctx, "ROLLBACK") // undoes the head's move; if it fails, Release closes the connection
-		return rows, -1, nil
+		return rows, 0, -1, nil
 	}
 	args, err := insertArgs(desk, added, false)
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
-		return nil, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+		return nil, 0, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
 	skipped := len(msgs) - len(added)
 	var b pgx.Batch
@@ -479,14 +496,14 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 	})
 	if err != nil && !committed {
 		conn.Exec(ctx, "ROLLBACK")
-		return nil, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+		return nil, 0, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
 	if !committed {
 		if err := s.commit(ctx, conn, desk, added); err != nil {
-			return nil, -1, err
+			return nil, 0, -1, err
 		}
 	}
-	return rows, -1, nil
+	return rows, len(added), -1, nil
 }
 
 // commit runs the beforeCommit hook, if any, then commits the append of rows.

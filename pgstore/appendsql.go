@@ -76,7 +76,7 @@ WHERE desk = $1 AND seq = $2`
 
 // returnHeadSQL moves desk $1's head $2 rows back, in the transaction whose lockHeadSQL
 // moved it past every message of an append: $2 of them are not stored, their keys present
-// and the same messages (settle). The desk row is locked already.
+// and the same messages (transcript.SettleBatch). The desk row is locked already.
 const returnHeadSQL = `UPDATE transcript_desks SET head = head - $2 WHERE name = $1`
 
 // insertSQL inserts the $2 rows that lockHeadSQL, earlier in the same transaction, moved
@@ -88,7 +88,7 @@ const returnHeadSQL = `UPDATE transcript_desks SET head = head - $2 WHERE name =
 // when no row has a key (unnest pads a NULL array with NULLs), so a keyless append sends
 // nothing for it.
 //
-// Parents are checked before (settle): a desk's sequences run from 1 to its head without a
+// Parents are checked before (transcript.SettleBatch): a desk's sequences run from 1 to its head without a
 // gap and rows are never deleted, so a parent is an older row of the desk exactly when 0 <
 // parent < seq, and the table's CHECK constraint holds every row to it too.
 const insertSQL = `

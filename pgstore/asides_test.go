@@ -183,7 +183,7 @@ func TestAsideRefusals(t *testing.T) {
 	}{
 		{"outsider's reply", reply(2, review), transcript.ErrNotReadable, "row 2"},
 		{"reply naming other readers", with(reply(2, triage), review), transcript.ErrInvalidAudience, "aside 2"},
-		{"audience label with NUL", with(root, transcript.Agent("triage", "T\x00")), pgstore.ErrText, "audience entry 0's label holds a NUL byte"},
+		{"audience label with NUL", with(root, transcript.Agent("triage", "T\x00")), pgstore.ErrText, "audience entry 0 holds a NUL byte in its label"},
 		{"audience id not UTF-8", with(root, bot, transcript.Agent("\xff", "x")), pgstore.ErrText, "audience entry 1's id is not valid UTF-8"},
 		{"audience entry invalid", with(root, transcript.Agent("", "x")), transcript.ErrInvalidAuthor, "audience"},
 	}

@@ -18,11 +18,10 @@ import (
 // package's sentinels, such as transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (
 	ErrDeskName        = transcript.ErrInvalidDesk // transcript.ValidateDesk refuses the name
-	ErrParent          = fmt.Errorf("pgstore: %w", transcript.ErrNoParent)
-	ErrContentTooLarge = errors.New("pgstore: content over the size limit")
-	ErrAt              = errors.New("pgstore: at outside the years 1 to 9999")
-	// ErrText: a string holds invalid UTF-8 or a NUL byte, which PostgreSQL text cannot hold.
-	ErrText = errors.New("pgstore: text PostgreSQL cannot store")
+	ErrParent          = transcript.ErrNoParent    // not an older row of the desk (transcript.SettleBatch)
+	ErrContentTooLarge = transcript.ErrTooLarge    // over the store's limit (WithMaxContent)
+	ErrAt              = transcript.ErrAt
+	ErrText            = transcript.ErrText // invalid UTF-8 or a NUL byte, which PostgreSQL text cannot hold
 	// ErrDuplicateKey: two messages of one AppendBatch carry the same Key
 	// (transcript.CheckBatchKeys).
 	ErrDuplicateKey = transcript.ErrDuplicateKey

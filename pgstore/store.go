@@ -14,8 +14,9 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// DefaultMaxContent is the default limit on a message's content: 1 MiB.
-const DefaultMaxContent = 1 << 20
+// DefaultMaxContent is the limit on a message's content of a Store opened without
+// WithMaxContent: transcript.MaxContent.
+const DefaultMaxContent = transcript.MaxContent
 
 // Store is a transcript store in one PostgreSQL database: many desks, each an append-only
 // log. It is safe for concurrent use by multiple goroutines and by several processes sharing
@@ -75,11 +76,12 @@ type hooks struct {
 type Option func(*Store) error
 
 // WithMaxContent sets the largest content, in bytes, that Append and AppendBatch accept
-// (default DefaultMaxContent). bytes must be at least 1.
+// (default DefaultMaxContent): a lower limit than transcript.MaxContent, which no store
+// exceeds. bytes must be 1 to transcript.MaxContent.
 func WithMaxContent(bytes int) Option {
 	return func(s *Store) error {
-		if bytes < 1 {
-			return fmt.Errorf("pgstore: WithMaxContent(%d): the limit must be at least 1 byte", bytes)
+		if bytes < 1 || bytes > transcript.MaxContent {
+			return fmt.Errorf("pgstore: WithMaxContent(%d): the limit must be 1 to %d bytes", bytes, transcript.MaxContent)
 		}
 		s.maxContent = bytes
 		return nil

@@ -368,6 +368,9 @@ func TestOptions(t *testing.T) {
 	if _, err := pgstore.Open(t.Context(), "postgres://nowhere/", pgstore.WithMaxContent(0)); err == nil {
 		t.Error("WithMaxContent(0): no error")
 	}
+	if _, err := pgstore.Open(t.Context(), "postgres://nowhere/", pgstore.WithMaxContent(transcript.MaxContent+1)); err == nil || !strings.Contains(err.Error(), "WithMaxContent") {
+		t.Errorf("WithMaxContent over transcript.MaxContent: %v, want the option refused", err)
+	}
 	if _, err := pgstore.New(t.Context(), nil); err == nil {
 		t.Error("New(nil pool): no error")
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -296,36 +295,17 @@ func TestConcurrentKeyedAppends(t *testing.T) {
 	eachStore(t, func(t *testing.T, st server.Store) {
 		e := newEnv(t, st, server.Options{Burst: 100})
 		secret := e.token("eng", coder)
-		var (
-			wg       sync.WaitGroup
-			mu       sync.Mutex
-			statuses = map[int]int{}
-			rows     = map[transcript.Sequence]bool{}
-		)
-		for range 20 {
-			wg.Go(func() {
-				r := e.do("POST", "/v1/desks/eng/messages", secret, map[string]any{"content": "once", "key": "only-once"})
-				var m transcript.Message
-				if r.status == http.StatusOK || r.status == http.StatusCreated {
-					m = decode[transcript.Message](t, r, r.status)
-				}
-				mu.Lock()
-				statuses[r.status]++
-				rows[m.Seq] = true
-				mu.Unlock()
-			})
-		}
-		wg.Wait()
+		statuses, rows := racePosts(t, []*env{e}, secret, "only-once", 20)
 		if statuses[201] != 1 || statuses[200] != 19 || len(rows) != 1 {
 			t.Errorf("statuses %v, rows %v: want one 201, nineteen 200, one row", statuses, rows)
 		}
 	})
 }
 
-// TestBodyLimits: content over the store's limit and a body over MaxBody are 413; a body
+// TestBodyLimits: content over the store's limit (one opened with a lower limit) and a body over MaxBody are 413; a body
 // that is not JSON is 415.
 func TestBodyLimits(t *testing.T) {
-	e := newEnv(t, sqliteStore(t), server.Options{MaxContent: 100, MaxBody: 1000})
+	e := newEnv(t, openSQLite(t, t.TempDir(), sqlitestore.WithMaxContent(100)), server.Options{MaxBody: 1000})
 	secret := e.token("eng", coder)
 	e.post(secret, map[string]any{"content": strings.Repeat("x", 100)})
 	p := wantProblem(t, e.do("POST", "/v1/desks/eng/messages", secret, map[string]any{"content": strings.Repeat("x", 101)}), 413, "too-large")

@@ -9,17 +9,18 @@ import (
 	"github.com/sharedesk/transcript/server"
 )
 
-// blockingStore holds every Append until release is closed, and says when one began.
+// blockingStore holds every append (AppendNew, which the server calls) until release is
+// closed, and says when one began.
 type blockingStore struct {
 	server.Store
 	began   chan struct{}
 	release chan struct{}
 }
 
-func (s *blockingStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
+func (s *blockingStore) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
 	s.began <- struct{}{}
 	<-s.release
-	return s.Store.Append(ctx, desk, m)
+	return s.Store.AppendNew(ctx, desk, m)
 }
 
 // TestShutdown: Shutdown ends the open streams, refuses new requests with 503, and lets an

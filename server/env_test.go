@@ -44,9 +44,9 @@ func sqliteStores(t *testing.T) (server.Store, func() server.Store) {
 }
 
 // openSQLite opens a new SQLite store in dir, closed when tb ends.
-func openSQLite(tb testing.TB, dir string) server.Store {
+func openSQLite(tb testing.TB, dir string, opts ...sqlitestore.Option) server.Store {
 	tb.Helper()
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "desk.db"))
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "desk.db"), opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,15 +3,12 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
-	"hash/maphash"
 	"net/http"
-	"strings"
-	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/posting"
 )
 
 type appendInput struct {
@@ -50,79 +47,37 @@ func (s *Server) appendOperation() huma.Operation {
 	return op
 }
 
-// appendMessage appends the body as the token's participant.
-//
-// Checks the store would make are made first, so that every refusal has a precise and safe
-// answer: the content's size (413), the message (transcript.ValidateNew, 400), the parent
-// (404 when it does not exist or the author may not read it: one read of one row, and rows
-// never change, so the answer holds for the append) and the reply rule
-// (transcript.ResolveAudience on that row, 400). None of their messages quotes content.
-//
-// With a key, the append is a replay (200) when the desk held the key before it: the
-// server looks the key up and appends under a lock of that key, so that of this process's
-// concurrent appends with one key exactly one is 201. (Two processes over one database
-// appending one key at the same instant may both answer 201, for the same row: the store
-// would have to say whether it inserted.)
+// appendMessage appends the body as the token's participant. posting.Prepare checks what
+// the store would, so that every refusal has a precise and safe answer (postProblem): 413
+// for content over the limit, 404 for a parent that does not exist or the author may not
+// read, 400 otherwise. With a key, the append is a replay (200) when the store stored no new
+// row for it (AppendNew): of concurrent appends with one key, from any number of processes
+// over one database, exactly one is 201.
 func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOutput, error) {
-	author := identity(ctx).Participant
 	b := in.Body
-	if len(b.Content) > s.opts.MaxContent {
-		return nil, kindTooLarge.problem(fmt.Sprintf("content of %d bytes is over the limit of %d bytes", len(b.Content), s.opts.MaxContent))
-	}
-	m := transcript.Message{Author: author, Content: b.Content, Parent: b.Parent, Key: b.Key}
-	if b.Audience != nil && len(b.Audience) == 0 { // "audience": [], not an absent field
-		return nil, kindInvalidAudience.problem("an empty audience names no reader: omit the audience for a message the whole desk reads")
-	}
-	for i, a := range b.Audience {
-		if a.err != nil {
-			return nil, kindInvalidAudience.problem(fmt.Sprintf("audience entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL, or an Author object", i))
-		}
-		m.Audience = append(m.Audience, a.author)
-	}
-	if err := transcript.ValidateNew(m); err != nil {
-		if errors.Is(err, transcript.ErrInvalidAudience) {
-			return nil, kindInvalidAudience.problem(transcript.Reason(err))
-		}
-		return nil, kindInvalidMessage.problem(transcript.Reason(err))
-	}
-	if strings.IndexByte(b.Content, 0) >= 0 {
-		return nil, kindInvalidMessage.problem("content holds a NUL byte, which the stores refuse")
-	}
-	if m.Parent != 0 {
-		parent, ok, err := transcript.ReadableRow(ctx, s.st.Log(in.Desk), m.Parent, author)
-		switch {
-		case err != nil:
-			return nil, s.internal(ctx, err)
-		case !ok:
-			return nil, errNoParent
-		}
-		if _, err := transcript.ResolveAudience(m, &parent); err != nil {
-			return nil, appendRefusal(err)
+	req := posting.Request{Content: b.Content, Parent: b.Parent, Key: b.Key}
+	if b.Audience != nil {
+		req.Audience = make([]posting.Entry, len(b.Audience))
+		for i, a := range b.Audience {
+			req.Audience[i] = posting.Entry{Author: a.author, Err: a.err}
 		}
 	}
-
+	m, _, err := posting.Prepare(ctx, s.st.Log(in.Desk), identity(ctx).Participant, req)
+	if err != nil {
+		return nil, s.postProblem(ctx, err)
+	}
 	// The append itself is not the client's to cancel: once begun it finishes (or times
 	// out), also while the server drains.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.AppendTimeout)
 	defer cancel()
-	replay := false
-	if m.Key != "" {
-		unlock := s.keys.lock(in.Desk, m.Key)
-		defer unlock()
-		held, err := s.st.LookupKeys(actx, in.Desk, []string{m.Key})
-		if err != nil {
-			return nil, s.internal(ctx, err)
-		}
-		_, replay = held[m.Key]
-	}
-	stored, err := s.st.Append(actx, in.Desk, m)
+	stored, created, err := s.st.AppendNew(actx, in.Desk, m)
 	if err != nil {
-		if errors.Is(err, transcript.ErrKeyConflict) || errors.Is(err, transcript.ErrInvalidMessage) {
-			return nil, appendRefusal(err)
+		if refusal := posting.Refusal(m, err); refusal != nil {
+			err = refusal
 		}
-		return nil, s.internal(ctx, err)
+		return nil, s.postProblem(ctx, err)
 	}
-	if replay {
+	if !created {
 		s.metrics.replayed.Add(1)
 		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
 	}
@@ -131,38 +86,24 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 	return &appendOutput{Status: http.StatusCreated, Body: stored}, nil
 }
 
-// appendRefusal is the problem for the store's (or the reply rule's) refusal of a message:
-// by sentinel, with fixed text, since a store's message is the store's to word.
-func appendRefusal(err error) error {
-	switch {
-	case errors.Is(err, transcript.ErrKeyConflict):
-		return kindKeyConflict.problem("the key already names a different row of the desk")
-	case errors.Is(err, transcript.ErrNotReadable):
-		return errNoParent
-	case errors.Is(err, transcript.ErrInvalidAudience):
-		return kindInvalidAudience.problem("the audience is refused: a reply to an aside keeps the aside's readers (leave the audience out to reply to them), and an aside's readers must not be only its author")
-	case errors.Is(err, transcript.ErrInvalidDesk):
-		return kindInvalidMessage.problem("the desk's name breaks the rule for desk names (1 to 100 letters, digits, '.', '_' or '-', not . or ..): it can be read and exported, not written to")
+// postProblem is the problem for err, a post's refusal (a *posting.Error) by its kind, or
+// the store's failure (500).
+func (s *Server) postProblem(ctx context.Context, err error) error {
+	var refusal *posting.Error
+	if !errors.As(err, &refusal) {
+		return s.internal(ctx, err)
 	}
-	return kindInvalidMessage.problem("the store refused the message (text must be valid UTF-8 without NUL bytes, and the parent an older row of the desk)")
-}
-
-// keyLocks serialises this process's appends of one key to one desk: a stripe of mutexes
-// by the hash of desk and key, so that unrelated keys rarely wait for each other.
-type keyLocks struct {
-	seed    maphash.Seed
-	once    sync.Once
-	stripes [64]sync.Mutex
-}
-
-func (k *keyLocks) lock(desk, key string) (unlock func()) {
-	k.once.Do(func() { k.seed = maphash.MakeSeed() })
-	var h maphash.Hash
-	h.SetSeed(k.seed)
-	h.WriteString(desk)
-	h.WriteByte(0)
-	h.WriteString(key)
-	mu := &k.stripes[h.Sum64()%uint64(len(k.stripes))]
-	mu.Lock()
-	return mu.Unlock
+	switch refusal.Kind {
+	case posting.NoParent:
+		return errNoParent
+	case posting.TooLarge:
+		return kindTooLarge.problem(refusal.Reason)
+	case posting.InvalidAudience:
+		return kindInvalidAudience.problem(refusal.Reason)
+	case posting.InvalidEntry: // the body's audience, whose entries may be Author objects too
+		return kindInvalidAudience.problem("audience " + refusal.Reason + ", or an Author object")
+	case posting.KeyConflict:
+		return kindKeyConflict.problem(refusal.Reason)
+	}
+	return kindInvalidMessage.problem(refusal.Reason)
 }

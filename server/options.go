@@ -13,12 +13,11 @@ import (
 
 // Defaults of Options: what New uses for a field left zero.
 const (
-	DefaultMaxContent         = 1 << 20 // the stores' default content limit (sqlitestore.DefaultMaxContent, pgstore's too)
-	DefaultRate               = 20      // requests a second per token, sustained
-	DefaultBurst              = 40      // requests per token at once
-	DefaultMaxStreams         = 8       // open event streams per token
-	DefaultAuthFailureRate    = 1       // failed authentications a second per client address, sustained
-	DefaultAuthFailureBurst   = 20      // failed authentications per client address at once
+	DefaultRate               = 20 // requests a second per token, sustained
+	DefaultBurst              = 40 // requests per token at once
+	DefaultMaxStreams         = 8  // open event streams per token
+	DefaultAuthFailureRate    = 1  // failed authentications a second per client address, sustained
+	DefaultAuthFailureBurst   = 20 // failed authentications per client address at once
 	DefaultHeartbeat          = 15 * time.Second
 	DefaultPollInterval       = 500 * time.Millisecond
 	DefaultWriteTimeout       = 30 * time.Second
@@ -38,11 +37,8 @@ type Options struct {
 	// failures. Nil discards them.
 	Logger *slog.Logger
 
-	// MaxContent is the store's content limit in bytes (the store refuses more): a message
-	// whose content is longer is answered 413 before the store is asked. Default
-	// DefaultMaxContent; set it to what the store was opened with.
-	MaxContent int
-	// MaxBody bounds a request body in bytes (413 past it). Default 2×MaxContent + 64 KiB:
+	// MaxBody bounds a request body in bytes (413 past it). Default 2×transcript.MaxContent
+	// (the content limit of every store; content over the store's is 413 too) + 64 KiB:
 	// room for content whose JSON escaping doubles it, and for the envelope.
 	MaxBody int64
 
@@ -122,7 +118,7 @@ var errNegativeOption = errors.New("server: an option is negative")
 // negative one.
 func (o Options) withDefaults() (Options, error) {
 	switch {
-	case o.MaxContent < 0, o.MaxBody < 0, o.MaxAnswerBytes < 0, o.Rate < 0, o.Burst < 0, o.AuthFailureRate < 0, o.AuthFailureBurst < 0, o.MaxStreams < 0, o.MaxTotalStreams < 0,
+	case o.MaxBody < 0, o.MaxAnswerBytes < 0, o.Rate < 0, o.Burst < 0, o.AuthFailureRate < 0, o.AuthFailureBurst < 0, o.MaxStreams < 0, o.MaxTotalStreams < 0,
 		o.StreamRetryAfter < 0, o.Heartbeat < 0, o.PollInterval < 0, o.WriteTimeout < 0,
 		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0, o.SessionTTL < 0:
 		return o, errNegativeOption
@@ -130,8 +126,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	o.MaxContent = cmp.Or(o.MaxContent, DefaultMaxContent)
-	o.MaxBody = cmp.Or(o.MaxBody, 2*int64(o.MaxContent)+envelopeAllowance)
+	o.MaxBody = cmp.Or(o.MaxBody, 2*int64(transcript.MaxContent)+envelopeAllowance)
 	o.MaxAnswerBytes = cmp.Or(o.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	o.Rate = cmp.Or(o.Rate, DefaultRate)
 	o.Burst = cmp.Or(o.Burst, DefaultBurst)

@@ -25,7 +25,6 @@ type Server struct {
 	limits  *limits      // per-token rate and stream limits
 	fails   *failLimits  // failed authentications by client address
 	metrics *metrics
-	keys    keyLocks     // serialises this process's appends of one key
 	sess    *sessions    // the inspector page's sign-ins
 	page    *page        // the inspector page's templates and static files
 	mcp     http.Handler // /mcp: the MCP tools for the token's participant

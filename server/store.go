@@ -8,21 +8,15 @@ import (
 )
 
 // Store is what the service needs of a store: sqlitestore.Store is one, and so is
-// pgstore.Store once it keeps tokens. It must be safe for concurrent use.
+// pgstore.Store. It must be safe for concurrent use.
 //
-//   - Append stores a message as the desk's newest row and returns it as stored, its
-//     audience and key kept: its errors match transcript.ErrInvalidMessage (and ErrNotReadable,
-//     ErrInvalidAudience) for a message it refuses and transcript.ErrKeyConflict for a key
-//     that names a different row.
+//   - transcript.NewRowAppender appends the token's messages: AppendNew's answer is what
+//     tells a new row (201) from a replayed key (200), also across processes.
 //   - Log is one desk's log (a desk with no row reads as an empty log).
-//   - LookupKeys returns the desk's rows that hold the given keys, by key: the server asks
-//     it for one key before an append with a key, to tell a replay (200) from a new row
-//     (201).
 //   - token.Store finds the tokens requests carry (token.Authenticate).
 type Store interface {
-	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	transcript.NewRowAppender
 	Log(desk string) transcript.Log
-	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
 	token.Store
 }
 

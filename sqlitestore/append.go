@@ -5,11 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/sharedesk/transcript"
 )
+
+var _ transcript.NewRowAppender = (*Store)(nil)
 
 // The writer's statements. The head is found on the (desk, seq) index, never by a scan. An
 // insert whose key the desk holds already inserts nothing (the (desk, key) index's conflict
@@ -65,21 +68,33 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 // Appends to all desks of a Store take turns on one writer connection; Append waits for its
 // turn as long as ctx allows. Once Append returns, every read sees the row.
 func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
+	stored, _, err := s.AppendNew(ctx, desk, m)
+	return stored, err
+}
+
+// AppendNew is Append that also says whether it stored a new row: false when m's Key named
+// a stored row that is the same message (a replay), which it returns. Of appends of one key
+// to one file, from any number of goroutines or processes, exactly one reports a new row.
+func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
 	if err := checkDesk(desk); err != nil {
-		return transcript.Message{}, &AppendError{Desk: desk, Index: -1, Err: err}
+		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	if err := s.checkMessage(m, -1); err != nil {
-		return transcript.Message{}, &AppendError{Desk: desk, Index: -1, Err: err}
+		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
-	var stored transcript.Message
+	var (
+		stored transcript.Message
+		added  int
+	)
 	err := s.write(ctx, desk, func(w *writeTx) (err error) {
 		stored, err = w.appendRows(ctx, desk, []transcript.Message{m}, false)
+		added = w.inserted
 		return err
 	})
 	if err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
-	return stored, nil
+	return stored, added == 1, nil
 }
 
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
@@ -124,19 +139,16 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 }
 
 // appendRows stores msgs, which checkMessage accepts and whose keys are distinct
-// (checkBatchKeys), as the rows after the desk's head, and returns the last message as
-// stored, or as the desk holds it already. batch says whether they are AppendBatch's, for
-// the index an *AppendError names (-1 for Append).
+// (transcript.CheckBatchKeys), as the rows after the desk's head, and returns the last
+// message as stored, or as the desk holds it already. batch says whether they are
+// AppendBatch's, for the index an *AppendError names (-1 for Append).
 //
 // A batch reads the rows of the desk holding its messages' keys first, in one query (a
-// chunk of keyLookupChunk keys a query): a message whose key is present takes the stored
-// row's Seq and no number, and every other message the next one. Then every message's
-// parent is resolved and checked, and the stored parents are read in one query. Then, in
-// order, each message's audience is resolved by the reply rule, and the message is
-// inserted, or, when its key is present, matched against the stored row
-// (transcript.MatchKey) and skipped. Append's one message skips the first step: its insert
-// finds a present key (insertSQL), and then the stored row is read and matched. The first
-// refusal or conflict ends it, and the transaction is rolled back.
+// chunk of keyLookupChunk keys a query), and the stored parents in another; then
+// transcript.SettleBatch decides every message, and the new rows are inserted in order.
+// Append's one message skips the key lookup: its insert finds a present key (insertSQL),
+// and then the stored row is read and matched (transcript.MatchKey). The first refusal or
+// conflict ends it, and the transaction is rolled back.
 func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript.Message, batch bool) (transcript.Message, error) {
 	refuse := func(i int, err error) error {
 		if !batch {
@@ -144,124 +156,31 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 		}
 		return &AppendError{Desk: desk, Index: i, Err: err}
 	}
-	var present presentKeys // Append's key is found by its insert instead
+	var present map[string]*transcript.Message // Append's key is found by its insert instead
 	if batch {
 		var err error
 		if present, err = w.presentRows(ctx, desk, msgs); err != nil {
 			return transcript.Message{}, err
 		}
 	}
-	// held[i] is the row the desk holds with the i-th message's key, or nil; held is nil
-	// while no key is present. seqs[i] is the i-th message's Seq, which a BatchParent(i)
-	// names: the held row's, else the next number. newRows lists the messages to insert, by
-	// Seq (newRows[k] has Seq head+1+k), and is nil when it is all of them.
-	var held []*transcript.Message
-	heldRow := func(i int) *transcript.Message {
-		if held == nil {
-			return nil
-		}
-		return held[i]
-	}
-	seqs := make([]transcript.Sequence, len(msgs))
-	var newRows []int
-	if present.count() > 0 {
-		held = make([]*transcript.Message, len(msgs))
-		newRows = make([]int, 0, len(msgs)-present.count())
-	}
-	next := w.head + 1
-	for i, m := range msgs {
-		if held != nil {
-			held[i] = present.row(m.Key)
-		}
-		if p := heldRow(i); p != nil {
-			seqs[i] = p.Seq
-			continue
-		}
-		seqs[i] = next
-		next++
-		if newRows != nil {
-			newRows = append(newRows, i)
-		}
-	}
-	batchRow := func(seq transcript.Sequence) int { // the message inserted as row seq > head
-		if newRows == nil {
-			return int(seq - w.head - 1)
-		}
-		return newRows[seq-w.head-1]
-	}
-
-	// The parents, final: a BatchParent replaced with the Seq of the message it names, and a
-	// sequence checked against the Seq the message takes (or would take, for a present key).
-	parents := make([]transcript.Sequence, len(msgs))
-	var storedSeqs []int64 // parents stored before the transaction, to read
-	next = w.head + 1
-	for i, m := range msgs {
-		if j, ok := m.Parent.BatchIndex(); ok {
-			parents[i] = seqs[j]
-		} else if err := checkParent(m.Parent, next, w.head); err != nil {
-			return transcript.Message{}, refuse(i, err)
-		} else {
-			parents[i] = m.Parent
-		}
-		if heldRow(i) == nil {
-			next++
-		}
-		if p := parents[i]; p != 0 && p <= w.head && present.atSeq(p) == nil {
-			storedSeqs = append(storedSeqs, int64(p))
-		}
-	}
-	slices.Sort(storedSeqs)
-	stored, err := w.storedParents(ctx, slices.Compact(storedSeqs))
+	stored, err := w.parentRows(ctx, msgs, present)
 	if err != nil {
 		return transcript.Message{}, err
 	}
-
-	var (
-		audiences [][]transcript.Author // of the batch's new rows so far, by index; nil while none is an aside
-		last      transcript.Message
-	)
-	for i, m := range msgs {
-		m.Parent = parents[i]
-		var parent *transcript.Message
-		switch {
-		case m.Parent == 0:
-		case m.Parent <= w.head:
-			if parent = present.atSeq(m.Parent); parent == nil {
-				p := stored[m.Parent]
-				parent = &p
-			}
-		default: // a new row of the batch, as stored
-			j := batchRow(m.Parent)
-			parent = &transcript.Message{Seq: m.Parent, Author: msgs[j].Author}
-			if audiences != nil {
-				parent.Audience = audiences[j]
-			}
-		}
-		audience, err := transcript.ResolveAudience(m, parent)
-		if err != nil {
-			return transcript.Message{}, refuse(i, err)
-		}
-		m.Audience = audience
-		if p := heldRow(i); p != nil {
-			if err := transcript.MatchKey(*p, m); err != nil {
-				return transcript.Message{}, refuse(i, err)
-			}
-			last = *p
-			continue
-		}
-		if audience != nil && audiences == nil && batch {
-			audiences = make([][]transcript.Author, len(msgs))
-		}
-		if audiences != nil {
-			audiences[i] = audience
-		}
-		m.Seq = seqs[i]
+	rows, added, i, err := transcript.SettleBatch(msgs, w.head, stored, present)
+	if err != nil {
+		return transcript.Message{}, refuse(i, err)
+	}
+	last := rows[len(rows)-1]
+	for _, m := range added {
 		row, inserted, err := w.insert(ctx, m)
 		switch {
 		case err != nil:
 			return transcript.Message{}, err
 		case inserted:
-			last = row
+			if row.Seq == last.Seq {
+				last = row
+			}
 			continue
 		case batch: // the batch looked its keys up, under the write lock it still holds
 			return transcript.Message{}, fmt.Errorf("row %d: key %q is in the desk although the batch's lookup did not find it", m.Seq, m.Key)
@@ -272,10 +191,49 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 			return transcript.Message{}, err
 		}
 		if err := transcript.MatchKey(last, m); err != nil {
-			return transcript.Message{}, refuse(i, err)
+			return transcript.Message{}, refuse(-1, err)
 		}
 	}
 	return last, nil
+}
+
+// parentRows returns the stored rows msgs reply to, by Seq, as transcript.SettleBatch wants
+// them: every Parent from 1 to the desk's head (sequences are dense, so each is a row),
+// the rows present holds taken from it, the others read in one query.
+func (w *writeTx) parentRows(ctx context.Context, msgs []transcript.Message, present map[string]*transcript.Message) (map[transcript.Sequence]transcript.Message, error) {
+	var bySeq map[transcript.Sequence]*transcript.Message
+	if len(present) > 0 {
+		bySeq = make(map[transcript.Sequence]*transcript.Message, len(present))
+		for _, m := range present {
+			bySeq[m.Seq] = m
+		}
+	}
+	var seqs []int64
+	var held map[transcript.Sequence]transcript.Message
+	for _, m := range msgs {
+		p := m.Parent
+		if _, batch := p.BatchIndex(); batch || p == 0 || p > w.head {
+			continue
+		}
+		if row, ok := bySeq[p]; ok {
+			if held == nil {
+				held = make(map[transcript.Sequence]transcript.Message)
+			}
+			held[p] = *row
+			continue
+		}
+		seqs = append(seqs, int64(p))
+	}
+	slices.Sort(seqs)
+	stored, err := w.storedParents(ctx, slices.Compact(seqs))
+	if err != nil || len(held) == 0 {
+		return stored, err
+	}
+	if stored == nil {
+		return held, nil
+	}
+	maps.Copy(stored, held)
+	return stored, nil
 }
 
 // writeTx is one append's transaction, holding the writer connection and the desk's write

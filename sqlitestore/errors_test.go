@@ -56,7 +56,7 @@ func TestAppendErrorNamesTheMessage(t *testing.T) {
 func TestOpenOptionsAndPath(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
-	for _, opt := range []sqlitestore.Option{sqlitestore.WithMaxContent(0), sqlitestore.WithBusyTimeout(-time.Second), sqlitestore.WithReaders(0), sqlitestore.WithWatchInterval(0)} {
+	for _, opt := range []sqlitestore.Option{sqlitestore.WithMaxContent(0), sqlitestore.WithMaxContent(transcript.MaxContent + 1), sqlitestore.WithBusyTimeout(-time.Second), sqlitestore.WithReaders(0), sqlitestore.WithWatchInterval(0)} {
 		if _, err := sqlitestore.Open(ctx, filepath.Join(dir, "a.db"), opt); !errors.Is(err, sqlitestore.ErrOption) {
 			t.Errorf("Open with an invalid option: %v, want ErrOption", err)
 		}

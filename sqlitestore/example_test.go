@@ -72,7 +72,7 @@ func ExampleAppendError() {
 	})
 	fmt.Println(err)
 	// Output:
-	// sqlitestore: append batch to desk "eng": message 1: invalid message: content of 26 bytes is over the limit of 16 bytes
+	// sqlitestore: append batch to desk "eng": message 1: content of 26 bytes, over the limit of 16
 }
 
 // An import names its rows by key: importing the same lines again adds nothing, a file that

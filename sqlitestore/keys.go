@@ -130,19 +130,12 @@ func (w *writeTx) rowByKey(ctx context.Context, key string) (transcript.Message,
 	return msgs[0], nil
 }
 
-// presentKeys are the rows a desk holds already with keys of an append's messages, as a
-// read returns them. The zero presentKeys holds none.
-type presentKeys struct {
-	rows  []transcript.Message
-	byKey map[string]int // index in rows
-	bySeq map[transcript.Sequence]int
-}
-
 // presentRows returns the rows of the desk holding the keys of msgs, looked up in the write
-// transaction: none without a key, or in an empty desk.
-func (w *writeTx) presentRows(ctx context.Context, desk string, msgs []transcript.Message) (presentKeys, error) {
+// transaction, by key: none without a key, or in an empty desk. The caller must not modify
+// them.
+func (w *writeTx) presentRows(ctx context.Context, desk string, msgs []transcript.Message) (map[string]*transcript.Message, error) {
 	if w.head == 0 {
-		return presentKeys{}, nil
+		return nil, nil
 	}
 	var keys []string
 	for _, m := range msgs {
@@ -154,36 +147,15 @@ func (w *writeTx) presentRows(ctx context.Context, desk string, msgs []transcrip
 		}
 	}
 	if keys == nil {
-		return presentKeys{}, nil
+		return nil, nil
 	}
 	rows, err := w.s.rowsByKey(ctx, w.tx.StmtContext(ctx, w.s.keyRows), desk, keys)
 	if err != nil || len(rows) == 0 {
-		return presentKeys{}, err
+		return nil, err
 	}
-	p := presentKeys{rows: rows, byKey: make(map[string]int, len(rows)), bySeq: make(map[transcript.Sequence]int, len(rows))}
-	for i, m := range rows {
-		p.byKey[m.Key] = i
-		p.bySeq[m.Seq] = i
+	present := make(map[string]*transcript.Message, len(rows))
+	for i := range rows {
+		present[rows[i].Key] = &rows[i]
 	}
-	return p, nil
-}
-
-// count returns the number of present rows.
-func (p presentKeys) count() int { return len(p.rows) }
-
-// row returns the present row holding key, or nil; nil for the empty key. The caller must
-// not modify it.
-func (p presentKeys) row(key string) *transcript.Message {
-	if i, ok := p.byKey[key]; ok && key != "" {
-		return &p.rows[i]
-	}
-	return nil
-}
-
-// atSeq returns the present row with Seq seq, or nil. The caller must not modify it.
-func (p presentKeys) atSeq(seq transcript.Sequence) *transcript.Message {
-	if i, ok := p.bySeq[seq]; ok {
-		return &p.rows[i]
-	}
-	return nil
+	return present, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/sharedesk/transcript"
 )
 
 // Option configures a Store at Open.
@@ -20,8 +22,9 @@ type config struct {
 	err           error // the first invalid option
 }
 
-// DefaultMaxContent is the content limit, in bytes, of a Store opened without WithMaxContent.
-const DefaultMaxContent = 1 << 20
+// DefaultMaxContent is the content limit, in bytes, of a Store opened without WithMaxContent:
+// transcript.MaxContent.
+const DefaultMaxContent = transcript.MaxContent
 
 // DefaultWatchInterval is how often a Watch of a Store opened without WithWatchInterval
 // polls the file for commits by other processes.
@@ -47,11 +50,12 @@ func (c *config) invalid(format string, args ...any) {
 }
 
 // WithMaxContent sets the largest content, in bytes, that Append and AppendBatch accept
-// (default DefaultMaxContent). It must be at least 1.
+// (default DefaultMaxContent): a lower limit than transcript.MaxContent, which no store
+// exceeds. It must be 1 to transcript.MaxContent.
 func WithMaxContent(bytes int) Option {
 	return func(c *config) {
-		if bytes < 1 {
-			c.invalid("content limit %d, want at least 1 byte", bytes)
+		if bytes < 1 || bytes > transcript.MaxContent {
+			c.invalid("content limit %d, want 1 to %d bytes", bytes, transcript.MaxContent)
 			return
 		}
 		c.maxContent = bytes

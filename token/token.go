@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sharedesk/transcript"
 )
@@ -66,13 +65,6 @@ func (t Token) String() string {
 func (t Token) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("id", t.ID), slog.String("participant", t.Participant.String()), slog.String("desk", t.Desk))
 }
-
-// The times a Token can hold: the years 1 to 9999, which RFC 3339 (and so JSON) can write
-// and both stores keep to the microsecond.
-var (
-	minTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxTime = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
-)
 
 // New makes a token for participant p on desk, created at now, and returns its secret,
 // which is the only copy: give it to the participant once and keep only t (a Store's
@@ -193,22 +185,19 @@ func CheckRevocation(at time.Time) error {
 }
 
 // checkTime reports whether at, the what of a token, is in the years 1 to 9999, the times a
-// Token holds. The error matches ErrInvalid.
-func checkTime(what string, at time.Time) error {
-	if at.Before(minTime) || !at.Before(maxTime) {
-		return fmt.Errorf("%w: %s %v is outside the years 1 to 9999", ErrInvalid, what, at)
-	}
-	return nil
-}
+// Token holds (transcript.ValidateTime). The error matches ErrInvalid.
+func checkTime(what string, at time.Time) error { return invalid(transcript.ValidateTime(what, at)) }
 
-// checkText reports whether s is valid UTF-8 without a NUL byte. It quotes no part of s:
-// a label is nothing secret, but an error need not repeat it.
-func checkText(what, s string) error {
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalid, what)
+// checkText reports whether s is a text the stores keep (transcript.ValidateText). It
+// quotes no part of s: a label is nothing secret, but an error need not repeat it. The error
+// matches ErrInvalid.
+func checkText(what, s string) error { return invalid(transcript.ValidateText(what, s)) }
+
+// invalid returns err, a refusal of the root package's, as a token's: it matches ErrInvalid,
+// with err's reason. It returns nil for a nil err.
+func invalid(err error) error {
+	if err == nil {
+		return nil
 	}
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return fmt.Errorf("%w: %s holds a NUL byte at offset %d", ErrInvalid, what, i)
-	}
-	return nil
+	return fmt.Errorf("%w: %s", ErrInvalid, transcript.Reason(err))
 }

@@ -13,9 +13,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/server"
-	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -215,16 +213,10 @@ func (f serveFlags) check() error {
 	return nil
 }
 
-// options are the server's options for f: its limits, its log (logs), and the content
-// limit of the store f.db names (the commands open both stores with their default).
+// options are the server's options for f: its limits and its log (logs).
 func (f serveFlags) options(logs slog.Handler) server.Options {
-	maxContent := sqlitestore.DefaultMaxContent
-	if isPostgres(f.db) {
-		maxContent = pgstore.DefaultMaxContent
-	}
 	return server.Options{
 		Logger:          slog.New(logs),
-		MaxContent:      maxContent,
 		Rate:            rate.Limit(f.rate), // +Inf is rate.Inf: no limit
 		Burst:           f.burst,
 		MaxStreams:      f.maxStreams,

@@ -19,7 +19,7 @@ import (
 
 // store is what the commands need of sqlitestore.Store and pgstore.Store.
 type store interface {
-	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	transcript.NewRowAppender
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
 	// LookupKeys returns the rows of desk holding keys, by key; a key the desk does not
 	// hold is absent (storetest.KeyLookup).

@@ -53,7 +53,7 @@ var badInputs = append(badDeskNames(), []badInput{
 		return reply(transcript.BatchParent(5), "hi") // outside a batch, or at index 0 or 2 of one
 	}},
 	{"content over the limit", badDesk, func(transcript.Sequence) transcript.Message {
-		return root(strings.Repeat("x", DefaultMaxContent+1))
+		return root(strings.Repeat("x", transcript.MaxContent+1))
 	}},
 	{"content not UTF-8", badDesk, func(transcript.Sequence) transcript.Message { return root("caf\xe9") }},
 	{"author id not UTF-8", badDesk, func(transcript.Sequence) transcript.Message {

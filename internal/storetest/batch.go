@@ -93,7 +93,7 @@ func checkBatchAllOrNothing(t *testing.T, st Store) {
 		m    transcript.Message
 	}{
 		{"content not UTF-8", root("\xff")},
-		{"content over the limit", root(strings.Repeat("é", DefaultMaxContent/2+1))},
+		{"content over the limit", root(strings.Repeat("é", transcript.MaxContent/2+1))},
 		{"parent beyond the batch", reply(transcript.Sequence(len(batch)+5), "x")},
 		{"BatchParent naming itself", reply(transcript.BatchParent(len(batch)), "x")},
 		{"invalid author", transcript.Message{Author: transcript.Author{}, Content: "x"}},

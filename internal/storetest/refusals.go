@@ -54,7 +54,7 @@ func checkRefusalsEndTheirWrite(t *testing.T, st Store) {
 			return transcript.Message{Author: transcript.Agent("", "Nameless"), Content: "x"}
 		}, transcript.ErrInvalidMessage},
 		{"content over the limit", desk, func(transcript.Sequence) transcript.Message {
-			return root(strings.Repeat("x", DefaultMaxContent+1))
+			return root(strings.Repeat("x", transcript.MaxContent+1))
 		}, transcript.ErrInvalidMessage},
 		{"content not UTF-8", desk, func(transcript.Sequence) transcript.Message { return root("\xff") }, transcript.ErrInvalidMessage},
 		{"a parent not in the desk", desk, func(next transcript.Sequence) transcript.Message { return reply(next+50, "x") }, transcript.ErrNoParent},

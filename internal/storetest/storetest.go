@@ -14,11 +14,9 @@ import (
 // its own log, and the service's bearer tokens (token.Store). sqlitestore.Store and
 // pgstore.Store satisfy it as they are.
 type Store interface {
-	// Append stores m as the newest row of desk and returns the stored row: m with its
-	// assigned Seq (one above the desk's newest row, 1 for a new desk) and At stamped with
-	// the time of the append when m.At is zero, in UTC. Bad input (see Run) is an error
-	// matching transcript.ErrInvalidMessage, and then nothing is stored.
-	Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error)
+	// transcript.Appender stores one message as the newest row of a desk (see Run for the
+	// bad input it refuses).
+	transcript.Appender
 	// AppendBatch stores msgs as the newest rows of desk, in order, all or nothing. A Parent
 	// may be transcript.BatchParent(i), naming the batch's earlier i-th message.
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
@@ -35,7 +33,7 @@ type Store interface {
 
 // Run runs every check of the shared store suite as a subtest of t, each on a new, empty
 // store from newStore, which may call t.Fatal and should release the store with t.Cleanup.
-// The store must use the default content limit of DefaultMaxContent bytes; a store with a
+// The store must use the default content limit of transcript.MaxContent bytes; a store with a
 // configurable limit tests it with ContentLimit.
 //
 // The subtests, by name:
@@ -61,7 +59,7 @@ type Store interface {
 //     is rejected.
 //   - BatchAllOrNothing: a batch whose last message is bad leaves no trace, not even its
 //     desk's name in Desks.
-//   - ContentLimit: content of exactly DefaultMaxContent bytes is stored, one byte more is
+//   - ContentLimit: content of exactly transcript.MaxContent bytes is stored, one byte more is
 //     rejected.
 //   - Asides: the aside rules (see ReplyRule) through Append and AppendBatch:
 //     canonical audiences, the reply rule, each refusal with its sentinel and without an
@@ -121,16 +119,13 @@ var checks = []struct {
 	{"BadInput", checkBadInput},
 	{"Batch", checkBatch},
 	{"BatchAllOrNothing", checkBatchAllOrNothing},
-	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, DefaultMaxContent) }},
+	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, transcript.MaxContent) }},
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
 	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
 	{"Books", func(t *testing.T, st Store) { BookRule(t, st) }},
 	{"ConcurrentSharing", checkConcurrentSharing},
 }
-
-// DefaultMaxContent is the content limit, in bytes, of a store opened without options.
-const DefaultMaxContent = 1 << 20
 
 // Desk is one desk of a Store as logtest drives it.
 type Desk struct {

@@ -19,7 +19,7 @@ import (
 // TestRunMemStore runs the suite against memStore, a simple store kept in memory, so the
 // suite is tested without a database.
 func TestRunMemStore(t *testing.T) {
-	Run(t, func(t *testing.T) Store { return newMemStore(DefaultMaxContent) })
+	Run(t, func(t *testing.T) Store { return newMemStore(transcript.MaxContent) })
 }
 
 func TestContentLimitMemStore(t *testing.T) {

@@ -1,0 +1,35 @@
+package transcript
+
+import "context"
+
+// Appender is the write side of a store of many desks. sqlitestore.Store and pgstore.Store
+// are Appenders; memlog.Log is one desk's, without the desk argument.
+//
+// Append stores m as the newest row of desk and returns it as stored: its Seq one above the
+// desk's newest row (a desk with no row starts at 1; a refused append uses no number), its
+// At, when zero, the time of the append, and its Audience as ResolveAudience gives it, in a
+// new slice the caller owns. m must satisfy ValidateNew (with the store's content limit, at
+// most MaxContent), its Parent must be 0 or an older row of the same desk, and the reply rule
+// must hold. A Key the desk holds already stores nothing: Append returns the stored row when
+// MatchKey finds m the same message, and fails with an error matching ErrKeyConflict (a
+// *KeyConflictError) otherwise.
+//
+// A refusal stores nothing and matches ErrInvalidMessage and the rule's sentinel
+// (ErrInvalidDesk, ErrInvalidAuthor, ErrInvalidAudience, ErrTooLarge, ErrText, ErrAt,
+// ErrNoParent, ErrNotReadable); it names rows by Seq and never quotes content or an aside's
+// readers. Any other error is the store's own failure, matching ctx.Err() when ctx is done.
+// Implementations are safe for concurrent use, also by several processes over one database.
+type Appender interface {
+	Append(ctx context.Context, desk string, m Message) (Message, error)
+}
+
+// NewRowAppender is an Appender that also says whether an append stored a new row.
+//
+// AppendNew is Append, and reports false when m's Key named a stored row that is the same
+// message (a replay), which it returns. Of concurrent appends of one key to one desk, from
+// any number of goroutines or processes, exactly one reports a new row: a service answers
+// it as created, the others as replays.
+type NewRowAppender interface {
+	Appender
+	AppendNew(ctx context.Context, desk string, m Message) (Message, bool, error)
+}

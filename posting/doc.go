@@ -1,0 +1,16 @@
+// Package posting is the one way a transport turns a participant's post into a message a
+// store appends, and a refusal into one vocabulary of errors.
+//
+// The HTTP service and the MCP tools take the same post: content, an optional parent, an
+// optional audience and an optional key, written as the participant their credential names.
+// Prepare checks it in one order: the audience's entries (an empty audience names no
+// reader), transcript.ValidateNew (the content's size and text among its rules), the parent
+// (a row the author may read, or it is as if it did not exist) and the reply rule on it.
+// The transport then appends the message (transcript.NewRowAppender's AppendNew, so that a
+// replayed key is told from a new row), and Refusal words the store's refusal.
+//
+// Every refusal is an *Error of one Kind, which each transport maps to its answer (an HTTP
+// problem's status and type, an MCP tool error). Its Reason says what is wrong without
+// quoting content or naming an aside's readers, and a parent that does not exist reads as
+// one the author may not read.
+package posting

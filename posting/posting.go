@@ -1,0 +1,119 @@
+package posting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Request is a post as a transport decoded it. The author is not part of it: it is the
+// participant the transport authenticated.
+type Request struct {
+	Content string
+	Parent  transcript.Sequence // 0: a root
+	// Audience is nil for a message the whole desk reads; an empty, non-nil Audience is
+	// refused (it names no reader).
+	Audience []Entry
+	Key      string
+}
+
+// Entry is one audience entry as the transport decoded it: a participant, or, in Err, why
+// the entry names none.
+type Entry struct {
+	Author transcript.Author
+	Err    error
+}
+
+// Kind is what kind of refusal an *Error is.
+type Kind uint8
+
+const (
+	InvalidMessage  Kind = iota + 1 // a message no store keeps, or one the desk refuses
+	InvalidAudience                 // the audience is refused
+	InvalidEntry                    // an audience entry names no participant ("entry 1 is not ...")
+	TooLarge                        // content over the content limit
+	NoParent                        // no row the author may read has the parent's seq
+	KeyConflict                     // the key names a different row of the desk
+)
+
+// Error is a refusal of a post. Nothing was stored.
+type Error struct {
+	Kind   Kind
+	Reason string // what is wrong: never content, never an aside's readers
+	Err    error  // the refusal it was found by, or nil
+}
+
+func (e *Error) Error() string { return "posting: " + e.Reason }
+
+// Unwrap returns the refusal the error was found by.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Prepare turns req, posted by author to the desk log holds, into the message to append,
+// and returns with it the parent it replies to (nil for a root), as stored. The checks, in
+// order: the audience's entries, transcript.ValidateNew (TooLarge for content over
+// transcript.MaxContent), the parent (NoParent when it does not exist or author may not read
+// it: one read of one row, transcript.ReadableRow) and the reply rule on it
+// (transcript.ResolveAudience). A refusal is an *Error; an error reading the parent is
+// returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
+// failure and not the post's.
+func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, req Request) (transcript.Message, *transcript.Message, error) {
+	m := transcript.Message{Author: author, Content: req.Content, Parent: req.Parent, Key: req.Key}
+	if req.Audience != nil && len(req.Audience) == 0 {
+		return m, nil, &Error{Kind: InvalidAudience, Reason: "an empty audience names no reader: leave the audience out (omit the audience) for a message the whole desk reads"}
+	}
+	for i, e := range req.Audience {
+		if e.Err != nil {
+			return m, nil, &Error{Kind: InvalidEntry, Reason: fmt.Sprintf("entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL", i)}
+		}
+		m.Audience = append(m.Audience, e.Author)
+	}
+	if err := transcript.ValidateNew(m); err != nil {
+		kind := InvalidMessage
+		switch {
+		case errors.Is(err, transcript.ErrTooLarge):
+			kind = TooLarge
+		case errors.Is(err, transcript.ErrInvalidAudience):
+			kind = InvalidAudience
+		}
+		return m, nil, &Error{Kind: kind, Reason: transcript.Reason(err), Err: err}
+	}
+	if m.Parent == 0 {
+		return m, nil, nil
+	}
+	parent, ok, err := transcript.ReadableRow(ctx, log, m.Parent, author)
+	switch {
+	case err != nil:
+		return m, nil, err
+	case !ok:
+		return m, nil, &Error{Kind: NoParent, Reason: fmt.Sprintf("no message %d that the author can read", m.Parent)}
+	}
+	if _, err := transcript.ResolveAudience(m, &parent); err != nil {
+		return m, nil, Refusal(m, err)
+	}
+	return m, &parent, nil
+}
+
+// Refusal returns the store's refusal of m (the error of its Append or AppendNew) as an
+// *Error, worded here by its sentinel (a store's own text is the store's), or nil when err
+// is no refusal: nil, or the store's failure.
+func Refusal(m transcript.Message, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, transcript.ErrKeyConflict):
+		return &Error{Kind: KeyConflict, Reason: fmt.Sprintf("key %q already names a different row of the desk", m.Key), Err: err}
+	case !errors.Is(err, transcript.ErrInvalidMessage):
+		return nil
+	case errors.Is(err, transcript.ErrTooLarge): // the store's own limit, below transcript.MaxContent
+		return &Error{Kind: TooLarge, Reason: "the content is over the store's limit", Err: err}
+	case errors.Is(err, transcript.ErrNotReadable), errors.Is(err, transcript.ErrNoParent):
+		return &Error{Kind: NoParent, Reason: fmt.Sprintf("no message %d that the author can read", m.Parent), Err: err}
+	case errors.Is(err, transcript.ErrInvalidAudience):
+		return &Error{Kind: InvalidAudience, Reason: "the audience is refused: a reply to an aside keeps the aside's readers (leave the audience out to reply to them), and an aside's readers must not be only its author", Err: err}
+	case errors.Is(err, transcript.ErrInvalidDesk):
+		return &Error{Kind: InvalidMessage, Reason: "the desk's name breaks the rule for desk names (1 to 100 letters, digits, '.', '_' or '-', not . or ..): it can be read and exported, not written to", Err: err}
+	}
+	return &Error{Kind: InvalidMessage, Reason: "the store refused the message (text must be valid UTF-8 without NUL bytes, and the parent an older row of the desk)", Err: err}
+}

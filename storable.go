@@ -1,0 +1,87 @@
+package transcript
+
+import (
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxContent is the largest content, in bytes, a log keeps: 1 MiB. A store may be opened
+// with a lower limit (ValidateNewWithin), never a higher one.
+const MaxContent = 1 << 20
+
+// The refusals of what no store keeps. Each is matched, with ErrInvalidMessage, by the
+// errors of ValidateNew and of a log's Append.
+var (
+	ErrTooLarge = errors.New("transcript: content over the size limit")
+	// ErrText: a text (content, an id or a label) holds invalid UTF-8 or a NUL byte.
+	// PostgreSQL's text type holds neither, and every store refuses both, so that every desk
+	// of one store can be kept by another.
+	ErrText = errors.New("transcript: text a store cannot keep")
+	// ErrAt: At lies outside the years 1 to 9999, the times RFC 3339 (and so JSON) can write.
+	ErrAt = errors.New("transcript: at outside the years 1 to 9999")
+)
+
+// The range of times a store keeps: the years 1 to 9999.
+var (
+	minAt = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// ValidateText reports whether s, the text named what ("author label"), is one a store
+// keeps: valid UTF-8 without a NUL byte. The error is an *InvalidMessageError of kind
+// ErrText that names what and the offending offset, never a part of s.
+func ValidateText(what, s string) error {
+	if !utf8.ValidString(s) {
+		return Invalidf(ErrText, "%s is not valid UTF-8", what)
+	}
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return Invalidf(ErrText, "%s holds a NUL byte at offset %d%s", what, i, nulRefused)
+	}
+	return nil
+}
+
+// nulRefused says why a NUL byte is refused.
+const nulRefused = ", which the stores refuse (PostgreSQL text cannot store one)"
+
+// ValidateTime reports whether at, the time named what ("at"), lies in the years 1 to 9999.
+// The error is an *InvalidMessageError of kind ErrAt.
+func ValidateTime(what string, at time.Time) error {
+	if at.Before(minAt) || !at.Before(maxAt) {
+		return Invalidf(ErrAt, "%s %v is outside the years 1 to 9999", what, at)
+	}
+	return nil
+}
+
+// validateStorable reports whether m's content is at most maxContent bytes, each of its
+// texts one ValidateText accepts, and its At zero or within the years 1 to 9999.
+func validateStorable(m Message, maxContent int) error {
+	if n := len(m.Content); n > maxContent {
+		return Invalidf(ErrTooLarge, "content of %d bytes, over the limit of %d", n, maxContent)
+	}
+	if err := ValidateText("content", m.Content); err != nil {
+		return err
+	}
+	if err := ValidateText("author id", m.Author.ID); err != nil {
+		return err
+	}
+	return ValidateText("author label", m.Author.Label)
+}
+
+// validateAudienceText reports whether the ids and labels audience lists are texts
+// ValidateText accepts, naming the first entry that is not ("audience entry 0 holds a NUL
+// byte in its label at offset 3").
+func validateAudienceText(audience []Author) error {
+	for i, a := range audience {
+		for _, f := range [...]struct{ name, text string }{{"id", a.ID}, {"label", a.Label}} {
+			if !utf8.ValidString(f.text) {
+				return Invalidf(ErrText, "audience entry %d's %s is not valid UTF-8", i, f.name)
+			}
+			if j := strings.IndexByte(f.text, 0); j >= 0 {
+				return Invalidf(ErrText, "audience entry %d holds a NUL byte in its %s at offset %d%s", i, f.name, j, nulRefused)
+			}
+		}
+	}
+	return nil
+}
