@@ -21,65 +21,16 @@ var _ transcript.NewRowAppender = (*Store)(nil)
 // the appends before it committed (a later snapshot than REPEATABLE READ would give).
 const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 
-// Append stores m as the newest row of desk, creating the desk on its first row, and
-// returns the stored row: m with its assigned Seq, one above the desk's newest row (1 for
-// the first), At stamped with the time of the append when it was zero, in UTC and rounded
-// down to the microsecond (as stored), and the Audience it is stored with, in a new slice
-// the caller owns.
+// Append stores m as the newest row of desk, creating the desk on its first row, as
+// transcript.Appender describes. At is stored in UTC, rounded down to the microsecond, and
+// returned as stored. Besides ValidateNew's rules, content is at most the store's limit
+// (WithMaxContent) and text holds no NUL byte (ErrText). A refusal is an *AppendError.
 //
-// m must satisfy transcript.ValidateNew; its Parent, when not 0, must be a row of desk (so
-// older than the new row); its Content at most the store's limit (WithMaxContent); its
-// strings, its audience's ids and labels among them, and desk, text PostgreSQL can store:
-// valid UTF-8 without NUL bytes. desk must not be empty. Bad input is a *AppendError
-// matching transcript.ErrInvalidMessage, with nothing stored and no sequence number used.
-//
-// The reply rule holds for every row (transcript.ResolveAudience, against the parent as
-// stored): a reply to an aside is an aside with the parent's readers, its Audience filled in
-// when left empty; a reply that lists other readers is refused (transcript.ErrInvalidAudience),
-// and so is a reply whose author may not read its parent (transcript.ErrNotReadable). A
-// root, or a reply to a desk row, keeps the Audience it lists, in canonical order. A refusal
-// matches its sentinel as well as transcript.ErrInvalidMessage, names the parent by its Seq
-// only, and never holds the parent's content (which Append does not even read).
-//
-// A Key (transcript.Message.Key; empty is none) is stored with the row, and a desk holds a
-// key once. When desk holds m's Key already, Append writes nothing and uses no sequence
-// number: it checks m as for a new row (the rules above, the reply rule included, come
-// first), resolves its audience, and hands it with the stored row to transcript.MatchKey.
-// The same message (author identity, parent, audience and content; labels and At play no
-// part) returns the stored row exactly as a read returns it, with its own Seq, At, labels
-// and Audience (a new slice the caller owns): a retry after a lost answer is harmless.
-// Another message fails with a *AppendError wrapping the *transcript.KeyConflictError, which
-// names the key and the stored row's Seq, quotes neither row, and matches
-// transcript.ErrKeyConflict and not transcript.ErrInvalidMessage. The key is checked on the
-// (desk, key) index after the desk's lock is taken (a root's insert is made conditional on
-// its absence, a reply's key is looked up), so appends of one key, from any number of
-// goroutines, Stores or processes, store it once and all get that row back (or the same
-// conflict).
-//
-// Sequences are assigned in commit order: Append holds the desk's row lock from choosing the
-// Seq until it commits, so another append to the same desk waits, and a reader that has seen
-// Seq n never later sees a new row below n. Appends to different desks do not wait for each
-// other. A root (a message that replies to no stored row) is one round trip: BEGIN, the
-// head's move, its row (inserted only if desk does not hold its key), COMMIT and the
-// notification go together, so the desk's lock is never held while the client reads a
-// result and answers it; when desk holds the key, a second round trip reads the stored
-// row. A reply takes two: its parent is read under the lock, and its key looked up, in the
-// first, and the row goes with the COMMIT in the second (a replay rolls back instead).
-//
-// Every statement runs under ctx. An error before the round trip that carries the COMMIT
-// (a reply's first), and a refusal, mean that nothing was stored. An error from that round
-// trip (a root's only one) leaves unknown whether the row was stored, as an error from any
-// database commit does: if ctx ends during it, while the append waits for the desk's lock
-// say, the server is asked to cancel the append (pgx's cancel request) and normally does,
-// storing nothing, but a cancel that comes once the lock is granted, or cannot reach the
-// server, lets it commit. With a Key, appending again finds out. Once the COMMIT has
-// succeeded, the append succeeds: an error of the notification after it is not the
-// append's (Watch's listeners then hear of the rows at the desk's next append).
-//
-// A read-only Store (ReadOnly, or opened on a standby) refuses every append, AppendBatch's
-// too, with an error matching ErrReadOnly, and sends nothing. In a Store with standbys, a
-// read of desk through the Store after Append returns shows the row ("Standbys" in the
-// package documentation).
+// Every statement runs under ctx. A refusal, or an error before the round trip that
+// carries the COMMIT, means nothing was stored; an error from that round trip leaves
+// unknown whether the row was stored, as with any database commit (with a Key, appending
+// again finds out). A read-only Store refuses with ErrReadOnly. With standbys, a read of
+// desk through the Store after Append returns shows the row.
 func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
 	stored, _, err := s.AppendNew(ctx, desk, m)
 	return stored, err
@@ -98,29 +49,14 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 }
 
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
-// them or, on any error, none. Each message follows Append's rules, the reply rule among
-// them, except that its Parent may also be transcript.BatchParent(j) for an earlier message
-// j of msgs, which AppendBatch replaces with that message's Seq. (A plain Parent may name an
-// earlier message of the batch too, by its Seq: any older row of the desk will do.) A reply
-// to an earlier message of the batch is held to that message as resolved: a reply to an
-// aside of the batch gets the aside's readers. A rejected message is a *AppendError naming
-// its index. An empty batch stores nothing. msgs are not modified.
-//
-// Keys follow Append's rules too, in one lookup of all the batch's keys under the desk's
-// lock (a batch of one keyed root goes as Append takes it: its insert conditional on the
-// key's absence, the stored row read after): a message whose Key desk holds is decided by
-// transcript.MatchKey, and skipped when it is the same message as the stored row; a
-// BatchParent naming a skipped message resolves to the stored row's Seq, and the reply rule
-// reads the stored row's audience. A conflict fails the whole batch, nothing written, with
-// a *AppendError naming the message and wrapping the *transcript.KeyConflictError. The
-// messages stored take consecutive Seqs, in order, from one above the desk's newest row; a
-// skipped one takes none. So a batch whose every message is stored already (a re-import)
-// writes nothing, and one that extends an earlier batch stores only its new messages. One
-// Key on two messages of msgs is refused before anything is sent: a *AppendError naming the
-// second, matching ErrDuplicateKey and transcript.ErrInvalidMessage. A batch takes the
-// round trips Append does: one when no message names a stored row as its parent and none
-// has a key (a batch of one message may have one), two otherwise, and two when the reply
-// rule refuses a message of it.
+// them or, on any error, none. Each message follows Append's rules, except that its Parent
+// may also be transcript.BatchParent(j) for an earlier message j of msgs; a reply to an
+// aside of the batch gets the aside's readers (transcript.SettleBatch is the rule). A
+// message whose Key desk holds is skipped when it is the same message as the stored row
+// (a BatchParent naming it resolves to the stored row), and fails the whole batch
+// otherwise; the stored messages take consecutive Seqs, so a re-import writes nothing. A
+// refusal is an *AppendError naming the message's index; one Key on two messages is
+// ErrDuplicateKey. An empty batch stores nothing; msgs are not modified.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
 	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
 		return err
