@@ -31,7 +31,10 @@ type Projection struct {
 	Head     Sequence  `json:"head"`     // newest row seen (0 if none): a watermark to seed sharing with
 	Partial  bool      `json:"partial"`  // the walk needed more rows but hit ScanLimit while older rows remained
 	Scanned  int       `json:"scanned"`  // raw rows read from the host
-	Reads    int       `json:"reads"`    // host reads made
+	// Reads is how many host reads the walk made. A store ends a page early at PageBytes of
+	// content, so Reads depends on the size of rows the viewer may not read: the service
+	// and the MCP tools answer 0.
+	Reads int `json:"reads" doc:"Always 0 in the service's answers (kept for the shape of the library's Projection)."`
 	// Elided stands for the rows of the view the viewer may not read, in ascending From,
 	// placed among Messages by sequence.
 	Elided []Elision `json:"elided,omitempty"`

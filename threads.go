@@ -30,7 +30,9 @@ type ThreadList struct {
 	Head    Sequence `json:"head"`    // newest row seen (0 if none)
 	Partial bool     `json:"partial"` // the walk hit ScanLimit while older rows remained
 	Scanned int      `json:"scanned"` // raw rows read from the host
-	Reads   int      `json:"reads"`   // host reads made
+	// Reads is how many host reads the walk made; like Projection.Reads, the service
+	// answers 0.
+	Reads int `json:"reads" doc:"Always 0 in the service's answers."`
 }
 
 // ListThreads walks log backwards from q.Before, as Project does, and returns the newest

@@ -18,6 +18,7 @@ func (t *tools) view(ctx context.Context, in ViewArgs) (string, transcript.Proje
 	if err != nil {
 		return "", transcript.Projection{}, t.unavailable(ctx, "view", err)
 	}
+	p.Reads = 0 // it would tell the size of rows the participant may not read
 	header := func(p transcript.Projection) string { return viewHeader(c, t.me, p) }
 	p, text, err := t.fitView(c, p, in.MaxTokens, header)
 	if err != nil {

@@ -3,10 +3,9 @@
 //
 //	st, err := sqlitestore.Open(ctx, "desk.db") // or pgstore.Open(ctx, dsn)
 //	srv, err := server.New(st, server.Options{Logger: logger})
-//	hs := srv.HTTPServer(server.DefaultAddr) // timeouts; Shutdown drains srv
-//	go hs.ListenAndServe()
-//	<-sigterm
-//	hs.Shutdown(ctx) // no new connections, streams closed, requests in flight finished
+//	ln, err := net.Listen("tcp", server.DefaultAddr)
+//	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+//	err = srv.Serve(ctx, ln, server.ServeOptions{}) // until ctx ends, then drains
 //
 // New takes a Store (sqlitestore.Store and pgstore.Store are ones) and Options and returns
 // a Server, an http.Handler. Every route is in routes.go; GET /openapi.json describes them.
@@ -93,8 +92,8 @@
 // messages past it and says how many (dropped); a delta, a stream and an MCP read deliver
 // their oldest messages within it, with a next state that commits exactly those. CheckAddr
 // says whether an address may be listened on: loopback always, any other with TLS or an
-// explicit insecure HTTP. Shutdown drains: new requests get 503, streams end after the
-// event they are writing, appends in flight finish.
+// explicit insecure HTTP. Serve, once its context ends, and Shutdown drain: new requests
+// get 503, streams end after the event they are writing, appends in flight finish.
 //
 // # Errors
 //

@@ -55,8 +55,7 @@ func (s *Server) participants(ctx context.Context, in *participantsInput) (*part
 	scanned := 0
 	done := false
 	for !done && scanned < MaxParticipantScan {
-		// A Pager keeps the rows it has returned, to check the contract: a fresh one per
-		// ScanLimit rows keeps the scan's memory flat.
+		// Walks of at most ScanLimit rows each, as every walk of the log is bounded.
 		p := transcript.NewPager(s.st.Log(in.Desk), before)
 		for n := 0; n < transcript.ScanLimit && !p.Done(); {
 			rows, err := p.Next(ctx, transcript.PageSize)

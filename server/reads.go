@@ -46,6 +46,7 @@ func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Project
 	if err != nil {
 		return transcript.Projection{}, v, s.internal(ctx, err)
 	}
+	p.Reads = 0 // it would tell the size of rows v may not read
 	return p, v, nil
 }
 
@@ -68,6 +69,7 @@ func (s *Server) listThreads(ctx context.Context, in *threadsInput) (*threadsOut
 	if err != nil {
 		return nil, s.internal(ctx, err)
 	}
+	list.Reads = 0 // it would tell the size of rows v may not read
 	return &threadsOutput{Body: list}, nil
 }
 
