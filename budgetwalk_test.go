@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +48,8 @@ func budgetShortPages(t *testing.T, log transcript.Log, seed uint64) transcript.
 // MaxBytes is exactly the Project without it cut by Projection.WithinBytes, and a Prepare
 // with MaxBytes exactly the Prepare without it cut by Delta.WithinBytes from its state —
 // messages, elisions, Dropped, the next state, Scanned and Reads — whatever the budget: the
-// walk lets go only of what the cut drops.
+// walk lets go only of what the cut drops. With ExceptAuthor, the Prepare is the one
+// without it less that author's messages, then cut the same way.
 func TestBudgetedWalkIsTheCut(t *testing.T) {
 	t.Parallel()
 	desks := 1500
@@ -109,8 +111,28 @@ func TestBudgetedWalkIsTheCut(t *testing.T) {
 		}
 		sq := sharing.Query{Desired: c, Current: c, State: state, Before: before, Viewer: q.Viewer}
 		plan, errWhole := sharing.Prepare(ctx, logFor(), sq)
+		var except transcript.Author // half the time one author's messages, often the viewer's
+		switch r.IntN(4) {
+		case 0:
+			except = q.Viewer
+		case 1:
+			except = modelViewers[r.IntN(len(modelViewers))]
+		}
 		if plan.Reinitialize == 0 && errWhole == nil {
+			if except != (transcript.Author{}) {
+				plan.Delta.Messages = slices.DeleteFunc(plan.Delta.Messages, func(m transcript.Message) bool { return m.Author.Same(except) })
+			}
 			plan.Delta = plan.Delta.WithinBytes(budget, state)
+		}
+		sq.ExceptAuthor = except
+		if except != (transcript.Author{}) {
+			unbudgeted, err := sharing.Prepare(ctx, logFor(), sq)
+			if err == nil && unbudgeted.Reinitialize == 0 {
+				unbudgeted.Delta = unbudgeted.Delta.WithinBytes(budget, state)
+			}
+			if diff := cmp.Diff(plan, unbudgeted); err == nil && diff != "" {
+				t.Fatalf("seed %d, query %+v (short pages %v): Prepare with ExceptAuthor against the delta less its messages, both cut (-less +except):\n%s", seed, sq, short, diff)
+			}
 		}
 		sq.MaxBytes = budget
 		gotPlan, err := sharing.Prepare(ctx, logFor(), sq)

@@ -3,7 +3,6 @@ package deskmcp
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
@@ -30,7 +29,9 @@ func (t *tools) readDesk(ctx context.Context, in ReadDeskArgs) (string, ReadDesk
 	}
 	state, why, ok := book.Lookup(c)
 	if ok {
-		plan, err := sharing.Prepare(ctx, t.svc.st.Log(t.desk), sharing.Query{Desired: c, Current: c, State: state, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes})
+		plan, err := sharing.Prepare(ctx, t.svc.st.Log(t.desk), sharing.Query{
+			Desired: c, Current: c, State: state, Viewer: t.me, ExceptAuthor: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes,
+		})
 		if err != nil {
 			return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
 		}
@@ -71,12 +72,12 @@ func (t *tools) commitStaged(ctx context.Context, k readKey) (sharing.Book, bool
 	return b, true, nil
 }
 
-// deliver answers a read with d, prepared from state from within the service's byte budget
-// (its oldest messages that fit, the rest counted in Remaining), less the participant's own
-// messages; when it does not fit in maxTokens, with its oldest messages that do
-// (sharing.Delta.Prefix), and stages the state that accepts what was delivered.
+// deliver answers a read with d, prepared from state from less the participant's own
+// messages, which take none of the service's byte budget, and within it (its oldest
+// messages that fit, the rest counted in Remaining); when it does not fit in maxTokens,
+// with its oldest messages that do (sharing.Delta.Prefix), and stages the state that
+// accepts what was delivered.
 func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (string, ReadDeskResult, error) {
-	d.Messages = slices.DeleteFunc(d.Messages, func(m transcript.Message) bool { return m.Author.Same(t.me) })
 	all := len(d.Messages) + d.Remaining
 	blocks := render.Blocks(d.Messages, d.Elided...)
 	kept, text := len(d.Messages), ""

@@ -213,7 +213,8 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 	}
 }
 
-// sendView sends what the participant has not seen up to the tail's head, and moves the
+// sendView sends what the participant has not seen up to the tail's head, less its own
+// messages (sharing.Query.ExceptAuthor: they take none of the budget), and moves the
 // watermark past it. A delta past Options.MaxAnswerBytes goes in parts, its oldest
 // messages within the budget at a time (sharing.Query.MaxBytes), each committed before
 // the next is prepared, so that the stream holds one part at a time. It reports false when
@@ -247,7 +248,7 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 	s := st.s
 	_, head := st.tail.current()
 	plan, err := sharing.Prepare(ctx, st.tail.log(), sharing.Query{
-		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who,
+		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who, ExceptAuthor: st.who,
 		MaxBytes: s.opts.MaxAnswerBytes,
 	})
 	if err == nil && plan.Reinitialize == sharing.WatermarkUnavailable {
@@ -275,9 +276,7 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 	}
 	items := make([]item, 0, len(d.Messages)+len(d.Elided))
 	for i := range d.Messages {
-		if !d.Messages[i].Author.Same(st.who) {
-			items = append(items, item{at: d.Messages[i].Seq, msg: &d.Messages[i]})
-		}
+		items = append(items, item{at: d.Messages[i].Seq, msg: &d.Messages[i]})
 	}
 	for i := range d.Elided {
 		items = append(items, item{at: d.Elided[i].From, eli: &d.Elided[i]})

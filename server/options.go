@@ -92,9 +92,9 @@ type Options struct {
 	AppendTimeout time.Duration
 
 	// TailRows and TailBytes bound what the fan-out keeps in memory of each desk that has
-	// open streams: the newest TailRows rows (default transcript.ScanLimit, all a stream's
-	// delta can read) and no more than TailBytes of their content (default 32 MiB); reads
-	// below that go to the store.
+	// open streams: the newest TailRows rows (default and most transcript.ScanLimit, all a
+	// stream's delta can read: a larger value counts as that) and no more than TailBytes
+	// of their content (default 32 MiB); reads below that go to the store.
 	TailRows  int
 	TailBytes int
 
@@ -142,7 +142,7 @@ func (o Options) withDefaults() (Options, error) {
 	o.WriteTimeout = cmp.Or(o.WriteTimeout, DefaultWriteTimeout)
 	o.BodyReadTimeout = cmp.Or(o.BodyReadTimeout, DefaultBodyReadTimeout)
 	o.AppendTimeout = cmp.Or(o.AppendTimeout, DefaultAppendTimeout)
-	o.TailRows = cmp.Or(o.TailRows, transcript.ScanLimit)
+	o.TailRows = min(cmp.Or(o.TailRows, transcript.ScanLimit), transcript.ScanLimit) // a delta reads no more
 	o.TailBytes = cmp.Or(o.TailBytes, DefaultTailBytes)
 	o.SessionTTL = cmp.Or(o.SessionTTL, DefaultSessionTTL)
 	if o.Now == nil {

@@ -196,3 +196,33 @@ func TestTailWakeCloses(t *testing.T) {
 		t.Fatal("no change within 5 s of a wake-up")
 	}
 }
+
+// TestTailRowsAtMostScanLimit: a TailRows above transcript.ScanLimit, more than a stream's
+// delta can read, counts as ScanLimit: the tail loads that many rows and, as new ones come,
+// trims back to it as it would with the default.
+func TestTailRowsAtMostScanLimit(t *testing.T) {
+	opts, err := Options{TailRows: 3 * transcript.ScanLimit}.withDefaults()
+	if err != nil || opts.TailRows != transcript.ScanLimit {
+		t.Fatalf("withDefaults: TailRows %d, %v; want %d", opts.TailRows, err, transcript.ScanLimit)
+	}
+	mem := memlog.New()
+	add := func(n int) {
+		for i := range n {
+			if _, err := mem.Append(t.Context(), transcript.Message{Author: transcript.Operator(), Content: fmt.Sprint(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	add(3 * transcript.ScanLimit)
+	tl := newTestTail(t, mem, 3*transcript.ScanLimit, DefaultTailBytes)
+	add(transcript.ScanLimit / 2)
+	if err := tl.refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tl.mu.RLock()
+	held, head := len(tl.rows), tl.head
+	tl.mu.RUnlock()
+	if most := transcript.ScanLimit + transcript.ScanLimit/8; held > most || head != transcript.Sequence(3*transcript.ScanLimit+transcript.ScanLimit/2) {
+		t.Fatalf("the tail holds %d rows up to %d; want at most %d, up to the newest", held, head, most)
+	}
+}

@@ -25,6 +25,12 @@ type Query struct {
 	// message's content as soon as that cut is certain to drop it: it holds about MaxBytes
 	// of content, and a page, besides the first replies whose roots it has not read yet.
 	MaxBytes int
+	// ExceptAuthor's messages are left out of the delta's Messages: the delta is the one
+	// without it less those messages, cut by the budget only then, so they take none of
+	// it, and Next commits past them as past the rest. They still part the elisions around
+	// them, as they do in the delta without it. The zero Author leaves out none. A reader
+	// to whom its own posts are never news passes itself.
+	ExceptAuthor transcript.Author
 }
 
 // Delta is what the agent has not seen, and the state to commit once the turn is durable.
@@ -75,7 +81,8 @@ const firstRead = 8
 //  6. Next.Watermark is B, or when B == 0 the newest row seen, never below M; Next.Present
 //     holds the entries of S above the new watermark.
 //
-// With q.MaxBytes, the delta is then cut to its oldest messages within the budget, as
+// With q.ExceptAuthor, that author's messages are then left out of the delta's messages;
+// with q.MaxBytes, the delta is then cut to its oldest messages within the budget, as
 // Delta.WithinBytes cuts it, the walk holding no more content than it must (see Query).
 //
 // Prepare mutates nothing; on a reinitialization or an error it returns no messages, and
@@ -106,7 +113,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	}
 	w := walk{
 		conversation: q.Desired, watermark: m, bound: b, viewer: q.Viewer, present: s.Present,
-		first: transcript.FirstReplies{Viewer: q.Viewer}, maxBytes: max(q.MaxBytes, 0),
+		first: transcript.FirstReplies{Viewer: q.Viewer}, maxBytes: max(q.MaxBytes, 0), except: q.ExceptAuthor,
 	}
 	reason, err := w.run(ctx, log, first)
 	if err != nil || reason != 0 {
@@ -122,7 +129,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 		}
 	}
 	msgs, sizes := w.delta()
-	d := Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), msgs), Next: next}
+	d := Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), w.parting(msgs)), Next: next}
 	if d.Messages == nil {
 		d.Messages = []transcript.Message{}
 	}
@@ -149,6 +156,8 @@ type walk struct {
 	first        transcript.FirstReplies // channel level only
 	// maxBytes is the answer's byte budget (0: none), heldBytes the content fresh holds.
 	maxBytes, heldBytes int
+	except              transcript.Author     // the query's ExceptAuthor
+	excepted            []transcript.Sequence // the rows of the delta except left out, unsorted
 }
 
 // freshRows are the rows of a delta, copies of the walk's, and with a budget the sizes of
@@ -254,9 +263,14 @@ func (w *walk) add(rows []transcript.Message) {
 	}
 }
 
-// keep adds m to the delta's rows, unless the state has accepted it already.
+// keep adds m to the delta's rows, unless the state has accepted it already; a row by
+// except goes to excepted, without its content.
 func (w *walk) keep(m *transcript.Message) {
 	if _, found := slices.BinarySearch(w.present, m.Seq); found {
+		return
+	}
+	if w.except != (transcript.Author{}) && m.Author.Same(w.except) {
+		w.excepted = append(w.excepted, m.Seq)
 		return
 	}
 	w.fresh.rows = append(w.fresh.rows, *m)
@@ -281,6 +295,23 @@ func (w *walk) release() {
 		}
 		older += size
 	}
+}
+
+// parting returns what parts the delta's elisions: its messages msgs and, with the rows
+// except left out, those too, as messages that hold only their Seq (all Elide reads of them).
+func (w *walk) parting(msgs []transcript.Message) []transcript.Message {
+	if len(w.excepted) == 0 || len(w.elided) == 0 {
+		return msgs
+	}
+	all := make([]transcript.Message, 0, len(msgs)+len(w.excepted))
+	for i := range msgs {
+		all = append(all, transcript.Message{Seq: msgs[i].Seq})
+	}
+	for _, seq := range w.excepted {
+		all = append(all, transcript.Message{Seq: seq})
+	}
+	slices.SortFunc(all, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	return all
 }
 
 // elidedRows returns the elided rows in ascending Seq.
