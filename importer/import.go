@@ -13,8 +13,9 @@ import (
 
 // Store is what an import needs of a store: sqlitestore.Store and pgstore.Store are both one.
 type Store interface {
-	// AppendBatch appends msgs to desk in order, all or nothing (transcript.BatchParent names
-	// a parent earlier in the batch).
+	transcript.Appender
+	// AppendBatch appends msgs to desk in order, each as Append would, all or nothing
+	// (transcript.BatchParent names a parent earlier in the batch).
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
 	// LookupKeys returns the rows of desk holding keys, by key; a key the desk does not
 	// hold is absent.

@@ -55,6 +55,34 @@ func TestImportRowsError(t *testing.T) {
 	}
 }
 
+// TestImportReportsWhatNoStoreKeeps: every line transcript.ValidateNew refuses (a time
+// outside the years 1 to 9999, a NUL byte, content over transcript.MaxContent) is a problem
+// of that line in one *RowsError, in ValidateNew's words, and nothing is written.
+func TestImportReportsWhatNoStoreKeeps(t *testing.T) {
+	st := openStore(t)
+	_, err := importLines(t.Context(), st, `{"id":"1","author":{"type":"operator"},"content":"ok"}
+{"id":"2","author":{"type":"operator"},"content":"old","at":"0000-12-31T00:00:00Z"}
+{"id":"3","author":{"type":"operator"},"content":"a\u0000b"}
+{"id":"4","author":{"type":"operator"},"content":"`+strings.Repeat("x", transcript.MaxContent+1)+`"}
+`)
+	var rerr *importer.RowsError
+	if !errors.As(err, &rerr) {
+		t.Fatalf("Import: %v, want a *RowsError", err)
+	}
+	want := []importer.Problem{
+		{Where: "line 2", Reason: "at 0000-12-31 00:00:00 +0000 UTC is outside the years 1 to 9999"},
+		{Where: "line 3", Reason: "content holds a NUL byte at offset 1, which the stores refuse (PostgreSQL text cannot store one)"},
+		{Where: "line 4", Reason: "content of 1048577 bytes, over the limit of 1048576"},
+	}
+	if diff := cmp.Diff(want, rerr.Problems); diff != "" || rerr.N != 3 {
+		t.Errorf("problems (-want +got):\n%s(N %d, want 3)", diff, rerr.N)
+	}
+	page, err := st.Log("main").ReadBefore(t.Context(), 0, 1)
+	if err != nil || len(page.Messages) != 0 {
+		t.Errorf("after a refused import the desk holds %v (%v), want nothing", page.Messages, err)
+	}
+}
+
 // TestImportPresentDiffers: a line whose key the desk holds as another message is a problem
 // of that line, and nothing is written.
 func TestImportPresentDiffers(t *testing.T) {

@@ -55,12 +55,12 @@ func readJSONLines(r io.Reader, size int64) ([]importRow, *importPrep, error) {
 			}
 		}
 		l, m := &d.l, d.m
-		switch {
-		case d.err != nil:
+		if d.err != nil {
 			bad(d, "%s", transcript.Reason(d.err))
 			return
-		case storeProblem(m, lineWording) != "":
-			bad(d, "%s", storeProblem(m, lineWording))
+		}
+		if problem := storeProblem(m, lineWording); problem != "" {
+			bad(d, "%s", problem)
 			return
 		}
 		row := importRow{
@@ -134,7 +134,9 @@ func (c *chunked[T]) slice() []T {
 
 // batchRefusal returns the position in the batch of the message a store refused, and what
 // is wrong with it (the store's AppendError's reason, which names neither store nor desk);
-// a nil refusal for an error that is no such refusal.
+// a nil refusal for an error that is no such refusal. It knows the stores' AppendError
+// types, as the transcript package has no error naming a batch's message; another store's
+// refusal is reported as the store words it.
 func batchRefusal(err error) (index int, refusal error) {
 	var se *sqlitestore.AppendError
 	if errors.As(err, &se) && se.Index >= 0 {

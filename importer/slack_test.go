@@ -279,7 +279,7 @@ func TestSlackBadExports(t *testing.T) {
 				})
 				return dir
 			},
-			want: []string{`"general/2024-05-02.json": message 1714640580.000400: its author name holds a NUL byte`},
+			want: []string{`"general/2024-05-02.json": message 1714640580.000400: its author label holds a NUL byte at offset 6`},
 		},
 		{
 			name: "missing ts",

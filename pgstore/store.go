@@ -14,10 +14,6 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// DefaultMaxContent is the limit on a message's content of a Store opened without
-// WithMaxContent: transcript.MaxContent.
-const DefaultMaxContent = transcript.MaxContent
-
 // Store is a transcript store in one PostgreSQL database: many desks, each an append-only
 // log. It is safe for concurrent use by multiple goroutines and by several processes sharing
 // the database.
@@ -76,8 +72,8 @@ type hooks struct {
 type Option func(*Store) error
 
 // WithMaxContent sets the largest content, in bytes, that Append and AppendBatch accept
-// (default DefaultMaxContent): a lower limit than transcript.MaxContent, which no store
-// exceeds. bytes must be 1 to transcript.MaxContent.
+// (default transcript.MaxContent, the most any store keeps): a lower limit, 1 to
+// transcript.MaxContent.
 func WithMaxContent(bytes int) Option {
 	return func(s *Store) error {
 		if bytes < 1 || bytes > transcript.MaxContent {
@@ -146,7 +142,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 }
 
 func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*Store, error) {
-	s := &Store{pool: pool, ownPool: own, maxContent: DefaultMaxContent}
+	s := &Store{pool: pool, ownPool: own, maxContent: transcript.MaxContent}
 	s.replicas = replicas{wait: DefaultStandbyWait, primary: pool, audiences: &s.audiences, hooks: &s.hooks}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sharedesk/transcript"
@@ -145,7 +146,8 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 //
 // A batch reads the rows of the desk holding its messages' keys first, in one query (a
 // chunk of keyLookupChunk keys a query), and the stored parents in another; then
-// transcript.SettleBatch decides every message, and the new rows are inserted in order.
+// transcript.SettleBatch decides every message, and the new rows are inserted in order, many
+// an INSERT (insertRows).
 // Append's one message skips the key lookup: its insert finds a present key (insertSQL),
 // and then the stored row is read and matched (transcript.MatchKey). The first refusal or
 // conflict ends it, and the transaction is rolled back.
@@ -172,6 +174,15 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 		return transcript.Message{}, refuse(i, err)
 	}
 	last := rows[len(rows)-1]
+	if batch {
+		if err := w.insertRows(ctx, added); err != nil {
+			return transcript.Message{}, err
+		}
+		if n := len(added); n > 0 && added[n-1].Seq == last.Seq {
+			last.At = time.UnixMicro(w.atMicros(last.At)).UTC()
+		}
+		return last, nil
+	}
 	for _, m := range added {
 		row, inserted, err := w.insert(ctx, m)
 		switch {
@@ -182,8 +193,6 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 				last = row
 			}
 			continue
-		case batch: // the batch looked its keys up, under the write lock it still holds
-			return transcript.Message{}, fmt.Errorf("row %d: key %q is in the desk although the batch's lookup did not find it", m.Seq, m.Key)
 		}
 		// Append's key is present. The transaction inserted nothing, so write rolls it back,
 		// and with it any authors or audiences row the insert created.
@@ -316,28 +325,13 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 }
 
 // insert stores m, whose Seq, Parent and Audience are final, and returns it as stored, and
-// whether it was: not when the desk holds m's Key already. An empty Key is stored as NULL.
+// whether it was: not when the desk holds m's Key already.
 func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.Message, bool, error) {
-	at := m.At
-	if at.IsZero() {
-		at = w.now
-	}
-	atUS := at.UnixMicro()
-	author, err := w.authorID(ctx, m.Author)
+	args, err := w.rowArgs(ctx, make([]any, 0, insertParams), m)
 	if err != nil {
 		return transcript.Message{}, false, err
 	}
-	var audience any // NULL: a desk row
-	if len(m.Audience) > 0 {
-		if audience, err = w.audienceID(ctx, m.Audience); err != nil {
-			return transcript.Message{}, false, err
-		}
-	}
-	var key any // NULL: no key
-	if m.Key != "" {
-		key = m.Key
-	}
-	res, err := w.insertStmt.ExecContext(ctx, w.desk, int64(m.Seq), int64(m.Parent), author, audience, m.Content, atUS, key)
+	res, err := w.insertStmt.ExecContext(ctx, args...)
 	if err != nil {
 		return transcript.Message{}, false, err
 	}
@@ -345,8 +339,101 @@ func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.
 		return transcript.Message{}, false, err
 	}
 	w.inserted++
-	m.At = time.UnixMicro(atUS).UTC()
+	m.At = time.UnixMicro(w.atMicros(m.At)).UTC()
 	return m, true, nil
+}
+
+// insertParams is how many parameters insertSQL binds for a row: one a column it sets.
+const insertParams = 8
+
+// rowArgs appends to args the parameters that store m, whose Seq, Parent and Audience are
+// final, as a row of insertSQL's columns, finding or creating its author's and audience's
+// rows. An empty Key is stored as NULL, and a zero At as the time of the append.
+func (w *writeTx) rowArgs(ctx context.Context, args []any, m transcript.Message) ([]any, error) {
+	author, err := w.authorID(ctx, m.Author)
+	if err != nil {
+		return nil, err
+	}
+	var audience any // NULL: a desk row
+	if len(m.Audience) > 0 {
+		if audience, err = w.audienceID(ctx, m.Audience); err != nil {
+			return nil, err
+		}
+	}
+	var key any // NULL: no key
+	if m.Key != "" {
+		key = m.Key
+	}
+	return append(args, w.desk, int64(m.Seq), int64(m.Parent), author, audience, m.Content, w.atMicros(m.At), key), nil
+}
+
+// insertChunk is how many rows one INSERT of a batch stores: insertParams parameters a row,
+// 2,048 a statement, far below SQLite's limit of 32,766, and a statement long enough that what each
+// costs once (a call through database/sql, a step of SQLite's VM) is spread thin.
+const insertChunk = 256
+
+// insertRowsSQL is the INSERT of n rows, insertSQL's columns and conflict target.
+func insertRowsSQL(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?,?,?,?,?)")
+	}
+	b.WriteString(" ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING")
+	return b.String()
+}
+
+// insertRows stores a batch's new rows, whose Seq, Parent and Audience are final and none of
+// whose keys the desk holds (the batch looked them up under the write lock it still holds),
+// as rowArgs stores one, in INSERTs of insertChunk rows (the prepared insertMany) and one of
+// the rest.
+func (w *writeTx) insertRows(ctx context.Context, rows []transcript.Message) error {
+	args := make([]any, 0, insertParams*min(len(rows), insertChunk))
+	var full *sql.Stmt // insertMany in the transaction, once a chunk is full
+	for start := 0; start < len(rows); start += insertChunk {
+		chunk := rows[start:min(start+insertChunk, len(rows))]
+		args = args[:0]
+		for _, m := range chunk {
+			var err error
+			if args, err = w.rowArgs(ctx, args, m); err != nil {
+				return err
+			}
+		}
+		var res sql.Result
+		var err error
+		if len(chunk) == insertChunk {
+			if full == nil {
+				full = w.tx.StmtContext(ctx, w.s.insertMany)
+			}
+			res, err = full.ExecContext(ctx, args...)
+		} else {
+			res, err = w.tx.ExecContext(ctx, insertRowsSQL(len(chunk)), args...)
+		}
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		w.inserted += int(n)
+		if int(n) != len(chunk) {
+			return fmt.Errorf("rows %d to %d: a key is in the desk although the batch's lookup did not find it", chunk[0].Seq, chunk[len(chunk)-1].Seq)
+		}
+	}
+	return nil
+}
+
+// atMicros is the at_us a row of the append stores for at: at, or the time of the append
+// when at is zero, in microseconds since the Unix epoch.
+func (w *writeTx) atMicros(at time.Time) int64 {
+	if at.IsZero() {
+		at = w.now
+	}
+	return at.UnixMicro()
 }
 
 // writeError wraps a failed write; when ctx is done, the error matches ctx.Err().

@@ -22,10 +22,6 @@ type config struct {
 	err           error // the first invalid option
 }
 
-// DefaultMaxContent is the content limit, in bytes, of a Store opened without WithMaxContent:
-// transcript.MaxContent.
-const DefaultMaxContent = transcript.MaxContent
-
 // DefaultWatchInterval is how often a Watch of a Store opened without WithWatchInterval
 // polls the file for commits by other processes.
 const DefaultWatchInterval = 200 * time.Millisecond
@@ -36,7 +32,7 @@ const DefaultBusyTimeout = 5 * time.Second
 
 func defaultConfig() config {
 	return config{
-		maxContent:    DefaultMaxContent,
+		maxContent:    transcript.MaxContent,
 		busyTimeout:   DefaultBusyTimeout,
 		readers:       max(4, runtime.GOMAXPROCS(0)),
 		watchInterval: DefaultWatchInterval,
@@ -50,8 +46,8 @@ func (c *config) invalid(format string, args ...any) {
 }
 
 // WithMaxContent sets the largest content, in bytes, that Append and AppendBatch accept
-// (default DefaultMaxContent): a lower limit than transcript.MaxContent, which no store
-// exceeds. It must be 1 to transcript.MaxContent.
+// (default transcript.MaxContent, the most any store keeps): a lower limit, 1 to
+// transcript.MaxContent.
 func WithMaxContent(bytes int) Option {
 	return func(c *config) {
 		if bytes < 1 || bytes > transcript.MaxContent {

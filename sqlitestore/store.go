@@ -27,7 +27,7 @@ type Store struct {
 	audiences  *audienceCache
 
 	// Prepared statements: the writer's, on its one connection, and the readers'.
-	deskHead, newDesk, insert, findAuthor, newAuthor                     *sql.Stmt
+	deskHead, newDesk, insert, insertMany, findAuthor, newAuthor         *sql.Stmt
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
@@ -126,6 +126,7 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.deskHead, s.writer, deskHeadSQL},
 		{&s.newDesk, s.writer, newDeskSQL},
 		{&s.insert, s.writer, insertSQL},
+		{&s.insertMany, s.writer, insertRowsSQL(insertChunk)},
 		{&s.findAuthor, s.writer, findAuthorSQL},
 		{&s.newAuthor, s.writer, newAuthorSQL},
 		{&s.findAudience, s.writer, findAudienceSQL},
@@ -172,7 +173,7 @@ func (s *Store) Close() error {
 func (s *Store) closeAll() error {
 	var errs []error
 	for _, stmt := range []*sql.Stmt{
-		s.deskHead, s.newDesk, s.insert, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience, s.parents, s.keyRow, s.keyRows,
+		s.deskHead, s.newDesk, s.insert, s.insertMany, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience, s.parents, s.keyRow, s.keyRows,
 		s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt,
 		s.addToken, s.revokeToken, s.tokenByHash, s.listTokens,
 		s.insertBook, s.updateBook, s.loadBook,

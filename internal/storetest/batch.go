@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharedesk/transcript"
 )
@@ -74,6 +75,77 @@ func checkBatch(t *testing.T, st Store) {
 	if got := head(t, st, desk); got != transcript.Sequence(len(want)+1) {
 		t.Errorf("head = %d, want %d", got, len(want)+1)
 	}
+}
+
+// checkLargeBatch: a batch of many rows of every shape (roots and replies by BatchParent and
+// by Seq, asides and replies to them, keys, a key the desk holds, zero and given times,
+// authors and audiences new and repeated) stores what Append stores when given the same
+// messages one at a time: a store that writes a batch in parts writes every part alike.
+func checkLargeBatch(t *testing.T, st Store) {
+	const batchDesk, oneDesk = "large-batch", "one-at-a-time"
+	present := transcript.Message{Author: transcript.Operator(), Content: "held", Key: "held"}
+	for _, desk := range []string{batchDesk, oneDesk} {
+		mustAppend(t, st, desk, root("before"), 1)
+		mustAppend(t, st, desk, present, 2)
+	}
+	at := time.Date(2026, 3, 4, 5, 6, 7, 891011000, time.UTC)
+	batch := make([]transcript.Message, 1000)
+	for i := range batch {
+		m := transcript.Message{
+			Author:  transcript.Agent(fmt.Sprintf("agent-%d", i%7), fmt.Sprintf("Agent %d", i%5)),
+			Content: fmt.Sprintf("row %d", i),
+		}
+		switch {
+		case i == 600:
+			m = present // skipped: the desk holds it
+		case i%10 == 3:
+			m.Audience = []transcript.Author{transcript.Person(fmt.Sprintf("p%d", i%3), ""), transcript.Operator()}
+		case i%10 == 4:
+			m.Parent = transcript.BatchParent(i - 1) // a reply to the aside before it, by its author
+			m.Author = batch[i-1].Author
+		case i%10 == 5 || i%10 == 6:
+			m.Parent = transcript.BatchParent(i - i%10) // for 605 and 606, the row the desk holds
+		case i%10 == 7:
+			m.Parent = 1 // a row the desk holds
+		}
+		if i%3 == 0 {
+			m.At = at.Add(time.Duration(i) * time.Second)
+		}
+		if i%2 == 0 && i != 600 {
+			m.Key = fmt.Sprintf("key %d", i)
+		}
+		batch[i] = m
+	}
+	if err := st.AppendBatch(t.Context(), batchDesk, batch); err != nil {
+		t.Fatalf("AppendBatch of %d messages: %v", len(batch), err)
+	}
+	seqs := make([]transcript.Sequence, len(batch)) // the one-at-a-time desk's row of each message
+	for i, m := range batch {
+		if j, ok := m.Parent.BatchIndex(); ok {
+			m.Parent = seqs[j]
+		}
+		stored, err := st.Append(t.Context(), oneDesk, m)
+		if err != nil {
+			t.Fatalf("Append of batch message %d: %v", i, err)
+		}
+		seqs[i] = stored.Seq
+	}
+	got, want := mustReadAll(t, st, batchDesk), mustReadAll(t, st, oneDesk)
+	if len(got) != len(want) {
+		t.Fatalf("desk %q holds %d rows, desk %q %d; want the same", batchDesk, len(got), oneDesk, len(want))
+	}
+	stamped := map[string]bool{"before": true, "held": true} // the contents of the rows appended with a zero At
+	for _, m := range batch {
+		if m.At.IsZero() {
+			stamped[m.Content] = true
+		}
+	}
+	for i := range got {
+		if stamped[got[i].Content] && got[i].Content == want[i].Content && !got[i].At.IsZero() {
+			want[i].At = got[i].At // each append stamps its own time
+		}
+	}
+	checkRows(t, fmt.Sprintf("desk %q against desk %q", batchDesk, oneDesk), got, want)
 }
 
 // checkBatchAllOrNothing: a batch with one bad message stores none of its messages.

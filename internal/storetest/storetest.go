@@ -57,6 +57,9 @@ type Store interface {
 //   - Batch: AppendBatch numbers its rows consecutively and resolves transcript.BatchParent;
 //     an empty batch stores nothing; a BatchParent naming the message itself or a later one
 //     is rejected.
+//   - LargeBatch: a batch of 1,000 rows of every shape (replies by BatchParent and by Seq,
+//     asides and their replies, keys, one the desk holds, zero and given times) stores the
+//     rows Append stores for the same messages one at a time.
 //   - BatchAllOrNothing: a batch whose last message is bad leaves no trace, not even its
 //     desk's name in Desks.
 //   - ContentLimit: content of exactly transcript.MaxContent bytes is stored, one byte more is
@@ -119,6 +122,7 @@ var checks = []struct {
 	{"BadInput", checkBadInput},
 	{"Batch", checkBatch},
 	{"BatchAllOrNothing", checkBatchAllOrNothing},
+	{"LargeBatch", checkLargeBatch},
 	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, transcript.MaxContent) }},
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
