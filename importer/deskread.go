@@ -151,7 +151,7 @@ func readDeskRows(ctx context.Context, log transcript.Log, desk string, lo, hi t
 			return deskRows{}, fmt.Errorf("reading desk %q back: %w", desk, err)
 		}
 		for k := range page {
-			m := &page[k] // the Pager keeps every page it read: these rows stay, and no one writes them
+			m := &page[k] // d keeps the page alive; the page is the host's, and no one writes it
 			if m.Seq < lo {
 				return d, nil
 			}
