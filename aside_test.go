@@ -203,7 +203,7 @@ func TestProjectElisions(t *testing.T) {
 			[]transcript.Sequence{1, 2, 3, 4, 6, 7, 9}, // 7 is 1's first reply for triage
 			[]transcript.Elision{{From: 5, Through: 5, Count: 1, Readers: authors(opAuthor, anaAuthor)}}},
 		{"channel, the operator", transcript.Query{Viewer: opAuthor},
-			[]transcript.Sequence{1, 2, 3, 4, 5, 6, 7, 9}, nil},
+			[]transcript.Sequence{1, 2, 3, 4, 5, 6, 7, 9}, []transcript.Elision{}},
 		{"channel, window 2: the floor cuts older elisions", transcript.Query{Viewer: reviewAuthor, Window: 2},
 			[]transcript.Sequence{6, 8},
 			[]transcript.Elision{{From: 9, Through: 9, Count: 1, Readers: authors(opAuthor, triageAuthor)}}},

@@ -61,7 +61,7 @@ func (p Projection) DropOldest(thread Sequence, n int) Projection {
 	}
 	newestDropped := p.Messages[first+n-1].Seq
 	kept := append(append([]Message{}, p.Messages[:first]...), p.Messages[first+n:]...)
-	var elided []Elision
+	elided := []Elision{}
 	for _, e := range p.Elided {
 		if e.From > newestDropped || (first == 1 && e.From < p.Messages[0].Seq) {
 			elided = append(elided, e)

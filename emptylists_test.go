@@ -42,7 +42,9 @@ func TestResultsHaveNoNilLists(t *testing.T) {
 	}
 	for name, empty := range map[string]bool{
 		"Project: Messages":                   p.Messages != nil,
+		"Project: Elided":                     p.Elided != nil,
 		"DropOldest: Messages":                cut.Messages != nil,
+		"DropOldest: Elided":                  cut.Elided != nil,
 		"ListThreads: Threads":                list.Threads != nil,
 		"Prepare: Messages":                   plan.Delta.Messages != nil,
 		"Prepare: Elided":                     plan.Delta.Elided != nil,

@@ -24,8 +24,8 @@ type Query struct {
 }
 
 // Projection is what one participant sees of a desk for one turn.
-// Messages is never nil: a projection of nothing has an empty list. Elided, omitted from
-// JSON when empty, is nil when nothing is elided.
+// Messages and Elided are never nil: nothing is an empty list (Elided is then omitted from
+// JSON).
 type Projection struct {
 	Messages []Message `json:"messages"` // chronological (ascending Seq); the caller owns the slice
 	Head     Sequence  `json:"head"`     // newest row seen (0 if none): a watermark to seed sharing with
@@ -149,6 +149,9 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 	proj.Partial = !done // the pages ended at ScanLimit: at the log's end a view is settled
 	var sizes []int
 	proj.Messages, sizes, proj.Elided = v.result()
+	if proj.Elided == nil {
+		proj.Elided = []Elision{} // a list, never nil: none is empty
+	}
 	proj.Scanned = p.Scanned()
 	proj.Reads = p.Reads()
 	if sizes != nil {

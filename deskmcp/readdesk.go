@@ -122,11 +122,7 @@ func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k read
 		reason = why.String()
 	}
 	result := func(p transcript.Projection) ReadDeskResult {
-		r := ReadDeskResult{Messages: p.Messages, Elided: p.Elided, Head: p.Head, Reinitialized: reason}
-		if r.Elided == nil { // a projection's Elided is nil when nothing is elided; the result's is a list
-			r.Elided = []transcript.Elision{}
-		}
-		return r
+		return ReadDeskResult{Messages: p.Messages, Elided: p.Elided, Head: p.Head, Reinitialized: reason}
 	}
 	header := func(p transcript.Projection) string { return readHeader(c, t.me, result(p)) }
 	p, text, err := t.fitView(c, p, maxTokens, header)
