@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/storetest"
 )
 
 // Two parts of one desk's history, imported one after the other: part 2's replies name part
@@ -63,7 +62,7 @@ func readDesk(t *testing.T, db, desk string) []transcript.Message {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rows, err := readAll(t.Context(), st.Log(desk))
+	rows, err := storetest.ReadLog(t.Context(), st.Log(desk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,19 +405,4 @@ func TestImportLooksKeysUp(t *testing.T) {
 			t.Errorf("the new row: %+v", got)
 		}
 	})
-}
-
-// readAll reads a whole log, checking every page, and returns its rows oldest first.
-func readAll(ctx context.Context, log transcript.Log) ([]transcript.Message, error) {
-	p := transcript.NewPager(log, 0)
-	var rows []transcript.Message
-	for !p.Done() {
-		page, err := p.Next(ctx, transcript.PageSize)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, page...)
-	}
-	slices.Reverse(rows)
-	return rows, nil
 }

@@ -137,7 +137,7 @@ func headOf(t *testing.T, d transcript.Log) transcript.Sequence {
 // readAllOf returns every row of log, oldest first, through a checking transcript.Pager.
 func readAllOf(t *testing.T, log transcript.Log) []transcript.Message {
 	t.Helper()
-	rows, err := readLog(t.Context(), log)
+	rows, err := ReadLog(t.Context(), log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,15 +14,15 @@ import (
 // readAll returns every row of desk, oldest first, read through a transcript.Pager so that
 // every page is checked against the port contract.
 func readAll(ctx context.Context, st Store, desk string) ([]transcript.Message, error) {
-	rows, err := readLog(ctx, st.Log(desk))
+	rows, err := ReadLog(ctx, st.Log(desk))
 	if err != nil {
 		return nil, fmt.Errorf("reading desk %q: %w", desk, err)
 	}
 	return rows, nil
 }
 
-// readLog returns every row of log, oldest first, through a transcript.Pager.
-func readLog(ctx context.Context, log transcript.Log) ([]transcript.Message, error) {
+// ReadLog returns every row of log, oldest first, through a transcript.Pager.
+func ReadLog(ctx context.Context, log transcript.Log) ([]transcript.Message, error) {
 	p := transcript.NewPager(log, 0)
 	var rows []transcript.Message
 	for !p.Done() {
