@@ -14,8 +14,10 @@ const MaxAudience = 16
 // Errors of the aside rules. Both are matched together with ErrInvalidMessage.
 var (
 	// ErrNotReadable is matched by the refusal of a reply whose author may not read its
-	// parent. The error names the parent's Seq only: never its content or its readers.
-	ErrNotReadable = errors.New("transcript: parent not readable by the reply's author")
+	// parent, and of a correction whose author may not read its target (or that names no
+	// row of the desk). The error names the row's Seq only: never its content or its
+	// readers.
+	ErrNotReadable = errors.New("transcript: row not readable by its writer")
 	// ErrInvalidAudience is matched by the refusal of a malformed Audience, and of a reply to
 	// an aside that lists an audience other than the aside's readers.
 	ErrInvalidAudience = errors.New("transcript: invalid audience")
@@ -146,6 +148,7 @@ func validateAudience(author Author, audience []Author) error {
 // aside's readers:
 //
 //   - m's author may not read parent (see ReadableBy): ErrNotReadable;
+//   - parent is a correction, which no row replies to: ErrInvalidMessage;
 //   - parent is an aside: m is an aside with parent's readers. An empty Audience is filled
 //     in with parent.Readers() minus m's author (never refused for its size); any other set
 //     of identities is refused (ErrInvalidAudience). A parent whose readers are only m's
@@ -156,24 +159,17 @@ func validateAudience(author Author, audience []Author) error {
 // Errors match ErrInvalidMessage as well as the sentinel named, and name parent by its Seq
 // only.
 func ResolveAudience(m Message, parent *Message) ([]Author, error) {
-	if parent == nil || !parent.IsAside() {
+	switch {
+	case parent == nil:
+		return canonicalAudience(m.Audience), nil
+	case !parent.ReadableBy(m.Author):
+		return nil, Invalidf(ErrNotReadable, "parent not readable by the reply's author: row %d", parent.Seq)
+	case parent.IsCorrection():
+		return nil, Invalidf(ErrInvalidMessage, "parent %d is a correction, which no row replies to", parent.Seq)
+	case !parent.IsAside():
 		return canonicalAudience(m.Audience), nil
 	}
-	if !parent.asideReadableBy(m.Author) {
-		return nil, Invalidf(ErrNotReadable, "%s: row %d", Reason(ErrNotReadable), parent.Seq)
-	}
-	want := slices.DeleteFunc(parent.Readers(), m.Author.Same)
-	if len(want) == 0 {
-		return nil, Invalidf(ErrInvalidAudience, "the readers of row %d are only the reply's author", parent.Seq)
-	}
-	if len(m.Audience) == 0 {
-		return want, nil
-	}
-	given := canonicalAudience(m.Audience)
-	if !slices.EqualFunc(given, want, Author.Same) {
-		return nil, Invalidf(ErrInvalidAudience, "a reply to the aside %d must keep its readers (leave the audience empty to reply to them)", parent.Seq)
-	}
-	return given, nil
+	return inheritedAudience(m, parent, "a reply to the aside %d must keep its readers (leave the audience empty to reply to them)")
 }
 
 // canonicalAudience returns audience sorted by Kind, then ID, in a new slice; nil when

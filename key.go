@@ -76,13 +76,16 @@ func validateKey(key string) error {
 }
 
 // MatchKey decides an append of m whose Key the desk already holds for stored: it returns
-// nil when m is stored again — the same author identity, parent, audience (by identity) and
-// content — so the log returns stored and writes nothing; otherwise a *KeyConflictError
-// naming the key and stored's Seq, which quotes neither row. m is the row as the log would
-// store it, its Audience resolved (ResolveAudience); labels and At play no part. Every log
-// that takes keys calls it: memlog, sqlitestore and pgstore.
+// nil when m is stored again — the same author identity, parent, target (Corrects),
+// audience (by identity) and content — so the log returns stored and writes nothing;
+// otherwise a *KeyConflictError naming the key and stored's Seq, which quotes neither row.
+// A row a redaction erased matches whatever m's content, so that a retry after a redaction
+// replays instead of conflicting. m is the row as the log would store it, its Audience
+// resolved (ResolveAudience, ResolveCorrection); labels and At play no part. Every log that
+// takes keys calls it: memlog, sqlitestore and pgstore.
 func MatchKey(stored, m Message) error {
-	if stored.Author.Same(m.Author) && stored.Parent == m.Parent && stored.Content == m.Content &&
+	if stored.Author.Same(m.Author) && stored.Parent == m.Parent && stored.Corrects == m.Corrects &&
+		(stored.Content == m.Content || stored.Redacted) &&
 		slices.EqualFunc(stored.Audience, m.Audience, Author.Same) {
 		return nil
 	}

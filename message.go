@@ -31,14 +31,35 @@ type Message struct {
 	// nothing: it returns the stored row when that row is the same message (see MatchKey),
 	// and fails with ErrKeyConflict otherwise. A retry after a lost answer is harmless.
 	Key string `json:"key,omitempty"`
+	// Corrects is 0, or on a correction the row it corrects (its target, older than it): an
+	// edit, whose Content is the target's new content, or a redaction, which erases the
+	// target's content. A correction replies to nothing (Parent == 0), is never a message
+	// of a view, and no row replies to it. See ResolveCorrection.
+	Corrects Sequence `json:"corrects,omitempty"`
+	// Redacted is set on a redaction, and by the log on every row whose content a
+	// redaction erased: the target and its earlier corrections, whose Content is then "".
+	Redacted bool `json:"redacted,omitempty"`
+	// Revised is set by the log, never by a writer: the Seq of the newest correction
+	// applied to this row, 0 for a row never corrected.
+	Revised Sequence `json:"revised,omitempty"`
 }
 
 // IsRoot reports whether m is a root at channel level (it replies to nothing).
 func (m Message) IsRoot() bool { return m.Parent == 0 }
 
-// Blank reports whether m's content is empty after trimming white space. A blank row counts
-// toward a walk's scan but never qualifies for a view; as a root it still anchors replies.
-func (m Message) Blank() bool { return isBlank(m.Content) }
+// IsCorrection reports whether m is a correction: an edit or a redaction of the row
+// m.Corrects.
+func (m Message) IsCorrection() bool { return m.Corrects != 0 }
+
+// Blank reports whether m counts toward a walk's scan but never qualifies for a view: its
+// content is empty after trimming white space, or it is a correction. A redacted row is not
+// blank: it keeps the place it had, its content erased. As a root, a blank row still
+// anchors replies.
+func (m Message) Blank() bool { return m.blank() }
+
+func (m *Message) blank() bool {
+	return m.Corrects != 0 || (!m.Redacted && isBlank(m.Content))
+}
 
 // visibility is how a row stands for one viewer.
 type visibility uint8
@@ -52,7 +73,7 @@ const (
 // visibilityFor classifies m for viewer. It costs a blank check on a desk row.
 func (m *Message) visibilityFor(viewer Author) visibility {
 	switch {
-	case isBlank(m.Content):
+	case m.blank():
 		return hidden
 	case len(m.Audience) == 0 || m.asideReadableBy(viewer):
 		return shown
@@ -116,9 +137,11 @@ var ErrNoParent = errors.New("transcript: parent is not an older row of the desk
 // its Content and its author's and audience's ids and labels valid UTF-8 without a NUL byte
 // (ErrText); its Author valid; its Audience lists at most MaxAudience valid participants,
 // each once, without m's author; its Key is empty or at most MaxKeyLen bytes of printable
-// UTF-8; and its At zero or within the years 1 to 9999 (ErrAt). Whether the Parent exists,
-// the reply rule (ResolveAudience) and whether the Key is taken (MatchKey) are the log's to
-// check. The error matches ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a bad
+// UTF-8; and its At zero or within the years 1 to 9999 (ErrAt). Revised is never set, and
+// Redacted only on a correction; a correction replies to nothing, and is an edit (non-blank
+// Content) or a redaction (Redacted, empty Content). Whether the Parent or the target
+// exists, the reply rule (ResolveAudience), the correction rule (ResolveCorrection) and
+// whether the Key is taken (MatchKey) are the log's to check. The error matches ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a bad
 // author and ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose
 // message says what is wrong once ("transcript: audience lists agent:triage twice") and
 // never quotes content.
@@ -126,7 +149,14 @@ func ValidateNew(m Message) error { return ValidateNewWithin(m, MaxContent) }
 
 // ValidateNewWithin is ValidateNew for a log whose content limit, maxContent bytes, is below
 // MaxContent.
-func ValidateNewWithin(m Message, maxContent int) error {
+func ValidateNewWithin(m Message, maxContent int) error { return validateNew(m, maxContent, false) }
+
+// ValidateRestoredWithin is ValidateNewWithin for a row an export wrote, which a log restores
+// as it was stored (see SettleRestored): besides what ValidateNew accepts, it may carry
+// Revised, and Redacted with empty Content, as the log set them.
+func ValidateRestoredWithin(m Message, maxContent int) error { return validateNew(m, maxContent, true) }
+
+func validateNew(m Message, maxContent int, restored bool) error {
 	if m.Seq != 0 {
 		return Invalidf(ErrInvalidMessage, "seq %d set by the caller (the log assigns it)", m.Seq)
 	}
@@ -143,6 +173,9 @@ func ValidateNewWithin(m Message, maxContent int) error {
 		return err
 	}
 	if err := validateKey(m.Key); err != nil {
+		return err
+	}
+	if err := validateCorrection(m, restored); err != nil {
 		return err
 	}
 	if !m.At.IsZero() {

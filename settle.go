@@ -1,9 +1,15 @@
 package transcript
 
-// CheckBatchParent reports whether parent may be the Parent of the i-th (0-based) message
-// of a batch (i is -1 for a single append): a Parent made by BatchParent must name an
-// earlier message of the batch. Any other parent is accepted here: SettleBatch checks it
-// against the desk. The error matches ErrInvalidMessage and ErrNoParent.
+import (
+	"cmp"
+	"slices"
+)
+
+// CheckBatchParent reports whether parent may be the Parent (or the Corrects) of the i-th
+// (0-based) message of a batch (i is -1 for a single append): a Sequence made by
+// BatchParent must name an earlier message of the batch. Any other is accepted here:
+// SettleBatch checks it against the desk. The error matches ErrInvalidMessage and
+// ErrNoParent.
 func CheckBatchParent(parent Sequence, i int) error {
 	j, ok := parent.BatchIndex()
 	switch {
@@ -17,92 +23,279 @@ func CheckBatchParent(parent Sequence, i int) error {
 	return nil
 }
 
+// Settlement is what SettleBatch decides for one append.
+type Settlement struct {
+	// Rows holds every message as the append returns it, in order: a new row as stored, a
+	// replayed one as the desk holds it.
+	Rows []Message
+	// Added holds the new rows to insert, in order, with the corrections of the append
+	// applied to those of them that later messages correct. It shares Rows' array when no
+	// message is a replay.
+	Added []Message
+	// Revisions holds what the append's corrections change in rows stored before it, one
+	// for each such row, ascending Target. A log writes them in the transaction that
+	// inserts Added.
+	Revisions []Revision
+}
+
+// Revision is what corrections change in a stored row: its Content and Revised become
+// these; when Redacted, its content and that of every correction of it stored before the
+// append are erased, and Redacted is set on each of them.
+type Revision struct {
+	Target   Sequence // the corrected row
+	Content  string   // its content now: the newest edit's, or "" when Redacted
+	Redacted bool
+	Revised  Sequence // the newest correction applied to it: its Revised now
+}
+
 // SettleBatch decides msgs, the messages of one append (ValidateNew accepts each), in order,
-// as the rows after base, the desk's newest row before them: for each its parent, its
-// audience by the reply rule and, when its Key names a stored row, whether it is that row
-// again. It returns every message as the append returns it, and the new rows, the ones to
-// insert, in order (rows itself when no message is skipped); or the index of the first
-// message refused, and why. A log calls it inside the transaction that holds the desk's
-// head; msgs are not modified.
+// as the rows after base, the desk's newest row before them: for each its parent or target,
+// its audience by the reply rule or the correction rule, when its Key names a stored row
+// whether it is that row again, and what its corrections change. It returns the
+// Settlement, or the index of the first message refused, and why. A log calls it inside the
+// transaction that holds the desk's head; msgs and stored are not modified.
 //
 // A message's parent is, by its Parent: none (0); an earlier message of msgs, as settled (a
 // BatchParent, replaced with that message's Seq; or a Seq above base, a new row of the
 // append); or stored[Parent], the stored row it names, which the log reads first (every
-// Parent from 1 to base). A Parent that is not older than the message's row, or not found,
-// is refused with ErrNoParent; so is a BatchParent that CheckBatchParent refuses. The reply
-// rule is ResolveAudience, against the parent as settled. Then a message whose Key present
-// holds (the stored rows with the append's keys, by key) is handed with it to MatchKey: the
-// same message is skipped, settled as the stored row, and takes no Seq; a different one
-// fails the append with MatchKey's *KeyConflictError. Every other message is a new row,
-// numbered base+1, base+2, ... in order, its Audience a new slice (nil for a desk row).
+// Parent and Corrects from 1 to base). A Parent that is not older than the message's row,
+// or not found, is refused with ErrNoParent; so is a BatchParent that CheckBatchParent
+// refuses. A correction's target is found the same way from its Corrects, and a target not
+// found is refused by the correction rule (ResolveCorrection: ErrNotReadable).
 //
-// A message checked against a present key is checked as the next new row would be, so a
-// message is refused for what is wrong with it before it is matched. Errors name rows by
-// their Seq only.
-func SettleBatch(msgs []Message, base Sequence, stored map[Sequence]Message, present map[string]*Message) (rows, added []Message, index int, err error) {
-	rows = make([]Message, len(msgs))
-	var fresh []int // fresh[k] is the index in msgs of the new row base+1+k, once a row is skipped
-	next := base + 1
+// The reply rule is ResolveAudience, against the parent as settled. A correction is decided
+// by ResolveCorrection against its target as the messages before it left it; but a
+// correction whose Key present holds is matched against that row once its author may read
+// the target, so that a retry after a redaction replays. A message whose Key present holds
+// (the stored rows with the append's keys, by key) is handed with it to MatchKey: the same
+// message is skipped, settled as the stored row, and takes no Seq; a different one fails
+// the append with MatchKey's *KeyConflictError. Every other message is a new row, numbered
+// base+1, base+2, ... in order, its Audience a new slice (nil for a desk row).
+//
+// A new correction is applied at once, so that the messages after it see it: its target's
+// Content becomes the edit's (or is erased), its Revised the correction's Seq, and a
+// redaction erases every earlier correction of the target too. A message checked against
+// a present key is checked as the next new row would be, so a message is refused for what
+// is wrong with it before it is matched. Errors name rows by their Seq only.
+func SettleBatch(msgs []Message, base Sequence, stored map[Sequence]Message, present map[string]*Message) (Settlement, int, error) {
+	return settle(msgs, base, stored, present, false)
+}
+
+// SettleRestored is SettleBatch for rows an export wrote, which a log restores as they were
+// stored (ValidateRestoredWithin accepts each): a row's Revised and Redacted are kept, and a
+// correction is not applied again, since the rows hold its result. A correction is still
+// decided by the correction rule, except that its target may be redacted: an export holds
+// a redaction's target and the corrections it erased. A Revised must be above its row's
+// Seq. The Settlement holds no Revisions.
+func SettleRestored(msgs []Message, base Sequence, stored map[Sequence]Message, present map[string]*Message) (Settlement, int, error) {
+	return settle(msgs, base, stored, present, true)
+}
+
+func settle(msgs []Message, base Sequence, stored map[Sequence]Message, present map[string]*Message, restored bool) (Settlement, int, error) {
+	s := settler{msgs: msgs, base: base, stored: stored, rows: make([]Message, len(msgs)), next: base + 1}
 	for i, m := range msgs {
-		var parent *Message
-		j, batch := m.Parent.BatchIndex()
-		switch {
-		case batch:
-			if err := CheckBatchParent(m.Parent, i); err != nil {
-				return nil, nil, i, err
-			}
-			parent = &rows[j]
-			m.Parent = parent.Seq
-		case m.Parent == 0:
-			// a root
-		case m.Parent >= next && m.Parent > base && next == base+1:
-			return nil, nil, i, Invalidf(ErrNoParent, "parent %d is not a row of the desk (its newest row is %d)", m.Parent, base)
-		case m.Parent >= next:
-			return nil, nil, i, Invalidf(ErrNoParent, "parent %d is not older than the message, which would be row %d (the desk's newest row is %d)", m.Parent, next, base)
-		case m.Parent > base:
-			k := int(m.Parent - base - 1)
-			if fresh != nil {
-				k = fresh[k]
-			}
-			parent = &rows[k]
-		default:
-			p, ok := stored[m.Parent]
-			if !ok {
-				return nil, nil, i, Invalidf(ErrNoParent, "parent %d is not a row of the desk", m.Parent)
-			}
-			parent = &p
+		if err := s.decide(i, m, present, restored); err != nil {
+			return Settlement{}, i, err
 		}
-		audience, err := ResolveAudience(m, parent)
+	}
+	return s.settlement(), -1, nil
+}
+
+// settler is one SettleBatch call's state.
+type settler struct {
+	msgs   []Message
+	base   Sequence
+	stored map[Sequence]Message
+	rows   []Message
+	next   Sequence // the Seq of the next new row
+	// fresh[k] is the index in msgs of the new row base+1+k, once a message is skipped
+	fresh []int
+	// revised holds the stored rows the batch corrected, as corrected, by Seq.
+	revised map[Sequence]*Message
+	// corrections holds the indexes in rows of the new corrections, by target.
+	corrections map[Sequence][]int
+}
+
+// find returns the row seq names for the i-th message, as settled so far: an earlier
+// message of the batch (by BatchParent or by its new Seq) or a stored row; nil when there is
+// none. A seq not older than the message's row is an error.
+func (s *settler) find(seq Sequence, i int, what string) (*Message, error) {
+	j, batch := seq.BatchIndex()
+	switch {
+	case batch:
+		if err := CheckBatchParent(seq, i); err != nil {
+			return nil, err
+		}
+		if r, ok := s.revised[s.rows[j].Seq]; ok { // a replayed row the batch corrected
+			return r, nil
+		}
+		return &s.rows[j], nil
+	case seq == 0:
+		return nil, nil
+	case seq >= s.next && seq > s.base && s.next == s.base+1:
+		return nil, Invalidf(ErrNoParent, "%s %d is not a row of the desk (its newest row is %d)", what, seq, s.base)
+	case seq >= s.next:
+		return nil, Invalidf(ErrNoParent, "%s %d is not older than the message, which would be row %d (the desk's newest row is %d)", what, seq, s.next, s.base)
+	case seq > s.base:
+		k := int(seq - s.base - 1)
+		if s.fresh != nil {
+			k = s.fresh[k]
+		}
+		return &s.rows[k], nil
+	}
+	if r, ok := s.revised[seq]; ok {
+		return r, nil
+	}
+	p, ok := s.stored[seq]
+	if !ok {
+		return nil, nil
+	}
+	return &p, nil
+}
+
+// decide settles the i-th message, m.
+func (s *settler) decide(i int, m Message, present map[string]*Message, restored bool) error {
+	var held *Message
+	if m.Key != "" {
+		held = present[m.Key]
+	}
+	related, err := s.related(i, m)
+	if err != nil {
+		return err
+	}
+	if m.IsCorrection() {
+		m.Corrects = s.seqOf(m.Corrects, related)
+		err = s.decideCorrection(&m, related, held, restored)
+	} else {
+		if related != nil {
+			m.Parent = related.Seq
+		}
+		m.Audience, err = ResolveAudience(m, related)
+	}
+	if err != nil {
+		return err
+	}
+	if held != nil {
+		if err := MatchKey(*held, m); err != nil {
+			return err
+		}
+		s.skip(i)
+		s.rows[i] = *held
+		return nil
+	}
+	m.Seq = s.next
+	s.next++
+	if restored && m.Revised != 0 && m.Revised <= m.Seq {
+		return Invalidf(ErrInvalidMessage, "revised %d is not newer than the row, row %d", m.Revised, m.Seq)
+	}
+	if s.fresh != nil {
+		s.fresh = append(s.fresh, i)
+	}
+	s.rows[i] = m
+	if m.IsCorrection() && !restored {
+		s.apply(i, related)
+	}
+	return nil
+}
+
+// related returns the row m's Parent, or for a correction its Corrects, names; nil for none.
+func (s *settler) related(i int, m Message) (*Message, error) {
+	if m.IsCorrection() {
+		target, err := s.find(m.Corrects, i, "target")
 		if err != nil {
-			return nil, nil, i, err
+			return nil, Invalidf(ErrNotReadable, "not a row of the desk the correction's author may read: row %d", m.Corrects)
 		}
-		m.Audience = audience
-		if held, ok := present[m.Key]; ok && m.Key != "" {
-			if err := MatchKey(*held, m); err != nil {
-				return nil, nil, i, err
+		return target, nil
+	}
+	p, err := s.find(m.Parent, i, "parent")
+	if err == nil && p == nil && m.Parent != 0 {
+		err = Invalidf(ErrNoParent, "parent %d is not a row of the desk", m.Parent)
+	}
+	return p, err
+}
+
+// seqOf returns the Seq a reference resolves to: related's, or seq itself when it names
+// no row.
+func (s *settler) seqOf(seq Sequence, related *Message) Sequence {
+	if related != nil {
+		return related.Seq
+	}
+	return seq
+}
+
+// decideCorrection applies the correction rule (ResolveCorrection) to m against target,
+// setting m's audience. A correction whose key present holds is matched once its author may
+// read the target (the target may have been redacted since); a restored one may correct a
+// redacted target.
+func (s *settler) decideCorrection(m *Message, target, held *Message, restored bool) error {
+	var err error
+	if held == nil && !restored {
+		m.Audience, err = ResolveCorrection(*m, target)
+		return err
+	}
+	if err := checkTarget(*m, target); err != nil {
+		return err
+	}
+	if held == nil {
+		if err := checkTargetState(*m, target, true); err != nil {
+			return err
+		}
+	}
+	m.Audience, err = correctionAudience(*m, target)
+	return err
+}
+
+// skip notes that the i-th message is a replay, which takes no Seq.
+func (s *settler) skip(i int) {
+	if s.fresh != nil {
+		return
+	}
+	s.fresh = make([]int, 0, len(s.msgs))
+	for k := range i { // every message before the first skipped one is new
+		s.fresh = append(s.fresh, k)
+	}
+}
+
+// apply applies the new correction rows[i] to target: a new row of the batch, or a stored
+// row, whose corrected copy the settler keeps.
+func (s *settler) apply(i int, target *Message) {
+	c := s.rows[i]
+	if target.Seq <= s.base {
+		if _, ok := s.revised[target.Seq]; !ok {
+			if s.revised == nil {
+				s.revised = make(map[Sequence]*Message)
 			}
-			if fresh == nil {
-				fresh = make([]int, 0, len(msgs))
-				for k := range i { // every message before the first skipped one is new
-					fresh = append(fresh, k)
-				}
-			}
-			rows[i] = *held
-			continue
+			t := *target
+			target = &t
+			s.revised[t.Seq] = target
 		}
-		m.Seq = next
-		next++
-		if fresh != nil {
-			fresh = append(fresh, i)
+	}
+	target.Content, target.Redacted, target.Revised = c.Content, c.Redacted, c.Seq
+	if c.Redacted {
+		for _, k := range s.corrections[target.Seq] {
+			s.rows[k].Content, s.rows[k].Redacted = "", true
 		}
-		rows[i] = m
 	}
-	if fresh == nil {
-		return rows, rows, -1, nil
+	if s.corrections == nil {
+		s.corrections = make(map[Sequence][]int)
 	}
-	added = make([]Message, len(fresh))
-	for k, i := range fresh {
-		added[k] = rows[i]
+	s.corrections[target.Seq] = append(s.corrections[target.Seq], i)
+}
+
+func (s *settler) settlement() Settlement {
+	out := Settlement{Rows: s.rows, Added: s.rows}
+	if s.fresh != nil {
+		out.Added = make([]Message, len(s.fresh))
+		for k, i := range s.fresh {
+			out.Added[k] = s.rows[i]
+		}
 	}
-	return rows, added, -1, nil
+	if len(s.revised) > 0 {
+		out.Revisions = make([]Revision, 0, len(s.revised))
+		for _, t := range s.revised {
+			out.Revisions = append(out.Revisions, Revision{Target: t.Seq, Content: t.Content, Redacted: t.Redacted, Revised: t.Revised})
+		}
+		slices.SortFunc(out.Revisions, func(a, b Revision) int { return cmp.Compare(a.Target, b.Target) })
+	}
+	return out
 }

@@ -23,7 +23,8 @@ func TestSettleBatch(t *testing.T) {
 		{Author: bot, Content: "reply to the aside", Parent: 8},                 // row 9, to the operator
 		{Author: op, Content: "reply to 4", Parent: 4},                          // row 10
 	}
-	rows, added, i, err := transcript.SettleBatch(msgs, 6, stored, map[string]*transcript.Message{"k": &held})
+	settled, i, err := transcript.SettleBatch(msgs, 6, stored, map[string]*transcript.Message{"k": &held})
+	rows, added := settled.Rows, settled.Added
 	if err != nil {
 		t.Fatalf("SettleBatch = message %d: %v", i, err)
 	}
@@ -66,7 +67,7 @@ func TestSettleBatchRefusals(t *testing.T) {
 		{"BatchParent naming itself", []transcript.Message{root, reply(transcript.BatchParent(1))}, 1, "not an earlier message of the batch"},
 	}
 	for _, tt := range tests {
-		_, _, i, err := transcript.SettleBatch(tt.msgs, 3, nil, nil)
+		_, i, err := transcript.SettleBatch(tt.msgs, 3, nil, nil)
 		if i != tt.index || !errors.Is(err, transcript.ErrNoParent) || !errors.Is(err, transcript.ErrInvalidMessage) || !strings.Contains(err.Error(), tt.reason) {
 			t.Errorf("%s: SettleBatch = message %d: %v; want message %d, ErrNoParent, saying %q", tt.name, i, err, tt.index, tt.reason)
 		}

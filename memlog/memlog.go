@@ -66,12 +66,16 @@ func From(rows []transcript.Message) (*Log, error) {
 }
 
 // Append stores m as the newest row and returns it with its assigned Seq: one above the
-// newest row (1 for the first), and its Audience as transcript.ResolveAudience gives it. m
-// must satisfy transcript.ValidateNew, its Parent, when not 0, must be a row of this log,
-// and the reply rule must hold (a reply to an aside keeps the aside's readers; no one
-// replies to a row they may not read). A Key the log holds already stores nothing: Append
-// returns the stored row when transcript.MatchKey finds m the same message, and its
-// *transcript.KeyConflictError otherwise. On error nothing is stored. Append honours ctx.
+// newest row (1 for the first), and its Audience as the reply rule or the correction rule
+// gives it. m must satisfy transcript.ValidateNew, its Parent, when not 0, must be a row of
+// this log, and the reply rule must hold (a reply to an aside keeps the aside's readers; no
+// one replies to a row they may not read). A correction (m.Corrects != 0) must satisfy
+// transcript.ResolveCorrection, and is applied to its target at once: the target's content
+// becomes the edit's, or is erased with that of every earlier correction of it, and its
+// Revised becomes m's Seq. A Key the log holds already stores nothing: Append returns the
+// stored row when transcript.MatchKey finds m the same message, and its
+// *transcript.KeyConflictError otherwise. transcript.SettleBatch decides all of it. On
+// error nothing is stored. Append honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	stored, _, err := l.AppendNew(ctx, m)
 	return stored, err
@@ -86,28 +90,35 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 	if err := transcript.ValidateNew(m); err != nil {
 		return transcript.Message{}, false, err
 	}
+	if err := transcript.CheckBatchParent(m.Parent, -1); err != nil {
+		return transcript.Message{}, false, err
+	}
+	if err := transcript.CheckBatchParent(m.Corrects, -1); err != nil {
+		return transcript.Message{}, false, err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var parent *transcript.Message
-	if m.Parent != 0 {
-		i, found := l.find(m.Parent)
-		if !found {
-			return transcript.Message{}, false, transcript.Invalidf(transcript.ErrNoParent, "parent %d is not a row of this log", m.Parent)
+	var stored map[transcript.Sequence]transcript.Message
+	for _, seq := range [...]transcript.Sequence{m.Parent, m.Corrects} {
+		if i, found := l.find(seq); seq != 0 && found {
+			stored = map[transcript.Sequence]transcript.Message{seq: l.rows[i]}
 		}
-		parent = &l.rows[i]
 	}
-	audience, err := transcript.ResolveAudience(m, parent)
+	var present map[string]*transcript.Message
+	if i, ok := l.keys[m.Key]; ok && m.Key != "" {
+		present = map[string]*transcript.Message{m.Key: &l.rows[i]}
+	}
+	settled, _, err := transcript.SettleBatch([]transcript.Message{m}, l.head(), stored, present)
 	if err != nil {
 		return transcript.Message{}, false, err
 	}
-	m.Audience = audience // a new slice: the caller's stays the caller's
-	if i, ok := l.keys[m.Key]; ok && m.Key != "" {
-		if err := transcript.MatchKey(l.rows[i], m); err != nil {
-			return transcript.Message{}, false, err
-		}
-		return copyRows(l.rows[i : i+1])[0], false, nil
+	if len(settled.Added) == 0 {
+		return copyRows(settled.Rows)[0], false, nil
 	}
-	m.Seq = l.head() + 1
+	m = settled.Added[0]
+	for _, r := range settled.Revisions {
+		l.revise(r)
+	}
 	if m.Key != "" {
 		if l.keys == nil {
 			l.keys = make(map[string]int)
@@ -115,8 +126,23 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 		l.keys[m.Key] = len(l.rows)
 	}
 	l.rows = append(l.rows, m)
-	m.Audience = slices.Clone(audience)
-	return m, true, nil
+	return copyRows(settled.Added)[0], true, nil
+}
+
+// revise writes r to the row it revises: its content and Revised, and for a redaction the
+// erasure of every correction of it.
+func (l *Log) revise(r transcript.Revision) {
+	i, _ := l.find(r.Target)
+	t := &l.rows[i]
+	t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
+	if !r.Redacted {
+		return
+	}
+	for k := i + 1; k < len(l.rows); k++ {
+		if c := &l.rows[k]; c.Corrects == r.Target {
+			c.Content, c.Redacted = "", true
+		}
+	}
 }
 
 // ReadBefore implements transcript.Log: up to limit rows with Seq < before (before == 0:

@@ -149,8 +149,8 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 	lookup, keys := storedParents(prepared), appendKeys(prepared)
 	var ahead []transcript.Message
 	if len(lookup) == 0 && (len(keys) == 0 || len(prepared) == 1) {
-		if rows, _, _, err := transcript.SettleBatch(prepared, 0, nil, nil); err == nil {
-			ahead = rows
+		if settled, _, err := transcript.SettleBatch(prepared, 0, nil, nil); err == nil {
+			ahead = settled.Rows
 		}
 	}
 
@@ -395,11 +395,12 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 // stored, or the index of the message transcript.SettleBatch refused and why, as
 // appendLocked does.
 func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (_ []transcript.Message, _, index int, _ error) {
-	rows, added, i, err := transcript.SettleBatch(msgs, base, stored, present)
+	settled, i, err := transcript.SettleBatch(msgs, base, stored, present)
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
 		return nil, 0, i, err
 	}
+	rows, added := settled.Rows, settled.Added
 	if len(added) == 0 { // every message is a stored row already
 		conn.Exec(ctx, "ROLLBACK") // undoes the head's move; if it fails, Release closes the connection
 		return rows, 0, -1, nil

@@ -169,10 +169,11 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 	if err != nil {
 		return transcript.Message{}, err
 	}
-	rows, added, i, err := transcript.SettleBatch(msgs, w.head, stored, present)
+	settled, i, err := transcript.SettleBatch(msgs, w.head, stored, present)
 	if err != nil {
 		return transcript.Message{}, refuse(i, err)
 	}
+	rows, added := settled.Rows, settled.Added
 	last := rows[len(rows)-1]
 	if batch {
 		if err := w.insertRows(ctx, added); err != nil {
