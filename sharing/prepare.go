@@ -40,7 +40,12 @@ type Delta struct {
 	// Elided stands for the rows of the delta's range the viewer may not read, as in
 	// transcript.Projection, placed among Messages by sequence.
 	Elided []transcript.Elision `json:"elided,omitempty"`
-	Next   State                `json:"next"` // commit it only after the turn is durably appended
+	// Corrections holds, ascending Seq, for each row the agent may hold that was corrected
+	// since its last turn, the newest correction of it: replacing the row the agent holds
+	// with its correction's content (by Corrects), and appending Messages, gives what one
+	// projection at the new bound shows.
+	Corrections []transcript.Message `json:"corrections,omitempty"`
+	Next        State                `json:"next"` // commit it only after the turn is durably appended
 	// Remaining is how many newer messages a byte budget (Query.MaxBytes, WithinBytes,
 	// Prefix) left for the next delta, from Next; 0 when none were.
 	Remaining int `json:"-"`
