@@ -51,6 +51,11 @@ import (
 //   - Content is the message's content (as edited last), followed by a line for each
 //     attachment ("[attachment: report.pdf]"), embed ("[embed: title]") and sticker
 //     ("[sticker: name]"); a forwarded message adds "[forwarded message]" and its content.
+//   - A message edited (timestampEdited) is an edit too, once a desk holds it: should the
+//     desk hold the message (by its id) with another text, the import appends an edit of
+//     it by its author, keyed by its id and the edit's time in UTC (id + "/edited/" + time
+//     in RFC 3339), so that a later import replays it. A message first imported already
+//     edited is stored with its text.
 //
 // A missing file, malformed JSON, a file that is not such an export, or files of more than
 // one channel are errors naming the file. Bad messages — an invalid id or timestamp, an id
@@ -84,8 +89,10 @@ type dceMessage struct {
 	ID        string `json:"id"`
 	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
-	Content   string `json:"content"`
-	Author    struct {
+	// TimestampEdited is when the message was last edited; empty (or null) for one never edited.
+	TimestampEdited string `json:"timestampEdited"`
+	Content         string `json:"content"`
+	Author          struct {
 		ID       string `json:"id"`
 		Name     string `json:"name"`
 		Nickname string `json:"nickname"`
@@ -305,6 +312,17 @@ func discordRows(files []dceFile) ([]importRow, error) {
 				content = "[" + r.typ + "]"
 			}
 			r.Message = transcript.Message{Author: dceAuthor(r), Content: content, At: at.UTC(), Key: key}
+			if m.TimestampEdited != "" {
+				edited, err := time.Parse(time.RFC3339Nano, m.TimestampEdited)
+				if err != nil {
+					problems.add(r.order, r.Where, "its timestampEdited is not RFC 3339")
+					rejected[key] = true
+					continue
+				}
+				// In UTC, as an exporter writes its own time zone's offset.
+				edited = edited.UTC()
+				r.Edit = &rowEdit{Key: editKey(key, edited.Format(time.RFC3339Nano)), At: edited}
+			}
 			byKey[key] = r
 			rows = append(rows, r)
 		}

@@ -75,9 +75,17 @@ func discordRowsOf(t *testing.T, want ...discordWant) []importRow {
 			ParentKey: w.parent,
 			Where:     strconv.Quote(w.file) + ": message " + w.id,
 		}
+		if edited, ok := discordEdited[w.id]; ok {
+			at, _ := time.Parse(time.RFC3339Nano, edited)
+			rows[i].Edit = &rowEdit{Key: w.id + "/edited/" + edited, At: at}
+		}
 	}
 	return rows
 }
+
+// discordEdited holds the timestampEdited of the fixture's edited messages, in UTC, by id:
+// the fixture writes it with another offset.
+var discordEdited = map[string]string{"1235155503022080017": "2024-05-01T09:09:12.008Z"}
 
 // discordWantFolder is the channel and its thread read together, in timestamp order (the
 // thread's first reply has the same timestamp as the bot's message, and a smaller id).

@@ -139,8 +139,9 @@ func optionsOf(opts []Option) *options {
 
 // Counts is what an import did to a desk.
 type Counts struct {
-	Added   int // rows appended
-	Present int // rows of the import the desk held already, identical, so not written
+	Added   int // rows appended, edits aside
+	Edited  int // edits appended: messages of a chat export the desk held with an older text
+	Present int // rows of the import the desk held already, identical or edited since, so not written again
 }
 
 // Import reads src and stores its messages in desk of st, all or nothing: Read, then

@@ -36,6 +36,16 @@ import (
 // desk reads). export writes each row's seq, its key as id when it has one, its parent as
 // parent_seq and audience only for an aside, so that an export imports into an empty desk as
 // the same rows and into its own desk as nothing new.
+//
+//	{"id":"4","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi all","corrects":"1"}
+//	{"author":{"type":"operator"},"content":"","corrects_seq":2,"redacted":true}
+//
+// A correction names the row it corrects (its target) by corrects, a key, or corrects_seq,
+// a sequence, as a reply names its parent, and has no parent: an edit gives the target's new
+// content, a redaction ("redacted":true, empty content) erases it. export writes a
+// correction's target as corrects_seq, and what the log set on each row: revised, the
+// newest correction applied to it, and redacted on an erased row. A file that carries them
+// is an export, whose rows are restored as they were stored (see restoredRow).
 type line struct {
 	Seq       lineSeq      `json:"seq,omitzero"`
 	ID        lineID       `json:"id,omitempty"`
@@ -45,6 +55,12 @@ type line struct {
 	ParentSeq lineSeq      `json:"parent_seq,omitzero"`
 	At        time.Time    `json:"at,omitzero"`
 	Audience  []lineAuthor `json:"audience,omitempty"`
+	// A correction names its target as a reply names its parent, once, and replies to
+	// nothing; redacted and revised are as transcript.Message holds them.
+	Corrects    lineID  `json:"corrects,omitempty"`
+	CorrectsSeq lineSeq `json:"corrects_seq,omitzero"`
+	Redacted    bool    `json:"redacted,omitzero"`
+	Revised     lineSeq `json:"revised,omitzero"`
 }
 
 // lineAuthor is transcript.Author's JSON form as a plain struct, so that the line decoder's
@@ -190,11 +206,33 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 	if err != nil {
 		return l, key, err
 	}
-	if l.Parent != "" && l.ParentSeq != 0 {
-		return l, key, errors.New(`"parent" and "parent_seq" both given: a line names its parent once`)
+	if err := l.checkRefs(); err != nil {
+		return l, key, err
 	}
-	return l, transcript.Message{Author: author, Content: *l.Content, At: l.At, Audience: audience, Key: key.Key}, nil
+	m := transcript.Message{Author: author, Content: *l.Content, At: l.At, Audience: audience, Key: key.Key,
+		Redacted: l.Redacted, Revised: transcript.Sequence(l.Revised)}
+	if l.namesTarget() && !m.Redacted && m.Blank() {
+		// Said here, as the target may be named by a key: ValidateNew names it by seq.
+		return l, key, errors.New("an edit without content (to erase a row, redact it)")
+	}
+	return l, m, nil
 }
+
+// checkRefs reports a line that names its parent, or its target, twice, or both.
+func (l *line) checkRefs() error {
+	switch {
+	case l.Parent != "" && l.ParentSeq != 0:
+		return errors.New(`"parent" and "parent_seq" both given: a line names its parent once`)
+	case l.Corrects != "" && l.CorrectsSeq != 0:
+		return errors.New(`"corrects" and "corrects_seq" both given: a line names its target once`)
+	case l.namesTarget() && (l.Parent != "" || l.ParentSeq != 0):
+		return errors.New(`a correction ("corrects") with a parent: a correction replies to nothing`)
+	}
+	return nil
+}
+
+// namesTarget reports whether the line is a correction.
+func (l *line) namesTarget() bool { return l.Corrects != "" || l.CorrectsSeq != 0 }
 
 func decodeLineJSON(data []byte) (line, error) {
 	var l line
@@ -264,10 +302,12 @@ func kindName(k jsontext.Kind) string {
 }
 
 // MarshalLine returns m as a line: its seq, its key as its id when it has one, its parent as
-// parent_seq, and an audience only when m is an aside.
+// parent_seq, its target as corrects_seq, an audience only when m is an aside, and redacted
+// and revised when the log set them.
 func MarshalLine(m transcript.Message) ([]byte, error) {
 	content, author := m.Content, toLineAuthor(m.Author)
-	l := line{Seq: lineSeq(m.Seq), ID: lineID(m.Key), Author: &author, Content: &content, ParentSeq: lineSeq(m.Parent), At: m.At}
+	l := line{Seq: lineSeq(m.Seq), ID: lineID(m.Key), Author: &author, Content: &content, ParentSeq: lineSeq(m.Parent), At: m.At,
+		CorrectsSeq: lineSeq(m.Corrects), Redacted: m.Redacted, Revised: lineSeq(m.Revised)}
 	if len(m.Audience) > 0 {
 		l.Audience = make([]lineAuthor, len(m.Audience))
 		for i, a := range m.Audience {
@@ -278,8 +318,8 @@ func MarshalLine(m transcript.Message) ([]byte, error) {
 }
 
 // UnmarshalLine decodes one line as Read does and returns the message it holds: its author,
-// content, time, audience and its id as Key. Its seq and parent, which name rows of a desk
-// or of the file, are left out. The error says what is wrong with the line, as Read's
+// content, time, audience, its id as Key, and Redacted and Revised. Its seq, parent and
+// target, which name rows of a desk or of the file, are left out. The error says what is wrong with the line, as Read's
 // report does.
 func UnmarshalLine(data []byte) (transcript.Message, error) {
 	_, m, err := decodeLine(data)

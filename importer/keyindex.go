@@ -7,8 +7,8 @@ package importer
 // otherwise.
 type keyIndex struct {
 	byKey   map[string]int      // key → the first row carrying it
-	lookup  []string            // the rows' keys, each once; after done, then the parent keys they lack
-	extra   map[string]struct{} // parent keys no earlier row carries
+	lookup  []string            // the rows' keys, each once; after done, then the parent (and target) keys they lack
+	extra   map[string]struct{} // parent and target keys no earlier row carries
 	repeats [][2]int            // a row, and the earlier row whose key it repeats
 	n       int                 // rows added
 	done    bool
@@ -44,7 +44,10 @@ func (x *keyIndex) add(r *importRow) {
 			x.lookup = append(x.lookup, key)
 		}
 	}
-	if p := r.ParentKey; p != "" {
+	for _, p := range [2]string{r.ParentKey, r.CorrectsKey} {
+		if p == "" {
+			continue
+		}
 		if _, ok := x.byKey[p]; !ok {
 			if x.extra == nil {
 				x.extra = make(map[string]struct{})
@@ -54,8 +57,8 @@ func (x *keyIndex) add(r *importRow) {
 	}
 }
 
-// finish ends the index once every row is added: the parent keys no row carries join the
-// keys to look up.
+// finish ends the index once every row is added: the parent and target keys no row carries
+// join the keys to look up.
 func (x *keyIndex) finish() {
 	if x.done {
 		return

@@ -59,16 +59,18 @@ func readJSONLines(r io.Reader, size int64) ([]importRow, *importPrep, error) {
 			bad(d, "%s", transcript.Reason(d.err))
 			return
 		}
-		if problem := storeProblem(m, lineWording); problem != "" {
+		row := importRow{
+			Message:     m,
+			ParentKey:   string(l.Parent),
+			ParentSeq:   transcript.Sequence(l.ParentSeq),
+			CorrectsKey: string(l.Corrects),
+			CorrectsSeq: transcript.Sequence(l.CorrectsSeq),
+			Seq:         transcript.Sequence(l.Seq),
+			Where:       lineWhere(d.n),
+		}
+		if problem := storeProblem(row.probe(), lineWording); problem != "" {
 			bad(d, "%s", problem)
 			return
-		}
-		row := importRow{
-			Message:   m,
-			ParentKey: string(l.Parent),
-			ParentSeq: transcript.Sequence(l.ParentSeq),
-			Seq:       transcript.Sequence(l.Seq),
-			Where:     lineWhere(d.n),
 		}
 		prep.keys.add(&row) // here, while the workers decode the next lines
 		rows.add(row)

@@ -50,10 +50,15 @@ import (
 //     and each attachment a line "[attachment: title]".
 //   - Edit and deletion events (message_changed, message_deleted, message_replied) are not
 //     messages and are skipped.
+//   - A message Slack marks as edited (edited: the editor's user and the edit's ts) is an
+//     edit too, once a desk holds it: should the desk hold the message (by its ts) with
+//     another text, the import appends an edit of it by its author, keyed by the message's
+//     ts and the edit's (ts + "/edited/" + edited.ts), so that a later import replays it.
+//     A message first imported already edited is stored with its text.
 //
 // A later export of the same channel yields the same rows for the messages both hold (same
-// keys, authors, parents and content; labels may differ), so importing it adds only the
-// new ones.
+// keys, authors, parents and content, unless edited since; labels may differ), so importing
+// it adds only the new ones and the edits.
 //
 // A missing or malformed users.json or channels.json, an unknown channel, a missing
 // channel folder or a malformed day file is an error naming the file. Bad messages — no
@@ -112,7 +117,11 @@ type slackMessage struct {
 		Name string `json:"name"`
 	} `json:"bot_profile"`
 	UserProfile *slackProfile `json:"user_profile"`
-	Files       []struct {
+	Edited      *struct {
+		User string `json:"user"`
+		TS   string `json:"ts"`
+	} `json:"edited"`
+	Files []struct {
 		Name  string `json:"name"`
 		Title string `json:"title"`
 		Mode  string `json:"mode"` // "tombstone" for a deleted file, "hidden_by_limit"
@@ -384,6 +393,14 @@ func (users slackUsers) row(file string, i, order int, m *slackMessage, problems
 	if problem := storeProblem(r.Message, exportWording); problem != "" {
 		problems.add(order, where, "%s", problem)
 		return slackRow{}, false
+	}
+	if m.Edited != nil && m.Edited.TS != "" {
+		editedAt, ok := parseSlackTS(m.Edited.TS)
+		if !ok {
+			problems.add(order, where, "its edited.ts is not a Slack timestamp")
+			return slackRow{}, false
+		}
+		r.Edit = &rowEdit{Key: editKey(m.TS, m.Edited.TS), At: editedAt}
 	}
 	return r, true
 }

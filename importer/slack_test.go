@@ -83,9 +83,16 @@ func slackRows(t *testing.T, want []slackWant) []importRow {
 			ParentKey: w.parent,
 			Where:     strconv.Quote(w.file) + ": message " + w.ts,
 		}
+		if edited, ok := slackEdited[w.ts]; ok {
+			at, _ := parseSlackTS(edited)
+			rows[i].Edit = &rowEdit{Key: w.ts + "/edited/" + edited, At: at}
+		}
 	}
 	return rows
 }
+
+// slackEdited holds the edited.ts of the fixture's edited messages, by ts.
+var slackEdited = map[string]string{"1714554480.000900": "1714554540.000000"}
 
 func TestSlackExport(t *testing.T) {
 	got, err := readSlackExport(slackFixture, "general")

@@ -67,15 +67,23 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 	if err := im.bad.err(im.noun); err != nil {
 		return Counts{}, err
 	}
-	counts := Counts{Added: len(batch), Present: len(rows) - len(batch)}
+	counts := Counts{Added: len(batch) - im.edits, Edited: im.edits, Present: len(rows) - len(batch) + im.edits}
 	if len(batch) == 0 {
 		return counts, nil
 	}
 	if st == nil {
 		return Counts{}, errors.New("no database to write to") // prep held no problem after all
 	}
+	write := st.AppendBatch
+	if im.restore {
+		rs, ok := st.(Restorer)
+		if !ok {
+			return Counts{}, errors.New("the rows are an export's, carrying revised or redacted, and this store cannot restore them (nothing was imported)")
+		}
+		write = rs.RestoreBatch
+	}
 	begin(progress, fmt.Sprintf("writing %s", plural(len(batch), "message")))
-	err = st.AppendBatch(ctx, desk, batch)
+	err = write(ctx, desk, batch)
 	end(progress)
 	if i, refusal := batchRefusal(err); refusal != nil && i < len(im.batchRows) {
 		return Counts{}, &RowError{Where: rows[im.batchRows[i]].Where, Err: fmt.Errorf("%w (nothing was imported)", refusal)}
@@ -129,6 +137,10 @@ type rowImporter struct {
 	// holds it, else transcript.BatchParent of its place in the batch.
 	resolved  []transcript.Sequence
 	batchRows []int // batchRows[j] is the row the batch's j-th message comes from
+	edits     int   // the batch's edits of rows the desk holds (editOf)
+	// restore is set when a row carries what only the log sets (restoredRow): the rows are
+	// an export's, restored as they were stored.
+	restore bool
 }
 
 // problem notes what is wrong with the i-th row.
@@ -172,14 +184,23 @@ func (im *rowImporter) plan(ctx context.Context) ([]transcript.Message, error) {
 			batch = im.placeFaulty(i, batch)
 			continue
 		}
+		im.restore = im.restore || restoredRow(r.probe())
 		stored, present, sound := im.storedRow(i)
 		parent, parentOK := im.parentOf(i)
+		target, targetOK := im.resolveRef(i, targetRef(r))
 		if present {
 			im.resolved[i] = stored.Seq
-			if sound && parentOK {
-				if err := im.checkPresent(ctx, i, stored, parent); err != nil {
-					return nil, err
-				}
+			if !sound || !parentOK || !targetOK {
+				continue
+			}
+			edit, err := im.checkPresent(ctx, i, stored, parent, target)
+			if err != nil {
+				return nil, err
+			}
+			if edit != nil {
+				batch = append(batch, *edit)
+				im.batchRows = append(im.batchRows, i)
+				im.edits++
 			}
 			continue
 		}
@@ -190,7 +211,7 @@ func (im *rowImporter) plan(ctx context.Context) ([]transcript.Message, error) {
 		}
 		im.resolved[i] = transcript.BatchParent(len(batch))
 		m := r.Message
-		m.Seq, m.Parent = 0, parent
+		m.Seq, m.Parent, m.Corrects = 0, parent, target
 		batch = append(batch, m)
 		im.batchRows = append(im.batchRows, i)
 	}
@@ -279,33 +300,57 @@ func (im *rowImporter) deskKey(key string) (transcript.Sequence, bool) {
 	return seq, ok
 }
 
-// parentOf returns the Parent the i-th row gets, r, and whether it names one that exists
-// (no parent is fine); what is wrong is added to im.bad.
-func (im *rowImporter) parentOf(i int) (transcript.Sequence, bool) {
-	r := &im.rows[i]
-	key, seq := r.ParentKey, r.ParentSeq
-	if key == "" && seq == 0 {
+// reference is how a row names another: its parent, or a correction's target.
+type reference struct {
+	what   string // "parent" or "target"
+	key    string
+	seq    transcript.Sequence
+	before string // why the row named must come first
+}
+
+// parentRef and targetRef return how r names its parent and its target.
+func parentRef(r *importRow) reference {
+	seq := r.ParentSeq
+	if r.ParentKey == "" && seq == 0 {
 		seq = r.Message.Parent // a reader that named the parent by Seq in the Message
 	}
+	return reference{what: "parent", key: r.ParentKey, seq: seq, before: "a parent comes before its replies"}
+}
+
+func targetRef(r *importRow) reference {
+	return reference{what: "target", key: r.CorrectsKey, seq: r.CorrectsSeq, before: "a row comes before its corrections"}
+}
+
+// parentOf returns the Parent the i-th row gets, and whether it names one that exists (no
+// parent is fine); what is wrong is added to im.bad.
+func (im *rowImporter) parentOf(i int) (transcript.Sequence, bool) {
+	return im.resolveRef(i, parentRef(&im.rows[i]))
+}
+
+// resolveRef returns the Seq the row ref names gets, as the i-th row's Parent or Corrects,
+// and whether it names one that exists (naming none is fine); what is wrong is added to
+// im.bad.
+func (im *rowImporter) resolveRef(i int, ref reference) (transcript.Sequence, bool) {
+	key, seq := ref.key, ref.seq
 	switch {
 	case key != "" && seq != 0:
-		im.problem(i, "names its parent twice, by key %q and by seq %d", key, seq)
+		im.problem(i, "names its %s twice, by key %q and by seq %d", ref.what, key, seq)
 		return 0, false
 	case key != "":
 		j, inImport := im.keys.byKey[key]
 		if inImport && j < i {
-			return im.resolved[j], !im.faulty[j] // a bad parent is reported already
+			return im.resolved[j], !im.faulty[j] // a bad row is reported already
 		}
 		if seq, ok := im.deskKey(key); ok {
 			return seq, true
 		}
 		switch {
 		case inImport && j == i:
-			im.problem(i, "parent %q is this message's own key", key)
+			im.problem(i, "%s %q is this message's own key", ref.what, key)
 		case inImport:
-			im.problem(i, "parent %q is the key of %s, a later message: a parent comes before its replies", key, im.rows[j].Where)
+			im.problem(i, "%s %q is the key of %s, a later message: %s", ref.what, key, im.rows[j].Where, ref.before)
 		default:
-			im.problem(i, "parent %q names no earlier message of this import and no row of desk %q", key, im.desk)
+			im.problem(i, "%s %q names no earlier message of this import and no row of desk %q", ref.what, key, im.desk)
 		}
 		return 0, false
 	case seq != 0:
@@ -318,49 +363,97 @@ func (im *rowImporter) parentOf(i int) (transcript.Sequence, bool) {
 		}
 		switch {
 		case inImport && j == i:
-			im.problem(i, "parent seq %d is this message's own seq", seq)
+			im.problem(i, "%s seq %d is this message's own seq", ref.what, seq)
 		case inImport:
-			im.problem(i, "parent seq %d is the seq of %s, a later message: a parent comes before its replies", seq, im.rows[j].Where)
+			im.problem(i, "%s seq %d is the seq of %s, a later message: %s", ref.what, seq, im.rows[j].Where, ref.before)
 		default:
-			im.problem(i, "parent seq %d names no row of desk %q (its head is %d) and no earlier message of this import", seq, im.desk, im.head)
+			im.problem(i, "%s seq %d names no row of desk %q (its head is %d) and no earlier message of this import", ref.what, seq, im.desk, im.head)
 		}
 		return 0, false
 	}
 	return 0, true
 }
 
-// checkPresent checks the i-th row, r, whose parent resolves to parent, against stored, the desk's row it
-// is: the same message, as the store would store r. A difference is added to im.bad.
-func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcript.Message, parent transcript.Sequence) error {
+// checkPresent checks the i-th row, r, whose parent resolves to parent and target to
+// target, against stored, the desk's row it is: the same message, as the store would store
+// r, its text aside when a correction changed stored's. A difference is added to im.bad,
+// unless r is a chat export's message edited since (r.Edit) that differs from stored in its
+// text alone: checkPresent then returns the edit to append (see editOf).
+func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcript.Message, parent, target transcript.Sequence) (*transcript.Message, error) {
 	r := &im.rows[i]
 	m := r.Message
-	m.Seq, m.Parent = 0, parent
-	// The audience as the reply rule would store it. Only a row that leaves its audience out,
-	// under a parent that is an aside, needs that parent: the stored row then holds the
-	// parent's readers. A row that gives an audience is stored with it in canonical order
-	// when the rule accepts it, and the rule accepted the stored row under the same parent.
-	var parentRow *transcript.Message
-	if len(m.Audience) == 0 && len(stored.Audience) > 0 && parent != 0 && parent == stored.Parent {
-		p, err := im.deskRow(ctx, parent)
-		if err != nil {
-			return err
+	m.Seq, m.Parent, m.Corrects = 0, parent, target
+	audience, accepted, err := im.storedAudience(ctx, m, stored)
+	if err != nil {
+		return nil, err
+	}
+	m.Audience = audience
+	if stored.Revised != 0 && r.Edit == nil {
+		// A row a correction changed matches the text it had before, which the import
+		// cannot know, as it matches its text now: a file that holds a row and its
+		// corrections imports again as nothing new.
+		m.Content = stored.Content
+	}
+	if accepted {
+		if transcript.MatchKey(stored, m) == nil {
+			return nil, nil
 		}
-		parentRow = &p
-	}
-	audience, err := transcript.ResolveAudience(m, parentRow)
-	if err == nil {
-		m.Audience = audience
-		err = transcript.MatchKey(stored, m)
-	}
-	if err == nil {
-		return nil
+		if edit, ok := im.editOf(i, m, stored); ok {
+			return edit, nil
+		}
 	}
 	if m.Key != "" {
 		im.problem(i, "key %q already names row %d of desk %q, which differs in author, parent, audience or content", m.Key, stored.Seq, im.desk)
 	} else {
 		im.problem(i, "seq %d is a row of desk %q that differs in author, parent, audience or content", stored.Seq, im.desk)
 	}
-	return nil
+	return nil, nil
+}
+
+// storedAudience returns the audience m, the row stored is, would be stored with, and
+// whether the rule accepts it. Only a row that leaves its audience out, under a parent that
+// is an aside, needs that parent: the stored row then holds the parent's readers. A
+// correction that leaves it out holds its target's readers, as stored does when it corrects
+// the same target. A row that gives an audience is stored with it in canonical order when
+// the rule accepts it, and the rule accepted the stored row under the same parent or target.
+// The error is the desk's, reading the parent.
+func (im *rowImporter) storedAudience(ctx context.Context, m, stored transcript.Message) ([]transcript.Author, bool, error) {
+	if m.IsCorrection() && len(m.Audience) == 0 && stored.Corrects == m.Corrects {
+		return stored.Audience, true, nil
+	}
+	var parentRow *transcript.Message
+	if !m.IsCorrection() && len(m.Audience) == 0 && len(stored.Audience) > 0 && m.Parent != 0 && m.Parent == stored.Parent {
+		p, err := im.deskRow(ctx, m.Parent)
+		if err != nil {
+			return nil, false, err
+		}
+		parentRow = &p
+	}
+	audience, err := transcript.ResolveAudience(m, parentRow)
+	return audience, err == nil, nil
+}
+
+// editOf returns the edit to append for the i-th row, m as the store would store it, when
+// it is a chat export's message edited since (its Edit) that the desk holds as stored with
+// another text alone: a correction by its author that gives stored m's content, keyed by
+// the edit, so that a re-import replays it. A correction, and a row erased, are never
+// edited so (an erased row matches whatever its text). An edit that cannot be stored (a text
+// now blank) is added to im.bad.
+func (im *rowImporter) editOf(i int, m, stored transcript.Message) (*transcript.Message, bool) {
+	r := &im.rows[i]
+	if r.Edit == nil || stored.IsCorrection() || m.IsCorrection() {
+		return nil, false
+	}
+	same := m
+	same.Content = stored.Content
+	if transcript.MatchKey(stored, same) != nil {
+		return nil, false
+	}
+	edit := transcript.Message{Author: m.Author, Corrects: stored.Seq, Content: m.Content, At: r.Edit.At, Key: r.Edit.Key}
+	if problem := storeProblem(edit, exportWording); problem != "" {
+		im.problem(i, "edited since row %d of desk %q was imported, but the edit cannot be stored: %s", stored.Seq, im.desk, problem)
+	}
+	return &edit, true
 }
 
 // seqIndex finds the row of an import that says it has a given Seq. An export's rows have

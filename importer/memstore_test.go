@@ -1,0 +1,105 @@
+package importer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+)
+
+// memStore is a Store and a Restorer keeping desks in memory, for the importer's tests: a
+// batch is settled by transcript.SettleBatch (SettleRestored) and written, its corrections
+// applied, all or nothing, as the stores do.
+type memStore struct {
+	desks map[string][]transcript.Message
+}
+
+var (
+	_ Store    = (*memStore)(nil)
+	_ Restorer = (*memStore)(nil)
+)
+
+func newMemStore() *memStore { return &memStore{desks: map[string][]transcript.Message{}} }
+
+func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
+	rows, err := s.write(desk, []transcript.Message{m}, false)
+	if err != nil {
+		return transcript.Message{}, err
+	}
+	return rows[0], nil
+}
+
+func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
+	_, err := s.write(desk, msgs, false)
+	return err
+}
+
+func (s *memStore) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
+	_, err := s.write(desk, rows, true)
+	return err
+}
+
+// write appends msgs to desk, or restores them, and returns the rows settled.
+func (s *memStore) write(desk string, msgs []transcript.Message, restored bool) ([]transcript.Message, error) {
+	for i, m := range msgs {
+		validate := transcript.ValidateNewWithin
+		if restored {
+			validate = transcript.ValidateRestoredWithin
+		}
+		if err := validate(m, transcript.MaxContent); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+	}
+	rows := s.desks[desk]
+	stored := make(map[transcript.Sequence]transcript.Message, len(rows))
+	present := map[string]*transcript.Message{}
+	for i := range rows {
+		stored[rows[i].Seq] = rows[i]
+		if rows[i].Key != "" {
+			present[rows[i].Key] = &rows[i]
+		}
+	}
+	settle := transcript.SettleBatch
+	if restored {
+		settle = transcript.SettleRestored
+	}
+	settled, i, err := settle(msgs, transcript.Sequence(len(rows)), stored, present)
+	if err != nil {
+		return nil, fmt.Errorf("message %d: %w", i, err)
+	}
+	out := append([]transcript.Message(nil), rows...)
+	for _, r := range settled.Revisions {
+		t := &out[r.Target-1]
+		t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
+		for k := range out {
+			if r.Redacted && out[k].Corrects == r.Target {
+				out[k].Content, out[k].Redacted = "", true
+			}
+		}
+	}
+	s.desks[desk] = append(out, settled.Added...)
+	return settled.Rows, nil
+}
+
+func (s *memStore) LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error) {
+	want := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		want[k] = true
+	}
+	found := map[string]transcript.Message{}
+	for _, m := range s.desks[desk] {
+		if m.Key != "" && want[m.Key] {
+			found[m.Key] = m
+		}
+	}
+	return found, nil
+}
+
+func (s *memStore) Log(desk string) transcript.Log {
+	log, err := memlog.From(s.desks[desk])
+	if err != nil {
+		panic(err) // the store wrote rows memlog refuses: the test is wrong
+	}
+	return log
+}
