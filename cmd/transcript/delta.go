@@ -124,7 +124,7 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 		}
 		return &reinitError{reason: plan.Reinitialize, detail: reinitDetail(plan.Reinitialize, *statePath, state, conv)}
 	}
-	if *format == "text" && len(plan.Delta.Messages) == 0 && len(plan.Delta.Elided) == 0 {
+	if *format == "text" && len(plan.Delta.Messages) == 0 && len(plan.Delta.Elided) == 0 && len(plan.Delta.Corrections) == 0 {
 		// Said in words, where the other formats have an empty list.
 		fmt.Fprintln(e.stdout, nothingNew(as.author, state.Watermark))
 	} else if err := writeMessages(e, *format, as.author, plan.Delta.Messages, plan.Delta.Elided, plan.Delta); err != nil {

@@ -9,9 +9,11 @@ import (
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", "[flags]", `
 Write every message of a desk to standard output as JSON Lines, oldest first, in the format
-import reads: each row's "seq", its key as "id" when it has one, its parent as "parent_seq".
-Importing an export into an empty desk reproduces its rows, seqs, keys, parents and
-audiences; into the same desk it adds nothing. Asides are written too, content and all, each
+import reads: each row's "seq", its key as "id" when it has one, its parent as "parent_seq",
+a correction's target as "corrects_seq", and "revised" and "redacted" as corrections left
+the row. Importing an export into an empty desk reproduces its rows, seqs, keys, parents,
+audiences and corrections as stored (an erased row stays erased: no export holds what a
+redaction erased); into the same desk it adds nothing. Asides are written too, content and all, each
 with its "audience": an export is the operator's whole desk, not one viewer's view.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")

@@ -16,7 +16,9 @@ and --channel names the channel to load; with --from discord, FILE is a DiscordC
 JSON export of one channel, or a folder or .zip holding it and its threads' files (given
 without --from, such an export is recognised and the error says which flags to add). Every
 format is incremental: a message the desk holds already (by its id, Slack's ts, Discord's
-message id) adds nothing. A line looks like
+message id) adds nothing; one Slack or Discord marks edited since (Slack's "edited",
+Discord's "timestampEdited") adds an edit by its author, once however often it is
+imported. A line looks like
 
   {"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi"}
   {"id":"2","author":{"type":"agent","id":"triage","label":"Triage"},"content":"hello","parent":"1"}
@@ -40,7 +42,14 @@ earlier import adds only its new lines (a line without an id or a seq is new eve
 (a row the desk holds must be that row; a new one must be stored exactly there) and
 "parent_seq", the parent by sequence (a row of the desk, or an earlier line's seq): an export
 imports into an empty desk as the same rows, and into its own desk as nothing new.
-Import prints how many messages were new and how many were already present.`)
+
+A line that names a row by "corrects" (an id) or "corrects_seq" (a seq, as "parent_seq")
+is a correction of it, as transcript edit and redact append: an edit gives the row's new
+content, a redaction ("redacted":true, content "") erases it; it has no parent. Export writes
+each correction's "corrects_seq", and on each row what corrections left: "revised" (the
+newest correction of it) and "redacted" (its content erased). A file carrying those is an
+export, restored as it was stored, erased rows included, its corrections not applied again.
+Import prints how many messages were new, how many edits, and how many were already present.`)
 	var df deskFlags
 	addWritingDeskFlags(fs, &df, "main")
 	from := fs.String("from", "jsonl", "the `format` of FILE: jsonl, slack or discord")
@@ -93,7 +102,11 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", plural(n.Added, "new message"), df.desk, n.Present)
+	imported := plural(n.Added, "new message")
+	if n.Edited > 0 {
+		imported += " and " + plural(n.Edited, "edit")
+	}
+	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", imported, df.desk, n.Present)
 	return err
 }
 

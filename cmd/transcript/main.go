@@ -11,6 +11,8 @@
 //	import   load JSON Lines into a desk, all or nothing
 //	export   write a desk as JSON Lines
 //	append   append one message, or with --to an aside only some participants read
+//	edit     edit a row: its author gives it new content, which every view shows from then on
+//	redact   redact a row: erase its content for good, as its author or the operator
 //	desks    list the desks, with their rows and newest row
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
@@ -73,6 +75,8 @@ func commands() []command {
 		{"import", "load JSON Lines into a desk, all or nothing", runImport},
 		{"export", "write a desk as JSON Lines", runExport},
 		{"append", "append one message to a desk, or with --to an aside only some participants read", runAppend},
+		{"edit", "edit a row: its author gives it new content, which every view shows from then on", runEdit},
+		{"redact", "redact a row: erase its content for good, as its author or the operator", runRedact},
 		{"desks", "list the desks: each one's name, rows and newest row", runDesks},
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},
