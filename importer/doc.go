@@ -18,6 +18,16 @@
 // an export wrote: a row the desk holds must be that row, and a new one must land exactly
 // there, so that an export imports into an empty desk as the same rows.
 //
+// A message may be a correction (see transcript.ResolveCorrection): a line's "corrects" or
+// "corrects_seq" names its target as "parent" and "parent_seq" name a parent, and the store
+// applies it as it appends it. An export writes what corrections left on each row (Revised,
+// and Redacted on an erased row); a source whose rows carry that is an export, and its new
+// rows are restored as they were stored, through the store's RestoreBatch (see Restorer), so
+// that an export imports into an empty desk as the same rows, erased ones included. A Slack
+// or Discord message marked edited that the desk holds with another text becomes an edit of
+// it by its author, keyed by the message's key and the edit's time, so that importing the
+// export again replays it (Counts.Edited counts them).
+//
 // A parent is named by key (an earlier message of the import, or a row of the desk) or by
 // seq; within one import a key and a seq name one row. Whatever is wrong is reported in one
 // [*RowsError], each problem named by where it is in its source ("line 12", a Slack day

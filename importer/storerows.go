@@ -26,8 +26,14 @@ import (
 //     row of the desk (at or below its head), else an earlier row of the import with that
 //     Seq. A parent that is a new row of the import becomes transcript.BatchParent of its
 //     place in the batch, any other its stored Seq.
+//   - A correction's target (CorrectsKey, CorrectsSeq) is found as a parent is.
+//   - A row the desk holds that a correction changed (its Revised set) matches whatever its
+//     text, as the file holds the text it had; a chat export's message marked edited
+//     (Edit) that the desk holds with another text alone is an edit of it (editOf).
 //   - A new row with a Seq must land exactly there: the desk's head, plus one, plus the new
 //     rows before it.
+//   - When a row carries what only the log sets (restoredRow), the rows are an export's, and
+//     the batch is restored (Restorer.RestoreBatch) instead of appended.
 //
 // Every row that breaks a rule is reported, up to maxReported, named by its Where, and
 // nothing is written; a store's refusal names the row it refused. A desk that is empty

@@ -41,13 +41,9 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	if err := transcript.ValidateNew(transcript.Message{Author: as.author, Audience: to.audience}); err != nil {
 		return usageErrorf("append --to: %s", transcript.Reason(err))
 	}
-	content := strings.Join(fs.Args(), " ")
-	if fs.NArg() == 0 {
-		data, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return fmt.Errorf("append: reading standard input: %w", err)
-		}
-		content = strings.TrimSuffix(string(data), "\n")
+	content, err := textOf(e, "append", fs.Args())
+	if err != nil {
+		return err
 	}
 	m := transcript.Message{Author: as.author, Parent: transcript.Sequence(*parent), Content: content, Audience: to.audience}
 	if m.Blank() && !*allowBlank {
@@ -58,8 +54,7 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 		return err
 	}
 	defer st.Close()
-	m, err = st.Append(ctx, df.desk, m)
-	if err != nil {
+	if m, err = st.Append(ctx, df.desk, m); err != nil {
 		return explainAppendError(err, df.desk, as.author, *parent)
 	}
 	_, err = fmt.Fprintln(e.stdout, m.Seq)
@@ -74,4 +69,17 @@ func explainAppendError(err error, desk string, author transcript.Author, parent
 		return &rewordedError{text: fmt.Sprintf("append to desk %q: %s may not read #%d, so it cannot reply to it", desk, author, parent), err: err}
 	}
 	return err
+}
+
+// textOf returns the text a command's arguments give: args joined by spaces, or standard
+// input, less one final line break, when there are none.
+func textOf(e *env, command string, args []string) (string, error) {
+	if len(args) > 0 {
+		return strings.Join(args, " "), nil
+	}
+	data, err := io.ReadAll(e.stdin)
+	if err != nil {
+		return "", fmt.Errorf("%s: reading standard input: %w", command, err)
+	}
+	return strings.TrimSuffix(string(data), "\n"), nil
 }

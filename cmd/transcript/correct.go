@@ -5,9 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
-	"strings"
 
 	"github.com/sharedesk/transcript"
 )
@@ -22,7 +20,9 @@ was shown the row. Text that starts with "-" goes after "--" (edit --as agent:bo
 degrees).
 
 A row the participant may not read is answered as a missing one. A redacted row, a
-correction and a blank row take no edit.`)
+correction and a blank row take no edit.
+
+`+correctionExample)
 	return runCorrection(ctx, e, fs, args, true)
 }
 
@@ -34,9 +34,18 @@ operator redacts it. The redaction is a new row, a correction, whose sequence nu
 prints; a delta tells every viewer that was shown the row.
 
 A row the participant may not read is answered as a missing one. A row redacted already, a
-correction and a blank row take no redaction.`)
+correction and a blank row take no redaction.
+
+`+correctionExample)
 	return runCorrection(ctx, e, fs, args, false)
 }
+
+// correctionExample is the example edit's and redact's help end with.
+const correctionExample = `For example:
+
+  transcript append --as person:ana:Ana "deploy at 22:00"   # prints 1
+  transcript edit --as person:ana 1 "deploy at 23:00"       # prints 2: #1 says 23:00, revised #2
+  transcript redact 1                                       # prints 3: the operator erases #1 and #2`
 
 // runCorrection runs edit (withText) or redact: it parses the command line into a
 // correction, which the store decides by the correction rule and applies.
@@ -61,13 +70,8 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	}
 	m := transcript.Message{Author: as.author, Corrects: transcript.Sequence(seq), Redacted: !withText}
 	if withText {
-		m.Content = strings.Join(fs.Args()[1:], " ")
-		if fs.NArg() == 1 {
-			data, err := io.ReadAll(e.stdin)
-			if err != nil {
-				return fmt.Errorf("edit: reading standard input: %w", err)
-			}
-			m.Content = strings.TrimSuffix(string(data), "\n")
+		if m.Content, err = textOf(e, name, fs.Args()[1:]); err != nil {
+			return err
 		}
 	}
 	// What the correction is alone (an edit's text not blank), before the database is
