@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/exportfixture"
@@ -133,7 +134,7 @@ func TestImportCorrectionLines(t *testing.T) {
 				{Seq: 3, Author: transcript.Person("ben", ""), Key: "3", Redacted: true, Revised: 4},
 				{Seq: 4, Author: transcript.Operator(), Key: "4", Corrects: 3, Redacted: true},
 			}
-			if diff := cmp.Diff(want, readDesk(t, st, "main")); diff != "" {
+			if diff := cmp.Diff(want, readDesk(t, st, "main"), cmpopts.IgnoreFields(transcript.Message{}, "At")); diff != "" {
 				t.Errorf("desk (-want +got):\n%s", diff)
 			}
 			counts, err = importText(t.Context(), st, file)
@@ -291,4 +292,42 @@ func findKey(t *testing.T, rows []transcript.Message, key string) transcript.Mes
 	}
 	t.Fatalf("no row with key %q", key)
 	return transcript.Message{}
+}
+
+// TestCorrectionLines: a line's corrects, corrects_seq, redacted and revised decode as
+// MarshalLine writes them.
+func TestCorrectionLines(t *testing.T) {
+	for _, m := range []transcript.Message{
+		{Seq: 4, Author: corrAna, Content: "deploy at 23:00", Corrects: 1, Key: "e"},
+		{Seq: 5, Author: transcript.Operator(), Corrects: 1, Redacted: true},
+		{Seq: 1, Author: corrAna, Redacted: true, Revised: 5},
+		{Seq: 2, Author: corrBen, Content: "build green", Revised: 3},
+	} {
+		data, err := MarshalLine(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, got, err := decodeLine(data)
+		if err != nil {
+			t.Fatalf("decodeLine(%s): %v", data, err)
+		}
+		got.Seq, got.Corrects = transcript.Sequence(l.Seq), transcript.Sequence(l.CorrectsSeq)
+		if diff := cmp.Diff(m, got); diff != "" || l.Corrects != "" {
+			t.Errorf("decodeLine(%s) (-want +got):\n%s", data, diff)
+		}
+	}
+	l, _, err := decodeLine([]byte(`{"author":{"type":"operator"},"content":"","corrects":"k","redacted":true}`))
+	if err != nil || l.Corrects != "k" || !l.Redacted {
+		t.Errorf("a redaction naming its target by key: %+v, %v", l, err)
+	}
+	for _, bad := range []string{
+		`{"author":{"type":"operator"},"content":"x","corrects_seq":0}`,
+		`{"author":{"type":"operator"},"content":"x","corrects":{}}`,
+		`{"author":{"type":"operator"},"content":"x","redacted":"yes"}`,
+		`{"author":{"type":"operator"},"content":"x","revised":-1}`,
+	} {
+		if _, _, err := decodeLine([]byte(bad)); err == nil {
+			t.Errorf("decodeLine(%s) accepted it", bad)
+		}
+	}
 }
