@@ -106,13 +106,13 @@ func CorrectionRule(t *testing.T, st Store) []transcript.Message {
 	d := &correctionDesk{t: t, st: st, name: "corrections"}
 	op, triage, review, ana := asideOperator, asideTriage, asideReview, asideAna
 	aud := func(a ...transcript.Author) []transcript.Author { return a }
-	d.add(transcript.Message{Author: ana, Content: "deploy at 22:00"}, nil)                                                 // 1
-	d.add(transcript.Message{Author: op, Content: asideSecret + " for triage", Audience: aud(triage)}, aud(triage))         // 2
-	d.add(transcript.Message{Parent: 1, Author: triage, Content: "on it"}, nil)                                            // 3
-	d.add(transcript.Message{Author: op, Content: " \n "}, nil)                                                            // 4, blank
+	d.add(transcript.Message{Author: ana, Content: "deploy at 22:00"}, nil)                                                        // 1
+	d.add(transcript.Message{Author: op, Content: asideSecret + " for triage", Audience: aud(triage)}, aud(triage))                // 2
+	d.add(transcript.Message{Parent: 1, Author: triage, Content: "on it"}, nil)                                                    // 3
+	d.add(transcript.Message{Author: op, Content: " \n "}, nil)                                                                    // 4, blank
 	d.add(transcript.Message{Author: ana, Content: asideSecret + " from ana", Audience: aud(triage, review)}, aud(review, triage)) // 5
-	d.add(transcript.Message{Author: triage, Content: "build running"}, nil)                                               // 6
-	d.add(transcript.Message{Author: ana, Content: asideSecret + " ana to triage", Audience: aud(triage)}, aud(triage))     // 7
+	d.add(transcript.Message{Author: triage, Content: "build running"}, nil)                                                       // 6
+	d.add(transcript.Message{Author: ana, Content: asideSecret + " ana to triage", Audience: aud(triage)}, aud(triage))            // 7
 
 	edit := func(target transcript.Sequence, author transcript.Author, content string) transcript.Message {
 		return transcript.Message{Corrects: target, Author: author, Content: content}
