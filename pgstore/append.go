@@ -89,10 +89,14 @@ func (s *Store) appendAll(ctx context.Context, desk string, msgs []transcript.Me
 	return err
 }
 
-// appended notes, in a Store with standbys, that desk holds rows, as an append returned
-// them: reads of desk through the Store then wait for a standby to replay them, or read from
-// the primary (route).
+// appended notes that desk holds rows, as an append returned them: when they hold a
+// correction, the Logs' rows read ahead of desk are stale (changes); in a Store with
+// standbys, reads of desk through the Store then wait for a standby to replay them, or read
+// from the primary (route).
 func (s *Store) appended(desk string, rows []transcript.Message) {
+	if holdsCorrection(rows) {
+		s.changes.bump(desk)
+	}
 	if !s.replicas.active() {
 		return
 	}

@@ -237,3 +237,33 @@ func TestRestoreBatch(t *testing.T) {
 		t.Errorf("restored (-src +dst):\n%s", diff)
 	}
 }
+
+// TestReadAheadAfterRedaction: a Log's read that continues the one before it never answers
+// from rows read ahead before a redaction that the Store has returned since.
+func TestReadAheadAfterRedaction(t *testing.T) {
+	t.Parallel()
+	st, _ := openStore(t)
+	ctx := t.Context()
+	rows := make([]transcript.Message, 10)
+	for i := range rows {
+		rows[i] = transcript.Message{Author: alice, Content: erased}
+	}
+	if err := st.AppendBatch(ctx, "eng", rows); err != nil {
+		t.Fatal(err)
+	}
+	log := st.Log("eng")
+	first, err := log.ReadBefore(ctx, 0, 4) // rows 10 to 7, and 6 to 4 read ahead
+	if err != nil || first.Next != 7 {
+		t.Fatalf("first page: next %d, %v; want 7", first.Next, err)
+	}
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Corrects: 6, Redacted: true}); err != nil {
+		t.Fatal(err)
+	}
+	next, err := log.ReadBefore(ctx, first.Next, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Messages) == 0 || next.Messages[0].Seq != 6 || next.Messages[0].Content != "" || !next.Messages[0].Redacted {
+		t.Errorf("the next page after the redaction of row 6: %+v", next.Messages)
+	}
+}

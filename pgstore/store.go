@@ -27,7 +27,9 @@ type Store struct {
 	audiences audienceCache
 	// replicas are WithStandbys' standbys, which Logs read from.
 	replicas replicas
-	hooks    hooks
+	// changes count the commits that may have changed a desk's rows read ahead (changes).
+	changes changes
+	hooks   hooks
 
 	// watching is every Watch running, with the function that ends it; closing is set by
 	// Close, after which Watch starts none. Both under watchMu. watches counts the Watches'
