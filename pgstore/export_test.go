@@ -105,8 +105,8 @@ func WithStandbyOpenWait(d time.Duration) Option {
 }
 
 // Judge is judge, for its table test: "whole", "lagging" or "unsure".
-func Judge(rows []transcript.Message, bound, known int64) string {
-	return [...]string{whole: "whole", lagging: "lagging", unsure: "unsure"}[judge(rows, bound, known)]
+func Judge(rows []transcript.Message, bound, known, head int64) string {
+	return [...]string{whole: "whole", lagging: "lagging", unsure: "unsure"}[judge(rows, bound, known, head)]
 }
 
 // StandbyWaitsRanOut returns how many times a read of s waited for a standby to replay a
