@@ -298,3 +298,38 @@ func checkRedactionWhilePaused(t *testing.T, c *cluster) {
 		t.Errorf("a read below 4 through the Store after its redaction of row 2: %+v", page.Messages)
 	}
 }
+
+// TestWatchNamesCorrections: a correction's commit notifies the Watches of other Stores
+// like any append, and once a Store's Watch has named the desk, its Logs no longer answer
+// from rows they read ahead before: the redaction's content is gone from them too.
+func TestWatchNamesCorrections(t *testing.T) {
+	t.Parallel()
+	st, dsn := openStore(t)
+	ctx := t.Context()
+	other := mustOpen(t, dsn)
+	names := watch(t, other)
+	rows := make([]transcript.Message, 10)
+	for i := range rows {
+		rows[i] = transcript.Message{Author: alice, Content: erased}
+	}
+	if err := st.AppendBatch(ctx, "eng", rows); err != nil {
+		t.Fatal(err)
+	}
+	awaitNames(t, names, 10*time.Second, "eng")
+	log := other.Log("eng")
+	first, err := log.ReadBefore(ctx, 0, 4) // rows 10 to 7, and 6 to 4 read ahead
+	if err != nil || first.Next != 7 {
+		t.Fatalf("first page: next %d, %v; want 7", first.Next, err)
+	}
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Corrects: 6, Redacted: true}); err != nil {
+		t.Fatal(err)
+	}
+	awaitNames(t, names, 10*time.Second, "eng")
+	next, err := log.ReadBefore(ctx, first.Next, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Messages) == 0 || next.Messages[0].Seq != 6 || next.Messages[0].Content != "" || !next.Messages[0].Redacted {
+		t.Errorf("the next page of the watching Store after the redaction of row 6: %+v", next.Messages)
+	}
+}
