@@ -40,6 +40,15 @@ var LatestVersion = len(migrations)
 // ReadBeforeSQL is the query behind ReadBefore, for the EXPLAIN tests.
 const ReadBeforeSQL = readBeforeSQL
 
+// StoredRowsSQL and StoredRowSQL are the lookups of a correction's stored targets (and
+// parents), ReviseSQL and EraseSQL its updates of them, for the EXPLAIN tests.
+const (
+	StoredRowsSQL = storedRowsSQL
+	StoredRowSQL  = storedRowSQL
+	ReviseSQL     = reviseSQL
+	EraseSQL      = eraseSQL
+)
+
 // ParentsSQL is the lookup of an append's stored parents, for the EXPLAIN tests.
 const ParentsSQL = parentsSQL
 
