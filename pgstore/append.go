@@ -90,7 +90,7 @@ func (s *Store) appendAll(ctx context.Context, desk string, msgs []transcript.Me
 }
 
 // appended notes that desk holds rows, as an append returned them: when they hold a
-// correction, the Logs' rows read ahead of desk are stale (changes); in a Store with
+// correction, the Logs' rows read ahead of desk are stale (Store.changes); in a Store with
 // standbys, reads of desk through the Store then wait for a standby to replay them, or read
 // from the primary (route).
 func (s *Store) appended(desk string, rows []transcript.Message) {

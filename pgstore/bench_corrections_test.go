@@ -49,24 +49,11 @@ func BenchmarkAppendCorrectionPaired(b *testing.B) {
 				}
 				return transcript.Message{Author: plain.Author, Corrects: target.Seq, Redacted: true}
 			}
-			appendTimed := func(desk string, m transcript.Message) time.Duration {
-				start := time.Now()
-				mustAppend(desk, m)
-				return time.Since(start)
-			}
-			var plainTime, corrTime time.Duration
-			i := 0
-			for b.Loop() {
-				c := correction()
-				if i%2 == 0 {
-					plainTime += appendTimed(prefix+"plain", plain)
-					corrTime += appendTimed(prefix+"corr", c)
-				} else {
-					corrTime += appendTimed(prefix+"corr", c)
-					plainTime += appendTimed(prefix+"plain", plain)
-				}
-				i++
-			}
+			var c transcript.Message
+			plainTime, corrTime := timePairs(b,
+				func(int) { c = correction() },
+				func() { mustAppend(prefix+"plain", plain) },
+				func() { mustAppend(prefix+"corr", c) })
 			b.ReportMetric(float64(plainTime.Nanoseconds())/float64(b.N), "plain-ns/op")
 			b.ReportMetric(float64(corrTime.Nanoseconds())/float64(b.N), "correction-ns/op")
 			b.ReportMetric(float64(corrTime)/float64(plainTime), "correction/plain")

@@ -21,6 +21,11 @@ func (f *fences) get(desk string) int64 {
 	return 0
 }
 
+// bump moves desk's value up, to one more than it was when bump read it: concurrent bumps
+// may move it up once for all of them, but each leaves it above what any read of it before
+// the bump returned. A Store's changes are counted so (Store.changes).
+func (f *fences) bump(desk string) { f.raise(desk, f.get(desk)+1) }
+
 // raise moves desk's fence up to seq, if it is below.
 func (f *fences) raise(desk string, seq int64) {
 	if seq <= 0 {

@@ -131,12 +131,12 @@ type readAhead struct {
 	bound transcript.Sequence
 	rows  []transcript.Message
 	end   bool
-	epoch uint64
+	epoch int64
 }
 
 // set keeps rows, the desk's rows below bound down to the oldest when end, or as many of
 // the newest of them as readAheadBytes allows, read under epoch.
-func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, end bool, epoch uint64) {
+func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, end bool, epoch int64) {
 	size := 0
 	for i, m := range rows {
 		size += len(m.Content) + len(m.Author.ID) + len(m.Author.Label)
@@ -157,7 +157,7 @@ func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, en
 // take answers a read of up to limit rows below before from the rows read ahead, in a new
 // slice, when before is their bound and epoch the count of changes they were read under. Unless the rows reach the start of the desk, the last of
 // them is kept back: it only shows that older rows exist, so that Next can be set.
-func (a *readAhead) take(before transcript.Sequence, limit int, epoch uint64) (transcript.Page, bool) {
+func (a *readAhead) take(before transcript.Sequence, limit int, epoch int64) (transcript.Page, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if before == 0 || before != a.bound || epoch != a.epoch {
