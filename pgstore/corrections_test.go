@@ -245,13 +245,7 @@ func TestReadAheadAfterRedaction(t *testing.T) {
 	t.Parallel()
 	st, _ := openStore(t)
 	ctx := t.Context()
-	rows := make([]transcript.Message, 10)
-	for i := range rows {
-		rows[i] = transcript.Message{Author: alice, Content: erased}
-	}
-	if err := st.AppendBatch(ctx, "eng", rows); err != nil {
-		t.Fatal(err)
-	}
+	appendErasable(t, st, "eng", 10)
 	log := st.Log("eng")
 	first, err := log.ReadBefore(ctx, 0, 4) // rows 10 to 7, and 6 to 4 read ahead
 	if err != nil || first.Next != 7 {
@@ -264,9 +258,7 @@ func TestReadAheadAfterRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(next.Messages) == 0 || next.Messages[0].Seq != 6 || next.Messages[0].Content != "" || !next.Messages[0].Redacted {
-		t.Errorf("the next page after the redaction of row 6: %+v", next.Messages)
-	}
+	checkRedacted(t, "the next page after the redaction of row 6", next.Messages, 6)
 }
 
 // checkRedactionWhilePaused (TestStandbyLagAndFaults): with the standby's replay paused
@@ -278,13 +270,7 @@ func checkRedactionWhilePaused(t *testing.T, c *cluster) {
 	primary, standbys := c.database(t)
 	st := mustOpen(t, primary, pgstore.WithStandbys(standbys[0]), pgstore.WithStandbyWait(100*time.Millisecond))
 	alone := mustOpen(t, standbys[0])
-	rows := make([]transcript.Message, 5)
-	for i := range rows {
-		rows[i] = transcript.Message{Author: alice, Content: erased}
-	}
-	if err := st.AppendBatch(ctx, "eng", rows); err != nil {
-		t.Fatal(err)
-	}
+	appendErasable(t, st, "eng", 5)
 	caughtUp(t, primary, standbys[0])
 	c.pause(t, 0)
 	if _, err := st.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Corrects: 2, Redacted: true}); err != nil {
@@ -294,9 +280,10 @@ func checkRedactionWhilePaused(t *testing.T, c *cluster) {
 		t.Fatalf("the paused standby reads %+v below 4, want rows 3 to 1 as before the redaction: the lag is not real", page.Messages)
 	}
 	page := mustRead(t, st.Log("eng"), 4, 10)
-	if len(page.Messages) != 3 || page.Messages[1].Seq != 2 || page.Messages[1].Content != "" || !page.Messages[1].Redacted {
-		t.Errorf("a read below 4 through the Store after its redaction of row 2: %+v", page.Messages)
+	if len(page.Messages) != 3 {
+		t.Fatalf("a read below 4 through the Store: %d rows, want 3", len(page.Messages))
 	}
+	checkRedacted(t, "a read below 4 through the Store after its redaction of row 2", page.Messages[1:], 2)
 }
 
 // TestWatchNamesCorrections: a correction's commit notifies the Watches of other Stores
@@ -308,13 +295,7 @@ func TestWatchNamesCorrections(t *testing.T) {
 	ctx := t.Context()
 	other := mustOpen(t, dsn)
 	names := watch(t, other)
-	rows := make([]transcript.Message, 10)
-	for i := range rows {
-		rows[i] = transcript.Message{Author: alice, Content: erased}
-	}
-	if err := st.AppendBatch(ctx, "eng", rows); err != nil {
-		t.Fatal(err)
-	}
+	appendErasable(t, st, "eng", 10)
 	awaitNames(t, names, 10*time.Second, "eng")
 	log := other.Log("eng")
 	first, err := log.ReadBefore(ctx, 0, 4) // rows 10 to 7, and 6 to 4 read ahead
@@ -329,7 +310,25 @@ func TestWatchNamesCorrections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(next.Messages) == 0 || next.Messages[0].Seq != 6 || next.Messages[0].Content != "" || !next.Messages[0].Redacted {
-		t.Errorf("the next page of the watching Store after the redaction of row 6: %+v", next.Messages)
+	checkRedacted(t, "the next page of the watching Store after the redaction of row 6", next.Messages, 6)
+}
+
+// appendErasable appends n rows of erased content to desk, rows 1 to n of a new desk.
+func appendErasable(t *testing.T, st *pgstore.Store, desk string, n int) {
+	t.Helper()
+	rows := make([]transcript.Message, n)
+	for i := range rows {
+		rows[i] = transcript.Message{Author: alice, Content: erased}
+	}
+	if err := st.AppendBatch(t.Context(), desk, rows); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkRedacted reports an error unless rows begin with row seq, redacted and empty.
+func checkRedacted(t *testing.T, what string, rows []transcript.Message, seq transcript.Sequence) {
+	t.Helper()
+	if len(rows) == 0 || rows[0].Seq != seq || rows[0].Content != "" || !rows[0].Redacted {
+		t.Errorf("%s: %+v, want row %d first, redacted", what, rows, seq)
 	}
 }

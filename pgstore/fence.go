@@ -5,12 +5,12 @@ import (
 	"sync/atomic"
 )
 
-// fences are, for each desk, the newest row of it that a Store knows is committed: a row
-// its own appends returned, a read of it showed, or, with standbys, its Watch learned of
-// (the desk's head on the primary when a notification came). A read of the desk on a
-// standby that shows no row that new is behind, and is not taken (route). Only a Store with
-// standbys keeps them: one entry a desk, which is never dropped, since a desk's rows never
-// go.
+// fences are, for each desk, a number that only goes up. A Store with standbys keeps the
+// newest row of each desk it knows is committed: a row its own appends returned, a read of
+// it showed, or its Watch learned of (the desk's head on the primary when a notification
+// came). A read of the desk on a standby that shows no row that new is behind, and is not
+// taken (route). Every Store counts its desks' changes in another (Store.changes). One
+// entry a desk, which is never dropped, since a desk's rows never go.
 type fences struct{ m sync.Map } // desk name → *atomic.Int64
 
 // get returns desk's fence: the Seq of the newest row the store knows, 0 for none.
