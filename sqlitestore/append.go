@@ -24,8 +24,8 @@ SELECT id, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0)
 FROM desks WHERE name = ?1`
 	newDeskSQL = `INSERT INTO desks (name) VALUES (?1)`
 	insertSQL  = `
-INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key, corrects, redacted, revised)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
 ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 )
 
@@ -80,7 +80,7 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 	if err := checkDesk(desk); err != nil {
 		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
-	if err := s.checkMessage(m, -1); err != nil {
+	if err := s.checkMessage(m, -1, false); err != nil {
 		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	var (
@@ -88,7 +88,7 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 		added  int
 	)
 	err := s.write(ctx, desk, func(w *writeTx) (err error) {
-		stored, err = w.appendRows(ctx, desk, []transcript.Message{m}, false)
+		stored, err = w.appendRows(ctx, desk, []transcript.Message{m}, false, false)
 		added = w.inserted
 		return err
 	})
@@ -123,7 +123,7 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 		return &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	for i, m := range msgs {
-		if err := s.checkMessage(m, i); err != nil {
+		if err := s.checkMessage(m, i, false); err != nil {
 			return &AppendError{Desk: desk, Index: i, Err: err}
 		}
 	}
@@ -134,7 +134,7 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 		return nil
 	}
 	return s.write(ctx, desk, func(w *writeTx) error {
-		_, err := w.appendRows(ctx, desk, msgs, true)
+		_, err := w.appendRows(ctx, desk, msgs, true, false)
 		return err
 	})
 }
@@ -142,16 +142,19 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 // appendRows stores msgs, which checkMessage accepts and whose keys are distinct
 // (transcript.CheckBatchKeys), as the rows after the desk's head, and returns the last
 // message as stored, or as the desk holds it already. batch says whether they are
-// AppendBatch's, for the index an *AppendError names (-1 for Append).
+// AppendBatch's or RestoreBatch's, for the index an *AppendError names (-1 for Append);
+// restored, whether they are RestoreBatch's, settled by transcript.SettleRestored.
 //
 // A batch reads the rows of the desk holding its messages' keys first, in one query (a
-// chunk of keyLookupChunk keys a query), and the stored parents in another; then
-// transcript.SettleBatch decides every message, and the new rows are inserted in order, many
-// an INSERT (insertRows).
-// Append's one message skips the key lookup: its insert finds a present key (insertSQL),
-// and then the stored row is read and matched (transcript.MatchKey). The first refusal or
-// conflict ends it, and the transaction is rolled back.
-func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript.Message, batch bool) (transcript.Message, error) {
+// chunk of keyLookupChunk keys a query), and the stored parents and targets in another;
+// then transcript.SettleBatch decides every message, the revisions of stored rows are
+// written (revise), and the new rows are inserted in order, many an INSERT (insertRows).
+// Append's one message skips the key lookup, unless it is a correction: its insert finds a
+// present key (insertSQL), and then the stored row is read and matched
+// (transcript.MatchKey). A correction's key is looked up first, since the correction rule
+// would refuse a retry after its target's redaction that SettleBatch, knowing the stored
+// row, replays. The first refusal or conflict ends it, and the transaction is rolled back.
+func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript.Message, batch, restored bool) (transcript.Message, error) {
 	refuse := func(i int, err error) error {
 		if !batch {
 			i = -1
@@ -159,7 +162,7 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 		return &AppendError{Desk: desk, Index: i, Err: err}
 	}
 	var present map[string]*transcript.Message // Append's key is found by its insert instead
-	if batch {
+	if batch || (msgs[0].IsCorrection() && msgs[0].Key != "") {
 		var err error
 		if present, err = w.presentRows(ctx, desk, msgs); err != nil {
 			return transcript.Message{}, err
@@ -169,9 +172,16 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 	if err != nil {
 		return transcript.Message{}, err
 	}
-	settled, i, err := transcript.SettleBatch(msgs, w.head, stored, present)
+	settle := transcript.SettleBatch
+	if restored {
+		settle = transcript.SettleRestored
+	}
+	settled, i, err := settle(msgs, w.head, stored, present)
 	if err != nil {
 		return transcript.Message{}, refuse(i, err)
+	}
+	if err := w.revise(ctx, settled.Revisions); err != nil {
+		return transcript.Message{}, err
 	}
 	rows, added := settled.Rows, settled.Added
 	last := rows[len(rows)-1]
@@ -207,9 +217,10 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 	return last, nil
 }
 
-// parentRows returns the stored rows msgs reply to, by Seq, as transcript.SettleBatch wants
-// them: every Parent from 1 to the desk's head (sequences are dense, so each is a row),
-// the rows present holds taken from it, the others read in one query.
+// parentRows returns the stored rows msgs reply to or correct, by Seq, as
+// transcript.SettleBatch wants them: every Parent and Corrects from 1 to the desk's head
+// (sequences are dense, so each is a row), the rows present holds taken from it, the others
+// read in one query, the targets' content with them.
 func (w *writeTx) parentRows(ctx context.Context, msgs []transcript.Message, present map[string]*transcript.Message) (map[transcript.Sequence]transcript.Message, error) {
 	var bySeq map[transcript.Sequence]*transcript.Message
 	if len(present) > 0 {
@@ -218,24 +229,29 @@ func (w *writeTx) parentRows(ctx context.Context, msgs []transcript.Message, pre
 			bySeq[m.Seq] = m
 		}
 	}
-	var seqs []int64
+	var seqs, targets []int64
 	var held map[transcript.Sequence]transcript.Message
 	for _, m := range msgs {
-		p := m.Parent
-		if _, batch := p.BatchIndex(); batch || p == 0 || p > w.head {
-			continue
-		}
-		if row, ok := bySeq[p]; ok {
-			if held == nil {
-				held = make(map[transcript.Sequence]transcript.Message)
+		for _, p := range [...]transcript.Sequence{m.Parent, m.Corrects} {
+			if _, batch := p.BatchIndex(); batch || p == 0 || p > w.head {
+				continue
 			}
-			held[p] = *row
-			continue
+			if row, ok := bySeq[p]; ok {
+				if held == nil {
+					held = make(map[transcript.Sequence]transcript.Message)
+				}
+				held[p] = *row
+				continue
+			}
+			seqs = append(seqs, int64(p))
+			if p == m.Corrects {
+				targets = append(targets, int64(p))
+			}
 		}
-		seqs = append(seqs, int64(p))
 	}
 	slices.Sort(seqs)
-	stored, err := w.storedParents(ctx, slices.Compact(seqs))
+	slices.Sort(targets)
+	stored, err := w.storedParents(ctx, slices.Compact(seqs), slices.Compact(targets))
 	if err != nil || len(held) == 0 {
 		return stored, err
 	}
@@ -345,7 +361,7 @@ func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.
 }
 
 // insertParams is how many parameters insertSQL binds for a row: one a column it sets.
-const insertParams = 8
+const insertParams = 11
 
 // rowArgs appends to args the parameters that store m, whose Seq, Parent and Audience are
 // final, as a row of insertSQL's columns, finding or creating its author's and audience's
@@ -365,7 +381,8 @@ func (w *writeTx) rowArgs(ctx context.Context, args []any, m transcript.Message)
 	if m.Key != "" {
 		key = m.Key
 	}
-	return append(args, w.desk, int64(m.Seq), int64(m.Parent), author, audience, m.Content, w.atMicros(m.At), key), nil
+	return append(args, w.desk, int64(m.Seq), int64(m.Parent), author, audience, m.Content, w.atMicros(m.At), key,
+		int64(m.Corrects), m.Redacted, int64(m.Revised)), nil
 }
 
 // insertChunk is how many rows one INSERT of a batch stores: insertParams parameters a row,
@@ -376,12 +393,12 @@ const insertChunk = 256
 // insertRowsSQL is the INSERT of n rows, insertSQL's columns and conflict target.
 func insertRowsSQL(n int) string {
 	var b strings.Builder
-	b.WriteString("INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key) VALUES ")
+	b.WriteString("INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key, corrects, redacted, revised) VALUES ")
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?)")
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?)")
 	}
 	b.WriteString(" ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING")
 	return b.String()

@@ -16,8 +16,14 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
+// correctionColumns are the columns of messages that schema version 8 added, with the value
+// every row written before it holds: dumpTables leaves a column out of a row while it holds
+// that value, so that a dump of an older file and of the file migrated since compare equal.
+var correctionColumns = map[string]int64{"corrects": 0, "redacted": 0, "revised": 0}
+
 // dumpTables returns every row of every table of db but schema_version and books, as text,
-// by table: what a migration that only adds the books table must leave as it was.
+// by table: what a migration that only adds the books table must leave as it was. A column
+// of correctionColumns holding its default is left out.
 func dumpTables(t *testing.T, db *sql.DB) map[string][]string {
 	t.Helper()
 	ctx := t.Context()
@@ -50,7 +56,14 @@ func dumpTables(t *testing.T, db *sql.DB) map[string][]string {
 			if err := rows.Scan(ptrs...); err != nil {
 				t.Fatal(err)
 			}
-			dump[table] = append(dump[table], fmt.Sprintf("%q", vals))
+			kept := vals[:0]
+			for i, v := range vals {
+				if d, ok := correctionColumns[cols[i]]; ok && table == "messages" && v == d {
+					continue
+				}
+				kept = append(kept, v)
+			}
+			dump[table] = append(dump[table], fmt.Sprintf("%q", kept))
 		}
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
