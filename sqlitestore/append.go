@@ -50,6 +50,16 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 // aside with other readers than the aside's (transcript.ErrInvalidAudience). Those errors
 // name the parent by its Seq only, never its content or its readers.
 //
+// A correction (m.Corrects != 0: an edit, or with Redacted a redaction) must pass the
+// correction rule, transcript.ResolveCorrection, against its target as stored: else it is
+// an *AppendError matching transcript.ErrInvalidMessage and transcript.ErrNotReadable (a
+// missing target and one its author may not read alike, naming the target by its Seq
+// only), transcript.ErrRedacted, transcript.ErrNotAuthor or transcript.ErrInvalidAudience,
+// and nothing is written. Its Audience is the target's readers minus its author. In the
+// append's transaction the target then takes the edit's content (or is erased) and Revised
+// = the correction's Seq, and a redaction erases every earlier correction of the target:
+// content "", Redacted set. No row may reply to a correction.
+//
 // A Key (transcript.Message.Key) is stored with the row; an empty one is no key. When the
 // desk holds a row with m's Key already, Append stores nothing and uses no sequence: it
 // resolves m's parent and audience as for a new row (the checks above, the reply rule
@@ -64,7 +74,10 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 // insert inserts nothing when the desk holds the key; then the stored row is read and
 // decided, and the transaction, which inserted nothing, is rolled back. So a new key costs
 // no lookup of its own, and appends of one key, from any number of goroutines or
-// processes, store it once and all return that row.
+// processes, store it once and all return that row. A correction's key is looked up before
+// the correction rule is applied, in the same transaction, and a row a redaction erased
+// matches whatever m's content: so a retry of an edit after its target's redaction
+// returns the erased row instead of being refused.
 //
 // Appends to all desks of a Store take turns on one writer connection; Append waits for its
 // turn as long as ctx allows. Once Append returns, every read sees the row.
@@ -116,14 +129,22 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 // for Append; so is one Key on two messages of msgs (matching transcript.ErrInvalidMessage,
 // naming both), found before anything is read or written. The keys present are read in
 // one query on the (desk, key) index per 2,000 keys, so a batch whose every message is
-// present (a re-import) reads them and writes nothing. An empty batch stores nothing.
-// AppendBatch reads msgs and never modifies them.
+// present (a re-import) reads them and writes nothing. Corrections are decided and applied
+// as for Append, in order, each seeing what the batch's earlier ones did (an edit, then a
+// redaction of one row; not a redaction, then an edit, which is refused), and a Corrects
+// may be a BatchParent too. An empty batch stores nothing. AppendBatch reads msgs and never
+// modifies them.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
+	return s.appendBatch(ctx, desk, msgs, false)
+}
+
+// appendBatch is AppendBatch, and for restored rows RestoreBatch.
+func (s *Store) appendBatch(ctx context.Context, desk string, msgs []transcript.Message, restored bool) error {
 	if err := checkDesk(desk); err != nil {
 		return &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	for i, m := range msgs {
-		if err := s.checkMessage(m, i, false); err != nil {
+		if err := s.checkMessage(m, i, restored); err != nil {
 			return &AppendError{Desk: desk, Index: i, Err: err}
 		}
 	}
@@ -134,7 +155,7 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 		return nil
 	}
 	return s.write(ctx, desk, func(w *writeTx) error {
-		_, err := w.appendRows(ctx, desk, msgs, true, false)
+		_, err := w.appendRows(ctx, desk, msgs, true, restored)
 		return err
 	})
 }

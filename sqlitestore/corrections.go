@@ -52,22 +52,5 @@ func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) e
 // refused. Everything else (keys, parents, audiences, errors, all or nothing) is as for
 // AppendBatch. Importing an export into an empty desk thus reproduces every row.
 func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
-	if err := checkDesk(desk); err != nil {
-		return &AppendError{Desk: desk, Index: -1, Err: err}
-	}
-	for i, m := range rows {
-		if err := s.checkMessage(m, i, true); err != nil {
-			return &AppendError{Desk: desk, Index: i, Err: err}
-		}
-	}
-	if i, err := transcript.CheckBatchKeys(rows); err != nil {
-		return &AppendError{Desk: desk, Index: i, Err: err}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	return s.write(ctx, desk, func(w *writeTx) error {
-		_, err := w.appendRows(ctx, desk, rows, true, true)
-		return err
-	})
+	return s.appendBatch(ctx, desk, rows, true)
 }
