@@ -25,6 +25,9 @@ const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 // transcript.Appender describes. At is stored in UTC, rounded down to the microsecond, and
 // returned as stored. Besides ValidateNew's rules, content is at most the store's limit
 // (WithMaxContent) and text holds no NUL byte (ErrText). A refusal is an *AppendError.
+// A correction (m.Corrects set) is decided by transcript.ResolveCorrection against its
+// target as stored, and applied to it in the same transaction: the target's content,
+// Redacted and Revised change, and a redaction erases its earlier corrections too.
 //
 // Every statement runs under ctx. A refusal, or an error before the round trip that
 // carries the COMMIT, means nothing was stored; an error from that round trip leaves
@@ -50,8 +53,9 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
 // them or, on any error, none. Each message follows Append's rules, except that its Parent
-// may also be transcript.BatchParent(j) for an earlier message j of msgs; a reply to an
-// aside of the batch gets the aside's readers (transcript.SettleBatch is the rule). A
+// (or its Corrects) may also be transcript.BatchParent(j) for an earlier message j of msgs;
+// a reply to an aside of the batch gets the aside's readers, and the corrections apply in
+// order (transcript.SettleBatch is the rule). A
 // message whose Key desk holds is skipped when it is the same message as the stored row
 // (a BatchParent naming it resolves to the stored row), and fails the whole batch
 // otherwise; the stored messages take consecutive Seqs, so a re-import writes nothing. A

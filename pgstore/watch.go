@@ -48,9 +48,9 @@ const (
 )
 
 // Watch reports the desks that rows are committed to, by any process on the database: it
-// returns a channel that yields a desk's name after each commit of an Append or
-// AppendBatch to it, through this Store or any other. It is the server's Watcher: a live
-// stream reads a desk again when its name comes.
+// returns a channel that yields a desk's name after each commit of an Append, AppendBatch
+// or RestoreBatch to it (a correction's too), through this Store or any other. It is the
+// server's Watcher: a live stream reads a desk again when its name comes.
 //
 // Every commit that begins after Watch returns is reported: its desk's name comes on the
 // channel at least once after the commit. A name may stand for several commits (names

@@ -6,8 +6,9 @@
 -- row ever gets; rows are still never deleted.
 --
 -- Each column is NULL on a row it does not apply to (never 0 or false), so a row that is no
--- correction and was never corrected costs nothing more: its null bitmap grows by a bit, in
--- the byte the header's alignment leaves. ADD COLUMN without a default changes only the
+-- correction and was never corrected costs nothing more: its three bits fit in the null
+-- bitmap's two bytes that a row with a NULL audience or key has already (12 columns), and
+-- the header stays 32 bytes after alignment. ADD COLUMN without a default changes only the
 -- catalog: no row is rewritten, and every row written before this version reads back as no
 -- correction, never corrected.
 ALTER TABLE transcript_messages
