@@ -72,6 +72,16 @@ func (d *correctionDesk) refused(what string, err, sentinel error) {
 	d.check("after " + what)
 }
 
+// edit returns author's edit of target, to content.
+func edit(target transcript.Sequence, author transcript.Author, content string) transcript.Message {
+	return transcript.Message{Corrects: target, Author: author, Content: content}
+}
+
+// redact returns author's redaction of target.
+func redact(target transcript.Sequence, author transcript.Author) transcript.Message {
+	return transcript.Message{Corrects: target, Author: author, Redacted: true}
+}
+
 // describeCorrection names m for an error message: its target or parent, author and
 // audience, never its content.
 func describeCorrection(m transcript.Message) string {
@@ -114,12 +124,6 @@ func CorrectionRule(t *testing.T, st Store) []transcript.Message {
 	d.add(transcript.Message{Author: triage, Content: "build running"}, nil)                                                       // 6
 	d.add(transcript.Message{Author: ana, Content: asideSecret + " ana to triage", Audience: aud(triage)}, aud(triage))            // 7
 
-	edit := func(target transcript.Sequence, author transcript.Author, content string) transcript.Message {
-		return transcript.Message{Corrects: target, Author: author, Content: content}
-	}
-	redact := func(target transcript.Sequence, author transcript.Author) transcript.Message {
-		return transcript.Message{Corrects: target, Author: author, Redacted: true}
-	}
 	keyed := func(m transcript.Message, key string) transcript.Message { m.Key = key; return m }
 
 	d.add(keyed(edit(1, ana, "deploy at 23:00"), "edit-1"), nil) // 8
@@ -160,17 +164,18 @@ func CorrectionRule(t *testing.T, st Store) []transcript.Message {
 	}
 	d.check("after a key conflict")
 
-	checkCorrectionRefusals(d, edit, redact)
+	checkCorrectionRefusals(d)
 	return d.rows
 }
 
 // checkCorrectionRefusals refuses every kind of bad correction on d, through Append and as
 // the last message of a batch after a good row, and checks that an outsider's correction
 // of an aside is refused exactly as one of a missing row.
-func checkCorrectionRefusals(d *correctionDesk, edit func(transcript.Sequence, transcript.Author, string) transcript.Message, redact func(transcript.Sequence, transcript.Author) transcript.Message) {
+func checkCorrectionRefusals(d *correctionDesk) {
 	t, st := d.t, d.st
 	op, triage, review, ana := asideOperator, asideTriage, asideReview, asideAna
 	withAudience := func(m transcript.Message, a ...transcript.Author) transcript.Message { m.Audience = a; return m }
+	withParent := func(m transcript.Message, p transcript.Sequence) transcript.Message { m.Parent = p; return m }
 	for _, c := range []struct {
 		name     string
 		msg      transcript.Message
@@ -189,7 +194,7 @@ func checkCorrectionRefusals(d *correctionDesk, edit func(transcript.Sequence, t
 		{"an edit of an aside naming other readers", withAudience(edit(2, op, asideSecret), review), transcript.ErrInvalidAudience},
 		{"an edit of a desk row naming readers", withAudience(edit(1, ana, "to triage"), triage), transcript.ErrInvalidAudience},
 		{"a reply to a correction", transcript.Message{Parent: 8, Author: triage, Content: "noted"}, transcript.ErrInvalidMessage},
-		{"a correction replying to a row", transcript.Message{Corrects: 1, Parent: 1, Author: ana, Content: "x"}, transcript.ErrInvalidMessage},
+		{"a correction replying to a row", withParent(edit(1, ana, "x"), 1), transcript.ErrInvalidMessage},
 		{"a Revised set by the caller", transcript.Message{Author: ana, Content: "x", Revised: 1}, transcript.ErrInvalidMessage},
 		{"a redaction holding content", transcript.Message{Corrects: 1, Author: ana, Content: "x", Redacted: true}, transcript.ErrInvalidMessage},
 	} {
@@ -219,7 +224,7 @@ func checkBatchCorrections(t *testing.T, st Store) {
 	batch := func(msgs ...transcript.Message) error { return st.AppendBatch(t.Context(), d.name, msgs) }
 	if err := batch(
 		transcript.Message{Author: ana, Content: "first draft"},
-		transcript.Message{Corrects: transcript.BatchParent(0), Author: ana, Content: "second draft"},
+		edit(transcript.BatchParent(0), ana, "second draft"),
 	); err != nil {
 		t.Fatalf("AppendBatch of a row and its edit: %v", err)
 	}
@@ -236,8 +241,8 @@ func checkBatchCorrections(t *testing.T, st Store) {
 
 	d.add(transcript.Message{Author: ana, Content: "to edit, then erase"}, nil) // 3
 	if err := batch(
-		transcript.Message{Corrects: 3, Author: ana, Content: "edited"},
-		transcript.Message{Corrects: 3, Author: ana, Redacted: true},
+		edit(3, ana, "edited"),
+		redact(3, ana),
 	); err != nil {
 		t.Fatalf("AppendBatch of an edit and a redaction of a stored row: %v", err)
 	}
@@ -253,8 +258,8 @@ func checkBatchCorrections(t *testing.T, st Store) {
 
 	d.add(transcript.Message{Author: ana, Content: "keep me"}, nil) // 6
 	err := batch(
-		transcript.Message{Corrects: 6, Author: ana, Redacted: true},
-		transcript.Message{Corrects: 6, Author: ana, Content: "too late"},
+		redact(6, ana),
+		edit(6, ana, "too late"),
 	)
 	d.refused("AppendBatch of a redaction, then an edit, of one row", err, transcript.ErrRedacted)
 }
