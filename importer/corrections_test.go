@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/exportfixture"
 	"github.com/sharedesk/transcript/internal/storetest"
+	"github.com/sharedesk/transcript/sqlitestore"
 )
 
 // correctionStores are the stores the corrections' import tests run on.
@@ -20,6 +22,14 @@ var correctionStores = []struct {
 	open func(t *testing.T) Store
 }{
 	{"memory", func(*testing.T) Store { return newMemStore() }},
+	{"sqlite", func(t *testing.T) Store {
+		st, err := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), "desk.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}},
 }
 
 // readDesk returns every row of desk, oldest first.

@@ -22,7 +22,7 @@
 // "corrects_seq" names its target as "parent" and "parent_seq" name a parent, and the store
 // applies it as it appends it. An export writes what corrections left on each row (Revised,
 // and Redacted on an erased row); a source whose rows carry that is an export, and its new
-// rows are restored as they were stored, through the store's RestoreBatch (see Restorer), so
+// rows are restored as they were stored, through the store's RestoreBatch, so
 // that an export imports into an empty desk as the same rows, erased ones included. A Slack
 // or Discord message marked edited that the desk holds with another text becomes an edit of
 // it by its author, keyed by the message's key and the edit's time, so that importing the

@@ -17,6 +17,11 @@ type Store interface {
 	// AppendBatch appends msgs to desk in order, each as Append would, all or nothing
 	// (transcript.BatchParent names a parent earlier in the batch).
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
+	// RestoreBatch appends rows to desk as AppendBatch does, all or nothing, but as an
+	// export wrote them (transcript.ValidateRestoredWithin, transcript.SettleRestored):
+	// their Revised and Redacted are kept, and their corrections are not applied again.
+	// An import whose rows carry what only the log sets (see restoredRow) restores them.
+	RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error
 	// LookupKeys returns the rows of desk holding keys, by key; a key the desk does not
 	// hold is absent.
 	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)

@@ -8,17 +8,14 @@ import (
 	"github.com/sharedesk/transcript/memlog"
 )
 
-// memStore is a Store and a Restorer keeping desks in memory, for the importer's tests: a
+// memStore is a Store keeping desks in memory, for the importer's tests: a
 // batch is settled by transcript.SettleBatch (SettleRestored) and written, its corrections
 // applied, all or nothing, as the stores do.
 type memStore struct {
 	desks map[string][]transcript.Message
 }
 
-var (
-	_ Store    = (*memStore)(nil)
-	_ Restorer = (*memStore)(nil)
-)
+var _ Store = (*memStore)(nil)
 
 func newMemStore() *memStore { return &memStore{desks: map[string][]transcript.Message{}} }
 

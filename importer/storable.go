@@ -42,3 +42,10 @@ func (r *importRow) probe() transcript.Message {
 	}
 	return m
 }
+
+// restoredRow reports whether m carries what only a log sets, and so comes from an export:
+// a Revised, or Redacted on a row that corrects nothing (an erased row). A redaction, which
+// carries Redacted too, is a writer's; an export holds its target, which carries Revised.
+func restoredRow(m transcript.Message) bool {
+	return m.Revised != 0 || (m.Redacted && !m.IsCorrection())
+}

@@ -33,7 +33,7 @@ import (
 //   - A new row with a Seq must land exactly there: the desk's head, plus one, plus the new
 //     rows before it.
 //   - When a row carries what only the log sets (restoredRow), the rows are an export's, and
-//     the batch is restored (Restorer.RestoreBatch) instead of appended.
+//     the batch is restored (Store.RestoreBatch) instead of appended.
 //
 // Every row that breaks a rule is reported, up to maxReported, named by its Where, and
 // nothing is written; a store's refusal names the row it refused. A desk that is empty
@@ -82,11 +82,7 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 	}
 	write := st.AppendBatch
 	if im.restore {
-		rs, ok := st.(Restorer)
-		if !ok {
-			return Counts{}, errors.New("the rows are an export's, carrying revised or redacted, and this store cannot restore them (nothing was imported)")
-		}
-		write = rs.RestoreBatch
+		write = st.RestoreBatch
 	}
 	begin(progress, fmt.Sprintf("writing %s", plural(len(batch), "message")))
 	err = write(ctx, desk, batch)

@@ -21,6 +21,9 @@ import (
 type store interface {
 	transcript.NewRowAppender
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
+	// RestoreBatch is AppendBatch for an export's rows, restored as they were stored
+	// (import of an export with corrections).
+	RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error
 	// LookupKeys returns the rows of desk holding keys, by key; a key the desk does not
 	// hold is absent (storetest.KeyLookup).
 	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
