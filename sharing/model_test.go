@@ -328,8 +328,13 @@ var (
 )
 
 // modelRows generates n rows: roots, replies to recent and old roots, replies to replies,
-// replies to rows that do not exist, blank rows, gaps in the sequence.
-func modelRows(r *rand.Rand, n int) []transcript.Message {
+// replies to rows that do not exist, blank rows, gaps in the sequence, edits and redactions;
+// as the log holds them, its corrections applied.
+func modelRows(r *rand.Rand, n int) []transcript.Message { return modelApplied(modelWritten(r, n)) }
+
+// modelWritten generates modelRows's rows as written, before the log applied their
+// corrections.
+func modelWritten(r *rand.Rand, n int) []transcript.Message {
 	rows := make([]transcript.Message, 0, n)
 	seq := transcript.Sequence(1 + r.IntN(3))
 	if r.IntN(6) == 0 {
@@ -378,7 +383,7 @@ func modelRows(r *rand.Rand, n int) []transcript.Message {
 		}
 		rows = append(rows, m)
 	}
-	return modelApplied(rows)
+	return rows
 }
 
 // modelFind returns the index of the row seq in rows, ascending, and whether it is there.
@@ -992,7 +997,9 @@ func modelElidedCount(elisions []transcript.Elision) int {
 // exactly a projection at the last bound: nothing twice, nothing missed, nothing extra. It is
 // played for a random viewer, so the same holds for every viewer of a desk with asides, and
 // the rows elided for the viewer add up too: those of the first projection and of every delta,
-// with the triggering rows the viewer may not read, are those of the last projection.
+// with the triggering rows the viewer may not read, are those of the last projection. Every
+// row is read as the log holds it at the end, so the deltas' corrections, applied as
+// Delta.Corrections says, change nothing: none is newer than what a row shows.
 func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 	ctx := context.Background()
 	played, unavailable, withElisions := 0, 0, 0
@@ -1056,6 +1063,9 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 			if err != nil || plan.Reinitialize != 0 {
 				t.Errorf("seed %d case %d: Prepare(before %d) = %+v, %v; want a delta\n%s", seed, i, b, plan, err, describe())
 				return false
+			}
+			for _, c := range plan.Delta.Corrections {
+				modelApply(shown, c)
 			}
 			shown = append(shown, plan.Delta.Messages...)
 			for _, e := range plan.Delta.Elided {
