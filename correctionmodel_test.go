@@ -27,7 +27,8 @@ type modelCorrected struct {
 	desk    *modelDesk // rows as the model says the log holds them
 }
 
-// modelGenCorrected appends n rows to a new memlog: roots, replies (to roots, to replies, to
+// modelGenCorrected appends n rows to a new memlog, each non-blank one holding leakToken of
+// its Seq: roots, replies (to roots, to replies, to
 // thread's root when thread is set), blank rows, asides (replies to one by the reply rule),
 // and with chance corrP a correction: an edit by a row's author, or a redaction by its author
 // or the operator, of a recent row or any, aside or not, root or reply, that is no correction,
@@ -51,14 +52,14 @@ func modelGenCorrected(t *testing.T, r *rand.Rand, n int, thread transcript.Sequ
 			m = transcript.Message{Corrects: target.Seq, Author: target.Author}
 			switch r.IntN(4) {
 			case 0, 1:
-				m.Content = fmt.Sprintf("e%d", seq)
+				m.Content = leakToken(seq)
 			case 2:
 				m.Redacted = true
 			default:
 				m.Redacted, m.Author = true, transcript.Operator()
 			}
 		} else {
-			m = transcript.Message{Author: modelAuthors[r.IntN(len(modelAuthors))], Content: fmt.Sprintf("m%d", seq)}
+			m = transcript.Message{Author: modelAuthors[r.IntN(len(modelAuthors))], Content: leakToken(seq)}
 			switch k := r.IntN(10); {
 			case len(roots) == 0 || k < 4:
 			case thread < seq && !written[thread-1].IsCorrection() && k < 6:
