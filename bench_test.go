@@ -38,7 +38,15 @@ const (
 	// (benchdesk.Asides): roots opened to one or two participants, and every reply in their
 	// threads; benchdesk.Outsider reads none of them.
 	benchAsideDesk
+	// benchCorrectedDesk is a benchPlainDesk with benchCorrectionPercent% of its rows edits
+	// of a recent row (benchdesk.Corrections), applied; benchUncorrectedDesk is the same desk
+	// without those rows, their sequences gaps.
+	benchCorrectedDesk
+	benchUncorrectedDesk
 )
+
+// benchCorrectionPercent is how many rows in a hundred a benchCorrectedDesk makes edits.
+const benchCorrectionPercent = 10
 
 // benchAsidePercent is how many rows in a hundred a benchAsideDesk makes asides.
 const benchAsidePercent = 20
@@ -136,6 +144,10 @@ func benchDeskLocked(tb testing.TB, key benchDeskKey) *memlog.Log {
 		benchAddLongThreads(rows)
 	case benchAsideDesk:
 		benchdesk.Asides(rows, benchAsidePercent)
+	case benchCorrectedDesk:
+		rows, _ = benchdesk.Corrections(rows, benchCorrectionPercent)
+	case benchUncorrectedDesk:
+		_, rows = benchdesk.Corrections(rows, benchCorrectionPercent)
 	}
 	l, err := memlog.From(rows)
 	if err != nil {
@@ -517,6 +529,15 @@ func BenchmarkAsides(b *testing.B) {
 	})
 }
 
+// BenchmarkCorrections: the correction target. Channel projections (Window 30, from each of
+// benchHeads) of the 100,000-row desk with benchCorrectionPercent% of its rows edits and of
+// the same desk without those rows: the walk reads past the edits as past blank rows.
+func BenchmarkCorrections(b *testing.B) {
+	desks := benchOnly(b, benchDeskKey{benchUncorrectedDesk, benchNaiveRows}, benchDeskKey{benchCorrectedDesk, benchNaiveRows})
+	b.Run("corrections=0", func(b *testing.B) { benchProjectHeads(b, desks[0]) })
+	b.Run(fmt.Sprintf("corrections=%d", benchCorrectionPercent), func(b *testing.B) { benchProjectHeads(b, desks[1]) })
+}
+
 // TestBenchScenarios checks that each benchmark measures what it claims: the naive views
 // equal Project's, the full scan reads ScanLimit rows and fetches the root, the scan
 // lengths are exact, and both read benchPlans return the same projection.
@@ -667,4 +688,37 @@ func TestBenchScenarios(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBenchCorrectedDesk checks that BenchmarkCorrections measures what it claims: 10% of
+// the corrected desk's rows are edits, and its channel views hold the rows the desk without
+// them holds, from every one of benchHeads.
+func TestBenchCorrectedDesk(t *testing.T) {
+	ctx := context.Background()
+	with, without := benchDesk(t, benchCorrectedDesk, benchNaiveRows), benchDesk(t, benchUncorrectedDesk, benchNaiveRows)
+	rows := with.Messages()
+	edits := 0
+	for _, m := range rows {
+		if m.IsCorrection() {
+			edits++
+		}
+	}
+	if pct := 100 * float64(edits) / float64(len(rows)); pct < 9.5 || pct > 10.5 || without.Len() != len(rows)-edits {
+		t.Fatalf("%d edits in %d rows (%.1f%%), %d rows without them; want 10%% and the rest", edits, len(rows), pct, without.Len())
+	}
+	for _, before := range benchHeads {
+		q := benchChannelQuery(30)
+		q.Before = before
+		a, err := transcript.Project(ctx, with, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := transcript.Project(ctx, without, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(a.Messages, b.Messages, func(x, y transcript.Message) bool { return x.Seq == y.Seq }) || len(a.Messages) != 30 {
+			t.Fatalf("before %d: the views of the desks with and without edits differ, or are not full", before)
+		}
+	}
 }
