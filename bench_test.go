@@ -7,11 +7,8 @@ package transcript_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -259,51 +256,13 @@ var benchPlans = []struct {
 	{"fixed", transcript.ProjectFixedReads},
 }
 
-// benchCPUTime returns the CPU time the process's threads have run for, from Linux's
-// /proc/self/task/*/schedstat (nanoseconds on a CPU), or false where that is unavailable.
-func benchCPUTime() (time.Duration, bool) {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return 0, false
-	}
-	var total time.Duration
-	for _, task := range tasks {
-		stat, err := os.ReadFile("/proc/self/task/" + task.Name() + "/schedstat")
-		if err != nil {
-			continue // the thread exited
-		}
-		ran, _, _ := strings.Cut(string(stat), " ")
-		ns, err := strconv.ParseInt(ran, 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		total += time.Duration(ns)
-	}
-	return total, true
-}
-
-// benchCPU starts measuring the CPU time of a benchmark's loop; the function it returns,
-// called after the loop, reports it as cpu-ns/op. That is every thread's CPU time, the
-// garbage collector's on the other core included, and unlike ns/op it does not count time
-// spent waiting for a CPU: on a machine shared with other work it is the steadier figure.
-// Where /proc is missing it reports nothing.
-func benchCPU(b *testing.B) (report func()) {
-	start, ok := benchCPUTime()
-	return func() {
-		end, ok2 := benchCPUTime()
-		if ok && ok2 && b.N > 0 {
-			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
-		}
-	}
-}
-
 // benchProject times one projection and reports its rows scanned and host reads per op.
 func benchProject(b *testing.B, project benchProjectFunc, log transcript.Log, q transcript.Query) {
 	b.Helper()
 	ctx := context.Background()
 	var proj transcript.Projection
 	var err error
-	report := benchCPU(b)
+	report := benchdesk.CPU(b)
 	for b.Loop() {
 		proj, err = project(ctx, log, q)
 		if err != nil {
@@ -330,7 +289,7 @@ func benchProjectHeadsAs(b *testing.B, log transcript.Log, viewer transcript.Aut
 	q.Viewer = viewer
 	elided := 0
 	var ops, scanned, reads int
-	report := benchCPU(b)
+	report := benchdesk.CPU(b)
 	for b.Loop() {
 		q.Before = benchHeads[ops%len(benchHeads)]
 		proj, err := transcript.Project(ctx, log, q)
@@ -384,7 +343,7 @@ func BenchmarkChannelVsNaive(b *testing.B) {
 		benchProjectHeads(b, desk)
 	})
 	b.Run(fmt.Sprintf("rows=%d/impl=NaivePaged", benchNaiveRows), func(b *testing.B) {
-		report := benchCPU(b)
+		report := benchdesk.CPU(b)
 		for b.Loop() {
 			if _, err := benchNaivePaged(ctx, desk, transcript.SessionWindow); err != nil {
 				b.Fatal(err)
@@ -395,7 +354,7 @@ func BenchmarkChannelVsNaive(b *testing.B) {
 		b.ReportMetric(float64((benchNaiveRows+transcript.PageSize-1)/transcript.PageSize), "reads/op")
 	})
 	b.Run(fmt.Sprintf("rows=%d/impl=NaiveClone", benchNaiveRows), func(b *testing.B) {
-		report := benchCPU(b)
+		report := benchdesk.CPU(b)
 		for b.Loop() {
 			benchNaiveClone(desk, transcript.SessionWindow)
 		}
@@ -450,7 +409,7 @@ func BenchmarkFullScan(b *testing.B) {
 	ctx := context.Background()
 	for _, floor := range []struct{ reads, limit int }{{4, 512}, {1, 2048}} {
 		b.Run(fmt.Sprintf("impl=Copy%dx%d", floor.reads, floor.limit), func(b *testing.B) {
-			report := benchCPU(b)
+			report := benchdesk.CPU(b)
 			for b.Loop() {
 				if _, err := benchCopyFloor(ctx, desk, floor.reads, floor.limit); err != nil {
 					b.Fatal(err)

@@ -191,7 +191,8 @@ func BenchmarkNoNews(b *testing.B) {
 	})
 }
 
-// benchPrepare times prepare(q) on desk and reports the rows and host reads of one call.
+// benchPrepare times prepare(q) on desk and reports its CPU time (benchdesk.CPU) and the
+// rows and host reads of one call.
 func benchPrepare(b *testing.B, desk *memlog.Log, q sharing.Query, prepare benchPrepareFunc) {
 	ctx := context.Background()
 	counted := &benchCountingLog{log: desk}
@@ -200,11 +201,13 @@ func benchPrepare(b *testing.B, desk *memlog.Log, q sharing.Query, prepare bench
 		b.Fatalf("prepare: %v, reinitialize %v", err, plan.Reinitialize)
 	}
 	b.ReportAllocs()
+	report := benchdesk.CPU(b)
 	for b.Loop() {
 		if _, err := prepare(ctx, desk, q); err != nil {
 			b.Fatal(err)
 		}
 	}
+	report()
 	b.ReportMetric(float64(counted.rows), "rows/op")
 	b.ReportMetric(float64(counted.reads), "reads/op")
 	b.ReportMetric(float64(len(plan.Delta.Messages)), "msgs/op")

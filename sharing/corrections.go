@@ -41,6 +41,9 @@ func (c *corrections) add(m *transcript.Message, above bool) {
 		}
 		return
 	}
+	if len(c.pending) == 0 && len(c.awaiting) == 0 {
+		return // the common case: nothing to learn from m
+	}
 	if root, ok := c.awaiting[m.Seq]; ok {
 		delete(c.awaiting, m.Seq)
 		if m.IsRoot() {
