@@ -110,8 +110,11 @@ func (c *corrections) await(root, seq transcript.Sequence, corr transcript.Messa
 
 // settled reports whether no row older than low, the oldest row read, can qualify a
 // correction any more; it drops the targets and roots the walk passed over (not in the
-// log). It is O(pending): call it once a page.
+// log). It is O(pending): call it once a page. A nil *corrections is settled.
 func (c *corrections) settled(low transcript.Sequence) bool {
+	if c == nil {
+		return true
+	}
 	for target := range c.pending {
 		if target >= low {
 			delete(c.pending, target)
@@ -127,9 +130,13 @@ func (c *corrections) settled(low transcript.Sequence) bool {
 }
 
 // delta returns the corrections of the qualifying targets, ascending Seq, less those in
-// present and those by except (the zero Author excepts none); nil when none is left.
+// present and those by except (the zero Author excepts none); nil when none is left, and
+// for a nil *corrections.
 func (c *corrections) delta(present []transcript.Sequence, except transcript.Author) []transcript.Message {
 	var out []transcript.Message
+	if c == nil {
+		return nil
+	}
 	for _, m := range c.found {
 		if _, in := slices.BinarySearch(present, m.Seq); in {
 			continue

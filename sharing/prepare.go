@@ -136,7 +136,6 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	w := walk{
 		conversation: q.Desired, watermark: m, bound: b, viewer: q.Viewer, present: s.Present,
 		first: transcript.FirstReplies{Viewer: q.Viewer}, maxBytes: max(q.MaxBytes, 0), except: q.ExceptAuthor,
-		corr: corrections{viewer: q.Viewer, thread: q.Desired.Thread},
 	}
 	reason, err := w.run(ctx, log, first)
 	if err != nil || reason != 0 {
@@ -182,7 +181,7 @@ type walk struct {
 	maxBytes, heldBytes int
 	except              transcript.Author     // the query's ExceptAuthor
 	excepted            []transcript.Sequence // the rows of the delta except left out, unsorted
-	corr                corrections           // the delta's corrections
+	corr                *corrections          // the delta's corrections; nil until the walk reads one
 }
 
 // freshRows are the rows of a delta, copies of the walk's, and with a budget the sizes of
@@ -271,7 +270,9 @@ func (w *walk) add(rows []transcript.Message) {
 		above := m.Seq > w.watermark
 		w.crossed = w.crossed || !above
 		w.low = m.Seq
-		w.corr.add(m, above)
+		if w.corr != nil || m.IsCorrection() {
+			w.addCorrection(m, above)
+		}
 		if thread == 0 {
 			if reply := w.first.Add(m); reply != nil && reply.Seq > w.watermark {
 				w.keep(reply)
@@ -290,6 +291,19 @@ func (w *walk) add(rows []transcript.Message) {
 	if w.maxBytes > 0 && w.heldBytes > w.maxBytes {
 		w.release()
 	}
+}
+
+// addCorrection hands m to the walk's corrections, made when the walk reads the first
+// correction above the watermark that the viewer may read: a walk that reads none keeps no
+// state for them. The walk calls it for a correction, and for every row once they exist.
+func (w *walk) addCorrection(m *transcript.Message, above bool) {
+	if w.corr == nil {
+		if !above || !m.ReadableBy(w.viewer) {
+			return
+		}
+		w.corr = &corrections{viewer: w.viewer, thread: w.conversation.Thread}
+	}
+	w.corr.add(m, above)
 }
 
 // keep adds m to the delta's rows, unless the state has accepted it already; a row by
