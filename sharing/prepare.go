@@ -27,10 +27,11 @@ type Query struct {
 	// Corrections count toward no budget; the cut keeps those its Next commits.
 	MaxBytes int
 	// ExceptAuthor's messages are left out of the delta's Messages, and its corrections out
-	// of its Corrections: the delta is the one without it less those messages, cut by the budget only then, so they take none of
-	// it, and Next commits past them as past the rest. They still part the elisions around
-	// them, as they do in the delta without it. The zero Author leaves out none. A reader
-	// to whom its own posts are never news passes itself.
+	// of its Corrections: the delta is the one without it less those messages, cut by the
+	// budget only then, so they take none of it, and Next commits past them as past the
+	// rest. They still part the elisions around them, as they do in the delta without it.
+	// The zero Author leaves out none. A reader to whom its own posts are never news passes
+	// itself.
 	ExceptAuthor transcript.Author
 }
 
