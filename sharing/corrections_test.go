@@ -123,3 +123,57 @@ func TestPrepareModelCorrectionsHeld(t *testing.T) {
 	}
 	t.Logf("%d protocols played, %d corrections applied to a row held", played, applied)
 }
+
+// TestPrepareCorrectionsCostNothingElsewhere checks that corrections cost a delta nothing
+// when its range holds none: over the model's random logs and queries, a Prepare whose
+// (M, B) holds no correction makes the same reads, and gives the same plan, as over the same
+// log with every correction a blank root (how a walk saw a desk before corrections).
+func TestPrepareCorrectionsCostNothingElsewhere(t *testing.T) {
+	ctx := context.Background()
+	compared := 0
+	modelRun(t, modelCases(300), func(r *rand.Rand, seed uint64, i int) bool {
+		c := modelGen(r, i%20 == 19)
+		M, B := c.q.State.Watermark, c.q.Before
+		blanked := slices.Clone(c.rows)
+		corrected := false
+		for j := range blanked {
+			m := &blanked[j]
+			if m.Corrects == 0 {
+				continue
+			}
+			corrected = corrected || (m.Seq > M && (B == 0 || m.Seq < B))
+			*m = transcript.Message{Seq: m.Seq, Author: m.Author}
+		}
+		if corrected || len(blanked) == 0 {
+			return true
+		}
+		var reads [2][]modelRead
+		var plans [2]sharing.Plan
+		for k, rows := range [][]transcript.Message{c.rows, blanked} {
+			log, err := memlog.From(rows)
+			if err != nil {
+				t.Fatalf("seed %d case %d: memlog.From: %v", seed, i, err)
+			}
+			rec := &modelRecorder{log: log}
+			plans[k], _ = sharing.Prepare(ctx, rec, c.q)
+			reads[k] = rec.reads
+		}
+		if !slices.Equal(reads[0], reads[1]) || len(plans[0].Delta.Corrections) != 0 ||
+			!slices.Equal(seqsOfPlan(plans[0]), seqsOfPlan(plans[1])) {
+			t.Errorf("seed %d case %d: with corrections outside (M, B), reads %v and plan %v; with blank rows instead, reads %v and plan %v\n%s",
+				seed, i, reads[0], seqsOfPlan(plans[0]), reads[1], seqsOfPlan(plans[1]), c)
+			return false
+		}
+		compared++
+		return true
+	})
+	if compared < 200 {
+		t.Errorf("only %d cases compared", compared)
+	}
+}
+
+// seqsOfPlan returns the Seqs of plan's messages, and its reason to reinitialize as a last
+// entry.
+func seqsOfPlan(plan sharing.Plan) []transcript.Sequence {
+	return append(seqsOf(plan.Delta.Messages), transcript.Sequence(plan.Reinitialize))
+}
