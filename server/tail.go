@@ -155,6 +155,7 @@ type tail struct {
 	start   bool                     // rows begin at the log's oldest row: nothing is older
 	head    transcript.Sequence      // the newest row read (0 while the log was empty)
 	good    map[[32]byte]token.Token // the desk's tokens, by hash, as read after the rows
+	pending []transcript.Message     // corrections this server appended above head (hub.corrected)
 	changed chan struct{}
 }
 
@@ -295,6 +296,7 @@ func (t *tail) refresh(ctx context.Context) error {
 	t.rows = append(t.rows, reversed(fresh)...)
 	t.bytes += bytes
 	t.head = fresh[0].Seq
+	t.applyPending(t.rows[len(t.rows)-len(fresh):])
 	t.trim()
 	close(t.changed)
 	t.changed = make(chan struct{})

@@ -14,8 +14,10 @@ var errTailLimit = errors.New("server: limit must be at least 1")
 // tailLog is a tail's transcript.Log: the desk's log as of the tail's head. A read whose
 // rows the tail holds is answered from memory; one below them goes to the store. Rows
 // committed after the tail's last refresh appear once it refreshes: the log a reader sees
-// is the log as it was at some moment, never a different history, since rows never change
-// and sequences follow commit order.
+// is the log as it was at some moment, never a different history, since sequences follow
+// commit order and a row changes only by a correction, which the tail applies to the rows
+// it holds when it reads the correction (at once for one this server appends): never
+// serving content a correction replaced or erased once it has read the correction.
 type tailLog struct{ t *tail }
 
 var _ transcript.Log = tailLog{}
