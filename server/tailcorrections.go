@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/sharedesk/transcript"
@@ -48,19 +49,19 @@ func (t *tail) applyCorrections(cs []transcript.Message) {
 		if !c.IsCorrection() {
 			continue
 		}
-		i, ok := t.find(c.Corrects)
-		if !ok {
-			continue
-		}
-		if t.rows[i].Revised < c.Seq {
-			copied = t.copyRows(copied)
-			t.revise(&t.rows[i], c.Content, c.Redacted)
-			t.rows[i].Revised = c.Seq
+		i, ok := t.find(c.Corrects) // i: the first row held after the target when not held
+		if ok {
+			if t.rows[i].Revised < c.Seq {
+				copied = t.copyRows(copied)
+				t.revise(&t.rows[i], c.Content, c.Redacted)
+				t.rows[i].Revised = c.Seq
+			}
+			i++
 		}
 		if !c.Redacted {
 			continue
 		}
-		for k := i + 1; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ {
+		for k := i; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ {
 			if m := &t.rows[k]; m.Corrects == c.Corrects && (m.Content != "" || !m.Redacted) {
 				copied = t.copyRows(copied)
 				t.revise(&t.rows[k], "", true)
@@ -85,20 +86,8 @@ func (t *tail) revise(m *transcript.Message, content string, redacted bool) {
 	t.bytes += rowBytes(m)
 }
 
-// find returns the index of the held row seq, if the tail holds it; t.mu is held.
+// find returns the index of the held row seq and true, if the tail holds it, else the
+// index of the first row held after it and false; t.mu is held.
 func (t *tail) find(seq transcript.Sequence) (int, bool) {
-	n := len(t.rows)
-	if n == 0 || seq < t.rows[0].Seq || seq > t.rows[n-1].Seq {
-		return 0, false
-	}
-	lo, hi := 0, n
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if t.rows[mid].Seq < seq {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return lo, lo < n && t.rows[lo].Seq == seq
+	return slices.BinarySearchFunc(t.rows, seq, func(m transcript.Message, s transcript.Sequence) int { return cmp.Compare(m.Seq, s) })
 }
