@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -141,13 +140,7 @@ func (s *stream) nextEvent() sseEvent {
 // correction decodes a correction event, checking its id is the correction's Seq.
 func (ev sseEvent) correction(t *testing.T) transcript.Message {
 	t.Helper()
-	if ev.event != "correction" {
-		t.Fatalf("event %+v, want a correction", ev)
-	}
-	var m transcript.Message
-	if err := json.Unmarshal([]byte(ev.data), &m); err != nil {
-		t.Fatalf("correction %s: %v", ev.data, err)
-	}
+	m := ev.row(t, "correction")
 	if ev.id != fmt.Sprint(m.Seq) || !m.IsCorrection() {
 		t.Fatalf("correction event id %q for %+v", ev.id, m)
 	}

@@ -41,20 +41,16 @@ func (t *tail) applyPending(fresh []transcript.Message) {
 // the correction before the tail read the row); a redaction erases every held correction
 // of its target older than it, always (a row read before the redaction committed may
 // hold content it erased). Applying a correction twice thus changes nothing. t.mu is
-// held. The rows are never written in place (readers hold the slice without the lock):
-// a correction of a held row copies them first.
+// held.
 func (t *tail) applyCorrections(cs []transcript.Message) {
-	copied := false
 	for _, c := range cs {
 		if !c.IsCorrection() {
 			continue
 		}
 		i, ok := t.find(c.Corrects) // i: the first row held after the target when not held
 		if ok {
-			if t.rows[i].Revised < c.Seq {
-				copied = t.copyRows(copied)
-				t.revise(&t.rows[i], c.Content, c.Redacted)
-				t.rows[i].Revised = c.Seq
+			if m := t.heldRow(i); m.Revised < c.Seq {
+				t.patch(m, transcript.Revision{Target: m.Seq, Content: c.Content, Redacted: c.Redacted, Revised: c.Seq})
 			}
 			i++
 		}
@@ -62,32 +58,76 @@ func (t *tail) applyCorrections(cs []transcript.Message) {
 			continue
 		}
 		for k := i; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ {
-			if m := &t.rows[k]; m.Corrects == c.Corrects && (m.Content != "" || !m.Redacted) {
-				copied = t.copyRows(copied)
-				t.revise(&t.rows[k], "", true)
+			if m := t.heldRow(k); m.Corrects == c.Corrects && (m.Content != "" || !m.Redacted) {
+				t.patch(m, transcript.Revision{Target: m.Seq, Redacted: true, Revised: m.Revised})
 			}
 		}
 	}
-}
-
-// copyRows gives the tail a copy of its rows unless copied, and reports true; t.mu is
-// held.
-func (t *tail) copyRows(copied bool) bool {
-	if !copied {
-		t.rows = append(t.rows[:0:0], t.rows...)
+	if len(t.patches) > maxPatches {
+		t.rows = t.patched(t.rows)
 	}
-	return true
 }
 
-// revise sets m's content and Redacted, keeping the tail's byte count; t.mu is held.
-func (t *tail) revise(m *transcript.Message, content string, redacted bool) {
-	t.bytes -= rowBytes(m)
-	m.Content, m.Redacted = content, redacted
-	t.bytes += rowBytes(m)
+// maxPatches is how many revised rows the tail keeps beside its rows before it copies
+// them with the revisions in: a correction costs a copy of the few patches, not of every
+// row held, and a read applies at most this many.
+const maxPatches = 64
+
+// heldRow is the i-th row held, as revised; t.mu is held.
+func (t *tail) heldRow(i int) transcript.Message {
+	m := t.rows[i]
+	if j, ok := findPatch(t.patches, m.Seq); ok {
+		revise(&m, t.patches[j])
+	}
+	return m
+}
+
+// revise writes r into m, the row it revises.
+func revise(m *transcript.Message, r transcript.Revision) {
+	m.Content, m.Redacted, m.Revised = r.Content, r.Redacted, r.Revised
+}
+
+// patch makes r, a revision of m (a row held as revised so far), one of the patches,
+// keeping the byte count; t.mu is held. The patches are never written in place (readers
+// hold them without the lock): a patch makes a new slice.
+func (t *tail) patch(m transcript.Message, r transcript.Revision) {
+	t.bytes -= rowBytes(&m)
+	revise(&m, r)
+	t.bytes += rowBytes(&m)
+	j, ok := findPatch(t.patches, r.Target)
+	next := make([]transcript.Revision, 0, len(t.patches)+1)
+	next = append(next, t.patches[:j]...)
+	next = append(next, r)
+	if ok {
+		j++
+	}
+	t.patches = append(next, t.patches[j:]...)
+}
+
+// patched returns a new copy of rows, rows held or the newest of them, with the patches
+// in, and drops the patches; t.mu is held.
+func (t *tail) patched(rows []transcript.Message) []transcript.Message {
+	out := append(rows[:0:0], rows...)
+	for _, r := range t.patches {
+		if j, ok := findSeq(out, r.Target); ok {
+			revise(&out[j], r)
+		}
+	}
+	t.patches = nil
+	return out
 }
 
 // find returns the index of the held row seq and true, if the tail holds it, else the
 // index of the first row held after it and false; t.mu is held.
-func (t *tail) find(seq transcript.Sequence) (int, bool) {
-	return slices.BinarySearchFunc(t.rows, seq, func(m transcript.Message, s transcript.Sequence) int { return cmp.Compare(m.Seq, s) })
+func (t *tail) find(seq transcript.Sequence) (int, bool) { return findSeq(t.rows, seq) }
+
+// findSeq returns the index of row seq in rows (ascending) and true, else the index of the
+// first row after it and false.
+func findSeq(rows []transcript.Message, seq transcript.Sequence) (int, bool) {
+	return slices.BinarySearchFunc(rows, seq, func(m transcript.Message, s transcript.Sequence) int { return cmp.Compare(m.Seq, s) })
+}
+
+// findPatch is findSeq for patches (ascending Target).
+func findPatch(patches []transcript.Revision, seq transcript.Sequence) (int, bool) {
+	return slices.BinarySearchFunc(patches, seq, func(r transcript.Revision, s transcript.Sequence) int { return cmp.Compare(r.Target, s) })
 }

@@ -51,12 +51,16 @@ func readAll(t *testing.T, mem *memlog.Log) []transcript.Message {
 // (which erase the target and its earlier corrections), by their authors and the operator.
 func TestTailAppliesCorrections(t *testing.T) {
 	authors := []transcript.Author{transcript.Operator(), transcript.Agent("coder", ""), transcript.Person("ann", "")}
-	for seed := range uint64(20) {
+	for seed := range uint64(8) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		mem := memlog.New()
-		tl := newTestTail(t, mem, 30, DefaultTailBytes)
+		tailRows, steps := 30, 120 // the tail trims, and copies its rows, often
+		if seed%2 == 1 {
+			tailRows, steps = 1000, 400 // it never trims: its patches outgrow maxPatches
+		}
+		tl := newTestTail(t, mem, tailRows, DefaultTailBytes)
 		var plain []transcript.Message // rows that may be corrected
-		for step := range 120 {
+		for step := range steps {
 			m := transcript.Message{Author: authors[r.IntN(len(authors))], Content: fmt.Sprintf("row %d secret-%d", step, step)}
 			if len(plain) > 0 && r.IntN(2) == 0 {
 				target := plain[r.IntN(len(plain))]
@@ -119,5 +123,74 @@ func TestTailCorrectedAtOnce(t *testing.T) {
 	}
 	if len(tl.pending) != 0 {
 		t.Errorf("%d corrections still pending after the tail read them", len(tl.pending))
+	}
+}
+
+// BenchmarkTailRefreshCorrection is one refresh of a full tail that reads two new rows: two
+// plain rows, or a plain row and an edit of a row the tail holds (a plain row 1,024 rows
+// back), which copies the rows held once before it changes one (readers hold them without
+// the lock). The ratio of edit to plain is what a correction costs the fan-out.
+func BenchmarkTailRefreshCorrection(b *testing.B) {
+	for _, kind := range []string{"plain", "edit"} {
+		b.Run(kind, func(b *testing.B) {
+			mem := memlog.New()
+			author := transcript.Agent("coder", "")
+			var plain []transcript.Sequence
+			appendRow := func(m transcript.Message) {
+				stored, err := mem.Append(b.Context(), m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !stored.IsCorrection() {
+					plain = append(plain, stored.Seq)
+				}
+			}
+			for i := range transcript.ScanLimit {
+				appendRow(transcript.Message{Author: author, Content: fmt.Sprint("row ", i)})
+			}
+			tl := newTestTail(b, mem, transcript.ScanLimit, DefaultTailBytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				appendRow(transcript.Message{Author: author, Content: "a new row"})
+				second := transcript.Message{Author: author, Content: "another new row"}
+				if kind == "edit" {
+					second = transcript.Message{Author: author, Corrects: plain[len(plain)-transcript.ScanLimit/4], Content: "an edit"}
+				}
+				appendRow(second)
+				if err := tl.refresh(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTailReadPatched is one page of the newest rows a tail holds, read as a stream's
+// delta reads it: with no patches, or with maxPatches of them among the page's rows (the
+// most a tail keeps before it copies its rows).
+func BenchmarkTailReadPatched(b *testing.B) {
+	for _, patches := range []int{0, maxPatches} {
+		b.Run(fmt.Sprint("patches=", patches), func(b *testing.B) {
+			mem := memlog.New()
+			author := transcript.Agent("coder", "")
+			for i := range transcript.ScanLimit {
+				if _, err := mem.Append(b.Context(), transcript.Message{Author: author, Content: fmt.Sprint("row ", i)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			tl := newTestTail(b, mem, transcript.ScanLimit, DefaultTailBytes)
+			tl.mu.Lock()
+			for k := range patches {
+				m := tl.rows[len(tl.rows)-1-2*k]
+				tl.patch(m, transcript.Revision{Target: m.Seq, Content: "an edit", Revised: m.Seq + 1})
+			}
+			tl.mu.Unlock()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tl.log().ReadBefore(b.Context(), 0, transcript.PageSize); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -39,8 +39,8 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 	}
 	t := l.t
 	t.mu.RLock()
-	rows, start := t.rows, t.start
-	t.mu.RUnlock() // rows is never written in place: refresh and trim replace or append past its length
+	rows, patches, start := t.rows, t.patches, t.start
+	t.mu.RUnlock() // neither is written in place: refresh and trim replace rows or append past its length, a correction replaces patches
 
 	i := len(rows) // rows[:i] are below before
 	if before != 0 {
@@ -62,7 +62,7 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 		return t.src.ReadBefore(ctx, before, limit)
 	}
 	k := min(limit, i)
-	page := transcript.Page{Messages: copyDescending(rows[i-k : i])}
+	page := transcript.Page{Messages: copyDescending(rows[i-k:i], patches)}
 	if i-k > 0 || !start {
 		page.Next = rows[i-k].Seq
 	}
@@ -70,8 +70,8 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 }
 
 // copyDescending returns rows, ascending, as a new page, newest first, with new audiences,
-// all of them in one array.
-func copyDescending(rows []transcript.Message) []transcript.Message {
+// all of them in one array, and the patches of rows among them written in.
+func copyDescending(rows []transcript.Message, patches []transcript.Revision) []transcript.Message {
 	out := make([]transcript.Message, len(rows))
 	n := 0
 	for _, m := range rows {
@@ -88,6 +88,15 @@ func copyDescending(rows []transcript.Message) []transcript.Message {
 			m.Audience = audiences[start:len(audiences):len(audiences)]
 		}
 		out[len(rows)-1-i] = m
+	}
+	if len(rows) > 0 && len(patches) > 0 {
+		lo, _ := findPatch(patches, rows[0].Seq)
+		hi, _ := findPatch(patches, rows[len(rows)-1].Seq+1)
+		for _, r := range patches[lo:hi] {
+			if j, ok := findSeq(rows, r.Target); ok {
+				revise(&out[len(rows)-1-j], r)
+			}
+		}
 	}
 	return out
 }
