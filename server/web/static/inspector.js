@@ -392,7 +392,7 @@
   // holds: its target, and for a redaction every earlier correction of it.
   function applyToDesk(c) {
     const target = deskCol.rows.get(c.corrects);
-    if (target) deskCol.rows.set(target.seq, corrected(target, c));
+    if (target && (target.revised || 0) < c.seq) deskCol.rows.set(target.seq, corrected(target, c));
     if (!c.redacted) return;
     for (const r of deskCol.rows.values()) {
       if (r.corrects === c.corrects && r.seq < c.seq) deskCol.rows.set(r.seq, { ...r, content: "", redacted: true });
@@ -640,7 +640,7 @@
       if (this.show !== "rows" || this.since !== null) return this.refresh();
       const m = this.messages && this.messages.get(c.corrects);
       const li = this.list.querySelector('[data-seq="' + c.corrects + '"]');
-      if (!m || !li) return;
+      if (!m || !li || (m.revised || 0) >= c.seq) return; // not shown, or shown as corrected already
       const fixed = corrected(m, c);
       this.messages.set(m.seq, fixed);
       const el = rowElement(fixed, { viewer: this.viewer, onSeq: (seq) => this.showDelta(seq) });
