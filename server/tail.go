@@ -204,6 +204,7 @@ func (t *tail) load(ctx context.Context) error {
 	if len(t.rows) > 0 {
 		t.head = t.rows[len(t.rows)-1].Seq
 	}
+	t.applyPending(nil) // a correction this server appended while the rows were read
 	t.trim()
 	t.mu.Unlock()
 	go t.run()
