@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -228,4 +229,47 @@ func TestResumedStreamErased(t *testing.T) {
 			s.close()
 		}
 	})
+}
+
+// TestOpenAPICorrections: the document describes the edit and the redaction with every
+// status they answer, their problem types by name, a redaction's body as optional, and
+// the stream's correction event.
+func TestOpenAPICorrections(t *testing.T) {
+	e := newEnv(t, sqliteStore(t), server.Options{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Description string                     `json:"description"`
+			RequestBody *struct{ Required bool }   `json:"requestBody"`
+			Responses   map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	body := e.do("GET", "/openapi.json", "", nil).body
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ops := doc.Paths["/v1/desks/{desk}/messages/{seq}"]
+	for method, required := range map[string]bool{"patch": true, "delete": false} {
+		op, ok := ops[method]
+		if !ok {
+			t.Errorf("no %s operation on /v1/desks/{desk}/messages/{seq}", method)
+			continue
+		}
+		for _, status := range []string{"200", "201", "400", "401", "403", "404", "409", "429"} {
+			if _, ok := op.Responses[status]; !ok {
+				t.Errorf("%s: status %s is not documented", method, status)
+			}
+		}
+		for _, kind := range []string{"not-author", "redacted", "not-found", "invalid-message", "key-conflict"} {
+			if !strings.Contains(op.Description, kind) {
+				t.Errorf("%s: the description names no %s problem: %s", method, kind, op.Description)
+			}
+		}
+		if op.RequestBody == nil || op.RequestBody.Required != required {
+			t.Errorf("%s: request body %+v, want required %v", method, op.RequestBody, required)
+		}
+	}
+	events := doc.Paths["/v1/desks/{desk}/events"]["get"]
+	if !strings.Contains(events.Description, "event: correction") || !strings.Contains(string(events.Responses["200"]), `"Event correction"`) {
+		t.Errorf("the stream's document tells of no correction event: %s", events.Description)
+	}
 }
