@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/sharedesk/transcript"
 )
@@ -44,15 +43,7 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 
 	i := len(rows) // rows[:i] are below before
 	if before != 0 {
-		i, _ = slices.BinarySearchFunc(rows, before, func(m transcript.Message, b transcript.Sequence) int {
-			switch {
-			case m.Seq < b:
-				return -1
-			case m.Seq > b:
-				return 1
-			}
-			return 0
-		})
+		i, _ = findSeq(rows, before)
 	}
 	if i == 0 {
 		if start {
