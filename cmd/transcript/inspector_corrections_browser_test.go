@@ -16,7 +16,8 @@ import (
 // against serve --demo: an edit made through the API arrives live in a viewer's column,
 // in place and marked edited; the operator redacts the row from the desk column (a button
 // that asks twice), and the row becomes a stub in the desk column and in the viewer's,
-// whose DOM then holds none of its words; the console has no error.
+// whose DOM then holds none of its words; so does one redacted with the desk column's form
+// (the keyboard's way); the console has no error.
 func TestInspectorCorrectionsInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -82,6 +83,25 @@ func TestInspectorCorrectionsInBrowser(t *testing.T) {
 		if strings.Contains(html, words) {
 			t.Errorf("after the redaction the page still holds %q", words)
 		}
+	}
+
+	// The keyboard's way: the desk column's form, a row's number, submitted twice.
+	const third = "Build 4711's canary key is k-0042."
+	op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": third}, &posted)
+	row = fmt.Sprintf(`li[data-seq="%d"]`, posted.Seq)
+	b.run(t, "redact with the desk column's form",
+		chromedp.WaitVisible(css(`#desk `+row)),
+		chromedp.SendKeys(css(`#desk .redact-row input[name=seq]`), fmt.Sprint(posted.Seq)),
+		chromedp.Click(css(`#desk .redact-row button`)),
+	)
+	b.poll(t, "the form asks again", `document.querySelector("#desk .redact-row .status").textContent.includes("again")`)
+	b.run(t, "confirm with the desk column's form",
+		chromedp.Click(css(`#desk .redact-row button`)),
+		chromedp.WaitVisible(css(`#desk `+row+`.redacted`)),
+		chromedp.WaitVisible(css(triage+" "+row+`.redacted`)),
+	)
+	if html := get(t, b, "the page", chromedp.OuterHTML(css(`#columns`))); strings.Contains(html, "k-0042") {
+		t.Error("after the form's redaction the page still holds the row's words")
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)

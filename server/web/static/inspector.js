@@ -127,11 +127,14 @@
     return li;
   }
 
-  // redactButton asks twice before it calls redact: a redaction erases for good.
+  // redactButton asks twice before it calls redact: a redaction erases for good. It is no
+  // tab stop (every row of the desk has one): the desk column's redact form is the
+  // keyboard's way.
   function redactButton(redact) {
     const b = document.createElement("button");
     b.type = "button";
     b.className = "redact";
+    b.tabIndex = -1;
     b.textContent = "Redact";
     b.title = "Erase this row's content for good";
     b.addEventListener("click", async (ev) => {
@@ -387,6 +390,32 @@
   async function onRedact(seq) {
     await call("DELETE", base + "/messages/" + seq);
   }
+
+  // The desk column's redact form: a row's number, then a second submit to confirm.
+  const redactForm = deskCol.el.querySelector(".redact-row");
+  const redactStatus = redactForm.querySelector(".status");
+  let armed = null; // the seq the next submit redacts
+  redactForm.seq.addEventListener("input", () => {
+    armed = null;
+    redactStatus.textContent = "";
+  });
+  redactForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const seq = Number(redactForm.seq.value);
+    if (armed !== seq) {
+      armed = seq;
+      redactStatus.textContent = "Submit again to erase #" + seq + " for good.";
+      return;
+    }
+    armed = null;
+    try {
+      await onRedact(seq);
+      redactStatus.textContent = "#" + seq + " redacted.";
+      redactForm.seq.value = "";
+    } catch (err) {
+      redactStatus.textContent = "Could not redact #" + seq + ": " + err.message;
+    }
+  });
 
   // applyToDesk applies c, a correction the desk's stream sent, to the rows the desk column
   // holds: its target, and for a redaction every earlier correction of it.
