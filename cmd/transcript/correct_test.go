@@ -112,6 +112,10 @@ func TestEditRedact(t *testing.T) {
 				t.Errorf("%s: want exit 1 and %q, got:\n%s", tc.name, tc.stderr, r)
 			}
 		}
+		d := decode[deltaJSON](t, "delta after the redaction", c.ok("delta", "--as", "person:ben", "--state", state, "--format", "json"))
+		if len(d.Corrections) != 1 || d.Corrections[0].Seq != 8 || !d.Corrections[0].Redacted || d.Corrections[0].Corrects != 1 {
+			t.Errorf("Ben's delta after the redaction: corrections %+v, want the redaction #8 of #1", d.Corrections)
+		}
 
 		// The erasure: no output of any command holds what the redaction erased.
 		outputs := map[string]string{"export": c.ok("export")}
