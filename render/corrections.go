@@ -31,4 +31,3 @@ func WithCorrections(msgs, corrections []transcript.Message) []transcript.Messag
 	out = append(out, msgs[i:]...)
 	return append(out, corrections[j:]...)
 }
-
