@@ -10,14 +10,17 @@ import "context"
 // At, when zero, the time of the append, and its Audience as ResolveAudience gives it, in a
 // new slice the caller owns. m must satisfy ValidateNew (with the store's content limit, at
 // most MaxContent), its Parent must be 0 or an older row of the same desk, and the reply rule
-// must hold. A Key the desk holds already stores nothing: Append returns the stored row when
-// MatchKey finds m the same message, and fails with an error matching ErrKeyConflict (a
-// *KeyConflictError) otherwise.
+// must hold. A correction (m.Corrects != 0) must satisfy ResolveCorrection, and is applied
+// in the same transaction: its target's content becomes the edit's or, for a redaction, is
+// erased with that of every earlier correction of the target, and its Revised becomes m's
+// Seq (SettleBatch decides it all). A Key the desk holds already stores nothing: Append
+// returns the stored row when MatchKey finds m the same message, and fails with an error
+// matching ErrKeyConflict (a *KeyConflictError) otherwise.
 //
 // A refusal stores nothing and matches ErrInvalidMessage and the rule's sentinel
 // (ErrInvalidDesk, ErrInvalidAuthor, ErrInvalidAudience, ErrTooLarge, ErrText, ErrAt,
-// ErrNoParent, ErrNotReadable); it names rows by Seq and never quotes content or an aside's
-// readers. Any other error is the store's own failure, matching ctx.Err() when ctx is done.
+// ErrNoParent, ErrNotReadable, ErrNotAuthor, ErrRedacted); it names rows by Seq and never
+// quotes content or an aside's readers. Any other error is the store's own failure, matching ctx.Err() when ctx is done.
 // Implementations are safe for concurrent use, also by several processes over one database.
 type Appender interface {
 	Append(ctx context.Context, desk string, m Message) (Message, error)

@@ -22,6 +22,13 @@
 // audience in from its parent and refuses a reply from someone who may not read the parent
 // ([ErrNotReadable]).
 //
+// The log is append-only, and still a row can change: a correction is a new row that names
+// the row it corrects ([Message.Corrects]) — an edit by the row's author, or a redaction by
+// its author or the operator, which erases the row's content for good. Every log that
+// appends applies [ResolveCorrection] and writes the change to the target in the same
+// transaction; a view shows the row as it is now ([Message.Revised], [Message.Redacted]),
+// in the place it always had, and never the correction itself.
+//
 // The walk trusts nothing it reads. Every page is checked against the port's contract (see
 // [Pager]); a host that breaks it gets a [*ContractError] naming the read, the bound and
 // limit asked for, and the sequence that broke which rule — never a plausible-looking

@@ -9,6 +9,10 @@
 // The transport then appends the message (transcript.NewRowAppender's AppendNew, so that a
 // replayed key is told from a new row), and Refusal words the store's refusal.
 //
+// A correction (an edit or a redaction of a row) goes the same way: PrepareCorrection builds
+// it, the store applies the correction rule as it writes it, and Refusal words a refusal
+// (NoTarget for a row the author may not read, as for a missing one; NotAuthor; Redacted).
+//
 // Every refusal is an *Error of one Kind, which each transport maps to its answer (an HTTP
 // problem's status and type, an MCP tool error). Its Reason says what is wrong without
 // quoting content or naming an aside's readers, and a parent that does not exist reads as

@@ -36,6 +36,9 @@ const (
 	TooLarge                        // content over the content limit
 	NoParent                        // no row the author may read has the parent's seq
 	KeyConflict                     // the key names a different row of the desk
+	NoTarget                        // a correction's target: no row the author may read has its seq
+	NotAuthor                       // a correction by someone who may not make it (an edit by anyone but the author; a redaction by anyone but the author or the operator)
+	Redacted                        // a correction of a row that was redacted
 )
 
 // Error is a refusal of a post. Nothing was stored.
@@ -108,6 +111,8 @@ func Refusal(m transcript.Message, err error) error {
 		return nil
 	case errors.Is(err, transcript.ErrTooLarge): // the store's own limit, below transcript.MaxContent
 		return &Error{Kind: TooLarge, Reason: "the content is over the store's limit", Err: err}
+	case m.IsCorrection():
+		return correctionRefusal(m, err)
 	case errors.Is(err, transcript.ErrNotReadable), errors.Is(err, transcript.ErrNoParent):
 		return &Error{Kind: NoParent, Reason: fmt.Sprintf("no message %d that the author can read", m.Parent), Err: err}
 	case errors.Is(err, transcript.ErrInvalidAudience):
@@ -116,4 +121,26 @@ func Refusal(m transcript.Message, err error) error {
 		return &Error{Kind: InvalidMessage, Reason: "the desk's name breaks the rule for desk names (1 to 100 letters, digits, '.', '_' or '-', not . or ..): it can be read and exported, not written to", Err: err}
 	}
 	return &Error{Kind: InvalidMessage, Reason: "the store refused the message (text must be valid UTF-8 without NUL bytes, and the parent an older row of the desk)", Err: err}
+}
+
+// correctionRefusal is Refusal of the correction m.
+func correctionRefusal(m transcript.Message, err error) error {
+	switch {
+	case errors.Is(err, transcript.ErrNotReadable):
+		return &Error{Kind: NoTarget, Reason: fmt.Sprintf("no message %d that the author can read", m.Corrects), Err: err}
+	case errors.Is(err, transcript.ErrNotAuthor):
+		reason := fmt.Sprintf("only the author of message %d may edit it", m.Corrects)
+		if m.Redacted {
+			reason = fmt.Sprintf("only the author of message %d or the operator may redact it", m.Corrects)
+		}
+		return &Error{Kind: NotAuthor, Reason: reason, Err: err}
+	case errors.Is(err, transcript.ErrRedacted):
+		return &Error{Kind: Redacted, Reason: fmt.Sprintf("message %d was redacted: it can no longer be corrected", m.Corrects), Err: err}
+	case errors.Is(err, transcript.ErrTooLarge):
+		return &Error{Kind: TooLarge, Reason: "the content is over the store's limit", Err: err}
+	case errors.Is(err, transcript.ErrInvalidAudience):
+		return &Error{Kind: InvalidAudience, Reason: "a correction keeps the readers of the row it corrects: leave its audience out", Err: err}
+	}
+	// A correction of a correction or of a blank row: the rule's words name rows by seq only.
+	return &Error{Kind: InvalidMessage, Reason: transcript.Reason(err), Err: err}
 }

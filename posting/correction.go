@@ -1,0 +1,36 @@
+package posting
+
+import (
+	"errors"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Correction is an edit or a redaction as a transport decoded it. The author is not part of
+// it: it is the participant the transport authenticated.
+type Correction struct {
+	Target  transcript.Sequence // the row corrected
+	Redact  bool                // a redaction, which erases the target; else an edit
+	Content string              // an edit's new content; empty for a redaction
+	Key     string
+}
+
+// PrepareCorrection turns c, by author, into the correction to append: an edit, or a
+// redaction with no content. It checks transcript.ValidateNew only; whether the author may
+// correct the target is the correction rule, which the store applies in the transaction
+// that writes the correction (see transcript.ResolveCorrection), and Refusal words its
+// refusals. A refusal is an *Error.
+func PrepareCorrection(author transcript.Author, c Correction) (transcript.Message, error) {
+	m := transcript.Message{Author: author, Corrects: c.Target, Redacted: c.Redact, Content: c.Content, Key: c.Key}
+	if c.Target == 0 {
+		return m, &Error{Kind: NoTarget, Reason: "no message 0: a correction names the row it corrects"}
+	}
+	if err := transcript.ValidateNew(m); err != nil {
+		kind := InvalidMessage
+		if errors.Is(err, transcript.ErrTooLarge) {
+			kind = TooLarge
+		}
+		return m, &Error{Kind: kind, Reason: transcript.Reason(err), Err: err}
+	}
+	return m, nil
+}
