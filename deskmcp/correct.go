@@ -13,25 +13,24 @@ import (
 
 // editMessage is the edit_message tool: the participant's edit of row in.Seq.
 func (t *tools) editMessage(ctx context.Context, in EditMessageArgs) (string, transcript.Message, error) {
-	return t.correct(ctx, "edit_message", transcript.Message{Author: t.me, Corrects: in.Seq, Content: in.Content, Key: in.Key})
+	return t.correct(ctx, "edit_message", posting.Correction{Target: in.Seq, Content: in.Content, Key: in.Key})
 }
 
 // redactMessage is the redact_message tool: the participant's redaction of row in.Seq.
 func (t *tools) redactMessage(ctx context.Context, in RedactMessageArgs) (string, transcript.Message, error) {
-	return t.correct(ctx, "redact_message", transcript.Message{Author: t.me, Corrects: in.Seq, Redacted: true, Key: in.Key})
+	return t.correct(ctx, "redact_message", posting.Correction{Target: in.Seq, Redact: true, Key: in.Key})
 }
 
-// correct appends m, a correction by the participant, as post_message appends a message.
-// The store decides it by the correction rule (transcript.ResolveCorrection) before it
-// writes anything, and its refusal is the tool's error (correctionError). A stored
-// correction acknowledges the participant's staged read of the conversation its target is
-// in, as a post there does: the channel for a root, its root's thread for a reply.
-func (t *tools) correct(ctx context.Context, tool string, m transcript.Message) (string, transcript.Message, error) {
-	if m.Corrects == 0 { // the schemas' minimum: a correction of nothing would be a new root
-		return "", transcript.Message{}, messageError(0)
-	}
-	if err := transcript.ValidateNew(m); err != nil {
-		return "", transcript.Message{}, fmt.Errorf("%w: %s", ErrBadMessage, transcript.Reason(err))
+// correct appends c, a correction by the participant, as post_message appends a message:
+// posting.PrepareCorrection builds it, the store decides it by the correction rule
+// (transcript.ResolveCorrection) before it writes anything, and a refusal is the tool's
+// error (correctionError). A stored correction acknowledges the participant's staged read
+// of the conversation its target is in, as a post there does: the channel for a root, its
+// root's thread for a reply.
+func (t *tools) correct(ctx context.Context, tool string, c posting.Correction) (string, transcript.Message, error) {
+	m, err := posting.PrepareCorrection(t.me, c)
+	if err != nil {
+		return "", transcript.Message{}, t.correctionError(ctx, tool, m, err)
 	}
 	// The append is not the client's to cancel: once begun it finishes.
 	stored, created, err := t.svc.st.AppendNew(context.WithoutCancel(ctx), t.desk, m)
@@ -63,28 +62,24 @@ func rowConversation(desk string, m transcript.Message) transcript.Conversation 
 	return transcript.Conversation{Desk: desk, Thread: m.Parent}
 }
 
-// correctionError is the tool error for err, the store's refusal of m, a correction, or
-// its failure. A target the participant may not read is refused as a missing one, and no
+// correctionError is the tool error for err, a refusal of m, a correction (a
+// *posting.Error, or the store's refusal, which posting.Refusal words), or the store's
+// failure. A target the participant may not read is refused as a missing one, and no
 // refusal quotes content.
 func (t *tools) correctionError(ctx context.Context, tool string, m transcript.Message, err error) error {
-	switch {
-	case errors.Is(err, transcript.ErrNotReadable), errors.Is(err, transcript.ErrNoParent):
-		return messageError(m.Corrects)
-	case errors.Is(err, transcript.ErrNotAuthor) && m.Redacted:
-		return fmt.Errorf("%w: only the author of #%d, or the operator, may redact it", ErrNotAuthor, m.Corrects)
-	case errors.Is(err, transcript.ErrNotAuthor):
-		return fmt.Errorf("%w: only the author of #%d may edit it", ErrNotAuthor, m.Corrects)
-	case errors.Is(err, transcript.ErrRedacted):
-		return fmt.Errorf("%w: #%d was redacted: nothing of it is left to correct", ErrRedacted, m.Corrects)
-	case errors.Is(err, transcript.ErrKeyConflict), errors.Is(err, transcript.ErrTooLarge), errors.Is(err, transcript.ErrInvalidDesk):
-		var refusal *posting.Error
-		if errors.As(posting.Refusal(m, err), &refusal) {
-			return fmt.Errorf("%w: %s", ErrBadMessage, refusal.Reason)
-		}
-	case errors.Is(err, transcript.ErrInvalidMessage):
-		return fmt.Errorf("%w: #%d cannot be corrected: it is a correction itself, or blank", ErrBadMessage, m.Corrects)
+	var refusal *posting.Error
+	if !errors.As(err, &refusal) && !errors.As(posting.Refusal(m, err), &refusal) {
+		return t.unavailable(ctx, tool, err)
 	}
-	return t.unavailable(ctx, tool, err)
+	switch refusal.Kind {
+	case posting.NoTarget:
+		return messageError(m.Corrects)
+	case posting.NotAuthor:
+		return fmt.Errorf("%w: %s", ErrNotAuthor, refusal.Reason)
+	case posting.Redacted:
+		return fmt.Errorf("%w: %s", ErrRedacted, refusal.Reason)
+	}
+	return fmt.Errorf("%w: %s", ErrBadMessage, refusal.Reason)
 }
 
 // messageError names the seq the caller gave, and nothing of any row.
