@@ -198,3 +198,42 @@ func TestCorrectionRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestCorrectionAcknowledges: an edit or a redaction acknowledges the participant's staged
+// read of the conversation its target is in, as a post there does: after a crash, that
+// read is not delivered again; a read of another conversation stays staged.
+func TestCorrectionAcknowledges(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st store) {
+		root := appendAs(t, st, transcript.Message{Author: agentA, Content: "A's root"})
+		reply := appendAs(t, st, transcript.Message{Author: agentA, Content: "A's reply", Parent: root.Seq})
+		a := connect(t, service(t, st), agentA)
+		a.Read(deskmcp.ReadDeskArgs{})
+		a.Read(deskmcp.ReadDeskArgs{})
+		a.Read(deskmcp.ReadDeskArgs{Thread: root.Seq})
+		a.Read(deskmcp.ReadDeskArgs{Thread: root.Seq})
+		news := appendAs(t, st, transcript.Message{Author: ana, Content: "news"})
+		appendAs(t, st, transcript.Message{Author: ana, Content: "thread news", Parent: root.Seq})
+		a.Read(deskmcp.ReadDeskArgs{})                 // delivers news, staged
+		a.Read(deskmcp.ReadDeskArgs{Thread: root.Seq}) // delivers inThread, staged
+		if _, _, err := edit(a, deskmcp.EditMessageArgs{Seq: reply.Seq, Content: "A's reply, fixed"}); err != nil {
+			t.Fatal(err)
+		}
+		// A crash: a new Service over the same store. The edit of a reply in the thread
+		// acknowledged the thread's read, not the channel's.
+		a2 := connect(t, service(t, st), agentA)
+		if r, _ := a2.Read(deskmcp.ReadDeskArgs{Thread: root.Seq}); len(r.Messages) != 0 {
+			t.Errorf("after the edit in the thread, its read = %v, want nothing new", seqs(r.Messages))
+		}
+		r, _ := a2.Read(deskmcp.ReadDeskArgs{})
+		if len(r.Messages) != 1 || r.Messages[0].Seq != news.Seq {
+			t.Fatalf("the channel's read = %v, want #%d again: nothing acknowledged it", seqs(r.Messages), news.Seq)
+		}
+		if _, _, err := redact(a2, deskmcp.RedactMessageArgs{Seq: root.Seq}); err != nil {
+			t.Fatal(err)
+		}
+		a3 := connect(t, service(t, st), agentA)
+		if r, _ := a3.Read(deskmcp.ReadDeskArgs{}); len(r.Messages) != 0 {
+			t.Errorf("after the redaction of a root, the channel's read = %v, want nothing new", seqs(r.Messages))
+		}
+	})
+}
