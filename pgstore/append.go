@@ -25,6 +25,9 @@ const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 // transcript.Appender describes. At is stored in UTC, rounded down to the microsecond, and
 // returned as stored. Besides ValidateNew's rules, content is at most the store's limit
 // (WithMaxContent) and text holds no NUL byte (ErrText). A refusal is an *AppendError.
+// A correction (m.Corrects set) is decided by transcript.ResolveCorrection against its
+// target as stored, and applied to it in the same transaction: the target's content,
+// Redacted and Revised change, and a redaction erases its earlier corrections too.
 //
 // Every statement runs under ctx. A refusal, or an error before the round trip that
 // carries the COMMIT, means nothing was stored; an error from that round trip leaves
@@ -40,7 +43,7 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // a stored row that is the same message (a replay), which it returns. Of appends of one key
 // to one desk, from any number of processes, exactly one reports a new row.
 func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
-	rows, added, err := s.append(ctx, desk, []transcript.Message{m}, false)
+	rows, added, err := s.append(ctx, desk, []transcript.Message{m}, false, false)
 	if err != nil {
 		return transcript.Message{}, false, err
 	}
@@ -50,14 +53,30 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
 // them or, on any error, none. Each message follows Append's rules, except that its Parent
-// may also be transcript.BatchParent(j) for an earlier message j of msgs; a reply to an
-// aside of the batch gets the aside's readers (transcript.SettleBatch is the rule). A
+// (or its Corrects) may also be transcript.BatchParent(j) for an earlier message j of msgs;
+// a reply to an aside of the batch gets the aside's readers, and the corrections apply in
+// order (transcript.SettleBatch is the rule). A
 // message whose Key desk holds is skipped when it is the same message as the stored row
 // (a BatchParent naming it resolves to the stored row), and fails the whole batch
 // otherwise; the stored messages take consecutive Seqs, so a re-import writes nothing. A
 // refusal is an *AppendError naming the message's index; one Key on two messages is
 // ErrDuplicateKey. An empty batch stores nothing; msgs are not modified.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
+	return s.appendAll(ctx, desk, msgs, false)
+}
+
+// RestoreBatch is AppendBatch for rows an export wrote, which it stores as they were stored
+// (transcript.SettleRestored is the rule): a row's Revised and Redacted are kept, a
+// redacted row holds no content, and a correction is decided by the correction rule but not
+// applied again, since the rows hold its result; it may correct a redacted row. Each row
+// follows transcript.ValidateRestoredWithin with the store's content limit. All or nothing,
+// with AppendBatch's errors.
+func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
+	return s.appendAll(ctx, desk, rows, true)
+}
+
+// appendAll is AppendBatch, or RestoreBatch when restore.
+func (s *Store) appendAll(ctx context.Context, desk string, msgs []transcript.Message, restore bool) error {
 	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
 		return err
 	}
@@ -67,17 +86,21 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 		}
 		return nil
 	}
-	rows, _, err := s.append(ctx, desk, msgs, true)
+	rows, _, err := s.append(ctx, desk, msgs, true, restore)
 	if err == nil {
 		s.appended(desk, rows)
 	}
 	return err
 }
 
-// appended notes, in a Store with standbys, that desk holds rows, as an append returned
-// them: reads of desk through the Store then wait for a standby to replay them, or read from
-// the primary (route).
+// appended notes that desk holds rows, as an append returned them: when they hold a
+// correction, the Logs' rows read ahead of desk are stale (Store.changes); in a Store with
+// standbys, reads of desk through the Store then wait for a standby to replay them, or read
+// from the primary (route).
 func (s *Store) appended(desk string, rows []transcript.Message) {
+	if holdsCorrection(rows) {
+		s.changes.bump(desk)
+	}
 	if !s.replicas.active() {
 		return
 	}
@@ -93,8 +116,10 @@ func (s *Store) appended(desk string, rows []transcript.Message) {
 const keyAttempts = 3
 
 // append validates msgs, then in one transaction moves desk's head past them, settles them
-// (their parents, their audiences by the reply rule, their keys) and inserts the new rows,
-// in one round trip or two. It returns every message as stored: the new rows, and the stored rows
+// (their parents, their audiences by the reply rule, their keys, their targets by the
+// correction rule) and inserts the new rows, applying the corrections to the rows they
+// correct, in one round trip or two. When restore, msgs are an export's rows, validated
+// and settled as RestoreBatch says. It returns every message as stored: the new rows, and the stored rows
 // that messages with a present key are; and how many new rows it stored.
 //
 // Every way that commits queues notifySQL right after its COMMIT, in the same round trip:
@@ -110,14 +135,16 @@ const keyAttempts = 3
 // (parentsSQL) and the rows holding the keys (keyRowsSQL), and the second inserts the new
 // rows and commits, or, when every message is a stored row already, rolls back
 // (appendLocked). A batch that the first way refuses takes the third too, so
-// that its error names the batch's rows by the Seqs they would have had.
+// that its error names the batch's rows by the Seqs they would have had; so does every
+// append that holds a correction, whose target the correction rule must read, and every
+// restore.
 //
 // A keyed batch takes the third way because a conditional insert of many rows would skip
 // the present ones and leave their Seqs as gaps; made conditional on all its keys' absence
 // instead, it cost a batch of new keys as much as the third way (the same statements, less
 // one) and a re-import of present rows half as much again (it sends every row's content to
 // find them present).
-func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Message, batch bool) (_ []transcript.Message, added int, _ error) {
+func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Message, batch, restore bool) (_ []transcript.Message, added int, _ error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -136,7 +163,7 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 	now := time.Now()
 	prepared := make([]transcript.Message, len(msgs))
 	for i, m := range msgs {
-		r, err := s.prepare(m, index(i), now)
+		r, err := s.prepare(m, index(i), now, restore)
 		if err != nil {
 			return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
 		}
@@ -146,9 +173,9 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 		return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
 	}
 
-	lookup, keys := storedParents(prepared), appendKeys(prepared)
+	lookup, keys, whole := storedParents(prepared), appendKeys(prepared), restore || holdsCorrection(prepared)
 	var ahead []transcript.Message
-	if len(lookup) == 0 && (len(keys) == 0 || len(prepared) == 1) {
+	if len(lookup) == 0 && (len(keys) == 0 || len(prepared) == 1) && !whole {
 		if settled, _, err := transcript.SettleBatch(prepared, 0, nil, nil); err == nil {
 			ahead = settled.Rows
 		}
@@ -177,7 +204,7 @@ func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Messa
 		return []transcript.Message{row}, added, nil
 	}
 	for attempt := 1; ; attempt++ {
-		rows, added, i, err := s.appendLocked(ctx, conn, desk, prepared, lookup, keys)
+		rows, added, i, err := s.appendLocked(ctx, conn, desk, prepared, lookup, keys, whole, restore)
 		if i >= 0 {
 			return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
 		}
@@ -324,14 +351,16 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 }
 
 // appendLocked stores msgs, prepared but not settled: BEGIN, the head moved past all of
-// them, and the stored parents lookup names and the stored rows holding keys read (by
-// parentSQL and keyRowSQL when there is one, by parentsSQL and keyRowsSQL under
-// genericPlansSQL when there are more), in one round trip; then, settled, in another (finish). It returns every message as stored, and how many new rows it stored. A
+// them, and the stored parents and targets lookup names and the stored rows holding keys
+// read (by parentSQL and keyRowSQL when there is one, by parentsSQL and keyRowsSQL under
+// genericPlansSQL when there are more; when whole, the rows lookup names are read whole, by
+// storedRowSQL or storedRowsSQL, as the correction rule needs), in one round trip; then,
+// settled (as restored rows when restore), in another (finish). It returns every message as stored, and how many new rows it stored. A
 // message the reply rule, its parent or its key refuses is reported by its index, with the
 // reason (nothing is stored, and the index is -1 for any other error). A unique violation
 // of the key index (keyTaken) is returned as it is, all rolled back, for the caller to try
 // again.
-func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, lookup []int64, keys []string) (_ []transcript.Message, added, index int, _ error) {
+func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, lookup []int64, keys []string, whole, restore bool) (_ []transcript.Message, added, index int, _ error) {
 	var (
 		b       pgx.Batch
 		base    int64
@@ -345,6 +374,10 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 	}
 	b.Queue(lockHeadSQL, desk, int64(len(msgs)))
 	switch {
+	case len(lookup) == 1 && whole:
+		b.Queue(storedRowSQL, desk, lookup[0])
+	case len(lookup) > 1 && whole:
+		b.Queue(storedRowsSQL, desk, lookup)
 	case len(lookup) == 1:
 		b.Queue(parentSQL, desk, lookup[0])
 	case len(lookup) > 1:
@@ -369,7 +402,12 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 			return err
 		}
 		var err error
-		if len(lookup) > 0 {
+		switch {
+		case len(lookup) > 0 && whole:
+			if stored, err = s.readStored(br, len(lookup)); err != nil {
+				return err
+			}
+		case len(lookup) > 0:
 			if stored, err = s.readParents(br, len(lookup)); err != nil {
 				return err
 			}
@@ -383,7 +421,7 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 		conn.Exec(ctx, "ROLLBACK")
 		return nil, 0, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
 	}
-	return s.finish(ctx, conn, desk, msgs, transcript.Sequence(base), stored, present)
+	return s.finish(ctx, conn, desk, msgs, transcript.Sequence(base), stored, present, restore)
 }
 
 // finish settles msgs in the transaction on conn, which holds desk's lock and has moved its
@@ -391,11 +429,17 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 // their keys (present) it read; then, in one round trip, moves the head back past the
 // messages skipped (their keys present), inserts the new rows and commits. When every
 // message is skipped (a replay, a re-import), it rolls back instead: nothing is written,
-// the head's move undone. It returns every message as stored and how many new rows it
+// the head's move undone. The rows stored before that the append's corrections change are
+// updated in the same round trip, after the insert (queueRevisions). When restore, msgs
+// are settled by transcript.SettleRestored, which changes no stored row. It returns every message as stored and how many new rows it
 // stored, or the index of the message transcript.SettleBatch refused and why, as
 // appendLocked does.
-func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (_ []transcript.Message, _, index int, _ error) {
-	settled, i, err := transcript.SettleBatch(msgs, base, stored, present)
+func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message, restore bool) (_ []transcript.Message, _, index int, _ error) {
+	settle := transcript.SettleBatch
+	if restore {
+		settle = transcript.SettleRestored
+	}
+	settled, i, err := settle(msgs, base, stored, present)
 	if err != nil {
 		conn.Exec(ctx, "ROLLBACK")
 		return nil, 0, i, err
@@ -416,6 +460,7 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 		b.Queue(returnHeadSQL, desk, int64(skipped))
 	}
 	b.Queue(insertSQL, args...)
+	revisions := queueRevisions(&b, desk, base, settled.Revisions)
 	if s.hooks.beforeCommit == nil {
 		s.queueCommit(&b, desk)
 	}
@@ -426,7 +471,10 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 				return err
 			}
 		}
-		if err := execInsert(br, len(added)); err != nil || s.hooks.beforeCommit != nil {
+		if err := execInsert(br, len(added)); err != nil {
+			return err
+		}
+		if err := revisions(br); err != nil || s.hooks.beforeCommit != nil {
 			return err
 		}
 		return readCommit(br, &committed)
@@ -490,14 +538,16 @@ func roundTrip(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, read func(
 	return err
 }
 
-// storedParents returns the distinct parents rows name by Seq, ascending: those that may be
-// stored rows, which the reply rule must read. It is nil when every Parent is 0 or a
-// BatchParent.
+// storedParents returns the distinct parents and targets rows name by Seq, ascending:
+// those that may be stored rows, which the reply rule and the correction rule must read.
+// It is nil when every Parent and Corrects is 0 or a BatchParent.
 func storedParents(rows []transcript.Message) []int64 {
 	var seqs []int64
 	for _, r := range rows {
-		if _, batch := r.Parent.BatchIndex(); !batch && r.Parent != 0 {
-			seqs = append(seqs, int64(r.Parent))
+		for _, seq := range [2]transcript.Sequence{r.Parent, r.Corrects} {
+			if _, batch := seq.BatchIndex(); !batch && seq != 0 {
+				seqs = append(seqs, int64(seq))
+			}
 		}
 	}
 	slices.Sort(seqs)

@@ -47,9 +47,10 @@ RETURNING d.head - $2`
 const notifySQL = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('` + notifyChannel + `', $1)`
 
 // parentsSQL reads, by primary key, the rows of desk $1 whose Seq is in $2: what the reply
-// rule needs of an append's stored parents (never their content). It runs after lockHeadSQL
-// in the same transaction, so it sees every row below the head (each statement of a READ
-// COMMITTED transaction sees what committed before it started).
+// rule needs of an append's stored parents (never their content; corrects, to refuse a
+// reply to a correction). It runs after lockHeadSQL in the same transaction, so it sees
+// every row below the head (each statement of a READ COMMITTED transaction sees what
+// committed before it started).
 //
 // One probe of the primary key per parent, whatever the plan: the subquery that LIMIT keeps
 // from being flattened is a full-key equality, which PostgreSQL plans as an index scan even
@@ -58,10 +59,10 @@ const notifySQL = `SELECT set_config('synchronous_commit', 'off', true), pg_noti
 // PostgreSQL keeps a generic plan until the table is analyzed again), scans the whole desk
 // through the thread index, and a reply's append then slowed as its desk grew.
 const parentsSQL = `
-SELECT m.seq, m.author_kind, m.author_id, m.author_label, m.audience
+SELECT m.seq, m.author_kind, m.author_id, m.author_label, m.audience, m.corrects
 FROM unnest($2::bigint[]) AS p(seq)
 CROSS JOIN LATERAL (
-	SELECT seq, author_kind, author_id, author_label, audience
+	SELECT seq, author_kind, author_id, author_label, audience, coalesce(corrects, 0) AS corrects
 	FROM transcript_messages
 	WHERE desk = $1 AND seq = p.seq
 	LIMIT 1
@@ -70,9 +71,43 @@ CROSS JOIN LATERAL (
 // parentSQL is parentsSQL for one parent, $2: a full-key equality on the primary key,
 // whose generic plan is an index scan in every state of the table parentsSQL's is.
 const parentSQL = `
-SELECT seq, author_kind, author_id, author_label, audience
+SELECT seq, author_kind, author_id, author_label, audience, coalesce(corrects, 0)
 FROM transcript_messages
 WHERE desk = $1 AND seq = $2`
+
+// storedRowsSQL is parentsSQL for an append that holds a correction: the stored rows it
+// names (parents and targets) whole, as a read returns them, since the correction rule
+// reads a target's content (is it blank?), corrects, redacted and audience. One probe of
+// the primary key per row, as parentsSQL.
+const storedRowsSQL = `
+SELECT m.*
+FROM unnest($2::bigint[]) AS p(seq)
+CROSS JOIN LATERAL (
+	SELECT ` + messageColumnList + `
+	FROM transcript_messages
+	WHERE desk = $1 AND seq = p.seq
+	LIMIT 1
+) m`
+
+// storedRowSQL is storedRowsSQL for one row, $2, as parentSQL is parentsSQL's.
+const storedRowSQL = `
+SELECT ` + messageColumnList + `
+FROM transcript_messages
+WHERE desk = $1 AND seq = $2`
+
+// reviseSQL applies to row $2 of desk $1, stored before the append, what the append's
+// corrections change in it (a transcript.Revision): content $3, redacted $4 (stored as
+// NULL when false) and revised $5. A full-key equality on the primary key: one probe.
+const reviseSQL = `
+UPDATE transcript_messages SET content = $3, redacted = nullif($4, false), revised = $5
+WHERE desk = $1 AND seq = $2`
+
+// eraseSQL erases, in desk $1, every correction of row $2 stored before the append (Seq at
+// most $3, the desk's head before it): what a redaction of row $2 does besides reviseSQL.
+// The (desk, corrects, seq) index finds them.
+const eraseSQL = `
+UPDATE transcript_messages SET content = '', redacted = true
+WHERE desk = $1 AND corrects = $2 AND seq <= $3 AND corrects IS NOT NULL`
 
 // returnHeadSQL moves desk $1's head $2 rows back, in the transaction whose lockHeadSQL
 // moved it past every message of an append: $2 of them are not stored, their keys present
@@ -86,19 +121,22 @@ const returnHeadSQL = `UPDATE transcript_desks SET head = head - $2 WHERE name =
 // stored as NULL (a plain text array is the cheapest to send; no stored form is empty).
 // key ($11) is the row's Key, the empty string for none, stored as NULL; $11 itself is NULL
 // when no row has a key (unnest pads a NULL array with NULLs), so a keyless append sends
-// nothing for it.
+// nothing for it. corrects ($12), redacted ($13) and revised ($14) are sent the same way:
+// 0 or false is stored as NULL, and each array is NULL when no row sets it.
 //
 // Parents are checked before (transcript.SettleBatch): a desk's sequences run from 1 to its head without a
 // gap and rows are never deleted, so a parent is an older row of the desk exactly when 0 <
 // parent < seq, and the table's CHECK constraint holds every row to it too.
 const insertSQL = `
-INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at, audience, key)
+INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at, audience, key, corrects, redacted, revised)
 SELECT $1, d.head - $2 + r.ord,
        CASE WHEN r.batch >= 0 THEN d.head - $2 + r.batch + 1 ELSE r.parent END,
-       r.kind, r.id, r.label, r.content, r.at, nullif(r.audience, ''), nullif(r.key, '')
+       r.kind, r.id, r.label, r.content, r.at, nullif(r.audience, ''), nullif(r.key, ''),
+       nullif(r.corrects, 0), nullif(r.redacted, false), nullif(r.revised, 0)
 FROM transcript_desks d,
-     unnest($3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::text[])
-		WITH ORDINALITY AS r(parent, batch, kind, id, label, content, at, audience, key, ord)
+     unnest($3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::text[],
+            $12::bigint[], $13::boolean[], $14::bigint[])
+		WITH ORDINALITY AS r(parent, batch, kind, id, label, content, at, audience, key, corrects, redacted, revised, ord)
 WHERE d.name = $1`
 
 // insertKeySQL is insertSQL for one row with a key, which inserts nothing when desk $1
@@ -131,6 +169,9 @@ func insertArgs(desk string, rows []transcript.Message, relative bool) ([]any, e
 		ats       = make([]time.Time, len(rows))
 		audiences = make([]string, len(rows)) // "": a desk row
 		keys      []string                    // "": no key; nil (NULL) while no row has one
+		corrects  []int64                     // 0: no correction; nil (NULL) while no row is one
+		redacted  []bool                      // nil (NULL) while no row is redacted
+		revised   []int64                     // 0: never corrected; nil (NULL) while no row was
 	)
 	for i, r := range rows {
 		batch[i] = -1
@@ -153,8 +194,26 @@ func insertArgs(desk string, rows []transcript.Message, relative bool) ([]any, e
 			}
 			keys[i] = r.Key
 		}
+		if r.Corrects != 0 {
+			if corrects == nil {
+				corrects = make([]int64, len(rows))
+			}
+			corrects[i] = int64(r.Corrects)
+		}
+		if r.Redacted {
+			if redacted == nil {
+				redacted = make([]bool, len(rows))
+			}
+			redacted[i] = true
+		}
+		if r.Revised != 0 {
+			if revised == nil {
+				revised = make([]int64, len(rows))
+			}
+			revised[i] = int64(r.Revised)
+		}
 	}
-	return []any{desk, int64(len(rows)), parents, batch, kinds, ids, labels, content, ats, audiences, keys}, nil
+	return []any{desk, int64(len(rows)), parents, batch, kinds, ids, labels, content, ats, audiences, keys, corrects, redacted, revised}, nil
 }
 
 // execInsert reads insertSQL's result from br and checks that it stored n rows.
@@ -185,10 +244,11 @@ func (s *Store) readParents(br pgx.BatchResults, n int) (map[transcript.Sequence
 			kind     int16
 			audience []byte // nil for NULL
 		)
-		if err := rows.Scan(&seq, &kind, &p.Author.ID, &p.Author.Label, &audience); err != nil {
+		var corrects int64
+		if err := rows.Scan(&seq, &kind, &p.Author.ID, &p.Author.Label, &audience, &corrects); err != nil {
 			return nil, err
 		}
-		p.Seq, p.Author.Kind = transcript.Sequence(seq), transcript.AuthorKind(kind)
+		p.Seq, p.Author.Kind, p.Corrects = transcript.Sequence(seq), transcript.AuthorKind(kind), transcript.Sequence(corrects)
 		if audience != nil {
 			if p.Audience, err = s.audiences.decode(audience); err != nil {
 				return nil, fmt.Errorf("%w: the audience of row %d: %v", errColumn, seq, err)

@@ -23,8 +23,20 @@ func binaryRow(t testing.TB, m transcript.Message) [][]byte {
 		[]byte(m.Author.Label),
 		[]byte(m.Content),
 		be.AppendUint64(nil, uint64(m.At.UnixMicro()-postgresEpoch)),
+		nil, // audience, key, corrects, redacted and revised: NULL unless set below
 		nil,
 		nil,
+		nil,
+		nil,
+	}
+	if m.Corrects != 0 {
+		vals[correctsColumn] = be.AppendUint64(nil, uint64(m.Corrects))
+	}
+	if m.Redacted {
+		vals[redactedColumn] = []byte{1}
+	}
+	if m.Revised != 0 {
+		vals[revisedColumn] = be.AppendUint64(nil, uint64(m.Revised))
 	}
 	if m.Key != "" {
 		vals[keyColumn] = []byte(m.Key)

@@ -76,7 +76,7 @@ func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.
 	if _, err := tx.Exec(ctx, `INSERT INTO transcript_desks (name, head) VALUES ($1, $2)`, desk, len(msgs)); err != nil {
 		tb.Fatal(err)
 	}
-	cols := []string{"desk", "seq", "parent", "author_kind", "author_id", "author_label", "content", "at", "audience", "key"}
+	cols := []string{"desk", "seq", "parent", "author_kind", "author_id", "author_label", "content", "at", "audience", "key", "corrects", "redacted", "revised"}
 	src := pgx.CopyFromSlice(len(msgs), func(i int) ([]any, error) {
 		m := msgs[i]
 		var audience any // NULL: a desk row
@@ -91,7 +91,17 @@ func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.
 		if m.Key != "" {
 			key = m.Key
 		}
-		return []any{desk, int64(m.Seq), int64(m.Parent), int16(m.Author.Kind), m.Author.ID, m.Author.Label, m.Content, m.At, audience, key}, nil
+		var corrects, redacted, revised any // NULL: no correction, not redacted, never corrected
+		if m.Corrects != 0 {
+			corrects = int64(m.Corrects)
+		}
+		if m.Redacted {
+			redacted = true
+		}
+		if m.Revised != 0 {
+			revised = int64(m.Revised)
+		}
+		return []any{desk, int64(m.Seq), int64(m.Parent), int16(m.Author.Kind), m.Author.ID, m.Author.Label, m.Content, m.At, audience, key, corrects, redacted, revised}, nil
 	})
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"transcript_messages"}, cols, src); err != nil {
 		tb.Fatal(err)

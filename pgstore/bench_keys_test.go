@@ -59,27 +59,16 @@ func BenchmarkAppendKeyPaired(b *testing.B) {
 	prefix := fmt.Sprintf("keypair-%d-", rand.Uint64())
 	m := loadRow(2)
 	m.Parent, m.Seq, m.At = 0, 0, time.Time{}
-	appendTimed := func(desk string, m transcript.Message) time.Duration {
-		start := time.Now()
+	appendTo := func(desk string, m transcript.Message) {
 		if _, err := st.Append(ctx, desk, m); err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start)
 	}
-	var noneTime, keyTime time.Duration
-	i := 0
-	for b.Loop() {
-		keyed := m
-		keyed.Key = benchKey(0, i)
-		if i%2 == 0 {
-			noneTime += appendTimed(prefix+"none", m)
-			keyTime += appendTimed(prefix+"key", keyed)
-		} else {
-			keyTime += appendTimed(prefix+"key", keyed)
-			noneTime += appendTimed(prefix+"none", m)
-		}
-		i++
-	}
+	var keyed transcript.Message
+	noneTime, keyTime := timePairs(b,
+		func(i int) { keyed = m; keyed.Key = benchKey(0, i) },
+		func() { appendTo(prefix+"none", m) },
+		func() { appendTo(prefix+"key", keyed) })
 	b.ReportMetric(float64(noneTime.Nanoseconds())/float64(b.N), "none-ns/op")
 	b.ReportMetric(float64(keyTime.Nanoseconds())/float64(b.N), "key-ns/op")
 	b.ReportMetric(float64(keyTime)/float64(noneTime), "key/none")
@@ -127,4 +116,26 @@ func BenchmarkAppendBatchKey(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/row")
 		})
 	}
+}
+
+// timePairs runs, at each iteration i of b.Loop, prepare(i) and then x and y, in turns (x
+// first on even iterations, second on odd ones, so that neither always follows the other),
+// and returns the time x and y took in all, prepare's left out.
+func timePairs(b *testing.B, prepare func(i int), x, y func()) (xTime, yTime time.Duration) {
+	timed := func(f func()) time.Duration {
+		start := time.Now()
+		f()
+		return time.Since(start)
+	}
+	for i := 0; b.Loop(); i++ {
+		prepare(i)
+		if i%2 == 0 {
+			xTime += timed(x)
+			yTime += timed(y)
+		} else {
+			yTime += timed(y)
+			xTime += timed(x)
+		}
+	}
+	return xTime, yTime
 }

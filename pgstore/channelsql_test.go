@@ -28,7 +28,7 @@ var channelSQL = map[string]string{
 	// SQLWindow reads all of P and numbers each root's replies with a window function.
 	"SQLWindow": `
 WITH p AS (
-	SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key
+	SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key, corrects, redacted, revised
 	FROM transcript_messages
 	WHERE desk = $1 AND seq < $2
 	ORDER BY seq DESC
@@ -38,7 +38,7 @@ WITH p AS (
 	FROM p
 	WHERE ` + notBlank + `
 )
-SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key
+SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key, corrects, redacted, revised
 FROM (
 	SELECT * FROM q
 	WHERE parent = 0 OR (nth = 1 AND parent IN (SELECT seq FROM p WHERE parent = 0))
@@ -57,10 +57,10 @@ WITH low AS (
 	SELECT m.* FROM transcript_messages m, low
 	WHERE m.desk = $1 AND m.parent = 0 AND m.seq >= low.seq AND m.seq < $2
 ), candidates AS (
-	SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key FROM roots
+	SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key, corrects, redacted, revised FROM roots
 	WHERE ` + notBlank + `
 	UNION ALL
-	SELECT f.seq, f.parent, f.author_kind, f.author_id, f.author_label, f.content, f.at, f.audience, f.key
+	SELECT f.seq, f.parent, f.author_kind, f.author_id, f.author_label, f.content, f.at, f.audience, f.key, f.corrects, f.redacted, f.revised
 	FROM roots r CROSS JOIN LATERAL (
 		SELECT * FROM transcript_messages f
 		WHERE f.desk = $1 AND f.parent = r.seq AND f.seq < $2 AND ` + notBlank + `
@@ -78,7 +78,7 @@ ORDER BY seq`,
 	// index, which reads all of P (and is slower) on a small desk.
 	"SQLExists": `
 SELECT * FROM (
-	SELECT m.seq, m.parent, m.author_kind, m.author_id, m.author_label, m.content, m.at, m.audience, m.key
+	SELECT m.seq, m.parent, m.author_kind, m.author_id, m.author_label, m.content, m.at, m.audience, m.key, m.corrects, m.redacted, m.revised
 	FROM transcript_messages m
 	WHERE m.desk = $1 AND m.seq < $2
 	  AND m.seq >= (SELECT greatest(1, max(seq) - ` + fmt.Sprint(transcript.ScanLimit-1) + `)
@@ -101,7 +101,7 @@ ORDER BY seq`,
 	// qualify, so no row below R can be among the newest $3 (sqlitestore's fastest query).
 	"SQLBounded": `
 SELECT * FROM (
-	SELECT m.seq, m.parent, m.author_kind, m.author_id, m.author_label, m.content, m.at, m.audience, m.key
+	SELECT m.seq, m.parent, m.author_kind, m.author_id, m.author_label, m.content, m.at, m.audience, m.key, m.corrects, m.redacted, m.revised
 	FROM transcript_messages m
 	WHERE m.desk = $1 AND m.seq < $2
 	  AND m.seq >= (SELECT greatest(1, max(seq) - ` + fmt.Sprint(transcript.ScanLimit-1) + `)

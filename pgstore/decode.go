@@ -14,7 +14,7 @@ import (
 )
 
 // scanMessages reads rows of messageColumns (seq, parent, author_kind, author_id,
-// author_label, content, at, audience, key) into messages, appending to msgs, and decodes
+// author_label, content, at, audience, key, corrects, redacted, revised) into messages, appending to msgs, and decodes
 // each aside's audience through audiences. It decodes PostgreSQL's binary format itself,
 // which is several times cheaper than a Scan per row, and falls back to Scan if the server
 // sent any column in another format. A desk row (audience NULL) costs no allocation for its
@@ -74,19 +74,22 @@ func scanPage(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache
 
 // messageColumnList names the columns of transcript_messages that scanMessages reads, in
 // order: what every query that returns rows selects.
-const messageColumnList = `seq, parent, author_kind, author_id, author_label, content, at, audience, key`
+const messageColumnList = `seq, parent, author_kind, author_id, author_label, content, at, audience, key, corrects, redacted, revised`
 
 // messageColumns are the types of the columns scanMessages reads, in order.
 var messageColumns = []uint32{
 	pgtype.Int8OID, pgtype.Int8OID, pgtype.Int2OID, pgtype.TextOID, pgtype.TextOID, pgtype.TextOID, pgtype.TimestamptzOID,
-	pgtype.TextOID, pgtype.TextOID,
+	pgtype.TextOID, pgtype.TextOID, pgtype.Int8OID, pgtype.BoolOID, pgtype.Int8OID,
 }
 
-// The positions of the audience and the key among messageColumns: the two columns that may
-// be NULL.
+// The positions among messageColumns of the columns that may be NULL: all from the
+// audience on.
 const (
 	audienceColumn = 7
 	keyColumn      = 8
+	correctsColumn = 9
+	redactedColumn = 10
+	revisedColumn  = 11
 )
 
 // binaryColumns reports whether fds are messageColumns, the numbers and the timestamp in
@@ -116,7 +119,7 @@ func decodeRow(vals [][]byte, audiences *audienceCache) (transcript.Message, err
 		return transcript.Message{}, fmt.Errorf("%w: %d columns, want %d", errColumn, len(vals), len(messageColumns))
 	}
 	for i, v := range vals {
-		if want := columnSize(messageColumns[i]); (v == nil && i != audienceColumn && i != keyColumn) || (want > 0 && len(v) != want) {
+		if want := columnSize(messageColumns[i]); (v == nil && i < audienceColumn) || (v != nil && want > 0 && len(v) != want) {
 			return transcript.Message{}, fmt.Errorf("%w: column %d holds %d bytes", errColumn, i, len(v))
 		}
 	}
@@ -132,6 +135,15 @@ func decodeRow(vals [][]byte, audiences *audienceCache) (transcript.Message, err
 		Content: string(vals[5]),
 		At:      time.UnixMicro(postgresEpoch + int64(be.Uint64(vals[6]))).UTC(),
 		Key:     string(vals[keyColumn]), // "" for NULL, without an allocation
+	}
+	if v := vals[correctsColumn]; v != nil {
+		m.Corrects = transcript.Sequence(be.Uint64(v))
+	}
+	if v := vals[redactedColumn]; v != nil {
+		m.Redacted = v[0] != 0
+	}
+	if v := vals[revisedColumn]; v != nil {
+		m.Revised = transcript.Sequence(be.Uint64(v))
 	}
 	if v := vals[audienceColumn]; v != nil {
 		audience, err := audiences.decode(v)
@@ -150,6 +162,8 @@ func columnSize(oid uint32) int {
 		return 8
 	case pgtype.Int2OID:
 		return 2
+	case pgtype.BoolOID:
+		return 1
 	}
 	return 0
 }
@@ -163,13 +177,25 @@ func scanRow(rows pgx.Rows, audiences *audienceCache) (transcript.Message, error
 		m           transcript.Message
 		at          time.Time
 		audience    []byte  // nil for NULL
-		key         *string // nil for NULL
+		key         *string // nil for NULL, as the three below
+		corrects    *int64
+		redacted    *bool
+		revised     *int64
 	)
-	if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &at, &audience, &key); err != nil {
+	if err := rows.Scan(&seq, &parent, &kind, &m.Author.ID, &m.Author.Label, &m.Content, &at, &audience, &key, &corrects, &redacted, &revised); err != nil {
 		return transcript.Message{}, err
 	}
 	if key != nil {
 		m.Key = *key
+	}
+	if corrects != nil {
+		m.Corrects = transcript.Sequence(*corrects)
+	}
+	if redacted != nil {
+		m.Redacted = *redacted
+	}
+	if revised != nil {
+		m.Revised = transcript.Sequence(*revised)
 	}
 	m.Seq, m.Parent, m.Author.Kind, m.At = transcript.Sequence(seq), transcript.Sequence(parent), transcript.AuthorKind(kind), at.UTC()
 	if audience != nil {

@@ -25,10 +25,31 @@
 // *transcript.KeyConflictError; of concurrent appends of one key, from any processes,
 // exactly one stores the row. [Store.LookupKeys] finds rows by key.
 //
+// A correction (transcript.Message.Corrects) is decided by transcript.ResolveCorrection
+// against its target as stored, read under the desk's lock, and applied in the transaction
+// that inserts it: the target's content, Redacted and Revised are updated, and a redaction
+// erases the content of the target's earlier corrections too. [Store.RestoreBatch] stores
+// an export's rows as they were, erased rows included.
+//
 // Reads return every row with its Audience, asides included: what a viewer may read is the
 // walk's to decide (transcript.Project, sharing.Prepare). ReadBefore is one index range
 // scan, newest first, whose cost does not grow with the desk; every statement runs under
 // the caller's context.
+//
+// # Erasure
+//
+// A redaction erases at once: from its commit on, no read returns the erased content. But
+// PostgreSQL updates a row by writing a new version of it, and the old version, with the
+// content, stays in the table's files as a dead row until vacuum reclaims its space; it is
+// also in the write-ahead log until the segments holding it are recycled (and in any WAL
+// archive, backup or standby that copied them). Plain VACUUM, as autovacuum runs it, marks
+// the space free without overwriting it, so the bytes may stay until a new row reuses it.
+// To force them out of the database's files, rewrite the table, then checkpoint:
+//
+//	VACUUM (FULL) transcript_messages; -- a new copy of the table; takes a lock that holds its reads and appends back
+//	CHECKPOINT;                        -- lets the segments written before it be recycled
+//
+// Backups and archived WAL taken before keep the content until they are deleted.
 //
 // # Tokens and books
 //
@@ -77,7 +98,12 @@
 //     primary;
 //   - never go back to an older newest row than one the Store has shown;
 //   - show other processes' rows once a standby has replayed them (the replication lag),
-//     unless the Watch named the desk first.
+//     unless the Watch named the desk first;
+//   - never return content erased by a redaction the Store returned, or a commit its Watch
+//     named, before the read: a read below a bound goes to a standby only when it has
+//     replayed every commit of the desk the Store knows of. A redaction made by another
+//     process, which the Store has not heard of, shows once a standby replays it: a reader
+//     told of it by that process may see the content until then.
 //
 // A standby that fails is skipped for a while (100 ms, doubling to 5 s); one that stops
 // answering fails a query after 2 s and is skipped for 5 s. When no standby can answer,
@@ -88,7 +114,7 @@
 // Append and AppendBatch refuse, with an [*AppendError] matching
 // transcript.ErrInvalidMessage and nothing stored, what transcript.ValidateNew refuses, a
 // desk name transcript.ValidateDesk refuses ([ErrDeskName]), a parent that is not an older
-// row of the desk, a reply the reply rule refuses, text PostgreSQL cannot hold (the NUL
+// row of the desk, a reply the reply rule refuses, a correction the correction rule refuses, text PostgreSQL cannot hold (the NUL
 // byte, [ErrText]) and a batch naming one key twice ([ErrDuplicateKey]). A key conflict is
 // not bad input: it matches transcript.ErrKeyConflict, not transcript.ErrInvalidMessage.
 package pgstore

@@ -67,9 +67,10 @@ type explainCase struct {
 	maxRows float64
 }
 
-// TestQueryPlans shows, with EXPLAIN ANALYZE on two desks of 50,000 rows each and a third
-// whose 50,000 rows all have keys, that the port's read (ReadBefore), the thread lookups and
-// the lookup by key use their indexes and read only the rows they return (plus the one
+// TestQueryPlans shows, with EXPLAIN ANALYZE on two desks of 50,000 rows each, a third
+// whose 50,000 rows all have keys and a fourth whose every tenth row is a correction, that
+// the port's read (ReadBefore), the thread lookups, the lookup by key and a correction's
+// lookups and updates use their indexes and read only the rows they return (plus the one
 // ReadBefore looks ahead), never a whole desk: under the custom
 // plans PostgreSQL makes for the first executions of a prepared statement and under the
 // generic plan it may switch to later (pgx prepares and caches every statement). The plans
@@ -87,6 +88,14 @@ func TestQueryPlans(t *testing.T) {
 		keyed[i].Key = fmt.Sprintf("keyed-%d", i+1)
 	}
 	copyDesk(t, pool, "keyed", keyed)
+	corrected := make([]transcript.Message, rows) // rows 100h+5, 100h+15, ..., 100h+95 edit row 100h+1
+	for i := range corrected {
+		corrected[i] = loadRow(int64(i + 1))
+		if seq := i + 1; seq%10 == 5 {
+			corrected[i].Parent, corrected[i].Corrects = 0, transcript.Sequence(seq-seq%100+1)
+		}
+	}
+	copyDesk(t, pool, "corrected", corrected)
 	const maxSeq = "9223372036854775807"
 	root := int64(rows/2 - (rows/2-1)%5) // a root in the middle of the desk
 	cases := []explainCase{
@@ -101,6 +110,10 @@ func TestQueryPlans(t *testing.T) {
 		// 3 rows from 4 probes: EXPLAIN rounds the rows a loop (0.75) up to 1, so 4 in all.
 		{"rows by key", pgstore.KeyRowsSQL, fmt.Sprintf("'keyed', '{keyed-1,keyed-%d,keyed-%d,missing}'", root, rows), "transcript_messages_key", 4},
 		{"rows by key, of a desk without keys", pgstore.KeyRowsSQL, fmt.Sprintf("'eng', '{keyed-1,keyed-%d}'", root), "transcript_messages_key", 0},
+		{"append's stored rows", pgstore.StoredRowsSQL, fmt.Sprintf("'eng', '{1,%d,%d}'", root, rows), "transcript_messages_pkey", 3},
+		{"append's stored row", pgstore.StoredRowSQL, fmt.Sprintf("'eng', %d", root), "transcript_messages_pkey", 1},
+		{"a correction's revision", pgstore.ReviseSQL, fmt.Sprintf("'eng', %d, '', true, %d", root, rows+1), "transcript_messages_pkey", 1},
+		{"a redaction's erasure", pgstore.EraseSQL, fmt.Sprintf("'corrected', %d, %s", rows/2+1, maxSeq), "transcript_messages_corrections", 10},
 	}
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		for _, c := range cases {
@@ -143,6 +156,10 @@ func TestLookupPlansOnANewTable(t *testing.T) {
 		{"rows by key", pgstore.KeyRowsSQL, "'eng', '{k1,k3,missing}'", "transcript_messages_key"},
 		{"append's parent", pgstore.ParentSQL, "'eng', 2", "transcript_messages_pkey"},
 		{"row by key", pgstore.KeyRowSQL, "'eng', 'k2'", "transcript_messages_key"},
+		{"append's stored rows", pgstore.StoredRowsSQL, "'eng', '{1,3}'", "transcript_messages_pkey"},
+		{"append's stored row", pgstore.StoredRowSQL, "'eng', 2", "transcript_messages_pkey"},
+		{"a correction's revision", pgstore.ReviseSQL, "'eng', 2, '', true, 4", "transcript_messages_pkey"},
+		{"a redaction's erasure", pgstore.EraseSQL, "'eng', 2, 3", "transcript_messages_corrections"},
 	} {
 		text, plan := explain(t, connect(t, dsn), "force_generic_plan", c.sql, c.args)
 		t.Logf("%s on a new table:\n%s", c.name, text)

@@ -40,6 +40,15 @@ var LatestVersion = len(migrations)
 // ReadBeforeSQL is the query behind ReadBefore, for the EXPLAIN tests.
 const ReadBeforeSQL = readBeforeSQL
 
+// StoredRowsSQL and StoredRowSQL are the lookups of a correction's stored targets (and
+// parents), ReviseSQL and EraseSQL its updates of them, for the EXPLAIN tests.
+const (
+	StoredRowsSQL = storedRowsSQL
+	StoredRowSQL  = storedRowSQL
+	ReviseSQL     = reviseSQL
+	EraseSQL      = eraseSQL
+)
+
 // ParentsSQL is the lookup of an append's stored parents, for the EXPLAIN tests.
 const ParentsSQL = parentsSQL
 
@@ -105,8 +114,8 @@ func WithStandbyOpenWait(d time.Duration) Option {
 }
 
 // Judge is judge, for its table test: "whole", "lagging" or "unsure".
-func Judge(rows []transcript.Message, bound, known int64) string {
-	return [...]string{whole: "whole", lagging: "lagging", unsure: "unsure"}[judge(rows, bound, known)]
+func Judge(rows []transcript.Message, bound, known, head int64) string {
+	return [...]string{whole: "whole", lagging: "lagging", unsure: "unsure"}[judge(rows, bound, known, head)]
 }
 
 // StandbyWaitsRanOut returns how many times a read of s waited for a standby to replay a

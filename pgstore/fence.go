@@ -5,12 +5,12 @@ import (
 	"sync/atomic"
 )
 
-// fences are, for each desk, the newest row of it that a Store knows is committed: a row
-// its own appends returned, a read of it showed, or, with standbys, its Watch learned of
-// (the desk's head on the primary when a notification came). A read of the desk on a
-// standby that shows no row that new is behind, and is not taken (route). Only a Store with
-// standbys keeps them: one entry a desk, which is never dropped, since a desk's rows never
-// go.
+// fences are, for each desk, a number that only goes up. A Store with standbys keeps the
+// newest row of each desk it knows is committed: a row its own appends returned, a read of
+// it showed, or its Watch learned of (the desk's head on the primary when a notification
+// came). A read of the desk on a standby that shows no row that new is behind, and is not
+// taken (route). Every Store counts its desks' changes in another (Store.changes). One
+// entry a desk, which is never dropped, since a desk's rows never go.
 type fences struct{ m sync.Map } // desk name → *atomic.Int64
 
 // get returns desk's fence: the Seq of the newest row the store knows, 0 for none.
@@ -20,6 +20,11 @@ func (f *fences) get(desk string) int64 {
 	}
 	return 0
 }
+
+// bump moves desk's value up, to one more than it was when bump read it: concurrent bumps
+// may move it up once for all of them, but each leaves it above what any read of it before
+// the bump returned. A Store's changes are counted so (Store.changes).
+func (f *fences) bump(desk string) { f.raise(desk, f.get(desk)+1) }
 
 // raise moves desk's fence up to seq, if it is below.
 func (f *fences) raise(desk string, seq int64) {

@@ -54,8 +54,9 @@ const keyLookupChunk = 5000
 // found, never with the desk.
 //
 // The queries are separate reads: a row appended while LookupKeys runs may or may not be
-// found. (A row once found stays: rows are never changed or deleted.) Every query runs
-// under ctx; once ctx is done, LookupKeys fails with an error matching ctx.Err(). It is
+// found. (A row once found stays: rows are never deleted, and a key never changes; a
+// correction may change its content since.) Every query runs under ctx; once ctx is done,
+// LookupKeys fails with an error matching ctx.Err(). It is
 // safe for concurrent use.
 func (s *Store) LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error) {
 	if err := ctx.Err(); err != nil {

@@ -60,8 +60,11 @@ func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: de
 // exists, else 0: the query asks for one row more than it returns to know.
 //
 // A read that continues the previous one (before is that read's Next) is answered from the
-// rows read ahead, when there are any. That is safe because a desk's rows are never changed
-// and are committed in Seq order: once a row is visible, the rows below it are final.
+// rows read ahead, when there are any: a desk's rows are committed in Seq order, so once a
+// row is visible, no row below it is added. A correction changes rows already visible, so
+// rows read ahead are not taken once the Store has returned an append of a correction to
+// the desk, or its Watch has named the desk, since they were read: a read after a
+// redaction that the Store made or heard of never returns the erased content.
 //
 // A limit below 1 is ErrLimit. The query runs under ctx; a ctx that is done makes ReadBefore
 // fail with an error matching ctx.Err().
@@ -73,7 +76,8 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 		return transcript.Page{}, ErrLimit
 	}
 	limit = min(limit, math.MaxInt32/4)
-	if page, ok := l.ahead.take(before, limit); ok {
+	epoch := l.s.changes.get(l.desk) // before the query: a change committed during it makes its rows stale
+	if page, ok := l.ahead.take(before, limit, epoch); ok {
 		return page, nil
 	}
 	extra := min(limit/2, transcript.PageSize)
@@ -84,12 +88,12 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 	end := pageEnd(rows)
 	capped := end < len(rows) // the scan stopped at PageBytes (scanPage): older rows exist, maybe more than it read
 	if len(rows) <= limit && !capped {
-		l.ahead.set(0, nil, true)
+		l.ahead.set(0, nil, true, epoch)
 		return transcript.Page{Messages: rows}, nil
 	}
 	n := min(limit, end)
 	page := transcript.Page{Messages: rows[:n:n], Next: rows[n-1].Seq}
-	l.ahead.set(page.Next, rows[n:], !capped && len(rows) < limit+extra+1)
+	l.ahead.set(page.Next, rows[n:], !capped && len(rows) < limit+extra+1, epoch)
 	return page, nil
 }
 
@@ -121,17 +125,18 @@ const readAheadBytes = 256 << 10
 
 // readAhead is the rows a Log read beyond what its last read returned: every row of the desk
 // below bound, newest first, down to the last of them, which is the desk's oldest when end
-// is set.
+// is set, read while the desk's count of changes was epoch.
 type readAhead struct {
 	mu    sync.Mutex
 	bound transcript.Sequence
 	rows  []transcript.Message
 	end   bool
+	epoch int64
 }
 
 // set keeps rows, the desk's rows below bound down to the oldest when end, or as many of
-// the newest of them as readAheadBytes allows.
-func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, end bool) {
+// the newest of them as readAheadBytes allows, read under epoch.
+func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, end bool, epoch int64) {
 	size := 0
 	for i, m := range rows {
 		size += len(m.Content) + len(m.Author.ID) + len(m.Author.Label)
@@ -146,16 +151,16 @@ func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, en
 	rows = slices.Clone(rows) // not the array behind the page just returned, which may be large
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.bound, a.rows, a.end = bound, rows, end
+	a.bound, a.rows, a.end, a.epoch = bound, rows, end, epoch
 }
 
 // take answers a read of up to limit rows below before from the rows read ahead, in a new
-// slice, when before is their bound. Unless the rows reach the start of the desk, the last of
+// slice, when before is their bound and epoch the count of changes they were read under. Unless the rows reach the start of the desk, the last of
 // them is kept back: it only shows that older rows exist, so that Next can be set.
-func (a *readAhead) take(before transcript.Sequence, limit int) (transcript.Page, bool) {
+func (a *readAhead) take(before transcript.Sequence, limit int, epoch int64) (transcript.Page, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if before == 0 || before != a.bound {
+	if before == 0 || before != a.bound || epoch != a.epoch {
 		return transcript.Page{}, false
 	}
 	n := min(limit, len(a.rows))

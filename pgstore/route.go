@@ -55,7 +55,7 @@ func (r *replicas) route(ctx context.Context, desk string, bound int64, n int) (
 			continue
 		}
 		actx, cancel := attempt(ctx)
-		rows, err := readOn(actx, sb.pool, r.audiences, desk, bound, n)
+		rows, head, err := readStandby(actx, sb, r.audiences, desk, bound, n, known)
 		timedOut := actx.Err() != nil
 		cancel()
 		if err != nil {
@@ -66,7 +66,7 @@ func (r *replicas) route(ctx context.Context, desk string, bound int64, n int) (
 			continue
 		}
 		sb.answered()
-		switch judge(rows, bound, known) {
+		switch judge(rows, bound, known, head) {
 		case whole:
 			return r.took(sb, desk, rows), nil
 		case lagging:
@@ -100,6 +100,34 @@ func (r *replicas) took(sb *standby, desk string, rows []transcript.Message) []t
 	return rows
 }
 
+// readStandby is readOn on sb, and, for a read below a bound that the newest row the store
+// knows is committed (known) is not below, sb's head of desk, read first in the same round
+// trip: the rows, read after, show at least every commit the head does. The head is
+// math.MaxInt64 when it is not read, as judge then needs none.
+func readStandby(ctx context.Context, sb *standby, audiences *audienceCache, desk string, bound int64, n int, known int64) (_ []transcript.Message, head int64, _ error) {
+	if bound == math.MaxInt64 || bound <= 1 || known < bound {
+		rows, err := readOn(ctx, sb.pool, audiences, desk, bound, n)
+		return rows, math.MaxInt64, err
+	}
+	var b pgx.Batch
+	b.Queue(deskHeadSQL, desk)
+	b.Queue(readBeforeSQL, desk, bound, n)
+	br := sb.pool.SendBatch(ctx, &b)
+	defer br.Close()
+	if err := br.QueryRow().Scan(&head); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, err
+	}
+	res, err := br.Query()
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := scanPage(res, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), audiences)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rows, head, br.Close()
+}
+
 // verdict is what judge says of a standby's answer.
 type verdict int
 
@@ -110,7 +138,8 @@ const (
 )
 
 // judge says whether rows, a standby's answer to a read of a desk below bound, may be
-// taken, when the newest row of the desk that the store knows is committed is known.
+// taken, when the newest row of the desk that the store knows is committed is known, and
+// the standby's head of the desk, read before rows, is head (math.MaxInt64: not read).
 //
 // A desk's rows are numbered without a gap and committed in Seq order, and a standby
 // replays commits in the primary's order, so what a standby shows of a desk is always every
@@ -119,14 +148,24 @@ const (
 // bound b is whole when it shows row b-1 (or b is 1: no row is below it); else the standby
 // lags when the store knows that row is committed (b-1 <= known), and the store cannot tell
 // otherwise: the caller may know of rows it does not.
-func judge(rows []transcript.Message, bound, known int64) verdict {
+//
+// A commit can also change rows below its own: a correction updates the row it corrects,
+// and a redaction erases it. So an answer below a bound is whole only when the standby has
+// replayed every commit the store knows of too (head >= known), else it lags: a read after
+// a redaction that the store made or heard of never returns the erased content. A read from
+// the newest that shows the known row has replayed every commit up to it.
+func judge(rows []transcript.Message, bound, known, head int64) verdict {
 	top := newest(rows)
 	switch {
 	case bound == math.MaxInt64 && top >= known:
 		return whole
 	case bound == math.MaxInt64:
 		return lagging
-	case bound <= 1 || top == bound-1:
+	case bound <= 1: // no row is below it
+		return whole
+	case head < known:
+		return lagging
+	case top == bound-1:
 		return whole
 	case bound-1 <= known:
 		return lagging
@@ -152,7 +191,7 @@ func newest(rows []transcript.Message) int64 {
 func (r *replicas) waitFor(ctx context.Context, behind []*standby, desk string, bound int64, n int, known int64) ([]transcript.Message, *standby, error) {
 	target := known
 	if bound != math.MaxInt64 {
-		target = bound - 1
+		target = max(bound-1, known)
 	}
 	deadline := time.Now().Add(r.wait)
 	pause := lagPollFirst
@@ -170,7 +209,7 @@ func (r *replicas) waitFor(ctx context.Context, behind []*standby, desk string, 
 			head, err := standbyHead(actx, sb, desk)
 			if err == nil && head >= target {
 				var rows []transcript.Message
-				if rows, err = readOn(actx, sb.pool, r.audiences, desk, bound, n); err == nil && judge(rows, bound, known) == whole {
+				if rows, err = readOn(actx, sb.pool, r.audiences, desk, bound, n); err == nil && judge(rows, bound, known, head) == whole {
 					cancel()
 					return rows, sb, nil
 				}

@@ -69,6 +69,7 @@ func TestStandbyLagAndFaults(t *testing.T) {
 		run  func(t *testing.T, c *cluster)
 	}{
 		{"ReadYourWritesWhileReplayPaused", checkReadYourWritesWhilePaused},
+		{"RedactionWhileReplayPaused", checkRedactionWhilePaused},
 		{"WatchedRowsAreRead", checkWatchedRowsAreRead},
 		{"SchemaBehindAtOpen", checkSchemaBehindAtOpen},
 		{"NoHoleAcrossStandbys", checkNoHoleAcrossStandbys},

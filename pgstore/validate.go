@@ -22,12 +22,20 @@ func checkDesk(name string) error {
 // to store: At stamped with now when zero, in UTC and rounded down to the microsecond, as
 // PostgreSQL keeps it. What a store may keep is transcript.ValidateNewWithin's rule, with
 // the store's content limit. Its Seq, a BatchParent's Parent and the Audience it is stored
-// with (the reply rule's, see resolveAudiences) are set later.
-func (s *Store) prepare(m transcript.Message, i int, now time.Time) (transcript.Message, error) {
-	if err := transcript.ValidateNewWithin(m, s.maxContent); err != nil {
+// with (the reply rule's, see resolveAudiences) are set later. When restored, m is a row an
+// export wrote, checked by transcript.ValidateRestoredWithin instead.
+func (s *Store) prepare(m transcript.Message, i int, now time.Time, restored bool) (transcript.Message, error) {
+	validate := transcript.ValidateNewWithin
+	if restored {
+		validate = transcript.ValidateRestoredWithin
+	}
+	if err := validate(m, s.maxContent); err != nil {
 		return m, err
 	}
 	if err := transcript.CheckBatchParent(m.Parent, i); err != nil {
+		return m, err
+	}
+	if err := transcript.CheckBatchParent(m.Corrects, i); err != nil {
 		return m, err
 	}
 	if m.At.IsZero() {

@@ -48,9 +48,9 @@ const (
 )
 
 // Watch reports the desks that rows are committed to, by any process on the database: it
-// returns a channel that yields a desk's name after each commit of an Append or
-// AppendBatch to it, through this Store or any other. It is the server's Watcher: a live
-// stream reads a desk again when its name comes.
+// returns a channel that yields a desk's name after each commit of an Append, AppendBatch
+// or RestoreBatch to it (a correction's too), through this Store or any other. It is the
+// server's Watcher: a live stream reads a desk again when its name comes.
 //
 // Every commit that begins after Watch returns is reported: its desk's name comes on the
 // channel at least once after the commit. A name may stand for several commits (names
@@ -96,7 +96,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	caller := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	cfg := s.pool.Config()
-	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: cmp.Or(s.hooks.pingAfter, watchPingAfter), names: make(chan string, 64)}
+	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: cmp.Or(s.hooks.pingAfter, watchPingAfter), names: make(chan string, 64), changed: s.changes.bump}
 	if s.replicas.active() {
 		w.fence = s.replicas.fences.raise
 	}
@@ -151,6 +151,9 @@ type watch struct {
 	// read before its name is sent, so that the reads the name prompts wait for a standby
 	// to show the rows it stands for (route).
 	fence func(desk string, head int64)
+	// changed notes that a commit to a desk may have changed its rows (a correction), before
+	// its name is sent, so that the reads the name prompts never take rows read before it.
+	changed func(desk string)
 }
 
 // connect makes the watch's connection and LISTENs on it, within watchPingWithin.
@@ -202,6 +205,7 @@ func (w *watch) receive(ctx context.Context, conn *pgx.Conn) error {
 				return err
 			}
 		case err == nil:
+			w.changed(n.Payload)
 			if err := w.noteHead(ctx, conn, n.Payload); err != nil {
 				return err
 			}
@@ -267,6 +271,7 @@ func (w *watch) sendAll(ctx context.Context, conn *pgx.Conn) error {
 		return err
 	}
 	for _, d := range desks {
+		w.changed(d.name)
 		if w.fence != nil {
 			w.fence(d.name, d.head)
 		}

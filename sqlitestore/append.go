@@ -24,8 +24,8 @@ SELECT id, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0)
 FROM desks WHERE name = ?1`
 	newDeskSQL = `INSERT INTO desks (name) VALUES (?1)`
 	insertSQL  = `
-INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key, corrects, redacted, revised)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
 ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 )
 
@@ -50,6 +50,16 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 // aside with other readers than the aside's (transcript.ErrInvalidAudience). Those errors
 // name the parent by its Seq only, never its content or its readers.
 //
+// A correction (m.Corrects != 0: an edit, or with Redacted a redaction) must pass the
+// correction rule, transcript.ResolveCorrection, against its target as stored: else it is
+// an *AppendError matching transcript.ErrInvalidMessage and transcript.ErrNotReadable (a
+// missing target and one its author may not read alike, naming the target by its Seq
+// only), transcript.ErrRedacted, transcript.ErrNotAuthor or transcript.ErrInvalidAudience,
+// and nothing is written. Its Audience is the target's readers minus its author. In the
+// append's transaction the target then takes the edit's content (or is erased) and Revised
+// = the correction's Seq, and a redaction erases every earlier correction of the target:
+// content "", Redacted set. No row may reply to a correction.
+//
 // A Key (transcript.Message.Key) is stored with the row; an empty one is no key. When the
 // desk holds a row with m's Key already, Append stores nothing and uses no sequence: it
 // resolves m's parent and audience as for a new row (the checks above, the reply rule
@@ -64,7 +74,10 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 // insert inserts nothing when the desk holds the key; then the stored row is read and
 // decided, and the transaction, which inserted nothing, is rolled back. So a new key costs
 // no lookup of its own, and appends of one key, from any number of goroutines or
-// processes, store it once and all return that row.
+// processes, store it once and all return that row. A correction's key is looked up before
+// the correction rule is applied, in the same transaction, and a row a redaction erased
+// matches whatever m's content: so a retry of an edit after its target's redaction
+// returns the erased row instead of being refused.
 //
 // Appends to all desks of a Store take turns on one writer connection; Append waits for its
 // turn as long as ctx allows. Once Append returns, every read sees the row.
@@ -80,7 +93,7 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 	if err := checkDesk(desk); err != nil {
 		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
-	if err := s.checkMessage(m, -1); err != nil {
+	if err := s.checkMessage(m, -1, false); err != nil {
 		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	var (
@@ -88,7 +101,7 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 		added  int
 	)
 	err := s.write(ctx, desk, func(w *writeTx) (err error) {
-		stored, err = w.appendRows(ctx, desk, []transcript.Message{m}, false)
+		stored, err = w.appendRows(ctx, desk, []transcript.Message{m}, false, false)
 		added = w.inserted
 		return err
 	})
@@ -116,14 +129,22 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 // for Append; so is one Key on two messages of msgs (matching transcript.ErrInvalidMessage,
 // naming both), found before anything is read or written. The keys present are read in
 // one query on the (desk, key) index per 2,000 keys, so a batch whose every message is
-// present (a re-import) reads them and writes nothing. An empty batch stores nothing.
-// AppendBatch reads msgs and never modifies them.
+// present (a re-import) reads them and writes nothing. Corrections are decided and applied
+// as for Append, in order, each seeing what the batch's earlier ones did (an edit, then a
+// redaction of one row; not a redaction, then an edit, which is refused), and a Corrects
+// may be a BatchParent too. An empty batch stores nothing. AppendBatch reads msgs and never
+// modifies them.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
+	return s.appendBatch(ctx, desk, msgs, false)
+}
+
+// appendBatch is AppendBatch, and for restored rows RestoreBatch.
+func (s *Store) appendBatch(ctx context.Context, desk string, msgs []transcript.Message, restored bool) error {
 	if err := checkDesk(desk); err != nil {
 		return &AppendError{Desk: desk, Index: -1, Err: err}
 	}
 	for i, m := range msgs {
-		if err := s.checkMessage(m, i); err != nil {
+		if err := s.checkMessage(m, i, restored); err != nil {
 			return &AppendError{Desk: desk, Index: i, Err: err}
 		}
 	}
@@ -134,7 +155,7 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 		return nil
 	}
 	return s.write(ctx, desk, func(w *writeTx) error {
-		_, err := w.appendRows(ctx, desk, msgs, true)
+		_, err := w.appendRows(ctx, desk, msgs, true, restored)
 		return err
 	})
 }
@@ -142,16 +163,19 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 // appendRows stores msgs, which checkMessage accepts and whose keys are distinct
 // (transcript.CheckBatchKeys), as the rows after the desk's head, and returns the last
 // message as stored, or as the desk holds it already. batch says whether they are
-// AppendBatch's, for the index an *AppendError names (-1 for Append).
+// AppendBatch's or RestoreBatch's, for the index an *AppendError names (-1 for Append);
+// restored, whether they are RestoreBatch's, settled by transcript.SettleRestored.
 //
 // A batch reads the rows of the desk holding its messages' keys first, in one query (a
-// chunk of keyLookupChunk keys a query), and the stored parents in another; then
-// transcript.SettleBatch decides every message, and the new rows are inserted in order, many
-// an INSERT (insertRows).
-// Append's one message skips the key lookup: its insert finds a present key (insertSQL),
-// and then the stored row is read and matched (transcript.MatchKey). The first refusal or
-// conflict ends it, and the transaction is rolled back.
-func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript.Message, batch bool) (transcript.Message, error) {
+// chunk of keyLookupChunk keys a query), and the stored parents and targets in another;
+// then transcript.SettleBatch decides every message, the revisions of stored rows are
+// written (revise), and the new rows are inserted in order, many an INSERT (insertRows).
+// Append's one message skips the key lookup, unless it is a correction: its insert finds a
+// present key (insertSQL), and then the stored row is read and matched
+// (transcript.MatchKey). A correction's key is looked up first, since the correction rule
+// would refuse a retry after its target's redaction that SettleBatch, knowing the stored
+// row, replays. The first refusal or conflict ends it, and the transaction is rolled back.
+func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript.Message, batch, restored bool) (transcript.Message, error) {
 	refuse := func(i int, err error) error {
 		if !batch {
 			i = -1
@@ -159,7 +183,7 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 		return &AppendError{Desk: desk, Index: i, Err: err}
 	}
 	var present map[string]*transcript.Message // Append's key is found by its insert instead
-	if batch {
+	if batch || (msgs[0].IsCorrection() && msgs[0].Key != "") {
 		var err error
 		if present, err = w.presentRows(ctx, desk, msgs); err != nil {
 			return transcript.Message{}, err
@@ -169,9 +193,16 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 	if err != nil {
 		return transcript.Message{}, err
 	}
-	settled, i, err := transcript.SettleBatch(msgs, w.head, stored, present)
+	settle := transcript.SettleBatch
+	if restored {
+		settle = transcript.SettleRestored
+	}
+	settled, i, err := settle(msgs, w.head, stored, present)
 	if err != nil {
 		return transcript.Message{}, refuse(i, err)
+	}
+	if err := w.revise(ctx, settled.Revisions); err != nil {
+		return transcript.Message{}, err
 	}
 	rows, added := settled.Rows, settled.Added
 	last := rows[len(rows)-1]
@@ -207,9 +238,10 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 	return last, nil
 }
 
-// parentRows returns the stored rows msgs reply to, by Seq, as transcript.SettleBatch wants
-// them: every Parent from 1 to the desk's head (sequences are dense, so each is a row),
-// the rows present holds taken from it, the others read in one query.
+// parentRows returns the stored rows msgs reply to or correct, by Seq, as
+// transcript.SettleBatch wants them: every Parent and Corrects from 1 to the desk's head
+// (sequences are dense, so each is a row), the rows present holds taken from it, the others
+// read in one query, the targets' content with them.
 func (w *writeTx) parentRows(ctx context.Context, msgs []transcript.Message, present map[string]*transcript.Message) (map[transcript.Sequence]transcript.Message, error) {
 	var bySeq map[transcript.Sequence]*transcript.Message
 	if len(present) > 0 {
@@ -218,24 +250,29 @@ func (w *writeTx) parentRows(ctx context.Context, msgs []transcript.Message, pre
 			bySeq[m.Seq] = m
 		}
 	}
-	var seqs []int64
+	var seqs, targets []int64
 	var held map[transcript.Sequence]transcript.Message
 	for _, m := range msgs {
-		p := m.Parent
-		if _, batch := p.BatchIndex(); batch || p == 0 || p > w.head {
-			continue
-		}
-		if row, ok := bySeq[p]; ok {
-			if held == nil {
-				held = make(map[transcript.Sequence]transcript.Message)
+		for _, p := range [...]transcript.Sequence{m.Parent, m.Corrects} {
+			if _, batch := p.BatchIndex(); batch || p == 0 || p > w.head {
+				continue
 			}
-			held[p] = *row
-			continue
+			if row, ok := bySeq[p]; ok {
+				if held == nil {
+					held = make(map[transcript.Sequence]transcript.Message)
+				}
+				held[p] = *row
+				continue
+			}
+			seqs = append(seqs, int64(p))
+			if p == m.Corrects {
+				targets = append(targets, int64(p))
+			}
 		}
-		seqs = append(seqs, int64(p))
 	}
 	slices.Sort(seqs)
-	stored, err := w.storedParents(ctx, slices.Compact(seqs))
+	slices.Sort(targets)
+	stored, err := w.storedParents(ctx, slices.Compact(seqs), slices.Compact(targets))
 	if err != nil || len(held) == 0 {
 		return stored, err
 	}
@@ -345,7 +382,7 @@ func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.
 }
 
 // insertParams is how many parameters insertSQL binds for a row: one a column it sets.
-const insertParams = 8
+const insertParams = 11
 
 // rowArgs appends to args the parameters that store m, whose Seq, Parent and Audience are
 // final, as a row of insertSQL's columns, finding or creating its author's and audience's
@@ -365,7 +402,8 @@ func (w *writeTx) rowArgs(ctx context.Context, args []any, m transcript.Message)
 	if m.Key != "" {
 		key = m.Key
 	}
-	return append(args, w.desk, int64(m.Seq), int64(m.Parent), author, audience, m.Content, w.atMicros(m.At), key), nil
+	return append(args, w.desk, int64(m.Seq), int64(m.Parent), author, audience, m.Content, w.atMicros(m.At), key,
+		int64(m.Corrects), m.Redacted, int64(m.Revised)), nil
 }
 
 // insertChunk is how many rows one INSERT of a batch stores: insertParams parameters a row,
@@ -376,12 +414,12 @@ const insertChunk = 256
 // insertRowsSQL is the INSERT of n rows, insertSQL's columns and conflict target.
 func insertRowsSQL(n int) string {
 	var b strings.Builder
-	b.WriteString("INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key) VALUES ")
+	b.WriteString("INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key, corrects, redacted, revised) VALUES ")
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?)")
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?)")
 	}
 	b.WriteString(" ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING")
 	return b.String()

@@ -41,6 +41,19 @@
 // *transcript.KeyConflictError. LookupKeys finds rows by key, many thousands a call, for a
 // caller (the import command) that names parents by key or tells new rows from present ones.
 //
+// A correction (transcript.Message.Corrects, Redacted and Revised: three columns, schema
+// version 8) is a row of its own that Append and AppendBatch decide with the correction rule
+// (transcript.ResolveCorrection, through transcript.SettleBatch), its target read with the
+// parents in the write transaction, and apply in that transaction: the target's content,
+// redacted and revised are updated, and a redaction erases every earlier correction of the
+// target, found on a partial (desk, corrects, seq) index that holds corrections only.
+// RestoreBatch stores an export's rows as they were stored, erased ones included. Erasure
+// is for good: the writer runs with secure_delete, so what a write removes is overwritten
+// with zeros, and Close checkpoints the write-ahead log into the database and truncates it,
+// so once a redaction has committed and the Store is closed, no file of the database holds
+// the erased bytes. Until then the write-ahead log may still hold them; while another
+// process holds the file open, its last connection to close checkpoints it.
+//
 // A Store is also a token.Store: the service's bearer tokens are rows
 // of a tokens table (schema version 6), each one participant on one desk, kept as the
 // SHA-256 of its secret, never the secret, under a UNIQUE index that a lookup searches once

@@ -18,7 +18,9 @@ const driverName = "sqlite"
 // reader. Every connection sets a busy timeout. The writer's transactions begin IMMEDIATE,
 // taking the write lock up front, so two writers never deadlock upgrading a read lock;
 // it runs with synchronous=FULL, so a committed append survives power loss, not only a crash
-// of the process (migrate puts the file in WAL mode, once it knows the file is a store).
+// of the process (migrate puts the file in WAL mode, once it knows the file is a store), and
+// with secure_delete on, so that what a write removes or replaces (a redaction's erased text)
+// is overwritten with zeros in the pages it leaves, not merely marked free.
 // Readers are query_only. With ReadOnly, the writer too is a reader, and both open the file
 // read-only (mode=ro): they never create it, nor set its journal mode. inspect's probe may
 // also be immutable (immutable=1): it reads the file without locks, and creates nothing
@@ -39,6 +41,7 @@ func dsn(path string, c config, writer bool) (string, error) {
 	}
 	if writer {
 		q.Add("_pragma", "synchronous(FULL)")
+		q.Add("_pragma", "secure_delete(ON)")
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")

@@ -32,7 +32,7 @@ type migration struct {
 
 // SchemaVersion is the version of the schema this package creates and reads: the number of
 // its migrations.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // migrations is every migration, in version order, checked at start-up to number 1, 2, ...,
 // SchemaVersion.

@@ -217,3 +217,55 @@ func TestMigrationsNumbered(t *testing.T) {
 		t.Errorf("schemas differ (-direct +stepwise):\n%s", diff)
 	}
 }
+
+// writeOldDesk writes desk eng into db, at a schema version from 5 (keys) up: its desks,
+// authors and audiences rows, and three messages from at on (a keyed root, an aside
+// replying to it, and a reply into the aside), which it returns as a read returns them.
+func writeOldDesk(t *testing.T, db *sql.DB, at time.Time) []transcript.Message {
+	t.Helper()
+	ctx := t.Context()
+	want := []transcript.Message{
+		{Seq: 1, Author: opAuthor, Content: "deploy at noon?", At: at, Key: "slack:1.000001"},
+		{Seq: 2, Parent: 1, Author: opAuthor, Content: "between us", At: at.Add(time.Second), Audience: []transcript.Author{triageAgent}},
+		{Seq: 3, Parent: 2, Author: triageAgent, Content: "agreed", At: at.Add(2 * time.Second), Audience: []transcript.Author{opAuthor}},
+	}
+	for _, stmt := range []string{
+		`INSERT INTO desks (id, name) VALUES (1, 'eng')`,
+		`INSERT INTO authors (id, kind, ident, label) VALUES (1, 1, '', ''), (2, 3, 'triage', 'Triage')`,
+		`INSERT INTO audiences (id, members) VALUES (1, '[{"kind":3,"ident":"triage","label":"Triage"}]'), (2, '[{"kind":1,"ident":"","label":""}]')`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, m := range want {
+		author, audience, key := []int{1, 1, 2}[i], []any{nil, 1, 2}[i], []any{m.Key, nil, nil}[i]
+		if _, err := db.ExecContext(ctx, `INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key) VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
+			int64(m.Seq), int64(m.Parent), author, audience, m.Content, m.At.UnixMicro(), key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return want
+}
+
+// openMigrated opens the database at path, written at schema version from, whose tables
+// dumped before (dumpTables) and whose desk eng holds want, and checks that Open migrated
+// it to SchemaVersion, changed no row, and reads eng back as want. The test closes it.
+func openMigrated(t *testing.T, path string, from int, before map[string][]string, want []transcript.Message) *Store {
+	t.Helper()
+	st, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open of a version %d database: %v", from, err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if v := schemaVersion(t, path); v != SchemaVersion {
+		t.Errorf("schema version %d after Open, want %d", v, SchemaVersion)
+	}
+	if diff := cmp.Diff(before, dumpTables(t, st.writer)); diff != "" {
+		t.Errorf("the migration changed rows (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, readDesk(t, st, "eng")); diff != "" {
+		t.Errorf("desk eng after the migration (-want +got):\n%s", diff)
+	}
+	return st
+}

@@ -8,24 +8,30 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// parentsSQL reads the stored rows that new rows reply to, as the reply rule needs them:
-// their authors and audiences. Each is a point lookup on the (desk, seq) index, then on the
-// authors' and audiences' primary keys; the outer joins let a row naming a missing author or
-// audience come back, to be reported, rather than be left out.
+// parentsSQL reads the stored rows that new rows reply to or correct, as the reply rule and
+// the correction rule need them: their authors, audiences and corrections' columns, and the
+// content of the targets (?3; a parent's is not read, the reply rule needs none). Each is a
+// point lookup on the (desk, seq) index, then on the authors' and audiences' primary keys;
+// the outer joins let a row naming a missing author or audience come back, to be reported,
+// rather than be left out.
 const parentsSQL = `
 SELECT m.seq, m.author, ifnull(a.kind, 0), ifnull(a.ident, ''), ifnull(a.label, ''),
-       ifnull(m.audience, 0), ifnull(u.members, '')
+       ifnull(m.audience, 0), ifnull(u.members, ''),
+       m.corrects, m.redacted, m.revised,
+       CASE WHEN m.seq IN (SELECT value FROM json_each(?3)) THEN m.content ELSE '' END
 FROM messages AS m
 LEFT JOIN authors AS a ON a.id = m.author
 LEFT JOIN audiences AS u ON u.id = m.audience
 WHERE m.desk = ?1 AND m.seq IN (SELECT value FROM json_each(?2))`
 
 // storedParents returns the rows seqs of the desk, all stored before the transaction began,
-// with their Seq, Author and Audience: the parents transcript.ResolveAudience needs. A row
-// it cannot find, or one naming an author or audience the file does not hold, is an error:
-// the file was changed outside this package. An Audience it returns may be the cache's: the
-// caller must not modify it (ResolveAudience does not). No error holds a row's content.
-func (w *writeTx) storedParents(ctx context.Context, seqs []int64) (map[transcript.Sequence]transcript.Message, error) {
+// with their Seq, Author, Audience, Corrects, Redacted and Revised, and for those in targets
+// their Content: the parents transcript.ResolveAudience needs and the targets
+// transcript.ResolveCorrection needs. A row it cannot find, or one naming an author or
+// audience the file does not hold, is an error: the file was changed outside this package.
+// An Audience it returns may be the cache's: the caller must not modify it (neither rule
+// does). No error holds a row's content.
+func (w *writeTx) storedParents(ctx context.Context, seqs, targets []int64) (map[transcript.Sequence]transcript.Message, error) {
 	if len(seqs) == 0 {
 		return nil, nil
 	}
@@ -33,7 +39,13 @@ func (w *writeTx) storedParents(ctx context.Context, seqs []int64) (map[transcri
 	if err != nil {
 		return nil, err
 	}
-	rows, err := w.tx.StmtContext(ctx, w.s.parents).QueryContext(ctx, w.desk, string(list))
+	targetList := []byte("[]")
+	if len(targets) > 0 {
+		if targetList, err = json.Marshal(targets); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := w.tx.StmtContext(ctx, w.s.parents).QueryContext(ctx, w.desk, string(list), string(targetList))
 	if err != nil {
 		return nil, fmt.Errorf("reading parent rows: %w", err)
 	}
@@ -41,14 +53,15 @@ func (w *writeTx) storedParents(ctx context.Context, seqs []int64) (map[transcri
 	parents := make(map[transcript.Sequence]transcript.Message, len(seqs))
 	for rows.Next() {
 		var (
-			seq, author, kind, audience int64
-			m                           transcript.Message
-			members                     string
+			seq, author, kind, audience, corrects, revised int64
+			m                                              transcript.Message
+			members                                        string
 		)
-		if err := rows.Scan(&seq, &author, &kind, &m.Author.ID, &m.Author.Label, &audience, &members); err != nil {
+		if err := rows.Scan(&seq, &author, &kind, &m.Author.ID, &m.Author.Label, &audience, &members, &corrects, &m.Redacted, &revised, &m.Content); err != nil {
 			return nil, fmt.Errorf("reading parent rows: %w", err)
 		}
 		m.Seq, m.Author.Kind = transcript.Sequence(seq), transcript.AuthorKind(kind)
+		m.Corrects, m.Revised = transcript.Sequence(corrects), transcript.Sequence(revised)
 		if kind == 0 {
 			return nil, fmt.Errorf("row %d names author %d, which the authors table does not hold", seq, author)
 		}

@@ -29,6 +29,7 @@ type Store struct {
 	// Prepared statements: the writer's, on its one connection, and the readers'.
 	deskHead, newDesk, insert, insertMany, findAuthor, newAuthor         *sql.Stmt
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
+	revise, eraseCorrections                                             *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
 	insertBook, updateBook, loadBook                                     *sql.Stmt // writer, writer, readers
@@ -134,6 +135,8 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.parents, s.writer, parentsSQL},
 		{&s.keyRow, s.writer, keyRowSQL},
 		{&s.keyRows, s.writer, keyRowsSQL},
+		{&s.revise, s.writer, reviseSQL},
+		{&s.eraseCorrections, s.writer, eraseCorrectionsSQL},
 		{&s.readPage, s.readers, readPageSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
 		{&s.readAuthorsStmt, s.readers, readAuthorsSQL},
@@ -155,7 +158,9 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 }
 
 // Close ends every Watch, closing its channel and its connection, and waits for them; then
-// it closes the store's connections. Reads and appends in flight may fail; every call after
+// it closes the store's connections, the writer's after checkpointing the write-ahead log
+// into the database and truncating it (see checkpoint), so that text a redaction erased is
+// left in no file of the database. Reads and appends in flight may fail; every call after
 // Close returns ErrClosed. Close is idempotent.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
@@ -172,19 +177,24 @@ func (s *Store) Close() error {
 
 func (s *Store) closeAll() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{
-		s.deskHead, s.newDesk, s.insert, s.insertMany, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience, s.parents, s.keyRow, s.keyRows,
-		s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt,
-		s.addToken, s.revokeToken, s.tokenByHash, s.listTokens,
-		s.insertBook, s.updateBook, s.loadBook,
-	} {
-		if stmt != nil {
-			errs = append(errs, stmt.Close())
+	closeStmts := func(stmts ...*sql.Stmt) {
+		for _, stmt := range stmts {
+			if stmt != nil {
+				errs = append(errs, stmt.Close())
+			}
 		}
 	}
+	// The readers first: the checkpoint truncates the log only once no connection of this
+	// process reads it.
+	closeStmts(s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
 	if s.readers != nil {
 		errs = append(errs, s.readers.Close())
 	}
+	if s.writer != nil && !s.readOnly {
+		errs = append(errs, s.checkpoint())
+	}
+	closeStmts(s.deskHead, s.newDesk, s.insert, s.insertMany, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience,
+		s.parents, s.keyRow, s.keyRows, s.revise, s.eraseCorrections, s.addToken, s.revokeToken, s.insertBook, s.updateBook)
 	if s.writer != nil {
 		errs = append(errs, s.writer.Close())
 	}
@@ -193,6 +203,21 @@ func (s *Store) closeAll() error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)
+	}
+	return nil
+}
+
+// checkpoint copies the write-ahead log into the database and truncates it to nothing (the
+// log keeps the frames of earlier writes, erased text among them, until then). It names the
+// main database, the file: a checkpoint of every database of the connection was answered
+// SQLITE_LOCKED on a connection that had not written yet (the driver's SQLite 3.54). While another
+// process holds a read open on the file, SQLite waits for it as long as the busy timeout
+// allows and then leaves the log as it is: that is no error of this Store's, and the last
+// connection to close the file checkpoints it then.
+func (s *Store) checkpoint() error {
+	var busy, frames, copied int
+	if err := s.writer.QueryRow(`PRAGMA main.wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied); err != nil && !isBusy(err) {
+		return fmt.Errorf("checkpointing the write-ahead log: %w", err)
 	}
 	return nil
 }

@@ -39,41 +39,10 @@ func TestMigrateFromV5(t *testing.T) {
 	if found, err := migrate(ctx, db, 5); err != nil || found != 0 {
 		t.Fatalf("migrate to version 5: found %d, %v", found, err)
 	}
-	at := time.Date(2026, 5, 20, 9, 0, 0, 321_000, time.UTC)
-	want := []transcript.Message{
-		{Seq: 1, Author: opAuthor, Content: "deploy at noon?", At: at, Key: "slack:1.000001"},
-		{Seq: 2, Parent: 1, Author: opAuthor, Content: "between us", At: at.Add(time.Second), Audience: []transcript.Author{triageAgent}},
-		{Seq: 3, Parent: 2, Author: triageAgent, Content: "agreed", At: at.Add(2 * time.Second), Audience: []transcript.Author{opAuthor}},
-	}
-	for _, stmt := range []string{
-		`INSERT INTO desks (id, name) VALUES (1, 'eng')`,
-		`INSERT INTO authors (id, kind, ident, label) VALUES (1, 1, '', ''), (2, 3, 'triage', 'Triage')`,
-		`INSERT INTO audiences (id, members) VALUES (1, '[{"kind":3,"ident":"triage","label":"Triage"}]'), (2, '[{"kind":1,"ident":"","label":""}]')`,
-	} {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, m := range want {
-		author, audience, key := []int{1, 1, 2}[i], []any{nil, 1, 2}[i], []any{m.Key, nil, nil}[i]
-		if _, err := db.ExecContext(ctx, `INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key) VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
-			int64(m.Seq), int64(m.Parent), author, audience, m.Content, m.At.UnixMicro(), key); err != nil {
-			t.Fatal(err)
-		}
-	}
+	want := writeOldDesk(t, db, time.Date(2026, 5, 20, 9, 0, 0, 321_000, time.UTC))
+	before := dumpTables(t, db)
 	db.Close()
-
-	st, err := Open(ctx, path)
-	if err != nil {
-		t.Fatalf("Open of a version 5 database: %v", err)
-	}
-	defer st.Close()
-	if v := schemaVersion(t, path); v != SchemaVersion {
-		t.Errorf("schema version %d after Open, want %d", v, SchemaVersion)
-	}
-	if diff := cmp.Diff(want, readDesk(t, st, "eng")); diff != "" {
-		t.Errorf("desk eng after the migration (-want +got):\n%s", diff)
-	}
+	st := openMigrated(t, path, 5, before, want)
 	if got, err := st.LookupKeys(ctx, "eng", []string{"slack:1.000001"}); err != nil || !cmp.Equal(got, map[string]transcript.Message{"slack:1.000001": want[0]}) {
 		t.Errorf("LookupKeys after the migration: %v, %v", got, err)
 	}

@@ -12,13 +12,21 @@ func checkDesk(desk string) error {
 }
 
 // checkMessage reports what is wrong with m as the index-th message of a batch (index -1:
-// a single Append), as far as m alone can tell: transcript.ValidateNewWithin, with the
-// store's content limit, and a BatchParent only inside a batch, naming an earlier message
-// of it. Whether a sequence Parent exists and is older, and the reply rule, are for the
-// append's transaction to check. The error matches transcript.ErrInvalidMessage.
-func (s *Store) checkMessage(m transcript.Message, index int) error {
-	if err := transcript.ValidateNewWithin(m, s.maxContent); err != nil {
+// a single Append), as far as m alone can tell: transcript.ValidateNewWithin (restored:
+// transcript.ValidateRestoredWithin), with the store's content limit, and a BatchParent (as
+// Parent or Corrects) only inside a batch, naming an earlier message of it. Whether a
+// sequence Parent or target exists and is older, the reply rule and the correction rule are
+// for the append's transaction to check. The error matches transcript.ErrInvalidMessage.
+func (s *Store) checkMessage(m transcript.Message, index int, restored bool) error {
+	validate := transcript.ValidateNewWithin
+	if restored {
+		validate = transcript.ValidateRestoredWithin
+	}
+	if err := validate(m, s.maxContent); err != nil {
 		return err
 	}
-	return transcript.CheckBatchParent(m.Parent, index)
+	if err := transcript.CheckBatchParent(m.Parent, index); err != nil {
+		return err
+	}
+	return transcript.CheckBatchParent(m.Corrects, index)
 }

@@ -2,9 +2,9 @@
 // pgstore call Run from their tests with a constructor for a new, empty store, so both are
 // held to the same rules: logtest conformance per desk, desk isolation, bad input
 // refused with transcript.ErrInvalidMessage and stored nowhere, all-or-nothing batches with
-// transcript.BatchParent, the content limit, asides, keys, bearer tokens (token.Store, which
-// every store implements), read-state books (sharing.BookStore, likewise), and agents
-// sharing desks while writers append.
+// transcript.BatchParent, the content limit, asides, keys, corrections (and restoring an
+// export's rows), bearer tokens (token.Store, which every store implements), read-state
+// books (sharing.BookStore, likewise), and agents sharing desks while writers append.
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) storetest.Store {

@@ -20,6 +20,10 @@ type Store interface {
 	// AppendBatch stores msgs as the newest rows of desk, in order, all or nothing. A Parent
 	// may be transcript.BatchParent(i), naming the batch's earlier i-th message.
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
+	// RestoreBatch stores rows an export wrote as the newest rows of desk, as they were
+	// stored (transcript.SettleRestored: Revised and Redacted kept, corrections not applied
+	// again), all or nothing, as AppendBatch does.
+	RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error
 	// Log returns desk's transcript.Log; a desk without rows reads as an empty log.
 	Log(desk string) transcript.Log
 	// Desks returns the names of the desks that hold at least one row, sorted.
@@ -71,6 +75,13 @@ type Store interface {
 //     return the stored row, conflicts are *transcript.KeyConflictError and write nothing,
 //     one key appended concurrently is stored once, a batch skips its present rows and
 //     appends the rest, and a batch with a conflict or a repeated key writes nothing.
+//   - Corrections: the correction rule (see CorrectionRule) through Append and AppendBatch:
+//     edits applied to their targets (new content, Revised), redactions erasing the target
+//     and every earlier correction of it, the operator's redaction of an aside it is not
+//     in, a keyed edit replayed after a redaction, every refusal with its sentinel, quoting
+//     no aside and writing nothing (an outsider's refused as for a missing row, word for
+//     word); corrections inside one batch; and RestoreBatch reproducing a desk with
+//     corrections exactly, and refusing a Revised not above its row.
 //   - Tokens: the token.Store contract (see TokenRule): tokens stored exactly and found by
 //     hash only, listed in order, refused twice or invalid, revoked once, and
 //     token.Authenticate over the store accepting each token as itself and refusing
@@ -126,6 +137,7 @@ var checks = []struct {
 	{"ContentLimit", func(t *testing.T, st Store) { ContentLimit(t, st, transcript.MaxContent) }},
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
+	{"Corrections", checkCorrections},
 	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
 	{"Books", func(t *testing.T, st Store) { BookRule(t, st) }},
 	{"ConcurrentSharing", checkConcurrentSharing},

@@ -47,7 +47,7 @@ func newMemStore(maxContent int) *memStore {
 func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(desk, m, -1); err != nil {
+	if err := s.check(desk, m, -1, false); err != nil {
 		return transcript.Message{}, err
 	}
 	log := s.desks[desk]
@@ -66,61 +66,58 @@ func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message
 }
 
 func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
+	return s.settle(desk, msgs, false)
+}
+
+func (s *memStore) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
+	return s.settle(desk, rows, true)
+}
+
+// settle appends msgs to desk through transcript.SettleBatch (or, restored, SettleRestored),
+// applying its Revisions to the stored rows, all or nothing.
+func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	log := s.desks[desk]
-	if log == nil {
-		log = memlog.New()
-	}
-	rows := log.Messages()
-	byKey := make(map[string]int) // key → index in rows
-	for i, m := range rows {
-		if m.Key != "" {
-			byKey[m.Key] = i
-		}
-	}
-	head := log.Head()
-	seqOf := make([]transcript.Sequence, len(msgs)) // each batch message's stored Seq
-	inBatch := make(map[string]bool)
-	added := 0
 	for i, m := range msgs {
-		if err := s.check(desk, m, i); err != nil {
+		if err := s.check(desk, m, i, restored); err != nil {
 			return err
 		}
-		if m.Key != "" && inBatch[m.Key] {
-			return fmt.Errorf("%w: %w: message %d: key %q twice in the batch", transcript.ErrInvalidMessage, transcript.ErrDuplicateKey, i, m.Key)
-		}
-		inBatch[m.Key] = m.Key != ""
-		seq := head + 1 + transcript.Sequence(added)
-		if j, ok := m.Parent.BatchIndex(); ok {
-			m.Parent = seqOf[j]
-		} else if m.Parent >= seq {
-			return fmt.Errorf("%w: %w: message %d: parent %d is not older", transcript.ErrInvalidMessage, transcript.ErrNoParent, i, m.Parent)
-		}
-		var parent *transcript.Message
-		if m.Parent != 0 {
-			parent = &rows[m.Parent-1]
-		}
-		audience, err := transcript.ResolveAudience(m, parent)
-		if err != nil {
-			return err
-		}
-		m.Audience = audience
-		if k, ok := byKey[m.Key]; ok && m.Key != "" {
-			if err := transcript.MatchKey(rows[k], m); err != nil {
-				return err
-			}
-			seqOf[i] = rows[k].Seq
-			continue
-		}
-		m.Seq, m.At = seq, stamp(m.At)
-		seqOf[i] = seq
-		byKey[m.Key] = len(rows)
-		rows = append(rows, m)
-		added++
 	}
-	if added == 0 {
-		return nil
+	if _, err := transcript.CheckBatchKeys(msgs); err != nil {
+		return err
+	}
+	var rows []transcript.Message
+	if log := s.desks[desk]; log != nil {
+		rows = log.Messages()
+	}
+	stored := make(map[transcript.Sequence]transcript.Message, len(rows))
+	present := make(map[string]*transcript.Message)
+	for i, m := range rows {
+		stored[m.Seq] = m
+		if m.Key != "" {
+			present[m.Key] = &rows[i]
+		}
+	}
+	settleBatch := transcript.SettleBatch
+	if restored {
+		settleBatch = transcript.SettleRestored
+	}
+	settled, _, err := settleBatch(msgs, transcript.Sequence(len(rows)), stored, present)
+	if err != nil || len(settled.Added) == 0 {
+		return err
+	}
+	for _, r := range settled.Revisions {
+		t := &rows[r.Target-1]
+		t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
+		for i := range rows {
+			if c := &rows[i]; r.Redacted && c.Corrects == r.Target {
+				c.Content, c.Redacted = "", true
+			}
+		}
+	}
+	for _, m := range settled.Added {
+		m.At = stamp(m.At)
+		rows = append(rows, m)
 	}
 	next, err := memlog.From(rows)
 	if err != nil {
@@ -130,11 +127,15 @@ func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcri
 	return nil
 }
 
-func (s *memStore) check(desk string, m transcript.Message, index int) error {
+func (s *memStore) check(desk string, m transcript.Message, index int, restored bool) error {
 	if err := transcript.ValidateDesk(desk); err != nil {
 		return transcript.InvalidMessage(err)
 	}
-	if err := transcript.ValidateNew(m); err != nil {
+	validate := transcript.ValidateNewWithin
+	if restored {
+		validate = transcript.ValidateRestoredWithin
+	}
+	if err := validate(m, transcript.MaxContent); err != nil {
 		return err
 	}
 	if !storable(m.Author.ID) || !storable(m.Author.Label) || !storable(m.Content) || len(m.Content) > s.maxContent {

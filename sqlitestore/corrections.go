@@ -1,0 +1,56 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sharedesk/transcript"
+)
+
+// The statements that apply corrections to stored rows: a point UPDATE of the target on the
+// (desk, seq) index, and for a redaction the erasure of the target's corrections, found on
+// the partial (desk, corrects, seq) index (the term corrects <> 0 is its condition, spelt
+// out for the planner).
+const (
+	reviseSQL = `
+UPDATE messages SET content = ?3, redacted = ?4, revised = ?5
+WHERE desk = ?1 AND seq = ?2`
+	eraseCorrectionsSQL = `
+UPDATE messages SET content = '', redacted = 1
+WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
+)
+
+// revise writes revisions, what an append's corrections change in rows stored before it
+// (transcript.Settlement.Revisions), in the append's transaction, before its new rows are
+// inserted: each target's content, redacted and revised, and for a redaction the erasure of
+// every correction of the target stored before the append. With secure_delete on the
+// writer's connection, SQLite overwrites the erased text in the file's pages.
+func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) error {
+	for _, r := range revisions {
+		res, err := w.tx.StmtContext(ctx, w.s.revise).ExecContext(ctx, w.desk, int64(r.Target), r.Content, r.Redacted, int64(r.Revised))
+		if err != nil {
+			return fmt.Errorf("correcting row %d: %w", r.Target, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return fmt.Errorf("correcting row %d: %d rows updated (%v), want 1", r.Target, n, err)
+		}
+		if !r.Redacted {
+			continue
+		}
+		if _, err := w.tx.StmtContext(ctx, w.s.eraseCorrections).ExecContext(ctx, w.desk, int64(r.Target)); err != nil {
+			return fmt.Errorf("erasing the corrections of row %d: %w", r.Target, err)
+		}
+	}
+	return nil
+}
+
+// RestoreBatch stores rows an export wrote as the newest rows of desk, as they were stored:
+// AppendBatch, with transcript.ValidateRestoredWithin and transcript.SettleRestored in place
+// of transcript.ValidateNewWithin and transcript.SettleBatch. A row's Revised and Redacted
+// are kept, an erased row and an erased correction are stored as they are, and a correction
+// is not applied again, since the rows hold its result; a Revised not above its row's Seq is
+// refused. Everything else (keys, parents, audiences, errors, all or nothing) is as for
+// AppendBatch. Importing an export into an empty desk thus reproduces every row.
+func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
+	return s.appendBatch(ctx, desk, rows, true)
+}
