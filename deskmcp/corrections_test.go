@@ -12,12 +12,15 @@ import (
 	"github.com/sharedesk/transcript/render"
 )
 
-// correctionStores are the stores the corrections tests run on: each opens a new, empty one.
+// correctionStores are the stores the corrections tests run on: each opens a new, empty
+// one (PostgreSQL's skips without a server, see pgStore).
 var correctionStores = []struct {
 	name string
 	open func(testing.TB) store
 }{
 	{"memlog", func(testing.TB) store { return newMemStore() }},
+	{"sqlite", func(t testing.TB) store { st, _ := sqliteStore(t); return st }},
+	{"pg", func(t testing.TB) store { st, _ := pgStore(t); return st }},
 }
 
 // forEachStore runs test on a new store of each kind.
