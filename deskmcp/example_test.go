@@ -18,35 +18,11 @@ import (
 // stdio with transcript mcp, or serve's /mcp, in real use), reads what is new for it.
 func Example() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "deskmcp-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	st, err := sqlitestore.Open(ctx, filepath.Join(dir, "desk.db"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer st.Close()
+	st, done := exampleStore(ctx)
+	defer done()
 	st.Append(ctx, "eng", transcript.Message{Author: transcript.Person("ana", "Ana"), Content: "Can someone look at the failing deploy?"})
 
-	svc, err := deskmcp.New(st, st, deskmcp.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv, err := svc.Server("eng", transcript.Agent("triage", "Triage"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	serverSide, clientSide := mcp.NewInMemoryTransports()
-	if _, err := srv.Connect(ctx, serverSide, nil); err != nil {
-		log.Fatal(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "example-agent", Version: "1"}, nil)
-	session, err := client.Connect(ctx, clientSide, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
+	session := exampleSession(ctx, st, transcript.Agent("triage", "Triage"))
 	defer session.Close()
 
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "read_desk", Arguments: map[string]any{}})
@@ -65,33 +41,9 @@ func Example() {
 // with the stored correction, and a view shows the row as it now stands.
 func Example_corrections() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "deskmcp-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	st, err := sqlitestore.Open(ctx, filepath.Join(dir, "desk.db"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := deskmcp.New(st, st, deskmcp.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv, err := svc.Server("eng", transcript.Agent("triage", "Triage"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	serverSide, clientSide := mcp.NewInMemoryTransports()
-	if _, err := srv.Connect(ctx, serverSide, nil); err != nil {
-		log.Fatal(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "example-agent", Version: "1"}, nil)
-	session, err := client.Connect(ctx, clientSide, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
+	st, done := exampleStore(ctx)
+	defer done()
+	session := exampleSession(ctx, st, transcript.Agent("triage", "Triage"))
 	defer session.Close()
 
 	for _, call := range []struct {
@@ -127,4 +79,41 @@ func Example_corrections() {
 	// <message seq="3" corrects="1" kind="agent" id="triage" label="Triage" redacted="true"/>
 	// The view of the channel of desk "eng": 1 message; newest row #3; you are agent:triage.
 	// <message seq="1" kind="agent" id="triage" label="Triage" revised="3" redacted="true"/>
+}
+
+// exampleStore opens a SQLite store in a new temporary directory; done closes it and
+// removes the directory.
+func exampleStore(ctx context.Context) (st *sqlitestore.Store, done func()) {
+	dir, err := os.MkdirTemp("", "deskmcp-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	st, err = sqlitestore.Open(ctx, filepath.Join(dir, "desk.db"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return st, func() { st.Close(); os.RemoveAll(dir) }
+}
+
+// exampleSession serves the tools over st to p on desk eng, and returns the SDK client's
+// session with them, connected in memory.
+func exampleSession(ctx context.Context, st *sqlitestore.Store, p transcript.Author) *mcp.ClientSession {
+	svc, err := deskmcp.New(st, st, deskmcp.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv, err := svc.Server("eng", p)
+	if err != nil {
+		log.Fatal(err)
+	}
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, serverSide, nil); err != nil {
+		log.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "example-agent", Version: "1"}, nil)
+	session, err := client.Connect(ctx, clientSide, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return session
 }
