@@ -7,11 +7,8 @@ package transcript_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,7 +35,15 @@ const (
 	// (benchdesk.Asides): roots opened to one or two participants, and every reply in their
 	// threads; benchdesk.Outsider reads none of them.
 	benchAsideDesk
+	// benchCorrectedDesk is a benchPlainDesk with benchCorrectionPercent% of its rows edits
+	// of a recent row (benchdesk.Corrections), applied; benchUncorrectedDesk is the same desk
+	// without those rows, their sequences gaps.
+	benchCorrectedDesk
+	benchUncorrectedDesk
 )
+
+// benchCorrectionPercent is how many rows in a hundred a benchCorrectedDesk makes edits.
+const benchCorrectionPercent = 10
 
 // benchAsidePercent is how many rows in a hundred a benchAsideDesk makes asides.
 const benchAsidePercent = 20
@@ -136,6 +141,10 @@ func benchDeskLocked(tb testing.TB, key benchDeskKey) *memlog.Log {
 		benchAddLongThreads(rows)
 	case benchAsideDesk:
 		benchdesk.Asides(rows, benchAsidePercent)
+	case benchCorrectedDesk:
+		rows, _ = benchdesk.Corrections(rows, benchCorrectionPercent)
+	case benchUncorrectedDesk:
+		_, rows = benchdesk.Corrections(rows, benchCorrectionPercent)
 	}
 	l, err := memlog.From(rows)
 	if err != nil {
@@ -247,51 +256,13 @@ var benchPlans = []struct {
 	{"fixed", transcript.ProjectFixedReads},
 }
 
-// benchCPUTime returns the CPU time the process's threads have run for, from Linux's
-// /proc/self/task/*/schedstat (nanoseconds on a CPU), or false where that is unavailable.
-func benchCPUTime() (time.Duration, bool) {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return 0, false
-	}
-	var total time.Duration
-	for _, task := range tasks {
-		stat, err := os.ReadFile("/proc/self/task/" + task.Name() + "/schedstat")
-		if err != nil {
-			continue // the thread exited
-		}
-		ran, _, _ := strings.Cut(string(stat), " ")
-		ns, err := strconv.ParseInt(ran, 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		total += time.Duration(ns)
-	}
-	return total, true
-}
-
-// benchCPU starts measuring the CPU time of a benchmark's loop; the function it returns,
-// called after the loop, reports it as cpu-ns/op. That is every thread's CPU time, the
-// garbage collector's on the other core included, and unlike ns/op it does not count time
-// spent waiting for a CPU: on a machine shared with other work it is the steadier figure.
-// Where /proc is missing it reports nothing.
-func benchCPU(b *testing.B) (report func()) {
-	start, ok := benchCPUTime()
-	return func() {
-		end, ok2 := benchCPUTime()
-		if ok && ok2 && b.N > 0 {
-			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
-		}
-	}
-}
-
 // benchProject times one projection and reports its rows scanned and host reads per op.
 func benchProject(b *testing.B, project benchProjectFunc, log transcript.Log, q transcript.Query) {
 	b.Helper()
 	ctx := context.Background()
 	var proj transcript.Projection
 	var err error
-	report := benchCPU(b)
+	report := benchdesk.CPU(b)
 	for b.Loop() {
 		proj, err = project(ctx, log, q)
 		if err != nil {
@@ -318,7 +289,7 @@ func benchProjectHeadsAs(b *testing.B, log transcript.Log, viewer transcript.Aut
 	q.Viewer = viewer
 	elided := 0
 	var ops, scanned, reads int
-	report := benchCPU(b)
+	report := benchdesk.CPU(b)
 	for b.Loop() {
 		q.Before = benchHeads[ops%len(benchHeads)]
 		proj, err := transcript.Project(ctx, log, q)
@@ -372,7 +343,7 @@ func BenchmarkChannelVsNaive(b *testing.B) {
 		benchProjectHeads(b, desk)
 	})
 	b.Run(fmt.Sprintf("rows=%d/impl=NaivePaged", benchNaiveRows), func(b *testing.B) {
-		report := benchCPU(b)
+		report := benchdesk.CPU(b)
 		for b.Loop() {
 			if _, err := benchNaivePaged(ctx, desk, transcript.SessionWindow); err != nil {
 				b.Fatal(err)
@@ -383,7 +354,7 @@ func BenchmarkChannelVsNaive(b *testing.B) {
 		b.ReportMetric(float64((benchNaiveRows+transcript.PageSize-1)/transcript.PageSize), "reads/op")
 	})
 	b.Run(fmt.Sprintf("rows=%d/impl=NaiveClone", benchNaiveRows), func(b *testing.B) {
-		report := benchCPU(b)
+		report := benchdesk.CPU(b)
 		for b.Loop() {
 			benchNaiveClone(desk, transcript.SessionWindow)
 		}
@@ -438,7 +409,7 @@ func BenchmarkFullScan(b *testing.B) {
 	ctx := context.Background()
 	for _, floor := range []struct{ reads, limit int }{{4, 512}, {1, 2048}} {
 		b.Run(fmt.Sprintf("impl=Copy%dx%d", floor.reads, floor.limit), func(b *testing.B) {
-			report := benchCPU(b)
+			report := benchdesk.CPU(b)
 			for b.Loop() {
 				if _, err := benchCopyFloor(ctx, desk, floor.reads, floor.limit); err != nil {
 					b.Fatal(err)
@@ -515,6 +486,15 @@ func BenchmarkAsides(b *testing.B) {
 	b.Run(fmt.Sprintf("asides=%d/viewer=operator", benchAsidePercent), func(b *testing.B) {
 		benchProjectHeadsAs(b, desks[1], transcript.Operator())
 	})
+}
+
+// BenchmarkCorrections: the correction target. Channel projections (Window 30, from each of
+// benchHeads) of the 100,000-row desk with benchCorrectionPercent% of its rows edits and of
+// the same desk without those rows: the walk reads past the edits as past blank rows.
+func BenchmarkCorrections(b *testing.B) {
+	desks := benchOnly(b, benchDeskKey{benchUncorrectedDesk, benchNaiveRows}, benchDeskKey{benchCorrectedDesk, benchNaiveRows})
+	b.Run("corrections=0", func(b *testing.B) { benchProjectHeads(b, desks[0]) })
+	b.Run(fmt.Sprintf("corrections=%d", benchCorrectionPercent), func(b *testing.B) { benchProjectHeads(b, desks[1]) })
 }
 
 // TestBenchScenarios checks that each benchmark measures what it claims: the naive views
@@ -667,4 +647,37 @@ func TestBenchScenarios(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBenchCorrectedDesk checks that BenchmarkCorrections measures what it claims: 10% of
+// the corrected desk's rows are edits, and its channel views hold the rows the desk without
+// them holds, from every one of benchHeads.
+func TestBenchCorrectedDesk(t *testing.T) {
+	ctx := context.Background()
+	with, without := benchDesk(t, benchCorrectedDesk, benchNaiveRows), benchDesk(t, benchUncorrectedDesk, benchNaiveRows)
+	rows := with.Messages()
+	edits := 0
+	for _, m := range rows {
+		if m.IsCorrection() {
+			edits++
+		}
+	}
+	if pct := 100 * float64(edits) / float64(len(rows)); pct < 9.5 || pct > 10.5 || without.Len() != len(rows)-edits {
+		t.Fatalf("%d edits in %d rows (%.1f%%), %d rows without them; want 10%% and the rest", edits, len(rows), pct, without.Len())
+	}
+	for _, before := range benchHeads {
+		q := benchChannelQuery(30)
+		q.Before = before
+		a, err := transcript.Project(ctx, with, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := transcript.Project(ctx, without, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(a.Messages, b.Messages, func(x, y transcript.Message) bool { return x.Seq == y.Seq }) || len(a.Messages) != 30 {
+			t.Fatalf("before %d: the views of the desks with and without edits differ, or are not full", before)
+		}
+	}
 }

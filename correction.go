@@ -25,6 +25,10 @@ func validateCorrection(m Message, restored bool) error {
 		return Invalidf(ErrInvalidMessage, "a redacted row holds content (a redaction erases, and says nothing)")
 	case m.Corrects == 0 && m.Redacted && !restored:
 		return Invalidf(ErrInvalidMessage, "redacted set on a row that corrects nothing (a redaction names its target in corrects)")
+	case m.Corrects == 0 && m.Redacted && m.Revised == 0:
+		return Invalidf(ErrInvalidMessage, "a redacted row without revised (it names the redaction that erased it)")
+	case m.Corrects != 0 && m.Revised != 0:
+		return Invalidf(ErrInvalidMessage, "revised %d on a correction (only a corrected row has one)", m.Revised)
 	case m.Corrects == 0:
 		return nil
 	case m.Parent != 0:
@@ -83,8 +87,7 @@ func checkTargetState(m Message, target *Message, restored bool) error {
 	switch {
 	case target.IsCorrection():
 		return Invalidf(ErrInvalidMessage, "row %d is a correction (correct the row it corrects, row %d)", target.Seq, target.Corrects)
-	case restored:
-	case target.Redacted:
+	case target.Redacted && !restored:
 		return Invalidf(ErrRedacted, "row %d was redacted", target.Seq)
 	case target.blank():
 		return Invalidf(ErrInvalidMessage, "row %d is blank: it holds nothing to correct", target.Seq)

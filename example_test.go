@@ -179,3 +179,49 @@ func ExampleProject_aside() {
 	//   1 row(s) from 6 to 6, between [operator agent:triage]
 	// true transcript: parent not readable by the reply's author: row 6
 }
+
+// An edit and a redaction are rows that name their target; the log applies each at once,
+// and a view shows the target as the log now holds it, in the place it had.
+func Example_corrections() {
+	ctx := context.Background()
+	l := memlog.New()
+	ana := transcript.Person("ana", "Ana")
+	show := func(when string) {
+		p, err := transcript.Project(ctx, l, transcript.Query{Conversation: transcript.Conversation{Desk: "eng"}})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(when)
+		for _, m := range p.Messages {
+			fmt.Printf("  %d %q revised %d redacted %v\n", m.Seq, m.Content, m.Revised, m.Redacted)
+		}
+	}
+	for _, m := range []transcript.Message{
+		{Author: ana, Content: "deploy at 22:00"},              // 1
+		{Author: ana, Content: "db password: hunter2"},         // 2
+		{Author: ana, Content: "deploy at 23:00", Corrects: 1}, // 3: an edit, by the row's author
+	} {
+		if _, err := l.Append(ctx, m); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	show("after the edit:")
+	// A redaction erases the row's content for good; the operator may redact any row.
+	if _, err := l.Append(ctx, transcript.Message{Author: transcript.Operator(), Corrects: 2, Redacted: true}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	show("after the redaction:")
+	_, err := l.Append(ctx, transcript.Message{Author: ana, Content: "db password: hunter3", Corrects: 2})
+	fmt.Println(errors.Is(err, transcript.ErrRedacted))
+	// Output:
+	// after the edit:
+	//   1 "deploy at 23:00" revised 3 redacted false
+	//   2 "db password: hunter2" revised 0 redacted false
+	// after the redaction:
+	//   1 "deploy at 23:00" revised 3 redacted false
+	//   2 "" revised 4 redacted true
+	// true
+}

@@ -32,8 +32,11 @@ type modelResult struct {
 	Partial  bool // more than ScanLimit rows are older than Before, and P does not settle the view
 }
 
-// modelBlank is the spec's definition, spelled the spec's way.
-func modelBlank(m transcript.Message) bool { return strings.TrimSpace(m.Content) == "" }
+// modelBlank is the spec's definition, spelled the spec's way: a correction, or a row whose
+// content is only white space and was not erased.
+func modelBlank(m transcript.Message) bool {
+	return m.Corrects != 0 || (!m.Redacted && strings.TrimSpace(m.Content) == "")
+}
 
 // modelReadable is §10's reading rule: a desk row, or an aside the viewer is the operator,
 // the author or a listed reader of; a viewer that is not a valid author reads desk rows only.

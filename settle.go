@@ -98,6 +98,11 @@ func settle(msgs []Message, base Sequence, stored map[Sequence]Message, present 
 			return Settlement{}, i, err
 		}
 	}
+	if restored {
+		if i, err := s.checkRevised(); err != nil {
+			return Settlement{}, i, err
+		}
+	}
 	return s.settlement(), -1, nil
 }
 
@@ -176,6 +181,9 @@ func (s *settler) decide(i int, m Message, present map[string]*Message, restored
 		return err
 	}
 	if held != nil {
+		if r, ok := s.revised[held.Seq]; ok { // corrected by an earlier message of the batch
+			held = r
+		}
 		if err := MatchKey(*held, m); err != nil {
 			return err
 		}
@@ -192,10 +200,50 @@ func (s *settler) decide(i int, m Message, present map[string]*Message, restored
 		s.fresh = append(s.fresh, i)
 	}
 	s.rows[i] = m
-	if m.IsCorrection() && !restored {
+	switch {
+	case m.IsCorrection() && restored:
+		return checkRestored(m, related)
+	case m.IsCorrection():
 		s.apply(i, related)
 	}
 	return nil
+}
+
+// checkRestored reports whether the restored correction c agrees with its target as the
+// export holds it: the target was revised by c or a later correction, c is erased exactly
+// when the target is, and the newest edit's content is the target's.
+func checkRestored(c Message, target *Message) error {
+	switch {
+	case target.Revised < c.Seq:
+		return Invalidf(ErrInvalidMessage, "row %d, which correction %d corrects, has revised %d: an export's correction is restored with the row it corrects, as the export holds it", target.Seq, c.Seq, target.Revised)
+	case c.Redacted != target.Redacted:
+		return Invalidf(ErrInvalidMessage, "correction %d is redacted %v, row %d, which it corrects, redacted %v: every correction of an erased row is erased, and only those", c.Seq, c.Redacted, target.Seq, target.Redacted)
+	case target.Revised == c.Seq && c.Content != target.Content:
+		return Invalidf(ErrInvalidMessage, "row %d does not hold the content of its newest correction, row %d", target.Seq, c.Seq)
+	}
+	return nil
+}
+
+// checkRevised reports the first restored row whose Revised names no correction of it
+// among the new rows, as the index of its message.
+func (s *settler) checkRevised() (int, error) {
+	var bySeq map[Sequence]*Message
+	for i := range s.rows {
+		r := &s.rows[i]
+		if r.Revised == 0 || r.Seq <= s.base {
+			continue
+		}
+		if bySeq == nil {
+			bySeq = make(map[Sequence]*Message, len(s.rows))
+			for k := range s.rows {
+				bySeq[s.rows[k].Seq] = &s.rows[k]
+			}
+		}
+		if c, ok := bySeq[r.Revised]; !ok || c.Seq <= s.base || c.Corrects != r.Seq {
+			return i, Invalidf(ErrInvalidMessage, "revised %d of row %d names no correction of it among the rows restored with it", r.Revised, r.Seq)
+		}
+	}
+	return -1, nil
 }
 
 // related returns the row m's Parent, or for a correction its Corrects, names; nil for none.
@@ -283,6 +331,18 @@ func (s *settler) apply(i int, target *Message) {
 }
 
 func (s *settler) settlement() Settlement {
+	for i := range s.rows { // a replayed row as the batch leaves it
+		r := &s.rows[i]
+		if r.Seq > s.base {
+			continue
+		}
+		if t, ok := s.revised[r.Seq]; ok {
+			*r = *t
+		}
+		if t, ok := s.revised[r.Corrects]; ok && r.IsCorrection() && t.Redacted && t.Revised != r.Seq {
+			r.Content, r.Redacted = "", true
+		}
+	}
 	out := Settlement{Rows: s.rows, Added: s.rows}
 	if s.fresh != nil {
 		out.Added = make([]Message, len(s.fresh))

@@ -76,3 +76,73 @@ func TestSettleBatchRefusals(t *testing.T) {
 		t.Errorf("CheckBatchParent outside a batch = %v", err)
 	}
 }
+
+// TestSettleRestoredAgrees: a restored correction must agree with the row it corrects as the
+// export holds it, so that restoring can never leave a redaction's target readable.
+func TestSettleRestoredAgrees(t *testing.T) {
+	ana := transcript.Person("ana", "Ana")
+	stored := map[transcript.Sequence]transcript.Message{1: {Seq: 1, Author: ana, Content: "password hunter2"}}
+	tests := []struct {
+		name string
+		rows []transcript.Message
+	}{
+		{"a redaction of a stored row", []transcript.Message{{Author: ana, Redacted: true, Corrects: 1}}},
+		{"an edit after a redaction", []transcript.Message{
+			{Author: ana, Redacted: true, Corrects: 1}, {Author: ana, Content: "again", Corrects: 1}}},
+		{"a redaction of a row that is not redacted", []transcript.Message{
+			{Author: ana, Content: "x", Revised: 3}, {Author: ana, Redacted: true, Corrects: 2}}},
+		{"an edit whose content the row does not hold", []transcript.Message{
+			{Author: ana, Content: "x", Revised: 3}, {Author: ana, Content: "y", Corrects: 2}}},
+		{"a revised naming no correction", []transcript.Message{
+			{Author: ana, Content: "x", Revised: 3}, {Author: ana, Content: "y"}}},
+		{"a redacted row without revised", []transcript.Message{{Author: ana, Redacted: true}}},
+		{"revised on a correction", []transcript.Message{
+			{Author: ana, Content: "x", Revised: 3}, {Author: ana, Content: "x", Corrects: 2, Revised: 3}}},
+	}
+	for _, tt := range tests {
+		err := error(nil)
+		for _, m := range tt.rows {
+			if err = transcript.ValidateRestoredWithin(m, transcript.MaxContent); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			_, _, err = transcript.SettleRestored(tt.rows, 1, stored, nil)
+		}
+		if !errors.Is(err, transcript.ErrInvalidMessage) {
+			t.Errorf("%s: restored with %v", tt.name, err)
+		}
+	}
+	good := []transcript.Message{
+		{Author: ana, Redacted: true, Revised: 4},
+		{Author: ana, Redacted: true, Corrects: 2},
+		{Author: ana, Redacted: true, Corrects: 2},
+	}
+	if _, i, err := transcript.SettleRestored(good, 1, stored, nil); err != nil {
+		t.Errorf("an export's erased row, its erased edit and its redaction: message %d: %v", i, err)
+	}
+}
+
+// TestSettleReplayInBatch: a replayed row is returned, and matched, as the batch leaves it.
+func TestSettleReplayInBatch(t *testing.T) {
+	ana := transcript.Person("ana", "Ana")
+	row := transcript.Message{Seq: 1, Author: ana, Content: "password hunter2", Key: "k1"}
+	stored := map[transcript.Sequence]transcript.Message{1: row}
+	settled, i, err := transcript.SettleBatch([]transcript.Message{
+		{Author: ana, Content: "password hunter2", Key: "k1"},
+		{Author: ana, Redacted: true, Corrects: transcript.BatchParent(0)},
+	}, 1, stored, map[string]*transcript.Message{"k1": &row})
+	if err != nil {
+		t.Fatalf("message %d: %v", i, err)
+	}
+	if r := settled.Rows[0]; r.Content != "" || !r.Redacted || r.Revised != 2 {
+		t.Errorf("the replayed row is returned as %+v, want it erased", r)
+	}
+	_, _, err = transcript.SettleBatch([]transcript.Message{
+		{Author: ana, Content: "new words", Corrects: 1},
+		{Author: ana, Content: "new words", Key: "k1"},
+	}, 1, stored, map[string]*transcript.Message{"k1": &row})
+	if err != nil {
+		t.Errorf("a replay of the row as an earlier edit of the batch left it: %v", err)
+	}
+}

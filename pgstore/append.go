@@ -45,6 +45,7 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
 	rows, added, err := s.append(ctx, desk, []transcript.Message{m}, false, false)
 	if err != nil {
+		s.failed(desk, []transcript.Message{m})
 		return transcript.Message{}, false, err
 	}
 	s.appended(desk, rows)
@@ -87,10 +88,21 @@ func (s *Store) appendAll(ctx context.Context, desk string, msgs []transcript.Me
 		return nil
 	}
 	rows, _, err := s.append(ctx, desk, msgs, true, restore)
-	if err == nil {
-		s.appended(desk, rows)
+	if err != nil {
+		s.failed(desk, msgs)
+		return err
 	}
-	return err
+	s.appended(desk, rows)
+	return nil
+}
+
+// failed notes that an append of msgs to desk failed: when they hold a correction, the
+// round trip that carried its COMMIT may have failed after the server committed it, so the
+// Logs' rows read ahead of desk may be stale.
+func (s *Store) failed(desk string, msgs []transcript.Message) {
+	if holdsCorrection(msgs) {
+		s.changes.bump(desk)
+	}
 }
 
 // appended notes that desk holds rows, as an append returned them: when they hold a

@@ -2,6 +2,7 @@ package posting
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/sharedesk/transcript"
 )
@@ -22,8 +23,8 @@ type Correction struct {
 // refusals. A refusal is an *Error.
 func PrepareCorrection(author transcript.Author, c Correction) (transcript.Message, error) {
 	m := transcript.Message{Author: author, Corrects: c.Target, Redacted: c.Redact, Content: c.Content, Key: c.Key}
-	if c.Target == 0 {
-		return m, &Error{Kind: NoTarget, Reason: "no message 0: a correction names the row it corrects"}
+	if _, batch := c.Target.BatchIndex(); c.Target == 0 || batch {
+		return m, &Error{Kind: NoTarget, Reason: fmt.Sprintf("no message %d that the author can read", c.Target)}
 	}
 	if err := transcript.ValidateNew(m); err != nil {
 		kind := InvalidMessage

@@ -28,6 +28,7 @@ func TestCorrectionRefusals(t *testing.T) {
 		{"a redaction by another", triage, posting.Correction{Target: 1, Redact: true}, posting.NotAuthor},
 		{"an edit without content", transcript.Operator(), posting.Correction{Target: 1, Content: " "}, posting.InvalidMessage},
 		{"no target", coder, posting.Correction{Content: "x"}, posting.NoTarget},
+		{"a target no row can have", coder, posting.Correction{Target: 1 << 63, Redact: true}, posting.NoTarget},
 	}
 	for _, tt := range tests {
 		m, err := posting.PrepareCorrection(tt.author, tt.c)

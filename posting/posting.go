@@ -126,7 +126,7 @@ func Refusal(m transcript.Message, err error) error {
 // correctionRefusal is Refusal of the correction m.
 func correctionRefusal(m transcript.Message, err error) error {
 	switch {
-	case errors.Is(err, transcript.ErrNotReadable):
+	case errors.Is(err, transcript.ErrNotReadable), errors.Is(err, transcript.ErrNoParent):
 		return &Error{Kind: NoTarget, Reason: fmt.Sprintf("no message %d that the author can read", m.Corrects), Err: err}
 	case errors.Is(err, transcript.ErrNotAuthor):
 		reason := fmt.Sprintf("only the author of message %d may edit it", m.Corrects)

@@ -30,6 +30,8 @@ var routesWithToken = []struct {
 	{"GET", "/v1/desks/eng/events?thread=99", nil}, // 404 when authenticated: the request ends
 	{"GET", "/v1/desks/eng/participants", nil},     // 403 for coder when authenticated
 	{"POST", "/v1/desks/eng/elision-lines", map[string]any{"elided": []transcript.Elision{{From: 3, Through: 3, Count: 1, Readers: []transcript.Author{operator, triage}}}}},
+	{"PATCH", "/v1/desks/eng/messages/2", map[string]any{"content": "auth matrix edit"}}, // coder's reply
+	{"DELETE", "/v1/desks/eng/messages/2", nil},
 }
 
 // TestAuthMatrix: every /v1/ route refuses a missing, malformed, unknown or revoked token
@@ -129,7 +131,7 @@ func TestAuthMatrix(t *testing.T) {
 
 		logs := e.log.String()
 		noSecret(t, logs, secrets)
-		for _, content := range []string{asideText, "deploy today?", "auth matrix content", "forged", "as myself", "a reply"} {
+		for _, content := range []string{asideText, "deploy today?", "auth matrix content", "auth matrix edit", "forged", "as myself", "a reply"} {
 			if strings.Contains(logs, content) {
 				t.Errorf("the log holds content %q", content)
 			}

@@ -15,6 +15,8 @@
 //	GET  /v1/desks                               the token's desk, with its head
 //	GET  /v1/desks/{desk}/view?thread=&before=&window=&as=   a transcript.Projection
 //	POST /v1/desks/{desk}/messages               {content, parent?, audience?, key?}: 201, or 200 for a replayed key
+//	PATCH  /v1/desks/{desk}/messages/{seq}       {content, key?}: an edit of the token's own row, 201 with the correction
+//	DELETE /v1/desks/{desk}/messages/{seq}       {key?} or no body: a redaction (the row's author or the operator), 201
 //	POST /v1/desks/{desk}/delta?as=              {state, conversation?, before?}: {"delta":...} or {"reinitialize":...}
 //	GET  /v1/desks/{desk}/threads?before=&limit=&as=         a transcript.ThreadList
 //	GET  /v1/desks/{desk}/events?thread=&after=&as=          Server-Sent Events
@@ -60,13 +62,24 @@
 // append, once begun, is not cancelled by the client leaving or by a drain
 // (Options.AppendTimeout).
 //
+// # Corrections
+//
+// PATCH edits a row and DELETE redacts it: each appends a correction row that names it
+// (Corrects), which the store applies to it in the same transaction — an edit's content
+// replaces the row's, a redaction erases the row's content and its earlier edits' for
+// good. The store decides who may correct what: a row the participant may not read is 404,
+// as one that does not exist; not-author (403), redacted (409); a correction of a
+// correction or of a blank row is 400. Every read afterwards shows the row as corrected
+// (Revised, Redacted), streams and the inspector included.
+//
 // # Live stream
 //
 // GET events streams what the participant has not seen of the channel or a thread, from
 // after= or Last-Event-ID (a watermark; the header wins; neither: the desk's head at
 // connect): event: message, id: SEQ, the Message, for every row that qualifies, in
 // sequence order, never the participant's own, each once; event: elided, id: its Through,
-// an Elision; event: reinitialize, {"reason": ...}, and the stream closes; a comment line
+// an Elision; event: correction, id: SEQ, the correction row, once, when it corrects a row
+// that qualifies for the participant (the delta's Corrections); event: reinitialize, {"reason": ...}, and the stream closes; a comment line
 // every Options.Heartbeat. Ids only grow, so a client that reconnects with the last id it
 // received gets exactly the rest. A watermark above the desk's newest row is reinitialize
 // watermark_unavailable. A stream holds no queue, only its watermark: a client that reads
@@ -108,10 +121,12 @@
 //	watermark-regression   400     a delta's before below its state's watermark
 //	unauthorized           401     no token, or one malformed, unknown or revoked
 //	forbidden              403     as= from a token that is not the operator's
-//	not-found              404     no such desk, thread, parent or route, or one the token may not see
+//	not-author             403     an edit of a row by anyone but its author; a redaction by anyone but its author or the operator
+//	not-found              404     no such desk, thread, parent, message or route, or one the token may not see
 //	method-not-allowed     405     a route that takes other methods (Allow lists them)
 //	request-timeout        408     the body did not arrive within Options.BodyReadTimeout
 //	key-conflict           409     a key that names a different row
+//	redacted               409     an edit or a redaction of a row that was redacted
 //	too-large              413     a body over Options.MaxBody, or content over the stores' limit
 //	unsupported-media-type 415     a body that is not JSON
 //	rate-limited           429     the token's rate limit, or an address's failed authentications

@@ -379,12 +379,18 @@ func (s *stream) quiet(d time.Duration) {
 // message decodes a message event.
 func (ev sseEvent) message(t *testing.T) transcript.Message {
 	t.Helper()
-	if ev.event != "message" {
-		t.Fatalf("event %+v, want a message", ev)
+	return ev.row(t, "message")
+}
+
+// row decodes an event named name whose data is a Message.
+func (ev sseEvent) row(t *testing.T, name string) transcript.Message {
+	t.Helper()
+	if ev.event != name {
+		t.Fatalf("event %+v, want a %s", ev, name)
 	}
 	var m transcript.Message
 	if err := json.Unmarshal([]byte(ev.data), &m); err != nil {
-		t.Fatalf("message %s: %v", ev.data, err)
+		t.Fatalf("%s %s: %v", name, ev.data, err)
 	}
 	return m
 }

@@ -41,7 +41,9 @@ func (s *Server) eventsOperation() huma.Operation {
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
 	op.Description = "Streams, for every row that qualifies for the participant (a row of the channel, or of the thread, that it may read) in sequence order, " +
 		"never the participant's own rows, each once: `event: message` with `id: SEQ` and the Message as data; " +
-		"`event: elided` with `id:` its through and an Elision as data; `event: reinitialize` with {\"reason\": ...}, " +
+		"`event: elided` with `id:` its through and an Elision as data; " +
+		"`event: correction` with `id: SEQ` and the correction row as data (it names the row it corrects in corrects: an edit holds the new content, a redaction none), " +
+		"once, when it corrects a row that qualifies for the participant; `event: reinitialize` with {\"reason\": ...}, " +
 		"after which the stream closes; and a comment line every 15 seconds. A client that reconnects with " +
 		"Last-Event-ID set to the last id it received loses nothing and receives nothing twice. " +
 		"Too many open streams for one token is 429 (too-many-streams), and for the whole server 503 (streams-full), both with Retry-After."
@@ -67,6 +69,7 @@ func (s *Server) eventsOperation() huma.Operation {
 				Items: &huma.Schema{OneOf: []*huma.Schema{
 					event("message", ref("Message")),
 					event("elided", ref("Elision")),
+					event("correction", ref("Message")),
 					event("reinitialize", ref("ReinitializeEvent")),
 				}},
 			}}},
@@ -273,13 +276,17 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 		at  transcript.Sequence
 		msg *transcript.Message
 		eli *transcript.Elision
+		fix *transcript.Message // a correction
 	}
-	items := make([]item, 0, len(d.Messages)+len(d.Elided))
+	items := make([]item, 0, len(d.Messages)+len(d.Elided)+len(d.Corrections))
 	for i := range d.Messages {
 		items = append(items, item{at: d.Messages[i].Seq, msg: &d.Messages[i]})
 	}
 	for i := range d.Elided {
 		items = append(items, item{at: d.Elided[i].From, eli: &d.Elided[i]})
+	}
+	for i := range d.Corrections {
+		items = append(items, item{at: d.Corrections[i].Seq, fix: &d.Corrections[i]})
 	}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.at, b.at) })
 	if len(items) > 0 && !st.mayReceive(ctx) {
@@ -287,10 +294,14 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 	}
 	for _, it := range items {
 		var err error
-		if it.msg != nil {
+		switch {
+		case it.msg != nil:
 			err = out.event("message", it.msg.Seq, it.msg)
 			s.metrics.events[eventMessage].Add(1)
-		} else {
+		case it.fix != nil:
+			err = out.event("correction", it.fix.Seq, it.fix)
+			s.metrics.events[eventCorrection].Add(1)
+		default:
 			err = out.event("elided", it.eli.Through, it.eli)
 			s.metrics.events[eventElided].Add(1)
 		}

@@ -66,11 +66,19 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 	if err != nil {
 		return nil, s.postProblem(ctx, err)
 	}
+	return s.appendRow(ctx, in.Desk, m)
+}
+
+// appendRow appends m, a post or a correction that posting prepared, to desk: 201 with the
+// stored row, 200 with the row a replayed key names, or the problem for the store's
+// refusal. A new correction is applied at once to the rows the desk's tail holds, before
+// the answer: once the client learns it committed, no stream serves what it replaced.
+func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Message) (*appendOutput, error) {
 	// The append itself is not the client's to cancel: once begun it finishes (or times
 	// out), also while the server drains.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.AppendTimeout)
 	defer cancel()
-	stored, created, err := s.st.AppendNew(actx, in.Desk, m)
+	stored, created, err := s.st.AppendNew(actx, desk, m)
 	if err != nil {
 		if refusal := posting.Refusal(m, err); refusal != nil {
 			err = refusal
@@ -82,7 +90,10 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
 	}
 	s.metrics.appended.Add(1)
-	s.hub.appended(in.Desk, stored.Seq)
+	if stored.IsCorrection() {
+		s.hub.corrected(desk, stored)
+	}
+	s.hub.appended(desk, stored.Seq)
 	return &appendOutput{Status: http.StatusCreated, Body: stored}, nil
 }
 
@@ -104,6 +115,12 @@ func (s *Server) postProblem(ctx context.Context, err error) error {
 		return kindInvalidAudience.problem("audience " + refusal.Reason + ", or an Author object")
 	case posting.KeyConflict:
 		return kindKeyConflict.problem(refusal.Reason)
+	case posting.NoTarget:
+		return errNoMessage
+	case posting.NotAuthor:
+		return kindNotAuthor.problem(refusal.Reason)
+	case posting.Redacted:
+		return kindRedacted.problem(refusal.Reason)
 	}
 	return kindInvalidMessage.problem(refusal.Reason)
 }

@@ -23,7 +23,7 @@ type metrics struct {
 	requests map[requestKey]uint64 // by route pattern, method and status
 
 	streamsOpen  atomic.Int64
-	events       [3]atomic.Uint64 // by eventKind
+	events       [len(eventNames)]atomic.Uint64 // by eventKind
 	heartbeats   atomic.Uint64
 	tailsOpen    atomic.Int64
 	wakeups      atomic.Uint64 // tail refreshes
@@ -47,9 +47,10 @@ const (
 	eventMessage eventKind = iota
 	eventElided
 	eventReinitialize
+	eventCorrection
 )
 
-var eventNames = [...]string{eventMessage: "message", eventElided: "elided", eventReinitialize: "reinitialize"}
+var eventNames = [...]string{eventMessage: "message", eventElided: "elided", eventReinitialize: "reinitialize", eventCorrection: "correction"}
 
 func newMetrics() *metrics { return &metrics{requests: make(map[requestKey]uint64)} }
 

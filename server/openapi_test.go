@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -53,7 +54,12 @@ func TestOpenAPI(t *testing.T) {
 		"appendMessage": map[string]any{"content": "documented"},
 		"delta":         map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)},
 		"elisionLines":  map[string]any{"elided": []transcript.Elision{{From: 3, Through: 3, Count: 1, Readers: []transcript.Author{operator, triage}}}},
+		"editMessage":   map[string]any{"content": "documented edit"},
 	}
+	// An edit and a redaction of coder's rows: the reply, and a row of its own for the
+	// redaction, so that the edit finds its row unredacted whichever comes first.
+	redactable := f.post(f.coder, map[string]any{"content": "to redact"})
+	validSeqs := map[string]transcript.Sequence{"editMessage": f.reply.Seq, "redactMessage": redactable.Seq}
 	// The inspector's operations are the operator's; the model route needs its format.
 	operatorOnly := map[string]bool{"signIn": true, "rows": true, "rowEvents": true, "participants": true}
 	validQueries := map[string]string{"modelInput": "?format=anthropic"}
@@ -63,6 +69,7 @@ func TestOpenAPI(t *testing.T) {
 			seen++
 			method = strings.ToUpper(method)
 			query := validQueries[op.OperationID]
+			path := strings.ReplaceAll(path, "{seq}", fmt.Sprint(validSeqs[op.OperationID]))
 			url := strings.ReplaceAll(path, "{desk}", "eng") + query
 			body := validBodies[op.OperationID]
 			if op.RequestBody != nil && op.RequestBody.Required && body == nil {
@@ -114,8 +121,8 @@ func TestOpenAPI(t *testing.T) {
 			}
 		}
 	}
-	if seen != 15 {
-		t.Errorf("%d operations documented, want 15: healthz, metrics, the six /v1/ routes every client uses and the inspector's seven", seen)
+	if seen != 17 {
+		t.Errorf("%d operations documented, want 17: healthz, metrics, the eight /v1/ routes every client uses and the inspector's seven", seen)
 	}
 }
 

@@ -43,6 +43,8 @@ const (
 	kindStreamsFull                                // the server's cap on open streams, all tokens together
 	kindInternal                                   // the server or its store failed
 	kindUnavailable                                // shutting down, or the store does not answer
+	kindNotAuthor                                  // a correction of a row by one who may not correct it
+	kindRedacted                                   // a correction of a row that was redacted
 )
 
 var problemKinds = [...]struct {
@@ -69,6 +71,8 @@ var problemKinds = [...]struct {
 	kindStreamsFull:         {"streams-full", http.StatusServiceUnavailable, "The server holds all the streams it may"},
 	kindInternal:            {"internal", http.StatusInternalServerError, "Internal server error"},
 	kindUnavailable:         {"unavailable", http.StatusServiceUnavailable, "Service unavailable"},
+	kindNotAuthor:           {"not-author", http.StatusForbidden, "Not the row's author"},
+	kindRedacted:            {"redacted", http.StatusConflict, "The row was redacted"},
 }
 
 // Type returns the kind's problem type URI.

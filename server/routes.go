@@ -31,6 +31,11 @@ func (s *Server) routes() {
 		"The channel or a thread as the token's participant sees it", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.view)
 	huma.Register(v1, s.appendOperation(), s.appendMessage)
+	huma.Register(v1, s.correctionOperation("editMessage", http.MethodPatch,
+		"Edit a row the token's participant wrote", "its content becomes the body's", "the row's author"), s.editMessage)
+	huma.Register(v1, s.correctionOperation("redactMessage", http.MethodDelete,
+		"Redact a row: erase its content for good", "its content, and that of every earlier correction of it, is erased",
+		"the row's author or the operator"), s.redactMessage)
 	huma.Register(v1, s.operation("delta", http.MethodPost, "/v1/desks/{desk}/delta",
 		"What the participant has not seen since its state", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestTimeout,
@@ -96,7 +101,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 // other methods, else 404; both as problems.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	var allow []string
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
 		if m == r.Method {
 			continue
 		}

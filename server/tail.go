@@ -150,11 +150,13 @@ type tail struct {
 	stopO sync.Once
 
 	mu      sync.RWMutex
-	rows    []transcript.Message     // every row of the log from rows[0].Seq to head, ascending
+	rows    []transcript.Message     // every row of the log from rows[0].Seq to head, ascending, as read or last copied (patches: revised since)
 	bytes   int                      // the content, keys and labels of rows
 	start   bool                     // rows begin at the log's oldest row: nothing is older
 	head    transcript.Sequence      // the newest row read (0 while the log was empty)
 	good    map[[32]byte]token.Token // the desk's tokens, by hash, as read after the rows
+	pending []transcript.Message     // corrections this server appended above head (hub.corrected)
+	patches []transcript.Revision    // what corrections changed in rows since they were copied, ascending Target; never written in place
 	changed chan struct{}
 }
 
@@ -202,6 +204,7 @@ func (t *tail) load(ctx context.Context) error {
 	if len(t.rows) > 0 {
 		t.head = t.rows[len(t.rows)-1].Seq
 	}
+	t.applyPending(nil) // a correction this server appended while the rows were read
 	t.trim()
 	t.mu.Unlock()
 	go t.run()
@@ -290,11 +293,12 @@ func (t *tail) refresh(ctx context.Context) error {
 	defer t.mu.Unlock()
 	t.good = good
 	if !crossed { // more new rows than the budget: what is held no longer joins them
-		t.rows, t.bytes, t.start = nil, 0, false
+		t.rows, t.patches, t.bytes, t.start = nil, nil, 0, false
 	}
 	t.rows = append(t.rows, reversed(fresh)...)
 	t.bytes += bytes
 	t.head = fresh[0].Seq
+	t.applyPending(t.rows[len(t.rows)-len(fresh):])
 	t.trim()
 	close(t.changed)
 	t.changed = make(chan struct{})
@@ -345,11 +349,12 @@ func (t *tail) trim() {
 	}
 	drop := 0
 	for drop < len(t.rows)-1 && (len(t.rows)-drop > t.opts.TailRows || t.bytes > t.opts.TailBytes) {
-		t.bytes -= rowBytes(&t.rows[drop])
+		m := t.heldRow(drop)
+		t.bytes -= rowBytes(&m)
 		drop++
 	}
 	if drop > 0 {
-		t.rows = append(t.rows[:0:0], t.rows[drop:]...)
+		t.rows = t.patched(t.rows[drop:]) // the copy takes the corrections in
 		t.start = false
 	}
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/sharedesk/transcript"
 )
@@ -14,8 +13,10 @@ var errTailLimit = errors.New("server: limit must be at least 1")
 // tailLog is a tail's transcript.Log: the desk's log as of the tail's head. A read whose
 // rows the tail holds is answered from memory; one below them goes to the store. Rows
 // committed after the tail's last refresh appear once it refreshes: the log a reader sees
-// is the log as it was at some moment, never a different history, since rows never change
-// and sequences follow commit order.
+// is the log as it was at some moment, never a different history, since sequences follow
+// commit order and a row changes only by a correction, which the tail applies to the rows
+// it holds when it reads the correction (at once for one this server appends): never
+// serving content a correction replaced or erased once it has read the correction.
 type tailLog struct{ t *tail }
 
 var _ transcript.Log = tailLog{}
@@ -37,20 +38,12 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 	}
 	t := l.t
 	t.mu.RLock()
-	rows, start := t.rows, t.start
-	t.mu.RUnlock() // rows is never written in place: refresh and trim replace or append past its length
+	rows, patches, start := t.rows, t.patches, t.start
+	t.mu.RUnlock() // neither is written in place: refresh and trim replace rows or append past its length, a correction replaces patches
 
 	i := len(rows) // rows[:i] are below before
 	if before != 0 {
-		i, _ = slices.BinarySearchFunc(rows, before, func(m transcript.Message, b transcript.Sequence) int {
-			switch {
-			case m.Seq < b:
-				return -1
-			case m.Seq > b:
-				return 1
-			}
-			return 0
-		})
+		i, _ = findSeq(rows, before)
 	}
 	if i == 0 {
 		if start {
@@ -60,7 +53,7 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 		return t.src.ReadBefore(ctx, before, limit)
 	}
 	k := min(limit, i)
-	page := transcript.Page{Messages: copyDescending(rows[i-k : i])}
+	page := transcript.Page{Messages: copyDescending(rows[i-k:i], patches)}
 	if i-k > 0 || !start {
 		page.Next = rows[i-k].Seq
 	}
@@ -68,8 +61,8 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 }
 
 // copyDescending returns rows, ascending, as a new page, newest first, with new audiences,
-// all of them in one array.
-func copyDescending(rows []transcript.Message) []transcript.Message {
+// all of them in one array, and the patches of rows among them written in.
+func copyDescending(rows []transcript.Message, patches []transcript.Revision) []transcript.Message {
 	out := make([]transcript.Message, len(rows))
 	n := 0
 	for _, m := range rows {
@@ -86,6 +79,15 @@ func copyDescending(rows []transcript.Message) []transcript.Message {
 			m.Audience = audiences[start:len(audiences):len(audiences)]
 		}
 		out[len(rows)-1-i] = m
+	}
+	if len(rows) > 0 && len(patches) > 0 {
+		lo, _ := findPatch(patches, rows[0].Seq)
+		hi, _ := findPatch(patches, rows[len(rows)-1].Seq+1)
+		for _, r := range patches[lo:hi] {
+			if j, ok := findSeq(rows, r.Target); ok {
+				revise(&out[len(rows)-1-j], r)
+			}
+		}
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/benchdesk"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing"
 )
@@ -190,7 +191,8 @@ func BenchmarkNoNews(b *testing.B) {
 	})
 }
 
-// benchPrepare times prepare(q) on desk and reports the rows and host reads of one call.
+// benchPrepare times prepare(q) on desk and reports its CPU time (benchdesk.CPU) and the
+// rows and host reads of one call.
 func benchPrepare(b *testing.B, desk *memlog.Log, q sharing.Query, prepare benchPrepareFunc) {
 	ctx := context.Background()
 	counted := &benchCountingLog{log: desk}
@@ -199,12 +201,51 @@ func benchPrepare(b *testing.B, desk *memlog.Log, q sharing.Query, prepare bench
 		b.Fatalf("prepare: %v, reinitialize %v", err, plan.Reinitialize)
 	}
 	b.ReportAllocs()
+	report := benchdesk.CPU(b)
 	for b.Loop() {
 		if _, err := prepare(ctx, desk, q); err != nil {
 			b.Fatal(err)
 		}
 	}
+	report()
 	b.ReportMetric(float64(counted.rows), "rows/op")
 	b.ReportMetric(float64(counted.reads), "reads/op")
 	b.ReportMetric(float64(len(plan.Delta.Messages)), "msgs/op")
+}
+
+// benchCorrectedDesks returns a desk of benchSmallDeskRows rows with 10% of its rows edits of
+// a recent row (benchdesk.Corrections), and the same desk without those rows, built once.
+var benchCorrectedDesks = sync.OnceValues(func() ([2]*memlog.Log, error) {
+	rows := benchRows(benchSmallDeskRows, transcript.Sequence(benchSmallDeskRows-benchThreadAge))
+	with, without := benchdesk.Corrections(rows, 10)
+	var desks [2]*memlog.Log
+	var err error
+	if desks[0], err = memlog.From(without); err != nil {
+		return desks, err
+	}
+	desks[1], err = memlog.From(with)
+	return desks, err
+})
+
+// BenchmarkNoNewsCorrections compares a delta with nothing new (Before 0, watermark at the
+// head), at channel level and in the watched thread, on a desk of benchSmallDeskRows rows
+// with 10% of them edits and on the same desk without those rows. Target: within 1.05×.
+func BenchmarkNoNewsCorrections(b *testing.B) {
+	desks, err := benchCorrectedDesks()
+	if err != nil {
+		b.Fatal(err)
+	}
+	thread := transcript.Sequence(benchSmallDeskRows - benchThreadAge)
+	for _, c := range []transcript.Conversation{{Desk: "eng"}, {Desk: "eng", Thread: thread}} {
+		for i, name := range []string{"0", "10"} {
+			view := "channel"
+			if c.Thread != 0 {
+				view = "thread"
+			}
+			b.Run(fmt.Sprintf("view=%s/corrections=%s", view, name), func(b *testing.B) {
+				q := sharing.Query{Desired: c, Current: c, State: sharing.Initialized(c, desks[i].Head())}
+				benchPrepare(b, desks[i], q, sharing.Prepare)
+			})
+		}
+	}
 }

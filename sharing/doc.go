@@ -21,13 +21,19 @@
 // the rows of (M, B) a projection would elide. Projection, then deltas, give every viewer
 // exactly the messages one projection would, and their elisions' counts add up.
 //
+// Rows are edited and redacted after an agent was shown them. A delta's Corrections holds
+// the newest correction in (M, B) of each row of the conversation the agent may hold; the
+// agent applies each to the row it holds, when newer than the row's Revised, as
+// [Delta.Corrections] says, so that what it holds stays what one projection shows.
+//
 // # The protocol
 //
 // State is returned, never applied: Prepare mutates nothing, and a reinitialization or an
 // error exposes no partial delta. A turn goes
 //
 //  1. plan, err := Prepare(ctx, log, Query{Desired: c, Current: c, State: committed, Before: trigger, Viewer: agent})
-//  2. give plan.Delta.Messages and Elided to the agent (or, on plan.Reinitialize, a full projection);
+//  2. give plan.Delta.Messages and Elided to the agent, and apply its Corrections to what the
+//     agent holds (or, on plan.Reinitialize, give it a full projection);
 //  3. append the agent's reply to the log durably, and NotePresent its Seq on plan.Delta.Next;
 //  4. commit plan.Delta.Next as the new state.
 //

@@ -104,7 +104,7 @@ var errFzHost = errors.New("fuzz host failure")
 // oldest row; 7: the read's own bound (with 31 rows: a host error instead).
 //
 // A row is a byte d, its distance below the previous row or the read's bound (0xff: a raw
-// varint Seq follows), and a byte p: p&3 picks the parent — 0: none; 1: a byte e further
+// varint Seq follows; 0xfe: a correction one below it, see correction), and a byte p: p&3 picks the parent — 0: none; 1: a byte e further
 // below the row than the row just below it; 2: e below the watermark; 3: the thread —,
 // p>>2&7 the content (4 to 7 are blank), p>>5 the author (p == 0xff: an invalid one). In
 // a full page, e is the row's index. When the input ends, the log ends.
@@ -186,8 +186,15 @@ func (l *fzLog) ReadBefore(ctx context.Context, before transcript.Sequence, limi
 			d, p = l.byte(), l.byte()
 		}
 		m := transcript.Message{Seq: prev - transcript.Sequence(d)}
-		if d == 0xff {
+		switch {
+		case d == 0xff:
 			m.Seq = l.varint()
+		case d == 0xfe && !fill:
+			m.Seq = prev - 1
+			l.correction(&m, p)
+			page.Messages = append(page.Messages, m)
+			prev = m.Seq
+			continue
 		}
 		e := transcript.Sequence(k)
 		if !fill && (p&3 == 1 || p&3 == 2) {
@@ -229,6 +236,25 @@ func (l *fzLog) ReadBefore(ctx context.Context, before transcript.Sequence, limi
 	l.rows = append(l.rows, page.Messages...)
 	l.next = page.Next
 	return page, nil
+}
+
+// correction makes m, one row below the previous, a correction by the author p>>5 picks of
+// the row a byte c further below it than the row just below it (never the thread's root,
+// which a correction pins without a read, so the log must hold it): an edit with content
+// p>>2&7, or a redaction when that content is blank.
+func (l *fzLog) correction(m *transcript.Message, p byte) {
+	c := transcript.Sequence(l.byte())
+	m.Author = fzAuthors[int(p>>5)%len(fzAuthors)]
+	if m.Seq <= 1+c {
+		return // nothing below to correct: a root
+	}
+	m.Corrects = m.Seq - 1 - c
+	if m.Corrects == l.thread && m.Corrects > 1 {
+		m.Corrects--
+	}
+	if m.Content = fzContents[p>>2&7]; p>>2&7 >= 4 {
+		m.Content, m.Redacted = "", true
+	}
 }
 
 // newest returns a page of the newest row returned so far, if any.
@@ -276,6 +302,9 @@ var (
 	fzInThread    = []byte{1, 3}
 	fzBlankThread = []byte{1, 4<<2 | 3}
 	fzInvalid     = []byte{1, 0xff}
+	// fzEdit corrects the row e below the next one, fzRedaction redacts it.
+	fzEdit      = func(e byte) []byte { return []byte{0xfe, 1 << 5, e} }
+	fzRedaction = func(e byte) []byte { return []byte{0xfe, 1<<5 | 4<<2, e} }
 )
 
 // FuzzPrepare feeds Prepare arbitrary host pages and states. It never panics; it fails with
@@ -329,6 +358,11 @@ func FuzzPrepare(f *testing.F) {
 		{pages: []byte{5 << 5, 7}},
 		{pages: fzPage(0, fzRoot, fzInvalid), top: 9},
 		{pages: cat(fzPage(1, fzRoot, fzRoot), fzPage(0, []byte{0xff, 0, 9})), top: 9},
+		// Channel below 100 over watermark 96: 99 edits the root 93, 98 redacts 95, the
+		// first reply to 94 (below the watermark); 97 answers 96.
+		{pages: cat(fzPage(1, fzEdit(5), fzRedaction(2), fzReply(0), fzRoot), fzPage(1, fzReply(0), fzRoot), fzPage(0, fzRoot, fzRoot)), watermark: 96, before: 100},
+		// Thread 90 below 100: 99 edits 97, a direct reply; 98 redacts 96, which is not.
+		{pages: cat(fzPage(1, fzEdit(1), fzRedaction(1), fzInThread, fzReply(0), fzRoot), fzPage(0, fzRoot)), before: 100, thread: 90, top: 9},
 		{pages: fzPage(0, []byte{0, 0}), before: 10},
 		{pages: fzPage(0, []byte{2, 0}, []byte{0xff, 0, 9}), before: 10},
 		{pages: fzPage(7, fzRoot), before: 10},

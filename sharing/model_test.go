@@ -37,8 +37,11 @@ func modelSeeds() []uint64 {
 	return []uint64{1, 2, 3, 0x5eed, 0xdecafbad}
 }
 
-// modelBlank is the spec's definition, spelled the spec's way.
-func modelBlank(m transcript.Message) bool { return strings.TrimSpace(m.Content) == "" }
+// modelBlank is the spec's definition, spelled the spec's way: a correction, or a row
+// whose content is only white space and was not erased.
+func modelBlank(m transcript.Message) bool {
+	return m.Corrects != 0 || (!m.Redacted && strings.TrimSpace(m.Content) == "")
+}
 
 // modelWant is what the model says Prepare must return.
 type modelWant struct {
@@ -108,6 +111,10 @@ func modelPrepare(rows []transcript.Message, q sharing.Query) modelWant {
 		}
 	}
 	slices.SortFunc(delta, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	parting := delta // ExceptAuthor's messages leave the delta, and still part its elisions
+	if q.ExceptAuthor != (transcript.Author{}) {
+		delta = slices.DeleteFunc(slices.Clone(delta), func(m transcript.Message) bool { return m.Author.Same(q.ExceptAuthor) })
+	}
 	var elided []*transcript.Message
 	for _, m := range slices.Backward(P) {
 		atLevel := m.Parent == 0
@@ -129,7 +136,42 @@ func modelPrepare(rows []transcript.Message, q sharing.Query) modelWant {
 			next.Present = append(next.Present, seq)
 		}
 	}
-	return modelWant{plan: sharing.Plan{Delta: sharing.Delta{Messages: delta, Elided: transcript.Elide(elided, delta), Next: next}}}
+	d := sharing.Delta{Messages: delta, Elided: transcript.Elide(elided, parting), Corrections: modelCorrections(rows, P, q), Next: next}
+	return modelWant{plan: sharing.Plan{Delta: d}}
+}
+
+// modelCorrections returns a delta's corrections over P, the rows of rows (ascending) the
+// delta's walk may read, newest first: for each target that qualifies (modelQualifying, and
+// in a thread its root wherever it lies), the newest correction of it in (M, B), unless that
+// one is in S or by q.ExceptAuthor; ascending Seq.
+func modelCorrections(rows, P []transcript.Message, q sharing.Query) []transcript.Message {
+	M, S, B := q.State.Watermark, q.State.Present, q.Before
+	newest := make(map[transcript.Sequence]transcript.Message) // target → its newest correction in (M, B)
+	for _, m := range rows {
+		if m.Corrects != 0 && m.Seq > M && (B == 0 || m.Seq < B) {
+			newest[m.Corrects] = m
+		}
+	}
+	qualifying := modelQualifying(P, q.Desired, q.Viewer)
+	if t := q.Desired.Thread; t != 0 {
+		for _, m := range rows {
+			if m.Seq == t && (B == 0 || m.Seq < B) && !modelBlank(m) && m.ReadableBy(q.Viewer) {
+				qualifying = append(qualifying, m)
+			}
+		}
+	}
+	var out []transcript.Message
+	for _, target := range qualifying {
+		c, ok := newest[target.Seq]
+		if !ok || slices.Contains(S, c.Seq) || (q.ExceptAuthor != (transcript.Author{}) && c.Author.Same(q.ExceptAuthor)) {
+			continue
+		}
+		if !slices.ContainsFunc(out, func(o transcript.Message) bool { return o.Seq == c.Seq }) {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
 }
 
 // modelQualifying returns the rows of P (newest first) that qualify for c under SPEC §5's
@@ -249,14 +291,17 @@ type modelCase struct {
 
 func (c modelCase) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "query: desired %+v current %+v state %+v before %d viewer %v\n",
-		c.q.Desired, c.q.Current, c.q.State, c.q.Before, c.q.Viewer)
+	fmt.Fprintf(&b, "query: desired %+v current %+v state %+v before %d viewer %v except %v\n",
+		c.q.Desired, c.q.Current, c.q.State, c.q.Before, c.q.Viewer, c.q.ExceptAuthor)
 	fmt.Fprintf(&b, "log: %d rows", len(c.rows))
 	if len(c.rows) > 80 {
 		return b.String() + " (too many to list)"
 	}
 	for _, m := range c.rows {
 		fmt.Fprintf(&b, "\n  %d parent %d %v %q", m.Seq, m.Parent, m.Author, m.Content)
+		if m.Corrects != 0 || m.Redacted || m.Revised != 0 {
+			fmt.Fprintf(&b, " corrects %d redacted %v revised %d", m.Corrects, m.Redacted, m.Revised)
+		}
 		if len(m.Audience) > 0 {
 			fmt.Fprintf(&b, " to %v", m.Audience)
 		}
@@ -283,13 +328,19 @@ var (
 )
 
 // modelRows generates n rows: roots, replies to recent and old roots, replies to replies,
-// replies to rows that do not exist, blank rows, gaps in the sequence.
-func modelRows(r *rand.Rand, n int) []transcript.Message {
+// replies to rows that do not exist, blank rows, gaps in the sequence, edits and redactions;
+// as the log holds them, its corrections applied.
+func modelRows(r *rand.Rand, n int) []transcript.Message { return modelApplied(modelWritten(r, n)) }
+
+// modelWritten generates modelRows's rows as written, before the log applied their
+// corrections.
+func modelWritten(r *rand.Rand, n int) []transcript.Message {
 	rows := make([]transcript.Message, 0, n)
 	seq := transcript.Sequence(1 + r.IntN(3))
 	if r.IntN(6) == 0 {
 		seq = transcript.Sequence(50 + r.IntN(1000)) // every parent below the first row is missing
 	}
+	corrP := []float64{0, 0, 0.1, 0.3}[r.IntN(4)]
 	gapP := []float64{0, 0, 0.05, 0.3}[r.IntN(4)]
 	asideP := []float64{0, 0, 0.1, 0.4}[r.IntN(4)]
 	blankP := []float64{0, 0.1, 0.3, 0.7}[r.IntN(4)]
@@ -305,6 +356,12 @@ func modelRows(r *rand.Rand, n int) []transcript.Message {
 				}
 			}
 		}
+		if i > 0 && r.Float64() < corrP {
+			if c, ok := modelCorrection(r, rows, seq); ok {
+				rows = append(rows, c)
+				continue
+			}
+		}
 		m := transcript.Message{Seq: seq, Author: modelAuthors[r.IntN(len(modelAuthors))]}
 		if r.Float64() < blankP {
 			m.Content = modelBlanks[r.IntN(len(modelBlanks))]
@@ -316,6 +373,9 @@ func modelRows(r *rand.Rand, n int) []transcript.Message {
 		}
 		if i > 0 && r.Float64() >= rootP {
 			m.Parent = modelParent(r, rows, roots)
+			if j, ok := modelFind(rows, m.Parent); ok && rows[j].Corrects != 0 {
+				m.Parent = rows[j].Corrects // no row replies to a correction
+			}
 		}
 		modelAside(r, &m, rows, asideP)
 		if m.Parent == 0 {
@@ -324,6 +384,74 @@ func modelRows(r *rand.Rand, n int) []transcript.Message {
 		rows = append(rows, m)
 	}
 	return rows
+}
+
+// modelFind returns the index of the row seq in rows, ascending, and whether it is there.
+func modelFind(rows []transcript.Message, seq transcript.Sequence) (int, bool) {
+	return slices.BinarySearchFunc(rows, seq, func(x transcript.Message, seq transcript.Sequence) int { return cmp.Compare(x.Seq, seq) })
+}
+
+// modelCorrection returns a correction with Seq seq of a row of rows as a writer following
+// the correction rule would write it: of a row that is no correction, not blank, not
+// redacted (a recent one, or any); an edit by its author, or a redaction by its author or
+// the operator; with the target's readers. rows hold every row as written, before the log
+// applied their corrections. It reports false when no row may be corrected.
+func modelCorrection(r *rand.Rand, rows []transcript.Message, seq transcript.Sequence) (transcript.Message, bool) {
+	redacted := make(map[transcript.Sequence]bool)
+	for _, m := range rows {
+		if m.Redacted {
+			redacted[m.Corrects] = true
+		}
+	}
+	var targets []int
+	for j, m := range rows {
+		if m.Corrects == 0 && !redacted[m.Seq] && strings.TrimSpace(m.Content) != "" {
+			targets = append(targets, j)
+		}
+	}
+	if len(targets) == 0 {
+		return transcript.Message{}, false
+	}
+	k := r.IntN(len(targets))
+	if r.IntN(2) == 0 {
+		k = len(targets) - 1 - r.IntN(min(len(targets), 12))
+	}
+	target := rows[targets[k]]
+	c := transcript.Message{Seq: seq, Corrects: target.Seq, Author: target.Author}
+	switch r.IntN(4) {
+	case 0, 1:
+		c.Content = modelWords[r.IntN(len(modelWords))] + " edit " + strconv.FormatUint(uint64(seq), 10)
+	case 2:
+		c.Redacted = true
+	default:
+		c.Redacted, c.Author = true, transcript.Operator()
+	}
+	if target.IsAside() {
+		c.Audience = slices.DeleteFunc(target.Readers(), c.Author.Same)
+	}
+	return c, true
+}
+
+// modelApplied returns rows, every row as written, as the log holds them once it applied
+// their corrections in order: a target takes its edit's content, or is erased with every
+// earlier correction of it, and its Revised is its newest correction.
+func modelApplied(rows []transcript.Message) []transcript.Message {
+	out := slices.Clone(rows)
+	for _, c := range out {
+		if c.Corrects == 0 {
+			continue
+		}
+		for j := range out {
+			m := &out[j]
+			switch {
+			case m.Seq == c.Corrects:
+				m.Content, m.Redacted, m.Revised = c.Content, c.Redacted, c.Seq
+			case c.Redacted && m.Corrects == c.Corrects && m.Seq < c.Seq:
+				m.Content, m.Redacted = "", true
+			}
+		}
+	}
+	return out
 }
 
 // modelAside makes m an aside as a writer following §10's reply rule would: a reply to an
@@ -513,6 +641,9 @@ func modelGen(r *rand.Rand, busy bool) modelCase {
 			q.State.Conversation = other
 		}
 	}
+	if r.IntN(5) == 0 {
+		q.ExceptAuthor = modelViewers[r.IntN(len(modelViewers))]
+	}
 	return modelCase{rows: rows, q: q}
 }
 
@@ -619,6 +750,7 @@ func modelThread(r *rand.Rand, rows []transcript.Message, M, B transcript.Sequen
 // the test's time.
 func modelSamePlan(a, b sharing.Plan) bool {
 	return a.Reinitialize == b.Reinitialize && slices.EqualFunc(a.Delta.Messages, b.Delta.Messages, modelSameMessage) &&
+		slices.EqualFunc(a.Delta.Corrections, b.Delta.Corrections, modelSameMessage) &&
 		gocmp.Equal(a.Delta.Elided, b.Delta.Elided, cmpopts.EquateEmpty()) &&
 		a.Delta.Next.Conversation == b.Delta.Next.Conversation && a.Delta.Next.Watermark == b.Delta.Next.Watermark &&
 		slices.Equal(a.Delta.Next.Present, b.Delta.Next.Present)
@@ -627,7 +759,8 @@ func modelSamePlan(a, b sharing.Plan) bool {
 // modelSameMessage reports whether a and b are the same row, field by field.
 func modelSameMessage(a, b transcript.Message) bool {
 	return a.Seq == b.Seq && a.Parent == b.Parent && a.Author == b.Author && a.Content == b.Content &&
-		a.At.Equal(b.At) && slices.Equal(a.Audience, b.Audience)
+		a.At.Equal(b.At) && slices.Equal(a.Audience, b.Audience) && a.Key == b.Key &&
+		a.Corrects == b.Corrects && a.Redacted == b.Redacted && a.Revised == b.Revised
 }
 
 // modelSameState reports whether a and b are the same state, nil and empty Present apart.
@@ -741,7 +874,8 @@ func TestPrepareModel(t *testing.T) {
 		M, S, B := c.q.State.Watermark, c.q.State.Present, c.q.Before
 		var fromProject []transcript.Message
 		for _, m := range proj.Messages {
-			if m.Seq > M && (B == 0 || m.Seq < B) && !slices.Contains(S, m.Seq) {
+			except := c.q.ExceptAuthor != (transcript.Author{}) && m.Author.Same(c.q.ExceptAuthor)
+			if m.Seq > M && (B == 0 || m.Seq < B) && !slices.Contains(S, m.Seq) && !except {
 				fromProject = append(fromProject, m)
 			}
 		}
@@ -761,7 +895,9 @@ func TestPrepareModel(t *testing.T) {
 		"conversation_changed", "gap_too_large", "watermark_unavailable",
 		"B == M", "empty delta", "delta", "thread delta", "first reply to a root at or below M",
 		"busy delta", "busy gap_too_large", "busy watermark_unavailable", "compared with Project",
-		"gap_too_large as the log ends",
+		"gap_too_large as the log ends", "corrections", "a correction of the thread's root", "a correction of a first reply",
+		"a correction of a thread reply", "a correction of an aside", "a redaction", "a correction of a row at or below M",
+		"a correction left out by ExceptAuthor",
 	} {
 		if outcomes[outcome] < 5 {
 			t.Errorf("outcome %q generated %d times, want at least 5", outcome, outcomes[outcome])
@@ -808,6 +944,42 @@ func modelCount(outcomes map[string]int, c modelCase, want modelWant) {
 			outcomes["busy delta"]++
 		}
 	}
+	modelCountCorrections(outcomes, c, want.plan.Delta.Corrections)
+}
+
+// modelCountCorrections counts the kinds of corrections the model predicts for c.
+func modelCountCorrections(outcomes map[string]int, c modelCase, corrections []transcript.Message) {
+	if len(corrections) > 0 {
+		outcomes["corrections"]++
+	}
+	if c.q.ExceptAuthor != (transcript.Author{}) {
+		all := c
+		all.q.ExceptAuthor = transcript.Author{}
+		if len(modelPrepare(all.rows, all.q).plan.Delta.Corrections) > len(corrections) {
+			outcomes["a correction left out by ExceptAuthor"]++
+		}
+	}
+	for _, corr := range corrections {
+		j, _ := modelFind(c.rows, corr.Corrects)
+		target := c.rows[j]
+		switch {
+		case corr.Corrects == c.q.Desired.Thread:
+			outcomes["a correction of the thread's root"]++
+		case target.Parent != 0 && c.q.Desired.IsChannel():
+			outcomes["a correction of a first reply"]++
+		case target.Parent != 0:
+			outcomes["a correction of a thread reply"]++
+		}
+		if target.IsAside() {
+			outcomes["a correction of an aside"]++
+		}
+		if corr.Redacted {
+			outcomes["a redaction"]++
+		}
+		if target.Seq <= c.q.State.Watermark {
+			outcomes["a correction of a row at or below M"]++
+		}
+	}
 }
 
 // modelElidedCount is how many rows elisions stand for.
@@ -825,7 +997,9 @@ func modelElidedCount(elisions []transcript.Elision) int {
 // exactly a projection at the last bound: nothing twice, nothing missed, nothing extra. It is
 // played for a random viewer, so the same holds for every viewer of a desk with asides, and
 // the rows elided for the viewer add up too: those of the first projection and of every delta,
-// with the triggering rows the viewer may not read, are those of the last projection.
+// with the triggering rows the viewer may not read, are those of the last projection. Every
+// row is read as the log holds it at the end, so the deltas' corrections, applied as
+// Delta.Corrections says, change nothing: none is newer than what a row shows.
 func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 	ctx := context.Background()
 	played, unavailable, withElisions := 0, 0, 0
@@ -878,15 +1052,20 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 		for _, b := range bounds[1:] {
 			plan, err := sharing.Prepare(ctx, log, sharing.Query{Desired: c, Current: c, State: state, Before: b, Viewer: viewer})
 			if err == nil && plan.Reinitialize == sharing.WatermarkUnavailable &&
-				!slices.ContainsFunc(rows, func(m transcript.Message) bool { return m.Seq <= state.Watermark }) {
+				(!slices.ContainsFunc(rows, func(m transcript.Message) bool { return m.Seq <= state.Watermark }) ||
+					(b == 0 && state.Watermark > head)) {
 				// Rule 6 made an earlier bound the watermark though no row lies at or below
-				// it; rule 4 then cannot cross it. What the spec says, if not what a host wants.
+				// it, or made the bound head+1 the watermark of a read up to the newest row;
+				// rule 4 then cannot cross it. What the spec says, if not what a host wants.
 				unavailable++
 				return true
 			}
 			if err != nil || plan.Reinitialize != 0 {
 				t.Errorf("seed %d case %d: Prepare(before %d) = %+v, %v; want a delta\n%s", seed, i, b, plan, err, describe())
 				return false
+			}
+			for _, c := range plan.Delta.Corrections {
+				modelApply(shown, c)
 			}
 			shown = append(shown, plan.Delta.Messages...)
 			for _, e := range plan.Delta.Elided {

@@ -16,12 +16,13 @@ import (
 
 // TestPrefixThenPrepareModel checks Delta.Prefix on the model's random logs and queries:
 // for every delta Prepare gives and a few cuts n, the prefix holds d's first n messages and
-// the elisions below the first left out, and a Prepare from the prefix's Next, over the same
-// log and bound, gives exactly the rest: d's messages from n on and its elisions above them.
+// the elisions below the first left out and the corrections at or below its Next's watermark,
+// and a Prepare from the prefix's Next, over the same log and bound, gives exactly the rest:
+// d's messages from n on, its elisions above them, and its other corrections.
 // Prefix then Prepare therefore delivers every message of d once, in order.
 func TestPrefixThenPrepareModel(t *testing.T) {
 	ctx := context.Background()
-	cut := 0
+	cut, kept, deferred := 0, 0, 0
 	modelRun(t, modelCases(300), func(r *rand.Rand, seed uint64, i int) bool {
 		c := modelGen(r, i%20 == 19)
 		log, err := memlog.From(c.rows)
@@ -44,7 +45,8 @@ func TestPrefixThenPrepareModel(t *testing.T) {
 				return fail("prefix messages %v, want %v", seqsOf(p.Messages), seqsOf(d.Messages[:k]))
 			}
 			if k == len(d.Messages) {
-				if !gocmp.Equal(p.Elided, d.Elided) || !modelSameState(p.Next, d.Next) {
+				if !gocmp.Equal(p.Elided, d.Elided) || !modelSameState(p.Next, d.Next) ||
+					!slices.EqualFunc(p.Corrections, d.Corrections, modelSameMessage) {
 					return fail("a prefix of every message is not the delta: %+v", p)
 				}
 				continue
@@ -52,6 +54,14 @@ func TestPrefixThenPrepareModel(t *testing.T) {
 			cut++
 			if w := p.Next.Watermark; w >= d.Messages[k].Seq || w < c.q.State.Watermark || (k > 0 && w < d.Messages[k-1].Seq) {
 				return fail("Next.Watermark %d, want one between the last message kept and the first left out", w)
+			}
+			committed := func(m transcript.Message) bool { return m.Seq <= p.Next.Watermark }
+			later := func(m transcript.Message) bool { return !committed(m) }
+			if want := slices.DeleteFunc(slices.Clone(d.Corrections), later); !slices.EqualFunc(p.Corrections, want, modelSameMessage) {
+				return fail("prefix corrections %v, want those at or below its watermark %d: %v", seqsOf(p.Corrections), p.Next.Watermark, seqsOf(want))
+			}
+			if len(p.Corrections) > 0 {
+				kept++
 			}
 			q := c.q
 			q.State = p.Next
@@ -66,14 +76,20 @@ func TestPrefixThenPrepareModel(t *testing.T) {
 			if diff := gocmp.Diff(d.Elided, all); len(d.Elided)+len(all) > 0 && diff != "" {
 				return fail("prefix then rest elide otherwise than the delta (-delta +both):\n%s", diff)
 			}
+			if want := slices.DeleteFunc(slices.Clone(d.Corrections), committed); !slices.EqualFunc(rest.Delta.Corrections, want, modelSameMessage) {
+				return fail("the rest's corrections %v, want the delta's above the prefix's watermark: %v", seqsOf(rest.Delta.Corrections), seqsOf(want))
+			}
+			if len(rest.Delta.Corrections) > 0 {
+				deferred++
+			}
 			if !modelSameState(rest.Delta.Next, d.Next) {
 				return fail("the rest's Next %+v, want the delta's %+v", rest.Delta.Next, d.Next)
 			}
 		}
 		return true
 	})
-	if cut < 200 {
-		t.Errorf("only %d deltas were cut", cut)
+	if cut < 200 || kept < 20 || deferred < 20 {
+		t.Errorf("only %d deltas were cut, %d prefixes kept corrections, %d left some to the rest", cut, kept, deferred)
 	}
 }
 

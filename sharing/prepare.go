@@ -24,26 +24,39 @@ type Query struct {
 	// within the budget, with the Next that commits exactly those. The walk lets go of each
 	// message's content as soon as that cut is certain to drop it: it holds about MaxBytes
 	// of content, and a page, besides the first replies whose roots it has not read yet.
+	// Corrections count toward no budget; the cut keeps those its Next commits.
 	MaxBytes int
-	// ExceptAuthor's messages are left out of the delta's Messages: the delta is the one
-	// without it less those messages, cut by the budget only then, so they take none of
-	// it, and Next commits past them as past the rest. They still part the elisions around
-	// them, as they do in the delta without it. The zero Author leaves out none. A reader
-	// to whom its own posts are never news passes itself.
+	// ExceptAuthor's messages are left out of the delta's Messages, and its corrections out
+	// of its Corrections: the delta is the one without it less those messages, cut by the
+	// budget only then, so they take none of it, and Next commits past them as past the
+	// rest. They still part the elisions around them, as they do in the delta without it.
+	// The zero Author leaves out none. A reader to whom its own posts are never news passes
+	// itself.
 	ExceptAuthor transcript.Author
 }
 
 // Delta is what the agent has not seen, and the state to commit once the turn is durable.
-// A delta Prepare returns has lists that are never nil: empty ones for nothing new.
+// A delta Prepare returns has Messages and Elided never nil: empty ones for nothing new;
+// Corrections is nil when it holds none.
 type Delta struct {
 	Messages []transcript.Message `json:"messages"` // chronological, only what the agent has not seen
 	// Elided stands for the rows of the delta's range the viewer may not read, as in
 	// transcript.Projection, placed among Messages by sequence.
 	Elided []transcript.Elision `json:"elided,omitempty"`
-	// Corrections holds, ascending Seq, for each row the agent may hold that was corrected
-	// since its last turn, the newest correction of it: replacing the row the agent holds
-	// with its correction's content (by Corrects), and appending Messages, gives what one
-	// projection at the new bound shows.
+	// Corrections holds, ascending Seq, the newest correction in the delta's range of each
+	// row of the conversation the agent may hold: each target that qualifies for the
+	// conversation as the viewer reads it, over the delta's scan (at channel level a root,
+	// or a root's first reply; at thread level the thread's root, wherever it lies, or one
+	// of its direct replies; a redacted row qualifies as it did before), less the
+	// corrections in the state's present set or by Query.ExceptAuthor. An edit carries its
+	// target's new content, a redaction none (Redacted).
+	//
+	// The caller applies each correction c to the row it holds with Seq c.Corrects, when
+	// c.Seq is above that row's Revised: the row's Content becomes c.Content, its Redacted
+	// c.Redacted and its Revised c.Seq. Applying them and then appending Messages gives what
+	// one projection at the new bound shows, save for corrections made at or above the
+	// bound, which the next delta brings (a row the agent was shown is already as the log
+	// held it then, hence the check on Revised). Nil when the delta holds none.
 	Corrections []transcript.Message `json:"corrections,omitempty"`
 	Next        State                `json:"next"` // commit it only after the turn is durably appended
 	// Remaining is how many newer messages a byte budget (Query.MaxBytes, WithinBytes,
@@ -85,6 +98,11 @@ const firstRead = 8
 //     transcript.Elide;
 //  6. Next.Watermark is B, or when B == 0 the newest row seen, never below M; Next.Present
 //     holds the entries of S above the new watermark.
+//
+// The delta's corrections are those Delta.Corrections describes, over the same scan: to
+// learn whether a corrected row qualifies, the walk reads on below the watermark to it and,
+// at channel level, to its root, within ScanLimit; a delta whose range holds no correction
+// reads no further for them.
 //
 // With q.ExceptAuthor, that author's messages are then left out of the delta's messages;
 // with q.MaxBytes, the delta is then cut to its oldest messages within the budget, as
@@ -134,7 +152,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 		}
 	}
 	msgs, sizes := w.delta()
-	d := Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), w.parting(msgs)), Next: next}
+	d := Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), w.parting(msgs)), Corrections: w.corr.delta(s.Present, q.ExceptAuthor), Next: next}
 	if d.Messages == nil {
 		d.Messages = []transcript.Message{}
 	}
@@ -155,6 +173,7 @@ type walk struct {
 	viewer       transcript.Author
 	present      []transcript.Sequence   // the state's present set: rows accepted already
 	head         transcript.Sequence     // the newest row read
+	low          transcript.Sequence     // the oldest row read
 	crossed      bool                    // a row at or below the watermark was read
 	fresh        freshRows               // the delta's rows: qualifying, above the watermark, not present; unsorted
 	elided       []transcript.Message    // elided rows above the watermark, newest first, without content
@@ -163,6 +182,7 @@ type walk struct {
 	maxBytes, heldBytes int
 	except              transcript.Author     // the query's ExceptAuthor
 	excepted            []transcript.Sequence // the rows of the delta except left out, unsorted
+	corr                *corrections          // the delta's corrections; nil until the walk reads one
 }
 
 // freshRows are the rows of a delta, copies of the walk's, and with a budget the sizes of
@@ -216,8 +236,10 @@ func (w *walk) run(ctx context.Context, log transcript.Log, first int) (Reason, 
 			return WatermarkUnavailable, nil
 		case p.Done() || p.Scanned() >= transcript.ScanLimit:
 			return 0, nil
-		case w.crossed && (!w.conversation.IsChannel() || w.first.Newest() <= w.watermark):
-			return 0, nil // no reply still pending could be a first reply above the watermark
+		case w.crossed && (!w.conversation.IsChannel() || w.first.Newest() <= w.watermark) && w.corr.settled(w.low):
+			// No reply still pending could be a first reply above the watermark, and no
+			// corrected row still unread could qualify.
+			return 0, nil
 		}
 	}
 	return 0, nil // not reached: the pages end at the log's end or at ScanLimit, both decided above
@@ -248,6 +270,10 @@ func (w *walk) add(rows []transcript.Message) {
 		m := &rows[i]
 		above := m.Seq > w.watermark
 		w.crossed = w.crossed || !above
+		w.low = m.Seq
+		if w.corr != nil || m.IsCorrection() {
+			w.addCorrection(m, above)
+		}
 		if thread == 0 {
 			if reply := w.first.Add(m); reply != nil && reply.Seq > w.watermark {
 				w.keep(reply)
@@ -266,6 +292,19 @@ func (w *walk) add(rows []transcript.Message) {
 	if w.maxBytes > 0 && w.heldBytes > w.maxBytes {
 		w.release()
 	}
+}
+
+// addCorrection hands m to the walk's corrections, made when the walk reads the first
+// correction above the watermark that the viewer may read: a walk that reads none keeps no
+// state for them. The walk calls it for a correction, and for every row once they exist.
+func (w *walk) addCorrection(m *transcript.Message, above bool) {
+	if w.corr == nil {
+		if !above || !m.ReadableBy(w.viewer) {
+			return
+		}
+		w.corr = &corrections{viewer: w.viewer, thread: w.conversation.Thread}
+	}
+	w.corr.add(m, above)
 }
 
 // keep adds m to the delta's rows, unless the state has accepted it already; a row by

@@ -5,10 +5,13 @@ package sharing_test
 // reply, NotePresent, commit — crashing now and then between append and commit. At the end
 // each agent must have received every message of its conversation, by a model of the
 // qualifying rules written for obviousness, exactly once in the turns it committed, and its
-// own replies only after a crash.
+// own replies only after a crash. People also edit and redact their rows, and the operator
+// redacts anyone's: each agent applies its deltas' corrections to the rows it received, which
+// must then be exactly as the log holds them.
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -133,14 +136,21 @@ func simRun(t *testing.T, seed uint64) {
 			t.Fatalf("row %d has seq %d: memlog sequences are consecutive from 1", i, m.Seq)
 		}
 	}
+	corrected := 0
+	defer func() {
+		if corrected == 0 && !t.Failed() {
+			t.Errorf("no agent applied a correction to a row it received")
+		}
+	}()
 	for _, a := range agents {
 		if a.err != nil {
 			t.Errorf("%s: %v", a.name, a.err)
 			continue
 		}
 		a.check(t, rows)
-		t.Logf("%s (%v): %d turns, %d crashes, %d replies, %d rows received, largest delta %d, %d first replies to roots at or below the watermark",
-			a.name, a.conv, a.turns, a.crashes, a.replies, len(a.received), a.largestDelta, a.lateFirstReplies)
+		corrected += a.corrected
+		t.Logf("%s (%v): %d turns, %d crashes, %d replies, %d rows received, largest delta %d, %d first replies to roots at or below the watermark, %d corrections applied",
+			a.name, a.conv, a.turns, a.crashes, a.replies, len(a.received), a.largestDelta, a.lateFirstReplies, a.corrected)
 	}
 }
 
@@ -166,6 +176,7 @@ type simAgent struct {
 	ownCrashed     map[transcript.Sequence]bool               // own replies of turns that crashed
 
 	largestDelta, lateFirstReplies int
+	corrected                      int // corrections applied to a row received
 }
 
 func newSimAgent(name string, c transcript.Conversation, crashPercent int, seed uint64) *simAgent {
@@ -225,6 +236,7 @@ func (a *simAgent) turn(ctx context.Context, desk *memlog.Log, reply bool) error
 	if err := a.receive(d.Messages, old.Watermark, crash); err != nil {
 		return fmt.Errorf("turn %d: %w", a.turns, err)
 	}
+	a.apply(d.Corrections)
 	if crash {
 		a.crashes++ // the committed state stays behind: the next turn starts from old
 		return nil
@@ -269,6 +281,18 @@ func (a *simAgent) receive(msgs []transcript.Message, watermark transcript.Seque
 		}
 	}
 	return nil
+}
+
+// apply applies a delta's corrections to the rows the agent received, as Delta.Corrections
+// says: a row takes a correction newer than its Revised.
+func (a *simAgent) apply(corrections []transcript.Message) {
+	for _, c := range corrections {
+		if m, ok := a.received[c.Corrects]; ok && c.Seq > m.Revised {
+			m.Content, m.Redacted, m.Revised = c.Content, c.Redacted, c.Seq
+			a.received[c.Corrects] = m
+			a.corrected++
+		}
+	}
 }
 
 // reply returns the agent's next reply. A channel agent posts roots and replies to recent
@@ -384,13 +408,26 @@ func simQualifying(rows []transcript.Message, c transcript.Conversation) map[tra
 }
 
 // simPerson appends simRowsPerPerson rows as person i: roots, replies to recent roots, to
-// replies, into the seeded thread, blank rows and system notices.
+// replies, into the seeded thread, blank rows, system notices, edits of its own recent rows,
+// and redactions of recent rows, its own or (as the operator) anyone's.
 func simPerson(ctx context.Context, desk *memlog.Log, i int, seed uint64) error {
 	r := rand.New(rand.NewPCG(seed, uint64(1000+i)))
 	me := transcript.Person(fmt.Sprint("person", i), fmt.Sprint("Person ", i))
+	var mine []transcript.Sequence // its rows that are neither blank nor corrections
 	for n := range simRowsPerPerson {
 		m := transcript.Message{Author: me, Content: fmt.Sprintf("person %d, row %d", i, n)}
 		switch k := r.IntN(100); {
+		case k < 6 && len(mine) > 0: // an edit of one of its recent rows
+			m.Corrects = mine[len(mine)-1-r.IntN(min(len(mine), 10))]
+			m.Content = fmt.Sprintf("person %d, row %d, an edit", i, n)
+		case k < 8 && len(mine) > 0:
+			m.Corrects, m.Content, m.Redacted = mine[len(mine)-1-r.IntN(min(len(mine), 10))], "", true
+		case k < 10:
+			target, ok := simRedactable(ctx, desk, r)
+			if !ok {
+				continue
+			}
+			m = transcript.Message{Author: transcript.Operator(), Corrects: target, Redacted: true}
 		case k < 30: // a root
 		case k < 60:
 			m.Parent = simRecentRoot(ctx, desk, r, 40)
@@ -408,16 +445,48 @@ func simPerson(ctx context.Context, desk *memlog.Log, i int, seed uint64) error 
 		default:
 			m.Author = transcript.System("workflow", "Workflow")
 		}
-		if _, err := desk.Append(ctx, m); err != nil {
+		if m.Parent != 0 {
+			m.Parent = simTarget(ctx, desk, m.Parent) // no row replies to a correction
+		}
+		stored, err := desk.Append(ctx, m)
+		switch {
+		case m.IsCorrection() && errors.Is(err, transcript.ErrRedacted):
+			continue // redacted since it was picked, by the operator
+		case err != nil:
 			return err
+		case !stored.IsCorrection() && !stored.Blank() && !stored.Author.Same(transcript.System("workflow", "")):
+			mine = append(mine, stored.Seq)
 		}
 		runtime.Gosched()
 	}
 	return nil
 }
 
+// simTarget returns seq, or the row it corrects when seq is a correction.
+func simTarget(ctx context.Context, desk *memlog.Log, seq transcript.Sequence) transcript.Sequence {
+	pg, err := desk.ReadBefore(ctx, seq+1, 1)
+	if err != nil || len(pg.Messages) == 0 || pg.Messages[0].Seq != seq || !pg.Messages[0].IsCorrection() {
+		return seq
+	}
+	return pg.Messages[0].Corrects
+}
+
+// simRedactable picks one of the newest 40 rows that the operator may redact: no correction,
+// not blank, not redacted.
+func simRedactable(ctx context.Context, desk *memlog.Log, r *rand.Rand) (transcript.Sequence, bool) {
+	head := desk.Head()
+	seq := head - transcript.Sequence(r.IntN(min(int(head), 40)))
+	pg, err := desk.ReadBefore(ctx, seq+1, 1)
+	if err != nil || len(pg.Messages) == 0 {
+		return 0, false
+	}
+	m := pg.Messages[0]
+	return m.Seq, !m.IsCorrection() && !m.Blank() && !m.Redacted
+}
+
 // simRecentRoot picks one of the newest within rows and returns it if it is a root, else its
-// parent (a root, or a reply when the pick replied to a reply).
+// parent (a root, or a reply when the pick replied to a reply), or for a correction its
+// target.
 func simRecentRoot(ctx context.Context, desk *memlog.Log, r *rand.Rand, within int) transcript.Sequence {
 	head := desk.Head()
 	seq := head - transcript.Sequence(r.IntN(min(int(head), within)))
@@ -425,7 +494,10 @@ func simRecentRoot(ctx context.Context, desk *memlog.Log, r *rand.Rand, within i
 	if err != nil || len(pg.Messages) == 0 {
 		return 0
 	}
-	if m := pg.Messages[0]; m.Parent != 0 {
+	switch m := pg.Messages[0]; {
+	case m.IsCorrection():
+		return m.Corrects // no row replies to a correction
+	case m.Parent != 0:
 		return m.Parent
 	}
 	return seq

@@ -78,17 +78,24 @@
   const rowTemplate = document.getElementById("row-template");
 
   // rowElement is one message as a list item; viewer marks its own, onSeq makes its seq a
-  // button.
-  function rowElement(m, { viewer, onSeq } = {}) {
+  // button, onRedact adds a button that redacts it (the operator's, in the desk column). A
+  // revised row is marked edited; a redacted one is a stub, its content erased; a
+  // correction (the desk column's) names the row it corrects.
+  function rowElement(m, { viewer, onSeq, onRedact } = {}) {
     const li = rowTemplate.content.firstElementChild.cloneNode(true);
     li.dataset.seq = m.seq;
     li.classList.add(m.author.type);
     const own = viewer && same(m.author, viewer);
     const aside = !!(m.audience && m.audience.length > 0);
-    const blank = m.content.trim() === "";
+    const correction = !!m.corrects;
+    const redacted = !!m.redacted;
+    const blank = !correction && !redacted && m.content.trim() === "";
     if (own) li.classList.add("own");
     if (aside) li.classList.add("aside");
     if (blank) li.classList.add("blank");
+    if (redacted) li.classList.add("redacted");
+    if (correction) li.classList.add("correction");
+    if (m.revised && !correction) li.dataset.revised = m.revised;
 
     const seq = li.querySelector(".seq");
     if (onSeq) {
@@ -111,14 +118,54 @@
       tags.append(tag("aside · " + list([...new Set(readers)])));
     }
     if (blank) tags.append(tag("blank"));
-    li.querySelector(".content").textContent = blank ? "(blank row: no view shows it)" : m.content;
+    if (correction) tags.append(tag("correction of #" + m.corrects));
+    if (m.revised && !redacted && !correction) tags.append(tag("edited", "revised by #" + m.revised));
+    if (redacted) tags.append(tag("redacted", m.revised ? "redacted by #" + m.revised : ""));
+    li.querySelector(".content").textContent = blank ? "(blank row: no view shows it)"
+      : redacted ? (correction ? "(a redaction, or an edit a redaction erased)" : "(redacted: its content was erased)") : m.content;
+    if (onRedact && !correction && !redacted && !blank) li.querySelector(".meta").append(redactButton(() => onRedact(m.seq)));
     return li;
   }
 
-  function tag(text) {
+  // redactButton asks twice before it calls redact: a redaction erases for good. It is no
+  // tab stop (every row of the desk has one): the desk column's redact form is the
+  // keyboard's way.
+  function redactButton(redact) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "redact";
+    b.tabIndex = -1;
+    b.textContent = "Redact";
+    b.title = "Erase this row's content for good";
+    b.addEventListener("click", async (ev) => {
+      ev.stopPropagation();
+      if (b.dataset.armed !== "true") {
+        b.dataset.armed = "true";
+        b.textContent = "Erase for good?";
+        return;
+      }
+      b.disabled = true;
+      try {
+        await redact();
+      } catch (err) {
+        b.disabled = false;
+        b.textContent = "Redact failed: " + err.message;
+        delete b.dataset.armed;
+      }
+    });
+    return b;
+  }
+
+  // corrected is m, a row, with the correction c applied, as the log applies it.
+  function corrected(m, c) {
+    return { ...m, content: c.redacted ? "" : c.content, redacted: !!c.redacted, revised: c.seq };
+  }
+
+  function tag(text, title) {
     const s = document.createElement("span");
     s.className = "tag";
     s.textContent = text;
+    if (title) s.title = title;
     return s;
   }
 
@@ -303,7 +350,7 @@
       }
     }
     const items = tops.map((m) => {
-      const li = rowElement(m);
+      const li = rowElement(m, { onRedact });
       if (deskCol.fresh.has(m.seq)) li.classList.add("fresh");
       const replies = threads.get(m.seq);
       if (replies) {
@@ -317,7 +364,7 @@
         const ol = document.createElement("ol");
         ol.className = "rows";
         for (const r of replies) {
-          const rl = rowElement(r);
+          const rl = rowElement(r, { onRedact });
           if (deskCol.fresh.has(r.seq)) rl.classList.add("fresh");
           ol.append(rl);
         }
@@ -339,11 +386,54 @@
   });
   olderButton.addEventListener("click", () => loadOlder());
 
+  // onRedact redacts row seq as the operator; the row's stream then shows the stub.
+  async function onRedact(seq) {
+    await call("DELETE", base + "/messages/" + seq);
+  }
+
+  // The desk column's redact form: a row's number, then a second submit to confirm.
+  const redactForm = deskCol.el.querySelector(".redact-row");
+  const redactStatus = redactForm.querySelector(".status");
+  let armed = null; // the seq the next submit redacts
+  redactForm.seq.addEventListener("input", () => {
+    armed = null;
+    redactStatus.textContent = "";
+  });
+  redactForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const seq = Number(redactForm.seq.value);
+    if (armed !== seq) {
+      armed = seq;
+      redactStatus.textContent = "Submit again to erase #" + seq + " for good.";
+      return;
+    }
+    armed = null;
+    try {
+      await onRedact(seq);
+      redactStatus.textContent = "#" + seq + " redacted.";
+      redactForm.seq.value = "";
+    } catch (err) {
+      redactStatus.textContent = "Could not redact #" + seq + ": " + err.message;
+    }
+  });
+
+  // applyToDesk applies c, a correction the desk's stream sent, to the rows the desk column
+  // holds: its target, and for a redaction every earlier correction of it.
+  function applyToDesk(c) {
+    const target = deskCol.rows.get(c.corrects);
+    if (target && (target.revised || 0) < c.seq) deskCol.rows.set(target.seq, corrected(target, c));
+    if (!c.redacted) return;
+    for (const r of deskCol.rows.values()) {
+      if (r.corrects === c.corrects && r.seq < c.seq) deskCol.rows.set(r.seq, { ...r, content: "", redacted: true });
+    }
+  }
+
   function followDesk() {
     const es = new EventSource(base + "/rows/events?after=" + deskCol.head);
     deskCol.es = es;
     es.addEventListener("row", (ev) => {
       const m = JSON.parse(ev.data);
+      if (m.corrects) applyToDesk(m);
       deskCol.rows.set(m.seq, m);
       deskCol.head = Math.max(deskCol.head, m.seq);
       deskCol.fresh.add(m.seq);
@@ -524,6 +614,7 @@
     // draw shows items; lines words their elisions, in order.
     draw(items, lines) {
       const onSeq = (seq) => this.showDelta(seq);
+      this.messages = new Map(items.filter((it) => it.message).map((it) => [it.message.seq, it.message]));
       let i = 0;
       this.list.replaceChildren(...items.map((it) => (it.message ? rowElement(it.message, { viewer: this.viewer, onSeq }) : elisionElement(it.elision, lines[i++]))));
       this.list.scrollTop = this.list.scrollHeight;
@@ -548,7 +639,14 @@
       };
       es.addEventListener("message", (ev) => {
         const m = JSON.parse(ev.data);
-        inOrder(() => live(rowElement(m, { viewer: this.viewer, onSeq: (seq) => this.showDelta(seq) }), '[data-seq="' + m.seq + '"]'));
+        inOrder(() => {
+          if (this.messages) this.messages.set(m.seq, m);
+          live(rowElement(m, { viewer: this.viewer, onSeq: (seq) => this.showDelta(seq) }), '[data-seq="' + m.seq + '"]');
+        });
+      });
+      es.addEventListener("correction", (ev) => {
+        const c = JSON.parse(ev.data);
+        inOrder(() => this.correct(c));
       });
       es.addEventListener("elided", (ev) => {
         const e = JSON.parse(ev.data);
@@ -563,6 +661,20 @@
       es.addEventListener("error", () => {
         if (es.readyState === EventSource.CLOSED) notice(this.notice, "Live updates stopped: reload the page.", "reinit");
       });
+    }
+
+    // correct updates in place the row c, a correction the stream sent, corrects; a column
+    // that shows something else than the view's rows is drawn afresh.
+    correct(c) {
+      if (this.show !== "rows" || this.since !== null) return this.refresh();
+      const m = this.messages && this.messages.get(c.corrects);
+      const li = this.list.querySelector('[data-seq="' + c.corrects + '"]');
+      if (!m || !li || (m.revised || 0) >= c.seq) return; // not shown, or shown as corrected already
+      const fixed = corrected(m, c);
+      this.messages.set(m.seq, fixed);
+      const el = rowElement(fixed, { viewer: this.viewer, onSeq: (seq) => this.showDelta(seq) });
+      el.classList.add("fresh");
+      li.replaceWith(el);
     }
 
     close() {

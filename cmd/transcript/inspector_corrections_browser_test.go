@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestInspectorCorrectionsInBrowser drives the inspector's corrections in a real Chromium
+// against serve --demo: an edit made through the API arrives live in a viewer's column,
+// in place and marked edited; the operator redacts the row from the desk column (a button
+// that asks twice), and the row becomes a stub in the desk column and in the viewer's,
+// whose DOM then holds none of its words; so does one redacted with the desk column's form
+// (the keyboard's way); the console has no error.
+func TestInspectorCorrectionsInBrowser(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := newBrowser(t, ctx)
+	srv := startServe(t, filepath.Join(t.TempDir(), "demo.db"), "--demo")
+	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
+	if m == nil {
+		t.Fatalf("serve --demo printed no address and token on standard output:\n%s", srv.stdout)
+	}
+	url, secret := m[1], m[2]
+	type css = chromedp.CSS
+	triage := column("agent:triage", 0)
+	b.run(t, "sign in and open Triage's column",
+		chromedp.Navigate(url+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), secret),
+		chromedp.Click(css(`#sign-in button`)),
+		chromedp.WaitVisible(css(`#desk .rows > li`)),
+		chromedp.WaitReady(css(`#add-viewer select[name=participant] option[value="agent:triage"]`)),
+		chromedp.SetValue(css(`#add-viewer select[name=participant]`), "agent:triage"),
+		chromedp.Click(css(`#add-viewer button[type=submit]`)),
+		chromedp.WaitVisible(css(triage+` .rows > li`)),
+	)
+
+	op := srv.api(secret)
+	var posted struct {
+		Seq uint64 `json:"seq"`
+	}
+	const first, second = "The rollout of build 4711 waits for the quokka.", "The rollout of build 4711 waits for the wombat."
+	op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": first}, &posted)
+	row := fmt.Sprintf(`li[data-seq="%d"]`, posted.Seq)
+	b.run(t, "the row in Triage's column", chromedp.WaitVisible(css(triage+" "+row)))
+
+	var edit struct {
+		Seq      uint64 `json:"seq"`
+		Corrects uint64 `json:"corrects"`
+	}
+	op.want(http.StatusCreated, "PATCH", fmt.Sprintf("/v1/desks/demo/messages/%d", posted.Seq), map[string]any{"content": second}, &edit)
+	if edit.Corrects != posted.Seq {
+		t.Fatalf("the edit corrects row %d, want %d", edit.Corrects, posted.Seq)
+	}
+	b.poll(t, "the edit, live in Triage's column", fmt.Sprintf(`(() => {
+		const li = document.querySelector('%s %s');
+		return !!li && li.querySelector(".content").textContent === %q && li.dataset.revised === "%d";
+	})()`, triage, row, second, edit.Seq))
+	if tags := get(t, b, "the edited row's tags", chromedp.Text(css(triage+" "+row+" .tags"))); !strings.Contains(tags, "edited") {
+		t.Errorf("the edited row's tags read %q, want it marked edited", tags)
+	}
+	if n := get(t, b, "rows of the post", chromedp.Evaluate[int](`document.querySelectorAll('`+triage+" "+row+`').length`)); n != 1 {
+		t.Errorf("Triage's column shows the edited row %d times, want once (updated in place)", n)
+	}
+
+	b.run(t, "redact from the desk column",
+		chromedp.WaitVisible(css(`#desk `+row+` button.redact`)),
+		chromedp.Click(css(`#desk `+row+` button.redact`)),
+		chromedp.WaitVisible(css(`#desk `+row+` button.redact[data-armed="true"]`)),
+		chromedp.Click(css(`#desk `+row+` button.redact`)),
+	)
+	b.run(t, "the stub in the desk column", chromedp.WaitVisible(css(`#desk `+row+`.redacted`)))
+	b.run(t, "the stub in Triage's column", chromedp.WaitVisible(css(triage+" "+row+`.redacted`)))
+	html := get(t, b, "the page", chromedp.OuterHTML(css(`#columns`)))
+	for _, words := range []string{first, second, "4711", "quokka", "wombat"} {
+		if strings.Contains(html, words) {
+			t.Errorf("after the redaction the page still holds %q", words)
+		}
+	}
+
+	// The keyboard's way: the desk column's form, a row's number, submitted twice.
+	const third = "Build 4711's canary key is k-0042."
+	op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": third}, &posted)
+	row = fmt.Sprintf(`li[data-seq="%d"]`, posted.Seq)
+	b.run(t, "redact with the desk column's form",
+		chromedp.WaitVisible(css(`#desk `+row)),
+		chromedp.SendKeys(css(`#desk .redact-row input[name=seq]`), fmt.Sprint(posted.Seq)),
+		chromedp.Click(css(`#desk .redact-row button`)),
+	)
+	b.poll(t, "the form asks again", `document.querySelector("#desk .redact-row .status").textContent.includes("again")`)
+	b.run(t, "confirm with the desk column's form",
+		chromedp.Click(css(`#desk .redact-row button`)),
+		chromedp.WaitVisible(css(`#desk `+row+`.redacted`)),
+		chromedp.WaitVisible(css(triage+" "+row+`.redacted`)),
+	)
+	if html := get(t, b, "the page", chromedp.OuterHTML(css(`#columns`))); strings.Contains(html, "k-0042") {
+		t.Error("after the form's redaction the page still holds the row's words")
+	}
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}

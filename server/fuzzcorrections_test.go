@@ -1,0 +1,270 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/token"
+)
+
+// correctionsDesk is a desk served in process for FuzzCorrections: three participants'
+// tokens and what was written, by row.
+type correctionsDesk struct {
+	t       *testing.T
+	srv     *server.Server
+	secrets map[string]string // by participant's name: operator, coder, triage
+	rows    []fuzzRow         // by Seq-1
+	erased  []string          // every content a redaction erased
+	n       int               // contents made so far
+}
+
+// fuzzRow is a row the fuzzer wrote: by whom, whether an aside to triage, what it said.
+type fuzzRow struct {
+	author     string
+	aside      bool
+	correction bool
+	redacted   bool
+	contents   []string // the row's contents, and its edits', in order
+	corrects   int      // the index in rows of its target, for a correction
+}
+
+var fuzzParticipants = []struct {
+	name   string
+	author transcript.Author
+}{{"operator", operator}, {"coder", coder}, {"triage", triage}}
+
+func newCorrectionsDesk(t *testing.T) *correctionsDesk {
+	st := openSQLite(t, t.TempDir())
+	srv, err := server.New(st, server.Options{Rate: rate.Inf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	d := &correctionsDesk{t: t, srv: srv, secrets: map[string]string{}}
+	for _, p := range fuzzParticipants {
+		secret, tok, err := token.New("eng", p.author, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddToken(t.Context(), tok); err != nil {
+			t.Fatal(err)
+		}
+		d.secrets[p.name] = secret
+	}
+	return d
+}
+
+// do sends one request as who and returns its status and body; a stream is read for a
+// moment, then ended.
+func (d *correctionsDesk) do(who, method, target string, body any) (int, string) {
+	timeout := 2 * time.Second
+	if strings.Contains(target, "/events") {
+		timeout = 80 * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var rd *strings.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			d.t.Fatal(err)
+		}
+		rd = strings.NewReader(string(b))
+	}
+	req := httptest.NewRequestWithContext(ctx, method, target, nil)
+	if rd != nil {
+		req = httptest.NewRequestWithContext(ctx, method, target, rd)
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if who != "" {
+		req.Header.Set("Authorization", "Bearer "+d.secrets[who])
+	}
+	rec := httptest.NewRecorder()
+	d.srv.ServeHTTP(rec, req)
+	if rec.Code >= 500 {
+		d.t.Fatalf("%s %s as %s: %d %s", method, target, who, rec.Code, rec.Body)
+	}
+	return rec.Code, rec.Body.String()
+}
+
+// content makes a new content, unique and no part of another: an aside's is marked ASIDE.
+func (d *correctionsDesk) content(aside bool) string {
+	d.n++
+	if aside {
+		return fmt.Sprintf("[ASIDE-%d]", d.n)
+	}
+	return fmt.Sprintf("[ROW-%d]", d.n)
+}
+
+// step does what op says: post a root, a reply or an aside, or edit or redact a row, by
+// one participant or the row's author.
+func (d *correctionsDesk) step(op, actor, target byte) {
+	who := fuzzParticipants[int(actor)%len(fuzzParticipants)].name
+	var row *fuzzRow
+	if len(d.rows) > 0 {
+		row = &d.rows[int(target)%len(d.rows)]
+	}
+	switch {
+	case op%5 == 0 || row == nil: // a root, an aside to triage when who is not coder and op says so
+		aside := who != "coder" && op&0x10 != 0
+		body := map[string]any{"content": d.content(aside)}
+		if aside {
+			body["audience"] = []string{"agent:triage"}
+			if who == "triage" {
+				body["audience"] = []string{"operator"}
+			}
+		}
+		d.append(who, "POST", "/v1/desks/eng/messages", body, fuzzRow{author: who, aside: aside})
+	case op%5 == 1: // a reply: to an aside, an aside with its readers
+		parent := int(target) % len(d.rows)
+		if row.aside && who == "coder" || row.correction {
+			return
+		}
+		c := d.content(row.aside)
+		d.append(who, "POST", "/v1/desks/eng/messages", map[string]any{"content": c, "parent": parent + 1}, fuzzRow{author: who, aside: row.aside})
+	case op%5 == 2 || op%5 == 3: // an edit, by the row's author unless op says otherwise
+		if op&0x20 == 0 {
+			who = row.author
+		}
+		c := d.content(row.aside)
+		i := int(target) % len(d.rows)
+		if d.append(who, "PATCH", fmt.Sprintf("/v1/desks/eng/messages/%d", i+1), map[string]any{"content": c},
+			fuzzRow{author: who, aside: row.aside, correction: true, corrects: i}) {
+			d.rows[i].contents = append(d.rows[i].contents, c)
+		}
+	default: // a redaction, by the row's author, the operator or anyone
+		switch {
+		case op&0x20 == 0:
+			who = row.author
+		case op&0x40 == 0:
+			who = "operator"
+		}
+		i := int(target) % len(d.rows)
+		if d.append(who, "DELETE", fmt.Sprintf("/v1/desks/eng/messages/%d", i+1), nil,
+			fuzzRow{author: who, aside: row.aside, correction: true, corrects: i, redacted: true}) {
+			d.rows[i].redacted = true
+			d.erased = append(d.erased, d.rows[i].contents...)
+			d.rows[i].contents = nil
+		}
+	}
+}
+
+// append sends a request that appends a row; on 201 it records the row and reports true.
+func (d *correctionsDesk) append(who, method, target string, body map[string]any, row fuzzRow) bool {
+	var b any
+	if body != nil {
+		b = body
+	}
+	status, out := d.do(who, method, target, b)
+	if status != http.StatusCreated {
+		d.check(who, method+" "+target, out)
+		return false
+	}
+	var m transcript.Message
+	if err := json.Unmarshal([]byte(out), &m); err != nil || int(m.Seq) != len(d.rows)+1 {
+		d.t.Fatalf("%s %s: row %d (%v), want %d", method, target, m.Seq, err, len(d.rows)+1)
+	}
+	if c, ok := body["content"].(string); ok && !row.correction {
+		row.contents = []string{c}
+	}
+	d.rows = append(d.rows, row)
+	return true
+}
+
+// check fails the test when what who was answered holds erased content, or, for coder,
+// any aside's.
+func (d *correctionsDesk) check(who, what, out string) {
+	d.t.Helper()
+	for _, gone := range d.erased {
+		if strings.Contains(out, gone) {
+			d.t.Fatalf("after its redaction, %s as %s answers erased content %s:\n%s", what, who, gone, out)
+		}
+	}
+	if who == "coder" && strings.Contains(out, "ASIDE") {
+		d.t.Fatalf("%s as coder answers an aside's content:\n%s", what, out)
+	}
+}
+
+// fuzzRoute is one request of checkAll.
+type fuzzRoute struct {
+	method, target string
+	body           any
+}
+
+// checkAll reads the desk through every route as every participant, and the public ones.
+func (d *correctionsDesk) checkAll() {
+	d.t.Helper()
+	for _, p := range fuzzParticipants {
+		routes := []fuzzRoute{
+			{"GET", "/v1/desks/eng/view", nil},
+			{"GET", "/v1/desks/eng/threads", nil},
+			{"GET", "/v1/desks/eng/events?after=0", nil},
+			{"POST", "/v1/desks/eng/delta", map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)}},
+			{"GET", "/v1/desks", nil},
+		}
+		for i := range d.rows {
+			routes = append(routes,
+				fuzzRoute{"GET", fmt.Sprintf("/v1/desks/eng/view?thread=%d", i+1), nil},
+				fuzzRoute{"PATCH", fmt.Sprintf("/v1/desks/eng/messages/%d", i+1), map[string]any{"content": " "}}, // refused: an error's body
+			)
+		}
+		if p.name == "operator" {
+			routes = append(routes,
+				fuzzRoute{"GET", "/v1/desks/eng/rows", nil},
+				fuzzRoute{"GET", "/v1/desks/eng/rows/events?after=0", nil},
+				fuzzRoute{"GET", "/v1/desks/eng/model?format=anthropic&as=agent:triage", nil},
+				fuzzRoute{"GET", "/v1/desks/eng/model?format=openai", nil},
+				fuzzRoute{"GET", "/v1/desks/eng/participants", nil},
+			)
+		}
+		for _, r := range routes {
+			_, out := d.do(p.name, r.method, r.target, r.body)
+			d.check(p.name, r.method+" "+r.target, out)
+		}
+	}
+	for _, target := range []string{"/metrics", "/healthz", "/"} {
+		_, out := d.do("", "GET", target, nil)
+		d.check("", "GET "+target, out)
+	}
+}
+
+// FuzzCorrections: whatever the posts, edits and redactions, by their authors, the
+// operator or anyone (refused), no answer of any route holds content a redaction erased
+// once it committed — views, threads, deltas, streams resumed from the start, the
+// inspector's routes, errors, /metrics — and no answer to coder holds an aside's content,
+// which coder may never read, through a correction or otherwise.
+func FuzzCorrections(f *testing.F) {
+	for _, seed := range [][]byte{
+		{0, 1, 0, 2, 1, 0, 4, 1, 0},             // a root by coder, edited, redacted
+		{0x10, 0, 0, 2, 0, 0, 4, 0, 0},          // an aside by the operator, edited, redacted
+		{0, 0, 0, 1, 2, 0, 2, 2, 1, 0x24, 0, 1}, // a root, triage's first reply, edited, the operator redacts it
+		{0x10, 2, 0, 1, 0, 0, 2, 0, 1, 4, 2, 1}, // triage's aside to the operator, a reply, edited, redacted
+		{0, 1, 0, 0x22, 2, 0, 0x64, 2, 0},       // refusals: an edit and a redaction by another
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 36 {
+			ops = ops[:36]
+		}
+		d := newCorrectionsDesk(t)
+		for i := 0; i+2 < len(ops); i += 3 {
+			redactions := len(d.erased)
+			d.step(ops[i], ops[i+1], ops[i+2])
+			if len(d.erased) != redactions || i+5 >= len(ops) {
+				d.checkAll()
+			}
+		}
+	})
+}

@@ -1,0 +1,133 @@
+package server
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/sharedesk/transcript"
+)
+
+// corrected applies c, a correction this server appended to desk, to the rows desk's tail
+// holds, when it has one, at once: the tail's next refresh reads c itself, but a stream
+// must not serve what c replaced meanwhile. Until the tail's head reaches c, c stays
+// pending: a refresh that read its rows before c committed applies it to them too.
+func (h *hub) corrected(desk string, c transcript.Message) {
+	h.mu.Lock()
+	t := h.tails[desk]
+	h.mu.Unlock()
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.Seq > t.head {
+		t.pending = append(t.pending, c)
+	}
+	t.applyCorrections([]transcript.Message{c})
+}
+
+// applyPending applies to the rows held the corrections of fresh, the rows a refresh
+// appended (ascending), and then those still pending, and drops the pending ones the head
+// has reached; t.mu is held.
+func (t *tail) applyPending(fresh []transcript.Message) {
+	t.applyCorrections(fresh)
+	t.applyCorrections(t.pending)
+	t.pending = slices.DeleteFunc(t.pending, func(c transcript.Message) bool { return c.Seq <= t.head })
+}
+
+// applyCorrections applies cs, rows in ascending Seq, to the rows the tail holds as the
+// log applied its corrections: a held target takes an edit's content, or is erased; its
+// Revised becomes the correction's Seq, unless it is as new already (the store applied
+// the correction before the tail read the row); a redaction erases every held correction
+// of its target older than it, always (a row read before the redaction committed may
+// hold content it erased). Applying a correction twice thus changes nothing. t.mu is
+// held.
+func (t *tail) applyCorrections(cs []transcript.Message) {
+	for _, c := range cs {
+		if !c.IsCorrection() {
+			continue
+		}
+		i, ok := t.find(c.Corrects) // i: the first row held after the target when not held
+		if ok {
+			if m := t.heldRow(i); m.Revised < c.Seq {
+				t.patch(m, transcript.Revision{Target: m.Seq, Content: c.Content, Redacted: c.Redacted, Revised: c.Seq})
+			}
+			i++
+		}
+		if !c.Redacted {
+			continue
+		}
+		for k := i; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ {
+			if m := t.heldRow(k); m.Corrects == c.Corrects && (m.Content != "" || !m.Redacted) {
+				t.patch(m, transcript.Revision{Target: m.Seq, Redacted: true, Revised: m.Revised})
+			}
+		}
+	}
+	if len(t.patches) > maxPatches {
+		t.rows = t.patched(t.rows)
+	}
+}
+
+// maxPatches is how many revised rows the tail keeps beside its rows before it copies
+// them with the revisions in: a correction costs a copy of the few patches, not of every
+// row held, and a read applies at most this many.
+const maxPatches = 64
+
+// heldRow is the i-th row held, as revised; t.mu is held.
+func (t *tail) heldRow(i int) transcript.Message {
+	m := t.rows[i]
+	if j, ok := findPatch(t.patches, m.Seq); ok {
+		revise(&m, t.patches[j])
+	}
+	return m
+}
+
+// revise writes r into m, the row it revises.
+func revise(m *transcript.Message, r transcript.Revision) {
+	m.Content, m.Redacted, m.Revised = r.Content, r.Redacted, r.Revised
+}
+
+// patch makes r, a revision of m (a row held as revised so far), one of the patches,
+// keeping the byte count; t.mu is held. The patches are never written in place (readers
+// hold them without the lock): a patch makes a new slice.
+func (t *tail) patch(m transcript.Message, r transcript.Revision) {
+	t.bytes -= rowBytes(&m)
+	revise(&m, r)
+	t.bytes += rowBytes(&m)
+	j, ok := findPatch(t.patches, r.Target)
+	next := make([]transcript.Revision, 0, len(t.patches)+1)
+	next = append(next, t.patches[:j]...)
+	next = append(next, r)
+	if ok {
+		j++
+	}
+	t.patches = append(next, t.patches[j:]...)
+}
+
+// patched returns a new copy of rows, rows held or the newest of them, with the patches
+// in, and drops the patches; t.mu is held.
+func (t *tail) patched(rows []transcript.Message) []transcript.Message {
+	out := append(rows[:0:0], rows...)
+	for _, r := range t.patches {
+		if j, ok := findSeq(out, r.Target); ok {
+			revise(&out[j], r)
+		}
+	}
+	t.patches = nil
+	return out
+}
+
+// find returns the index of the held row seq and true, if the tail holds it, else the
+// index of the first row held after it and false; t.mu is held.
+func (t *tail) find(seq transcript.Sequence) (int, bool) { return findSeq(t.rows, seq) }
+
+// findSeq returns the index of row seq in rows (ascending) and true, else the index of the
+// first row after it and false.
+func findSeq(rows []transcript.Message, seq transcript.Sequence) (int, bool) {
+	return slices.BinarySearchFunc(rows, seq, func(m transcript.Message, s transcript.Sequence) int { return cmp.Compare(m.Seq, s) })
+}
+
+// findPatch is findSeq for patches (ascending Target).
+func findPatch(patches []transcript.Revision, seq transcript.Sequence) (int, bool) {
+	return slices.BinarySearchFunc(patches, seq, func(r transcript.Revision, s transcript.Sequence) int { return cmp.Compare(r.Target, s) })
+}
