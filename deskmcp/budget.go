@@ -47,9 +47,9 @@ func blockTokens(blocks []render.Block) int {
 
 // A chunk is a run of blocks kept or dropped whole: one message with the elisions next to
 // it. A delta is cut after a message, so its elisions go with the message before them; a
-// view is cut before one, so they go with the message after them. A delta's correction
-// goes with what its cut commits (sharing.Delta.Prefix): the message before it, or an
-// elision after it that ends at or above it; else the message after it.
+// view is cut before one, so they go with the message after them. A delta's corrections go
+// with the message before them too, as its cut (sharing.Delta.Prefix) keeps everything
+// below the first message it leaves out.
 
 // chunksAfter splits blocks into the elisions (and corrections) before the first message
 // and chunks of a message with the elisions after it.
@@ -59,7 +59,7 @@ func chunksAfter(blocks []render.Block) (lead []render.Block, chunks [][]render.
 		if !isMessage(blocks[i]) {
 			continue
 		}
-		s := chunkStart(blocks, i)
+		s := i
 		if start < 0 {
 			lead = blocks[:s]
 		} else {
@@ -71,23 +71,6 @@ func chunksAfter(blocks []render.Block) (lead []render.Block, chunks [][]render.
 		return blocks, nil
 	}
 	return lead, append(chunks, blocks[start:])
-}
-
-// chunkStart returns where the chunk of the message blocks[i] starts in a delta: at the
-// corrections right before it that nothing earlier in its chunk commits, namely those
-// above the Through of the elision before them (or all of them, after a message).
-func chunkStart(blocks []render.Block, i int) int {
-	s := i
-	for s > 0 && isCorrection(blocks[s-1]) {
-		s--
-	}
-	if s > 0 && blocks[s-1].Elision != nil {
-		through := blocks[s-1].Elision.Through
-		for s < i && blocks[s].Message.Seq <= through {
-			s++
-		}
-	}
-	return s
 }
 
 func isMessage(b render.Block) bool    { return b.Message != nil && !b.Message.IsCorrection() }
