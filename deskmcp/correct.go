@@ -38,7 +38,7 @@ func (t *tools) correct(ctx context.Context, tool string, c posting.Correction) 
 		return "", transcript.Message{}, t.correctionError(ctx, tool, m, err)
 	}
 	if created && t.svc.opts.Appended != nil {
-		t.svc.opts.Appended(t.desk, stored.Seq)
+		t.svc.opts.Appended(t.desk, stored)
 	}
 	what := fmt.Sprintf("Edited #%d: the edit is #%d, shown to everyone who reads #%d.", stored.Corrects, stored.Seq, stored.Corrects)
 	if stored.Redacted {

@@ -49,7 +49,7 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 		return "", transcript.Message{}, t.postError(ctx, m, err)
 	}
 	if created && t.svc.opts.Appended != nil {
-		t.svc.opts.Appended(t.desk, stored.Seq)
+		t.svc.opts.Appended(t.desk, stored)
 	}
 	t.acknowledgeWrite(ctx, c)
 	return fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, where(c), render.Envelope(stored)), stored, nil

@@ -37,11 +37,11 @@ type Options struct {
 	// Logger receives the tools' failures (a store that failed, an acknowledgement not
 	// saved): never content, never a secret. Nil discards them.
 	Logger *slog.Logger
-	// Appended, if set, is called with the desk's name and the stored row's seq after
-	// every new row post_message, edit_message or redact_message stores (not for a
-	// replayed key, which stores none), so that a service can wake its event streams at
-	// once.
-	Appended func(desk string, seq transcript.Sequence)
+	// Appended, if set, is called with the desk's name and the stored row after every new
+	// row post_message, edit_message or redact_message stores (not for a replayed key,
+	// which stores none), so that a service can wake its event streams at once, and apply
+	// a correction to the rows it holds in memory.
+	Appended func(desk string, stored transcript.Message)
 }
 
 // Service is the MCP tools over one store: a factory of MCP servers, one per
