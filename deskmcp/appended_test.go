@@ -17,13 +17,13 @@ func TestAppendedOnlyForNewRows(t *testing.T) {
 		mu   sync.Mutex
 		told []transcript.Sequence
 	)
-	svc, err := deskmcp.New(st, st, deskmcp.Options{Appended: func(d string, seq transcript.Sequence) {
+	svc, err := deskmcp.New(st, st, deskmcp.Options{Appended: func(d string, stored transcript.Message) {
 		mu.Lock()
 		defer mu.Unlock()
 		if d != desk {
-			t.Errorf("Appended(%q, %d): want desk %q", d, seq, desk)
+			t.Errorf("Appended(%q, %d): want desk %q", d, stored.Seq, desk)
 		}
-		told = append(told, seq)
+		told = append(told, stored.Seq)
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,11 @@ type ReadDeskResult struct {
 	// Head is the newest row the read covers: the next read of the conversation starts
 	// above it.
 	Head transcript.Sequence `json:"head"`
+	// Corrections holds, ascending Seq, the newest correction of each message the
+	// participant was shown in the conversation that changed since its last read: an edit
+	// (corrects, and the message's new content) or a redaction (corrects, redacted, no
+	// content). Replace each message held by its correction's content. Absent when none.
+	Corrections []transcript.Message `json:"corrections,omitempty"`
 	// Reinitialized is set when the read started over from a full view: first_read,
 	// state_evicted, gap_too_large or watermark_unavailable (see sharing.Reason).
 	Reinitialized string `json:"reinitialized,omitempty"`
@@ -36,6 +41,19 @@ type PostMessageArgs struct {
 	Parent   transcript.Sequence `json:"parent,omitempty" jsonschema:"The message it replies to: a thread's root, to post in that thread. Absent or 0: a new root in the channel."`
 	Audience []string            `json:"audience,omitempty" jsonschema:"Makes it an aside only these participants read (besides you and the operator): operator, person:ID, agent:ID or system:KIND. A reply to an aside is an aside to the aside's readers: leave this out. Never empty: leave it out for the whole desk."`
 	Key      string              `json:"key,omitempty" jsonschema:"Your name for the message, unique on the desk: posting again with the same key and message returns the stored message instead of a second one."`
+}
+
+// EditMessageArgs are edit_message's arguments.
+type EditMessageArgs struct {
+	Seq     transcript.Sequence `json:"seq" jsonschema:"The seq of your message to edit."`
+	Content string              `json:"content" jsonschema:"Its new content, which replaces the old for everyone who reads it. Never blank: to erase a message, use redact_message."`
+	Key     string              `json:"key,omitempty" jsonschema:"Your name for the edit, unique on the desk: editing again with the same key and edit returns the stored edit instead of a second one."`
+}
+
+// RedactMessageArgs are redact_message's arguments.
+type RedactMessageArgs struct {
+	Seq transcript.Sequence `json:"seq" jsonschema:"The seq of the message to erase: yours, or, for the operator, anyone's."`
+	Key string              `json:"key,omitempty" jsonschema:"Your name for the redaction, unique on the desk: redacting again with the same key returns the stored redaction instead of an error."`
 }
 
 // ViewArgs are view's arguments.

@@ -47,26 +47,34 @@ func blockTokens(blocks []render.Block) int {
 
 // A chunk is a run of blocks kept or dropped whole: one message with the elisions next to
 // it. A delta is cut after a message, so its elisions go with the message before them; a
-// view is cut before one, so they go with the message after them.
+// view is cut before one, so they go with the message after them. A delta's corrections go
+// with the message before them too, as its cut (sharing.Delta.Prefix) keeps everything
+// below the first message it leaves out.
 
-// chunksAfter splits blocks into the elisions before the first message and chunks of a
-// message with the elisions after it.
+// chunksAfter splits blocks into the elisions (and corrections) before the first message
+// and chunks of a message with the elisions after it.
 func chunksAfter(blocks []render.Block) (lead []render.Block, chunks [][]render.Block) {
-	i := 0
-	for i < len(blocks) && blocks[i].Message == nil {
-		i++
-	}
-	lead = blocks[:i]
-	for i < len(blocks) {
-		j := i + 1
-		for j < len(blocks) && blocks[j].Message == nil {
-			j++
+	start := -1
+	for i := range blocks {
+		if !isMessage(blocks[i]) {
+			continue
 		}
-		chunks = append(chunks, blocks[i:j])
-		i = j
+		s := i
+		if start < 0 {
+			lead = blocks[:s]
+		} else {
+			chunks = append(chunks, blocks[start:s])
+		}
+		start = s
 	}
-	return lead, chunks
+	if start < 0 {
+		return blocks, nil
+	}
+	return lead, append(chunks, blocks[start:])
 }
+
+func isMessage(b render.Block) bool    { return b.Message != nil && !b.Message.IsCorrection() }
+func isCorrection(b render.Block) bool { return b.Message != nil && b.Message.IsCorrection() }
 
 // chunksBefore splits blocks into chunks of a message with the elisions before it, and the
 // elisions after the last message.

@@ -1,6 +1,6 @@
 // Package deskmcp lets any agent that speaks the Model Context Protocol sit at a desk as
-// itself: read what is new for it, post, and move between threads without
-// losing its place. It is built on the official Go SDK,
+// itself: read what is new for it, post, correct what it wrote, and move between threads
+// without losing its place. It is built on the official Go SDK,
 // github.com/modelcontextprotocol/go-sdk.
 //
 //	svc, err := deskmcp.New(st, st, deskmcp.Options{}) // st: a sqlitestore or pgstore Store
@@ -9,21 +9,33 @@
 //
 // # Tools
 //
-//	read_desk     thread?, max_tokens?                    what is new for me there since my last acknowledged read
-//	post_message  content, parent?, audience?, key?       append as me; acknowledges my read of that conversation
-//	view          thread?, before?, window?, max_tokens?  a projection, no state change
-//	list_threads  limit?                                  the newest threads I can read
+//	read_desk       thread?, max_tokens?                    what is new for me there since my last acknowledged read
+//	post_message    content, parent?, audience?, key?       append as me; acknowledges my read of that conversation
+//	edit_message    seq, content, key?                      replace my message's content; acknowledges as a post there
+//	redact_message  seq, key?                               erase a message (mine; the operator: anyone's); acknowledges as a post there
+//	view            thread?, before?, window?, max_tokens?  a projection, no state change
+//	list_threads    limit?                                  the newest threads I can read
 //
 // Each result is text — a first line that says what follows, then every message in its
 // envelope and every elision as its tag (render.Blocks), so that nothing a message says can
 // pass for the desk's own words — and the same as structured content: read_desk
-// {"messages", "elided", "head"} plus "reinitialized" when it started over and "remaining"
-// when max_tokens left new messages for the next read; post_message
-// the stored Message; view a Projection; list_threads {"threads"}. Arguments and results
-// have JSON schemas, which the SDK checks. A refusal is a tool error the model can read
-// (ErrNoThread, ErrNoParent, ErrBadAudience, ErrBadMessage, ErrTooFewTokens,
-// ErrUnavailable); none quotes content, and a thread or parent the participant may not
-// read is refused exactly as one that does not exist.
+// {"messages", "elided", "head"} plus "corrections" when messages it delivered before
+// were edited or redacted since (rendered among the messages, render.WithCorrections),
+// "reinitialized" when it started over and "remaining" when max_tokens left new messages
+// for the next read; post_message the stored Message; edit_message and redact_message the
+// stored correction (a Message whose corrects names the target); view a Projection, whose
+// corrected messages show their current content, revised, and redacted ones no content;
+// list_threads {"threads"}. Arguments and results have JSON schemas, which the SDK
+// checks. A refusal is a tool error the model can read (ErrNoThread, ErrNoParent,
+// ErrNoMessage, ErrNotAuthor, ErrRedacted, ErrBadAudience, ErrBadMessage, ErrTooFewTokens,
+// ErrUnavailable); none quotes content, and a thread, parent or message the participant
+// may not read is refused exactly as one that does not exist.
+//
+// An edit or a redaction is appended as a post is, and the store decides it by the
+// correction rule (transcript.ResolveCorrection): the tools check nothing of it
+// themselves. Like a post, it acknowledges the participant's staged read of the
+// conversation its target is in (the channel for a root, the root's thread for a reply):
+// the participant acted on what it read.
 //
 // # Read state, per participant and per conversation
 //

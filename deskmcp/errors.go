@@ -4,19 +4,28 @@ import "errors"
 
 // The tools' refusals. A tool answers each with a tool error (isError, the error's text),
 // not a protocol error, so that the model reads it and can try again. None quotes content,
-// and none tells a thread or a parent the participant may not read from one that does not
-// exist.
+// and none tells a thread, a parent or a message the participant may not read from one that
+// does not exist.
 var (
 	// ErrNoThread: the thread argument names no row the participant can read.
 	ErrNoThread = errors.New("deskmcp: no such thread")
 	// ErrNoParent: the parent argument names no row the participant can read.
 	ErrNoParent = errors.New("deskmcp: no such parent")
+	// ErrNoMessage: the seq edit_message or redact_message names no row the participant
+	// can read.
+	ErrNoMessage = errors.New("deskmcp: no such message")
+	// ErrNotAuthor: an edit of a message someone else wrote, or a redaction of one by
+	// anyone but its author or the operator.
+	ErrNotAuthor = errors.New("deskmcp: not the author")
+	// ErrRedacted: a correction of a message that was redacted; nothing of it is left.
+	ErrRedacted = errors.New("deskmcp: redacted")
 	// ErrBadAudience: an audience entry is not a participant, or the audience is refused
 	// (the author itself, a participant twice, too many, or other readers than a reply to
 	// an aside keeps).
 	ErrBadAudience = errors.New("deskmcp: bad audience")
 	// ErrBadMessage: a message the desk cannot keep (too long, not UTF-8, a NUL byte, a bad
-	// key) or a key that names another message. Empty content is a blank row, which a desk
+	// key), a key that names another message, or a correction of what cannot be corrected
+	// (a correction, a blank row) or without content. Empty content is a blank row, which a desk
 	// keeps (it shows in no view).
 	ErrBadMessage = errors.New("deskmcp: bad message")
 	// ErrTooFewTokens: max_tokens cannot hold even the first message a read would deliver,

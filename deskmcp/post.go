@@ -49,19 +49,25 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 		return "", transcript.Message{}, t.postError(ctx, m, err)
 	}
 	if created && t.svc.opts.Appended != nil {
-		t.svc.opts.Appended(t.desk, stored.Seq)
+		t.svc.opts.Appended(t.desk, stored)
 	}
+	t.acknowledgeWrite(ctx, c)
+	return fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, where(c), render.Envelope(stored)), stored, nil
+}
+
+// acknowledgeWrite commits the participant's staged read of c, if any, after a write of
+// its own there: the participant acted on what it read. The write is stored whatever
+// happens here: a failure leaves the read staged, to be acknowledged by the next read or
+// write, or delivered again, and is logged.
+func (t *tools) acknowledgeWrite(ctx context.Context, c transcript.Conversation) {
 	k := keyOf(t.me, c)
 	unlock := t.svc.staging.lock(k)
-	_, _, err = t.commitStaged(context.WithoutCancel(ctx), k)
+	_, _, err := t.commitStaged(context.WithoutCancel(ctx), k)
 	unlock()
 	if err != nil {
-		// The message is stored; the read stays staged and is acknowledged by the next
-		// read or post, or delivered again.
 		t.svc.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "acknowledgement not saved",
 			slog.String("desk", t.desk), slog.String("as", t.me.String()), slog.String("error", err.Error()))
 	}
-	return fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, where(c), render.Envelope(stored)), stored, nil
 }
 
 // postError is the tool error for err, a refusal of m (a *posting.Error) by its kind, or

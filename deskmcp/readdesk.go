@@ -75,11 +75,12 @@ func (t *tools) commitStaged(ctx context.Context, k readKey) (sharing.Book, bool
 // deliver answers a read with d, prepared from state from less the participant's own
 // messages, which take none of the service's byte budget, and within it (its oldest
 // messages that fit, the rest counted in Remaining); when it does not fit in maxTokens,
-// with its oldest messages that do (sharing.Delta.Prefix), and stages the state that
-// accepts what was delivered.
+// with its oldest messages that do (sharing.Delta.Prefix, whose corrections are those its
+// state commits), and stages the state that accepts what was delivered. The text renders
+// d's corrections among its messages (render.WithCorrections).
 func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (string, ReadDeskResult, error) {
 	all := len(d.Messages) + d.Remaining
-	blocks := render.Blocks(d.Messages, d.Elided...)
+	blocks := render.Blocks(render.WithCorrections(d.Messages, d.Corrections), d.Elided...)
 	kept, text := len(d.Messages), ""
 	if maxTokens > 0 && len(blocks) > 0 { // with nothing new, the header alone is the answer
 		line := func(kept int) string {
@@ -106,7 +107,7 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 
 // deltaResult is read_desk's structured result for a delta.
 func deltaResult(d sharing.Delta) ReadDeskResult {
-	return ReadDeskResult{Messages: d.Messages, Elided: d.Elided, Head: d.Next.Watermark}
+	return ReadDeskResult{Messages: d.Messages, Elided: d.Elided, Corrections: d.Corrections, Head: d.Next.Watermark}
 }
 
 // startOver answers a read that has no state to prepare from, for reason why (0: a first

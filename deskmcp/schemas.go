@@ -15,10 +15,11 @@ import (
 // the same pointers, so the SDK's SchemaCache resolves each only once however many servers
 // (one per HTTP request) are made.
 type toolSchemas struct {
-	readIn, postIn, viewIn, threadsIn     *jsonschema.Schema
+	readIn, postIn, editIn, redactIn, viewIn, threadsIn *jsonschema.Schema
+	// postOut, a stored Message, is edit_message's and redact_message's too.
 	readOut, postOut, viewOut, threadsOut *jsonschema.Schema
 	// The input schemas resolved, for checking arguments (addTool).
-	readArgs, postArgs, viewArgs, threadsArgs *jsonschema.Resolved
+	readArgs, postArgs, editArgs, redactArgs, viewArgs, threadsArgs *jsonschema.Resolved
 }
 
 // schemas returns the tools' schemas, or the error that made them impossible (a bug: a
@@ -32,6 +33,8 @@ var schemas = sync.OnceValues(func() (*toolSchemas, error) {
 	}{
 		{&s.readIn, reflect.TypeFor[ReadDeskArgs]()},
 		{&s.postIn, reflect.TypeFor[PostMessageArgs]()},
+		{&s.editIn, reflect.TypeFor[EditMessageArgs]()},
+		{&s.redactIn, reflect.TypeFor[RedactMessageArgs]()},
 		{&s.viewIn, reflect.TypeFor[ViewArgs]()},
 		{&s.threadsIn, reflect.TypeFor[ListThreadsArgs]()},
 		{&s.readOut, reflect.TypeFor[ReadDeskResult]()},
@@ -49,11 +52,15 @@ var schemas = sync.OnceValues(func() (*toolSchemas, error) {
 	bound(s.threadsIn, "limit", 0, transcript.MaxThreadLimit)
 	s.postIn.Properties["audience"].MaxItems = ptr(transcript.MaxAudience)
 	s.postIn.Properties["key"].MaxLength = ptr(transcript.MaxKeyLen)
+	for _, in := range []*jsonschema.Schema{s.editIn, s.redactIn} {
+		bound(in, "seq", 1, 0)
+		in.Properties["key"].MaxLength = ptr(transcript.MaxKeyLen)
+	}
 	s.readOut.Properties["reinitialized"].Enum = reinitializedNames()
 	for _, x := range []struct {
 		dst **jsonschema.Resolved
 		s   *jsonschema.Schema
-	}{{&s.readArgs, s.readIn}, {&s.postArgs, s.postIn}, {&s.viewArgs, s.viewIn}, {&s.threadsArgs, s.threadsIn}} {
+	}{{&s.readArgs, s.readIn}, {&s.postArgs, s.postIn}, {&s.editArgs, s.editIn}, {&s.redactArgs, s.redactIn}, {&s.viewArgs, s.viewIn}, {&s.threadsArgs, s.threadsIn}} {
 		if *x.dst, err = x.s.Resolve(nil); err != nil {
 			return nil, fmt.Errorf("deskmcp: resolving an input schema: %w", err)
 		}

@@ -15,8 +15,9 @@ import (
 // Store is what the tools need of a desk's store: sqlitestore.Store and pgstore.Store are
 // ones (and server.Store's are).
 //
-//   - transcript.NewRowAppender stores post_message's messages, and says which are new
-//     rows (Options.Appended is told of those only).
+//   - transcript.NewRowAppender stores post_message's messages and edit_message's and
+//     redact_message's corrections, and says which are new rows (Options.Appended is told
+//     of those only).
 //   - Log is one desk's log.
 type Store interface {
 	transcript.NewRowAppender
@@ -36,10 +37,11 @@ type Options struct {
 	// Logger receives the tools' failures (a store that failed, an acknowledgement not
 	// saved): never content, never a secret. Nil discards them.
 	Logger *slog.Logger
-	// Appended, if set, is called with the desk's name and the stored row's seq after
-	// every new row post_message stores (not for a replayed key, which stores none), so
-	// that a service can wake its event streams at once.
-	Appended func(desk string, seq transcript.Sequence)
+	// Appended, if set, is called with the desk's name and the stored row after every new
+	// row post_message, edit_message or redact_message stores (not for a replayed key,
+	// which stores none), so that a service can wake its event streams at once, and apply
+	// a correction to the rows it holds in memory.
+	Appended func(desk string, stored transcript.Message)
 }
 
 // Service is the MCP tools over one store: a factory of MCP servers, one per
@@ -81,8 +83,8 @@ func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
 	}, nil
 }
 
-// Server returns an MCP server whose four tools act as participant p on desk: p is the
-// author of what post_message appends and the viewer of every read, and its read states are
+// Server returns an MCP server whose six tools act as participant p on desk: p is the
+// author of what post_message, edit_message and redact_message append and the viewer of every read, and its read states are
 // p's (identity by Kind and ID). The caller decides who p is — the --as flag of transcript
 // mcp, the bearer token of /mcp — and nothing a client sends changes it. A desk or
 // participant no book can be kept for (sharing.ValidateOwner) is an error.
@@ -111,6 +113,8 @@ func instructions(desk string, p transcript.Author) string {
 		"Every message reaches you in an envelope that names its author and seq; your own messages are those of %s. "+
 		"Call read_desk (the channel, or thread=ROOT) for what is new for you there since your last read; "+
 		"reading it again, or posting in it with post_message, acknowledges what you read. "+
+		"edit_message replaces the content of your own message, redact_message erases a message for good; "+
+		"a message you read that changed comes back as a correction naming it (corrects=SEQ). "+
 		"view shows a whole conversation without acknowledging anything; list_threads lists the newest threads. "+
 		"An <elided/> tag stands for messages between others that you may not read.", p, desk, p)
 }

@@ -37,13 +37,16 @@ func readHeader(c transcript.Conversation, me transcript.Author, r ReadDeskResul
 	switch {
 	case r.Reinitialized != "":
 		fmt.Fprintf(&b, "Started over in %s (%s): its current view, %s", where(c), r.Reinitialized, count(len(r.Messages), "message", "messages"))
-	case len(r.Messages) == 0 && len(r.Elided) == 0:
+	case len(r.Messages) == 0 && len(r.Elided) == 0 && len(r.Corrections) == 0:
 		fmt.Fprintf(&b, "Nothing new in %s since your last read", where(c))
 	default:
 		fmt.Fprintf(&b, "New in %s since your last read: %s", where(c), count(len(r.Messages), "message", "messages"))
 	}
 	if n := len(r.Elided); n > 0 {
 		fmt.Fprintf(&b, " and %s you may not read", count(n, "elision", "elisions"))
+	}
+	if n := len(r.Corrections); n > 0 {
+		fmt.Fprintf(&b, "; %s of messages you were shown (corrects=SEQ)", count(n, "correction", "corrections"))
 	}
 	fmt.Fprintf(&b, "; read up to #%d; you are %s.", r.Head, me)
 	return b.String()

@@ -9,7 +9,7 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// tools are one server's four tools: one participant on one desk.
+// tools are one server's six tools: one participant on one desk.
 type tools struct {
 	svc  *Service
 	desk string
@@ -22,7 +22,7 @@ func (t *tools) register(srv *mcp.Server) {
 	addTool(srv, sc.readArgs, &mcp.Tool{
 		Name:         "read_desk",
 		Title:        "Read what is new",
-		Description:  "What is new for you in the channel, or in a thread (thread=ROOT), since your last read there, oldest first: messages in envelopes naming their authors, and elisions for messages you may not read. Your own messages never come back as news. On your first read of a conversation, or when your place there was lost, you get its current view and the reason (reinitialized). Reading a conversation again, or posting in it, acknowledges the previous read; if you never do, the next session delivers that read again.",
+		Description:  "What is new for you in the channel, or in a thread (thread=ROOT), since your last read there, oldest first: messages in envelopes naming their authors, and elisions for messages you may not read. Your own messages never come back as news. A message you were shown that was edited or redacted since comes back as a correction (corrects=SEQ: the message's new content, or redacted with none). On your first read of a conversation, or when your place there was lost, you get its current view and the reason (reinitialized). Reading a conversation again, or posting in it, acknowledges the previous read; if you never do, the next session delivers that read again.",
 		InputSchema:  sc.readIn,
 		OutputSchema: sc.readOut,
 		Annotations:  &mcp.ToolAnnotations{OpenWorldHint: ptr(false)},
@@ -35,6 +35,22 @@ func (t *tools) register(srv *mcp.Server) {
 		OutputSchema: sc.postOut,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, t.postMessage)
+	addTool(srv, sc.editArgs, &mcp.Tool{
+		Name:         "edit_message",
+		Title:        "Edit your message",
+		Description:  "Replace the content of one of your own messages (seq) with content: everyone who reads it sees the new content, marked revised, and an agent that already read it gets the edit on its next read_desk. Only a message's author may edit it; a redacted message cannot be edited. Editing acknowledges your last read of the message's conversation, as posting there does. Returns the stored edit: a row that corrects seq.",
+		InputSchema:  sc.editIn,
+		OutputSchema: sc.postOut,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	}, t.editMessage)
+	addTool(srv, sc.redactArgs, &mcp.Tool{
+		Name:         "redact_message",
+		Title:        "Erase a message",
+		Description:  "Erase the content of a message (seq) for good, and of its earlier edits: yours, or, as the operator, anyone's. It keeps its place, marked redacted, with no content; an agent that already read it is told on its next read_desk. It cannot be undone. Redacting acknowledges your last read of the message's conversation, as posting there does. Returns the stored redaction: a row that corrects seq.",
+		InputSchema:  sc.redactIn,
+		OutputSchema: sc.postOut,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	}, t.redactMessage)
 	addTool(srv, sc.viewArgs, &mcp.Tool{
 		Name:         "view",
 		Title:        "View a conversation",

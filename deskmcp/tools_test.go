@@ -206,6 +206,8 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 	refusal("read_desk", func(s transcript.Sequence) any { return deskmcp.ReadDeskArgs{Thread: s} })
 	refusal("view", func(s transcript.Sequence) any { return deskmcp.ViewArgs{Thread: s} })
 	refusal("post_message", func(s transcript.Sequence) any { return deskmcp.PostMessageArgs{Content: "let me in", Parent: s} })
+	refusal("edit_message", func(s transcript.Sequence) any { return deskmcp.EditMessageArgs{Seq: s, Content: "let me in"} })
+	refusal("redact_message", func(s transcript.Sequence) any { return deskmcp.RedactMessageArgs{Seq: s} })
 
 	for _, out := range outputs {
 		if strings.Contains(out, "hunter2") || strings.Contains(out, "noted") {

@@ -4,7 +4,8 @@ import "github.com/sharedesk/transcript"
 
 // Block is one message or one elision of a view, rendered as user-side text: what a tool
 // result holds (the MCP tools), where every row is reported rather than spoken.
-// Exactly one of Message and Elision is set, pointing into the slices given to Blocks.
+// Exactly one of Message and Elision is set, pointing into the slices given to Blocks; a
+// delta's correction (see WithCorrections) is a Message whose Corrects is set.
 type Block struct {
 	Message *transcript.Message
 	Elision *transcript.Elision

@@ -14,6 +14,20 @@
 // attribute values (ids and labels) are escaped too, control characters included. No row
 // ever gets the system role, and only the viewer's own words get the assistant role.
 //
+// A row a correction changed renders as the log now holds it: its current content, and
+// revised="SEQ" naming the newest correction; a redacted row says redacted="true" and has
+// no content at all. A delta's corrections (sharing.Delta.Corrections) render among its
+// messages, in sequence order, once merged into them by WithCorrections: each as a row of
+// its author with corrects="TARGET" and the target's new content, or, for a redaction,
+// none:
+//
+//	<message seq="9" corrects="3" kind="person" id="ana" label="Ana">
+//	deploy at 23:00
+//	</message>
+//	<message seq="10" corrects="4" kind="operator" redacted="true"/>
+//
+// These attributes are the renderer's: content is escaped, so no message can state them.
+//
 // An elision — rows the viewer may not read (see transcript.Elision) — renders, in sequence
 // order among the messages, as user-side content naming its range, count and readers and
 // nothing else:

@@ -10,8 +10,15 @@ import (
 
 // Envelope returns m's content inside a <message> element that states its author's kind, id
 // and label, its sequence, for a reply its parent, and for an aside its readers (as
-// ElisionTag names them), so the viewer knows the message was private. Content and
-// attributes are escaped so that nothing inside can end the element or start another.
+// ElisionTag names them), so the viewer knows the message was private. A corrected row
+// states its newest correction (revised="SEQ"); a redacted row says redacted="true" and
+// is an empty element, without content:
+//
+//	<message seq="3" kind="person" id="ana" label="Ana" revised="9" redacted="true"/>
+//
+// A correction (a delta's, see WithCorrections) names its target (corrects="TARGET") and
+// holds the target's new content, or, for a redaction, none. Content and attributes are
+// escaped so that nothing inside can end the element, start another, or add an attribute.
 func Envelope(m transcript.Message) string {
 	var b strings.Builder
 	writeEnvelope(&b, m)
@@ -24,6 +31,10 @@ func writeEnvelope(b *strings.Builder, m transcript.Message) {
 	if m.Parent != 0 {
 		b.WriteString(`" parent="`)
 		b.WriteString(strconv.FormatUint(uint64(m.Parent), 10))
+	}
+	if m.Corrects != 0 {
+		b.WriteString(`" corrects="`)
+		b.WriteString(strconv.FormatUint(uint64(m.Corrects), 10))
 	}
 	b.WriteString(`" kind="`)
 	escapeAttr(b, m.Author.Kind.String())
@@ -38,6 +49,14 @@ func writeEnvelope(b *strings.Builder, m transcript.Message) {
 	if m.IsAside() {
 		b.WriteString(`" readers="`)
 		writeReaders(b, m.Readers())
+	}
+	if m.Revised != 0 {
+		b.WriteString(`" revised="`)
+		b.WriteString(strconv.FormatUint(uint64(m.Revised), 10))
+	}
+	if m.Redacted {
+		b.WriteString(`" redacted="true"/>`) // its content is erased: a log holds none
+		return
 	}
 	b.WriteString("\">\n")
 	escapeContent(b, m.Content)

@@ -10,10 +10,12 @@ import (
 )
 
 // envelopeRE matches one envelope; content holds no '<', so the first "\n</message>" ends it.
-var envelopeRE = regexp.MustCompile(`^<message seq="(\d+)"(?: parent="(\d+)")? kind="([a-z]+)"(?: id="([^"<>]*)")?(?: label="([^"<>]*)")?(?: readers="([^"<>]*)")?>\n([^<]*)\n</message>`)
+// A redacted row's envelope is an empty element.
+var envelopeRE = regexp.MustCompile(`^<message seq="(\d+)"(?: parent="(\d+)")?(?: corrects="(\d+)")? kind="([a-z]+)"(?: id="([^"<>]*)")?(?: label="([^"<>]*)")?(?: readers="([^"<>]*)")?(?: revised="(\d+)")?(?:( redacted="true")/>|>\n([^<]*)\n</message>)`)
 
 // parseEnvelopes reads back every envelope in s, which holds envelopes separated by blank
-// lines and nothing else, and fails on anything it does not recognise.
+// lines and nothing else, and fails on anything it does not recognise. Readers are not
+// read back.
 func parseEnvelopes(s string) ([]transcript.Message, error) {
 	var out []transcript.Message
 	for len(s) > 0 {
@@ -21,28 +23,30 @@ func parseEnvelopes(s string) ([]transcript.Message, error) {
 		if m == nil {
 			return nil, fmt.Errorf("no envelope at %q", s[:min(len(s), 60)])
 		}
-		seq, _ := strconv.ParseUint(m[1], 10, 64)
-		var parent uint64
-		if m[2] != "" {
-			parent, _ = strconv.ParseUint(m[2], 10, 64)
-		}
-		kind, err := transcript.ParseAuthorKind(m[3])
+		kind, err := transcript.ParseAuthorKind(m[4])
 		if err != nil {
 			return nil, err
 		}
-		id, err1 := unescape(m[4])
-		label, err2 := unescape(m[5])
-		content, err3 := unescape(m[7])
+		id, err1 := unescape(m[5])
+		label, err2 := unescape(m[6])
+		content, err3 := unescape(m[10])
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil, fmt.Errorf("bad escape in %q", m[0])
 		}
 		out = append(out, transcript.Message{
-			Seq: transcript.Sequence(seq), Parent: transcript.Sequence(parent),
+			Seq: seqAttr(m[1]), Parent: seqAttr(m[2]), Corrects: seqAttr(m[3]),
 			Author: transcript.Author{Kind: kind, ID: id, Label: label}, Content: content,
+			Revised: seqAttr(m[8]), Redacted: m[9] != "",
 		})
 		s = strings.TrimPrefix(s[len(m[0]):], "\n\n")
 	}
 	return out, nil
+}
+
+// seqAttr is a sequence attribute's value; 0 when the attribute is absent.
+func seqAttr(s string) transcript.Sequence {
+	n, _ := strconv.ParseUint(s, 10, 64)
+	return transcript.Sequence(n)
 }
 
 var entityRE = regexp.MustCompile(`&(amp|lt|gt|quot|#\d+);|&`)

@@ -15,7 +15,10 @@ import (
 //	#2 Triage (agent:triage) ↳ #1
 //	    The migration step timed out.
 //
-// The viewer's own messages are marked "you". Each elision is one line of its own, in
+// The viewer's own messages are marked "you". A corrected message's header says so
+// ("· revised #9"), a redacted one's "· redacted #9", and a redacted message has no content
+// lines; a correction (see WithCorrections) is its author's row whose header names its
+// target ("edits #3", "redacts #3"), with the new content below, or none. Each elision is one line of its own, in
 // sequence order among the messages (see ElisionLine). Every content line is indented, so no
 // content can pass for a header or an elision, and control characters (terminal escapes
 // included) in labels, ids and content are shown as U+FFFD.
@@ -49,6 +52,9 @@ func StyledText(w io.Writer, viewer transcript.Author, msgs []transcript.Message
 		}
 		bw.WriteString(header)
 		bw.WriteByte('\n')
+		if m.Redacted {
+			continue // erased: a log holds no content for it
+		}
 		for line := range strings.Lines(m.Content) {
 			bw.WriteString("    ")
 			bw.WriteString(printable(strings.TrimRight(line, "\r\n"), true))
@@ -59,7 +65,9 @@ func StyledText(w io.Writer, viewer transcript.Author, msgs []transcript.Message
 }
 
 // TextHeader returns the line Text writes above a message: "#seq label (kind:id[, you])",
-// " ↳ #parent" for a reply, and " · aside of A and B" naming an aside's readers.
+// " ↳ #parent" for a reply, " edits #target" or " redacts #target" for a correction,
+// " · aside of A and B" naming an aside's readers, and " · revised #seq" or
+// " · redacted #seq" for a row a correction changed (the newest correction's seq).
 func TextHeader(viewer transcript.Author, m transcript.Message) string {
 	var b strings.Builder
 	b.WriteString("#")
@@ -78,9 +86,27 @@ func TextHeader(viewer transcript.Author, m transcript.Message) string {
 		b.WriteString(" ↳ #")
 		b.WriteString(strconv.FormatUint(uint64(m.Parent), 10))
 	}
+	switch {
+	case m.IsCorrection() && m.Redacted:
+		b.WriteString(" redacts #")
+		b.WriteString(strconv.FormatUint(uint64(m.Corrects), 10))
+	case m.IsCorrection():
+		b.WriteString(" edits #")
+		b.WriteString(strconv.FormatUint(uint64(m.Corrects), 10))
+	}
 	if m.IsAside() {
 		b.WriteString(" · aside of ")
 		writeNames(&b, m.Readers())
+	}
+	switch {
+	case m.Revised != 0 && m.Redacted:
+		b.WriteString(" · redacted #")
+		b.WriteString(strconv.FormatUint(uint64(m.Revised), 10))
+	case m.Revised != 0:
+		b.WriteString(" · revised #")
+		b.WriteString(strconv.FormatUint(uint64(m.Revised), 10))
+	case m.Redacted && !m.IsCorrection():
+		b.WriteString(" · redacted")
 	}
 	return b.String()
 }

@@ -25,23 +25,31 @@ type Turn struct {
 }
 
 // Turns returns one turn per message and per elision, in sequence order: the viewer's own
-// messages (viewer.Same) as assistant turns with their content verbatim (invalid UTF-8
-// replaced), everyone else's as user turns holding the message's Envelope, and each elision
-// as a user turn holding its ElisionTag, without a Name. msgs and elided are in ascending
-// sequence, as a Projection or a Delta holds them.
+// messages (viewer.Same) as assistant turns with their current content verbatim (invalid
+// UTF-8 replaced), everyone else's as user turns holding the message's Envelope, and each
+// elision as a user turn holding its ElisionTag, without a Name. A correction (see
+// WithCorrections) and a redacted row are user turns in their Envelope even when the viewer
+// wrote them: they report a change, and hold no words to speak. msgs and elided are in
+// ascending sequence, as a Projection or a Delta holds them.
 func Turns(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) []Turn {
 	turns := make([]Turn, 0, len(msgs)+len(elided))
 	for x := range entries(msgs, elided) {
 		switch {
 		case x.e != nil:
 			turns = append(turns, Turn{Role: User, Content: ElisionTag(*x.e)})
-		case viewer.Same(x.m.Author):
+		case spoken(viewer, x.m):
 			turns = append(turns, Turn{Role: Assistant, Content: validUTF8(x.m.Content)})
 		default:
 			turns = append(turns, Turn{Role: User, Name: apiName(x.m.Author), Content: Envelope(*x.m)})
 		}
 	}
 	return turns
+}
+
+// spoken reports whether m is the viewer's own words, an assistant turn: its own message,
+// neither a correction nor redacted.
+func spoken(viewer transcript.Author, m *transcript.Message) bool {
+	return viewer.Same(m.Author) && !m.IsCorrection() && !m.Redacted
 }
 
 // maxNameLen is the longest name OpenAI's chat completions accept.

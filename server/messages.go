@@ -90,10 +90,7 @@ func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Messag
 		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
 	}
 	s.metrics.appended.Add(1)
-	if stored.IsCorrection() {
-		s.hub.corrected(desk, stored)
-	}
-	s.hub.appended(desk, stored.Seq)
+	s.hub.stored(desk, stored)
 	return &appendOutput{Status: http.StatusCreated, Body: stored}, nil
 }
 

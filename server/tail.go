@@ -91,6 +91,15 @@ func (h *hub) wake(desk string) {
 	}
 }
 
+// stored tells the hub of a new row this process stored in desk: a correction is applied
+// to the rows the desk's tail holds at once, and the desk's streams are woken.
+func (h *hub) stored(desk string, m transcript.Message) {
+	if m.IsCorrection() {
+		h.corrected(desk, m)
+	}
+	h.appended(desk, m.Seq)
+}
+
 // appended tells the hub that this server appended row seq to desk. While the store's
 // Watcher is up it will report the row, so the tail is not woken twice for it, which would
 // cost a second read; otherwise the tail is woken now. A Watcher's report can still be

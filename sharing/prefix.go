@@ -8,22 +8,22 @@ import (
 
 // Prefix returns the part of d that a reader who takes only d's oldest n messages has
 // seen, for a delta that cannot be delivered whole (a model's context budget, say): those
-// n messages, the elisions below the first message left out, the corrections at or below
-// Next's watermark, Remaining grown by the messages left out, and as Next the state that
-// accepts exactly that — its watermark below the first message left out, at the newest row
-// the prefix holds (a message, or the newest row of an elision; from's watermark when the
-// prefix holds none: a row the log has, so that a Prepare from it can cross it), and the
-// present entries of from above it. from must be the state d was prepared from.
+// n messages, the elisions and corrections below the first message left out, Remaining
+// grown by the messages left out, and as Next the state that accepts exactly that — its
+// watermark below the first message left out, at the newest row the prefix holds (a
+// message, the newest row of an elision, or a correction; from's watermark when the prefix
+// holds none: a row the log has, so that a Prepare from it can cross it), and the present
+// entries of from above it. from must be the state d was prepared from.
 //
 // Committing that Next loses nothing and repeats nothing: a Prepare from it, over the same
 // log with the same bound, returns exactly the messages d holds from index n on and the
-// elisions and corrections d holds above them; the rows of the prefix never come back. (Elisions lie
-// between consecutive messages of a delta, so none is cut in two.)
+// elisions and corrections d holds above them; the rows of the prefix never come back.
+// (Elisions lie between consecutive messages of a delta, so none is cut in two.)
 //
-// n >= len(d.Messages) returns d; n < 0 counts as 0, which keeps only the elisions below
-// d's first message and the corrections below its watermark. The result's Messages and
-// Elided are never nil (its Corrections nil when it holds none), and its own (the rows' audiences and the elisions' readers it shares with d, as a
-// copy of a Message does).
+// n >= len(d.Messages) returns d; n < 0 counts as 0, which keeps only the elisions and
+// corrections below d's first message. The result's Messages and Elided are never nil (its
+// Corrections nil when it holds none), and its own (the rows' audiences and the elisions'
+// readers it shares with d, as a copy of a Message does).
 func (d Delta) Prefix(n int, from State) Delta {
 	n = max(n, 0)
 	if n >= len(d.Messages) {
@@ -33,10 +33,28 @@ func (d Delta) Prefix(n int, from State) Delta {
 		d.Next = d.Next.clone()
 		return d
 	}
-	cut := d.Messages[n].Seq // the oldest message left out
+	return d.below(d.Messages[n].Seq, from)
+}
+
+// below is the Prefix that holds what d holds below cut: its messages, its elisions and its
+// corrections. An elision that cut falls inside is kept whole or not at all: not, with cut
+// moved down to its oldest row, unless that leaves the prefix nothing; then whole, with cut
+// moved above it.
+func (d Delta) below(cut transcript.Sequence, from State) Delta {
+	for _, e := range d.Elided {
+		if e.From < cut && cut <= e.Through {
+			if d.holdsBelow(e.From) {
+				cut = e.From
+			} else {
+				cut = e.Through + 1
+			}
+		}
+	}
 	next := State{Conversation: d.Next.Conversation, Watermark: from.Watermark}
-	if n > 0 {
-		next.Watermark = max(next.Watermark, d.Messages[n-1].Seq)
+	n := 0
+	for n < len(d.Messages) && d.Messages[n].Seq < cut {
+		next.Watermark = max(next.Watermark, d.Messages[n].Seq)
+		n++
 	}
 	elided := []transcript.Elision{}
 	for _, e := range d.Elided {
@@ -45,26 +63,62 @@ func (d Delta) Prefix(n int, from State) Delta {
 			next.Watermark = max(next.Watermark, e.Through)
 		}
 	}
+	var corrections []transcript.Message
+	for _, c := range d.Corrections {
+		if c.Seq < cut {
+			corrections = append(corrections, c)
+			next.Watermark = max(next.Watermark, c.Seq)
+		}
+	}
 	for _, seq := range from.Present {
 		if seq > next.Watermark {
 			next.Present = append(next.Present, seq)
-		}
-	}
-	var corrections []transcript.Message
-	for _, c := range d.Corrections {
-		if c.Seq <= next.Watermark {
-			corrections = append(corrections, c)
 		}
 	}
 	return Delta{Messages: append([]transcript.Message{}, d.Messages[:n]...), Elided: elided, Corrections: corrections, Next: next,
 		Remaining: d.Remaining + len(d.Messages) - n}
 }
 
-// WithinBytes is d's Prefix of its oldest messages whose content fits in max bytes
-// (transcript.OldestWithin: at least one, so that a reader bounded by it always moves
-// on), with the Next that commits exactly those. Corrections count toward no budget: the
-// prefix keeps those its Next commits, and the next delta brings the rest. max <= 0 returns d's Prefix of all of it.
-// from must be the state d was prepared from.
+// holdsBelow reports whether d holds a message, an elision or a correction below seq.
+func (d Delta) holdsBelow(seq transcript.Sequence) bool {
+	return (len(d.Messages) > 0 && d.Messages[0].Seq < seq) ||
+		(len(d.Elided) > 0 && d.Elided[0].Through < seq) ||
+		(len(d.Corrections) > 0 && d.Corrections[0].Seq < seq)
+}
+
+// WithinBytes is d's Prefix of its oldest messages and corrections, in sequence order, whose
+// content fits in max bytes together (at least one, so that a reader bounded by it always
+// moves on), with the Next that commits exactly those. max <= 0 returns d's Prefix of all
+// of it. from must be the state d was prepared from.
 func (d Delta) WithinBytes(max int, from State) Delta {
-	return d.Prefix(transcript.OldestWithin(d.Messages, max), from)
+	return d.withinBytes(max, from, func(i int) int { return len(d.Messages[i].Content) })
+}
+
+// withinBytes is WithinBytes with the content size of d.Messages[i] given by size, for a
+// walk that let go of the content of messages the budget drops.
+func (d Delta) withinBytes(max int, from State, size func(i int) int) Delta {
+	if max <= 0 {
+		return d.Prefix(len(d.Messages), from)
+	}
+	i, j, used, taken := 0, 0, 0, 0 // the next message, the next correction
+	for i < len(d.Messages) || j < len(d.Corrections) {
+		message := j == len(d.Corrections) || (i < len(d.Messages) && d.Messages[i].Seq < d.Corrections[j].Seq)
+		seq, n := transcript.Sequence(0), 0
+		if message {
+			seq, n = d.Messages[i].Seq, size(i)
+		} else {
+			seq, n = d.Corrections[j].Seq, len(d.Corrections[j].Content)
+		}
+		if taken > 0 && used+n > max {
+			return d.below(seq, from)
+		}
+		used += n
+		taken++
+		if message {
+			i++
+		} else {
+			j++
+		}
+	}
+	return d.Prefix(len(d.Messages), from)
 }

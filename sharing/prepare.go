@@ -24,7 +24,7 @@ type Query struct {
 	// within the budget, with the Next that commits exactly those. The walk lets go of each
 	// message's content as soon as that cut is certain to drop it: it holds about MaxBytes
 	// of content, and a page, besides the first replies whose roots it has not read yet.
-	// Corrections count toward no budget; the cut keeps those its Next commits.
+	// Corrections count toward the budget as messages do, in sequence order among them.
 	MaxBytes int
 	// ExceptAuthor's messages are left out of the delta's Messages, and its corrections out
 	// of its Corrections: the delta is the one without it less those messages, cut by the
@@ -160,7 +160,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 		d.Elided = []transcript.Elision{}
 	}
 	if w.maxBytes > 0 {
-		d = d.Prefix(transcript.OldestWithinFunc(len(msgs), w.maxBytes, func(i int) int { return sizes[i] }), s)
+		d = d.withinBytes(w.maxBytes, s, func(i int) int { return sizes[i] })
 	}
 	return Plan{Delta: d}, nil
 }
