@@ -10,6 +10,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/atomicfile"
+	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/sharing"
 )
 
@@ -127,7 +128,7 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 	if *format == "text" && len(plan.Delta.Messages) == 0 && len(plan.Delta.Elided) == 0 && len(plan.Delta.Corrections) == 0 {
 		// Said in words, where the other formats have an empty list.
 		fmt.Fprintln(e.stdout, nothingNew(as.author, state.Watermark))
-	} else if err := writeMessages(e, *format, as.author, plan.Delta.Messages, plan.Delta.Elided, plan.Delta); err != nil {
+	} else if err := writeMessages(e, *format, as.author, render.WithCorrections(plan.Delta.Messages, plan.Delta.Corrections), plan.Delta.Elided, plan.Delta); err != nil {
 		return err
 	}
 	if *commit {
