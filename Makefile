@@ -27,5 +27,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzProject$$' -fuzztime 3m .
 	go test -run '^$$' -fuzz '^FuzzBlank$$' -fuzztime 30s .
 	go test -run '^$$' -fuzz '^FuzzAsides$$' -fuzztime 1m .
+	go test -run '^$$' -fuzz '^FuzzCorrections$$' -fuzztime 1m .
+	go test -run '^$$' -fuzz '^FuzzCorrections$$' -fuzztime 1m ./server
 	go test -run '^$$' -fuzz '^FuzzEnvelope$$' -fuzztime 30s ./render
 	go test -run '^$$' -fuzz '^FuzzAuthenticate$$' -fuzztime 30s ./token
