@@ -29,7 +29,7 @@ type ReadDeskResult struct {
 	// Reinitialized is set when the read started over from a full view: first_read,
 	// state_evicted, gap_too_large or watermark_unavailable (see sharing.Reason).
 	Reinitialized string `json:"reinitialized,omitempty"`
-	// Remaining counts the new messages that did not fit in max_tokens or in the
+	// Remaining counts the new messages and corrections that did not fit in max_tokens or in the
 	// service's byte budget (Options.MaxAnswerBytes): the next read
 	// delivers them. Absent when the read delivered all.
 	Remaining int `json:"remaining,omitempty"`

@@ -79,12 +79,12 @@ func (t *tools) commitStaged(ctx context.Context, k readKey) (sharing.Book, bool
 // state commits), and stages the state that accepts what was delivered. The text renders
 // d's corrections among its messages (render.WithCorrections).
 func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (string, ReadDeskResult, error) {
-	all := len(d.Messages) + d.Remaining
 	blocks := render.Blocks(render.WithCorrections(d.Messages, d.Corrections), d.Elided...)
 	kept, text := len(d.Messages), ""
 	if maxTokens > 0 && len(blocks) > 0 { // with nothing new, the header alone is the answer
 		line := func(kept int) string {
-			return readHeader(c, t.me, deltaResult(d.Prefix(kept, from))) + moreNote(all-kept, maxTokens)
+			part := d.Prefix(kept, from)
+			return readHeader(c, t.me, deltaResult(part)) + moreNote(part.Remaining, maxTokens)
 		}
 		var ok bool
 		kept, text, ok = oldestFirst(blocks, maxTokens, line)
@@ -96,12 +96,12 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold what is new in %s", ErrTooFewTokens, maxTokens, where(c))
 		}
 	} else {
-		text = joinBlocks(readHeader(c, t.me, deltaResult(d))+moreNote(all-kept, 0), blocks)
+		text = joinBlocks(readHeader(c, t.me, deltaResult(d))+moreNote(d.Remaining, 0), blocks)
 	}
 	part := d.Prefix(kept, from)
 	t.svc.staging.stage(k, stagedRead{state: part.Next})
 	result := deltaResult(part)
-	result.Remaining = all - kept
+	result.Remaining = part.Remaining
 	return text, result, nil
 }
 

@@ -37,9 +37,9 @@ type DeltaResult struct {
 	// one the state is bound to.
 	Conversation      *transcript.Conversation `json:"conversation,omitempty" doc:"With conversation_changed: the conversation asked for."`
 	StateConversation *transcript.Conversation `json:"state_conversation,omitempty" doc:"With conversation_changed: the conversation the state is bound to."`
-	// Remaining is how many messages past the answer's byte budget the delta left for the
+	// Remaining is how many messages and corrections past the answer's byte budget the delta left for the
 	// next one, which a Prepare from delta.next gives.
-	Remaining int `json:"remaining,omitempty" doc:"How many newer messages did not fit in the answer's byte budget: the next delta, from delta.next, holds them."`
+	Remaining int `json:"remaining,omitempty" doc:"How many newer messages and corrections did not fit in the answer's byte budget: the next delta, from delta.next, holds them."`
 }
 
 type deltaOutput struct{ Body DeltaResult }

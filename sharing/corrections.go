@@ -130,9 +130,8 @@ func (c *corrections) settled(low transcript.Sequence) bool {
 }
 
 // delta returns the corrections of the qualifying targets, ascending Seq, less those in
-// present and those by except (the zero Author excepts none); nil when none is left, and
-// for a nil *corrections.
-func (c *corrections) delta(present []transcript.Sequence, except transcript.Author) []transcript.Message {
+// present; nil when none is left, and for a nil *corrections.
+func (c *corrections) delta(present []transcript.Sequence) []transcript.Message {
 	var out []transcript.Message
 	if c == nil {
 		return nil
@@ -141,11 +140,21 @@ func (c *corrections) delta(present []transcript.Sequence, except transcript.Aut
 		if _, in := slices.BinarySearch(present, m.Seq); in {
 			continue
 		}
-		if except != (transcript.Author{}) && m.Author.Same(except) {
-			continue
-		}
 		out = append(out, m)
 	}
 	slices.SortFunc(out, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
+
+// except returns corrections without those by author (none when author is the zero
+// Author), in the same array.
+func except(corrections []transcript.Message, author transcript.Author) []transcript.Message {
+	if author == (transcript.Author{}) || len(corrections) == 0 {
+		return corrections
+	}
+	out := slices.DeleteFunc(corrections, func(m transcript.Message) bool { return m.Author.Same(author) })
+	if len(out) == 0 {
+		return nil
+	}
 	return out
 }

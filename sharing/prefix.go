@@ -9,7 +9,7 @@ import (
 // Prefix returns the part of d that a reader who takes only d's oldest n messages has
 // seen, for a delta that cannot be delivered whole (a model's context budget, say): those
 // n messages, the elisions and corrections below the first message left out, Remaining
-// grown by the messages left out, and as Next the state that accepts exactly that — its
+// grown by the messages and corrections left out, and as Next the state that accepts exactly that — its
 // watermark below the first message left out, at the newest row the prefix holds (a
 // message, the newest row of an elision, or a correction; from's watermark when the prefix
 // holds none: a row the log has, so that a Prepare from it can cross it), and the present
@@ -36,20 +36,9 @@ func (d Delta) Prefix(n int, from State) Delta {
 	return d.below(d.Messages[n].Seq, from)
 }
 
-// below is the Prefix that holds what d holds below cut: its messages, its elisions and its
-// corrections. An elision that cut falls inside is kept whole or not at all: not, with cut
-// moved down to its oldest row, unless that leaves the prefix nothing; then whole, with cut
-// moved above it.
+// below is the Prefix that holds what d holds below cut, the Seq of a message or a
+// correction of d (no elision spans one): its messages, its elisions and its corrections.
 func (d Delta) below(cut transcript.Sequence, from State) Delta {
-	for _, e := range d.Elided {
-		if e.From < cut && cut <= e.Through {
-			if d.holdsBelow(e.From) {
-				cut = e.From
-			} else {
-				cut = e.Through + 1
-			}
-		}
-	}
 	next := State{Conversation: d.Next.Conversation, Watermark: from.Watermark}
 	n := 0
 	for n < len(d.Messages) && d.Messages[n].Seq < cut {
@@ -76,14 +65,7 @@ func (d Delta) below(cut transcript.Sequence, from State) Delta {
 		}
 	}
 	return Delta{Messages: append([]transcript.Message{}, d.Messages[:n]...), Elided: elided, Corrections: corrections, Next: next,
-		Remaining: d.Remaining + len(d.Messages) - n}
-}
-
-// holdsBelow reports whether d holds a message, an elision or a correction below seq.
-func (d Delta) holdsBelow(seq transcript.Sequence) bool {
-	return (len(d.Messages) > 0 && d.Messages[0].Seq < seq) ||
-		(len(d.Elided) > 0 && d.Elided[0].Through < seq) ||
-		(len(d.Corrections) > 0 && d.Corrections[0].Seq < seq)
+		Remaining: d.Remaining + len(d.Messages) - n + len(d.Corrections) - len(corrections)}
 }
 
 // WithinBytes is d's Prefix of its oldest messages and corrections, in sequence order, whose

@@ -41,7 +41,8 @@ type Query struct {
 type Delta struct {
 	Messages []transcript.Message `json:"messages"` // chronological, only what the agent has not seen
 	// Elided stands for the rows of the delta's range the viewer may not read, as in
-	// transcript.Projection, placed among Messages by sequence.
+	// transcript.Projection, placed among Messages and Corrections by sequence: no
+	// elision spans a message or a correction of the delta.
 	Elided []transcript.Elision `json:"elided,omitempty"`
 	// Corrections holds, ascending Seq, the newest correction in the delta's range of each
 	// row of the conversation the agent may hold: each target that qualifies for the
@@ -59,7 +60,7 @@ type Delta struct {
 	// held it then, hence the check on Revised). Nil when the delta holds none.
 	Corrections []transcript.Message `json:"corrections,omitempty"`
 	Next        State                `json:"next"` // commit it only after the turn is durably appended
-	// Remaining is how many newer messages a byte budget (Query.MaxBytes, WithinBytes,
+	// Remaining is how many newer messages and corrections a byte budget (Query.MaxBytes, WithinBytes,
 	// Prefix) left for the next delta, from Next; 0 when none were.
 	Remaining int `json:"-"`
 }
@@ -152,7 +153,9 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 		}
 	}
 	msgs, sizes := w.delta()
-	d := Delta{Messages: msgs, Elided: transcript.Elide(w.elidedRows(), w.parting(msgs)), Corrections: w.corr.delta(s.Present, q.ExceptAuthor), Next: next}
+	corrections := w.corr.delta(s.Present) // ExceptAuthor's among them, which part elisions too
+	elided := transcript.Elide(w.elidedRows(), w.parting(msgs, corrections))
+	d := Delta{Messages: msgs, Elided: elided, Corrections: except(corrections, q.ExceptAuthor), Next: next}
 	if d.Messages == nil {
 		d.Messages = []transcript.Message{}
 	}
@@ -341,18 +344,23 @@ func (w *walk) release() {
 	}
 }
 
-// parting returns what parts the delta's elisions: its messages msgs and, with the rows
-// except left out, those too, as messages that hold only their Seq (all Elide reads of them).
-func (w *walk) parting(msgs []transcript.Message) []transcript.Message {
-	if len(w.excepted) == 0 || len(w.elided) == 0 {
+// parting returns what parts the delta's elisions: its messages msgs, its corrections
+// (a correction renders as a row among them, so no elision spans one), and, with the rows
+// except left out, those too; as messages that hold only their Seq when more than msgs
+// (all Elide reads of them).
+func (w *walk) parting(msgs, corrections []transcript.Message) []transcript.Message {
+	if len(w.elided) == 0 || (len(w.excepted) == 0 && len(corrections) == 0) {
 		return msgs
 	}
-	all := make([]transcript.Message, 0, len(msgs)+len(w.excepted))
+	all := make([]transcript.Message, 0, len(msgs)+len(w.excepted)+len(corrections))
 	for i := range msgs {
 		all = append(all, transcript.Message{Seq: msgs[i].Seq})
 	}
 	for _, seq := range w.excepted {
 		all = append(all, transcript.Message{Seq: seq})
+	}
+	for i := range corrections {
+		all = append(all, transcript.Message{Seq: corrections[i].Seq})
 	}
 	slices.SortFunc(all, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
 	return all
