@@ -73,7 +73,7 @@ func chunksAfter(blocks []render.Block) (lead []render.Block, chunks [][]render.
 	return lead, append(chunks, blocks[start:])
 }
 
-func isMessage(b render.Block) bool    { return b.Message != nil && !b.Message.IsCorrection() }
+func isMessage(b render.Block) bool { return b.Message != nil && !b.Message.IsCorrection() }
 
 // chunksBefore splits blocks into chunks of a message with the elisions before it, and the
 // elisions after the last message.
