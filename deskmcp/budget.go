@@ -45,18 +45,17 @@ func blockTokens(blocks []render.Block) int {
 	return n
 }
 
-// A chunk is a run of blocks kept or dropped whole: one message with the elisions next to
-// it. A delta is cut after a message, so its elisions go with the message before them; a
-// view is cut before one, so they go with the message after them. A delta's corrections go
-// with the message before them too, as its cut (sharing.Delta.Prefix) keeps everything
-// below the first message it leaves out.
+// A chunk is a run of blocks kept or dropped whole: one item with the elisions next to it.
+// A delta's items are its messages and its corrections; it is cut before an item
+// (sharing.Delta.Below), so its elisions go with the item before them. A view's items are
+// its messages; it is cut after one, so its elisions go with the message after them.
 
-// chunksAfter splits blocks into the elisions (and corrections) before the first message
-// and chunks of a message with the elisions after it.
+// chunksAfter splits blocks into the elisions before the first item (a message or a
+// correction) and chunks of an item with the elisions after it.
 func chunksAfter(blocks []render.Block) (lead []render.Block, chunks [][]render.Block) {
 	start := -1
 	for i := range blocks {
-		if !isMessage(blocks[i]) {
+		if blocks[i].Message == nil {
 			continue
 		}
 		s := i
@@ -72,8 +71,6 @@ func chunksAfter(blocks []render.Block) (lead []render.Block, chunks [][]render.
 	}
 	return lead, append(chunks, blocks[start:])
 }
-
-func isMessage(b render.Block) bool { return b.Message != nil && !b.Message.IsCorrection() }
 
 // chunksBefore splits blocks into chunks of a message with the elisions before it, and the
 // elisions after the last message.

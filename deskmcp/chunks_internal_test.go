@@ -24,8 +24,9 @@ func randomDelta(r *rand.Rand) sharing.Delta {
 		case k < 3:
 			d.Messages = append(d.Messages, transcript.Message{Seq: seq, Author: transcript.Agent("a", ""), Content: "news"})
 			open = false
-		case k < 5:
+		case k < 5: // a correction parts elisions, as a message does
 			d.Corrections = append(d.Corrections, transcript.Message{Seq: seq, Corrects: 1 + seq/2, Author: transcript.Agent("a", ""), Content: "fixed"})
+			open = false
 		case k < 8 && open:
 			e := &d.Elided[len(d.Elided)-1]
 			e.Through, e.Count = seq, e.Count+1
@@ -38,20 +39,25 @@ func randomDelta(r *rand.Rand) sharing.Delta {
 	return d
 }
 
-// TestChunksFollowPrefix: the blocks a read keeps with its k oldest messages (the lead and
-// k chunks, chunksAfter) hold exactly the elisions and corrections of the delta's Prefix
-// of k, which is what the read's state commits: the text says what the result holds.
+// TestChunksFollowPrefix: the blocks a read keeps with its k oldest items, messages and
+// corrections (the lead and k chunks, chunksAfter), hold exactly the elisions and
+// corrections of the delta below its k-th item (Below, or Prefix of all), which is what
+// the read's state commits: the text says what the result holds.
 func TestChunksFollowPrefix(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 4))
 	for i := range 2000 {
 		d := randomDelta(r)
 		blocks := render.Blocks(render.WithCorrections(d.Messages, d.Corrections), d.Elided...)
 		lead, chunks := chunksAfter(blocks)
-		if len(chunks) != len(d.Messages) {
-			t.Fatalf("case %d: %d chunks for %d messages", i, len(chunks), len(d.Messages))
+		items := render.WithCorrections(d.Messages, d.Corrections)
+		if len(chunks) != len(items) {
+			t.Fatalf("case %d: %d chunks for %d items", i, len(chunks), len(items))
 		}
-		for k := 0; k <= len(d.Messages); k++ {
-			p := d.Prefix(k, sharing.State{})
+		for k := 0; k <= len(items); k++ {
+			p := d.Prefix(len(d.Messages), sharing.State{})
+			if k < len(items) {
+				p = d.Below(items[k].Seq, sharing.State{})
+			}
 			kept := slices.Concat(append([][]render.Block{lead}, chunks[:k]...)...)
 			var corrections []transcript.Sequence
 			var elided []transcript.Elision

@@ -131,3 +131,37 @@ func TestReadDeskCorrectionsWithinTokens(t *testing.T) {
 		}
 	})
 }
+
+// TestReadDeskCorrectionsOneByOne: a read whose max_tokens holds one correction but not
+// all of those before the next message delivers them a few at a time, each once, rather
+// than refusing every read.
+func TestReadDeskCorrectionsOneByOne(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st store) {
+		svc := service(t, st)
+		a, b := connect(t, svc, agentA), connect(t, svc, agentB)
+		var roots, edits []transcript.Message
+		for i := range 4 {
+			roots = append(roots, a.Post(deskmcp.PostMessageArgs{Content: fmt.Sprintf("root %d, as first written", i)}))
+		}
+		b.Read(deskmcp.ReadDeskArgs{})
+		b.Read(deskmcp.ReadDeskArgs{})
+		for i, root := range roots {
+			e, _, err := edit(a, deskmcp.EditMessageArgs{Seq: root.Seq, Content: fmt.Sprintf("root %d, edited: %s", i, strings.Repeat("word ", 40))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			edits = append(edits, e)
+		}
+		var got []transcript.Sequence
+		for range 20 {
+			r, _ := b.Read(deskmcp.ReadDeskArgs{MaxTokens: 150})
+			if len(r.Messages) == 0 && len(r.Corrections) == 0 {
+				break
+			}
+			got = append(got, seqs(r.Corrections)...)
+		}
+		if !slices.Equal(got, seqs(edits)) {
+			t.Errorf("the reads delivered edits %v, want %v", got, seqs(edits))
+		}
+	})
+}

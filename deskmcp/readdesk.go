@@ -79,26 +79,34 @@ func (t *tools) commitStaged(ctx context.Context, k readKey) (sharing.Book, bool
 // state commits), and stages the state that accepts what was delivered. The text renders
 // d's corrections among its messages (render.WithCorrections).
 func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State, d sharing.Delta, maxTokens int) (string, ReadDeskResult, error) {
-	blocks := render.Blocks(render.WithCorrections(d.Messages, d.Corrections), d.Elided...)
-	kept, text := len(d.Messages), ""
+	items := render.WithCorrections(d.Messages, d.Corrections)
+	blocks := render.Blocks(items, d.Elided...)
+	// partOf is the part of d that its kept oldest items are (see chunksAfter).
+	partOf := func(kept int) sharing.Delta {
+		if kept >= len(items) {
+			return d.Prefix(len(d.Messages), from)
+		}
+		return d.Below(items[kept].Seq, from)
+	}
+	kept, text := len(items), ""
 	if maxTokens > 0 && len(blocks) > 0 { // with nothing new, the header alone is the answer
 		line := func(kept int) string {
-			part := d.Prefix(kept, from)
+			part := partOf(kept)
 			return readHeader(c, t.me, deltaResult(part)) + moreNote(part.Remaining, maxTokens)
 		}
 		var ok bool
 		kept, text, ok = oldestFirst(blocks, maxTokens, line)
 		switch {
-		case len(d.Messages) > 0 && kept == 0:
-			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold the oldest new message of %s, #%d",
-				ErrTooFewTokens, maxTokens, where(c), d.Messages[0].Seq)
+		case len(items) > 0 && kept == 0:
+			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold the oldest new message or correction of %s, #%d",
+				ErrTooFewTokens, maxTokens, where(c), items[0].Seq)
 		case !ok:
 			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold what is new in %s", ErrTooFewTokens, maxTokens, where(c))
 		}
 	} else {
 		text = joinBlocks(readHeader(c, t.me, deltaResult(d))+moreNote(d.Remaining, 0), blocks)
 	}
-	part := d.Prefix(kept, from)
+	part := partOf(kept)
 	t.svc.staging.stage(k, stagedRead{state: part.Next})
 	result := deltaResult(part)
 	result.Remaining = part.Remaining

@@ -33,12 +33,15 @@ func (d Delta) Prefix(n int, from State) Delta {
 		d.Next = d.Next.clone()
 		return d
 	}
-	return d.below(d.Messages[n].Seq, from)
+	return d.Below(d.Messages[n].Seq, from)
 }
 
-// below is the Prefix that holds what d holds below cut, the Seq of a message or a
-// correction of d (no elision spans one): its messages, its elisions and its corrections.
-func (d Delta) below(cut transcript.Sequence, from State) Delta {
+// Below is the Prefix that holds what d holds below cut, the Seq of a message or a
+// correction of d (no elision of d spans one): its messages, its elisions and its
+// corrections, with the Next that commits exactly those, as Prefix says. A reader that
+// delivers a delta item by item (a message or a correction) cuts it with Below at the first
+// item left out.
+func (d Delta) Below(cut transcript.Sequence, from State) Delta {
 	next := State{Conversation: d.Next.Conversation, Watermark: from.Watermark}
 	n := 0
 	for n < len(d.Messages) && d.Messages[n].Seq < cut {
@@ -92,7 +95,7 @@ func (d Delta) withinBytes(max int, from State, size func(i int) int) Delta {
 			seq, n = d.Corrections[j].Seq, len(d.Corrections[j].Content)
 		}
 		if taken > 0 && used+n > max {
-			return d.below(seq, from)
+			return d.Below(seq, from)
 		}
 		used += n
 		taken++
