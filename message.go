@@ -141,10 +141,11 @@ var ErrNoParent = errors.New("transcript: parent is not an older row of the desk
 // Redacted only on a correction; a correction replies to nothing, and is an edit (non-blank
 // Content) or a redaction (Redacted, empty Content). Whether the Parent or the target
 // exists, the reply rule (ResolveAudience), the correction rule (ResolveCorrection) and
-// whether the Key is taken (MatchKey) are the log's to check. The error matches ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a bad
-// author and ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose
-// message says what is wrong once ("transcript: audience lists agent:triage twice") and
-// never quotes content.
+// whether the Key is taken (MatchKey) are the log's to check. The error matches
+// ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a bad author and
+// ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose message says
+// what is wrong once ("transcript: audience lists agent:triage twice") and never quotes
+// content.
 func ValidateNew(m Message) error { return ValidateNewWithin(m, MaxContent) }
 
 // ValidateNewWithin is ValidateNew for a log whose content limit, maxContent bytes, is below
