@@ -368,26 +368,7 @@ func TestDiscordBadExports(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error; got %d rows", len(rows))
 			}
-			t.Log(err)
-			msg := err.Error()
-			if !strings.HasPrefix(msg, "discord export "+name+": ") {
-				t.Errorf("error %q does not name the export %q", msg, name)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("error %q does not say %q", msg, w)
-				}
-			}
-			for _, n := range tt.not {
-				if strings.Contains(msg, n) {
-					t.Errorf("error %q says %q", msg, n)
-				}
-			}
-			for _, c := range discordContents {
-				if strings.Contains(msg, c) {
-					t.Errorf("error %q quotes content %q", msg, c)
-				}
-			}
+			checkExportError(t, err, "discord export "+name, tt.want, tt.not, discordContents)
 		})
 	}
 }

@@ -355,26 +355,7 @@ func TestSlackBadExports(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error; got %d rows", len(rows))
 			}
-			t.Log(err)
-			msg := err.Error()
-			if !strings.HasPrefix(msg, "slack export "+name+": ") {
-				t.Errorf("error %q does not name the export %q", msg, name)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("error %q does not say %q", msg, w)
-				}
-			}
-			for _, n := range tt.not {
-				if strings.Contains(msg, n) {
-					t.Errorf("error %q says %q", msg, n)
-				}
-			}
-			for _, c := range slackContents {
-				if strings.Contains(msg, c) {
-					t.Errorf("error %q quotes content %q", msg, c)
-				}
-			}
+			checkExportError(t, err, "slack export "+name, tt.want, tt.not, slackContents)
 		})
 	}
 }

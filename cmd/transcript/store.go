@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/importer"
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/sqlitestore"
@@ -19,15 +20,9 @@ import (
 
 // store is what the commands need of sqlitestore.Store and pgstore.Store.
 type store interface {
+	// importer.Store appends, restores, looks keys up and reads desks (import, export).
+	importer.Store
 	transcript.NewRowAppender
-	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
-	// RestoreBatch is AppendBatch for an export's rows, restored as they were stored
-	// (import of an export with corrections).
-	RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error
-	// LookupKeys returns the rows of desk holding keys, by key; a key the desk does not
-	// hold is absent (storetest.KeyLookup).
-	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
-	Log(desk string) transcript.Log
 	Desks(ctx context.Context) ([]string, error)
 	// token.Store keeps the service's bearer tokens (token add, list, revoke; serve checks
 	// every request against it).
