@@ -238,3 +238,32 @@ func (l *Log) find(seq transcript.Sequence) (int, bool) {
 		return cmp.Compare(m.Seq, seq)
 	})
 }
+
+var _ transcript.Searcher = (*Log)(nil)
+
+// Search implements transcript.Searcher by brute force: it reads every row below the
+// query's bound, newest first, and keeps those transcript.SearchPlan.Matches accepts. It is
+// the model the stores' indexed searches equal.
+func (l *Log) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript.SearchResult{}, err
+	}
+	p, err := transcript.PlanSearch(q)
+	if err != nil {
+		return transcript.SearchResult{}, err
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	end := len(l.rows)
+	if p.Before != 0 {
+		end, _ = l.find(p.Before)
+	}
+	var hits []transcript.Message
+	for i := end - 1; i >= 0 && len(hits) <= p.Limit; i-- {
+		if p.Matches(&l.rows[i]) {
+			hits = append(hits, l.rows[i])
+		}
+	}
+	detachAudiences(hits)
+	return p.Result(hits), nil
+}

@@ -193,6 +193,17 @@ type memDesk struct {
 	desk string
 }
 
+// Search searches the desk's current log.
+func (d memDesk) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	d.s.mu.Lock()
+	log := d.s.desks[d.desk]
+	d.s.mu.Unlock()
+	if log == nil {
+		log = memlog.New()
+	}
+	return log.Search(ctx, q)
+}
+
 func (d memDesk) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
 	d.s.mu.Lock()
 	log := d.s.desks[d.desk]

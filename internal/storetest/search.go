@@ -1,0 +1,175 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/sharedesk/transcript"
+)
+
+// SearchSeeds are the seeds of the desks SearchRule builds.
+var SearchSeeds = []uint64{1, 2, 3, 4}
+
+// searchCmp compares answers: times as instants, an empty page as no page.
+var searchCmp = cmp.Options{cmpopts.EquateEmpty(), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })}
+
+// SearchRule checks searches on st, a new store: for each of SearchSeeds it appends a
+// NewSearchCase desk of 120 rows to desk "search-SEED" and the same desk without its
+// asides to "search-SEED-blind", and checks SearchCheck for every text and thread, with limits and bounds varied, text and thread.
+// The store's logs must implement transcript.Searcher.
+func SearchRule(t *testing.T, st Store) {
+	t.Helper()
+	for _, seed := range SearchSeeds {
+		c := NewSearchCase(seed, 120)
+		desk, blind := fmt.Sprintf("search-%d", seed), fmt.Sprintf("search-%d-blind", seed)
+		appendAll(t, st, desk, c.Inputs)
+		appendAll(t, st, blind, c.Blinded)
+		s := searcherOf(t, st.Log(desk))
+		sb := searcherOf(t, st.Log(blind))
+		for i, text := range c.Texts {
+			for _, thread := range c.Threads {
+				q := transcript.SearchQuery{Text: text, Thread: thread}
+				// Bounds and limits vary with the text, so that every pairing is met
+				// across the texts without asking each of them every time.
+				q.Limit = []int{0, 1, 3, 200}[i%4]
+				if i%3 == 1 {
+					q.Before = transcript.Sequence(len(c.Rows) / 2)
+				}
+				searchCheck(t, c, s, sb, q)
+			}
+		}
+	}
+}
+
+// searcherOf returns log as a transcript.Searcher, failing t when it is not one.
+func searcherOf(t testing.TB, log transcript.Log) transcript.Searcher {
+	t.Helper()
+	s, ok := log.(transcript.Searcher)
+	if !ok {
+		t.Fatalf("storetest: the store's log %T does not implement transcript.Searcher", log)
+	}
+	return s
+}
+
+// appendAll appends msgs to desk of st, one at a time, failing t on the first refusal.
+func appendAll(t testing.TB, st transcript.Appender, desk string, msgs []transcript.Message) {
+	t.Helper()
+	for i, m := range msgs {
+		if _, err := st.Append(context.Background(), desk, m); err != nil {
+			t.Fatalf("storetest: appending input %d to %s: %v", i, desk, err)
+		}
+	}
+}
+
+// SearchCheck asks q of s, c's desk, as every viewer of SearchViewers, and of sb, the same
+// desk without its asides, as SearchOutsider and the zero Author. Every answer must be
+// SearchModel's, word for word; following Next with the same query pages through every
+// match the model finds below q.Before, each once, newest first; no answer's JSON holds a
+// word of c.ForbiddenWords; and the outsiders' answers on s and sb are the same: messages,
+// Next and errors.
+func SearchCheck(t testing.TB, c SearchCase, s, sb transcript.Searcher, q transcript.SearchQuery) {
+	t.Helper()
+	searchCheck(t, c, s, sb, q)
+}
+
+func searchCheck(t reporter, c SearchCase, s, sb transcript.Searcher, q transcript.SearchQuery) {
+	t.Helper()
+	ctx := context.Background()
+	for _, v := range SearchViewers {
+		q.Viewer = v
+		what := fmt.Sprintf("search %+q as %v in thread %d before %d, limit %d", q.Text, v, q.Thread, q.Before, q.Limit)
+		got, err := s.Search(ctx, q)
+		want, wantErr := SearchModel(c.Rows, q)
+		if wantErr != nil {
+			if !errors.Is(err, transcript.ErrBadSearch) {
+				t.Fatalf("%s: got error %v, want one matching transcript.ErrBadSearch", what, err)
+			}
+		} else if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		checkNoForbiddenWords(t, what, got, err, c.ForbiddenWords(v))
+		if diff := cmp.Diff(want, got, searchCmp); diff != "" {
+			t.Fatalf("%s: the answer differs from the model's (-model +store):\n%s", what, diff)
+		}
+		if err == nil && q.Limit == 3 {
+			checkPaging(t, what, s, c, q)
+		}
+		if v.Validate() != nil || v.Same(SearchOutsider) {
+			blind, blindErr := sb.Search(ctx, q)
+			if fmt.Sprint(blindErr) != fmt.Sprint(err) {
+				t.Fatalf("%s: the error differs without the asides: %v, and %v with them", what, blindErr, err)
+			}
+			if diff := cmp.Diff(blind, got, searchCmp); diff != "" {
+				t.Fatalf("%s: an outsider's answer depends on the asides (-without +with):\n%s", what, diff)
+			}
+		}
+	}
+}
+
+// checkPaging follows Next from q's answer to the end and checks the pages together are
+// every match the model finds below q.Before.
+func checkPaging(t reporter, what string, s transcript.Searcher, c SearchCase, q transcript.SearchQuery) {
+	t.Helper()
+	all := q
+	all.Limit = len(c.Rows) + 1
+	want := searchAll(c.Rows, all)
+	var got []transcript.Sequence
+	for page := 0; ; page++ {
+		if page > len(c.Rows)+1 {
+			t.Fatalf("%s: paging did not end after %d pages", what, page)
+		}
+		res, err := s.Search(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%s: page %d: %v", what, page, err)
+		}
+		for _, m := range res.Messages {
+			got = append(got, m.Seq)
+		}
+		if res.Next == 0 {
+			break
+		}
+		q.Before = res.Next
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("%s: paging through Next found other matches (-model +pages):\n%s", what, diff)
+	}
+}
+
+// searchAll returns the Seqs of every match of q over rows, newest first, by the model.
+func searchAll(rows []transcript.Message, q transcript.SearchQuery) []transcript.Sequence {
+	var seqs []transcript.Sequence
+	for {
+		res, err := SearchModel(rows, q)
+		if err != nil {
+			return nil
+		}
+		for _, m := range res.Messages {
+			seqs = append(seqs, m.Seq)
+		}
+		if res.Next == 0 {
+			return seqs
+		}
+		q.Before = res.Next
+	}
+}
+
+// checkNoForbiddenWords fails t when the JSON of an answer, or its error, holds a word of
+// forbidden.
+func checkNoForbiddenWords(t reporter, what string, res transcript.SearchResult, err error, forbidden map[string]bool) {
+	t.Helper()
+	body, jerr := json.Marshal(res)
+	if jerr != nil {
+		t.Fatalf("%s: marshalling the answer: %v", what, jerr)
+	}
+	for _, w := range transcript.Terms(string(body) + " " + fmt.Sprint(err)) {
+		if forbidden[w] {
+			t.Fatalf("%s: the answer holds %q, a word of a row the viewer may not read or of erased content:\n%s", what, w, body)
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+)
+
+// brokenSearcher is memlog's search with one thing wrong.
+type brokenSearcher struct {
+	log  *memlog.Log
+	bend func(q *transcript.SearchQuery)                                               // changes the query before it is asked
+	next func(s *brokenSearcher, q transcript.SearchQuery, r *transcript.SearchResult) // changes the answer
+}
+
+func (s *brokenSearcher) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	asked := q
+	if s.bend != nil {
+		s.bend(&asked)
+	}
+	r, err := s.log.Search(ctx, asked)
+	if err == nil && s.next != nil {
+		s.next(s, q, &r)
+	}
+	return r, err
+}
+
+// ownWordsSearcher searches rows as a database's own tokenizer would: words split at every
+// character that is not a letter or digit (marks included), lower-cased, not normalized.
+type ownWordsSearcher struct{ rows []transcript.Message }
+
+func (s ownWordsSearcher) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	p, err := transcript.PlanSearch(q)
+	if err != nil {
+		return transcript.SearchResult{}, err
+	}
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	var hits []transcript.Message
+	for i := len(s.rows) - 1; i >= 0 && len(hits) <= p.Limit; i-- {
+		m := s.rows[i]
+		if (p.Before == 0 || m.Seq < p.Before) && transcript.Searchable(&m) && m.ReadableBy(p.Viewer) && p.InScope(&m) && holdsAll(words(m.Content), words(q.Text)) {
+			hits = append(hits, m)
+		}
+	}
+	return p.Result(hits), nil
+}
+
+// runSearchChecks runs the checks of SearchRule on the case of seed 1 over the searchers
+// newSearcher returns for its desk and for the desk without asides, and returns the
+// failures.
+func runSearchChecks(t *testing.T, newSearcher func(rows []transcript.Message) transcript.Searcher) (failures []string) {
+	r := &recorder{ctx: t.Context()}
+	defer func() {
+		if x := recover(); x != nil && x != errFatal {
+			panic(x)
+		}
+		failures = r.failures
+	}()
+	c := NewSearchCase(1, 120)
+	blind := memlog.New()
+	for _, m := range c.Blinded {
+		if _, err := blind.Append(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, sb := newSearcher(slices.Clone(c.Rows)), newSearcher(blind.Messages())
+	for _, text := range c.Texts {
+		for _, thread := range c.Threads {
+			for _, limit := range []int{0, 1, 2, 3, 200} {
+				searchCheck(r, c, s, sb, transcript.SearchQuery{Text: text, Thread: thread, Limit: limit})
+			}
+		}
+	}
+	return nil
+}
+
+// TestSearchChecksCatchBrokenSearchers: the search checks pass memlog's search, and report
+// each way of breaking the search rules.
+func TestSearchChecksCatchBrokenSearchers(t *testing.T) {
+	over := func(rows []transcript.Message, mod func(*memlog.Log) *brokenSearcher) transcript.Searcher {
+		log, err := memlog.From(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mod(log)
+	}
+	plain := func(l *memlog.Log) *brokenSearcher { return &brokenSearcher{log: l} }
+	if failures := runSearchChecks(t, func(rows []transcript.Message) transcript.Searcher { return over(rows, plain) }); len(failures) != 0 {
+		t.Fatalf("the checks fail memlog's search:\n%s", strings.Join(failures, "\n"))
+	}
+	if failures := runSearchChecks(t, func(rows []transcript.Message) transcript.Searcher { return ownWordsSearcher{rows} }); len(failures) == 0 {
+		t.Error("the checks pass a searcher that splits words at marks and does not normalize")
+	}
+	for _, broken := range []struct {
+		name string
+		rows func(rows []transcript.Message) []transcript.Message // the rows the searcher holds
+		mod  func(*memlog.Log) *brokenSearcher
+		want string
+	}{
+		{"asides read as the operator", nil, func(l *memlog.Log) *brokenSearcher {
+			return &brokenSearcher{log: l, bend: func(q *transcript.SearchQuery) { q.Viewer = transcript.Operator() }}
+		}, "a word of a row the viewer may not read"},
+		{"Next set by an unreadable match", nil, func(l *memlog.Log) *brokenSearcher {
+			return &brokenSearcher{log: l, next: func(s *brokenSearcher, q transcript.SearchQuery, r *transcript.SearchResult) {
+				q.Viewer = transcript.Operator()
+				if all, _ := s.log.Search(context.Background(), q); all.Next != 0 && r.Next == 0 && len(r.Messages) > 0 {
+					r.Next = r.Messages[len(r.Messages)-1].Seq
+				}
+			}}
+		}, "differs from the model"},
+		{"Next set on every full page", nil, func(l *memlog.Log) *brokenSearcher {
+			return &brokenSearcher{log: l, next: func(s *brokenSearcher, q transcript.SearchQuery, r *transcript.SearchResult) {
+				if p, _ := transcript.PlanSearch(q); len(r.Messages) == p.Limit {
+					r.Next = r.Messages[len(r.Messages)-1].Seq
+				}
+			}}
+		}, "differs from the model"},
+		{"the bound ignored", nil, func(l *memlog.Log) *brokenSearcher {
+			return &brokenSearcher{log: l, bend: func(q *transcript.SearchQuery) { q.Before = 0 }}
+		}, "paging"},
+		{"words edited away still found", func(rows []transcript.Message) []transcript.Message {
+			c := NewSearchCase(1, 120)
+			for i := range rows {
+				if rows[i].Revised != 0 && !rows[i].Redacted && len(rows) == len(c.Inputs) {
+					rows[i].Content += " " + c.Inputs[i].Content
+				}
+			}
+			return rows
+		}, plain, "differs from the model"},
+		{"erased words kept", func(rows []transcript.Message) []transcript.Message {
+			c := NewSearchCase(1, 120)
+			for i := range rows {
+				if rows[i].Redacted && len(rows) == len(c.Inputs) && rows[i].Corrects == 0 {
+					rows[i].Content, rows[i].Redacted = c.Inputs[i].Content, false
+				}
+			}
+			return rows
+		}, plain, "a word of a row the viewer may not read or of erased content"},
+	} {
+		t.Run(broken.name, func(t *testing.T) {
+			failures := runSearchChecks(t, func(rows []transcript.Message) transcript.Searcher {
+				if broken.rows != nil {
+					rows = broken.rows(rows)
+				}
+				return over(rows, broken.mod)
+			})
+			for _, f := range failures {
+				if strings.Contains(f, broken.want) {
+					t.Logf("%d failures, among them:\n%.600s", len(failures), f)
+					return
+				}
+			}
+			t.Errorf("no failure says %q; the failures:\n%s", broken.want, strings.Join(failures, "\n"))
+		})
+	}
+}
