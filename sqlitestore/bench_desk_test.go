@@ -84,16 +84,30 @@ func benchStore(tb testing.TB, rows int) *Store { return benchAsideStore(tb, row
 // benchAsideMessages makes them, in a file of its own (named by the percent too).
 func benchAsideStore(tb testing.TB, rows, percent int) *Store {
 	tb.Helper()
-	key := benchDesk{rows, percent}
+	name := fmt.Sprintf("%d", rows)
+	if percent > 0 {
+		name += fmt.Sprintf("-asides%d", percent)
+	}
+	return benchCachedStore(tb, benchDesk{rows, percent}, name, rows, func(st *Store) {
+		msgs := benchMessages(rows)
+		if percent > 0 {
+			msgs = benchAsideMessages(rows, percent)
+		}
+		benchBuild(tb, st, benchDeskName, msgs)
+	})
+}
+
+// benchCachedStore returns the store cached under key, opening it the first time from the
+// file named by name in os.TempDir (with the schema and generator versions), after build
+// when the file's desk benchDeskName does not hold rows rows: build fills a new file, and
+// the desk benchDeskName last. How the file was made is logged.
+func benchCachedStore(tb testing.TB, key any, name string, rows int, build func(st *Store)) *Store {
+	tb.Helper()
 	if st, ok := benchStores.Load(key); ok {
 		return st.(*Store)
 	}
 	ctx := context.Background()
-	name := fmt.Sprintf("sqlitestore-bench-v%d-g%d-%d", SchemaVersion, benchGenVersion, rows)
-	if percent > 0 {
-		name += fmt.Sprintf("-asides%d", percent)
-	}
-	path := filepath.Join(os.TempDir(), name+".db")
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("sqlitestore-bench-v%d-g%d-%s.db", SchemaVersion, benchGenVersion, name))
 	st, err := Open(ctx, path)
 	if err != nil {
 		tb.Fatal(err)
@@ -110,20 +124,22 @@ func benchAsideStore(tb testing.TB, rows, percent int) *Store {
 		if st, err = Open(ctx, path); err != nil {
 			tb.Fatal(err)
 		}
-		msgs := benchMessages(rows)
-		if percent > 0 {
-			msgs = benchAsideMessages(rows, percent)
-		}
 		began := time.Now()
-		for i := 0; i < rows; i += benchBatch {
-			if err := st.AppendBatch(ctx, benchDeskName, msgs[i:min(i+benchBatch, rows)]); err != nil {
-				tb.Fatal(err)
-			}
-		}
+		build(st)
 		fmt.Fprintf(os.Stderr, "built %s: %d rows with AppendBatch, %d rows a batch, in %v\n", path, rows, benchBatch, time.Since(began).Round(time.Millisecond))
 	} else {
 		fmt.Fprintf(os.Stderr, "reusing %s: %d rows, built earlier with AppendBatch, %d rows a batch\n", path, rows, benchBatch)
 	}
 	actual, _ := benchStores.LoadOrStore(key, st)
 	return actual.(*Store)
+}
+
+// benchBuild appends msgs to desk of st with AppendBatch, benchBatch rows a batch.
+func benchBuild(tb testing.TB, st *Store, desk string, msgs []transcript.Message) {
+	tb.Helper()
+	for i := 0; i < len(msgs); i += benchBatch {
+		if err := st.AppendBatch(context.Background(), desk, msgs[i:min(i+benchBatch, len(msgs))]); err != nil {
+			tb.Fatal(err)
+		}
+	}
 }

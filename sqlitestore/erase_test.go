@@ -22,11 +22,17 @@ var erasedMarkers = []string{
 	"MARKER-fresh-5e0b77c2", // a target written and redacted before any checkpoint
 }
 
+// erasedWords are words of the texts TestRedactionErasesFiles redacts, one a text, in
+// erasedMarkers' order: each one term, as the search index holds it, and the only one
+// beginning with its letter, so that the index, which stores a term after the bytes it
+// shares with the one before it, stores the word whole.
+var erasedWords = []string{"qjxvtzwk", "zykqjxwv", "jqzxvkwy", "xqzjvkwy", "vqzjxkwy"}
+
 // TestRedactionErasesFiles: once a redaction has committed and the store is closed, no file
 // in the database's directory (the database, its write-ahead log and index, anything else
 // beside them) holds a byte of the erased texts, the targets' and their edits': neither a
 // target checkpointed into the database before the redaction, nor one still only in the
-// write-ahead log. Another connection keeps the file open across the close, as another
+// write-ahead log; nor does the search index hold their words, which no search finds. Another connection keeps the file open across the close, as another
 // process would, so that SQLite does not remove the log by itself. An erased edit's key
 // still replays.
 func TestRedactionErasesFiles(t *testing.T) {
@@ -67,18 +73,22 @@ func TestRedactionErasesFiles(t *testing.T) {
 
 	st := open()
 	filler(st, 20)
-	small := add(st, transcript.Message{Author: ana, Content: "password: " + erasedMarkers[0]})
+	small := add(st, transcript.Message{Author: ana, Content: "password: " + erasedMarkers[0] + " " + erasedWords[0]})
 	written(erasedMarkers[0])
-	add(st, transcript.Message{Corrects: small.Seq, Author: ana, Content: "password: " + erasedMarkers[1], Key: "edit-small"})
-	big := add(st, transcript.Message{Author: ana, Content: large + erasedMarkers[2] + large})
+	written(erasedWords[0])
+	add(st, transcript.Message{Corrects: small.Seq, Author: ana, Content: "password: " + erasedMarkers[1] + " " + erasedWords[1], Key: "edit-small"})
+	big := add(st, transcript.Message{Author: ana, Content: large + erasedMarkers[2] + " " + erasedWords[2] + " " + large})
 	written(erasedMarkers[2])
-	add(st, transcript.Message{Corrects: big.Seq, Author: ana, Content: erasedMarkers[3] + large})
+	written(erasedWords[2])
+	add(st, transcript.Message{Corrects: big.Seq, Author: ana, Content: erasedMarkers[3] + " " + erasedWords[3] + " " + large})
 	filler(st, 20)
 	if err := st.Close(); err != nil { // checkpoints: the edits are in the database file now
 		t.Fatal(err)
 	}
 	written(erasedMarkers[1])
 	written(erasedMarkers[3])
+	written(erasedWords[1])
+	written(erasedWords[3])
 
 	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
 	if err != nil {
@@ -91,16 +101,17 @@ func TestRedactionErasesFiles(t *testing.T) {
 	}
 
 	st = open()
-	fresh := add(st, transcript.Message{Author: ana, Content: "token " + erasedMarkers[4]})
+	fresh := add(st, transcript.Message{Author: ana, Content: "token " + erasedMarkers[4] + " " + erasedWords[4]})
 	filler(st, 5)
 	written(erasedMarkers[4])
+	written(erasedWords[4])
 	for _, target := range []transcript.Sequence{small.Seq, big.Seq, fresh.Seq} {
 		add(st, transcript.Message{Corrects: target, Author: ana, Redacted: true})
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, marker := range erasedMarkers {
+	for _, marker := range append(erasedMarkers[:len(erasedMarkers):len(erasedMarkers)], erasedWords...) {
 		if files := filesHolding(t, dir, marker); len(files) > 0 {
 			t.Errorf("after the redactions and Close, %v hold the erased %q", files, marker)
 		}
@@ -108,6 +119,12 @@ func TestRedactionErasesFiles(t *testing.T) {
 
 	st = open()
 	defer st.Close()
+	for _, w := range append(erasedWords, "password", "token") {
+		res, err := st.Log("eng").(transcript.Searcher).Search(ctx, transcript.SearchQuery{Text: w, Viewer: ana})
+		if err != nil || len(res.Messages) > 0 {
+			t.Errorf("search %q after the redactions = %d rows, %v; want none", w, len(res.Messages), err)
+		}
+	}
 	got, added, err := st.AppendNew(ctx, "eng", transcript.Message{Corrects: small.Seq, Author: ana, Content: "password: anything", Key: "edit-small"})
 	if err != nil || added || !got.Redacted || got.Content != "" || got.Corrects != small.Seq {
 		t.Errorf("a replay of an erased edit's key: %+v, new %v, %v; want the erased row, not new", got, added, err)

@@ -76,6 +76,8 @@ func TestQueryPlans(t *testing.T) {
 		{"LookupKeys, a chunk", keyRowsSQL, []any{"keyed", keyList(keyed[:keyLookupChunk])}, "USING INDEX messages_desk_key (desk=? AND key=?)"},
 		{"LookupKeys on a desk without keys", keyRowsSQL, []any{"eng", `["a","b"]`}, "USING INDEX messages_desk_key (desk=? AND key=?)"},
 		{"thread lookup: a row's replies", `SELECT seq, content FROM messages WHERE desk = ?1 AND parent = ?2 ORDER BY seq LIMIT 30`, []any{1, 17}, "messages_desk_parent_seq (desk=? AND parent=?)"},
+		{"Search", searchSQL, []any{"sales", `["deploy"]`, int64(1) << 62, 0, false, int64(transcript.KindAgent), "triage", 21}, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"Search in a thread, below a bound", searchSQL, []any{"sales", `["deploy","the"]`, 1500, 17, false, int64(transcript.KindAgent), "triage", 4}, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"},
 		{"baseline SQL-window", channelSQL["window"], []any{"eng"}, "messages_desk_seq"},
 		{"baseline SQL-correlated", channelSQL["correlated"], []any{"eng"}, "messages_desk_parent_seq"},
 		{"baseline SQL-bounded", channelSQL["bounded"], []any{"eng"}, "messages_desk_parent_seq"},
@@ -93,6 +95,26 @@ func TestQueryPlans(t *testing.T) {
 		if !used {
 			t.Errorf("%s: plan does not use %s:\n\t%s", q.name, q.uses, strings.Join(plan, "\n\t"))
 		}
+		if strings.HasPrefix(q.name, "Search") {
+			checkSearchPlan(t, q.name, plan)
+		}
+	}
+}
+
+// checkSearchPlan checks the plan of searchSQL: the FTS5 index finds the candidates, and
+// yields them in the query's order (rowid DESC), so that no sort holds every match before
+// the limit applies; every row is then joined by its id.
+func checkSearchPlan(t *testing.T, name string, plan []string) {
+	t.Helper()
+	fts := false
+	for _, step := range plan {
+		fts = fts || strings.HasPrefix(step, "SCAN t VIRTUAL TABLE INDEX")
+		if strings.Contains(step, "TEMP B-TREE") {
+			t.Errorf("%s: plan step %q sorts the matches", name, step)
+		}
+	}
+	if !fts {
+		t.Errorf("%s: the plan does not find candidates on the FTS5 index:\n\t%s", name, strings.Join(plan, "\n\t"))
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/sharedesk/transcript"
 )
@@ -22,17 +21,19 @@ const (
 	unindexSQL = `DELETE FROM message_terms WHERE rowid = ?1`
 )
 
-// searchSQL finds one page of a search: the newest rows of desk ?1 whose entry holds every
-// term of the FTS5 query ?2 (the desk's token and the terms, each quoted), below Seq ?3, in
-// thread ?4 (0: the whole desk), that the viewer may read, at most ?8 of them. The index
-// holds no correction, blank row or erased row (transcript.IndexTerms gives them no
-// terms), so those are never candidates. FTS5 walks the entries of the rarest token
-// newest first (rowid DESC) and stops at the limit, each candidate joined to its row by
-// id: no row of the desk is read that is not a match of every term. Within a desk,
-// messages.id grows with seq (a desk's rows are inserted in order, each above every id
-// the file holds), so rowid order is Seq order, and the bound on rowid is the bound row's
-// id. The desk's token leaves other desks' entries out inside FTS5, so a large desk's
-// matches cost a small desk's search only FTS5's skipping over their doclists.
+// searchSQL finds one page of a search: the newest rows of desk ?1 that hold every term of
+// the JSON array ?2, below Seq ?3, in thread ?4 (0: the whole desk), that the viewer may
+// read, at most ?8 of them. The FTS5 query is the terms as the desk's entries hold them
+// (the desk's id, "_", the term), each a quoted string, its quotes doubled (though no term
+// holds one), so that FTS5 reads it as one token and no term is an operator, all ANDed; a
+// desk without rows has id 0, which no entry's tokens begin with. The index holds no
+// correction, blank row or erased row (transcript.IndexTerms gives them no terms), so
+// those are never candidates. FTS5 walks the desk's entries of the rarest term newest
+// first (rowid DESC) and stops at the limit, each candidate joined to its row by id: no
+// row of the desk is read that is not a match of every term, and other desks' entries are
+// other tokens, never read. Within a desk, messages.id grows with seq (a desk's rows are
+// inserted in order, each above every id the file holds), so rowid order is Seq order,
+// and the bound on rowid is the bound row's id.
 //
 // Readability is decided here, from the viewer's identity (?5: the viewer is the operator;
 // ?6 and ?7: its kind and ident, kind 0 for a viewer that fails Author.Validate, which no
@@ -43,7 +44,9 @@ const searchSQL = `
 SELECT ` + rowColumns + `
 FROM message_terms AS t
 JOIN messages AS m ON m.id = t.rowid
-WHERE message_terms MATCH '"_' || ifnull((SELECT id FROM desks WHERE name = ?1), 0) || '" ' || ?2
+WHERE message_terms MATCH (
+        SELECT group_concat('"' || ifnull((SELECT id FROM desks WHERE name = ?1), 0) || '_' || replace(value, '"', '""') || '"', ' AND ')
+        FROM json_each(?2))
   AND t.rowid < ifnull((SELECT b.id FROM messages AS b WHERE b.desk = (SELECT id FROM desks WHERE name = ?1) AND b.seq = ?3), 9223372036854775807)
   AND m.desk = (SELECT id FROM desks WHERE name = ?1)
   AND m.seq < ?3
@@ -87,7 +90,11 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 		kind = int64(v.Kind)
 	}
 	operator := kind == int64(transcript.KindOperator)
-	rows, err := l.s.search.QueryContext(ctx, l.desk, matchTerms(p.Terms), bound, thread, operator, kind, v.ID, p.Limit+1)
+	terms, err := json.Marshal(p.Terms)
+	if err != nil {
+		return transcript.SearchResult{}, l.searchError(ctx, err)
+	}
+	rows, err := l.s.search.QueryContext(ctx, l.desk, string(terms), bound, thread, operator, kind, v.ID, p.Limit+1)
 	if err != nil {
 		return transcript.SearchResult{}, l.searchError(ctx, err)
 	}
@@ -108,22 +115,6 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	return res, nil
 }
 
-// matchTerms returns the FTS5 query that holds every one of terms: each a quoted string
-// (its quotes doubled, though no term holds one), so that FTS5 reads it as one token and
-// no term is an operator, all of them ANDed.
-func matchTerms(terms []string) string {
-	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" AND ")
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-		b.WriteByte('"')
-	}
-	return b.String()
-}
-
 // searchError wraps a failed search, naming the desk and never the text; when ctx is done,
 // the error matches ctx.Err().
 func (l *deskLog) searchError(ctx context.Context, err error) error {
@@ -135,8 +126,8 @@ func (l *deskLog) searchError(ctx context.Context, err error) error {
 
 // appendEntry appends to list, a JSON array being written, the pair [id, entry] of the row
 // whose messages.id is id, of desk, when transcript.IndexTerms gives m terms; it reports
-// whether it did. The entry is the desk's token, "_" and its id, then the terms, joined by
-// single spaces.
+// whether it did. The entry is the terms, each as the desk's id, "_" and the term, joined
+// by single spaces.
 func appendEntry(list []byte, desk, id int64, m *transcript.Message) ([]byte, bool) {
 	terms := transcript.IndexTerms(m)
 	if len(terms) == 0 {
@@ -147,10 +138,13 @@ func appendEntry(list []byte, desk, id int64, m *transcript.Message) ([]byte, bo
 	}
 	list = append(list, '[')
 	list = strconv.AppendInt(list, id, 10)
-	list = append(list, `,"_`...)
-	list = strconv.AppendInt(list, desk, 10)
-	for _, t := range terms {
-		list = append(list, ' ')
+	list = append(list, ',', '"')
+	for i, t := range terms {
+		if i > 0 {
+			list = append(list, ' ')
+		}
+		list = strconv.AppendInt(list, desk, 10)
+		list = append(list, '_')
 		list = appendJSONText(list, t)
 	}
 	return append(list, `"]`...), true
@@ -194,7 +188,8 @@ func (w *writeTx) index(ctx context.Context, first int64, rows []transcript.Mess
 
 // reindex replaces the search index's entry of the row whose messages.id is id with that of
 // its content now, after a correction: an edit's new words, and none for an erased row.
-// Secure-delete removes the old entry's words from the index's pages.
+// FTS5 finds the old entry's tokens in the entry it keeps, and secure-delete removes them
+// from the index's pages; SQLite's secure_delete zeroes the entry itself.
 func (w *writeTx) reindex(ctx context.Context, id int64, r transcript.Revision) error {
 	if w.s.skipIndex {
 		return nil

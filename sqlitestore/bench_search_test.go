@@ -1,0 +1,223 @@
+package sqlitestore
+
+// Benchmarks of search and of its index's cost; BENCHMARKS.md ("Search (SQLite)") holds
+// the figures, the ratios and the commands.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/benchdesk"
+)
+
+// benchSearchRows is the size of the search benchmarks' desk, and benchSmallRows of the
+// small desk beside it.
+const (
+	benchSearchRows = 1_000_000
+	benchSmallRows  = 1_000
+	benchSmallDesk  = "small"
+)
+
+// benchSearchMessages returns benchMessages(n) with benchdesk.RareWord in 10 rows.
+func benchSearchMessages(n int) []transcript.Message {
+	msgs := benchMessages(n)
+	benchdesk.Rare(msgs, 10)
+	return msgs
+}
+
+// benchSearchStore returns the search benchmarks' store: the desk benchSmallDesk of
+// benchSmallRows rows written first, then benchDeskName of benchSearchRows rows, both
+// benchSearchMessages, so that every entry of the large desk is newer than the small
+// one's. With alone, the small desk is the file's only desk.
+func benchSearchStore(tb testing.TB, alone bool) *Store {
+	tb.Helper()
+	if alone {
+		return benchCachedStore(tb, "search-alone", fmt.Sprintf("search-%d", benchSmallRows), benchSmallRows, func(st *Store) {
+			benchBuild(tb, st, benchDeskName, benchSearchMessages(benchSmallRows))
+		})
+	}
+	return benchCachedStore(tb, "search", fmt.Sprintf("search-%d-%d", benchSmallRows, benchSearchRows), benchSearchRows, func(st *Store) {
+		benchBuild(tb, st, benchSmallDesk, benchSearchMessages(benchSmallRows))
+		benchBuild(tb, st, benchDeskName, benchSearchMessages(benchSearchRows))
+	})
+}
+
+// BenchmarkSearch compares, on the 1,000,000-row desk, a search (impl=Search) with reading
+// the whole desk through its Log and matching every row with SearchPlan.Matches
+// (impl=ReadAll), for benchdesk.RareWord (in 10 rows) and benchdesk.CommonWord (most
+// rows; the first page, Limit 20), and with the channel projection of the desk
+// (impl=Project, the default window). desk=small searches the 1,000-row desk written
+// before the large one in the same file, and desk=small-alone the same desk alone in a
+// file: what the large desk's matches cost a small desk's search.
+func BenchmarkSearch(b *testing.B) {
+	ctx := context.Background()
+	for _, word := range []string{benchdesk.RareWord, benchdesk.CommonWord} {
+		q := transcript.SearchQuery{Text: word, Viewer: benchdesk.Outsider, Limit: 20}
+		for _, desk := range []string{"large", "small", "small-alone"} {
+			b.Run(fmt.Sprintf("desk=%s/word=%s/impl=Search", desk, word), func(b *testing.B) {
+				st, name := benchSearchStore(b, desk == "small-alone"), benchDeskName
+				if desk == "small" {
+					name = benchSmallDesk
+				}
+				s := st.Log(name).(transcript.Searcher)
+				var res transcript.SearchResult
+				defer benchCPU(b)()
+				for b.Loop() {
+					var err error
+					if res, err = s.Search(ctx, q); err != nil || len(res.Messages) == 0 {
+						b.Fatal(len(res.Messages), err)
+					}
+				}
+				b.ReportMetric(float64(len(res.Messages)), "hits/op")
+			})
+		}
+		b.Run(fmt.Sprintf("desk=large/word=%s/impl=ReadAll", word), func(b *testing.B) {
+			log := benchSearchStore(b, false).Log(benchDeskName)
+			plan, err := transcript.PlanSearch(q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			matches := 0
+			defer benchCPU(b)()
+			for b.Loop() {
+				matches = 0
+				for before := transcript.Sequence(0); ; {
+					page, err := log.ReadBefore(ctx, before, transcript.PageSize)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for i := range page.Messages {
+						if plan.Matches(&page.Messages[i]) {
+							matches++
+						}
+					}
+					if before = page.Next; before == 0 {
+						break
+					}
+				}
+			}
+			b.ReportMetric(float64(matches), "matches/op")
+		})
+	}
+	b.Run("desk=large/impl=Project", func(b *testing.B) {
+		log := benchSearchStore(b, false).Log(benchDeskName)
+		defer benchCPU(b)()
+		for b.Loop() {
+			if _, err := transcript.Project(ctx, log, transcript.Query{Viewer: benchdesk.Outsider}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkAppendIndex appends one row at a time to a fresh store, with the search index
+// (index=on) and without it (index=off: skipIndex): the index's cost on an append.
+// index=paired appends the same row to one store of each an iteration, timing each, and
+// reports the medians and their ratio, which the load of a shared machine, hitting both
+// alike, disturbs far less than separate runs.
+func BenchmarkAppendIndex(b *testing.B) {
+	ctx := context.Background()
+	msgs := benchMessages(1000)
+	b.Run("index=paired", func(b *testing.B) {
+		on, off := benchFreshStore(b), benchFreshStore(b)
+		off.skipIndex = true
+		var onTimes, offTimes []time.Duration
+		timed := func(st *Store, into *[]time.Duration, m transcript.Message) {
+			start := time.Now()
+			if _, err := st.Append(ctx, benchDeskName, m); err != nil {
+				b.Fatal(err)
+			}
+			*into = append(*into, time.Since(start))
+		}
+		i := 0
+		for b.Loop() {
+			m := msgs[i%len(msgs)]
+			m.Parent = 0
+			if i%2 == 0 {
+				timed(on, &onTimes, m)
+				timed(off, &offTimes, m)
+			} else {
+				timed(off, &offTimes, m)
+				timed(on, &onTimes, m)
+			}
+			i++
+		}
+		b.ReportMetric(median(onTimes), "on-ns")
+		b.ReportMetric(median(offTimes), "off-ns")
+		b.ReportMetric(median(onTimes)/median(offTimes), "on/off")
+	})
+	for _, index := range []string{"on", "off"} {
+		b.Run("index="+index, func(b *testing.B) {
+			st := benchFreshStore(b)
+			st.skipIndex = index == "off"
+			i := 0
+			defer benchCPU(b)()
+			for b.Loop() {
+				m := msgs[i%len(msgs)]
+				m.Parent = 0
+				if _, err := st.Append(ctx, benchDeskName, m); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// benchImportBatch is the import command's batch: the rows of one AppendBatch.
+const benchImportBatch = 8192
+
+// BenchmarkImportIndex imports the 1,000,000-row desk into a new file with AppendBatch,
+// benchImportBatch rows a batch, with the search index (index=on) and without it
+// (index=off), and reports the file's size and, with the index, the index's share of it.
+func BenchmarkImportIndex(b *testing.B) {
+	ctx := context.Background()
+	msgs := benchSearchMessages(benchSearchRows)
+	for _, index := range []string{"on", "off"} {
+		b.Run("index="+index, func(b *testing.B) {
+			var st *Store
+			defer benchCPU(b)()
+			for b.Loop() {
+				b.StopTimer()
+				if st != nil {
+					st.Close()
+				}
+				var err error
+				if st, err = Open(ctx, filepath.Join(b.TempDir(), "import.db")); err != nil {
+					b.Fatal(err)
+				}
+				st.skipIndex = index == "off"
+				b.StartTimer()
+				for i := 0; i < len(msgs); i += benchImportBatch {
+					if err := st.AppendBatch(ctx, benchDeskName, msgs[i:min(i+benchImportBatch, len(msgs))]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.StopTimer()
+			sizes, err := st.tableSizes(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(sizes.file)/(1<<20), "file-MiB")
+			b.ReportMetric(float64(sizes.index)/(1<<20), "index-MiB")
+			st.Close()
+		})
+	}
+}
+
+// storeSizes are the bytes of a store's file, and of its search index's tables.
+type storeSizes struct{ file, index int64 }
+
+// tableSizes measures st's file with the dbstat table (modernc's SQLite has it): the pages
+// of every table and index, and those of message_terms' shadow tables.
+func (s *Store) tableSizes(ctx context.Context) (storeSizes, error) {
+	var z storeSizes
+	err := s.writer.QueryRowContext(ctx, `
+SELECT sum(pgsize), ifnull(sum(pgsize) FILTER (WHERE name LIKE 'message\_terms%' ESCAPE '\'), 0) FROM dbstat`).Scan(&z.file, &z.index)
+	return z, err
+}
