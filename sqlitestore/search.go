@@ -13,11 +13,12 @@ import (
 
 var _ transcript.Searcher = (*deskLog)(nil)
 
-// The search index's statements (message_terms: see migrations/009_search.sql). Entries
-// are written from a JSON array of [id, entry] pairs, one statement for a row or a chunk
-// of a batch; a row's entry is deleted by its rowid.
+// The search index's statements (message_terms: see migrations/009_search.sql). A row's
+// entry is written by its id and text, a batch's from a JSON array of [id, entry] pairs,
+// and deleted by its rowid.
 const (
-	indexSQL   = `INSERT INTO message_terms (rowid, terms) SELECT value ->> 0, value ->> 1 FROM json_each(?1)`
+	indexSQL    = `INSERT INTO message_terms (rowid, terms) SELECT value ->> 0, value ->> 1 FROM json_each(?1)`
+	indexOneSQL = `INSERT INTO message_terms (rowid, terms) VALUES (?1, ?2)`
 	unindexSQL = `DELETE FROM message_terms WHERE rowid = ?1`
 )
 
@@ -125,29 +126,30 @@ func (l *deskLog) searchError(ctx context.Context, err error) error {
 }
 
 // appendEntry appends to list, a JSON array being written, the pair [id, entry] of the row
-// whose messages.id is id, of desk, when transcript.IndexTerms gives m terms; it reports
-// whether it did. The entry is the terms, each as the desk's id, "_" and the term, joined
-// by single spaces.
-func appendEntry(list []byte, desk, id int64, m *transcript.Message) ([]byte, bool) {
-	terms := transcript.IndexTerms(m)
-	if len(terms) == 0 {
-		return list, false
-	}
+// whose messages.id is id, of desk, when terms is not empty.
+func appendEntry(list []byte, desk, id int64, terms []string) []byte {
 	if len(list) > 1 {
 		list = append(list, ',')
 	}
 	list = append(list, '[')
 	list = strconv.AppendInt(list, id, 10)
 	list = append(list, ',', '"')
+	list = appendTerms(list, desk, terms, appendJSONText)
+	return append(list, `"]`...)
+}
+
+// appendTerms appends to b the entry of a row of desk whose terms are terms: each term as
+// the desk's id, "_" and the term written by text, joined by single spaces.
+func appendTerms(b []byte, desk int64, terms []string, text func([]byte, string) []byte) []byte {
 	for i, t := range terms {
 		if i > 0 {
-			list = append(list, ' ')
+			b = append(b, ' ')
 		}
-		list = strconv.AppendInt(list, desk, 10)
-		list = append(list, '_')
-		list = appendJSONText(list, t)
+		b = strconv.AppendInt(b, desk, 10)
+		b = append(b, '_')
+		b = text(b, t)
 	}
-	return append(list, `"]`...), true
+	return b
 }
 
 // appendJSONText appends t to a JSON string being written: as it is, unless it holds a
@@ -163,20 +165,32 @@ func appendJSONText(b []byte, t string) []byte {
 }
 
 // index writes the search index's entries of rows, the new rows of the transaction's desk
-// whose messages.id are first, first+1, ..., in one statement.
+// whose messages.id are first, first+1, ...: one row's in one INSERT of its values, more
+// in one INSERT from a JSON array of them (indexSQL).
 func (w *writeTx) index(ctx context.Context, first int64, rows []transcript.Message) error {
 	if w.s.skipIndex {
 		return nil
 	}
+	if len(rows) == 1 {
+		terms := transcript.IndexTerms(&rows[0])
+		if len(terms) == 0 {
+			return nil
+		}
+		w.entries = appendTerms(w.entries[:0], w.desk, terms, func(b []byte, t string) []byte { return append(b, t...) })
+		_, err := w.tx.StmtContext(ctx, w.s.indexOne).ExecContext(ctx, first, string(w.entries))
+		if err != nil {
+			return fmt.Errorf("indexing row %d: %w", rows[0].Seq, err)
+		}
+		return nil
+	}
 	list := append(w.entries[:0], '[')
-	some := false
 	for i := range rows {
-		var added bool
-		list, added = appendEntry(list, w.desk, first+int64(i), &rows[i])
-		some = some || added
+		if terms := transcript.IndexTerms(&rows[i]); len(terms) > 0 {
+			list = appendEntry(list, w.desk, first+int64(i), terms)
+		}
 	}
 	w.entries = list
-	if !some {
+	if len(list) == 1 {
 		return nil
 	}
 	list = append(list, ']')
@@ -230,7 +244,7 @@ SELECT id, desk, content, corrects, redacted FROM messages WHERE id > ?1 ORDER B
 	}
 	defer rows.Close()
 	list := []byte{'['}
-	last, bytes, some := after, 0, false
+	last, bytes := after, 0
 	for bytes < indexChunkBytes && rows.Next() {
 		var (
 			id, desk, corrects int64
@@ -240,15 +254,15 @@ SELECT id, desk, content, corrects, redacted FROM messages WHERE id > ?1 ORDER B
 			return after, fmt.Errorf("reading the rows to index: %w", err)
 		}
 		m.Corrects = transcript.Sequence(corrects)
-		var added bool
-		list, added = appendEntry(list, desk, id, &m)
-		some = some || added
+		if terms := transcript.IndexTerms(&m); len(terms) > 0 {
+			list = appendEntry(list, desk, id, terms)
+		}
 		last, bytes = id, bytes+len(m.Content)
 	}
 	if err := rows.Err(); err != nil {
 		return after, fmt.Errorf("reading the rows to index: %w", err)
 	}
-	if err := rows.Close(); err != nil || !some {
+	if err := rows.Close(); err != nil || len(list) == 1 {
 		return last, err
 	}
 	if _, err := tx.ExecContext(ctx, indexSQL, string(append(list, ']'))); err != nil {

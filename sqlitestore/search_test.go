@@ -20,6 +20,34 @@ import (
 // bound and limit, and leak nothing of a row the viewer may not read.
 func TestSearchRule(t *testing.T) { storetest.SearchRule(t, openTemp(t)) }
 
+// TestSearchRuleBatches: searches are the model's on desks written by AppendBatch in
+// chunks that alternate between a desk and its blinded copy, so that the two desks' ids
+// interleave and a chunk spans several of a batch's INSERTs.
+func TestSearchRuleBatches(t *testing.T) {
+	ctx := t.Context()
+	st := openTemp(t)
+	const chunk = 300 // above a batch's INSERT of 256 rows
+	for _, seed := range storetest.SearchSeeds[:2] {
+		c := storetest.NewSearchCase(seed, 700)
+		desk, blind := fmt.Sprintf("batch-%d", seed), fmt.Sprintf("batch-%d-blind", seed)
+		for i := 0; i < len(c.Inputs); i += chunk {
+			for name, msgs := range map[string][]transcript.Message{desk: c.Inputs, blind: c.Blinded} {
+				if err := st.AppendBatch(ctx, name, msgs[i:min(i+chunk, len(msgs))]); err != nil {
+					t.Fatalf("AppendBatch to %s from input %d: %v", name, i, err)
+				}
+			}
+		}
+		s, sb := st.Log(desk).(transcript.Searcher), st.Log(blind).(transcript.Searcher)
+		for i, text := range c.Texts {
+			q := transcript.SearchQuery{Text: text, Thread: c.Threads[i%len(c.Threads)], Limit: []int{0, 3, 100}[i%3]}
+			if i%2 == 1 {
+				q.Before = transcript.Sequence(len(c.Rows) / 3)
+			}
+			storetest.SearchCheck(t, c, s, sb, q)
+		}
+	}
+}
+
 // trickyContents are rows whose words an FTS5 tokenizer of its own would split, fold or
 // join otherwise than transcript.Terms: marks composed and decomposed, full-width forms,
 // Devanagari with its vowel signs and virama, Hangul syllables and conjoining jamo, words
