@@ -19,7 +19,7 @@ var _ transcript.Searcher = (*deskLog)(nil)
 const (
 	indexSQL    = `INSERT INTO message_terms (rowid, terms) SELECT value ->> 0, value ->> 1 FROM json_each(?1)`
 	indexOneSQL = `INSERT INTO message_terms (rowid, terms) VALUES (?1, ?2)`
-	unindexSQL = `DELETE FROM message_terms WHERE rowid = ?1`
+	unindexSQL  = `DELETE FROM message_terms WHERE rowid = ?1`
 )
 
 // searchSQL finds one page of a search: the newest rows of desk ?1 that hold every term of

@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -73,5 +74,40 @@ func TestMigrateFromV8(t *testing.T) {
 	}
 	if found == 0 {
 		t.Fatal("the searches after the migration found nothing")
+	}
+}
+
+// TestMigrateFromV8Chunks: the migration indexes a file of more rows than one chunk holds,
+// every row of every chunk, the rows at the chunks' edges among them.
+func TestMigrateFromV8Chunks(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "v8.db")
+	db := openRaw(t, path)
+	if found, err := migrate(ctx, db, 8); err != nil || found != 0 {
+		t.Fatalf("migrate to version 8: found %d, %v", found, err)
+	}
+	rows := 2*indexChunkRows + 7
+	for _, stmt := range []string{
+		`INSERT INTO desks (id, name) VALUES (1, 'eng')`,
+		`INSERT INTO authors (id, kind, ident, label) VALUES (1, 1, '', '')`,
+		fmt.Sprintf(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
+INSERT INTO messages (desk, seq, parent, author, content, at_us) SELECT 1, i, 0, 1, 'common w' || i, i FROM n`, rows),
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := st.Log("eng").(transcript.Searcher)
+	for _, seq := range []int{1, 2, indexChunkRows, indexChunkRows + 1, 2 * indexChunkRows, 2*indexChunkRows + 1, rows} {
+		res, err := log.Search(ctx, transcript.SearchQuery{Text: fmt.Sprintf("W%d common", seq)})
+		if err != nil || len(res.Messages) != 1 || res.Messages[0].Seq != transcript.Sequence(seq) {
+			t.Errorf("search for row %d's word after the migration = %+v, %v; want row %d", seq, res, err, seq)
+		}
 	}
 }
