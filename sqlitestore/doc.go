@@ -56,15 +56,19 @@
 //
 // A desk's log is a transcript.Searcher: Search finds the newest rows the viewer may read
 // that hold every word of a text, on an FTS5 index of the library's own terms (schema
-// version 9; transcript.IndexTerms, never FTS5's idea of a word), so the store finds
-// exactly what memlog's brute force finds, in every script. The index is written in the
-// transaction of every append, batch and restore, and corrections change it in theirs: an
-// edited row is found by its new words only, an erased row and every correction by
-// nothing, and with FTS5's secure-delete an erased row's words leave the index's pages. A
-// search is one query: FTS5 yields a desk's candidates newest first, and readability,
-// scope and bound are decided in it, so no answer depends on a row the viewer may not
-// read, and none reads the desk row by row. The migration indexes the rows a file holds
-// already, in Go, a chunk at a time.
+// version 9; transcript.IndexTerms, never FTS5's idea of a word), each term written with
+// its desk's id so that every desk has a vocabulary of its own: the store finds exactly
+// what memlog's brute force finds, in every script, and a search in one desk reads nothing
+// of another's. The index is written in the transaction of every append, batch and
+// restore, and corrections change it in theirs: an edited row is found by its new words
+// only, an erased row and every correction by nothing, and with FTS5's secure-delete an
+// erased row's words leave the index's pages. A search is one query: FTS5 yields a desk's
+// candidates newest first, and readability, scope and bound are decided in it, so no
+// answer depends on a row the viewer may not read, and none reads the desk row by row. The
+// index keeps no copy of the entries: a row's entry is computed again from its content to
+// delete it, and Open rebuilds the index when it was computed with other Unicode tables
+// (an upgrade of Go or x/text). The migration indexes the rows a file holds already, in
+// Go, a chunk at a time.
 //
 // A Store is also a token.Store: the service's bearer tokens are rows
 // of a tokens table (schema version 6), each one participant on one desk, kept as the

@@ -35,7 +35,7 @@ type migration struct {
 
 // migrationSteps are the Go steps of the migrations that have one, by version.
 var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
-	9: indexStoredRows,
+	searchIndexVersion: indexStoredRows,
 }
 
 // SchemaVersion is the version of the schema this package creates and reads: the number of
@@ -99,7 +99,8 @@ func isBusy(err error) bool {
 // schema current. It returns the version it found. It initializes only a database that
 // holds nothing yet; another program's database is an error matching ErrNotStore (for
 // explainOpen to name the file), and a database newer than target is a *SchemaError; both
-// are left as they were. Then, and only for a store, it puts the file in WAL mode (a no-op
+// are left as they were. At version 9 and later it also rebuilds the search index when its
+// terms were computed with other Unicode tables (syncTermsVersion). Then, and only for a store, it puts the file in WAL mode (a no-op
 // for a file in it already), which a transaction cannot do: a file classified as another
 // program's is never switched.
 func migrate(ctx context.Context, db *sql.DB, target int) (found int, err error) {
@@ -136,6 +137,11 @@ func migrate(ctx context.Context, db *sql.DB, target int) (found int, err error)
 		}
 		if err := m.step(ctx, tx); err != nil {
 			return found, fmt.Errorf("migrating the schema from version %d to %d (%s): %w", m.version-1, m.version, m.name, err)
+		}
+	}
+	if target >= searchIndexVersion {
+		if err := syncTermsVersion(ctx, tx); err != nil {
+			return found, fmt.Errorf("migrating the schema: %w", err)
 		}
 	}
 	if found < target {

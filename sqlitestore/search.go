@@ -4,9 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/sharedesk/transcript"
 )
@@ -15,11 +19,14 @@ var _ transcript.Searcher = (*deskLog)(nil)
 
 // The search index's statements (message_terms: see migrations/009_search.sql). A row's
 // entry is written by its id and text, a batch's from a JSON array of [id, entry] pairs,
-// and deleted by its rowid.
+// and deleted by its id and text as written.
 const (
 	indexSQL    = `INSERT INTO message_terms (rowid, terms) SELECT value ->> 0, value ->> 1 FROM json_each(?1)`
 	indexOneSQL = `INSERT INTO message_terms (rowid, terms) VALUES (?1, ?2)`
-	unindexSQL  = `DELETE FROM message_terms WHERE rowid = ?1`
+	unindexSQL  = `INSERT INTO message_terms (message_terms, rowid, terms) VALUES ('delete', ?1, ?2)`
+	// targetSQL reads a correction's target, before the correction changes it, on the
+	// (desk, seq) index: its id and what its entry was computed from.
+	targetSQL = `SELECT id, content, corrects, redacted FROM messages WHERE desk = ?1 AND seq = ?2`
 )
 
 // searchSQL finds one page of a search: the newest rows of desk ?1 that hold every term of
@@ -176,7 +183,7 @@ func (w *writeTx) index(ctx context.Context, first int64, rows []transcript.Mess
 		if len(terms) == 0 {
 			return nil
 		}
-		w.entries = appendTerms(w.entries[:0], w.desk, terms, func(b []byte, t string) []byte { return append(b, t...) })
+		w.entries = appendTerms(w.entries[:0], w.desk, terms, appendText)
 		_, err := w.tx.StmtContext(ctx, w.s.indexOne).ExecContext(ctx, first, string(w.entries))
 		if err != nil {
 			return fmt.Errorf("indexing row %d: %w", rows[0].Seq, err)
@@ -200,19 +207,33 @@ func (w *writeTx) index(ctx context.Context, first int64, rows []transcript.Mess
 	return nil
 }
 
-// reindex replaces the search index's entry of the row whose messages.id is id with that of
-// its content now, after a correction: an edit's new words, and none for an erased row.
-// FTS5 finds the old entry's tokens in the entry it keeps, and secure-delete removes them
-// from the index's pages; SQLite's secure_delete zeroes the entry itself.
-func (w *writeTx) reindex(ctx context.Context, id int64, r transcript.Revision) error {
-	if w.s.skipIndex {
-		return nil
+// unindex deletes the search index's entry of row seq of the transaction's desk, before a
+// correction changes the row, and returns the row's id. The entry is computed again from
+// the row's content as stored, as index computed it (the index's terms are the running
+// program's: see termsVersion); FTS5's secure-delete removes its tokens from the index's
+// pages.
+func (w *writeTx) unindex(ctx context.Context, seq transcript.Sequence) (int64, error) {
+	var (
+		id, corrects int64
+		m            transcript.Message
+	)
+	if err := w.tx.StmtContext(ctx, w.s.target).QueryRowContext(ctx, w.desk, int64(seq)).Scan(&id, &m.Content, &corrects, &m.Redacted); err != nil {
+		return 0, fmt.Errorf("reading row %d: %w", seq, err)
 	}
-	if _, err := w.tx.StmtContext(ctx, w.s.unindex).ExecContext(ctx, id); err != nil {
-		return fmt.Errorf("unindexing row %d: %w", r.Target, err)
+	m.Corrects = transcript.Sequence(corrects)
+	terms := transcript.IndexTerms(&m)
+	if w.s.skipIndex || len(terms) == 0 {
+		return id, nil
 	}
-	return w.index(ctx, id, []transcript.Message{{Seq: r.Target, Content: r.Content, Redacted: r.Redacted}})
+	w.entries = appendTerms(w.entries[:0], w.desk, terms, appendText)
+	if _, err := w.tx.StmtContext(ctx, w.s.unindexStmt).ExecContext(ctx, id, string(w.entries)); err != nil {
+		return 0, fmt.Errorf("unindexing row %d: %w", seq, err)
+	}
+	return id, nil
 }
+
+// appendText appends t to b as it is.
+func appendText(b []byte, t string) []byte { return append(b, t...) }
 
 // Bounds of one chunk of the migration that indexes the rows a file holds: rows and bytes
 // of content, so that a desk of millions of rows is indexed in bounded memory.
@@ -221,17 +242,59 @@ const (
 	indexChunkBytes = 16 << 20
 )
 
-// indexStoredRows is migration 9's Go step: it writes the search index's entry of every row
-// tx's file holds, with transcript.IndexTerms, in chunks read in id order.
+// termsVersion names the tables transcript.Terms computes terms with: Go's Unicode tables
+// (letters, digits, marks, lower case) and x/text's normalization tables. The same content
+// gives the same terms while they stay the same.
+var termsVersion = "unicode " + unicode.Version + ", norm " + norm.Version
+
+// searchIndexVersion is the search index's schema version: the first that has it.
+const searchIndexVersion = 9
+
+// indexStoredRows is migration 9's Go step, and the rebuild of the search index when its
+// terms were computed with other tables than termsVersion's (syncTermsVersion): it deletes
+// every entry, then writes the entry of every row tx's file holds, with
+// transcript.IndexTerms, in chunks read in id order, and records termsVersion.
 func indexStoredRows(ctx context.Context, tx *sql.Tx) error {
+	for _, stmt := range []string{
+		`INSERT INTO message_terms (message_terms) VALUES ('delete-all')`,
+		`DELETE FROM message_terms_version`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("emptying the search index: %w", err)
+		}
+	}
 	var after int64
 	for {
 		next, err := indexChunk(ctx, tx, after)
-		if err != nil || next == after {
+		if err != nil {
 			return err
+		}
+		if next == after {
+			break
 		}
 		after = next
 	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO message_terms_version (version) VALUES (?1)`, termsVersion); err != nil {
+		return fmt.Errorf("recording the search index's terms version: %w", err)
+	}
+	return nil
+}
+
+// syncTermsVersion rebuilds the search index of tx's file, at searchIndexVersion or later,
+// when its entries were computed with other Unicode tables than the running program's
+// (after an upgrade of Go or x/text), so that every entry is what index and unindex
+// compute for its row now: a stale one could not be deleted, and would go on matching its
+// row's old words.
+func syncTermsVersion(ctx context.Context, tx *sql.Tx) error {
+	var version string
+	err := tx.QueryRowContext(ctx, `SELECT version FROM message_terms_version`).Scan(&version)
+	if err == nil && version == termsVersion {
+		return nil
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("reading the search index's terms version: %w", err)
+	}
+	return indexStoredRows(ctx, tx)
 }
 
 // indexChunk indexes the rows whose id is above after, up to indexChunkRows of them or

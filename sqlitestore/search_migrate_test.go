@@ -111,3 +111,55 @@ INSERT INTO messages (desk, seq, parent, author, content, at_us) SELECT 1, i, 0,
 		}
 	}
 }
+
+// TestTermsVersionRebuild: a file whose search index was computed with other Unicode tables
+// than the running program's (its terms version differs) is indexed anew when opened: a
+// search finds its rows by their words as computed now, none by an entry of the old
+// tables, and an edit afterwards leaves no word of the old content findable.
+func TestTermsVersionRebuild(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "desk.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := st.Append(ctx, "eng", transcript.Message{Author: opAuthor, Content: "rota for Zürich"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	// The entry the old tables computed: "stale" where the word is "rota" now.
+	db := openRaw(t, path)
+	for _, stmt := range []string{
+		`INSERT INTO message_terms (message_terms) VALUES ('delete-all')`,
+		`INSERT INTO message_terms (rowid, terms) VALUES (1, '1_stale 1_for 1_zürich')`,
+		`UPDATE message_terms_version SET version = 'unicode 1.0.0, norm 1.0.0'`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	st, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	find := func(text string) int {
+		t.Helper()
+		res, err := st.Log("eng").(transcript.Searcher).Search(ctx, transcript.SearchQuery{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Messages)
+	}
+	if find("rota") != 1 || find("stale") != 0 {
+		t.Errorf("after Open with another terms version: rota found %d times, stale %d; want 1 and 0", find("rota"), find("stale"))
+	}
+	if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: row.Seq, Author: opAuthor, Content: "new text"}); err != nil {
+		t.Fatal(err)
+	}
+	if find("rota") != 0 || find("zürich") != 0 || find("new") != 1 {
+		t.Errorf("after the edit: rota %d, zürich %d, new %d; want 0, 0 and 1", find("rota"), find("zürich"), find("new"))
+	}
+}

@@ -30,7 +30,7 @@ type Store struct {
 	// Prepared statements: the writer's, on its one connection, and the readers'.
 	deskHead, newDesk, insert, insertMany, findAuthor, newAuthor         *sql.Stmt
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
-	revise, eraseCorrections, indexStmt, indexOne, unindex               *sql.Stmt
+	revise, eraseCorrections, indexStmt, indexOne, unindexStmt, target   *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
 	search                                                               *sql.Stmt // readers
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
@@ -141,7 +141,8 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.eraseCorrections, s.writer, eraseCorrectionsSQL},
 		{&s.indexStmt, s.writer, indexSQL},
 		{&s.indexOne, s.writer, indexOneSQL},
-		{&s.unindex, s.writer, unindexSQL},
+		{&s.unindexStmt, s.writer, unindexSQL},
+		{&s.target, s.writer, targetSQL},
 		{&s.readPage, s.readers, readPageSQL},
 		{&s.search, s.readers, searchSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
@@ -200,7 +201,7 @@ func (s *Store) closeAll() error {
 		errs = append(errs, s.checkpoint())
 	}
 	closeStmts(s.deskHead, s.newDesk, s.insert, s.insertMany, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience,
-		s.parents, s.keyRow, s.keyRows, s.revise, s.eraseCorrections, s.indexStmt, s.indexOne, s.unindex, s.addToken, s.revokeToken, s.insertBook, s.updateBook)
+		s.parents, s.keyRow, s.keyRows, s.revise, s.eraseCorrections, s.indexStmt, s.indexOne, s.unindexStmt, s.target, s.addToken, s.revokeToken, s.insertBook, s.updateBook)
 	if s.writer != nil {
 		errs = append(errs, s.writer.Close())
 	}

@@ -7,19 +7,24 @@
 -- the ascii tokenizer, with "_" a token character, keeps every byte from 0x80 up inside a
 -- token and lower-cases ASCII only, and the terms hold neither ASCII capitals nor
 -- punctuation, so each term is one token, unchanged, and a quoted term in a query finds
--- exactly the rows that hold it. FTS5 keeps each entry (in message_terms_content) to
--- know, when a row's entry is deleted, which tokens to remove; only which rows hold a
--- token is indexed (detail=none: no positions, no columns; columnsize=0: no lengths).
--- secure-delete is on, so that a deleted entry's tokens are removed from the index's
--- pages at once, not left in them until a merge (a contentless table, which keeps no
--- entry, can only mark a row deleted there, and so leaves an erased row's words in the
--- file). The table is new; the rows a file holds already are indexed by the migration's
--- Go step (migrate.go).
+-- exactly the rows that hold it. The table is contentless (it keeps no copy of the
+-- entries) and only which rows hold a token is indexed (detail=none: no positions, no
+-- columns; columnsize=0: no lengths). An entry is deleted by FTS5's 'delete' command with
+-- the entry as it was written, which the store computes again from the row's content as
+-- stored; secure-delete is on, so that the deleted tokens are removed from the index's
+-- pages at once, not merely marked deleted until a merge. message_terms_version holds the
+-- Unicode tables the entries were computed with (see termsVersion): Open rebuilds the
+-- index when they are not the running program's, so that an entry is always computed again
+-- as it was written. The tables are new; the rows a file holds already are indexed by the
+-- migration's Go step (migrate.go).
 CREATE VIRTUAL TABLE message_terms USING fts5 (
     terms,
+    content = '',
     detail = none,
     columnsize = 0,
     tokenize = "ascii tokenchars '_'"
 );
 
 INSERT INTO message_terms (message_terms, rank) VALUES ('secure-delete', 1);
+
+CREATE TABLE message_terms_version (version TEXT NOT NULL) STRICT;
