@@ -293,7 +293,8 @@ type writeTx struct {
 	head       transcript.Sequence         // the desk's newest row when the transaction began
 	now        time.Time                   // the time of the append, for zero At values
 	inserted   int                         // rows inserted so far; none, and write rolls back
-	entries    []byte                      // the search index's entries being written (see index)
+	entries    []byte                      // the search index's entry being written (see index)
+	pending    []any                       // entries queued for the search index, id and text each
 	newAuthors map[transcript.Author]int64 // authors rows found or created in the transaction
 	// audiences rows found or created in the transaction, by members
 	newAudiences map[string]newAudience
@@ -382,6 +383,9 @@ func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.
 		return transcript.Message{}, false, err
 	}
 	if err := w.index(ctx, id, []transcript.Message{m}); err != nil {
+		return transcript.Message{}, false, err
+	}
+	if err := w.flushIndex(ctx); err != nil {
 		return transcript.Message{}, false, err
 	}
 	w.inserted++
@@ -480,7 +484,7 @@ func (w *writeTx) insertRows(ctx context.Context, rows []transcript.Message) err
 			return err
 		}
 	}
-	return nil
+	return w.flushIndex(ctx)
 }
 
 // atMicros is the at_us a row of the append stores for at: at, or the time of the append

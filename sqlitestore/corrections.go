@@ -45,6 +45,9 @@ func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) e
 		if err := w.index(ctx, id, []transcript.Message{{Seq: r.Target, Content: r.Content, Redacted: r.Redacted}}); err != nil {
 			return err
 		}
+		if err := w.flushIndex(ctx); err != nil {
+			return err
+		}
 		if !r.Redacted {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -17,9 +18,10 @@ import (
 
 var _ transcript.Searcher = (*deskLog)(nil)
 
-// The search index's statements (message_terms: see migrations/009_search.sql). A row's
-// entry is written by its id and text, a batch's from a JSON array of [id, entry] pairs,
-// and deleted by its id and text as written.
+// The search index's statements (message_terms: see migrations/009_search.sql). An entry
+// is written by its id and text (an append's, indexRowsSQL for a batch's, and the
+// migration's from a JSON array of [id, entry] pairs), and deleted by its id and text as
+// written.
 const (
 	indexSQL    = `INSERT INTO message_terms (rowid, terms) SELECT value ->> 0, value ->> 1 FROM json_each(?1)`
 	indexOneSQL = `INSERT INTO message_terms (rowid, terms) VALUES (?1, ?2)`
@@ -171,39 +173,65 @@ func appendJSONText(b []byte, t string) []byte {
 	return append(b, t...)
 }
 
-// index writes the search index's entries of rows, the new rows of the transaction's desk
-// whose messages.id are first, first+1, ...: one row's in one INSERT of its values, more
-// in one INSERT from a JSON array of them (indexSQL).
+// termsChunk is how many entries one INSERT of a batch's writes: two parameters an entry,
+// as a batch's INSERT of rows (insertChunk) is long, so that what each statement costs
+// once is spread thin.
+const termsChunk = 256
+
+// indexRowsSQL is the INSERT of n entries of the search index, by id and text.
+func indexRowsSQL(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO message_terms (rowid, terms) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?)")
+	}
+	return b.String()
+}
+
+// index queues the search index's entries of rows, the new rows of the transaction's desk
+// whose messages.id are first, first+1, ..., and writes them termsChunk at a time (the
+// prepared indexMany); flushIndex writes the rest.
 func (w *writeTx) index(ctx context.Context, first int64, rows []transcript.Message) error {
 	if w.s.skipIndex {
 		return nil
 	}
-	if len(rows) == 1 {
-		terms := transcript.IndexTerms(&rows[0])
+	for i := range rows {
+		terms := transcript.IndexTerms(&rows[i])
 		if len(terms) == 0 {
-			return nil
+			continue
 		}
 		w.entries = appendTerms(w.entries[:0], w.desk, terms, appendText)
-		_, err := w.tx.StmtContext(ctx, w.s.indexOne).ExecContext(ctx, first, string(w.entries))
-		if err != nil {
-			return fmt.Errorf("indexing row %d: %w", rows[0].Seq, err)
-		}
-		return nil
-	}
-	list := append(w.entries[:0], '[')
-	for i := range rows {
-		if terms := transcript.IndexTerms(&rows[i]); len(terms) > 0 {
-			list = appendEntry(list, w.desk, first+int64(i), terms)
+		w.pending = append(w.pending, first+int64(i), string(w.entries))
+		if len(w.pending) == 2*termsChunk {
+			if err := w.flushIndex(ctx); err != nil {
+				return err
+			}
 		}
 	}
-	w.entries = list
-	if len(list) == 1 {
+	return nil
+}
+
+// flushIndex writes the entries index queued: one by the prepared indexOne, a chunk by the
+// prepared indexMany, others in an INSERT of their own.
+func (w *writeTx) flushIndex(ctx context.Context) error {
+	var err error
+	switch n := len(w.pending) / 2; n {
+	case 0:
 		return nil
+	case 1:
+		_, err = w.tx.StmtContext(ctx, w.s.indexOne).ExecContext(ctx, w.pending...)
+	case termsChunk:
+		_, err = w.tx.StmtContext(ctx, w.s.indexMany).ExecContext(ctx, w.pending...)
+	default:
+		_, err = w.tx.ExecContext(ctx, indexRowsSQL(n), w.pending...)
 	}
-	list = append(list, ']')
-	if _, err := w.tx.StmtContext(ctx, w.s.indexStmt).ExecContext(ctx, string(list)); err != nil {
-		return fmt.Errorf("indexing rows %d to %d: %w", rows[0].Seq, rows[len(rows)-1].Seq, err)
+	if err != nil {
+		return fmt.Errorf("indexing %d rows: %w", len(w.pending)/2, err)
 	}
+	w.pending = w.pending[:0]
 	return nil
 }
 
