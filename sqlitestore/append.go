@@ -79,6 +79,9 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 // matches whatever m's content: so a retry of an edit after its target's redaction
 // returns the erased row instead of being refused.
 //
+// The search index (see Search) takes the new row's terms, and a correction's change to
+// its target's, in the same transaction: a refused append leaves it as it was.
+//
 // Appends to all desks of a Store take turns on one writer connection; Append waits for its
 // turn as long as ctx allows. Once Append returns, every read sees the row.
 func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
