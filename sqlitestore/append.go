@@ -428,15 +428,22 @@ const insertChunk = 256
 
 // insertRowsSQL is the INSERT of n rows, insertSQL's columns and conflict target.
 func insertRowsSQL(n int) string {
+	return valuesSQL("INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key, corrects, redacted, revised) VALUES ",
+		"(?,?,?,?,?,?,?,?,?,?,?)", n, " ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING")
+}
+
+// valuesSQL is the statement head, then row, a VALUES tuple of parameters, n times, comma
+// separated, then tail.
+func valuesSQL(head, row string, n int, tail string) string {
 	var b strings.Builder
-	b.WriteString("INSERT INTO messages (desk, seq, parent, author, audience, content, at_us, key, corrects, redacted, revised) VALUES ")
+	b.WriteString(head)
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?)")
+		b.WriteString(row)
 	}
-	b.WriteString(" ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING")
+	b.WriteString(tail)
 	return b.String()
 }
 

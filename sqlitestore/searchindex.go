@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -78,15 +77,7 @@ const termsChunk = 256
 
 // indexRowsSQL is the INSERT of n entries of the search index, by id and text.
 func indexRowsSQL(n int) string {
-	var b strings.Builder
-	b.WriteString("INSERT INTO message_terms (rowid, terms) VALUES ")
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString("(?,?)")
-	}
-	return b.String()
+	return valuesSQL("INSERT INTO message_terms (rowid, terms) VALUES ", "(?,?)", n, "")
 }
 
 // index queues the search index's entries of rows, the new rows of the transaction's desk
