@@ -21,7 +21,7 @@ import (
 // Triage, whose words its column's DOM never holds, Triage's box the aside and its reply
 // too; a hit's seq shows its row in the desk column, its thread unfolded, and reads older
 // rows until it is there; More pages through next; a hit's content is text, never markup;
-// the console has no error.
+// a redaction takes its row's hit off the page; the console has no error.
 func TestInspectorSearchInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -112,7 +112,10 @@ func TestInspectorSearchInBrowser(t *testing.T) {
 
 	// A hit's content is text, never markup.
 	const markup = `<img src="x" onerror="window.injected = true"> zanzibar`
-	srv.api(secret).want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": markup}, nil)
+	var posted struct {
+		Seq uint64 `json:"seq"`
+	}
+	srv.api(secret).want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": markup}, &posted)
 	search(review, "zanzibar")
 	hits(review, 1)
 	if text := get(t, b, "the markup's hit", chromedp.Text(css(review+` .hit-list .content`))); text != markup {
@@ -120,6 +123,13 @@ func TestInspectorSearchInBrowser(t *testing.T) {
 	}
 	if n := get(t, b, "images in the hits", chromedp.Evaluate[int](`document.querySelectorAll(".hit-list img").length + (window.injected ? 100 : 0)`)); n != 0 {
 		t.Error("a hit's content was parsed as HTML")
+	}
+
+	// A redaction takes the hit of its row off the page: nothing finds erased content.
+	srv.api(secret).want(http.StatusCreated, "DELETE", fmt.Sprintf("/v1/desks/demo/messages/%d", posted.Seq), nil, nil)
+	hits(review, 0)
+	if html := get(t, b, "the page", chromedp.OuterHTML(css(`#columns`))); strings.Contains(html, "zanzibar") {
+		t.Error("after the redaction the page still holds the hit's words")
 	}
 
 	if errs := b.consoleErrors(); len(errs) > 0 {
