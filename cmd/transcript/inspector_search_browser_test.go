@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,24 +25,14 @@ func TestInspectorSearchInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b := newBrowser(t, ctx)
-	srv := startServe(t, filepath.Join(t.TempDir(), "demo.db"), "--demo")
-	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
-	if m == nil {
-		t.Fatalf("serve --demo printed no address and token on standard output:\n%s", srv.stdout)
-	}
-	url, secret := m[1], m[2]
+	srv, url, secret := startDemo(t)
 	_, marks := demodesk.Scenario()
 	lock := uint64(marks.DeployThread) + 2 // the Reviewer's reply in the deploy thread: "It takes an exclusive lock ... split it in two."
 	aside := uint64(marks.Aside)
 
 	type css = chromedp.CSS
 	triage, review := column("agent:triage", 0), column("agent:review", 0)
-	b.run(t, "sign in", chromedp.Navigate(url+"/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), secret),
-		chromedp.Click(css(`#sign-in button`)),
-		chromedp.WaitVisible(css(`#desk .rows > li`)),
-	)
+	b.signIn(t, url, secret)
 	for _, p := range []string{"agent:triage", "agent:review"} {
 		b.run(t, "open the column of "+p,
 			chromedp.WaitReady(css(`#add-viewer select[name=participant] option[value="`+p+`"]`)),
