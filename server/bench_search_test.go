@@ -14,16 +14,15 @@ import (
 // (benchFill's), on each store that searches:
 //
 //   - route=view: GET view, the channel's newest 30 messages;
-//
 //   - route=search-common: GET search for a word every row holds (benchmark): a first
 //     page of 20;
-//
 //   - route=search-rare: GET search for a word one row holds (4711);
-//
 //   - route=paired: one GET view and one GET search-common each iteration, alternating
 //     which goes first, reporting the ratio of their summed times as search/view.
 //
-//     go test -run '^$' -bench BenchmarkSearchLoopback -benchmem ./server
+// Each route runs 100 times before timing.
+//
+//	go test -run '^$' -bench BenchmarkSearchLoopback -benchmem ./server
 func BenchmarkSearchLoopback(b *testing.B) {
 	for _, kind := range benchStoreKinds {
 		b.Run("store="+kind.name, func(b *testing.B) {
