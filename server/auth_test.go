@@ -40,7 +40,7 @@ var routesWithToken = []struct {
 // that does not exist; and no response and no log line holds a secret or any content.
 func TestAuthMatrix(t *testing.T) {
 	eachStore(t, func(t *testing.T, st server.Store) {
-		f := newFixture(t, searching(st), server.Options{Rate: rate.Inf, AuthFailureRate: rate.Inf})
+		f := newFixture(t, st, server.Options{Rate: rate.Inf, AuthFailureRate: rate.Inf})
 		e := f.env
 		unknown, _, err := token.New("eng", coder, time.Now()) // never stored
 		if err != nil {

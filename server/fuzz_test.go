@@ -32,7 +32,7 @@ type fuzzServer struct {
 
 func newFuzzServer(f *testing.F) *fuzzServer {
 	f.Helper()
-	st := searching(openSQLite(f, f.TempDir()))
+	st := openSQLite(f, f.TempDir())
 	srv, err := server.New(st, server.Options{Rate: rate.Inf, MaxBody: 2*(4<<10) + 64<<10})
 	if err != nil {
 		f.Fatal(err)

@@ -46,7 +46,7 @@ var fuzzParticipants = []struct {
 }{{"operator", operator}, {"coder", coder}, {"triage", triage}}
 
 func newCorrectionsDesk(t *testing.T) *correctionsDesk {
-	st := searching(openSQLite(t, t.TempDir()))
+	st := openSQLite(t, t.TempDir())
 	srv, err := server.New(st, server.Options{Rate: rate.Inf})
 	if err != nil {
 		t.Fatal(err)

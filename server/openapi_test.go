@@ -38,7 +38,7 @@ type openAPIResponse struct {
 // one) and one with an unknown parameter each get a status the document lists for the
 // operation, with the content type it lists for that status.
 func TestOpenAPI(t *testing.T) {
-	f := newFixture(t, searching(sqliteStore(t)), server.Options{Rate: rate.Inf})
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
 	r := f.do("GET", "/openapi.json", "", nil)
 	if r.status != 200 {
 		t.Fatalf("GET /openapi.json: %d", r.status)

@@ -7,50 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sqlitestore"
 )
-
-// searching is st with logs that search: its own when they do, else a brute-force search
-// over every row (memlog's), so that the search route's tests run before and after a
-// store learns to search, and check the route, not the store.
-func searching(st server.Store) server.Store { return searchingStore{st} }
-
-type searchingStore struct{ server.Store }
-
-func (s searchingStore) Log(desk string) transcript.Log {
-	log := s.Store.Log(desk)
-	if _, ok := log.(transcript.Searcher); ok {
-		return log
-	}
-	return bruteSearchLog{log}
-}
-
-type bruteSearchLog struct{ transcript.Log }
-
-func (l bruteSearchLog) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
-	var rows []transcript.Message
-	p := transcript.NewPager(l.Log, 0)
-	for !p.Done() {
-		page, err := p.Next(ctx, transcript.PageSize)
-		if err != nil {
-			return transcript.SearchResult{}, err
-		}
-		rows = append(rows, page...) // newest first
-	}
-	slices.Reverse(rows)
-	m, err := memlog.From(rows)
-	if err != nil {
-		return transcript.SearchResult{}, err
-	}
-	return m.Search(ctx, q)
-}
 
 // withoutSearch is st with logs that cannot search.
 type withoutSearch struct{ server.Store }
