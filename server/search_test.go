@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/time/rate"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sqlitestore"
-	"github.com/sharedesk/transcript/token"
 )
 
 // searchPath is the search route of desk eng for q and the other parameters, "k=v&...".
@@ -283,16 +281,7 @@ func newHTTPSearchStore(tb testing.TB) *httpSearchStore {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { srv.Shutdown(context.Background()) })
-	add := func(desk string) string {
-		secret, tok, err := token.New(desk, operator, time.Now())
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := sq.AddToken(context.Background(), tok); err != nil {
-			tb.Fatal(err)
-		}
-		return secret
-	}
+	add := func(desk string) string { return benchToken(tb, sq, desk, operator) }
 	return &httpSearchStore{Store: sq, srv: srv, add: add, secrets: map[string]string{}}
 }
 
