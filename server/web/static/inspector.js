@@ -307,20 +307,28 @@
     return changed;
   }
 
+  // readOlder reads into the desk column the limit rows older than those it holds (the
+  // newest, at first), and reports whether they name a participant new to the page. It
+  // draws nothing; the caller holds deskCol.loading.
+  async function readOlder(limit) {
+    const q = deskCol.next > 0 ? "&before=" + deskCol.next : "";
+    const pg = await call("GET", base + "/rows?limit=" + limit + q);
+    let changed = false;
+    for (const m of pg.rows) {
+      deskCol.rows.set(m.seq, m);
+      deskCol.head = Math.max(deskCol.head, m.seq);
+      changed = noteAuthors(m) || changed;
+    }
+    deskCol.next = pg.next;
+    return changed;
+  }
+
   async function loadOlder() {
     if (deskCol.loading || deskCol.next === 0) return;
     deskCol.loading = true;
     try {
-      const q = deskCol.next > 0 ? "&before=" + deskCol.next : "";
-      const pg = await call("GET", base + "/rows?limit=200" + q);
-      let changed = false;
-      for (const m of pg.rows) {
-        deskCol.rows.set(m.seq, m);
-        deskCol.head = Math.max(deskCol.head, m.seq);
-        changed = noteAuthors(m) || changed;
-      }
       const first = deskCol.next === -1;
-      deskCol.next = pg.next;
+      const changed = await readOlder(200);
       renderDesk(first ? "bottom" : "keep");
       if (changed) participantsChanged();
     } finally {
@@ -592,7 +600,7 @@
       seq.className = "seq";
       seq.textContent = "#" + m.seq;
       seq.title = "Show #" + m.seq + " in the desk column";
-      seq.addEventListener("click", () => reveal(m.seq));
+      seq.addEventListener("click", () => reveal(m.seq).catch((err) => (this.status.textContent = "Could not show #" + m.seq + ": " + err.message)));
       const author = document.createElement("span");
       author.className = "author";
       author.textContent = own ? "you (" + name(m.author) + ")" : name(m.author);
@@ -627,13 +635,19 @@
     }
   }
 
-  // reveal shows row seq in the desk column: older rows are read until it is among them,
-  // its thread is unfolded, and it is scrolled to and marked (found).
+  // reveal shows row seq in the desk column: older rows are read until it is among them
+  // (the column drawn once, after), its thread is unfolded, and it is scrolled to and
+  // marked (found).
   async function reveal(seq) {
-    while (!deskCol.rows.has(seq) && deskCol.next !== 0) {
-      if (deskCol.loading) await new Promise((r) => setTimeout(r, 50));
-      else await loadOlder();
+    while (deskCol.loading) await new Promise((r) => setTimeout(r, 50));
+    deskCol.loading = true;
+    let changed = false;
+    try {
+      while (!deskCol.rows.has(seq) && deskCol.next !== 0) changed = (await readOlder(512)) || changed;
+    } finally {
+      deskCol.loading = false;
     }
+    if (changed) participantsChanged();
     const m = deskCol.rows.get(seq);
     if (!m) return;
     deskCol.found = seq;
