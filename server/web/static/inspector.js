@@ -78,10 +78,11 @@
   const rowTemplate = document.getElementById("row-template");
 
   // rowElement is one message as a list item; viewer marks its own, onSeq makes its seq a
-  // button, onRedact adds a button that redacts it (the operator's, in the desk column). A
+  // button (titled seqTitle, by default the delta's), onRedact adds a button that redacts
+  // it (the operator's, in the desk column). A
   // revised row is marked edited; a redacted one is a stub, its content erased; a
   // correction (the desk column's) names the row it corrects.
-  function rowElement(m, { viewer, onSeq, onRedact } = {}) {
+  function rowElement(m, { viewer, onSeq, seqTitle, onRedact } = {}) {
     const li = rowTemplate.content.firstElementChild.cloneNode(true);
     li.dataset.seq = m.seq;
     li.classList.add(m.author.type);
@@ -103,7 +104,7 @@
       b.type = "button";
       b.className = "seq";
       b.textContent = "#" + m.seq;
-      b.title = "Show the delta since #" + m.seq;
+      b.title = seqTitle || "Show the delta since #" + m.seq;
       b.addEventListener("click", () => onSeq(m.seq));
       seq.replaceWith(b);
     } else {
@@ -587,30 +588,11 @@
       }
     }
 
+    // hitElement is a hit as the column's rows look, its seq showing it in the desk column.
     hitElement(m) {
-      const li = document.createElement("li");
-      li.className = "hit " + m.author.type;
-      li.dataset.seq = m.seq;
-      const own = this.viewer && same(m.author, this.viewer);
-      if (own) li.classList.add("own");
-      const meta = document.createElement("p");
-      meta.className = "meta";
-      const seq = document.createElement("button");
-      seq.type = "button";
-      seq.className = "seq";
-      seq.textContent = "#" + m.seq;
-      seq.title = "Show #" + m.seq + " in the desk column";
-      seq.addEventListener("click", () => reveal(m.seq).catch((err) => (this.status.textContent = "Could not show #" + m.seq + ": " + err.message)));
-      const author = document.createElement("span");
-      author.className = "author";
-      author.textContent = own ? "you (" + name(m.author) + ")" : name(m.author);
-      meta.append(seq, " ", author);
-      if (m.parent) meta.append(" ", tag("↳ #" + m.parent));
-      if (m.revised) meta.append(" ", tag("edited", "revised by #" + m.revised));
-      const content = document.createElement("p");
-      content.className = "content";
-      content.textContent = m.content;
-      li.append(meta, content);
+      const show = (seq) => reveal(seq).catch((err) => (this.status.textContent = "Could not show #" + seq + ": " + err.message));
+      const li = rowElement(m, { viewer: this.viewer, onSeq: show, seqTitle: "Show #" + m.seq + " in the desk column" });
+      li.classList.add("hit");
       return li;
     }
 
