@@ -147,10 +147,16 @@ func newBenchServer(b *testing.B, st server.Store) *server.Server {
 // view with secret, on one keep-alive connection, and returns the body.
 func benchViewClient(b *testing.B, h http.Handler, secret string) func() []byte {
 	b.Helper()
+	return benchGetClient(b, h, secret, "/v1/desks/eng/view")
+}
+
+// benchGetClient is benchViewClient for the GET of path.
+func benchGetClient(b *testing.B, h http.Handler, secret, path string) func() []byte {
+	b.Helper()
 	ts := httptest.NewServer(h)
 	b.Cleanup(ts.Close)
 	client := ts.Client()
-	req, err := http.NewRequest("GET", ts.URL+"/v1/desks/eng/view", nil)
+	req, err := http.NewRequest("GET", ts.URL+path, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,7 +174,7 @@ func benchViewClient(b *testing.B, h http.Handler, secret string) func() []byte 
 			b.Fatal(err)
 		}
 		if res.StatusCode != http.StatusOK {
-			b.Fatalf("GET view: %s: %s", res.Status, body.Bytes())
+			b.Fatalf("GET %s: %s: %s", path, res.Status, body.Bytes())
 		}
 		return body.Bytes()
 	}

@@ -155,6 +155,31 @@ func (b *browser) consoleErrors() []string {
 	return append([]string(nil), b.errors...)
 }
 
+// startDemo starts serve --demo on a new database, for t, and returns it, with the page's
+// address and the operator token it printed.
+func startDemo(t *testing.T) (srv *serving, url, secret string) {
+	t.Helper()
+	srv = startServe(t, filepath.Join(t.TempDir(), "demo.db"), "--demo")
+	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
+	if m == nil {
+		t.Fatalf("serve --demo printed no address and token on standard output:\n%s", srv.stdout)
+	}
+	return srv, m[1], m[2]
+}
+
+// signIn signs the browser in to the page at url with the operator's secret, and waits
+// for the desk column's rows.
+func (b *browser) signIn(t *testing.T, url, secret string) {
+	t.Helper()
+	b.run(t, "sign in",
+		chromedp.Navigate(url+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), secret),
+		chromedp.Click(chromedp.CSS(`#sign-in button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#desk .rows > li`)),
+	)
+}
+
 // column is the CSS selector of the viewer column of participant on thread (0: the channel).
 func column(participant string, thread uint64) string {
 	return fmt.Sprintf(`section.viewer-column[data-viewer=%q][data-thread="%d"]`, participant, thread)

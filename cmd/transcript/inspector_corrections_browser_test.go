@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,20 +21,11 @@ func TestInspectorCorrectionsInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b := newBrowser(t, ctx)
-	srv := startServe(t, filepath.Join(t.TempDir(), "demo.db"), "--demo")
-	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
-	if m == nil {
-		t.Fatalf("serve --demo printed no address and token on standard output:\n%s", srv.stdout)
-	}
-	url, secret := m[1], m[2]
+	srv, url, secret := startDemo(t)
 	type css = chromedp.CSS
 	triage := column("agent:triage", 0)
-	b.run(t, "sign in and open Triage's column",
-		chromedp.Navigate(url+"/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), secret),
-		chromedp.Click(css(`#sign-in button`)),
-		chromedp.WaitVisible(css(`#desk .rows > li`)),
+	b.signIn(t, url, secret)
+	b.run(t, "open Triage's column",
 		chromedp.WaitReady(css(`#add-viewer select[name=participant] option[value="agent:triage"]`)),
 		chromedp.SetValue(css(`#add-viewer select[name=participant]`), "agent:triage"),
 		chromedp.Click(css(`#add-viewer button[type=submit]`)),

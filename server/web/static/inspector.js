@@ -1,5 +1,5 @@
-// The inspector page: sign-in, the desk column, up to four viewer columns and
-// the compose form. No framework and no build: fetch, EventSource and the DOM. Every text
+// The inspector page: sign-in, the desk column, up to four viewer columns, a search
+// box in each, and the compose form. No framework and no build: fetch, EventSource and the DOM. Every text
 // that comes from the desk is put in with textContent, never parsed as HTML.
 "use strict";
 
@@ -78,10 +78,11 @@
   const rowTemplate = document.getElementById("row-template");
 
   // rowElement is one message as a list item; viewer marks its own, onSeq makes its seq a
-  // button, onRedact adds a button that redacts it (the operator's, in the desk column). A
+  // button (titled seqTitle, by default the delta's), onRedact adds a button that redacts
+  // it (the operator's, in the desk column). A
   // revised row is marked edited; a redacted one is a stub, its content erased; a
   // correction (the desk column's) names the row it corrects.
-  function rowElement(m, { viewer, onSeq, onRedact } = {}) {
+  function rowElement(m, { viewer, onSeq, seqTitle, onRedact } = {}) {
     const li = rowTemplate.content.firstElementChild.cloneNode(true);
     li.dataset.seq = m.seq;
     li.classList.add(m.author.type);
@@ -103,7 +104,7 @@
       b.type = "button";
       b.className = "seq";
       b.textContent = "#" + m.seq;
-      b.title = "Show the delta since #" + m.seq;
+      b.title = seqTitle || "Show the delta since #" + m.seq;
       b.addEventListener("click", () => onSeq(m.seq));
       seq.replaceWith(b);
     } else {
@@ -285,6 +286,7 @@
     head: 0,
     open: new Set(), // roots whose thread is unfolded
     fresh: new Set(),
+    found: 0, // the row a search's hit showed last (reveal)
     stick: true, // follow the newest row: the list was at its bottom when last scrolled
     loading: false,
     es: null,
@@ -306,20 +308,28 @@
     return changed;
   }
 
+  // readOlder reads into the desk column the limit rows older than those it holds (the
+  // newest, at first), and reports whether they name a participant new to the page. It
+  // draws nothing; the caller holds deskCol.loading.
+  async function readOlder(limit) {
+    const q = deskCol.next > 0 ? "&before=" + deskCol.next : "";
+    const pg = await call("GET", base + "/rows?limit=" + limit + q);
+    let changed = false;
+    for (const m of pg.rows) {
+      deskCol.rows.set(m.seq, m);
+      deskCol.head = Math.max(deskCol.head, m.seq);
+      changed = noteAuthors(m) || changed;
+    }
+    deskCol.next = pg.next;
+    return changed;
+  }
+
   async function loadOlder() {
     if (deskCol.loading || deskCol.next === 0) return;
     deskCol.loading = true;
     try {
-      const q = deskCol.next > 0 ? "&before=" + deskCol.next : "";
-      const pg = await call("GET", base + "/rows?limit=200" + q);
-      let changed = false;
-      for (const m of pg.rows) {
-        deskCol.rows.set(m.seq, m);
-        deskCol.head = Math.max(deskCol.head, m.seq);
-        changed = noteAuthors(m) || changed;
-      }
       const first = deskCol.next === -1;
-      deskCol.next = pg.next;
+      const changed = await readOlder(200);
       renderDesk(first ? "bottom" : "keep");
       if (changed) participantsChanged();
     } finally {
@@ -349,9 +359,13 @@
         threads.get(t.seq).push(m);
       }
     }
+    const mark = (li, m) => {
+      if (deskCol.fresh.has(m.seq)) li.classList.add("fresh");
+      if (deskCol.found === m.seq) li.classList.add("found");
+    };
     const items = tops.map((m) => {
       const li = rowElement(m, { onRedact });
-      if (deskCol.fresh.has(m.seq)) li.classList.add("fresh");
+      mark(li, m);
       const replies = threads.get(m.seq);
       if (replies) {
         const d = document.createElement("details");
@@ -365,7 +379,7 @@
         ol.className = "rows";
         for (const r of replies) {
           const rl = rowElement(r, { onRedact });
-          if (deskCol.fresh.has(r.seq)) rl.classList.add("fresh");
+          mark(rl, r);
           ol.append(rl);
         }
         d.append(s, ol);
@@ -433,7 +447,10 @@
     deskCol.es = es;
     es.addEventListener("row", (ev) => {
       const m = JSON.parse(ev.data);
-      if (m.corrects) applyToDesk(m);
+      if (m.corrects) {
+        applyToDesk(m);
+        for (const box of searchBoxes) box.corrected(m.corrects);
+      }
       deskCol.rows.set(m.seq, m);
       deskCol.head = Math.max(deskCol.head, m.seq);
       deskCol.fresh.add(m.seq);
@@ -512,6 +529,119 @@
     }, 300);
   }
 
+  // ---- Search: a box in each column, as that column's participant ----
+
+  const searchTemplate = document.getElementById("search-template");
+  const searchBoxes = new Set();
+
+  // SearchBox is a search form and its hits, put after anchor: a search of the whole desk
+  // as viewer (null: the operator, who reads every row), newest first, More for the next
+  // page. A hit shows its seq, author and content (as text); its seq shows the row in the
+  // desk column.
+  class SearchBox {
+    constructor(anchor, viewer) {
+      this.viewer = viewer;
+      this.el = searchTemplate.content.firstElementChild.cloneNode(true);
+      anchor.after(this.el);
+      this.form = this.el.querySelector("form");
+      this.hits = this.el.querySelector(".hits");
+      this.list = this.el.querySelector(".hit-list");
+      this.status = this.hits.querySelector(".status");
+      this.more = this.el.querySelector(".more");
+      this.q = "";
+      this.next = 0;
+      this.asked = 0; // requests made: an answer to an older one is let go
+      const label = viewer ? name(viewer) : "the operator";
+      this.form.q.placeholder = "Search the desk as " + label;
+      this.form.q.setAttribute("aria-label", "Search the desk as " + label + ": the rows holding every word");
+      this.list.setAttribute("aria-label", "Rows " + label + " may read holding every word, newest first");
+      this.form.addEventListener("submit", (ev) => {
+        ev.preventDefault();
+        this.q = this.form.q.value;
+        this.ask(0);
+      });
+      this.more.addEventListener("click", () => this.ask(this.next));
+      this.el.querySelector(".done").addEventListener("click", () => this.clear());
+      searchBoxes.add(this);
+    }
+
+    // ask reads the page of hits below before (0: the newest) and shows it: in place of
+    // the hits for 0, after them otherwise.
+    async ask(before) {
+      const asked = ++this.asked;
+      let path = base + "/search?q=" + encodeURIComponent(this.q);
+      if (this.viewer) path += "&as=" + encodeURIComponent(who(this.viewer));
+      if (before) path += "&before=" + before;
+      this.hits.hidden = false;
+      try {
+        const ans = await call("GET", path);
+        if (asked !== this.asked) return;
+        const hits = ans.messages.map((m) => this.hitElement(m));
+        if (before) this.list.append(...hits);
+        else this.list.replaceChildren(...hits);
+        this.next = ans.next;
+        this.more.hidden = ans.next === 0;
+        const n = this.list.children.length;
+        this.status.textContent = n === 0 ? "No row holds every word." : n + (n === 1 ? " row" : " rows") + ", newest first" + (ans.next ? "; More shows older ones." : ".");
+      } catch (err) {
+        if (asked === this.asked) this.status.textContent = "Could not search: " + err.message;
+      }
+    }
+
+    // hitElement is a hit as the column's rows look, its seq showing it in the desk column.
+    hitElement(m) {
+      const show = (seq) => reveal(seq).catch((err) => (this.status.textContent = "Could not show #" + seq + ": " + err.message));
+      const li = rowElement(m, { viewer: this.viewer, onSeq: show, seqTitle: "Show #" + m.seq + " in the desk column" });
+      li.classList.add("hit");
+      return li;
+    }
+
+    // corrected is told of a correction of row seq: a hit of it is dropped at once (a
+    // redaction's content must leave the page) and the search asked again.
+    corrected(seq) {
+      const hit = this.list.querySelector('[data-seq="' + seq + '"]');
+      if (!hit) return;
+      hit.remove();
+      this.ask(0);
+    }
+
+    clear() {
+      this.asked++;
+      this.list.replaceChildren();
+      this.hits.hidden = true;
+      this.form.q.value = "";
+    }
+
+    close() {
+      searchBoxes.delete(this);
+    }
+  }
+
+  // reveal shows row seq in the desk column: older rows are read until it is among them
+  // (the column drawn once, after), its thread is unfolded, and it is scrolled to and
+  // marked (found).
+  async function reveal(seq) {
+    while (deskCol.loading) await new Promise((r) => setTimeout(r, 50));
+    deskCol.loading = true;
+    let changed = false;
+    try {
+      while (!deskCol.rows.has(seq) && deskCol.next !== 0) changed = (await readOlder(512)) || changed;
+    } finally {
+      deskCol.loading = false;
+    }
+    if (changed) participantsChanged();
+    const m = deskCol.rows.get(seq);
+    if (!m) return;
+    deskCol.found = seq;
+    for (let r = m; r.parent && deskCol.rows.has(r.parent); ) {
+      r = deskCol.rows.get(r.parent);
+      deskCol.open.add(r.seq);
+    }
+    renderDesk("keep");
+    const li = deskList.querySelector('li[data-seq="' + seq + '"]');
+    if (li) li.scrollIntoView({ block: "center" });
+  }
+
   // ---- Viewer columns: one participant's view of one conversation, live ----
 
   const viewerTemplate = document.getElementById("viewer-template");
@@ -538,6 +668,7 @@
       this.notice = this.el.querySelector(".notice");
       this.deltaForm = this.el.querySelector(".delta");
       this.back = this.deltaForm.querySelector(".back");
+      this.search = new SearchBox(this.el.querySelector(".controls"), viewer);
 
       this.el.querySelector(".close").addEventListener("click", () => this.close());
       for (const b of this.el.querySelectorAll(".switch button")) {
@@ -679,6 +810,7 @@
 
     close() {
       if (this.es) this.es.close();
+      this.search.close();
       this.el.remove();
       viewers.splice(viewers.indexOf(this), 1);
       addForm.querySelector("button").disabled = false;
@@ -728,6 +860,8 @@
   }
 
   // ---- Start ----
+
+  new SearchBox(redactForm, null);
 
   (async () => {
     try {

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/sharedesk/transcript/internal/demodesk"
+)
+
+// TestInspectorSearchInBrowser drives the inspector's search boxes in a real Chromium
+// against serve --demo: a word typed in a viewer column's box finds, newest first, the
+// rows that participant may read — the Reviewer's box none of the Operator's aside to
+// Triage, whose words its column's DOM never holds, Triage's box the aside and its reply
+// too; a hit's seq shows its row in the desk column, its thread unfolded, and reads older
+// rows until it is there; More pages through next; a hit's content is text, never markup;
+// a redaction takes its row's hit off the page; the console has no error.
+func TestInspectorSearchInBrowser(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := newBrowser(t, ctx)
+	srv, url, secret := startDemo(t)
+	_, marks := demodesk.Scenario()
+	lock := uint64(marks.DeployThread) + 2 // the Reviewer's reply in the deploy thread: "It takes an exclusive lock ... split it in two."
+	aside := uint64(marks.Aside)
+
+	type css = chromedp.CSS
+	triage, review := column("agent:triage", 0), column("agent:review", 0)
+	b.signIn(t, url, secret)
+	for _, p := range []string{"agent:triage", "agent:review"} {
+		b.run(t, "open the column of "+p,
+			chromedp.WaitReady(css(`#add-viewer select[name=participant] option[value="`+p+`"]`)),
+			chromedp.SetValue(css(`#add-viewer select[name=participant]`), p),
+			chromedp.Click(css(`#add-viewer button[type=submit]`)),
+			chromedp.WaitVisible(css(column(p, 0)+` .rows > li`)),
+		)
+	}
+	search := func(col, words string) {
+		t.Helper()
+		b.run(t, "search "+words+" in "+col,
+			chromedp.Evaluate[chromedp.Void](`void (document.querySelector('`+col+` .search input[name=q]').value = "")`),
+			chromedp.SendKeys(css(col+` .search input[name=q]`), words),
+			chromedp.Click(css(col+` .search button[type=submit]`)),
+		)
+	}
+	hits := func(col string, want int) []uint64 {
+		t.Helper()
+		b.poll(t, fmt.Sprintf("%d hits in %s", want, col), fmt.Sprintf(`document.querySelectorAll('%s .hit-list > li').length === %d`, col, want))
+		return get(t, b, "the hits of "+col, chromedp.Evaluate[[]uint64](`[...document.querySelectorAll('`+col+` .hit-list > li')].map((li) => Number(li.dataset.seq))`))
+	}
+
+	search(review, "SPLIT")
+	if got := hits(review, 1); !slices.Equal(got, []uint64{lock}) {
+		t.Errorf("the Reviewer's hits for split: %v, want #%d alone", got, lock)
+	}
+	search(triage, "split")
+	if got, want := hits(triage, 3), []uint64{aside + 1, aside, lock}; !slices.Equal(got, want) {
+		t.Errorf("Triage's hits for split: %v, want %v (newest first)", got, want)
+	}
+	hit := get(t, b, "Triage's newest hit", chromedp.Text(css(triage+` .hit-list > li`)))
+	if !strings.Contains(hit, "#"+fmt.Sprint(aside+1)) || !strings.Contains(hit, "you (Triage)") || !strings.Contains(hit, "hold the split") {
+		t.Errorf("Triage's newest hit reads %q, want its seq, its author and its content", hit)
+	}
+	search(review, "migration split")
+	hits(review, 0)
+	if html := get(t, b, "the Reviewer's column", chromedp.OuterHTML(css(review))); strings.Contains(html, "between us") || strings.Contains(html, "Hold the migration") {
+		t.Error("the Reviewer's column holds words of the aside to Triage")
+	}
+
+	// A hit's seq shows its row in the desk column: a reply, its thread unfolded; an old
+	// row, once the column has read back to it.
+	search(review, "split")
+	hits(review, 1)
+	b.run(t, "show the Reviewer's hit in the desk",
+		chromedp.Click(css(review+` .hit-list > li button.seq`)),
+		chromedp.WaitVisible(css(fmt.Sprintf(`#desk details[open] li.found[data-seq="%d"]`, lock))),
+	)
+	search(triage, "postmortem")
+	if got := hits(triage, 2); !slices.Equal(got, []uint64{2, 1}) {
+		t.Errorf("Triage's hits for postmortem: %v, want #2 and #1", got)
+	}
+	b.run(t, "show the desk's first row",
+		chromedp.Click(css(triage+` .hit-list > li[data-seq="1"] button.seq`)),
+		chromedp.WaitVisible(css(`#desk li.found[data-seq="1"]`)),
+	)
+
+	// More pages through next: the CI's flaky notices are many.
+	search(review, "flaky login_flow")
+	first := hits(review, 20)
+	b.run(t, "more", chromedp.Click(css(review+` .hits button.more`)))
+	all := hits(review, 40)
+	if !slices.Equal(all[:20], first) || !slices.IsSortedFunc(all, func(a, b uint64) int { return int(b) - int(a) }) || all[19] <= all[20] {
+		t.Errorf("two pages of hits: %v, want the first page then older hits, newest first", all)
+	}
+
+	// A hit's content is text, never markup.
+	const markup = `<img src="x" onerror="window.injected = true"> zanzibar`
+	var posted struct {
+		Seq uint64 `json:"seq"`
+	}
+	srv.api(secret).want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": markup}, &posted)
+	search(review, "zanzibar")
+	hits(review, 1)
+	if text := get(t, b, "the markup's hit", chromedp.Text(css(review+` .hit-list .content`))); text != markup {
+		t.Errorf("the hit reads %q, want the content as text %q", text, markup)
+	}
+	if n := get(t, b, "images in the hits", chromedp.Evaluate[int](`document.querySelectorAll(".hit-list img").length + (window.injected ? 100 : 0)`)); n != 0 {
+		t.Error("a hit's content was parsed as HTML")
+	}
+
+	// A redaction takes the hit of its row off the page: nothing finds erased content.
+	srv.api(secret).want(http.StatusCreated, "DELETE", fmt.Sprintf("/v1/desks/demo/messages/%d", posted.Seq), nil, nil)
+	hits(review, 0)
+	if html := get(t, b, "the page", chromedp.OuterHTML(css(`#columns`))); strings.Contains(html, "zanzibar") {
+		t.Error("after the redaction the page still holds the hit's words")
+	}
+
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
