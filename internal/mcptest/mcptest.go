@@ -154,6 +154,17 @@ func (a *Agent) Threads(args deskmcp.ListThreadsArgs) (deskmcp.ThreadsResult, st
 	return r, text
 }
 
+// Search calls search_desk; a tool error fails the test.
+func (a *Agent) Search(args deskmcp.SearchDeskArgs) (deskmcp.SearchDeskResult, string) {
+	a.t.Helper()
+	var r deskmcp.SearchDeskResult
+	text, err := a.Call("search_desk", args, &r)
+	if err != nil {
+		a.t.Fatalf("search_desk: %v", err) // not the arguments: a query is the user's own words
+	}
+	return r, text
+}
+
 // Seqs returns the messages' sequences.
 func Seqs(msgs []transcript.Message) []transcript.Sequence {
 	out := make([]transcript.Sequence, len(msgs))
