@@ -118,10 +118,14 @@ func TestInterleavedConversations(t *testing.T) {
 
 // TestAsideNeverReachesOutsider: an aside from Ana to A, and A's reply to it, reach A and
 // never B, through any tool: read_desk and view of the channel and of the thread, view of
-// the aside as a thread, list_threads, a reply to the aside; B gets elisions and refusals
-// that say no more than for a row that does not exist.
+// the aside as a thread, list_threads, search_desk, a reply to the aside; B gets elisions
+// and refusals that say no more than for a row that does not exist, and a search finds
+// none of the aside's words.
 func TestAsideNeverReachesOutsider(t *testing.T) {
-	st, _ := sqliteStore(t)
+	forEachStore(t, testAsideNeverReachesOutsider)
+}
+
+func testAsideNeverReachesOutsider(t *testing.T, st store) {
 	svc := service(t, st)
 	a, b := connect(t, svc, agentA), connect(t, svc, agentB)
 	root := appendAs(t, st, transcript.Message{Author: ana, Content: "incident review"})
@@ -184,6 +188,24 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 	keep(text, threads)
 	if len(threads.Threads) != 1 || threads.Threads[0].Root.Seq != root.Seq || threads.Threads[0].Replies != 1 {
 		t.Errorf("B's threads = %+v, want the incident thread with the one reply B can read", threads)
+	}
+
+	for _, args := range []deskmcp.SearchDeskArgs{
+		{Query: "hunter2"}, {Query: "password"}, {Query: "noted"}, {Query: "password", Thread: root.Seq},
+		{Query: "password", Thread: aside.Seq}, {Query: "hunter2", MaxTokens: 300}, {Query: "three"},
+	} {
+		var r deskmcp.SearchDeskResult
+		text, err := b.Call("search_desk", args, &r)
+		keep(text, r)
+		switch {
+		case err != nil && strings.Contains(text, deskmcp.ErrNoSearch.Error()): // the store cannot search
+		case err != nil:
+			t.Errorf("B's search %+v: %v", args, err)
+		case args.Query == "three" && len(r.Messages) != 2:
+			t.Errorf("B's search %+v = %v, want the two rows B may read", args, seqs(r.Messages))
+		case args.Query != "three" && len(r.Messages) != 0:
+			t.Errorf("B's search %+v found %v", args, seqs(r.Messages))
+		}
 	}
 
 	// Refusals: the aside and a seq that does not exist get the same answer, but for the
