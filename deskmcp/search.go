@@ -14,9 +14,9 @@ import (
 // envelope, newest first. The hits kept are the page's first that fit in the service's
 // byte budget and in max_tokens (the first always, or ErrTooFewTokens); Next is the
 // before of the page that follows them: the last kept hit's seq when some were left out,
-// else the search's own Next. A thread the participant may not read, or that does not
-// exist, is searched as any other and finds nothing, as the Searcher decides; a bad query
-// is ErrBadQuery, which quotes none of it. It changes nothing.
+// else the search's own Next. A bad query is ErrBadQuery, which quotes none of it, and a
+// thread the participant may not read is ErrNoThread, as for read_desk and view. It
+// changes nothing.
 func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, SearchDeskResult, error) {
 	s, ok := t.svc.st.Log(t.desk).(transcript.Searcher)
 	if !ok {
@@ -28,6 +28,10 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 		return "", SearchDeskResult{}, fmt.Errorf("%w: %w", ErrBadQuery, err)
 	case err != nil:
 		return "", SearchDeskResult{}, t.unavailable(ctx, "search_desk", err)
+	}
+	// After the search, so that a bad query is refused in any thread.
+	if err := t.checkThread(ctx, "search_desk", in.Thread); err != nil {
+		return "", SearchDeskResult{}, err
 	}
 	hits := r.Messages[:transcript.OldestWithin(r.Messages, t.svc.opts.MaxAnswerBytes)]
 	blocks := make([]render.Block, len(hits))

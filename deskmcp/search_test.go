@@ -81,7 +81,6 @@ func TestSearchDesk(t *testing.T) {
 		{op, "the operator", deskmcp.SearchDeskArgs{Query: "erase"}, nil},
 		{op, "the operator", deskmcp.SearchDeskArgs{Query: "hunter2"}, seqsOf(r4)},
 		{b, "B", deskmcp.SearchDeskArgs{Query: "hunter2"}, nil},
-		{b, "B", deskmcp.SearchDeskArgs{Query: "password", Thread: r4.Seq}, nil},
 		{a, "A", deskmcp.SearchDeskArgs{Query: "migration", Before: r4.Seq}, seqsOf(r2, r1)},
 	} {
 		what := fmt.Sprintf("%s's search %+v", c.name, c.args)
@@ -252,6 +251,8 @@ func TestSearchDeskErrors(t *testing.T) {
 		{map[string]any{"query": "zanzibar", "max_tokens": -1}, "max_tokens"},
 		{map[string]any{"query": "zanzibar", "before": -1}, "before"},
 		{map[string]any{"query": "zanzibar", "as": "operator"}, "as"},
+		{deskmcp.SearchDeskArgs{Query: "zanzibar", Thread: 99}, "no such thread 99"},
+		{deskmcp.SearchDeskArgs{Query: "", Thread: 99}, "bad query"},
 	} {
 		var ignored any
 		text, err := a.Call("search_desk", c.args, &ignored)

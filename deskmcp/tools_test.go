@@ -192,13 +192,12 @@ func testAsideNeverReachesOutsider(t *testing.T, st store) {
 
 	for _, args := range []deskmcp.SearchDeskArgs{
 		{Query: "hunter2"}, {Query: "password"}, {Query: "noted"}, {Query: "password", Thread: root.Seq},
-		{Query: "password", Thread: aside.Seq}, {Query: "hunter2", MaxTokens: 300}, {Query: "three"},
+		{Query: "hunter2", MaxTokens: 300}, {Query: "three"},
 	} {
 		var r deskmcp.SearchDeskResult
 		text, err := b.Call("search_desk", args, &r)
 		keep(text, r)
 		switch {
-		case err != nil && strings.Contains(text, deskmcp.ErrNoSearch.Error()): // the store cannot search
 		case err != nil:
 			t.Errorf("B's search %+v: %v", args, err)
 		case args.Query == "three" && len(r.Messages) != 2:
@@ -227,6 +226,7 @@ func testAsideNeverReachesOutsider(t *testing.T, st store) {
 	}
 	refusal("read_desk", func(s transcript.Sequence) any { return deskmcp.ReadDeskArgs{Thread: s} })
 	refusal("view", func(s transcript.Sequence) any { return deskmcp.ViewArgs{Thread: s} })
+	refusal("search_desk", func(s transcript.Sequence) any { return deskmcp.SearchDeskArgs{Query: "password", Thread: s} })
 	refusal("post_message", func(s transcript.Sequence) any { return deskmcp.PostMessageArgs{Content: "let me in", Parent: s} })
 	refusal("edit_message", func(s transcript.Sequence) any { return deskmcp.EditMessageArgs{Seq: s, Content: "let me in"} })
 	refusal("redact_message", func(s transcript.Sequence) any { return deskmcp.RedactMessageArgs{Seq: s} })
