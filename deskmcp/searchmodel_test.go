@@ -22,15 +22,7 @@ const searchModelTokens = 150
 // checkSearchDeskModel is TestSearchDeskModel on the search case of seed.
 func checkSearchDeskModel(t *testing.T, seed uint64) {
 	c := storetest.NewSearchCase(seed, 120)
-	st, blind := newMemStore(), newMemStore()
-	for i := range c.Inputs {
-		if _, err := st.Append(context.Background(), desk, c.Inputs[i]); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := blind.Append(context.Background(), desk, c.Blinded[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	st, blind := searchCaseStores(t, c)
 	svc, blindSvc := service(t, st), service(t, blind)
 	paged, cut := 0, 0
 	for _, v := range storetest.SearchViewers {
@@ -62,12 +54,7 @@ func checkSearchDeskModel(t *testing.T, seed uint64) {
 				checkNoWordOf(t, what, forbidden, out, r)
 				if outsider != nil {
 					rb, outb, errb := search(outsider, args)
-					// The blinded desk holds a blank row where an aside was: a thread
-					// there, refused on the desk, is searched and finds nothing.
-					hidden := err != nil && strings.Contains(out, "no such thread") && errb == nil && len(rb.Messages) == 0
-					if !hidden && (outb != out || fmt.Sprint(errb) != fmt.Sprint(err) || gocmp.Diff(rb, r, sameMessages) != "") {
-						t.Fatalf("%s: the outsider's answer depends on the asides; without them:\n%s\nwith them:\n%s", what, outb, out)
-					}
+					checkOutsider(t, what, r, out, err, rb, outb, errb)
 				}
 				if strings.Contains(out, "did not fit in max_tokens") {
 					cut++
@@ -98,6 +85,71 @@ func checkSearchDeskModel(t *testing.T, seed uint64) {
 	}
 }
 
+// FuzzSearchDesk: whatever the query, thread, bound, limit and max_tokens, every
+// participant's search_desk answer on a search case's desk is the model's, holds no word
+// of a row it may not read nor an erased one, and an outsider's is the same on the desk
+// without its asides.
+func FuzzSearchDesk(f *testing.F) {
+	c := storetest.NewSearchCase(storetest.SearchSeeds[1], 60)
+	st, blind := searchCaseStores(f, c)
+	for i, text := range c.Texts {
+		f.Add(text, uint64(c.Threads[i%len(c.Threads)]), uint64(i%40), i%5-1, uint16(i%3*100))
+	}
+	f.Add("", uint64(0), uint64(0), 0, uint16(0))
+	f.Add(strings.Repeat("ß", 33), uint64(1), uint64(1<<63), 101, uint16(1))
+	svc, blindSvc := service(f, st), service(f, blind)
+	sessions := map[transcript.Author]*agent{}
+	for _, v := range storetest.SearchViewers {
+		if v.Validate() == nil { // a session is always a participant's
+			sessions[v] = connect(f, svc, v)
+		}
+	}
+	outsider := connect(f, blindSvc, storetest.SearchOutsider)
+	f.Fuzz(func(t *testing.T, text string, thread, before uint64, limit int, maxTokens uint16) {
+		args := deskmcp.SearchDeskArgs{Query: text, Thread: transcript.Sequence(thread), Before: transcript.Sequence(before), Limit: limit, MaxTokens: int(maxTokens)}
+		for v, a := range sessions {
+			what := fmt.Sprintf("%v's search %+q in thread %d before %d, limit %d, max_tokens %d", v, text, thread, before, limit, maxTokens)
+			r, out, err := search(a.On(t), args)
+			checkNoWordOf(t, what, c.ForbiddenWords(v), out, r)
+			checkSearchDeskAnswer(t, what, c.Rows, v, args, r, out, err)
+			if v.Same(storetest.SearchOutsider) {
+				rb, outb, errb := search(outsider.On(t), args)
+				checkOutsider(t, what, r, out, err, rb, outb, errb)
+			}
+		}
+	})
+}
+
+// searchCaseStores returns memlog stores of c's desk and of the same desk without its
+// asides.
+func searchCaseStores(tb testing.TB, c storetest.SearchCase) (st, blind *memStore) {
+	tb.Helper()
+	st, blind = newMemStore(), newMemStore()
+	for i := range c.Inputs {
+		if _, err := st.Append(context.Background(), desk, c.Inputs[i]); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := blind.Append(context.Background(), desk, c.Blinded[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return st, blind
+}
+
+// checkOutsider fails t unless an outsider's answer on the desk (r, out, err) is its
+// answer on the desk without the asides (rb, outb, errb). The blinded desk holds a blank
+// row where an aside was: a thread there, refused on the desk as one that does not exist,
+// is searched and finds nothing.
+func checkOutsider(t *testing.T, what string, r deskmcp.SearchDeskResult, out string, err error, rb deskmcp.SearchDeskResult, outb string, errb error) {
+	t.Helper()
+	if err != nil && strings.Contains(out, "no such thread") && errb == nil && len(rb.Messages) == 0 {
+		return
+	}
+	if outb != out || fmt.Sprint(errb) != fmt.Sprint(err) || gocmp.Diff(rb, r, sameMessages) != "" {
+		t.Fatalf("%s: the outsider's answer depends on the asides; without them:\n%s\nwith them:\n%s", what, outb, out)
+	}
+}
+
 // checkSearchDeskAnswer fails t unless r (text out, refusal err), the answer to args asked
 // as v of the desk of rows, is the model's: under a max_tokens, the newest of the model's
 // hits that fit, with next the oldest of them when some were left out. It reports whether
@@ -124,7 +176,9 @@ func checkSearchDeskAnswer(t *testing.T, what string, rows []transcript.Message,
 	checkHitsRendered(t, what, r, out)
 	kept := len(want.Messages)
 	if args.MaxTokens > 0 {
-		if n := tokens(t, out); n > args.MaxTokens {
+		// With no hit, the line that says so is the answer, whatever the bound, as for
+		// read_desk with nothing new.
+		if n := tokens(t, out); n > args.MaxTokens && len(want.Messages) > 0 {
 			t.Fatalf("%s: the text takes %d tokens", what, n)
 		}
 		kept = min(len(r.Messages), kept)

@@ -60,6 +60,14 @@ func Connect(t testing.TB, transport mcp.Transport) *Agent {
 	return a
 }
 
+// On returns a's session reporting to t: a fuzz target opens its sessions once and asks
+// them with each input's t.
+func (a *Agent) On(t testing.TB) *Agent {
+	b := *a
+	b.t = t
+	return &b
+}
+
 // ToolError is a tool's refusal: the text of a result with isError set.
 type ToolError string
 
