@@ -123,4 +123,3 @@ func benchSearchDesk(b *testing.B, st store) {
 		})
 	}
 }
-
