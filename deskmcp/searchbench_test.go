@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/benchdesk"
@@ -73,23 +72,13 @@ func benchSearchDesk(b *testing.B, st store) {
 		b.Fatalf("search_desk common: %.300s, want a page of 20", got)
 	}
 
-	b.Run("impl=read_desk", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			call(readDesk)
-		}
-	})
-	b.Run("impl=view", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			call(view)
-		}
-	})
-	for _, word := range []string{"rare", "common"} {
-		b.Run("impl=search/"+word, func(b *testing.B) {
+	for _, c := range []struct{ name, params string }{
+		{"read_desk", readDesk}, {"view", view}, {"search/rare", searches["rare"]}, {"search/common", searches["common"]},
+	} {
+		b.Run("impl="+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				call(searches[word])
+				call(c.params)
 			}
 		})
 	}
@@ -107,18 +96,7 @@ func benchSearchDesk(b *testing.B, st store) {
 	}
 	for _, word := range []string{"rare", "common"} {
 		b.Run("impl=paired/"+word, func(b *testing.B) {
-			var search, read time.Duration
-			i := 0
-			timeOf := func(f func()) time.Duration { t0 := time.Now(); f(); return time.Since(t0) }
-			for b.Loop() {
-				if i++; i%2 == 0 {
-					read += timeOf(func() { call(readDesk) })
-					search += timeOf(func() { call(searches[word]) })
-				} else {
-					search += timeOf(func() { call(searches[word]) })
-					read += timeOf(func() { call(readDesk) })
-				}
-			}
+			search, read := paired(b, func() { call(searches[word]) }, func() { call(readDesk) })
 			b.ReportMetric(float64(search)/float64(read), "search/read")
 		})
 	}
