@@ -64,6 +64,27 @@ type ViewArgs struct {
 	MaxTokens int                 `json:"max_tokens,omitempty" jsonschema:"The most tokens the result's text may take (o200k; an estimate for other models): the oldest messages are dropped to fit, never a thread's root. Absent or 0: no bound."`
 }
 
+// SearchDeskArgs are search_desk's arguments.
+type SearchDeskArgs struct {
+	Query     string              `json:"query" jsonschema:"The words to find: a message is a hit when it holds every one of them, in any order and any case. Words are runs of letters and digits; spaces and punctuation only separate them. At most 16 words, each at most 64 bytes."`
+	Thread    transcript.Sequence `json:"thread,omitempty" jsonschema:"Search only this message and its direct replies: a thread's root, to search that thread. Absent or 0: the whole desk, every thread included."`
+	Before    transcript.Sequence `json:"before,omitempty" jsonschema:"Only messages below this seq: the next of a previous result, for the hits after it. Absent or 0: from the newest."`
+	Limit     int                 `json:"limit,omitempty" jsonschema:"The most hits. Absent or 0: 20; above 100: 100."`
+	MaxTokens int                 `json:"max_tokens,omitempty" jsonschema:"The most tokens the result's text may take (o200k; an estimate for other models): the hits that do not fit are left for the next call (next), never cut. Absent or 0: no bound."`
+}
+
+// SearchDeskResult is search_desk's structured result: one page of the participant's
+// search.
+type SearchDeskResult struct {
+	// Messages are the hits, newest first, as the desk holds them now: an edited message
+	// with its new content (found by its new words only), revised; a redacted one is never
+	// a hit.
+	Messages []transcript.Message `json:"messages"`
+	// Next is the before of the next page: the seq of the oldest hit shown when older
+	// hits, or hits that did not fit, remain; 0 when none do.
+	Next transcript.Sequence `json:"next"`
+}
+
 // ListThreadsArgs are list_threads' arguments.
 type ListThreadsArgs struct {
 	Limit int `json:"limit,omitempty" jsonschema:"How many threads. Absent or 0: 20."`

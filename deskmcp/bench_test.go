@@ -128,18 +128,7 @@ func benchReadDeskNoNews(b *testing.B, open func(testing.TB) (store, func() stor
 		}
 	})
 	b.Run("impl=paired", func(b *testing.B) {
-		var server, prepare time.Duration
-		i := 0
-		for b.Loop() {
-			timeOf := func(f func()) time.Duration { t0 := time.Now(); f(); return time.Since(t0) }
-			if i++; i%2 == 0 {
-				prepare += timeOf(func() { baseline(true) })
-				server += timeOf(func() { call(readDesk) })
-			} else {
-				server += timeOf(func() { call(readDesk) })
-				prepare += timeOf(func() { baseline(true) })
-			}
-		}
+		server, prepare := paired(b, func() { call(readDesk) }, func() { baseline(true) })
 		b.ReportMetric(float64(server)/float64(prepare), "server/prepare")
 	})
 	b.Run("impl=client", func(b *testing.B) {
@@ -153,6 +142,24 @@ func benchReadDeskNoNews(b *testing.B, open func(testing.TB) (store, func() stor
 			a.Read(deskmcp.ReadDeskArgs{})
 		}
 	})
+}
+
+// paired runs f and base once each per iteration of b's loop, alternating which goes
+// first, so that both see the same load on a shared machine, and returns their summed
+// times.
+func paired(b *testing.B, f, base func()) (tf, tbase time.Duration) {
+	timeOf := func(g func()) time.Duration { t0 := time.Now(); g(); return time.Since(t0) }
+	i := 0
+	for b.Loop() {
+		if i++; i%2 == 0 {
+			tbase += timeOf(base)
+			tf += timeOf(f)
+		} else {
+			tf += timeOf(f)
+			tbase += timeOf(base)
+		}
+	}
+	return tf, tbase
 }
 
 // serverPipe runs svc's server for p on a pair of pipes, initializes it with raw JSON-RPC

@@ -85,12 +85,13 @@ func chunksBefore(blocks []render.Block) (chunks [][]render.Block, trail []rende
 	return chunks, blocks[start:]
 }
 
-// oldestFirst fits a delta's blocks in max tokens, oldest first: the elisions before its
-// first message, then each message with the elisions after it, for as long as they fit
+// firstThatFit fits blocks in max tokens in the order given (a delta's oldest first,
+// search hits newest first): the elisions before the first message, then each message
+// with the elisions after it, for as long as they fit
 // under the header that header(kept) returns for kept messages. It returns how many
 // messages fit and the text; kept is 0 when even the first message does not fit, and then
 // the text holds the leading elisions only if they fit (ok).
-func oldestFirst(blocks []render.Block, max int, header func(kept int) string) (kept int, text string, ok bool) {
+func firstThatFit(blocks []render.Block, max int, header func(kept int) string) (kept int, text string, ok bool) {
 	lead, chunks := chunksAfter(blocks)
 	textOf := func(kept int) string {
 		end := len(lead)

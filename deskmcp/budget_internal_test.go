@@ -30,7 +30,7 @@ func randomBlocks(r *rand.Rand) ([]transcript.Message, []transcript.Elision) {
 	return msgs, elided
 }
 
-// TestFitting checks oldestFirst and newestFirst on random views and bounds: what they keep
+// TestFitting checks firstThatFit and newestFirst on random views and bounds: what they keep
 // fits, is the oldest (or newest) whole chunks, and one chunk more would not have fit.
 func TestFitting(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -40,10 +40,10 @@ func TestFitting(t *testing.T) {
 		blocks := render.Blocks(msgs, elided...)
 		max := 10 + r.IntN(600)
 
-		kept, text, ok := oldestFirst(blocks, max, header)
+		kept, text, ok := firstThatFit(blocks, max, header)
 		if ok {
 			if n := countTokens(text); n > max {
-				t.Fatalf("case %d: oldestFirst's text takes %d tokens, over %d", i, n, max)
+				t.Fatalf("case %d: firstThatFit's text takes %d tokens, over %d", i, n, max)
 			}
 			lead, chunks := chunksAfter(blocks)
 			end := len(lead)
@@ -51,12 +51,12 @@ func TestFitting(t *testing.T) {
 				end += len(c)
 			}
 			if want := joinBlocks(header(kept), blocks[:end]); text != want {
-				t.Fatalf("case %d: oldestFirst kept %d messages but its text is not their blocks", i, kept)
+				t.Fatalf("case %d: firstThatFit kept %d messages but its text is not their blocks", i, kept)
 			}
 			if kept < len(chunks) {
 				more := joinBlocks(header(kept+1), blocks[:end+len(chunks[kept])])
 				if countTokens(more) <= max {
-					t.Fatalf("case %d: oldestFirst kept %d messages in %d tokens; %d would fit", i, kept, max, kept+1)
+					t.Fatalf("case %d: firstThatFit kept %d messages in %d tokens; %d would fit", i, kept, max, kept+1)
 				}
 			}
 		}

@@ -9,12 +9,13 @@
 //
 // # Tools
 //
-//	read_desk       thread?, max_tokens?                    what is new for me there since my last acknowledged read
-//	post_message    content, parent?, audience?, key?       append as me; acknowledges my read of that conversation
-//	edit_message    seq, content, key?                      replace my message's content; acknowledges as a post there
-//	redact_message  seq, key?                               erase a message (mine; the operator: anyone's); acknowledges as a post there
-//	view            thread?, before?, window?, max_tokens?  a projection, no state change
-//	list_threads    limit?                                  the newest threads I can read
+//	read_desk       thread?, max_tokens?                          what is new for me there since my last acknowledged read
+//	post_message    content, parent?, audience?, key?             append as me; acknowledges my read of that conversation
+//	edit_message    seq, content, key?                            replace my message's content; acknowledges as a post there
+//	redact_message  seq, key?                                     erase a message (mine; the operator: anyone's); acknowledges as a post there
+//	view            thread?, before?, window?, max_tokens?        a projection, no state change
+//	list_threads    limit?                                        the newest threads I can read
+//	search_desk     query, thread?, before?, limit?, max_tokens?  the messages I can read that hold every word of query
 //
 // Each result is text — a first line that says what follows, then every message in its
 // envelope and every elision as its tag (render.Blocks), so that nothing a message says can
@@ -25,11 +26,18 @@
 // for the next read; post_message the stored Message; edit_message and redact_message the
 // stored correction (a Message whose corrects names the target); view a Projection, whose
 // corrected messages show their current content, revised, and redacted ones no content;
-// list_threads {"threads"}. Arguments and results have JSON schemas, which the SDK
-// checks. A refusal is a tool error the model can read (ErrNoThread, ErrNoParent,
-// ErrNoMessage, ErrNotAuthor, ErrRedacted, ErrBadAudience, ErrBadMessage, ErrTooFewTokens,
-// ErrUnavailable); none quotes content, and a thread, parent or message the participant
-// may not read is refused exactly as one that does not exist.
+// list_threads {"threads"}; search_desk {"messages", "next"}: the hits, newest first,
+// each as the desk holds it now, and the before of the next page (0: none). Arguments and
+// results have JSON schemas, which the SDK checks. A refusal is a tool error the model can
+// read (ErrNoThread, ErrNoParent, ErrNoMessage, ErrNotAuthor, ErrRedacted, ErrBadAudience,
+// ErrBadMessage, ErrBadQuery, ErrNoSearch, ErrTooFewTokens, ErrUnavailable); none quotes
+// content or a query, and a thread, parent or message the participant may not read is
+// refused exactly as one that does not exist.
+//
+// search_desk searches as the participant, through the desk's transcript.Searcher: only
+// the rows it may read are found, and nothing of its answer depends on a row it may not
+// read. Its max_tokens keeps the newest hits that fit, whole, and its next names the
+// first left out; it changes no read state.
 //
 // An edit or a redaction is appended as a post is, and the store decides it by the
 // correction rule (transcript.ResolveCorrection): the tools check nothing of it

@@ -2,6 +2,7 @@ package deskmcp_test
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -90,6 +91,11 @@ func (d *erasureDesk) sweep() {
 			d.call(p, "read_desk", deskmcp.ReadDeskArgs{Thread: th, MaxTokens: 200}, new(deskmcp.ReadDeskResult))
 		}
 		d.call(p, "list_threads", deskmcp.ListThreadsArgs{}, new(deskmcp.ThreadsResult))
+		for _, r := range d.rows {
+			for i := range r.words {
+				d.search(p, r, i)
+			}
+		}
 		for seq, r := range d.rows {
 			if r.redacted {
 				d.call(p, "edit_message", deskmcp.EditMessageArgs{Seq: seq, Content: d.word()}, new(transcript.Message))
@@ -99,12 +105,31 @@ func (d *erasureDesk) sweep() {
 	}
 }
 
+// search searches as p for the i-th word row r held, and checks the answer: r alone when
+// p may read r, r is not redacted and the word is its current one (the last), else none.
+func (d *erasureDesk) search(p transcript.Author, r *erasureRow, i int) {
+	d.t.Helper()
+	var res deskmcp.SearchDeskResult
+	err := d.call(p, "search_desk", deskmcp.SearchDeskArgs{Query: r.words[i]}, &res)
+	var want []transcript.Sequence
+	if r.readableBy(p) && !r.redacted && i == len(r.words)-1 {
+		want = []transcript.Sequence{r.m.Seq}
+	}
+	switch {
+	case err != nil:
+		d.t.Fatalf("%s's search for a word of #%d: %v", p, r.m.Seq, err)
+	case !slices.Equal(seqs(res.Messages), want) || res.Next != 0:
+		d.t.Fatalf("%s's search for word %d of #%d (redacted %v) found %v, next %d; want %v", p, i, r.m.Seq, r.redacted, seqs(res.Messages), res.Next, want)
+	}
+}
+
 // TestErasure is the erasure property, through every tool: on random desks of roots,
 // replies, asides, edits and redactions by their authors and the operator, no answer to
-// anyone — view, read_desk (with and without max_tokens), list_threads, edit_message's and
-// redact_message's answers and refusals — holds a word a redaction erased (the row's own
-// or one of its earlier edits'), and none holds a word of an aside, or of an edit of one,
-// that its participant may not read.
+// anyone — view, read_desk (with and without max_tokens), list_threads, search_desk,
+// edit_message's and redact_message's answers and refusals — holds a word a redaction
+// erased (the row's own or one of its earlier edits'), and none holds a word of an aside,
+// or of an edit of one, that its participant may not read; and search_desk finds a row by
+// its current word only, when its participant may read it and it is not redacted.
 func TestErasure(t *testing.T) {
 	for seed := range uint64(3) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -206,5 +231,10 @@ func (d *erasureDesk) step(r *rand.Rand) {
 		d.call(p, "read_desk", deskmcp.ReadDeskArgs{Thread: th}, new(deskmcp.ReadDeskResult))
 		d.call(p, "view", deskmcp.ViewArgs{Thread: th}, new(transcript.Projection))
 		d.call(p, "list_threads", deskmcp.ListThreadsArgs{}, new(deskmcp.ThreadsResult))
+		if len(d.rows) > 0 {
+			rows := slices.Sorted(maps.Keys(d.rows))
+			row := d.rows[rows[r.IntN(len(rows))]]
+			d.search(p, row, r.IntN(len(row.words)))
+		}
 	}
 }

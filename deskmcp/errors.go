@@ -28,8 +28,13 @@ var (
 	// (a correction, a blank row) or without content. Empty content is a blank row, which a desk
 	// keeps (it shows in no view).
 	ErrBadMessage = errors.New("deskmcp: bad message")
+	// ErrBadQuery: a search query with no word, too many words or a word too long; the
+	// refusal wraps transcript.ErrBadSearch, whose text says which, quoting none of it.
+	ErrBadQuery = errors.New("deskmcp: bad query")
+	// ErrNoSearch: the desk's store cannot search (its log is no transcript.Searcher).
+	ErrNoSearch = errors.New("deskmcp: this desk's store cannot search")
 	// ErrTooFewTokens: max_tokens cannot hold even the first message a read would deliver,
-	// or the newest one a view would show.
+	// the newest one a view would show, or the newest hit of a search.
 	ErrTooFewTokens = errors.New("deskmcp: max_tokens too small")
 	// ErrUnavailable: the desk's store failed; the call changed nothing and may be tried
 	// again. The server's log has the cause.

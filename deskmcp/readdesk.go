@@ -95,7 +95,7 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 			return readHeader(c, t.me, deltaResult(part)) + moreNote(part.Remaining, maxTokens)
 		}
 		var ok bool
-		kept, text, ok = oldestFirst(blocks, maxTokens, line)
+		kept, text, ok = firstThatFit(blocks, maxTokens, line)
 		switch {
 		case len(items) > 0 && kept == 0:
 			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold the oldest new message or correction of %s, #%d",

@@ -15,11 +15,11 @@ import (
 // the same pointers, so the SDK's SchemaCache resolves each only once however many servers
 // (one per HTTP request) are made.
 type toolSchemas struct {
-	readIn, postIn, editIn, redactIn, viewIn, threadsIn *jsonschema.Schema
+	readIn, postIn, editIn, redactIn, viewIn, threadsIn, searchIn *jsonschema.Schema
 	// postOut, a stored Message, is edit_message's and redact_message's too.
-	readOut, postOut, viewOut, threadsOut *jsonschema.Schema
+	readOut, postOut, viewOut, threadsOut, searchOut *jsonschema.Schema
 	// The input schemas resolved, for checking arguments (addTool).
-	readArgs, postArgs, editArgs, redactArgs, viewArgs, threadsArgs *jsonschema.Resolved
+	readArgs, postArgs, editArgs, redactArgs, viewArgs, threadsArgs, searchArgs *jsonschema.Resolved
 }
 
 // schemas returns the tools' schemas, or the error that made them impossible (a bug: a
@@ -37,10 +37,12 @@ var schemas = sync.OnceValues(func() (*toolSchemas, error) {
 		{&s.redactIn, reflect.TypeFor[RedactMessageArgs]()},
 		{&s.viewIn, reflect.TypeFor[ViewArgs]()},
 		{&s.threadsIn, reflect.TypeFor[ListThreadsArgs]()},
+		{&s.searchIn, reflect.TypeFor[SearchDeskArgs]()},
 		{&s.readOut, reflect.TypeFor[ReadDeskResult]()},
 		{&s.postOut, reflect.TypeFor[transcript.Message]()},
 		{&s.viewOut, reflect.TypeFor[transcript.Projection]()},
 		{&s.threadsOut, reflect.TypeFor[ThreadsResult]()},
+		{&s.searchOut, reflect.TypeFor[SearchDeskResult]()},
 	} {
 		if *x.dst, err = jsonschema.ForType(x.t, &jsonschema.ForOptions{TypeSchemas: wireSchemas}); err != nil {
 			return nil, fmt.Errorf("deskmcp: the schema of %v: %w", x.t, err)
@@ -50,6 +52,7 @@ var schemas = sync.OnceValues(func() (*toolSchemas, error) {
 	bound(s.viewIn, "max_tokens", 0, 0)
 	bound(s.viewIn, "window", 0, transcript.ScanLimit)
 	bound(s.threadsIn, "limit", 0, transcript.MaxThreadLimit)
+	bound(s.searchIn, "max_tokens", 0, 0)
 	s.postIn.Properties["audience"].MaxItems = ptr(transcript.MaxAudience)
 	s.postIn.Properties["key"].MaxLength = ptr(transcript.MaxKeyLen)
 	for _, in := range []*jsonschema.Schema{s.editIn, s.redactIn} {
@@ -60,7 +63,7 @@ var schemas = sync.OnceValues(func() (*toolSchemas, error) {
 	for _, x := range []struct {
 		dst **jsonschema.Resolved
 		s   *jsonschema.Schema
-	}{{&s.readArgs, s.readIn}, {&s.postArgs, s.postIn}, {&s.editArgs, s.editIn}, {&s.redactArgs, s.redactIn}, {&s.viewArgs, s.viewIn}, {&s.threadsArgs, s.threadsIn}} {
+	}{{&s.readArgs, s.readIn}, {&s.postArgs, s.postIn}, {&s.editArgs, s.editIn}, {&s.redactArgs, s.redactIn}, {&s.viewArgs, s.viewIn}, {&s.threadsArgs, s.threadsIn}, {&s.searchArgs, s.searchIn}} {
 		if *x.dst, err = x.s.Resolve(nil); err != nil {
 			return nil, fmt.Errorf("deskmcp: resolving an input schema: %w", err)
 		}

@@ -83,7 +83,7 @@ func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
 	}, nil
 }
 
-// Server returns an MCP server whose six tools act as participant p on desk: p is the
+// Server returns an MCP server whose seven tools act as participant p on desk: p is the
 // author of what post_message, edit_message and redact_message append and the viewer of every read, and its read states are
 // p's (identity by Kind and ID). The caller decides who p is — the --as flag of transcript
 // mcp, the bearer token of /mcp — and nothing a client sends changes it. A desk or
@@ -115,6 +115,7 @@ func instructions(desk string, p transcript.Author) string {
 		"reading it again, or posting in it with post_message, acknowledges what you read. "+
 		"edit_message replaces the content of your own message, redact_message erases a message for good; "+
 		"a message you read that changed comes back as a correction naming it (corrects=SEQ). "+
-		"view shows a whole conversation without acknowledging anything; list_threads lists the newest threads. "+
+		"view shows a whole conversation without acknowledging anything; list_threads lists the newest threads; "+
+		"search_desk finds the messages you may read that hold every word of a query, however old. "+
 		"An <elided/> tag stands for messages between others that you may not read.", p, desk, p)
 }

@@ -88,6 +88,40 @@ func budgetName(maxTokens int) string {
 	return "the answer's byte budget"
 }
 
+// searchScope names where a search looked: "desk "eng"" or "thread #12 of desk "eng"",
+// and "below #40" for a later page.
+func searchScope(desk string, thread, before transcript.Sequence) string {
+	s := fmt.Sprintf("desk %q", desk)
+	if thread != 0 {
+		s = where(transcript.Conversation{Desk: desk, Thread: thread})
+	}
+	if before != 0 {
+		s += fmt.Sprintf(" below #%d", before)
+	}
+	return s
+}
+
+// searchHeader is search_desk's first line for res, the hits it shows in scope: how many,
+// and how to get the next ones (those cutBy, a budget, left out, then older hits), or
+// that there are none. It quotes nothing of the query.
+func searchHeader(scope string, me transcript.Author, res SearchDeskResult, cutBy string) string {
+	var b strings.Builder
+	if len(res.Messages) == 0 {
+		fmt.Fprintf(&b, "No message you can read in %s holds every word of the query; you are %s.", scope, me)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Found in %s: %s holding every word of the query, newest first; you are %s.", scope, count(len(res.Messages), "message", "messages"), me)
+	switch {
+	case cutBy != "":
+		fmt.Fprintf(&b, " The next hits did not fit in %s: call search_desk again with the same query and before=%d for them and older ones.", cutBy, res.Next)
+	case res.Next != 0:
+		fmt.Fprintf(&b, " For older hits, call search_desk again with the same query and before=%d.", res.Next)
+	default:
+		b.WriteString(" No older hits.")
+	}
+	return b.String()
+}
+
 // threadsText is list_threads' text: a line, then each thread's root in its envelope after
 // a line with its replies.
 func threadsText(desk string, me transcript.Author, threads []transcript.Thread, envelope func(transcript.Message) string) string {

@@ -9,7 +9,7 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// tools are one server's six tools: one participant on one desk.
+// tools are one server's seven tools: one participant on one desk.
 type tools struct {
 	svc  *Service
 	desk string
@@ -67,6 +67,14 @@ func (t *tools) register(srv *mcp.Server) {
 		OutputSchema: sc.threadsOut,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, t.listThreads)
+	addTool(srv, sc.searchArgs, &mcp.Tool{
+		Name:         "search_desk",
+		Title:        "Search the desk",
+		Description:  "Find the messages that hold every word of query, newest first, among those you may read: in the whole desk, every thread included, or with thread=ROOT in that thread (its root and direct replies). Each hit comes in its envelope, as read_desk shows it; an edited message is found by its new words only, a redacted one never. For older hits call again with before=next; next 0 means there are none. Changes nothing: no read is acknowledged.",
+		InputSchema:  sc.searchIn,
+		OutputSchema: sc.searchOut,
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, t.searchDesk)
 }
 
 // unavailable logs err, a failure of the store, and returns the error the model sees,

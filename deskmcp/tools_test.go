@@ -118,10 +118,14 @@ func TestInterleavedConversations(t *testing.T) {
 
 // TestAsideNeverReachesOutsider: an aside from Ana to A, and A's reply to it, reach A and
 // never B, through any tool: read_desk and view of the channel and of the thread, view of
-// the aside as a thread, list_threads, a reply to the aside; B gets elisions and refusals
-// that say no more than for a row that does not exist.
+// the aside as a thread, list_threads, search_desk, a reply to the aside; B gets elisions
+// and refusals that say no more than for a row that does not exist, and a search finds
+// none of the aside's words.
 func TestAsideNeverReachesOutsider(t *testing.T) {
-	st, _ := sqliteStore(t)
+	forEachStore(t, testAsideNeverReachesOutsider)
+}
+
+func testAsideNeverReachesOutsider(t *testing.T, st store) {
 	svc := service(t, st)
 	a, b := connect(t, svc, agentA), connect(t, svc, agentB)
 	root := appendAs(t, st, transcript.Message{Author: ana, Content: "incident review"})
@@ -186,6 +190,23 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 		t.Errorf("B's threads = %+v, want the incident thread with the one reply B can read", threads)
 	}
 
+	for _, args := range []deskmcp.SearchDeskArgs{
+		{Query: "hunter2"}, {Query: "password"}, {Query: "noted"}, {Query: "password", Thread: root.Seq},
+		{Query: "hunter2", MaxTokens: 300}, {Query: "three"},
+	} {
+		var r deskmcp.SearchDeskResult
+		text, err := b.Call("search_desk", args, &r)
+		keep(text, r)
+		switch {
+		case err != nil:
+			t.Errorf("B's search %+v: %v", args, err)
+		case args.Query == "three" && len(r.Messages) != 2:
+			t.Errorf("B's search %+v = %v, want the two rows B may read", args, seqs(r.Messages))
+		case args.Query != "three" && len(r.Messages) != 0:
+			t.Errorf("B's search %+v found %v", args, seqs(r.Messages))
+		}
+	}
+
 	// Refusals: the aside and a seq that does not exist get the same answer, but for the
 	// seq they name.
 	missing := reply.Seq + 100
@@ -205,6 +226,7 @@ func TestAsideNeverReachesOutsider(t *testing.T) {
 	}
 	refusal("read_desk", func(s transcript.Sequence) any { return deskmcp.ReadDeskArgs{Thread: s} })
 	refusal("view", func(s transcript.Sequence) any { return deskmcp.ViewArgs{Thread: s} })
+	refusal("search_desk", func(s transcript.Sequence) any { return deskmcp.SearchDeskArgs{Query: "password", Thread: s} })
 	refusal("post_message", func(s transcript.Sequence) any { return deskmcp.PostMessageArgs{Content: "let me in", Parent: s} })
 	refusal("edit_message", func(s transcript.Sequence) any { return deskmcp.EditMessageArgs{Seq: s, Content: "let me in"} })
 	refusal("redact_message", func(s transcript.Sequence) any { return deskmcp.RedactMessageArgs{Seq: s} })

@@ -15,14 +15,15 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "mcp", "--desk DESK --as PARTICIPANT [flags]", `
 Serve the Model Context Protocol on standard input and output, for one desk and
 one participant: an MCP client (a coding assistant, a desktop assistant, an agent
-framework) starts it and sits at the desk as --as, with six tools:
+framework) starts it and sits at the desk as --as, with seven tools:
 
-  read_desk       thread?, max_tokens?                   what is new for me there since my last read
-  post_message    content, parent?, audience?, key?      post as me
-  edit_message    seq, content, key?                     replace my message's content
-  redact_message  seq, key?                              erase a message for good (mine; the operator: any)
-  view            thread?, before?, window?, max_tokens? a view of the channel or a thread
-  list_threads    limit?                                 the newest threads I can read
+  read_desk       thread?, max_tokens?                          what is new for me there since my last read
+  post_message    content, parent?, audience?, key?             post as me
+  edit_message    seq, content, key?                            replace my message's content
+  redact_message  seq, key?                                     erase a message for good (mine; the operator: any)
+  view            thread?, before?, window?, max_tokens?        a view of the channel or a thread
+  list_threads    limit?                                        the newest threads I can read
+  search_desk     query, thread?, before?, limit?, max_tokens?  the messages I can read that hold every word of query
 
 --as is the author of every post and correction and the viewer of every read: an aside it may not read is
 an elision, never its content. Its place in the channel and in each thread is kept in the

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -47,12 +49,17 @@ func readmeMCPConfigs(t *testing.T) []mcpClientConfig {
 // TestREADMEMCPConfigs runs the README's two MCP client configurations as a client would:
 // the stdio one starts the built command with its arguments (on a test database), the
 // HTTP one reaches serve's /mcp with its URL's path and its Authorization header (with a
-// real token); through each, the agent the configuration names reads the desk and posts.
+// real token); through each, the agent the configuration names reads the desk, posts and
+// searches, and every tool it is given is named in the README.
 func TestREADMEMCPConfigs(t *testing.T) {
 	t.Parallel()
 	configs := readmeMCPConfigs(t)
 	if len(configs) != 2 {
 		t.Fatalf("the README shows %d MCP client configurations, want 2 (stdio and HTTP)", len(configs))
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
 	}
 	d := newMCPDesk(t)
 	hello := d.say(transcript.Message{Author: mcpAna, Content: "hello, desk"})
@@ -72,6 +79,18 @@ func TestREADMEMCPConfigs(t *testing.T) {
 		}
 		if m := a.Post(deskmcp.PostMessageArgs{Content: "on it (" + name + ")"}); !m.Author.Same(triage) || m.Author.Label != "Triage" {
 			t.Errorf("%s: the post is by %v, want %v", name, m.Author, triage)
+		}
+		tools, err := a.Session.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools.Tools {
+			if !strings.Contains(string(readme), "`"+tool.Name+"`") {
+				t.Errorf("%s: the README does not name the tool %s", name, tool.Name)
+			}
+		}
+		if r, _ := a.Search(deskmcp.SearchDeskArgs{Query: "Hello, DESK"}); len(r.Messages) != 1 || r.Messages[0].Seq != hello.Seq || r.Next != 0 {
+			t.Errorf("%s: the search for hello desk = %+v, want Ana's message", name, r)
 		}
 	}
 

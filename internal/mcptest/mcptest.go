@@ -60,6 +60,14 @@ func Connect(t testing.TB, transport mcp.Transport) *Agent {
 	return a
 }
 
+// On returns a's session reporting to t: a fuzz target opens its sessions once and asks
+// them with each input's t.
+func (a *Agent) On(t testing.TB) *Agent {
+	b := *a
+	b.t = t
+	return &b
+}
+
 // ToolError is a tool's refusal: the text of a result with isError set.
 type ToolError string
 
@@ -150,6 +158,17 @@ func (a *Agent) Threads(args deskmcp.ListThreadsArgs) (deskmcp.ThreadsResult, st
 	text, err := a.Call("list_threads", args, &r)
 	if err != nil {
 		a.t.Fatalf("list_threads %+v: %v", args, err)
+	}
+	return r, text
+}
+
+// Search calls search_desk; a tool error fails the test.
+func (a *Agent) Search(args deskmcp.SearchDeskArgs) (deskmcp.SearchDeskResult, string) {
+	a.t.Helper()
+	var r deskmcp.SearchDeskResult
+	text, err := a.Call("search_desk", args, &r)
+	if err != nil {
+		a.t.Fatalf("search_desk: %v", err) // not the arguments: a query is the user's own words
 	}
 	return r, text
 }
