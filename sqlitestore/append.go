@@ -293,6 +293,7 @@ type writeTx struct {
 	head       transcript.Sequence         // the desk's newest row when the transaction began
 	now        time.Time                   // the time of the append, for zero At values
 	inserted   int                         // rows inserted so far; none, and write rolls back
+	entries    []byte                      // the search index's entries being written (see index)
 	newAuthors map[transcript.Author]int64 // authors rows found or created in the transaction
 	// audiences rows found or created in the transaction, by members
 	newAudiences map[string]newAudience
@@ -374,6 +375,13 @@ func (w *writeTx) insert(ctx context.Context, m transcript.Message) (transcript.
 		return transcript.Message{}, false, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return transcript.Message{}, false, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return transcript.Message{}, false, err
+	}
+	if err := w.index(ctx, id, []transcript.Message{m}); err != nil {
 		return transcript.Message{}, false, err
 	}
 	w.inserted++
@@ -461,6 +469,15 @@ func (w *writeTx) insertRows(ctx context.Context, rows []transcript.Message) err
 		w.inserted += int(n)
 		if int(n) != len(chunk) {
 			return fmt.Errorf("rows %d to %d: a key is in the desk although the batch's lookup did not find it", chunk[0].Seq, chunk[len(chunk)-1].Seq)
+		}
+		// One INSERT of many rows gives them consecutive ids, each one above the file's
+		// largest: the last is the statement's.
+		last, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if err := w.index(ctx, last-int64(len(chunk))+1, chunk); err != nil {
+			return err
 		}
 	}
 	return nil

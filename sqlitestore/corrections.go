@@ -10,11 +10,13 @@ import (
 // The statements that apply corrections to stored rows: a point UPDATE of the target on the
 // (desk, seq) index, and for a redaction the erasure of the target's corrections, found on
 // the partial (desk, corrects, seq) index (the term corrects <> 0 is its condition, spelt
-// out for the planner).
+// out for the planner). The update returns the target's id, whose search index entry the
+// revision then replaces.
 const (
 	reviseSQL = `
 UPDATE messages SET content = ?3, redacted = ?4, revised = ?5
-WHERE desk = ?1 AND seq = ?2`
+WHERE desk = ?1 AND seq = ?2
+RETURNING id`
 	eraseCorrectionsSQL = `
 UPDATE messages SET content = '', redacted = 1
 WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
@@ -23,16 +25,20 @@ WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
 // revise writes revisions, what an append's corrections change in rows stored before it
 // (transcript.Settlement.Revisions), in the append's transaction, before its new rows are
 // inserted: each target's content, redacted and revised, and for a redaction the erasure of
-// every correction of the target stored before the append. With secure_delete on the
-// writer's connection, SQLite overwrites the erased text in the file's pages.
+// every correction of the target stored before the append; and the target's search index
+// entry (reindex): an edit's new words, none for a redaction. Corrections have no entry
+// (transcript.IndexTerms gives them no terms), so their erasure leaves the index as it is.
+// With secure_delete on the writer's connection, SQLite overwrites the erased text in the
+// file's pages.
 func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) error {
 	for _, r := range revisions {
-		res, err := w.tx.StmtContext(ctx, w.s.revise).ExecContext(ctx, w.desk, int64(r.Target), r.Content, r.Redacted, int64(r.Revised))
+		var id int64
+		err := w.tx.StmtContext(ctx, w.s.revise).QueryRowContext(ctx, w.desk, int64(r.Target), r.Content, r.Redacted, int64(r.Revised)).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("correcting row %d: %w", r.Target, err)
 		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return fmt.Errorf("correcting row %d: %d rows updated (%v), want 1", r.Target, n, err)
+		if err := w.reindex(ctx, id, r); err != nil {
+			return err
 		}
 		if !r.Redacted {
 			continue

@@ -54,6 +54,18 @@
 // the erased bytes. Until then the write-ahead log may still hold them; while another
 // process holds the file open, its last connection to close checkpoints it.
 //
+// A desk's log is a transcript.Searcher: Search finds the newest rows the viewer may read
+// that hold every word of a text, on an FTS5 index of the library's own terms (schema
+// version 9; transcript.IndexTerms, never FTS5's idea of a word), so the store finds
+// exactly what memlog's brute force finds, in every script. The index is written in the
+// transaction of every append, batch and restore, and corrections change it in theirs: an
+// edited row is found by its new words only, an erased row and every correction by
+// nothing, and with FTS5's secure-delete an erased row's words leave the index's pages. A
+// search is one query: FTS5 yields a desk's candidates newest first, and readability,
+// scope and bound are decided in it, so no answer depends on a row the viewer may not
+// read, and none reads the desk row by row. The migration indexes the rows a file holds
+// already, in Go, a chunk at a time.
+//
 // A Store is also a token.Store: the service's bearer tokens are rows
 // of a tokens table (schema version 6), each one participant on one desk, kept as the
 // SHA-256 of its secret, never the secret, under a UNIQUE index that a lookup searches once
@@ -89,7 +101,8 @@
 // bytes; such rows are kept and read back as written.)
 //
 // The schema is versioned (SchemaVersion) and migrated by Open from embedded SQL files, one
-// per version, all pending ones in one transaction. The migrator is a page of code rather
+// per version (with a Go step where SQL alone cannot do it), all pending ones in one
+// transaction. The migrator is a page of code rather
 // than a library such as goose: the store needs only forward migrations, applied at Open
 // inside the same IMMEDIATE transaction that reads the version (so concurrent Opens migrate
 // once), and no command-line tool, global registry or extra dependency.

@@ -28,11 +28,19 @@ type migration struct {
 	version int
 	name    string // the file's name, for errors
 	sql     string
+	// step, when not nil, runs after sql in the same transaction: what SQL alone cannot do
+	// (indexing the stored rows with the library's own terms).
+	step func(ctx context.Context, tx *sql.Tx) error
+}
+
+// migrationSteps are the Go steps of the migrations that have one, by version.
+var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
+	9: indexStoredRows,
 }
 
 // SchemaVersion is the version of the schema this package creates and reads: the number of
 // its migrations.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // migrations is every migration, in version order, checked at start-up to number 1, 2, ...,
 // SchemaVersion.
@@ -53,7 +61,7 @@ var migrations = func() []migration {
 		if err != nil {
 			panic(err)
 		}
-		ms = append(ms, migration{version: version, name: base, sql: string(text)})
+		ms = append(ms, migration{version: version, name: base, sql: string(text), step: migrationSteps[version]})
 	}
 	if len(ms) != SchemaVersion {
 		panic(fmt.Sprintf("sqlitestore: %d migrations, want SchemaVersion = %d", len(ms), SchemaVersion))
@@ -121,6 +129,12 @@ func migrate(ctx context.Context, db *sql.DB, target int) (found int, err error)
 	}
 	for _, m := range migrations[found:target] {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return found, fmt.Errorf("migrating the schema from version %d to %d (%s): %w", m.version-1, m.version, m.name, err)
+		}
+		if m.step == nil {
+			continue
+		}
+		if err := m.step(ctx, tx); err != nil {
 			return found, fmt.Errorf("migrating the schema from version %d to %d (%s): %w", m.version-1, m.version, m.name, err)
 		}
 	}

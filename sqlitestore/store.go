@@ -23,14 +23,16 @@ type Store struct {
 	writer     *sql.DB  // one connection
 	readers    *sql.DB  // query_only connections
 	maxContent int
+	skipIndex  bool // appends leave the search index alone: set by benchmarks only, to measure its cost
 	authors    *authorCache
 	audiences  *audienceCache
 
 	// Prepared statements: the writer's, on its one connection, and the readers'.
 	deskHead, newDesk, insert, insertMany, findAuthor, newAuthor         *sql.Stmt
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
-	revise, eraseCorrections                                             *sql.Stmt
+	revise, eraseCorrections, indexStmt, unindex                         *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
+	search                                                               *sql.Stmt // readers
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
 	insertBook, updateBook, loadBook                                     *sql.Stmt // writer, writer, readers
 	closed                                                               atomic.Bool
@@ -137,7 +139,10 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.keyRows, s.writer, keyRowsSQL},
 		{&s.revise, s.writer, reviseSQL},
 		{&s.eraseCorrections, s.writer, eraseCorrectionsSQL},
+		{&s.indexStmt, s.writer, indexSQL},
+		{&s.unindex, s.writer, unindexSQL},
 		{&s.readPage, s.readers, readPageSQL},
+		{&s.search, s.readers, searchSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
 		{&s.readAuthorsStmt, s.readers, readAuthorsSQL},
 		{&s.readAudiencesStmt, s.readers, readAudiencesSQL},
@@ -186,7 +191,7 @@ func (s *Store) closeAll() error {
 	}
 	// The readers first: the checkpoint truncates the log only once no connection of this
 	// process reads it.
-	closeStmts(s.readPage, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
+	closeStmts(s.readPage, s.search, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
 	if s.readers != nil {
 		errs = append(errs, s.readers.Close())
 	}
@@ -194,7 +199,7 @@ func (s *Store) closeAll() error {
 		errs = append(errs, s.checkpoint())
 	}
 	closeStmts(s.deskHead, s.newDesk, s.insert, s.insertMany, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience,
-		s.parents, s.keyRow, s.keyRows, s.revise, s.eraseCorrections, s.addToken, s.revokeToken, s.insertBook, s.updateBook)
+		s.parents, s.keyRow, s.keyRows, s.revise, s.eraseCorrections, s.indexStmt, s.unindex, s.addToken, s.revokeToken, s.insertBook, s.updateBook)
 	if s.writer != nil {
 		errs = append(errs, s.writer.Close())
 	}
