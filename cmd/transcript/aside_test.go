@@ -260,3 +260,71 @@ func checkElidedTags(t *testing.T, what, text string, elided []transcript.Elisio
 		t.Errorf("%s: %d elided tags, want %d:\n%s", what, got, len(elided), text)
 	}
 }
+
+// TestAsideSearch imports asideDesk and searches it as each of asideViewers in every
+// format, for a word every secret holds and for one two asides hold: the hits are the
+// asides the viewer may read, newest first, and no output (nor its error, for a thread
+// rooted at an aside) holds a secret the viewer may not read. A viewer outside an aside's
+// thread is refused its thread as it is refused a row the desk does not hold.
+func TestAsideSearch(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
+		c := newCLI(t, newDB(t))
+		c.ok("import", c.writeFile("asides.jsonl", []byte(asideDesk)))
+		for _, viewer := range asideViewers {
+			t.Run(viewer, func(t *testing.T) {
+				t.Parallel()
+				c := &cli{t: t, dir: c.dir, db: c.db}
+				for _, words := range []string{"secret", "tonight"} {
+					var want []transcript.Sequence
+					for i := len(asideSecrets) - 1; i >= 0; i-- {
+						s := asideSecrets[i]
+						if mayRead(viewer, s.readers) && (words == "secret" || s.seq >= 8) {
+							want = append(want, s.seq)
+						}
+					}
+					for _, format := range formats {
+						r := c.run("search", "--as", viewer, "--format", format, words)
+						if r.code != exitOK {
+							t.Fatalf("search %s as %s: want exit 0, got:\n%s", words, viewer, r)
+						}
+						if format == "json" {
+							got := decode[searchJSONOut](t, "search --format json", r.stdout)
+							wantSeqs(t, "search "+words+" as "+viewer, got.Messages, want)
+							if got.Next != 0 {
+								t.Errorf("search %s as %s: next %d, want 0", words, viewer, got.Next)
+							}
+						}
+						checkSecrets(t, "search "+words+" as "+viewer+" in "+format, viewer, r, want)
+					}
+				}
+				// Thread 2 is an aside's: the outsider is refused it as a missing row.
+				r := c.run("search", "--as", viewer, "--thread", "2", "secret")
+				if mayRead(viewer, asideSecrets[0].readers) {
+					if r.code != exitOK || !strings.Contains(r.stdout, "«SECRET»-HOLD") {
+						t.Errorf("search --thread 2 as %s, who reads it: %s", viewer, r)
+					}
+					return
+				}
+				missing := c.want(exitError, "search", "--as", viewer, "--thread", "11", "secret")
+				if r.code != exitError || r.stderr != strings.Replace(missing.stderr, "#11", "#2", 1) {
+					t.Errorf("search --thread 2 as %s: %s\nwant what a row the desk does not hold gets:\n%s", viewer, r, missing)
+				}
+				checkSecrets(t, "search --thread 2 as "+viewer, viewer, r, nil)
+			})
+		}
+	})
+}
+
+// checkSecrets fails the test when r holds a secret of asideDesk that viewer may not read,
+// or lacks one of the rows shown.
+func checkSecrets(t *testing.T, what, viewer string, r result, shown []transcript.Sequence) {
+	t.Helper()
+	for _, s := range asideSecrets {
+		switch {
+		case !mayRead(viewer, s.readers) && (strings.Contains(r.stdout, s.secret) || strings.Contains(r.stderr, s.secret)):
+			t.Errorf("%s: the output holds %s, which %s may not read:\n%s", what, s.secret, viewer, r)
+		case slices.Contains(shown, s.seq) && !strings.Contains(strings.NewReplacer("«", "", "»", "").Replace(r.stdout), s.secret):
+			t.Errorf("%s: the output lacks %s, a hit:\n%s", what, s.secret, r)
+		}
+	}
+}

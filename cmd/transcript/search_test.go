@@ -1,11 +1,17 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dirsum"
+	"github.com/sharedesk/transcript/sqlitestore"
 )
 
 // searchDesk is a desk in the import format for the search tests: a thread of four rows on
@@ -159,10 +165,7 @@ func TestSearchRefusesWithoutQuoting(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
 	long := "hunter2" + strings.Repeat("x", transcript.MaxTermBytes)
-	many := []string{"hunter2"}
-	for i := range transcript.MaxSearchTerms {
-		many = append(many, "w"+strings.Repeat("q", i+1))
-	}
+	many := append([]string{"hunter2"}, distinctWords(transcript.MaxSearchTerms)...)
 	for _, tc := range []struct {
 		args   []string
 		stderr string
@@ -174,6 +177,50 @@ func TestSearchRefusesWithoutQuoting(t *testing.T) {
 		r := c.want(exitUsage, tc.args...)
 		if r.stderr != tc.stderr || r.stdout != "" {
 			t.Errorf("%v: %s\nwant only %q on standard error", tc.args, r, tc.stderr)
+		}
+	}
+}
+
+// TestSearchLeavesAnOlderStore: search opens the store read-only, as view does, so a store
+// an older version of the command made (its schema one version behind: without the search
+// index) is not migrated by it: search says which commands migrate it, and not a byte of
+// the directory changes.
+func TestSearchLeavesAnOlderStore(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "")
+	older := c.path("older.db")
+	db, err := sql.Open("sqlite", "file:"+older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("../../sqlitestore/migrations/*.sql")
+	if err != nil || len(files) != sqlitestore.SchemaVersion {
+		t.Fatalf("the store's migrations: %v, %v; want %d files", files, err, sqlitestore.SchemaVersion)
+	}
+	version := sqlitestore.SchemaVersion - 1
+	steps := []string{`CREATE TABLE schema_version (version INTEGER NOT NULL)`, fmt.Sprintf(`INSERT INTO schema_version (version) VALUES (%d)`, version)}
+	for _, f := range files[:version] {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, string(data))
+	}
+	for _, step := range append(steps, `PRAGMA journal_mode = WAL`) {
+		if _, err := db.Exec(step); err != nil {
+			t.Fatalf("making a store at schema version %d: %v", version, err)
+		}
+	}
+	db.Close()
+
+	before := dirsum.Of(t, c.dir)
+	for _, args := range [][]string{{"view"}, {"search", "hello"}} {
+		r := c.want(exitError, withDB(args, older)...)
+		if want := fmt.Sprintf("older than %d, the one this package reads, and a read-only store does not migrate it; %s migrates it\n", sqlitestore.SchemaVersion, creatingCommands); !strings.HasSuffix(r.stderr, want) {
+			t.Errorf("%s of a store at schema version %d: %s\nwant it to end %q", args[0], version, r, want)
+		}
+		if after := dirsum.Of(t, c.dir); !maps.Equal(before, after) {
+			t.Errorf("%s of a store at schema version %d changed the directory", args[0], version)
 		}
 	}
 }
