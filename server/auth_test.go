@@ -32,6 +32,7 @@ var routesWithToken = []struct {
 	{"POST", "/v1/desks/eng/elision-lines", map[string]any{"elided": []transcript.Elision{{From: 3, Through: 3, Count: 1, Readers: []transcript.Author{operator, triage}}}}},
 	{"PATCH", "/v1/desks/eng/messages/2", map[string]any{"content": "auth matrix edit"}}, // coder's reply
 	{"DELETE", "/v1/desks/eng/messages/2", nil},
+	{"GET", "/v1/desks/eng/search?q=deploy", nil},
 }
 
 // TestAuthMatrix: every /v1/ route refuses a missing, malformed, unknown or revoked token
@@ -39,7 +40,7 @@ var routesWithToken = []struct {
 // that does not exist; and no response and no log line holds a secret or any content.
 func TestAuthMatrix(t *testing.T) {
 	eachStore(t, func(t *testing.T, st server.Store) {
-		f := newFixture(t, st, server.Options{Rate: rate.Inf, AuthFailureRate: rate.Inf})
+		f := newFixture(t, searching(st), server.Options{Rate: rate.Inf, AuthFailureRate: rate.Inf})
 		e := f.env
 		unknown, _, err := token.New("eng", coder, time.Now()) // never stored
 		if err != nil {
@@ -102,7 +103,8 @@ func TestAuthMatrix(t *testing.T) {
 		}
 
 		// A participant may not read as anyone; the operator may.
-		for _, path := range []string{"/v1/desks/eng/view?as=agent:triage", "/v1/desks/eng/threads?as=agent:triage", "/v1/desks/eng/events?as=agent:triage"} {
+		for _, path := range []string{"/v1/desks/eng/view?as=agent:triage", "/v1/desks/eng/threads?as=agent:triage", "/v1/desks/eng/events?as=agent:triage",
+			"/v1/desks/eng/search?q=launch&as=agent:triage"} {
 			wantProblem(t, e.do("GET", path, f.coder, nil), 403, "forbidden")
 		}
 		wantProblem(t, e.do("POST", "/v1/desks/eng/delta?as=agent:triage", f.coder, routesWithToken[3].body), 403, "forbidden")
@@ -125,6 +127,7 @@ func TestAuthMatrix(t *testing.T) {
 			e.do("POST", "/v1/desks/eng/messages", f.coder, map[string]any{"content": "a reply", "parent": f.aside.Seq}),
 			e.do("GET", fmt.Sprintf("/v1/desks/eng/view?thread=%d", f.aside.Seq), f.coder, nil),
 			e.do("GET", fmt.Sprintf("/v1/desks/eng/events?thread=%d", f.aside.Seq), f.coder, nil),
+			e.do("GET", fmt.Sprintf("/v1/desks/eng/search?q=launch&thread=%d", f.aside.Seq), f.coder, nil),
 		} {
 			wantProblem(t, r, 404, "not-found")
 		}

@@ -20,6 +20,7 @@
 //	POST /v1/desks/{desk}/delta?as=              {state, conversation?, before?}: {"delta":...} or {"reinitialize":...}
 //	GET  /v1/desks/{desk}/threads?before=&limit=&as=         a transcript.ThreadList
 //	GET  /v1/desks/{desk}/events?thread=&after=&as=          Server-Sent Events
+//	GET  /v1/desks/{desk}/search?q=&thread=&before=&limit=&as=   {messages, next}: the newest rows holding every word of q
 //	POST /mcp                                    the MCP tools (package deskmcp) for the token's participant
 //	GET  /healthz, /metrics, /openapi.json       no token: they hold no desk's content or names
 //
@@ -133,6 +134,7 @@
 //	too-many-streams       429     the token's cap on open streams
 //	header-too-large       431     header fields over MaxHeaderBytes
 //	internal               500     the server or its store failed (the log line has the reason)
+//	not-implemented        501     a search of a store that cannot search
 //	unavailable            503     shutting down, or /healthz's store check failed
 //	streams-full           503     the server's cap on open streams, all tokens together
 //

@@ -32,7 +32,7 @@ type fuzzServer struct {
 
 func newFuzzServer(f *testing.F) *fuzzServer {
 	f.Helper()
-	st := openSQLite(f, f.TempDir())
+	st := searching(openSQLite(f, f.TempDir()))
 	srv, err := server.New(st, server.Options{Rate: rate.Inf, MaxBody: 2*(4<<10) + 64<<10})
 	if err != nil {
 		f.Fatal(err)
@@ -255,11 +255,13 @@ func FuzzQuery(f *testing.F) {
 		{0, "thread=1&window=3", ""}, {0, "as=agent:triage", ""}, {0, "thread=2", ""}, {0, "window=-1", ""},
 		{1, "limit=5&before=2", ""}, {1, "limit=x", ""}, {2, "after=1", "1"}, {2, "thread=2", "x"},
 		{0, "before=18446744073709551616", ""}, {0, "trs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=1", ""},
+		{3, "q=launch", ""}, {3, "q=root&thread=1&limit=1", ""}, {3, "q=launch+code&as=agent:triage", ""},
+		{3, "q=launch&thread=2", ""}, {3, "q=" + strings.Repeat("x", 65), ""}, {3, "q=%FF", ""}, {3, "q=root&before=2&limit=-5", ""},
 	} {
 		f.Add(seed.route, seed.query, seed.id)
 	}
 	f.Fuzz(func(t *testing.T, route uint8, query, lastEventID string) {
-		switch route % 3 {
+		switch route % 4 {
 		case 0:
 			fs.serve(t, "GET", "/v1/desks/eng/view?"+query, nil)
 		case 1:
@@ -269,6 +271,8 @@ func FuzzQuery(f *testing.F) {
 				return
 			}
 			fs.serve(t, "GET", "/v1/desks/eng/events?thread=999999&"+query, nil, "Last-Event-ID", lastEventID)
+		case 3:
+			fs.serve(t, "GET", "/v1/desks/eng/search?"+query, nil)
 		}
 	})
 }

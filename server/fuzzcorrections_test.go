@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ var fuzzParticipants = []struct {
 }{{"operator", operator}, {"coder", coder}, {"triage", triage}}
 
 func newCorrectionsDesk(t *testing.T) *correctionsDesk {
-	st := openSQLite(t, t.TempDir())
+	st := searching(openSQLite(t, t.TempDir()))
 	srv, err := server.New(st, server.Options{Rate: rate.Inf})
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +213,11 @@ func (d *correctionsDesk) checkAll() {
 			{"GET", "/v1/desks/eng/events?after=0", nil},
 			{"POST", "/v1/desks/eng/delta", map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)}},
 			{"GET", "/v1/desks", nil},
+			{"GET", "/v1/desks/eng/search?q=row&limit=100", nil},
+			{"GET", "/v1/desks/eng/search?q=aside&limit=100", nil},
+		}
+		for n := 1; n <= d.n; n++ { // every content made, by its number
+			routes = append(routes, fuzzRoute{"GET", fmt.Sprintf("/v1/desks/eng/search?q=%d", n), nil})
 		}
 		for i := range d.rows {
 			routes = append(routes,
@@ -233,6 +239,14 @@ func (d *correctionsDesk) checkAll() {
 			d.check(p.name, r.method+" "+r.target, out)
 		}
 	}
+	for _, gone := range d.erased { // found by nothing: not even the row it was, now blank
+		for _, p := range fuzzParticipants {
+			_, out := d.do(p.name, "GET", "/v1/desks/eng/search?q="+url.QueryEscape(gone), nil)
+			if !strings.HasPrefix(out, `{"messages":[],`) {
+				d.t.Fatalf("after its redaction, a search for %s as %s finds: %s", gone, p.name, out)
+			}
+		}
+	}
 	for _, target := range []string{"/metrics", "/healthz", "/"} {
 		_, out := d.do("", "GET", target, nil)
 		d.check("", "GET "+target, out)
@@ -241,9 +255,9 @@ func (d *correctionsDesk) checkAll() {
 
 // FuzzCorrections: whatever the posts, edits and redactions, by their authors, the
 // operator or anyone (refused), no answer of any route holds content a redaction erased
-// once it committed — views, threads, deltas, streams resumed from the start, the
-// inspector's routes, errors, /metrics — and no answer to coder holds an aside's content,
-// which coder may never read, through a correction or otherwise.
+// once it committed — views, threads, deltas, streams resumed from the start, searches,
+// the inspector's routes, errors, /metrics —, no search finds it, and no answer to coder
+// holds an aside's content, which coder may never read, through a correction or otherwise.
 func FuzzCorrections(f *testing.F) {
 	for _, seed := range [][]byte{
 		{0, 1, 0, 2, 1, 0, 4, 1, 0},             // a root by coder, edited, redacted

@@ -38,7 +38,7 @@ type openAPIResponse struct {
 // one) and one with an unknown parameter each get a status the document lists for the
 // operation, with the content type it lists for that status.
 func TestOpenAPI(t *testing.T) {
-	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	f := newFixture(t, searching(sqliteStore(t)), server.Options{Rate: rate.Inf})
 	r := f.do("GET", "/openapi.json", "", nil)
 	if r.status != 200 {
 		t.Fatalf("GET /openapi.json: %d", r.status)
@@ -62,7 +62,7 @@ func TestOpenAPI(t *testing.T) {
 	validSeqs := map[string]transcript.Sequence{"editMessage": f.reply.Seq, "redactMessage": redactable.Seq}
 	// The inspector's operations are the operator's; the model route needs its format.
 	operatorOnly := map[string]bool{"signIn": true, "rows": true, "rowEvents": true, "participants": true}
-	validQueries := map[string]string{"modelInput": "?format=anthropic"}
+	validQueries := map[string]string{"modelInput": "?format=anthropic", "search": "?q=deploy"}
 	seen := 0
 	for path, methods := range doc.Paths {
 		for method, op := range methods {
@@ -121,8 +121,8 @@ func TestOpenAPI(t *testing.T) {
 			}
 		}
 	}
-	if seen != 17 {
-		t.Errorf("%d operations documented, want 17: healthz, metrics, the eight /v1/ routes every client uses and the inspector's seven", seen)
+	if seen != 18 {
+		t.Errorf("%d operations documented, want 18: healthz, metrics, the nine /v1/ routes every client uses and the inspector's seven", seen)
 	}
 }
 

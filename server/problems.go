@@ -45,6 +45,7 @@ const (
 	kindUnavailable                                // shutting down, or the store does not answer
 	kindNotAuthor                                  // a correction of a row by one who may not correct it
 	kindRedacted                                   // a correction of a row that was redacted
+	kindNotImplemented                             // a route the store cannot serve (a search of a store that cannot search)
 )
 
 var problemKinds = [...]struct {
@@ -73,6 +74,7 @@ var problemKinds = [...]struct {
 	kindUnavailable:         {"unavailable", http.StatusServiceUnavailable, "Service unavailable"},
 	kindNotAuthor:           {"not-author", http.StatusForbidden, "Not the row's author"},
 	kindRedacted:            {"redacted", http.StatusConflict, "The row was redacted"},
+	kindNotImplemented:      {"not-implemented", http.StatusNotImplemented, "Not implemented"},
 }
 
 // Type returns the kind's problem type URI.
@@ -141,7 +143,7 @@ func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
 			out.Detail = "the request body is over the limit"
 		}
 	}
-	if out.Status >= 500 {
+	if out.Status >= 500 && out.Status != http.StatusNotImplemented { // a 501 is a handler's, of fixed text
 		out.Detail = problemDetail(out.Status)
 	}
 	out.Errors = nil
@@ -191,7 +193,7 @@ var knownNames = map[string]bool{
 	"content": true, "parent": true, "audience": true, "key": true, "author": true,
 	"state": true, "conversation": true, "before": true, "desk": true, "thread": true,
 	"watermark": true, "present": true, "as": true, "window": true, "limit": true,
-	"after": true, "Last-Event-ID": true, "format": true,
+	"after": true, "Last-Event-ID": true, "format": true, "q": true,
 }
 
 // safeLocation returns loc ("body.audience[3]", "query.window") with every name that is

@@ -44,6 +44,7 @@ func (s *Server) routes() {
 		"The newest threads the participant can read", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.listThreads)
 	huma.Register(v1, s.eventsOperation(), s.events)
+	huma.Register(v1, s.searchOperation(), s.search)
 
 	// The inspector page and what it needs besides the routes above: a session for its
 	// operator, the desk's rows as they are, a view as its viewer's model reads it, the

@@ -1,0 +1,126 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// searching is st with logs that search: its own when they do, else a brute-force search
+// over every row (memlog's), so that the search route's tests run before and after a
+// store learns to search, and check the route, not the store.
+func searching(st server.Store) server.Store { return searchingStore{st} }
+
+type searchingStore struct{ server.Store }
+
+func (s searchingStore) Log(desk string) transcript.Log {
+	log := s.Store.Log(desk)
+	if _, ok := log.(transcript.Searcher); ok {
+		return log
+	}
+	return bruteSearchLog{log}
+}
+
+type bruteSearchLog struct{ transcript.Log }
+
+func (l bruteSearchLog) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	var rows []transcript.Message
+	p := transcript.NewPager(l.Log, 0)
+	for !p.Done() {
+		page, err := p.Next(ctx, transcript.PageSize)
+		if err != nil {
+			return transcript.SearchResult{}, err
+		}
+		rows = append(rows, page...) // newest first
+	}
+	slices.Reverse(rows)
+	m, err := memlog.From(rows)
+	if err != nil {
+		return transcript.SearchResult{}, err
+	}
+	return m.Search(ctx, q)
+}
+
+// withoutSearch is st with logs that cannot search.
+type withoutSearch struct{ server.Store }
+
+func (s withoutSearch) Log(desk string) transcript.Log {
+	return struct{ transcript.Log }{s.Store.Log(desk)}
+}
+
+// httpSearchStore is a SQLite store whose logs search through the search route of a server
+// over the same store, as the operator with as= the viewer: storetest's search checks,
+// run on it, check what the route answers. The zero Author, whom as= cannot name, searches
+// as a participant no aside lists, who reads what it reads: the desk's rows.
+type httpSearchStore struct {
+	*sqlitestore.Store
+	srv http.Handler
+	add func(desk string) string // an operator's secret for desk
+
+	mu      sync.Mutex
+	secrets map[string]string // by desk
+}
+
+func (s *httpSearchStore) Log(desk string) transcript.Log {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.secrets[desk] == "" {
+		s.secrets[desk] = s.add(desk)
+	}
+	return httpSearchLog{s.Store.Log(desk), s, desk, s.secrets[desk]}
+}
+
+type httpSearchLog struct {
+	transcript.Log
+	s            *httpSearchStore
+	desk, secret string
+}
+
+// nobody is who as= names for the zero Author.
+var nobody = transcript.Agent("nobody-listed", "")
+
+func (l httpSearchLog) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	viewer := q.Viewer
+	if viewer.Validate() != nil {
+		viewer = nobody
+	}
+	params := url.Values{"q": {q.Text}, "as": {viewer.String()}}
+	for name, v := range map[string]uint64{"thread": uint64(q.Thread), "before": uint64(q.Before)} {
+		if v != 0 {
+			params.Set(name, strconv.FormatUint(v, 10))
+		}
+	}
+	if q.Limit != 0 {
+		params.Set("limit", strconv.Itoa(q.Limit))
+	}
+	req := httptest.NewRequestWithContext(ctx, "GET", "/v1/desks/"+l.desk+"/search?"+params.Encode(), nil)
+	req.Header.Set("Authorization", "Bearer "+l.secret)
+	rec := httptest.NewRecorder()
+	l.s.srv.ServeHTTP(rec, req)
+	switch rec.Code {
+	case http.StatusOK:
+		var a server.SearchAnswer
+		if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+			return transcript.SearchResult{}, fmt.Errorf("decoding %s: %w", rec.Body, err)
+		}
+		return transcript.SearchResult{Messages: a.Messages, Next: a.Next}, nil
+	case http.StatusNotFound:
+		// A thread the viewer may not read, or that does not exist: the route says so where
+		// the library finds nothing.
+		return transcript.SearchResult{}, nil
+	case http.StatusBadRequest:
+		return transcript.SearchResult{}, fmt.Errorf("%w: %s", transcript.ErrBadSearch, rec.Body)
+	}
+	return transcript.SearchResult{}, fmt.Errorf("%d %s", rec.Code, rec.Body)
+}
