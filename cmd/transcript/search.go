@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
+	"github.com/sharedesk/transcript/server"
 )
 
 func runSearch(ctx context.Context, e *env, args []string) error {
@@ -106,13 +107,6 @@ func checkReadableThread(ctx context.Context, log transcript.Log, desk string, v
 	return fmt.Errorf("search --thread: desk %q holds no row #%d that %s may read", desk, thread, viewer)
 }
 
-// searchJSON is what search --format json writes: the hits, newest first, and the --before
-// of the next page (0: no older hit).
-type searchJSON struct {
-	Messages []transcript.Message `json:"messages"`
-	Next     transcript.Sequence  `json:"next"`
-}
-
 // writeHits writes a search's result in format: text and json newest first, the model
 // formats oldest first, as a view's turns are.
 func writeHits(e *env, format string, viewer transcript.Author, terms []string, res transcript.SearchResult) error {
@@ -135,7 +129,8 @@ func writeHits(e *env, format string, viewer transcript.Author, terms []string, 
 		if msgs == nil {
 			msgs = []transcript.Message{}
 		}
-		return writeMessages(e, format, viewer, nil, nil, searchJSON{Messages: msgs, Next: res.Next})
+		// The service's answer to the same search, in the same shape.
+		return writeMessages(e, format, viewer, nil, nil, server.SearchAnswer{Messages: msgs, Next: res.Next})
 	}
 	oldestFirst := slices.Clone(res.Messages)
 	slices.Reverse(oldestFirst)

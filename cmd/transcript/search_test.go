@@ -11,6 +11,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/dirsum"
+	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sqlitestore"
 )
 
@@ -34,11 +35,8 @@ const searchDesk = `{"id":"red","author":{"type":"person","id":"ana","label":"An
 {"author":{"type":"agent","id":"review","label":"Reviewer"},"content":"A Migration lock, yes","parent":"lock"}
 `
 
-// searchJSONOut is what search --format json writes.
-type searchJSONOut struct {
-	Messages []transcript.Message `json:"messages"`
-	Next     transcript.Sequence  `json:"next"`
-}
+// searchJSONOut is what search --format json writes: the service's answer.
+type searchJSONOut = server.SearchAnswer
 
 // TestSearch runs search on searchDesk in every format: hits newest first, the words found
 // marked in text, a thread's scope, pages through --limit and --before to the end, flags
