@@ -28,11 +28,7 @@ the next page, and the json format gives it as "next" (0: no older hit).
 Formats: text, one line a hit: the message's seq, author and content, the words found
 marked «like this»; json, {"messages": [...], "next": SEQ}; openai and anthropic, the hits
 as a model reads a view, oldest first.`)
-	df := deskFlags{standbyReport: standbyWarnings(e.stderr)}
-	addDeskFlags(fs, &df, "main")
-	addReadDBFlag(fs, &df)
-	as := authorFlag{author: transcript.Operator()}
-	fs.Var(&as, "as", "the `participant` whose search it is: "+authorSyntax)
+	df, as := addViewerFlags(e, fs, "search")
 	thread := fs.Uint64("thread", 0, "search the thread rooted at this `seq` only (0: the whole desk)")
 	before := fs.Uint64("before", 0, "find only messages below this `seq`, for the next page (0: up to the newest)")
 	limit := fs.Int("limit", transcript.SearchLimit, fmt.Sprintf("how many `hits` to show, at most %d", transcript.MaxSearchLimit))
@@ -58,14 +54,11 @@ as a model reads a view, oldest first.`)
 	if err != nil {
 		return badSearch(err)
 	}
-	st, err := df.openRead(ctx)
+	st, err := df.openDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := checkDesk(ctx, st, df.desk); err != nil {
-		return err
-	}
 	searcher, ok := st.Log(df.desk).(transcript.Searcher)
 	if !ok {
 		return errors.New("search: this store cannot search")
