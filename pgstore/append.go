@@ -145,8 +145,8 @@ const keyAttempts = 3
 // key's absence, and is looked up only if the key is present (appendKeyed). Otherwise the
 // first round trip moves the head and reads, under the desk's lock, the stored parents
 // (parentsSQL) and the rows holding the keys (keyRowsSQL), and the second inserts the new
-// rows and commits, or, when every message is a stored row already, rolls back
-// (appendLocked). A batch that the first way refuses takes the third too, so
+// rows (and their terms, for search) and commits, or, when every message is a stored row
+// already, rolls back (appendLocked). A batch that the first way refuses takes the third too, so
 // that its error names the batch's rows by the Seqs they would have had; so does every
 // append that holds a correction, whose target the correction rule must read, and every
 // restore.
@@ -280,7 +280,8 @@ func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string
 }
 
 // insertAhead stores rows, settled as if the desk were empty, in one round trip: BEGIN, the
-// head moved past them (lockHeadSQL), the rows inserted (insertSQL), COMMIT and the
+// head moved past them (lockHeadSQL), the rows inserted (insertSQL) with their terms
+// (insertTermsSQL), COMMIT and the
 // notification (notifySQL). The desk's lock is held from the head's move to the COMMIT,
 // never while the client reads a result and answers it: the appends queued behind it wait
 // for the server's work (and the rest of a large batch on its way), not for the client. It
@@ -305,10 +306,12 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	)
 	b.Queue(beginSQL)
 	b.Queue(lockHeadSQL, desk, int64(len(rows)))
+	terms := 0 // the results of the terms' insert: none when keyed (insertKeySQL inserts them)
 	if keyed {
-		b.Queue(insertKeySQL, args...)
+		b.Queue(insertKeySQL, append(args, s.keyedTerms(&rows[0]))...)
 	} else {
 		b.Queue(insertSQL, args...)
+		terms = queueTerms(&b, desk, rows, s.hooks.noTerms)
 	}
 	if !hold {
 		s.queueCommit(&b, desk)
@@ -331,6 +334,11 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 			return err
 		} else {
 			inserted = true
+		}
+		for range terms {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
 		if hold {
 			return nil
@@ -439,7 +447,8 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 // finish settles msgs in the transaction on conn, which holds desk's lock and has moved its
 // head from base past all of msgs, with the stored parents and the stored rows holding
 // their keys (present) it read; then, in one round trip, moves the head back past the
-// messages skipped (their keys present), inserts the new rows and commits. When every
+// messages skipped (their keys present), inserts the new rows and their terms
+// (insertTermsSQL) and commits. When every
 // message is skipped (a replay, a re-import), it rolls back instead: nothing is written,
 // the head's move undone. The rows stored before that the append's corrections change are
 // updated in the same round trip, after the insert (queueRevisions). When restore, msgs
@@ -472,6 +481,7 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 		b.Queue(returnHeadSQL, desk, int64(skipped))
 	}
 	b.Queue(insertSQL, args...)
+	terms := queueTerms(&b, desk, added, s.hooks.noTerms)
 	revisions := queueRevisions(&b, desk, base, settled.Revisions)
 	if s.hooks.beforeCommit == nil {
 		s.queueCommit(&b, desk)
@@ -485,6 +495,11 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 		}
 		if err := execInsert(br, len(added)); err != nil {
 			return err
+		}
+		for range terms {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
 		if err := revisions(br); err != nil || s.hooks.beforeCommit != nil {
 			return err
@@ -564,4 +579,13 @@ func storedParents(rows []transcript.Message) []int64 {
 	}
 	slices.Sort(seqs)
 	return slices.Compact(seqs)
+}
+
+// keyedTerms returns insertKeySQL's terms argument for m: its terms, unless the test's
+// knob noTerms is set.
+func (s *Store) keyedTerms(m *transcript.Message) string {
+	if s.hooks.noTerms {
+		return ""
+	}
+	return indexTerms(m)
 }

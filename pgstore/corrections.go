@@ -39,12 +39,13 @@ func (s *Store) readStored(br pgx.BatchResults, n int) (map[transcript.Sequence]
 }
 
 // queueRevisions queues on b, after an append's insert, the updates of the rows of desk
-// stored before it (Seq at most base) that its corrections change: reviseSQL for each, and
-// for a redaction eraseSQL too. It returns the function that reads their results from the
+// stored before it (Seq at most base) that its corrections change: reviseSQL for each, its
+// terms' change (queueRevisedTerms), and for a redaction eraseSQL too. It returns the function that reads their results from the
 // batch's, checking that each revised row was found.
 func queueRevisions(b *pgx.Batch, desk string, base transcript.Sequence, revisions []transcript.Revision) func(pgx.BatchResults) error {
 	for _, r := range revisions {
 		b.Queue(reviseSQL, desk, int64(r.Target), r.Content, r.Redacted, int64(r.Revised))
+		queueRevisedTerms(b, desk, &r)
 		if r.Redacted {
 			b.Queue(eraseSQL, desk, int64(r.Target), int64(base))
 		}
@@ -57,6 +58,9 @@ func queueRevisions(b *pgx.Batch, desk string, base transcript.Sequence, revisio
 			}
 			if tag.RowsAffected() != 1 {
 				return fmt.Errorf("revise row %d: updated %d rows, want 1", r.Target, tag.RowsAffected())
+			}
+			if _, err := br.Exec(); err != nil {
+				return fmt.Errorf("revise the terms of row %d: %w", r.Target, err)
 			}
 			if r.Redacted {
 				if _, err := br.Exec(); err != nil {

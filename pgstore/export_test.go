@@ -121,3 +121,11 @@ func Judge(rows []transcript.Message, bound, known, head int64) string {
 // StandbyWaitsRanOut returns how many times a read of s waited for a standby to replay a
 // row until its wait ran out.
 func StandbyWaitsRanOut(s *Store) int64 { return s.hooks.waitsRanOut.Load() }
+
+// SetNoTerms makes s's appends write no terms for search (on) or write them again (off):
+// an append as it was before the search index, for the benchmarks of its cost. Set it
+// before the store is used concurrently.
+func SetNoTerms(s *Store, on bool) { s.hooks.noTerms = on }
+
+// SearchSQL is the query behind Search, for the EXPLAIN tests.
+var SearchSQL = searchSQL

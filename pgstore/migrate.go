@@ -67,7 +67,8 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // migrate brings the schema up to version target (at most len(migrations)) in one
 // transaction that holds an advisory lock, so that of several processes opening the same
 // database at once, one migrates and the others then find the work done. The versions
-// applied are recorded in transcript_schema_version. A schema newer than this package knows
+// applied are recorded in transcript_schema_version. A version may take a step in Go after
+// its file (migrationFills). A schema newer than this package knows
 // is ErrSchemaTooNew. A database holding other tables but no store is ErrNotStore unless
 // beside is set (InitSchema). On any error nothing changes.
 func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool) error {
@@ -103,6 +104,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool) e
 		// No arguments: pgx sends the file with the simple protocol, several statements at once.
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
 			return fmt.Errorf("pgstore: migrate to version %d (%s): %w", m.version, m.name, err)
+		}
+		if fill := migrationFills[m.version]; fill != nil {
+			if err := fill(ctx, tx); err != nil {
+				return fmt.Errorf("pgstore: migrate to version %d (%s): %w", m.version, m.name, err)
+			}
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO transcript_schema_version (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 			return fmt.Errorf("pgstore: migrate to version %d (%s): %w", m.version, m.name, err)

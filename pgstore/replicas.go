@@ -24,11 +24,9 @@ type replicas struct {
 	wait     time.Duration // WithStandbyWait: how long a read waits for a lagging standby
 	report   func(error)   // WithStandbyReport's, if any
 
-	// primary, audiences and hooks are the Store's: a read no standby can answer goes to
-	// primary.
-	primary   *pgxpool.Pool
-	audiences *audienceCache
-	hooks     *hooks
+	// primary and hooks are the Store's: a read no standby can answer goes to primary.
+	primary *pgxpool.Pool
+	hooks   *hooks
 	// identity and version are what open checked the standbys against: a standby open
 	// could not reach is checked against them once it answers (checkLate).
 	identity identity

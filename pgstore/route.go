@@ -20,10 +20,11 @@ const deskHeadSQL = `SELECT head FROM transcript_desks WHERE name = $1`
 // first, for a Log: on the store's own pool, or, with standbys, where route finds them.
 func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
 	s.hooks.reads.Add(1)
+	read := pageRead{audiences: &s.audiences, desk: desk, bound: bound, n: n}
 	if !s.replicas.active() {
-		return readOn(ctx, s.pool, &s.audiences, desk, bound, n)
+		return read.onPool(ctx, s.pool)
 	}
-	return s.replicas.route(ctx, desk, bound, n)
+	return s.replicas.route(ctx, desk, read)
 }
 
 // readOn is readRows' query on pool, its rows scanned up to transcript.PageBytes (scanPage),
@@ -36,15 +37,60 @@ func readOn(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, d
 	return scanPage(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), audiences)
 }
 
-// route reads on the standbys, in turn, and takes the first answer that is whole (judge):
-// one that holds every row of desk below bound that the store knows is committed (its
-// fence) and, for a read below a bound, the row just below it. A standby that fails is
-// skipped for a while; one that is behind is waited for, up to r.wait, then the read
-// goes to the primary, whose answer is always whole. Each query on a standby is bounded by
-// standbyAttempt, so a standby that stops answering delays a read by that at most before
-// it is skipped. A standby Open could not reach is checked first (checkLate), by one read
-// at a time, which that check may delay as long.
-func (r *replicas) route(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
+// routedRead is one read of a desk that route may send to a standby: a Log's page
+// (pageRead) or a search (searchRead).
+type routedRead interface {
+	// onPool runs the read on pool, the primary's or a standby's.
+	onPool(ctx context.Context, pool *pgxpool.Pool) ([]transcript.Message, error)
+	// onStandby runs it on sb, when the store knows that the desk's rows up to known are
+	// committed, and returns with the rows the standby's head of the desk when it read it
+	// first, in the same round trip (math.MaxInt64 when it did not).
+	onStandby(ctx context.Context, sb *standby, known int64) (_ []transcript.Message, head int64, _ error)
+	// judge says whether rows, a standby's answer whose head was head, may be taken.
+	judge(rows []transcript.Message, known, head int64) verdict
+	// target is the head a lagging standby must reach before it is read again.
+	target(known int64) int64
+}
+
+// pageRead is a Log's read of up to n rows of desk below bound (math.MaxInt64: from the
+// newest), decoding audiences through audiences.
+type pageRead struct {
+	audiences *audienceCache
+	desk      string
+	bound     int64
+	n         int
+}
+
+func (p pageRead) onPool(ctx context.Context, pool *pgxpool.Pool) ([]transcript.Message, error) {
+	return readOn(ctx, pool, p.audiences, p.desk, p.bound, p.n)
+}
+
+func (p pageRead) onStandby(ctx context.Context, sb *standby, known int64) ([]transcript.Message, int64, error) {
+	return readStandby(ctx, sb, p.audiences, p.desk, p.bound, p.n, known)
+}
+
+func (p pageRead) judge(rows []transcript.Message, known, head int64) verdict {
+	return judge(rows, p.bound, known, head)
+}
+
+// target is the known row, or for a read below a bound, the row below it if it is newer.
+func (p pageRead) target(known int64) int64 {
+	if p.bound != math.MaxInt64 {
+		return max(p.bound-1, known)
+	}
+	return known
+}
+
+// route runs read on the standbys, in turn, and takes the first answer that is whole
+// (read.judge; for a page, judge): for a page, one that holds every row of desk below its
+// bound that the store knows is committed (its fence) and, for a read below a bound, the
+// row just below it. A standby that fails is skipped for a while; one that is behind is
+// waited for, up to r.wait, then the read goes to the primary, whose answer is always
+// whole. Each query on a standby is bounded by standbyAttempt, so a standby that stops
+// answering delays a read by that at most before it is skipped. A standby Open could not
+// reach is checked first (checkLate), by one read at a time, which that check may delay as
+// long.
+func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]transcript.Message, error) {
 	known := r.fences.get(desk)
 	now := time.Now().UnixNano()
 	var behind []*standby
@@ -55,7 +101,7 @@ func (r *replicas) route(ctx context.Context, desk string, bound int64, n int) (
 			continue
 		}
 		actx, cancel := attempt(ctx)
-		rows, head, err := readStandby(actx, sb, r.audiences, desk, bound, n, known)
+		rows, head, err := read.onStandby(actx, sb, known)
 		timedOut := actx.Err() != nil
 		cancel()
 		if err != nil {
@@ -66,7 +112,7 @@ func (r *replicas) route(ctx context.Context, desk string, bound int64, n int) (
 			continue
 		}
 		sb.answered()
-		switch judge(rows, bound, known, head) {
+		switch read.judge(rows, known, head) {
 		case whole:
 			return r.took(sb, desk, rows), nil
 		case lagging:
@@ -76,7 +122,7 @@ func (r *replicas) route(ctx context.Context, desk string, bound int64, n int) (
 		}
 	}
 	if len(behind) > 0 && r.wait > 0 {
-		rows, sb, err := r.waitFor(ctx, behind, desk, bound, n, known)
+		rows, sb, err := r.waitFor(ctx, behind, desk, read, known)
 		switch {
 		case err != nil:
 			return nil, err
@@ -84,7 +130,7 @@ func (r *replicas) route(ctx context.Context, desk string, bound int64, n int) (
 			return r.took(sb, desk, rows), nil
 		}
 	}
-	rows, err := readOn(ctx, r.primary, r.audiences, desk, bound, n)
+	rows, err := read.onPool(ctx, r.primary)
 	if err != nil {
 		return nil, err
 	}
@@ -181,18 +227,15 @@ func newest(rows []transcript.Message) int64 {
 	return int64(rows[0].Seq)
 }
 
-// waitFor waits, up to r.wait, for one of the standbys behind to replay the row the
-// read needs — the known fence, or for a read below a bound, the row below it — looking at
-// each one's head of desk, at pauses from 250 µs growing to 16 ms; then it reads there. It
+// waitFor waits, up to r.wait, for one of the standbys behind to replay the row the read
+// needs (read.target: for a page, the known fence, or for a read below a bound, the row
+// below it), looking at each one's head of desk, at pauses from 250 µs growing to 16 ms; then it reads there. It
 // returns the rows and the standby that answered, or no standby when none caught up in time
 // (each is then not waited for again for lagCooldown), or ctx's error once ctx is done. A
 // look that is under way when the wait runs out may finish it, within standbyAttempt: the
 // wait is bounded by r.wait + standbyAttempt.
-func (r *replicas) waitFor(ctx context.Context, behind []*standby, desk string, bound int64, n int, known int64) ([]transcript.Message, *standby, error) {
-	target := known
-	if bound != math.MaxInt64 {
-		target = max(bound-1, known)
-	}
+func (r *replicas) waitFor(ctx context.Context, behind []*standby, desk string, read routedRead, known int64) ([]transcript.Message, *standby, error) {
+	target := read.target(known)
 	deadline := time.Now().Add(r.wait)
 	pause := lagPollFirst
 	for len(behind) > 0 {
@@ -209,7 +252,7 @@ func (r *replicas) waitFor(ctx context.Context, behind []*standby, desk string, 
 			head, err := standbyHead(actx, sb, desk)
 			if err == nil && head >= target {
 				var rows []transcript.Message
-				if rows, err = readOn(actx, sb.pool, r.audiences, desk, bound, n); err == nil && judge(rows, bound, known, head) == whole {
+				if rows, err = read.onPool(actx, sb.pool); err == nil && read.judge(rows, known, head) == whole {
 					cancel()
 					return rows, sb, nil
 				}

@@ -68,6 +68,9 @@ type hooks struct {
 	// standbyOpenWait, when set, is how long Open waits for a standby to replay the
 	// primary's schema, in the place of standbyOpenWait.
 	standbyOpenWait time.Duration
+	// noTerms, when set, makes appends write no terms (transcript_terms): an append as it
+	// was before search, for the benchmarks of the index's cost.
+	noTerms bool
 	// reads counts the Logs' queries; waitsRanOut the waits for a lagging standby that
 	// ended without it.
 	reads       atomic.Int64
@@ -149,7 +152,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 
 func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) (*Store, error) {
 	s := &Store{pool: pool, ownPool: own, maxContent: transcript.MaxContent}
-	s.replicas = replicas{wait: DefaultStandbyWait, primary: pool, audiences: &s.audiences, hooks: &s.hooks}
+	s.replicas = replicas{wait: DefaultStandbyWait, primary: pool, hooks: &s.hooks}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
 			return nil, err
