@@ -82,20 +82,16 @@ func badSearch(err error) error {
 	return usageErrorf("search: %s: give 1 to %d words, each at most %d bytes long", why, transcript.MaxSearchTerms, transcript.MaxTermBytes)
 }
 
-// checkReadableThread returns an error unless the desk's log holds row thread and viewer
-// may read it (0, the whole desk, is always there). A row the viewer may not read is
-// refused as a missing one, naming neither the desk's newest row nor anything of the row,
-// so that the answer is the one the desk would give without it.
+// checkReadableThread returns an error unless viewer may read row thread of the desk (0,
+// the whole desk, is always there). A row the viewer may not read is refused as a missing
+// one (transcript.ReadableRow), naming neither the desk's newest row nor anything of the
+// row, so that the answer is the one the desk would give without it.
 func checkReadableThread(ctx context.Context, log transcript.Log, desk string, viewer transcript.Author, thread transcript.Sequence) error {
 	if thread == 0 {
 		return nil
 	}
-	page, err := transcript.NewPager(log, thread+1).Next(ctx, 1)
-	if err != nil {
+	if _, ok, err := transcript.ReadableRow(ctx, log, thread, viewer); err != nil || ok {
 		return err
-	}
-	if len(page) == 1 && page[0].Seq == thread && page[0].ReadableBy(viewer) {
-		return nil
 	}
 	return fmt.Errorf("search --thread: desk %q holds no row #%d that %s may read", desk, thread, viewer)
 }
