@@ -31,4 +31,5 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzCorrections$$' -fuzztime 1m ./server
 	go test -run '^$$' -fuzz '^FuzzSearchDesk$$' -fuzztime 1m ./deskmcp
 	go test -run '^$$' -fuzz '^FuzzEnvelope$$' -fuzztime 30s ./render
+	go test -run '^$$' -fuzz '^FuzzMarkTerms$$' -fuzztime 30s ./render
 	go test -run '^$$' -fuzz '^FuzzAuthenticate$$' -fuzztime 30s ./token

@@ -152,26 +152,33 @@ var asideViewers = []string{"operator", "agent:triage", "agent:y", "person:ana",
 // holds a secret the viewer may not read, each holds the secrets it may read that its view
 // shows, and the elisions are there in every format. It needs a store that keeps audiences.
 func TestAsideViews(t *testing.T) {
+	forEachAsideViewer(t, func(t *testing.T, c *cli, viewer string) {
+		for _, v := range asideViews {
+			msgs, gone := v.outsider, v.outsiderGone
+			if m, ok := v.msgs[viewer]; ok {
+				msgs, gone = m, v.gone[viewer]
+			}
+			for _, command := range []string{"view", "delta"} {
+				args := append([]string{command, "--as", viewer}, v.args...)
+				if command == "delta" {
+					args = append(args, "--state", c.path("never-written.json"))
+				}
+				checkAsideOutputs(t, c, viewer, fmt.Sprintf("%s of %s", command, v.name), args, msgs, gone)
+			}
+		}
+	})
+}
+
+// forEachAsideViewer imports asideDesk into a database of each backend and runs f on it as
+// each of asideViewers, in parallel subtests: one database, read by every viewer at once.
+func forEachAsideViewer(t *testing.T, f func(t *testing.T, c *cli, viewer string)) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
 		c.ok("import", c.writeFile("asides.jsonl", []byte(asideDesk)))
 		for _, viewer := range asideViewers {
 			t.Run(viewer, func(t *testing.T) {
 				t.Parallel()
-				c := &cli{t: t, dir: c.dir, db: c.db} // one database, read by every viewer at once
-				for _, v := range asideViews {
-					msgs, gone := v.outsider, v.outsiderGone
-					if m, ok := v.msgs[viewer]; ok {
-						msgs, gone = m, v.gone[viewer]
-					}
-					for _, command := range []string{"view", "delta"} {
-						args := append([]string{command, "--as", viewer}, v.args...)
-						if command == "delta" {
-							args = append(args, "--state", c.path("never-written.json"))
-						}
-						checkAsideOutputs(t, c, viewer, fmt.Sprintf("%s of %s", command, v.name), args, msgs, gone)
-					}
-				}
+				f(t, &cli{t: t, dir: c.dir, db: c.db}, viewer)
 			})
 		}
 	})
@@ -258,5 +265,65 @@ func checkElidedTags(t *testing.T, what, text string, elided []transcript.Elisio
 	}
 	if got := strings.Count(text, "<elided from="); got != len(elided) {
 		t.Errorf("%s: %d elided tags, want %d:\n%s", what, got, len(elided), text)
+	}
+}
+
+// TestAsideSearch imports asideDesk and searches it as each of asideViewers in every
+// format, for a word every secret holds and for one two asides hold: the hits are the
+// asides the viewer may read, newest first, and no output (nor its error, for a thread
+// rooted at an aside) holds a secret the viewer may not read. A viewer outside an aside's
+// thread is refused its thread as it is refused a row the desk does not hold.
+func TestAsideSearch(t *testing.T) {
+	forEachAsideViewer(t, func(t *testing.T, c *cli, viewer string) {
+		for _, words := range []string{"secret", "tonight"} {
+			var want []transcript.Sequence
+			for i := len(asideSecrets) - 1; i >= 0; i-- {
+				s := asideSecrets[i]
+				if mayRead(viewer, s.readers) && (words == "secret" || s.seq >= 8) {
+					want = append(want, s.seq)
+				}
+			}
+			for _, format := range formats {
+				r := c.run("search", "--as", viewer, "--format", format, words)
+				if r.code != exitOK {
+					t.Fatalf("search %s as %s: want exit 0, got:\n%s", words, viewer, r)
+				}
+				if format == "json" {
+					got := decode[searchJSONOut](t, "search --format json", r.stdout)
+					wantSeqs(t, "search "+words+" as "+viewer, got.Messages, want)
+					if got.Next != 0 {
+						t.Errorf("search %s as %s: next %d, want 0", words, viewer, got.Next)
+					}
+				}
+				checkSecrets(t, "search "+words+" as "+viewer+" in "+format, viewer, r, want)
+			}
+		}
+		// Thread 2 is an aside's: the outsider is refused it as a missing row.
+		r := c.run("search", "--as", viewer, "--thread", "2", "secret")
+		if mayRead(viewer, asideSecrets[0].readers) {
+			if r.code != exitOK || !strings.Contains(r.stdout, "«SECRET»-HOLD") {
+				t.Errorf("search --thread 2 as %s, who reads it: %s", viewer, r)
+			}
+			return
+		}
+		missing := c.want(exitError, "search", "--as", viewer, "--thread", "11", "secret")
+		if r.code != exitError || r.stderr != strings.Replace(missing.stderr, "#11", "#2", 1) {
+			t.Errorf("search --thread 2 as %s: %s\nwant what a row the desk does not hold gets:\n%s", viewer, r, missing)
+		}
+		checkSecrets(t, "search --thread 2 as "+viewer, viewer, r, nil)
+	})
+}
+
+// checkSecrets fails the test when r holds a secret of asideDesk that viewer may not read,
+// or lacks one of the rows shown.
+func checkSecrets(t *testing.T, what, viewer string, r result, shown []transcript.Sequence) {
+	t.Helper()
+	for _, s := range asideSecrets {
+		switch {
+		case !mayRead(viewer, s.readers) && (strings.Contains(r.stdout, s.secret) || strings.Contains(r.stderr, s.secret)):
+			t.Errorf("%s: the output holds %s, which %s may not read:\n%s", what, s.secret, viewer, r)
+		case slices.Contains(shown, s.seq) && !strings.Contains(strings.NewReplacer("«", "", "»", "").Replace(r.stdout), s.secret):
+			t.Errorf("%s: the output lacks %s, a hit:\n%s", what, s.secret, r)
+		}
 	}
 }

@@ -477,6 +477,35 @@ func BenchmarkView(b *testing.B) {
 	}
 }
 
+// BenchmarkSearch runs `transcript search` in this process on the desk of
+// TRANSCRIPT_BENCH_ROWS rows, for a word a sixth of the rows hold (its first page, 20 hits)
+// and for one about ten rows hold, beside `transcript view` of the channel of the same desk
+// (view=channel, the baseline): the command from its command line to the rendered text,
+// opening the store included. The issue's target for a search's first page: within 2x of a
+// channel projection.
+func BenchmarkSearch(b *testing.B) {
+	rows := benchRows(b)
+	db, _ := viewDesk(b, benchDir(b), rows)
+	e := &env{stdin: eofReader{}, stdout: io.Discard, stderr: io.Discard, width: 120}
+	for _, bench := range []struct {
+		name string
+		args []string
+	}{
+		{"view=channel", []string{"view", "--db", db, "--as", "agent:triage"}},
+		{"search=common", []string{"search", "--db", db, "--as", "agent:triage", "migration"}},
+		{"search=rare", []string{"search", "--db", db, "--as", "agent:triage", "12345"}},
+		{"search=none", []string{"search", "--db", db, "--as", "agent:triage", "nowhere"}},
+	} {
+		b.Run(fmt.Sprintf("rows=%d/%s", rows, bench.name), func(b *testing.B) {
+			for b.Loop() {
+				if code := run(context.Background(), bench.args, e); code != exitOK {
+					b.Fatalf("%s: exit %d", bench.args[0], code)
+				}
+			}
+		})
+	}
+}
+
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

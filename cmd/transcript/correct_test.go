@@ -25,7 +25,8 @@ var asideWords = []string{"SECRET-ASIDE", "hunter2"}
 // TestEditRedact edits and redacts rows through the commands: the store applies each
 // correction to its row, which view shows revised; its refusals exit 1 naming the row by its
 // seq only (a row the participant may not read answered as a missing one), and write
-// nothing; after a redaction, no export, view, delta or error holds the erased content.
+// nothing; after a redaction, no export, view, delta, search or error holds the erased
+// content, and search finds an edited row by its new words only.
 func TestEditRedact(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
@@ -125,11 +126,26 @@ func TestEditRedact(t *testing.T) {
 				outputs["view thread "+as+" "+format] = c.ok("view", "--as", as, "--thread", "1", "--format", format)
 				outputs["delta "+as+" "+format] = c.ok("delta", "--as", as, "--state", c.path(as+format+".json"), "--format", format)
 				outputs["delta since "+as+" "+format] = c.ok("delta", "--as", as, "--state", state, "--format", format)
+				for _, words := range []string{"deploy", "22", "23", "30", "hunter2", "vault"} {
+					outputs["search "+words+" "+as+" "+format] = c.ok("search", "--as", as, "--format", format, words)
+				}
 			}
+		}
+		// Search finds an edited row by its new words only, and an erased row by none.
+		for _, tc := range []struct {
+			as, words string
+			want      []transcript.Sequence
+		}{
+			{"operator", "deploy", nil}, {"person:ana", "deploy 23", nil}, {"operator", "22", nil},
+			{"person:ana", "hunter2", nil}, {"person:ana", "token vault", []transcript.Sequence{2}}, {"person:ben", "vault", nil},
+			{"person:ben", "running", nil}, {"person:ben", "build green", []transcript.Sequence{3}},
+		} {
+			got := decode[searchJSONOut](t, "search", c.ok("search", "--as", tc.as, "--format", "json", tc.words))
+			wantSeqs(t, "search "+tc.words+" as "+tc.as+" after the corrections", got.Messages, tc.want)
 		}
 		for what, out := range outputs {
 			checkHoldsNone(t, what, out, erasedWords)
-			if strings.HasPrefix(what, "view person:ben") || strings.HasPrefix(what, "delta person:ben") || strings.HasPrefix(what, "delta since") {
+			if strings.Contains(what, " person:ben ") || strings.HasPrefix(what, "delta since") {
 				checkHoldsNone(t, what, out, asideWords)
 			}
 		}

@@ -45,11 +45,7 @@ and the exit code is 3; run again with --init to start over from a full view.
 
 The delta is --as's, as view shows it: asides it may not read become elisions, and the state
 file belongs to that viewer (the default viewer is the operator, who reads every aside).`)
-	df := deskFlags{standbyReport: standbyWarnings(e.stderr)}
-	addDeskFlags(fset, &df, "main")
-	addReadDBFlag(fset, &df)
-	as := authorFlag{author: transcript.Operator()}
-	fset.Var(&as, "as", "the `participant` whose delta it is: "+authorSyntax)
+	df, as := addViewerFlags(e, fset, "delta")
 	statePath := fset.String("state", "", "the viewer's state `file` (JSON)")
 	thread := fset.Uint64("thread", 0, "the conversation: the thread rooted at this `seq` (0: the channel)")
 	before := fset.Uint64("before", 0, "the turn's bound: the triggering message's `seq` (0: up to the newest)")
@@ -69,14 +65,11 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 		return usageErrorf("delta takes no arguments")
 	}
 	conv := transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)}
-	st, err := df.openRead(ctx)
+	st, err := df.openDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := checkDesk(ctx, st, df.desk); err != nil {
-		return err
-	}
 	log := st.Log(df.desk)
 	if err := checkThread(ctx, log, df.desk, conv.Thread); err != nil {
 		return err

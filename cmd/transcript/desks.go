@@ -70,6 +70,20 @@ func (e *noDeskError) known() string {
 	return "the desks are: " + strings.Join(e.desks, ", ")
 }
 
+// openDesk is openRead for a command that reads the desk f.desk: the store, once it is
+// known to hold that desk (else a *noDeskError, the store closed).
+func (f deskFlags) openDesk(ctx context.Context) (store, error) {
+	st, err := f.openRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDesk(ctx, st, f.desk); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
 // checkDesk returns a *noDeskError unless st holds a desk named desk: a read of a desk that
 // does not exist (most often a typo) is an error, not an empty view.
 func checkDesk(ctx context.Context, st store, desk string) error {

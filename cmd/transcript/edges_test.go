@@ -33,6 +33,7 @@ func TestTyposFail(t *testing.T) {
 		{"delta", "--desk", "engg", "--state", filepath.Join(dir, "s.json")},
 		{"delta", "--desk", "engg", "--init", "--state", filepath.Join(dir, "s.json")},
 		{"export", "--desk", "engg"},
+		{"search", "--desk", "engg", "root"},
 	} {
 		args = append(args, "--db", db)
 		code, stdout, stderr := runInProcess("", args...)
@@ -132,7 +133,7 @@ func TestHelpAndBehaviourAgree(t *testing.T) {
 		}
 	}
 	// One placeholder for a participant and one for a desk, in every command's help.
-	for _, args := range [][]string{{"append"}, {"view"}, {"delta"}, {"export"}, {"mcp"}, {"token", "add"}, {"token", "list"}} {
+	for _, args := range [][]string{{"append"}, {"view"}, {"delta"}, {"search"}, {"export"}, {"mcp"}, {"token", "add"}, {"token", "list"}} {
 		_, help, _ := runInProcess("", append([]string{"help"}, args...)...)
 		for _, old := range []string{"-as author", "-as viewer", "-desk name", "NAME"} {
 			if strings.Contains(help, old) {

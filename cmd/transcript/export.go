@@ -23,13 +23,10 @@ with its "audience": an export is the operator's whole desk, not one viewer's vi
 	if fs.NArg() != 0 {
 		return usageErrorf("export takes no arguments")
 	}
-	st, err := df.openRead(ctx)
+	st, err := df.openDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := checkDesk(ctx, st, df.desk); err != nil {
-		return err
-	}
 	return importer.Export(ctx, e.stdout, st.Log(df.desk))
 }

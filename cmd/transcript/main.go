@@ -16,12 +16,14 @@
 //	desks    list the desks, with their rows and newest row
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
+//	search   find the messages that hold some words, among those a viewer may read
 //	token    make, list and revoke the service's bearer tokens
 //	serve    serve the desks over HTTP, with MCP at /mcp
 //	mcp      serve one desk to one participant over the Model Context Protocol on stdio
 //
 // view and delta show the --as viewer's view (by default the operator's, who reads every
-// aside): an aside the viewer may not read is an elision, never its content.
+// aside): an aside the viewer may not read is an elision, never its content. search finds
+// words among the rows the --as viewer may read, and nowhere else.
 //
 // serve answers each participant over HTTP as view and delta do at the command line; who a
 // request is comes from its bearer token, which token add makes (it prints the secret once,
@@ -30,8 +32,8 @@
 // and prints the page's address and such a token.
 //
 // Every command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.
-// view, delta and serve also take --read-db, repeatable: hot standbys of a PostgreSQL --db
-// to read from. Run "transcript help COMMAND" for a command's flags.
+// view, delta, search and serve also take --read-db, repeatable: hot standbys of a
+// PostgreSQL --db to read from. Run "transcript help COMMAND" for a command's flags.
 //
 // Exit codes: 0 success, 1 error, 2 usage error, 3 reinitialization required (delta).
 package main
@@ -80,6 +82,7 @@ func commands() []command {
 		{"desks", "list the desks: each one's name, rows and newest row", runDesks},
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},
+		{"search", "find the messages that hold some words, among those a viewer may read", runSearch},
 		{"token", "make, list and revoke the bearer tokens serve knows participants by", runToken},
 		{"serve", "serve the desks over HTTP: JSON, live event streams, bearer tokens", runServe},
 		{"mcp", "serve one desk to one participant over the Model Context Protocol on stdio", runMCP},

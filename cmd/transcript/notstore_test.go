@@ -43,7 +43,7 @@ func TestForeignSQLiteRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	commands := [][]string{
-		{"view"}, {"export"}, {"token", "list"},
+		{"view"}, {"export"}, {"token", "list"}, {"search", "hi"},
 		{"append", "--as", "person:ana", "hi"}, {"token", "add", "--as", "person:ana"}, {"demo"},
 	}
 	for _, target := range []struct{ db, says string }{
@@ -111,7 +111,7 @@ func TestStoreErrorsSayEachThingOnce(t *testing.T) {
 }
 
 // TestForeignPostgresRefused: a PostgreSQL database holding another program's table is
-// refused by view and by append, which leave its tables as they were, until append is
+// refused by view, search and append, which leave its tables as they were, until append is
 // given --init-db.
 func TestForeignPostgresRefused(t *testing.T) {
 	dsn := pgDatabase(t)
@@ -131,7 +131,7 @@ func TestForeignPostgresRefused(t *testing.T) {
 		return names
 	}
 	c := newCLI(t, dsn)
-	for _, args := range [][]string{{"view"}, {"append", "--as", "person:ana", "hi"}} {
+	for _, args := range [][]string{{"view"}, {"search", "hi"}, {"append", "--as", "person:ana", "hi"}} {
 		r := c.want(exitError, args...)
 		if !strings.Contains(r.stderr, "holds other tables (public.invoices) but no transcript store") {
 			t.Errorf("transcript %s: %s", args[0], r)
@@ -147,13 +147,13 @@ func TestForeignPostgresRefused(t *testing.T) {
 }
 
 // TestReadsLeaveNoFile: the commands that read a store leave its directory as they found
-// it: no write-ahead log or index beside the file after view, export or desks.
+// it: no write-ahead log or index beside the file after view, export, desks or search.
 func TestReadsLeaveNoFile(t *testing.T) {
 	c := newCLI(t, "")
 	db := c.path("transcript.db")
 	c.ok("append", "--db", db, "hello")
 	before := dirsum.Of(t, c.dir)
-	for _, args := range [][]string{{"view"}, {"export"}, {"desks"}} {
+	for _, args := range [][]string{{"view"}, {"export"}, {"desks"}, {"search", "hello"}} {
 		c.ok(withDB(args, db)...)
 		if after := dirsum.Of(t, c.dir); !maps.Equal(before, after) {
 			t.Errorf("%s changed the directory: %v, then %v", args[0], slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))

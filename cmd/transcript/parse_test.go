@@ -50,7 +50,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{"demo", "x"}, {"import", "x.jsonl"}, {"export", "x"}, {"append", "x"}, {"view", "x"},
 		{"delta", "x"}, {"token", "add", "x"}, {"token", "list", "x"}, {"token", "revoke", "x"},
-		{"serve", "x"}, {"mcp", "x"}, {"desks", "x"},
+		{"serve", "x"}, {"mcp", "x"}, {"desks", "x"}, {"search", "x"},
 	} {
 		args = append(args, "--db", db, "--no-such-flag")
 		code, stdout, stderr := runInProcess("", args...)

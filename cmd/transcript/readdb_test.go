@@ -77,11 +77,11 @@ func TestServeReadDB(t *testing.T) {
 	}
 }
 
-// TestReadDB reads a desk from a standby: view and delta with --read-db show what they
-// show on --db, view --db STANDBY opens the standby read-only, an append there is refused
-// saying why, a delta saved on one server and continued on the other loses nothing, a
-// --read-db that cannot be reached is read around with a warning, and --read-db with a
-// SQLite --db is a usage error.
+// TestReadDB reads a desk from a standby: view, delta and search with --read-db show what
+// they show on --db, view and search --db STANDBY open the standby read-only, an append
+// there is refused saying why, a delta saved on one server and continued on the other
+// loses nothing, a --read-db that cannot be reached is read around with a warning, and
+// --read-db with a SQLite --db is a usage error.
 func TestReadDB(t *testing.T) {
 	t.Parallel()
 	db, standby := pgStandby(t)
@@ -99,6 +99,13 @@ func TestReadDB(t *testing.T) {
 		}
 		if got := (&cli{t: t, dir: c.dir, db: standby}).ok("view", "--as", as, "--format", "json"); got != want {
 			t.Errorf("view --db STANDBY --as %s: %s\nwant what view on the primary shows:\n%s", as, got, want)
+		}
+		want = c.ok("search", "--as", as, "--format", "json", "only", "triage")
+		if got := c.ok("search", "--read-db", standby, "--as", as, "--format", "json", "only", "triage"); got != want {
+			t.Errorf("search --as %s --read-db: %s\nwant what search on --db finds:\n%s", as, got, want)
+		}
+		if got := (&cli{t: t, dir: c.dir, db: standby}).ok("search", "--as", as, "--format", "json", "only", "triage"); got != want {
+			t.Errorf("search --db STANDBY --as %s: %s\nwant what search on the primary finds:\n%s", as, got, want)
 		}
 	}
 	onStandby := &cli{t: t, dir: c.dir, db: standby}

@@ -21,7 +21,7 @@ var readmeSkips = []struct {
 }{
 	{"make test is the run this test is part of", []string{"make test"}},
 	{"serve runs until it is stopped (TestServe, TestServeDemo and the server's tests run it)", []string{"transcript serve"}},
-	{"it talks to a running serve (the server's tests make these requests; TestPythonTurn runs turn.py)", []string{"curl ", "python3 "}},
+	{"it talks to a running serve (the server's tests make these requests; TestPythonTurn runs turn.py, TestREADMESearchOverHTTP the search)", []string{"curl ", "python3 "}},
 	{"it reads the reader's own Slack or Discord export, and views what that export brings", []string{"~/Downloads/", "exports/Acme", "agent:B0BOT"}},
 	{"it needs a PostgreSQL primary and its standbys (pgstore's and pg_test.go's tests use them)", []string{"postgres://"}},
 }

@@ -76,6 +76,18 @@ const readDBUsage = "a hot standby of a PostgreSQL --db to read desks from, a po
 // addReadDBFlag adds --read-db to fs, into f.
 func addReadDBFlag(fs *flag.FlagSet, f *deskFlags) { fs.Var(&f.readDBs, "read-db", readDBUsage) }
 
+// addViewerFlags adds, for a command that shows a desk to one viewer (view, delta, search),
+// the desk flags, --read-db, whose standbys set aside are warned of on e's standard error,
+// and --as, the viewer (the operator unless it says otherwise), whose what it is.
+func addViewerFlags(e *env, fs *flag.FlagSet, what string) (*deskFlags, *authorFlag) {
+	df := &deskFlags{standbyReport: standbyWarnings(e.stderr)}
+	addDeskFlags(fs, df, "main")
+	addReadDBFlag(fs, df)
+	as := &authorFlag{author: transcript.Operator()}
+	fs.Var(as, "as", "the `participant` whose "+what+" it is: "+authorSyntax)
+	return df, as
+}
+
 // creatingCommands are the commands that create a database --db names, or migrate an older
 // one: the others refuse a missing one and never change one.
 const creatingCommands = "import, append, demo, serve or token add"

@@ -50,6 +50,13 @@ func TestUsageErrors(t *testing.T) {
 		{"import with two files", []string{"import", "a", "b"}, "import takes one FILE"},
 		{"delta without --state", []string{"delta"}, "--state"},
 		{"delta with arguments", []string{"delta", "--state", "s.json", "extra"}, "delta takes no arguments"},
+		{"search without words", []string{"search"}, "search takes the WORDS to find"},
+		{"search with 17 words", append([]string{"search"}, distinctWords(transcript.MaxSearchTerms+1)...), "search: the text holds 17 words, above the limit of 16"},
+		{"search with an unknown flag after the words", []string{"search", "deploy", "--bogus"}, "search: flag provided but not defined: -bogus"},
+		{"search with a bad --as", []string{"search", "--as", "robot:r2", "deploy"}, `"robot:r2" is not agent:ID`},
+		{"search with a bad --format", []string{"search", "--format", "xml", "deploy"}, `--format "xml"`},
+		{"search with a bad --limit", []string{"search", "--limit", "many", "deploy"}, "-limit"},
+		{"search with a bad --before", []string{"search", "--before", "-2", "deploy"}, "-before"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -80,6 +87,15 @@ func manyParticipants(n int) string {
 	return strings.Join(names, ",")
 }
 
+// distinctWords returns n different words.
+func distinctWords(n int) []string {
+	words := make([]string, n)
+	for i := range words {
+		words[i] = fmt.Sprintf("word%d", i)
+	}
+	return words
+}
+
 // commandFlags are the flags each command documents.
 var commandFlags = map[string][]string{
 	"demo":   {"-db", "-desk", "-window"},
@@ -88,6 +104,7 @@ var commandFlags = map[string][]string{
 	"append": {"-db", "-desk", "-as", "-parent", "-to"},
 	"view":   {"-db", "-desk", "-as", "-thread", "-before", "-window", "-format"},
 	"delta":  {"-db", "-desk", "-as", "-state", "-thread", "-before", "-format", "-commit", "-init"},
+	"search": {"-db", "-desk", "-read-db", "-as", "-thread", "-before", "-limit", "-format"},
 }
 
 // TestHelp: help, help COMMAND and COMMAND -h exit 0 and print to standard output.

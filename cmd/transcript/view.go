@@ -17,11 +17,7 @@ The view is --as's: an aside it may not read is left out, and in its place the v
 elision, which names the rows' range, count and readers but nothing of their content (a line
 in text, an <elided .../> tag in openai and anthropic, "elided" in json). The default viewer
 is the operator, who reads every aside.`)
-	df := deskFlags{standbyReport: standbyWarnings(e.stderr)}
-	addDeskFlags(fs, &df, "main")
-	addReadDBFlag(fs, &df)
-	as := authorFlag{author: transcript.Operator()}
-	fs.Var(&as, "as", "the `participant` whose view it is: "+authorSyntax)
+	df, as := addViewerFlags(e, fs, "view")
 	thread := fs.Uint64("thread", 0, "show the thread rooted at this `seq` instead of the channel")
 	before := fs.Uint64("before", 0, "show only messages below this `seq` (0: up to the newest)")
 	window := fs.Int("window", transcript.SessionWindow, "how many `messages` to show")
@@ -38,14 +34,11 @@ is the operator, who reads every aside.`)
 	if *window < 1 {
 		return usageErrorf("view: --window %d: want at least 1 message", *window)
 	}
-	st, err := df.openRead(ctx)
+	st, err := df.openDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := checkDesk(ctx, st, df.desk); err != nil {
-		return err
-	}
 	log := st.Log(df.desk)
 	if err := checkThread(ctx, log, df.desk, transcript.Sequence(*thread)); err != nil {
 		return err
