@@ -63,8 +63,8 @@ func benchStreamDesk(b *testing.B, n, percent int) (string, []transcript.Message
 	return desk, msgs
 }
 
-// copyDesk bulk-loads msgs, numbered from 1, into desk with COPY, audiences and keys
-// included, and analyzes the table.
+// copyDesk bulk-loads msgs, numbered from 1, into desk with COPY, audiences, keys and
+// terms included, and analyzes the tables.
 func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.Message) {
 	tb.Helper()
 	ctx := context.Background()
@@ -106,10 +106,11 @@ func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"transcript_messages"}, cols, src); err != nil {
 		tb.Fatal(err)
 	}
+	copyTerms(tb, tx, desk, len(msgs), func(i int) transcript.Message { return msgs[i] })
 	if err := tx.Commit(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `VACUUM ANALYZE transcript_messages`); err != nil {
+	if _, err := pool.Exec(ctx, `VACUUM ANALYZE transcript_messages, transcript_terms`); err != nil {
 		tb.Fatal(err)
 	}
 }
