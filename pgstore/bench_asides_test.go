@@ -45,9 +45,17 @@ func streamDesk(n, percent int) []transcript.Message {
 // percent), loading it with COPY on first use.
 func benchStreamDesk(b *testing.B, n, percent int) (string, []transcript.Message) {
 	b.Helper()
-	_, pool := benchStore(b)
 	msgs := streamDesk(n, percent)
 	desk := fmt.Sprintf("stream-%d-asides-%d", n, percent)
+	loadBenchDesk(b, desk, n, func() []transcript.Message { return msgs })
+	return desk, msgs
+}
+
+// loadBenchDesk loads the rows that rows returns into desk of the benchmark database with
+// COPY (copyDesk), unless the desk holds them already: n rows.
+func loadBenchDesk(b *testing.B, desk string, n int, rows func() []transcript.Message) {
+	b.Helper()
+	_, pool := benchStore(b)
 	var head int64
 	err := pool.QueryRow(context.Background(), `SELECT coalesce(max(head), 0) FROM transcript_desks WHERE name = $1`, desk).Scan(&head)
 	switch {
@@ -55,12 +63,11 @@ func benchStreamDesk(b *testing.B, n, percent int) (string, []transcript.Message
 		b.Fatal(err)
 	case head == 0:
 		start := time.Now()
-		copyDesk(b, pool, desk, msgs)
+		copyDesk(b, pool, desk, rows())
 		b.Logf("loaded desk %s with COPY in %v", desk, time.Since(start).Round(time.Millisecond))
 	case head != int64(n):
 		b.Fatalf("desk %s of the benchmark database holds %d rows, want %d", desk, head, n)
 	}
-	return desk, msgs
 }
 
 // copyDesk bulk-loads msgs, numbered from 1, into desk with COPY, audiences, keys and
