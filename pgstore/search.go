@@ -17,7 +17,7 @@ var _ transcript.Searcher = (*deskLog)(nil)
 
 // searchRecentRows is how many of a desk's newest searchable rows below a search's bound
 // searchSQL reads in order before it asks the GIN index: enough to find a common word's
-// page among them (a word in one row in 200), few enough to read in about a millisecond.
+// page among them (a word in one row in 200), few enough to read in a few milliseconds.
 const searchRecentRows = 4096
 
 // searchColumns are messageColumnList of transcript_messages AS m.
@@ -40,11 +40,11 @@ const searchReadable = `(m.audience IS NULL OR $5 OR (m.author_kind = $6 AND m.a
 // word's page is among the searchRecentRows newest rows (recent, read backwards on the
 // terms' primary key), and the search stops there; only when those do not hold the page
 // does it ask the GIN index for the rows holding every term (older), of every desk, and
-// keeps this desk's below recent's: cheap for all but a word common on other desks and
-// rare on this one. (The desk and the bound are kept out of older, so that the planner
-// cannot add to the GIN index's few entries a scan of the desk's range of the primary key.) Append and the
-// lateral join keep recent's rows, then older's, in order, newest first, so LIMIT stops
-// as soon as it has its rows; older is not computed when recent holds them.
+// keep this desk's below recent's: cheap for all but a word common on other desks and rare
+// on this one. (The desk and the bound are kept out of older, so that the planner cannot
+// add to the GIN index's few entries a scan of the desk's range of the primary key.)
+// Append and the lateral join keep recent's rows, then older's, in order, newest first, so
+// LIMIT stops as soon as it has its rows; older is not computed when recent holds them.
 var searchSQL = `
 WITH recent AS MATERIALIZED (
 	SELECT seq, terms FROM transcript_terms
@@ -91,10 +91,10 @@ var searchBegin = []string{
 
 // Search implements transcript.Searcher: the newest matches of q among the desk's rows the
 // viewer may read, found through the terms index in one query that decides readability
-// itself (searchSQL, searchThreadSQL), never by reading the desk row by row. A query transcript.PlanSearch
-// refuses is its error, matching transcript.ErrBadSearch. An edited row is found by its new
-// words only, a redacted row by none: the index follows corrections in their append's
-// transaction.
+// itself (searchSQL, searchThreadSQL), never by reading the desk row by row. A query
+// transcript.PlanSearch refuses is its error, matching transcript.ErrBadSearch. An edited
+// row is found by its new words only, a redacted row by none: the index follows
+// corrections in their append's transaction.
 //
 // In a Store with standbys, a search is a read: it goes to a standby that has replayed
 // every commit the Store knows of on the desk (its appends, and the rows its reads saw),
@@ -147,7 +147,7 @@ func newSearchRead(audiences *audienceCache, desk string, plan *transcript.Searc
 		listed   *string
 	)
 	switch v := plan.Viewer; {
-	case v.Validate() != nil: // the zero Author, or no author at all: desk rows only
+	case v.Validate() != nil || !storable(v.ID): // the zero Author, or one no row names: desk rows only
 	case v.Kind == transcript.KindOperator:
 		operator = true
 	default:
