@@ -11,7 +11,8 @@ import (
 )
 
 // TestSearchOnStandby: in a Store with a standby, searches are reads: once the standby has
-// replayed the desk they are answered there, not on the primary; and right after an append
+// replayed the desk they are answered there, not on the primary (and a read-only Store
+// opened on the standby searches it too); and right after an append
 // the Store made, a search shows it, and right after a redaction never finds the erased
 // words, though the standby may not have replayed either yet: a search waits for the
 // commits the Store knows of, or asks the primary.
@@ -38,6 +39,9 @@ func TestSearchOnStandby(t *testing.T) {
 	after, primaryAfter := pgstore.StandbyReads(st)
 	if after[0]-before[0] != 5 || primaryAfter != primaryBefore {
 		t.Errorf("of 5 searches once the standby caught up, the standby answered %d and the primary %d: want all on the standby", after[0]-before[0], primaryAfter-primaryBefore)
+	}
+	if got := searchSeqs(t, mustOpen(t, standby), "eng", "rota", alice); !slices.Equal(got, []transcript.Sequence{first.Seq}) {
+		t.Errorf("search of a read-only Store opened on the standby: rows %v, want [%d]", got, first.Seq)
 	}
 	for i := range 20 {
 		word := fmt.Sprintf("secret%d", i)
