@@ -29,6 +29,12 @@
 // transaction; a view shows the row as it is now ([Message.Revised], [Message.Redacted]),
 // in the place it always had, and never the correction itself.
 //
+// A view is bounded; a search is not: a Log that implements [Searcher] (memlog and both
+// stores of this module do) finds the newest rows holding every word of a text
+// ([SearchQuery]) among the rows the viewer may read, and nowhere else, whatever their
+// age. Words are what [Terms] says they are, in every script, so that every Searcher
+// finds the same rows; an edited row is found by its new words, an erased one by none.
+//
 // The walk trusts nothing it reads. Every page is checked against the port's contract (see
 // [Pager]); a host that breaks it gets a [*ContractError] naming the read, the bound and
 // limit asked for, and the sequence that broke which rule — never a plausible-looking

@@ -13,11 +13,12 @@ import (
 
 // FuzzCorrections checks the erasure property on random desks written through memlog, every
 // row's content a token of its own (leakToken): after a redaction, no projection and no
-// delta — any bound, viewer and conversation, cut by a byte budget or not — and no rendering
+// delta — any bound, viewer and conversation, cut by a byte budget or not —, no search for
+// the erased words, and no rendering
 // of them in any of package render's forms holds the content the redaction erased (the
 // target's, as written or edited, and that of its earlier edits); and no content of an aside,
 // its corrections included, reaches a viewer who may not read it, through a delta's
-// corrections or a view.
+// corrections, a view or a search for its words.
 func FuzzCorrections(f *testing.F) {
 	for _, seed := range []uint64{1, 2, 3, 4, 5, 6, 0x5eed, 0xdecaf} {
 		f.Add(seed, uint16(30+seed*17), uint8(40), uint8(60))
@@ -39,6 +40,16 @@ func FuzzCorrections(f *testing.F) {
 			check := func(what string, outputs map[string][]byte) {
 				t.Helper()
 				erasureCheck(t, c.written, erased, viewer, what, outputs)
+			}
+			for _, m := range searchedRows(r, c.written, erased) {
+				for _, thread := range []transcript.Sequence{0, thread} {
+					q := transcript.SearchQuery{Text: leakToken(m.Seq), Viewer: viewer, Thread: thread}
+					res, err := c.log.Search(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					check(fmt.Sprintf("search %+v", q), leakOutputs(t, viewer, res, res.Messages, nil))
+				}
 			}
 			for _, conv := range conversations {
 				for _, before := range []transcript.Sequence{0, 1 + transcript.Sequence(r.Uint64N(uint64(head)+1))} {
@@ -67,6 +78,18 @@ func FuzzCorrections(f *testing.F) {
 			}
 		}
 	})
+}
+
+// searchedRows returns the rows of written whose tokens the erasure and leak checks
+// search for: every erased row, and a few others drawn at random.
+func searchedRows(r *rand.Rand, written []transcript.Message, erased map[transcript.Sequence]bool) []transcript.Message {
+	var rows []transcript.Message
+	for _, m := range written {
+		if m.Content != "" && (erased[m.Seq] || r.IntN(16) == 0) {
+			rows = append(rows, m)
+		}
+	}
+	return rows
 }
 
 // erasedTokens returns the tokens of the content the redactions of written erased: for each

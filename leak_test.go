@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -103,6 +104,23 @@ func leakCheckDesk(t *testing.T, r *rand.Rand, rows []transcript.Message, viewer
 		head = rows[len(rows)-1].Seq
 	}
 	for _, viewer := range viewers {
+		for _, m := range searchedRows(r, rows, nil) {
+			for _, c := range conversations[:min(2, len(conversations))] {
+				words := transcript.Terms(m.Content)
+				if len(words) == 0 {
+					continue
+				}
+				// The row's first word, its token and what follows it, in upper case.
+				q := transcript.SearchQuery{Text: strings.ToUpper(words[0]), Viewer: viewer, Thread: c.Thread}
+				res, err := log.Search(ctx, q)
+				if errors.Is(err, transcript.ErrBadSearch) {
+					continue // a first word longer than a search may hold
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				leakCheck(t, rows, viewer, fmt.Sprintf("search %+v", q), leakOutputs(t, viewer, res, res.Messages, nil))
+			}
+		}
 		for _, c := range conversations {
 			q := transcript.Query{Conversation: c, Viewer: viewer, Window: []int{1, 3, 30, 1000}[r.IntN(4)]}
 			p, err := transcript.Project(ctx, log, q)

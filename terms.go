@@ -20,25 +20,24 @@ func Terms(s string) []string {
 	s = norm.NFC.String(s)
 	var terms []string
 	var seen map[string]bool // the terms, once there are too many to scan
-	var b strings.Builder
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		if r, size := decodeRune(s, i); !startsWord(r) {
 			i += size
 			continue
 		}
-		b.Reset()
+		start, lower := i, true
 		for i < len(s) {
-			r, size = utf8.DecodeRuneInString(s[i:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) {
+			r, size := decodeRune(s, i)
+			if !inWord(r) {
 				break
 			}
-			b.WriteRune(unicode.ToLower(r))
+			lower = lower && (r < utf8.RuneSelf && (r < 'A' || r > 'Z') || r >= utf8.RuneSelf && unicode.ToLower(r) == r)
 			i += size
 		}
-		t := b.String()
-		if !norm.NFC.IsNormalString(t) {
-			t = norm.NFC.String(t) // lower case can compose where upper case did not: Y and a ring above
+		t := s[start:i]
+		if !lower {
+			// Lower case can compose where upper case did not: Y and a ring above.
+			t = norm.NFC.String(strings.Map(unicode.ToLower, t))
 		}
 		switch {
 		case seen != nil:
@@ -58,4 +57,25 @@ func Terms(s string) []string {
 		terms = append(terms, t)
 	}
 	return terms
+}
+
+// startsWord reports whether r may start a word: a letter or a digit.
+func startsWord(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// inWord reports whether r may go on a word: a letter, a digit or a mark.
+func inWord(r rune) bool {
+	return startsWord(r) || r >= utf8.RuneSelf && unicode.IsMark(r)
+}
+
+// decodeRune is utf8.DecodeRuneInString(s[i:]), without a call for ASCII.
+func decodeRune(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
 }

@@ -1,13 +1,16 @@
 package transcript_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/benchdesk"
 )
 
 func TestTerms(t *testing.T) {
@@ -83,8 +86,48 @@ func FuzzTerms(f *testing.F) {
 				t.Fatalf("Terms(%+q) = %+q, not [%+q]: Terms is not idempotent on its output", term, again, term)
 			}
 		}
+		if want := referenceTerms(s); !gocmp.Equal(want, terms) {
+			t.Fatalf("Terms(%+q) = %+q, want %+q", s, terms, want)
+		}
 		if again := transcript.Terms(strings.Join(terms, " ")); !gocmp.Equal(terms, again) && len(terms) > 0 {
 			t.Fatalf("Terms of the terms of %+q = %+q, want %+q", s, again, terms)
 		}
 	})
+}
+
+// referenceTerms is Terms read directly off its definition, rune by rune.
+func referenceTerms(s string) []string {
+	var terms []string
+	runes := []rune(norm.NFC.String(s))
+	for i := 0; i < len(runes); {
+		if !unicode.IsLetter(runes[i]) && !unicode.IsDigit(runes[i]) {
+			i++
+			continue
+		}
+		var word []rune
+		for ; i < len(runes) && (unicode.IsLetter(runes[i]) || unicode.IsDigit(runes[i]) || unicode.IsMark(runes[i])); i++ {
+			word = append(word, unicode.ToLower(runes[i]))
+		}
+		if t := norm.NFC.String(string(word)); !slices.Contains(terms, t) {
+			terms = append(terms, t)
+		}
+	}
+	return terms
+}
+
+// BenchmarkTerms measures the words of the benchmark desk's contents, as a store finds
+// them for its index on every append.
+func BenchmarkTerms(b *testing.B) {
+	contents := benchdesk.Contents
+	bytes := 0
+	for _, c := range contents {
+		bytes += len(c)
+	}
+	b.SetBytes(int64(bytes))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range contents {
+			transcript.Terms(c)
+		}
+	}
 }
