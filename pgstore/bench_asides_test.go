@@ -45,9 +45,17 @@ func streamDesk(n, percent int) []transcript.Message {
 // percent), loading it with COPY on first use.
 func benchStreamDesk(b *testing.B, n, percent int) (string, []transcript.Message) {
 	b.Helper()
-	_, pool := benchStore(b)
 	msgs := streamDesk(n, percent)
 	desk := fmt.Sprintf("stream-%d-asides-%d", n, percent)
+	loadBenchDesk(b, desk, n, func() []transcript.Message { return msgs })
+	return desk, msgs
+}
+
+// loadBenchDesk loads the rows that rows returns into desk of the benchmark database with
+// COPY (copyDesk), unless the desk holds them already: n rows.
+func loadBenchDesk(b *testing.B, desk string, n int, rows func() []transcript.Message) {
+	b.Helper()
+	_, pool := benchStore(b)
 	var head int64
 	err := pool.QueryRow(context.Background(), `SELECT coalesce(max(head), 0) FROM transcript_desks WHERE name = $1`, desk).Scan(&head)
 	switch {
@@ -55,16 +63,15 @@ func benchStreamDesk(b *testing.B, n, percent int) (string, []transcript.Message
 		b.Fatal(err)
 	case head == 0:
 		start := time.Now()
-		copyDesk(b, pool, desk, msgs)
+		copyDesk(b, pool, desk, rows())
 		b.Logf("loaded desk %s with COPY in %v", desk, time.Since(start).Round(time.Millisecond))
 	case head != int64(n):
 		b.Fatalf("desk %s of the benchmark database holds %d rows, want %d", desk, head, n)
 	}
-	return desk, msgs
 }
 
-// copyDesk bulk-loads msgs, numbered from 1, into desk with COPY, audiences and keys
-// included, and analyzes the table.
+// copyDesk bulk-loads msgs, numbered from 1, into desk with COPY, audiences, keys and
+// terms included, and analyzes the tables.
 func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.Message) {
 	tb.Helper()
 	ctx := context.Background()
@@ -106,10 +113,11 @@ func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"transcript_messages"}, cols, src); err != nil {
 		tb.Fatal(err)
 	}
+	copyTerms(tb, tx, desk, len(msgs), func(i int) transcript.Message { return msgs[i] })
 	if err := tx.Commit(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `VACUUM ANALYZE transcript_messages`); err != nil {
+	if _, err := pool.Exec(ctx, `VACUUM ANALYZE transcript_messages, transcript_terms`); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -46,10 +46,26 @@
 // the space free without overwriting it, so the bytes may stay until a new row reuses it.
 // To force them out of the database's files, rewrite the table, then checkpoint:
 //
-//	VACUUM (FULL) transcript_messages; -- a new copy of the table; takes a lock that holds its reads and appends back
-//	CHECKPOINT;                        -- lets the segments written before it be recycled
+//	VACUUM (FULL) transcript_messages, transcript_terms; -- new copies of the tables; takes a lock that holds reads and appends back
+//	CHECKPOINT;                                         -- lets the segments written before it be recycled
 //
 // Backups and archived WAL taken before keep the content until they are deleted.
+//
+// # Search
+//
+// A Log is a transcript.Searcher: st.Log(desk).(transcript.Searcher).Search finds the
+// newest rows holding every word of a query among those its viewer may read. The words are
+// the library's (transcript.Terms): each row's transcript.IndexTerms are kept in
+// transcript_terms, written by its append's transaction and changed by its corrections' (an
+// edit's new words replace the old, a redaction deletes them), and found through a GIN
+// index of exact strings, never PostgreSQL's text search, so that the store finds what
+// memlog's brute force finds, in every script. Which rows the viewer may read is decided
+// in the query, from the audience column, so no part of an answer depends on another's
+// rows. A search of a whole desk reads its newest 4,096 rows' words in order, where a
+// common word's page is, then the GIN index for the older rows; it costs least on a word
+// rare on every desk and most on one common on other desks and rare on this one (the index
+// holds the words of all desks). Searches are reads: with standbys, they go to a standby
+// that has replayed every commit the Store knows of on the desk.
 //
 // # Tokens and books
 //
@@ -77,6 +93,8 @@
 // [InitSchema]; a database holding other tables but no store is [ErrNotStore] and left as
 // it was. A read-only Store ([ReadOnly], or one opened on a standby) never migrates, checks
 // the version ([ErrSchemaBehind] for an older one) and refuses writes with [ErrReadOnly].
+// The migration that adds search indexes the rows already stored, in Go, in its
+// transaction: on a large database it reads every row once, and appends wait for it.
 //
 // # Standbys
 //

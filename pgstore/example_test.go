@@ -54,3 +54,29 @@ func ExampleStore_AppendBatch() {
 		log.Fatal(err)
 	}
 }
+
+// A desk's Log is a transcript.Searcher: find the newest rows that hold every word, among
+// those the viewer may read, and page back through Next.
+func ExampleStore_Log_search() {
+	ctx := context.Background()
+	st, err := pgstore.Open(ctx, os.Getenv("TRANSCRIPT_PG_DSN"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+	s := st.Log("eng").(transcript.Searcher)
+	q := transcript.SearchQuery{Text: "migration rota", Viewer: transcript.Agent("triage", "Triage"), Limit: 10}
+	for {
+		res, err := s.Search(ctx, q)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, m := range res.Messages {
+			fmt.Printf("#%d %s: %s\n", m.Seq, m.Author.Label, m.Content)
+		}
+		if res.Next == 0 {
+			break
+		}
+		q.Before = res.Next
+	}
+}

@@ -127,5 +127,9 @@ func StandbyWaitsRanOut(s *Store) int64 { return s.hooks.waitsRanOut.Load() }
 // before the store is used concurrently.
 func SetNoTerms(s *Store, on bool) { s.hooks.noTerms = on }
 
-// SearchSQL is the query behind Search, for the EXPLAIN tests.
-var SearchSQL = searchSQL
+// SearchSQL and SearchThreadSQL are the queries behind Search, of a whole desk and of a
+// thread, for the EXPLAIN tests.
+var (
+	SearchSQL       = searchSQL
+	SearchThreadSQL = searchThreadSQL
+)

@@ -50,8 +50,8 @@ func loadRow(seq int64) transcript.Message {
 	return m
 }
 
-// loadDesk bulk-loads rows 1..n of loadRow into desk with COPY, as if appended, and analyzes
-// the table so the planner knows its size.
+// loadDesk bulk-loads rows 1..n of loadRow into desk with COPY, as if appended (their terms
+// too), and analyzes the tables so the planner knows their size.
 func loadDesk(tb testing.TB, pool *pgxpool.Pool, desk string, n int64) {
 	tb.Helper()
 	ctx := context.Background()
@@ -76,10 +76,11 @@ func loadDesk(tb testing.TB, pool *pgxpool.Pool, desk string, n int64) {
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"transcript_messages"}, cols, src); err != nil {
 		tb.Fatal(err)
 	}
+	copyTerms(tb, tx, desk, int(n), func(i int) transcript.Message { return loadRow(int64(i + 1)) })
 	if err := tx.Commit(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `VACUUM ANALYZE transcript_messages`); err != nil {
+	if _, err := pool.Exec(ctx, `VACUUM ANALYZE transcript_messages, transcript_terms`); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -15,41 +15,86 @@ import (
 
 var _ transcript.Searcher = (*deskLog)(nil)
 
-// searchSQL reads a search's matches in desk $1, newest first, at most $9 of them: the rows
-// whose terms hold every term of $2 (the GIN index finds them), below Seq $3, in thread $4
-// (the row $4 and its direct replies; 0: the whole desk), that the viewer may read. A desk
-// row (audience NULL) is read by everyone; an aside by the operator ($5), by its author
-// (author_kind $6 and author_id $7: kind 0, which no row has, for a viewer who reads desk
-// rows only), and by the authors its audience lists ($8: the viewer in the audience's stored
-// form, as one entry, without its label; NULL for none). So the rows the viewer may not read
-// never leave the server, and no part of the answer depends on them.
+// searchRecentRows is how many of a desk's newest searchable rows below a search's bound
+// searchSQL reads in order before it asks the GIN index: enough to find a common word's
+// page among them (a word in one row in 200), few enough to read in a few milliseconds.
+const searchRecentRows = 4096
+
+// searchColumns are messageColumnList of transcript_messages AS m.
+var searchColumns = "m." + strings.ReplaceAll(messageColumnList, ", ", ", m.")
+
+// searchReadable is the condition on m, a row of transcript_messages, that the viewer of
+// a search may read it: a desk row (audience NULL) is read by everyone; an aside by the
+// operator ($5), by its author (author_kind $6 and author_id $7: kind 0, which no row has,
+// for a viewer who reads desk rows only), and by the authors its audience lists ($8: the
+// viewer in the audience's stored form, as one entry, without its label; NULL for none).
+// So the rows the viewer may not read never leave the server, and no part of the answer
+// depends on them.
+const searchReadable = `(m.audience IS NULL OR $5 OR (m.author_kind = $6 AND m.author_id = $7) OR coalesce(m.audience::jsonb @> $8::jsonb, false))`
+
+// searchSQL reads a search of the whole desk $1: its newest matches below Seq $3 that the
+// viewer may read (searchReadable), at most $9, newest first: the rows whose terms hold
+// every term of $2. $4 is 0 (searchThreadSQL takes a thread's searches).
 //
-// It runs under searchCustomPlansSQL: planned with its arguments, PostgreSQL weighs a
-// term's frequency (ANALYZE's statistics of the arrays' elements) and probes the GIN index
-// for a rare one, or walks the terms' (desk, seq) index backwards for a common one, which
-// finds its Limit+1 matches within a few rows; a generic plan would pick one for every term.
+// It never reads the desk row by row, whatever the planner knows of the terms: a common
+// word's page is among the searchRecentRows newest rows (recent, read backwards on the
+// terms' primary key), and the search stops there; only when those do not hold the page
+// does it ask the GIN index for the rows holding every term (older), of every desk, and
+// keep this desk's below recent's: cheap for all but a word common on other desks and rare
+// on this one. (The desk and the bound are kept out of older, so that the planner cannot
+// add to the GIN index's few entries a scan of the desk's range of the primary key.)
+// Append and the lateral join keep recent's rows, then older's, in order, newest first, so
+// LIMIT stops as soon as it has its rows; older is not computed when recent holds them.
 var searchSQL = `
-SELECT m.` + strings.ReplaceAll(messageColumnList, ", ", ", m.") + `
-FROM transcript_terms AS t JOIN transcript_messages AS m ON m.desk = t.desk AND m.seq = t.seq
-WHERE t.desk = $1 AND t.terms @> $2::text[] AND t.seq < $3
-  AND ($4 = 0 OR m.seq = $4 OR m.parent = $4)
-  AND (m.audience IS NULL OR $5 OR (m.author_kind = $6 AND m.author_id = $7) OR coalesce(m.audience::jsonb @> $8::jsonb, false))
-ORDER BY t.seq DESC
+WITH recent AS MATERIALIZED (
+	SELECT seq, terms FROM transcript_terms
+	WHERE desk = $1 AND seq < $3
+	ORDER BY seq DESC
+	LIMIT ` + fmt.Sprint(searchRecentRows) + `
+), older AS MATERIALIZED (
+	SELECT desk, seq FROM transcript_terms
+	WHERE terms @> $2::text[] AND (SELECT count(*) FROM recent) = ` + fmt.Sprint(searchRecentRows) + `
+), hits AS (
+	(SELECT seq FROM recent WHERE terms @> $2::text[]) -- in recent's order
+	UNION ALL
+	(SELECT seq FROM older WHERE desk = $1 AND seq < (SELECT min(seq) FROM recent) ORDER BY seq DESC)
+)
+SELECT ` + searchColumns + `
+FROM hits AS h CROSS JOIN LATERAL (
+	SELECT * FROM transcript_messages WHERE desk = $1 AND seq = h.seq AND $4 = 0
+	LIMIT 1 -- not flattened into a join that may take hits out of order
+) AS m
+WHERE ` + searchReadable + `
 LIMIT $9`
 
-// searchBeginSQL and searchCustomPlansSQL open a search's transaction, read only, whose
-// statements are planned with their arguments (see searchSQL).
-const (
-	searchBeginSQL       = "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
-	searchCustomPlansSQL = "SET LOCAL plan_cache_mode = force_custom_plan"
-)
+// searchThreadSQL is searchSQL for a search of thread $4: the row $4 and its direct
+// replies, which the primary key and the thread index find, each joined to its terms.
+var searchThreadSQL = `
+SELECT ` + searchColumns + `
+FROM transcript_messages AS m JOIN transcript_terms AS t ON t.desk = m.desk AND t.seq = m.seq
+WHERE m.desk = $1 AND (m.seq = $4 OR m.parent = $4) AND m.seq < $3 AND t.seq < $3
+  AND t.terms @> $2::text[] AND ` + searchReadable + `
+ORDER BY m.seq DESC
+LIMIT $9`
+
+// searchBegin opens a search's transaction, read only, whose statements are planned with
+// their arguments (a thread's size, the terms' frequencies), without parallel workers,
+// which could take searchSQL's rows out of order, and without a sequential scan where an
+// index serves: searchSQL's older is then the GIN index's rows, even for a word the
+// statistics call common (it runs only when the desk's newest rows hold few of them).
+var searchBegin = []string{
+	"BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY",
+	"SET LOCAL plan_cache_mode = force_custom_plan",
+	"SET LOCAL max_parallel_workers_per_gather = 0",
+	"SET LOCAL enable_seqscan = off",
+}
 
 // Search implements transcript.Searcher: the newest matches of q among the desk's rows the
 // viewer may read, found through the terms index in one query that decides readability
-// itself (searchSQL), never by reading the desk row by row. A query transcript.PlanSearch
-// refuses is its error, matching transcript.ErrBadSearch. An edited row is found by its new
-// words only, a redacted row by none: the index follows corrections in their append's
-// transaction.
+// itself (searchSQL, searchThreadSQL), never by reading the desk row by row. A query
+// transcript.PlanSearch refuses is its error, matching transcript.ErrBadSearch. An edited
+// row is found by its new words only, a redacted row by none: the index follows
+// corrections in their append's transaction.
 //
 // In a Store with standbys, a search is a read: it goes to a standby that has replayed
 // every commit the Store knows of on the desk (its appends, and the rows its reads saw),
@@ -79,11 +124,12 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	return plan.Result(hits), nil
 }
 
-// searchRead is one search, searchSQL's arguments, as route sends it to a standby or the
-// primary.
+// searchRead is one search, searchSQL or searchThreadSQL and its arguments, as route sends
+// it to a standby or the primary.
 type searchRead struct {
 	audiences *audienceCache
 	desk      string
+	sql       string
 	args      []any
 }
 
@@ -101,7 +147,7 @@ func newSearchRead(audiences *audienceCache, desk string, plan *transcript.Searc
 		listed   *string
 	)
 	switch v := plan.Viewer; {
-	case v.Validate() != nil: // the zero Author, or no author at all: desk rows only
+	case v.Validate() != nil || !storable(v.ID): // the zero Author, or one no row names: desk rows only
 	case v.Kind == transcript.KindOperator:
 		operator = true
 	default:
@@ -112,7 +158,11 @@ func newSearchRead(audiences *audienceCache, desk string, plan *transcript.Searc
 		kind, id, listed = int16(v.Kind), v.ID, &entry
 	}
 	args := []any{desk, plan.Terms, before, int64(plan.Thread), operator, kind, id, listed, plan.Limit + 1}
-	return searchRead{audiences: audiences, desk: desk, args: args}, nil
+	sql := searchSQL
+	if plan.Thread != 0 {
+		sql = searchThreadSQL
+	}
+	return searchRead{audiences: audiences, desk: desk, sql: sql, args: args}, nil
 }
 
 // onPool runs the search on pool, in one round trip.
@@ -140,21 +190,22 @@ func (r searchRead) judge(_ []transcript.Message, known, head int64) verdict {
 
 func (r searchRead) target(known int64) int64 { return known }
 
-// run sends the search's transaction to pool (BEGIN, searchCustomPlansSQL, deskHeadSQL when
-// withHead, searchSQL, COMMIT) and returns its rows, and the desk's head when withHead (0
+// run sends the search's transaction to pool (searchBegin, deskHeadSQL when withHead, the
+// search, COMMIT) and returns its rows, and the desk's head when withHead (0
 // for a desk the server does not hold), else math.MaxInt64.
 func (r searchRead) run(ctx context.Context, pool *pgxpool.Pool, withHead bool) (_ []transcript.Message, head int64, _ error) {
 	var b pgx.Batch
-	b.Queue(searchBeginSQL)
-	b.Queue(searchCustomPlansSQL)
+	for _, sql := range searchBegin {
+		b.Queue(sql)
+	}
 	if withHead {
 		b.Queue(deskHeadSQL, r.desk)
 	}
-	b.Queue(searchSQL, r.args...)
+	b.Queue(r.sql, r.args...)
 	b.Queue("COMMIT")
 	br := pool.SendBatch(ctx, &b) // on an error, the pool closes the connection left in the transaction
 	defer br.Close()
-	for range 2 {
+	for range searchBegin {
 		if _, err := br.Exec(); err != nil {
 			return nil, 0, err
 		}
@@ -176,6 +227,11 @@ func (r searchRead) run(ctx context.Context, pool *pgxpool.Pool, withHead bool) 
 	}
 	if _, err := br.Exec(); err != nil {
 		return nil, 0, err
+	}
+	for i := 1; i < len(rows); i++ {
+		if rows[i].Seq >= rows[i-1].Seq {
+			return nil, 0, fmt.Errorf("the server returned row %d after row %d: not newest first", rows[i].Seq, rows[i-1].Seq)
+		}
 	}
 	return rows, head, br.Close()
 }

@@ -179,3 +179,25 @@ func TestSearchIndexErasure(t *testing.T) {
 		t.Errorf("terms stored: %q, want %q (no word of an erased row)", got, want)
 	}
 }
+
+// TestSearchViewerNoRowNames: a viewer whose id PostgreSQL's text cannot hold (a NUL byte,
+// bytes that are not UTF-8), which no stored row can name, reads the desk rows, as memlog
+// would have it read them, and the search does not fail.
+func TestSearchViewerNoRowNames(t *testing.T) {
+	t.Parallel()
+	st, _ := openStore(t)
+	ctx := t.Context()
+	for _, m := range []transcript.Message{
+		{Author: alice, Content: "hello all"},
+		{Author: bot, Content: "hello alice", Audience: []transcript.Author{alice}},
+	} {
+		if _, err := st.Append(ctx, "eng", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, viewer := range []transcript.Author{transcript.Agent("bot\x00", "Bot"), transcript.Person("\xffalice", "Alice")} {
+		if got := searchSeqs(t, st, "eng", "hello", viewer); !slices.Equal(got, []transcript.Sequence{1}) {
+			t.Errorf("search as %q: rows %v, want [1]", viewer.ID, got)
+		}
+	}
+}
