@@ -9,7 +9,7 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
-// TestResultsHaveNoNilLists: Project, ListThreads, Prepare and the budget's cuts answer
+// TestResultsHaveNoNilLists: Project, ListThreads, Search, Prepare and the budget's cuts answer
 // nothing with empty lists, never nil ones, so that no transport has to turn null into [].
 func TestResultsHaveNoNilLists(t *testing.T) {
 	ctx := context.Background()
@@ -40,7 +40,12 @@ func TestResultsHaveNoNilLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	found, err := log.Search(ctx, transcript.SearchQuery{Text: "nowhere"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, empty := range map[string]bool{
+		"Search: Messages":                    found.Messages != nil,
 		"Project: Messages":                   p.Messages != nil,
 		"Project: Elided":                     p.Elided != nil,
 		"DropOldest: Messages":                cut.Messages != nil,

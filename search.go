@@ -113,7 +113,8 @@ func (p *SearchPlan) InScope(m *Message) bool {
 // Result returns p's answer from hits, matches of p below its Before bound, newest first,
 // at least the first p.Limit+1 of them when that many exist: the first p.Limit, ending
 // early once their content reaches PageBytes (the first is always kept), and Next set
-// when a match older than the last one returned was among hits. A store reads p.Limit+1
+// when a match older than the last one returned was among hits. Its Messages are empty,
+// never nil, when nothing matches. A store reads p.Limit+1
 // matches and calls Result, so that every Searcher pages alike.
 func (p *SearchPlan) Result(hits []Message) SearchResult {
 	n, bytes := 0, 0
@@ -121,7 +122,10 @@ func (p *SearchPlan) Result(hits []Message) SearchResult {
 		bytes += len(hits[n].Content)
 		n++
 	}
-	r := SearchResult{Messages: hits[:n:n]}
+	r := SearchResult{Messages: []Message{}}
+	if n > 0 {
+		r.Messages = hits[:n:n]
+	}
 	if n < len(hits) {
 		r.Next = hits[n-1].Seq
 	}

@@ -14,15 +14,6 @@ import (
 	"github.com/sharedesk/transcript/pgstore"
 )
 
-// TestSearchRule: the store's searches equal the brute-force model on random desks of
-// several scripts, with asides, blank rows, replies, edits and redactions, for every
-// viewer, scope, bound and limit, paging through Next, and leak nothing.
-func TestSearchRule(t *testing.T) {
-	t.Parallel()
-	st, _ := openStore(t)
-	storetest.SearchRule(t, st)
-}
-
 // fuzzSearchDesks are FuzzSearch's store and the desks of the cases it appended to it, by
 // seed: each case is appended once, however many inputs ask for it.
 var fuzzSearchDesks struct {

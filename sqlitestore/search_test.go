@@ -16,10 +16,6 @@ import (
 	"github.com/sharedesk/transcript/sqlitestore"
 )
 
-// TestSearchRule: the store's searches are the model's, for every script, viewer, thread,
-// bound and limit, and leak nothing of a row the viewer may not read.
-func TestSearchRule(t *testing.T) { storetest.SearchRule(t, openTemp(t)) }
-
 // TestSearchRuleBatches: searches are the model's on desks written by AppendBatch in
 // chunks that alternate between a desk and its blinded copy, so that the two desks' ids
 // interleave and a chunk spans several of a batch's INSERTs.

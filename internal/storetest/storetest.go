@@ -82,6 +82,12 @@ type Store interface {
 //     no aside and writing nothing (an outsider's refused as for a missing row, word for
 //     word); corrections inside one batch; and RestoreBatch reproducing a desk with
 //     corrections exactly, and refusing a Revised not above its row.
+//   - Search: the search rules (see SearchRule) on random desks in many scripts, with
+//     asides, blank rows, replies and corrections: every answer the brute-force model's
+//     for every viewer, scope, bound and limit; paging through Next to the end; no word of
+//     a row the viewer may not read, or of erased content, in any answer; and an
+//     outsider's answers those of the same desk without its asides. The store's logs must
+//     implement transcript.Searcher.
 //   - Tokens: the token.Store contract (see TokenRule): tokens stored exactly and found by
 //     hash only, listed in order, refused twice or invalid, revoked once, and
 //     token.Authenticate over the store accepting each token as itself and refusing
@@ -138,6 +144,7 @@ var checks = []struct {
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
 	{"Corrections", checkCorrections},
+	{"Search", func(t *testing.T, st Store) { SearchRule(t, st) }},
 	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
 	{"Books", func(t *testing.T, st Store) { BookRule(t, st) }},
 	{"ConcurrentSharing", checkConcurrentSharing},
