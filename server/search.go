@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -55,7 +55,7 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*searchOutput, er
 	r, err := searcher.Search(ctx, transcript.SearchQuery{Text: in.Q, Viewer: v, Thread: in.Thread, Before: in.Before, Limit: in.Limit})
 	switch {
 	case errors.Is(err, transcript.ErrBadSearch):
-		return nil, errBadSearch
+		return nil, badSearch(err)
 	case err != nil:
 		return nil, s.internal(ctx, err)
 	}
@@ -73,10 +73,11 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*searchOutput, er
 	return &searchOutput{Body: SearchAnswer{Messages: r.Messages, Next: r.Next}}, nil
 }
 
-// The search route's refusals: a q the library refuses (transcript.PlanSearch), said
-// without quoting it, and a store whose logs cannot search.
-var (
-	errBadSearch = kindInvalidRequest.problem(fmt.Sprintf("q must hold 1 to %d words (runs of letters and digits), none longer than %d bytes",
-		transcript.MaxSearchTerms, transcript.MaxTermBytes))
-	errNoSearch = kindNotImplemented.problem("the desk's store cannot search")
-)
+// errNoSearch is the refusal of a store whose logs cannot search.
+var errNoSearch = kindNotImplemented.problem("the desk's store cannot search")
+
+// badSearch is the 400 for a q transcript.PlanSearch refused: the rule it broke (no word,
+// too many, one too long), which quotes nothing of q.
+func badSearch(err error) error {
+	return kindInvalidRequest.problem("q: " + strings.TrimPrefix(err.Error(), transcript.ErrBadSearch.Error()+": "))
+}
