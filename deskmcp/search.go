@@ -2,7 +2,6 @@ package deskmcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/sharedesk/transcript"
@@ -22,16 +21,18 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 	if !ok {
 		return "", SearchDeskResult{}, ErrNoSearch
 	}
-	r, err := s.Search(ctx, transcript.SearchQuery{Text: in.Query, Viewer: t.me, Thread: in.Thread, Before: in.Before, Limit: in.Limit})
-	switch {
-	case errors.Is(err, transcript.ErrBadSearch):
+	q := transcript.SearchQuery{Text: in.Query, Viewer: t.me, Thread: in.Thread, Before: in.Before, Limit: in.Limit}
+	// The query first, so that a bad one is refused in any thread; then the thread, before
+	// the store reads any of it.
+	if _, err := transcript.PlanSearch(q); err != nil {
 		return "", SearchDeskResult{}, fmt.Errorf("%w: %w", ErrBadQuery, err)
-	case err != nil:
-		return "", SearchDeskResult{}, t.unavailable(ctx, "search_desk", err)
 	}
-	// After the search, so that a bad query is refused in any thread.
 	if err := t.checkThread(ctx, "search_desk", in.Thread); err != nil {
 		return "", SearchDeskResult{}, err
+	}
+	r, err := s.Search(ctx, q)
+	if err != nil {
+		return "", SearchDeskResult{}, t.unavailable(ctx, "search_desk", err)
 	}
 	hits := r.Messages[:transcript.OldestWithin(r.Messages, t.svc.opts.MaxAnswerBytes)]
 	blocks := make([]render.Block, len(hits))

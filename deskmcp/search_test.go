@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sharedesk/transcript"
@@ -329,5 +330,42 @@ func TestSearchDeskByteBudget(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("the pages hold %v, want %v", got, want)
+	}
+}
+
+// countingStore is a store whose logs count their searches.
+type countingStore struct {
+	*memStore
+	searches *atomic.Int32
+}
+
+type countedLog struct {
+	transcript.Log
+	searches *atomic.Int32
+}
+
+func (s countingStore) Log(desk string) transcript.Log {
+	return countedLog{s.memStore.Log(desk), s.searches}
+}
+
+func (l countedLog) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	l.searches.Add(1)
+	return l.Log.(transcript.Searcher).Search(ctx, q)
+}
+
+// TestSearchDeskThreadFirst: a thread the participant may not read, or that does not
+// exist, is refused before the store searches any of it, so that how long the refusal
+// takes cannot tell an aside's thread from a missing one; a bad query before either.
+func TestSearchDeskThreadFirst(t *testing.T) {
+	st := countingStore{newMemStore(), new(atomic.Int32)}
+	aside := appendAs(t, st.memStore, transcript.Message{Author: ana, Content: "zanzibar", Audience: []transcript.Author{agentB}})
+	a := connect(t, service(t, st), agentA)
+	for _, args := range []deskmcp.SearchDeskArgs{{Query: "zanzibar", Thread: aside.Seq}, {Query: "zanzibar", Thread: 99}, {Query: "", Thread: aside.Seq}} {
+		if _, _, err := search(a, args); err == nil {
+			t.Fatalf("search_desk %+v: no refusal", args)
+		}
+		if n := st.searches.Load(); n != 0 {
+			t.Fatalf("search_desk %+v: the store searched %d times before the refusal", args, n)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -52,17 +51,18 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*searchOutput, er
 	if !ok {
 		return nil, errNoSearch
 	}
-	r, err := searcher.Search(ctx, transcript.SearchQuery{Text: in.Q, Viewer: v, Thread: in.Thread, Before: in.Before, Limit: in.Limit})
-	switch {
-	case errors.Is(err, transcript.ErrBadSearch):
+	q := transcript.SearchQuery{Text: in.Q, Viewer: v, Thread: in.Thread, Before: in.Before, Limit: in.Limit}
+	// The words first, so that a q the library refuses is 400 in any thread; then the
+	// thread, before the store reads any of it.
+	if _, err := transcript.PlanSearch(q); err != nil {
 		return nil, badSearch(err)
-	case err != nil:
-		return nil, s.internal(ctx, err)
 	}
-	// After the search, so that a q the library refuses is 400 in any thread, as a
-	// parameter that breaks the schema is.
 	if err := s.checkThread(ctx, in.Desk, in.Thread, v); err != nil {
 		return nil, err
+	}
+	r, err := searcher.Search(ctx, q)
+	if err != nil {
+		return nil, s.internal(ctx, err)
 	}
 	if n := transcript.OldestWithin(r.Messages, s.opts.MaxAnswerBytes); n < len(r.Messages) { // the first n: the newest
 		r.Messages, r.Next = r.Messages[:n], r.Messages[n-1].Seq
@@ -76,8 +76,8 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*searchOutput, er
 // errNoSearch is the refusal of a store whose logs cannot search.
 var errNoSearch = kindNotImplemented.problem("the desk's store cannot search")
 
-// badSearch is the 400 for a q transcript.PlanSearch refused: the rule it broke (no word,
-// too many, one too long), which quotes nothing of q.
+// badSearch is the 400 for err, transcript.PlanSearch's refusal of q: the rule q broke (no
+// word, too many, one too long), which quotes nothing of it.
 func badSearch(err error) error {
 	return kindInvalidRequest.problem("q: " + strings.TrimPrefix(err.Error(), transcript.ErrBadSearch.Error()+": "))
 }

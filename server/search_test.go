@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/time/rate"
@@ -338,5 +339,31 @@ func TestOpenAPISearch(t *testing.T) {
 	schema := doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
 	if schema.Properties["messages"] == nil || schema.Properties["next"] == nil || !slices.Contains(schema.Required, "next") {
 		t.Errorf("the answer's schema %s: %+v", ref, schema)
+	}
+}
+
+// TestSearchThreadFirst: a thread the participant may not read, or that does not exist, is
+// refused before the store searches any of it, so that how long the refusal takes cannot
+// tell an aside's thread from a missing one; bad words are refused before either.
+func TestSearchThreadFirst(t *testing.T) {
+	st := countingSearch{sqliteStore(t), new(atomic.Int32)}
+	f := newFixture(t, st, server.Options{Rate: rate.Inf})
+	for _, c := range []struct {
+		path   string
+		status int
+		kind   string
+	}{
+		{searchPath("launch", fmt.Sprintf("thread=%d", f.aside.Seq)), 404, "not-found"},
+		{searchPath("launch", "thread=99"), 404, "not-found"},
+		{searchPath("", fmt.Sprintf("thread=%d", f.aside.Seq)), 400, "invalid-request"},
+	} {
+		wantProblem(t, f.env.do("GET", c.path, f.coder, nil), c.status, c.kind)
+		if n := st.searches.Load(); n != 0 {
+			t.Fatalf("%s: the store searched %d times before the refusal", c.path, n)
+		}
+	}
+	f.env.searchFor(t, f.coder, "yes", fmt.Sprintf("thread=%d", f.root.Seq))
+	if n := st.searches.Load(); n != 1 {
+		t.Fatalf("a search in a readable thread: the store searched %d times, want 1", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/server"
@@ -86,4 +87,24 @@ func (l httpSearchLog) Search(ctx context.Context, q transcript.SearchQuery) (tr
 		return transcript.SearchResult{}, fmt.Errorf("%w: %s", transcript.ErrBadSearch, rec.Body)
 	}
 	return transcript.SearchResult{}, fmt.Errorf("%d %s", rec.Code, rec.Body)
+}
+
+// countingSearch is a store whose logs count their searches.
+type countingSearch struct {
+	server.Store
+	searches *atomic.Int32
+}
+
+func (s countingSearch) Log(desk string) transcript.Log {
+	return countedLog{s.Store.Log(desk), s.searches}
+}
+
+type countedLog struct {
+	transcript.Log
+	searches *atomic.Int32
+}
+
+func (l countedLog) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	l.searches.Add(1)
+	return l.Log.(transcript.Searcher).Search(ctx, q)
 }
