@@ -137,8 +137,12 @@ type searchRead struct {
 // SearchPlan.Result needs to set Next.
 func newSearchRead(audiences *audienceCache, desk string, plan *transcript.SearchPlan) (searchRead, error) {
 	before := int64(math.MaxInt64) // every stored Seq is below it
-	if plan.Before != 0 {
+	if plan.Before != 0 && plan.Before < math.MaxInt64 {
 		before = int64(plan.Before)
+	}
+	thread := int64(plan.Thread)
+	if plan.Thread > math.MaxInt64 {
+		thread = -1 // no stored row, and not 0, which searches the whole desk
 	}
 	var (
 		operator = false
@@ -157,7 +161,7 @@ func newSearchRead(audiences *audienceCache, desk string, plan *transcript.Searc
 		}
 		kind, id, listed = int16(v.Kind), v.ID, &entry
 	}
-	args := []any{desk, plan.Terms, before, int64(plan.Thread), operator, kind, id, listed, plan.Limit + 1}
+	args := []any{desk, plan.Terms, before, thread, operator, kind, id, listed, plan.Limit + 1}
 	sql := searchSQL
 	if plan.Thread != 0 {
 		sql = searchThreadSQL

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -42,6 +43,14 @@ func SearchRule(t *testing.T, st Store) {
 					q.Before = transcript.Sequence(len(c.Rows) / 2)
 				}
 				searchCheck(t, c, s, sb, q)
+			}
+		}
+		// Bounds and threads past every Seq a store can hold, which a database's signed
+		// integers must not wrap.
+		for _, text := range c.Texts[:6] {
+			for _, huge := range []transcript.Sequence{1 << 63, math.MaxUint64} {
+				searchCheck(t, c, s, sb, transcript.SearchQuery{Text: text, Before: huge})
+				searchCheck(t, c, s, sb, transcript.SearchQuery{Text: text, Thread: huge})
 			}
 		}
 	}
