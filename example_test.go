@@ -225,3 +225,49 @@ func Example_corrections() {
 	//   2 "" revised 4 redacted true
 	// true
 }
+
+// A search as one viewer: the rows that hold every word, newest first, and only those the
+// viewer may read; an edited row is found by its new words, in any case or composition.
+func ExampleSearcher() {
+	ctx := context.Background()
+	l := memlog.New()
+	ana := transcript.Person("ana", "Ana")
+	triage := transcript.Agent("triage", "Triage")
+	review := transcript.Agent("review", "Reviewer")
+	for _, m := range []transcript.Message{
+		{Author: ana, Content: "The migration runs at 22:00."},
+		{Author: ana, Content: "Rota: Triage takes the migration night.", Audience: []transcript.Author{triage}},
+		{Author: ana, Corrects: 1, Content: "The MIGRATION runs at 23:00, after the café closes."},
+	} {
+		if _, err := l.Append(ctx, m); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	var s transcript.Searcher = l
+	for _, q := range []transcript.SearchQuery{
+		{Text: "migration", Viewer: triage},
+		{Text: "migration", Viewer: review},
+		{Text: "cafe\u0301 23", Viewer: review},
+		{Text: "22", Viewer: review},
+	} {
+		res, err := s.Search(ctx, q)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%+q as %s:", q.Text, q.Viewer.Label)
+		for _, m := range res.Messages {
+			fmt.Printf(" #%d", m.Seq)
+		}
+		fmt.Println()
+	}
+	_, err := s.Search(ctx, transcript.SearchQuery{Text: "?!"})
+	fmt.Println(errors.Is(err, transcript.ErrBadSearch), err)
+	// Output:
+	// "migration" as Triage: #2 #1
+	// "migration" as Reviewer: #1
+	// "cafe\u0301 23" as Reviewer: #1
+	// "22" as Reviewer:
+	// true transcript: bad search: the text holds no word
+}
