@@ -78,6 +78,7 @@ type SearchCase struct {
 	Threads []transcript.Sequence
 
 	forbidden map[string]map[string]bool // forbiddenWords of each of SearchViewers, by String
+	rowTerms  [][]string                 // the terms of each of Rows
 }
 
 // asideMarker is the word only row seq's content holds, when it is an aside or edits one.
@@ -168,6 +169,9 @@ func NewSearchCase(seed uint64, n int) SearchCase {
 			break
 		}
 	}
+	for _, m := range c.Rows {
+		c.rowTerms = append(c.rowTerms, transcript.Terms(m.Content))
+	}
 	c.forbidden = make(map[string]map[string]bool)
 	for _, v := range SearchViewers {
 		c.forbidden[v.String()] = c.forbiddenWords(v)
@@ -207,6 +211,16 @@ func searchTexts(r *rand.Rand, c SearchCase) []string {
 // q.Thread's scope and that hold every term of q.Text; at most q.Limit of them, fewer once
 // their content reaches transcript.PageBytes; Next the oldest returned when more match.
 func SearchModel(rows []transcript.Message, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	return searchModel(rows, nil, q)
+}
+
+// Model is SearchModel over c.Rows, each row's terms found once.
+func (c SearchCase) Model(q transcript.SearchQuery) (transcript.SearchResult, error) {
+	return searchModel(c.Rows, c.rowTerms, q)
+}
+
+// searchModel is SearchModel, with rowTerms[i] the terms of rows[i] when rowTerms is not nil.
+func searchModel(rows []transcript.Message, rowTerms [][]string, q transcript.SearchQuery) (transcript.SearchResult, error) {
 	terms := transcript.Terms(q.Text)
 	long := false
 	for _, t := range terms {
@@ -229,7 +243,11 @@ func SearchModel(rows []transcript.Message, q transcript.SearchQuery) (transcrip
 		if q.Thread != 0 && m.Seq != q.Thread && m.Parent != q.Thread || !modelReads(q.Viewer, m) {
 			continue
 		}
-		if holdsAll(transcript.Terms(m.Content), terms) {
+		have := transcript.Terms
+		if rowTerms != nil {
+			have = func(string) []string { return rowTerms[i] }
+		}
+		if holdsAll(have(m.Content), terms) {
 			matches = append(matches, m)
 		}
 	}
