@@ -18,24 +18,41 @@ import (
 // "don't" is two, and "ΣΟΦΙΑ" is "σοφια".
 func Terms(s string) []string {
 	s = norm.NFC.String(s)
-	var terms []string
-	var seen map[string]bool // the terms, once there are too many to scan
+	terms := make([]string, 0, min(len(s)/5+1, 32)) // a word and a separator: about 5 bytes or more
+	var seen map[string]bool                        // the terms, once there are too many to scan
 	for i := 0; i < len(s); {
-		if r, size := decodeRune(s, i); !startsWord(r) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				i++
+				continue
+			}
+		} else if r, size := utf8.DecodeRuneInString(s[i:]); !startsWord(r) {
 			i += size
 			continue
 		}
-		start, lower := i, true
+		start, lower, ascii := i, true, true
 		for i < len(s) {
-			r, size := decodeRune(s, i)
+			if c := s[i]; c < utf8.RuneSelf {
+				if !asciiWord[c] {
+					break
+				}
+				lower = lower && (c < 'A' || c > 'Z')
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
 			if !inWord(r) {
 				break
 			}
-			lower = lower && (r < utf8.RuneSelf && (r < 'A' || r > 'Z') || r >= utf8.RuneSelf && unicode.ToLower(r) == r)
+			ascii, lower = false, lower && unicode.ToLower(r) == r
 			i += size
 		}
 		t := s[start:i]
-		if !lower {
+		switch {
+		case lower:
+		case ascii:
+			t = strings.ToLower(t) // unicode.ToLower on ASCII, which form C leaves as it is
+		default:
 			// Lower case can compose where upper case did not: Y and a ring above.
 			t = norm.NFC.String(strings.Map(unicode.ToLower, t))
 		}
@@ -56,8 +73,20 @@ func Terms(s string) []string {
 		}
 		terms = append(terms, t)
 	}
+	if len(terms) == 0 {
+		return nil
+	}
 	return terms
 }
+
+// asciiWord reports, by ASCII byte, whether it may start or go on a word: a letter or a
+// digit (no ASCII character is a mark).
+var asciiWord = func() (in [utf8.RuneSelf]bool) {
+	for c := range in {
+		in[c] = startsWord(rune(c))
+	}
+	return in
+}()
 
 // startsWord reports whether r may start a word: a letter or a digit.
 func startsWord(r rune) bool {
@@ -70,12 +99,4 @@ func startsWord(r rune) bool {
 // inWord reports whether r may go on a word: a letter, a digit or a mark.
 func inWord(r rune) bool {
 	return startsWord(r) || r >= utf8.RuneSelf && unicode.IsMark(r)
-}
-
-// decodeRune is utf8.DecodeRuneInString(s[i:]), without a call for ASCII.
-func decodeRune(s string, i int) (rune, int) {
-	if c := s[i]; c < utf8.RuneSelf {
-		return rune(c), 1
-	}
-	return utf8.DecodeRuneInString(s[i:])
 }

@@ -297,7 +297,9 @@ type writeTx struct {
 	now        time.Time                   // the time of the append, for zero At values
 	inserted   int                         // rows inserted so far; none, and write rolls back
 	entries    []byte                      // the search index's entry being written (see index)
-	pending    []any                       // entries queued for the search index, id and text each
+	list       []byte                      // the entries queued for the search index (see index)
+	queued     int                         // how many rows list holds the entries of
+	firstID    int64                       // the messages.id of list's first row
 	newAuthors map[transcript.Author]int64 // authors rows found or created in the transaction
 	// audiences rows found or created in the transaction, by members
 	newAudiences map[string]newAudience

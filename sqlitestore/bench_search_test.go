@@ -194,6 +194,42 @@ func BenchmarkImportIndex(b *testing.B) {
 	}
 }
 
+// BenchmarkImportIndexPaired imports the 1,000,000-row desk as BenchmarkImportIndex does,
+// into two new files an iteration, one with the search index and one without, alternating
+// which goes first, and reports the medians of each one's wall and CPU time and their
+// ratios: paired, the load of a shared machine hits both alike.
+func BenchmarkImportIndexPaired(b *testing.B) {
+	ctx := context.Background()
+	msgs := benchSearchMessages(benchSearchRows)
+	var wall, cpu [2][]time.Duration // [0] with the index, [1] without
+	imp := func(skip int) {
+		st, err := Open(ctx, filepath.Join(b.TempDir(), "import.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		st.skipIndex = skip == 1
+		start, startCPU := time.Now(), processCPU()
+		for i := 0; i < len(msgs); i += benchImportBatch {
+			if err := st.AppendBatch(ctx, benchDeskName, msgs[i:min(i+benchImportBatch, len(msgs))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		wall[skip] = append(wall[skip], time.Since(start))
+		cpu[skip] = append(cpu[skip], time.Duration(processCPU()-startCPU))
+	}
+	i := 0
+	for b.Loop() {
+		imp(i % 2)
+		imp(1 - i%2)
+		i++
+	}
+	b.ReportMetric(median(wall[0])/median(wall[1]), "wall-on/off")
+	b.ReportMetric(median(cpu[0])/median(cpu[1]), "cpu-on/off")
+	b.ReportMetric(median(cpu[0]), "cpu-on-ns")
+	b.ReportMetric(median(cpu[1]), "cpu-off-ns")
+}
+
 // storeSizes are the bytes of a store's file, and of its search index's tables.
 type storeSizes struct{ file, index int64 }
 

@@ -19,13 +19,15 @@ import (
 )
 
 // The search index's statements (message_terms: see migrations/009_search.sql). An entry
-// is written by its id and text (an append's, indexRowsSQL for a batch's, and the
-// migration's from a JSON array of [id, entry] pairs), and deleted by its id and text as
-// written.
+// is written by its id and text (one row's by indexOneSQL, a batch's by indexListSQL from
+// a JSON array of the entries of rows of consecutive ids from ?2, "" for a row without
+// one, and the migration's from a JSON array of [id, entry] pairs), and deleted by its id
+// and text as written.
 const (
-	indexSQL    = `INSERT INTO message_terms (rowid, terms) SELECT value ->> 0, value ->> 1 FROM json_each(?1)`
-	indexOneSQL = `INSERT INTO message_terms (rowid, terms) VALUES (?1, ?2)`
-	unindexSQL  = `INSERT INTO message_terms (message_terms, rowid, terms) VALUES ('delete', ?1, ?2)`
+	indexSQL     = `INSERT INTO message_terms (rowid, terms) SELECT value ->> 0, value ->> 1 FROM json_each(?1)`
+	indexListSQL = `INSERT INTO message_terms (rowid, terms) SELECT ?2 + key, value FROM json_each(?1) WHERE value <> ''`
+	indexOneSQL  = `INSERT INTO message_terms (rowid, terms) VALUES (?1, ?2)`
+	unindexSQL   = `INSERT INTO message_terms (message_terms, rowid, terms) VALUES ('delete', ?1, ?2)`
 	// targetSQL reads a correction's target, before the correction changes it, on the
 	// (desk, seq) index: its id and what its entry was computed from.
 	targetSQL = `SELECT id, content, corrects, redacted FROM messages WHERE desk = ?1 AND seq = ?2`
@@ -59,42 +61,47 @@ func appendTerms(b []byte, desk int64, terms []string, text func([]byte, string)
 }
 
 // appendJSONText appends t to a JSON string being written: as it is, unless it holds a
-// byte JSON escapes (a term holds none: letters, digits and marks only).
-func appendJSONText(b []byte, t string) []byte {
+// byte JSON escapes (an entry holds none: letters, digits, marks, "_" and spaces only).
+func appendJSONText[T string | []byte](b []byte, t T) []byte {
 	for i := 0; i < len(t); i++ {
 		if c := t[i]; c < 0x20 || c == '"' || c == '\\' {
-			q, _ := json.Marshal(t) // a string always marshals
+			q, _ := json.Marshal(string(t)) // a string always marshals
 			return append(b, q[1:len(q)-1]...)
 		}
 	}
 	return append(b, t...)
 }
 
-// termsChunk is how many entries one INSERT of a batch's writes: two parameters an entry,
-// as a batch's INSERT of rows (insertChunk) is long, so that what each statement costs
-// once is spread thin.
-const termsChunk = 256
-
-// indexRowsSQL is the INSERT of n entries of the search index, by id and text.
-func indexRowsSQL(n int) string {
-	return valuesSQL("INSERT INTO message_terms (rowid, terms) VALUES ", "(?,?)", n, "")
-}
+// indexListBytes bounds the entries index queues for one statement, so that a batch of
+// millions of rows is indexed in bounded memory.
+const indexListBytes = 16 << 20
 
 // index queues the search index's entries of rows, the new rows of the transaction's desk
-// whose messages.id are first, first+1, ..., and writes them termsChunk at a time (the
-// prepared indexMany); flushIndex writes the rest.
+// whose messages.id are first, first+1, ..., and flushIndex writes them: in one statement
+// (indexListSQL), from a JSON array of one string a row of consecutive ids, the row's entry
+// or "" when it has none. One statement, because SQLite has FTS5 write the entries it
+// holds as a segment of their own at the start of every statement of many rows in the
+// transaction: entries written in many INSERTs (or between a batch's INSERTs of rows)
+// made many small segments a batch, and merging them again cost more than writing them.
 func (w *writeTx) index(ctx context.Context, first int64, rows []transcript.Message) error {
 	if w.s.skipIndex {
 		return nil
 	}
-	for i := range rows {
-		terms := transcript.IndexTerms(&rows[i])
-		if len(terms) == 0 {
-			continue
+	if w.queued > 0 && first != w.firstID+int64(w.queued) {
+		if err := w.flushIndex(ctx); err != nil {
+			return err
 		}
-		w.entries = appendTerms(w.entries[:0], w.desk, terms, appendText)
-		w.pending = append(w.pending, first+int64(i), string(w.entries))
-		if len(w.pending) == 2*termsChunk {
+	}
+	for i := range rows {
+		w.entries = appendTerms(w.entries[:0], w.desk, transcript.IndexTerms(&rows[i]), appendText)
+		if w.queued == 0 {
+			w.list, w.firstID = append(w.list[:0], '['), first+int64(i)
+		} else {
+			w.list = append(w.list, ',')
+		}
+		w.list = append(appendJSONText(append(w.list, '"'), w.entries), '"')
+		w.queued++
+		if len(w.list) >= indexListBytes {
 			if err := w.flushIndex(ctx); err != nil {
 				return err
 			}
@@ -103,24 +110,22 @@ func (w *writeTx) index(ctx context.Context, first int64, rows []transcript.Mess
 	return nil
 }
 
-// flushIndex writes the entries index queued: one by the prepared indexOne, a chunk by the
-// prepared indexMany, others in an INSERT of their own.
+// flushIndex writes the entries index queued: one row's by the prepared indexOne (an
+// INSERT of one row, which starts no segment), others by indexListSQL.
 func (w *writeTx) flushIndex(ctx context.Context) error {
 	var err error
-	switch n := len(w.pending) / 2; n {
-	case 0:
+	switch {
+	case w.queued == 0:
 		return nil
-	case 1:
-		_, err = w.tx.StmtContext(ctx, w.s.indexOne).ExecContext(ctx, w.pending...)
-	case termsChunk:
-		_, err = w.tx.StmtContext(ctx, w.s.indexMany).ExecContext(ctx, w.pending...)
-	default:
-		_, err = w.tx.ExecContext(ctx, indexRowsSQL(n), w.pending...)
+	case w.queued > 1:
+		_, err = w.tx.ExecContext(ctx, indexListSQL, string(append(w.list, ']')), w.firstID)
+	case len(w.entries) > 0: // the one row's entry, as index left it
+		_, err = w.tx.StmtContext(ctx, w.s.indexOne).ExecContext(ctx, w.firstID, string(w.entries))
 	}
 	if err != nil {
-		return fmt.Errorf("indexing %d rows: %w", len(w.pending)/2, err)
+		return fmt.Errorf("indexing %d rows: %w", w.queued, err)
 	}
-	w.pending = w.pending[:0]
+	w.queued = 0
 	return nil
 }
 

@@ -30,7 +30,7 @@ type Store struct {
 	// Prepared statements: the writer's, on its one connection, and the readers'.
 	deskHead, newDesk, insert, insertMany, findAuthor, newAuthor         *sql.Stmt
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
-	revise, eraseCorrections, indexOne, indexMany, unindexStmt, target   *sql.Stmt
+	revise, eraseCorrections, indexOne, unindexStmt, target              *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
 	search                                                               *sql.Stmt // readers
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
@@ -139,7 +139,6 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.keyRows, s.writer, keyRowsSQL},
 		{&s.revise, s.writer, reviseSQL},
 		{&s.eraseCorrections, s.writer, eraseCorrectionsSQL},
-		{&s.indexMany, s.writer, indexRowsSQL(termsChunk)},
 		{&s.indexOne, s.writer, indexOneSQL},
 		{&s.unindexStmt, s.writer, unindexSQL},
 		{&s.target, s.writer, targetSQL},
@@ -201,7 +200,7 @@ func (s *Store) closeAll() error {
 		errs = append(errs, s.checkpoint())
 	}
 	closeStmts(s.deskHead, s.newDesk, s.insert, s.insertMany, s.findAuthor, s.newAuthor, s.findAudience, s.newAudience,
-		s.parents, s.keyRow, s.keyRows, s.revise, s.eraseCorrections, s.indexOne, s.indexMany, s.unindexStmt, s.target, s.addToken, s.revokeToken, s.insertBook, s.updateBook)
+		s.parents, s.keyRow, s.keyRows, s.revise, s.eraseCorrections, s.indexOne, s.unindexStmt, s.target, s.addToken, s.revokeToken, s.insertBook, s.updateBook)
 	if s.writer != nil {
 		errs = append(errs, s.writer.Close())
 	}
