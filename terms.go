@@ -13,9 +13,9 @@ import (
 // digit (unicode.IsLetter, unicode.IsDigit) and goes on with letters, digits and marks
 // (unicode.IsMark), every character lower-cased with unicode.ToLower and the word put in
 // form C again (lower case can compose where upper case did not: "Y\u030a" lowers to
-// "ẙ"); each word once, in the order of its first use. Everything else separates words: white space, punctuation,
-// symbols, emoji, and bytes that are not UTF-8. So "Café" and "cafe\u0301" are one word,
-// "don't" is two, and "ΣΟΦΙΑ" is "σοφια".
+// "ẙ"); each word once, in the order of its first use. Everything else separates words:
+// white space, punctuation, symbols, emoji, and bytes that are not UTF-8. So "Café" and
+// "cafe\u0301" are one word, "don't" is two, and "ΣΟΦΙΑ" is "σοφια".
 func Terms(s string) []string {
 	s = norm.NFC.String(s)
 	terms := make([]string, 0, min(len(s)/5+1, 32)) // a word and a separator: about 5 bytes or more
