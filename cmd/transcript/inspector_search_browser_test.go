@@ -141,11 +141,14 @@ func (b *browser) settled(t *testing.T, col, status string) {
 }
 
 // holdSearch wraps the page's fetch: the answer to the next search request is read whole,
-// then held until window.releaseSearch() (set once it is held).
+// then held until window.releaseSearch() (set once it is held); window.rowReads counts the
+// requests of the desk's rows.
 const holdSearch = `void (() => {
 	const fetch = window.fetch;
+	window.rowReads = 0;
 	window.holdNextSearch = true;
 	window.fetch = async (url, init) => {
+		if (String(url).includes("/rows?")) window.rowReads++;
 		const res = await fetch(url, init);
 		if (!String(url).includes("/search?") || !window.holdNextSearch) return res;
 		window.holdNextSearch = false;
@@ -158,7 +161,9 @@ const holdSearch = `void (() => {
 // TestInspectorSearchIsCurrentInBrowser: the page never shows erased content in a hit,
 // whatever order the answers and the desk's stream come in — an answer read before a
 // redaction that arrives after the redaction's event draws nothing of the row, and a
-// reinitialization, which a redaction in the gap never crosses, asks every search again.
+// reinitialization, which a redaction in the gap never crosses, asks every search again;
+// a hit's seq reads at most a bounded number of rows back to show it, and says when its
+// row is further back than that.
 func TestInspectorSearchIsCurrentInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -196,7 +201,7 @@ func TestInspectorSearchIsCurrentInBrowser(t *testing.T) {
 	b.hits(t, box, 0)
 	noneOf("hunter2")
 
-	// A redaction in a reinitialization's gap.
+	// A redaction in a reinitialization's gap, with more rows than the reach of a hit's seq.
 	quokka := post("the quokka vault code is marmalade")
 	b.search(t, box, "quokka")
 	b.settled(t, box, "1 row, newest first.")
@@ -219,6 +224,21 @@ func TestInspectorSearchIsCurrentInBrowser(t *testing.T) {
 	b.settled(t, box, "No row holds every word.")
 	b.hits(t, box, 0)
 	noneOf("marmalade")
+
+	// The desk's first row is now thousands of rows older than those the column holds.
+	b.search(t, box, "postmortem")
+	b.settled(t, box, "2 rows, newest first.")
+	b.run(t, "show the desk's first row",
+		chromedp.Evaluate[chromedp.Void](`void (window.rowReads = 0)`),
+		chromedp.Click(chromedp.CSS(box+` .hit-list > li[data-seq="1"] button.seq`)),
+	)
+	b.poll(t, "the desk column says the row is too far back", `document.querySelector('#desk .notice').textContent.includes("#1 is too far back")`)
+	if n := get(t, b, "the requests of rows", chromedp.Evaluate[int](`window.rowReads`)); n > 4096/512 {
+		t.Errorf("showing a far hit read the rows %d times, want at most %d", n, 4096/512)
+	}
+	if n := get(t, b, "the first row in the desk column", chromedp.Evaluate[int](`document.querySelectorAll('#desk .rows li[data-seq="1"]').length`)); n != 0 {
+		t.Error("the desk column read back to the first row")
+	}
 
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)

@@ -666,21 +666,33 @@
     }
   }
 
+  const revealReach = 4096; // rows reveal reads at most, beyond those the desk column holds
+
   // reveal shows row seq in the desk column: older rows are read until it is among them
   // (the column drawn once, after), its thread is unfolded, and it is scrolled to and
-  // marked (found).
+  // marked (found). A row more than revealReach rows older than those the column holds is
+  // not read to: the column says it is too far back.
   async function reveal(seq) {
     while (deskCol.loading) await new Promise((r) => setTimeout(r, 50));
-    deskCol.loading = true;
+    const far = () => !deskCol.rows.has(seq) && deskCol.next > 0 && deskCol.next - seq > revealReach;
     let changed = false;
-    try {
-      while (!deskCol.rows.has(seq) && deskCol.next !== 0) changed = (await readOlder(512)) || changed;
-    } finally {
-      deskCol.loading = false;
+    let read = 0;
+    if (!far()) {
+      deskCol.loading = true;
+      try {
+        for (; !deskCol.rows.has(seq) && deskCol.next !== 0 && read < revealReach; read += 512) changed = (await readOlder(512)) || changed;
+      } finally {
+        deskCol.loading = false;
+      }
     }
     if (changed) participantsChanged();
     const m = deskCol.rows.get(seq);
-    if (!m) return;
+    if (!m) {
+      if (read) renderDesk("keep");
+      notice(deskNotice, "#" + seq + " is too far back to show here: more than " + revealReach + " rows older than those the column holds.", "far");
+      return;
+    }
+    if (deskNotice.classList.contains("far")) notice(deskNotice, "");
     deskCol.found = seq;
     for (let r = m; r.parent && deskCol.rows.has(r.parent); ) {
       r = deskCol.rows.get(r.parent);
