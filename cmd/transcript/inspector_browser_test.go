@@ -159,7 +159,13 @@ func (b *browser) consoleErrors() []string {
 // address and the operator token it printed.
 func startDemo(t *testing.T) (srv *serving, url, secret string) {
 	t.Helper()
-	srv = startServe(t, filepath.Join(t.TempDir(), "demo.db"), "--demo")
+	return startDemoAt(t, filepath.Join(t.TempDir(), "demo.db"))
+}
+
+// startDemoAt is startDemo on the database at db, which the test may open too.
+func startDemoAt(t *testing.T, db string) (srv *serving, url, secret string) {
+	t.Helper()
+	srv = startServe(t, db, "--demo")
 	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
 	if m == nil {
 		t.Fatalf("serve --demo printed no address and token on standard output:\n%s", srv.stdout)

@@ -316,6 +316,7 @@
     const pg = await call("GET", base + "/rows?limit=" + limit + q);
     let changed = false;
     for (const m of pg.rows) {
+      learn(m);
       deskCol.rows.set(m.seq, m);
       deskCol.head = Math.max(deskCol.head, m.seq);
       changed = noteAuthors(m) || changed;
@@ -447,9 +448,10 @@
     deskCol.es = es;
     es.addEventListener("row", (ev) => {
       const m = JSON.parse(ev.data);
+      learn(m);
       if (m.corrects) {
         applyToDesk(m);
-        for (const box of searchBoxes) box.corrected(m.corrects);
+        for (const box of searchBoxes) box.refresh();
       }
       deskCol.rows.set(m.seq, m);
       deskCol.head = Math.max(deskCol.head, m.seq);
@@ -463,6 +465,7 @@
       es.close();
       const reason = JSON.parse(ev.data).reason;
       notice(deskNotice, "Reinitialized (" + reason + "): the rows were read again from the newest.", "reinit");
+      for (const box of searchBoxes) box.refresh(); // a correction in the gap never comes
       deskCol.rows.clear();
       deskCol.next = -1;
       deskCol.head = 0;
@@ -534,10 +537,29 @@
   const searchTemplate = document.getElementById("search-template");
   const searchBoxes = new Set();
 
+  // What the page learned of corrections, from the rows it read and the desk's stream. An
+  // answer read before a correction committed holds the row as it was: a hit that is no
+  // longer current is never shown.
+  const erased = new Set(); // rows whose content a redaction erased
+  const revisedBy = new Map(); // row → the newest correction of it the page knows of
+
+  // learn notes what m, a row of the desk as read, tells of corrections.
+  function learn(m) {
+    const target = m.corrects || m.seq;
+    const newest = m.corrects ? m.seq : m.revised || 0;
+    if (newest > (revisedBy.get(target) || 0)) revisedBy.set(target, newest);
+    if (m.redacted) erased.add(target);
+  }
+
+  // current reports whether m, a hit, is its row as the page last learned it: not erased,
+  // and revised by no newer correction than the one m shows.
+  const current = (m) => !m.redacted && !erased.has(m.seq) && (revisedBy.get(m.seq) || 0) <= (m.revised || 0);
+
   // SearchBox is a search form and its hits, put after anchor: a search of the whole desk
   // as viewer (null: the operator, who reads every row), newest first, More for the next
   // page. A hit shows its seq, author and content (as text); its seq shows the row in the
-  // desk column.
+  // desk column. A correction or a reinitialization asks the search again, as deep as More
+  // had read; a hit that is not current is never drawn, whatever answer brought it.
   class SearchBox {
     constructor(anchor, viewer) {
       this.viewer = viewer;
@@ -548,9 +570,13 @@
       this.list = this.el.querySelector(".hit-list");
       this.status = this.hits.querySelector(".status");
       this.more = this.el.querySelector(".more");
-      this.q = "";
-      this.next = 0;
-      this.asked = 0; // requests made: an answer to an older one is let go
+      this.q = ""; // the words searched for; "": no search active
+      this.shown = []; // the hits drawn, newest first
+      this.next = 0; // before= of the page after them; 0: none
+      this.pages = 0; // pages read into shown
+      this.depth = 0; // pages the user asked for: the first, and one a More
+      this.stale = false; // the desk changed since shown was read
+      this.asked = 0; // loads started: the answer to an older one is let go
       const label = viewer ? name(viewer) : "the operator";
       this.form.q.placeholder = "Search the desk as " + label;
       this.form.q.setAttribute("aria-label", "Search the desk as " + label + ": the rows holding every word");
@@ -558,34 +584,55 @@
       this.form.addEventListener("submit", (ev) => {
         ev.preventDefault();
         this.q = this.form.q.value;
-        this.ask(0);
+        this.depth = 1;
+        this.load(false);
       });
-      this.more.addEventListener("click", () => this.ask(this.next));
+      this.more.addEventListener("click", () => {
+        this.depth++;
+        this.load(!this.stale);
+      });
       this.el.querySelector(".done").addEventListener("click", () => this.clear());
       searchBoxes.add(this);
     }
 
-    // ask reads the page of hits below before (0: the newest) and shows it: in place of
-    // the hits for 0, after them otherwise.
-    async ask(before) {
-      const asked = ++this.asked;
+    path(before) {
       let path = base + "/search?q=" + encodeURIComponent(this.q);
       if (this.viewer) path += "&as=" + encodeURIComponent(who(this.viewer));
       if (before) path += "&before=" + before;
+      return path;
+    }
+
+    // load reads and draws the first depth pages of hits: afresh, or with keep only the
+    // pages after those drawn, which are current. A load started later lets this one go.
+    async load(keep) {
+      const asked = ++this.asked;
+      let hits = keep ? this.shown : [];
+      let next = keep ? this.next : 0;
+      let pages = keep ? this.pages : 0;
       this.hits.hidden = false;
       try {
-        const ans = await call("GET", path);
-        if (asked !== this.asked) return;
-        const hits = ans.messages.map((m) => this.hitElement(m));
-        if (before) this.list.append(...hits);
-        else this.list.replaceChildren(...hits);
-        this.next = ans.next;
-        this.more.hidden = ans.next === 0;
-        const n = this.list.children.length;
-        this.status.textContent = n === 0 ? "No row holds every word." : n + (n === 1 ? " row" : " rows") + ", newest first" + (ans.next ? "; More shows older ones." : ".");
+        while (pages < this.depth && (pages === 0 || next)) {
+          const ans = await call("GET", this.path(next));
+          if (asked !== this.asked) return;
+          hits = hits.concat(ans.messages);
+          next = ans.next;
+          pages++;
+        }
       } catch (err) {
         if (asked === this.asked) this.status.textContent = "Could not search: " + err.message;
+        return;
       }
+      Object.assign(this, { shown: hits, next, pages, stale: false });
+      this.draw();
+    }
+
+    // draw shows the hits that are current.
+    draw() {
+      this.shown = this.shown.filter(current);
+      this.list.replaceChildren(...this.shown.map((m) => this.hitElement(m)));
+      this.more.hidden = this.next === 0;
+      const n = this.shown.length;
+      this.status.textContent = n === 0 ? "No row holds every word." : n + (n === 1 ? " row" : " rows") + ", newest first" + (this.next ? "; More shows older ones." : ".");
     }
 
     // hitElement is a hit as the column's rows look, its seq showing it in the desk column.
@@ -596,17 +643,19 @@
       return li;
     }
 
-    // corrected is told of a correction of row seq: a hit of it is dropped at once (a
-    // redaction's content must leave the page) and the search asked again.
-    corrected(seq) {
-      const hit = this.list.querySelector('[data-seq="' + seq + '"]');
-      if (!hit) return;
-      hit.remove();
-      this.ask(0);
+    // refresh is told the desk changed under the hits (a correction, a reinitialization):
+    // the hits the page knows are not current go at once, and the search is asked again,
+    // as deep as before, letting go of any answer on its way.
+    refresh() {
+      if (!this.q) return;
+      this.stale = true;
+      if (!this.shown.every(current)) this.draw();
+      this.load(false);
     }
 
     clear() {
       this.asked++;
+      Object.assign(this, { q: "", shown: [], next: 0, pages: 0, depth: 0, stale: false });
       this.list.replaceChildren();
       this.hits.hidden = true;
       this.form.q.value = "";
@@ -617,21 +666,33 @@
     }
   }
 
+  const revealReach = 4096; // rows reveal reads at most, beyond those the desk column holds
+
   // reveal shows row seq in the desk column: older rows are read until it is among them
   // (the column drawn once, after), its thread is unfolded, and it is scrolled to and
-  // marked (found).
+  // marked (found). A row more than revealReach rows older than those the column holds is
+  // not read to: the column says it is too far back.
   async function reveal(seq) {
     while (deskCol.loading) await new Promise((r) => setTimeout(r, 50));
-    deskCol.loading = true;
+    const far = () => !deskCol.rows.has(seq) && deskCol.next > 0 && deskCol.next - seq > revealReach;
     let changed = false;
-    try {
-      while (!deskCol.rows.has(seq) && deskCol.next !== 0) changed = (await readOlder(512)) || changed;
-    } finally {
-      deskCol.loading = false;
+    let read = 0;
+    if (!far()) {
+      deskCol.loading = true;
+      try {
+        for (; !deskCol.rows.has(seq) && deskCol.next !== 0 && read < revealReach; read += 512) changed = (await readOlder(512)) || changed;
+      } finally {
+        deskCol.loading = false;
+      }
     }
     if (changed) participantsChanged();
     const m = deskCol.rows.get(seq);
-    if (!m) return;
+    if (!m) {
+      if (read) renderDesk("keep");
+      notice(deskNotice, "#" + seq + " is too far back to show here: more than " + revealReach + " rows older than those the column holds.", "far");
+      return;
+    }
+    if (deskNotice.classList.contains("far")) notice(deskNotice, "");
     deskCol.found = seq;
     for (let r = m; r.parent && deskCol.rows.has(r.parent); ) {
       r = deskCol.rows.get(r.parent);
@@ -788,6 +849,7 @@
         this.es = null;
         notice(this.notice, "Reinitialized (" + JSON.parse(ev.data).reason + "): the view was read again and the stream restarted from its head.", "reinit");
         this.refresh();
+        this.search.refresh();
       });
       es.addEventListener("error", () => {
         if (es.readyState === EventSource.CLOSED) notice(this.notice, "Live updates stopped: reload the page.", "reinit");
