@@ -61,10 +61,12 @@
 // index of exact strings, never PostgreSQL's text search, so that the store finds what
 // memlog's brute force finds, in every script. Which rows the viewer may read is decided
 // in the query, from the audience column, so no part of an answer depends on another's
-// rows. A search of a whole desk reads its newest 4,096 rows' words in order, where a
-// common word's page is, then the GIN index for the older rows; it costs least on a word
-// rare on every desk and most on one common on other desks and rare on this one (the index
-// holds the words of all desks). Searches are reads: with standbys, they go to a standby
+// rows. A search of a whole desk reads the words of its newest 4,096 rows below its bound,
+// where a common word's page is; then, for a word in at most 4,096 rows of all desks, the
+// GIN index's rows of it; else the desk's older rows in windows, each 4 times the last,
+// down to its page. It costs least on a word rare on every desk, about as many rows as lie
+// above its page on a common one, and most, the desk's rows, on one common on other desks
+// and rare on this one (the index holds the words of all desks). Searches are reads: with standbys, they go to a standby
 // that has replayed every commit the Store knows of on the desk.
 //
 // # Tokens and books
