@@ -113,7 +113,6 @@ func BenchmarkSearch(b *testing.B) {
 		{"word=common", transcript.SearchQuery{Text: benchdesk.CommonWord, Limit: 20}},
 	} {
 		b.Run("impl=Search/"+c.name, func(b *testing.B) {
-			s := st.Log(desk).(transcript.Searcher)
 			want := fullRead.res
 			if c.name != "word=rare" {
 				var err error
@@ -121,24 +120,68 @@ func BenchmarkSearch(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			got, err := s.Search(ctx, c.q)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(got.Messages) != len(want.Messages) || got.Next != want.Next || (len(want.Messages) > 0 && got.Messages[0].Seq != want.Messages[0].Seq) {
-				b.Fatalf("Search: %d rows, next %d; the full read: %d rows, next %d", len(got.Messages), got.Next, len(want.Messages), want.Next)
-			}
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := s.Search(ctx, c.q); err != nil {
-					b.Fatal(err)
-				}
-			}
-			perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			b.ReportMetric(float64(fullRead.d.Nanoseconds())/perOp, "x-fullread")
-			b.ReportMetric(float64(len(got.Messages)), "rows")
+			benchSearchAgainst(b, st.Log(desk).(transcript.Searcher), c.q, want, fullRead.d)
 		})
 	}
+}
+
+// benchSearchAgainst checks s's answer to q against want, the full read's, then times s's
+// searches for q and reports x-fullread, full (the full read's time) over a search's, and
+// the rows of the answer.
+func benchSearchAgainst(b *testing.B, s transcript.Searcher, q transcript.SearchQuery, want transcript.SearchResult, full time.Duration) {
+	ctx := context.Background()
+	got, err := s.Search(ctx, q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(got.Messages) != len(want.Messages) || got.Next != want.Next || (len(want.Messages) > 0 && got.Messages[0].Seq != want.Messages[0].Seq) {
+		b.Fatalf("Search: %d rows, next %d; the full read: %d rows, next %d", len(got.Messages), got.Next, len(want.Messages), want.Next)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Search(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(float64(full.Nanoseconds())/perOp, "x-fullread")
+	b.ReportMetric(float64(len(got.Messages)), "rows")
+}
+
+// historyWord is in every row of the history desk (BenchmarkSearchHistory) but its newest
+// 10,000, and in no row of another desk.
+const historyWord = "yesteryear"
+
+// BenchmarkSearchHistory: on a desk of 200,000 rows of benchdesk.Stream, historyWord in
+// every row but the newest 10,000, the first page (Limit 20) of a search for it, as the
+// zero Author, against the full read of the desk (fullSearch, timed once in the same run):
+// a word common in the desk's history that its newest 4,096 rows do not hold, which the
+// search finds in the desk's older windows.
+func BenchmarkSearchHistory(b *testing.B) {
+	const n = 200_000
+	st, _ := benchStore(b)
+	desk := fmt.Sprintf("search-history-%d", n)
+	loadBenchDesk(b, desk, n, func() []transcript.Message {
+		msgs := streamDesk(n, 0)
+		for i := range msgs[:n-10_000] {
+			msgs[i].Content += " " + historyWord
+		}
+		return msgs
+	})
+	ctx := context.Background()
+	q := transcript.SearchQuery{Text: historyWord, Limit: 20}
+	start := time.Now()
+	want, err := fullSearch(ctx, st.Log(desk), q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	full := time.Since(start)
+	if len(want.Messages) != 20 || want.Messages[0].Seq != n-10_000 {
+		b.Fatalf("the full read found %d rows; want 20, from row %d", len(want.Messages), n-10_000)
+	}
+	b.Run("impl=Search/word=history", func(b *testing.B) {
+		benchSearchAgainst(b, st.Log(desk).(transcript.Searcher), q, want, full)
+	})
 }
 
 // BenchmarkSearchProjectPaired runs, alternately, the first

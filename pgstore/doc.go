@@ -43,8 +43,11 @@
 // content, stays in the table's files as a dead row until vacuum reclaims its space; it is
 // also in the write-ahead log until the segments holding it are recycled (and in any WAL
 // archive, backup or standby that copied them). Plain VACUUM, as autovacuum runs it, marks
-// the space free without overwriting it, so the bytes may stay until a new row reuses it.
-// To force them out of the database's files, rewrite the table, then checkpoint:
+// the space free without overwriting it, so the bytes may stay until a new row reuses it;
+// nor does it take an erased word out of the search index's keys: the GIN index of
+// transcript_terms keeps a word as a key, pointing at no row, once no row holds it. To
+// force them out of the database's files, rewrite the tables, which rebuilds their
+// indexes, then checkpoint:
 //
 //	VACUUM (FULL) transcript_messages, transcript_terms; -- new copies of the tables; takes a lock that holds reads and appends back
 //	CHECKPOINT;                                         -- lets the segments written before it be recycled
@@ -61,10 +64,12 @@
 // index of exact strings, never PostgreSQL's text search, so that the store finds what
 // memlog's brute force finds, in every script. Which rows the viewer may read is decided
 // in the query, from the audience column, so no part of an answer depends on another's
-// rows. A search of a whole desk reads its newest 4,096 rows' words in order, where a
-// common word's page is, then the GIN index for the older rows; it costs least on a word
-// rare on every desk and most on one common on other desks and rare on this one (the index
-// holds the words of all desks). Searches are reads: with standbys, they go to a standby
+// rows. A search of a whole desk reads the words of its newest 4,096 rows below its bound,
+// where a common word's page is; then, for a word in at most 4,096 rows of all desks, the
+// GIN index's rows of it; else the desk's older rows in windows, each 4 times the last,
+// down to its page. It costs least on a word rare on every desk, about as many rows as lie
+// above its page on a common one, and most, the desk's rows, on one common on other desks
+// and rare on this one (the index holds the words of all desks). Searches are reads: with standbys, they go to a standby
 // that has replayed every commit the Store knows of on the desk.
 //
 // # Tokens and books
@@ -95,6 +100,10 @@
 // the version ([ErrSchemaBehind] for an older one) and refuses writes with [ErrReadOnly].
 // The migration that adds search indexes the rows already stored, in Go, in its
 // transaction: on a large database it reads every row once, and appends wait for it.
+// Upgrade every process on the database before it runs: the rows that a process of an
+// older version appends afterwards get no terms, and no search ever finds them (nothing
+// indexes them later); a row such a process edits or redacts loses its terms (a trigger
+// deletes them), so it is found by no word, neither its old nor its new ones.
 //
 // # Standbys
 //

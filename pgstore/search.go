@@ -15,10 +15,15 @@ import (
 
 var _ transcript.Searcher = (*deskLog)(nil)
 
-// searchRecentRows is how many of a desk's newest searchable rows below a search's bound
-// searchSQL reads in order before it asks the GIN index: enough to find a common word's
-// page among them (a word in one row in 200), few enough to read in a few milliseconds.
+// searchRecentRows is how many of a desk's newest rows below a search's bound searchSQL
+// reads in order before it looks further: enough to find a common word's page among them
+// (a word in one row in 200), few enough to read in a few milliseconds.
 const searchRecentRows = 4096
+
+// searchProbeRows is how many rows, of every desk, holding a search's terms the GIN index
+// may return for searchSQL to sort them: a rare word's older rows. More, and the word is
+// common: searchSQL walks the desk's older rows in windows instead.
+const searchProbeRows = 4096
 
 // searchColumns are messageColumnList of transcript_messages AS m.
 var searchColumns = "m." + strings.ReplaceAll(messageColumnList, ", ", ", m.")
@@ -36,28 +41,56 @@ const searchReadable = `(m.audience IS NULL OR $5 OR (m.author_kind = $6 AND m.a
 // viewer may read (searchReadable), at most $9, newest first: the rows whose terms hold
 // every term of $2. $4 is 0 (searchThreadSQL takes a thread's searches).
 //
-// It never reads the desk row by row, whatever the planner knows of the terms: a common
-// word's page is among the searchRecentRows newest rows (recent, read backwards on the
-// terms' primary key), and the search stops there; only when those do not hold the page
-// does it ask the GIN index for the rows holding every term (older), of every desk, and
-// keep this desk's below recent's: cheap for all but a word common on other desks and rare
-// on this one. (The desk and the bound are kept out of older, so that the planner cannot
-// add to the GIN index's few entries a scan of the desk's range of the primary key.)
-// Append and the lateral join keep recent's rows, then older's, in order, newest first, so
-// LIMIT stops as soon as it has its rows; older is not computed when recent holds them.
+// It never reads the desk row by row, and reads a bounded number of rows whatever the
+// planner knows of the terms or of the tables. The bound b is $3, or the desk's head + 1
+// (one probe of transcript_desks' primary key): seqs are dense, so recent, the rows of
+// seqs b-4,096 to b-1 (searchRecentRows), read backwards on the terms' primary key, are at
+// most 4,096 rows, and a common word's page is there; the search stops when it has its
+// rows. Else it asks the GIN index for the rows holding every term (probe), of every desk,
+// but at most searchProbeRows+1 of them: a rare word's rows are all there, and the search
+// keeps this desk's below recent's, in order. (The desk and the bound are kept out of
+// probe, so that the planner cannot add to the GIN index's few entries a scan of the desk's
+// range of the primary key.) A word with more rows is common somewhere: the search reads
+// the desk's older rows in windows of seqs, each 4 times the last (16,384, 65,536, ...),
+// backwards on the primary key, and stops within the window that holds its page, so a word
+// common in this desk's history costs about as many rows as lie between the bound and its
+// page; a word common on other desks and rare on this one, the desk's older rows.
+// Append and the lateral joins keep recent's rows, then probe's or the windows', in order,
+// newest first, so LIMIT stops as soon as it has its rows; probe and the windows are not
+// read when recent holds them.
 var searchSQL = `
-WITH recent AS MATERIALIZED (
+WITH bound AS MATERIALIZED (
+	SELECT least($3, head + 1) AS b FROM transcript_desks WHERE name = $1
+), recent AS MATERIALIZED (
 	SELECT seq, terms FROM transcript_terms
-	WHERE desk = $1 AND seq < $3
+	WHERE desk = $1 AND seq < (SELECT b FROM bound) AND seq >= (SELECT b FROM bound) - ` + fmt.Sprint(searchRecentRows) + `
 	ORDER BY seq DESC
-	LIMIT ` + fmt.Sprint(searchRecentRows) + `
-), older AS MATERIALIZED (
-	SELECT desk, seq FROM transcript_terms
-	WHERE terms @> $2::text[] AND (SELECT count(*) FROM recent) = ` + fmt.Sprint(searchRecentRows) + `
+), probe AS MATERIALIZED (
+	SELECT desk, seq FROM transcript_terms WHERE terms @> $2::text[]
+	LIMIT ` + fmt.Sprint(searchProbeRows+1) + `
+), windows AS (
+	SELECT greatest(lo, 1) AS lo, hi FROM (
+		WITH RECURSIVE w(lo, hi) AS (
+			SELECT b - ` + fmt.Sprint(searchRecentRows*5) + `, b - ` + fmt.Sprint(searchRecentRows) + ` FROM bound
+			UNION ALL
+			SELECT lo - least((hi - lo) * 4, ` + fmt.Sprint(int64(1)<<60) + `), lo FROM w WHERE lo > 1
+		) SELECT lo, hi FROM w
+	) AS w WHERE hi > 1
 ), hits AS (
 	(SELECT seq FROM recent WHERE terms @> $2::text[]) -- in recent's order
 	UNION ALL
-	(SELECT seq FROM older WHERE desk = $1 AND seq < (SELECT min(seq) FROM recent) ORDER BY seq DESC)
+	(SELECT seq FROM probe
+	WHERE desk = $1 AND seq < (SELECT b FROM bound) - ` + fmt.Sprint(searchRecentRows) + `
+	  AND (SELECT count(*) FROM probe) <= ` + fmt.Sprint(searchProbeRows) + `
+	ORDER BY seq DESC)
+	UNION ALL
+	(SELECT t.seq FROM windows AS w CROSS JOIN LATERAL (
+		SELECT seq, terms FROM transcript_terms
+		WHERE desk = $1 AND seq >= w.lo AND seq < w.hi
+		ORDER BY seq DESC
+		OFFSET 0 -- keeps the terms' condition out, and so the GIN index
+	) AS t
+	WHERE t.terms @> $2::text[] AND (SELECT count(*) FROM probe) > ` + fmt.Sprint(searchProbeRows) + `)
 )
 SELECT ` + searchColumns + `
 FROM hits AS h CROSS JOIN LATERAL (
@@ -80,7 +113,7 @@ LIMIT $9`
 // searchBegin opens a search's transaction, read only, whose statements are planned with
 // their arguments (a thread's size, the terms' frequencies), without parallel workers,
 // which could take searchSQL's rows out of order, and without a sequential scan where an
-// index serves: searchSQL's older is then the GIN index's rows, even for a word the
+// index serves: searchSQL's probe is then the GIN index's rows, even for a word the
 // statistics call common (it runs only when the desk's newest rows hold few of them).
 var searchBegin = []string{
 	"BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY",

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/pgstore"
 )
@@ -94,11 +96,7 @@ func TestMigrateSearchIndex(t *testing.T) {
 // (go test -v -run TestSearchPlans ./pgstore).
 func TestSearchPlans(t *testing.T) {
 	t.Parallel()
-	_, dsn := openStore(t)
-	pool := connect(t, dsn)
-	// The settings of a search's transaction (searchBegin), but plan_cache_mode, which
-	// explain sets.
-	searchPool := connect(t, withParam(withParam(dsn, "enable_seqscan", "off"), "max_parallel_workers_per_gather", "0"))
+	_, pool, searchPool := searchPlanStore(t)
 	const rows = 50_000
 	for _, desk := range []string{"eng", "ops"} {
 		msgs := make([]transcript.Message, rows)
@@ -115,38 +113,63 @@ func TestSearchPlans(t *testing.T) {
 		ana    = `2, 'ana', '[{"type":"person","id":"ana"}]'`
 	)
 	root := rows/2 - (rows/2-1)%5 // a root in the middle of the desk
-	for _, c := range []struct {
-		name, sql, args string
-		index           string  // an index the plan must scan
-		maxRows         float64 // the most index entries and rows its scans of tables and indexes may read
-	}{
+	for _, c := range []searchPlanCase{
 		// 10 rows hold the word in each desk, all older than the newest 4,096 rows: the index
 		// finds 20 entries, their 20 rows are read, 10 of them eng's, whose messages are read.
-		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_terms", 4096 + 20 + 20 + 10},
-		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_pkey", 50},
-		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem,ipsum}', %d, 0, true, 0, '', NULL, 21", rows/2), "transcript_terms_pkey", 50},
-		{"a thread", pgstore.SearchThreadSQL, fmt.Sprintf("'eng', '{lorem}', %s, %d, false, %s, 21", maxSeq, root, ana), "transcript_messages_thread", 50},
+		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_terms", 4096 + 20 + 20 + 10, 0},
+		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_pkey", 50, 0},
+		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem,ipsum}', %d, 0, true, 0, '', NULL, 21", rows/2), "transcript_terms_pkey", 50, 0},
+		{"a thread", pgstore.SearchThreadSQL, fmt.Sprintf("'eng', '{lorem}', %s, %d, false, %s, 21", maxSeq, root, ana), "transcript_messages_thread", 50, 0},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			text, plan := explain(t, searchPool, "force_custom_plan", c.sql, c.args)
-			t.Logf("%s:\n%s", c.name, text)
-			var read float64
-			found := false
-			for _, s := range plan.scans() {
-				if s.NodeType == "Seq Scan" {
-					t.Errorf("a sequential scan of %s", s.RelationName)
-				}
-				found = found || s.IndexName == c.index
-				if s.RelationName != "" || s.IndexName != "" { // not a scan of a CTE's rows, read already
-					read += s.ActualRows * max(s.ActualLoops, 1)
-				}
-			}
-			if !found {
-				t.Errorf("no scan of %s in the plan", c.index)
-			}
-			if read > c.maxRows {
-				t.Errorf("the plan read %v rows, want at most %v", read, c.maxRows)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkSearchPlan(t, searchPool, c) })
+	}
+}
+
+// searchPlanStore returns a new store, a pool on its database, and a pool whose sessions
+// have the settings of a search's transaction (searchBegin), but plan_cache_mode, which
+// explain sets.
+func searchPlanStore(t *testing.T) (*pgstore.Store, *pgxpool.Pool, *pgxpool.Pool) {
+	t.Helper()
+	st, dsn := openStore(t)
+	return st, connect(t, dsn), connect(t, withParam(withParam(dsn, "enable_seqscan", "off"), "max_parallel_workers_per_gather", "0"))
+}
+
+// searchPlanCase is a search whose plan checkSearchPlan checks.
+type searchPlanCase struct {
+	name, sql, args string
+	index           string  // an index the plan must scan
+	maxRows         float64 // the most index entries and rows its scans of tables and indexes may read
+	maxTableRows    float64 // if not 0, the most rows its scans of tables may read (a bitmap's index entries aside)
+}
+
+// checkSearchPlan runs EXPLAIN ANALYZE on c's search on pool, under force_custom_plan as a
+// search's transaction plans it, logs the plan, and fails t on a sequential scan, a plan
+// without c.index, or more rows read than c allows.
+func checkSearchPlan(t *testing.T, pool *pgxpool.Pool, c searchPlanCase) {
+	t.Helper()
+	text, plan := explain(t, pool, "force_custom_plan", c.sql, c.args)
+	t.Logf("%s:\n%s", c.name, text)
+	var read, tableRows float64
+	found := false
+	for _, s := range plan.scans() {
+		if s.NodeType == "Seq Scan" {
+			t.Errorf("a sequential scan of %s", s.RelationName)
+		}
+		found = found || s.IndexName == c.index
+		if s.RelationName != "" || s.IndexName != "" { // not a scan of a CTE's rows, read already
+			read += s.ActualRows * max(s.ActualLoops, 1)
+		}
+		if s.RelationName != "" {
+			tableRows += s.ActualRows * max(s.ActualLoops, 1)
+		}
+	}
+	if !found {
+		t.Errorf("no scan of %s in the plan", c.index)
+	}
+	if c.maxRows != 0 && read > c.maxRows {
+		t.Errorf("the plan read %v rows, want at most %v", read, c.maxRows)
+	}
+	if c.maxTableRows != 0 && tableRows > c.maxTableRows {
+		t.Errorf("the plan read %v rows of tables, want at most %v", tableRows, c.maxTableRows)
 	}
 }

@@ -29,3 +29,21 @@ CREATE TABLE transcript_terms (
 -- the desk too, but it is an extension a host may not have): a search keeps its desk's rows
 -- among those the index finds.
 CREATE INDEX transcript_terms_terms ON transcript_terms USING gin (terms);
+
+-- A process of an older version of pgstore, still running beside the new ones, updates a
+-- row's content or Redacted without touching its terms: the trigger deletes them as it
+-- does, in the same transaction, so that no erased word is found (an edited row is then
+-- found by no word). It fires after the statement that updates the row, so a new process,
+-- which writes the row's new terms in the statement after it, keeps them. The search_path is
+-- the migration's, so that the table found is the store's whoever updates the row.
+CREATE FUNCTION transcript_terms_forget() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
+BEGIN
+	DELETE FROM transcript_terms WHERE desk = NEW.desk AND seq = NEW.seq;
+	RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER transcript_terms_forget AFTER UPDATE OF content, redacted ON transcript_messages
+FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content OR OLD.redacted IS DISTINCT FROM NEW.redacted)
+EXECUTE FUNCTION transcript_terms_forget();
