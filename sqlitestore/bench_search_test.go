@@ -310,3 +310,40 @@ func BenchmarkSearchThread(b *testing.B) {
 	b.ReportMetric(median(threadTimes)/median(deskTimes), "thread/desk")
 	b.ReportMetric(float64(thread), "thread-seq")
 }
+
+// BenchmarkAppendTriggers appends the same batch of benchImportBatch rows to two fresh
+// stores an iteration, one with schema 9's triggers that refuse older processes' writes
+// and one with them dropped, alternating which goes first, and reports the medians and
+// their ratio: what the triggers cost a batch.
+func BenchmarkAppendTriggers(b *testing.B) {
+	ctx := context.Background()
+	msgs := benchMessages(benchImportBatch)
+	on, off := benchFreshStore(b), benchFreshStore(b)
+	for _, trigger := range []string{"messages_insert_keeps_index", "messages_update_keeps_index"} {
+		if _, err := off.writer.ExecContext(ctx, "DROP TRIGGER "+trigger); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var onTimes, offTimes []time.Duration
+	timed := func(st *Store, into *[]time.Duration) {
+		start := time.Now()
+		if err := st.AppendBatch(ctx, benchDeskName, msgs); err != nil {
+			b.Fatal(err)
+		}
+		*into = append(*into, time.Since(start))
+	}
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			timed(on, &onTimes)
+			timed(off, &offTimes)
+		} else {
+			timed(off, &offTimes)
+			timed(on, &onTimes)
+		}
+		i++
+	}
+	b.ReportMetric(median(onTimes), "on-ns")
+	b.ReportMetric(median(offTimes), "off-ns")
+	b.ReportMetric(median(onTimes)/median(offTimes), "on/off")
+}

@@ -75,7 +75,7 @@
 // Every process that writes a file must run this version or later once the file is at
 // schema version 9: an older one would append, edit and erase rows without changing the
 // index, leaving an erased row's words in it and corrupting it. Schema 9's triggers on
-// messages call a function only this version's processes register (indexWriterFunction),
+// messages name a function only this version's processes register (indexWriterFunction),
 // so an older process's insert, edit or erasure fails with "no such function" and changes
 // nothing.
 //

@@ -9,12 +9,13 @@ import (
 	"modernc.org/sqlite" // registers driverName
 )
 
-// indexWriterFunction is the SQL function that schema 9's triggers on messages call
-// before every insert and every change of a row's content or erasure: this package
-// registers it (it does nothing), so its writes, which keep the search index, go on,
-// while a process of a version before the index, which lacks it, fails to write
-// ("no such function") and changes nothing. A later migration that rebuilds messages
-// must create the triggers again.
+// indexWriterFunction is the SQL function that schema 9's triggers on messages name
+// before every insert and every change of a row's content or erasure (in a query that
+// never calls it: SQLite resolves the name when it prepares the write): this package
+// registers it, so its writes, which keep the search index, go on, while a process of a
+// version before the index, which lacks it, fails to write ("no such function") and
+// changes nothing. A later migration that rebuilds messages must create the triggers
+// again.
 const indexWriterFunction = "sqlitestore_keeps_search_index"
 
 func init() {
