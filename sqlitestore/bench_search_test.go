@@ -241,3 +241,109 @@ func (s *Store) tableSizes(ctx context.Context) (storeSizes, error) {
 SELECT sum(pgsize), ifnull(sum(pgsize) FILTER (WHERE name LIKE 'message\_terms%' ESCAPE '\'), 0) FROM dbstat`).Scan(&z.file, &z.index)
 	return z, err
 }
+
+// benchOldThread returns the oldest thread of msgs (the rows of a fresh desk, row i at Seq
+// i+1) whose root and replies hold word in at least 3 rows, and how many rows hold it.
+func benchOldThread(msgs []transcript.Message, word string) (transcript.Sequence, int) {
+	plan, err := transcript.PlanSearch(transcript.SearchQuery{Text: word, Viewer: benchdesk.Outsider})
+	if err != nil {
+		panic(err)
+	}
+	counts := make(map[transcript.Sequence]int)
+	for i := range msgs {
+		root := msgs[i].Parent
+		if root == 0 {
+			root = transcript.Sequence(i + 1)
+		}
+		if plan.Matches(&msgs[i]) {
+			counts[root]++
+		}
+	}
+	for i := range msgs {
+		if root := transcript.Sequence(i + 1); msgs[i].Parent == 0 && counts[root] >= 3 {
+			return root, counts[root]
+		}
+	}
+	return 0, 0
+}
+
+// BenchmarkSearchThread compares, on the 1,000,000-row desk, a search for
+// benchdesk.CommonWord within the desk's oldest thread that holds it in 3 rows or more
+// (scope=thread) with the same search on the whole desk (scope=desk), paired: each
+// iteration runs both, alternating which goes first, and reports the medians and their
+// ratio. Every match of the desk is newer than the thread's, so a search that walked the
+// desk's matches for the thread's would read them all.
+func BenchmarkSearchThread(b *testing.B) {
+	ctx := context.Background()
+	st := benchSearchStore(b, false)
+	thread, hits := benchOldThread(benchSearchMessages(benchSearchRows), benchdesk.CommonWord)
+	if thread == 0 {
+		b.Fatal("no thread holds the word")
+	}
+	s := st.Log(benchDeskName).(transcript.Searcher)
+	whole := transcript.SearchQuery{Text: benchdesk.CommonWord, Viewer: benchdesk.Outsider, Limit: 20}
+	within := whole
+	within.Thread = thread
+	var deskTimes, threadTimes []time.Duration
+	timed := func(q transcript.SearchQuery, into *[]time.Duration, want int) {
+		start := time.Now()
+		res, err := s.Search(ctx, q)
+		*into = append(*into, time.Since(start))
+		if err != nil || len(res.Messages) != want {
+			b.Fatalf("thread %d: %d hits, want %d (%v)", q.Thread, len(res.Messages), want, err)
+		}
+	}
+	i := 0
+	defer benchCPU(b)()
+	for b.Loop() {
+		if i%2 == 0 {
+			timed(whole, &deskTimes, 20)
+			timed(within, &threadTimes, min(hits, 20))
+		} else {
+			timed(within, &threadTimes, min(hits, 20))
+			timed(whole, &deskTimes, 20)
+		}
+		i++
+	}
+	b.ReportMetric(median(deskTimes), "desk-ns")
+	b.ReportMetric(median(threadTimes), "thread-ns")
+	b.ReportMetric(median(threadTimes)/median(deskTimes), "thread/desk")
+	b.ReportMetric(float64(thread), "thread-seq")
+}
+
+// BenchmarkAppendTriggers appends the same batch of benchImportBatch rows to two fresh
+// stores an iteration, one with schema 9's triggers that refuse older processes' writes
+// and one with them dropped, alternating which goes first, and reports the medians and
+// their ratio: what the triggers cost a batch.
+func BenchmarkAppendTriggers(b *testing.B) {
+	ctx := context.Background()
+	msgs := benchMessages(benchImportBatch)
+	on, off := benchFreshStore(b), benchFreshStore(b)
+	for _, trigger := range []string{"messages_insert_keeps_index", "messages_update_keeps_index"} {
+		if _, err := off.writer.ExecContext(ctx, "DROP TRIGGER "+trigger); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var onTimes, offTimes []time.Duration
+	timed := func(st *Store, into *[]time.Duration) {
+		start := time.Now()
+		if err := st.AppendBatch(ctx, benchDeskName, msgs); err != nil {
+			b.Fatal(err)
+		}
+		*into = append(*into, time.Since(start))
+	}
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			timed(on, &onTimes)
+			timed(off, &offTimes)
+		} else {
+			timed(off, &offTimes)
+			timed(on, &onTimes)
+		}
+		i++
+	}
+	b.ReportMetric(median(onTimes), "on-ns")
+	b.ReportMetric(median(offTimes), "off-ns")
+	b.ReportMetric(median(onTimes)/median(offTimes), "on/off")
+}

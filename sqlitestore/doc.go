@@ -68,7 +68,16 @@
 // index keeps no copy of the entries: a row's entry is computed again from its content to
 // delete it, and Open rebuilds the index when it was computed with other Unicode tables
 // (an upgrade of Go or x/text). The migration indexes the rows a file holds already, in
-// Go, a chunk at a time.
+// Go, a chunk at a time. Within a thread, a search walks the thread's rows newest first
+// and probes the index for each, so that a common word in a small thread does not read
+// the desk's other matches.
+//
+// Every process that writes a file must run this version or later once the file is at
+// schema version 9: an older one would append, edit and erase rows without changing the
+// index, leaving an erased row's words in it and corrupting it. Schema 9's triggers on
+// messages name a function only this version's processes register (indexWriterFunction),
+// so an older process's insert, edit or erasure fails with "no such function" and changes
+// nothing.
 //
 // A Store is also a token.Store: the service's bearer tokens are rows
 // of a tokens table (schema version 6), each one participant on one desk, kept as the

@@ -1,12 +1,28 @@
 package sqlitestore
 
 import (
+	"database/sql/driver"
 	"fmt"
 	"net/url"
 	"path/filepath"
 
-	_ "modernc.org/sqlite" // registers driverName
+	"modernc.org/sqlite" // registers driverName
 )
+
+// indexWriterFunction is the SQL function that schema 9's triggers on messages name
+// before every insert and every change of a row's content or erasure (in a query that
+// never calls it: SQLite resolves the name when it prepares the write): this package
+// registers it, so its writes, which keep the search index, go on, while a process of a
+// version before the index, which lacks it, fails to write ("no such function") and
+// changes nothing. A later migration that rebuilds messages must create the triggers
+// again.
+const indexWriterFunction = "sqlitestore_keeps_search_index"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(indexWriterFunction, 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		return nil, nil
+	})
+}
 
 // driverName is the database/sql driver: modernc.org/sqlite, SQLite's C code translated to Go.
 // It and github.com/ncruces/go-sqlite3 measured level on this store's reads and appends

@@ -120,9 +120,11 @@ func TestRedactionErasesFiles(t *testing.T) {
 	st = open()
 	defer st.Close()
 	for _, w := range append(erasedWords, "password", "token") {
-		res, err := st.Log("eng").(transcript.Searcher).Search(ctx, transcript.SearchQuery{Text: w, Viewer: ana})
-		if err != nil || len(res.Messages) > 0 {
-			t.Errorf("search %q after the redactions = %d rows, %v; want none", w, len(res.Messages), err)
+		for _, thread := range []transcript.Sequence{0, small.Seq, big.Seq, fresh.Seq} { // the desk, and each target's thread
+			res, err := st.Log("eng").(transcript.Searcher).Search(ctx, transcript.SearchQuery{Text: w, Viewer: ana, Thread: thread})
+			if err != nil || len(res.Messages) > 0 {
+				t.Errorf("search %q in thread %d after the redactions = %d rows, %v; want none", w, thread, len(res.Messages), err)
+			}
 		}
 	}
 	got, added, err := st.AppendNew(ctx, "eng", transcript.Message{Corrects: small.Seq, Author: ana, Content: "password: anything", Key: "edit-small"})

@@ -16,13 +16,16 @@ import (
 )
 
 // openRaw opens the file at path with the writer's settings, without migrating it.
-func openRaw(t *testing.T, path string) *sql.DB {
+func openRaw(t *testing.T, path string) *sql.DB { return openRawWith(t, driverName, path) }
+
+// openRawWith is openRaw through the database/sql driver named driver.
+func openRawWith(t *testing.T, driver, path string) *sql.DB {
 	t.Helper()
 	d, err := dsn(path, defaultConfig(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open(driverName, d)
+	db, err := sql.Open(driver, d)
 	if err != nil {
 		t.Fatal(err)
 	}

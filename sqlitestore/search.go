@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -34,23 +35,53 @@ const searchSQL = `
 SELECT ` + rowColumns + `
 FROM message_terms AS t
 JOIN messages AS m ON m.id = t.rowid
-WHERE message_terms MATCH (
-        SELECT group_concat('"' || ifnull((SELECT id FROM desks WHERE name = ?1), 0) || '_' || replace(value, '"', '""') || '"', ' AND ')
-        FROM json_each(?2))
+WHERE message_terms MATCH ` + searchMatch + `
   AND t.rowid < ifnull((SELECT b.id FROM messages AS b WHERE b.desk = (SELECT id FROM desks WHERE name = ?1) AND b.seq = ?3), 9223372036854775807)
   AND m.desk = (SELECT id FROM desks WHERE name = ?1)
   AND m.seq < ?3
   AND (?4 = 0 OR m.seq = ?4 OR m.parent = ?4)
-  AND (m.audience IS NULL
-       OR ?5
-       OR m.author IN (SELECT id FROM authors WHERE kind = ?6 AND ident = ?7)
-       OR m.audience IN (SELECT a.id FROM audiences AS a, json_each(a.members) AS e
-                         WHERE e.value ->> 'kind' = ?6 AND e.value ->> 'ident' = ?7))
+  AND ` + searchReadable + `
 ORDER BY t.rowid DESC
 LIMIT ?8 + 0`
 
+// searchMatch is searchSQL's FTS5 query, from the desk's name ?1 and the terms ?2.
+const searchMatch = `(
+        SELECT group_concat('"' || ifnull((SELECT id FROM desks WHERE name = ?1), 0) || '_' || replace(value, '"', '""') || '"', ' AND ')
+        FROM json_each(?2))`
+
+// searchReadable is the condition that row m is one the viewer (?5, ?6, ?7) may read.
+const searchReadable = `(m.audience IS NULL
+       OR ?5
+       OR m.author IN (SELECT id FROM authors WHERE kind = ?6 AND ident = ?7)
+       OR m.audience IN (SELECT a.id FROM audiences AS a, json_each(a.members) AS e
+                         WHERE e.value ->> 'kind' = ?6 AND e.value ->> 'ident' = ?7))`
+
+// searchThreadSQL is searchSQL within thread ?4 (not 0), driven from the thread's rows
+// instead of the desk's matches, so that a common word in a small thread reads the
+// thread, not every newer match of the desk: the replies of ?4 newest first on the
+// (desk, parent, seq) index, then row ?4 itself (older than every reply), each probed in
+// the FTS5 index by its id (a MATCH with a rowid constraint: FTS5 seeks each term's
+// doclist to that rowid), its readability and the bound checked as in searchSQL. The
+// two parts merge in Seq order and stop at the limit.
+const searchThreadSQL = searchThreadRows + `m.parent = ?4
+UNION ALL
+` + searchThreadRows + `m.seq = ?4
+ORDER BY seq DESC
+LIMIT ?8 + 0`
+
+// searchThreadRows is one part of searchThreadSQL: the rows of desk ?1 below Seq ?3 that
+// hold every term and that the viewer may read, and, as the condition that follows it
+// says, are the thread's replies or its root.
+const searchThreadRows = `
+SELECT ` + rowColumns + ` FROM messages AS m
+WHERE m.desk = (SELECT id FROM desks WHERE name = ?1)
+  AND m.seq < ?3
+  AND m.id IN (SELECT rowid FROM message_terms WHERE message_terms MATCH ` + searchMatch + ` AND rowid = m.id)
+  AND ` + searchReadable + `
+  AND `
+
 // Search implements transcript.Searcher: transcript.PlanSearch checks q, then one query
-// (searchSQL) on the search index finds the newest matches the viewer may read, at most
+// (searchSQL, or searchThreadSQL within a thread) on the search index finds the newest matches the viewer may read, at most
 // the plan's limit and one more, ending early once their content reaches
 // transcript.PageBytes; SearchPlan.Result makes the page. Every row of the answer, and
 // whether a next page exists, comes from rows the viewer may read. Once ctx is done Search
@@ -84,7 +115,8 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if err != nil {
 		return transcript.SearchResult{}, l.searchError(ctx, err)
 	}
-	rows, err := l.s.search.QueryContext(ctx, l.desk, string(terms), bound, thread, operator, kind, v.ID, p.Limit+1)
+	_, stmt := l.s.searchFor(thread)
+	rows, err := stmt.QueryContext(ctx, l.desk, string(terms), bound, thread, operator, kind, v.ID, p.Limit+1)
 	if err != nil {
 		return transcript.SearchResult{}, l.searchError(ctx, err)
 	}
@@ -103,6 +135,15 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 		res.Next = res.Messages[len(res.Messages)-1].Seq
 	}
 	return res, nil
+}
+
+// searchFor returns the query of a search within thread (0: the whole desk) and its
+// prepared statement: within a thread, searchThreadSQL walks the thread's rows.
+func (s *Store) searchFor(thread int64) (string, *sql.Stmt) {
+	if thread != 0 {
+		return searchThreadSQL, s.searchThread
+	}
+	return searchSQL, s.search
 }
 
 // searchError wraps a failed search, naming the desk and never the text; when ctx is done,

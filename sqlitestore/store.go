@@ -32,7 +32,7 @@ type Store struct {
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
 	revise, eraseCorrections, indexOne, unindexStmt, target              *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
-	search                                                               *sql.Stmt // readers
+	search, searchThread                                                 *sql.Stmt // readers
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
 	insertBook, updateBook, loadBook                                     *sql.Stmt // writer, writer, readers
 	closed                                                               atomic.Bool
@@ -144,6 +144,7 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.target, s.writer, targetSQL},
 		{&s.readPage, s.readers, readPageSQL},
 		{&s.search, s.readers, searchSQL},
+		{&s.searchThread, s.readers, searchThreadSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
 		{&s.readAuthorsStmt, s.readers, readAuthorsSQL},
 		{&s.readAudiencesStmt, s.readers, readAudiencesSQL},
@@ -192,7 +193,7 @@ func (s *Store) closeAll() error {
 	}
 	// The readers first: the checkpoint truncates the log only once no connection of this
 	// process reads it.
-	closeStmts(s.readPage, s.search, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
+	closeStmts(s.readPage, s.search, s.searchThread, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
 	if s.readers != nil {
 		errs = append(errs, s.readers.Close())
 	}

@@ -16,7 +16,12 @@
 -- Unicode tables the entries were computed with (see termsVersion): Open rebuilds the
 -- index when they are not the running program's, so that an entry is always computed again
 -- as it was written. The tables are new; the rows a file holds already are indexed by the
--- migration's Go step (migrate.go).
+-- migration's Go step (migrate.go). A process of a version before this one would write
+-- rows without changing the index (an erased row's words would stay in it, and deleting
+-- an entry it never wrote would corrupt it): the triggers on messages name a function
+-- only processes that keep the index register (driver.go; never called: SQLite resolves
+-- the name when it prepares a write), so such a process's insert,
+-- edit or erasure fails ("no such function") and changes nothing.
 CREATE VIRTUAL TABLE message_terms USING fts5 (
     terms,
     content = '',
@@ -28,3 +33,13 @@ CREATE VIRTUAL TABLE message_terms USING fts5 (
 INSERT INTO message_terms (message_terms, rank) VALUES ('secure-delete', 1);
 
 CREATE TABLE message_terms_version (version TEXT NOT NULL) STRICT;
+
+CREATE TRIGGER messages_insert_keeps_index BEFORE INSERT ON messages
+BEGIN
+    SELECT sqlitestore_keeps_search_index() WHERE 0;
+END;
+
+CREATE TRIGGER messages_update_keeps_index BEFORE UPDATE OF content, redacted ON messages
+BEGIN
+    SELECT sqlitestore_keeps_search_index() WHERE 0;
+END;
