@@ -155,7 +155,7 @@ const historyWord = "yesteryear"
 // BenchmarkSearchHistory: on a desk of 200,000 rows of benchdesk.Stream, historyWord in
 // every row but the newest 10,000, the first page (Limit 20) of a search for it, as the
 // zero Author, against the full read of the desk (fullSearch, timed once in the same run):
-// a word common in the desk's history that its newest 4,096 rows do not hold, which the
+// a word common in the desk's history that its newest 1,024 rows do not hold, which the
 // search finds in the desk's older windows.
 func BenchmarkSearchHistory(b *testing.B) {
 	const n = 200_000

@@ -64,7 +64,7 @@
 // index of exact strings, never PostgreSQL's text search, so that the store finds what
 // memlog's brute force finds, in every script. Which rows the viewer may read is decided
 // in the query, from the audience column, so no part of an answer depends on another's
-// rows. A search of a whole desk reads the words of its newest 4,096 rows below its bound,
+// rows. A search of a whole desk reads the words of its newest 1,024 rows below its bound,
 // where a common word's page is; then, for a word in at most 4,096 rows of all desks, the
 // GIN index's rows of it; else the desk's older rows in windows, each 4 times the last,
 // down to its page. It costs least on a word rare on every desk, about as many rows as lie

@@ -133,3 +133,10 @@ var (
 	SearchSQL       = searchSQL
 	SearchThreadSQL = searchThreadSQL
 )
+
+// SearchRecentRows and SearchProbeRows are how many of a desk's newest rows a search reads
+// first and how many of the GIN index's rows it may sort, for the EXPLAIN tests.
+const (
+	SearchRecentRows = searchRecentRows
+	SearchProbeRows  = searchProbeRows
+)

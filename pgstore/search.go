@@ -18,7 +18,7 @@ var _ transcript.Searcher = (*deskLog)(nil)
 // searchRecentRows is how many of a desk's newest rows below a search's bound searchSQL
 // reads in order before it looks further: enough to find a common word's page among them
 // (a word in one row in 200), few enough to read in a few milliseconds.
-const searchRecentRows = 4096
+const searchRecentRows = 1024
 
 // searchProbeRows is how many rows, of every desk, holding a search's terms the GIN index
 // may return for searchSQL to sort them: a rare word's older rows. More, and the word is
@@ -44,8 +44,8 @@ const searchReadable = `(m.audience IS NULL OR $5 OR (m.author_kind = $6 AND m.a
 // It never reads the desk row by row, and reads a bounded number of rows whatever the
 // planner knows of the terms or of the tables. The bound b is $3, or the desk's head + 1
 // (one probe of transcript_desks' primary key): seqs are dense, so recent, the rows of
-// seqs b-4,096 to b-1 (searchRecentRows), read backwards on the terms' primary key, are at
-// most 4,096 rows, and a common word's page is there; the search stops when it has its
+// seqs b-1,024 to b-1 (searchRecentRows), read backwards on the terms' primary key, are at
+// most 1,024 rows, and a common word's page is there; the search stops when it has its
 // rows. Else it asks the GIN index for the rows holding every term (probe), of every desk,
 // but at most searchProbeRows+1 of them: a rare word's rows are all there, and the search
 // keeps this desk's below recent's, in order. (The desk and the bound are kept out of

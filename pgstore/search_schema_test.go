@@ -90,7 +90,7 @@ func TestMigrateSearchIndex(t *testing.T) {
 // large, whose words are analyzed, that no search reads the desk row by row: a common
 // word's page, first or in the middle, is found among the newest rows below its bound,
 // read backwards on the terms' primary key, within a few rows of the Limit+1 it needs; a
-// rare word reads the newest searchRecentRows rows (4,096) and then asks the GIN index for
+// rare word reads the newest searchRecentRows rows and then asks the GIN index for
 // the older rows holding it; a thread's search reads the thread's rows alone. Searches are
 // planned with their arguments and without sequential scans, as they are here. The plans are logged
 // (go test -v -run TestSearchPlans ./pgstore).
@@ -114,9 +114,9 @@ func TestSearchPlans(t *testing.T) {
 	)
 	root := rows/2 - (rows/2-1)%5 // a root in the middle of the desk
 	for _, c := range []searchPlanCase{
-		// 10 rows hold the word in each desk, all older than the newest 4,096 rows: the index
+		// 10 rows hold the word in each desk, all older than the newest searchRecentRows rows: the index
 		// finds 20 entries, their 20 rows are read, 10 of them eng's, whose messages are read.
-		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_terms", 4096 + 20 + 20 + 10, 0},
+		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_terms", pgstore.SearchRecentRows + 20 + 20 + 10, 0},
 		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_pkey", 50, 0},
 		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem,ipsum}', %d, 0, true, 0, '', NULL, 21", rows/2), "transcript_terms_pkey", 50, 0},
 		{"a thread", pgstore.SearchThreadSQL, fmt.Sprintf("'eng', '{lorem}', %s, %d, false, %s, 21", maxSeq, root, ana), "transcript_messages_thread", 50, 0},

@@ -12,7 +12,7 @@ import (
 // TestSearchOlderWindows: on a desk of 50,000 rows whose word "hist" is in every row but
 // the newest 10,000, beside a desk holding it in every row, a search reads the older rows in
 // bounded windows of the desk, not every row of the database holding the word: its first
-// page reads the newest 4,096 rows, at most 4,097 of the GIN index's rows (enough to know
+// page reads the newest searchRecentRows rows, at most searchProbeRows+1 of the GIN index's rows (enough to know
 // the word is common) and the first window's rows down to the page. A word in a few of the
 // desk's rows and every row of the other desk is found in every window, down to row 1, in
 // order.
@@ -39,7 +39,7 @@ func TestSearchOlderWindows(t *testing.T) {
 		name: "a word common in the desk's older rows",
 		sql:  pgstore.SearchSQL, args: fmt.Sprintf("'eng', '{hist}', %s, 0, true, 0, '', NULL, 21", maxSeq),
 		index:        "transcript_terms_pkey",
-		maxTableRows: 1 + 4096 + 4097 + (10_000 - 4096 + 21) + 21, // the desk's head, recent, the probe, the window to the page, the messages
+		maxTableRows: 1 + pgstore.SearchRecentRows + pgstore.SearchProbeRows + 1 + (10_000 - pgstore.SearchRecentRows + 21) + 21, // the desk's head, recent, the probe, the window to the page, the messages
 	})
 
 	var want []transcript.Sequence
@@ -61,8 +61,8 @@ func TestSearchOlderWindows(t *testing.T) {
 }
 
 // TestSearchPlansNeverAnalyzed: on tables never analyzed (autovacuum off, rows inserted in
-// SQL), a search reads at most the newest 4,096 rows of the desk below its bound, whatever
-// the planner guesses: a common word's first page reads a few rows, a rare word the 4,096
+// SQL), a search reads at most the newest searchRecentRows rows of the desk below its bound, whatever
+// the planner guesses: a common word's first page reads a few rows, a rare word those
 // rows and the GIN index's few.
 func TestSearchPlansNeverAnalyzed(t *testing.T) {
 	t.Parallel()
@@ -86,9 +86,9 @@ func TestSearchPlansNeverAnalyzed(t *testing.T) {
 	}
 	const maxSeq = "9223372036854775807"
 	for _, c := range []searchPlanCase{
-		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, true, 0, '', NULL, 21", maxSeq), "transcript_terms_pkey", 0, 1 + 4096 + 21},
-		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %d, 0, true, 0, '', NULL, 21", rows/2), "transcript_terms_pkey", 0, 1 + 4096 + 21},
-		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, true, 0, '', NULL, 21", maxSeq), "transcript_terms_terms", 0, 1 + 4096 + 20 + 10},
+		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, true, 0, '', NULL, 21", maxSeq), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
+		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %d, 0, true, 0, '', NULL, 21", rows/2), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
+		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, true, 0, '', NULL, 21", maxSeq), "transcript_terms_terms", 0, 1 + pgstore.SearchRecentRows + 20 + 10},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkSearchPlan(t, searchPool, c) })
 	}
