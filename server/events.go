@@ -70,7 +70,7 @@ func (s *Server) eventsOperation() huma.Operation {
 					event("message", ref("Message")),
 					event("elided", ref("Elision")),
 					event("correction", ref("Message")),
-					event("reinitialize", ref("ReinitializeEvent")),
+					event("reinitialize", s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[ReinitializeEvent](), true, "ReinitializeEvent")),
 				}},
 			}}},
 		},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,4 +221,28 @@ func TestOpenAPIAudienceForms(t *testing.T) {
 type schemaRef struct {
 	Type string `json:"type"`
 	Ref  string `json:"$ref"`
+}
+
+// TestOpenAPIRefsResolve: every $ref in GET /openapi.json names a schema the document holds,
+// so that a generator (openapi-typescript, datamodel-code-generator) can read it whole.
+func TestOpenAPIRefsResolve(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	r := f.do("GET", "/openapi.json", "", nil)
+	var doc struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	refs := regexp.MustCompile(`"\$ref":"#/components/schemas/([^"]+)"`).FindAllSubmatch(r.body, -1)
+	if len(refs) == 0 {
+		t.Fatal("no $ref in the document")
+	}
+	for _, m := range refs {
+		if _, ok := doc.Components.Schemas[string(m[1])]; !ok {
+			t.Errorf("$ref to %s, which components.schemas does not hold", m[1])
+		}
+	}
 }
