@@ -1,0 +1,184 @@
+import createClient, { type Client } from "openapi-fetch";
+import type { paths } from "./openapi.js";
+import { ProblemError } from "./problem.js";
+import { tokenId } from "./tokenid.js";
+import { streamEvents, type DeskEvent, type EventsOptions } from "./events.js";
+import type { Author, Conversation, Delta, DeskInfo, Message, Projection, Reinitialize, SearchAnswer, State, ThreadList } from "./types.js";
+
+export interface DeskOptions {
+  /** The service's root, e.g. http://127.0.0.1:8474. */
+  url: string;
+  /** The bearer token's secret: the participant every call is made as. */
+  token: string;
+  /** The desk: the token's. */
+  desk: string;
+  /** The fetch to use; default: the global one. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** An operator token may read as another participant: operator, person:ID, agent:ID or system:KIND. */
+export interface AsOption {
+  as?: string;
+}
+
+export interface ViewOptions extends AsOption {
+  /** A thread's root; absent: the channel. */
+  thread?: number;
+  /** Exclusive bound: the view as it was below this seq. */
+  before?: number;
+  /** How many messages; absent: the service's default. */
+  window?: number;
+}
+
+export interface PostOptions {
+  content: string;
+  /** The row replied to: a reply in its thread (a reply to an aside is an aside). */
+  parent?: number;
+  /** The readers of an aside besides its author, each as "agent:ID", "person:ID", ... */
+  audience?: string[];
+  /** An idempotency key: a post with a key already stored answers the stored row. */
+  key?: string;
+}
+
+export interface DeltaOptions extends AsOption {
+  /** Where the turn happens; absent: the desk's channel. */
+  conversation?: { thread?: number };
+  /** Exclusive bound, usually the triggering message. */
+  before?: number;
+}
+
+/** A delta's answer: what is new and the next state, or why the state cannot give one. */
+export type DeltaAnswer = { delta: Delta; remaining?: number } | { reinitialize: Reinitialize["reason"] };
+
+export interface ThreadsOptions extends AsOption {
+  before?: number;
+  limit?: number;
+}
+
+export interface SearchOptions extends AsOption {
+  /** Search one thread: its root. */
+  thread?: number;
+  /** Exclusive bound: the next of the previous page. */
+  before?: number;
+  limit?: number;
+}
+
+/**
+ * Desk is one desk of a transcript service, as the token's participant: every read is its
+ * view, every write is by it. Methods throw ProblemError for a problem answer, and fetch's
+ * own error when the service cannot be reached. A Desk holds no state between calls and may
+ * be used concurrently.
+ */
+export class Desk {
+  readonly name: string;
+  readonly url: string;
+  readonly #token: string;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #api: Client<paths>;
+
+  constructor(opts: DeskOptions) {
+    this.name = opts.desk;
+    this.url = opts.url.replace(/\/+$/, "");
+    this.#token = opts.token;
+    this.#fetch = opts.fetch ?? globalThis.fetch;
+    const f = this.#fetch;
+    this.#api = createClient<paths>({
+      baseUrl: this.url,
+      headers: { Authorization: "Bearer " + opts.token, Accept: "application/json" },
+      fetch: (req: Request) => f(req),
+    });
+  }
+
+  /** tokenId is the token's public ID (tok_…), as `transcript token list` shows it. */
+  get tokenId(): string {
+    return tokenId(this.#token);
+  }
+
+  /** info is the desk as the token sees it: its head and the token's participant (as). */
+  async info(): Promise<DeskInfo> {
+    const list = await this.#call("list desks", this.#api.GET("/v1/desks"));
+    const desks = list.desks ?? [];
+    const d = desks.find((x) => x.name === this.name) ?? desks[0];
+    if (!d) throw new Error(`transcript: the token reaches no desk`);
+    return d;
+  }
+
+  /** whoami is the token's participant: the author of its posts, the viewer of its reads. */
+  async whoami(): Promise<Author> {
+    return (await this.info()).as;
+  }
+
+  /** view is the channel, or a thread, as the participant sees it: the newest messages, oldest first. */
+  view(opts: ViewOptions = {}): Promise<Projection> {
+    return this.#call("view", this.#api.GET("/v1/desks/{desk}/view", { params: { path: { desk: this.name }, query: { thread: opts.thread, before: opts.before, window: opts.window, as: opts.as } } }));
+  }
+
+  /** post appends a message by the participant and returns the stored row. */
+  post(opts: PostOptions): Promise<Message> {
+    const body: Record<string, unknown> = { content: opts.content };
+    if (opts.parent !== undefined) body.parent = opts.parent;
+    if (opts.audience !== undefined) body.audience = opts.audience;
+    if (opts.key !== undefined) body.key = opts.key;
+    return this.#call("post", this.#api.POST("/v1/desks/{desk}/messages", { params: { path: { desk: this.name } }, body: body as never }));
+  }
+
+  /** delta is what the participant has not seen since state, or a reinitialization. */
+  async delta(state: State, opts: DeltaOptions = {}): Promise<DeltaAnswer> {
+    const body: Record<string, unknown> = { state };
+    if (opts.conversation !== undefined) body.conversation = opts.conversation;
+    if (opts.before !== undefined) body.before = opts.before;
+    const r = await this.#call("delta", this.#api.POST("/v1/desks/{desk}/delta", { params: { path: { desk: this.name }, query: { as: opts.as } }, body: body as never }));
+    if (r.reinitialize !== undefined) return { reinitialize: r.reinitialize as Reinitialize["reason"] };
+    if (r.delta === undefined || r.delta === null) throw new Error("transcript: a delta answer with neither delta nor reinitialize");
+    return r.remaining ? { delta: r.delta, remaining: r.remaining } : { delta: r.delta };
+  }
+
+  /** threads lists the newest threads the participant can read. */
+  threads(opts: ThreadsOptions = {}): Promise<ThreadList> {
+    return this.#call("threads", this.#api.GET("/v1/desks/{desk}/threads", { params: { path: { desk: this.name }, query: { before: opts.before, limit: opts.limit, as: opts.as } } }));
+  }
+
+  /** edit gives row seq, the participant's own, new content; it returns the correction row. */
+  edit(seq: number, content: string, key?: string): Promise<Message> {
+    const body: Record<string, unknown> = { content };
+    if (key !== undefined) body.key = key;
+    return this.#call("edit", this.#api.PATCH("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body: body as never }));
+  }
+
+  /** redact erases row seq's content for good (its author or the operator); it returns the correction row. */
+  redact(seq: number, key?: string): Promise<Message> {
+    const body = key === undefined ? {} : { key };
+    return this.#call("redact", this.#api.DELETE("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body: body as never }));
+  }
+
+  /** search finds the newest messages holding every word, among those the participant may read. */
+  search(words: string, opts: SearchOptions = {}): Promise<SearchAnswer> {
+    return this.#call("search", this.#api.GET("/v1/desks/{desk}/search", { params: { path: { desk: this.name }, query: { q: words, thread: opts.thread, before: opts.before, limit: opts.limit, as: opts.as } } }));
+  }
+
+  /**
+   * events streams what the participant has not seen, live, from `after` (default: the
+   * desk's head now): each event once, in order, resuming by itself after a dropped
+   * connection or a restarted server. It ends when signal aborts, or after a reinitialize
+   * event; it throws ProblemError for 401, 403 and 404.
+   */
+  events(opts: EventsOptions = {}): AsyncGenerator<DeskEvent> {
+    return streamEvents(
+      {
+        url: `${this.url}/v1/desks/${encodeURIComponent(this.name)}/events`,
+        token: this.#token,
+        fetch: this.#fetch,
+        head: async () => (await this.info()).head,
+      },
+      opts,
+    );
+  }
+
+  async #call<T>(what: string, p: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+    const { data, error, response } = await p;
+    if (!response.ok || error !== undefined) throw await ProblemError.fromResponse(`${what} on desk ${this.name}`, response, error);
+    return data as T;
+  }
+}
+
+export type { Conversation };

@@ -1,0 +1,121 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { ProblemError } from "./problem.js";
+import type { Elision, Message, Reinitialize } from "./types.js";
+
+/** One event of a desk's stream: id is its seq, data its parsed JSON. */
+export type DeskEvent =
+  | { type: "message"; id: number; data: Message }
+  | { type: "elided"; id: number; data: Elision }
+  | { type: "correction"; id: number; data: Message }
+  | { type: "reinitialize"; id: number; data: Reinitialize };
+
+export interface EventsOptions {
+  /** A thread's root: stream the thread; absent: the channel. */
+  thread?: number;
+  /** Stream every qualifying row above this seq; absent: the desk's head at the first connect. */
+  after?: number;
+  /** Aborting it ends the iteration quietly. */
+  signal?: AbortSignal;
+  /** An operator token's other viewer. */
+  as?: string;
+}
+
+export interface StreamTarget {
+  url: string;
+  token: string;
+  fetch: typeof globalThis.fetch;
+  head: () => Promise<number>;
+}
+
+const types = new Set(["message", "elided", "correction", "reinitialize"]);
+const firstBackoffMs = 250;
+const maxBackoffMs = 5_000;
+
+/**
+ * streamEvents yields target's events from opts.after, reconnecting with Last-Event-ID (the
+ * last id yielded) after a dropped connection or a restarted server, waiting a jittered
+ * backoff or the Retry-After of a 429 or 503. Ids at or below the last are never yielded
+ * again. It returns when opts.signal aborts or after a reinitialize; a 401, 403, 404 or
+ * any other refusal that retrying cannot heal is thrown as ProblemError.
+ */
+export async function* streamEvents(target: StreamTarget, opts: EventsOptions): AsyncGenerator<DeskEvent> {
+  const signal = opts.signal;
+  let last: number | undefined = opts.after;
+  let failures = 0;
+  const query = new URLSearchParams();
+  if (opts.thread !== undefined) query.set("thread", String(opts.thread));
+  if (opts.as !== undefined) query.set("as", opts.as);
+  const url = target.url + (query.size ? "?" + query : "");
+  while (!signal?.aborted) {
+    let retryAfter: number | undefined;
+    const conn = new AbortController();
+    const stop = () => conn.abort();
+    signal?.addEventListener("abort", stop, { once: true });
+    try {
+      const from: number = last ?? (await target.head());
+      last = from;
+      const res = await target.fetch(url, {
+        headers: { Authorization: "Bearer " + target.token, Accept: "text/event-stream", "Last-Event-ID": String(from) },
+        signal: conn.signal,
+      });
+      if (!res.ok) {
+        const problem = await ProblemError.fromResponse("events", res);
+        if (res.status !== 429 && res.status < 500) throw problem;
+        retryAfter = problem.retryAfter;
+      } else if (res.body) {
+        const pending: EventSourceMessage[] = [];
+        const parser = createParser({ onEvent: (e) => pending.push(e) });
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        try {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            parser.feed(value);
+            for (let e = pending.shift(); e; e = pending.shift()) {
+              const type = e.event ?? "message";
+              if (!types.has(type)) continue;
+              const seen: number = last ?? from;
+              const id: number = e.id !== undefined && /^\d+$/.test(e.id) ? Number(e.id) : seen;
+              if (type === "reinitialize") {
+                yield { type, id, data: JSON.parse(e.data) as Reinitialize };
+                return;
+              }
+              if (id <= seen) continue; // already yielded before a reconnection
+              last = id;
+              failures = 0;
+              yield { type, id, data: JSON.parse(e.data) } as DeskEvent;
+            }
+          }
+        } finally {
+          await reader.cancel().catch(() => {});
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      if (err instanceof ProblemError) throw err;
+      // a dropped connection or a server that is not up: try again
+    } finally {
+      signal?.removeEventListener("abort", stop);
+      conn.abort();
+    }
+    const wait = retryAfter !== undefined ? retryAfter * 1000 : Math.min(maxBackoffMs, firstBackoffMs * 2 ** failures) * (0.5 + Math.random() / 2);
+    failures++;
+    if (!(await sleep(wait, signal))) return;
+  }
+}
+
+/** sleep waits ms, or until signal aborts: it reports whether the wait ran its course. */
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const done = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", done);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

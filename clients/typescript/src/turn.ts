@@ -1,0 +1,88 @@
+import type { Desk } from "./desk.js";
+import type { Author, Elision, Message, State } from "./types.js";
+
+/** The most rows a state's present set holds: the service refuses a state with more. */
+export const presentSetLimit = 64;
+
+/** A reply a turn posts: as a post's body, and the seq of the row it answers (its key's part). */
+export interface Reply {
+  content: string;
+  parent?: number;
+  audience?: string[];
+  /** The row this reply answers; the post's key is derived from it and the token. */
+  answers: number;
+}
+
+export interface TurnOptions {
+  /** The state the last committed turn saved; absent: an agent that has seen nothing. */
+  state?: State;
+  /** The caller's decision: the news (oldest first) and who the participant is; null: no reply. */
+  decide(news: Message[], me: Author, elided: Elision[]): Reply | null | Promise<Reply | null>;
+  /** Commits the next state. Called only once the reply, if any, is stored. */
+  save(next: State): void | Promise<void>;
+}
+
+export interface TurnResult {
+  news: Message[];
+  elided: Elision[];
+  /** Why the state could not give a delta, when the turn started over from a view. */
+  reinitialized?: string;
+  /** The stored reply, if the turn posted one. */
+  reply?: Message;
+  state: State;
+}
+
+/**
+ * takeTurn takes one turn of the participant: what is new since opts.state (a delta, or on
+ * reinitialization a view and a state at its head), the caller's decision, the reply posted
+ * with a key of the token and the row it answers, and the next state saved — only after the
+ * reply is stored. A turn that fails before the save runs again from the old state: the
+ * same news, and the same key, which the service answers with the row it stored, never a
+ * second one.
+ */
+export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResult> {
+  const me = await desk.whoami();
+  const state: State = opts.state ?? { conversation: { desk: desk.name }, watermark: 0, present: [] };
+  const thread = state.conversation.thread || undefined;
+  const answer = await desk.delta(state, thread ? { conversation: { thread } } : {});
+  let news: Message[];
+  let elided: Elision[];
+  let next: State;
+  let reinitialized: string | undefined;
+  if ("reinitialize" in answer) {
+    reinitialized = answer.reinitialize;
+    const view = await desk.view({ thread });
+    news = view.messages ?? [];
+    elided = view.elided ?? [];
+    next = { conversation: state.conversation, watermark: view.head, present: [] };
+  } else {
+    news = answer.delta.messages ?? [];
+    elided = answer.delta.elided ?? [];
+    next = answer.delta.next;
+  }
+  const reply = await opts.decide(news, me, elided);
+  let stored: Message | undefined;
+  if (reply) {
+    const body: { content: string; parent?: number; audience?: string[]; key: string } = {
+      content: reply.content,
+      key: `turn:${desk.tokenId}:${reply.answers}`,
+    };
+    if (reply.parent !== undefined) body.parent = reply.parent;
+    if (reply.audience !== undefined) body.audience = reply.audience;
+    stored = await desk.post(body);
+    next = notePresent(next, stored.seq);
+  }
+  await opts.save(next);
+  const result: TurnResult = { news, elided, state: next };
+  if (reinitialized !== undefined) result.reinitialized = reinitialized;
+  if (stored) result.reply = stored;
+  return result;
+}
+
+/** notePresent returns state with seq, a row above its watermark, in its present set. */
+export function notePresent(state: State, seq: number): State {
+  const present = state.present ?? [];
+  if (seq <= state.watermark || present.includes(seq)) return state;
+  if (present.length >= presentSetLimit) throw new Error(`transcript: the state's present set is full (${presentSetLimit} rows)`);
+  return { ...state, present: [...present, seq].sort((a, b) => a - b) };
+}

@@ -1,0 +1,29 @@
+// The service's types, named: each is the OpenAPI document's schema of the same name.
+import type { components } from "./openapi.js";
+
+type Schemas = components["schemas"];
+
+/** Who wrote a row: its type (operator, person, agent or system), id, system kind and label. */
+export type Author = Schemas["Author"];
+/** One row of a desk, as the service answers it. */
+export type Message = Schemas["Message"];
+/** A run of rows the viewer may not read, said in their place. */
+export type Elision = Schemas["Elision"];
+/** A participant's view of the channel or a thread: GET …/view. */
+export type Projection = Schemas["Projection"];
+/** What a participant has not seen since its state, and the state to keep next. */
+export type Delta = Schemas["Delta"];
+/** The state a client keeps between turns; the client owns it. */
+export type State = Schemas["State"];
+/** A desk and, for a thread, its root. */
+export type Conversation = Schemas["Conversation"];
+/** A desk the token may use, its head, and the token's participant (as). */
+export type DeskInfo = Schemas["Desk"];
+/** The newest threads a participant can read: GET …/threads. */
+export type ThreadList = Schemas["ThreadList"];
+/** A page of search hits, newest first, and the bound for older ones (0: none). */
+export type SearchAnswer = Schemas["SearchAnswer"];
+/** Why a stream or a delta cannot go on from its state. */
+export type Reinitialize = Schemas["ReinitializeEvent"];
+/** The body of a post: content, and optionally parent, audience and key. */
+export type PostBody = Schemas["AppendBody"];

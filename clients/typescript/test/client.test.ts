@@ -1,0 +1,186 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Desk, ProblemError, takeTurn, type State } from "../src/index.js";
+import { deskFixture, type Fixture } from "./fixture.js";
+import { startServer, token } from "./server.js";
+
+let f: Fixture;
+before(async () => {
+  f = await deskFixture();
+});
+after(async () => {
+  await f?.server.stop();
+});
+
+async function refused(p: Promise<unknown>, status: number, type?: string): Promise<ProblemError> {
+  const err = await p.then(
+    () => assert.fail(`want a ${status} problem, got an answer`),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof ProblemError, `want a ProblemError, got ${String(err)}`);
+  assert.equal(err.status, status, err.message);
+  if (type) assert.match(err.type, new RegExp(type));
+  assert.ok(err.title !== "", "a problem has a title");
+  for (const secret of Object.values(f.secrets)) assert.ok(!err.message.includes(secret), "no token in an error");
+  return err;
+}
+
+describe("Desk", () => {
+  test("whoami and info name the token's participant and the desk's head", async () => {
+    const triage = f.desk("triage");
+    assert.deepEqual(await triage.whoami(), { type: "agent", id: "triage", label: "Triage" });
+    const info = await triage.info();
+    assert.equal(info.name, "eng");
+    assert.equal(typeof info.head, "number");
+  });
+
+  test("post, view, threads, edit, redact and search", async () => {
+    const ana = f.desk("ana");
+    const triage = f.desk("triage");
+    const root = await ana.post({ content: "Deploy #41 is red: the migration hangs." });
+    assert.equal(root.content, "Deploy #41 is red: the migration hangs.");
+    assert.deepEqual(root.author, { type: "person", id: "ana", label: "Ana" });
+    const reply = await triage.post({ content: "Looking at the migration lock.", parent: root.seq, key: "k1" });
+    assert.equal(reply.parent, root.seq);
+    const again = await triage.post({ content: "Looking at the migration lock.", parent: root.seq, key: "k1" });
+    assert.equal(again.seq, reply.seq, "a replayed key answers the stored row");
+
+    const view = await triage.view({ thread: root.seq });
+    assert.deepEqual(view.messages?.map((m) => m.seq), [root.seq, reply.seq]);
+    const channel = await ana.view({ window: 1 });
+    assert.equal(channel.messages?.length, 1);
+
+    const threads = await ana.threads({ limit: 5 });
+    assert.ok(threads.threads?.some((t) => t.root.seq === root.seq && t.replies === 1));
+
+    const edit = await triage.edit(reply.seq, "Looking at the migration's lock on orders.");
+    assert.equal(edit.corrects, reply.seq);
+    const hits = await ana.search("orders lock");
+    assert.deepEqual(hits.messages?.map((m) => m.seq), [reply.seq]);
+    assert.equal(hits.messages?.[0]?.content, "Looking at the migration's lock on orders.");
+    assert.equal(hits.next, 0);
+    const inThread = await ana.search("migration", { thread: root.seq, limit: 1 });
+    assert.equal(inThread.messages?.length, 1);
+    assert.ok(inThread.next > 0, "a full page names the bound of older hits");
+
+    const redaction = await ana.redact(root.seq);
+    assert.equal(redaction.corrects, root.seq);
+    const after = await triage.view({ thread: root.seq });
+    assert.equal(after.messages?.[0]?.redacted, true);
+    assert.equal(after.messages?.[0]?.content, "");
+    assert.deepEqual((await ana.search("deploy red")).messages, [], "a redacted row is found by nothing");
+
+    const op = f.desk("operator");
+    const asAna = await op.view({ as: "person:ana", thread: root.seq });
+    assert.deepEqual(asAna.messages?.map((m) => m.seq), [root.seq, reply.seq]);
+  });
+
+  test("an aside is read by its readers only", async () => {
+    const op = f.desk("operator");
+    const aside = await op.post({ content: "Hold the spend alerts until Monday.", audience: ["agent:triage"] });
+    assert.deepEqual(aside.audience, [{ type: "agent", id: "triage" }]);
+    const seen = (await f.desk("triage").view()).messages?.map((m) => m.seq) ?? [];
+    assert.ok(seen.includes(aside.seq));
+    const review = await f.desk("review").view();
+    assert.ok(!(review.messages ?? []).some((m) => m.seq === aside.seq));
+    assert.ok((review.elided ?? []).some((e) => e.from <= aside.seq && aside.seq <= e.through));
+    assert.deepEqual((await f.desk("review").search("spend alerts")).messages, []);
+  });
+
+  test("delta: news since a state, then nothing, then a reinitialization", async () => {
+    const review = f.desk("review");
+    const start: State = { conversation: { desk: "eng" }, watermark: 0, present: [] };
+    const first = await review.delta(start);
+    assert.ok("delta" in first);
+    const next = first.delta.next;
+    const quiet = await review.delta(next);
+    assert.ok("delta" in quiet);
+    assert.deepEqual(quiet.delta.messages ?? [], []);
+    const posted = await f.desk("ana").post({ content: "The migration runs at 22:00." });
+    const news = await review.delta(next);
+    assert.ok("delta" in news);
+    assert.deepEqual(news.delta.messages?.map((m) => m.seq), [posted.seq]);
+    const changed = await review.delta(next, { conversation: { thread: posted.seq } });
+    assert.deepEqual(changed, { reinitialize: "conversation_changed" });
+  });
+
+  test("every problem the client can meet is a ProblemError", async () => {
+    const triage = f.desk("triage");
+    await refused(triage.view({ window: -1 }), 400);
+    await refused(triage.search("  ,, "), 400);
+    await refused(new Desk({ url: f.server.url, token: "not-a-token", desk: "eng" }).view(), 401);
+    await refused(triage.view({ as: "person:ana" }), 403);
+    await refused(triage.view({ thread: 999_999 }), 404);
+    await refused(f.desk("triage", "other").view(), 404);
+    const anas = await f.desk("ana").post({ content: "Ana's own words." });
+    await refused(triage.redact(anas.seq), 403);
+    await refused(triage.edit(anas.seq, "not mine"), 403);
+    const row = await triage.post({ content: "keyed", key: "k-conflict" });
+    await refused(triage.post({ content: "another", key: "k-conflict" }), 409, "key-conflict");
+    await triage.redact(row.seq);
+    await refused(triage.edit(row.seq, "too late"), 409);
+    await refused(triage.post({ content: "x".repeat(2 << 20) }), 413);
+    await refused(triage.post({ content: "to nobody", audience: [] }), 400);
+    await refused(triage.post({ content: "to a stranger", audience: ["robot:x"] }), 400);
+  });
+
+  test("429 with Retry-After past the token's rate", async () => {
+    const limited = await startServer({ flags: ["--rate", "0.5", "--burst", "1"] });
+    try {
+      const secret = await token(limited.db, "eng", "agent:triage");
+      const desk = new Desk({ url: limited.url, token: secret, desk: "eng" });
+      await desk.view();
+      const err = await refused(desk.view(), 429);
+      assert.ok((err.retryAfter ?? 0) >= 1, "Retry-After is read");
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe("takeTurn", () => {
+  test("a turn posts once, saves after the post, and a crashed turn replays the same row", async () => {
+    const ci = f.desk("ci");
+    const triage = f.desk("triage");
+    let saved: State | undefined;
+    const echo = (news: { seq: number; content: string; author: { type: string; id?: string } }[]) => {
+      const m = news.filter((x) => x.author.id !== "triage").at(-1);
+      return m ? { content: "echo: " + m.content, answers: m.seq } : null;
+    };
+    const first = await takeTurn(triage, { decide: echo, save: (s) => void (saved = s) });
+    assert.ok(saved && first.reply, "the first turn replies and saves");
+    const prompt = await ci.post({ content: "Build 812 failed." });
+
+    let stored: number | undefined;
+    await assert.rejects(
+      takeTurn(triage, {
+        state: saved,
+        decide: echo,
+        save: () => {
+          throw new Error("crash before the save");
+        },
+      }).catch((e: unknown) => {
+        throw e;
+      }),
+      /crash before the save/,
+    );
+    const replay = await takeTurn(triage, {
+      state: saved,
+      decide: (news) => {
+        assert.ok(news.some((m) => m.seq === prompt.seq), "the replayed turn brings the same news");
+        return echo(news);
+      },
+      save: (s) => void (saved = s),
+    });
+    stored = replay.reply?.seq;
+    const view = await f.desk("operator").view({ window: 200 });
+    const echoes = (view.messages ?? []).filter((m) => m.content === "echo: Build 812 failed.");
+    assert.equal(echoes.length, 1, "the crashed turn's reply is stored once");
+    assert.equal(echoes[0]?.seq, stored);
+    assert.deepEqual(echoes[0]?.author, { type: "agent", id: "triage", label: "Triage" });
+    assert.ok(saved && (saved.watermark >= stored! || saved.present?.includes(stored!)), "the saved state holds the reply as seen");
+
+    const quiet = await takeTurn(triage, { state: saved, decide: echo, save: (s) => void (saved = s) });
+    assert.deepEqual(quiet.news, [], "the turn's own reply is not news");
+  });
+});
