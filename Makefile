@@ -1,11 +1,21 @@
 # make test: what CI runs (.ci/run). Formatting, vet, staticcheck (pinned in go.mod as a
-# tool), then every test with the race detector, with a throwaway PostgreSQL server for the
-# pgstore tests (scripts/pgtest.sh: started from the machine's PostgreSQL install, stopped
-# and removed afterwards; without an install the pgstore tests skip, or fail under CI=true).
-.PHONY: test check bench pgbench fuzz
+# tool), every Go test with the race detector, then the TypeScript client's tests; the Go
+# tests get a throwaway PostgreSQL server for the pgstore tests (scripts/pgtest.sh: started
+# from the machine's PostgreSQL install, stopped and removed afterwards; without an install
+# the pgstore tests skip, or fail under CI=true).
+.PHONY: test test-go test-typescript check bench pgbench fuzz
 
-test: check
+test: check test-go test-typescript
+
+test-go:
 	bash scripts/pgtest.sh go test -race ./...
+
+# The TypeScript client's tests (clients/typescript), against a transcript serve built here:
+# its dependencies from its lock file, then tsc and node --test.
+test-typescript:
+	@bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
+	go build -o "$$bin/transcript" ./cmd/transcript && \
+	cd clients/typescript && npm ci --no-audit --no-fund && TRANSCRIPT_BIN="$$bin/transcript" npm test
 
 check:
 	@unformatted=$$(gofmt -l .); \

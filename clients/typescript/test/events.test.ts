@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { after, before, test } from "node:test";
+import { ProblemError, type DeskEvent } from "../src/index.js";
+import { deskFixture, within, type Fixture } from "./fixture.js";
+import { generateTypes } from "./generate.js";
+
+let f: Fixture;
+before(async () => {
+  f = await deskFixture();
+});
+after(async () => {
+  await f?.server.stop();
+});
+
+test("the checked-in types are the served OpenAPI document's", async () => {
+  const document = await (await fetch(f.server.url + "/openapi.json")).text();
+  const checkedIn = await readFile(fileURLToPath(new URL("../../src/openapi.ts", import.meta.url)), "utf8");
+  assert.ok(checkedIn === (await generateTypes(document)), "src/openapi.ts differs from what transcript serve serves at /openapi.json: run `npm run generate`");
+});
+
+test("events resume through a killed and restarted server: each event once, in order, none of the participant's own", async () => {
+  const ana = f.desk("ana");
+  const triage = f.desk("triage");
+  const start = (await ana.info()).head;
+  const stop = new AbortController();
+  const got: DeskEvent[] = [];
+  const total = 12;
+  const reading = (async () => {
+    for await (const ev of triage.events({ after: start, signal: stop.signal })) {
+      got.push(ev);
+      if (got.filter((e) => e.type === "message").length === total) stop.abort();
+    }
+  })();
+  const want: number[] = [];
+  const own: number[] = [];
+  const post = async (i: number) => {
+    want.push((await ana.post({ content: `row ${i}` })).seq);
+    own.push((await triage.post({ content: `own ${i}` })).seq);
+  };
+  for (let i = 0; i < 4; i++) await post(i);
+  await within(10_000, "the first rows", waitFor(() => got.length >= 2));
+  await f.server.kill();
+  // Appends continue while the server is down, by another process on the same file.
+  for (let i = 4; i < 8; i++) {
+    want.push(Number(await appendAs("person:ana", `row ${i}`)));
+  }
+  await f.server.restart();
+  for (let i = 8; i < total; i++) await post(i);
+  await within(30_000, "every event after the restart", reading);
+  const seqs = got.filter((e) => e.type === "message").map((e) => e.id);
+  assert.deepEqual(seqs, want, "each event once, in order");
+  assert.ok(!got.some((e) => own.includes(e.id)), "none of the participant's own rows");
+  for (const e of got) if (e.type === "message") assert.equal(e.data.seq, e.id);
+});
+
+test("events end quietly when the signal aborts, and throw for 401 and 404", async () => {
+  const stop = new AbortController();
+  const it = f.desk("review").events({ signal: stop.signal });
+  const next = it.next();
+  setTimeout(() => stop.abort(), 200);
+  assert.deepEqual(await within(5_000, "the end on abort", next), { done: true, value: undefined });
+
+  const bad = new (f.desk("review").constructor as typeof import("../src/index.js").Desk)({ url: f.server.url, token: "nope", desk: "eng" });
+  await assert.rejects(within(5_000, "401", bad.events({ after: 0 }).next()), (e: unknown) => e instanceof ProblemError && e.status === 401);
+  await assert.rejects(within(5_000, "404", f.desk("review").events({ thread: 999_999 }).next()), (e: unknown) => e instanceof ProblemError && e.status === 404);
+});
+
+test("events end after a reinitialize", async () => {
+  const head = (await f.desk("review").info()).head;
+  const it = f.desk("review").events({ after: head + 1000 });
+  const first = await within(5_000, "the reinitialize", it.next());
+  assert.equal(first.value?.type, "reinitialize");
+  assert.deepEqual(await within(5_000, "the end", it.next()), { done: true, value: undefined });
+});
+
+async function waitFor(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 20));
+}
+
+async function appendAs(who: string, content: string): Promise<string> {
+  const { transcript } = await import("./server.js");
+  const out = await transcript(["append", "--db", f.server.db, "--desk", "eng", "--as", who, "--", content]);
+  const seq = /\d+/.exec(out);
+  if (!seq) throw new Error("append printed no seq: " + out);
+  return seq[0];
+}
