@@ -97,9 +97,8 @@ export class Desk {
   /** info is the desk as the token sees it: its head and the token's participant (as). */
   async info(): Promise<DeskInfo> {
     const list = await this.#call("list desks", this.#api.GET("/v1/desks"));
-    const desks = list.desks ?? [];
-    const d = desks.find((x) => x.name === this.name) ?? desks[0];
-    if (!d) throw new Error(`transcript: the token reaches no desk`);
+    const d = (list.desks ?? []).find((x) => x.name === this.name);
+    if (!d) throw new Error(`transcript: the token is not for desk ${this.name}`);
     return d;
   }
 

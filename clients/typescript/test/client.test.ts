@@ -32,6 +32,7 @@ describe("Desk", () => {
     const info = await triage.info();
     assert.equal(info.name, "eng");
     assert.equal(typeof info.head, "number");
+    await assert.rejects(f.desk("triage", "other").whoami(), /the token is not for desk other/);
   });
 
   test("post, view, threads, edit, redact and search", async () => {

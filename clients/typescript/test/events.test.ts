@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
-import { ProblemError, type DeskEvent } from "../src/index.js";
+import { Desk, ProblemError, type DeskEvent } from "../src/index.js";
 import { deskFixture, within, type Fixture } from "./fixture.js";
 import { generateTypes } from "./generate.js";
 
@@ -62,7 +62,7 @@ test("events end quietly when the signal aborts, and throw for 401 and 404", asy
   setTimeout(() => stop.abort(), 200);
   assert.deepEqual(await within(5_000, "the end on abort", next), { done: true, value: undefined });
 
-  const bad = new (f.desk("review").constructor as typeof import("../src/index.js").Desk)({ url: f.server.url, token: "nope", desk: "eng" });
+  const bad = new Desk({ url: f.server.url, token: "nope", desk: "eng" });
   await assert.rejects(within(5_000, "401", bad.events({ after: 0 }).next()), (e: unknown) => e instanceof ProblemError && e.status === 401);
   await assert.rejects(within(5_000, "404", f.desk("review").events({ thread: 999_999 }).next()), (e: unknown) => e instanceof ProblemError && e.status === 404);
 });
@@ -86,3 +86,45 @@ async function appendAs(who: string, content: string): Promise<string> {
   if (!seq) throw new Error("append printed no seq: " + out);
   return seq[0];
 }
+
+test("a full server's 503 is waited out as its Retry-After asks, then the stream starts", async () => {
+  const g = await deskFixture({ flags: ["--rate", "inf", "--max-total-streams", "1"] });
+  const first = new AbortController();
+  const second = new AbortController();
+  try {
+    const head = (await g.desk("ana").info()).head;
+    const holding = (async () => {
+      for await (const _ of g.desk("review").events({ after: head, signal: first.signal }));
+    })();
+    await new Promise((r) => setTimeout(r, 300)); // the first stream holds the server's one
+    const refused = await fetch(`${g.server.url}/v1/desks/eng/events`, { headers: { Authorization: "Bearer " + g.secrets.triage } });
+    assert.equal(refused.status, 503);
+    assert.ok(Number(refused.headers.get("Retry-After")) >= 1, "the 503 says when to try again");
+    await refused.body?.cancel();
+
+    const got: DeskEvent[] = [];
+    let attempts = 0;
+    const counting: typeof fetch = (input, init) => {
+      if (String(input).includes("/events")) attempts++;
+      return fetch(input, init);
+    };
+    const triage = new Desk({ url: g.server.url, token: g.secrets.triage, desk: "eng", fetch: counting });
+    const waiting = (async () => {
+      for await (const ev of triage.events({ after: head, signal: second.signal })) {
+        got.push(ev);
+        second.abort();
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(attempts, 1, "no second attempt before the Retry-After (at least a second)");
+    first.abort();
+    await within(5_000, "the first stream's end", holding);
+    const posted = await g.desk("ana").post({ content: "after the wait" });
+    await within(20_000, "the second stream's event", waiting);
+    assert.deepEqual(got.map((e) => e.id), [posted.seq]);
+  } finally {
+    first.abort();
+    second.abort();
+    await g.server.stop();
+  }
+});
