@@ -24,6 +24,7 @@ var readmeSkips = []struct {
 	{"it talks to a running serve (the server's tests make these requests; TestPythonTurn runs turn.py, TestREADMESearchOverHTTP the search)", []string{"curl ", "python3 "}},
 	{"it reads the reader's own Slack or Discord export, and views what that export brings", []string{"~/Downloads/", "exports/Acme", "agent:B0BOT"}},
 	{"it needs a PostgreSQL primary and its standbys (pgstore's and pg_test.go's tests use them)", []string{"postgres://"}},
+	{"it installs the TypeScript client, whose tests make test-typescript runs, the README's example among them", []string{"clients/typescript"}},
 }
 
 // readmeCommand is one shell command of the README's sh blocks. A "$ " line's command is
