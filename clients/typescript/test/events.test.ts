@@ -86,3 +86,23 @@ async function appendAs(who: string, content: string): Promise<string> {
   if (!seq) throw new Error("append printed no seq: " + out);
   return seq[0];
 }
+
+test("events wait out a 429's Retry-After and then stream, rather than throwing", async () => {
+  const { startServer, token } = await import("./server.js");
+  const { Desk } = await import("../src/index.js");
+  const limited = await startServer({ flags: ["--rate", "1", "--burst", "1"] });
+  const stop = new AbortController();
+  try {
+    const ana = new Desk({ url: limited.url, token: await token(limited.db, "eng", "person:ana"), desk: "eng" });
+    const triage = new Desk({ url: limited.url, token: await token(limited.db, "eng", "agent:triage"), desk: "eng" });
+    const row = await ana.post({ content: "before the stream" });
+    await triage.view(); // spends triage's burst: the stream's first connect meets a 429
+    const it = triage.events({ after: 0, signal: stop.signal });
+    const first = await within(15_000, "the first event after the 429", it.next());
+    assert.equal(first.value?.type, "message");
+    assert.equal(first.value?.id, row.seq);
+  } finally {
+    stop.abort();
+    await limited.stop();
+  }
+});
