@@ -33,6 +33,7 @@ test("events resume through a killed and restarted server: each event once, in o
       if (got.filter((e) => e.type === "message").length === total) stop.abort();
     }
   })();
+  try {
   const want: number[] = [];
   const own: number[] = [];
   const post = async (i: number) => {
@@ -53,6 +54,10 @@ test("events resume through a killed and restarted server: each event once, in o
   assert.deepEqual(seqs, want, "each event once, in order");
   assert.ok(!got.some((e) => own.includes(e.id)), "none of the participant's own rows");
   for (const e of got) if (e.type === "message") assert.equal(e.data.seq, e.id);
+  } finally {
+    stop.abort(); // a failed assertion must not leave the stream retrying forever
+    await reading.catch(() => {});
+  }
 });
 
 test("events end quietly when the signal aborts, and throw for 401 and 404", async () => {
