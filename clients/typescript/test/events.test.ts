@@ -33,26 +33,31 @@ test("events resume through a killed and restarted server: each event once, in o
       if (got.filter((e) => e.type === "message").length === total) stop.abort();
     }
   })();
-  const want: number[] = [];
-  const own: number[] = [];
-  const post = async (i: number) => {
-    want.push((await ana.post({ content: `row ${i}` })).seq);
-    own.push((await triage.post({ content: `own ${i}` })).seq);
-  };
-  for (let i = 0; i < 4; i++) await post(i);
-  await within(10_000, "the first rows", waitFor(() => got.length >= 2));
-  await f.server.kill();
-  // Appends continue while the server is down, by another process on the same file.
-  for (let i = 4; i < 8; i++) {
-    want.push(Number(await appendAs("person:ana", `row ${i}`)));
+  try {
+    const want: number[] = [];
+    const own: number[] = [];
+    const post = async (i: number) => {
+      want.push((await ana.post({ content: `row ${i}` })).seq);
+      own.push((await triage.post({ content: `own ${i}` })).seq);
+    };
+    for (let i = 0; i < 4; i++) await post(i);
+    await within(10_000, "the first rows", waitFor(() => got.length >= 2));
+    await f.server.kill();
+    // Appends continue while the server is down, by another process on the same file.
+    for (let i = 4; i < 8; i++) {
+      want.push(Number(await appendAs("person:ana", `row ${i}`)));
+    }
+    await f.server.restart();
+    for (let i = 8; i < total; i++) await post(i);
+    await within(30_000, "every event after the restart", reading);
+    const seqs = got.filter((e) => e.type === "message").map((e) => e.id);
+    assert.deepEqual(seqs, want, "each event once, in order");
+    assert.ok(!got.some((e) => own.includes(e.id)), "none of the participant's own rows");
+    for (const e of got) if (e.type === "message") assert.equal(e.data.seq, e.id);
+  } finally {
+    stop.abort(); // a failed assertion must not leave the stream retrying forever
+    await reading.catch(() => {});
   }
-  await f.server.restart();
-  for (let i = 8; i < total; i++) await post(i);
-  await within(30_000, "every event after the restart", reading);
-  const seqs = got.filter((e) => e.type === "message").map((e) => e.id);
-  assert.deepEqual(seqs, want, "each event once, in order");
-  assert.ok(!got.some((e) => own.includes(e.id)), "none of the participant's own rows");
-  for (const e of got) if (e.type === "message") assert.equal(e.data.seq, e.id);
 });
 
 test("events end quietly when the signal aborts, and throw for 401 and 404", async () => {
@@ -126,5 +131,24 @@ test("a full server's 503 is waited out as its Retry-After asks, then the stream
     first.abort();
     second.abort();
     await g.server.stop();
+  }
+});
+
+test("events wait out a 429's Retry-After and then stream, rather than throwing", async () => {
+  const { startServer, token } = await import("./server.js");
+  const limited = await startServer({ flags: ["--rate", "1", "--burst", "1"] });
+  const stop = new AbortController();
+  try {
+    const ana = new Desk({ url: limited.url, token: await token(limited.db, "eng", "person:ana"), desk: "eng" });
+    const triage = new Desk({ url: limited.url, token: await token(limited.db, "eng", "agent:triage"), desk: "eng" });
+    const row = await ana.post({ content: "before the stream" });
+    await triage.view(); // spends triage's burst: the stream's first connect meets a 429
+    const it = triage.events({ after: 0, signal: stop.signal });
+    const first = await within(15_000, "the first event after the 429", it.next());
+    assert.equal(first.value?.type, "message");
+    assert.equal(first.value?.id, row.seq);
+  } finally {
+    stop.abort();
+    await limited.stop();
   }
 });
