@@ -75,6 +75,7 @@ export class Desk {
   readonly #token: string;
   readonly #fetch: typeof globalThis.fetch;
   readonly #api: Client<paths>;
+  #me: Promise<Author> | undefined;
 
   constructor(opts: DeskOptions) {
     this.name = opts.desk;
@@ -102,9 +103,20 @@ export class Desk {
     return d;
   }
 
-  /** whoami is the token's participant: the author of its posts, the viewer of its reads. */
-  async whoami(): Promise<Author> {
-    return (await this.info()).as;
+  /**
+   * whoami is the token's participant: the author of its posts, the viewer of its reads. A
+   * token's participant never changes, so the first answer is kept and later calls make no
+   * request; a failed call is not kept.
+   */
+  whoami(): Promise<Author> {
+    this.#me ??= this.info().then(
+      (d) => d.as,
+      (err: unknown) => {
+        this.#me = undefined;
+        throw err;
+      },
+    );
+    return this.#me;
   }
 
   /** view is the channel, or a thread, as the participant sees it: the newest messages, oldest first. */

@@ -21,7 +21,7 @@ export function authorName(a: Author): string {
 
 /** sameAuthor reports whether a and b are one participant: type and id (a notice's kind); labels play no part. */
 export function sameAuthor(a: Author, b: Author): boolean {
-  return a.type === b.type && (a.id || a.kind || "") === (b.id || b.kind || "");
+  return a.type === b.type && ident(a) === ident(b);
 }
 
 /** turns is view for viewer, one turn per message and per elision, in sequence order. */
@@ -42,6 +42,7 @@ export function turns(viewer: Author, view: Pick<Projection, "messages" | "elide
 const kindOrder: Record<string, number> = { operator: 0, person: 1, agent: 2, system: 3 };
 const utf8 = new TextEncoder();
 
+/** ident is an author's identity within its type: its id, or a notice's kind. */
 function ident(a: Author): string {
   return a.id || a.kind || "";
 }

@@ -33,6 +33,20 @@ describe("Desk", () => {
     assert.equal(info.name, "eng");
     assert.equal(typeof info.head, "number");
     await assert.rejects(f.desk("triage", "other").whoami(), /the token is not for desk other/);
+
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests++;
+      return fetch(input, init);
+    };
+    const kept = new Desk({ url: f.server.url, token: f.secrets.triage, desk: "eng", fetch: counting });
+    await kept.whoami();
+    await kept.whoami();
+    assert.equal(requests, 1, "the participant is asked for once");
+    const bad = new Desk({ url: f.server.url, token: "not-a-token", desk: "eng", fetch: counting });
+    await assert.rejects(bad.whoami(), ProblemError);
+    await assert.rejects(bad.whoami(), ProblemError);
+    assert.equal(requests, 3, "a failed answer is not kept");
   });
 
   test("post, view, threads, edit, redact and search", async () => {

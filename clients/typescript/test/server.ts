@@ -1,6 +1,7 @@
 // The tests' transcript serve: built from this checkout (or TRANSCRIPT_BIN), on SQLite in a
 // temporary directory, listening on loopback only, stopped when the test ends.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ export function binary(): Promise<string> {
   if (process.env.TRANSCRIPT_BIN) return Promise.resolve(process.env.TRANSCRIPT_BIN);
   built ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), "transcript-bin-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     const bin = join(dir, "transcript");
     await run("go", ["build", "-o", bin, "./cmd/transcript"], { cwd: repoRoot, timeout: 300_000 });
     return bin;
