@@ -289,6 +289,7 @@
     found: 0, // the row a search's hit showed last (reveal)
     stick: true, // follow the newest row: the list was at its bottom when last scrolled
     loading: false,
+    epoch: 0, // counts reinitializations: a read begun before the last one is dropped
     es: null,
   };
   const deskList = deskCol.el.querySelector(".rows");
@@ -313,7 +314,9 @@
   // draws nothing; the caller holds deskCol.loading.
   async function readOlder(limit) {
     const q = deskCol.next > 0 ? "&before=" + deskCol.next : "";
+    const epoch = deskCol.epoch;
     const pg = await call("GET", base + "/rows?limit=" + limit + q);
+    if (epoch !== deskCol.epoch) return false; // read before a reinitialization: it may hold erased rows
     let changed = false;
     for (const m of pg.rows) {
       learn(m);
@@ -466,9 +469,12 @@
       const reason = JSON.parse(ev.data).reason;
       notice(deskNotice, "Reinitialized (" + reason + "): the rows were read again from the newest.", "reinit");
       for (const box of searchBoxes) box.refresh(); // a correction in the gap never comes
+      deskCol.epoch++; // a read in flight is dropped: it may hold rows the gap erased
       deskCol.rows.clear();
       deskCol.next = -1;
       deskCol.head = 0;
+      renderDesk("bottom"); // nothing drawn before the gap stays on the page
+      while (deskCol.loading) await new Promise((r) => setTimeout(r, 50));
       await loadOlder();
       followDesk();
     });
