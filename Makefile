@@ -1,11 +1,11 @@
 # make test: what CI runs (.ci/run). Formatting, vet, staticcheck (pinned in go.mod as a
-# tool), every Go test with the race detector, then the TypeScript client's tests; the Go
-# tests get a throwaway PostgreSQL server for the pgstore tests (scripts/pgtest.sh: started
-# from the machine's PostgreSQL install, stopped and removed afterwards; without an install
-# the pgstore tests skip, or fail under CI=true).
-.PHONY: test test-go test-typescript check bench pgbench fuzz
+# tool), every Go test with the race detector, then the TypeScript and the Python clients'
+# tests; the Go tests get a throwaway PostgreSQL server for the pgstore tests
+# (scripts/pgtest.sh: started from the machine's PostgreSQL install, stopped and removed
+# afterwards; without an install the pgstore tests skip, or fail under CI=true).
+.PHONY: test test-go test-typescript test-python check bench pgbench fuzz
 
-test: check test-go test-typescript
+test: check test-go test-typescript test-python
 
 test-go:
 	bash scripts/pgtest.sh go test -race ./...
@@ -16,6 +16,19 @@ test-typescript:
 	@bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
 	go build -o "$$bin/transcript" ./cmd/transcript && \
 	cd clients/typescript && npm ci --no-audit --no-fund && TRANSCRIPT_BIN="$$bin/transcript" npm test
+
+# The Python client's tests (clients/python), against a transcript serve built here: a
+# virtual environment (clients/python/.venv) with the lock file's packages and the package
+# itself with every extra, then ruff, mypy and pytest.
+test-python:
+	@bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
+	go build -o "$$bin/transcript" ./cmd/transcript && \
+	cd clients/python && python3 -m venv .venv && \
+	.venv/bin/pip install -q -r requirements.lock && \
+	.venv/bin/pip install -q --no-deps --no-build-isolation --force-reinstall '.[autogen,langchain,openai-agents]' && \
+	.venv/bin/pip check && \
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && \
+	TRANSCRIPT_BIN="$$bin/transcript" .venv/bin/pytest -q
 
 check:
 	@unformatted=$$(gofmt -l .); \

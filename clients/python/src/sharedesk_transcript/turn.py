@@ -1,0 +1,169 @@
+"""One turn of an agent: what is new since its saved state, its reply, and the next state,
+committed only once the reply is stored.
+
+A turn is a delta from the state (on reinitialization: a view, and a state at its head),
+the caller's decision, the reply posted with a key made of the token's ID and the row it
+answers, and the next state saved with the reply in its present set, so that the next turn
+does not bring the agent's own words back as news. A turn that fails before the save runs
+again from the old state: the same news, and the same key, which the service answers with
+the row it stored, never a second one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import models
+from ._desk import AsyncDesk, Desk
+from .types import Delta, Reinitialize
+
+PRESENT_SET_LIMIT = 64
+"""The most rows a state's present set holds: the service refuses a state with more."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A reply a turn posts: its content, parent and audience as a post's, and ``answers``,
+    the row it answers, from which its key is made."""
+
+    content: str
+    answers: int
+    parent: int | None = None
+    audience: Sequence[str | models.Author] | None = None
+
+
+@dataclass(frozen=True)
+class News:
+    """What a turn brings: messages and elisions (oldest first), corrections of rows seen
+    before, and why the turn started over from a view, when it did."""
+
+    messages: list[models.Message]
+    elided: list[models.Elision]
+    corrections: list[models.Message] = field(default_factory=list)
+    reinitialized: str | None = None
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    news: News
+    state: models.State
+    """The state saved."""
+    reply: models.Message | None = None
+    """The stored reply, if the turn posted one."""
+
+
+Decide = Callable[[News, models.Author], "Reply | None"]
+"""The caller's decision: the news and who the participant is; None: no reply."""
+
+
+def initial_state(desk: str, thread: int | None = None) -> models.State:
+    """The state of an agent that has seen nothing of the channel, or of a thread."""
+    return models.State(conversation=models.Conversation(desk=desk, thread=thread), watermark=0, present=[])
+
+
+def note_present(state: models.State, seq: int) -> models.State:
+    """state with seq, a row above its watermark, in its present set."""
+    present = list(state.present or [])
+    if seq <= state.watermark or seq in present:
+        return state
+    if len(present) >= PRESENT_SET_LIMIT:
+        raise ValueError(f"the state's present set is full ({PRESENT_SET_LIMIT} rows)")
+    return state.model_copy(update={"present": sorted([*present, seq])})
+
+
+def reply_key(desk: Desk | AsyncDesk, answers: int) -> str:
+    """The key of a turn's reply to row answers: the same on every retry of the turn."""
+    return f"turn:{desk.token_id}:{answers}"
+
+
+def take_turn(
+    desk: Desk,
+    decide: Decide,
+    save: Callable[[models.State], None],
+    state: models.State | None = None,
+    *,
+    thread: int | None = None,
+) -> TurnResult:
+    """Takes one turn of the desk's participant in the channel, or in ``thread``, from
+    ``state`` (None: an agent that has seen nothing), calling ``save`` with the next state
+    only once the reply, if any, is stored. A state of another conversation starts over
+    from the view."""
+    me = desk.whoami()
+    answer = desk.delta(state or initial_state(desk.name, thread), conversation=thread)
+    view = desk.view(thread=thread) if isinstance(answer, Reinitialize) else None
+    news, next_state = _news(answer, view, desk.name, thread)
+    reply = decide(news, me)
+    stored = None
+    if reply is not None:
+        stored = desk.post(
+            reply.content, parent=reply.parent, audience=reply.audience, key=reply_key(desk, reply.answers)
+        )
+        next_state = note_present(next_state, stored.seq)
+    save(next_state)
+    return TurnResult(news, next_state, stored)
+
+
+async def atake_turn(
+    desk: AsyncDesk,
+    decide: Callable[[News, models.Author], Awaitable[Reply | None]],
+    save: Callable[[models.State], Awaitable[None]],
+    state: models.State | None = None,
+    *,
+    thread: int | None = None,
+) -> TurnResult:
+    """take_turn, awaitable: ``decide`` and ``save`` are coroutines."""
+    me = await desk.whoami()
+    answer = await desk.delta(state or initial_state(desk.name, thread), conversation=thread)
+    view = await desk.view(thread=thread) if isinstance(answer, Reinitialize) else None
+    news, next_state = _news(answer, view, desk.name, thread)
+    reply = await decide(news, me)
+    stored = None
+    if reply is not None:
+        stored = await desk.post(
+            reply.content, parent=reply.parent, audience=reply.audience, key=reply_key(desk, reply.answers)
+        )
+        next_state = note_present(next_state, stored.seq)
+    await save(next_state)
+    return TurnResult(news, next_state, stored)
+
+
+def _news(
+    answer: Delta | Reinitialize, view: models.Projection | None, desk: str, thread: int | None
+) -> tuple[News, models.State]:
+    """The news and next state of a delta's answer, or of the view read after a reinitialization."""
+    if isinstance(answer, Delta):
+        news = News(answer.messages or [], answer.elided or [], answer.corrections or [])
+        return news, answer.next
+    assert view is not None
+    news = News(view.messages or [], view.elided or [], reinitialized=answer.reason)
+    return news, initial_state(desk, thread).model_copy(update={"watermark": view.head})
+
+
+def load_state(path: str | os.PathLike[str]) -> models.State | None:
+    """The state saved at path, or None when there is none yet."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    return models.State.model_validate_json(text)
+
+
+def save_state(path: str | os.PathLike[str], state: models.State) -> None:
+    """Replaces the state file at path atomically: a crash leaves the old state or the new."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent.resolve(), prefix="." + target.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(state.model_dump(mode="json", by_alias=True, exclude_none=True), f, indent=2)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
