@@ -21,10 +21,11 @@ var readmeSkips = []struct {
 }{
 	{"make test is the run this test is part of", []string{"make test"}},
 	{"serve runs until it is stopped (TestServe, TestServeDemo and the server's tests run it)", []string{"transcript serve"}},
-	{"it talks to a running serve (the server's tests make these requests; TestPythonTurn runs turn.py, TestREADMESearchOverHTTP the search)", []string{"curl ", "python3 "}},
+	{"it talks to a running serve (the server's tests make these requests; clients/python's tests run turn.py, TestREADMESearchOverHTTP the search)", []string{"curl ", "examples/python/turn.py"}},
 	{"it reads the reader's own Slack or Discord export, and views what that export brings", []string{"~/Downloads/", "exports/Acme", "agent:B0BOT"}},
 	{"it needs a PostgreSQL primary and its standbys (pgstore's and pg_test.go's tests use them)", []string{"postgres://"}},
 	{"it installs the TypeScript client, whose tests make test-typescript runs, the README's example among them", []string{"clients/typescript"}},
+	{"it installs the Python client, whose tests make test-python runs, the README's example among them", []string{"clients/python"}},
 }
 
 // readmeCommand is one shell command of the README's sh blocks. A "$ " line's command is

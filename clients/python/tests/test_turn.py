@@ -1,0 +1,89 @@
+"""take_turn and atake_turn: a turn posts once, saves only after the post, and a crashed
+turn replays the same row; a state of another conversation starts over from the view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sharedesk_transcript import models
+from sharedesk_transcript.turn import (
+    PRESENT_SET_LIMIT,
+    News,
+    Reply,
+    atake_turn,
+    initial_state,
+    load_state,
+    note_present,
+    save_state,
+    take_turn,
+)
+
+from .conftest import Fixture
+
+
+def echo(news: News, me: models.Author) -> Reply | None:
+    others = [m for m in news.messages if m.author.id != me.id]
+    return Reply("echo: " + others[-1].content, answers=others[-1].seq) if others else None
+
+
+def test_a_turn_posts_once_saves_after_and_a_crash_replays(fx: Fixture) -> None:
+    triage, ci = fx.desk("triage"), fx.desk("ci")
+    saved: list[models.State] = []
+    ci.post("Build 811 failed.")
+    first = take_turn(triage, echo, saved.append)
+    assert first.reply is not None and saved == [first.state]
+    assert first.state.present == [first.reply.seq], "its own reply is noted as seen"
+    prompt = ci.post("Build 812 failed.")
+
+    def crash(_: models.State) -> None:
+        raise OSError("crash before the save")
+
+    with pytest.raises(OSError, match="crash before the save"):
+        take_turn(triage, echo, crash, saved[-1])
+    replay = take_turn(triage, echo, saved.append, saved[-1])
+    assert prompt.seq in [m.seq for m in replay.news.messages], "the replayed turn brings the same news"
+    view = fx.desk("operator").view(window=200)
+    echoes = [m for m in view.messages or [] if m.content == "echo: Build 812 failed."]
+    assert len(echoes) == 1, "the crashed turn's reply is stored once"
+    assert replay.reply is not None and echoes[0].seq == replay.reply.seq
+    assert echoes[0].author == models.Author(type="agent", id="triage", label="Triage")
+
+    quiet = take_turn(triage, echo, saved.append, saved[-1])
+    assert quiet.news.messages == [] and quiet.reply is None, "the turn's own reply is not news"
+
+
+async def test_an_async_turn_reinitializes_from_another_conversation(fx: Fixture) -> None:
+    ana = fx.desk("ana")
+    root = ana.post("Deploy #41 is red")
+    saved: list[models.State] = []
+
+    async def decide(news: News, me: models.Author) -> Reply | None:
+        return echo(news, me)
+
+    async def save(state: models.State) -> None:
+        saved.append(state)
+
+    triage = fx.async_desk("triage")
+    channel_state = models.State(conversation=models.Conversation(desk="eng"), watermark=root.seq, present=[])
+    turn = await atake_turn(triage, decide, save, channel_state, thread=root.seq)
+    assert turn.news.reinitialized == "conversation_changed"
+    assert [m.seq for m in turn.news.messages] == [root.seq]
+    assert turn.reply is not None and turn.reply.content == "echo: Deploy #41 is red"
+    assert saved[-1].conversation == models.Conversation(desk="eng", thread=root.seq)
+    assert saved[-1].watermark == root.seq and saved[-1].present == [turn.reply.seq]
+    await triage.aclose()
+
+
+def test_state_files_and_the_present_set(tmp_path: Path) -> None:
+    path = tmp_path / "triage.json"
+    assert load_state(path) is None, "no state file: an agent that has seen nothing"
+    state = note_present(initial_state("eng", 7), 9)
+    save_state(path, state)
+    assert load_state(path) == state
+    assert list(tmp_path.iterdir()) == [path], "no temporary file is left behind"
+    assert note_present(state, 9) is state and note_present(state, 0) is state
+    full = models.State(conversation=state.conversation, watermark=0, present=list(range(1, PRESENT_SET_LIMIT + 1)))
+    with pytest.raises(ValueError, match="present set is full"):
+        note_present(full, 1000)
