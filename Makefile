@@ -27,7 +27,7 @@ test-python:
 	.venv/bin/pip install -q -r requirements.lock && \
 	.venv/bin/pip install -q --no-deps --no-build-isolation --force-reinstall '.[autogen,langchain,openai-agents]' && \
 	.venv/bin/pip check && \
-	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy && \
+	.venv/bin/ruff check . ../../examples/python && .venv/bin/ruff format --check . ../../examples/python && .venv/bin/mypy && \
 	TRANSCRIPT_BIN="$$bin/transcript" .venv/bin/pytest -q
 
 check:
