@@ -5,29 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from sharedesk_transcript import Desk, models
 from sharedesk_transcript.mapping import Turn, author_name, same_author, turns
 
 from .conftest import Fixture
-
-
-def served(fx: Fixture, who: str, thread: int | None = None) -> list[dict[str, Any]]:
-    """The service's own rendering of who's view, as OpenAI chat messages."""
-    params: dict[str, str | int] = {"format": "openai"}
-    if thread is not None:
-        params["thread"] = thread
-    answer = httpx.get(
-        fx.server.url + "/v1/desks/eng/model",
-        params=params,
-        headers={"Authorization": "Bearer " + fx.secrets[who]},
-        timeout=30,
-    )
-    answer.raise_for_status()
-    value = answer.json()
-    assert isinstance(value, list)
-    return value
+from .scene import model_input
 
 
 def role_and_content(messages: list[dict[str, Any]] | list[Turn]) -> list[tuple[str, str]]:
@@ -62,7 +44,7 @@ def test_turns_are_what_the_service_renders(fx: Fixture) -> None:
         desk = fx.desk(who)
         for thread in (None, root):
             ts = mapped(desk, thread)
-            assert role_and_content(ts) == role_and_content(served(fx, who, thread)), (who, thread)
+            assert role_and_content(ts) == role_and_content(model_input(fx, who, thread)), (who, thread)
             view = desk.view(thread=thread)
             authors = {m.seq: m.author for m in view.messages or []}
             for t in ts:
