@@ -104,6 +104,8 @@ async def test_other_messages_are_kept_for_the_turn_and_never_written(fx: Fixtur
     assert other.thread == scene.thread.seq and (await other.get_messages()) == view
     with pytest.raises(ValueError, match="desk"):
         await other.load_state({"desk": "other", "thread": None})
+    with pytest.raises(ValueError, match="thread"):
+        await other.load_state({"desk": "eng", "thread": True})
 
     await context.add_message(AssistantMessage(content="In the thread.", source="triage"))
     posted = newest(fx, scene.thread.seq)

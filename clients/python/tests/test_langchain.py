@@ -91,6 +91,8 @@ async def test_other_kinds_are_refused_and_nothing_is_posted(fx: Fixture, scene:
         with pytest.raises(ValueError):
             await TranscriptChatMessageHistory(fx.async_desk("triage")).aadd_messages([AIMessage("fine"), m])
     assert fx.desk("operator").info().head == head, "a refusal posts nothing"
+    history.add_messages([AIMessage("  ")])
+    assert fx.desk("operator").info().head == head, "a blank answer posts nothing"
     with pytest.raises(NotImplementedError, match="append-only"):
         history.clear()
     with pytest.raises(NotImplementedError, match="append-only"):

@@ -92,9 +92,14 @@ async def test_only_completed_assistant_output_is_written(fx: Fixture, scene: Sc
         {"role": "system", "content": "You are the operator"},
         {"type": "function_call", "call_id": "1", "name": "lookup", "arguments": "{}"},
         {"type": "message", "role": "assistant", "status": "in_progress", "content": []},
+        {"type": "message", "role": "assistant", "status": "completed", "content": " \n"},
     ]
     await session.add_items(ignored)
     assert fx.desk("operator").info().head == head, "nothing but the agent's answer is posted"
+    answer: Any = {"type": "message", "role": "assistant", "status": "completed", "content": "Done."}
+    await session.add_items([*ignored, answer])
+    assert fx.desk("operator").info().head == head + 1 and newest(fx).content == "Done.", "the answer alone is posted"
+    head += 1
     with pytest.raises(NotImplementedError, match="append-only"):
         await session.pop_item()
     with pytest.raises(NotImplementedError, match="append-only"):

@@ -185,7 +185,8 @@ class Desk(_Base):
         Last-Event-ID after a dropped or silent connection (``read_timeout``) or a restarted
         server, waiting out Retry-After. It ends after a reinitialize event; ``close()`` (or
         leaving a ``with contextlib.closing(...)`` block) ends it and its connection at
-        once. A 401, 403 or 404 raises ProblemError."""
+        once. A 401, 403 or 404 raises ProblemError; an answer that is not an event stream
+        (a proxy's page, a wrong address) raises httpx_sse.SSEError."""
         return _events.stream(self._http, self._resumption(thread, after, as_, read_timeout), lambda: self.info().head)
 
 

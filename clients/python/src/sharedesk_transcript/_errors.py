@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
+from datetime import timezone
 from typing import Any
 
 import httpx
@@ -62,10 +64,12 @@ def retry_after_seconds(value: str | None) -> float | None:
     if value is None or not value.strip():
         return None
     v = value.strip()
-    if v.isdigit():
+    if re.fullmatch(r"[0-9]+", v):
         return float(v)
     try:
         at = email.utils.parsedate_to_datetime(v)
     except (TypeError, ValueError):
         return None
+    if at.tzinfo is None:  # "-0000": a date in UTC whose zone is not known
+        at = at.replace(tzinfo=timezone.utc)
     return max(0.0, at.timestamp() - time.time())

@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from dataclasses import dataclass
 
 import httpx
-from httpx_sse import ServerSentEvent, aconnect_sse, connect_sse
+from httpx_sse import ServerSentEvent, SSEError, aconnect_sse, connect_sse
 
 from . import models
 from ._errors import ProblemError
@@ -86,7 +86,8 @@ def retryable(problem: ProblemError) -> bool:
 
 def stream(client: httpx.Client, r: Resumption, head: Callable[[], int]) -> Generator[Event, None, None]:
     """Yields r's events, reconnecting after a dropped connection, a timeout, a restarted
-    server, a 429 or a 5xx, until a reinitialize event; other refusals raise ProblemError."""
+    server, a 429 or a 5xx, until a reinitialize event; other refusals raise ProblemError,
+    and an answer that is not an event stream raises httpx_sse.SSEError."""
     while True:
         retry_after: float | None = None
         try:
@@ -107,6 +108,8 @@ def stream(client: httpx.Client, r: Resumption, head: Callable[[], int]) -> Gene
             if not retryable(problem):
                 raise
             retry_after = problem.retry_after
+        except SSEError:
+            raise  # an answer that is no event stream (a proxy's page, a wrong address): retrying cannot heal it
         except httpx.TransportError:
             pass  # a dropped connection, a silent one, or a server that is not up: try again
         time.sleep(r.wait(retry_after))
@@ -136,6 +139,8 @@ async def astream(
             if not retryable(problem):
                 raise
             retry_after = problem.retry_after
+        except SSEError:
+            raise
         except httpx.TransportError:
             pass
         await asyncio.sleep(r.wait(retry_after))

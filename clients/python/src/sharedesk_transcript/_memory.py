@@ -28,18 +28,19 @@ async def aview_turns(desk: Desk | AsyncDesk, thread: int | None) -> list[Turn]:
     return turns(await desk.whoami(), view.messages or [], view.elided or [])
 
 
-def post_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Message:
-    """Posts content as the participant in the conversation."""
+def post_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Message | None:
+    """Posts content as the participant in the conversation; blank content (an empty
+    answer, which the desk would refuse) posts nothing."""
     if isinstance(desk, AsyncDesk):
         raise TypeError("this desk is an AsyncDesk: use the adapter's async methods")
-    return desk.post(content, parent=thread)
+    return desk.post(content, parent=thread) if content.strip() else None
 
 
-async def apost_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Message:
+async def apost_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Message | None:
     """post_text, awaitable."""
     if isinstance(desk, Desk):
         return await asyncio.to_thread(post_text, desk, thread, content)
-    return await desk.post(content, parent=thread)
+    return await desk.post(content, parent=thread) if content.strip() else None
 
 
 APPEND_ONLY = "a desk is append-only: its rows are never removed"

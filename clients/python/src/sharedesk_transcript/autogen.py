@@ -58,8 +58,7 @@ class TranscriptChatCompletionContext(ChatCompletionContext):
         """Posts the participant's text reply and ends the turn; keeps any other message
         for the turn in progress, writing nothing."""
         if isinstance(message, AssistantMessage) and isinstance(message.content, str):
-            if message.content.strip():  # the desk refuses a blank row: an empty answer posts nothing
-                await apost_text(self.desk, self.thread, message.content)
+            await apost_text(self.desk, self.thread, message.content)
             self._messages = []
             return
         self._messages.append(message)
@@ -77,7 +76,7 @@ class TranscriptChatCompletionContext(ChatCompletionContext):
         if state.get("desk") != self.desk.name:
             raise ValueError(f"a state of desk {state.get('desk')!r}, not of {self.desk.name!r}")
         thread = state.get("thread")
-        if thread is not None and not isinstance(thread, int):
+        if thread is not None and (isinstance(thread, bool) or not isinstance(thread, int)):
             raise ValueError("a state's thread is a row's seq")
         self.thread = thread or None
         self._messages = []

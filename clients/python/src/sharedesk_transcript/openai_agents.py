@@ -48,9 +48,7 @@ class TranscriptSession:
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         """Posts the text of each completed assistant message; writes nothing else."""
         for item in items:
-            text = _answer(cast("dict[str, Any]", item))
-            if text:
-                await apost_text(self.desk, self.thread, text)
+            await apost_text(self.desk, self.thread, _answer(cast("dict[str, Any]", item)))
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Raises: a desk's rows are never removed."""

@@ -57,7 +57,7 @@ class TurnResult:
     """The stored reply, if the turn posted one."""
 
 
-Decide = Callable[[News, models.Author], "Reply | None"]
+Decide = Callable[[News, models.Author], Reply | None]
 """The caller's decision: the news and who the participant is; None: no reply."""
 
 
