@@ -38,21 +38,55 @@
 //
 // # Erasure
 //
-// A redaction erases at once: from its commit on, no read returns the erased content. But
-// PostgreSQL updates a row by writing a new version of it, and the old version, with the
-// content, stays in the table's files as a dead row until vacuum reclaims its space; it is
-// also in the write-ahead log until the segments holding it are recycled (and in any WAL
-// archive, backup or standby that copied them). Plain VACUUM, as autovacuum runs it, marks
-// the space free without overwriting it, so the bytes may stay until a new row reuses it;
-// nor does it take an erased word out of the search index's keys: the GIN index of
-// transcript_terms keeps a word as a key, pointing at no row, once no row holds it. To
-// force them out of the database's files, rewrite the tables, which rebuilds their
-// indexes, then checkpoint:
+// A redaction erases at once: from its commit on, no read returns the erased content. Its
+// bytes stay in the server's files until they are written over or removed:
 //
-//	VACUUM (FULL) transcript_messages, transcript_terms; -- new copies of the tables; takes a lock that holds reads and appends back
-//	CHECKPOINT;                                         -- lets the segments written before it be recycled
+//   - the old version of the row: PostgreSQL updates a row by writing a new version, and
+//     the old one, content included, stays in transcript_messages' file as a dead row, as
+//     do the erased row's words in transcript_terms'. Plain VACUUM, as autovacuum runs it,
+//     marks their space free without overwriting it: the bytes stay until a new row reuses
+//     the space;
+//   - TOAST: a content of more than about 2 kB is kept in the table's TOAST table, as
+//     written or compressed (pglz or lz4, which anyone holding the file can undo), with the
+//     same dead versions;
+//   - indexes: the GIN index of transcript_terms keeps an erased word as a key, pointing at
+//     no row, until the index is built anew;
+//   - statistics: ANALYZE, which autovacuum runs too, copies sampled values into
+//     pg_statistic (a content's most common values and histogram bounds, the most common
+//     words of transcript_terms), where they may quote an erased row until the next
+//     ANALYZE, and then as dead rows of pg_statistic;
+//   - the write-ahead log: every insert and update is in pg_wal (with full_page_writes,
+//     whole pages, other rows included) until a checkpoint whose redo point lies in a later
+//     segment removes its segment. The current segment (16 MB) is never removed, however
+//     many checkpoints pass, until it fills or pg_switch_wal ends it;
+//   - recycled segments: with wal_recycle = on, the default, a checkpoint renames an old
+//     segment as a future one without rewriting it, so its bytes stay until the server
+//     writes over them, much later on a quiet server;
+//   - segments kept back: wal_keep_size keeps that much WAL, a replication slot every
+//     segment its consumer has not confirmed (and a logical slot's spill files in
+//     pg_replslot hold decoded changes), and archive_mode each segment until it is
+//     archived; the archive (archive_command, archive_library) keeps its copy until the
+//     host purges it;
+//   - standbys: each keeps its own copy of the tables and the WAL. It replays the primary's
+//     vacuums, but removes WAL at its own restartpoints (CHECKPOINT on the standby makes
+//     one at the last checkpoint it replayed), under its own wal_recycle;
+//   - backups taken before the redaction (pg_basebackup, pg_dump, snapshots of the disk)
+//     until they are deleted; the server's logs when they record statements with their
+//     parameters (log_statement = 'all', log_min_duration_statement, auto_explain); and
+//     the disk's free blocks, where a file removed or truncated leaves its bytes until the
+//     file system reuses them.
 //
-// Backups and archived WAL taken before keep the content until they are deleted.
+// [Store.Compact], which the command's transcript compact --db DSN runs, does what the
+// server allows to remove erased content from the primary's data directory: it rewrites
+// the store's tables with VACUUM (FULL, ANALYZE), TOAST tables and indexes included, and
+// pg_statistic with VACUUM FULL, ends the current WAL segment with pg_switch_wal, and
+// checkpoints, which removes the segments before the new one and the old copies' files.
+// With wal_recycle = off, wal_keep_size = 0, archive_mode = off and no replication slot,
+// no file under the primary's data directory holds erased content afterwards, pg_wal
+// included. It reports each of those settings that keeps some, and reaches none of the
+// other places above. It needs a superuser, or a role that owns the tables and the
+// database, holds pg_checkpoint and may execute pg_switch_wal; while it rewrites a table,
+// reads and appends wait.
 //
 // # Search
 //

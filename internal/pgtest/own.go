@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,7 +44,7 @@ func Own(t testing.TB, pkg string) *Server {
 	if bin == "" {
 		t.Skipf("%s: %s is not set (scripts/pgtest.sh sets it when it starts the server itself), so the tests that restart a PostgreSQL of their own skip", pkg, BinDirEnv)
 	}
-	dir, err := os.MkdirTemp("/tmp", pkg+"-pg-") // short: a socket's path is at most ~107 bytes
+	dir, err := os.MkdirTemp("/tmp", strings.ReplaceAll(pkg, "/", "-")+"-pg-") // short: a socket's path is at most ~107 bytes
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,234 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrCompactPrivilege is returned by Compact when its role may not do one of its steps:
+// the error names the step and the role or privilege that allows it.
+var ErrCompactPrivilege = errors.New("pgstore: compact needs more privileges")
+
+// Compaction is what Compact did, and what it found on the server that keeps erased
+// content beyond it.
+type Compaction struct {
+	// Tables are the tables Compact rewrote, as PostgreSQL names them: the store's own
+	// (transcript_*) and pg_statistic.
+	Tables []string
+	// Remains says, one sentence each, which of the server's settings and states, as
+	// Compact found them, keep erased content in files it cannot reach (recycled WAL
+	// segments, wal_keep_size, a WAL archive, replication slots, standbys): empty when none
+	// does. The package documentation lists the places no setting shows (backups, the
+	// disk's free blocks, logs).
+	Remains []string
+}
+
+// Compact removes the content that redactions erased from the files of the primary's data
+// directory, as far as the server allows, in these steps:
+//
+//   - VACUUM (FULL, ANALYZE) of every table of the store (all named transcript_*, in the
+//     schema of its version table): each is written anew, with its TOAST table and its
+//     indexes, from its live rows only, and the files of the old copies, dead rows and
+//     erased index keys included, are emptied at once and unlinked at the next checkpoint;
+//     ANALYZE replaces the statistics (pg_statistic's sampled values), which may quote
+//     erased words;
+//   - VACUUM FULL pg_statistic, which leaves none of the old statistics in its files;
+//   - pg_switch_wal(), so that the WAL written up to here, the erased content's included,
+//     lies in segments before the current one;
+//   - CHECKPOINT, which removes the segments before its own: unlinked with wal_recycle =
+//     off, renamed as future segments, not rewritten, with it on. A WAL archive
+//     (archive_mode), wal_keep_size and replication slots keep segments it would remove.
+//
+// Each step must do what it says, or Compact fails: its role must be a superuser, or hold
+// pg_checkpoint (PostgreSQL 15 and later) and EXECUTE on pg_switch_wal(), own the store's
+// tables or the database (or hold MAINTAIN on them), and own the database for
+// pg_statistic; otherwise the error, matching ErrCompactPrivilege, names what is missing,
+// and the steps from there on are not taken (the earlier ones have done their part, and
+// running Compact again is safe). A read-only Store is refused with ErrReadOnly.
+//
+// Each VACUUM FULL holds its table's lock while it rewrites it: reads and appends of every
+// desk wait for it, for about the time it takes to copy the table. Canceling ctx stops the
+// step under way, which leaves its table as it was.
+func (s *Store) Compact(ctx context.Context) (Compaction, error) {
+	if err := s.writable("compact"); err != nil {
+		return Compaction{}, err
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return Compaction{}, fmt.Errorf("pgstore: compact: %w", err)
+	}
+	defer conn.Release()
+	c := conn.Conn()
+	var can compactPrivileges
+	if err := c.QueryRow(ctx, compactPrivilegesSQL).Scan(&can.role, &can.superuser, &can.checkpoint, &can.switchWAL); err != nil {
+		return Compaction{}, fmt.Errorf("pgstore: compact: reading the role's privileges: %w", err)
+	}
+	if err := can.check(); err != nil {
+		return Compaction{}, err
+	}
+	tables, err := storeTables(ctx, c)
+	if err != nil {
+		return Compaction{}, err
+	}
+	var done Compaction
+	if err := vacuumFull(ctx, c, can.role, "(FULL, ANALYZE)", tables); err != nil {
+		return done, err
+	}
+	done.Tables = append(done.Tables, tables...)
+	if err := vacuumFull(ctx, c, can.role, "(FULL)", []string{"pg_catalog.pg_statistic"}); err != nil {
+		return done, err
+	}
+	done.Tables = append(done.Tables, "pg_statistic")
+	if _, err := c.Exec(ctx, `SELECT pg_switch_wal()`); err != nil {
+		return done, fmt.Errorf("pgstore: compact: switching WAL segments: %w", err)
+	}
+	if _, err := c.Exec(ctx, `CHECKPOINT`); err != nil {
+		return done, fmt.Errorf("pgstore: compact: checkpoint: %w", err)
+	}
+	if done.Remains, err = walRemains(ctx, c); err != nil {
+		return done, err
+	}
+	return done, nil
+}
+
+// compactPrivilegesSQL reads the session's role, whether it is a superuser, and whether it
+// may CHECKPOINT (pg_checkpoint's privileges, PostgreSQL 15 and later) and run
+// pg_switch_wal().
+const compactPrivilegesSQL = `SELECT current_user::text,
+	coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = current_user), false),
+	EXISTS (SELECT FROM pg_roles WHERE rolname = 'pg_checkpoint' AND pg_has_role(current_user, oid, 'USAGE')),
+	has_function_privilege('pg_catalog.pg_switch_wal()', 'EXECUTE')`
+
+// compactPrivileges are what Compact needs of its role beyond the tables.
+type compactPrivileges struct {
+	role                             string
+	superuser, checkpoint, switchWAL bool
+}
+
+// check returns an error matching ErrCompactPrivilege that names what the role lacks, or
+// nil.
+func (p compactPrivileges) check() error {
+	if p.superuser {
+		return nil
+	}
+	var missing []string
+	if !p.checkpoint {
+		missing = append(missing, "CHECKPOINT needs a superuser or a member of pg_checkpoint (PostgreSQL 15 and later)")
+	}
+	if !p.switchWAL {
+		missing = append(missing, "pg_switch_wal() needs a superuser or EXECUTE on it (GRANT EXECUTE ON FUNCTION pg_switch_wal() TO ...)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: role %q: %s", ErrCompactPrivilege, p.role, strings.Join(missing, "; "))
+}
+
+// storeTables returns the store's tables, each as PostgreSQL names it in SQL (quoted,
+// qualified by its schema when the search path does not find it): every table named
+// transcript_* in the schema of transcript_schema_version, the one the store's statements
+// find.
+func storeTables(ctx context.Context, c *pgx.Conn) ([]string, error) {
+	rows, err := c.Query(ctx, `SELECT t.oid::regclass::text FROM pg_class t
+		WHERE t.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass('transcript_schema_version'))
+			AND t.relkind = 'r' AND t.relname LIKE 'transcript\_%'
+		ORDER BY t.relname`)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: compact: listing the store's tables: %w", err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: compact: listing the store's tables: %w", err)
+	}
+	if len(tables) == 0 {
+		return nil, fmt.Errorf("pgstore: compact: the store's tables are not on the search path")
+	}
+	return tables, nil
+}
+
+// vacuumFull runs VACUUM with options on tables, then checks that each was written anew (its
+// file node changed): PostgreSQL skips, with a warning, a table its role may not vacuum,
+// which is then an error matching ErrCompactPrivilege.
+func vacuumFull(ctx context.Context, c *pgx.Conn, role, options string, tables []string) error {
+	before, err := fileNodes(ctx, c, tables)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Exec(ctx, "VACUUM "+options+" "+strings.Join(tables, ", ")); err != nil {
+		return fmt.Errorf("pgstore: compact: VACUUM %s %s: %w", options, strings.Join(tables, ", "), err)
+	}
+	after, err := fileNodes(ctx, c, tables)
+	if err != nil {
+		return err
+	}
+	var skipped []string
+	for i, t := range tables {
+		if after[i] == before[i] {
+			skipped = append(skipped, t)
+		}
+	}
+	if len(skipped) > 0 {
+		return fmt.Errorf("%w: role %q may not vacuum %s: its owner, the database's owner, a superuser (or, from PostgreSQL 17, a role with MAINTAIN on it) may", ErrCompactPrivilege, role, strings.Join(skipped, ", "))
+	}
+	return nil
+}
+
+// fileNodes returns the file node of each of tables, in order.
+func fileNodes(ctx context.Context, c *pgx.Conn, tables []string) ([]uint32, error) {
+	rows, err := c.Query(ctx, `SELECT pg_relation_filenode(to_regclass(t))::bigint FROM unnest($1::text[]) WITH ORDINALITY AS x(t, i) ORDER BY i`, tables)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: compact: reading the tables' files: %w", err)
+	}
+	nodes, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: compact: reading the tables' files: %w", err)
+	}
+	out := make([]uint32, len(nodes))
+	for i, n := range nodes {
+		out[i] = uint32(n)
+	}
+	return out, nil
+}
+
+// walRemains reads the settings and states of the server that keep WAL segments, and
+// with them erased content, beyond a checkpoint, and says what each keeps.
+func walRemains(ctx context.Context, c *pgx.Conn) ([]string, error) {
+	var recycle, archive string
+	var keepMB, slots, standbys int64
+	err := c.QueryRow(ctx, `SELECT current_setting('wal_recycle'), current_setting('archive_mode'),
+		(SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'),
+		(SELECT count(*) FROM pg_replication_slots),
+		(SELECT count(*) FROM pg_stat_replication)`).Scan(&recycle, &archive, &keepMB, &slots, &standbys)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: compact: reading the server's WAL settings: %w", err)
+	}
+	var remains []string
+	if recycle == "on" {
+		remains = append(remains, "wal_recycle is on: the checkpoint renamed WAL segments that may hold erased content as future segments, without rewriting them; they keep it until the server writes over them (set wal_recycle = off, then compact again)")
+	}
+	if keepMB > 0 {
+		remains = append(remains, fmt.Sprintf("wal_keep_size is %d MB: pg_wal keeps that much WAL, erased content included, until as much more is written", keepMB))
+	}
+	if archive != "off" {
+		remains = append(remains, fmt.Sprintf("archive_mode is %s: archive_command or archive_library copies every WAL segment, erased content included, to an archive that keeps it until it is purged, and pg_wal keeps each segment until it is archived", archive))
+	}
+	if slots > 0 {
+		remains = append(remains, fmt.Sprintf("%s: pg_wal keeps every segment a slot still needs, erased content included, and a logical slot's spill files may hold it", howMany(slots, "a replication slot", "replication slots")))
+	}
+	if standbys > 0 {
+		remains = append(remains, fmt.Sprintf("%s streaming: each replays the rewrite, but keeps erased content in its own pg_wal until its restartpoints remove the segments (CHECKPOINT on a standby makes one), under its own wal_recycle", howMany(standbys, "a standby", "standbys")))
+	}
+	return remains, nil
+}
+
+// howMany says n things: one, or n and the plural.
+func howMany(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
