@@ -14,6 +14,7 @@
 //	edit     edit a row: its author gives it new content, which every view shows from then on
 //	redact   redact a row: erase its content for good, as its author or the operator
 //	desks    list the desks, with their rows and newest row
+//	compact  remove what redactions erased from the database's files (PostgreSQL: VACUUM FULL, WAL)
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
 //	search   find the messages that hold some words, among those a viewer may read
@@ -80,6 +81,7 @@ func commands() []command {
 		{"edit", "edit a row: its author gives it new content, which every view shows from then on", runEdit},
 		{"redact", "redact a row: erase its content for good, as its author or the operator", runRedact},
 		{"desks", "list the desks: each one's name, rows and newest row", runDesks},
+		{"compact", "remove what redactions erased from the database's files, as far as its server allows", runCompact},
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},
 		{"search", "find the messages that hold some words, among those a viewer may read", runSearch},

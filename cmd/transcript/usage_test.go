@@ -50,6 +50,7 @@ func TestUsageErrors(t *testing.T) {
 		{"import with two files", []string{"import", "a", "b"}, "import takes one FILE"},
 		{"delta without --state", []string{"delta"}, "--state"},
 		{"delta with arguments", []string{"delta", "--state", "s.json", "extra"}, "delta takes no arguments"},
+		{"compact with arguments", []string{"compact", "extra"}, "compact takes no arguments"},
 		{"search without words", []string{"search"}, "search takes the WORDS to find"},
 		{"search with 17 words", append([]string{"search"}, distinctWords(transcript.MaxSearchTerms+1)...), "search: the text holds 17 words, above the limit of 16"},
 		{"search with an unknown flag after the words", []string{"search", "deploy", "--bogus"}, "search: flag provided but not defined: -bogus"},
@@ -98,13 +99,14 @@ func distinctWords(n int) []string {
 
 // commandFlags are the flags each command documents.
 var commandFlags = map[string][]string{
-	"demo":   {"-db", "-desk", "-window"},
-	"import": {"-db", "-desk"},
-	"export": {"-db", "-desk"},
-	"append": {"-db", "-desk", "-as", "-parent", "-to"},
-	"view":   {"-db", "-desk", "-as", "-thread", "-before", "-window", "-format"},
-	"delta":  {"-db", "-desk", "-as", "-state", "-thread", "-before", "-format", "-commit", "-init"},
-	"search": {"-db", "-desk", "-read-db", "-as", "-thread", "-before", "-limit", "-format"},
+	"demo":    {"-db", "-desk", "-window"},
+	"import":  {"-db", "-desk"},
+	"export":  {"-db", "-desk"},
+	"append":  {"-db", "-desk", "-as", "-parent", "-to"},
+	"view":    {"-db", "-desk", "-as", "-thread", "-before", "-window", "-format"},
+	"delta":   {"-db", "-desk", "-as", "-state", "-thread", "-before", "-format", "-commit", "-init"},
+	"search":  {"-db", "-desk", "-read-db", "-as", "-thread", "-before", "-limit", "-format"},
+	"compact": {"-db"},
 }
 
 // TestHelp: help, help COMMAND and COMMAND -h exit 0 and print to standard output.
