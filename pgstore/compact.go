@@ -19,11 +19,14 @@ type Compaction struct {
 	// Tables are the tables Compact rewrote, as PostgreSQL names them: the store's own
 	// (transcript_*) and pg_statistic.
 	Tables []string
+	// Overwritten is how many WAL segments Compact wrote through to write over recycled
+	// ones (with wal_recycle on): 0 with it off.
+	Overwritten int
 	// Remains says, one sentence each, which of the server's settings and states, as
-	// Compact found them, keep erased content in files it cannot reach (recycled WAL
-	// segments, wal_keep_size, a WAL archive, replication slots, standbys): empty when none
-	// does. The package documentation lists the places no setting shows (backups, the
-	// disk's free blocks, logs).
+	// Compact found them, keep erased content in files it cannot reach (wal_keep_size, a
+	// WAL archive, replication slots, standbys, recycled WAL segments it may not list):
+	// empty when none does. The package documentation lists the places no setting shows
+	// (backups, logs, the disk's free blocks).
 	Remains []string
 }
 
@@ -41,7 +44,14 @@ type Compaction struct {
 //     lies in segments before the current one;
 //   - CHECKPOINT, which removes the segments before its own: unlinked with wal_recycle =
 //     off, renamed as future segments, not rewritten, with it on. A WAL archive
-//     (archive_mode), wal_keep_size and replication slots keep segments it would remove.
+//     (archive_mode), wal_keep_size and replication slots keep segments it would remove;
+//   - with wal_recycle on, writing over every future segment: it switches segments, each
+//     switch after a commit (of a transaction id, pg_current_xact_id()) so that there is
+//     one to end, until the server writes past the last segment pg_wal held. A switch
+//     fills the rest of its segment, so every recycled segment is written through. This
+//     writes as many segments (16 MB each by default) as pg_wal held ahead, which
+//     min_wal_size and max_wal_size bound, and needs pg_ls_waldir() (a superuser or pg_monitor) to
+//     list them; without it, this step is left out and Remains says so.
 //
 // Each step must do what it says, or Compact fails: its role must be a superuser, or hold
 // pg_checkpoint (PostgreSQL 15 and later) and EXECUTE on pg_switch_wal(), own the store's
@@ -64,7 +74,7 @@ func (s *Store) Compact(ctx context.Context) (Compaction, error) {
 	defer conn.Release()
 	c := conn.Conn()
 	var can compactPrivileges
-	if err := c.QueryRow(ctx, compactPrivilegesSQL).Scan(&can.role, &can.superuser, &can.checkpoint, &can.switchWAL); err != nil {
+	if err := c.QueryRow(ctx, compactPrivilegesSQL).Scan(&can.role, &can.superuser, &can.checkpoint, &can.switchWAL, &can.listWAL, &can.recycle); err != nil {
 		return Compaction{}, fmt.Errorf("pgstore: compact: reading the role's privileges: %w", err)
 	}
 	if err := can.check(); err != nil {
@@ -89,24 +99,66 @@ func (s *Store) Compact(ctx context.Context) (Compaction, error) {
 	if _, err := c.Exec(ctx, `CHECKPOINT`); err != nil {
 		return done, fmt.Errorf("pgstore: compact: checkpoint: %w", err)
 	}
-	if done.Remains, err = walRemains(ctx, c); err != nil {
+	if can.recycle && (can.superuser || can.listWAL) {
+		if done.Overwritten, err = overwriteRecycled(ctx, c); err != nil {
+			return done, err
+		}
+	}
+	if done.Remains, err = walRemains(ctx, c, can); err != nil {
 		return done, err
 	}
 	return done, nil
 }
 
-// compactPrivilegesSQL reads the session's role, whether it is a superuser, and whether it
-// may CHECKPOINT (pg_checkpoint's privileges, PostgreSQL 15 and later) and run
-// pg_switch_wal().
+// overwriteRecycled writes over every WAL segment ahead of the current one, as Compact's
+// last step says, and returns how many segments it switched out of.
+func overwriteRecycled(ctx context.Context, c *pgx.Conn) (int, error) {
+	var last string
+	var ahead int
+	if err := c.QueryRow(ctx, `SELECT coalesce(max(name), ''), count(*) FROM pg_ls_waldir()
+		WHERE name ~ '^[0-9A-F]{24}$' AND name > pg_walfile_name(pg_current_wal_insert_lsn())`).Scan(&last, &ahead); err != nil {
+		return 0, fmt.Errorf("pgstore: compact: listing pg_wal: %w", err)
+	}
+	for switches := 0; ; switches++ {
+		// A commit puts the insert position past the segment's first page, so that the
+		// segment named is the one being written, and gives the switch something to end.
+		var current string
+		if _, err := c.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+			return switches, fmt.Errorf("pgstore: compact: writing over recycled WAL segments: %w", err)
+		}
+		if err := c.QueryRow(ctx, `SELECT pg_walfile_name(pg_current_wal_insert_lsn())`).Scan(&current); err != nil {
+			return switches, fmt.Errorf("pgstore: compact: writing over recycled WAL segments: %w", err)
+		}
+		if current > last {
+			return switches, nil
+		}
+		// Every switch but a concurrent one moves on by a segment: more than twice the
+		// segments ahead means the server is not doing what it says.
+		if switches > 2*ahead+2 {
+			return switches, fmt.Errorf("pgstore: compact: writing over recycled WAL segments: still in %s after %d switches, short of %s", current, switches, last)
+		}
+		if _, err := c.Exec(ctx, `SELECT pg_switch_wal()`); err != nil {
+			return switches, fmt.Errorf("pgstore: compact: writing over recycled WAL segments: %w", err)
+		}
+	}
+}
+
+// compactPrivilegesSQL reads the session's role, whether it is a superuser, whether it may
+// CHECKPOINT (pg_checkpoint's privileges, PostgreSQL 15 and later), run pg_switch_wal() and
+// list pg_wal (pg_ls_waldir()), and whether the server recycles WAL segments.
 const compactPrivilegesSQL = `SELECT current_user::text,
 	coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = current_user), false),
 	EXISTS (SELECT FROM pg_roles WHERE rolname = 'pg_checkpoint' AND pg_has_role(current_user, oid, 'USAGE')),
-	has_function_privilege('pg_catalog.pg_switch_wal()', 'EXECUTE')`
+	has_function_privilege('pg_catalog.pg_switch_wal()', 'EXECUTE'),
+	has_function_privilege('pg_catalog.pg_ls_waldir()', 'EXECUTE'),
+	current_setting('wal_recycle')::bool`
 
-// compactPrivileges are what Compact needs of its role beyond the tables.
+// compactPrivileges are what Compact needs of its role beyond the tables, and the server's
+// wal_recycle.
 type compactPrivileges struct {
-	role                             string
-	superuser, checkpoint, switchWAL bool
+	role                                      string
+	superuser, checkpoint, switchWAL, listWAL bool
+	recycle                                   bool
 }
 
 // check returns an error matching ErrCompactPrivilege that names what the role lacks, or
@@ -195,20 +247,20 @@ func fileNodes(ctx context.Context, c *pgx.Conn, tables []string) ([]uint32, err
 }
 
 // walRemains reads the settings and states of the server that keep WAL segments, and
-// with them erased content, beyond a checkpoint, and says what each keeps.
-func walRemains(ctx context.Context, c *pgx.Conn) ([]string, error) {
-	var recycle, archive string
+// with them erased content, beyond Compact, and says what each keeps.
+func walRemains(ctx context.Context, c *pgx.Conn, can compactPrivileges) ([]string, error) {
+	var archive string
 	var keepMB, slots, standbys int64
-	err := c.QueryRow(ctx, `SELECT current_setting('wal_recycle'), current_setting('archive_mode'),
+	err := c.QueryRow(ctx, `SELECT current_setting('archive_mode'),
 		(SELECT setting::bigint FROM pg_settings WHERE name = 'wal_keep_size'),
 		(SELECT count(*) FROM pg_replication_slots),
-		(SELECT count(*) FROM pg_stat_replication)`).Scan(&recycle, &archive, &keepMB, &slots, &standbys)
+		(SELECT count(*) FROM pg_stat_replication)`).Scan(&archive, &keepMB, &slots, &standbys)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: compact: reading the server's WAL settings: %w", err)
 	}
 	var remains []string
-	if recycle == "on" {
-		remains = append(remains, "wal_recycle is on: the checkpoint renamed WAL segments that may hold erased content as future segments, without rewriting them; they keep it until the server writes over them (set wal_recycle = off, then compact again)")
+	if can.recycle && !can.superuser && !can.listWAL {
+		remains = append(remains, fmt.Sprintf("wal_recycle is on, and role %q may not list pg_wal (pg_ls_waldir(): a superuser or pg_monitor): the checkpoint renamed WAL segments that may hold erased content as future segments, without rewriting them, and they keep it until the server writes over them (grant pg_monitor, or set wal_recycle = off, then compact again)", can.role))
 	}
 	if keepMB > 0 {
 		remains = append(remains, fmt.Sprintf("wal_keep_size is %d MB: pg_wal keeps that much WAL, erased content included, until as much more is written", keepMB))

@@ -154,8 +154,8 @@ func TestCompact(t *testing.T) {
 			}
 		}
 	}
-	if len(done.Remains) != 0 {
-		t.Errorf("with the documented settings, Compact says erased content remains: %q", done.Remains)
+	if len(done.Remains) != 0 || done.Overwritten != 0 {
+		t.Errorf("with the documented settings, Compact wrote through %d segments and says erased content remains: %q; want neither", done.Overwritten, done.Remains)
 	}
 	found = filesHolding(t, server, append(slices.Clone(words.Erased), words.Live...))
 	for _, w := range words.Erased {
@@ -181,37 +181,58 @@ func TestCompact(t *testing.T) {
 	}
 }
 
-// TestCompactRecycledSegments: with wal_recycle on, PostgreSQL's default, the checkpoint
+// TestCompactRecycledSegments: with wal_recycle on, PostgreSQL's default, a checkpoint
 // renames the segments that held erased content as future segments without rewriting
-// them: Compact says so, and the words are still in pg_wal (only there).
+// them: after VACUUM FULL, a switch and a checkpoint every erased word is still in pg_wal,
+// in a segment ahead of the current one. Compact writes over those segments: after it no
+// file holds an erased word, and it reports nothing remaining.
 func TestCompactRecycledSegments(t *testing.T) {
 	t.Parallel()
-	server, st, _ := compactServer(t, strings.Replace(pgtest.ErasureConf, "wal_recycle = off", "wal_recycle = on\nmin_wal_size = '256MB'", 1))
+	server, st, admin := compactServer(t, strings.Replace(pgtest.ErasureConf, "wal_recycle = off", "wal_recycle = on\nmin_wal_size = '256MB'", 1))
 	words := pgtest.WriteErasedWords(t, st, "eng", 30, nil)
+
+	t.Run("without writing over them", func(t *testing.T) {
+		mustExec(t, admin, `VACUUM (FULL, ANALYZE) transcript_messages, transcript_terms`)
+		mustExec(t, admin, `SELECT pg_switch_wal()`)
+		mustExec(t, admin, `CHECKPOINT`)
+		var current string
+		if err := admin.QueryRow(t.Context(), `SELECT pg_walfile_name(pg_current_wal_insert_lsn())`).Scan(&current); err != nil {
+			t.Fatal(err)
+		}
+		found := filesHolding(t, server, words.Erased)
+		for _, w := range words.Erased {
+			if !slices.ContainsFunc(found[w], func(f string) bool { return strings.HasPrefix(f, "pg_wal/") && f[len("pg_wal/"):] > current }) {
+				t.Errorf("%q is in no segment ahead of %s (only in %v): none was recycled", w, current, found[w])
+			}
+		}
+	})
+
 	done, err := st.Compact(t.Context())
 	if err != nil {
 		t.Fatalf("Compact: %v", err)
 	}
-	if len(done.Remains) != 1 || !strings.HasPrefix(done.Remains[0], "wal_recycle is on") {
-		t.Errorf("Compact's remains: %q, want wal_recycle's alone", done.Remains)
+	if done.Overwritten == 0 || len(done.Remains) != 0 {
+		t.Errorf("Compact wrote through %d segments and says %q remains; want some segments and nothing remaining", done.Overwritten, done.Remains)
 	}
-	found := filesHolding(t, server, words.Erased)
+	found := filesHolding(t, server, append(slices.Clone(words.Erased), words.Live...))
 	for _, w := range words.Erased {
-		if len(found[w]) == 0 {
-			t.Errorf("%q is in no file, though wal_recycle is on", w)
+		if len(found[w]) > 0 {
+			t.Errorf("after Compact, erased %q is in %v", w, found[w])
 		}
-		for _, f := range found[w] {
-			if !strings.HasPrefix(f, "pg_wal/") {
-				t.Errorf("%q is in %s after Compact", w, f)
-			}
+	}
+	for _, w := range words.Live {
+		if len(found[w]) == 0 {
+			t.Errorf("after Compact, live %q is in no file", w)
 		}
 	}
 }
 
 // TestCompactPrivileges: a role that may not CHECKPOINT nor switch WAL is refused before
 // anything is done, with an error that names both; given them, a role that owns neither
-// the tables nor the database is refused, naming the tables it may not vacuum. A
-// read-only Store is refused with ErrReadOnly.
+// the tables nor the database is refused, naming the tables it may not vacuum, and one
+// that owns the tables but not the database, naming pg_statistic. One that owns both
+// compacts, and, not allowed to list pg_wal, says that recycled segments remain when
+// wal_recycle is on. A read-only Store is refused with ErrReadOnly.
 func TestCompactPrivileges(t *testing.T) {
 	t.Parallel()
 	_, dsn := openStore(t)
@@ -241,7 +262,8 @@ func TestCompactPrivileges(t *testing.T) {
 	grant(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ` + role)
 	t.Cleanup(func() {
 		ctx := context.Background()
-		if conn, err := pgx.Connect(ctx, dsn); err == nil { // the grants of the test's database
+		if conn, err := pgx.Connect(ctx, dsn); err == nil { // the test's database, its tables and grants
+			conn.Exec(ctx, `REASSIGN OWNED BY `+role+` TO CURRENT_USER`)
 			conn.Exec(ctx, `DROP OWNED BY `+role)
 			conn.Close(ctx)
 		}
@@ -272,6 +294,26 @@ func TestCompactPrivileges(t *testing.T) {
 	_, err = plain.Compact(ctx)
 	if !errors.Is(err, pgstore.ErrCompactPrivilege) || !strings.Contains(err.Error(), "may not vacuum") || !strings.Contains(err.Error(), "transcript_messages") {
 		t.Errorf("Compact by a role that owns nothing: %v; want ErrCompactPrivilege naming transcript_messages", err)
+	}
+	grant(`DO $$ DECLARE t text; BEGIN
+		FOR t IN SELECT tablename FROM pg_tables WHERE tablename LIKE 'transcript\_%' LOOP
+			EXECUTE format('ALTER TABLE %I OWNER TO ` + role + `', t);
+		END LOOP; END $$`)
+	_, err = plain.Compact(ctx)
+	if !errors.Is(err, pgstore.ErrCompactPrivilege) || !strings.Contains(err.Error(), "may not vacuum pg_catalog.pg_statistic") {
+		t.Errorf("Compact by a role that owns the tables, not the database: %v; want ErrCompactPrivilege naming pg_statistic", err)
+	}
+	grant(`ALTER DATABASE ` + pgx.Identifier{strings.TrimPrefix(u.Path, "/")}.Sanitize() + ` OWNER TO ` + role)
+	done, err := plain.Compact(ctx)
+	if err != nil {
+		t.Fatalf("Compact by a role that owns the tables and the database: %v", err)
+	}
+	var recycle bool
+	if err := admin.QueryRow(ctx, `SELECT current_setting('wal_recycle')::bool`).Scan(&recycle); err != nil {
+		t.Fatal(err)
+	}
+	if listed := slices.ContainsFunc(done.Remains, func(r string) bool { return strings.Contains(r, "may not list pg_wal") }); listed != recycle || done.Overwritten != 0 {
+		t.Errorf("Compact by a role that may not list pg_wal, wal_recycle %v: wrote through %d segments, remains %q; want none written and wal_recycle's remains when it is on", recycle, done.Overwritten, done.Remains)
 	}
 
 	ro, err := pgstore.Open(ctx, dsn, pgstore.ReadOnly())

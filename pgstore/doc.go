@@ -80,13 +80,15 @@
 // server allows to remove erased content from the primary's data directory: it rewrites
 // the store's tables with VACUUM (FULL, ANALYZE), TOAST tables and indexes included, and
 // pg_statistic with VACUUM FULL, ends the current WAL segment with pg_switch_wal, and
-// checkpoints, which removes the segments before the new one and the old copies' files.
-// With wal_recycle = off, wal_keep_size = 0, archive_mode = off and no replication slot,
-// no file under the primary's data directory holds erased content afterwards, pg_wal
-// included. It reports each of those settings that keeps some, and reaches none of the
-// other places above. It needs a superuser, or a role that owns the tables and the
-// database, holds pg_checkpoint and may execute pg_switch_wal; while it rewrites a table,
-// reads and appends wait.
+// checkpoints, which removes the segments before the new one and the old copies' files;
+// with wal_recycle on, it then writes through every segment ahead (up to min_wal_size, or
+// max_wal_size, of WAL), over the recycled ones. With wal_keep_size = 0, archive_mode =
+// off and no replication slot (and wal_recycle = off, or a role that may list pg_wal), no
+// file under the primary's data directory holds erased content afterwards, pg_wal
+// included. It reports each setting that keeps some, and reaches none of the other places
+// above. It needs a superuser, or a role that owns the tables and the database, holds
+// pg_checkpoint and may execute pg_switch_wal; while it rewrites a table, reads and
+// appends wait.
 //
 // # Search
 //

@@ -16,13 +16,14 @@ Remove what redactions erased from the database's files, as far as its server al
 On PostgreSQL, a redaction leaves the erased content in the old version of the row, in its
 indexes, its TOAST table, the statistics and the write-ahead log, until they are rewritten
 or removed. compact rewrites the store's tables (VACUUM FULL, ANALYZE) and pg_statistic,
-switches to a new WAL segment and checkpoints, which removes the older segments: with
-wal_recycle = off, wal_keep_size = 0, no WAL archive and no replication slot, no file of
-the primary's data directory holds erased content afterwards. It warns of each setting
-that keeps some. Backups, archived WAL and standbys keep their own copies. It needs a
+switches to a new WAL segment and checkpoints, which removes the older segments; with
+wal_recycle on, which renames them as future segments instead, it then writes over those
+(up to min_wal_size or max_wal_size of WAL). With wal_keep_size = 0, no WAL archive and no
+replication slot, no file of the primary's data directory holds erased content afterwards.
+It warns of each setting that keeps some. Backups, archived WAL and standbys keep their own copies. It needs a
 superuser, or a role that owns the store's tables and the database, is a member of
-pg_checkpoint and may execute pg_switch_wal(). Each table's reads and appends wait while
-it is rewritten.
+pg_checkpoint and may execute pg_switch_wal() (and, with wal_recycle on, pg_ls_waldir(),
+as pg_monitor may). Each table's reads and appends wait while it is rewritten.
 
 On SQLite, a redaction overwrites the erased content with zeros, and the write-ahead log is
 checkpointed and emptied when the last connection to the file closes: compact opens and
@@ -53,6 +54,9 @@ log.`)
 		return err
 	}
 	fmt.Fprintf(e.stdout, "rewrote %s; switched to a new WAL segment and checkpointed\n", strings.Join(done.Tables, ", "))
+	if done.Overwritten > 0 {
+		fmt.Fprintf(e.stdout, "wal_recycle is on: wrote through %d WAL segments, over every recycled one\n", done.Overwritten)
+	}
 	for _, r := range done.Remains {
 		fmt.Fprintf(e.stderr, "transcript: warning: %s\n", r)
 	}
