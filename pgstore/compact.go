@@ -30,8 +30,8 @@ type Compaction struct {
 	Remains []string
 }
 
-// Compact removes the content that redactions erased from the files of the primary's data
-// directory, as far as the server allows, in these steps:
+// Compact removes the content that redactions committed before it began erased from the
+// files of the primary's data directory, as far as the server allows, in these steps:
 //
 //   - VACUUM (FULL, ANALYZE) of every table of the store (all named transcript_*, in the
 //     schema of its version table): each is written anew, with its TOAST table and its
