@@ -34,6 +34,9 @@ type conversationSchema struct {
 // schemaNamer names the document's schemas as huma does, and the wire forms above by the
 // types they describe.
 func schemaNamer(t reflect.Type, hint string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	switch t {
 	case reflect.TypeFor[authorSchema]():
 		return "Author"
