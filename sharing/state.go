@@ -136,14 +136,16 @@ func (s *State) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
-	var w struct {
-		stateJSON
-		Viewer *transcript.Author `json:"viewer"` // null is no viewer, as absent
+	var w struct { // State's members, a null viewer read as none
+		Conversation transcript.Conversation `json:"conversation"`
+		Watermark    transcript.Sequence     `json:"watermark"`
+		Present      []transcript.Sequence   `json:"present"`
+		Viewer       *transcript.Author      `json:"viewer"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return stateJSONError(err)
 	}
-	got := State(w.stateJSON)
+	got := State{Conversation: w.Conversation, Watermark: w.Watermark, Present: w.Present}
 	if w.Viewer != nil {
 		got.Viewer = *w.Viewer
 	}
@@ -159,9 +161,12 @@ func (s *State) UnmarshalJSON(data []byte) error {
 
 // stateJSONError is the *StateError for what json.Unmarshal found wrong with a state's JSON.
 func stateJSONError(err error) error {
-	if errors.Is(err, transcript.ErrInvalidAuthor) {
-		detail := strings.TrimPrefix(strings.TrimPrefix(err.Error(), transcript.ErrInvalidAuthor.Error()), ": ")
-		return &StateError{Member: "viewer", Problem: "not a participant: " + strings.TrimPrefix(detail, "json: "), Err: ErrInvalidState}
+	if errors.Is(err, transcript.ErrInvalidAuthor) { // the viewer's: no other member is an Author
+		problem := "not a participant: want an object with a type and an id (a kind for the system)"
+		if detail, ok := strings.CutPrefix(err.Error(), transcript.ErrInvalidAuthor.Error()+": "); ok && !strings.HasPrefix(detail, "json: ") {
+			problem = "not a participant: " + detail // Author's own words: "agent without id"
+		}
+		return &StateError{Member: "viewer", Problem: problem, Err: ErrInvalidState}
 	}
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		return &StateError{Member: te.Field, Problem: te.Value + ", want " + jsonKindOf(te.Type), Err: ErrInvalidState}

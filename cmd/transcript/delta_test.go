@@ -48,13 +48,15 @@ func TestDeltaBadStateFile(t *testing.T) {
 		{`{"conversation":{"desk":7},"watermark":1}`, `"conversation.desk": number, want a string`},
 		{`{"conversation":{"desk":"main"},"watermark":3,"present":[2]}`, `"present": entry 2 at or below the watermark 3`},
 		{`{"conversation":{"desk":"main"},"watermark":3,`, `not JSON`},
+		{`{"conversation":{"desk":"main"},"watermark":1,"viewer":"agent:triage"}`, `"viewer": not a participant: want an object`},
+		{`{"conversation":{"desk":"main"},"watermark":1,"viewer":{"type":"agent"}}`, `"viewer": not a participant: agent without id`},
 	} {
 		path := c.writeFile("bad.json", []byte(tt.state))
 		r := c.want(exitError, "delta", "--state", path, "--commit")
 		if !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, tt.want) || !strings.Contains(r.stderr, "--init") {
 			t.Errorf("state %s: want the file, %s and --init in the error, got:\n%s", tt.state, tt.want, r)
 		}
-		for _, internal := range []string{"Go struct", "stateJSON", "transcript.Sequence", "sharing:", ": json: "} {
+		for _, internal := range []string{"Go struct", "Go value", "stateJSON", "authorJSON", "transcript.Sequence", "sharing:", ": json: "} {
 			if strings.Contains(r.stderr, internal) {
 				t.Errorf("state %s: the error shows %q:\n%s", tt.state, internal, r)
 			}
