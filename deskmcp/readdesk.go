@@ -138,6 +138,6 @@ func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k read
 	if err != nil {
 		return "", ReadDeskResult{}, err
 	}
-	t.svc.staging.stage(k, stagedRead{state: sharing.Initialized(c, p.Head), restart: true})
+	t.svc.staging.stage(k, stagedRead{state: sharing.Initialized(c, p.Head).For(t.me), restart: true})
 	return text, result(p), nil
 }

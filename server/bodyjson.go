@@ -100,7 +100,8 @@ func splitBodyError(text string) (location, message string, ok bool) {
 }
 
 // decodeError is the *bodyError for what the decoder found: a name given twice or unknown,
-// at the member; anything else, fixed text at the body or the value it found wrong.
+// at the member; anything else, fixed text at the body or the value it found wrong (for a
+// state, its member a *sharing.StateError names).
 func decodeError(err error) *bodyError {
 	if serr, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
 		if errors.Is(serr.Err, jsontext.ErrDuplicateName) {
@@ -122,7 +123,11 @@ func decodeError(err error) *bodyError {
 	if errors.Is(inner.Err, json.ErrUnknownName) {
 		return &bodyError{location: bodyLocation(inner.JSONPointer), message: validation.MsgUnexpectedProperty}
 	}
-	return &bodyError{location: bodyLocation(inner.JSONPointer), message: notOfTheSchema}
+	location := bodyLocation(inner.JSONPointer)
+	if se, ok := errors.AsType[*sharing.StateError](err); ok && se.Member != "" {
+		location += "." + se.Member // the state's member at fault: "body.state.viewer"
+	}
+	return &bodyError{location: location, message: notOfTheSchema}
 }
 
 // notOfTheSchema is the message for a body whose JSON the operation cannot take.

@@ -33,10 +33,13 @@ type DeltaResult struct {
 	Delta *sharing.Delta `json:"delta,omitempty" doc:"What the participant has not seen; commit next once the turn is durable."`
 	// Reinitialize names why there is no delta: the client reloads a view and starts over.
 	Reinitialize string `json:"reinitialize,omitempty" enum:"conversation_changed,gap_too_large,watermark_unavailable"`
-	// With conversation_changed, the two that differ: the conversation asked for and the
-	// one the state is bound to.
-	Conversation      *transcript.Conversation `json:"conversation,omitempty" doc:"With conversation_changed: the conversation asked for."`
+	// With conversation_changed and a state of another conversation, the two that differ:
+	// the conversation asked for and the one the state is bound to.
+	Conversation      *transcript.Conversation `json:"conversation,omitempty" doc:"With conversation_changed: the conversation asked for, when the state's is another."`
 	StateConversation *transcript.Conversation `json:"state_conversation,omitempty" doc:"With conversation_changed: the conversation the state is bound to."`
+	// With conversation_changed, the participant the state belongs to, when not the one
+	// reading.
+	StateViewer *transcript.Author `json:"state_viewer,omitempty" doc:"With conversation_changed: the participant the state belongs to, when not the one reading."`
 	// Remaining is how many messages and corrections past the answer's byte budget the delta left for the
 	// next one, which a Prepare from delta.next gives.
 	Remaining int `json:"remaining,omitempty" doc:"How many newer messages and corrections did not fit in the answer's byte budget: the next delta, from delta.next, holds them."`
@@ -46,8 +49,8 @@ type deltaOutput struct{ Body DeltaResult }
 
 // delta is sharing.Prepare for the token's participant (or as=), desired and current both
 // the body's conversation on the path's desk. A state for another desk or conversation is
-// {"reinitialize":"conversation_changed"} with both conversations; a thread the viewer may
-// not read is 404. A delta past Options.MaxAnswerBytes is cut to its oldest messages
+// {"reinitialize":"conversation_changed"} with both conversations, and a state of another
+// participant is the same with the state's viewer; a thread the viewer may not read is 404. A delta past Options.MaxAnswerBytes is cut to its oldest messages
 // within it (sharing.Query.MaxBytes), whose next commits exactly those.
 func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error) {
 	v, err := viewer(ctx, in.As)
@@ -76,7 +79,14 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 	case err != nil:
 		return nil, s.internal(ctx, err)
 	case plan.Reinitialize == sharing.ConversationChanged:
-		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String(), Conversation: &conv, StateConversation: &in.Body.State.Conversation}}, nil
+		r := DeltaResult{Reinitialize: plan.Reinitialize.String()}
+		if state := in.Body.State; state.Conversation != conv {
+			r.Conversation, r.StateConversation = &conv, &state.Conversation
+		}
+		if state := in.Body.State; !state.BelongsTo(v) {
+			r.StateViewer = &state.Viewer
+		}
+		return &deltaOutput{Body: r}, nil
 	case plan.Reinitialize != 0:
 		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String()}}, nil
 	}

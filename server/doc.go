@@ -116,7 +116,8 @@
 // ProblemTypeBase and the kind:
 //
 //	kind                   status  when
-//	invalid-request        400     malformed parameters, header or body; an unknown field; a bad as=; an invalid delta state
+//	invalid-request        400     malformed parameters, header or body; an unknown field; a bad as=; an invalid delta state;
+//	                               a query parameter given twice or not UTF-8; a request net/http cannot parse
 //	invalid-message        400     a message the store cannot keep
 //	invalid-audience       400     an audience the reply rule or the audience rules refuse
 //	watermark-regression   400     a delta's before below its state's watermark
@@ -132,9 +133,9 @@
 //	unsupported-media-type 415     a body that is not JSON
 //	rate-limited           429     the token's rate limit, or an address's failed authentications
 //	too-many-streams       429     the token's cap on open streams
-//	header-too-large       431     header fields over MaxHeaderBytes
+//	header-too-large       431     a request line and header fields over MaxHeaderBytes, however large (behind Serve)
 //	internal               500     the server or its store failed (the log line has the reason)
-//	not-implemented        501     a search of a store that cannot search
+//	not-implemented        501     a search of a store that cannot search; a transfer coding net/http does not know
 //	unavailable            503     shutting down, or /healthz's store check failed
 //	streams-full           503     the server's cap on open streams, all tokens together
 //

@@ -4,9 +4,9 @@ import "net/http"
 
 // The bounds of a request's header. The server answers a header over MaxHeaderBytes with
 // a problem (431, header-too-large); net/http, which reads it, stops at
-// connectionHeaderBytes and answers on its own, in text/plain, before any handler runs.
-// The room between them is what lets the server answer a header up to four times over the
-// limit as it answers every other error.
+// connectionHeaderBytes and answers on its own before any handler runs, which Serve's
+// connections turn into the same problem (problemListener): a header of any size is
+// refused alike, and none is read past connectionHeaderBytes.
 const (
 	MaxHeaderBytes        = 64 << 10
 	connectionHeaderBytes = 4 * MaxHeaderBytes

@@ -120,6 +120,8 @@ func kindForStatus(status int) problemKind {
 		return kindRateLimited
 	case http.StatusServiceUnavailable:
 		return kindUnavailable
+	case http.StatusNotImplemented:
+		return kindNotImplemented
 	}
 	return kindInternal
 }

@@ -18,11 +18,12 @@ type authorSchema struct {
 	Label string `json:"label,omitempty" doc:"The display name as it was when the row was written."`
 }
 
-// stateSchema is how a sharing.State looks on the wire; present may be left out.
+// stateSchema is how a sharing.State looks on the wire; present and viewer may be left out.
 type stateSchema struct {
 	Conversation conversationSchema    `json:"conversation"`
 	Watermark    transcript.Sequence   `json:"watermark" doc:"Every qualifying row at or below it was accepted."`
 	Present      []transcript.Sequence `json:"present,omitempty" maxItems:"64" doc:"Rows above the watermark already accepted, ascending."`
+	Viewer       *authorSchema         `json:"viewer,omitempty" doc:"The participant the state belongs to: a delta's next names the one it was read for, and a state naming another is conversation_changed. Absent: anyone's."`
 }
 
 type conversationSchema struct {
@@ -33,6 +34,9 @@ type conversationSchema struct {
 // schemaNamer names the document's schemas as huma does, and the wire forms above by the
 // types they describe.
 func schemaNamer(t reflect.Type, hint string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	switch t {
 	case reflect.TypeFor[authorSchema]():
 		return "Author"

@@ -131,7 +131,8 @@ func TestSearch(t *testing.T) {
 			}
 			e.searchFor(t, f.coder, strings.Repeat("w", 64)) // 64 bytes: a word
 			e.searchFor(t, f.coder, words(16)+" W1 w2")
-			e.searchFor(t, f.coder, "deploy", "limit=-1", "before=0", "thread=0", "limit=500") // bounds the library clamps
+			e.searchFor(t, f.coder, "deploy", "limit=-1", "before=0", "thread=0") // bounds the library clamps
+			e.searchFor(t, f.coder, "deploy", "limit=500")
 			wantProblem(t, e.do("GET", searchPath("deploy", "limit=x"), f.coder, nil), 400, "invalid-request")
 			wantProblem(t, e.do("GET", searchPath("deploy", "words=x"), f.coder, nil), 400, "invalid-request")
 			wantProblem(t, e.do("GET", "/v1/desks/eng/search", f.coder, nil), 400, "invalid-request")

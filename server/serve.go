@@ -38,6 +38,7 @@ type ServeOptions struct {
 // store is the caller's to close once Serve returns.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts ServeOptions) error {
 	hs := s.HTTPServer(ln.Addr().String())
+	ln = problemListener(ln) // net/http's own errors, a 431 among them, as problems
 	hs.TLSConfig = opts.TLSConfig
 	hs.ErrorLog = opts.ErrorLog
 	served := make(chan error, 1)

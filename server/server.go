@@ -94,7 +94,7 @@ func New(st Store, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.handler = s.logRequests(refuseLargeHeaders(s.mux))
+	s.handler = s.logRequests(refuseLargeHeaders(strictQuery(s.mux)))
 	return s, nil
 }
 
@@ -152,8 +152,9 @@ func (s *Server) BeginDrain() {
 
 // HTTPServer returns an http.Server for s on addr, with the limits that belong to a
 // connection: header, read and idle timeouts and a header size limit (four times
-// MaxHeaderBytes, past which net/http answers 431 itself, in text/plain, as it answers a
-// request it cannot parse), and BeginDrain registered to run when its Shutdown begins. A
+// MaxHeaderBytes, past which net/http stops reading and answers 431 itself, in text/plain,
+// as it answers a request it cannot parse: Serve's connections turn those answers into
+// problems), and BeginDrain registered to run when its Shutdown begins. A
 // response's own write deadline is set per response (Options.WriteTimeout) and per event
 // of a stream, so the server has no WriteTimeout, which would cut streams. The caller sets
 // TLSConfig or calls ListenAndServeTLS for TLS (see CheckAddr).

@@ -79,7 +79,7 @@ func (b Book) Put(s State) (Book, error) {
 	if err := b.admit(s); err != nil {
 		return b, err
 	}
-	return b.put(s.clone()), nil
+	return b.put(s.owned()), nil
 }
 
 // Acknowledge returns b with s joined into the state of s.Conversation, and that
@@ -94,23 +94,30 @@ func (b Book) Put(s State) (Book, error) {
 // in any order and any number of times: two sessions of one participant acknowledging
 // their reads of one conversation through UpdateBook end with the union of what both
 // accepted, whichever saves first, and a retry that applies an acknowledgement to a book
-// that already holds it changes nothing but recency. Errors are those of Put; on error
-// Acknowledge returns b unchanged.
+// that already holds it changes nothing but recency. The joined state names the viewer
+// either names. Errors are those of Put, and ErrInvalidBook for a state that names another
+// viewer than the one b holds for its conversation; on error Acknowledge returns b
+// unchanged.
 func (b Book) Acknowledge(s State) (Book, error) {
 	if err := b.admit(s); err != nil {
 		return b, err
 	}
 	if i := b.index(s.Conversation); i >= 0 {
-		return b.put(join(b.states[i], s)), nil
+		s.Viewer = viewerIdentity(s.Viewer)
+		held := b.states[i]
+		if held.Viewer != s.Viewer && held.Viewer != (transcript.Author{}) && s.Viewer != (transcript.Author{}) {
+			return b, fmt.Errorf("%w: a state of %s acknowledged over a state of %s", ErrInvalidBook, s.Viewer, held.Viewer)
+		}
+		return b.put(join(held, s)), nil
 	}
-	return b.put(s.clone()), nil
+	return b.put(s.owned()), nil
 }
 
 // Equal reports whether b and o hold the same states, in the same order of recency, and
 // remember the same evicted conversations in the same order.
 func (b Book) Equal(o Book) bool {
 	return slices.Equal(b.evicted, o.evicted) && slices.EqualFunc(b.states, o.states, func(s, t State) bool {
-		return s.Conversation == t.Conversation && s.Watermark == t.Watermark && slices.Equal(s.Present, t.Present)
+		return s.Conversation == t.Conversation && s.Watermark == t.Watermark && slices.Equal(s.Present, t.Present) && s.Viewer == t.Viewer
 	})
 }
 
@@ -169,8 +176,8 @@ func (b Book) put(s State) Book {
 
 // join returns the state that has accepted what a and b, two states of one conversation,
 // have: every row up to the higher watermark, and the present entries of either above it,
-// ascending, the lowest PresentSetLimit of them. Both must pass check. The result shares no
-// array with a or b.
+// ascending, the lowest PresentSetLimit of them, and the viewer either names. Both must pass
+// check and name no two viewers. The result shares no array with a or b.
 func join(a, b State) State {
 	w := max(a.Watermark, b.Watermark)
 	var present []transcript.Sequence
@@ -189,5 +196,9 @@ func join(a, b State) State {
 	if len(present) > PresentSetLimit {
 		present = present[:PresentSetLimit:PresentSetLimit]
 	}
-	return State{Conversation: a.Conversation, Watermark: w, Present: present}
+	viewer := a.Viewer
+	if viewer == (transcript.Author{}) {
+		viewer = b.Viewer
+	}
+	return State{Conversation: a.Conversation, Watermark: w, Present: present, Viewer: viewer}
 }

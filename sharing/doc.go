@@ -41,6 +41,10 @@
 // from it yields the same delta again (at least once, nothing lost), and the agent's own
 // reply, not noted in the old state, comes back with it.
 //
+// A state belongs to one viewer: a delta's Next names its query's viewer ([State.Viewer]),
+// and a state that names another viewer is ConversationChanged, without a read, since what
+// one participant accepted is not what another has seen.
+//
 // # Books: a state per conversation
 //
 // A participant that works in several conversations of a desk — the channel and a few

@@ -42,7 +42,7 @@ func TestPrepareExceptAuthor(t *testing.T) {
 			{From: 1, Through: 1, Count: 1, Readers: readers},
 			{From: 3, Through: 3, Count: 1, Readers: readers}, // row 2, Ana's, parts them
 		},
-		Next:      sharing.State{Conversation: eng, Watermark: 5},
+		Next:      sharing.State{Conversation: eng, Watermark: 5, Viewer: transcript.Person("ana", "")},
 		Remaining: 1,
 	}
 	if diff := gocmp.Diff(want, plan.Delta); diff != "" {
@@ -57,7 +57,7 @@ func TestPrepareExceptAuthor(t *testing.T) {
 	want = sharing.Delta{
 		Messages: []transcript.Message{rows[5]},
 		Elided:   []transcript.Elision{},
-		Next:     sharing.State{Conversation: eng, Watermark: 7}, // past Ana's row 7
+		Next:     sharing.State{Conversation: eng, Watermark: 7, Viewer: transcript.Person("ana", "")}, // past Ana's row 7
 	}
 	if diff := gocmp.Diff(want, plan.Delta); diff != "" {
 		t.Fatalf("the next delta (-want +got):\n%s", diff)

@@ -81,9 +81,10 @@ const firstRead = 8
 //
 //  1. a state with more than PresentSetLimit entries is ErrPresentSetTooLarge, and one whose
 //     present set is unsorted, duplicated or not above M is ErrInvalidState, without a read;
-//  2. Desired, Current and State.Conversation not all equal: ConversationChanged, no read;
+//  2. Desired, Current and State.Conversation not all equal, or a state that names another
+//     viewer than q.Viewer (State.BelongsTo): ConversationChanged, no read;
 //  3. B != 0 && B < M is ErrWatermarkRegression, no read; B != 0 && B == M is an empty
-//     delta with the state unchanged, no read;
+//     delta with the state unchanged (save Next.Viewer, as in 6), no read;
 //  4. the walk reads down from B; a row with Seq <= M crosses the watermark. A watermark
 //     above the log's newest row (B == 0), or a bound whose row B-1 is newer than the
 //     log's newest row, is WatermarkUnavailable, decided after the first read: the state
@@ -98,7 +99,8 @@ const firstRead = 8
 //     elide (S plays no part in them), grouped among the delta's messages by
 //     transcript.Elide;
 //  6. Next.Watermark is B, or when B == 0 the newest row seen, never below M; Next.Present
-//     holds the entries of S above the new watermark.
+//     holds the entries of S above the new watermark; Next.Viewer is q.Viewer's identity
+//     (Kind and ID).
 //
 // The delta's corrections are those Delta.Corrections describes, over the same scan: to
 // learn whether a corrected row qualifies, the walk reads on below the watermark to it and,
@@ -125,7 +127,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	if err := s.check(); err != nil {
 		return Plan{}, err
 	}
-	if q.Desired != q.Current || q.Desired != s.Conversation {
+	if q.Desired != q.Current || q.Desired != s.Conversation || !s.BelongsTo(q.Viewer) {
 		return Plan{Reinitialize: ConversationChanged}, nil
 	}
 	m, b := s.Watermark, q.Before
@@ -133,7 +135,9 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	case b != 0 && b < m:
 		return Plan{}, fmt.Errorf("%w: before %d, watermark %d", ErrWatermarkRegression, b, m)
 	case b != 0 && b == m:
-		return Plan{Delta: Delta{Messages: []transcript.Message{}, Elided: []transcript.Elision{}, Next: s.clone()}}, nil
+		next := s.clone()
+		next.Viewer = viewerIdentity(q.Viewer)
+		return Plan{Delta: Delta{Messages: []transcript.Message{}, Elided: []transcript.Elision{}, Next: next}}, nil
 	}
 	w := walk{
 		conversation: q.Desired, watermark: m, bound: b, viewer: q.Viewer, present: s.Present,
@@ -143,7 +147,7 @@ func prepare(ctx context.Context, log transcript.Log, q Query, first int) (Plan,
 	if err != nil || reason != 0 {
 		return Plan{Reinitialize: reason}, err
 	}
-	next := State{Conversation: s.Conversation, Watermark: b}
+	next := State{Conversation: s.Conversation, Watermark: b, Viewer: viewerIdentity(q.Viewer)}
 	if b == 0 {
 		next.Watermark = max(w.head, m)
 	}

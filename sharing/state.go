@@ -22,12 +22,37 @@ type State struct {
 	Watermark transcript.Sequence `json:"watermark"`
 	// Present lists rows > Watermark already accepted, ascending, at most PresentSetLimit.
 	Present []transcript.Sequence `json:"present"`
+	// Viewer is whose state it is, by identity (Kind and ID, no label): a delta's Next
+	// records its query's viewer, and Prepare takes a state whose Viewer is set only for
+	// that viewer. The zero Author (a state of Initialized, or written without one) is
+	// taken for any viewer.
+	Viewer transcript.Author `json:"viewer,omitzero"`
 }
 
 // Initialized returns the state of an agent that has just been shown the conversation up to
-// watermark, typically a projection's Head.
+// watermark, typically a projection's Head. It names no viewer: the first delta's Next does.
 func Initialized(c transcript.Conversation, watermark transcript.Sequence) State {
 	return State{Conversation: c, Watermark: watermark}
+}
+
+// BelongsTo reports whether s may be used by viewer: s names no viewer, or names viewer's
+// identity (Kind and ID; labels are ignored).
+func (s State) BelongsTo(viewer transcript.Author) bool {
+	return s.Viewer == (transcript.Author{}) || s.Viewer.Same(viewer)
+}
+
+// For returns s as viewer's state: naming viewer's identity (Kind and ID, without the
+// label), as a delta's Next names its query's viewer. A caller that starts a state for a
+// viewer (Initialized at a projection's Head) and keeps it where another viewer could be
+// handed it names the viewer with For.
+func (s State) For(viewer transcript.Author) State {
+	s.Viewer = viewerIdentity(viewer)
+	return s
+}
+
+// viewerIdentity is a's identity as a state records it: Kind and ID, without the label.
+func viewerIdentity(a transcript.Author) transcript.Author {
+	return transcript.Author{Kind: a.Kind, ID: a.ID}
 }
 
 // NotePresent records seq, a row above the watermark that the agent has already accepted
@@ -77,6 +102,13 @@ func (s State) tooLarge() error {
 	return &StateError{Member: "present", Problem: fmt.Sprintf("%d entries, limit %d", len(s.Present), PresentSetLimit), Err: ErrPresentSetTooLarge}
 }
 
+// owned returns s as a Book keeps it: with its own Present array, and its Viewer's identity
+// without the label.
+func (s State) owned() State {
+	s.Viewer = viewerIdentity(s.Viewer)
+	return s.clone()
+}
+
 // clone returns s with its own Present array.
 func (s State) clone() State {
 	s.Present = slices.Clone(s.Present)
@@ -86,8 +118,8 @@ func (s State) clone() State {
 // stateJSON is State's wire form; a named type without State's methods.
 type stateJSON State
 
-// MarshalJSON writes {"conversation":..,"watermark":..,"present":[..]}, with present always
-// an array.
+// MarshalJSON writes {"conversation":..,"watermark":..,"present":[..],"viewer":{..}}, with
+// present always an array and viewer left out when zero.
 func (s State) MarshalJSON() ([]byte, error) {
 	if s.Present == nil {
 		s.Present = []transcript.Sequence{}
@@ -97,28 +129,45 @@ func (s State) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes what MarshalJSON writes and rejects a present set that is larger than
 // PresentSetLimit (ErrPresentSetTooLarge), unsorted, duplicated or at or below the watermark
-// (ErrInvalidState). A member of the wrong kind (a watermark of -4) is ErrInvalidState too;
-// every error is a *StateError. s is unchanged on error, and by a JSON null.
+// (ErrInvalidState). A member of the wrong kind (a watermark of -4), and a viewer that is no
+// participant, are ErrInvalidState too; every error is a *StateError. A null viewer is no
+// viewer, as an absent one. s is unchanged on error, and by a JSON null.
 func (s *State) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
-	var w stateJSON
+	var w struct { // State's members, a null viewer read as none
+		Conversation transcript.Conversation `json:"conversation"`
+		Watermark    transcript.Sequence     `json:"watermark"`
+		Present      []transcript.Sequence   `json:"present"`
+		Viewer       *transcript.Author      `json:"viewer"`
+	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return stateJSONError(err)
 	}
-	if err := State(w).check(); err != nil {
+	got := State{Conversation: w.Conversation, Watermark: w.Watermark, Present: w.Present}
+	if w.Viewer != nil {
+		got.Viewer = *w.Viewer
+	}
+	if err := got.check(); err != nil {
 		return err
 	}
-	if len(w.Present) == 0 {
-		w.Present = nil
+	if len(got.Present) == 0 {
+		got.Present = nil
 	}
-	*s = State(w)
+	*s = got
 	return nil
 }
 
 // stateJSONError is the *StateError for what json.Unmarshal found wrong with a state's JSON.
 func stateJSONError(err error) error {
+	if errors.Is(err, transcript.ErrInvalidAuthor) { // the viewer's: no other member is an Author
+		problem := "not a participant: want an object with a type and an id (a kind for the system)"
+		if detail, ok := strings.CutPrefix(err.Error(), transcript.ErrInvalidAuthor.Error()+": "); ok && !strings.HasPrefix(detail, "json: ") {
+			problem = "not a participant: " + detail // Author's own words: "agent without id"
+		}
+		return &StateError{Member: "viewer", Problem: problem, Err: ErrInvalidState}
+	}
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		return &StateError{Member: te.Field, Problem: te.Value + ", want " + jsonKindOf(te.Type), Err: ErrInvalidState}
 	}

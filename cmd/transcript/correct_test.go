@@ -98,6 +98,10 @@ func TestEditRedact(t *testing.T) {
 		// Ben, who was shown row 1, holds a state from before its redaction.
 		state := c.path("ben.json")
 		c.ok("delta", "--as", "person:ben", "--state", state, "--init", "--commit")
+		viewers := []string{"operator", "person:ana", "person:ben", "agent:triage"}
+		for _, as := range viewers { // and each viewer a state of its own from then
+			c.ok("delta", "--as", as, "--state", c.path(as+"-since.json"), "--init", "--commit")
+		}
 		seqOf("8", "redact", "1")
 		for _, tc := range []struct {
 			name   string
@@ -120,12 +124,12 @@ func TestEditRedact(t *testing.T) {
 
 		// The erasure: no output of any command holds what the redaction erased.
 		outputs := map[string]string{"export": c.ok("export")}
-		for _, as := range []string{"operator", "person:ana", "person:ben", "agent:triage"} {
+		for _, as := range viewers {
 			for _, format := range formats {
 				outputs["view "+as+" "+format] = c.ok("view", "--as", as, "--format", format)
 				outputs["view thread "+as+" "+format] = c.ok("view", "--as", as, "--thread", "1", "--format", format)
 				outputs["delta "+as+" "+format] = c.ok("delta", "--as", as, "--state", c.path(as+format+".json"), "--format", format)
-				outputs["delta since "+as+" "+format] = c.ok("delta", "--as", as, "--state", state, "--format", format)
+				outputs["delta since "+as+" "+format] = c.ok("delta", "--as", as, "--state", c.path(as+"-since.json"), "--format", format)
 				for _, words := range []string{"deploy", "22", "23", "30", "hunter2", "vault"} {
 					outputs["search "+words+" "+as+" "+format] = c.ok("search", "--as", as, "--format", format, words)
 				}

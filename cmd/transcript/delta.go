@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/atomicfile"
@@ -40,11 +41,13 @@ is written to FILE (atomically) once the delta is shown; without it, FILE is lef
 and the same delta shows again.
 
 A missing FILE is a viewer that has seen nothing. When the state cannot give a delta (the
-conversation changed, too many rows since, or the watermark is gone) the reason is printed
-and the exit code is 3; run again with --init to start over from a full view.
+conversation changed, the state is another viewer's, too many rows since, or the watermark
+is gone) the reason is printed and the exit code is 3; run again with --init to start over
+from a full view.
 
 The delta is --as's, as view shows it: asides it may not read become elisions, and the state
-file belongs to that viewer (the default viewer is the operator, who reads every aside).`)
+file belongs to that viewer (the default viewer is the operator, who reads every aside): the
+file names it, and another viewer's delta from it starts over.`)
 	df, as := addViewerFlags(e, fset, "delta")
 	statePath := fset.String("state", "", "the viewer's state `file` (JSON)")
 	thread := fset.Uint64("thread", 0, "the conversation: the thread rooted at this `seq` (0: the channel)")
@@ -90,7 +93,7 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 		if *before != 0 {
 			watermark = transcript.Sequence(*before)
 		}
-		return writeState(*statePath, sharing.Initialized(conv, watermark))
+		return writeState(*statePath, sharing.Initialized(conv, watermark).For(as.author))
 	}
 
 	state, err := readState(*statePath, conv)
@@ -105,18 +108,26 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 		if *format == "json" {
 			reason := struct {
 				Reinitialize sharing.Reason `json:"reinitialize"`
-				// With conversation_changed: the conversation asked for, and the state's.
+				// With conversation_changed: the conversation asked for, and the state's,
+				// when they differ.
 				Conversation      *transcript.Conversation `json:"conversation,omitempty"`
 				StateConversation *transcript.Conversation `json:"state_conversation,omitempty"`
+				// With conversation_changed: the viewer the state belongs to, when not --as.
+				StateViewer *transcript.Author `json:"state_viewer,omitempty"`
 			}{Reinitialize: plan.Reinitialize}
 			if plan.Reinitialize == sharing.ConversationChanged {
-				reason.Conversation, reason.StateConversation = &conv, &state.Conversation
+				if state.Conversation != conv {
+					reason.Conversation, reason.StateConversation = &conv, &state.Conversation
+				}
+				if !state.BelongsTo(as.author) {
+					reason.StateViewer = &state.Viewer
+				}
 			}
 			if err := writeMessages(e, *format, as.author, nil, nil, reason); err != nil {
 				return err
 			}
 		}
-		return &reinitError{reason: plan.Reinitialize, detail: reinitDetail(plan.Reinitialize, *statePath, state, conv)}
+		return &reinitError{reason: plan.Reinitialize, detail: reinitDetail(plan.Reinitialize, *statePath, state, conv, as.author)}
 	}
 	if *format == "text" && len(plan.Delta.Messages) == 0 && len(plan.Delta.Elided) == 0 && len(plan.Delta.Corrections) == 0 {
 		// Said in words, where the other formats have an empty list.
@@ -162,12 +173,20 @@ func badStateFile(path string, err error) error {
 }
 
 // reinitDetail says what a reinitialization of the state read from path is about: for
-// ConversationChanged, the conversation the state is bound to and the one asked for.
-func reinitDetail(reason sharing.Reason, path string, state sharing.State, asked transcript.Conversation) string {
+// ConversationChanged, the conversation the state is bound to and the one asked for, or
+// the viewer the state belongs to and the one asking.
+func reinitDetail(reason sharing.Reason, path string, state sharing.State, asked transcript.Conversation, viewer transcript.Author) string {
 	if reason != sharing.ConversationChanged {
 		return ""
 	}
-	return fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(state.Conversation), conversationName(asked))
+	var details []string
+	if state.Conversation != asked {
+		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(state.Conversation), conversationName(asked)))
+	}
+	if !state.BelongsTo(viewer) {
+		details = append(details, fmt.Sprintf("the state in %s is %s's, not %s's", path, state.Viewer, viewer))
+	}
+	return strings.Join(details, "; ")
 }
 
 // conversationName names c in words: its desk, and its thread's root by seq.

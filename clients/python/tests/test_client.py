@@ -6,6 +6,7 @@ import httpx
 
 from sharedesk_transcript import AsyncDesk, Delta, Desk, ProblemError, Reinitialize, token_id
 from sharedesk_transcript.models import Author
+from sharedesk_transcript.turn import note_present
 
 from .calls import both, call, desk, refused
 from .conftest import Fixture, desk_fixture
@@ -137,6 +138,21 @@ async def test_delta_news_then_nothing_then_reinitialization(fx: Fixture, kind: 
     assert changed.conversation is not None and changed.conversation.thread == posted.seq
     as_review = await call(desk(fx, kind, "operator").delta(first.next, as_="agent:review"))
     assert isinstance(as_review, Delta) and [m.seq for m in as_review.messages or []] == [posted.seq]
+
+
+@both
+async def test_a_state_belongs_to_the_participant_it_was_read_for(fx: Fixture, kind: str) -> None:
+    review = desk(fx, kind, "review")
+    first = await call(review.delta({"conversation": {"desk": "eng"}, "watermark": 0, "present": []}))
+    assert isinstance(first, Delta) and first.next.viewer == Author(type="agent", id="review")
+    reply = await call(review.post("Reviewing now."))
+    reviews = note_present(first.next, reply.seq)
+    news = await call(desk(fx, kind, "ana").post("Thanks."))
+    other = await call(desk(fx, kind, "triage").delta(reviews))
+    assert isinstance(other, Reinitialize) and other.reason == "conversation_changed"
+    assert other.state_viewer == Author(type="agent", id="review") and other.conversation is None
+    own = await call(review.delta(reviews))
+    assert isinstance(own, Delta) and [m.seq for m in own.messages or []] == [news.seq]
 
 
 @both

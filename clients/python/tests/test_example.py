@@ -16,6 +16,7 @@ from .conftest import Fixture
 from .server import REPO_ROOT
 
 SCRIPT = REPO_ROOT / "examples" / "python" / "turn.py"
+TRIAGE = {"type": "agent", "id": "triage"}  # a saved state names its participant
 
 
 def run_turn(fx: Fixture, state: Path) -> tuple[str, str]:
@@ -46,7 +47,7 @@ def test_turn_py(fx: Fixture, tmp_path: Path) -> None:
     out, err = run_turn(fx, state)
     assert '<message seq="1" kind="person" id="ana" label="Ana">\nDeploy #41 is red\n</message>' in out
     assert "replied with #2" in err
-    assert saved(state) == {"conversation": {"desk": "eng"}, "watermark": 1, "present": [2]}
+    assert saved(state) == {"conversation": {"desk": "eng"}, "watermark": 1, "present": [2], "viewer": TRIAGE}
     view = op.view()
     assert [(m.author.id, m.content) for m in view.messages or []] == [
         ("ana", "Deploy #41 is red"),
@@ -63,7 +64,7 @@ def test_turn_py(fx: Fixture, tmp_path: Path) -> None:
     assert '<elided from="3" through="3" count="1"' in out and "freeze" not in out
     assert 'seq="2"' not in out and "Deploy" not in out, "its own reply and what turn 1 saw are not news"
     assert "replied with #5" in err
-    assert saved(state) == {"conversation": {"desk": "eng"}, "watermark": 4, "present": [5]}
+    assert saved(state) == {"conversation": {"desk": "eng"}, "watermark": 4, "present": [5], "viewer": TRIAGE}
 
     out, err = run_turn(fx, state)
     assert out == "" and "nothing new" in err
@@ -71,7 +72,7 @@ def test_turn_py(fx: Fixture, tmp_path: Path) -> None:
     state.write_text('{"conversation":{"desk":"eng","thread":1},"watermark":0,"present":[]}', encoding="utf-8")
     out, err = run_turn(fx, state)
     assert "reinitialize (conversation_changed)" in err and "Split it in" in out and "replied with #5" in err
-    assert saved(state) == {"conversation": {"desk": "eng"}, "watermark": 5, "present": []}
+    assert saved(state) == {"conversation": {"desk": "eng"}, "watermark": 5, "present": [], "viewer": TRIAGE}
     assert op.view().head == 5, "the replayed reply made no row"
 
     ana.edit(4, "Split it in two?")  # #6: a correction of a row triage saw

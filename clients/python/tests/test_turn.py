@@ -1,5 +1,6 @@
 """take_turn and atake_turn: a turn posts once, saves only after the post, and a crashed
-turn replays the same row; a state of another conversation starts over from the view."""
+turn replays the same row; a state of another conversation, or of another participant,
+starts over from the view."""
 
 from __future__ import annotations
 
@@ -74,6 +75,25 @@ async def test_an_async_turn_reinitializes_from_another_conversation(fx: Fixture
     assert saved[-1].conversation == models.Conversation(desk="eng", thread=root.seq)
     assert saved[-1].watermark == root.seq and saved[-1].present == [turn.reply.seq]
     await triage.aclose()
+
+
+def test_a_state_file_of_another_participant_starts_the_turn_over(fx: Fixture, tmp_path: Path) -> None:
+    ana, triage, review = fx.desk("ana"), fx.desk("triage"), fx.desk("review")
+    ana.post("Deploy #41 is red")
+    path = tmp_path / "triage.json"
+    mine = take_turn(triage, echo, lambda s: save_state(path, s), load_state(path))
+    assert mine.reply is not None
+    triages = load_state(path)
+    assert triages is not None and triages.viewer == models.Author(type="agent", id="triage")
+    assert triages.present == [mine.reply.seq], "triage's reply is present in its state"
+    news = ana.post("One more thing.")
+
+    saved: list[models.State] = []
+    turn = take_turn(review, lambda news, me: None, saved.append, triages)
+    assert turn.news.reinitialized == "conversation_changed"
+    seen = [m.seq for m in turn.news.messages]
+    assert mine.reply.seq in seen and news.seq in seen, "review's turn shows triage's reply and the news"
+    assert saved[-1].viewer == models.Author(type="agent", id="review"), "the state review saves names review"
 
 
 def test_state_files_and_the_present_set(tmp_path: Path) -> None:

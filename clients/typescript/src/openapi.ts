@@ -371,7 +371,7 @@ export interface components {
             state: components["schemas"]["State"];
         };
         DeltaResult: {
-            /** @description With conversation_changed: the conversation asked for. */
+            /** @description With conversation_changed: the conversation asked for, when the state's is another. */
             conversation?: components["schemas"]["Conversation"];
             /** @description What the participant has not seen; commit next once the turn is durable. */
             delta?: components["schemas"]["Delta"];
@@ -384,6 +384,8 @@ export interface components {
             remaining?: number;
             /** @description With conversation_changed: the conversation the state is bound to. */
             state_conversation?: components["schemas"]["Conversation"];
+            /** @description With conversation_changed: the participant the state belongs to, when not the one reading. */
+            state_viewer?: components["schemas"]["Author"];
         };
         Desk: {
             /** @description The participant the token is for: who its appends are by and whose view its reads are. */
@@ -555,6 +557,8 @@ export interface components {
             conversation: components["schemas"]["Conversation"];
             /** @description Rows above the watermark already accepted, ascending. */
             present?: number[] | null;
+            /** @description The participant the state belongs to: a delta's next names the one it was read for, and a state naming another is conversation_changed. Absent: anyone's. */
+            viewer?: components["schemas"]["Author"];
             /**
              * Format: int64
              * @description Every qualifying row at or below it was accepted.

@@ -38,7 +38,8 @@ export interface TurnResult {
  * with a key of the token and the row it answers, and the next state saved — only after the
  * reply is stored. A turn that fails before the save runs again from the old state: the
  * same news, and the same key, which the service answers with the row it stored, never a
- * second one.
+ * second one. Every state it saves names the participant (its viewer): a state saved for
+ * another participant starts the turn over from a view.
  */
 export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResult> {
   const me = await desk.whoami();
@@ -54,7 +55,7 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
     const view = await desk.view({ thread });
     news = view.messages ?? [];
     elided = view.elided ?? [];
-    next = { conversation: state.conversation, watermark: view.head, present: [] };
+    next = { conversation: state.conversation, watermark: view.head, present: [], viewer: identity(me) };
   } else {
     news = answer.delta.messages ?? [];
     elided = answer.delta.elided ?? [];
@@ -77,6 +78,12 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
   if (reinitialized !== undefined) result.reinitialized = reinitialized;
   if (stored) result.reply = stored;
   return result;
+}
+
+/** identity is who a state belongs to: the participant's type and id (or kind), without its label. */
+function identity(me: Author): Author {
+  const { label: _label, ...who } = me;
+  return who;
 }
 
 /** notePresent returns state with seq, a row above its watermark, in its present set. */

@@ -119,6 +119,21 @@ describe("Desk", () => {
     assert.deepEqual(changed, { reinitialize: "conversation_changed" });
   });
 
+  test("delta: a state belongs to the participant it was read for", async () => {
+    const review = f.desk("review");
+    const first = await review.delta({ conversation: { desk: "eng" }, watermark: 0, present: [] });
+    assert.ok("delta" in first);
+    const next = first.delta.next;
+    assert.deepEqual(next.viewer, { type: "agent", id: "review" }, "a delta's next names its participant");
+    const reply = await review.post({ content: "Reviewing now." });
+    const reviews: State = { ...next, present: [reply.seq] };
+    const news = await f.desk("ana").post({ content: "Thanks." });
+    assert.deepEqual(await f.desk("triage").delta(reviews), { reinitialize: "conversation_changed" }, "another participant's delta from it starts over");
+    const own = await review.delta(reviews);
+    assert.ok("delta" in own);
+    assert.deepEqual(own.delta.messages?.map((m) => m.seq), [news.seq], "its own participant goes on from it");
+  });
+
   test("every problem the client can meet is a ProblemError", async () => {
     const triage = f.desk("triage");
     await refused(triage.view({ window: -1 }), 400);
@@ -197,5 +212,23 @@ describe("takeTurn", () => {
 
     const quiet = await takeTurn(triage, { state: saved, decide: echo, save: (s) => void (saved = s) });
     assert.deepEqual(quiet.news, [], "the turn's own reply is not news");
+  });
+
+  test("a state saved for one participant starts another's turn over, and is never its news", async () => {
+    const triage = f.desk("triage");
+    const review = f.desk("review");
+    let triages: State | undefined;
+    const mine = await takeTurn(triage, { decide: (news) => ({ content: "triage looks", answers: news.at(-1)?.seq ?? 0 }), save: (s) => void (triages = s) });
+    assert.ok(triages && mine.reply, "triage's turn replies and saves");
+    assert.deepEqual(triages.viewer, { type: "agent", id: "triage" }, "the saved state names triage");
+    assert.ok(triages.present?.includes(mine.reply.seq), "triage's reply is present in its state");
+    const news = await f.desk("ana").post({ content: "One more thing." });
+
+    let reviews: State | undefined;
+    const turn = await takeTurn(review, { state: triages, decide: () => null, save: (s) => void (reviews = s) });
+    assert.equal(turn.reinitialized, "conversation_changed");
+    const seen = turn.news.map((m) => m.seq);
+    assert.ok(seen.includes(mine.reply.seq) && seen.includes(news.seq), `review's turn shows triage's reply and the news: ${seen.join(",")}`);
+    assert.deepEqual(reviews?.viewer, { type: "agent", id: "review" }, "the state review saves names review");
   });
 });

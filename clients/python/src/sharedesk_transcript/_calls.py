@@ -87,6 +87,7 @@ def parse_delta(answer: Any) -> Delta | Reinitialize:
             reason=result.reinitialize,
             conversation=result.conversation,
             state_conversation=result.state_conversation,
+            state_viewer=result.state_viewer,
         )
     if result.delta is None:
         raise ValueError("a delta answer with neither delta nor reinitialize")

@@ -342,6 +342,12 @@ class State(BaseModel):
             max_length=64,
         ),
     ] = None
+    viewer: Annotated[
+        Author | None,
+        Field(
+            description="The participant the state belongs to: a delta's next names the one it was read for, and a state naming another is conversation_changed. Absent: anyone's."
+        ),
+    ] = None
     watermark: Annotated[
         int,
         Field(description="Every qualifying row at or below it was accepted.", ge=0),
@@ -430,7 +436,9 @@ class DeltaResult(BaseModel):
     )
     conversation: Annotated[
         Conversation | None,
-        Field(description="With conversation_changed: the conversation asked for."),
+        Field(
+            description="With conversation_changed: the conversation asked for, when the state's is another."
+        ),
     ] = None
     delta: Annotated[
         Delta | None,
@@ -451,5 +459,11 @@ class DeltaResult(BaseModel):
         Conversation | None,
         Field(
             description="With conversation_changed: the conversation the state is bound to."
+        ),
+    ] = None
+    state_viewer: Annotated[
+        Author | None,
+        Field(
+            description="With conversation_changed: the participant the state belongs to, when not the one reading."
         ),
     ] = None

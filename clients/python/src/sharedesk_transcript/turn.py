@@ -91,12 +91,12 @@ def take_turn(
 ) -> TurnResult:
     """Takes one turn of the desk's participant in the channel, or in ``thread``, from
     ``state`` (None: an agent that has seen nothing), calling ``save`` with the next state
-    only once the reply, if any, is stored. A state of another conversation starts over
-    from the view."""
+    only once the reply, if any, is stored. A state of another conversation, or of another
+    participant, starts over from the view; every state saved names the participant."""
     me = desk.whoami()
     answer = desk.delta(state or initial_state(desk.name, thread), conversation=thread)
     view = desk.view(thread=thread) if isinstance(answer, Reinitialize) else None
-    news, next_state = _news(answer, view, desk.name, thread)
+    news, next_state = _news(answer, view, desk.name, thread, me)
     reply = decide(news, me)
     stored = None
     if reply is not None:
@@ -120,7 +120,7 @@ async def atake_turn(
     me = await desk.whoami()
     answer = await desk.delta(state or initial_state(desk.name, thread), conversation=thread)
     view = await desk.view(thread=thread) if isinstance(answer, Reinitialize) else None
-    news, next_state = _news(answer, view, desk.name, thread)
+    news, next_state = _news(answer, view, desk.name, thread, me)
     reply = await decide(news, me)
     stored = None
     if reply is not None:
@@ -133,15 +133,17 @@ async def atake_turn(
 
 
 def _news(
-    answer: Delta | Reinitialize, view: models.Projection | None, desk: str, thread: int | None
+    answer: Delta | Reinitialize, view: models.Projection | None, desk: str, thread: int | None, me: models.Author
 ) -> tuple[News, models.State]:
-    """The news and next state of a delta's answer, or of the view read after a reinitialization."""
+    """The news and next state of a delta's answer, or of the view read after a
+    reinitialization: a state at its head that belongs to me (its type and id, no label)."""
     if isinstance(answer, Delta):
         news = News(answer.messages or [], answer.elided or [], answer.corrections or [])
         return news, answer.next
     assert view is not None
     news = News(view.messages or [], view.elided or [], reinitialized=answer.reason)
-    return news, initial_state(desk, thread).model_copy(update={"watermark": view.head})
+    viewer = me.model_copy(update={"label": None})
+    return news, initial_state(desk, thread).model_copy(update={"watermark": view.head, "viewer": viewer})
 
 
 def load_state(path: str | os.PathLike[str]) -> models.State | None:

@@ -25,13 +25,15 @@ class Delta(models.Delta):
 class Reinitialize(BaseModel):
     """Why the state cannot give a delta: the caller reads a view and starts a state at its
     head. With conversation_changed, ``conversation`` is the one asked for and
-    ``state_conversation`` the one the state is bound to."""
+    ``state_conversation`` the one the state is bound to, when they differ, and
+    ``state_viewer`` the participant the state belongs to, when not the one reading."""
 
     model_config = ConfigDict(extra="ignore")
 
     reason: ReinitializeReason
     conversation: models.Conversation | None = None
     state_conversation: models.Conversation | None = None
+    state_viewer: models.Author | None = None
 
 
 @dataclass(frozen=True)
