@@ -282,15 +282,15 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 	evs := make([]partEvent, 0, len(d.Messages)+len(d.Elided)+len(d.Corrections))
 	for i := range d.Messages {
 		m := &d.Messages[i]
-		evs = append(evs, partEvent{at: m.Seq, name: "message", id: m.Seq, row: m, data: m, kind: eventMessage})
+		evs = append(evs, partEvent{at: m.Seq, row: m, kind: partMessage})
 	}
 	for i := range d.Elided {
 		e := &d.Elided[i]
-		evs = append(evs, partEvent{at: e.From, name: "elided", id: e.Through, data: e, kind: eventElided})
+		evs = append(evs, partEvent{at: e.From, eli: e, kind: partElided})
 	}
 	for i := range d.Corrections {
 		c := &d.Corrections[i]
-		evs = append(evs, partEvent{at: c.Seq, name: "correction", id: c.Seq, row: c, data: c, kind: eventCorrection})
+		evs = append(evs, partEvent{at: c.Seq, row: c, kind: partCorrection})
 	}
 	slices.SortFunc(evs, func(a, b partEvent) int { return cmp.Compare(a.at, b.at) })
 	if len(evs) > 0 && !st.mayReceive(ctx) {

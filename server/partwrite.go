@@ -3,15 +3,42 @@ package server
 import "github.com/sharedesk/transcript"
 
 // partEvent is one event of a part a stream writes: where it stands among the part's
-// events, its name, id and data, the row the data is (a message, a correction, a row of
-// the desk; nil for an elision), and the metric it counts in.
+// events, and what it carries. It takes 32 bytes, so that the events of a part of one, the
+// common part, are held on the stack.
 type partEvent struct {
 	at   transcript.Sequence // the row's Seq; an elision's From
-	name string
-	id   transcript.Sequence
-	row  *transcript.Message
-	data any
-	kind eventKind
+	row  *transcript.Message // a message, a correction or a row of the desk
+	eli  *transcript.Elision // an elision
+	kind partKind
+}
+
+// partKind is what an event of a part is: its name, and the metric it counts in.
+type partKind uint8
+
+const (
+	partMessage partKind = iota
+	partCorrection
+	partElided
+	partRow // a row of the desk, on the operator's rows stream
+)
+
+var partKinds = [...]struct {
+	name   string
+	metric eventKind
+}{
+	partMessage:    {"message", eventMessage},
+	partCorrection: {"correction", eventCorrection},
+	partElided:     {"elided", eventElided},
+	partRow:        {"row", eventMessage},
+}
+
+// add adds e to what out sends next.
+func (e *partEvent) add(out *sseWriter) error {
+	name := partKinds[e.kind].name
+	if e.eli != nil {
+		return out.event(name, e.eli.Through, e.eli)
+	}
+	return out.event(name, e.row.Seq, e.row)
 }
 
 // writePart writes evs, a part read from the tail after f.prepare, in order, gathered in
@@ -29,7 +56,7 @@ func (st *stream) writePart(out *sseWriter, evs []partEvent, f *inFlight) (bool,
 		if !f.erase(evs[i].row) {
 			return false, nil
 		}
-		if err := out.event(evs[i].name, evs[i].id, evs[i].data); err != nil {
+		if err := evs[i].add(out); err != nil {
 			return false, err
 		}
 		if i < len(evs)-1 && out.buffered() < sseBatchBytes {
@@ -41,7 +68,7 @@ func (st *stream) writePart(out *sseWriter, evs []partEvent, f *inFlight) (bool,
 				if !f.erase(evs[j].row) {
 					return false, nil
 				}
-				if err := out.event(evs[j].name, evs[j].id, evs[j].data); err != nil {
+				if err := evs[j].add(out); err != nil {
 					return false, err
 				}
 			}
@@ -50,7 +77,7 @@ func (st *stream) writePart(out *sseWriter, evs []partEvent, f *inFlight) (bool,
 			return false, err
 		}
 		for j := first; j <= i; j++ {
-			st.s.metrics.events[evs[j].kind].Add(1)
+			st.s.metrics.events[partKinds[evs[j].kind].metric].Add(1)
 		}
 		first, mark = i+1, 0
 	}

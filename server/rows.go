@@ -149,8 +149,7 @@ read:
 	}
 	evs := make([]partEvent, len(fresh))
 	for i := range fresh {
-		m := &fresh[i]
-		evs[i] = partEvent{at: m.Seq, name: "row", id: m.Seq, row: m, data: m, kind: eventMessage}
+		evs[i] = partEvent{at: fresh[i].Seq, row: &fresh[i], kind: partRow}
 	}
 	if more, err := st.writePart(out, evs, &f); !more || err != nil {
 		return false, false, err
