@@ -24,8 +24,8 @@ func (e erasure) apply(m *transcript.Message) {
 	}
 }
 
-// maxErasures is how many of the newest redactions a tail keeps for the streams writing a
-// part prepared before them (inFlight). A stream that falls further behind ends, and its
+// maxErasures is how many of the newest redactions a tail keeps at least (twice as many at
+// most) for the streams writing a part prepared before them (inFlight). A stream that falls further behind ends, and its
 // client resumes from the last event it received.
 const maxErasures = 256
 
