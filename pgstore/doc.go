@@ -163,7 +163,7 @@
 //   - show other processes' rows once a standby has replayed them (the replication lag),
 //     unless the Watch named the desk first;
 //   - never return content erased by a redaction the Store returned, or a commit its Watch
-//     named, before the read: a read below a bound goes to a standby only when it has
+//     named or [Store.Head] read, before the read: a read below a bound goes to a standby only when it has
 //     replayed every commit of the desk the Store knows of. A redaction made by another
 //     process, which the Store has not heard of, shows once a standby replays it: a reader
 //     told of it by that process may see the content until then.

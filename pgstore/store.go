@@ -28,12 +28,14 @@ type Store struct {
 	// replicas are WithStandbys' standbys, which Logs read from.
 	replicas replicas
 	// changes count, for each desk, the commits the Store knows may have changed rows
-	// already read: its own appends that hold a correction, and every commit its Watch
-	// hears of (bump). A Log's rows read ahead are taken only while their desk's count is
+	// already read: its own appends that hold a correction, every commit its Watch hears
+	// of, and a head Head reads above the last it read (bump). A Log's rows read ahead are taken only while their desk's count is
 	// the one they were read under, so that a read after a correction's commit, which the
 	// Store returned or its Watch named, never answers with a row as it was before.
 	changes fences
-	hooks   hooks
+	// heads are, for each desk, the newest head Head read: a higher one bumps changes.
+	heads fences
+	hooks hooks
 
 	// watching is every Watch running, with the function that ends it; closing is set by
 	// Close, after which Watch starts none. Both under watchMu. watches counts the Watches'

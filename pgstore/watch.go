@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/deskqueue"
 )
 
@@ -46,6 +47,33 @@ const (
 	reconnectFirst  = 50 * time.Millisecond
 	reconnectMost   = 5 * time.Second
 )
+
+// Head returns the Seq of desk's newest row committed, through this Store or any other
+// (0 for a desk that holds none): one probe of the desks' primary key, on the primary in a
+// Store with standbys (as Desks). It is the server's HeadReader: before a live stream first
+// serves rows from memory it compares them with Head, and reads what is new first, since a
+// commit's notification reaches Watch after the commit, not before the committer learns of
+// it. A head above the last one Head read for the desk may stand for a correction, so the
+// Logs' rows read ahead of the desk before it are not taken (as after Watch names the
+// desk); in a Store with standbys, reads of the desk then wait for a standby that shows it.
+func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, error) {
+	var head int64
+	err := s.pool.QueryRow(ctx, deskHeadSQL, desk).Scan(&head)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: head of desk %q: %w", desk, err)
+	}
+	if head > s.heads.get(desk) { // bumped before it is raised: a Head that finds it raised finds it bumped
+		s.changes.bump(desk)
+		s.heads.raise(desk, head)
+	}
+	if s.replicas.active() {
+		s.replicas.fences.raise(desk, head)
+	}
+	return transcript.Sequence(head), nil
+}
 
 // Watch reports the desks that rows are committed to, by any process on the database: it
 // returns a channel that yields a desk's name after each commit of an Append, AppendBatch

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -425,5 +426,48 @@ func TestNotificationErrorIsNotTheAppends(t *testing.T) {
 				t.Fatalf("the append after them: row %d, %v; want row %d", got.Seq, err, len(appends)+3)
 			}
 		})
+	}
+}
+
+// TestHeadAfterAnotherStoresRedaction: Head tells a desk's newest row committed through
+// another Store at once, without its notification; once it has told of a row above the
+// last it told, a Log of the desk no longer answers from rows it read ahead before, so a
+// row another Store redacted meanwhile comes erased. 0 for a desk that holds none.
+func TestHeadAfterAnotherStoresRedaction(t *testing.T) {
+	t.Parallel()
+	st, dsn := openStore(t)
+	other, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	ctx := t.Context()
+	if head, err := st.Head(ctx, "eng"); head != 0 || err != nil {
+		t.Fatalf("Head of a desk with no row: %d, %v; want 0, nil", head, err)
+	}
+	for i := range 10 {
+		if _, err := other.Append(ctx, "eng", transcript.Message{Author: alice, Content: fmt.Sprint("secret row ", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if head, err := st.Head(ctx, "eng"); head != 10 || err != nil {
+		t.Fatalf("Head after the other Store's appends: %d, %v; want 10, nil", head, err)
+	}
+	log := st.Log("eng")
+	first := mustRead(t, log, 0, 4) // rows 10 to 7, and 6 to 4 read ahead
+	if n, _ := pgstore.ReadAhead(log); n == 0 {
+		t.Fatal("nothing read ahead: the test shows nothing")
+	}
+	redaction, err := other.Append(ctx, "eng", transcript.Message{Corrects: 5, Author: alice, Redacted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head, err := st.Head(ctx, "eng"); head != redaction.Seq || err != nil {
+		t.Fatalf("Head after the other Store's redaction: %d, %v; want %d, nil", head, err, redaction.Seq)
+	}
+	for _, m := range mustRead(t, log, first.Next, 3).Messages {
+		if m.Seq == 5 && (m.Content != "" || !m.Redacted) {
+			t.Fatalf("after Head told of the redaction, the Log answers row 5 as read before it: %q, redacted %v", m.Content, m.Redacted)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 type benchStore interface {
 	server.Store
 	server.Watcher
+	server.HeadReader
 	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
 }
 

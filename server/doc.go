@@ -71,7 +71,11 @@
 // good. The store decides who may correct what: a row the participant may not read is 404,
 // as one that does not exist; not-author (403), redacted (409); a correction of a
 // correction or of a blank row is 400. Every read afterwards shows the row as corrected
-// (Revised, Redacted), streams and the inspector included.
+// (Revised, Redacted), streams and the inspector included. Once a redaction's 201 is sent,
+// no stream writes what it erased: a stream still writing a part it prepared before writes
+// the row erased, however slowly its client reads, and a stream opened or resumed after a
+// redaction committed, by this server or any other process on the store, reads the desk's
+// newest rows first (HeadReader) and never carries it.
 //
 // # Live stream
 //

@@ -133,6 +133,11 @@ func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, w
 		closeStream()
 		return nil, s.internal(ctx, err)
 	}
+	if err := t.catchUp(ctx); err != nil { // what any process committed before now, before anything is served
+		s.hub.release(t)
+		closeStream()
+		return nil, s.internal(ctx, err)
+	}
 	_, head := t.current()
 	st := &stream{
 		s:       s,
@@ -250,6 +255,8 @@ func (st *stream) inParts(part func() (more, rest bool, err error)) (bool, error
 func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest bool, err error) {
 	s := st.s
 	_, head := st.tail.current()
+	var f inFlight
+	f.prepare(st.tail) // before the part's rows are read
 	plan, err := sharing.Prepare(ctx, st.tail.log(), sharing.Query{
 		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who, ExceptAuthor: st.who,
 		MaxBytes: s.opts.MaxAnswerBytes,
@@ -272,51 +279,28 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 	}
 	d := plan.Delta
 	rest = d.Remaining > 0
-	type item struct {
-		at  transcript.Sequence
-		msg *transcript.Message
-		eli *transcript.Elision
-		fix *transcript.Message // a correction
-	}
-	items := make([]item, 0, len(d.Messages)+len(d.Elided)+len(d.Corrections))
+	evs := make([]partEvent, 0, len(d.Messages)+len(d.Elided)+len(d.Corrections))
 	for i := range d.Messages {
-		items = append(items, item{at: d.Messages[i].Seq, msg: &d.Messages[i]})
+		m := &d.Messages[i]
+		evs = append(evs, partEvent{at: m.Seq, row: m, kind: partMessage})
 	}
 	for i := range d.Elided {
-		items = append(items, item{at: d.Elided[i].From, eli: &d.Elided[i]})
+		e := &d.Elided[i]
+		evs = append(evs, partEvent{at: e.From, eli: e, kind: partElided})
 	}
 	for i := range d.Corrections {
-		items = append(items, item{at: d.Corrections[i].Seq, fix: &d.Corrections[i]})
+		c := &d.Corrections[i]
+		evs = append(evs, partEvent{at: c.Seq, row: c, kind: partCorrection})
 	}
-	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.at, b.at) })
-	if len(items) > 0 && !st.mayReceive(ctx) {
+	slices.SortFunc(evs, func(a, b partEvent) int { return cmp.Compare(a.at, b.at) })
+	if len(evs) > 0 && !st.mayReceive(ctx) {
 		return false, false, nil
 	}
-	for _, it := range items {
-		var err error
-		switch {
-		case it.msg != nil:
-			err = out.event("message", it.msg.Seq, it.msg)
-			s.metrics.events[eventMessage].Add(1)
-		case it.fix != nil:
-			err = out.event("correction", it.fix.Seq, it.fix)
-			s.metrics.events[eventCorrection].Add(1)
-		default:
-			err = out.event("elided", it.eli.Through, it.eli)
-			s.metrics.events[eventElided].Add(1)
-		}
-		if err == nil {
-			err = out.batch()
-		}
-		if err != nil {
-			return false, false, err
-		}
+	if more, err := st.writePart(out, evs, &f); !more || err != nil {
+		return false, false, err
 	}
 	st.state = d.Next
-	if len(items) == 0 {
-		return true, rest, nil
-	}
-	return true, rest, out.flush()
+	return true, rest, nil
 }
 
 // tailBehind reports whether the tail, at head, has yet to read the stream's watermark

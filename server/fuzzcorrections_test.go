@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,12 +9,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/posting"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
@@ -24,10 +27,19 @@ import (
 type correctionsDesk struct {
 	t       *testing.T
 	srv     *server.Server
+	other   server.Store      // a second handle on the database, as another process holds
 	secrets map[string]string // by participant's name: operator, coder, triage
 	rows    []fuzzRow         // by Seq-1
 	erased  []string          // every content a redaction erased
 	n       int               // contents made so far
+
+	// held are the streams open all along, one per participant and the operator's rows,
+	// each checking what it writes: once a redaction's 201 is sent (answered), no write
+	// holds what it erased, and none to coder an aside's content. A write that does is
+	// noted in leak, which checkAll reports.
+	mu       sync.Mutex
+	answered []string
+	leak     string
 }
 
 // fuzzRow is a row the fuzzer wrote: by whom, whether an aside to triage, what it said.
@@ -46,13 +58,14 @@ var fuzzParticipants = []struct {
 }{{"operator", operator}, {"coder", coder}, {"triage", triage}}
 
 func newCorrectionsDesk(t *testing.T) *correctionsDesk {
-	st := openSQLite(t, t.TempDir())
+	dir := t.TempDir()
+	st := openSQLite(t, dir)
 	srv, err := server.New(st, server.Options{Rate: rate.Inf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown(context.Background()) })
-	d := &correctionsDesk{t: t, srv: srv, secrets: map[string]string{}}
+	d := &correctionsDesk{t: t, srv: srv, other: openSQLite(t, dir), secrets: map[string]string{}}
 	for _, p := range fuzzParticipants {
 		secret, tok, err := token.New("eng", p.author, time.Now())
 		if err != nil {
@@ -63,7 +76,51 @@ func newCorrectionsDesk(t *testing.T) *correctionsDesk {
 		}
 		d.secrets[p.name] = secret
 	}
+	for _, p := range fuzzParticipants {
+		d.hold(p.name, "/v1/desks/eng/events?after=0")
+	}
+	d.hold("operator", "/v1/desks/eng/rows/events?after=0")
 	return d
+}
+
+// hold opens a stream as who on target for the rest of the test, whose every write
+// heldWriter checks.
+func (d *correctionsDesk) hold(who, target string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequestWithContext(ctx, "GET", target, nil)
+	req.Header.Set("Authorization", "Bearer "+d.secrets[who])
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.srv.ServeHTTP(&heldWriter{d: d, who: who, header: http.Header{}}, req)
+	}()
+	d.t.Cleanup(func() { cancel(); <-done })
+}
+
+// heldWriter is the response of a held stream: it checks each write when it is made.
+type heldWriter struct {
+	d      *correctionsDesk
+	who    string
+	header http.Header
+}
+
+func (w *heldWriter) Header() http.Header { return w.header }
+func (w *heldWriter) WriteHeader(int)     {}
+func (w *heldWriter) Flush()              {}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	d := w.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, gone := range d.answered {
+		if d.leak == "" && bytes.Contains(p, []byte(gone)) {
+			d.leak = fmt.Sprintf("a stream held open as %s writes %s after its redaction's 201:\n%s", w.who, gone, p)
+		}
+	}
+	if w.who == "coder" && d.leak == "" && bytes.Contains(p, []byte("ASIDE")) {
+		d.leak = fmt.Sprintf("a stream held open as coder writes an aside's content:\n%s", p)
+	}
+	return len(p), nil
 }
 
 // do sends one request as who and returns its status and body; a stream is read for a
@@ -144,7 +201,7 @@ func (d *correctionsDesk) step(op, actor, target byte) {
 			fuzzRow{author: who, aside: row.aside, correction: true, corrects: i}) {
 			d.rows[i].contents = append(d.rows[i].contents, c)
 		}
-	default: // a redaction, by the row's author, the operator or anyone
+	default: // a redaction, by the row's author, the operator or anyone, through the server or another process
 		switch {
 		case op&0x20 == 0:
 			who = row.author
@@ -152,13 +209,45 @@ func (d *correctionsDesk) step(op, actor, target byte) {
 			who = "operator"
 		}
 		i := int(target) % len(d.rows)
-		if d.append(who, "DELETE", fmt.Sprintf("/v1/desks/eng/messages/%d", i+1), nil,
-			fuzzRow{author: who, aside: row.aside, correction: true, corrects: i, redacted: true}) {
+		redaction := fuzzRow{author: who, aside: row.aside, correction: true, corrects: i, redacted: true}
+		elsewhere := op&0x80 != 0
+		if elsewhere && d.appendElsewhere(who, i, redaction) ||
+			!elsewhere && d.append(who, "DELETE", fmt.Sprintf("/v1/desks/eng/messages/%d", i+1), nil, redaction) {
 			d.rows[i].redacted = true
 			d.erased = append(d.erased, d.rows[i].contents...)
+			if !elsewhere { // the streams held open learn of it before the 201; of another process's, at the next poll
+				d.mu.Lock()
+				d.answered = append(d.answered, d.rows[i].contents...)
+				d.mu.Unlock()
+			}
 			d.rows[i].contents = nil
 		}
 	}
+}
+
+// appendElsewhere appends a redaction of row i by who through the second handle on the
+// database, as the command line would while the server runs; on success it records the
+// row and reports true.
+func (d *correctionsDesk) appendElsewhere(who string, i int, row fuzzRow) bool {
+	var author transcript.Author
+	for _, p := range fuzzParticipants {
+		if p.name == who {
+			author = p.author
+		}
+	}
+	c, err := posting.PrepareCorrection(author, posting.Correction{Target: transcript.Sequence(i + 1), Redact: true})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	m, _, err := d.other.AppendNew(d.t.Context(), "eng", c)
+	if err != nil {
+		return false // refused by the correction rule
+	}
+	if int(m.Seq) != len(d.rows)+1 {
+		d.t.Fatalf("a redaction through another handle: row %d, want %d", m.Seq, len(d.rows)+1)
+	}
+	d.rows = append(d.rows, row)
+	return true
 }
 
 // append sends a request that appends a row; on 201 it records the row and reports true.
@@ -203,9 +292,16 @@ type fuzzRoute struct {
 	body           any
 }
 
-// checkAll reads the desk through every route as every participant, and the public ones.
+// checkAll reads the desk through every route as every participant, and the public ones,
+// and reports what the streams held open wrote that they must not have.
 func (d *correctionsDesk) checkAll() {
 	d.t.Helper()
+	d.mu.Lock()
+	leak := d.leak
+	d.mu.Unlock()
+	if leak != "" {
+		d.t.Fatal(leak)
+	}
 	for _, p := range fuzzParticipants {
 		routes := []fuzzRoute{
 			{"GET", "/v1/desks/eng/view", nil},
@@ -254,10 +350,12 @@ func (d *correctionsDesk) checkAll() {
 }
 
 // FuzzCorrections: whatever the posts, edits and redactions, by their authors, the
-// operator or anyone (refused), no answer of any route holds content a redaction erased
-// once it committed — views, threads, deltas, streams resumed from the start, searches,
-// the inspector's routes, errors, /metrics —, no search finds it, and no answer to coder
-// holds an aside's content, which coder may never read, through a correction or otherwise.
+// operator or anyone (refused), through the server or another process on its database, no
+// answer of any route holds content a redaction erased once it committed — views, threads,
+// deltas, streams opened after it and resumed from the start, searches, the inspector's
+// routes, errors, /metrics —, no search finds it, no stream held open all along writes it
+// once the redaction's 201 is sent, and no answer to coder holds an aside's content,
+// which coder may never read, through a correction or otherwise.
 func FuzzCorrections(f *testing.F) {
 	for _, seed := range [][]byte{
 		{0, 1, 0, 2, 1, 0, 4, 1, 0},             // a root by coder, edited, redacted
@@ -265,6 +363,8 @@ func FuzzCorrections(f *testing.F) {
 		{0, 0, 0, 1, 2, 0, 2, 2, 1, 0x24, 0, 1}, // a root, triage's first reply, edited, the operator redacts it
 		{0x10, 2, 0, 1, 0, 0, 2, 0, 1, 4, 2, 1}, // triage's aside to the operator, a reply, edited, redacted
 		{0, 1, 0, 0x22, 2, 0, 0x64, 2, 0},       // refusals: an edit and a redaction by another
+		{0, 1, 0, 0x81, 1, 0},                   // a root by coder, redacted by coder through another process
+		{0x10, 2, 0, 2, 2, 0, 0x81, 0, 0},       // triage's aside to the operator, edited, redacted through another process
 	} {
 		f.Add(seed)
 	}

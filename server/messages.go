@@ -71,8 +71,9 @@ func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOut
 
 // appendRow appends m, a post or a correction that posting prepared, to desk: 201 with the
 // stored row, 200 with the row a replayed key names, or the problem for the store's
-// refusal. A new correction is applied at once to the rows the desk's tail holds, before
-// the answer: once the client learns it committed, no stream serves what it replaced.
+// refusal. A correction, new or replayed, is applied at once to the rows the desk's tail
+// holds and to the parts its streams are writing, before the answer: once the client
+// learns it committed, no stream serves what it replaced.
 func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Message) (*appendOutput, error) {
 	// The append itself is not the client's to cancel: once begun it finishes (or times
 	// out), also while the server drains.
@@ -87,6 +88,9 @@ func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Messag
 	}
 	if !created {
 		s.metrics.replayed.Add(1)
+		if stored.IsCorrection() { // committed by another process, perhaps: the tail learns of it before the answer too
+			s.hub.corrected(desk, stored)
+		}
 		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
 	}
 	s.metrics.appended.Add(1)

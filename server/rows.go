@@ -116,6 +116,8 @@ func (st *stream) sendRowsPart(ctx context.Context, out *sseWriter) (more, rest 
 	if head == st.state.Watermark {
 		return true, false, nil
 	}
+	var f inFlight
+	f.prepare(st.tail) // before the part's rows are read
 	p := transcript.NewPager(st.tail.log(), head+1)
 	var fresh []transcript.Message
 read:
@@ -145,19 +147,13 @@ read:
 	if n := transcript.OldestWithin(fresh, st.s.opts.MaxAnswerBytes); n < len(fresh) {
 		fresh, next, rest = slices.Clone(fresh[:n]), fresh[n-1].Seq, true // the part is all the stream holds while it writes
 	}
+	evs := make([]partEvent, len(fresh))
 	for i := range fresh {
-		err := out.event("row", fresh[i].Seq, &fresh[i])
-		if err == nil {
-			err = out.batch()
-		}
-		if err != nil {
-			return false, false, err
-		}
-		st.s.metrics.events[eventMessage].Add(1)
+		evs[i] = partEvent{at: fresh[i].Seq, row: &fresh[i], kind: partRow}
+	}
+	if more, err := st.writePart(out, evs, &f); !more || err != nil {
+		return false, false, err
 	}
 	st.state.Watermark = next
-	if len(fresh) == 0 {
-		return true, rest, nil
-	}
-	return true, rest, out.flush()
+	return true, rest, nil
 }

@@ -17,7 +17,7 @@ import (
 // ends — the client gone, the server draining — never leaves an event half-written by the
 // server, and a client that stops reading is let go after the deadline rather than held.
 // The buffer holds a small batch (sseBatchBytes), or one event larger than that: a caller
-// adds an event and then calls batch, which sends the buffer once it holds that much.
+// adds events and flushes once the buffer holds that much (stream.writePart).
 //
 // It is written here rather than taken from huma's sse package, which names no event
 // "message" on the wire (a row's event is event: message), has no comment lines for
@@ -58,13 +58,11 @@ func (s *sseWriter) event(name string, id transcript.Sequence, data any) error {
 	return nil
 }
 
-// batch sends what was added once it holds sseBatchBytes or more.
-func (s *sseWriter) batch() error {
-	if s.buf.Len() < sseBatchBytes {
-		return nil
-	}
-	return s.flush()
-}
+// buffered returns how many bytes were added since the last flush.
+func (s *sseWriter) buffered() int { return s.buf.Len() }
+
+// truncate drops what was added since the buffer held n bytes.
+func (s *sseWriter) truncate(n int) { s.buf.Truncate(n) }
 
 // comment adds a comment line, which clients ignore: a heartbeat that keeps proxies and
 // the client's idea of the connection alive.

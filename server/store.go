@@ -41,6 +41,16 @@ type Watcher interface {
 	Watch(ctx context.Context) (<-chan string, error)
 }
 
+// HeadReader is an optional capability of a Store: Head returns the Seq of desk's newest
+// row committed by any process (0 for a desk with none), with one small read that holds no
+// row's content. Before a stream first serves from memory, the server compares it with the
+// newest row it holds and reads what is new first, so that a stream opened after a commit
+// elsewhere (a redaction by the command line, or by another serve process) never carries
+// what that commit changed. Without it the server reads the desk's newest row through Log.
+type HeadReader interface {
+	Head(ctx context.Context, desk string) (transcript.Sequence, error)
+}
+
 // Pinger is an optional capability of a Store: GET /healthz calls Ping to learn whether the
 // store answers. Without it, /healthz reads the newest row of one desk.
 type Pinger interface {

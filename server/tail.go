@@ -39,6 +39,7 @@ func (h *hub) acquire(ctx context.Context, desk string) (*tail, error) {
 	t, ok := h.tails[desk]
 	if !ok {
 		t = newTail(desk, h.st.Log(desk), h.st, h.opts, h.metrics)
+		t.heads, _ = h.st.(HeadReader)
 		h.tails[desk] = t
 		h.metrics.tailsOpen.Add(1)
 		if h.stopWatch == nil {
@@ -150,23 +151,28 @@ type tail struct {
 	opts    Options
 	metrics *metrics
 
-	refs     int // streams holding the tail; under hub.mu
+	heads    HeadReader // the store's, when it has one (catchUp)
+	refs     int        // streams holding the tail; under hub.mu
 	loadOnce sync.Once
 	loadErr  error
+
+	refreshing sync.Mutex    // held by a refresh: run's, or catchUp's
+	erased     atomic.Uint64 // redactions applied, in all (noteErasure); written under mu
 
 	pokes chan struct{} // a wake-up is pending (capacity 1: wake-ups coalesce)
 	done  chan struct{} // closed by stop
 	stopO sync.Once
 
-	mu      sync.RWMutex
-	rows    []transcript.Message     // every row of the log from rows[0].Seq to head, ascending, as read or last copied (patches: revised since)
-	bytes   int                      // the content, keys and labels of rows
-	start   bool                     // rows begin at the log's oldest row: nothing is older
-	head    transcript.Sequence      // the newest row read (0 while the log was empty)
-	good    map[[32]byte]token.Token // the desk's tokens, by hash, as read after the rows
-	pending []transcript.Message     // corrections this server appended above head (hub.corrected)
-	patches []transcript.Revision    // what corrections changed in rows since they were copied, ascending Target; never written in place
-	changed chan struct{}
+	mu       sync.RWMutex
+	rows     []transcript.Message     // every row of the log from rows[0].Seq to head, ascending, as read or last copied (patches: revised since)
+	bytes    int                      // the content, keys and labels of rows
+	start    bool                     // rows begin at the log's oldest row: nothing is older
+	head     transcript.Sequence      // the newest row read (0 while the log was empty)
+	good     map[[32]byte]token.Token // the desk's tokens, by hash, as read after the rows
+	pending  []transcript.Message     // corrections this server appended above head (hub.corrected)
+	patches  []transcript.Revision    // what corrections changed in rows since they were copied, ascending Target; never written in place
+	erasures []erasure                // the newest redactions applied, oldest first (noteErasure)
+	changed  chan struct{}
 }
 
 func newTail(desk string, src transcript.Log, tokens token.Store, opts Options, m *metrics) *tail {
@@ -236,7 +242,10 @@ func (t *tail) run() {
 		case <-t.done:
 			return
 		case <-t.pokes:
-			if err := t.refresh(ctx); err != nil && ctx.Err() == nil {
+			t.refreshing.Lock()
+			err := t.refresh(ctx)
+			t.refreshing.Unlock()
+			if err != nil && ctx.Err() == nil {
 				t.opts.Logger.Error("tail refresh", slog.String("desk", t.desk), slog.String("error", err.Error()))
 				// The rows it could not take wait for the next refresh: while the store's
 				// Watcher is up nothing else may come to ask for one.
@@ -256,11 +265,53 @@ func (t *tail) wake() {
 
 func (t *tail) stop() { t.stopO.Do(func() { close(t.done) }) }
 
+// catchUp makes the tail hold every row committed to the desk before it was called, by
+// this process or any other: when the store's newest row of the desk is above the tail's
+// head, it refreshes the tail at once (after a refresh under way, if one is). A stream calls
+// it before it serves anything from the tail, so that a stream opened or resumed after a
+// correction committed, wherever, never serves what the correction replaced or erased.
+// The store tells its head with one small read (HeadReader); a store without one reads
+// its newest row.
+func (t *tail) catchUp(ctx context.Context) error {
+	newest, err := t.newest(ctx)
+	if err != nil {
+		return err
+	}
+	if _, head := t.current(); head >= newest {
+		return nil
+	}
+	t.refreshing.Lock()
+	defer t.refreshing.Unlock()
+	if _, head := t.current(); head >= newest { // the refresh under way read it
+		return nil
+	}
+	return t.refresh(ctx)
+}
+
+// newest returns the Seq of the desk's newest row in the store, 0 for none.
+func (t *tail) newest(ctx context.Context) (transcript.Sequence, error) {
+	if t.heads != nil {
+		head, err := t.heads.Head(ctx, t.desk)
+		if err != nil {
+			return 0, fmt.Errorf("server: desk %q: reading its head: %w", t.desk, err)
+		}
+		return head, nil
+	}
+	page, err := t.src.ReadBefore(ctx, 0, 1)
+	if err != nil {
+		return 0, fmt.Errorf("server: desk %q: reading its newest row: %w", t.desk, err)
+	}
+	if len(page.Messages) == 0 {
+		return 0, nil
+	}
+	return page.Messages[0].Seq, nil
+}
+
 // refreshReadSize is the limit of a refresh's first read: most wake-ups find a row or a few.
 const refreshReadSize = 16
 
 // refresh reads the rows newer than head from the store — one read for up to 15 new rows,
-// growing reads for more — appends them and wakes the streams.
+// growing reads for more — appends them and wakes the streams; t.refreshing is held.
 func (t *tail) refresh(ctx context.Context) error {
 	t.metrics.wakeups.Add(1)
 	t.mu.RLock()

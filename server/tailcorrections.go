@@ -40,8 +40,8 @@ func (t *tail) applyPending(fresh []transcript.Message) {
 // Revised becomes the correction's Seq, unless it is as new already (the store applied
 // the correction before the tail read the row); a redaction erases every held correction
 // of its target older than it, always (a row read before the redaction committed may
-// hold content it erased). Applying a correction twice thus changes nothing. t.mu is
-// held.
+// hold content it erased), and is kept for the parts streams are writing (noteErasure).
+// Applying a correction twice thus changes nothing. t.mu is held.
 func (t *tail) applyCorrections(cs []transcript.Message) {
 	for _, c := range cs {
 		if !c.IsCorrection() {
@@ -57,6 +57,7 @@ func (t *tail) applyCorrections(cs []transcript.Message) {
 		if !c.Redacted {
 			continue
 		}
+		t.noteErasure(erasure{target: c.Corrects, by: c.Seq})
 		for k := i; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ {
 			if m := t.heldRow(k); m.Corrects == c.Corrects && (m.Content != "" || !m.Redacted) {
 				t.patch(m, transcript.Revision{Target: m.Seq, Redacted: true, Revised: m.Revised})

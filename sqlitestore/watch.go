@@ -3,10 +3,12 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/deskqueue"
 )
 
@@ -18,6 +20,31 @@ const (
 	dataVersionSQL = `PRAGMA data_version`
 	headsSQL       = `SELECT name, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks`
 )
+
+// headSQL reads one desk's newest Seq: a probe of the desks' name index and one of the
+// (desk, seq) index. No row: a desk that holds none.
+const headSQL = `SELECT ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks WHERE name = ?1`
+
+// Head returns the Seq of desk's newest row committed to the file, by this Store or any
+// other process, 0 for a desk that holds none; it reads no row's content. It is the
+// server's HeadReader: before a live stream first serves rows from memory it compares
+// them with Head, and reads what is new first, so that a stream opened after another
+// process's commit (a redaction by the command line) never carries what it changed,
+// whereas Watch reports that commit at its next poll only. After Close, ErrClosed.
+func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, error) {
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
+	var head int64
+	err := s.readers.QueryRowContext(ctx, headSQL, desk).Scan(&head)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqlitestore: head of desk %q: %w", desk, err)
+	}
+	return transcript.Sequence(head), nil
+}
 
 // Watch reports the desks that rows are committed to, by this Store or any other process
 // on the file (the transcript append command, while the service runs): it returns a

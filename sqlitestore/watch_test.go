@@ -232,3 +232,31 @@ func TestWatchOtherProcess(t *testing.T) {
 		t.Errorf("Watch gave %q, want from-child", got)
 	}
 }
+
+// TestHeadAcrossStores: Head tells a desk's newest row committed by another Store on the
+// file at once, without waiting for a Watch's poll (here an hour away); 0 for a desk that
+// holds none.
+func TestHeadAcrossStores(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "desk.db")
+	reader, writer := openAt(t, path, sqlitestore.WithWatchInterval(time.Hour)), openAt(t, path)
+	watch(t, reader)
+	if head, err := reader.Head(t.Context(), "eng"); head != 0 || err != nil {
+		t.Fatalf("Head of a desk with no row: %d, %v; want 0, nil", head, err)
+	}
+	for i := 1; i <= 3; i++ {
+		m, err := writer.Append(t.Context(), "eng", transcript.Message{Author: watchAuthor, Content: "a root"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head, err := reader.Head(t.Context(), "eng"); head != m.Seq || err != nil {
+			t.Fatalf("Head after the other Store's append %d: %d, %v; want %d, nil", i, head, err, m.Seq)
+		}
+	}
+	if head, err := reader.Head(t.Context(), "ops"); head != 0 || err != nil {
+		t.Fatalf("Head of another desk: %d, %v; want 0, nil", head, err)
+	}
+	reader.Close()
+	if _, err := reader.Head(t.Context(), "eng"); !errors.Is(err, sqlitestore.ErrClosed) {
+		t.Fatalf("Head after Close: %v, want ErrClosed", err)
+	}
+}

@@ -1,0 +1,226 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/posting"
+	"github.com/sharedesk/transcript/server"
+)
+
+// smallSendBuffers is a listener whose connections send through a small socket buffer, so
+// that a stream's write waits for its client to read, as over a slow network.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(16 << 10)
+	}
+	return c, err
+}
+
+// TestSlowReaderRedaction: a stream writes a part of five rows of nearly 1 MiB each to a
+// client that reads slowly (small socket buffers at both ends). While the stream is still
+// writing the first row, the part's third row is redacted. Once the redaction's 201 is
+// sent, the client never receives the erased content: the row comes erased, as a read
+// after the redaction shows it. On the channel's stream and on the operator's rows.
+func TestSlowReaderRedaction(t *testing.T) {
+	eachStore(t, func(t *testing.T, st server.Store) {
+		srv, err := server.New(st, server.Options{Rate: rate.Inf, Heartbeat: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewUnstartedServer(srv)
+		ts.Listener = smallSendBuffers{ts.Listener}
+		ts.Start()
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			srv.Shutdown(ctx)
+			ts.CloseClientConnections()
+			ts.Close()
+		})
+		e := &env{t: t, st: st, srv: srv, ts: ts}
+		for _, route := range []struct {
+			name, desk, path string
+			reader           transcript.Author
+		}{
+			{"events", "slow1", "/v1/desks/slow1/events?after=0", triage},
+			{"rows", "slow2", "/v1/desks/slow2/rows/events?after=0", operator},
+		} {
+			t.Run(route.name, func(t *testing.T) {
+				e.t = t
+				author := e.token(route.desk, coder)
+				reader := e.token(route.desk, route.reader)
+				const rows, target = 5, 3
+				for i := 1; i <= rows; i++ {
+					marker := fmt.Sprintf("[row %d of the slow part]", i)
+					content := strings.Repeat(marker, (1000<<10)/len(marker))
+					if _, _, err := st.AppendNew(t.Context(), route.desk, transcript.Message{Author: coder, Content: content}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				erased := fmt.Sprintf("[row %d of the slow part]", target)
+
+				body, conn := openSlowStream(t, ts.Listener.Addr().String(), route.path, reader)
+				// Every byte of the stream received: 64 KiB while the first row is being written, then
+				// the rest.
+				var got bytes.Buffer
+				if _, err := io.CopyN(&got, body, 64<<10); err != nil {
+					t.Fatal(err)
+				}
+				first := bytes.Clone(got.Bytes())
+				res := e.do("DELETE", fmt.Sprintf("/v1/desks/%s/messages/%d", route.desk, target), author, nil)
+				redaction := decode[transcript.Message](t, res, http.StatusCreated)
+
+				conn.SetReadDeadline(time.Now().Add(time.Minute))
+				events := readEventsThrough(t, io.MultiReader(bytes.NewReader(first), io.TeeReader(body, &got)), rows) // the part, read after the 201
+				if n := bytes.Count(got.Bytes(), []byte(erased)); n > 0 {
+					t.Fatalf("the stream delivered the erased content (%d copies of its marker) after the redaction's 201", n)
+				}
+				m := events[target]
+				if m.Content != "" || !m.Redacted || m.Revised != redaction.Seq {
+					t.Errorf("row %d came with content of %d bytes, redacted %v, revised %d; want erased: \"\", true, %d",
+						target, len(m.Content), m.Redacted, m.Revised, redaction.Seq)
+				}
+				for i := 1; i <= rows; i++ {
+					if m := events[transcript.Sequence(i)]; i != target && len(m.Content) < 1000<<10-64 {
+						t.Errorf("row %d came with %d bytes of content, want it whole", i, len(m.Content))
+					}
+				}
+			})
+		}
+	})
+}
+
+// openSlowStream opens a stream on path as the holder of secret over a connection with a
+// small receive buffer, and returns the response's body once its header is read.
+func openSlowStream(t *testing.T, addr, path, secret string) (io.Reader, net.Conn) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.(*net.TCPConn).SetReadBuffer(16 << 10); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetDeadline(time.Now().Add(time.Minute))
+	req, err := http.NewRequest("GET", "http://"+addr+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+secret)
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReaderSize(conn, 4<<10), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("stream %s: %s: %s", path, res.Status, b)
+	}
+	return res.Body, conn
+}
+
+// readEventsThrough reads r's events, 4 KiB at a time, until it has read the row with Seq
+// last, and returns the rows of message and row events by Seq.
+func readEventsThrough(t *testing.T, r io.Reader, last transcript.Sequence) map[transcript.Sequence]transcript.Message {
+	t.Helper()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4<<10), 8<<20)
+	rows := make(map[transcript.Sequence]transcript.Message)
+	var name string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && (name == "message" || name == "row"):
+			var m transcript.Message
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &m); err != nil {
+				t.Fatalf("%s event: %v", name, err)
+			}
+			rows[m.Seq] = m
+			if m.Seq == last {
+				return rows
+			}
+		}
+	}
+	t.Fatalf("the stream ended (%v) before row %d; rows read: %d", sc.Err(), last, len(rows))
+	return nil
+}
+
+// TestOtherProcessRedaction: a row the served store holds in memory (a stream is open on
+// its desk and received it) is redacted through a second handle on the same database, as
+// the command line or another serve process would; every stream opened after that
+// redaction returned carries the row erased, never its content, in every one of a bounded
+// number of rounds.
+func TestOtherProcessRedaction(t *testing.T) {
+	eachStoreWithAnother(t, func(t *testing.T, st server.Store, another func() server.Store) {
+		e := newEnv(t, st, server.Options{Rate: rate.Inf, Heartbeat: time.Hour})
+		other := another()
+		author := e.token("eng", coder)
+		reader := e.token("eng", triage)
+		held := e.open("/v1/desks/eng/events", reader) // keeps the desk's rows in the server's memory
+		const rounds = 20
+		late := 0
+		for i := range rounds {
+			secret := fmt.Sprintf("[the secret of round %d]", i)
+			row := e.post(author, map[string]any{"content": secret})
+			for held.event(t).message(t).Seq != row.Seq {
+			}
+			c, err := posting.PrepareCorrection(coder, posting.Correction{Target: row.Seq, Redact: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			redaction, created, err := other.AppendNew(t.Context(), "eng", c)
+			if err != nil || !created {
+				t.Fatalf("the other handle's redaction: %v (created %v)", err, created)
+			}
+			s := e.open("/v1/desks/eng/events?after="+strconv.FormatUint(uint64(row.Seq-1), 10), reader)
+			m := s.event(t).message(t)
+			if m.Seq != row.Seq {
+				t.Fatalf("round %d: the stream's first message is %d, want %d", i, m.Seq, row.Seq)
+			}
+			if m.Content != "" || !m.Redacted || m.Revised != redaction.Seq {
+				late++
+				t.Errorf("round %d: a stream opened after the redaction committed carries row %d with content %q, redacted %v, revised %d",
+					i, m.Seq, m.Content, m.Redacted, m.Revised)
+			}
+			s.close()
+			for held.event(t).event != "correction" {
+			}
+		}
+		if late > 0 {
+			t.Errorf("%d of %d streams opened after the redaction carried the erased content", late, rounds)
+		}
+	})
+}
+
+// event returns the stream's next event, failing when it ends or none comes in 10 s.
+func (s *stream) event(t *testing.T) sseEvent {
+	t.Helper()
+	ev, ok := s.next(10 * time.Second)
+	if !ok {
+		t.Fatal("the stream ended")
+	}
+	return ev
+}
