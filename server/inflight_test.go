@@ -67,7 +67,7 @@ func TestSlowReaderRedaction(t *testing.T) {
 				e.t = t
 				author := e.token(route.desk, coder)
 				reader := e.token(route.desk, route.reader)
-				const rows, target = 5, 3
+				const rows = 5
 				for i := 1; i <= rows; i++ {
 					marker := fmt.Sprintf("[row %d of the slow part]", i)
 					content := strings.Repeat(marker, (1000<<10)/len(marker))
@@ -75,37 +75,70 @@ func TestSlowReaderRedaction(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				erased := fmt.Sprintf("[row %d of the slow part]", target)
-
-				body, conn := openSlowStream(t, ts.Listener.Addr().String(), route.path, reader)
-				// Every byte of the stream received: 64 KiB while the first row is being written, then
-				// the rest.
-				var got bytes.Buffer
-				if _, err := io.CopyN(&got, body, 64<<10); err != nil {
-					t.Fatal(err)
-				}
-				first := bytes.Clone(got.Bytes())
-				res := e.do("DELETE", fmt.Sprintf("/v1/desks/%s/messages/%d", route.desk, target), author, nil)
-				redaction := decode[transcript.Message](t, res, http.StatusCreated)
-
-				conn.SetReadDeadline(time.Now().Add(time.Minute))
-				events := readEventsThrough(t, io.MultiReader(bytes.NewReader(first), io.TeeReader(body, &got)), rows) // the part, read after the 201
-				if n := bytes.Count(got.Bytes(), []byte(erased)); n > 0 {
-					t.Fatalf("the stream delivered the erased content (%d copies of its marker) after the redaction's 201", n)
-				}
-				m := events[target]
-				if m.Content != "" || !m.Redacted || m.Revised != redaction.Seq {
-					t.Errorf("row %d came with content of %d bytes, redacted %v, revised %d; want erased: \"\", true, %d",
-						target, len(m.Content), m.Redacted, m.Revised, redaction.Seq)
-				}
-				for i := 1; i <= rows; i++ {
-					if m := events[transcript.Sequence(i)]; i != target && len(m.Content) < 1000<<10-64 {
-						t.Errorf("row %d came with %d bytes of content, want it whole", i, len(m.Content))
+				t.Run("ahead", func(t *testing.T) {
+					// The part's third row, which the stream has yet to write.
+					const target = 3
+					erased := fmt.Sprintf("[row %d of the slow part]", target)
+					body, conn, first, redaction := slowStreamRedacting(t, e, route.path, route.desk, author, reader, target)
+					var got bytes.Buffer
+					conn.SetReadDeadline(time.Now().Add(time.Minute))
+					events := readEventsThrough(t, io.MultiReader(bytes.NewReader(first), io.TeeReader(body, &got)), rows) // the part, read after the 201
+					if n := bytes.Count(got.Bytes(), []byte(erased)); n > 0 {
+						t.Fatalf("the stream delivered the erased content (%d copies of its marker) after the redaction's 201", n)
 					}
-				}
+					m := events[target]
+					if m.Content != "" || !m.Redacted || m.Revised != redaction.Seq {
+						t.Errorf("row %d came with content of %d bytes, redacted %v, revised %d; want erased: \"\", true, %d",
+							target, len(m.Content), m.Redacted, m.Revised, redaction.Seq)
+					}
+					for i := 1; i <= rows; i++ {
+						if m := events[transcript.Sequence(i)]; i != target && len(m.Content) < 1000<<10-64 {
+							t.Errorf("row %d came with %d bytes of content, want it whole", i, len(m.Content))
+						}
+					}
+				})
+				t.Run("being written", func(t *testing.T) {
+					// The row the stream is writing: it stops within a piece, and the client
+					// resumes from before the row, which then comes erased.
+					const target = 1
+					erased := []byte(fmt.Sprintf("[row %d of the slow part]", target))
+					body, conn, _, redaction := slowStreamRedacting(t, e, route.path, route.desk, author, reader, target)
+					conn.SetReadDeadline(time.Now().Add(time.Minute))
+					late, err := io.ReadAll(body)
+					if err != nil {
+						t.Fatalf("reading the stream after the redaction: %v", err)
+					}
+					// What was written before the 201 may still sit in the two sockets'
+					// buffers (16 KiB each here); the stream writes at most one more piece.
+					if n := bytes.Count(late, erased) * len(erased); n > 64<<10 {
+						t.Fatalf("the stream delivered %d bytes of the erased row after the redaction's 201", n)
+					}
+					if bytes.Contains(late, []byte("event: message\nid: 2\n")) || bytes.Contains(late, []byte("event: row\nid: 2\n")) {
+						t.Fatal("the stream went on past the erased row")
+					}
+					again, _ := openSlowStream(t, ts.Listener.Addr().String(), route.path, reader)
+					m := readEventsThrough(t, again, target)[target]
+					if m.Content != "" || !m.Redacted || m.Revised != redaction.Seq {
+						t.Errorf("resumed, row %d came with content of %d bytes, redacted %v, revised %d; want erased", target, len(m.Content), m.Redacted, m.Revised)
+					}
+				})
 			})
 		}
 	})
+}
+
+// slowStreamRedacting opens a slow stream on path as reader, reads its first 64 KiB (part
+// of the first row), and redacts row target of desk as author. It returns the stream's
+// body and connection, the bytes read before the redaction, and the redaction's row.
+func slowStreamRedacting(t *testing.T, e *env, path, desk, author, reader string, target transcript.Sequence) (io.Reader, net.Conn, []byte, transcript.Message) {
+	t.Helper()
+	body, conn := openSlowStream(t, e.ts.Listener.Addr().String(), path, reader)
+	first := make([]byte, 64<<10)
+	if _, err := io.ReadFull(body, first); err != nil {
+		t.Fatal(err)
+	}
+	res := e.do("DELETE", fmt.Sprintf("/v1/desks/%s/messages/%d", desk, target), author, nil)
+	return body, conn, first, decode[transcript.Message](t, res, http.StatusCreated)
 }
 
 // openSlowStream opens a stream on path as the holder of secret over a connection with a

@@ -72,20 +72,48 @@ func (s *sseWriter) comment(text string) {
 	s.buf.WriteString("\n\n")
 }
 
+// sseChunkBytes is the most a stream hands the connection between two of writePart's
+// checks for a redaction: what it may still write of a row erased while it writes.
+const sseChunkBytes = 16 << 10
+
 // flush sends what was added, in one write, and flushes it to the client.
 func (s *sseWriter) flush() error {
+	_, err := s.flushWhile(nil)
+	return err
+}
+
+// flushWhile sends what was added, as flush does, in writes of at most sseChunkBytes,
+// asking keep (when not nil) before each whether to go on. When keep says no it stops:
+// the rest is dropped unsent, nothing is flushed, and it reports false. A client then holds
+// part of an event, which it never dispatches, and resumes from the last whole one.
+func (s *sseWriter) flushWhile(keep func() bool) (bool, error) {
 	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return err
+		return false, err
 	}
-	if s.buf.Len() > 0 {
-		_, err := s.w.Write(s.buf.Bytes())
-		s.buf.Reset()
-		if s.buf.Cap() > 2*sseBatchBytes {
-			s.buf = bytes.Buffer{} // a large event's room goes back to the heap
+	b := s.buf.Bytes()
+	s.buf.Reset()
+	for len(b) > 0 {
+		if keep != nil && !keep() {
+			s.release()
+			return false, nil
 		}
-		if err != nil {
-			return err
+		n := len(b)
+		if keep != nil {
+			n = min(n, sseChunkBytes)
 		}
+		if _, err := s.w.Write(b[:n]); err != nil {
+			s.release()
+			return false, err
+		}
+		b = b[n:]
 	}
-	return s.rc.Flush()
+	s.release()
+	return true, s.rc.Flush()
+}
+
+// release lets a large event's room go back to the heap once it is sent.
+func (s *sseWriter) release() {
+	if s.buf.Cap() > 2*sseBatchBytes {
+		s.buf = bytes.Buffer{}
+	}
 }

@@ -15,13 +15,19 @@ type erasure struct{ target, by transcript.Sequence }
 // Content "" and Redacted set, the target's Revised at least the redaction. Other rows, and
 // a nil m, are left alone.
 func (e erasure) apply(m *transcript.Message) {
-	switch {
-	case m == nil:
-	case m.Seq == e.target:
-		m.Content, m.Redacted, m.Revised = "", true, max(m.Revised, e.by)
-	case m.Corrects == e.target && m.Seq < e.by:
-		m.Content, m.Redacted = "", true
+	if !e.erases(m) {
+		return
 	}
+	m.Content, m.Redacted = "", true
+	if m.Seq == e.target {
+		m.Revised = max(m.Revised, e.by)
+	}
+}
+
+// erases reports whether e erases m: the target, or a correction of it older than the
+// redaction; never a nil m.
+func (e erasure) erases(m *transcript.Message) bool {
+	return m != nil && (m.Seq == e.target || m.Corrects == e.target && m.Seq < e.by)
 }
 
 // maxErasures is how many of the newest redactions a tail keeps at least (twice as many at
@@ -72,6 +78,29 @@ func (f *inFlight) prepare(t *tail) { *f = inFlight{t: t, seen: t.erased.Load()}
 
 // stale reports whether the tail applied a redaction that erase has not taken in yet.
 func (f *inFlight) stale() bool { return f.t.erased.Load() != f.seen }
+
+// unchanged takes in the redactions the tail applied since f last looked, and reports
+// whether none of them erases a row of evs, events already encoded: false when one does,
+// or when the tail no longer keeps them all.
+func (f *inFlight) unchanged(evs []partEvent) bool {
+	if !f.stale() {
+		return true
+	}
+	more, total, ok := f.t.erasuresSince(f.seen)
+	if !ok {
+		return false
+	}
+	f.erased = append(f.erased, more...)
+	f.seen = total
+	for _, e := range more {
+		for i := range evs {
+			if e.erases(evs[i].row) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // erase writes into m, a row of the part (nil: an event with no row, such as an elision),
 // every redaction the tail applied since the part was prepared. It reports false when the
