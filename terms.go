@@ -28,7 +28,7 @@ import (
 // and its half-width form ｰ, the half-width voiced sound marks ﾞ and ﾟ, the kana repeat
 // marks 〱 to 〵, 〆 and 〼; so "スーパー" holds "スー", "ーパ" and "パー". The iteration marks
 // 々, 〻, ゝ, ゞ, ヽ and ヾ are letters of these scripts. Their characters that are not
-// letters (〇, ㈠, ㋐) separate words, as other numbers and symbols do. Form C keeps
+// letters (〇, ㈀, ㋐) separate words, as other numbers and symbols do. Form C keeps
 // widths apart: "ｶﾀｶﾅ" and "カタカナ" share no word, as "ＡＢＣ" and "abc" share none.
 func Terms(s string) []string {
 	s = norm.NFC.String(s)

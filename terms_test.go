@@ -87,7 +87,7 @@ func TestTermsUnspaced(t *testing.T) {
 		{"Deploy东京Café서울", []string{"deploy", "东", "东京", "京", "café", "서", "서울", "울"}},
 		{"привет世界", []string{"привет", "世", "世界", "界"}},
 		// Characters of these scripts that are not letters separate words.
-		{"二〇二六年 ㈠ ㋐", []string{"二", "二六", "六", "六年", "年"}},
+		{"二〇二六年 ㈀ ㋐", []string{"二", "二六", "六", "六年", "年"}},
 		{"カ・ナ「東」", []string{"カ", "ナ", "東"}},
 	} {
 		if got := transcript.Terms(tc.in); !gocmp.Equal(tc.want, got) {
