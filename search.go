@@ -21,7 +21,8 @@ var ErrBadSearch = errors.New("transcript: bad search")
 // SearchQuery asks one viewer's question of a desk: its newest rows that hold every word
 // of Text.
 type SearchQuery struct {
-	// Text is the words to find, all of them: the terms Terms finds in it, in any order.
+	// Text is the words to find, all of them, in any order: the query's words PlanSearch
+	// finds in it.
 	Text string
 	// Viewer is whose search it is, as in Query: only the rows Viewer may read match
 	// (see Message.ReadableBy), and the zero Author reads only desk rows.
@@ -61,13 +62,20 @@ type Searcher interface {
 // the terms every match holds.
 type SearchPlan struct {
 	SearchQuery
-	Terms []string // Terms(Text): 1 to MaxSearchTerms terms, none above MaxTermBytes
+	// Terms are the query's words (see PlanSearch): 1 to MaxSearchTerms terms, none above
+	// MaxTermBytes.
+	Terms []string
 }
 
 // PlanSearch checks q and returns its plan, or an error matching ErrBadSearch that says
 // what is wrong without quoting the text. Every Searcher of this module starts here.
+//
+// The query's words are Terms(q.Text) without each word of one Han, Hiragana, Katakana
+// or Hangul character that a word of two of them holds, which it implies: "移行" holds the
+// one word "移行", found in "…移行は…" and not in "行移", and "時" the word "時". The
+// query holds 1 to MaxSearchTerms of these words, each at most MaxTermBytes long.
 func PlanSearch(q SearchQuery) (SearchPlan, error) {
-	terms := Terms(q.Text)
+	terms := queryTerms(q.Text)
 	switch {
 	case len(terms) == 0:
 		return SearchPlan{}, fmt.Errorf("%w: the text holds no word", ErrBadSearch)
@@ -90,7 +98,7 @@ func PlanSearch(q SearchQuery) (SearchPlan, error) {
 
 // Matches reports whether m is a match of p, the Before bound aside: m is neither a
 // correction nor blank nor redacted, p's viewer may read it, it lies in p's thread when p
-// has one, and its content holds every term of p.
+// has one, and every one of p.Terms is among Terms(m.Content).
 func (p *SearchPlan) Matches(m *Message) bool {
 	if !Searchable(m) || !m.ReadableBy(p.Viewer) || !p.InScope(m) {
 		return false
@@ -138,8 +146,9 @@ func Searchable(m *Message) bool { return !m.blank() && !m.Redacted }
 
 // IndexTerms returns the terms a store indexes for m: none for a row no search finds (see
 // Searchable), else Terms(m.Content) without the terms longer than MaxTermBytes, which no
-// search holds. Both stores of this module index exactly these, so that they find what
-// memlog's brute force finds, for every script.
+// search holds: every word of one and of two characters of a run of Han, Hiragana,
+// Katakana or Hangul among them. Both stores of this module index exactly these, so that
+// they find what memlog's brute force finds, for every script.
 func IndexTerms(m *Message) []string {
 	if !Searchable(m) {
 		return nil

@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,90 @@ func TestPlanSearch(t *testing.T) {
 			t.Errorf("PlanSearch(%.20q): %v", tc.text, err)
 		case p.Limit != tc.wantLimit:
 			t.Errorf("PlanSearch(%.20q) limit %d: %d, want %d", tc.text, tc.limit, p.Limit, tc.wantLimit)
+		}
+	}
+}
+
+// TestPlanSearchUnspaced: a query's words are its terms without the one-character words
+// of Han, Hiragana, Katakana and Hangul that a two-character word of the query holds, and
+// the limit of words counts what is left.
+func TestPlanSearchUnspaced(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"移行", []string{"移行"}},
+		{"時", []string{"時"}},
+		{"22時", []string{"22", "時"}},
+		{"移行 移", []string{"移行"}},
+		{"移 移行", []string{"移行"}},
+		{"実行 行", []string{"実行"}},
+		{"東京 京都", []string{"東京", "京都"}},
+		{"東京 都", []string{"東京", "都"}},
+		{"Deploy 移行", []string{"deploy", "移行"}},
+		{"a ab", []string{"a", "ab"}}, // other scripts imply nothing
+		{"マイグレーション", []string{"マイ", "イグ", "グレ", "レー", "ーシ", "ショ", "ョン"}},
+		{"한국어", []string{"한국", "국어"}},
+		{"ｶﾞｽ", []string{"ｶﾞ", "ﾞｽ"}},
+		{"か\u3099", []string{"が"}},
+		{strings.Repeat("あい", 8) + "う", []string{"あい", "いあ", "いう"}},
+		{"あいうえおかきくけこさしすせそたち", []string{"あい", "いう", "うえ", "えお", "おか", "かき", "きく", "くけ", "けこ", "こさ", "さし", "しす", "すせ", "せそ", "そた", "たち"}},
+	} {
+		p, err := transcript.PlanSearch(transcript.SearchQuery{Text: tc.text})
+		if err != nil || !slices.Equal(p.Terms, tc.want) {
+			t.Errorf("PlanSearch(%+q) = %+q, %v; want %+q", tc.text, p.Terms, err, tc.want)
+		}
+	}
+	// 17 characters make 16 words of two, and 18 make 17, one too many.
+	_, err := transcript.PlanSearch(transcript.SearchQuery{Text: "あいうえおかきくけこさしすせそたちつ"})
+	if want := "the text holds 17 words, above the limit of 16"; !errors.Is(err, transcript.ErrBadSearch) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("PlanSearch of 18 kana: %v, want ErrBadSearch saying %q", err, want)
+	}
+}
+
+// TestSearchUnspaced: on memlog, a row in Japanese is found by its words, a number beside
+// a character among them, and a word in Katakana; a word of two characters is found where
+// they stand in that order and nowhere else.
+func TestSearchUnspaced(t *testing.T) {
+	log := memlog.New()
+	for _, content := range []string{
+		"移行は22時に実行します。マイグレーション確認済み",
+		"行移 and 時 23",
+		"데이터베이스 이전은 끝났습니다",
+	} {
+		if _, err := log.Append(context.Background(), transcript.Message{Author: transcript.Operator(), Content: content}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		text string
+		want []transcript.Sequence
+	}{
+		{"移行", []transcript.Sequence{1}},
+		{"22時", []transcript.Sequence{1}},
+		{"実行", []transcript.Sequence{1}},
+		{"マイグレーション", []transcript.Sequence{1}},
+		{"確認済み 移行", []transcript.Sequence{1}},
+		{"時", []transcript.Sequence{2, 1}},
+		{"行移", []transcript.Sequence{2}},
+		{"22", []transcript.Sequence{1}},
+		{"移行する", nil},
+		{"グレマイ", nil},
+		{"데이터베이스", []transcript.Sequence{3}},
+		{"이전", []transcript.Sequence{3}},
+		{"베이", []transcript.Sequence{3}},
+		{"이데", nil},
+	} {
+		res, err := log.Search(context.Background(), transcript.SearchQuery{Text: tc.text})
+		if err != nil {
+			t.Fatalf("search %q: %v", tc.text, err)
+		}
+		var got []transcript.Sequence
+		for _, m := range res.Messages {
+			got = append(got, m.Seq)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("search %q found %v, want %v", tc.text, got, tc.want)
 		}
 	}
 }

@@ -66,7 +66,7 @@ type ViewArgs struct {
 
 // SearchDeskArgs are search_desk's arguments.
 type SearchDeskArgs struct {
-	Query     string              `json:"query" jsonschema:"The words to find: a message is a hit when it holds every one of them, in any order and any case. Words are runs of letters and digits; spaces and punctuation only separate them. At most 16 words, each at most 64 bytes."`
+	Query     string              `json:"query" jsonschema:"The words to find: a message is a hit when it holds every one of them, in any order and any case. Words are runs of letters and digits; spaces and punctuation only separate them. In Chinese, Japanese and Korean, written without spaces, each character and each two adjacent characters are words, so 移行 finds 移行は and not 行移. At most 16 words (a query counts the pairs of such a run, not its characters), each at most 64 bytes."`
 	Thread    transcript.Sequence `json:"thread,omitempty" jsonschema:"Search only this message and its direct replies: a thread's root, to search that thread. Absent or 0: the whole desk, every thread included."`
 	Before    transcript.Sequence `json:"before,omitempty" jsonschema:"Only messages below this seq: the next of a previous result, for the hits after it. Absent or 0: from the newest."`
 	Limit     int                 `json:"limit,omitempty" jsonschema:"The most hits. Absent or 0: 20; above 100: 100."`

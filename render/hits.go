@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/sharedesk/transcript"
 )
 
@@ -22,15 +24,18 @@ const (
 // terms (a transcript.SearchPlan's) between MarkOpen and MarkClose: "Deploy at «noon»" for
 // the term "noon". A word is a run of letters and digits with the marks inside it, as
 // transcript.Terms reads one, so "Café" is marked for "café" and "don't" for "don" only in
-// its first part. Invalid UTF-8 is replaced with U+FFFD; nothing else changes.
+// its first part. In a run of Han, Hiragana, Katakana or Hangul, which Terms reads as its
+// characters and each two adjacent ones, the characters of each word found are marked,
+// and marks that touch are one: "«移行»は«22時»に" for the terms "移行", "22" and "時".
+// Invalid UTF-8 is replaced with U+FFFD; nothing else changes.
 func MarkTerms(content string, terms []string) string {
 	content = validUTF8(content)
-	var b strings.Builder
+	m := marker{terms: terms}
 	for i := 0; i < len(content); {
 		start := i
 		r, size := utf8.DecodeRuneInString(content[i:])
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			b.WriteString(content[i : i+size])
+			m.write(content[i:i+size], false)
 			i += size
 			continue
 		}
@@ -41,16 +46,139 @@ func MarkTerms(content string, terms []string) string {
 			}
 			i += size
 		}
-		word := content[start:i]
-		if found(transcript.Terms(word), terms) {
-			b.WriteString(MarkOpen)
-			b.WriteString(word)
-			b.WriteString(MarkClose)
+		m.run(content[start:i])
+	}
+	return m.String()
+}
+
+// marker writes MarkTerms's answer: text, marked or not, each mark closed where the marked
+// text ends, so that marked pieces that touch share one.
+type marker struct {
+	b      strings.Builder
+	terms  []string
+	open   bool            // the last text written was marked
+	unpair map[string]bool // by character: whether Terms reads it as a word of its own
+}
+
+// write appends text, between marks when marked.
+func (m *marker) write(text string, marked bool) {
+	if marked != m.open {
+		if marked {
+			m.b.WriteString(MarkOpen)
 		} else {
-			b.WriteString(word)
+			m.b.WriteString(MarkClose)
+		}
+		m.open = marked
+	}
+	m.b.WriteString(text)
+}
+
+// String returns what m wrote, its last mark closed.
+func (m *marker) String() string {
+	m.write("", false)
+	return m.b.String()
+}
+
+// run writes a run of letters, digits and marks that starts with a letter or a digit: as
+// one word, unless Terms reads more than one in it; then each character Terms reads as a
+// word of its own is marked when that word is among m's terms or when the pair it makes
+// with a neighbour is, and each word of other characters between them as a word is.
+func (m *marker) run(run string) {
+	words := transcript.Terms(run)
+	if len(words) <= 1 {
+		m.write(run, found(words, m.terms))
+		return
+	}
+	chars := characters(run)
+	alone := make([]bool, len(chars))
+	for k, c := range chars {
+		alone[k] = m.ownWord(c)
+	}
+	marked := make([]bool, len(chars))
+	for k := 0; k < len(chars); {
+		if alone[k] {
+			marked[k] = marked[k] || found(transcript.Terms(chars[k]), m.terms)
+			if k+1 < len(chars) && alone[k+1] && found(pairWords(chars[k], chars[k+1]), m.terms) {
+				marked[k], marked[k+1] = true, true
+			}
+			k++
+			continue
+		}
+		j := k + 1
+		for j < len(chars) && !alone[j] {
+			j++
+		}
+		f := found(transcript.Terms(strings.Join(chars[k:j], "")), m.terms)
+		for ; k < j; k++ {
+			marked[k] = f
 		}
 	}
-	return b.String()
+	for k, c := range chars {
+		m.write(c, marked[k])
+	}
+}
+
+// ownWord reports whether Terms reads the character c as a word of its own beside
+// another, as it reads Han, Hiragana, Katakana and Hangul: c twice is then two words, c
+// and the pair, where a character of any other word would make one.
+func (m *marker) ownWord(c string) bool {
+	own, ok := m.unpair[c]
+	if !ok {
+		own = len(transcript.Terms(c+c)) == 2
+		if m.unpair == nil {
+			m.unpair = make(map[string]bool)
+		}
+		m.unpair[c] = own
+	}
+	return own
+}
+
+// characters splits s into its characters as form C composes them: each a letter or a
+// digit with the marks after it, joined to the one before when form C makes one of the
+// two (conjoining Hangul jamo).
+func characters(s string) []string {
+	var chars []string
+	for i := 0; i < len(s); {
+		start := i
+		_, size := utf8.DecodeRuneInString(s[i:])
+		for i += size; i < len(s); i += size {
+			var r rune
+			if r, size = utf8.DecodeRuneInString(s[i:]); !unicode.IsMark(r) {
+				break
+			}
+		}
+		c := s[start:i]
+		if k := len(chars) - 1; k >= 0 && bases(norm.NFC.String(chars[k]+c)) == 1 {
+			chars[k] += c
+		} else {
+			chars = append(chars, c)
+		}
+	}
+	return chars
+}
+
+// bases counts the characters of s that are not marks.
+func bases(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.IsMark(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// pairWords returns the words Terms reads in a and b together that it reads in neither
+// alone: the pair of two characters it reads as words of their own.
+func pairWords(a, b string) []string {
+	var pair []string
+	own := append(transcript.Terms(a), transcript.Terms(b)...)
+	for _, t := range transcript.Terms(a + b) {
+		if !slices.Contains(own, t) {
+			pair = append(pair, t)
+		}
+	}
+	return pair
 }
 
 // found reports whether one of a word's terms is among terms.

@@ -31,6 +31,37 @@ func TestMarkTerms(t *testing.T) {
 	}
 }
 
+// TestMarkTermsUnspaced: in a run of Han, Hiragana, Katakana or Hangul, the characters
+// of each word a search holds are marked, not the whole run, and marks that touch are one.
+func TestMarkTermsUnspaced(t *testing.T) {
+	const row = "移行は22時に実行します。マイグレーション確認済み"
+	for _, tc := range []struct {
+		content, query, want string
+	}{
+		{row, "移行", "«移行»は22時に実行します。マイグレーション確認済み"},
+		{row, "22時", "移行は«22時»に実行します。マイグレーション確認済み"},
+		{row, "実行", "移行は22時に«実行»します。マイグレーション確認済み"},
+		{row, "マイグレーション", "移行は22時に実行します。«マイグレーション»確認済み"},
+		{row, "確認 移行", "«移行»は22時に実行します。マイグレーション«確認»済み"},
+		{"行移 移行と移行", "移行", "行移 «移行»と«移行»"},
+		{"時計と時間", "時", "«時»計と«時»間"},
+		{"東京都", "東京 京都", "«東京都»"},
+		{"deploy東京 Deploy", "deploy", "«deploy»東京 «Deploy»"},
+		{"\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165", "한국", "«\u1112\u1161\u11ab\u1100\u116e\u11a8»\u110b\u1165"},
+		{"か\u3099きが", "が", "«か\u3099»き«が»"},
+		{"ｶﾞｽとガス", "ｶﾞｽ", "«ｶﾞｽ»とガス"},
+		{"데이터베이스 이전", "이터", "데«이터»베이스 이전"},
+	} {
+		p, err := transcript.PlanSearch(transcript.SearchQuery{Text: tc.query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := render.MarkTerms(tc.content, p.Terms); got != tc.want {
+			t.Errorf("MarkTerms(%q, the words of a search for %q) = %q, want %q", tc.content, tc.query, got, tc.want)
+		}
+	}
+}
+
 // TestHitText: one line a hit, in the order given, its header then its content with the
 // words marked; a line break and a control character cannot start a line of their own.
 func TestHitText(t *testing.T) {
@@ -56,6 +87,8 @@ func FuzzMarkTerms(f *testing.F) {
 	f.Add("Café cafe\u0301 CAFÉ", "CAFÉ")
 	f.Add("ΣΟΦΙΑ\u0301 न\u093f 🚀x", "σοφια x")
 	f.Add("a\xffb \u0301e", "a b e")
+	f.Add("移行は22時に実行します。マイグレーション", "移行 22時 ション")
+	f.Add("\u1112\u1161\u11ab\u1100\u116e\u11a8 か\u3099き ｶﾞｽ", "한국 がき ｶﾞ")
 	f.Fuzz(func(t *testing.T, content, query string) {
 		if strings.Contains(content, render.MarkOpen) || strings.Contains(content, render.MarkClose) {
 			return

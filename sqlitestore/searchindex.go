@@ -164,10 +164,12 @@ const (
 	indexChunkBytes = 16 << 20
 )
 
-// termsVersion names the tables transcript.Terms computes terms with: Go's Unicode tables
-// (letters, digits, marks, lower case) and x/text's normalization tables. The same content
-// gives the same terms while they stay the same.
-var termsVersion = "unicode " + unicode.Version + ", norm " + norm.Version
+// termsVersion names the rules and tables transcript.Terms computes terms with: the
+// revision of its rules (2: runs of Han, Hiragana, Katakana and Hangul read as words of one
+// and two characters), Go's Unicode tables (scripts, letters, digits, marks, lower case)
+// and x/text's normalization tables. The same content gives the same terms while they stay
+// the same.
+var termsVersion = "terms 2, unicode " + unicode.Version + ", norm " + norm.Version
 
 // searchIndexVersion is the search index's schema version: the first that has it.
 const searchIndexVersion = 9

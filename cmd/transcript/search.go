@@ -17,7 +17,9 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 Search a desk for the messages that hold every one of WORDS, newest first, among the rows
 --as may read: an aside it may not read is found by nothing, and no answer shows that one
 holds the words. A word is a run of letters and digits, compared in lower case and with
-accents as typed ("Café" finds "café", not "cafe"); give 1 to 16 of them. An edited message
+accents as typed ("Café" finds "café", not "cafe"); in Chinese, Japanese and Korean, written
+without spaces, a word is a character or two adjacent ones, and longer words are found by
+their pairs ("移行" finds "…移行は…", not "行移"); give 1 to 16 words. An edited message
 is found by its new words only, a redacted one by none. Flags may come after the words too;
 words that start with "-" go after "--".
 

@@ -156,6 +156,56 @@ func TestSearch(t *testing.T) {
 	})
 }
 
+// unspacedDesk is a desk in the import format whose rows are written in Japanese and
+// Korean, without spaces between words:
+//
+//	1 ana     "移行は22時に実行します。マイグレーション確認済み"
+//	2 triage  "行移 と 時" (the characters of "移行", in the other order)
+//	3 bo      "데이터베이스 이전은 끝났습니다"
+const unspacedDesk = `{"author":{"type":"person","id":"ana","label":"Ana"},"content":"移行は22時に実行します。マイグレーション確認済み"}
+{"author":{"type":"agent","id":"triage","label":"Triage"},"content":"行移 と 時"}
+{"author":{"type":"person","id":"bo","label":"Bo"},"content":"데이터베이스 이전은 끝났습니다"}
+`
+
+// TestSearchUnspaced: search finds a row in Japanese by its words, a number beside a
+// character, and a word in Katakana, on every backend; two characters are found where they
+// stand in that order only; and the text format marks the words found, not the whole run.
+func TestSearchUnspaced(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
+		c := newCLI(t, newDB(t))
+		c.ok("import", c.writeFile("unspaced.jsonl", []byte(unspacedDesk)))
+		for _, tc := range []struct {
+			words []string
+			want  []transcript.Sequence
+		}{
+			{[]string{"移行"}, []transcript.Sequence{1}},
+			{[]string{"22時"}, []transcript.Sequence{1}},
+			{[]string{"実行"}, []transcript.Sequence{1}},
+			{[]string{"マイグレーション"}, []transcript.Sequence{1}},
+			{[]string{"確認済み", "移行"}, []transcript.Sequence{1}},
+			{[]string{"時"}, []transcript.Sequence{2, 1}},
+			{[]string{"行移"}, []transcript.Sequence{2}},
+			{[]string{"移行する"}, nil},
+			{[]string{"데이터베이스"}, []transcript.Sequence{3}},
+			{[]string{"이전"}, []transcript.Sequence{3}},
+			{[]string{"이데"}, nil},
+		} {
+			args := append([]string{"search", "--format", "json"}, tc.words...)
+			got := decode[searchJSONOut](t, strings.Join(args, " "), c.ok(args...))
+			wantSeqs(t, strings.Join(args, " "), got.Messages, tc.want)
+		}
+		for words, want := range map[string]string{
+			"移行":       "#1 Ana (person:ana): «移行»は22時に実行します。マイグレーション確認済み\n",
+			"22時":      "#1 Ana (person:ana): 移行は«22時»に実行します。マイグレーション確認済み\n",
+			"マイグレーション": "#1 Ana (person:ana): 移行は22時に実行します。«マイグレーション»確認済み\n",
+		} {
+			if got := c.ok("search", words); got != want {
+				t.Errorf("search %s in text: %q, want %q", words, got, want)
+			}
+		}
+	})
+}
+
 // TestSearchRefusesWithoutQuoting: a search the rules refuse (no word, more than 16 words,
 // a word longer than 64 bytes) is a usage error that says which rule, and never quotes the
 // words, which may be anything the user typed.

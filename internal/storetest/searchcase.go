@@ -12,7 +12,8 @@ import (
 )
 
 // searchWords is the vocabulary of the search checks: each entry lists spellings Terms must
-// make one word of (composed and decomposed, upper and lower case), in several scripts.
+// read alike (composed and decomposed, upper and lower case), in several scripts, those
+// written without spaces among them.
 var searchWords = [][]string{
 	{"café", "cafe\u0301", "CAFÉ", "Cafe\u0301"},
 	{"straße", "STRAẞE", "Straße"},
@@ -28,6 +29,13 @@ var searchWords = [][]string{
 	{"ａｂｃ", "ＡＢＣ"},
 	{"１２３"},
 	{"東京"},
+	{"移行は22時に実行します"},
+	{"マイグレーション確認済み"},
+	{"迁移数据库"},
+	{"데이터베이스", "\u1103\u1166\u110b\u1175\u1110\u1165\u1107\u1166\u110b\u1175\u1109\u1173"},
+	{"がぎ", "か\u3099き\u3099"},
+	{"ｶﾞｽ"},
+	{"人々"},
 	{"مرحبا"},
 	{"deploy", "Deploy", "DEPLOY"},
 	{"migration", "Migration"},
@@ -180,8 +188,9 @@ func NewSearchCase(seed uint64, n int) SearchCase {
 }
 
 // searchTexts returns the searches of c: each word of the vocabulary in a spelling drawn
-// at random, a few pairs, the markers of asides, the first words of every erased or edited
-// row as it was written, and refused searches.
+// at random, a few pairs, words inside runs of Han, Hiragana, Katakana and Hangul, the
+// markers of asides, the first words of every erased or edited row as it was written, and
+// refused searches.
 func searchTexts(r *rand.Rand, c SearchCase) []string {
 	var texts []string
 	for _, w := range searchWords {
@@ -200,6 +209,9 @@ func searchTexts(r *rand.Rand, c SearchCase) []string {
 			texts = append(texts, m.Content)
 		}
 	}
+	// Words inside runs of Han, Hiragana, Katakana and Hangul: a character, two adjacent
+	// ones, a number beside one, and characters in an order no row holds.
+	texts = append(texts, "移行", "22時", "実行", "マイグレーション", "時", "行移", "確認 移行", "済み移行", "数据", "이터", "터데", "ぎ")
 	texts = append(texts, "", "!!! 🚀 …", strings.Repeat("a", transcript.MaxTermBytes+1),
 		strings.Repeat("é", transcript.MaxTermBytes/2), strings.Repeat("w ", transcript.MaxSearchTerms)+"x")
 	return texts
@@ -208,7 +220,8 @@ func searchTexts(r *rand.Rand, c SearchCase) []string {
 // SearchModel answers q over rows, a whole desk oldest first, by a direct reading of the
 // search rules, independent of transcript.SearchPlan: the newest rows below q.Before that
 // are neither corrections, blank nor redacted, that q.Viewer may read, that lie in
-// q.Thread's scope and that hold every term of q.Text; at most q.Limit of them, fewer once
+// q.Thread's scope and that hold every word of q.Text (its terms, less the characters a
+// word of two characters among them holds); at most q.Limit of them, fewer once
 // their content reaches transcript.PageBytes; Next the oldest returned when more match.
 func SearchModel(rows []transcript.Message, q transcript.SearchQuery) (transcript.SearchResult, error) {
 	return searchModel(rows, nil, q)
@@ -221,7 +234,7 @@ func (c SearchCase) Model(q transcript.SearchQuery) (transcript.SearchResult, er
 
 // searchModel is SearchModel, with rowTerms[i] the terms of rows[i] when rowTerms is not nil.
 func searchModel(rows []transcript.Message, rowTerms [][]string, q transcript.SearchQuery) (transcript.SearchResult, error) {
-	terms := transcript.Terms(q.Text)
+	terms := queryWords(q.Text)
 	long := false
 	for _, t := range terms {
 		long = long || len(t) > 64
@@ -261,6 +274,28 @@ func searchModel(rows []transcript.Message, rowTerms [][]string, q transcript.Se
 		res.Next = matches[n-1].Seq
 	}
 	return res, nil
+}
+
+// queryWords is the words a search for text holds, read directly: the terms of text
+// without each one that a word of two characters among them holds (a term whose own terms
+// are more than itself is such a word, and its other terms are its two characters).
+func queryWords(text string) []string {
+	terms := transcript.Terms(text)
+	implied := make(map[string]bool)
+	for _, t := range terms {
+		if own := transcript.Terms(t); len(own) > 1 {
+			for _, u := range own {
+				implied[u] = implied[u] || u != t
+			}
+		}
+	}
+	var words []string
+	for _, t := range terms {
+		if !implied[t] {
+			words = append(words, t)
+		}
+	}
+	return words
 }
 
 // modelReads is who may read m, read directly: a desk row everyone; an aside the operator,
