@@ -31,7 +31,7 @@ func SetWatchPingAfter(s *Store, d time.Duration) { s.hooks.pingAfter = d }
 
 // MigrateTo brings the schema of pool's database up to version (at most LatestVersion).
 func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int) error {
-	return migrate(ctx, pool, version, true)
+	return migrate(ctx, pool, version, true, nil)
 }
 
 // LatestVersion is the schema version this package migrates to.
@@ -140,3 +140,41 @@ const (
 	SearchRecentRows = searchRecentRows
 	SearchProbeRows  = searchProbeRows
 )
+
+// TermsRow returns the row of transcript_terms an append of m, stored as row m.Seq of
+// desk, writes (desk, readers, seq, parent, terms, keys), or nil when it writes none; and
+// the rows of transcript_term_readers it writes (desk, kind, id, readers).
+func TermsRow(desk string, m *transcript.Message) (row []any, readers [][]any) {
+	terms := indexTerms(m)
+	if terms == "" {
+		return nil, nil
+	}
+	set := readerSetKey(m)
+	keys := make([]int64, 0, 8)
+	for _, t := range transcript.IndexTerms(m) {
+		keys = append(keys, termKey(desk, t)^set)
+	}
+	if set != 0 {
+		for _, a := range m.Readers() {
+			readers = append(readers, []any{desk, int16(a.Kind), a.ID, set})
+		}
+	}
+	return []any{desk, set, int64(m.Seq), int64(m.Parent), transcript.IndexTerms(m), keys}, readers
+}
+
+// TermKeys returns the keys a search of desk sends for terms, for the EXPLAIN tests.
+func TermKeys(desk string, terms []string) []int64 { return termKeys(desk, terms) }
+
+// RebuildTerms rebuilds the search index of pool's database, as a migration does, telling
+// progress how it goes.
+func RebuildTerms(ctx context.Context, pool *pgxpool.Pool, progress ReindexProgress) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if err := rebuildTerms(ctx, tx, progress); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
