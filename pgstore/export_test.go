@@ -178,3 +178,46 @@ func RebuildTerms(ctx context.Context, pool *pgxpool.Pool, progress ReindexProgr
 	}
 	return tx.Commit(ctx)
 }
+
+// oldInsertTermsSQL is insertTermsSQL as schema version 8 had it: bare terms, no reader
+// set, for the benchmark of the index's append cost against the old one.
+const oldInsertTermsSQL = `
+INSERT INTO transcript_terms (desk, seq, terms)
+SELECT $1, d.head - $2 + r.ord, string_to_array(r.terms, ' ')
+FROM transcript_desks d, unnest($3::text[]) WITH ORDINALITY AS r(terms, ord)
+WHERE d.name = $1 AND r.terms <> ''`
+
+// RawAppend appends m, a root without a key whose Audience is final, to desk of pool's
+// database in one round trip, as an append of a root does (BEGIN, the head's move, the
+// insert, its terms, COMMIT; no notification): with its terms as this package writes them
+// (old false, schema version 9 or later), or as version 8 wrote them (old, a database at
+// version 8). The two are the same work but the index's.
+func RawAppend(ctx context.Context, pool *pgxpool.Pool, desk string, m transcript.Message, old bool) error {
+	rows := []transcript.Message{m}
+	args, err := insertArgs(desk, rows, true)
+	if err != nil {
+		return err
+	}
+	var b pgx.Batch
+	b.Queue(beginSQL)
+	b.Queue(lockHeadSQL, desk, int64(1))
+	b.Queue(insertSQL, args...)
+	n := 0
+	if old {
+		if terms := indexTerms(&m); terms != "" {
+			b.Queue(oldInsertTermsSQL, desk, int64(1), []string{terms})
+			n = 1
+		}
+	} else {
+		n = queueTerms(&b, desk, rows, args, false)
+	}
+	b.Queue("COMMIT")
+	br := pool.SendBatch(ctx, &b)
+	defer br.Close()
+	for range 4 + n {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return br.Close()
+}

@@ -36,18 +36,22 @@ WHERE (desk, seq) > ($1, $2)
 ORDER BY desk, seq
 LIMIT $3`
 
-// reindexTermsSQL inserts the terms $5, their keys $6 and reader sets $2 of the rows of
-// desks $1, seqs $3 and parents $4 (as insertTermsSQL takes them).
-const reindexTermsSQL = `
-INSERT INTO transcript_terms (desk, readers, seq, parent, terms, keys)
-SELECT u.desk, u.readers, u.seq, u.parent, string_to_array(u.terms, ' '), string_to_array(u.keys, ' ')::bigint[]
-FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[]) AS u(desk, readers, seq, parent, terms, keys)`
+// reindexColumns are the columns of transcript_terms rebuildTerms copies into it.
+var reindexColumns = []string{"desk", "readers", "seq", "parent", "terms", "keys"}
 
 // reindexReadersSQL is insertReadersSQL for rows of several desks ($1).
 const reindexReadersSQL = `
 INSERT INTO transcript_term_readers (desk, kind, id, readers)
 SELECT r.desk, r.kind, r.id, r.readers FROM unnest($1::text[], $2::smallint[], $3::text[], $4::bigint[]) AS r(desk, kind, id, readers)
 ON CONFLICT DO NOTHING`
+
+// termsIndexesSQL lists transcript_terms' indexes but its primary key: each one's name, as
+// DROP INDEX takes it, and the statement that creates it.
+const termsIndexesSQL = `
+SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
+FROM pg_index AS i
+WHERE i.indrelid = 'transcript_terms'::regclass AND NOT i.indisprimary
+ORDER BY 1`
 
 // ReindexProgress is told how a rebuild of the search index goes: done of total rows
 // indexed so far, after each batch, from the first (done 0) to the last (done == total).
@@ -82,16 +86,78 @@ func syncTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) error {
 // rebuildTerms empties the search index and indexes every stored row again, in Go, in
 // tx: each searchable row's terms (transcript.IndexTerms of it as stored), their keys and
 // its reader set, reindexBatch rows at a time, reporting to progress (if not nil) after
-// each batch; then records termsVersion and, when it indexed any row, analyzes the tables,
-// so that the planner knows them from the first search on. A store without rows is left
-// without statistics, as a new store is.
+// each batch; the terms' indexes but the primary key are dropped meanwhile and built again
+// after, at once, which costs less than keeping them row by row. It then records
+// termsVersion and, when it indexed any row, analyzes the tables, so that the planner
+// knows them from the first search on. A store without rows is left without statistics,
+// as a new store is.
 func rebuildTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) error {
 	if _, err := tx.Exec(ctx, `TRUNCATE transcript_terms, transcript_term_readers, transcript_terms_version`); err != nil {
 		return fmt.Errorf("empty the search index: %w", err)
 	}
+	// Each batch's read is planned with its bounds, so that it is a range of the primary
+	// key, never a generic plan that sorts the table.
+	if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_custom_plan`); err != nil {
+		return fmt.Errorf("index the stored rows: %w", err)
+	}
+	indexes, err := dropTermsIndexes(ctx, tx)
+	if err != nil {
+		return err
+	}
+	indexed, err := fillTerms(ctx, tx, progress)
+	if err != nil {
+		return err
+	}
+	for _, create := range indexes {
+		if _, err := tx.Exec(ctx, create); err != nil {
+			return fmt.Errorf("build the search index: %w", err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO transcript_terms_version (terms) VALUES ($1)`, termsVersion); err != nil {
+		return fmt.Errorf("record the search index's terms version: %w", err)
+	}
+	if indexed == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, "ANALYZE transcript_terms, transcript_term_readers"); err != nil {
+		return fmt.Errorf("analyze the indexed rows: %w", err)
+	}
+	return nil
+}
+
+// dropTermsIndexes drops transcript_terms' indexes but its primary key, in tx, and returns
+// the statements that create them again.
+func dropTermsIndexes(ctx context.Context, tx pgx.Tx) ([]string, error) {
+	rows, err := tx.Query(ctx, termsIndexesSQL)
+	if err != nil {
+		return nil, fmt.Errorf("list the search index's indexes: %w", err)
+	}
+	var names, creates []string
+	for rows.Next() {
+		var name, create string
+		if err := rows.Scan(&name, &create); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list the search index's indexes: %w", err)
+		}
+		names, creates = append(names, name), append(creates, create)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list the search index's indexes: %w", err)
+	}
+	for _, name := range names {
+		if _, err := tx.Exec(ctx, "DROP INDEX "+name); err != nil {
+			return nil, fmt.Errorf("drop the search index's index %s: %w", name, err)
+		}
+	}
+	return creates, nil
+}
+
+// fillTerms indexes every stored row (rebuildTerms) into the empty tables, and returns how
+// many rows it gave terms.
+func fillTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) (int, error) {
 	var total int64
 	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(head), 0)::bigint FROM transcript_desks`).Scan(&total); err != nil {
-		return fmt.Errorf("count the stored rows: %w", err)
+		return 0, fmt.Errorf("count the stored rows: %w", err)
 	}
 	if progress != nil {
 		progress(0, total)
@@ -105,13 +171,12 @@ func rebuildTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) erro
 	for {
 		rows, err := tx.Query(ctx, reindexRowsSQL, after, seq, reindexBatch)
 		if err != nil {
-			return fmt.Errorf("index the stored rows: %w", err)
+			return 0, fmt.Errorf("index the stored rows: %w", err)
 		}
 		var (
-			desks, terms, keys     []string
-			readers, seqs, parents []int64
-			sets                   readerSets
-			n                      int
+			copied [][]any
+			sets   readerSets
+			n      int
 		)
 		for rows.Next() {
 			var (
@@ -122,39 +187,42 @@ func rebuildTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) erro
 			)
 			if err := rows.Scan(&after, &seq, &parent, &kind, &m.Author.ID, &audience, &m.Content, &corrects, &m.Redacted); err != nil {
 				rows.Close()
-				return fmt.Errorf("index the stored rows: %w", err)
+				return 0, fmt.Errorf("index the stored rows: %w", err)
 			}
 			n++
 			m.Author.Kind, m.Corrects = transcript.AuthorKind(kind), transcript.Sequence(corrects)
-			t := indexTerms(&m)
-			if t == "" {
+			terms := transcript.IndexTerms(&m)
+			if len(terms) == 0 {
 				continue
 			}
 			if audience != nil {
 				if m.Audience, err = audiences.decode(audience); err != nil {
 					rows.Close()
-					return fmt.Errorf("index the stored rows: the audience of row %d of desk %q: %v", seq, after, err)
+					return 0, fmt.Errorf("index the stored rows: the audience of row %d of desk %q: %v", seq, after, err)
 				}
 			}
 			set := readerSetKey(&m)
 			if set != 0 {
 				sets.add(after, &m, set)
 			}
-			desks, readers, seqs, parents = append(desks, after), append(readers, set), append(seqs, seq), append(parents, parent)
-			terms, keys = append(terms, t), append(keys, rowKeys(after, t, set))
+			keys := termKeys(after, terms)
+			for i := range keys {
+				keys[i] ^= set
+			}
+			copied = append(copied, []any{after, set, seq, parent, terms, keys})
 		}
 		if err := rows.Err(); err != nil {
-			return fmt.Errorf("index the stored rows: %w", err)
+			return 0, fmt.Errorf("index the stored rows: %w", err)
 		}
-		indexed += len(desks)
-		if len(desks) > 0 {
-			if _, err := tx.Exec(ctx, reindexTermsSQL, desks, readers, seqs, parents, terms, keys); err != nil {
-				return fmt.Errorf("index the stored rows: %w", err)
+		indexed += len(copied)
+		if len(copied) > 0 {
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"transcript_terms"}, reindexColumns, pgx.CopyFromRows(copied)); err != nil {
+				return 0, fmt.Errorf("index the stored rows: %w", err)
 			}
 		}
 		if len(sets.desks) > 0 {
 			if _, err := tx.Exec(ctx, reindexReadersSQL, sets.desks, sets.kinds, sets.ids, sets.readers); err != nil {
-				return fmt.Errorf("index the stored rows' reader sets: %w", err)
+				return 0, fmt.Errorf("index the stored rows' reader sets: %w", err)
 			}
 		}
 		done += int64(n)
@@ -168,14 +236,5 @@ func rebuildTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) erro
 	if progress != nil {
 		progress(total, total)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO transcript_terms_version (terms) VALUES ($1)`, termsVersion); err != nil {
-		return fmt.Errorf("record the search index's terms version: %w", err)
-	}
-	if indexed == 0 {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, "ANALYZE transcript_terms, transcript_term_readers"); err != nil {
-		return fmt.Errorf("analyze the indexed rows: %w", err)
-	}
-	return nil
+	return indexed, nil
 }
