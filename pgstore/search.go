@@ -21,6 +21,12 @@ var _ transcript.Searcher = (*deskLog)(nil)
 // (a word in one row in 200), few enough to read in a few milliseconds.
 const searchRecentRows = 1024
 
+// searchRecentWindows are the windows of searchSQL's recent rows, newest first, as the
+// distances below the bound of their lowest seq and of the one above their highest: a
+// common word's page is found in the first, of 64 rows, without reading the rest of the
+// newest 1,024 in a set that holds it rarely.
+var searchRecentWindows = fmt.Sprintf("(%d, 0), (%d, %d), (%d, %d)", searchRecentRows/16, searchRecentRows/4, searchRecentRows/16, searchRecentRows, searchRecentRows/4)
+
 // searchProbeRows is how many rows, of every desk, holding a search's terms the GIN index
 // may return for searchSQL to sort them: a rare word's older rows. More, and the word is
 // common: searchSQL walks the desk's older rows in windows instead.
@@ -64,9 +70,10 @@ const searchSetsSQL = `sets AS MATERIALIZED (
 // and reads a bounded number of rows whatever the planner knows of the terms or of the
 // tables. The bound b is $3, or the desk's head + 1 (one probe of transcript_desks'
 // primary key): seqs are dense, so recent, the viewer's rows of seqs b-1,024 to b-1
-// (searchRecentRows), read in each set backwards on the terms' primary key until the set
-// has its $9 matches (searchWindowSQL), are at most 1,024 rows, and a common word's page
-// is there; the search stops when it has its rows. Else it asks
+// (searchRecentRows), are at most 1,024 rows, and a common word's page is there. They are
+// read in three windows (searchRecentWindows), in each set backwards on the terms' primary
+// key until the set has its $9 matches of the window (searchWindowSQL); the search stops
+// when it has its rows. Else it asks
 // the GIN index, set by set, for the rows holding every term (probe: the keys of $10 xor
 // the set, which are this desk's and this set's), at most searchProbeRows+1 a set: a rare
 // word's rows are all there, and the search keeps those below recent's whose terms and
@@ -90,6 +97,8 @@ WITH bound AS MATERIALIZED (
 	) AS p
 ), common AS MATERIALIZED (
 	SELECT coalesce(max(n), 0) > ` + fmt.Sprint(searchProbeRows) + ` AS common FROM (SELECT count(*) AS n FROM probe GROUP BY set) AS c
+), recent AS (
+	SELECT b - v.lo AS lo, b - v.hi AS hi FROM bound, (VALUES ` + searchRecentWindows + `) AS v(lo, hi)
 ), windows AS (
 	SELECT greatest(lo, 1) AS lo, hi FROM (
 		WITH RECURSIVE w(lo, hi) AS (
@@ -99,7 +108,7 @@ WITH bound AS MATERIALIZED (
 		) SELECT lo, hi FROM w
 	) AS w WHERE hi > 1
 ), hits AS (
-	(` + searchWindowSQL("(SELECT b FROM bound) - "+fmt.Sprint(searchRecentRows), "(SELECT b FROM bound)") + `) -- recent
+	(SELECT t.seq FROM recent AS w CROSS JOIN LATERAL (` + searchWindowSQL("w.lo", "w.hi") + `) AS t)
 	UNION ALL
 	(SELECT seq FROM probe
 	WHERE desk = $1 AND readers = set AND terms @> $2::text[]
