@@ -135,7 +135,7 @@ var (
 )
 
 // SearchRecentRows and SearchProbeRows are how many of a desk's newest rows a search reads
-// first and how many of the GIN index's rows it may sort, for the EXPLAIN tests.
+// first and how many of the GIN index's rows of a set it may sort, for the EXPLAIN tests.
 const (
 	SearchRecentRows = searchRecentRows
 	SearchProbeRows  = searchProbeRows

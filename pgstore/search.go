@@ -27,9 +27,9 @@ const searchRecentRows = 1024
 // newest 1,024 in a set that holds it rarely.
 var searchRecentWindows = fmt.Sprintf("(%d, 0), (%d, %d), (%d, %d)", searchRecentRows/16, searchRecentRows/4, searchRecentRows/16, searchRecentRows, searchRecentRows/4)
 
-// searchProbeRows is how many rows, of every desk, holding a search's terms the GIN index
-// may return for searchSQL to sort them: a rare word's older rows. More, and the word is
-// common: searchSQL walks the desk's older rows in windows instead.
+// searchProbeRows is how many rows of one reader set of the desk holding a search's terms
+// the GIN index may return for searchSQL to sort them: a rare word's older rows. More, and
+// the word is common: searchSQL walks the viewer's older rows in windows instead.
 const searchProbeRows = 4096
 
 // searchColumns are messageColumnList of transcript_messages AS m.
@@ -73,9 +73,9 @@ const searchSetsSQL = `sets AS MATERIALIZED (
 // (searchRecentRows), are at most 1,024 rows, and a common word's page is there. They are
 // read in three windows (searchRecentWindows), in each set backwards on the terms' primary
 // key until the set has its $9 matches of the window (searchWindowSQL); the search stops
-// when it has its rows. Else it asks
-// the GIN index, set by set, for the rows holding every term (probe: the keys of $10 xor
-// the set, which are this desk's and this set's), at most searchProbeRows+1 a set: a rare
+// when it has its rows. Else it asks the GIN index, set by set, for the rows holding every
+// term (probe: the keys of $10 xor the set, which are this desk's and this set's), at
+// most searchProbeRows+1 a set: a rare
 // word's rows are all there, and the search keeps those below recent's whose terms and
 // set it checks exactly (a key is a hash), in order. A word with more rows in a set is
 // common there: the search reads the older rows in windows of seqs, each 4 times the last
