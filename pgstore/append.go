@@ -306,12 +306,18 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	)
 	b.Queue(beginSQL)
 	b.Queue(lockHeadSQL, desk, int64(len(rows)))
-	terms := 0 // the results of the terms' insert: none when keyed (insertKeySQL inserts them)
+	terms := 0 // the results of the terms' inserts (when keyed, insertKeySQL inserts the terms)
 	if keyed {
-		b.Queue(insertKeySQL, append(args, s.keyedTerms(&rows[0]))...)
+		kargs := keyedTermsArgs(desk, &rows[0], s.hooks.noTerms)
+		b.Queue(insertKeySQL, append(args, kargs...)...)
+		if r := kargs[2].(int64); r != 0 {
+			var sets readerSets
+			sets.add(desk, &rows[0], r)
+			terms = sets.queue(&b, desk)
+		}
 	} else {
 		b.Queue(insertSQL, args...)
-		terms = queueTerms(&b, desk, rows, s.hooks.noTerms)
+		terms = queueTerms(&b, desk, rows, args, s.hooks.noTerms)
 	}
 	if !hold {
 		s.queueCommit(&b, desk)
@@ -481,8 +487,8 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 		b.Queue(returnHeadSQL, desk, int64(skipped))
 	}
 	b.Queue(insertSQL, args...)
-	terms := queueTerms(&b, desk, added, s.hooks.noTerms)
-	revisions := queueRevisions(&b, desk, base, settled.Revisions)
+	terms := queueTerms(&b, desk, added, args, s.hooks.noTerms)
+	revisions := queueRevisions(&b, desk, base, settled.Revisions, stored)
 	if s.hooks.beforeCommit == nil {
 		s.queueCommit(&b, desk)
 	}
@@ -579,13 +585,4 @@ func storedParents(rows []transcript.Message) []int64 {
 	}
 	slices.Sort(seqs)
 	return slices.Compact(seqs)
-}
-
-// keyedTerms returns insertKeySQL's terms argument for m: its terms, unless the test's
-// knob noTerms is set.
-func (s *Store) keyedTerms(m *transcript.Message) string {
-	if s.hooks.noTerms {
-		return ""
-	}
-	return indexTerms(m)
 }

@@ -145,15 +145,16 @@ WHERE d.name = $1`
 // on, so that the head is where it was. It updates one row (the desk's, locked already)
 // when it inserted none, and none when it inserted the row: one statement, where a second
 // one checking the head cost a keyed append a tenth more than a keyless one. The row it
-// inserts gets its terms, $15 (as insertTermsSQL takes them; "" for none), in the same
-// statement.
+// inserts gets its terms, $15 (as insertTermsSQL takes them; "" for none), their keys $16
+// and its reader set $17, in the same statement.
 const insertKeySQL = `
 WITH inserted AS (` + insertSQL + `
 	ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING
-	RETURNING seq
+	RETURNING seq, parent
 ), indexed AS (
-	INSERT INTO transcript_terms (desk, seq, terms)
-	SELECT $1, seq, string_to_array($15::text, ' ') FROM inserted WHERE $15::text <> ''
+	INSERT INTO transcript_terms (desk, readers, seq, parent, terms, keys)
+	SELECT $1, $17::bigint, seq, parent, string_to_array($15::text, ' '), string_to_array($16::text, ' ')::bigint[]
+	FROM inserted WHERE $15::text <> ''
 )
 UPDATE transcript_desks SET head = head - 1
 WHERE name = $1 AND NOT EXISTS (SELECT FROM inserted)`

@@ -74,6 +74,19 @@ func loadBenchDesk(b *testing.B, desk string, n int, rows func() []transcript.Me
 // terms included, and analyzes the tables.
 func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.Message) {
 	tb.Helper()
+	copyRows(tb, pool, desk, msgs, true)
+}
+
+// copyMessages is copyDesk without the terms: the rows as a store before search, or before
+// a rebuild of its index, holds them.
+func copyMessages(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.Message) {
+	tb.Helper()
+	copyRows(tb, pool, desk, msgs, false)
+}
+
+// copyRows is copyDesk, with the terms when terms is set.
+func copyRows(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.Message, terms bool) {
+	tb.Helper()
 	ctx := context.Background()
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -113,7 +126,9 @@ func copyDesk(tb testing.TB, pool *pgxpool.Pool, desk string, msgs []transcript.
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"transcript_messages"}, cols, src); err != nil {
 		tb.Fatal(err)
 	}
-	copyTerms(tb, tx, desk, len(msgs), func(i int) transcript.Message { return msgs[i] })
+	if terms {
+		copyTerms(tb, tx, desk, len(msgs), func(i int) transcript.Message { return msgs[i] })
+	}
 	if err := tx.Commit(ctx); err != nil {
 		tb.Fatal(err)
 	}

@@ -95,8 +95,8 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		for _, rel := range []struct{ name, sql string }{
 			{"messages-MB", `pg_total_relation_size('transcript_messages')`},
-			{"terms-table-MB", `pg_relation_size('transcript_terms') + pg_relation_size('transcript_terms_pkey')`},
-			{"terms-gin-MB", `pg_relation_size('transcript_terms_terms')`},
+			{"terms-table-MB", `pg_relation_size('transcript_terms') + pg_relation_size('transcript_terms_pkey') + pg_relation_size('transcript_terms_thread')`},
+			{"terms-gin-MB", `pg_relation_size('transcript_terms_keys')`},
 		} {
 			var size int64
 			if err := pool.QueryRow(ctx, `SELECT `+rel.sql).Scan(&size); err != nil {

@@ -40,18 +40,21 @@ func (s *Store) readStored(br pgx.BatchResults, n int) (map[transcript.Sequence]
 
 // queueRevisions queues on b, after an append's insert, the updates of the rows of desk
 // stored before it (Seq at most base) that its corrections change: reviseSQL for each, its
-// terms' change (queueRevisedTerms), and for a redaction eraseSQL too. It returns the function that reads their results from the
+// terms' change (queueRevisedTerms, from the stored row, in stored), and for a redaction
+// eraseSQL too. It returns the function that reads their results from the
 // batch's, checking that each revised row was found.
-func queueRevisions(b *pgx.Batch, desk string, base transcript.Sequence, revisions []transcript.Revision) func(pgx.BatchResults) error {
-	for _, r := range revisions {
+func queueRevisions(b *pgx.Batch, desk string, base transcript.Sequence, revisions []transcript.Revision, stored map[transcript.Sequence]transcript.Message) func(pgx.BatchResults) error {
+	terms := make([]int, len(revisions))
+	for i, r := range revisions {
+		target := stored[r.Target]
 		b.Queue(reviseSQL, desk, int64(r.Target), r.Content, r.Redacted, int64(r.Revised))
-		queueRevisedTerms(b, desk, &r)
+		terms[i] = queueRevisedTerms(b, desk, &r, &target)
 		if r.Redacted {
 			b.Queue(eraseSQL, desk, int64(r.Target), int64(base))
 		}
 	}
 	return func(br pgx.BatchResults) error {
-		for _, r := range revisions {
+		for i, r := range revisions {
 			tag, err := br.Exec()
 			if err != nil {
 				return fmt.Errorf("revise row %d: %w", r.Target, err)
@@ -59,8 +62,10 @@ func queueRevisions(b *pgx.Batch, desk string, base transcript.Sequence, revisio
 			if tag.RowsAffected() != 1 {
 				return fmt.Errorf("revise row %d: updated %d rows, want 1", r.Target, tag.RowsAffected())
 			}
-			if _, err := br.Exec(); err != nil {
-				return fmt.Errorf("revise the terms of row %d: %w", r.Target, err)
+			for range terms[i] {
+				if _, err := br.Exec(); err != nil {
+					return fmt.Errorf("revise the terms of row %d: %w", r.Target, err)
+				}
 			}
 			if r.Redacted {
 				if _, err := br.Exec(); err != nil {

@@ -97,15 +97,17 @@
 // the library's (transcript.Terms): each row's transcript.IndexTerms are kept in
 // transcript_terms, written by its append's transaction and changed by its corrections' (an
 // edit's new words replace the old, a redaction deletes them), and found through a GIN
-// index of exact strings, never PostgreSQL's text search, so that the store finds what
-// memlog's brute force finds, in every script. Which rows the viewer may read is decided
-// in the query, from the audience column, so no part of an answer depends on another's
-// rows. A search of a whole desk reads the words of its newest 1,024 rows below its bound,
-// where a common word's page is; then, for a word in at most 4,096 rows of all desks, the
-// GIN index's rows of it; else the desk's older rows in windows, each 4 times the last,
-// down to its page. It costs least on a word rare on every desk, about as many rows as lie
-// above its page on a common one, and most, the desk's rows, on one common on other desks
-// and rare on this one (the index holds the words of all desks). Searches are reads: with standbys, they go to a standby
+// index, never PostgreSQL's text search, so that the store finds what memlog's brute force
+// finds, in every script. The index keys each row's words by its desk and its reader set
+// (the desk's rows, or an aside's readers), and a search reads only the sets its viewer
+// belongs to (the operator: every set of the desk), so its work, the index entries and
+// rows it reads, depends only on rows the viewer may read on that desk, never on asides it
+// is not party to nor on other desks; Log's SearchWork counts it. Which rows the viewer may
+// read is checked again in the query, from the audience column. A search of a whole desk
+// reads the viewer's rows among the desk's newest 1,024 below its bound, where a common
+// word's page is; then, for a word in at most 4,096 of the viewer's rows of a set, the GIN
+// index's rows of it; else the viewer's older rows in windows, each 4 times the last, down
+// to its page. Searches are reads: with standbys, they go to a standby
 // that has replayed every commit the Store knows of on the desk.
 //
 // # Tokens and books
@@ -134,12 +136,15 @@
 // [InitSchema]; a database holding other tables but no store is [ErrNotStore] and left as
 // it was. A read-only Store ([ReadOnly], or one opened on a standby) never migrates, checks
 // the version ([ErrSchemaBehind] for an older one) and refuses writes with [ErrReadOnly].
-// The migration that adds search indexes the rows already stored, in Go, in its
-// transaction: on a large database it reads every row once, and appends wait for it.
-// Upgrade every process on the database before it runs: the rows that a process of an
-// older version appends afterwards get no terms, and no search ever finds them (nothing
-// indexes them later); a row such a process edits or redacts loses its terms (a trigger
-// deletes them), so it is found by no word, neither its old nor its new ones.
+// The migrations that add search and key its index by reader set index the rows already
+// stored, in Go, in their transaction, as does Open when transcript.Terms has changed
+// since the index was built: on a large database it reads every row once, and appends
+// wait for it ([WithReindexProgress] tells how far it is). Upgrade every process on the
+// database before it runs: the rows that a process of a version before search appends
+// afterwards get no terms, and no search ever finds them (nothing indexes them later); a
+// row such a process edits or redacts loses its terms (a trigger deletes them), so it is
+// found by no word, neither its old nor its new ones; a process of the version before the
+// reader sets can no longer append rows that have words.
 //
 // # Standbys
 //

@@ -31,7 +31,7 @@ func SetWatchPingAfter(s *Store, d time.Duration) { s.hooks.pingAfter = d }
 
 // MigrateTo brings the schema of pool's database up to version (at most LatestVersion).
 func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int) error {
-	return migrate(ctx, pool, version, true)
+	return migrate(ctx, pool, version, true, nil)
 }
 
 // LatestVersion is the schema version this package migrates to.
@@ -135,8 +135,89 @@ var (
 )
 
 // SearchRecentRows and SearchProbeRows are how many of a desk's newest rows a search reads
-// first and how many of the GIN index's rows it may sort, for the EXPLAIN tests.
+// first and how many of the GIN index's rows of a set it may sort, for the EXPLAIN tests.
 const (
 	SearchRecentRows = searchRecentRows
 	SearchProbeRows  = searchProbeRows
 )
+
+// TermsRow returns the row of transcript_terms an append of m, stored as row m.Seq of
+// desk, writes (desk, readers, seq, parent, terms, keys), or nil when it writes none; and
+// the rows of transcript_term_readers it writes (desk, kind, id, readers).
+func TermsRow(desk string, m *transcript.Message) (row []any, readers [][]any) {
+	terms := indexTerms(m)
+	if terms == "" {
+		return nil, nil
+	}
+	set := readerSetKey(m)
+	keys := make([]int64, 0, 8)
+	for _, t := range transcript.IndexTerms(m) {
+		keys = append(keys, termKey(desk, t)^set)
+	}
+	if set != 0 {
+		for _, a := range m.Readers() {
+			readers = append(readers, []any{desk, int16(a.Kind), a.ID, set})
+		}
+	}
+	return []any{desk, set, int64(m.Seq), int64(m.Parent), transcript.IndexTerms(m), keys}, readers
+}
+
+// TermKeys returns the keys a search of desk sends for terms, for the EXPLAIN tests.
+func TermKeys(desk string, terms []string) []int64 { return termKeys(desk, terms) }
+
+// RebuildTerms rebuilds the search index of pool's database, as a migration does, telling
+// progress how it goes.
+func RebuildTerms(ctx context.Context, pool *pgxpool.Pool, progress ReindexProgress) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if err := rebuildTerms(ctx, tx, progress); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// oldInsertTermsSQL is insertTermsSQL as schema version 8 had it: bare terms, no reader
+// set, for the benchmark of the index's append cost against the old one.
+const oldInsertTermsSQL = `
+INSERT INTO transcript_terms (desk, seq, terms)
+SELECT $1, d.head - $2 + r.ord, string_to_array(r.terms, ' ')
+FROM transcript_desks d, unnest($3::text[]) WITH ORDINALITY AS r(terms, ord)
+WHERE d.name = $1 AND r.terms <> ''`
+
+// RawAppend appends m, a root without a key whose Audience is final, to desk of pool's
+// database in one round trip, as an append of a root does (BEGIN, the head's move, the
+// insert, its terms, COMMIT; no notification): with its terms as this package writes them
+// (old false, schema version 9 or later), or as version 8 wrote them (old, a database at
+// version 8). The two are the same work but the index's.
+func RawAppend(ctx context.Context, pool *pgxpool.Pool, desk string, m transcript.Message, old bool) error {
+	rows := []transcript.Message{m}
+	args, err := insertArgs(desk, rows, true)
+	if err != nil {
+		return err
+	}
+	var b pgx.Batch
+	b.Queue(beginSQL)
+	b.Queue(lockHeadSQL, desk, int64(1))
+	b.Queue(insertSQL, args...)
+	n := 0
+	if old {
+		if terms := indexTerms(&m); terms != "" {
+			b.Queue(oldInsertTermsSQL, desk, int64(1), []string{terms})
+			n = 1
+		}
+	} else {
+		n = queueTerms(&b, desk, rows, args, false)
+	}
+	b.Queue("COMMIT")
+	br := pool.SendBatch(ctx, &b)
+	defer br.Close()
+	for range 4 + n {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return br.Close()
+}

@@ -67,11 +67,12 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // migrate brings the schema up to version target (at most len(migrations)) in one
 // transaction that holds an advisory lock, so that of several processes opening the same
 // database at once, one migrates and the others then find the work done. The versions
-// applied are recorded in transcript_schema_version. A version may take a step in Go after
-// its file (migrationFills). A schema newer than this package knows
-// is ErrSchemaTooNew. A database holding other tables but no store is ErrNotStore unless
-// beside is set (InitSchema). On any error nothing changes.
-func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool) error {
+// applied are recorded in transcript_schema_version. At termsIndexVersion or later, the
+// search index is then rebuilt in Go if it was not built with this program's Terms
+// (syncTerms), telling progress (which may be nil) how it goes. A schema newer than this
+// package knows is ErrSchemaTooNew. A database holding other tables but no store is
+// ErrNotStore unless beside is set (InitSchema). On any error nothing changes.
+func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool, progress ReindexProgress) error {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return fmt.Errorf("pgstore: migrate: %w", err)
@@ -105,13 +106,13 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool) e
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
 			return fmt.Errorf("pgstore: migrate to version %d (%s): %w", m.version, m.name, err)
 		}
-		if fill := migrationFills[m.version]; fill != nil {
-			if err := fill(ctx, tx); err != nil {
-				return fmt.Errorf("pgstore: migrate to version %d (%s): %w", m.version, m.name, err)
-			}
-		}
 		if _, err := tx.Exec(ctx, `INSERT INTO transcript_schema_version (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 			return fmt.Errorf("pgstore: migrate to version %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	if max(current, target) >= termsIndexVersion {
+		if err := syncTerms(ctx, tx, progress); err != nil {
+			return fmt.Errorf("pgstore: migrate: rebuild the search index: %w", err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {

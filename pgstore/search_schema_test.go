@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"strings"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/pgstore"
@@ -91,7 +92,9 @@ func TestMigrateSearchIndex(t *testing.T) {
 // word's page, first or in the middle, is found among the newest rows below its bound,
 // read backwards on the terms' primary key, within a few rows of the Limit+1 it needs; a
 // rare word reads the newest searchRecentRows rows and then asks the GIN index for
-// the older rows holding it; a thread's search reads the thread's rows alone. Searches are
+// the older rows holding it, this desk's alone (its keys are the desk's), each read once
+// and checked; a thread's search reads the thread's rows alone, on the terms' thread
+// index. Searches are
 // planned with their arguments and without sequential scans, as they are here. The plans are logged
 // (go test -v -run TestSearchPlans ./pgstore).
 func TestSearchPlans(t *testing.T) {
@@ -116,10 +119,10 @@ func TestSearchPlans(t *testing.T) {
 	for _, c := range []searchPlanCase{
 		// 10 rows hold the word in each desk, all older than the newest searchRecentRows rows: the index
 		// finds 20 entries, their 20 rows are read, 10 of them eng's, whose messages are read.
-		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_terms", pgstore.SearchRecentRows + 20 + 20 + 10, 0},
-		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, false, %s, 21", maxSeq, ana), "transcript_terms_pkey", 50, 0},
-		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem,ipsum}', %d, 0, true, 0, '', NULL, 21", rows/2), "transcript_terms_pkey", 50, 0},
-		{"a thread", pgstore.SearchThreadSQL, fmt.Sprintf("'eng', '{lorem}', %s, %d, false, %s, 21", maxSeq, root, ana), "transcript_messages_thread", 50, 0},
+		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, false, %s, 21, %s", maxSeq, ana, keysLit("eng", "zanzibar")), "transcript_terms_keys", 1 + pgstore.SearchRecentRows + 10 + 10 + 10 + 10, 0},
+		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, false, %s, 21, %s", maxSeq, ana, keysLit("eng", "lorem")), "transcript_terms_pkey", 50, 0},
+		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem,ipsum}', %d, 0, true, 0, '', NULL, 21, %s", rows/2, keysLit("eng", "lorem", "ipsum")), "transcript_terms_pkey", 50, 0},
+		{"a thread", pgstore.SearchThreadSQL, fmt.Sprintf("'eng', '{lorem}', %s, %d, false, %s, 21, %s", maxSeq, root, ana, keysLit("eng", "lorem")), "transcript_terms_thread", 50, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkSearchPlan(t, searchPool, c) })
 	}
@@ -172,4 +175,17 @@ func checkSearchPlan(t *testing.T, pool *pgxpool.Pool, c searchPlanCase) {
 	if c.maxTableRows != 0 && tableRows > c.maxTableRows {
 		t.Errorf("the plan read %v rows of tables, want at most %v", tableRows, c.maxTableRows)
 	}
+}
+
+// keysLit returns the keys a search of desk for terms sends ($10 of pgstore.SearchSQL), as
+// an SQL literal.
+func keysLit(desk string, terms ...string) string {
+	var b strings.Builder
+	for i, k := range pgstore.TermKeys(desk, terms) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprint(&b, k)
+	}
+	return "'{" + b.String() + "}'"
 }

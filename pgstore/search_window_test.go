@@ -37,7 +37,7 @@ func TestSearchOlderWindows(t *testing.T) {
 	const maxSeq = "9223372036854775807"
 	checkSearchPlan(t, searchPool, searchPlanCase{
 		name: "a word common in the desk's older rows",
-		sql:  pgstore.SearchSQL, args: fmt.Sprintf("'eng', '{hist}', %s, 0, true, 0, '', NULL, 21", maxSeq),
+		sql:  pgstore.SearchSQL, args: fmt.Sprintf("'eng', '{hist}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit("eng", "hist")),
 		index:        "transcript_terms_pkey",
 		maxTableRows: 1 + pgstore.SearchRecentRows + pgstore.SearchProbeRows + 1 + (10_000 - pgstore.SearchRecentRows + 21) + 21, // the desk's head, recent, the probe, the window to the page, the messages
 	})
@@ -73,11 +73,25 @@ func TestSearchPlansNeverAnalyzed(t *testing.T) {
 		ALTER TABLE transcript_terms SET (autovacuum_enabled = off);
 		INSERT INTO transcript_desks (name, head) VALUES ('eng', %[1]d), ('ops', %[1]d);
 		INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at)
-			SELECT d, s, 0, 2, 'ana', 'Ana', 'lorem ' || s, '2025-01-02 03:04:05+00'
-			FROM unnest(ARRAY['eng', 'ops']) AS d, generate_series(1, %[1]d) AS s;
-		INSERT INTO transcript_terms (desk, seq, terms)
-			SELECT d, s, CASE WHEN s %% 5000 = 17 THEN ARRAY['lorem', s::text, 'zanzibar'] ELSE ARRAY['lorem', s::text] END
+			SELECT d, s, 0, 2, 'ana', 'Ana', CASE WHEN s %% 5000 = 17 THEN 'lorem ' || s || ' zanzibar' ELSE 'lorem ' || s END, '2025-01-02 03:04:05+00'
 			FROM unnest(ARRAY['eng', 'ops']) AS d, generate_series(1, %[1]d) AS s`, rows)); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(t.Context())
+	for _, desk := range []string{"eng", "ops"} {
+		copyTerms(t, tx, desk, rows, func(i int) transcript.Message {
+			m := transcript.Message{Seq: transcript.Sequence(i + 1), Content: fmt.Sprint("lorem ", i+1)}
+			if (i+1)%5000 == 17 {
+				m.Content += " zanzibar"
+			}
+			return m
+		})
+	}
+	if err := tx.Commit(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	var analyzed bool
@@ -86,9 +100,9 @@ func TestSearchPlansNeverAnalyzed(t *testing.T) {
 	}
 	const maxSeq = "9223372036854775807"
 	for _, c := range []searchPlanCase{
-		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, true, 0, '', NULL, 21", maxSeq), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
-		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %d, 0, true, 0, '', NULL, 21", rows/2), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
-		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, true, 0, '', NULL, 21", maxSeq), "transcript_terms_terms", 0, 1 + pgstore.SearchRecentRows + 20 + 10},
+		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit("eng", "lorem")), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
+		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %d, 0, true, 0, '', NULL, 21, %s", rows/2, keysLit("eng", "lorem")), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
+		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit("eng", "zanzibar")), "transcript_terms_keys", 0, 1 + pgstore.SearchRecentRows + 10 + 10},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkSearchPlan(t, searchPool, c) })
 	}
