@@ -12,11 +12,13 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// termsVersion names the tables transcript.Terms computes terms with: Go's Unicode tables
-// (letters, digits, marks, lower case) and x/text's normalization tables. The same content
+// termsVersion names the rules and tables transcript.Terms computes terms with: the
+// revision of its rules (2: runs of Han, Hiragana, Katakana and Hangul read as words of one
+// and two characters, as sqlitestore's termsVersion says), Go's Unicode tables (scripts,
+// letters, digits, marks, lower case) and x/text's normalization tables. The same content
 // gives the same terms while they stay the same; the index is rebuilt when they change
 // (syncTerms).
-var termsVersion = "unicode " + unicode.Version + ", norm " + norm.Version
+var termsVersion = "terms 2, unicode " + unicode.Version + ", norm " + norm.Version
 
 // termsIndexVersion is the first schema version whose search index syncTerms keeps: the
 // one keyed by desk and reader set.
