@@ -12,7 +12,7 @@ import (
 
 type searchInput struct {
 	Desk   string              `path:"desk" doc:"The desk: the token's."`
-	Q      string              `query:"q" doc:"The words to find, all of them, in any order: runs of letters and digits, compared in lower case; 1 to 16 words, none longer than 64 bytes."`
+	Q      string              `query:"q" doc:"The words to find, all of them, in any order: runs of letters and digits, compared in lower case; in Chinese, Japanese and Korean, each character and each two adjacent characters; 1 to 16 words, none longer than 64 bytes."`
 	Thread transcript.Sequence `query:"thread" doc:"A row: search it and its direct replies only; 0 or absent: the whole desk, every thread included."`
 	Before transcript.Sequence `query:"before" doc:"Exclusive upper bound: the previous answer's next, for the page after it; 0 or absent: from the newest row."`
 	Limit  int                 `query:"limit" doc:"How many matches, 1 to 100; 0, negative or absent: 20; above 100: 100."`

@@ -1854,7 +1854,7 @@ export interface operations {
     search: {
         parameters: {
             query?: {
-                /** @description The words to find, all of them, in any order: runs of letters and digits, compared in lower case; 1 to 16 words, none longer than 64 bytes. */
+                /** @description The words to find, all of them, in any order: runs of letters and digits, compared in lower case; in Chinese, Japanese and Korean, each character and each two adjacent characters; 1 to 16 words, none longer than 64 bytes. */
                 q?: string;
                 /** @description A row: search it and its direct replies only; 0 or absent: the whole desk, every thread included. */
                 thread?: number;
