@@ -50,8 +50,12 @@ func (s State) For(viewer transcript.Author) State {
 	return s
 }
 
-// viewerIdentity is a's identity as a state records it: Kind and ID, without the label.
+// viewerIdentity is a's identity as a state records it: Kind and ID, without the label;
+// the zero Author for an a that fails Validate, which reads as the zero Author does.
 func viewerIdentity(a transcript.Author) transcript.Author {
+	if a.Validate() != nil {
+		return transcript.Author{}
+	}
 	return transcript.Author{Kind: a.Kind, ID: a.ID}
 }
 
