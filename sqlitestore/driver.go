@@ -11,14 +11,15 @@ import (
 	"modernc.org/sqlite" // registers driverName
 )
 
-// indexWriterFunction is the SQL function that schema 9's triggers on messages name
+// indexWriterFunction is the SQL function that schema 10's triggers on messages name
 // before every insert and every change of a row's content or erasure (in a query that
 // never calls it: SQLite resolves the name when it prepares the write): this package
-// registers it, so its writes, which keep the search index, go on, while a process of a
-// version before the index, which lacks it, fails to write ("no such function") and
-// changes nothing. A later migration that rebuilds messages must create the triggers
-// again.
-const indexWriterFunction = "sqlitestore_keeps_search_index"
+// registers it, so its writes, which keep the keyed search index, go on, while a process
+// of a version before that index, which lacks it, fails to write ("no such function") and
+// changes nothing: schema 9's triggers named another function,
+// "sqlitestore_keeps_search_index", which version 9 registered and this one does not. A
+// later migration that rebuilds messages must create the triggers again.
+const indexWriterFunction = "sqlitestore_keeps_keyed_index"
 
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction(indexWriterFunction, 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {

@@ -87,7 +87,7 @@ func (s *Store) readerSetsOf(ctx context.Context, desk string, viewer transcript
 	switch {
 	case viewer.Validate() != nil:
 		rows, err = s.viewerSets.QueryContext(ctx, desk, 0, "") // kind 0: no member
-	case viewer.Kind == transcript.KindOperator:
+	case viewer.Kind == transcript.KindOperator || s.searchEverySet:
 		rows, err = s.allSets.QueryContext(ctx, desk)
 	default:
 		rows, err = s.viewerSets.QueryContext(ctx, desk, int64(viewer.Kind), viewer.ID)

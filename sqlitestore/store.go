@@ -24,12 +24,15 @@ type Store struct {
 	readers    *sql.DB  // query_only connections
 	maxContent int
 	skipIndex  bool // appends leave the search index alone: set by benchmarks only, to measure its cost
-	authors    *authorCache
-	audiences  *audienceCache
-	readerSets *readerSetCache
-	searchKey  []byte      // the file's search key (see tokenHasher)
-	work       *searchWork // this Store's search work, counted by workID
-	workID     int64
+	// searches read every reader set of the desk, as the operator's do, and drop what the
+	// viewer may not read afterwards: set by a test only, to show the work check catches it
+	searchEverySet bool
+	authors        *authorCache
+	audiences      *audienceCache
+	readerSets     *readerSetCache
+	searchKey      []byte      // the file's search key (see tokenHasher)
+	work           *searchWork // this Store's search work, counted by workID
+	workID         int64
 
 	// Prepared statements: the writer's, on its one connection, and the readers'.
 	deskHead, newDesk, insert, insertMany, findAuthor, newAuthor         *sql.Stmt

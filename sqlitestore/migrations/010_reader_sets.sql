@@ -15,7 +15,7 @@
 -- viewer may not read, nor of another desk; and no page of the index (leaves, interior
 -- separators, message_terms_idx) holds a run of bytes of a word. The old table is dropped
 -- (secure_delete zeroes its pages) and the new one filled by the Go step (migrate.go), in
--- chunks. The triggers of version 9 stay: an older writer still fails to write.
+-- chunks.
 DROP TABLE message_terms;
 
 CREATE TABLE search_key (key BLOB NOT NULL CHECK (length(key) = 16)) STRICT;
@@ -44,3 +44,21 @@ CREATE VIRTUAL TABLE message_terms USING fts5 (
 );
 
 INSERT INTO message_terms (message_terms, rank) VALUES ('secure-delete', 1);
+
+-- A process of version 9 registers the function version 9's triggers name, and would
+-- write rows with entries of the old form, which this index can neither find nor delete:
+-- the triggers now name a function only processes that write the keyed index register
+-- (driver.go), so such a process's insert, edit or erasure fails ("no such function") and
+-- changes nothing, as an older one's did since version 9.
+DROP TRIGGER messages_insert_keeps_index;
+DROP TRIGGER messages_update_keeps_index;
+
+CREATE TRIGGER messages_insert_keeps_keyed_index BEFORE INSERT ON messages
+BEGIN
+    SELECT sqlitestore_keeps_keyed_index() WHERE 0;
+END;
+
+CREATE TRIGGER messages_update_keeps_keyed_index BEFORE UPDATE OF content, redacted ON messages
+BEGIN
+    SELECT sqlitestore_keeps_keyed_index() WHERE 0;
+END;
