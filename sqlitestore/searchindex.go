@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 
@@ -66,28 +67,60 @@ WHERE m.desk = ?1 AND m.seq = ?2`
 // reader set's rows thus have tokens of their own, and a search names only the tokens of
 // the sets its viewer belongs to.
 type tokenHasher struct {
-	buf []byte // key ‖ desk ‖ set, then the term being hashed
-	n   int    // the length of key ‖ desk ‖ set
+	buf       []byte // key ‖ desk ‖ set, then the term being hashed
+	n         int    // the length of key ‖ desk ‖ set
+	desk, set int64
+	// tokens, when not nil, holds the tokens computed so far (see remember), so that a
+	// batch of many rows hashes each of its terms once a set.
+	tokens map[tokenKey][tokenBytes]byte
 }
+
+// tokenKey is a term of a desk's reader set, whose token a tokenHasher remembers.
+type tokenKey struct {
+	desk, set int64
+	term      string
+}
+
+// tokenCacheSize bounds the tokens a tokenHasher remembers: past it, it forgets them all.
+const tokenCacheSize = 1 << 16
 
 // reset makes h hash the terms of desk's reader set set, with key.
 func (h *tokenHasher) reset(key []byte, desk, set int64) {
 	h.buf = append(h.buf[:0], key...)
 	h.buf = binary.LittleEndian.AppendUint64(h.buf, uint64(desk))
 	h.buf = binary.LittleEndian.AppendUint64(h.buf, uint64(set))
-	h.n = len(h.buf)
+	h.n, h.desk, h.set = len(h.buf), desk, set
+}
+
+// remember has h keep the tokens it computes, for the life of h.
+func (h *tokenHasher) remember() {
+	if h.tokens == nil {
+		h.tokens = make(map[tokenKey][tokenBytes]byte)
+	}
 }
 
 // appendToken appends to b the token of term.
 func (h *tokenHasher) appendToken(b []byte, term string) []byte {
+	if h.tokens != nil {
+		if t, ok := h.tokens[tokenKey{h.desk, h.set, term}]; ok {
+			return append(b, t[:]...)
+		}
+	}
 	h.buf = append(h.buf[:h.n], term...)
 	sum := sha256.Sum256(h.buf)
 	v := binary.LittleEndian.Uint64(sum[:8])
-	for range tokenChars {
-		b = append(b, 0xc2, 0x80|byte(v&0x1f))
+	var t [tokenBytes]byte
+	for i := 0; i < tokenBytes; i += 2 {
+		t[i], t[i+1] = 0xc2, 0x80|byte(v&0x1f)
 		v >>= 5
 	}
-	return b
+	if h.tokens != nil {
+		if len(h.tokens) >= tokenCacheSize {
+			clear(h.tokens)
+		}
+		h.tokens[tokenKey{h.desk, h.set, strings.Clone(term)}] = t // term may hold its content
+	}
+	return append(b, t[:]...)
 }
 
 // appendEntry appends to b the entry of a row whose terms are terms: their tokens, joined
@@ -274,6 +307,9 @@ func (w *writeTx) index(ctx context.Context, first int64, rows []transcript.Mess
 			return err
 		}
 	}
+	if len(rows) > 1 {
+		w.hasher.remember() // a batch's rows share most of their words
+	}
 	for i := range rows {
 		if err := w.entryOf(ctx, &rows[i]); err != nil {
 			return err
@@ -429,6 +465,7 @@ func indexStoredRows(ctx context.Context, tx *sql.Tx) error {
 	}
 	progress := progressOf(ctx)
 	r := &reindex{key: key, sets: make(map[readerSetKey]int64), audiences: make(map[string][]transcript.Author)}
+	r.hasher.remember()
 	var after, done int64
 	for {
 		next, n, err := r.chunk(ctx, tx, after)
