@@ -79,18 +79,18 @@ WHERE d.name = ?1`
 )
 
 // readerSetsOf returns the id of desk (0 for a desk without rows) and the reader sets
-// viewer may read there, ascending: the public set, then those it belongs to (all the
+// viewer may read there, in tx, ascending: the public set, then those it belongs to (all the
 // desk's for the operator, none for a viewer that fails Author.Validate).
-func (s *Store) readerSetsOf(ctx context.Context, desk string, viewer transcript.Author) (int64, []int64, error) {
+func (s *Store) readerSetsOf(ctx context.Context, tx *sql.Tx, desk string, viewer transcript.Author) (int64, []int64, error) {
 	var rows *sql.Rows
 	var err error
 	switch {
 	case viewer.Validate() != nil:
-		rows, err = s.viewerSets.QueryContext(ctx, desk, 0, "") // kind 0: no member
+		rows, err = tx.StmtContext(ctx, s.viewerSets).QueryContext(ctx, desk, 0, "") // kind 0: no member
 	case viewer.Kind == transcript.KindOperator || s.searchEverySet:
-		rows, err = s.allSets.QueryContext(ctx, desk)
+		rows, err = tx.StmtContext(ctx, s.allSets).QueryContext(ctx, desk)
 	default:
-		rows, err = s.viewerSets.QueryContext(ctx, desk, int64(viewer.Kind), viewer.ID)
+		rows, err = tx.StmtContext(ctx, s.viewerSets).QueryContext(ctx, desk, int64(viewer.Kind), viewer.ID)
 	}
 	if err != nil {
 		return 0, nil, err
@@ -146,21 +146,7 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if p.Thread > math.MaxInt64 {
 		thread = -1 // no row's Seq or Parent
 	}
-	desk, sets, err := l.s.readerSetsOf(ctx, l.desk, p.Viewer)
-	if err != nil {
-		return transcript.SearchResult{}, l.searchError(ctx, err)
-	}
-	if desk == 0 {
-		return p.Result(nil), nil
-	}
-	var h tokenHasher
-	match := string(h.appendMatch(nil, l.s.searchKey, desk, sets, p.Terms))
-	_, stmt := l.s.searchFor(thread)
-	rows, err := stmt.QueryContext(ctx, desk, match, bound, thread, p.Limit+1, l.s.workID)
-	if err != nil {
-		return transcript.SearchResult{}, l.searchError(ctx, err)
-	}
-	hits, refs, more, err := scanPage(rows, make([]transcript.Message, 0, p.Limit+1), make([]rowRefs, 0, p.Limit+1), transcript.PageBytes)
+	hits, refs, more, err := l.searchPage(ctx, p, bound, thread)
 	if err == nil {
 		err = l.s.resolveAuthors(ctx, hits, refs)
 	}
@@ -178,6 +164,31 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 		res.Next = res.Messages[len(res.Messages)-1].Seq
 	}
 	return res, nil
+}
+
+// searchPage runs one search in one read transaction, so that the viewer's reader sets and
+// the rows are read from one snapshot: readerSetsOf, then the search's query, returning
+// its rows without their authors and audiences, as scanPage does. The transaction ends
+// before it returns, so that resolving the ids can take a reader connection even from a
+// pool of one.
+func (l *deskLog) searchPage(ctx context.Context, p transcript.SearchPlan, bound, thread int64) ([]transcript.Message, []rowRefs, bool, error) {
+	tx, err := l.s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer tx.Rollback() // a read: nothing to commit
+	desk, sets, err := l.s.readerSetsOf(ctx, tx, l.desk, p.Viewer)
+	if err != nil || desk == 0 {
+		return nil, nil, false, err
+	}
+	var h tokenHasher
+	match := string(h.appendMatch(nil, l.s.searchKey, desk, sets, p.Terms))
+	_, stmt := l.s.searchFor(thread)
+	rows, err := tx.StmtContext(ctx, stmt).QueryContext(ctx, desk, match, bound, thread, p.Limit+1, l.s.workID)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return scanPage(rows, make([]transcript.Message, 0, p.Limit+1), make([]rowRefs, 0, p.Limit+1), transcript.PageBytes)
 }
 
 // searchFor returns the query of a search within thread (0: the whole desk) and its
