@@ -319,7 +319,7 @@ func BenchmarkAppendTriggers(b *testing.B) {
 	ctx := context.Background()
 	msgs := benchMessages(benchImportBatch)
 	on, off := benchFreshStore(b), benchFreshStore(b)
-	for _, trigger := range []string{"messages_insert_keeps_index", "messages_update_keeps_index"} {
+	for _, trigger := range []string{"messages_insert_keeps_keyed_index", "messages_update_keeps_keyed_index"} {
 		if _, err := off.writer.ExecContext(ctx, "DROP TRIGGER "+trigger); err != nil {
 			b.Fatal(err)
 		}

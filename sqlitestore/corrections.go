@@ -31,7 +31,7 @@ WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
 // file's pages.
 func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) error {
 	for _, r := range revisions {
-		id, err := w.unindex(ctx, r.Target)
+		id, target, err := w.unindex(ctx, r.Target)
 		if err != nil {
 			return err
 		}
@@ -42,7 +42,8 @@ func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) e
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
 			return fmt.Errorf("correcting row %d: %d rows updated (%v), want 1", r.Target, n, err)
 		}
-		if err := w.index(ctx, id, []transcript.Message{{Seq: r.Target, Content: r.Content, Redacted: r.Redacted}}); err != nil {
+		target.Content, target.Redacted = r.Content, r.Redacted
+		if err := w.index(ctx, id, []transcript.Message{target}); err != nil {
 			return err
 		}
 		if err := w.flushIndex(ctx); err != nil {

@@ -55,22 +55,40 @@
 // process holds the file open, its last connection to close checkpoints it.
 //
 // A desk's log is a transcript.Searcher: Search finds the newest rows the viewer may read
-// that hold every word of a text, on an FTS5 index of the library's own terms (schema
-// version 9; transcript.IndexTerms, never FTS5's idea of a word), each term written with
-// its desk's id so that every desk has a vocabulary of its own: the store finds exactly
-// what memlog's brute force finds, in every script, and a search in one desk reads nothing
-// of another's. The index is written in the transaction of every append, batch and
-// restore, and corrections change it in theirs: an edited row is found by its new words
-// only, an erased row and every correction by nothing, and with FTS5's secure-delete an
-// erased row's words leave the index's pages. A search is one query: FTS5 yields a desk's
-// candidates newest first, and readability, scope and bound are decided in it, so no
-// answer depends on a row the viewer may not read, and none reads the desk row by row. The
+// that hold every word of a text, on an FTS5 index of the library's own terms
+// (transcript.IndexTerms, never FTS5's idea of a word): the store finds exactly what
+// memlog's brute force finds, in every script. The index keys every entry by desk and by
+// reader set (schema version 10): a desk's rows (no audience) form its public set, and the
+// asides with the same readers (transcript.Message.Readers) one set each, its members
+// listed under (desk, kind, ident). A term of a row is indexed as a token of its own for
+// its desk and its set: the first 64 bits of SHA-256 of a random key the file keeps
+// (search_key, made once), the desk, the set and the term, written as 13 characters from
+// U+0080 to U+009F, which no word holds. A search finds its viewer's sets on the members
+// key (the operator's: all of the desk's), and asks FTS5 for their tokens only, so it
+// reads no entry of an aside its viewer may not read, nor of another desk: the work of an
+// outsider's search for a word found only in asides is that of a word found nowhere. The
+// store counts that work (entries and rows read) for the tests. The index is written in
+// the transaction of every append, batch and restore, and corrections change it in
+// theirs: an edited row is found by its new words only, an erased row and every
+// correction by nothing. A search is one query: FTS5 yields the viewer's candidates newest
+// first, and scope and bound are decided in it, so none reads the desk row by row. The
 // index keeps no copy of the entries: a row's entry is computed again from its content to
 // delete it, and Open rebuilds the index when it was computed with other Unicode tables
-// (an upgrade of Go or x/text). The migration indexes the rows a file holds already, in
-// Go, a chunk at a time. Within a thread, a search walks the thread's rows newest first
-// and probes the index for each, so that a common word in a small thread does not read
-// the desk's other matches.
+// (an upgrade of Go or x/text); the migration to schema 10 rebuilds it once, in Go, a
+// chunk at a time (WithIndexProgress tells how far it has come). Within a thread, a search
+// walks the thread's rows newest first and probes the index for each with its viewer's
+// tokens, so that a common word in a small thread does not read the desk's other matches;
+// the walk reads the thread's rows on the (desk, parent, seq) index, asides among them.
+//
+// What the index leaves after an erasure: FTS5's secure-delete removes an erased row's
+// tokens from the index's leaves, and interior pages keep at most a prefix of some token
+// as a separator; tokens are hashes, so no page of the index holds a run of bytes of a
+// word, before or after an erasure. The key is in the file, though: someone holding the
+// file and a guess (a word, a desk and a reader set) can compute the guess's token and
+// look for it, and so confirm that a live row of that desk and set holds the word, as
+// they could by reading the row; after the row's erasure, what remains is at most a
+// prefix of the token in a separator, a few bytes of a hash, which confirms a guess only
+// by chance. Holding the file is holding the desk's live content in any case.
 //
 // Every process that writes a file must run this version or later once the file is at
 // schema version 9: an older one would append, edit and erase rows without changing the

@@ -5,23 +5,61 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 
 	"modernc.org/sqlite" // registers driverName
 )
 
-// indexWriterFunction is the SQL function that schema 9's triggers on messages name
+// indexWriterFunction is the SQL function that schema 10's triggers on messages name
 // before every insert and every change of a row's content or erasure (in a query that
 // never calls it: SQLite resolves the name when it prepares the write): this package
-// registers it, so its writes, which keep the search index, go on, while a process of a
-// version before the index, which lacks it, fails to write ("no such function") and
-// changes nothing. A later migration that rebuilds messages must create the triggers
-// again.
-const indexWriterFunction = "sqlitestore_keeps_search_index"
+// registers it, so its writes, which keep the keyed search index, go on, while a process
+// of a version before that index, which lacks it, fails to write ("no such function") and
+// changes nothing: schema 9's triggers named another function,
+// "sqlitestore_keeps_search_index", which version 9 registered and this one does not. A
+// later migration that rebuilds messages must create the triggers again.
+const indexWriterFunction = "sqlitestore_keeps_keyed_index"
 
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction(indexWriterFunction, 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 		return nil, nil
 	})
+	sqlite.MustRegisterScalarFunction(searchEntryFunction, 2, countWork(func(w *searchWork) *atomic.Int64 { return &w.entries }))
+	sqlite.MustRegisterScalarFunction(searchRowFunction, 2, countWork(func(w *searchWork) *atomic.Int64 { return &w.rows }))
+}
+
+// The SQL functions a search calls to count its work (see Store.searchWork): each
+// searchEntryFunction(store, x) and searchRowFunction(store, x) returns x, and counts one
+// index entry read, or one row, for the Store whose workID is store when x is neither NULL
+// nor 0. They are not deterministic, so that SQLite calls them for every row.
+const (
+	searchEntryFunction = "sqlitestore_search_entry"
+	searchRowFunction   = "sqlitestore_search_row"
+)
+
+// searchWork counts the work of a Store's searches: index entries and rows read.
+type searchWork struct{ entries, rows atomic.Int64 }
+
+// workCounters holds the searchWork of every open Store, by its workID; lastWorkID is the
+// last workID given.
+var (
+	workCounters sync.Map // int64 → *searchWork
+	lastWorkID   atomic.Int64
+)
+
+// countWork returns the function that counts, with field, into the Store its first
+// argument names.
+func countWork(field func(*searchWork) *atomic.Int64) func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+	return func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		id, _ := args[0].(int64)
+		if x, ok := args[1].(int64); ok && x != 0 {
+			if w, ok := workCounters.Load(id); ok {
+				field(w.(*searchWork)).Add(1)
+			}
+		}
+		return args[1], nil
+	}
 }
 
 // driverName is the database/sql driver: modernc.org/sqlite, SQLite's C code translated to Go.

@@ -3,6 +3,8 @@ package sqlitestore_test
 import (
 	"bytes"
 	"database/sql"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,4 +153,152 @@ func filesHolding(t *testing.T, dir, marker string) []string {
 		}
 	}
 	return holding
+}
+
+// TestRedactionErasesIndexRuns: after redactions commit and the store closes, no file in
+// the database's directory holds any run of 4 bytes of an erased word that no live row
+// also holds, separators of the search index's interior pages included: FTS5's
+// secure-delete clears a leaf's entry, but an interior page keeps a prefix of a term as a
+// separator, which kept erased words whole while terms were words. It writes 1,000 rows
+// of ordinary words and 2,000 sequential ones (row 1661: "pin for door 51661 is pw61457"),
+// erases three of them each in a store opened and closed for it and 700 more in a batch,
+// then appends 1,000 rows
+// of a random word and a sequential token ("apitoken2000644") one at a time and erases 800
+// of them; and scans every file for every
+// 4-byte run of every erased word.
+func TestRedactionErasesIndexRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 4,000 rows")
+	}
+	ctx := t.Context()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "desk.db")
+	ana := transcript.Person("ana", "Ana")
+	open := func() *sqlitestore.Store {
+		t.Helper()
+		st, err := sqlitestore.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	var rows []transcript.Message // Seq i+1 at i
+	for range 1000 {
+		rows = append(rows, transcript.Message{Author: ana, Content: "ordinary words here"})
+	}
+	for i := 1001; i <= 3000; i++ { // row i
+		rows = append(rows, transcript.Message{Author: ana, Content: fmt.Sprintf("pin for door %d is pw%d", i+50000, i*37)})
+	}
+	st := open()
+	if err := st.AppendBatch(ctx, "eng", rows); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	erased := map[transcript.Sequence]bool{}
+	for _, seq := range []transcript.Sequence{1661, 2321, 2981} {
+		st := open()
+		if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: seq, Author: ana, Redacted: true}); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		erased[seq] = true
+		rows = append(rows, transcript.Message{Corrects: seq, Redacted: true})
+	}
+	// check scans every file for every 4-byte run of a word of an erased row that no live
+	// row holds.
+	check := func(when string) {
+		t.Helper()
+		var live strings.Builder
+		for i, m := range rows {
+			if !erased[transcript.Sequence(i+1)] && !m.IsCorrection() {
+				live.WriteString(m.Content + "\n")
+			}
+		}
+		// Every 4-byte run of an erased word that no live row holds, with its word.
+		runs := map[string]string{}
+		for seq := range erased {
+			for _, w := range transcript.Terms(rows[seq-1].Content) {
+				for i := 0; i+4 <= len(w); i++ {
+					if run := w[i : i+4]; !strings.Contains(live.String(), run) {
+						runs[run] = w
+					}
+				}
+			}
+		}
+		if len(runs) < 500 {
+			t.Fatalf("%s: only %d runs of erased words to look for", when, len(runs))
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i+4 <= len(b); i++ {
+				if w, ok := runs[string(b[i:i+4])]; ok {
+					if found++; found <= 10 {
+						t.Errorf("%s holds %q of the erased word %q at byte %d", e.Name(), b[i:i+4], w, i)
+					}
+				}
+			}
+		}
+		if found > 0 {
+			t.Errorf("%s: %d runs of erased words in the files", when, found)
+		}
+	}
+	// And a run of 700 rows, in one batch, so that one of the index's leaves begins with
+	// an erased term, however the leaves fall.
+	var block []transcript.Message
+	for seq := transcript.Sequence(2001); seq <= 2700; seq++ {
+		if erased[seq] {
+			continue
+		}
+		erased[seq] = true
+		block = append(block, transcript.Message{Corrects: seq, Author: ana, Redacted: true})
+	}
+	st = open()
+	if err := st.AppendBatch(ctx, "eng", block); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	rows = append(rows, block...)
+	check("after the sequential rows' redactions")
+	// Random words from letters that the schema's names hardly hold, so that a run found is
+	// the word's, not a table's name.
+	r := rand.New(rand.NewPCG(33, 2))
+	const letters = "qjxzvkwyfbpg"
+	first := transcript.Sequence(len(rows) + 1)
+	var words []transcript.Message
+	for range 1000 {
+		w := make([]byte, 6+r.IntN(7))
+		for i := range w {
+			w[i] = letters[r.IntN(len(letters))]
+		}
+		words = append(words, transcript.Message{Author: ana, Content: fmt.Sprintf("note %s apitoken%d", w, 2000000+len(words))})
+	}
+	st = open()
+	for _, m := range words { // a segment each, which FTS5 merges into larger ones
+		if _, err := st.Append(ctx, "eng", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows = append(rows, words...)
+	for i := range words {
+		if i%5 == 4 {
+			continue // a fifth of them stay
+		}
+		seq := first + transcript.Sequence(i)
+		erased[seq] = true
+		if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: seq, Author: ana, Redacted: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("after the random words' redactions")
 }

@@ -35,12 +35,12 @@ type migration struct {
 
 // migrationSteps are the Go steps of the migrations that have one, by version.
 var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
-	searchIndexVersion: indexStoredRows,
+	searchIndexVersion: newSearchKey,
 }
 
 // SchemaVersion is the version of the schema this package creates and reads: the number of
 // its migrations.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrations is every migration, in version order, checked at start-up to number 1, 2, ...,
 // SchemaVersion.
@@ -99,7 +99,7 @@ func isBusy(err error) bool {
 // schema current. It returns the version it found. It initializes only a database that
 // holds nothing yet; another program's database is an error matching ErrNotStore (for
 // explainOpen to name the file), and a database newer than target is a *SchemaError; both
-// are left as they were. At version 9 and later it also rebuilds the search index when its
+// are left as they were. At searchIndexVersion and later it also rebuilds the search index when its
 // terms were computed with other Unicode tables (syncTermsVersion). Then, and only for a store, it puts the file in WAL mode (a no-op
 // for a file in it already), which a transaction cannot do: a file classified as another
 // program's is never switched.

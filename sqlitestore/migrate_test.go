@@ -16,10 +16,10 @@ import (
 )
 
 // openRaw opens the file at path with the writer's settings, without migrating it.
-func openRaw(t *testing.T, path string) *sql.DB { return openRawWith(t, driverName, path) }
+func openRaw(t testing.TB, path string) *sql.DB { return openRawWith(t, driverName, path) }
 
 // openRawWith is openRaw through the database/sql driver named driver.
-func openRawWith(t *testing.T, driver, path string) *sql.DB {
+func openRawWith(t testing.TB, driver, path string) *sql.DB {
 	t.Helper()
 	d, err := dsn(path, defaultConfig(), true)
 	if err != nil {

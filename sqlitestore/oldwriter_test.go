@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,67 @@ import (
 // indexWriterFunction (functions are registered on a driver, and a new one has none).
 const oldDriverName = "sqlite-before-search-index"
 
-func init() { sql.Register(oldDriverName, &sqlite.Driver{}) }
+// v9DriverName is a driver of a process of version 9: it registers the function schema
+// 9's triggers name, and not indexWriterFunction.
+const v9DriverName = "sqlite-version-9"
+
+func init() {
+	sql.Register(oldDriverName, &sqlite.Driver{})
+	v9 := &sqlite.Driver{}
+	v9.MustRegisterDeterministicScalarFunction("sqlitestore_keeps_search_index", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		return nil, nil
+	})
+	sql.Register(v9DriverName, v9)
+}
+
+// TestV9WriterRefused: a process of version 9, whose writes keep the search index in its
+// old form (terms, not keyed tokens), its connection open and its statements prepared
+// while the file was at schema 9, goes on running after another process migrated the file
+// to 10: its append, edit and erasure fail ("no such function") and change no row.
+func TestV9WriterRefused(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mixed.db")
+	db := openRaw(t, path)
+	if _, err := migrate(ctx, db, 8); err != nil {
+		t.Fatal(err)
+	}
+	writeOldDesk(t, db, time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC))
+	if _, err := migrate(ctx, db, 9); err != nil {
+		t.Fatal(err)
+	}
+	v9 := openRawWith(t, v9DriverName, path)
+	defer v9.Close()
+	writes := []string{
+		`INSERT INTO messages (desk, seq, parent, author, content, at_us) VALUES (1, 4, 0, 1, 'deploy secret', 0)`,
+		`UPDATE messages SET content = 'deploy secret' WHERE desk = 1 AND seq = 1`,
+		`UPDATE messages SET content = '', redacted = 1 WHERE desk = 1 AND seq = 1`,
+	}
+	var prepared []*sql.Stmt
+	for _, q := range writes {
+		stmt, err := v9.PrepareContext(ctx, q)
+		if err != nil {
+			t.Fatalf("version 9's %q at schema 9: %v", q, err)
+		}
+		prepared = append(prepared, stmt)
+	}
+	if _, err := migrate(ctx, db, SchemaVersion); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpTables(t, db)
+	for i, q := range writes {
+		for how, exec := range map[string]func() (sql.Result, error){
+			"prepared before the migration": func() (sql.Result, error) { return prepared[i].ExecContext(ctx) },
+			"prepared after it":             func() (sql.Result, error) { return v9.ExecContext(ctx, q) },
+		} {
+			if _, err := exec(); err == nil || !strings.Contains(err.Error(), "no such function") {
+				t.Errorf("version 9's %q, %s, at schema %d: %v, want no such function", q, how, SchemaVersion, err)
+			}
+		}
+	}
+	if diff := cmp.Diff(before, dumpTables(t, db)); diff != "" {
+		t.Errorf("version 9's writes changed rows (-before +after):\n%s", diff)
+	}
+}
 
 // TestOldWriterRefused: a process of a version before the search index, its connection
 // open and its statements prepared while the file was at schema 8, goes on running after

@@ -18,7 +18,8 @@ type config struct {
 	readers       int
 	watchInterval time.Duration
 	readOnly      bool
-	immutable     bool  // inspect's probe of a WAL-mode file without its sidecars: SQLite's immutable=1
+	immutable     bool // inspect's probe of a WAL-mode file without its sidecars: SQLite's immutable=1
+	indexProgress IndexProgress
 	err           error // the first invalid option
 }
 
@@ -107,4 +108,13 @@ func WithWatchInterval(d time.Duration) Option {
 // is open, when no other process has; Close removes them (see Open).
 func ReadOnly() Option {
 	return func(c *config) { c.readOnly = true }
+}
+
+// WithIndexProgress has Open tell progress how far a rebuild of the search index has come
+// (the migration to the keyed index, or a rebuild after the Unicode tables changed), after
+// every chunk of rows: done of total rows of the file. Open holds the file's write lock
+// while it rebuilds; a file of millions of rows takes seconds. progress runs on Open's
+// goroutine and must not use the Store.
+func WithIndexProgress(progress IndexProgress) Option {
+	return func(c *config) { c.indexProgress = progress }
 }

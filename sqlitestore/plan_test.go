@@ -77,9 +77,12 @@ func TestQueryPlans(t *testing.T) {
 		{"LookupKeys, a chunk", keyRowsSQL, []any{"keyed", keyList(keyed[:keyLookupChunk])}, "USING INDEX messages_desk_key (desk=? AND key=?)"},
 		{"LookupKeys on a desk without keys", keyRowsSQL, []any{"eng", `["a","b"]`}, "USING INDEX messages_desk_key (desk=? AND key=?)"},
 		{"thread lookup: a row's replies", `SELECT seq, content FROM messages WHERE desk = ?1 AND parent = ?2 ORDER BY seq LIMIT 30`, []any{1, 17}, "messages_desk_parent_seq (desk=? AND parent=?)"},
-		{"Search", searchQuery(st, 0), []any{"sales", `["deploy"]`, int64(1) << 62, 0, false, int64(transcript.KindAgent), "triage", 21}, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"},
-		{"Search in a thread, below a bound", searchQuery(st, 17), []any{"sales", `["deploy","the"]`, 1500, 17, false, int64(transcript.KindAgent), "triage", 4}, "messages_desk_parent_seq (desk=? AND parent=? AND seq<?)"},
-		{"Search in a thread", searchQuery(st, 17), []any{"sales", `["deploy"]`, int64(1) << 62, 17, false, int64(transcript.KindAgent), "triage", 21}, "messages_desk_parent_seq (desk=? AND parent=? AND seq<?)"},
+		{"the reader sets of a search's viewer", viewerSetsSQL, []any{"sales", int64(transcript.KindAgent), "triage"}, "PRIMARY KEY (desk=? AND kind=? AND ident=?)"},
+		{"the reader sets of the operator's search", allSetsSQL, []any{"sales"}, "sqlite_autoindex_reader_sets_1 (desk=?)"},
+		{"a reader set's row, in Append", findReaderSetSQL, []any{1, `[[3,"triage"],[3,"review"]]`}, "sqlite_autoindex_reader_sets_1 (desk=? AND members=?)"},
+		{"Search", searchQuery(st, 0), []any{1, searchMatch(st, 1, "deploy"), int64(1) << 62, 0, 21, st.workID}, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"Search in a thread, below a bound", searchQuery(st, 17), []any{1, searchMatch(st, 1, "deploy", "the"), 1500, 17, 4, st.workID}, "messages_desk_parent_seq (desk=? AND parent=? AND seq<?)"},
+		{"Search in a thread", searchQuery(st, 17), []any{1, searchMatch(st, 1, "deploy"), int64(1) << 62, 17, 21, st.workID}, "messages_desk_parent_seq (desk=? AND parent=? AND seq<?)"},
 		{"baseline SQL-window", channelSQL["window"], []any{"eng"}, "messages_desk_seq"},
 		{"baseline SQL-correlated", channelSQL["correlated"], []any{"eng"}, "messages_desk_parent_seq"},
 		{"baseline SQL-bounded", channelSQL["bounded"], []any{"eng"}, "messages_desk_parent_seq"},
@@ -149,4 +152,11 @@ func keyList(msgs []transcript.Message) string {
 	}
 	b, _ := json.Marshal(keys)
 	return string(b)
+}
+
+// searchMatch returns the FTS5 query of a search of desk for terms by a viewer of the
+// public set and two sets of asides.
+func searchMatch(st *Store, desk int64, terms ...string) string {
+	var h tokenHasher
+	return string(h.appendMatch(nil, st.searchKey, desk, []int64{publicReaderSet, 1, 2}, terms))
 }

@@ -3,82 +3,123 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sharedesk/transcript"
 )
 
 var _ transcript.Searcher = (*deskLog)(nil)
 
-// searchSQL finds one page of a search: the newest rows of desk ?1 that hold every term of
-// the JSON array ?2, below Seq ?3, in thread ?4 (0: the whole desk), that the viewer may
-// read, at most ?8 of them. The FTS5 query is the terms as the desk's entries hold them
-// (the desk's id, "_", the term), each a quoted string, its quotes doubled (though no term
-// holds one), so that FTS5 reads it as one token and no term is an operator, all ANDed; a
-// desk without rows has id 0, which no entry's tokens begin with. The index holds no
-// correction, blank row or erased row (transcript.IndexTerms gives them no terms), so
-// those are never candidates. FTS5 walks the desk's entries of the rarest term newest
-// first (rowid DESC) and stops at the limit, each candidate joined to its row by id: no
-// row of the desk is read that is not a match of every term, and other desks' entries are
-// other tokens, never read. Within a desk, messages.id grows with seq (a desk's rows are
-// inserted in order, each above every id the file holds), so rowid order is Seq order,
-// and the bound on rowid is the bound row's id.
-//
-// Readability is decided here, from the viewer's identity (?5: the viewer is the operator;
-// ?6 and ?7: its kind and ident, kind 0 for a viewer that fails Author.Validate, which no
-// authors or audiences row holds): a desk row (audience NULL), or an aside its viewer
-// wrote or is listed in. The sets of the viewer's authors and audiences rows are
-// subqueries SQLite evaluates once a search.
+// searchSQL finds one page of a search: the newest rows of desk ?1 (its id) that the FTS5
+// query ?2 finds (appendMatch: the query's terms in the tokens of the viewer's reader
+// sets), below Seq ?3, in thread ?4 (0: the whole desk), at most ?5 of them; ?6 is the
+// Store's workID, for the counts of its work. The index holds no correction, blank row or
+// erased row (transcript.IndexTerms gives them no terms), so those are never candidates.
+// FTS5 walks the entries of the viewer's sets' tokens of the rarest term newest first
+// (rowid DESC) and stops at the limit, each candidate joined to its row by id: no row of
+// the desk is read that is not a match of every term, and no entry of a set the viewer is
+// not in, nor of another desk, is read: those are other tokens. Within a desk,
+// messages.id grows with seq (a desk's rows are inserted in order, each above every id the
+// file holds), so rowid order is Seq order, and the bound on rowid is the bound row's id.
+// searchEntryFunction counts each candidate FTS5 yields, searchRowFunction each row joined.
 const searchSQL = `
 SELECT ` + rowColumns + `
 FROM message_terms AS t
 JOIN messages AS m ON m.id = t.rowid
-WHERE message_terms MATCH ` + searchMatch + `
-  AND t.rowid < ifnull((SELECT b.id FROM messages AS b WHERE b.desk = (SELECT id FROM desks WHERE name = ?1) AND b.seq = ?3), 9223372036854775807)
-  AND m.desk = (SELECT id FROM desks WHERE name = ?1)
+WHERE message_terms MATCH ?2
+  AND ` + searchEntryFunction + `(?6, t.rowid)
+  AND t.rowid < ifnull((SELECT b.id FROM messages AS b WHERE b.desk = ?1 AND b.seq = ?3), 9223372036854775807)
+  AND ` + searchRowFunction + `(?6, m.id)
+  AND m.desk = ?1
   AND m.seq < ?3
   AND (?4 = 0 OR m.seq = ?4 OR m.parent = ?4)
-  AND ` + searchReadable + `
 ORDER BY t.rowid DESC
-LIMIT ?8 + 0`
-
-// searchMatch is searchSQL's FTS5 query, from the desk's name ?1 and the terms ?2.
-const searchMatch = `(
-        SELECT group_concat('"' || ifnull((SELECT id FROM desks WHERE name = ?1), 0) || '_' || replace(value, '"', '""') || '"', ' AND ')
-        FROM json_each(?2))`
-
-// searchReadable is the condition that row m is one the viewer (?5, ?6, ?7) may read.
-const searchReadable = `(m.audience IS NULL
-       OR ?5
-       OR m.author IN (SELECT id FROM authors WHERE kind = ?6 AND ident = ?7)
-       OR m.audience IN (SELECT a.id FROM audiences AS a, json_each(a.members) AS e
-                         WHERE e.value ->> 'kind' = ?6 AND e.value ->> 'ident' = ?7))`
+LIMIT ?5 + 0`
 
 // searchThreadSQL is searchSQL within thread ?4 (not 0), driven from the thread's rows
 // instead of the desk's matches, so that a common word in a small thread reads the
 // thread, not every newer match of the desk: the replies of ?4 newest first on the
 // (desk, parent, seq) index, then row ?4 itself (older than every reply), each probed in
-// the FTS5 index by its id (a MATCH with a rowid constraint: FTS5 seeks each term's
-// doclist to that rowid), its readability and the bound checked as in searchSQL. The
-// two parts merge in Seq order and stop at the limit.
+// the FTS5 index by its id (a MATCH with a rowid constraint: FTS5 seeks the doclists of
+// the viewer's tokens to that rowid), and the bound checked as in searchSQL. The two parts
+// merge in Seq order and stop at the limit. A probe that finds an entry counts it, and its
+// row.
 const searchThreadSQL = searchThreadRows + `m.parent = ?4
 UNION ALL
 ` + searchThreadRows + `m.seq = ?4
 ORDER BY seq DESC
-LIMIT ?8 + 0`
+LIMIT ?5 + 0`
 
 // searchThreadRows is one part of searchThreadSQL: the rows of desk ?1 below Seq ?3 that
-// hold every term and that the viewer may read, and, as the condition that follows it
-// says, are the thread's replies or its root.
+// the FTS5 query ?2 finds and, as the condition that follows it says, are the thread's
+// replies or its root.
 const searchThreadRows = `
 SELECT ` + rowColumns + ` FROM messages AS m
-WHERE m.desk = (SELECT id FROM desks WHERE name = ?1)
+WHERE m.desk = ?1
   AND m.seq < ?3
-  AND m.id IN (SELECT rowid FROM message_terms WHERE message_terms MATCH ` + searchMatch + ` AND rowid = m.id)
-  AND ` + searchReadable + `
+  AND ` + searchRowFunction + `(?6, m.id IN (SELECT rowid FROM message_terms WHERE message_terms MATCH ?2 AND rowid = m.id AND ` + searchEntryFunction + `(?6, rowid)))
   AND `
+
+// The statements that find a search's desk by name and the reader sets its viewer reads
+// (see Store.readerSetsOf): one row a set, or one row whose set is NULL, and none for a
+// desk without rows. A viewer's are found on the membership key (desk, kind, ident), so
+// that the read depends only on the viewer's own sets; the operator's are every set of
+// the desk, on reader_sets' (desk, members) key.
+const (
+	viewerSetsSQL = `
+SELECT d.id, r.reader_set FROM desks AS d
+LEFT JOIN reader_set_members AS r ON r.desk = d.id AND r.kind = ?2 AND r.ident = ?3
+WHERE d.name = ?1`
+	allSetsSQL = `
+SELECT d.id, r.id FROM desks AS d
+LEFT JOIN reader_sets AS r ON r.desk = d.id
+WHERE d.name = ?1`
+)
+
+// readerSetsOf returns the id of desk (0 for a desk without rows) and the reader sets
+// viewer may read there, in tx, ascending: the public set, then those it belongs to (all the
+// desk's for the operator, none for a viewer that fails Author.Validate).
+func (s *Store) readerSetsOf(ctx context.Context, tx *sql.Tx, desk string, viewer transcript.Author) (int64, []int64, error) {
+	var rows *sql.Rows
+	var err error
+	switch {
+	case viewer.Validate() != nil:
+		rows, err = tx.StmtContext(ctx, s.viewerSets).QueryContext(ctx, desk, 0, "") // kind 0: no member
+	case viewer.Kind == transcript.KindOperator || s.searchEverySet:
+		rows, err = tx.StmtContext(ctx, s.allSets).QueryContext(ctx, desk)
+	default:
+		rows, err = tx.StmtContext(ctx, s.viewerSets).QueryContext(ctx, desk, int64(viewer.Kind), viewer.ID)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	var id int64
+	sets := []int64{publicReaderSet}
+	for rows.Next() {
+		var set sql.NullInt64
+		if err := rows.Scan(&id, &set); err != nil {
+			return 0, nil, err
+		}
+		if set.Valid {
+			sets = append(sets, set.Int64)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, err
+	}
+	slices.Sort(sets)
+	return id, slices.Compact(sets), nil
+}
+
+// SearchWork returns the work of the Store's searches since it opened, on every desk:
+// the index entries read (the candidates the FTS5 index yielded) and the rows read
+// (candidates joined to their rows).
+func (l *deskLog) SearchWork() (entries, rows int64) {
+	return l.s.work.entries.Load(), l.s.work.rows.Load()
+}
 
 // Search implements transcript.Searcher: transcript.PlanSearch checks q, then one query
 // (searchSQL, or searchThreadSQL within a thread) on the search index finds the newest matches the viewer may read, at most
@@ -105,22 +146,7 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if p.Thread > math.MaxInt64 {
 		thread = -1 // no row's Seq or Parent
 	}
-	var kind int64 // 0: reads desk rows only
-	v := p.Viewer
-	if v.Validate() == nil {
-		kind = int64(v.Kind)
-	}
-	operator := kind == int64(transcript.KindOperator)
-	terms, err := json.Marshal(p.Terms)
-	if err != nil {
-		return transcript.SearchResult{}, l.searchError(ctx, err)
-	}
-	_, stmt := l.s.searchFor(thread)
-	rows, err := stmt.QueryContext(ctx, l.desk, string(terms), bound, thread, operator, kind, v.ID, p.Limit+1)
-	if err != nil {
-		return transcript.SearchResult{}, l.searchError(ctx, err)
-	}
-	hits, refs, more, err := scanPage(rows, make([]transcript.Message, 0, p.Limit+1), make([]rowRefs, 0, p.Limit+1), transcript.PageBytes)
+	hits, refs, more, err := l.searchPage(ctx, p, bound, thread)
 	if err == nil {
 		err = l.s.resolveAuthors(ctx, hits, refs)
 	}
@@ -130,11 +156,39 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if err != nil {
 		return transcript.SearchResult{}, l.searchError(ctx, err)
 	}
+	// Every hit is one the viewer may read (its entry is of one of the viewer's sets); the
+	// check keeps it so should two tokens' 64 bits ever collide.
+	hits = slices.DeleteFunc(hits, func(m transcript.Message) bool { return !m.ReadableBy(p.Viewer) })
 	res := p.Result(hits)
-	if more && res.Next == 0 { // the scan stopped at PageBytes with older matches left
+	if more && res.Next == 0 && len(res.Messages) > 0 { // the scan stopped at PageBytes with older matches left
 		res.Next = res.Messages[len(res.Messages)-1].Seq
 	}
 	return res, nil
+}
+
+// searchPage runs one search in one read transaction, so that the viewer's reader sets and
+// the rows are read from one snapshot: readerSetsOf, then the search's query, returning
+// its rows without their authors and audiences, as scanPage does. The transaction ends
+// before it returns, so that resolving the ids can take a reader connection even from a
+// pool of one.
+func (l *deskLog) searchPage(ctx context.Context, p transcript.SearchPlan, bound, thread int64) ([]transcript.Message, []rowRefs, bool, error) {
+	tx, err := l.s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer tx.Rollback() // a read: nothing to commit
+	desk, sets, err := l.s.readerSetsOf(ctx, tx, l.desk, p.Viewer)
+	if err != nil || desk == 0 {
+		return nil, nil, false, err
+	}
+	var h tokenHasher
+	match := string(h.appendMatch(nil, l.s.searchKey, desk, sets, p.Terms))
+	_, stmt := l.s.searchFor(thread)
+	rows, err := tx.StmtContext(ctx, stmt).QueryContext(ctx, desk, match, bound, thread, p.Limit+1, l.s.workID)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return scanPage(rows, make([]transcript.Message, 0, p.Limit+1), make([]rowRefs, 0, p.Limit+1), transcript.PageBytes)
 }
 
 // searchFor returns the query of a search within thread (0: the whole desk) and its

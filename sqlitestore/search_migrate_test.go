@@ -1,8 +1,11 @@
 package sqlitestore
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -162,4 +165,72 @@ func TestTermsVersionRebuild(t *testing.T) {
 	if find("rota") != 0 || find("zürich") != 0 || find("new") != 1 {
 		t.Errorf("after the edit: rota %d, zürich %d, new %d; want 0, 0 and 1", find("rota"), find("zürich"), find("new"))
 	}
+}
+
+// TestMigrateFromV9DropsPlainIndex: a file at schema 9, whose index holds terms as words
+// (here one no row holds, as an erased row's word kept in a separator would be), migrates
+// to the keyed index: once the store closes, no file holds the word, and every row is
+// found by its words.
+func TestMigrateFromV9DropsPlainIndex(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v9.db")
+	db := openRaw(t, path)
+	if _, err := migrate(ctx, db, 8); err != nil {
+		t.Fatal(err)
+	}
+	want := writeOldDesk(t, db, time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC))
+	if _, err := migrate(ctx, db, 9); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO message_terms (rowid, terms) VALUES (1, '1_qjxzvkwyplain 1_deploy')`,
+		`INSERT INTO message_terms_version (version) VALUES ('` + termsVersion + `')`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	if len(filesHolding(t, dir, "qjxzvkwyplain")) == 0 {
+		t.Fatal("no file holds the plain index's word before the migration: the test would prove nothing")
+	}
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range want {
+		for _, term := range transcript.IndexTerms(&m) {
+			res, err := st.Log("eng").(transcript.Searcher).Search(ctx, transcript.SearchQuery{Text: term, Viewer: transcript.Operator(), Limit: 100})
+			if err != nil || !slices.ContainsFunc(res.Messages, func(got transcript.Message) bool { return got.Seq == m.Seq }) {
+				t.Errorf("search %q after the migration = %+v, %v; want row %d among them", term, res, err, m.Seq)
+			}
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if files := filesHolding(t, dir, "qjxzvkwyplain"); len(files) > 0 {
+		t.Errorf("after the migration and Close, %v hold the plain index's word", files)
+	}
+}
+
+// filesHolding returns the names of the files in dir that hold marker.
+func filesHolding(t *testing.T, dir, marker string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var holding []string
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(marker)) {
+			holding = append(holding, e.Name())
+		}
+	}
+	return holding
 }

@@ -16,7 +16,9 @@ func TestBatchIndexOneSegment(t *testing.T) {
 	if err := st.writer.QueryRowContext(t.Context(), `SELECT count(DISTINCT segid) FROM message_terms_idx`).Scan(&segments); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.writer.QueryRowContext(t.Context(), `SELECT count(*) FROM message_terms WHERE message_terms MATCH '"1_deploy"'`).Scan(&entries); err != nil {
+	var h tokenHasher
+	match := string(h.appendMatch(nil, st.searchKey, 1, []int64{publicReaderSet}, []string{"deploy"}))
+	if err := st.writer.QueryRowContext(t.Context(), `SELECT count(*) FROM message_terms WHERE message_terms MATCH ?1`, match).Scan(&entries); err != nil {
 		t.Fatal(err)
 	}
 	if segments != 1 || entries == 0 {

@@ -24,15 +24,22 @@ type Store struct {
 	readers    *sql.DB  // query_only connections
 	maxContent int
 	skipIndex  bool // appends leave the search index alone: set by benchmarks only, to measure its cost
-	authors    *authorCache
-	audiences  *audienceCache
+	// searches read every reader set of the desk, as the operator's do, and drop what the
+	// viewer may not read afterwards: set by a test only, to show the work check catches it
+	searchEverySet bool
+	authors        *authorCache
+	audiences      *audienceCache
+	readerSets     *readerSetCache
+	searchKey      []byte      // the file's search key (see tokenHasher)
+	work           *searchWork // this Store's search work, counted by workID
+	workID         int64
 
 	// Prepared statements: the writer's, on its one connection, and the readers'.
 	deskHead, newDesk, insert, insertMany, findAuthor, newAuthor         *sql.Stmt
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
 	revise, eraseCorrections, indexOne, unindexStmt, target              *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
-	search, searchThread                                                 *sql.Stmt // readers
+	search, searchThread, viewerSets, allSets                            *sql.Stmt // readers
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
 	insertBook, updateBook, loadBook                                     *sql.Stmt // writer, writer, readers
 	closed                                                               atomic.Bool
@@ -76,7 +83,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 			return nil, err
 		}
 	}
-	s := &Store{readOnly: c.readOnly, path: path, maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache(), watchInterval: c.watchInterval}
+	s := &Store{readOnly: c.readOnly, path: path, maxContent: c.maxContent, authors: newAuthorCache(), audiences: newAudienceCache(), readerSets: &readerSetCache{}, watchInterval: c.watchInterval}
+	s.work, s.workID = new(searchWork), lastWorkID.Add(1)
+	workCounters.Store(s.workID, s.work)
 	if c.readOnly {
 		s.made = absentSidecars(path)
 	}
@@ -105,7 +114,7 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 	s.writer.SetConnMaxLifetime(0)
 	s.writer.SetConnMaxIdleTime(0)
 	if !c.readOnly {
-		if err := migrateRetrying(ctx, s.writer, c.busyTimeout); err != nil {
+		if err := migrateRetrying(context.WithValue(ctx, indexProgressKey{}, c.indexProgress), s.writer, c.busyTimeout); err != nil {
 			var schemaErr *SchemaError
 			if errors.As(err, &schemaErr) {
 				schemaErr.Path = path
@@ -145,6 +154,8 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.readPage, s.readers, readPageSQL},
 		{&s.search, s.readers, searchSQL},
 		{&s.searchThread, s.readers, searchThreadSQL},
+		{&s.viewerSets, s.readers, viewerSetsSQL},
+		{&s.allSets, s.readers, allSetsSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
 		{&s.readAuthorsStmt, s.readers, readAuthorsSQL},
 		{&s.readAudiencesStmt, s.readers, readAudiencesSQL},
@@ -160,6 +171,9 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		if *p.stmt, err = p.db.PrepareContext(ctx, p.sql); err != nil {
 			return fmt.Errorf("sqlitestore: open %q: preparing %q: %w", path, p.sql, err)
 		}
+	}
+	if s.searchKey, err = readSearchKey(ctx, s.readers); err != nil {
+		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
 	}
 	return nil
 }
@@ -193,7 +207,8 @@ func (s *Store) closeAll() error {
 	}
 	// The readers first: the checkpoint truncates the log only once no connection of this
 	// process reads it.
-	closeStmts(s.readPage, s.search, s.searchThread, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
+	workCounters.Delete(s.workID)
+	closeStmts(s.readPage, s.search, s.searchThread, s.viewerSets, s.allSets, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
 	if s.readers != nil {
 		errs = append(errs, s.readers.Close())
 	}

@@ -49,7 +49,7 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	if m.Blank() && !*allowBlank {
 		return usageErrorf("append: the message is blank, and no view shows a blank message (give its text, or --allow-blank)")
 	}
-	st, err := df.open(ctx)
+	st, err := df.withIndexProgress(e).open(ctx)
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	if err := transcript.ValidateNew(m); err != nil {
 		return usageErrorf("%s: %s", name, transcript.Reason(err))
 	}
-	st, err := df.openExisting(ctx)
+	st, err := df.withIndexProgress(e).openExisting(ctx)
 	if err != nil {
 		return err
 	}

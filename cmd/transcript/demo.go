@@ -32,7 +32,7 @@ run built.`)
 		return usageErrorf("demo takes no arguments")
 	}
 	start := time.Now()
-	st, err := df.open(ctx)
+	st, err := df.withIndexProgress(e).open(ctx)
 	if err != nil {
 		return err
 	}

@@ -94,8 +94,10 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 		return st, nil
 	}
 	db := importer.Database{
-		Exists:   df.exists(),
-		Open:     func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.open(ctx)) },
+		Exists: df.exists(),
+		Open: func(ctx context.Context) (importer.StoreCloser, error) {
+			return opened(df.withIndexProgress(e).open(ctx))
+		},
 		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.openRead(ctx)) },
 	}
 	n, err := importer.ImportInto(ctx, db, df.desk, src, importer.WithProgress(newProgress(e)))

@@ -43,7 +43,7 @@ the read again. Errors and failures are logged to standard error, never content.
 	case as.author.Kind == 0:
 		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
 	}
-	st, err := df.openExisting(ctx)
+	st, err := df.withIndexProgress(e).openExisting(ctx)
 	if err != nil {
 		return err
 	}

@@ -272,3 +272,30 @@ func TestSearchLeavesAnOlderStore(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendTellsOfIndexRebuild: a writing command that rebuilds a file's search index (as
+// the migration to the keyed index does, here because the index's terms version is stale)
+// says so on standard error, and the rows are found afterwards.
+func TestAppendTellsOfIndexRebuild(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "desk.db")
+	if code, _, stderr := runInProcess(searchDesk, "import", "--db", db, "-"); code != exitOK {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	raw, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE message_terms_version SET version = 'stale'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	code, _, stderr := runInProcess("deploy again\n", "append", "--db", db, "--as", "agent:x")
+	if code != exitOK || !strings.Contains(stderr, "rebuilding the search index of "+db) {
+		t.Fatalf("append after the terms version changed: exit %d, stderr %q; want a line of the rebuild", code, stderr)
+	}
+	code, stdout, stderr := runInProcess("", "search", "--db", db, "--as", "agent:x", "--format", "json", "migration")
+	if code != exitOK || !strings.Contains(stdout, `"seq": 1,`) {
+		t.Errorf("search after the rebuild: exit %d, %s%s", code, stdout, stderr)
+	}
+}

@@ -112,7 +112,7 @@ standard output, the page's address and the token, which is revoked when serve s
 		slog.New(logs).Warn("a standby is set aside", "error", err.Error())
 	}}
 	existed := df.exists()
-	st, err := df.open(ctx)
+	st, err := df.withIndexProgress(e).open(ctx)
 	if err != nil {
 		return err
 	}

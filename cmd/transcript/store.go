@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/importer"
@@ -52,6 +53,29 @@ type deskFlags struct {
 	// standbyReport, when set, is told of each --read-db standby the store sets aside
 	// (pgstore.WithStandbyReport); standbyWarnings makes one for a command's standard error.
 	standbyReport func(error)
+	// indexProgress, when set, is told how far a rebuild of a SQLite file's search index
+	// has come (sqlitestore.WithIndexProgress); withIndexProgress sets one.
+	indexProgress sqlitestore.IndexProgress
+}
+
+// withIndexProgress returns f with an indexProgress that reports on e's standard error: a
+// line as a rebuild of the search index begins (a migration of a file that holds rows),
+// and on a terminal the rows done as it goes, at most ten times a second.
+func (f deskFlags) withIndexProgress(e *env) deskFlags {
+	var last time.Time
+	f.indexProgress = func(done, total int64) {
+		if last.IsZero() {
+			fmt.Fprintf(e.stderr, "transcript: rebuilding the search index of %s (%d rows)\n", f.db, total)
+		}
+		if e.progress && (time.Since(last) >= 100*time.Millisecond || done == total) {
+			fmt.Fprintf(e.stderr, "\r\x1b[Kindexed %d of %d rows", done, total)
+			if done == total {
+				fmt.Fprint(e.stderr, "\r\x1b[K")
+			}
+		}
+		last = time.Now()
+	}
+	return f
 }
 
 // standbyWarnings is a deskFlags.standbyReport that writes each standby set aside to w, as
@@ -190,6 +214,9 @@ func (f deskFlags) openWith(ctx context.Context, pgOpts []pgstore.Option, sqlite
 	}
 	if len(f.readDBs) > 0 {
 		return nil, usageErrorf("--read-db needs a PostgreSQL --db (a postgres:// URL): a SQLite file has no standbys")
+	}
+	if f.indexProgress != nil {
+		sqliteOpts = append(sqliteOpts, sqlitestore.WithIndexProgress(f.indexProgress))
 	}
 	return sqlitestore.Open(ctx, f.db, sqliteOpts...)
 }

@@ -107,7 +107,7 @@ any message yet.`)
 	if _, _, err := token.New(df.desk, as.author, time.Now()); err != nil {
 		return usageErrorf("token add: %v", err)
 	}
-	st, err := df.open(ctx)
+	st, err := df.withIndexProgress(e).open(ctx)
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ leaked gets a new token (token add).`)
 	if err := checkTokenID(id); err != nil {
 		return err
 	}
-	st, err := deskFlags{db: *db}.openExisting(ctx)
+	st, err := deskFlags{db: *db}.withIndexProgress(e).openExisting(ctx)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,13 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
+// SearchWorkCounter is implemented by a store's log that counts the work its store's
+// searches do: index entries read and rows read (fetched or examined), cumulative over
+// every search of the store since it opened.
+type SearchWorkCounter interface {
+	SearchWork() (entries, rows int64)
+}
+
 // SearchSeeds are the seeds of the desks SearchRule builds.
 var SearchSeeds = []uint64{1, 2, 3}
 
@@ -25,7 +32,8 @@ var searchCmp = cmp.Options{cmpopts.EquateEmpty(), cmp.Comparer(func(a, b time.T
 // asides to "search-SEED-blind", and checks SearchCheck for every text in the whole desk
 // and in a third of the case's threads, with limits and bounds varied, and with bounds and
 // threads past every Seq a store can hold.
-// The store's logs must implement transcript.Searcher.
+// The store's logs must implement transcript.Searcher; when they also implement
+// SearchWorkCounter, an outsider's search must do the same work on both desks.
 func SearchRule(t *testing.T, st Store) {
 	t.Helper()
 	for _, seed := range SearchSeeds {
@@ -87,7 +95,8 @@ func appendAll(t testing.TB, st transcript.Appender, desk string, msgs []transcr
 // SearchModel's, word for word; for a whole-desk query of limit 3, following Next pages
 // through every match the model finds below q.Before, each once, newest first; no answer's JSON holds a
 // word of c.ForbiddenWords; and the outsiders' answers on s and sb are the same: messages,
-// Next and errors.
+// Next and errors, and, when s and sb implement SearchWorkCounter, the work of the search
+// (entries and rows read, the counters' growth over the one search).
 func SearchCheck(t testing.TB, c SearchCase, s, sb transcript.Searcher, q transcript.SearchQuery) {
 	t.Helper()
 	searchCheck(t, c, s, sb, q)
@@ -99,7 +108,8 @@ func searchCheck(t reporter, c SearchCase, s, sb transcript.Searcher, q transcri
 	for _, v := range SearchViewers {
 		q.Viewer = v
 		what := fmt.Sprintf("search %+q as %v in thread %d before %d, limit %d", q.Text, v, q.Thread, q.Before, q.Limit)
-		got, err := s.Search(ctx, q)
+		outsider := v.Validate() != nil || v.Same(SearchOutsider)
+		got, work, err := searchWork(ctx, s, q)
 		want, wantErr := c.Model(q)
 		if wantErr != nil {
 			if !errors.Is(err, transcript.ErrBadSearch) {
@@ -115,15 +125,43 @@ func searchCheck(t reporter, c SearchCase, s, sb transcript.Searcher, q transcri
 		if err == nil && q.Limit == 3 && q.Thread == 0 {
 			checkPaging(t, what, s, c, q)
 		}
-		if v.Validate() != nil || v.Same(SearchOutsider) {
-			blind, blindErr := sb.Search(ctx, q)
+		if outsider {
+			blind, blindWork, blindErr := searchWork(ctx, sb, q)
 			if fmt.Sprint(blindErr) != fmt.Sprint(err) {
 				t.Fatalf("%s: the error differs without the asides: %v, and %v with them", what, blindErr, err)
 			}
 			if diff := cmp.Diff(blind, got, searchCmp); diff != "" {
 				t.Fatalf("%s: an outsider's answer depends on the asides (-without +with):\n%s", what, diff)
 			}
+			if work != blindWork {
+				t.Fatalf("%s: an outsider's search work depends on the asides: %d entries and %d rows read without them, %d and %d with them",
+					what, blindWork[0], blindWork[1], work[0], work[1])
+			}
 		}
+	}
+}
+
+// searchWork asks q of s and returns its answer and the work it did: the entries and rows
+// read, as s's SearchWorkCounter counts them, or zeros when s counts none.
+func searchWork(ctx context.Context, s transcript.Searcher, q transcript.SearchQuery) (transcript.SearchResult, [2]int64, error) {
+	c, counts := s.(SearchWorkCounter)
+	var entries, rows int64
+	if counts {
+		entries, rows = c.SearchWork()
+	}
+	res, err := s.Search(ctx, q)
+	if !counts {
+		return res, [2]int64{}, err
+	}
+	e, r := c.SearchWork()
+	return res, [2]int64{e - entries, r - rows}, err
+}
+
+// checkSearchWork fails t when st's logs do not count their search work.
+func checkSearchWork(t *testing.T, st Store) {
+	t.Helper()
+	if _, ok := st.Log("search-work").(SearchWorkCounter); !ok {
+		t.Fatalf("storetest: the store's log %T does not implement storetest.SearchWorkCounter", st.Log("search-work"))
 	}
 }
 

@@ -161,3 +161,57 @@ func TestSearchChecksCatchBrokenSearchers(t *testing.T) {
 		})
 	}
 }
+
+// indexSearcher is memlog's search that counts its work as an index of words would: per
+// search, one entry for each searchable row of the desk that holds every word (in any
+// scope, below any bound), and one row for each answer. Keyed by word and reader set, it
+// reads only the entries of rows the viewer may read; keyed by word only (byWord), every
+// row's, asides included, as the index of finding 1 did.
+type indexSearcher struct {
+	log           *memlog.Log
+	rows          []transcript.Message
+	byWord        bool
+	entries, read int64
+}
+
+func (s *indexSearcher) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	if p, err := transcript.PlanSearch(q); err == nil {
+		for i := range s.rows {
+			m := &s.rows[i]
+			if transcript.Searchable(m) && holdsAll(transcript.Terms(m.Content), p.Terms) && (s.byWord || m.ReadableBy(p.Viewer)) {
+				s.entries++
+			}
+		}
+	}
+	r, err := s.log.Search(ctx, q)
+	s.read += int64(len(r.Messages))
+	return r, err
+}
+
+func (s *indexSearcher) SearchWork() (entries, rows int64) { return s.entries, s.read }
+
+// TestSearchWorkCatchesAsideEntries: the search checks pass a searcher whose work is that
+// of an index keyed by reader set, and report one that reads the entries of asides its
+// viewer may not read, as an outsider's search work that depends on the asides.
+func TestSearchWorkCatchesAsideEntries(t *testing.T) {
+	searcher := func(byWord bool) func(rows []transcript.Message) transcript.Searcher {
+		return func(rows []transcript.Message) transcript.Searcher {
+			log, err := memlog.From(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &indexSearcher{log: log, rows: rows, byWord: byWord}
+		}
+	}
+	if failures := runSearchChecks(t, searcher(false)); len(failures) != 0 {
+		t.Fatalf("the checks fail a searcher keyed by reader set:\n%s", strings.Join(failures, "\n"))
+	}
+	failures := runSearchChecks(t, searcher(true))
+	for _, f := range failures {
+		if strings.Contains(f, "search work depends on the asides") {
+			t.Logf("%d failures, among them:\n%.600s", len(failures), f)
+			return
+		}
+	}
+	t.Errorf("no failure tells of the outsider's search work; the failures:\n%s", strings.Join(failures, "\n"))
+}

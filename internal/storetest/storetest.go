@@ -86,8 +86,9 @@ type Store interface {
 //     asides, blank rows, replies and corrections: every answer the brute-force model's
 //     for every viewer, scope, bound and limit; paging through Next to the end; no word of
 //     a row the viewer may not read, or of erased content, in any answer; and an
-//     outsider's answers those of the same desk without its asides. The store's logs must
-//     implement transcript.Searcher.
+//     outsider's answers, and the work of its searches, those of the same desk without
+//     its asides. The store's logs must implement transcript.Searcher and
+//     SearchWorkCounter.
 //   - Tokens: the token.Store contract (see TokenRule): tokens stored exactly and found by
 //     hash only, listed in order, refused twice or invalid, revoked once, and
 //     token.Authenticate over the store accepting each token as itself and refusing
@@ -144,7 +145,7 @@ var checks = []struct {
 	{"Asides", checkAsides},
 	{"Keys", checkKeys},
 	{"Corrections", checkCorrections},
-	{"Search", func(t *testing.T, st Store) { SearchRule(t, st) }},
+	{"Search", func(t *testing.T, st Store) { checkSearchWork(t, st); SearchRule(t, st) }},
 	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
 	{"Books", func(t *testing.T, st Store) { BookRule(t, st) }},
 	{"ConcurrentSharing", checkConcurrentSharing},
