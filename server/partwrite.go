@@ -47,9 +47,11 @@ func (e *partEvent) add(out *sseWriter) error {
 // since the part was prepared erased, and encodes the batch again when one came while it
 // was encoded: once the tail knows of a redaction, which it does before the redaction's
 // answer is sent, a part prepared before it writes none of what it erased, however slowly
-// its client reads. It reports false, with the batch unwritten, when the tail no longer
-// keeps every redaction since the part was prepared: the stream must then end, and its
-// client resumes from the last event it received.
+// its client reads. A batch is written in pieces of sseChunkBytes, and a redaction that
+// erases one of its rows while they are written stops it before the next piece. It reports
+// false when it stopped so, or when the tail no longer keeps every redaction since the part
+// was prepared: the stream must then end, and its client resumes from the last whole event
+// it received.
 func (st *stream) writePart(out *sseWriter, evs []partEvent, f *inFlight) (bool, error) {
 	first, mark := 0, out.buffered() // evs[first:] are not written; the buffer held mark bytes before them
 	for i := range evs {
@@ -73,7 +75,8 @@ func (st *stream) writePart(out *sseWriter, evs []partEvent, f *inFlight) (bool,
 				}
 			}
 		}
-		if err := out.flush(); err != nil {
+		batch := evs[first : i+1]
+		if sent, err := out.flushWhile(func() bool { return f.unchanged(batch) }); !sent || err != nil {
 			return false, err
 		}
 		for j := first; j <= i; j++ {
