@@ -140,7 +140,7 @@
 // The migrations that add search and key its index by reader set index the rows already
 // stored, in Go, in their transaction, as does Open when transcript.Terms has changed
 // since the index was built: on a large database it reads every row once, and appends
-// wait for it ([WithReindexProgress] tells how far it is). Upgrade every process on the
+// wait for it ([WithIndexProgress] tells how far it is). Upgrade every process on the
 // database before it runs: the rows that a process of a version before search appends
 // afterwards get no terms, and no search ever finds them (nothing indexes them later); a
 // row such a process edits or redacts loses its terms (a trigger deletes them), so it is

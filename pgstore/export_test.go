@@ -167,7 +167,7 @@ func TermKeys(desk string, terms []string) []int64 { return termKeys(desk, terms
 
 // RebuildTerms rebuilds the search index of pool's database, as a migration does, telling
 // progress how it goes.
-func RebuildTerms(ctx context.Context, pool *pgxpool.Pool, progress ReindexProgress) error {
+func RebuildTerms(ctx context.Context, pool *pgxpool.Pool, progress IndexProgress) error {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return err

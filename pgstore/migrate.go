@@ -72,7 +72,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // (syncTerms), telling progress (which may be nil) how it goes. A schema newer than this
 // package knows is ErrSchemaTooNew. A database holding other tables but no store is
 // ErrNotStore unless beside is set (InitSchema). On any error nothing changes.
-func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool, progress ReindexProgress) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, target int, beside bool, progress IndexProgress) error {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return fmt.Errorf("pgstore: migrate: %w", err)

@@ -55,25 +55,25 @@ FROM pg_index AS i
 WHERE i.indrelid = 'transcript_terms'::regclass AND NOT i.indisprimary
 ORDER BY 1`
 
-// ReindexProgress is told how a rebuild of the search index goes: done of total rows
+// IndexProgress is told how a rebuild of the search index goes: done of total rows
 // indexed so far, after each batch, from the first (done 0) to the last (done == total).
 // It is called from the goroutine that opens the Store, inside the migration's
 // transaction, which holds the schema's lock: it should return quickly.
-type ReindexProgress func(done, total int64)
+type IndexProgress func(done, total int64)
 
-// WithReindexProgress has Open and New call f while they rebuild the search index (when a
+// WithIndexProgress has Open and New call f while they rebuild the search index (when a
 // migration builds it anew, or transcript.Terms changed), so that a host can show how far
 // a large store is. Without it, a rebuild reports nothing.
-func WithReindexProgress(f ReindexProgress) Option {
+func WithIndexProgress(f IndexProgress) Option {
 	return func(s *Store) error {
-		s.reindexProgress = f
+		s.indexProgress = f
 		return nil
 	}
 }
 
 // syncTerms rebuilds the search index in tx (rebuildTerms) unless transcript_terms_version
 // names termsVersion already. tx is a migration's, at termsIndexVersion or later.
-func syncTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) error {
+func syncTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) error {
 	var built string
 	err := tx.QueryRow(ctx, `SELECT terms FROM transcript_terms_version`).Scan(&built)
 	if err == nil && built == termsVersion {
@@ -93,7 +93,7 @@ func syncTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) error {
 // termsVersion and, when it indexed any row, analyzes the tables, so that the planner
 // knows them from the first search on. A store without rows is left without statistics,
 // as a new store is.
-func rebuildTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) error {
+func rebuildTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) error {
 	if _, err := tx.Exec(ctx, `TRUNCATE transcript_terms, transcript_term_readers, transcript_terms_version`); err != nil {
 		return fmt.Errorf("empty the search index: %w", err)
 	}
@@ -156,7 +156,7 @@ func dropTermsIndexes(ctx context.Context, tx pgx.Tx) ([]string, error) {
 
 // fillTerms indexes every stored row (rebuildTerms) into the empty tables, and returns how
 // many rows it gave terms.
-func fillTerms(ctx context.Context, tx pgx.Tx, progress ReindexProgress) (int, error) {
+func fillTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) (int, error) {
 	var total int64
 	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(head), 0)::bigint FROM transcript_desks`).Scan(&total); err != nil {
 		return 0, fmt.Errorf("count the stored rows: %w", err)

@@ -69,7 +69,7 @@ func TestMigrateSearchReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress progressLog
-	st, err := pgstore.Open(ctx, dsn, pgstore.WithReindexProgress(progress.report))
+	st, err := pgstore.Open(ctx, dsn, pgstore.WithIndexProgress(progress.report))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestMigrateSearchReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	st, err = pgstore.Open(ctx, dsn, pgstore.WithReindexProgress(progress.report))
+	st, err = pgstore.Open(ctx, dsn, pgstore.WithIndexProgress(progress.report))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestMigrateSearchReaders(t *testing.T) {
 	progress.check(t, n+2, 2)
 	check("after a rebuild for other Terms tables")
 	st.Close()
-	if st, err = pgstore.Open(ctx, dsn, pgstore.WithReindexProgress(progress.report)); err != nil {
+	if st, err = pgstore.Open(ctx, dsn, pgstore.WithIndexProgress(progress.report)); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -52,8 +52,8 @@ type Store struct {
 	// initSchema is InitSchema's: migrate creates the schema in a database holding other
 	// tables.
 	initSchema bool
-	// reindexProgress is WithReindexProgress's, or nil.
-	reindexProgress ReindexProgress
+	// indexProgress is WithIndexProgress's, or nil.
+	indexProgress IndexProgress
 	// searchWork counts the work of the Logs' searches (SearchWork).
 	searchWork searchWork
 }
@@ -178,7 +178,7 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) 
 		if err := s.checkReadOnlySchema(ctx); err != nil {
 			return nil, err
 		}
-	} else if err := migrate(ctx, pool, len(migrations), s.initSchema, s.reindexProgress); err != nil {
+	} else if err := migrate(ctx, pool, len(migrations), s.initSchema, s.indexProgress); err != nil {
 		return nil, err
 	}
 	if err := s.replicas.open(ctx, len(migrations)); err != nil {

@@ -53,8 +53,9 @@ type deskFlags struct {
 	// standbyReport, when set, is told of each --read-db standby the store sets aside
 	// (pgstore.WithStandbyReport); standbyWarnings makes one for a command's standard error.
 	standbyReport func(error)
-	// indexProgress, when set, is told how far a rebuild of a SQLite file's search index
-	// has come (sqlitestore.WithIndexProgress); withIndexProgress sets one.
+	// indexProgress, when set, is told how far a rebuild of the store's search index has
+	// come (sqlitestore.WithIndexProgress, pgstore.WithIndexProgress); withIndexProgress
+	// sets one.
 	indexProgress sqlitestore.IndexProgress
 }
 
@@ -65,7 +66,11 @@ func (f deskFlags) withIndexProgress(e *env) deskFlags {
 	var last time.Time
 	f.indexProgress = func(done, total int64) {
 		if last.IsZero() {
-			fmt.Fprintf(e.stderr, "transcript: rebuilding the search index of %s (%d rows)\n", f.db, total)
+			where := f.db
+			if isPostgres(where) {
+				where = "the PostgreSQL database" // its URL may hold a password
+			}
+			fmt.Fprintf(e.stderr, "transcript: rebuilding the search index of %s (%d rows)\n", where, total)
 		}
 		if e.progress && (time.Since(last) >= 100*time.Millisecond || done == total) {
 			fmt.Fprintf(e.stderr, "\r\x1b[Kindexed %d of %d rows", done, total)
@@ -210,6 +215,9 @@ func (f deskFlags) openWith(ctx context.Context, pgOpts []pgstore.Option, sqlite
 	}
 	if isPostgres(f.db) {
 		opts := append(pgOpts, pgstore.WithStandbys(f.readDBs...), pgstore.WithStandbyReport(f.standbyReport))
+		if f.indexProgress != nil {
+			opts = append(opts, pgstore.WithIndexProgress(pgstore.IndexProgress(f.indexProgress)))
+		}
 		return pgstore.Open(ctx, f.db, opts...)
 	}
 	if len(f.readDBs) > 0 {
