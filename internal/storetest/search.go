@@ -133,6 +133,13 @@ func searchCheck(t reporter, c SearchCase, s, sb transcript.Searcher, q transcri
 			if diff := cmp.Diff(blind, got, searchCmp); diff != "" {
 				t.Fatalf("%s: an outsider's answer depends on the asides (-without +with):\n%s", what, diff)
 			}
+			// A database's first reads of new rows may do work its later reads do not (it
+			// marks dead index entries, a standby catches up): the same search asked again
+			// of both desks must then agree. Reading an aside's entries repeats every time.
+			for again := 0; work != blindWork && again < 3; again++ {
+				_, work, _ = searchWork(ctx, s, q)
+				_, blindWork, _ = searchWork(ctx, sb, q)
+			}
 			if work != blindWork {
 				t.Fatalf("%s: an outsider's search work depends on the asides: %d entries and %d rows read without them, %d and %d with them",
 					what, blindWork[0], blindWork[1], work[0], work[1])
