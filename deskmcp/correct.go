@@ -33,11 +33,11 @@ func (t *tools) correct(ctx context.Context, tool string, c posting.Correction) 
 		return "", transcript.Message{}, t.correctionError(ctx, tool, m, err)
 	}
 	// The append is not the client's to cancel: once begun it finishes.
-	stored, created, err := t.svc.st.AppendNew(context.WithoutCancel(ctx), t.desk, m)
+	stored, _, err := t.svc.st.AppendNew(context.WithoutCancel(ctx), t.desk, m)
 	if err != nil {
 		return "", transcript.Message{}, t.correctionError(ctx, tool, m, err)
 	}
-	if created && t.svc.opts.Appended != nil {
+	if t.svc.opts.Appended != nil { // a replayed correction too: the streams must erase before the answer
 		t.svc.opts.Appended(t.desk, stored)
 	}
 	what := fmt.Sprintf("Edited #%d: the edit is #%d, shown to everyone who reads #%d.", stored.Corrects, stored.Seq, stored.Corrects)

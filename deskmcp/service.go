@@ -38,9 +38,10 @@ type Options struct {
 	// saved): never content, never a secret. Nil discards them.
 	Logger *slog.Logger
 	// Appended, if set, is called with the desk's name and the stored row after every new
-	// row post_message, edit_message or redact_message stores (not for a replayed key,
-	// which stores none), so that a service can wake its event streams at once, and apply
-	// a correction to the rows it holds in memory.
+	// row post_message, edit_message or redact_message stores, and after a replayed
+	// correction (which another process may have committed), before the tool answers, so
+	// that a service can wake its event streams at once, and apply a correction to the
+	// rows it holds in memory. A replayed post stores nothing and is not told.
 	Appended func(desk string, stored transcript.Message)
 }
 
