@@ -56,7 +56,8 @@ WHERE i.indrelid = 'transcript_terms'::regclass AND NOT i.indisprimary
 ORDER BY 1`
 
 // IndexProgress is told how a rebuild of the search index goes: done of total rows
-// indexed so far, after each batch, from the first (done 0) to the last (done == total).
+// indexed so far, after each batch, from the first (done 0) to the last (done == total);
+// never for a store that holds no row.
 // It is called from the goroutine that opens the Store, inside the migration's
 // transaction, which holds the schema's lock: it should return quickly.
 type IndexProgress func(done, total int64)
@@ -161,7 +162,7 @@ func fillTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) (int, err
 	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(head), 0)::bigint FROM transcript_desks`).Scan(&total); err != nil {
 		return 0, fmt.Errorf("count the stored rows: %w", err)
 	}
-	if progress != nil {
+	if progress != nil && total > 0 { // a new, empty database has nothing to rebuild
 		progress(0, total)
 	}
 	audiences := new(audienceCache)
@@ -235,7 +236,7 @@ func fillTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) (int, err
 			progress(min(done, total), total)
 		}
 	}
-	if progress != nil {
+	if progress != nil && total > 0 {
 		progress(total, total)
 	}
 	return indexed, nil

@@ -86,9 +86,12 @@
 // word, before or after an erasure. The key is in the file, though: someone holding the
 // file and a guess (a word, a desk and a reader set) can compute the guess's token and
 // look for it, and so confirm that a live row of that desk and set holds the word, as
-// they could by reading the row; after the row's erasure, what remains is at most a
-// prefix of the token in a separator, a few bytes of a hash, which confirms a guess only
-// by chance. Holding the file is holding the desk's live content in any case.
+// they could by reading the row. After the row's erasure, what may remain is a prefix of
+// its token, kept as a separator by an interior page, up to the whole token: with the key,
+// a guessed word, desk and reader set give a token whose prefix can be compared with it, so
+// a holder of the file can still confirm a guess of an erased word whose token began a
+// page, though never read a word back. Holding the file is holding the desk's live content
+// in any case.
 //
 // Every process that writes a file must run this version or later once the file is at
 // schema version 9: an older one would append, edit and erase rows without changing the
