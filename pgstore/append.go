@@ -308,7 +308,7 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	b.Queue(lockHeadSQL, desk, int64(len(rows)))
 	terms := 0 // the results of the terms' inserts (when keyed, insertKeySQL inserts the terms)
 	if keyed {
-		kargs := keyedTermsArgs(desk, &rows[0], s.hooks.noTerms)
+		kargs := keyedTermsArgs(s.searchKey, desk, &rows[0], s.hooks.noTerms)
 		b.Queue(insertKeySQL, append(args, kargs...)...)
 		if r := kargs[2].(int64); r != 0 {
 			var sets readerSets
@@ -317,7 +317,7 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 		}
 	} else {
 		b.Queue(insertSQL, args...)
-		terms = queueTerms(&b, desk, rows, args, s.hooks.noTerms)
+		terms = queueTerms(&b, s.searchKey, desk, rows, args, s.hooks.noTerms)
 	}
 	if !hold {
 		s.queueCommit(&b, desk)
@@ -487,8 +487,8 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 		b.Queue(returnHeadSQL, desk, int64(skipped))
 	}
 	b.Queue(insertSQL, args...)
-	terms := queueTerms(&b, desk, added, args, s.hooks.noTerms)
-	revisions := queueRevisions(&b, desk, base, settled.Revisions, stored)
+	terms := queueTerms(&b, s.searchKey, desk, added, args, s.hooks.noTerms)
+	revisions := queueRevisions(&b, s.searchKey, desk, base, settled.Revisions, stored)
 	if s.hooks.beforeCommit == nil {
 		s.queueCommit(&b, desk)
 	}

@@ -43,12 +43,12 @@ func (s *Store) readStored(br pgx.BatchResults, n int) (map[transcript.Sequence]
 // terms' change (queueRevisedTerms, from the stored row, in stored), and for a redaction
 // eraseSQL too. It returns the function that reads their results from the
 // batch's, checking that each revised row was found.
-func queueRevisions(b *pgx.Batch, desk string, base transcript.Sequence, revisions []transcript.Revision, stored map[transcript.Sequence]transcript.Message) func(pgx.BatchResults) error {
+func queueRevisions(b *pgx.Batch, key searchKey, desk string, base transcript.Sequence, revisions []transcript.Revision, stored map[transcript.Sequence]transcript.Message) func(pgx.BatchResults) error {
 	terms := make([]int, len(revisions))
 	for i, r := range revisions {
 		target := stored[r.Target]
 		b.Queue(reviseSQL, desk, int64(r.Target), r.Content, r.Redacted, int64(r.Revised))
-		terms[i] = queueRevisedTerms(b, desk, &r, &target)
+		terms[i] = queueRevisedTerms(b, key, desk, &r, &target)
 		if r.Redacted {
 			b.Queue(eraseSQL, desk, int64(r.Target), int64(base))
 		}

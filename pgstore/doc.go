@@ -49,9 +49,10 @@
 //   - TOAST: a content of more than about 2 kB is kept in the table's TOAST table, as
 //     written or compressed (pglz or lz4, which anyone holding the file can undo), with the
 //     same dead versions;
-//   - indexes: the GIN index of transcript_terms keeps an erased word's 64-bit hash as a
-//     key, pointing at no row, until the index is built anew: someone holding the file and
-//     a guessed word can compute its hash and find it there;
+//   - indexes: the GIN index of transcript_terms keeps an erased word's 64-bit keyed hash
+//     as a key, pointing at no row, until the index is built anew: someone holding the
+//     database's files, and so the key (transcript_search_key), and a guessed word can
+//     compute its hash and find it there;
 //   - statistics: ANALYZE, which autovacuum runs too, copies sampled values into
 //     pg_statistic (a content's most common values and histogram bounds, the most common
 //     words of transcript_terms), where they may quote an erased row until the next

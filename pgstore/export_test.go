@@ -141,18 +141,29 @@ const (
 	SearchProbeRows  = searchProbeRows
 )
 
+// SearchKeyOf returns the search index's key kept in q's database.
+func SearchKeyOf(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) ([]byte, error) {
+	var key []byte
+	err := q.QueryRow(ctx, `SELECT key FROM transcript_search_key`).Scan(&key)
+	return key, err
+}
+
 // TermsRow returns the row of transcript_terms an append of m, stored as row m.Seq of
-// desk, writes (desk, readers, seq, parent, terms, keys), or nil when it writes none; and
-// the rows of transcript_term_readers it writes (desk, kind, id, readers).
-func TermsRow(desk string, m *transcript.Message) (row []any, readers [][]any) {
+// desk, writes (desk, readers, seq, parent, terms, keys) with the search index's key key,
+// or nil when it writes none; and the rows of transcript_term_readers it writes (desk,
+// kind, id, readers).
+func TermsRow(key []byte, desk string, m *transcript.Message) (row []any, readers [][]any) {
 	terms := indexTerms(m)
 	if terms == "" {
 		return nil, nil
 	}
-	set := readerSetKey(m)
+	k := searchKey(key)
+	set := k.readerSetKey(m)
 	keys := make([]int64, 0, 8)
 	for _, t := range transcript.IndexTerms(m) {
-		keys = append(keys, termKey(desk, t)^set)
+		keys = append(keys, k.termKey(desk, t)^set)
 	}
 	if set != 0 {
 		for _, a := range m.Readers() {
@@ -162,8 +173,11 @@ func TermsRow(desk string, m *transcript.Message) (row []any, readers [][]any) {
 	return []any{desk, set, int64(m.Seq), int64(m.Parent), transcript.IndexTerms(m), keys}, readers
 }
 
-// TermKeys returns the keys a search of desk sends for terms, for the EXPLAIN tests.
-func TermKeys(desk string, terms []string) []int64 { return termKeys(desk, terms) }
+// TermKeys returns the keys a search of desk sends for terms, with the search index's key
+// key, for the EXPLAIN tests.
+func TermKeys(key []byte, desk string, terms []string) []int64 {
+	return searchKey(key).termKeys(desk, terms)
+}
 
 // RebuildTerms rebuilds the search index of pool's database, as a migration does, telling
 // progress how it goes.
@@ -209,7 +223,11 @@ func RawAppend(ctx context.Context, pool *pgxpool.Pool, desk string, m transcrip
 			n = 1
 		}
 	} else {
-		n = queueTerms(&b, desk, rows, args, false)
+		key, err := SearchKeyOf(ctx, pool)
+		if err != nil {
+			return err
+		}
+		n = queueTerms(&b, key, desk, rows, args, false)
 	}
 	b.Queue("COMMIT")
 	br := pool.SendBatch(ctx, &b)

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"unicode"
@@ -107,7 +108,11 @@ func rebuildTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) error 
 	if err != nil {
 		return err
 	}
-	indexed, err := fillTerms(ctx, tx, progress)
+	key, err := ensureSearchKey(ctx, tx)
+	if err != nil {
+		return err
+	}
+	indexed, err := fillTerms(ctx, tx, key, progress)
 	if err != nil {
 		return err
 	}
@@ -155,9 +160,27 @@ func dropTermsIndexes(ctx context.Context, tx pgx.Tx) ([]string, error) {
 	return creates, nil
 }
 
+// ensureSearchKey returns the store's searchKey, which it makes in tx when the store has
+// none yet: 32 bytes from crypto/rand. A key once made is kept, so that every process of
+// the store computes the same keys.
+func ensureSearchKey(ctx context.Context, tx pgx.Tx) (searchKey, error) {
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, fmt.Errorf("make the search index's key: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO transcript_search_key (key) SELECT $1 WHERE NOT EXISTS (SELECT FROM transcript_search_key)`, fresh); err != nil {
+		return nil, fmt.Errorf("keep the search index's key: %w", err)
+	}
+	var key []byte
+	if err := tx.QueryRow(ctx, `SELECT key FROM transcript_search_key`).Scan(&key); err != nil {
+		return nil, fmt.Errorf("read the search index's key: %w", err)
+	}
+	return key, nil
+}
+
 // fillTerms indexes every stored row (rebuildTerms) into the empty tables, and returns how
 // many rows it gave terms.
-func fillTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) (int, error) {
+func fillTerms(ctx context.Context, tx pgx.Tx, key searchKey, progress IndexProgress) (int, error) {
 	var total int64
 	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(head), 0)::bigint FROM transcript_desks`).Scan(&total); err != nil {
 		return 0, fmt.Errorf("count the stored rows: %w", err)
@@ -204,11 +227,11 @@ func fillTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) (int, err
 					return 0, fmt.Errorf("index the stored rows: the audience of row %d of desk %q: %v", seq, after, err)
 				}
 			}
-			set := readerSetKey(&m)
+			set := key.readerSetKey(&m)
 			if set != 0 {
 				sets.add(after, &m, set)
 			}
-			keys := termKeys(after, terms)
+			keys := key.termKeys(after, terms)
 			for i := range keys {
 				keys[i] ^= set
 			}

@@ -232,7 +232,7 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if err != nil {
 		return transcript.SearchResult{}, err
 	}
-	read, err := newSearchRead(&l.s.audiences, &l.s.searchWork, l.desk, &plan)
+	read, err := newSearchRead(&l.s.audiences, &l.s.searchWork, l.s.searchKey, l.desk, &plan)
 	if err != nil {
 		return transcript.SearchResult{}, fmt.Errorf("pgstore: search desk %q: %w", l.desk, err)
 	}
@@ -264,7 +264,7 @@ type searchRead struct {
 
 // newSearchRead returns plan's search of desk: its Limit+1 newest matches, which
 // SearchPlan.Result needs to set Next.
-func newSearchRead(audiences *audienceCache, work *searchWork, desk string, plan *transcript.SearchPlan) (searchRead, error) {
+func newSearchRead(audiences *audienceCache, work *searchWork, key searchKey, desk string, plan *transcript.SearchPlan) (searchRead, error) {
 	before := int64(math.MaxInt64) // every stored Seq is below it
 	if plan.Before != 0 && plan.Before < math.MaxInt64 {
 		before = int64(plan.Before)
@@ -290,7 +290,7 @@ func newSearchRead(audiences *audienceCache, work *searchWork, desk string, plan
 		}
 		kind, id, listed = int16(v.Kind), v.ID, &entry
 	}
-	args := []any{desk, plan.Terms, before, thread, operator, kind, id, listed, plan.Limit + 1, termKeys(desk, plan.Terms)}
+	args := []any{desk, plan.Terms, before, thread, operator, kind, id, listed, plan.Limit + 1, key.termKeys(desk, plan.Terms)}
 	sql := searchSQL
 	if plan.Thread != 0 {
 		sql = searchThreadSQL

@@ -20,11 +20,15 @@ func copyTerms(tb testing.TB, tx pgx.Tx, desk string, n int, row func(i int) tra
 		readers [][]any
 		seen    = map[string]bool{}
 	)
+	key, err := pgstore.SearchKeyOf(tb.Context(), tx)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	i := 0
 	src := pgx.CopyFromFunc(func() ([]any, error) {
 		for ; i < n; i++ {
 			m := row(i)
-			r, sets := pgstore.TermsRow(desk, &m)
+			r, sets := pgstore.TermsRow(key, desk, &m)
 			for _, s := range sets {
 				if k := fmt.Sprint(s[1:]...); !seen[k] {
 					seen[k] = true

@@ -119,10 +119,10 @@ func TestSearchPlans(t *testing.T) {
 	for _, c := range []searchPlanCase{
 		// 10 rows hold the word in each desk, all older than the newest searchRecentRows rows: the index
 		// finds 20 entries, their 20 rows are read, 10 of them eng's, whose messages are read.
-		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, false, %s, 21, %s", maxSeq, ana, keysLit("eng", "zanzibar")), "transcript_terms_keys", 1 + pgstore.SearchRecentRows + 10 + 10 + 10 + 10, 0},
-		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, false, %s, 21, %s", maxSeq, ana, keysLit("eng", "lorem")), "transcript_terms_pkey", 50, 0},
-		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem,ipsum}', %d, 0, true, 0, '', NULL, 21, %s", rows/2, keysLit("eng", "lorem", "ipsum")), "transcript_terms_pkey", 50, 0},
-		{"a thread", pgstore.SearchThreadSQL, fmt.Sprintf("'eng', '{lorem}', %s, %d, false, %s, 21, %s", maxSeq, root, ana, keysLit("eng", "lorem")), "transcript_terms_thread", 50, 0},
+		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, false, %s, 21, %s", maxSeq, ana, keysLit(t, pool, "eng", "zanzibar")), "transcript_terms_keys", 1 + pgstore.SearchRecentRows + 10 + 10 + 10 + 10, 0},
+		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, false, %s, 21, %s", maxSeq, ana, keysLit(t, pool, "eng", "lorem")), "transcript_terms_pkey", 50, 0},
+		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem,ipsum}', %d, 0, true, 0, '', NULL, 21, %s", rows/2, keysLit(t, pool, "eng", "lorem", "ipsum")), "transcript_terms_pkey", 50, 0},
+		{"a thread", pgstore.SearchThreadSQL, fmt.Sprintf("'eng', '{lorem}', %s, %d, false, %s, 21, %s", maxSeq, root, ana, keysLit(t, pool, "eng", "lorem")), "transcript_terms_thread", 50, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkSearchPlan(t, searchPool, c) })
 	}
@@ -179,9 +179,14 @@ func checkSearchPlan(t *testing.T, pool *pgxpool.Pool, c searchPlanCase) {
 
 // keysLit returns the keys a search of desk for terms sends ($10 of pgstore.SearchSQL), as
 // an SQL literal.
-func keysLit(desk string, terms ...string) string {
+func keysLit(t *testing.T, pool *pgxpool.Pool, desk string, terms ...string) string {
+	t.Helper()
+	key, err := pgstore.SearchKeyOf(t.Context(), pool)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
-	for i, k := range pgstore.TermKeys(desk, terms) {
+	for i, k := range pgstore.TermKeys(key, desk, terms) {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -37,7 +37,7 @@ func TestSearchOlderWindows(t *testing.T) {
 	const maxSeq = "9223372036854775807"
 	checkSearchPlan(t, searchPool, searchPlanCase{
 		name: "a word common in the desk's older rows",
-		sql:  pgstore.SearchSQL, args: fmt.Sprintf("'eng', '{hist}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit("eng", "hist")),
+		sql:  pgstore.SearchSQL, args: fmt.Sprintf("'eng', '{hist}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit(t, pool, "eng", "hist")),
 		index:        "transcript_terms_pkey",
 		maxTableRows: 1 + pgstore.SearchRecentRows + pgstore.SearchProbeRows + 1 + (10_000 - pgstore.SearchRecentRows + 21) + 21, // the desk's head, recent, the probe, the window to the page, the messages
 	})
@@ -100,9 +100,9 @@ func TestSearchPlansNeverAnalyzed(t *testing.T) {
 	}
 	const maxSeq = "9223372036854775807"
 	for _, c := range []searchPlanCase{
-		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit("eng", "lorem")), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
-		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %d, 0, true, 0, '', NULL, 21, %s", rows/2, keysLit("eng", "lorem")), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
-		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit("eng", "zanzibar")), "transcript_terms_keys", 0, 1 + pgstore.SearchRecentRows + 10 + 10},
+		{"common word, first page", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit(t, pool, "eng", "lorem")), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
+		{"common word, a page in the middle", pgstore.SearchSQL, fmt.Sprintf("'eng', '{lorem}', %d, 0, true, 0, '', NULL, 21, %s", rows/2, keysLit(t, pool, "eng", "lorem")), "transcript_terms_pkey", 0, 1 + pgstore.SearchRecentRows + 21},
+		{"rare word", pgstore.SearchSQL, fmt.Sprintf("'eng', '{zanzibar}', %s, 0, true, 0, '', NULL, 21, %s", maxSeq, keysLit(t, pool, "eng", "zanzibar")), "transcript_terms_keys", 0, 1 + pgstore.SearchRecentRows + 10 + 10},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkSearchPlan(t, searchPool, c) })
 	}

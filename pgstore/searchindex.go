@@ -1,7 +1,8 @@
 package pgstore
 
 import (
-	"hash/fnv"
+	"crypto/sha256"
+	"encoding/binary"
 	"strconv"
 	"strings"
 
@@ -51,55 +52,66 @@ func indexTerms(m *transcript.Message) string {
 	return strings.Join(transcript.IndexTerms(m), " ")
 }
 
-// termKey is the index's key of term on desk in the desk rows' set (0): a 64-bit FNV-1a
-// hash of the desk, a byte no UTF-8 text holds, and the term. A term's key in another set
-// is termKey xor the set's readerSetKey. A hash may collide: a search checks the terms of
-// every row the index finds, and the rows' readers, exactly.
-func termKey(desk, term string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(desk))
-	h.Write([]byte{0xff})
-	h.Write([]byte(term))
-	return int64(h.Sum64())
+// searchKey is a store's secret for the search index's keys: the 32 bytes of
+// transcript_search_key. Keys are the first 64 bits of SHA-256 of the secret and what they
+// stand for, so that nobody without the database can compute one, nor choose a word, a
+// desk or an audience whose key collides with another's and so make a search read rows
+// its viewer may not read.
+type searchKey []byte
+
+// hash returns the first 64 bits of SHA-256 of k, tag and parts, each part followed by a
+// byte no UTF-8 text holds.
+func (k searchKey) hash(tag byte, parts ...string) int64 {
+	var a [160]byte
+	b := append(append(a[:0], k...), tag)
+	for _, p := range parts {
+		b = append(append(b, p...), 0xff)
+	}
+	sum := sha256.Sum256(b)
+	return int64(binary.BigEndian.Uint64(sum[:8]))
 }
 
+// termKey is the index's key of term on desk in the desk rows' set (0). A term's key in
+// another set is termKey xor the set's readerSetKey. A hash may collide: a search checks
+// the terms of every row the index finds, and the rows' readers, exactly.
+func (k searchKey) termKey(desk, term string) int64 { return k.hash('t', desk, term) }
+
 // termKeys returns termKey of each of terms on desk.
-func termKeys(desk string, terms []string) []int64 {
+func (k searchKey) termKeys(desk string, terms []string) []int64 {
 	keys := make([]int64, len(terms))
 	for i, t := range terms {
-		keys[i] = termKey(desk, t)
+		keys[i] = k.termKey(desk, t)
 	}
 	return keys
 }
 
 // readerSetKey returns the key of m's reader set: 0 for a desk row, which everyone reads;
-// for an aside a 64-bit FNV-1a hash of its readers (m.Readers(), in canonical order, each
-// its kind and id), never 0. Labels play no part.
-func readerSetKey(m *transcript.Message) int64 {
+// for an aside a keyed hash of its readers (m.Readers(), in canonical order, each its kind
+// and id), never 0. Labels play no part.
+func (k searchKey) readerSetKey(m *transcript.Message) int64 {
 	if len(m.Audience) == 0 {
 		return 0
 	}
-	h := fnv.New64a()
-	for _, r := range m.Readers() {
-		h.Write([]byte{byte(r.Kind)})
-		h.Write([]byte(r.ID))
-		h.Write([]byte{0xff})
+	readers := m.Readers()
+	parts := make([]string, 0, 2*len(readers))
+	for _, r := range readers {
+		parts = append(parts, strconv.Itoa(int(r.Kind)), r.ID)
 	}
-	if k := int64(h.Sum64()); k != 0 {
-		return k
+	if set := k.hash('r', parts...); set != 0 {
+		return set
 	}
 	return 1
 }
 
 // rowKeys returns the keys of terms (indexTerms of a row of desk) in reader set readers,
 // as the statements above take them: joined by spaces.
-func rowKeys(desk, terms string, readers int64) string {
+func (k searchKey) rowKeys(desk, terms string, readers int64) string {
 	var b []byte
 	for i, t := range strings.Split(terms, " ") {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = strconv.AppendInt(b, termKey(desk, t)^readers, 10)
+		b = strconv.AppendInt(b, k.termKey(desk, t)^readers, 10)
 	}
 	return string(b)
 }
@@ -148,7 +160,7 @@ func (r *readerSets) queue(b *pgx.Batch, desk string) int {
 // args, insertArgs'), the insert of their terms and of their asides' reader sets, unless
 // none has any terms or noTerms (a test's knob). It returns how many results it queued:
 // 0 to 2.
-func queueTerms(b *pgx.Batch, desk string, rows []transcript.Message, args []any, noTerms bool) int {
+func queueTerms(b *pgx.Batch, key searchKey, desk string, rows []transcript.Message, args []any, noTerms bool) int {
 	if noTerms {
 		return 0
 	}
@@ -164,8 +176,8 @@ func queueTerms(b *pgx.Batch, desk string, rows []transcript.Message, args []any
 			continue
 		}
 		found = true
-		readers[i] = readerSetKey(&rows[i])
-		keys[i] = rowKeys(desk, terms[i], readers[i])
+		readers[i] = key.readerSetKey(&rows[i])
+		keys[i] = key.rowKeys(desk, terms[i], readers[i])
 		if readers[i] != 0 {
 			sets.add(desk, &rows[i], readers[i])
 		}
@@ -179,7 +191,7 @@ func queueTerms(b *pgx.Batch, desk string, rows []transcript.Message, args []any
 
 // keyedTermsArgs returns insertKeySQL's arguments for m's terms: its terms ("" for none,
 // or when noTerms), their keys and its reader set.
-func keyedTermsArgs(desk string, m *transcript.Message, noTerms bool) []any {
+func keyedTermsArgs(key searchKey, desk string, m *transcript.Message, noTerms bool) []any {
 	terms := ""
 	if !noTerms {
 		terms = indexTerms(m)
@@ -187,20 +199,20 @@ func keyedTermsArgs(desk string, m *transcript.Message, noTerms bool) []any {
 	if terms == "" {
 		return []any{"", "", int64(0)}
 	}
-	readers := readerSetKey(m)
-	return []any{terms, rowKeys(desk, terms, readers), readers}
+	readers := key.readerSetKey(m)
+	return []any{terms, key.rowKeys(desk, terms, readers), readers}
 }
 
 // queueRevisedTerms queues on b the change of the terms of r's target, the stored row
 // target: its edit's words, or none. It returns how many results it queued: 1 or 2.
-func queueRevisedTerms(b *pgx.Batch, desk string, r *transcript.Revision, target *transcript.Message) int {
-	readers := readerSetKey(target)
+func queueRevisedTerms(b *pgx.Batch, key searchKey, desk string, r *transcript.Revision, target *transcript.Message) int {
+	readers := key.readerSetKey(target)
 	terms := indexTerms(&transcript.Message{Content: r.Content, Redacted: r.Redacted})
 	if terms == "" {
 		b.Queue(deleteTermsSQL, desk, readers, int64(r.Target))
 		return 1
 	}
-	b.Queue(replaceTermsSQL, desk, readers, int64(r.Target), int64(target.Parent), terms, rowKeys(desk, terms, readers))
+	b.Queue(replaceTermsSQL, desk, readers, int64(r.Target), int64(target.Parent), terms, key.rowKeys(desk, terms, readers))
 	if readers == 0 {
 		return 1
 	}

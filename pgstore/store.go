@@ -25,6 +25,8 @@ type Store struct {
 	// audiences are the asides' audiences decoded so far, shared by the store's Logs and
 	// appends (which read their parents' audiences).
 	audiences audienceCache
+	// searchKey is the secret of the search index's keys, read once the schema is current.
+	searchKey searchKey
 	// replicas are WithStandbys' standbys, which Logs read from.
 	replicas replicas
 	// changes count, for each desk, the commits the Store knows may have changed rows
@@ -180,6 +182,9 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) 
 		}
 	} else if err := migrate(ctx, pool, len(migrations), s.initSchema, s.indexProgress); err != nil {
 		return nil, err
+	}
+	if err := pool.QueryRow(ctx, `SELECT key FROM transcript_search_key`).Scan((*[]byte)(&s.searchKey)); err != nil {
+		return nil, fmt.Errorf("pgstore: open: read the search index's key: %w", err)
 	}
 	if err := s.replicas.open(ctx, len(migrations)); err != nil {
 		s.replicas.close()

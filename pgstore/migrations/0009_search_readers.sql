@@ -2,10 +2,10 @@
 -- the entries and rows of the rows its viewer may read on its desk.
 --
 -- A row's reader set is 0 for a desk row (audience NULL), which everyone reads, and for an
--- aside the key of its readers (transcript.Message.Readers: the author and the audience,
--- in canonical order), computed in Go (readerSetKey), never 0. A row of transcript_terms
--- holds the row's terms (for the exact check) and their keys: each a 64-bit hash of the
--- desk and the term (termKey), xor the reader set, so that the GIN index's entries of one
+-- aside the keyed hash of its readers (transcript.Message.Readers: the author and the
+-- audience, in canonical order), computed in Go (readerSetKey), never 0. A row of transcript_terms
+-- holds the row's terms (for the exact check) and their keys: each a 64-bit keyed hash of
+-- the desk and the term (termKey), xor the reader set, so that the GIN index's entries of one
 -- desk's set of readers are nobody else's. The primary key and the thread index lead with
 -- the desk and the set, so that a search walks the rows of the viewer's sets alone, never
 -- the desk's other rows; there is no index on (desk, seq) alone.
@@ -49,6 +49,13 @@ CREATE TABLE transcript_term_readers (
 -- one row; none until the index is built.
 CREATE TABLE transcript_terms_version (
 	terms text NOT NULL
+);
+
+-- The secret the keys are computed with (searchKey): 32 random bytes, made in Go once, when
+-- the index is first built, so that nobody without the database can compute a key, nor
+-- choose words or readers whose keys collide with another desk's or set's.
+CREATE TABLE transcript_search_key (
+	key bytea NOT NULL CHECK (length(key) = 32)
 );
 
 -- As in version 8: a process older than search updates a row's content or Redacted without
