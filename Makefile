@@ -8,7 +8,7 @@
 test: check test-go test-typescript test-python
 
 test-go:
-	bash scripts/pgtest.sh go test -race ./...
+	bash scripts/pgtest.sh go test -race -timeout 30m ./...
 
 # The TypeScript client's tests (clients/typescript), against a transcript serve built here:
 # its dependencies from its lock file, then tsc and node --test.
