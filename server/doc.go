@@ -143,10 +143,10 @@
 //	unavailable            503     shutting down, or /healthz's store check failed
 //	streams-full           503     the server's cap on open streams, all tokens together
 //
-// Over TLS, a header block that net/http itself refuses (above MaxHeaderBytes and its
-// slack) is answered by net/http, in plain text over HTTP/1.1 and in HTML over HTTP/2: Serve
-// sees only encrypted bytes there, and net/http has no hook for it. Smaller header blocks
-// over MaxHeaderBytes are answered as problems over TLS too.
+// Over TLS, a header block that net/http itself refuses (above 4 × MaxHeaderBytes) is
+// answered by net/http, in plain text over HTTP/1.1 and in HTML over HTTP/2: Serve sees only
+// encrypted bytes there, and net/http has no hook for it. A header block between
+// MaxHeaderBytes and that is a problem over TLS too.
 //
 // No problem quotes what the client sent, any content, or any secret; a 500 says nothing
 // of its cause. Each request is one log/slog line: method, route, status, duration, bytes,
