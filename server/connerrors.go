@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -79,7 +80,7 @@ func problemResponse(code int) []byte {
 	detail := otherErrorDetail(code)
 	switch code {
 	case http.StatusRequestHeaderFieldsTooLarge:
-		detail = "the request line and header fields are over 64 KiB"
+		detail = fmt.Sprintf("the request line and header fields are over %d KiB", MaxHeaderBytes>>10)
 	case http.StatusBadRequest:
 		detail = "the request is not HTTP/1.1 the server can read"
 	case http.StatusNotImplemented:

@@ -79,19 +79,29 @@ func (f *inFlight) prepare(t *tail) { *f = inFlight{t: t, seen: t.erased.Load()}
 // stale reports whether the tail applied a redaction that erase has not taken in yet.
 func (f *inFlight) stale() bool { return f.t.erased.Load() != f.seen }
 
+// takeIn takes in the redactions the tail applied since f last looked, and returns them;
+// false when the tail no longer keeps them all.
+func (f *inFlight) takeIn() ([]erasure, bool) {
+	if !f.stale() {
+		return nil, true
+	}
+	more, total, ok := f.t.erasuresSince(f.seen)
+	if !ok {
+		return nil, false
+	}
+	f.erased = append(f.erased, more...)
+	f.seen = total
+	return more, true
+}
+
 // unchanged takes in the redactions the tail applied since f last looked, and reports
 // whether none of them erases a row of evs, events already encoded: false when one does,
 // or when the tail no longer keeps them all.
 func (f *inFlight) unchanged(evs []partEvent) bool {
-	if !f.stale() {
-		return true
-	}
-	more, total, ok := f.t.erasuresSince(f.seen)
+	more, ok := f.takeIn()
 	if !ok {
 		return false
 	}
-	f.erased = append(f.erased, more...)
-	f.seen = total
 	for _, e := range more {
 		for i := range evs {
 			if e.erases(evs[i].row) {
@@ -106,13 +116,8 @@ func (f *inFlight) unchanged(evs []partEvent) bool {
 // every redaction the tail applied since the part was prepared. It reports false when the
 // tail no longer keeps them all: the stream must then end without writing m.
 func (f *inFlight) erase(m *transcript.Message) bool {
-	if f.stale() {
-		more, total, ok := f.t.erasuresSince(f.seen)
-		if !ok {
-			return false
-		}
-		f.erased = append(f.erased, more...)
-		f.seen = total
+	if _, ok := f.takeIn(); !ok {
+		return false
 	}
 	for _, e := range f.erased {
 		e.apply(m)

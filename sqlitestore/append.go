@@ -301,8 +301,7 @@ type writeTx struct {
 	queued     int                         // how many rows list holds the entries of
 	firstID    int64                       // the messages.id of list's first row
 	hasher     tokenHasher                 // the search index's tokens (see entryOf)
-	members    []byte                      // a reader set's members encoding (see readerSet)
-	newSets    map[readerSetKey]int64      // reader sets found or created in the transaction
+	sets       txReaderSets                // reader sets found or created in the transaction
 	newAuthors map[transcript.Author]int64 // authors rows found or created in the transaction
 	// audiences rows found or created in the transaction, by members
 	newAudiences map[string]newAudience
@@ -369,7 +368,7 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 	for key, a := range w.newAudiences {
 		s.audiences.add(a.id, key, a.audience)
 	}
-	for k, id := range w.newSets {
+	for k, id := range w.sets.known {
 		s.readerSets.add(k, id)
 	}
 	return nil

@@ -229,31 +229,51 @@ func internReaderSet(ctx context.Context, tx *sql.Tx, desk int64, members string
 	return id, nil
 }
 
+// txReaderSets finds and makes the reader sets of one transaction's rows: known holds
+// the sets it found in the file or made, by key; members is room for a members encoding.
+type txReaderSets struct {
+	members []byte
+	known   map[readerSetKey]int64
+}
+
+// id returns the id of the reader set of m, an aside of desk (m.Readers()): found in
+// cache (committed sets; nil for none), among the sets t knows, or in tx's file, and made
+// in tx when desk has none.
+func (t *txReaderSets) id(ctx context.Context, tx *sql.Tx, cache *readerSetCache, desk int64, m *transcript.Message) (int64, error) {
+	readers := m.Readers()
+	t.members = appendMembers(t.members[:0], readers)
+	k := readerSetKey{desk: desk, members: string(t.members)}
+	if cache != nil {
+		if id, ok := cache.id(k); ok {
+			return id, nil
+		}
+	}
+	if id, ok := t.known[k]; ok {
+		return id, nil
+	}
+	id, err := internReaderSet(ctx, tx, desk, k.members, readers)
+	if err != nil {
+		return 0, err
+	}
+	if t.known == nil {
+		t.known = make(map[readerSetKey]int64)
+	}
+	t.known[k] = id
+	return id, nil
+}
+
 // readerSet returns the id of the reader set of m, a row of the transaction's desk:
-// publicReaderSet for a desk row, else the set of its readers (transcript.Message.Readers),
-// found in the Store's cache, among the sets the transaction made, or in the file, and
-// made when the desk has none. The sets it makes are cached once the transaction commits.
+// publicReaderSet for a desk row, else the set of its readers, found in the Store's cache,
+// among the sets the transaction found or made, or in the file, and made when the desk
+// has none. The sets the transaction found or made are cached once it commits.
 func (w *writeTx) readerSet(ctx context.Context, m *transcript.Message) (int64, error) {
 	if len(m.Audience) == 0 {
 		return publicReaderSet, nil
 	}
-	readers := m.Readers()
-	w.members = appendMembers(w.members[:0], readers)
-	k := readerSetKey{desk: w.desk, members: string(w.members)}
-	if id, ok := w.s.readerSets.id(k); ok {
-		return id, nil
-	}
-	if id, ok := w.newSets[k]; ok {
-		return id, nil
-	}
-	id, err := internReaderSet(ctx, w.tx, w.desk, k.members, readers)
+	id, err := w.sets.id(ctx, w.tx, w.s.readerSets, w.desk, m)
 	if err != nil {
 		return 0, fmt.Errorf("the reader set of row %d: %w", m.Seq, err)
 	}
-	if w.newSets == nil {
-		w.newSets = make(map[readerSetKey]int64)
-	}
-	w.newSets[k] = id
 	return id, nil
 }
 
@@ -466,7 +486,7 @@ func indexStoredRows(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("counting the rows to index: %w", err)
 	}
 	progress := progressOf(ctx)
-	r := &reindex{key: key, sets: make(map[readerSetKey]int64), audiences: make(map[string][]transcript.Author)}
+	r := &reindex{key: key, audiences: make(map[string][]transcript.Author)}
 	r.hasher.remember()
 	var after, done int64
 	for {
@@ -508,9 +528,8 @@ func syncTermsVersion(ctx context.Context, tx *sql.Tx) error {
 type reindex struct {
 	key       []byte
 	hasher    tokenHasher
-	sets      map[readerSetKey]int64
+	sets      txReaderSets
 	audiences map[string][]transcript.Author
-	members   []byte
 }
 
 // chunk indexes the rows whose id is above after, up to indexChunkRows of them or
@@ -570,15 +589,8 @@ WHERE m.id > ?1 ORDER BY m.id LIMIT ?2`, after, indexChunkRows)
 	for _, p := range todo {
 		set := int64(publicReaderSet)
 		if len(p.m.Audience) > 0 {
-			readers := p.m.Readers()
-			r.members = appendMembers(r.members[:0], readers)
-			k := readerSetKey{desk: p.desk, members: string(r.members)}
-			var ok bool
-			if set, ok = r.sets[k]; !ok {
-				if set, err = internReaderSet(ctx, tx, p.desk, k.members, readers); err != nil {
-					return after, 0, fmt.Errorf("the reader set of the row of id %d: %w", p.id, err)
-				}
-				r.sets[k] = set
+			if set, err = r.sets.id(ctx, tx, nil, p.desk, &p.m); err != nil {
+				return after, 0, fmt.Errorf("the reader set of the row of id %d: %w", p.id, err)
 			}
 		}
 		if len(list) > 1 {
