@@ -197,8 +197,9 @@ func importText(ctx context.Context, st Store, text string) (Counts, error) {
 
 // TestSlackReimportAfterEdit: a message whose text changed since an earlier import, and
 // which Slack marks edited, becomes one edit by its author, keyed by its ts and the edit's;
-// a third import adds nothing; a message first imported already edited is stored with its
-// text.
+// a third import adds nothing, nor does the older export again (its older edit is not
+// applied again); a message first imported already edited is stored with its text and its
+// edit, and the older export imported after it leaves that text.
 func TestSlackReimportAfterEdit(t *testing.T) {
 	const ts, editedTS = "1714554480.000900", "1714560000.000000"
 	edited := exportfixture.Copy(t, slackFixture)
@@ -235,8 +236,10 @@ func TestDiscordReimportAfterEdit(t *testing.T) {
 }
 
 // checkReimportAfterEdit imports before, then after, in which the message key was edited
-// to wantEdit's content: the second import adds exactly wantEdit, a correction of the
-// message's row, and a third adds nothing. after imported first stores no correction.
+// to wantEdit's content, later than before's edit of it: the second import adds exactly
+// wantEdit, a correction of the message's row, a third adds nothing, and before again adds
+// nothing. after imported first stores the message with wantEdit's content and wantEdit,
+// and before imported next adds nothing.
 func checkReimportAfterEdit(t *testing.T, before, after Source, key string, wantEdit transcript.Message) {
 	t.Helper()
 	for _, sc := range correctionStores {
@@ -280,14 +283,32 @@ func checkReimportAfterEdit(t *testing.T, before, after Source, key string, want
 			if n := len(readDesk(t, st, "main")); n != len(now) {
 				t.Errorf("a third import: the desk holds %d rows, want %d", n, len(now))
 			}
+			counts, err = Import(ctx, st, "main", before)
+			if want := (Counts{Present: first.Added}); err != nil || counts != want {
+				t.Errorf("the older export again: %+v, %v; want %+v", counts, err, want)
+			}
+			if again := readDesk(t, st, "main"); len(again) != len(now) || again[target.Seq-1].Content != wantEdit.Content {
+				t.Errorf("the older export again: %d rows (want %d), the message reads %q (want %q)",
+					len(again), len(now), again[target.Seq-1].Content, wantEdit.Content)
+			}
+
 			fresh := sc.open(t)
-			if _, err := Import(ctx, fresh, "main", after); err != nil {
+			newer, err := Import(ctx, fresh, "main", after)
+			if err != nil {
 				t.Fatal(err)
 			}
-			for _, m := range readDesk(t, fresh, "main") {
-				if m.IsCorrection() || m.Revised != 0 {
-					t.Errorf("a first import of the edited export stored a correction: %+v", m)
-				}
+			freshRows := readDesk(t, fresh, "main")
+			row, mark := findKey(t, freshRows, key), findKey(t, freshRows, wantEdit.Key)
+			if row.Content != wantEdit.Content || row.Revised != mark.Seq || mark.Corrects != row.Seq ||
+				mark.Content != wantEdit.Content || !mark.At.Equal(edit.At) || !mark.Author.Same(row.Author) {
+				t.Errorf("a first import of the edited export: the message %+v, its edit %+v; want %q, edited at %v", row, mark, wantEdit.Content, edit.At)
+			}
+			counts, err = Import(ctx, fresh, "main", before)
+			if want := (Counts{Present: newer.Added}); err != nil || counts != want {
+				t.Errorf("the older export after the newer: %+v, %v; want %+v", counts, err, want)
+			}
+			if got := findKey(t, readDesk(t, fresh, "main"), key); got.Content != wantEdit.Content {
+				t.Errorf("the older export after the newer: the message reads %q, want %q", got.Content, wantEdit.Content)
 			}
 		})
 	}

@@ -29,7 +29,7 @@ import (
 //     replies to the message that started it: the channel's message whose id is the
 //     thread's id (a thread started from a message), else the thread's own message with
 //     that id (a forum post), else the channel's ThreadCreated notice that names the
-//     thread; a thread whose start is in none of those is an error. The
+//     thread, else the desk's message with that id (an earlier export held it). The
 //     ThreadStarterMessage a thread's file begins with repeats that message and is skipped.
 //
 // It returns the messages of all those files in timestamp order (ties by id), oldest first,
@@ -37,9 +37,10 @@ import (
 // and Where naming the file and the id: `"general [1235].json": message 1235153741414400017`.
 // The mapping:
 //
-//   - A Reply's ParentKey is reference.messageId, which must be a message of the export; a
-//     reply to a message of another channel, which the export cannot hold, stays where it
-//     is (a root, or a reply to its thread's start) with a line "[reply to a message in
+//   - A Reply's ParentKey is reference.messageId: a message of the export, or of the desk
+//     (a later export holds replies to messages an earlier one held; the import finds it);
+//     a reply to a message of another channel, which the export cannot hold, stays where
+//     it is (a root, or a reply to its thread's start) with a line "[reply to a message in
 //     another channel]". Other messages of a thread have the thread's start as parent.
 //   - The author is transcript.Agent(author.id, label) when author.isBot, else
 //     transcript.Person(author.id, label), the label being the nickname, else the name.
@@ -47,27 +48,29 @@ import (
 //     messages; every other type is a system notice, transcript.System(kind, label of the
 //     author), kind "join" (GuildMemberJoin, RecipientAdd), "leave", "rename", "icon",
 //     "pin", "thread", "call", or the type in kebab case ("guild-boost"); its content is the
-//     text DiscordChatExporter wrote for it ("Pinned a message.").
+//     text DiscordChatExporter wrote for it ("Pinned a message."), or when it wrote none
+//     (as older versions did), the text it writes now (dceNoticeText). A desk row holding
+//     the "[GuildMemberJoin]" earlier imports wrote instead is the same message.
 //   - Content is the message's content (as edited last), followed by a line for each
 //     attachment ("[attachment: report.pdf]"), embed ("[embed: title]") and sticker
 //     ("[sticker: name]"); a forwarded message adds "[forwarded message]" and its content.
-//   - A message edited (timestampEdited) is an edit too, once a desk holds it: should the
-//     desk hold the message (by its id) with another text, the import appends an edit of
-//     it by its author, keyed by its id and the edit's time in UTC (id + "/edited/" + time
-//     in RFC 3339), so that a later import replays it. A message first imported already
-//     edited is stored with its text.
+//   - A message edited (timestampEdited) is an edit too, keyed by its id and the edit's
+//     time in UTC (id + "/edited/" + time in RFC 3339) and timed by it: should the desk
+//     hold the message (by its id) with an older text, the import appends that edit of it
+//     by its author; a desk whose text is newer keeps it. A message first imported already
+//     edited is stored with its text and that edit, which records how new the text is.
 //
 // A missing file, malformed JSON, a file that is not such an export, or files of more than
 // one channel are errors naming the file. Bad messages — an invalid id or timestamp, an id
-// given twice, no author id, a reply to a message not in the export, a NUL byte — are all
+// given twice, no author id, a reply older than the message it replies to, a NUL byte — are all
 // reported in one error (up to maxReported), each named by its Where; no error quotes a
 // message's text.
-func readDiscordExport(name string) ([]importRow, error) {
-	rows, err := readDiscord(name)
+func readDiscordExport(name string) ([]importRow, *chatPrep, error) {
+	rows, prep, err := readDiscord(name)
 	if err != nil {
-		return nil, fmt.Errorf("discord export %s: %w", name, err)
+		return nil, nil, fmt.Errorf("discord export %s: %w", name, err)
 	}
-	return rows, nil
+	return rows, prep, nil
 }
 
 // dceExport is a DiscordChatExporter JSON file. It holds more members; these are the ones
@@ -159,26 +162,26 @@ type dceFile struct {
 }
 
 // readDiscord reads the export name; see readDiscordExport.
-func readDiscord(name string) ([]importRow, error) {
+func readDiscord(name string) ([]importRow, *chatPrep, error) {
 	info, err := os.Stat(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !info.IsDir() && !strings.EqualFold(filepath.Ext(name), ".zip") {
 		f, err := readDCEFile(os.DirFS(filepath.Dir(name)), filepath.Base(name))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		return discordRows([]dceFile{f})
 	}
 	tree, err := openExportTree(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer tree.close()
 	files, err := readDCEFolder(tree.fsys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return discordRows(files)
 }
@@ -255,10 +258,11 @@ type dceRow struct {
 	msg    *dceMessage
 	typ    string // the type's name
 	thread string // the id of the thread whose file holds it, or ""
+	former string // the content earlier imports gave a notice without text, or "" (chatPrep.former)
 }
 
 // discordRows maps the messages of files to rows; see readDiscordExport.
-func discordRows(files []dceFile) ([]importRow, error) {
+func discordRows(files []dceFile) ([]importRow, *chatPrep, error) {
 	var (
 		problems problems
 		rows     []*dceRow
@@ -309,7 +313,7 @@ func discordRows(files []dceFile) ([]importRow, error) {
 			}
 			content := dceContent(m)
 			if !dceMessageTypes[r.typ] && strings.TrimSpace(content) == "" {
-				content = "[" + r.typ + "]"
+				content, r.former = dceNoticeText(r.typ), "["+r.typ+"]"
 			}
 			r.Message = transcript.Message{Author: dceAuthor(r), Content: content, At: at.UTC(), Key: key}
 			if m.TimestampEdited != "" {
@@ -339,17 +343,27 @@ func discordRows(files []dceFile) ([]importRow, error) {
 	})
 	position := make(map[string]int, len(rows))
 	out := make([]importRow, len(rows))
+	prep := &chatPrep{replyTo: "a reply to message"}
 	for i, r := range rows {
 		position[r.Message.Key] = i
 		out[i] = r.importRow
-		if p, ok := position[r.ParentKey]; r.ParentKey != "" && (!ok || p > i) {
-			problems.add(r.order, r.Where, "replies to message %s, which is newer", r.ParentKey)
+		// A parent in neither the export nor the desk is found by the import (storeRows).
+		if _, inExport := byKey[r.ParentKey]; inExport {
+			if _, before := position[r.ParentKey]; !before {
+				problems.add(r.order, r.Where, "replies to message %s, which is newer", r.ParentKey)
+			}
+		}
+		if former := r.former; former != "" {
+			if prep.alike == nil {
+				prep.alike = make(map[string]func(string) bool)
+			}
+			prep.alike[r.Message.Key] = func(content string) bool { return content == former }
 		}
 	}
 	if err := problems.exportErr(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, prep, nil
 }
 
 // threadStarts returns, for each thread file, the key of the message its messages reply to.
@@ -382,8 +396,7 @@ func threadStarts(files []dceFile, byKey map[string]*dceRow, rejected map[string
 		} else if rejected[id] {
 			starts[id] = ""
 		} else {
-			problems.add(f.first, fmt.Sprintf("%q", f.name), "thread %s: the message that started it is not in the export", id)
-			starts[id] = ""
+			starts[id] = id // a message of the desk, should an earlier export have held it
 		}
 	}
 	return starts
@@ -415,7 +428,7 @@ func dceParent(r *dceRow, byKey map[string]*dceRow, rejected map[string]bool, st
 		r.ParentKey = start
 		r.Message.Content = withLines(r.Message.Content, []string{"[reply to a message in another channel]"})
 	default:
-		problems.add(r.order, r.Where, "a reply to message %s, which is not in the export", key)
+		r.ParentKey = key // a message of the desk, should an earlier export have held it
 	}
 }
 
@@ -448,6 +461,38 @@ func dceNoticeKind(typ string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// dceNoticeTexts are the texts DiscordChatExporter gives the notices of these types when
+// Discord gives them none.
+var dceNoticeTexts = map[string]string{
+	"GuildMemberJoin":      "Joined the server.",
+	"UserJoin":             "Joined the server.",
+	"RecipientAdd":         "Added a recipient.",
+	"RecipientRemove":      "Removed a recipient.",
+	"Call":                 "Started a call.",
+	"ChannelNameChange":    "Changed the channel name.",
+	"ChannelIconChange":    "Changed the channel icon.",
+	"ChannelPinnedMessage": "Pinned a message.",
+	"ThreadCreated":        "Started a thread.",
+	"GuildBoost":           "Boosted the server.",
+	"GuildBoostTier1":      "Boosted the server to level 1.",
+	"GuildBoostTier2":      "Boosted the server to level 2.",
+	"GuildBoostTier3":      "Boosted the server to level 3.",
+	"ChannelFollowAdd":     "Followed a channel.",
+}
+
+// dceNoticeText returns the text of a notice of type typ that has none: what
+// DiscordChatExporter writes for it, else its type in words ("Guild invite reminder.").
+func dceNoticeText(typ string) string {
+	if text, ok := dceNoticeTexts[typ]; ok {
+		return text
+	}
+	if digitsOnly(typ) {
+		return "A Discord notice of type " + typ + "."
+	}
+	words := dceNoticeKind(typ)
+	return strings.ToUpper(words[:1]) + strings.ReplaceAll(words[1:], "-", " ") + "."
 }
 
 // dceContent returns m's content followed by a line for each attachment, embed and

@@ -24,12 +24,19 @@
 // and Redacted on an erased row); a source whose rows carry that is an export, and its new
 // rows are restored as they were stored, through the store's RestoreBatch, so
 // that an export imports into an empty desk as the same rows, erased ones included. A Slack
-// or Discord message marked edited that the desk holds with another text becomes an edit of
-// it by its author, keyed by the message's key and the edit's time, so that importing the
-// export again replays it (Counts.Edited counts them).
+// or Discord message marked edited that the desk holds with an older text becomes an edit of
+// it by its author, keyed by the message's key and the edit's time and timed by the edit, so
+// that importing the export again replays it (Counts.Edited counts them); the newest edit by
+// the export's own time wins, and an older export imported again never puts an older text
+// back. A message first imported already edited is stored with such an edit too, which
+// records how new its text is.
 //
-// A parent is named by key (an earlier message of the import, or a row of the desk) or by
-// seq; within one import a key and a seq name one row. Whatever is wrong is reported in one
+// A Slack or Discord reply whose parent an earlier export held (a later export of a date
+// range holds replies to older threads) is a reply to the desk's row with that key; a reply
+// whose parent is in neither the export nor the desk fails the import, naming both.
+//
+// A parent is named by key (an earlier message of the import, or a row of the desk; one
+// lookup for every format) or by seq; within one import a key and a seq name one row. Whatever is wrong is reported in one
 // [*RowsError], each problem named by where it is in its source ("line 12", a Slack day
 // file and ts), never quoting content, and nothing is written; a store's refusal of a row is
 // a [*RowError] naming the row.

@@ -90,11 +90,11 @@ type slackSource struct{ path, channel string }
 func (slackSource) size() int64 { return 0 }
 
 func (s slackSource) read(*options) (*Rows, error) {
-	rows, err := readSlackExport(s.path, s.channel)
+	rows, chat, err := readSlackExport(s.path, s.channel)
 	if err != nil {
 		return nil, err
 	}
-	return &Rows{rows: rows}, nil
+	return &Rows{rows: rows, prep: &importPrep{chat: chat}}, nil
 }
 
 // Discord is the source of a DiscordChatExporter JSON export of one channel: path is the
@@ -106,11 +106,11 @@ type discordSource string
 func (discordSource) size() int64 { return 0 }
 
 func (s discordSource) read(*options) (*Rows, error) {
-	rows, err := readDiscordExport(string(s))
+	rows, chat, err := readDiscordExport(string(s))
 	if err != nil {
 		return nil, err
 	}
-	return &Rows{rows: rows}, nil
+	return &Rows{rows: rows, prep: &importPrep{chat: chat}}, nil
 }
 
 // Progress is told how an import goes, for a host that shows it. Begin starts a stage:
@@ -145,7 +145,7 @@ func optionsOf(opts []Option) *options {
 // Counts is what an import did to a desk.
 type Counts struct {
 	Added   int // rows appended, edits aside
-	Edited  int // edits appended: messages of a chat export the desk held with an older text
+	Edited  int // edits appended: messages of a chat export the desk held with an older text (see editOf)
 	Present int // rows of the import the desk held already, identical or edited since, so not written again
 }
 

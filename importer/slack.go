@@ -29,7 +29,8 @@ import (
 // `"general/2024-05-01.json": message 1714550400.000100`. The mapping:
 //
 //   - A reply (thread_ts set and not its own ts) has ParentKey = thread_ts, its thread's
-//     root, which must be an older message of the export. A thread_broadcast ("also sent to
+//     root: an older message of the export, or of the desk (a later export holds replies
+//     to threads an earlier one began; the import finds it). A thread_broadcast ("also sent to
 //     the channel") is such a reply too: the desk's channel view shows a thread's first
 //     reply already, and the message belongs where it was written.
 //   - A user's message is by transcript.Person(user id, label), the label being the
@@ -44,17 +45,20 @@ import (
 //     "leave", "topic", "purpose", "rename", "archive", "unarchive", "pin", "unpin", ...
 //     (slackNoticeKinds); a deleted thread root Slack keeps as a tombstone is a "deleted"
 //     notice, so that its replies keep their root.
-//   - Content is the message's text as Slack stores it (its final text when edited), with
-//     Slack's escapes &amp; &lt; &gt; undone and mentions left as Slack wrote them (<@U…>),
-//     so a rename does not change a stored message; each file adds a line "[file: name]"
-//     and each attachment a line "[attachment: title]".
+//   - Content is the message's text (its final text when edited) as people read it in
+//     Slack (slackText): escapes undone, <@U02BO> written "@Ana", <#C01|general>
+//     "#general", <!here> "@here", <https://x|label> "label (https://x)"; each file adds
+//     a line "[file: name]" and each attachment a line "[attachment: title]". The text as
+//     Slack wrote it stays in the export: the desk's rows have no field for it. A desk row
+//     holding it, as imports wrote it before they wrote mentions out, is the same message.
 //   - Edit and deletion events (message_changed, message_deleted, message_replied) are not
 //     messages and are skipped.
 //   - A message Slack marks as edited (edited: the editor's user and the edit's ts) is an
-//     edit too, once a desk holds it: should the desk hold the message (by its ts) with
-//     another text, the import appends an edit of it by its author, keyed by the message's
-//     ts and the edit's (ts + "/edited/" + edited.ts), so that a later import replays it.
-//     A message first imported already edited is stored with its text.
+//     edit too, keyed by the message's ts and the edit's (ts + "/edited/" + edited.ts) and
+//     timed by edited.ts: should the desk hold the message (by its ts) with an older text,
+//     the import appends that edit of it by its author; a desk whose text is newer keeps
+//     it. A message first imported already edited is stored with its text and that edit,
+//     which records how new the text is (see storeRows).
 //
 // A later export of the same channel yields the same rows for the messages both hold (same
 // keys, authors, parents and content, unless edited since; labels may differ), so importing
@@ -62,20 +66,20 @@ import (
 //
 // A missing or malformed users.json or channels.json, an unknown channel, a missing
 // channel folder or a malformed day file is an error naming the file. Bad messages — no
-// or an invalid ts, a ts given twice, no author, a reply whose thread root is not in the
-// export, a NUL byte — are all reported in one error (up to maxReported), each named by its
+// or an invalid ts, a ts given twice, no author, a reply older than its thread's root, a
+// NUL byte — are all reported in one error (up to maxReported), each named by its
 // Where; no error quotes a message's text.
-func readSlackExport(name, channel string) ([]importRow, error) {
+func readSlackExport(name, channel string) ([]importRow, *chatPrep, error) {
 	tree, err := openExportTree(name)
 	if err != nil {
-		return nil, fmt.Errorf("slack export %s: %w", name, err)
+		return nil, nil, fmt.Errorf("slack export %s: %w", name, err)
 	}
 	defer tree.close()
-	rows, err := readSlackTree(tree.fsys, channel)
+	rows, prep, err := readSlackTree(tree.fsys, channel)
 	if err != nil {
-		return nil, fmt.Errorf("slack export %s: %w", name, err)
+		return nil, nil, fmt.Errorf("slack export %s: %w", name, err)
 	}
-	return rows, nil
+	return rows, prep, nil
 }
 
 // slackUser is an entry of users.json.
@@ -179,21 +183,25 @@ var slackDayFile = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`)
 var slackUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
 // readSlackTree reads channel from an export opened as fsys; see readSlackExport.
-func readSlackTree(fsys fs.FS, channel string) ([]importRow, error) {
+func readSlackTree(fsys fs.FS, channel string) ([]importRow, *chatPrep, error) {
 	users, err := readSlackUsers(fsys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	folder, err := findSlackChannel(fsys, channel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	channels := map[string]string{} // id → name, for the channels a message mentions
+	if err := eachSlackChannel(fsys, func(c slackChannel) bool { channels[c.ID] = c.Name; return true }); err != nil {
+		return nil, nil, err
 	}
 	entries, err := fs.ReadDir(fsys, folder)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("channel %q has no folder %q in the export", channel, folder+"/")
+		return nil, nil, fmt.Errorf("channel %q has no folder %q in the export", channel, folder+"/")
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var (
 		rows     []slackRow
@@ -209,7 +217,7 @@ func readSlackTree(fsys fs.FS, channel string) ([]importRow, error) {
 		file := path.Join(folder, e.Name())
 		var msgs []slackMessage
 		if err := decodeExportFile(fsys, file, &msgs); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for i := range msgs {
 			m := &msgs[i]
@@ -217,7 +225,7 @@ func readSlackTree(fsys fs.FS, channel string) ([]importRow, error) {
 			if slackEvents[m.Subtype] {
 				continue
 			}
-			row, ok := users.row(file, i, read, m, &problems)
+			row, ok := users.row(file, i, read, m, channels, &problems)
 			if !ok {
 				rejected[m.TS] = true // its replies are not reported again
 				continue
@@ -233,33 +241,58 @@ func readSlackTree(fsys fs.FS, channel string) ([]importRow, error) {
 	slices.SortStableFunc(rows, func(a, b slackRow) int { return a.at.Compare(b.at) })
 	position := make(map[string]int, len(rows))
 	out := make([]importRow, len(rows))
+	prep := &chatPrep{replyTo: "a reply in the thread of"}
 	for i, r := range rows {
 		position[r.Message.Key] = i
 		out[i] = r.importRow
+		if alike := r.alike(); alike != nil {
+			if prep.alike == nil {
+				prep.alike = make(map[string]func(string) bool)
+			}
+			prep.alike[r.Message.Key] = alike
+		}
 	}
 	for i, r := range rows {
-		if r.ParentKey == "" {
-			continue
-		}
-		switch p, ok := position[r.ParentKey]; {
-		case !ok && rejected[r.ParentKey]:
-		case !ok:
-			problems.add(r.order, r.Where, "a reply in the thread of %s, which is not in the export", r.ParentKey)
-		case p > i:
+		// A root in neither the export nor the desk is found by the import (storeRows).
+		if p, ok := position[r.ParentKey]; ok && p > i {
 			problems.add(r.order, r.Where, "a reply older than its thread's root %s", r.ParentKey)
 		}
 	}
 	if err := problems.exportErr(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, prep, nil
 }
 
 // slackRow is a row with its ts parsed, for sorting.
 type slackRow struct {
 	importRow
-	at    time.Time
-	order int // where it was read, for the order of problems
+	at      time.Time
+	order   int    // where it was read, for the order of problems
+	former  string // the content earlier imports gave it, its markup as Slack wrote it
+	pattern string // what matches its content with any labels in its mentions, or "" (slackText)
+}
+
+// alike returns whether a content is r's as a desk may hold it (chatPrep.alike): as earlier
+// imports wrote it, or with other labels in its mentions; nil when only its own content is.
+func (r *slackRow) alike() func(string) bool {
+	if r.former == r.Message.Content && r.pattern == "" {
+		return nil
+	}
+	former, pattern := r.former, r.pattern
+	var re *regexp.Regexp
+	return func(content string) bool {
+		if content == former {
+			return true
+		}
+		if pattern == "" {
+			return false
+		}
+		if re == nil {
+			re = regexp.MustCompile(pattern)
+		}
+		return re.MatchString(content)
+	}
 }
 
 // slackUsers is users.json by user id.
@@ -365,7 +398,7 @@ func listNames(names []string) string {
 
 // row turns the message at index i of file, the export's entry number order, into a row,
 // or records why it cannot be one and returns false.
-func (users slackUsers) row(file string, i, order int, m *slackMessage, problems *problems) (slackRow, bool) {
+func (users slackUsers) row(file string, i, order int, m *slackMessage, channels map[string]string, problems *problems) (slackRow, bool) {
 	at, ok := parseSlackTS(m.TS)
 	if !ok {
 		problems.add(order, fmt.Sprintf("%q: entry %d", file, i+1), "no ts, or one that is not a Slack timestamp")
@@ -389,7 +422,13 @@ func (users slackUsers) row(file string, i, order int, m *slackMessage, problems
 		problems.add(order, where, "%s", problem)
 		return slackRow{}, false
 	}
-	r.Message = transcript.Message{Author: author, Content: slackContent(m), At: at, Key: m.TS}
+	lines := slackLines(m)
+	text, pattern := slackText(m.Text, users, channels)
+	r.Message = transcript.Message{Author: author, Content: withLines(text, lines), At: at, Key: m.TS}
+	r.former = withLines(slackUnescape.Replace(m.Text), lines)
+	if pattern != "" {
+		r.pattern = strings.TrimSuffix(pattern, `\z`) + regexp.QuoteMeta(strings.TrimPrefix(r.Message.Content, text)) + `\z`
+	}
 	if problem := storeProblem(r.Message, exportWording); problem != "" {
 		problems.add(order, where, "%s", problem)
 		return slackRow{}, false
@@ -472,9 +511,8 @@ func (users slackUsers) label(id string, profile *slackProfile) string {
 	return id
 }
 
-// slackContent returns m's text, unescaped, followed by a line for each file and each
-// attachment.
-func slackContent(m *slackMessage) string {
+// slackLines returns the lines that follow m's text: one for each file and each attachment.
+func slackLines(m *slackMessage) []string {
 	var lines []string
 	for _, f := range m.Files {
 		name := cmp.Or(singleLine(f.Name), singleLine(f.Title))
@@ -494,7 +532,7 @@ func slackContent(m *slackMessage) string {
 			lines = append(lines, "[attachment]")
 		}
 	}
-	return withLines(slackUnescape.Replace(m.Text), lines)
+	return lines
 }
 
 // parseSlackTS returns the time a Slack ts ("1714550400.000100": seconds, a dot, and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sharedesk/transcript"
 )
@@ -22,14 +23,19 @@ import (
 //     it (transcript.MatchKey: author identity, parent, audience as the reply rule resolves
 //     it, content; labels and times aside), have its key (or none, when it has none) and its
 //     Seq, when given; it is then counted as present and not written.
-//   - A ParentKey names an earlier row of the import, else a key of the desk; a ParentSeq a
+//   - A ParentKey names an earlier row of the import, else a key of the desk (a chat
+//     export's reply to a thread an earlier export began); a ParentSeq a
 //     row of the desk (at or below its head), else an earlier row of the import with that
 //     Seq. A parent that is a new row of the import becomes transcript.BatchParent of its
 //     place in the batch, any other its stored Seq.
 //   - A correction's target (CorrectsKey, CorrectsSeq) is found as a parent is.
 //   - A row the desk holds that a correction changed (its Revised set) matches whatever its
 //     text, as the file holds the text it had; a chat export's message marked edited
-//     (Edit) that the desk holds with another text alone is an edit of it (editOf).
+//     (Edit) that the desk holds with another text alone is an edit of it when the edit is
+//     newer than the desk's text, and present otherwise (editOf). A chat export's message
+//     whose content a desk may hold written otherwise (chatPrep.alike) matches that too.
+//   - A chat export's new message marked edited is appended with an edit that records how
+//     new its text is (editMark); Counts.Added counts the message alone.
 //   - A new row with a Seq must land exactly there: the desk's head, plus one, plus the new
 //     rows before it.
 //   - When a row carries what only the log sets (restoredRow), the rows are an export's, and
@@ -58,6 +64,7 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 	if prep != nil {
 		im.ahead, im.keys, im.bad, im.faulty = prep.ahead, prep.keys, prep.bad, prep.faulty
 		im.noun = cmp.Or(prep.noun, im.noun)
+		im.chat = prep.chat
 	}
 	if im.keys == nil || im.keys.n != len(rows) {
 		im.keys = keysOf(rows)
@@ -73,7 +80,8 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 	if err := im.bad.err(im.noun); err != nil {
 		return Counts{}, err
 	}
-	counts := Counts{Added: len(batch) - im.edits, Edited: im.edits, Present: len(rows) - len(batch) + im.edits}
+	added := len(batch) - im.edits - im.marks
+	counts := Counts{Added: added, Edited: im.edits, Present: len(rows) - added}
 	if len(batch) == 0 {
 		return counts, nil
 	}
@@ -105,6 +113,19 @@ type importPrep struct {
 	bad    problems
 	faulty map[int]bool
 	noun   string // what a row is called in the report ("line"); "message" when empty
+	chat   *chatPrep
+}
+
+// chatPrep is what a chat export's reader tells storeRows of its rows.
+type chatPrep struct {
+	// replyTo says how a reply names its parent in the export's words ("a reply in the
+	// thread of", "a reply to message"), for a parent in neither the export nor the desk.
+	replyTo string
+	// alike holds, by key, for the messages whose content a desk may hold written
+	// otherwise, whether a content is theirs: as earlier imports wrote it (Slack's mentions
+	// as Slack wrote them, "[GuildMemberJoin]"), or with other labels in its mentions, as
+	// labels are no part of what makes a message the same (transcript.MatchKey).
+	alike map[string]func(content string) bool
 }
 
 // rowImporter is one storeRows call's state.
@@ -140,6 +161,8 @@ type rowImporter struct {
 	resolved  []transcript.Sequence
 	batchRows []int // batchRows[j] is the row the batch's j-th message comes from
 	edits     int   // the batch's edits of rows the desk holds (editOf)
+	marks     int   // the batch's edits that record when a new message was edited (editMark)
+	chat      *chatPrep
 	// restore is set when a row carries what only the log sets (restoredRow): the rows are
 	// an export's, restored as they were stored.
 	restore bool
@@ -216,8 +239,26 @@ func (im *rowImporter) plan(ctx context.Context) ([]transcript.Message, error) {
 		m.Seq, m.Parent, m.Corrects = 0, parent, target
 		batch = append(batch, m)
 		im.batchRows = append(im.batchRows, i)
+		if mark, ok := editMark(r, m, len(batch)-1); ok {
+			batch = append(batch, mark)
+			im.batchRows = append(im.batchRows, i)
+			im.marks++
+		}
 	}
 	return batch, nil
+}
+
+// editMark returns, for r, a chat export's message marked edited (r.Edit) that is new to
+// the desk and stored as m at place of the batch, the edit that records when its text was
+// written: a correction by its author that gives it the same text, keyed and timed by the
+// edit (see rowEdit). So the desk knows how new its text is, and a later import of an older
+// export, whose edit is older, leaves the text alone (editOf). A message that cannot be
+// corrected (a correction, a blank one) gets none.
+func editMark(r *importRow, m transcript.Message, place int) (transcript.Message, bool) {
+	if r.Edit == nil || m.IsCorrection() || m.Blank() {
+		return transcript.Message{}, false
+	}
+	return transcript.Message{Author: m.Author, Corrects: transcript.BatchParent(place), Content: m.Content, At: r.Edit.At, Key: r.Edit.Key}, true
 }
 
 // placeFaulty gives the i-th row, which the reader found bad, the place it would take: the
@@ -351,6 +392,9 @@ func (im *rowImporter) resolveRef(i int, ref reference) (transcript.Sequence, bo
 			im.problem(i, "%s %q is this message's own key", ref.what, key)
 		case inImport:
 			im.problem(i, "%s %q is the key of %s, a later message: %s", ref.what, key, im.rows[j].Where, ref.before)
+		case im.chat != nil && ref.what == "parent":
+			im.problem(i, "%s %s, which is in neither the export nor desk %q: import first an export that holds %s, or export a date range that includes it",
+				im.chat.replyTo, key, im.desk, key)
 		default:
 			im.problem(i, "%s %q names no earlier message of this import and no row of desk %q", ref.what, key, im.desk)
 		}
@@ -397,11 +441,12 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 		m.Content = stored.Content
 	}
 	if accepted {
-		if transcript.MatchKey(stored, m) == nil {
+		if transcript.MatchKey(stored, m) == nil || im.alikeMatch(m, stored) {
 			return nil, nil
 		}
-		if edit, ok := im.editOf(i, m, stored); ok {
-			return edit, nil
+		edit, ok, err := im.editOf(ctx, i, m, stored)
+		if err != nil || ok {
+			return edit, err
 		}
 	}
 	if m.Key != "" {
@@ -435,27 +480,57 @@ func (im *rowImporter) storedAudience(ctx context.Context, m, stored transcript.
 	return audience, err == nil, nil
 }
 
-// editOf returns the edit to append for the i-th row, m as the store would store it, when
-// it is a chat export's message edited since (its Edit) that the desk holds as stored with
-// another text alone: a correction by its author that gives stored m's content, keyed by
-// the edit, so that a re-import replays it. A correction, and a row erased, are never
-// edited so (an erased row matches whatever its text). An edit that cannot be stored (a text
-// now blank) is added to im.bad.
-func (im *rowImporter) editOf(i int, m, stored transcript.Message) (*transcript.Message, bool) {
+// alikeMatch reports whether stored is m, its content as the reader says it may also be
+// written (chatPrep.alike).
+func (im *rowImporter) alikeMatch(m, stored transcript.Message) bool {
+	if im.chat == nil {
+		return false
+	}
+	alike := im.chat.alike[m.Key]
+	if alike == nil || !alike(stored.Content) {
+		return false
+	}
+	m.Content = stored.Content
+	return transcript.MatchKey(stored, m) == nil
+}
+
+// editOf decides the i-th row, m as the store would store it, when it is a chat export's
+// message marked edited (its Edit) that the desk holds as stored with another text alone,
+// and reports whether it did. The edit is newer than stored's text when its time is after
+// the time of that text: the At of the newest correction applied to stored (an import's
+// edit is timed by the export's edit), else stored's own At. A newer edit is returned: a
+// correction by its author that gives stored m's content, keyed by the edit, so that a
+// re-import replays it. An older one, or one as old, is returned as nil: the desk holds a
+// newer text, which an older export never puts back. A correction, and a row erased, are
+// never edited so (an erased row matches whatever its text). An edit that cannot be stored
+// (a text now blank) is added to im.bad. The error is the desk's, reading the correction.
+func (im *rowImporter) editOf(ctx context.Context, i int, m, stored transcript.Message) (*transcript.Message, bool, error) {
 	r := &im.rows[i]
 	if r.Edit == nil || stored.IsCorrection() || m.IsCorrection() {
-		return nil, false
+		return nil, false, nil
 	}
 	same := m
 	same.Content = stored.Content
 	if transcript.MatchKey(stored, same) != nil {
-		return nil, false
+		return nil, false, nil
+	}
+	textAt := stored.At
+	if stored.Revised != 0 {
+		c, err := im.deskRow(ctx, stored.Revised)
+		if err != nil {
+			return nil, false, err
+		}
+		textAt = c.At
+	}
+	// Stores keep times to the microsecond.
+	if !r.Edit.At.Truncate(time.Microsecond).After(textAt.Truncate(time.Microsecond)) {
+		return nil, true, nil
 	}
 	edit := transcript.Message{Author: m.Author, Corrects: stored.Seq, Content: m.Content, At: r.Edit.At, Key: r.Edit.Key}
 	if problem := storeProblem(edit, exportWording); problem != "" {
 		im.problem(i, "edited since row %d of desk %q was imported, but the edit cannot be stored: %s", stored.Seq, im.desk, problem)
 	}
-	return &edit, true
+	return &edit, true, nil
 }
 
 // seqIndex finds the row of an import that says it has a given Seq. An export's rows have

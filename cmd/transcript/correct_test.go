@@ -216,7 +216,9 @@ func TestExportImportCorrections(t *testing.T) {
 }
 
 // TestImportChatExportEdits: a Slack and a Discord export re-imported after a message was
-// edited add one edit row and nothing else, and a third import nothing.
+// edited add one edit row and nothing else, a third import nothing, and the older export
+// again nothing either: its older text is not put back. Imported newer first, then older,
+// the newer text stays too.
 func TestImportChatExportEdits(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		for _, tc := range []struct {
@@ -241,12 +243,13 @@ func TestImportChatExportEdits(t *testing.T) {
 				if _, err := fmt.Sscanf(out, "imported %d new messages", &n); err != nil {
 					t.Fatalf("import printed %q", out)
 				}
+				rows := strings.Count(c.ok("export", "--desk", "eng"), "\n")
 				if got, want := imp(after), fmt.Sprintf("imported 0 new messages and 1 edit into desk \"eng\" (%d already present)\n", n); got != want {
 					t.Errorf("import after the edit printed %q, want %q", got, want)
 				}
 				now := c.ok("export", "--desk", "eng")
-				if got := strings.Count(now, "\n"); got != n+1 {
-					t.Errorf("the desk holds %d rows, want %d: the edit alone\n%s", got, n+1, now)
+				if got := strings.Count(now, "\n"); got != rows+1 {
+					t.Errorf("the desk holds %d rows, want %d: the edit alone\n%s", got, rows+1, now)
 				}
 				if !strings.Contains(now, "Standup moved to 11:00") || !strings.Contains(now, `"corrects_seq":`) {
 					t.Errorf("the desk holds no edit:\n%s", now)
@@ -254,6 +257,21 @@ func TestImportChatExportEdits(t *testing.T) {
 				importSays(t, imp(after), "eng", 0, n)
 				if again := c.ok("export", "--desk", "eng"); again != now {
 					t.Errorf("a third import changed the desk (-second +third):\n%s", cmp.Diff(now, again))
+				}
+				importSays(t, imp(before), "eng", 0, n)
+				if again := c.ok("export", "--desk", "eng"); again != now {
+					t.Errorf("the older export again changed the desk (-before +after):\n%s", cmp.Diff(now, again))
+				}
+
+				fresh := newCLI(t, newDB(t))
+				freshImp := func(path string) string {
+					return fresh.ok(append(append([]string{"import", "--desk", "eng"}, tc.args...), path)...)
+				}
+				importSays(t, freshImp(after), "eng", n, 0)
+				newer := fresh.ok("export", "--desk", "eng")
+				importSays(t, freshImp(before), "eng", 0, n)
+				if again := fresh.ok("export", "--desk", "eng"); again != newer || !strings.Contains(again, "Standup moved to 11:00") {
+					t.Errorf("the older export after the newer changed the desk (-before +after):\n%s", cmp.Diff(newer, again))
 				}
 			})
 		}

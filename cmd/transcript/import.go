@@ -17,8 +17,10 @@ JSON export of one channel, or a folder or .zip holding it and its threads' file
 without --from, such an export is recognised and the error says which flags to add). Every
 format is incremental: a message the desk holds already (by its id, Slack's ts, Discord's
 message id) adds nothing; one Slack or Discord marks edited since (Slack's "edited",
-Discord's "timestampEdited") adds an edit by its author, once however often it is
-imported. A line looks like
+Discord's "timestampEdited") adds an edit by its author when that edit is newer than the
+desk's text, once however often it is imported (an older export never puts an older text
+back); a reply to a message an earlier import brought lands in its thread. Slack's mentions
+and links read as in Slack ("@Ana", "#general", "label (https://…)"). A line looks like
 
   {"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi"}
   {"id":"2","author":{"type":"agent","id":"triage","label":"Triage"},"content":"hello","parent":"1"}
