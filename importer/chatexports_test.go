@@ -2,8 +2,10 @@ package importer
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -280,4 +282,30 @@ func TestDiscordNoticesWithoutText(t *testing.T) {
 	if want := (Counts{Present: len(rows)}); err != nil || counts != want {
 		t.Errorf("into a desk holding the notices as earlier imports wrote them: %+v, %v; want %+v", counts, err, want)
 	}
+}
+
+// FuzzSlackText writes out the fuzzer's text: never a panic, valid UTF-8 stays valid, and
+// the pattern of a valid text with labelled mentions matches the text written out.
+func FuzzSlackText(f *testing.F) {
+	users := slackUsers{"U1": {ID: "U1", Name: "ana", Profile: slackProfile{DisplayName: "Ana (ops) *"}}}
+	channels := map[string]string{"C1": "gen.eral"}
+	for _, s := range []string{"<@U1> hi", "<#C1> and <#C2|x>", "<https://x|y> <!here|@here> <!subteam^S>", "a < b > c", "&lt;<@U1|&gt;>&amp;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got, pattern := slackText(text, users, channels)
+		if utf8.ValidString(text) && !utf8.ValidString(got) {
+			t.Errorf("slackText(%q) = %q, not UTF-8", text, got)
+		}
+		if pattern == "" || !utf8.ValidString(text) { // the stores refuse invalid UTF-8, and so does the import
+			return
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			t.Fatalf("slackText(%q): pattern %q: %v", text, pattern, err)
+		}
+		if !re.MatchString(got) {
+			t.Errorf("slackText(%q) = %q, which its pattern %q does not match", text, got, pattern)
+		}
+	})
 }

@@ -491,8 +491,11 @@ func dceNoticeText(typ string) string {
 	if digitsOnly(typ) {
 		return "A Discord notice of type " + typ + "."
 	}
-	words := dceNoticeKind(typ)
-	return strings.ToUpper(words[:1]) + strings.ReplaceAll(words[1:], "-", " ") + "."
+	words := []rune(strings.ReplaceAll(dceNoticeKind(typ), "-", " "))
+	if len(words) == 0 {
+		return "A Discord notice."
+	}
+	return string(unicode.ToUpper(words[0])) + string(words[1:]) + "."
 }
 
 // dceContent returns m's content followed by a line for each attachment, embed and

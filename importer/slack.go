@@ -280,7 +280,6 @@ func (r *slackRow) alike() func(string) bool {
 		return nil
 	}
 	former, pattern := r.former, r.pattern
-	var re *regexp.Regexp
 	return func(content string) bool {
 		if content == former {
 			return true
@@ -288,10 +287,8 @@ func (r *slackRow) alike() func(string) bool {
 		if pattern == "" {
 			return false
 		}
-		if re == nil {
-			re = regexp.MustCompile(pattern)
-		}
-		return re.MatchString(content)
+		re, err := regexp.Compile(pattern) // a text too long for one is taken as itself alone
+		return err == nil && re.MatchString(content)
 	}
 }
 

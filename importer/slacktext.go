@@ -48,7 +48,7 @@ func slackText(text string, users slackUsers, channels map[string]string) (strin
 		piece, wildcard := slackMarkup(text[open+1:open+end], users, channels)
 		b.WriteString(piece)
 		if wildcard != "" {
-			pattern.WriteString(regexp.QuoteMeta(wildcard) + `[^\n]+?`)
+			pattern.WriteString(regexp.QuoteMeta(wildcard) + `[^\n]*?`)
 			labelled = true
 		} else {
 			pattern.WriteString(regexp.QuoteMeta(piece))
