@@ -3,6 +3,7 @@ package importer
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -176,8 +177,9 @@ type Database struct {
 // database exists and src's size is known, it is opened and the desk read (whole, when
 // src may repeat half of it) while src is read, on another CPU. Otherwise it is opened
 // once src is read: read-only when a row is bad, and not at all when it does not exist yet
-// and a row is bad. A bad row's problems are reported whatever the desk holds, even when
-// the database cannot be opened. ImportInto closes what it opened.
+// and a row is bad (alone, or for a Slack or Discord export against an empty desk). A bad
+// row's problems are reported whatever the desk holds, even when the database cannot be
+// opened. ImportInto closes what it opened.
 func ImportInto(ctx context.Context, db Database, desk string, src Source, opts ...Option) (Counts, error) {
 	var ahead *readAhead
 	if size := src.size(); db.Exists && size > 0 {
@@ -194,6 +196,14 @@ func ImportInto(ctx context.Context, db Database, desk string, src Source, opts 
 		st, err = ahead.take()
 	case rows.Faulty() && !db.Exists:
 		// Checked as against an empty desk, with st nil.
+	case !db.Exists && rows.prep != nil && rows.prep.chat != nil:
+		// A chat export's reply may name a message of the desk: into a database that does
+		// not exist yet, one that does not is reported before the database is created.
+		var rerr *RowsError
+		if _, err := rows.store(ctx, nil, desk, &options{}); errors.As(err, &rerr) {
+			return Counts{}, err
+		}
+		fallthrough
 	default:
 		open := db.Open
 		if rows.Faulty() {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +75,9 @@ func TestImportLaterExportReplies(t *testing.T) {
 			}
 			if strings.Contains(stderr, tc.content) {
 				t.Errorf("stderr %q quotes the message", stderr)
+			}
+			if _, err := os.Stat(empty); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the refused import created %s (%v)", empty, err)
 			}
 		})
 	}
