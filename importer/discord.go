@@ -62,9 +62,10 @@ import (
 //
 // A missing file, malformed JSON, a file that is not such an export, or files of more than
 // one channel are errors naming the file. Bad messages — an invalid id or timestamp, an id
-// given twice, no author id, a reply older than the message it replies to, a NUL byte — are all
-// reported in one error (up to maxReported), each named by its Where; no error quotes a
-// message's text.
+// given twice, no author id, a reply older than the message it replies to, a NUL byte —
+// are all reported in one error (up to maxReported), each named by its Where; no error
+// quotes a message's text. A reply to a message in neither the export nor the desk is
+// reported by the import (see storeRows), naming both.
 func readDiscordExport(name string) ([]importRow, *chatPrep, error) {
 	rows, prep, err := readDiscord(name)
 	if err != nil {
@@ -258,7 +259,7 @@ type dceRow struct {
 	msg    *dceMessage
 	typ    string // the type's name
 	thread string // the id of the thread whose file holds it, or ""
-	former string // the content earlier imports gave a notice without text, or "" (chatPrep.former)
+	former string // the content earlier imports gave a notice without text, or "" (chatPrep.alike)
 }
 
 // discordRows maps the messages of files to rows; see readDiscordExport.
@@ -499,7 +500,7 @@ func dceNoticeText(typ string) string {
 }
 
 // dceContent returns m's content followed by a line for each attachment, embed and
-// sticker, and a forwarded message's content. A notice without text is named by its type.
+// sticker, and a forwarded message's content.
 func dceContent(m *dceMessage) string {
 	var lines []string
 	for _, a := range m.Attachments {

@@ -61,14 +61,16 @@ import (
 //     which records how new the text is (see storeRows).
 //
 // A later export of the same channel yields the same rows for the messages both hold (same
-// keys, authors, parents and content, unless edited since; labels may differ), so importing
-// it adds only the new ones and the edits.
+// keys, authors, parents and content, unless edited since; labels may differ, in authors
+// and in mentions, which the import takes as alike: chatPrep.alike), so importing it adds
+// only the new ones and the edits.
 //
 // A missing or malformed users.json or channels.json, an unknown channel, a missing
 // channel folder or a malformed day file is an error naming the file. Bad messages — no
 // or an invalid ts, a ts given twice, no author, a reply older than its thread's root, a
 // NUL byte — are all reported in one error (up to maxReported), each named by its
-// Where; no error quotes a message's text.
+// Where; no error quotes a message's text. A reply whose root is in neither the export nor
+// the desk is reported by the import (see storeRows), naming both.
 func readSlackExport(name, channel string) ([]importRow, *chatPrep, error) {
 	tree, err := openExportTree(name)
 	if err != nil {

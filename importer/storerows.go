@@ -23,11 +23,12 @@ import (
 //     it (transcript.MatchKey: author identity, parent, audience as the reply rule resolves
 //     it, content; labels and times aside), have its key (or none, when it has none) and its
 //     Seq, when given; it is then counted as present and not written.
-//   - A ParentKey names an earlier row of the import, else a key of the desk (a chat
-//     export's reply to a thread an earlier export began); a ParentSeq a
-//     row of the desk (at or below its head), else an earlier row of the import with that
-//     Seq. A parent that is a new row of the import becomes transcript.BatchParent of its
-//     place in the batch, any other its stored Seq.
+//   - A ParentKey names an earlier row of the import, else a key of the desk (as a chat
+//     export's reply to a thread an earlier export began does); a ParentSeq a row of the
+//     desk (at or below its head), else an earlier row of the import with that Seq. A
+//     parent that is a new row of the import becomes transcript.BatchParent of its place
+//     in the batch, any other its stored Seq. A chat export's parent in neither is
+//     reported in the export's words, naming the reply (Where) and its parent.
 //   - A correction's target (CorrectsKey, CorrectsSeq) is found as a parent is.
 //   - A row the desk holds that a correction changed (its Revised set) matches whatever its
 //     text, as the file holds the text it had; a chat export's message marked edited
