@@ -11,8 +11,8 @@ const run = promisify(execFile);
 
 // The main README's install works from a project's own directory: its npm install line, with
 // the checkout in place of /path/to/transcript, links the built client into a new project
-// without a warning, npm offline (nothing is fetched), and the project imports the client by
-// its name.
+// with npm offline (nothing is fetched), no error and no script held back for approval, and
+// the project imports the client by its name.
 test("the README's npm install works from a project's own directory", async () => {
   const root = fileURLToPath(new URL("../../../../", import.meta.url));
   const readme = await readFile(join(root, "README.md"), "utf8");
