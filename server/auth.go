@@ -28,8 +28,8 @@ func identity(ctx context.Context) token.Token {
 }
 
 // authenticate is the middleware of every /v1/ operation: admit decides who the request
-// is, and a path naming a desk other than the token's is 404, exactly as for a desk that
-// does not exist. It puts the token (identity) and the session, if any, in the request's
+// is, and a path naming a desk other than the token's is 404 (noSuchDesk), the same
+// answer whether that desk exists or not. It puts the token (identity) and the session, if any, in the request's
 // context.
 func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	r, _ := humago.Unwrap(ctx)
@@ -39,7 +39,7 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	if desk := ctx.Param("desk"); strings.Contains(ctx.Operation().Path, "{desk}") && desk != t.Desk {
-		writeProblemCtx(ctx, errNoDesk, "")
+		writeProblemCtx(ctx, noSuchDesk(t), "")
 		return
 	}
 	next(huma.WithValue(huma.WithValue(ctx, identityKey{}, t), sessionKey{}, sess))
@@ -182,10 +182,16 @@ func sessionOf(ctx context.Context) *session {
 	return sess
 }
 
+// noSuchDesk is the 404 of a path naming a desk other than t's: it names t's own desk,
+// which its holder knows, and nothing of the desk the path names, so that it is the same
+// whether that desk exists or not.
+func noSuchDesk(t token.Token) *huma.ErrorModel {
+	return kindNotFound.problem("no such desk: this token is for desk " + strconv.Quote(t.Desk))
+}
+
 // The 404s of things a token may not see, each identical to the one for a thing that does
 // not exist.
 var (
-	errNoDesk   = kindNotFound.problem("no such desk")
 	errNoParent = kindNotFound.problem("no such parent")
 	errNoThread = kindNotFound.problem("no such thread")
 )

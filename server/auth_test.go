@@ -57,6 +57,7 @@ func TestAuthMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 		elsewhere := e.token("ops", coder)
+		decode[transcript.Message](t, e.do("POST", "/v1/desks/ops/messages", elsewhere, map[string]any{"content": "desk ops exists"}), http.StatusCreated)
 		secrets := []string{f.op, f.triage, f.coder, unknown, revoked, elsewhere}
 
 		refusals := []struct {
@@ -94,11 +95,18 @@ func TestAuthMatrix(t *testing.T) {
 			if rt.path == "/v1/desks" {
 				continue
 			}
-			other := strings.Replace(rt.path, "/eng/", "/nosuchdesk/", 1)
-			missing := wantProblem(t, e.do(rt.method, other, f.coder, rt.body), 404, "not-found")
-			notMine := wantProblem(t, e.do(rt.method, rt.path, elsewhere, rt.body), 404, "not-found")
+			// coder's token is for eng: on ops, a desk with rows, and on a desk that does
+			// not exist, the same 404, naming the token's own desk and not the path's.
+			missing := wantProblem(t, e.do(rt.method, strings.Replace(rt.path, "/eng/", "/nosuchdesk/", 1), f.coder, rt.body), 404, "not-found")
+			notMine := wantProblem(t, e.do(rt.method, strings.Replace(rt.path, "/eng/", "/ops/", 1), f.coder, rt.body), 404, "not-found")
 			if missing != notMine {
-				t.Errorf("%s %s: another desk's token gets %+v, a desk that does not exist %+v", rt.method, rt.path, notMine, missing)
+				t.Errorf("%s %s: eng's token on desk ops gets %+v, on a desk that does not exist %+v", rt.method, rt.path, notMine, missing)
+			}
+			if want := `no such desk: this token is for desk "eng"`; notMine.Detail != want {
+				t.Errorf("%s %s: eng's token on desk ops gets the detail %q, want %q", rt.method, rt.path, notMine.Detail, want)
+			}
+			if got := wantProblem(t, e.do(rt.method, rt.path, elsewhere, rt.body), 404, "not-found"); got.Detail != `no such desk: this token is for desk "ops"` {
+				t.Errorf("%s %s: ops's token on desk eng gets %+v, want the detail naming desk ops", rt.method, rt.path, got)
 			}
 		}
 

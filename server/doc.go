@@ -46,9 +46,10 @@
 // Every /v1/ and /mcp request carries Authorization: Bearer SECRET, or the inspector's
 // session cookie, which stands for its operator token; one function decides who a request
 // is, and handlers read the participant from the request's context only. A missing,
-// malformed, unknown or revoked token is 401. A desk other than the token's, a thread root
-// or a parent the participant may not read are 404, the same 404 as for one that does not
-// exist. as= is for operator tokens only (403 otherwise), and shows exactly that
+// malformed, unknown or revoked token is 401. A desk other than the token's is 404 with a
+// detail naming the token's own desk, the same whether the desk named exists or not; a
+// thread root or a parent the participant may not read are 404, the same 404 as for one
+// that does not exist. as= is for operator tokens only (403 otherwise), and shows exactly that
 // participant's view, streams included.
 //
 // The session cookie (SessionCookie: HttpOnly, SameSite=Strict, Secure over TLS or with

@@ -41,7 +41,7 @@ func Example() {
 	// 201 {"seq":1,"author":{"type":"agent","id":"triage","label":"Triage"},"content":"build is green","key":"build-1"}
 	// 400 {"type":"tag:sharedesk.dev,2025:problem:invalid-request","title":"Invalid request","status":400,"detail":"a body may not name an author: the author is the token's participant","errors":[{"message":"unexpected property","location":"body.author"}]}
 	// 200 {"threads":[],"head":1,"partial":false,"scanned":1,"reads":0}
-	// 404 {"type":"tag:sharedesk.dev,2025:problem:not-found","title":"Not found","status":404,"detail":"no such desk"}
+	// 404 {"type":"tag:sharedesk.dev,2025:problem:not-found","title":"Not found","status":404,"detail":"no such desk: this token is for desk \"eng\""}
 }
 
 // A bot updates its notice with an edit, then erases it with a redaction; every read

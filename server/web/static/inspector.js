@@ -58,9 +58,22 @@
       default: return a.type + ":" + a.id;
     }
   }
-  // name is a participant's label: its own, else the newest the desk gave it, else its id.
-  const name = (a) => a.label || (participants.get(who(a)) || {}).label || (a.type === "operator" ? "Operator" : who(a));
+  // name is how the page writes a participant, wherever it does (an author, an aside's or
+  // an elision's readers, a column, a choice): its own label, else the newest the desk gave
+  // it, else who it is (operator, agent:ID), as transcript view writes one without a label.
+  const name = (a) => a.label || (participants.get(who(a)) || {}).label || who(a);
   const same = (a, b) => who(a) === who(b);
+
+  // readers are who may read m, an aside, besides the operator: its author and its
+  // audience, each once, in transcript's canonical order (by kind, then id), as
+  // transcript view lists them.
+  const kindRank = { operator: 0, person: 1, agent: 2, system: 3 };
+  const idOf = (a) => (a.type === "system" ? a.kind : a.id) || "";
+  function readers(m) {
+    const byWho = new Map();
+    for (const a of [m.author, ...m.audience]) if (!byWho.has(who(a))) byWho.set(who(a), a);
+    return [...byWho.values()].sort((a, b) => kindRank[a.type] - kindRank[b.type] || (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
+  }
 
   // list is "A", "A and B" or "A, B and C".
   function list(names) {
@@ -79,10 +92,10 @@
 
   // rowElement is one message as a list item; viewer marks its own, onSeq makes its seq a
   // button (titled seqTitle, by default the delta's), onRedact adds a button that redacts
-  // it (the operator's, in the desk column). A
-  // revised row is marked edited; a redacted one is a stub, its content erased; a
+  // it and onEdit, on the operator's own rows, one that edits it (both the desk column's).
+  // A revised row is marked edited; a redacted one is a stub, its content erased; a
   // correction (the desk column's) names the row it corrects.
-  function rowElement(m, { viewer, onSeq, seqTitle, onRedact } = {}) {
+  function rowElement(m, { viewer, onSeq, seqTitle, onRedact, onEdit } = {}) {
     const li = rowTemplate.content.firstElementChild.cloneNode(true);
     li.dataset.seq = m.seq;
     li.classList.add(m.author.type);
@@ -114,17 +127,16 @@
     li.querySelector(".kind").textContent = own ? "" : m.author.type === "system" ? "system · " + m.author.kind : m.author.type;
     const tags = li.querySelector(".tags");
     if (m.parent) tags.append(tag("↳ #" + m.parent));
-    if (aside) {
-      const readers = [name({ type: "operator" }), name(m.author), ...m.audience.map(name)];
-      tags.append(tag("aside · " + list([...new Set(readers)])));
-    }
+    if (aside) tags.append(tag("aside of " + list(readers(m).map(name))));
     if (blank) tags.append(tag("blank"));
     if (correction) tags.append(tag("correction of #" + m.corrects));
     if (m.revised && !redacted && !correction) tags.append(tag("edited", "revised by #" + m.revised));
     if (redacted) tags.append(tag("redacted", m.revised ? "redacted by #" + m.revised : ""));
     li.querySelector(".content").textContent = blank ? "(blank row: no view shows it)"
       : redacted ? (correction ? "(a redaction, or an edit a redaction erased)" : "(redacted: its content was erased)") : m.content;
-    if (onRedact && !correction && !redacted && !blank) li.querySelector(".meta").append(redactButton(() => onRedact(m.seq)));
+    const editable = !correction && !redacted && !blank;
+    if (onEdit && editable && m.author.type === "operator") li.querySelector(".meta").append(editButton(() => onEdit(m.seq)));
+    if (onRedact && editable) li.querySelector(".meta").append(redactButton(() => onRedact(m.seq)));
     return li;
   }
 
@@ -157,6 +169,20 @@
     return b;
   }
 
+  // editButton calls edit, which puts the row in the compose form to be edited there.
+  function editButton(edit) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "edit";
+    b.textContent = "Edit";
+    b.title = "Edit this row in the form below";
+    b.addEventListener("click", (ev) => {
+      ev.stopPropagation();
+      edit();
+    });
+    return b;
+  }
+
   // corrected is m, a row, with the correction c applied, as the log applies it.
   function corrected(m, c) {
     return { ...m, content: c.redacted ? "" : c.content, redacted: !!c.redacted, revised: c.seq };
@@ -183,10 +209,12 @@
   }
 
   // elisionLines asks the server for the words of elided, one line each, in order: the
-  // wording of transcript view, so that an elision reads alike everywhere.
+  // wording of transcript view, so that an elision reads alike everywhere, with each
+  // reader written as the page writes it (name).
   async function elisionLines(elided) {
     if (elided.length === 0) return [];
-    return (await call("POST", base + "/elision-lines", { elided })).lines;
+    const named = elided.map((e) => ({ ...e, readers: e.readers.map((a) => ({ ...a, label: name(a) })) }));
+    return (await call("POST", base + "/elision-lines", { elided: named })).lines;
   }
 
   // modelTurns shows a model input (the JSON array the model route answers) in el: one
@@ -262,6 +290,13 @@
   const compose = document.getElementById("compose");
   const viewers = [];
   const maxViewers = 4;
+  const viewerHint = document.getElementById("viewer-hint");
+  // viewersChanged shows the hint on how to add a viewer while there is none, and lets the
+  // add form add one while there are fewer than maxViewers.
+  function viewersChanged() {
+    viewerHint.hidden = viewers.length > 0;
+    addForm.querySelector("button").disabled = viewers.length >= maxViewers;
+  }
 
   document.getElementById("sign-out").addEventListener("click", async () => {
     try {
@@ -368,7 +403,7 @@
       if (deskCol.found === m.seq) li.classList.add("found");
     };
     const items = tops.map((m) => {
-      const li = rowElement(m, { onRedact });
+      const li = rowElement(m, { onRedact, onEdit });
       mark(li, m);
       const replies = threads.get(m.seq);
       if (replies) {
@@ -382,7 +417,7 @@
         const ol = document.createElement("ol");
         ol.className = "rows";
         for (const r of replies) {
-          const rl = rowElement(r, { onRedact });
+          const rl = rowElement(r, { onRedact, onEdit });
           mark(rl, r);
           ol.append(rl);
         }
@@ -455,6 +490,7 @@
       if (m.corrects) {
         applyToDesk(m);
         for (const box of searchBoxes) box.refresh();
+        if (m.redacted && m.corrects === editing) editGone(m.corrects);
       }
       deskCol.rows.set(m.seq, m);
       deskCol.head = Math.max(deskCol.head, m.seq);
@@ -881,7 +917,7 @@
       this.search.close();
       this.el.remove();
       viewers.splice(viewers.indexOf(this), 1);
-      addForm.querySelector("button").disabled = false;
+      viewersChanged();
     }
   }
 
@@ -893,14 +929,65 @@
     const v = new ViewerColumn(viewer, Number(addForm.conversation.value));
     viewers.push(v);
     v.refresh();
-    addForm.querySelector("button").disabled = viewers.length >= maxViewers;
+    viewersChanged();
   });
 
-  // ---- Compose ----
+  // ---- Compose: a post, or an edit of one of the operator's rows ----
+
+  const composeTitle = document.getElementById("compose-title");
+  const composeStatus = compose.querySelector(".status");
+  const composeSubmit = compose.querySelector("button[type=submit]");
+  const cancelEdit = compose.querySelector(".cancel");
+  let editing = 0; // the row the form edits; 0: it posts
+
+  // onEdit puts row seq, one of the operator's, in the form: its content to be edited, the
+  // conversation and the aside's readers, which an edit keeps, not to be chosen.
+  function onEdit(seq) {
+    const m = deskCol.rows.get(seq);
+    if (!m) return;
+    setEditing(seq);
+    compose.content.value = m.content;
+    composeStatus.textContent = "";
+    compose.content.focus();
+  }
+
+  function setEditing(seq) {
+    editing = seq;
+    composeTitle.textContent = seq ? "Edit #" + seq + ", the operator's" : "Post as the operator";
+    composeSubmit.textContent = seq ? "Save the edit" : "Post";
+    cancelEdit.hidden = !seq;
+    compose.conversation.disabled = !!seq;
+    compose.querySelector(".audience").disabled = !!seq;
+  }
+
+  // editGone leaves the edit of row seq, which a redaction erased.
+  function editGone(seq) {
+    setEditing(0);
+    compose.content.value = "";
+    composeStatus.textContent = "#" + seq + " was redacted: there is nothing to edit.";
+  }
+
+  cancelEdit.addEventListener("click", () => {
+    setEditing(0);
+    compose.content.value = "";
+    composeStatus.textContent = "";
+  });
 
   compose.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const status = compose.querySelector(".status");
+    const status = composeStatus;
+    if (editing) {
+      const seq = editing;
+      try {
+        const c = await call("PATCH", base + "/messages/" + seq, { content: compose.content.value });
+        setEditing(0);
+        compose.content.value = "";
+        status.textContent = "Edited #" + seq + " (the edit is #" + c.seq + ").";
+      } catch (err) {
+        status.textContent = "Not edited: " + err.message;
+      }
+      return;
+    }
     const payload = { content: compose.content.value };
     const parent = Number(compose.conversation.value);
     if (parent) payload.parent = parent;
@@ -911,6 +998,7 @@
     try {
       const m = await call("POST", base + "/messages", payload);
       compose.content.value = "";
+      for (const box of compose.querySelectorAll(".choices input:checked")) box.checked = false;
       status.textContent = "Posted #" + m.seq + (m.audience ? " as an aside to " + list(m.audience.map(name)) : " to the whole desk") + ".";
     } catch (err) {
       status.textContent = "Not posted: " + err.message;
