@@ -132,12 +132,25 @@ func (w *partWriter) holds(es []erasure) bool {
 }
 
 // stopWriters stops every stream of the tail that is writing a batch holding content es
-// erase, and returns once each of those writes returned: after it, no byte of the erased
-// content is handed to a connection. A write that cannot be cut short still ends within its
-// own write deadline. t.mu must not be held: a stream takes it to look at the redactions.
+// erase, and returns once each of those writes returned, or after Options.WriteTimeout, the
+// bound of any write: after it, no byte of the erased content is handed to a connection. A
+// write cut short returns at once over HTTP/1.1; over HTTP/2 the stream's reset waits for
+// the frame the connection is writing, which a client that stopped reading holds until the
+// bound. t.mu must not be held: a stream takes it to look at the redactions.
 func (t *tail) stopWriters(es []erasure) {
-	for _, left := range t.stopWriting(es) {
-		<-left
+	lefts := t.stopWriting(es)
+	if len(lefts) == 0 {
+		return
+	}
+	bound := time.NewTimer(t.opts.WriteTimeout)
+	defer bound.Stop()
+	for _, left := range lefts {
+		select {
+		case <-left:
+		case <-bound.C:
+			t.opts.Logger.Warn("a redaction is answered before a stream's write it stopped returned", "desk", t.desk)
+			return
+		}
 	}
 }
 

@@ -127,3 +127,29 @@ func BenchmarkPartWriterBatch(b *testing.B) {
 		}
 	}
 }
+
+// TestStopWritersBounded: a stopped write that never returns (a connection whose writes
+// cannot be cut short) holds a redaction's answer no longer than Options.WriteTimeout.
+func TestStopWritersBounded(t *testing.T) {
+	tl := newTestTail(t, memlog.New(), 100, 1<<20)
+	tl.opts.WriteTimeout = 50 * time.Millisecond
+	w := tl.addWriter(http.NewResponseController(httptest.NewRecorder())) // no deadlines
+	defer tl.dropWriter(w)
+	target := transcript.Message{Seq: 2, Author: coder, Content: "a secret"}
+	if !w.begin([]partEvent{{at: 2, row: &target, kind: partMessage}}) {
+		t.Fatal("begin: stopped before any redaction")
+	}
+	done := make(chan struct{})
+	go func() {
+		tl.stopWriters([]erasure{{target: 2, by: 3}})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("stopWriters still waits for a write that does not return")
+	}
+	if !w.end() {
+		t.Error("end: not stopped")
+	}
+}
