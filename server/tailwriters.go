@@ -106,8 +106,8 @@ func (w *partWriter) stop(es []erasure) <-chan struct{} {
 	defer w.mu.Unlock()
 	if !w.stopped && w.holds(es) {
 		w.stopped = true
-		// On error (a connection that takes no deadline, or one already gone) the write
-		// still ends within the deadline it was given.
+		// On error (a writer without deadlines, or a connection already gone) the write
+		// ends as it would have: stopWriters waits for it within its bound.
 		_ = w.rc.SetWriteDeadline(time.Now())
 		w.left = make(chan struct{})
 	}
