@@ -74,9 +74,11 @@
 // correction or of a blank row is 400. Every read afterwards shows the row as corrected
 // (Revised, Redacted), streams and the inspector included. Once a redaction's 201 is sent,
 // no stream writes what it erased: a stream still writing a part it prepared before writes
-// the row erased, however slowly its client reads, and a stream opened or resumed after a
-// redaction committed, by this server or any other process on the store, reads the desk's
-// newest rows first (HeadReader) and never carries it.
+// the row erased, however slowly its client reads; one in the middle of writing the row
+// stops at once, before the 201 is sent, and its client resumes from the last whole event
+// (over HTTP/2, a frame the connection has taken already may still leave); and a stream
+// opened or resumed after a redaction committed, by this server or any other process on
+// the store, reads the desk's newest rows first (HeadReader) and never carries it.
 //
 // # Live stream
 //

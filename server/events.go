@@ -172,6 +172,7 @@ type stream struct {
 	conv    transcript.Conversation
 	who     transcript.Author
 	state   sharing.State
+	writer  *partWriter // the stream's writes, as the tail's redactions see them
 	// send sends what is new up to the tail's head and reports false when the stream must
 	// end: sendView or sendRows.
 	send func(ctx context.Context, out *sseWriter) (bool, error)
@@ -188,6 +189,8 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	out := newSSEWriter(w, s.opts.WriteTimeout)
+	st.writer = st.tail.addWriter(out.rc)
+	defer st.tail.dropWriter(st.writer)
 	if out.flush() != nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,33 +13,118 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/deskmcp"
 	"github.com/sharedesk/transcript/posting"
 	"github.com/sharedesk/transcript/server"
 )
 
 // smallSendBuffers is a listener whose connections send through a small socket buffer, so
-// that a stream's write waits for its client to read, as over a slow network.
-type smallSendBuffers struct{ net.Listener }
+// that a stream's write waits for its client to read, as over a slow network. It notes,
+// for each connection, how many bytes the kernel had taken from the server to send on it
+// when the server last began an answer on any of them (the answer to a redaction, while a
+// stream writes).
+type smallSendBuffers struct {
+	net.Listener
+	mu    sync.Mutex
+	conns map[string]*notedConn // by the client's address
+}
 
-func (l smallSendBuffers) Accept() (net.Conn, error) {
+func (l *smallSendBuffers) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
+	if err != nil {
+		return c, err
+	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetWriteBuffer(16 << 10)
 	}
-	return c, err
+	nc := &notedConn{Conn: c, l: l, atAnswer: -1}
+	l.mu.Lock()
+	if l.conns == nil {
+		l.conns = make(map[string]*notedConn)
+	}
+	l.conns[c.RemoteAddr().String()] = nc
+	l.mu.Unlock()
+	return nc, nil
+}
+
+// atAnswer returns how many bytes the kernel had taken to send to the client at addr when
+// the server last began an answer, -1 when it has begun none since the connection opened.
+func (l *smallSendBuffers) atAnswer(addr string) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c := l.conns[addr]; c != nil {
+		return c.atAnswer
+	}
+	return -1
+}
+
+// waitBlocked waits until the server's write to the client at addr has waited 200 ms for
+// room in the socket (its client does not read), for at most 10 s.
+func (l *smallSendBuffers) waitBlocked(t *testing.T, addr string) {
+	t.Helper()
+	for range 1000 {
+		l.mu.Lock()
+		c := l.conns[addr]
+		blocked := c != nil && !c.waiting.IsZero() && time.Since(c.waiting) > 200*time.Millisecond
+		l.mu.Unlock()
+		if blocked {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the server's write to the stream's client never waited for room in the socket")
+}
+
+// notedConn is a server's connection of smallSendBuffers. Where the system lets it
+// (writeNoted), it writes to the socket itself, so that it knows each byte the kernel took
+// as it takes it.
+type notedConn struct {
+	net.Conn
+	l        *smallSendBuffers
+	taken    int64     // bytes the kernel took; under l.mu
+	atAnswer int64     // taken when an answer last began, on any connection; under l.mu
+	waiting  time.Time // since when a write waits for room in the socket; zero when none does; under l.mu
+}
+
+func (c *notedConn) Write(b []byte) (int, error) {
+	if bytes.HasPrefix(b, []byte("HTTP/1.1 ")) {
+		c.l.mu.Lock()
+		for _, o := range c.l.conns {
+			o.atAnswer = o.taken
+		}
+		c.l.mu.Unlock()
+	}
+	return c.writeNoted(b)
+}
+
+// receivedConn is a client's connection that keeps every byte it read.
+type receivedConn struct {
+	net.Conn
+	got bytes.Buffer
+}
+
+func (c *receivedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.got.Write(p[:n])
+	return n, err
 }
 
 // TestSlowReaderRedaction: a stream writes a part of five rows of nearly 1 MiB each to a
-// client that reads slowly (small socket buffers at both ends). While the stream is still
-// writing the first row, the part's third row is redacted. Once the redaction's 201 is
-// sent, the client never receives the erased content: the row comes erased, as a read
-// after the redaction shows it. On the channel's stream and on the operator's rows.
+// client that reads slowly (small socket buffers at both ends), and waits for it to read.
+// Ahead: the part's third row is redacted while the stream writes the first; once the
+// redaction's 201 is sent, the client never receives the erased content: the row comes
+// erased, as a read after the redaction shows it. Being written: the row the stream writes
+// is redacted (by DELETE, or by MCP's redact_message); no byte of it that the server writes
+// after it began the answer reaches the client, and a resumed stream has it erased. On the
+// channel's stream and on the operator's rows.
 func TestSlowReaderRedaction(t *testing.T) {
 	eachStore(t, func(t *testing.T, st server.Store) {
 		srv, err := server.New(st, server.Options{Rate: rate.Inf, Heartbeat: time.Hour})
@@ -46,7 +132,8 @@ func TestSlowReaderRedaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := httptest.NewUnstartedServer(srv)
-		ts.Listener = smallSendBuffers{ts.Listener}
+		listener := &smallSendBuffers{Listener: ts.Listener}
+		ts.Listener = listener
 		ts.Start()
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -79,7 +166,7 @@ func TestSlowReaderRedaction(t *testing.T) {
 					// The part's third row, which the stream has yet to write.
 					const target = 3
 					erased := fmt.Sprintf("[row %d of the slow part]", target)
-					body, conn, first, redaction := slowStreamRedacting(t, e, route.path, route.desk, author, reader, target)
+					body, conn, first, redaction := slowStreamRedacting(t, e, route.path, reader, func() transcript.Message { return e.redact(route.desk, target, author) })
 					var got bytes.Buffer
 					conn.SetReadDeadline(time.Now().Add(time.Minute))
 					events := readEventsThrough(t, io.MultiReader(bytes.NewReader(first), io.TeeReader(body, &got)), rows) // the part, read after the 201
@@ -97,30 +184,52 @@ func TestSlowReaderRedaction(t *testing.T) {
 						}
 					}
 				})
-				t.Run("being written", func(t *testing.T) {
-					// The row the stream is writing: it stops within a piece, and the client
-					// resumes from before the row, which then comes erased.
-					const target = 1
+				// beingWritten: the row the stream is writing, whose redaction redact
+				// commits and answers: the write stops at once, before the answer; the client
+				// resumes from before the row, which then comes erased.
+				beingWritten := func(t *testing.T, target transcript.Sequence, redact func() transcript.Message) {
+					path := strings.Replace(route.path, "after=0", fmt.Sprintf("after=%d", target-1), 1)
 					erased := []byte(fmt.Sprintf("[row %d of the slow part]", target))
-					body, conn, _, redaction := slowStreamRedacting(t, e, route.path, route.desk, author, reader, target)
+					body, conn, _, redaction := slowStreamRedacting(t, e, path, reader, redact)
 					conn.SetReadDeadline(time.Now().Add(time.Minute))
 					late, err := io.ReadAll(body)
-					if err != nil {
+					if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET) {
 						t.Fatalf("reading the stream after the redaction: %v", err)
 					}
-					// What was written before the 201 may still sit in the two sockets'
-					// buffers (16 KiB each here); the stream writes at most one more piece.
-					if n := bytes.Count(late, erased) * len(erased); n > 64<<10 {
-						t.Fatalf("the stream delivered %d bytes of the erased row after the redaction's 201", n)
+					// What the server wrote before it began the answer may still sit in the two
+					// sockets' buffers: the client reads it after the answer. Nothing written
+					// later may hold a byte of the row.
+					at := listener.atAnswer(conn.LocalAddr().String())
+					if at < 0 {
+						t.Fatal("the listener saw no answer while the stream was open")
 					}
-					if bytes.Contains(late, []byte("event: message\nid: 2\n")) || bytes.Contains(late, []byte("event: row\nid: 2\n")) {
+					raw := conn.(*receivedConn).got.Bytes()
+					at = min(at, int64(len(raw)))
+					if n := bytes.Count(raw[at:], erased) * len(erased); n > 0 {
+						t.Fatalf("the client read %d bytes of the erased row that the server wrote after it began the redaction's answer (%d bytes read after the answer in all)", n, len(late))
+					}
+					next := []byte(fmt.Sprintf("\nid: %d\n", target+1))
+					if bytes.Contains(late, next) {
 						t.Fatal("the stream went on past the erased row")
 					}
-					again, _ := openSlowStream(t, ts.Listener.Addr().String(), route.path, reader)
+					again, _ := openSlowStream(t, ts.Listener.Addr().String(), path, reader)
 					m := readEventsThrough(t, again, target)[target]
 					if m.Content != "" || !m.Redacted || m.Revised != redaction.Seq {
 						t.Errorf("resumed, row %d came with content of %d bytes, redacted %v, revised %d; want erased", target, len(m.Content), m.Redacted, m.Revised)
 					}
+				}
+				t.Run("being written", func(t *testing.T) {
+					beingWritten(t, 1, func() transcript.Message { return e.redact(route.desk, 1, author) })
+				})
+				t.Run("being written, redacted over MCP", func(t *testing.T) {
+					a := e.mcpAgent(author)
+					beingWritten(t, 2, func() transcript.Message {
+						var m transcript.Message
+						if _, err := a.Call("redact_message", deskmcp.RedactMessageArgs{Seq: 2}, &m); err != nil {
+							t.Fatal(err)
+						}
+						return m
+					})
 				})
 			})
 		}
@@ -128,31 +237,41 @@ func TestSlowReaderRedaction(t *testing.T) {
 }
 
 // slowStreamRedacting opens a slow stream on path as reader, reads its first 64 KiB (part
-// of the first row), and redacts row target of desk as author. It returns the stream's
-// body and connection, the bytes read before the redaction, and the redaction's row.
-func slowStreamRedacting(t *testing.T, e *env, path, desk, author, reader string, target transcript.Sequence) (io.Reader, net.Conn, []byte, transcript.Message) {
+// of the first row), waits until the server's write waits for the client to read, and
+// redacts with redact. It returns the stream's body and connection, the bytes read before
+// the redaction, and the redaction's row.
+func slowStreamRedacting(t *testing.T, e *env, path, reader string, redact func() transcript.Message) (io.Reader, net.Conn, []byte, transcript.Message) {
 	t.Helper()
 	body, conn := openSlowStream(t, e.ts.Listener.Addr().String(), path, reader)
 	first := make([]byte, 64<<10)
 	if _, err := io.ReadFull(body, first); err != nil {
 		t.Fatal(err)
 	}
-	res := e.do("DELETE", fmt.Sprintf("/v1/desks/%s/messages/%d", desk, target), author, nil)
-	return body, conn, first, decode[transcript.Message](t, res, http.StatusCreated)
+	e.ts.Listener.(*smallSendBuffers).waitBlocked(t, conn.LocalAddr().String())
+	return body, conn, first, redact()
+}
+
+// redact redacts row seq of desk with the secret, and returns the redaction (201).
+func (e *env) redact(desk string, seq transcript.Sequence, secret string) transcript.Message {
+	e.t.Helper()
+	res := e.do("DELETE", fmt.Sprintf("/v1/desks/%s/messages/%d", desk, seq), secret, nil)
+	return decode[transcript.Message](e.t, res, http.StatusCreated)
 }
 
 // openSlowStream opens a stream on path as the holder of secret over a connection with a
-// small receive buffer, and returns the response's body once its header is read.
+// small receive buffer, and returns the response's body once its header is read, and the
+// connection, a *receivedConn.
 func openSlowStream(t *testing.T, addr, path, secret string) (io.Reader, net.Conn) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
+	tc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
-	if err := conn.(*net.TCPConn).SetReadBuffer(16 << 10); err != nil {
+	t.Cleanup(func() { tc.Close() })
+	if err := tc.(*net.TCPConn).SetReadBuffer(16 << 10); err != nil {
 		t.Fatal(err)
 	}
+	conn := &receivedConn{Conn: tc}
 	conn.SetDeadline(time.Now().Add(time.Minute))
 	req, err := http.NewRequest("GET", "http://"+addr+path, nil)
 	if err != nil {

@@ -48,10 +48,10 @@ func (e *partEvent) add(out *sseWriter) error {
 // was encoded: once the tail knows of a redaction, which it does before the redaction's
 // answer is sent, a part prepared before it writes none of what it erased, however slowly
 // its client reads. A batch is written in pieces of sseChunkBytes, and a redaction that
-// erases one of its rows while they are written stops it before the next piece. It reports
-// false when it stopped so, or when the tail no longer keeps every redaction since the part
-// was prepared: the stream must then end, and its client resumes from the last whole event
-// it received.
+// erases one of its rows while they are written stops it at once, the piece being written
+// too (partWriter), before the redaction is answered. It reports false when it stopped so,
+// or when the tail no longer keeps every redaction since the part was prepared: the stream
+// must then end, and its client resumes from the last whole event it received.
 func (st *stream) writePart(out *sseWriter, evs []partEvent, f *inFlight) (bool, error) {
 	first, mark := 0, out.buffered() // evs[first:] are not written; the buffer held mark bytes before them
 	for i := range evs {
@@ -76,7 +76,17 @@ func (st *stream) writePart(out *sseWriter, evs []partEvent, f *inFlight) (bool,
 			}
 		}
 		batch := evs[first : i+1]
-		if sent, err := out.flushWhile(func() bool { return f.unchanged(batch) }); !sent || err != nil {
+		if err := out.setDeadline(); err != nil {
+			return false, err
+		}
+		if !st.writer.begin(batch) { // after the deadline: a redaction's sooner one stands
+			return false, nil
+		}
+		sent, err := out.flushWhile(func() bool { return f.unchanged(batch) })
+		if st.writer.end() {
+			return false, nil
+		}
+		if !sent || err != nil {
 			return false, err
 		}
 		for j := first; j <= i; j++ {

@@ -73,23 +73,34 @@ func (s *sseWriter) comment(text string) {
 }
 
 // sseChunkBytes is the most a stream hands the connection between two of writePart's
-// checks for a redaction: what it may still write of a row erased while it writes.
+// checks for a redaction: where a connection's write cannot be cut short (partWriter), what
+// a redaction waits for before it is answered.
 const sseChunkBytes = 16 << 10
 
-// flush sends what was added, in one write, and flushes it to the client.
+// flush sends what was added, in one write under a fresh deadline, and flushes it to the
+// client.
 func (s *sseWriter) flush() error {
+	if err := s.setDeadline(); err != nil {
+		return err
+	}
 	_, err := s.flushWhile(nil)
 	return err
 }
 
-// flushWhile sends what was added, as flush does, in writes of at most sseChunkBytes,
-// asking keep (when not nil) before each whether to go on. When keep says no it stops:
-// the rest is dropped unsent, nothing is flushed, and it reports false. A client then holds
-// part of an event, which it never dispatches, and resumes from the last whole one.
-func (s *sseWriter) flushWhile(keep func() bool) (bool, error) {
+// setDeadline gives the writes of the next flushWhile a fresh deadline.
+func (s *sseWriter) setDeadline() error {
 	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return false, err
+		return err
 	}
+	return nil
+}
+
+// flushWhile sends what was added, as flush does but under the deadline setDeadline set, in
+// writes of at most sseChunkBytes, asking keep (when not nil) before each whether to go on.
+// When keep says no it stops: the rest is dropped unsent, nothing is flushed, and it
+// reports false. A client then holds part of an event, which it never dispatches, and
+// resumes from the last whole one.
+func (s *sseWriter) flushWhile(keep func() bool) (bool, error) {
 	b := s.buf.Bytes()
 	s.buf.Reset()
 	for len(b) > 0 {

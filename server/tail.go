@@ -159,6 +159,9 @@ type tail struct {
 	refreshing sync.Mutex    // held by a refresh: run's, or catchUp's
 	erased     atomic.Uint64 // redactions applied, in all (noteErasure); written under mu
 
+	writersMu sync.Mutex
+	writers   map[*partWriter]struct{} // the streams on the desk (addWriter)
+
 	pokes chan struct{} // a wake-up is pending (capacity 1: wake-ups coalesce)
 	done  chan struct{} // closed by stop
 	stopO sync.Once
@@ -178,6 +181,7 @@ type tail struct {
 func newTail(desk string, src transcript.Log, tokens token.Store, opts Options, m *metrics) *tail {
 	return &tail{
 		desk: desk, src: src, tokens: tokens, opts: opts, metrics: m,
+		writers: make(map[*partWriter]struct{}),
 		pokes:   make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		changed: make(chan struct{}),
@@ -350,7 +354,6 @@ func (t *tail) refresh(ctx context.Context) error {
 		return err // the rows wait for a refresh that can vouch for them
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.good = good
 	if !crossed { // more new rows than the budget: what is held no longer joins them
 		t.rows, t.patches, t.bytes, t.start = nil, nil, 0, false
@@ -362,6 +365,10 @@ func (t *tail) refresh(ctx context.Context) error {
 	t.trim()
 	close(t.changed)
 	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	// A redaction committed elsewhere, whose answer was sent before the tail read it:
+	// the writes it finds are cut short, without waiting for them.
+	t.stopWriting(redactions(fresh))
 	return nil
 }
 

@@ -10,7 +10,9 @@ import (
 // corrected applies c, a correction this server appended to desk, to the rows desk's tail
 // holds, when it has one, at once: the tail's next refresh reads c itself, but a stream
 // must not serve what c replaced meanwhile. Until the tail's head reaches c, c stays
-// pending: a refresh that read its rows before c committed applies it to them too.
+// pending: a refresh that read its rows before c committed applies it to them too. A
+// redaction also stops the streams writing what it erased, and corrected returns once
+// their writes have returned (tail.stopWriters): the caller answers after it.
 func (h *hub) corrected(desk string, c transcript.Message) {
 	h.mu.Lock()
 	t := h.tails[desk]
@@ -19,11 +21,23 @@ func (h *hub) corrected(desk string, c transcript.Message) {
 		return
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if c.Seq > t.head {
 		t.pending = append(t.pending, c)
 	}
 	t.applyCorrections([]transcript.Message{c})
+	t.mu.Unlock()
+	t.stopWriters(redactions([]transcript.Message{c}))
+}
+
+// redactions returns the erasures of the redactions among rows.
+func redactions(rows []transcript.Message) []erasure {
+	var es []erasure
+	for i := range rows {
+		if rows[i].IsCorrection() && rows[i].Redacted {
+			es = append(es, erasure{target: rows[i].Corrects, by: rows[i].Seq})
+		}
+	}
+	return es
 }
 
 // applyPending applies to the rows held the corrections of fresh, the rows a refresh

@@ -1,0 +1,155 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+)
+
+// deadlineRecorder is a ResponseWriter that notes the write deadlines set on it.
+type deadlineRecorder struct {
+	*httptest.ResponseRecorder
+	mu        sync.Mutex
+	deadlines []time.Time
+}
+
+func (r *deadlineRecorder) SetWriteDeadline(d time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deadlines = append(r.deadlines, d)
+	return nil
+}
+
+// last returns the last deadline set, and whether one was.
+func (r *deadlineRecorder) last() (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.deadlines) == 0 {
+		return time.Time{}, false
+	}
+	return r.deadlines[len(r.deadlines)-1], true
+}
+
+// TestStopWriters: a redaction stops a stream only while it writes a batch holding content
+// the redaction erases (the target, or an older correction of it), by setting its write
+// deadline to now, and stopWriters returns only once that write returned; the stream then
+// writes no more. A batch of other rows, or whose row it wrote erased already, is let be.
+func TestStopWriters(t *testing.T) {
+	tl := newTestTail(t, memlog.New(), 100, 1<<20)
+	rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+
+	target := transcript.Message{Seq: 2, Author: coder, Content: "a secret"}
+	edit := transcript.Message{Seq: 3, Corrects: 2, Author: coder, Content: "the secret, edited"}
+	other := transcript.Message{Seq: 4, Author: coder, Content: "nothing secret"}
+	erased := transcript.Message{Seq: 2, Author: coder, Redacted: true}
+	redaction := erasure{target: 2, by: 5}
+
+	for _, tc := range []struct {
+		name string
+		rows []*transcript.Message
+		stop bool
+	}{
+		{"other rows", []*transcript.Message{&other}, false},
+		{"erased already", []*transcript.Message{&erased, &other}, false},
+		{"between batches", nil, false},
+		{"the target", []*transcript.Message{&other, &target}, true},
+		{"an older correction", []*transcript.Message{&edit}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := tl.addWriter(http.NewResponseController(rec))
+			defer tl.dropWriter(w)
+			rec.mu.Lock()
+			rec.deadlines = nil
+			rec.mu.Unlock()
+			if tc.rows != nil {
+				batch := make([]partEvent, len(tc.rows))
+				for i, m := range tc.rows {
+					batch[i] = partEvent{at: m.Seq, row: m, kind: partMessage}
+				}
+				if !w.begin(batch) {
+					t.Fatal("begin: stopped before any redaction")
+				}
+			}
+			stopped := make(chan struct{})
+			go func() {
+				tl.stopWriters([]erasure{redaction})
+				close(stopped)
+			}()
+			if !tc.stop {
+				<-stopped
+				if _, ok := rec.last(); ok {
+					t.Error("the redaction set a write deadline")
+				}
+				if w.end() {
+					t.Error("end: stopped, want the stream to go on")
+				}
+				return
+			}
+			select {
+			case <-stopped:
+				t.Fatal("stopWriters returned while the stopped write had not")
+			case <-time.After(50 * time.Millisecond):
+			}
+			if d, ok := rec.last(); !ok || d.After(time.Now()) {
+				t.Errorf("write deadline %v (set %v), want one not after now", d, ok)
+			}
+			if !w.end() {
+				t.Error("end: not stopped")
+			}
+			<-stopped
+			if w.begin([]partEvent{{at: other.Seq, row: &other, kind: partMessage}}) {
+				t.Error("begin after the stop: the stream may write on")
+			}
+		})
+	}
+}
+
+// BenchmarkPartWriterBatch is what partWriter adds to writing one batch of one event (the
+// common part) while no redaction comes: begin and end.
+//
+//	go test -run '^$' -bench BenchmarkPartWriterBatch -benchmem ./server
+func BenchmarkPartWriterBatch(b *testing.B) {
+	tl := newTestTail(b, memlog.New(), 100, 1<<20)
+	w := tl.addWriter(http.NewResponseController(httptest.NewRecorder()))
+	m := transcript.Message{Seq: 1, Author: coder, Content: "hello"}
+	batch := []partEvent{{at: 1, row: &m, kind: partMessage}}
+	for b.Loop() {
+		if !w.begin(batch) {
+			b.Fatal("stopped")
+		}
+		if w.end() {
+			b.Fatal("stopped")
+		}
+	}
+}
+
+// TestStopWritersBounded: a stopped write that never returns (a connection whose writes
+// cannot be cut short) holds a redaction's answer no longer than Options.WriteTimeout.
+func TestStopWritersBounded(t *testing.T) {
+	tl := newTestTail(t, memlog.New(), 100, 1<<20)
+	tl.opts.WriteTimeout = 50 * time.Millisecond
+	w := tl.addWriter(http.NewResponseController(httptest.NewRecorder())) // no deadlines
+	defer tl.dropWriter(w)
+	target := transcript.Message{Seq: 2, Author: coder, Content: "a secret"}
+	if !w.begin([]partEvent{{at: 2, row: &target, kind: partMessage}}) {
+		t.Fatal("begin: stopped before any redaction")
+	}
+	done := make(chan struct{})
+	go func() {
+		tl.stopWriters([]erasure{{target: 2, by: 3}})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("stopWriters still waits for a write that does not return")
+	}
+	if !w.end() {
+		t.Error("end: not stopped")
+	}
+}
