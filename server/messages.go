@@ -37,6 +37,7 @@ func (s *Server) appendOperation() huma.Operation {
 		http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	op.DefaultStatus = http.StatusCreated
 	op.Description = "201 with the stored Message; 200 with the same row for a replayed key; 409 for a key that names a different row; " +
+		"400 blank for content that is empty or white space only, which no view would show; " +
 		"400 for a body naming an author or any other field it does not know; 404 for a parent that does not exist or that the participant may not read."
 	op.Responses = map[string]*huma.Response{
 		"200": {
@@ -50,7 +51,7 @@ func (s *Server) appendOperation() huma.Operation {
 // appendMessage appends the body as the token's participant. posting.Prepare checks what
 // the store would, so that every refusal has a precise and safe answer (postProblem): 413
 // for content over the limit, 404 for a parent that does not exist or the author may not
-// read, 400 otherwise. With a key, the append is a replay (200) when the store stored no new
+// read, 400 blank for blank content, 400 otherwise. With a key, the append is a replay (200) when the store stored no new
 // row for it (AppendNew): of concurrent appends with one key, from any number of processes
 // over one database, exactly one is 201.
 func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOutput, error) {
@@ -122,6 +123,8 @@ func (s *Server) postProblem(ctx context.Context, err error) error {
 		return kindNotAuthor.problem(refusal.Reason)
 	case posting.Redacted:
 		return kindRedacted.problem(refusal.Reason)
+	case posting.Blank:
+		return kindBlank.problem(refusal.Reason)
 	}
 	return kindInvalidMessage.problem(refusal.Reason)
 }
