@@ -58,6 +58,37 @@ func (e *Error) Error() string { return "posting: " + e.Reason }
 // Unwrap returns the refusal the error was found by.
 func (e *Error) Unwrap() error { return e.Err }
 
+// Check returns the message req, posted by author, makes, or its refusal (an *Error): the
+// checks of Prepare that need no desk, in its order (the audience's entries, blank content,
+// transcript.ValidateNew). A transport that reports these before it reaches a store calls
+// Check first; Prepare makes them again.
+func Check(author transcript.Author, req Request) (transcript.Message, error) {
+	m := transcript.Message{Author: author, Content: req.Content, Parent: req.Parent, Key: req.Key}
+	if req.Audience != nil && len(req.Audience) == 0 {
+		return m, &Error{Kind: InvalidAudience, Reason: "an empty audience names no reader: leave the audience out (omit the audience) for a message the whole desk reads"}
+	}
+	for i, e := range req.Audience {
+		if e.Err != nil {
+			return m, &Error{Kind: InvalidEntry, Reason: fmt.Sprintf("entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL", i)}
+		}
+		m.Audience = append(m.Audience, e.Author)
+	}
+	if m.Blank() && !req.AllowBlank {
+		return m, &Error{Kind: Blank, Reason: "the content is blank (empty or white space only), and no view shows a blank message: give it text"}
+	}
+	if err := transcript.ValidateNew(m); err != nil {
+		kind := InvalidMessage
+		switch {
+		case errors.Is(err, transcript.ErrTooLarge):
+			kind = TooLarge
+		case errors.Is(err, transcript.ErrInvalidAudience):
+			kind = InvalidAudience
+		}
+		return m, &Error{Kind: kind, Reason: reasonOf(err), Err: err}
+	}
+	return m, nil
+}
+
 // Prepare turns req, posted by author to the desk log holds, into the message to append,
 // and returns with it the parent it replies to (nil for a root), as stored. The checks, in
 // order: the audience's entries, the content (Blank when it is empty or white space only,
@@ -68,28 +99,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
 // failure and not the post's.
 func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, req Request) (transcript.Message, *transcript.Message, error) {
-	m := transcript.Message{Author: author, Content: req.Content, Parent: req.Parent, Key: req.Key}
-	if req.Audience != nil && len(req.Audience) == 0 {
-		return m, nil, &Error{Kind: InvalidAudience, Reason: "an empty audience names no reader: leave the audience out (omit the audience) for a message the whole desk reads"}
-	}
-	for i, e := range req.Audience {
-		if e.Err != nil {
-			return m, nil, &Error{Kind: InvalidEntry, Reason: fmt.Sprintf("entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL", i)}
-		}
-		m.Audience = append(m.Audience, e.Author)
-	}
-	if m.Blank() && !req.AllowBlank {
-		return m, nil, &Error{Kind: Blank, Reason: "the content is blank (empty or white space only), and no view shows a blank message: give it text"}
-	}
-	if err := transcript.ValidateNew(m); err != nil {
-		kind := InvalidMessage
-		switch {
-		case errors.Is(err, transcript.ErrTooLarge):
-			kind = TooLarge
-		case errors.Is(err, transcript.ErrInvalidAudience):
-			kind = InvalidAudience
-		}
-		return m, nil, &Error{Kind: kind, Reason: reasonOf(err), Err: err}
+	m, err := Check(author, req)
+	if err != nil {
+		return m, nil, err
 	}
 	if m.Parent == 0 {
 		return m, nil, nil

@@ -21,7 +21,7 @@ seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with n
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("desks takes no arguments")
+		return noArguments(fs)
 	}
 	st, err := df.openRead(ctx)
 	if err != nil {

@@ -93,7 +93,7 @@ standard output, the page's address and the token, which is revoked when serve s
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("serve takes no arguments")
+		return noArguments(fs)
 	}
 	if err := f.check(); err != nil {
 		return err
