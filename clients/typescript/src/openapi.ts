@@ -316,7 +316,7 @@ export interface components {
         AppendBody: {
             /** @description Participants of an aside, each in the command line's syntax (operator, person:ID, agent:ID, system:KIND, each with an optional :LABEL) or as an Author object, the form answers write. Absent: the whole desk reads it; a reply to an aside is an aside with the aside's readers. Empty ([]): refused (400). */
             audience?: (string | components["schemas"]["Author"])[] | null;
-            /** @description The message. */
+            /** @description The message; never blank (empty or white space only: 400 blank). */
             content: string;
             /** @description The writer's name for the row, unique within the desk: a retry with the same key and message returns the stored row (200) instead of a new one. */
             key?: string;
