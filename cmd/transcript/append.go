@@ -39,7 +39,7 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	// The audience's own rules (not the author, each once, at most MaxAudience), before the
 	// database is opened; the store applies them again, and the reply rule.
 	if err := transcript.ValidateNew(transcript.Message{Author: as.author, Audience: to.audience}); err != nil {
-		return usageErrorf("append --to: %s", transcript.Reason(err))
+		return usageErrorf("append --to: %s", refusalText(err))
 	}
 	content, err := textOf(e, "append", fs.Args())
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -207,8 +206,11 @@ func (f serveFlags) check() error {
 	case f.logFormat != "text" && f.logFormat != "json":
 		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
 	}
-	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); err != nil {
-		return usageErrorf("serve --addr: %s", strings.TrimPrefix(err.Error(), "server: "))
+	var bad *server.AddrError
+	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); errors.As(err, &bad) {
+		return usageErrorf("serve --addr %s: it %s", bad.Addr, bad.Reason)
+	} else if err != nil {
+		return usageErrorf("serve --addr: %v", err)
 	}
 	return nil
 }
