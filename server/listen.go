@@ -46,7 +46,9 @@ type AddrError struct {
 	Err    error
 }
 
-func (e *AddrError) Error() string { return fmt.Sprintf("server: listen address %q %s", e.Addr, e.Reason) }
+func (e *AddrError) Error() string {
+	return fmt.Sprintf("server: listen address %q %s", e.Addr, e.Reason)
+}
 
 // Unwrap returns ErrExposed or net.SplitHostPort's error.
 func (e *AddrError) Unwrap() error { return e.Err }
