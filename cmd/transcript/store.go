@@ -158,7 +158,7 @@ func (d *deskName) String() string { return string(*d) }
 func (d *deskName) Set(s string) error {
 	var bad *transcript.DeskNameError
 	if err := transcript.ValidateDesk(s); errors.As(err, &bad) {
-		return fmt.Errorf("not a desk name: %s", bad.Reason)
+		return fmt.Errorf("invalid desk name: %s", bad.Reason)
 	} else if err != nil {
 		return err
 	}

@@ -164,7 +164,7 @@ func TestErrors(t *testing.T) {
 			args   []string
 			stderr string
 		}{
-			{[]string{"append", "--parent", "7", "reply to nothing"}, "parent 7"},
+			{[]string{"append", "--parent", "7", "reply to nothing"}, "reply to row 7 of desk \"main\": no such row"},
 			{[]string{"import", c.path("missing.jsonl")}, "missing.jsonl"},
 			{[]string{"delta", "--state", c.path("no/such/dir/s.json"), "--commit"}, "state"},
 			{[]string{"delta", "--state", c.path("s.json"), "--before", "1"}, "watermark"},
