@@ -78,6 +78,7 @@ func (e *openError) reason() string {
 	var notStore *sqlitestore.NotStoreError
 	var schema *sqlitestore.SchemaError
 	var connect *pgstore.ConnectError
+	var pgNotStore *pgstore.NotStoreError
 	switch {
 	case errors.As(e.err, &dir):
 		return fmt.Sprintf("open database %s: %s", e.db, dir)
@@ -89,8 +90,8 @@ func (e *openError) reason() string {
 		return fmt.Sprintf("open database %s: its schema is version %d, older than %d, and a command that only reads does not migrate it", e.db, schema.Found, schema.Known)
 	case errors.As(e.err, &connect):
 		return fmt.Sprintf("open %s: cannot connect to database %q as %q: %s", e.db, connect.Database, connect.User, strings.Join(connect.Reasons, "; "))
-	case errors.Is(e.err, pgstore.ErrNotStore):
-		return fmt.Sprintf("open %s: it holds other tables but no transcript store", e.db)
+	case errors.As(e.err, &pgNotStore):
+		return fmt.Sprintf("open %s: database %q holds other tables (%s) but no transcript store; it was left unchanged", e.db, pgNotStore.Database, pgNotStore.ShownTables())
 	case errors.Is(e.err, pgstore.ErrSchemaTooNew):
 		return fmt.Sprintf("open %s: its schema is newer than this transcript reads: use a newer transcript", e.db)
 	case errors.Is(e.err, pgstore.ErrSchemaBehind):
