@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 )
 
@@ -14,6 +15,21 @@ var (
 	// ErrRedacted is matched by the refusal of a correction of a row that was redacted.
 	ErrRedacted = errors.New("transcript: the row was redacted")
 )
+
+// TargetError is the cause of the refusal of a correction whose target takes none because of
+// what it is: a correction itself (Corrects is the row that one corrects) or a blank row
+// (Corrects is 0). errors.As finds it through the refusal, which matches ErrInvalidMessage.
+type TargetError struct {
+	Seq      Sequence // the target
+	Corrects Sequence // the row the target corrects; 0 when the target is blank
+}
+
+func (e *TargetError) Error() string {
+	if e.Corrects != 0 {
+		return fmt.Sprintf("transcript: row %d is a correction of row %d", e.Seq, e.Corrects)
+	}
+	return fmt.Sprintf("transcript: row %d is blank", e.Seq)
+}
 
 // validateCorrection reports what is wrong with the correction fields of m, a new row (or,
 // when restored, a row an export wrote as it was stored).
@@ -86,11 +102,13 @@ func checkTarget(m Message, target *Message) error {
 func checkTargetState(m Message, target *Message, restored bool) error {
 	switch {
 	case target.IsCorrection():
-		return Invalidf(ErrInvalidMessage, "row %d is a correction (correct the row it corrects, row %d)", target.Seq, target.Corrects)
+		return &InvalidMessageError{Kind: ErrInvalidMessage, Reason: fmt.Sprintf("row %d is a correction (correct the row it corrects, row %d)", target.Seq, target.Corrects),
+			Cause: &TargetError{Seq: target.Seq, Corrects: target.Corrects}}
 	case target.Redacted && !restored:
 		return Invalidf(ErrRedacted, "row %d was redacted", target.Seq)
 	case target.blank():
-		return Invalidf(ErrInvalidMessage, "row %d is blank: it holds nothing to correct", target.Seq)
+		return &InvalidMessageError{Kind: ErrInvalidMessage, Reason: fmt.Sprintf("row %d is blank: it holds nothing to correct", target.Seq),
+			Cause: &TargetError{Seq: target.Seq}}
 	}
 	switch {
 	case m.Redacted && !m.Author.Same(target.Author) && m.Author.Kind != KindOperator:

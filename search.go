@@ -67,8 +67,19 @@ type SearchPlan struct {
 	Terms []string
 }
 
-// PlanSearch checks q and returns its plan, or an error matching ErrBadSearch that says
-// what is wrong without quoting the text. Every Searcher of this module starts here.
+// SearchError is the refusal of a search's text, which matches ErrBadSearch. Reason says
+// what is wrong without quoting the text ("the text holds no word").
+type SearchError struct {
+	Reason string
+}
+
+func (e *SearchError) Error() string { return ErrBadSearch.Error() + ": " + e.Reason }
+
+// Is reports that every SearchError matches ErrBadSearch.
+func (e *SearchError) Is(target error) bool { return target == ErrBadSearch }
+
+// PlanSearch checks q and returns its plan, or a *SearchError that says what is wrong
+// without quoting the text. Every Searcher of this module starts here.
 //
 // The query's words are Terms(q.Text) without each word of one Han, Hiragana, Katakana
 // or Hangul character that a word of two of them holds, which it implies: "移行" holds the
@@ -78,13 +89,13 @@ func PlanSearch(q SearchQuery) (SearchPlan, error) {
 	terms := queryTerms(q.Text)
 	switch {
 	case len(terms) == 0:
-		return SearchPlan{}, fmt.Errorf("%w: the text holds no word", ErrBadSearch)
+		return SearchPlan{}, &SearchError{Reason: "the text holds no word"}
 	case len(terms) > MaxSearchTerms:
-		return SearchPlan{}, fmt.Errorf("%w: the text holds %d words, above the limit of %d", ErrBadSearch, len(terms), MaxSearchTerms)
+		return SearchPlan{}, &SearchError{Reason: fmt.Sprintf("the text holds %d words, above the limit of %d", len(terms), MaxSearchTerms)}
 	}
 	for i, t := range terms {
 		if len(t) > MaxTermBytes {
-			return SearchPlan{}, fmt.Errorf("%w: word %d is %d bytes long, above the limit of %d", ErrBadSearch, i+1, len(t), MaxTermBytes)
+			return SearchPlan{}, &SearchError{Reason: fmt.Sprintf("word %d is %d bytes long, above the limit of %d", i+1, len(t), MaxTermBytes)}
 		}
 	}
 	switch {

@@ -89,9 +89,10 @@ func argumentsError(err error) error {
 	return errors.New("arguments are not a JSON object in UTF-8 (RFC 8259): bytes that are not UTF-8 and escaped lone surrogates are refused, not replaced")
 }
 
-// toolError is the result of a refused call: the refusal's text, as a tool error.
+// toolError is the result of a refused call: the refusal's text for a model (toolText), as
+// a tool error.
 func toolError(err error) *mcp.CallToolResult {
-	var res mcp.CallToolResult
+	res := mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: toolText(err)}}}
 	res.SetError(err)
 	return &res
 }

@@ -37,7 +37,7 @@ type ReadDeskResult struct {
 
 // PostMessageArgs are post_message's arguments.
 type PostMessageArgs struct {
-	Content  string              `json:"content" jsonschema:"The message."`
+	Content  string              `json:"content" jsonschema:"The message. Never blank (empty or white space only): no one would see it."`
 	Parent   transcript.Sequence `json:"parent,omitempty" jsonschema:"The message it replies to: a thread's root, to post in that thread. Absent or 0: a new root in the channel."`
 	Audience []string            `json:"audience,omitempty" jsonschema:"Makes it an aside only these participants read (besides you and the operator): operator, person:ID, agent:ID or system:KIND. A reply to an aside is an aside to the aside's readers: leave this out. Never empty: leave it out for the whole desk."`
 	Key      string              `json:"key,omitempty" jsonschema:"Your name for the message, unique on the desk: posting again with the same key and message returns the stored message instead of a second one."`

@@ -75,14 +75,14 @@ func (t *tools) correctionError(ctx context.Context, tool string, m transcript.M
 	case posting.NoTarget:
 		return messageError(m.Corrects)
 	case posting.NotAuthor:
-		return fmt.Errorf("%w: %s", ErrNotAuthor, refusal.Reason)
+		return refuse(ErrNotAuthor, ": %s", refusal.Reason)
 	case posting.Redacted:
-		return fmt.Errorf("%w: %s", ErrRedacted, refusal.Reason)
+		return refuse(ErrRedacted, ": %s", refusal.Reason)
 	}
-	return fmt.Errorf("%w: %s", ErrBadMessage, refusal.Reason)
+	return refuse(ErrBadMessage, ": %s", refusal.Reason)
 }
 
 // messageError names the seq the caller gave, and nothing of any row.
 func messageError(seq transcript.Sequence) error {
-	return fmt.Errorf("%w %d: no message with that seq that you can read", ErrNoMessage, seq)
+	return refuse(ErrNoMessage, " %d: no message with that seq that you can read", seq)
 }

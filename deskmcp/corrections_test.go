@@ -134,7 +134,7 @@ func TestCorrectionRefusals(t *testing.T) {
 		const secret = "the aside's secret"
 		mine := a.Post(deskmcp.PostMessageArgs{Content: "A's words"})
 		aside := appendAs(t, st, transcript.Message{Author: ana, Content: secret, Audience: []transcript.Author{agentA}})
-		blank := a.Post(deskmcp.PostMessageArgs{Content: " "})
+		blank := appendAs(t, st, transcript.Message{Author: agentA, Content: " "}) // as an import stores one
 		gone := a.Post(deskmcp.PostMessageArgs{Content: "A's erased words"})
 		if _, _, err := redact(a, deskmcp.RedactMessageArgs{Seq: gone.Seq}); err != nil {
 			t.Fatal(err)

@@ -81,16 +81,16 @@ func (t *tools) postError(ctx context.Context, m transcript.Message, err error) 
 	case posting.NoParent:
 		return parentError(m.Parent)
 	case posting.InvalidAudience, posting.InvalidEntry:
-		return fmt.Errorf("%w: %s", ErrBadAudience, refusal.Reason)
+		return refuse(ErrBadAudience, ": %s", refusal.Reason)
 	}
-	return fmt.Errorf("%w: %s", ErrBadMessage, refusal.Reason)
+	return refuse(ErrBadMessage, ": %s", refusal.Reason)
 }
 
 // threadError and parentError name the seq the caller gave, and nothing of any row.
 func threadError(seq transcript.Sequence) error {
-	return fmt.Errorf("%w %d: no thread with that root that you can read (list_threads lists them)", ErrNoThread, seq)
+	return refuse(ErrNoThread, " %d: no thread with that root that you can read (list_threads lists them)", seq)
 }
 
 func parentError(seq transcript.Sequence) error {
-	return fmt.Errorf("%w %d: no message with that seq that you can read", ErrNoParent, seq)
+	return refuse(ErrNoParent, " %d: no message with that seq that you can read", seq)
 }

@@ -2,7 +2,6 @@ package deskmcp
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
@@ -98,10 +97,10 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 		kept, text, ok = firstThatFit(blocks, maxTokens, line)
 		switch {
 		case len(items) > 0 && kept == 0:
-			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold the oldest new message or correction of %s, #%d",
-				ErrTooFewTokens, maxTokens, where(c), items[0].Seq)
+			return "", ReadDeskResult{}, refuse(ErrTooFewTokens, ": %d tokens do not hold the oldest new message or correction of %s, #%d",
+				maxTokens, where(c), items[0].Seq)
 		case !ok:
-			return "", ReadDeskResult{}, fmt.Errorf("%w: %d tokens do not hold what is new in %s", ErrTooFewTokens, maxTokens, where(c))
+			return "", ReadDeskResult{}, refuse(ErrTooFewTokens, ": %d tokens do not hold what is new in %s", maxTokens, where(c))
 		}
 	} else {
 		text = joinBlocks(readHeader(c, t.me, deltaResult(d))+moreNote(d.Remaining, 0), blocks)

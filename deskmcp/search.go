@@ -2,6 +2,7 @@ package deskmcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/sharedesk/transcript"
@@ -25,7 +26,7 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 	// The query first, so that a bad one is refused in any thread; then the thread, before
 	// the store reads any of it.
 	if _, err := transcript.PlanSearch(q); err != nil {
-		return "", SearchDeskResult{}, fmt.Errorf("%w: %w", ErrBadQuery, err)
+		return "", SearchDeskResult{}, badQuery(err)
 	}
 	if err := t.checkThread(ctx, "search_desk", in.Thread); err != nil {
 		return "", SearchDeskResult{}, err
@@ -63,8 +64,19 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 	}
 	kept, text, _ := firstThatFit(blocks, in.MaxTokens, line)
 	if kept == 0 {
-		return "", SearchDeskResult{}, fmt.Errorf("%w: %d tokens do not hold the newest hit in %s, #%d", ErrTooFewTokens, in.MaxTokens, scope, hits[0].Seq)
+		return "", SearchDeskResult{}, refuse(ErrTooFewTokens, ": %d tokens do not hold the newest hit in %s, #%d", in.MaxTokens, scope, hits[0].Seq)
 	}
 	res, _ := resultOf(kept)
 	return text, res, nil
+}
+
+// badQuery is the refusal of a query transcript.PlanSearch refused with err: the rule it
+// broke, quoting none of it, and what a query holds.
+func badQuery(err error) error {
+	reason := "the query is refused"
+	if se := (*transcript.SearchError)(nil); errors.As(err, &se) {
+		reason = se.Reason
+	}
+	return &refusal{kind: ErrBadQuery.(*sentinel), cause: err,
+		detail: fmt.Sprintf(": %s; give 1 to %d words, each at most %d bytes long", reason, transcript.MaxSearchTerms, transcript.MaxTermBytes)}
 }

@@ -267,11 +267,20 @@ func TestToolErrors(t *testing.T) {
 		{"post_message", deskmcp.PostMessageArgs{Content: strings.Repeat("x", transcript.MaxContent+1)}, "over the limit"},
 		{"post_message", map[string]any{"content": "x", "author": map[string]any{"type": "operator"}}, "author"},
 		{"post_message", map[string]any{}, "content"},
+		{"post_message", deskmcp.PostMessageArgs{Content: ""}, "bad message: the content is blank"},
+		{"post_message", deskmcp.PostMessageArgs{Content: " \n\t "}, "bad message: the content is blank"},
+		{"post_message", deskmcp.PostMessageArgs{Content: "  ", Parent: root.Seq}, "bad message: the content is blank"},
+		{"search_desk", deskmcp.SearchDeskArgs{Query: "!!"}, "bad query: the text holds no word; give 1 to 16 words"},
 	} {
 		var ignored any
 		text, err := a.Call(c.name, c.args, &ignored)
 		if err == nil || !strings.Contains(text, c.want) {
 			t.Errorf("%s %+v = %q, %v; want a tool error mentioning %q", c.name, c.args, text, err, c.want)
+		}
+		for _, pkg := range []string{"deskmcp:", "transcript:", "posting:", "sqlitestore:"} {
+			if strings.Contains(text, pkg) {
+				t.Errorf("%s %+v = %q, which names the package %s", c.name, c.args, text, pkg)
+			}
 		}
 	}
 	keyed := a.Post(deskmcp.PostMessageArgs{Content: "once", Key: "k1"})

@@ -2,7 +2,6 @@ package deskmcp
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
@@ -43,7 +42,7 @@ func (t *tools) fitView(c transcript.Conversation, p transcript.Projection, maxT
 	}
 	dropped, text, ok := newestFirst(blocks, pinned, maxTokens, line)
 	if !ok {
-		return p, "", fmt.Errorf("%w: %d tokens do not hold the newest message of %s", ErrTooFewTokens, maxTokens, where(c))
+		return p, "", refuse(ErrTooFewTokens, ": %d tokens do not hold the newest message of %s", maxTokens, where(c))
 	}
 	return p.DropOldest(c.Thread, dropped), text, nil
 }

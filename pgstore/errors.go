@@ -90,14 +90,22 @@ func openError(err error) error {
 			reasons = append(reasons, line)
 		}
 	}
-	return &connectError{text: fmt.Sprintf("pgstore: open: cannot connect to database %q as %q: %s", ce.Config.Database, ce.Config.User, strings.Join(reasons, "; ")), err: err}
+	return &ConnectError{Database: ce.Config.Database, User: ce.Config.User, Reasons: reasons, Err: err}
 }
 
-// connectError is openError's: its text, and pgconn's error.
-type connectError struct {
-	text string
-	err  error
+// ConnectError is the failure of Open or New to connect to the server: the database and
+// the user it connected as (never the password), and each reason the attempts failed for,
+// once. It unwraps to pgconn's error.
+type ConnectError struct {
+	Database string
+	User     string
+	Reasons  []string
+	Err      error
 }
 
-func (e *connectError) Error() string { return e.text }
-func (e *connectError) Unwrap() error { return e.err }
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("pgstore: open: cannot connect to database %q as %q: %s", e.Database, e.User, strings.Join(e.Reasons, "; "))
+}
+
+// Unwrap returns pgconn's error.
+func (e *ConnectError) Unwrap() error { return e.Err }

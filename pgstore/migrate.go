@@ -147,21 +147,28 @@ func checkNoForeignTables(ctx context.Context, q interface {
 	case len(tables) == 0:
 		return nil
 	}
-	return &notStoreError{database: database, tables: tables}
+	return &NotStoreError{Database: database, Tables: tables}
 }
 
-// notStoreError is a database holding other tables but no store. It matches ErrNotStore.
-type notStoreError struct {
-	database string
-	tables   []string // a few of them, and one more when there are more
+// NotStoreError is a database holding other tables but no store, which Open and New leave
+// unchanged. It matches ErrNotStore.
+type NotStoreError struct {
+	Database string
+	Tables   []string // a few of them, and one more when there are more
 }
 
-func (e *notStoreError) Error() string {
-	shown := strings.Join(e.tables[:min(len(e.tables), 5)], ", ")
-	if len(e.tables) > 5 {
+func (e *NotStoreError) Error() string {
+	return fmt.Sprintf("pgstore: database %q holds other tables (%s) but no transcript store; it was left unchanged", e.Database, e.ShownTables())
+}
+
+// ShownTables lists the first five of Tables, and "..." when there are more.
+func (e *NotStoreError) ShownTables() string {
+	shown := strings.Join(e.Tables[:min(len(e.Tables), 5)], ", ")
+	if len(e.Tables) > 5 {
 		shown += ", ..."
 	}
-	return fmt.Sprintf("pgstore: database %q holds other tables (%s) but no transcript store; it was left unchanged", e.database, shown)
+	return shown
 }
 
-func (e *notStoreError) Is(target error) bool { return target == ErrNotStore }
+// Is reports that every NotStoreError matches ErrNotStore.
+func (e *NotStoreError) Is(target error) bool { return target == ErrNotStore }

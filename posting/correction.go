@@ -17,7 +17,8 @@ type Correction struct {
 }
 
 // PrepareCorrection turns c, by author, into the correction to append: an edit, or a
-// redaction with no content. It checks transcript.ValidateNew only; whether the author may
+// redaction with no content. It checks that an edit's content is not blank (Blank: to erase
+// a row, redact it) and transcript.ValidateNew; whether the author may
 // correct the target is the correction rule, which the store applies in the transaction
 // that writes the correction (see transcript.ResolveCorrection), and Refusal words its
 // refusals. A refusal is an *Error.
@@ -26,12 +27,15 @@ func PrepareCorrection(author transcript.Author, c Correction) (transcript.Messa
 	if _, batch := c.Target.BatchIndex(); c.Target == 0 || batch {
 		return m, &Error{Kind: NoTarget, Reason: fmt.Sprintf("no message %d that the author can read", c.Target)}
 	}
+	if !c.Redact && (transcript.Message{Content: c.Content}).Blank() {
+		return m, &Error{Kind: Blank, Reason: fmt.Sprintf("the new content of message %d is blank (empty or white space only): give it text, or redact the message to erase it", c.Target)}
+	}
 	if err := transcript.ValidateNew(m); err != nil {
 		kind := InvalidMessage
 		if errors.Is(err, transcript.ErrTooLarge) {
 			kind = TooLarge
 		}
-		return m, &Error{Kind: kind, Reason: transcript.Reason(err), Err: err}
+		return m, &Error{Kind: kind, Reason: reasonOf(err), Err: err}
 	}
 	return m, nil
 }

@@ -26,7 +26,7 @@ func TestCorrectionRefusals(t *testing.T) {
 		{"an aside the author may not read", coder, posting.Correction{Target: 2, Redact: true}, posting.NoTarget},
 		{"an edit by another", triage, posting.Correction{Target: 2, Content: "x"}, posting.NotAuthor},
 		{"a redaction by another", triage, posting.Correction{Target: 1, Redact: true}, posting.NotAuthor},
-		{"an edit without content", transcript.Operator(), posting.Correction{Target: 1, Content: " "}, posting.InvalidMessage},
+		{"an edit without content", transcript.Operator(), posting.Correction{Target: 1, Content: " "}, posting.Blank},
 		{"no target", coder, posting.Correction{Content: "x"}, posting.NoTarget},
 		{"a target no row can have", coder, posting.Correction{Target: 1 << 63, Redact: true}, posting.NoTarget},
 	}

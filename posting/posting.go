@@ -17,6 +17,10 @@ type Request struct {
 	// refused (it names no reader).
 	Audience []Entry
 	Key      string
+	// AllowBlank stores blank content (empty, or white space only), which no view shows: a
+	// post that means it, such as the command's append --allow-blank. Without it blank
+	// content is refused (Blank).
+	AllowBlank bool
 }
 
 // Entry is one audience entry as the transport decoded it: a participant, or, in Err, why
@@ -39,6 +43,7 @@ const (
 	NoTarget                        // a correction's target: no row the author may read has its seq
 	NotAuthor                       // a correction by someone who may not make it (an edit by anyone but the author; a redaction by anyone but the author or the operator)
 	Redacted                        // a correction of a row that was redacted
+	Blank                           // a post or an edit whose content is empty or white space only, which no view shows
 )
 
 // Error is a refusal of a post. Nothing was stored.
@@ -53,24 +58,23 @@ func (e *Error) Error() string { return "posting: " + e.Reason }
 // Unwrap returns the refusal the error was found by.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Prepare turns req, posted by author to the desk log holds, into the message to append,
-// and returns with it the parent it replies to (nil for a root), as stored. The checks, in
-// order: the audience's entries, transcript.ValidateNew (TooLarge for content over
-// transcript.MaxContent), the parent (NoParent when it does not exist or author may not read
-// it: one read of one row, transcript.ReadableRow) and the reply rule on it
-// (transcript.ResolveAudience). A refusal is an *Error; an error reading the parent is
-// returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
-// failure and not the post's.
-func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, req Request) (transcript.Message, *transcript.Message, error) {
+// Check returns the message req, posted by author, makes, or its refusal (an *Error): the
+// checks of Prepare that need no desk, in its order (the audience's entries, blank content,
+// transcript.ValidateNew). A transport that reports these before it reaches a store calls
+// Check first; Prepare makes them again.
+func Check(author transcript.Author, req Request) (transcript.Message, error) {
 	m := transcript.Message{Author: author, Content: req.Content, Parent: req.Parent, Key: req.Key}
 	if req.Audience != nil && len(req.Audience) == 0 {
-		return m, nil, &Error{Kind: InvalidAudience, Reason: "an empty audience names no reader: leave the audience out (omit the audience) for a message the whole desk reads"}
+		return m, &Error{Kind: InvalidAudience, Reason: "an empty audience names no reader: leave the audience out (omit the audience) for a message the whole desk reads"}
 	}
 	for i, e := range req.Audience {
 		if e.Err != nil {
-			return m, nil, &Error{Kind: InvalidEntry, Reason: fmt.Sprintf("entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL", i)}
+			return m, &Error{Kind: InvalidEntry, Reason: fmt.Sprintf("entry %d is not a participant: operator, person:ID, agent:ID or system:KIND, each with an optional :LABEL", i)}
 		}
 		m.Audience = append(m.Audience, e.Author)
+	}
+	if m.Blank() && !req.AllowBlank {
+		return m, &Error{Kind: Blank, Reason: "the content is blank (empty or white space only), and no view shows a blank message: give it text"}
 	}
 	if err := transcript.ValidateNew(m); err != nil {
 		kind := InvalidMessage
@@ -80,7 +84,24 @@ func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, 
 		case errors.Is(err, transcript.ErrInvalidAudience):
 			kind = InvalidAudience
 		}
-		return m, nil, &Error{Kind: kind, Reason: transcript.Reason(err), Err: err}
+		return m, &Error{Kind: kind, Reason: reasonOf(err), Err: err}
+	}
+	return m, nil
+}
+
+// Prepare turns req, posted by author to the desk log holds, into the message to append,
+// and returns with it the parent it replies to (nil for a root), as stored. The checks, in
+// order: the audience's entries, the content (Blank when it is empty or white space only,
+// unless req.AllowBlank), transcript.ValidateNew (TooLarge for content over
+// transcript.MaxContent), the parent (NoParent when it does not exist or author may not read
+// it: one read of one row, transcript.ReadableRow) and the reply rule on it
+// (transcript.ResolveAudience). A refusal is an *Error; an error reading the parent is
+// returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
+// failure and not the post's.
+func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, req Request) (transcript.Message, *transcript.Message, error) {
+	m, err := Check(author, req)
+	if err != nil {
+		return m, nil, err
 	}
 	if m.Parent == 0 {
 		return m, nil, nil
@@ -141,6 +162,23 @@ func correctionRefusal(m transcript.Message, err error) error {
 	case errors.Is(err, transcript.ErrInvalidAudience):
 		return &Error{Kind: InvalidAudience, Reason: "a correction keeps the readers of the row it corrects: leave its audience out", Err: err}
 	}
-	// A correction of a correction or of a blank row: the rule's words name rows by seq only.
-	return &Error{Kind: InvalidMessage, Reason: transcript.Reason(err), Err: err}
+	var target *transcript.TargetError
+	if errors.As(err, &target) && target.Corrects != 0 {
+		return &Error{Kind: InvalidMessage, Reason: fmt.Sprintf("message %d is a correction of message %d: correct message %d itself", target.Seq, target.Corrects, target.Corrects), Err: err}
+	}
+	if target != nil {
+		return &Error{Kind: InvalidMessage, Reason: fmt.Sprintf("message %d is blank: it holds nothing to correct", target.Seq), Err: err}
+	}
+	return &Error{Kind: InvalidMessage, Reason: reasonOf(err), Err: err}
+}
+
+// reasonOf is what err, a refusal of a message, says is wrong: the Reason of the
+// *transcript.InvalidMessageError it holds (whoever wrapped it: a store's AppendError names
+// its own package and desk, which the post's answer does not repeat), or fixed text.
+func reasonOf(err error) string {
+	var invalid *transcript.InvalidMessageError
+	if errors.As(err, &invalid) {
+		return invalid.Reason
+	}
+	return "the message is refused (text must be valid UTF-8 without NUL bytes, and the parent an older row of the desk)"
 }

@@ -3,6 +3,7 @@ package posting_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,6 +51,9 @@ func TestPrepareRefusals(t *testing.T) {
 		{"too large", coder, posting.Request{Content: strings.Repeat("x", transcript.MaxContent+1)}, posting.TooLarge, "over the limit"},
 		{"NUL byte", coder, posting.Request{Content: "a\x00b"}, posting.InvalidMessage, "NUL byte"},
 		{"key too long", coder, posting.Request{Content: "x", Key: strings.Repeat("k", transcript.MaxKeyLen+1)}, posting.InvalidMessage, "key of"},
+		{"empty content", coder, posting.Request{}, posting.Blank, "the content is blank"},
+		{"white space only", coder, posting.Request{Content: " \t\n\u3000 "}, posting.Blank, "the content is blank"},
+		{"a blank reply", triage, posting.Request{Content: "  ", Parent: 2}, posting.Blank, "no view shows a blank message"},
 		{"missing parent", coder, posting.Request{Content: "x", Parent: 9}, posting.NoParent, "no message 9"},
 		{"unreadable parent", coder, posting.Request{Content: "x", Parent: 2}, posting.NoParent, "no message 2"},
 		{"reply to an aside with other readers", triage, posting.Request{Content: "x", Parent: 2, Audience: []posting.Entry{{Author: coder}}}, posting.InvalidAudience, "keeps the aside's readers"},
@@ -72,6 +76,39 @@ func TestPrepareRefusals(t *testing.T) {
 	}
 	if n := log.Len(); n != 2 {
 		t.Errorf("the log holds %d rows after the refusals, want 2", n)
+	}
+}
+
+// TestPrepareAllowBlank: a blank post that says it means it (AllowBlank) is prepared, and
+// stored as it is.
+func TestPrepareAllowBlank(t *testing.T) {
+	log := desk(t)
+	m, _, err := posting.Prepare(t.Context(), log, coder, posting.Request{Content: "  ", AllowBlank: true})
+	if err != nil {
+		t.Fatalf("Prepare of a blank post with AllowBlank = %v, want it prepared", err)
+	}
+	if stored, err := log.Append(t.Context(), m); err != nil || stored.Content != "  " {
+		t.Fatalf("Append = %+v, %v; want the blank row stored", stored, err)
+	}
+}
+
+// TestRefusalWordsOneTime: a store's refusal wrapped in the store's own error (which names its
+// package and desk) is worded by its reason alone.
+func TestRefusalWordsOneTime(t *testing.T) {
+	log := desk(t)
+	m, _ := posting.PrepareCorrection(transcript.Operator(), posting.Correction{Target: 1, Content: "fixed"})
+	if _, err := log.Append(t.Context(), m); err != nil { // row 3 corrects row 1
+		t.Fatal(err)
+	}
+	m, _ = posting.PrepareCorrection(transcript.Operator(), posting.Correction{Target: 3, Redact: true})
+	_, err := log.Append(t.Context(), m)
+	wrapped := fmt.Errorf("somestore: append to desk %q: %w", "eng", err)
+	var refusal *posting.Error
+	if !errors.As(posting.Refusal(m, wrapped), &refusal) {
+		t.Fatalf("Refusal(%v) is no *posting.Error", wrapped)
+	}
+	if want := "message 3 is a correction of message 1: correct message 1 itself"; refusal.Reason != want {
+		t.Errorf("Reason = %q, want %q", refusal.Reason, want)
 	}
 }
 

@@ -126,6 +126,7 @@
 //	invalid-request        400     malformed parameters, header or body; an unknown field; a bad as=; an invalid delta state;
 //	                               a query parameter given twice or not UTF-8; a request net/http cannot parse
 //	invalid-message        400     a message the store cannot keep
+//	blank                  400     a post or an edit whose content is empty or white space only, which no view shows
 //	invalid-audience       400     an audience the reply rule or the audience rules refuse
 //	watermark-regression   400     a delta's before below its state's watermark
 //	unauthorized           401     no token, or one malformed, unknown or revoked

@@ -115,7 +115,10 @@ func TestStatic(t *testing.T) {
 // interiors and asides included, oldest first, in bounded pages.
 func TestRows(t *testing.T) {
 	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
-	blank := f.post(f.coder, map[string]any{"content": "  \n "})
+	blank, err := f.st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: "  \n "}) // as an import stores one
+	if err != nil {
+		t.Fatal(err)
+	}
 	deep := f.post(f.op, map[string]any{"content": "a reply to a reply", "parent": f.reply.Seq})
 
 	pg := decode[server.RowPage](t, f.do("GET", "/v1/desks/eng/rows?limit=3", f.op, nil), http.StatusOK)

@@ -63,7 +63,8 @@ func (wr *loadWriter) run(ctx context.Context) error {
 
 // choose makes the j-th message: the first cfg.large large asides to scout; then mostly roots, some asides to one or two others of the
 // desk, replies to recent rows the writer may read (asides among them, whose replies are
-// asides to the same readers), replies to the seed thread, a few blank rows.
+// asides to the same readers), replies to the seed thread. (The service refuses blank
+// content: the blank rows are the workload's seed.)
 func (wr *loadWriter) choose(j int) (appendBody, *transcript.Message) {
 	key := fmt.Sprintf("w%d-%03d", wr.i, j)
 	b := appendBody{Key: key, Content: fmt.Sprintf("%s by %s", key, wr.who)}
@@ -74,8 +75,6 @@ func (wr *loadWriter) choose(j int) (appendBody, *transcript.Message) {
 	}
 	var parent *transcript.Message
 	switch r := wr.rng.Float64(); {
-	case r < 0.02:
-		b.Content = " \t "
 	case r < 0.50:
 	case r < 0.64:
 		b.Content = "ASIDE " + b.Content

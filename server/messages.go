@@ -19,7 +19,7 @@ type appendInput struct {
 // appendBody is a new message. It names no author: the author is the token's participant,
 // and a body with any field but these is refused (400).
 type appendBody struct {
-	Content  string              `json:"content" doc:"The message."`
+	Content  string              `json:"content" doc:"The message; never blank (empty or white space only: 400 blank)."`
 	Parent   transcript.Sequence `json:"parent,omitempty" doc:"The row it replies to; 0 or absent: a root."`
 	Audience []audienceEntry     `json:"audience,omitempty" maxItems:"16" doc:"Participants of an aside, each in the command line's syntax (operator, person:ID, agent:ID, system:KIND, each with an optional :LABEL) or as an Author object, the form answers write. Absent: the whole desk reads it; a reply to an aside is an aside with the aside's readers. Empty ([]): refused (400)."`
 	Key      string              `json:"key,omitempty" maxLength:"256" doc:"The writer's name for the row, unique within the desk: a retry with the same key and message returns the stored row (200) instead of a new one."`
@@ -37,6 +37,7 @@ func (s *Server) appendOperation() huma.Operation {
 		http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	op.DefaultStatus = http.StatusCreated
 	op.Description = "201 with the stored Message; 200 with the same row for a replayed key; 409 for a key that names a different row; " +
+		"400 blank for content that is empty or white space only, which no view would show; " +
 		"400 for a body naming an author or any other field it does not know; 404 for a parent that does not exist or that the participant may not read."
 	op.Responses = map[string]*huma.Response{
 		"200": {
@@ -50,9 +51,9 @@ func (s *Server) appendOperation() huma.Operation {
 // appendMessage appends the body as the token's participant. posting.Prepare checks what
 // the store would, so that every refusal has a precise and safe answer (postProblem): 413
 // for content over the limit, 404 for a parent that does not exist or the author may not
-// read, 400 otherwise. With a key, the append is a replay (200) when the store stored no new
-// row for it (AppendNew): of concurrent appends with one key, from any number of processes
-// over one database, exactly one is 201.
+// read, 400 blank for blank content, 400 otherwise. With a key, the append is a replay
+// (200) when the store stored no new row for it (AppendNew): of concurrent appends with one
+// key, from any number of processes over one database, exactly one is 201.
 func (s *Server) appendMessage(ctx context.Context, in *appendInput) (*appendOutput, error) {
 	b := in.Body
 	req := posting.Request{Content: b.Content, Parent: b.Parent, Key: b.Key}
@@ -122,6 +123,8 @@ func (s *Server) postProblem(ctx context.Context, err error) error {
 		return kindNotAuthor.problem(refusal.Reason)
 	case posting.Redacted:
 		return kindRedacted.problem(refusal.Reason)
+	case posting.Blank:
+		return kindBlank.problem(refusal.Reason)
 	}
 	return kindInvalidMessage.problem(refusal.Reason)
 }

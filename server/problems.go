@@ -46,6 +46,7 @@ const (
 	kindNotAuthor                                  // a correction of a row by one who may not correct it
 	kindRedacted                                   // a correction of a row that was redacted
 	kindNotImplemented                             // a route the store cannot serve (a search of a store that cannot search)
+	kindBlank                                      // a post or an edit whose content is blank, which no view would show
 )
 
 var problemKinds = [...]struct {
@@ -75,6 +76,7 @@ var problemKinds = [...]struct {
 	kindNotAuthor:           {"not-author", http.StatusForbidden, "Not the row's author"},
 	kindRedacted:            {"redacted", http.StatusConflict, "The row was redacted"},
 	kindNotImplemented:      {"not-implemented", http.StatusNotImplemented, "Not implemented"},
+	kindBlank:               {"blank", http.StatusBadRequest, "Blank content"},
 }
 
 // Type returns the kind's problem type URI.

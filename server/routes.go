@@ -32,7 +32,7 @@ func (s *Server) routes() {
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.view)
 	huma.Register(v1, s.appendOperation(), s.appendMessage)
 	huma.Register(v1, s.correctionOperation("editMessage", http.MethodPatch,
-		"Edit a row the token's participant wrote", "its content becomes the body's", "the row's author"), s.editMessage)
+		"Edit a row the token's participant wrote", "its content becomes the body's, which may not be blank: 400 blank for content empty or white space only", "the row's author"), s.editMessage)
 	huma.Register(v1, s.correctionOperation("redactMessage", http.MethodDelete,
 		"Redact a row: erase its content for good", "its content, and that of every earlier correction of it, is erased",
 		"the row's author or the operator"), s.redactMessage)

@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -79,5 +79,9 @@ var errNoSearch = kindNotImplemented.problem("the desk's store cannot search")
 // badSearch is the 400 for err, transcript.PlanSearch's refusal of q: the rule q broke (no
 // word, too many, one too long), which quotes nothing of it.
 func badSearch(err error) error {
-	return kindInvalidRequest.problem("q: " + strings.TrimPrefix(err.Error(), transcript.ErrBadSearch.Error()+": "))
+	reason := "the text is refused"
+	if se := (*transcript.SearchError)(nil); errors.As(err, &se) {
+		reason = se.Reason
+	}
+	return kindInvalidRequest.problem("q: " + reason)
 }

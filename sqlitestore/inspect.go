@@ -216,16 +216,21 @@ func explainOpen(path string, err error) error {
 	return fmt.Errorf("sqlitestore: open %s: %w", path, err)
 }
 
-// notStoreError is a path Open will not open as a store, and leaves as it is. It matches
+// NotStoreError is a path Open will not open as a store, and leaves as it is. It matches
 // ErrNotStore, and its message is what the path is.
-type notStoreError struct{ path, what string }
-
-func notStoref(path, format string, args ...any) error {
-	return &notStoreError{path: path, what: fmt.Sprintf(format, args...)}
+type NotStoreError struct {
+	Path string // the path given to Open
+	What string // what the path is: "is a directory, not a database file", "is not a SQLite database", ...
 }
 
-func (e *notStoreError) Error() string        { return "sqlitestore: " + e.path + " " + e.what }
-func (e *notStoreError) Is(target error) bool { return target == ErrNotStore }
+func notStoref(path, format string, args ...any) error {
+	return &NotStoreError{Path: path, What: fmt.Sprintf(format, args...)}
+}
+
+func (e *NotStoreError) Error() string { return "sqlitestore: " + e.Path + " " + e.What }
+
+// Is reports that every NotStoreError matches ErrNotStore.
+func (e *NotStoreError) Is(target error) bool { return target == ErrNotStore }
 
 // checkReadOnly reports whether a ReadOnly Open may read what inspect found at path: a store
 // at SchemaVersion, which it needs to write nothing to read.

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/posting"
 )
 
 func runAppend(ctx context.Context, e *env, args []string) error {
@@ -39,35 +39,38 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	// The audience's own rules (not the author, each once, at most MaxAudience), before the
 	// database is opened; the store applies them again, and the reply rule.
 	if err := transcript.ValidateNew(transcript.Message{Author: as.author, Audience: to.audience}); err != nil {
-		return usageErrorf("append --to: %s", transcript.Reason(err))
+		return usageErrorf("append --to: %s", refusalText(err))
 	}
 	content, err := textOf(e, "append", fs.Args())
 	if err != nil {
 		return err
 	}
-	m := transcript.Message{Author: as.author, Parent: transcript.Sequence(*parent), Content: content, Audience: to.audience}
-	if m.Blank() && !*allowBlank {
-		return usageErrorf("append: the message is blank, and no view shows a blank message (give its text, or --allow-blank)")
+	// The post goes through posting, as every surface's does: its checks that need no desk
+	// (blank content among them) before the database is opened, as usage errors.
+	req := posting.Request{Content: content, Parent: transcript.Sequence(*parent), AllowBlank: *allowBlank}
+	for _, a := range to.audience {
+		req.Audience = append(req.Audience, posting.Entry{Author: a})
+	}
+	if _, err := posting.Check(as.author, req); err != nil {
+		return usageErrorf("%s", userText(appendAction(df.desk, as.author, req.Parent, err)))
 	}
 	st, err := df.withIndexProgress(e).open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if m, err = st.Append(ctx, df.desk, m); err != nil {
-		return explainAppendError(err, df.desk, as.author, *parent)
+	m, _, err := posting.Prepare(ctx, st.Log(df.desk), as.author, req)
+	if err != nil {
+		return appendAction(df.desk, as.author, req.Parent, err)
 	}
-	_, err = fmt.Fprintln(e.stdout, m.Seq)
-	return err
-}
-
-// explainAppendError words a store's refusal of a reply its author may not read in the
-// command's terms, naming the parent by its seq only: nothing of an aside's content or
-// readers. Other refusals, the reply rule's among them, say what to do already.
-func explainAppendError(err error, desk string, author transcript.Author, parent uint64) error {
-	if errors.Is(err, transcript.ErrNotReadable) {
-		return &rewordedError{text: fmt.Sprintf("append to desk %q: %s may not read #%d, so it cannot reply to it", desk, author, parent), err: err}
+	stored, err := st.Append(ctx, df.desk, m)
+	if err != nil {
+		if refusal := posting.Refusal(m, err); refusal != nil {
+			err = refusal
+		}
+		return appendAction(df.desk, as.author, req.Parent, err)
 	}
+	_, err = fmt.Fprintln(e.stdout, stored.Seq)
 	return err
 }
 

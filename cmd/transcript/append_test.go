@@ -70,11 +70,11 @@ func TestAppendTo(t *testing.T) {
 			stderr []string
 		}{
 			{"a reply by an agent outside the aside", []string{"append", "--as", "agent:review", "--parent", "2", "may I?"},
-				[]string{"transcript: append to desk \"main\": agent:review may not read #2, so it cannot reply to it\n"}},
+				[]string{"transcript: reply to row 2 of desk \"main\": no such row that agent:review may read\n"}},
 			{"a reply by a person outside the answer", []string{"append", "--as", "person:ana", "--parent", "3", "may I?"},
-				[]string{"transcript: append to desk \"main\": person:ana may not read #3, so it cannot reply to it\n"}},
+				[]string{"transcript: reply to row 3 of desk \"main\": no such row that person:ana may read\n"}},
 			{"a reply naming other readers", []string{"append", "--as", "agent:triage", "--parent", "2", "--to", "agent:review", "forwarded"},
-				[]string{"transcript: append to desk \"main\": a reply to the aside 2 must keep its readers (leave the audience empty to reply to them)\n"}},
+				[]string{"transcript: reply to row 2 of desk \"main\": a reply to the aside 2 must keep its readers (leave the audience empty to reply to them)\n"}},
 		} {
 			r := c.run(tc.args...)
 			if r.code != exitError || r.stdout != "" {

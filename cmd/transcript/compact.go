@@ -35,7 +35,7 @@ log.`)
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("compact takes no arguments")
+		return noArguments(fs)
 	}
 	st, err := df.openExisting(ctx)
 	if err != nil {

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strconv"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/posting"
 )
 
 func runEdit(ctx context.Context, e *env, args []string) error {
@@ -68,16 +68,17 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	if err != nil || seq == 0 {
 		return usageErrorf("%s: %q is not a row's seq (a whole number from 1)", name, fs.Arg(0))
 	}
-	m := transcript.Message{Author: as.author, Corrects: transcript.Sequence(seq), Redacted: !withText}
+	c := posting.Correction{Target: transcript.Sequence(seq), Redact: !withText}
 	if withText {
-		if m.Content, err = textOf(e, name, fs.Args()[1:]); err != nil {
+		if c.Content, err = textOf(e, name, fs.Args()[1:]); err != nil {
 			return err
 		}
 	}
 	// What the correction is alone (an edit's text not blank), before the database is
 	// opened; the store applies the correction rule against the row.
-	if err := transcript.ValidateNew(m); err != nil {
-		return usageErrorf("%s: %s", name, transcript.Reason(err))
+	m, err := posting.PrepareCorrection(as.author, c)
+	if err != nil {
+		return usageErrorf("%s", userText(correctionAction(name, df.desk, as.author, c.Target, err)))
 	}
 	st, err := df.withIndexProgress(e).openExisting(ctx)
 	if err != nil {
@@ -87,30 +88,13 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	if err := checkDesk(ctx, st, df.desk); err != nil {
 		return err
 	}
-	m, err = st.Append(ctx, df.desk, m)
+	stored, err := st.Append(ctx, df.desk, m)
 	if err != nil {
-		return explainCorrectionError(err, name, df.desk, as.author, transcript.Sequence(seq))
+		if refusal := posting.Refusal(m, err); refusal != nil {
+			err = refusal
+		}
+		return correctionAction(name, df.desk, as.author, c.Target, err)
 	}
-	_, err = fmt.Fprintln(e.stdout, m.Seq)
+	_, err = fmt.Fprintln(e.stdout, stored.Seq)
 	return err
-}
-
-// explainCorrectionError words a store's refusal of a correction under the correction rule
-// in the command's terms, naming the row by its seq only: nothing of its content, its
-// readers or its author. A row the author may not read is refused as a missing one.
-func explainCorrectionError(err error, command, desk string, author transcript.Author, seq transcript.Sequence) error {
-	var text string
-	switch {
-	case errors.Is(err, transcript.ErrNotReadable):
-		text = fmt.Sprintf("%s: desk %q holds no row #%d that %s may read", command, desk, seq, author)
-	case errors.Is(err, transcript.ErrRedacted):
-		text = fmt.Sprintf("%s: #%d was redacted: its content is erased, and it takes no more corrections", command, seq)
-	case errors.Is(err, transcript.ErrNotAuthor) && command == "redact":
-		text = fmt.Sprintf("redact: %s may not redact #%d: only its author or the operator may", author, seq)
-	case errors.Is(err, transcript.ErrNotAuthor):
-		text = fmt.Sprintf("edit: %s may not edit #%d: only its author may", author, seq)
-	default:
-		return err // the rule's other refusals say what is wrong already, by seq
-	}
-	return &rewordedError{text: text, err: err}
 }

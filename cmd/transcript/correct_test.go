@@ -64,20 +64,20 @@ func TestEditRedact(t *testing.T) {
 			stderr string
 		}{
 			{"an edit by another than the author", []string{"edit", "--as", "person:ben", "1", "mine now"},
-				"transcript: edit: person:ben may not edit #1: only its author may\n"},
+				"transcript: edit row 1 of desk \"main\": only its author may edit it, not person:ben\n"},
 			{"an edit by the operator", []string{"edit", "1", "the operator's words"},
-				"transcript: edit: operator may not edit #1: only its author may\n"},
+				"transcript: edit row 1 of desk \"main\": only its author may edit it, not operator\n"},
 			{"a redaction by another than the author", []string{"redact", "--as", "person:ben", "1"},
-				"transcript: redact: person:ben may not redact #1: only its author or the operator may\n"},
+				"transcript: redact row 1 of desk \"main\": only its author or the operator may redact it, not person:ben\n"},
 			{"an edit of an aside the editor may not read", []string{"edit", "--as", "person:ben", "2", "x"},
-				"transcript: edit: desk \"main\" holds no row #2 that person:ben may read\n"},
+				"transcript: edit row 2 of desk \"main\": no such row that person:ben may read\n"},
 			{"an edit of a missing row", []string{"edit", "--as", "person:ben", "99", "x"},
-				"transcript: edit: desk \"main\" holds no row #99 that person:ben may read\n"},
+				"transcript: edit row 99 of desk \"main\": no such row that person:ben may read\n"},
 			{"a redaction of an aside the redactor may not read", []string{"redact", "--as", "person:ben", "2"},
-				"transcript: redact: desk \"main\" holds no row #2 that person:ben may read\n"},
+				"transcript: redact row 2 of desk \"main\": no such row that person:ben may read\n"},
 			{"a redaction of a missing row", []string{"redact", "--as", "person:ben", "99"},
-				"transcript: redact: desk \"main\" holds no row #99 that person:ben may read\n"},
-			{"an edit of a correction", []string{"edit", "--as", "person:ana", "4", "x"}, ""},
+				"transcript: redact row 99 of desk \"main\": no such row that person:ben may read\n"},
+			{"an edit of a correction", []string{"edit", "--as", "person:ana", "4", "x"}, "transcript: edit row 4 of desk \"main\": it is a correction; edit the row it corrects (#1)\n"},
 			{"an edit on another desk", []string{"edit", "--desk", "nope", "--as", "person:ana", "1", "x"}, ""},
 		}
 		for _, tc := range refusals {
@@ -109,9 +109,9 @@ func TestEditRedact(t *testing.T) {
 			stderr string
 		}{
 			{"an edit of a redacted row", []string{"edit", "--as", "person:ana", "1", "deploy at 22:00"},
-				"transcript: edit: #1 was redacted: its content is erased, and it takes no more corrections\n"},
+				"transcript: edit row 1 of desk \"main\": it was redacted: its content is erased, and it takes no more corrections\n"},
 			{"a second redaction", []string{"redact", "--as", "person:ana", "1"},
-				"transcript: redact: #1 was redacted: its content is erased, and it takes no more corrections\n"},
+				"transcript: redact row 1 of desk \"main\": it was redacted: its content is erased, and it takes no more corrections\n"},
 		} {
 			if r := c.run(tc.args...); r.code != exitError || r.stderr != tc.stderr {
 				t.Errorf("%s: want exit 1 and %q, got:\n%s", tc.name, tc.stderr, r)

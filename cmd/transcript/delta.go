@@ -65,7 +65,7 @@ file names it, and another viewer's delta from it starts over.`)
 	case *statePath == "":
 		return usageErrorf("delta needs --state FILE")
 	case fset.NArg() != 0:
-		return usageErrorf("delta takes no arguments")
+		return noArguments(fset)
 	}
 	conv := transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)}
 	st, err := df.openDesk(ctx)

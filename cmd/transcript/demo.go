@@ -29,7 +29,7 @@ run built.`)
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("demo takes no arguments")
+		return noArguments(fs)
 	}
 	start := time.Now()
 	st, err := df.withIndexProgress(e).open(ctx)

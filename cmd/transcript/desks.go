@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,7 +22,7 @@ seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with n
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("desks takes no arguments")
+		return noArguments(fs)
 	}
 	st, err := df.openRead(ctx)
 	if err != nil {
@@ -56,8 +57,9 @@ type noDeskError struct {
 }
 
 func (e *noDeskError) Error() string {
-	if err := transcript.ValidateDesk(e.desk); err != nil { // most likely a name mistyped, not one an older version stored
-		return fmt.Sprintf("no desk %q (%s); %s", e.desk, strings.TrimPrefix(err.Error(), "transcript: "), e.known())
+	var bad *transcript.DeskNameError
+	if errors.As(transcript.ValidateDesk(e.desk), &bad) { // most likely a name mistyped, not one an older version stored
+		return fmt.Sprintf("no desk %q (invalid desk name: %s); %s", e.desk, bad.Reason, e.known())
 	}
 	return fmt.Sprintf("no desk %q; %s", e.desk, e.known())
 }

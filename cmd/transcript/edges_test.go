@@ -125,7 +125,7 @@ func TestHelpAndBehaviourAgree(t *testing.T) {
 	}{
 		{[]string{"view", "--db", db, "--window", "-3"}, "--window -3: want at least 1"},
 		{[]string{"view", "--db", db, "--window", "0"}, "--window 0: want at least 1"},
-		{[]string{"serve", "--db", db, "--addr", "8475"}, `"8475" is a port alone: want HOST:PORT, such as 127.0.0.1:8475`},
+		{[]string{"serve", "--db", db, "--addr", "8475"}, "serve --addr 8475: it is a port alone: want HOST:PORT, such as 127.0.0.1:8475"},
 	} {
 		code, stdout, stderr := runInProcess("", tc.args...)
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {

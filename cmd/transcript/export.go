@@ -21,7 +21,7 @@ with its "audience": an export is the operator's whole desk, not one viewer's vi
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("export takes no arguments")
+		return noArguments(fs)
 	}
 	st, err := df.openDesk(ctx)
 	if err != nil {

@@ -113,6 +113,9 @@ func run(ctx context.Context, args []string, e *env) int {
 			return exitCode(e, c.run(ctx, e, rest))
 		}
 	}
+	if err := misplacedCommand(args); strings.HasPrefix(name, "-") && err != nil {
+		return exitCode(e, err)
+	}
 	fmt.Fprintf(e.stderr, "transcript: unknown command %q\n\n", name)
 	usage(e.stderr)
 	return exitUsage
@@ -133,7 +136,7 @@ func exitCode(e *env, err error) int {
 		fmt.Fprintln(e.stderr, "transcript:", reinit)
 		return exitReinit
 	}
-	fmt.Fprintln(e.stderr, "transcript:", plainError(err))
+	fmt.Fprintln(e.stderr, "transcript:", userText(err))
 	return exitError
 }
 

@@ -39,7 +39,7 @@ the read again. Errors and failures are logged to standard error, never content.
 	}
 	switch {
 	case fs.NArg() != 0:
-		return usageErrorf("mcp takes no arguments")
+		return noArguments(fs)
 	case as.author.Kind == 0:
 		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
 	}

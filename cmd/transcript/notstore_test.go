@@ -88,7 +88,7 @@ func TestStoreErrorsSayEachThingOnce(t *testing.T) {
 	c := newCLI(t, "desk.db")
 	c.ok("append", "--desk", "eng", "--as", "person:ana", "hi")
 	r := c.want(exitError, "append", "--desk", "eng", "--as", "person:ana", "--parent", "999", "hi")
-	if want := "transcript: append to desk \"eng\": parent 999 is not a row of the desk (its newest row is 1)\n"; r.stderr != want {
+	if want := "transcript: reply to row 999 of desk \"eng\": no such row that person:ana may read\n"; r.stderr != want {
 		t.Errorf("append with parent 999: stderr %q, want %q", r.stderr, want)
 	}
 

@@ -264,7 +264,7 @@ func TestSearchLeavesAnOlderStore(t *testing.T) {
 	before := dirsum.Of(t, c.dir)
 	for _, args := range [][]string{{"view"}, {"search", "hello"}} {
 		r := c.want(exitError, withDB(args, older)...)
-		if want := fmt.Sprintf("older than %d, the one this package reads, and a read-only store does not migrate it; %s migrates it\n", sqlitestore.SchemaVersion, creatingCommands); !strings.HasSuffix(r.stderr, want) {
+		if want := fmt.Sprintf("older than %d, and a command that only reads does not migrate it (%s migrates it)\n", sqlitestore.SchemaVersion, creatingCommands); !strings.HasSuffix(r.stderr, want) {
 			t.Errorf("%s of a store at schema version %d: %s\nwant it to end %q", args[0], version, r, want)
 		}
 		if after := dirsum.Of(t, c.dir); !maps.Equal(before, after) {

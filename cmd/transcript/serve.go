@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -93,7 +92,7 @@ standard output, the page's address and the token, which is revoked when serve s
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("serve takes no arguments")
+		return noArguments(fs)
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -207,8 +206,11 @@ func (f serveFlags) check() error {
 	case f.logFormat != "text" && f.logFormat != "json":
 		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
 	}
-	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); err != nil {
-		return usageErrorf("serve --addr: %s", strings.TrimPrefix(err.Error(), "server: "))
+	var bad *server.AddrError
+	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); errors.As(err, &bad) {
+		return usageErrorf("serve --addr %s: it %s", bad.Addr, bad.Reason)
+	} else if err != nil {
+		return usageErrorf("serve --addr: %v", err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -155,7 +156,10 @@ type deskName string
 func (d *deskName) String() string { return string(*d) }
 
 func (d *deskName) Set(s string) error {
-	if err := transcript.ValidateDesk(s); err != nil {
+	var bad *transcript.DeskNameError
+	if err := transcript.ValidateDesk(s); errors.As(err, &bad) {
+		return fmt.Errorf("invalid desk name: %s", bad.Reason)
+	} else if err != nil {
 		return err
 	}
 	*d = deskName(s)
@@ -182,7 +186,7 @@ func (f deskFlags) open(ctx context.Context) (store, error) {
 	}
 	st, err := f.openWith(ctx, opts, nil)
 	if errors.Is(err, pgstore.ErrNotStore) && !f.initDB {
-		return nil, fmt.Errorf("%w (add --init-db to create the store's tables beside them)", err)
+		return nil, withHint(err, "add --init-db to create the store's tables beside them")
 	}
 	return st, err
 }
@@ -201,14 +205,15 @@ func (f deskFlags) openRead(ctx context.Context) (store, error) {
 	st, err := f.openWith(ctx, []pgstore.Option{pgstore.ReadOnly()}, []sqlitestore.Option{sqlitestore.ReadOnly()})
 	switch {
 	case errors.Is(err, sqlitestore.ErrSchemaBehind), errors.Is(err, pgstore.ErrSchemaBehind):
-		return nil, fmt.Errorf("%w; %s migrates it", err, creatingCommands)
+		return nil, withHint(err, creatingCommands+" migrates it")
 	case errors.Is(err, sqlitestore.ErrNotStore) && isEmptyFile(f.db):
-		return nil, fmt.Errorf("%w (%s creates a store in it)", err, creatingCommands)
+		return nil, withHint(err, creatingCommands+" creates a store in it")
 	}
 	return st, err
 }
 
-// openWith opens the store f.db names with the options of its kind.
+// openWith opens the store f.db names with the options of its kind. Its failure is an
+// *openError.
 func (f deskFlags) openWith(ctx context.Context, pgOpts []pgstore.Option, sqliteOpts []sqlitestore.Option) (store, error) {
 	if err := checkDBScheme(f.db); err != nil {
 		return nil, err
@@ -218,7 +223,11 @@ func (f deskFlags) openWith(ctx context.Context, pgOpts []pgstore.Option, sqlite
 		if f.indexProgress != nil {
 			opts = append(opts, pgstore.WithIndexProgress(pgstore.IndexProgress(f.indexProgress)))
 		}
-		return pgstore.Open(ctx, f.db, opts...)
+		st, err := pgstore.Open(ctx, f.db, opts...)
+		if err != nil {
+			return nil, &openError{db: "the PostgreSQL database", err: err} // its URL may hold a password
+		}
+		return st, nil
 	}
 	if len(f.readDBs) > 0 {
 		return nil, usageErrorf("--read-db needs a PostgreSQL --db (a postgres:// URL): a SQLite file has no standbys")
@@ -226,7 +235,14 @@ func (f deskFlags) openWith(ctx context.Context, pgOpts []pgstore.Option, sqlite
 	if f.indexProgress != nil {
 		sqliteOpts = append(sqliteOpts, sqlitestore.WithIndexProgress(f.indexProgress))
 	}
-	return sqlitestore.Open(ctx, f.db, sqliteOpts...)
+	if err := checkDir(f.db); err != nil {
+		return nil, &openError{db: f.db, err: err}
+	}
+	st, err := sqlitestore.Open(ctx, f.db, sqliteOpts...)
+	if err != nil {
+		return nil, &openError{db: f.db, err: err}
+	}
+	return st, nil
 }
 
 // openExisting is open for commands that write to a database that must be there already
@@ -275,14 +291,64 @@ func checkDBScheme(db string) error {
 	return usageErrorf("--db: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", scheme)
 }
 
-// plainError returns err's message without the package name it starts with ("sqlitestore:
-// ", "pgstore: ", "transcript: "): the command's own prefix says where it comes from.
-func plainError(err error) string {
-	msg := err.Error()
-	for _, prefix := range []string{"sqlitestore: ", "pgstore: ", "transcript: "} {
-		if rest, ok := strings.CutPrefix(msg, prefix); ok {
-			return rest
-		}
+// openError is the failure to open the database db names (a SQLite file, or "the
+// PostgreSQL database"), and hint, what to do about it, when there is something to say.
+type openError struct {
+	db   string
+	err  error
+	hint string
+}
+
+func (e *openError) Error() string {
+	if e.hint != "" {
+		return fmt.Sprintf("open database %s: %v (%s)", e.db, e.err, e.hint)
 	}
-	return msg
+	return fmt.Sprintf("open database %s: %v", e.db, e.err)
+}
+
+func (e *openError) Unwrap() error { return e.err }
+
+// withHint returns err, an *openError, with hint; any other err as it is.
+func withHint(err error, hint string) error {
+	var oe *openError
+	if errors.As(err, &oe) {
+		withHint := *oe
+		withHint.hint = hint
+		return &withHint
+	}
+	return err
+}
+
+// missingDirError is a SQLite --db whose directory does not exist, or is no directory.
+type missingDirError struct {
+	dir     string // the directory, as the --db names it
+	notADir bool   // it exists, but is no directory
+}
+
+func (e *missingDirError) Error() string {
+	if e.notADir {
+		return fmt.Sprintf("%s is not a directory", e.dir)
+	}
+	return fmt.Sprintf("directory %s does not exist", e.dir)
+}
+
+// checkDir returns a *missingDirError when the directory of the SQLite file db does not
+// exist or is no directory: SQLite would say only that it is "unable to open database file".
+func checkDir(db string) error {
+	i := strings.LastIndexAny(db, `/`+string(filepath.Separator))
+	if i < 0 {
+		return nil // the working directory
+	}
+	dir := db[:i]
+	if dir == "" {
+		dir = db[:i+1] // the root
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &missingDirError{dir: dir}
+	case err == nil && !info.IsDir():
+		return &missingDirError{dir: dir, notADir: true}
+	}
+	return nil
 }

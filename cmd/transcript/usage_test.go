@@ -23,7 +23,8 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"help for an unknown command", []string{"help", "frobnicate"}, `unknown command "frobnicate"`},
 		{"unknown flag", []string{"view", "--bogus"}, "-bogus"},
-		{"unknown flag before the command", []string{"--db", "x.db", "view"}, `unknown command "--db"`},
+		{"a flag before the command", []string{"--db", "x.db", "view"}, "did you mean transcript view --db x.db?"},
+		{"an unknown flag alone", []string{"--bogus"}, `unknown command "--bogus"`},
 		{"bad --as kind", []string{"view", "--as", "robot:r2"}, `"robot:r2" is not agent:ID`},
 		{"--as without id", []string{"append", "--as", "agent", "hi"}, `"agent" is not agent:ID`},
 		{"--as with an empty id", []string{"append", "--as", "person:", "hi"}, `"person:" is not`},
@@ -163,7 +164,7 @@ func TestErrors(t *testing.T) {
 			args   []string
 			stderr string
 		}{
-			{[]string{"append", "--parent", "7", "reply to nothing"}, "parent 7"},
+			{[]string{"append", "--parent", "7", "reply to nothing"}, "reply to row 7 of desk \"main\": no such row"},
 			{[]string{"import", c.path("missing.jsonl")}, "missing.jsonl"},
 			{[]string{"delta", "--state", c.path("no/such/dir/s.json"), "--commit"}, "state"},
 			{[]string{"delta", "--state", c.path("s.json"), "--before", "1"}, "watermark"},

@@ -29,7 +29,7 @@ is the operator, who reads every aside.`)
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("view takes no arguments")
+		return noArguments(fs)
 	}
 	if *window < 1 {
 		return usageErrorf("view: --window %d: want at least 1 message", *window)

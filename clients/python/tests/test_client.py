@@ -177,6 +177,20 @@ async def test_every_problem_the_client_can_meet(fx: Fixture, kind: str) -> None
     await refused(fx, lambda: triage.post("to a stranger", audience=["robot:x"]), 400)
 
 
+@both
+async def test_blank_content_is_refused(fx: Fixture, kind: str) -> None:
+    triage = desk(fx, kind, "triage")
+    for content in ["", "   ", "\n\t "]:
+        err = await refused(fx, lambda: triage.post(content), 400, ":blank")
+        assert err.type.endswith(":blank") and "blank" in err.detail, err
+        for name in ("sqlitestore", "pgstore", "posting:", "transcript:"):
+            assert name not in err.detail, err.detail
+    root = await call(triage.post("a root to reply to"))
+    await refused(fx, lambda: triage.post("  ", parent=root.seq), 400, ":blank")
+    await refused(fx, lambda: triage.edit(root.seq, " "), 400, ":blank")
+    assert (await call(triage.info())).head == root.seq, "the refused posts stored nothing"
+
+
 def desk_of(fx: Fixture, kind: str, secret: str) -> Desk | AsyncDesk:
     cls = Desk if kind == "sync" else AsyncDesk
     return cls(fx.server.url, token=secret, desk="eng")

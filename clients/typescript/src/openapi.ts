@@ -121,7 +121,7 @@ export interface paths {
         put?: never;
         /**
          * Append a message as the token's participant
-         * @description 201 with the stored Message; 200 with the same row for a replayed key; 409 for a key that names a different row; 400 for a body naming an author or any other field it does not know; 404 for a parent that does not exist or that the participant may not read.
+         * @description 201 with the stored Message; 200 with the same row for a replayed key; 409 for a key that names a different row; 400 blank for content that is empty or white space only, which no view would show; 400 for a body naming an author or any other field it does not know; 404 for a parent that does not exist or that the participant may not read.
          */
         post: operations["appendMessage"];
         delete?: never;
@@ -149,7 +149,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a row the token's participant wrote
-         * @description 201 with the correction row, which names the row in corrects; the log applies it to the row at once (its content becomes the body's). 200 with the same correction for a replayed key; 409 key-conflict for a key that names a different row. 404 not-found for a row that does not exist or that the participant may not read (the same answer); 403 not-author for anyone but the row's author; 409 redacted for a row already redacted; 400 invalid-message for a correction of a correction or of a blank row, and for a body with any field it does not know. as= is refused (400): a correction is always the token's participant's.
+         * @description 201 with the correction row, which names the row in corrects; the log applies it to the row at once (its content becomes the body's, which may not be blank: 400 blank for content empty or white space only). 200 with the same correction for a replayed key; 409 key-conflict for a key that names a different row. 404 not-found for a row that does not exist or that the participant may not read (the same answer); 403 not-author for anyone but the row's author; 409 redacted for a row already redacted; 400 invalid-message for a correction of a correction or of a blank row, and for a body with any field it does not know. as= is refused (400): a correction is always the token's participant's.
          */
         patch: operations["editMessage"];
         trace?: never;
@@ -316,7 +316,7 @@ export interface components {
         AppendBody: {
             /** @description Participants of an aside, each in the command line's syntax (operator, person:ID, agent:ID, system:KIND, each with an optional :LABEL) or as an Author object, the form answers write. Absent: the whole desk reads it; a reply to an aside is an aside with the aside's readers. Empty ([]): refused (400). */
             audience?: (string | components["schemas"]["Author"])[] | null;
-            /** @description The message. */
+            /** @description The message; never blank (empty or white space only: 400 blank). */
             content: string;
             /** @description The writer's name for the row, unique within the desk: a retry with the same key and message returns the stored row (200) instead of a new one. */
             key?: string;

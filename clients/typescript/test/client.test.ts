@@ -154,6 +154,21 @@ describe("Desk", () => {
     await refused(triage.post({ content: "to a stranger", audience: ["robot:x"] }), 400);
   });
 
+  test("blank content is refused: 400 blank, for a post, a reply and an edit, and nothing is stored", async () => {
+    const triage = f.desk("triage");
+    const head = (await triage.info()).head;
+    for (const content of ["", "   ", "\n\t "]) {
+      const err = await refused(triage.post({ content }), 400, "blank$");
+      assert.match(err.detail, /blank/);
+      assert.ok(!/sqlitestore|pgstore|posting:|transcript:/.test(err.detail), `the detail names a package: ${err.detail}`);
+    }
+    const root = await triage.post({ content: "a root to reply to" });
+    await refused(triage.post({ content: "  ", parent: root.seq }), 400, "blank$");
+    await refused(triage.edit(root.seq, " "), 400, "blank$");
+    assert.equal((await triage.info()).head, root.seq, "the refused posts stored nothing");
+    assert.ok(head < root.seq);
+  });
+
   test("429 with Retry-After past the token's rate", async () => {
     const limited = await startServer({ flags: ["--rate", "0.5", "--burst", "1"] });
     try {

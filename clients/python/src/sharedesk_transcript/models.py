@@ -385,7 +385,12 @@ class AppendBody(BaseModel):
             max_length=16,
         ),
     ] = None
-    content: Annotated[str, Field(description="The message.")]
+    content: Annotated[
+        str,
+        Field(
+            description="The message; never blank (empty or white space only: 400 blank)."
+        ),
+    ]
     key: Annotated[
         str | None,
         Field(

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/posting"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// actionError is the failure of one thing the user asked for: action names it in the
+// user's terms (`redact row 21 of desk "eng"`), and err is what went wrong, which userText
+// words after it.
+type actionError struct {
+	action string
+	// verb is the command's word for a correction ("edit", "redact"), which the words of
+	// a refusal of it reuse; empty for an append.
+	verb string
+	as   transcript.Author // the participant the command wrote as
+	err  error
+}
+
+func (e *actionError) Error() string { return e.action + ": " + e.err.Error() }
+func (e *actionError) Unwrap() error { return e.err }
+
+// appendAction is the action of an append as to desk, a reply when parent is not 0.
+func appendAction(desk string, as transcript.Author, parent transcript.Sequence, err error) *actionError {
+	if parent != 0 {
+		return &actionError{action: fmt.Sprintf("reply to row %d of desk %q", parent, desk), as: as, err: err}
+	}
+	return &actionError{action: fmt.Sprintf("append to desk %q", desk), as: as, err: err}
+}
+
+// correctionAction is the action of verb ("edit", "redact") on row seq of desk, as as.
+func correctionAction(verb, desk string, as transcript.Author, seq transcript.Sequence, err error) *actionError {
+	return &actionError{action: fmt.Sprintf("%s row %d of desk %q", verb, seq, desk), verb: verb, as: as, err: err}
+}
+
+// userText is what the command says of err on its standard error, after "transcript: ":
+// what the user did and what is wrong, each once, from the errors' fields (errors.As),
+// never from another package's message with its name cut off. An error of no kind known
+// here (a failure of the system, not of what the user asked) is said as it is.
+func userText(err error) string {
+	if reworded, ok := err.(*rewordedError); ok {
+		return reworded.text
+	}
+	var action *actionError
+	if errors.As(err, &action) {
+		return action.action + ": " + action.reason()
+	}
+	var sqliteAppend *sqlitestore.AppendError
+	if errors.As(err, &sqliteAppend) {
+		return fmt.Sprintf("append to desk %q: %s", sqliteAppend.Desk, refusalText(sqliteAppend.Err))
+	}
+	var pgAppend *pgstore.AppendError
+	if errors.As(err, &pgAppend) {
+		return fmt.Sprintf("append to desk %q: %s", pgAppend.Desk, refusalText(pgAppend.Err))
+	}
+	var open *openError
+	if errors.As(err, &open) {
+		text := open.reason()
+		if open.hint != "" {
+			text += " (" + open.hint + ")"
+		}
+		return text
+	}
+	return err.Error()
+}
+
+// reason words e without its hint.
+func (e *openError) reason() string {
+	var dir *missingDirError
+	var notStore *sqlitestore.NotStoreError
+	var schema *sqlitestore.SchemaError
+	var connect *pgstore.ConnectError
+	var pgNotStore *pgstore.NotStoreError
+	switch {
+	case errors.As(e.err, &dir):
+		return fmt.Sprintf("open database %s: %s", e.db, dir)
+	case errors.As(e.err, &notStore):
+		return notStore.Path + " " + notStore.What
+	case errors.As(e.err, &schema) && schema.Found > schema.Known:
+		return fmt.Sprintf("open database %s: its schema is version %d, newer than %d, the newest this transcript reads: use a newer transcript", e.db, schema.Found, schema.Known)
+	case errors.As(e.err, &schema):
+		return fmt.Sprintf("open database %s: its schema is version %d, older than %d, and a command that only reads does not migrate it", e.db, schema.Found, schema.Known)
+	case errors.As(e.err, &connect):
+		return fmt.Sprintf("open %s: cannot connect to database %q as %q: %s", e.db, connect.Database, connect.User, strings.Join(connect.Reasons, "; "))
+	case errors.As(e.err, &pgNotStore):
+		return fmt.Sprintf("open %s: database %q holds other tables (%s) but no transcript store; it was left unchanged", e.db, pgNotStore.Database, pgNotStore.ShownTables())
+	case errors.Is(e.err, pgstore.ErrSchemaTooNew):
+		return fmt.Sprintf("open %s: its schema is newer than this transcript reads: use a newer transcript", e.db)
+	case errors.Is(e.err, pgstore.ErrSchemaBehind):
+		return fmt.Sprintf("open %s: its schema is older than this transcript reads, and a command that only reads does not migrate it", e.db)
+	}
+	return fmt.Sprintf("open database %s: %v", e.db, e.err)
+}
+
+// reason words e.err, the failure of e.action.
+func (e *actionError) reason() string {
+	var refusal *posting.Error
+	if !errors.As(e.err, &refusal) {
+		return userText(e.err)
+	}
+	verb := e.verb
+	switch refusal.Kind {
+	case posting.Blank:
+		if verb != "" {
+			return "the new text is blank (empty or white space only); give the text, or redact the row to erase it"
+		}
+		return "the message is blank, and no view shows a blank message (give its text, or --allow-blank)"
+	case posting.NoParent, posting.NoTarget:
+		return fmt.Sprintf("no such row that %s may read", e.as)
+	case posting.NotAuthor:
+		if verb == "redact" {
+			return fmt.Sprintf("only its author or the operator may redact it, not %s", e.as)
+		}
+		return fmt.Sprintf("only its author may edit it, not %s", e.as)
+	case posting.Redacted:
+		return "it was redacted: its content is erased, and it takes no more corrections"
+	}
+	var target *transcript.TargetError
+	if errors.As(refusal, &target) {
+		if target.Corrects != 0 {
+			return fmt.Sprintf("it is a correction; %s the row it corrects (#%d)", verb, target.Corrects)
+		}
+		return fmt.Sprintf("it is blank: it holds nothing to %s", verb)
+	}
+	if refusal.Err != nil {
+		return refusalText(refusal.Err)
+	}
+	return refusal.Reason
+}
+
+// refusalText words err, a refusal of a message: the reason of the
+// *transcript.InvalidMessageError it holds, the key of a *transcript.KeyConflictError, or
+// err as it is.
+func refusalText(err error) string {
+	var invalid *transcript.InvalidMessageError
+	if errors.As(err, &invalid) {
+		return invalid.Reason
+	}
+	var conflict *transcript.KeyConflictError
+	if errors.As(err, &conflict) {
+		return fmt.Sprintf("key %q already names row %d, a different message", conflict.Key, conflict.Seq)
+	}
+	return err.Error()
+}
+
+// noArguments is the usage error of fs's command given arguments it does not take, which
+// suggests the flag one argument was likely meant for: --thread for a number, --desk for
+// a desk's name, when the command has that flag.
+func noArguments(fs *flag.FlagSet) error {
+	name := fs.Name()
+	if fs.NArg() == 1 {
+		arg := fs.Arg(0)
+		if _, err := strconv.ParseUint(arg, 10, 63); err == nil && fs.Lookup("thread") != nil {
+			return usageErrorf("%s takes no arguments; did you mean --thread %s?", name, arg)
+		}
+		if transcript.ValidateDesk(arg) == nil && fs.Lookup("desk") != nil {
+			return usageErrorf("%s takes no arguments; did you mean --desk %s?", name, arg)
+		}
+	}
+	return usageErrorf("%s takes no arguments", name)
+}
+
+// misplacedCommand is the usage error of a command line that begins with a flag, such as
+// "transcript --desk eng view", when a later argument names a command: it suggests the
+// line with the command first, where its flags follow it. It returns nil when no argument
+// names a command.
+func misplacedCommand(args []string) error {
+	for i, a := range args {
+		for _, c := range commands() {
+			if c.name != a {
+				continue
+			}
+			line := append([]string{"transcript", a}, args[:i]...)
+			line = append(line, args[i+1:]...)
+			for j, w := range line {
+				if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?;&|<>()") {
+					line[j] = strconv.Quote(w)
+				}
+			}
+			return usageErrorf("the command comes first, its flags after it: did you mean %s?", strings.Join(line, " "))
+		}
+	}
+	return nil
+}
