@@ -33,6 +33,8 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	var to audienceFlag
 	fs.Var(&to, "to", "make the message an aside for these `participants`: "+audienceSyntax+" (repeatable)")
 	allowBlank := fs.Bool("allow-blank", false, "store a blank message, which no view shows")
+	var create bool
+	addCreateFlag(fs, &create)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -49,13 +51,19 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	if m.Blank() && !*allowBlank {
 		return usageErrorf("append: the message is blank, and no view shows a blank message (give its text, or --allow-blank)")
 	}
-	st, err := df.withIndexProgress(e).open(ctx)
+	st, isNew, err := df.openForDesk(ctx, e, create)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if !isNew {
+		noteUnseen(ctx, e, st, df.desk, as.author)
+	}
 	if m, err = st.Append(ctx, df.desk, m); err != nil {
 		return explainAppendError(err, df.desk, as.author, *parent)
+	}
+	if isNew {
+		noteCreatedDesk(e, df.desk)
 	}
 	_, err = fmt.Fprintln(e.stdout, m.Seq)
 	return err

@@ -93,16 +93,24 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 		}
 		return st, nil
 	}
+	isNew := false // the desk is not in the database the import opened to write
 	db := importer.Database{
 		Exists: df.exists(),
 		Open: func(ctx context.Context) (importer.StoreCloser, error) {
-			return opened(df.withIndexProgress(e).open(ctx))
+			st, err := df.withIndexProgress(e).open(ctx)
+			if err == nil {
+				isNew = checkDesk(ctx, st, df.desk) != nil
+			}
+			return opened(st, err)
 		},
 		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.openRead(ctx)) },
 	}
 	n, err := importer.ImportInto(ctx, db, df.desk, src, importer.WithProgress(newProgress(e)))
 	if err != nil {
 		return err
+	}
+	if isNew && n.Added > 0 {
+		noteCreatedDesk(e, df.desk)
 	}
 	imported := plural(n.Added, "new message")
 	if n.Edited > 0 {
