@@ -40,8 +40,12 @@ var deleteDeskSQL = []string{
 // It waits for the appends to desk in flight (it takes the desk row's lock, as each of
 // them does); an append that waits for it makes the desk anew, from row 1. Watch names the
 // desk once the delete commits, so that every Store on the database drops the desk's rows
-// it read ahead. PostgreSQL keeps deleted rows' text in the table's pages until VACUUM
-// reuses them (transcript compact runs VACUUM FULL).
+// it read ahead. This Store forgets what it knew of the desk's rows (its fences); another
+// Store with standbys, which knew the deleted desk's head, takes a read of the desk made
+// anew from the primary, after waiting for its standbys, until that desk is as long; a
+// standby shows the deleted desk until it replays the delete. PostgreSQL keeps deleted
+// rows' text in the table's pages until VACUUM reuses them (transcript compact runs VACUUM
+// FULL).
 func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -83,8 +87,14 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 		return 0, tokenError(ctx, what, err)
 	}
 	s.changes.bump(desk)
+	s.heads.forget(desk)
+	s.replicas.fences.forget(desk)
 	return head, nil
 }
+
+// forget drops desk's fence, for DeleteDesk: the desk made anew under its name numbers its
+// rows from 1 again. It is the one way a fence goes down.
+func (f *fences) forget(desk string) { f.m.Delete(desk) }
 
 // deleteTokenSQL deletes a token by its primary key.
 const deleteTokenSQL = `DELETE FROM transcript_tokens WHERE id = $1`

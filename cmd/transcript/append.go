@@ -24,7 +24,12 @@ readers: leave --to out and it goes to them; an author who may not read the pare
 reply to it.
 
 A blank message (empty, or white space only: what an empty standard input gives) is shown in
-no view; append refuses it unless --allow-blank says it is meant.`)
+no view; append refuses it unless --allow-blank says it is meant.
+
+A desk the database does not hold (most often a typo) is refused, with the list of its desks,
+unless --create says it is meant; so is a SQLite database that does not exist, which is
+then not created. An --as participant the desk has not seen is noted on standard error,
+with the desk's participants of that kind: the message is appended all the same.`)
 	var df deskFlags
 	addWritingDeskFlags(fs, &df, "main")
 	as := authorFlag{author: transcript.Operator()}

@@ -57,15 +57,15 @@ func addCreateFlag(fs *flag.FlagSet, create *bool) {
 	fs.BoolVar(create, "create", false, createUsage)
 }
 
-// errNoDatabaseForDesk is the refusal of a command that writes to one desk, without
+// noDatabaseForDesk is the refusal of a command that writes to one desk, without
 // --create, when the SQLite database f.db does not exist: nothing is created.
 func (f deskFlags) noDatabaseForDesk() error {
 	return fmt.Errorf("no database at %s, so no desk %q (add --create to make both; or name another database with --db or %s)", f.db, f.desk, dbEnv)
 }
 
-// checkWritingDesk is checkDesk for a command that writes to the desk f.desk: a desk st
-// does not hold is a *noDeskError that says --create makes it, unless create; with create
-// it reports that the desk is new.
+// checkWritingDesk is checkDesk for a command that writes to desk: a desk st does not hold
+// is a *noDeskError that says --create makes it, unless create; with create it reports
+// that the desk is new.
 func checkWritingDesk(ctx context.Context, st store, desk string, create bool) (isNew bool, err error) {
 	err = checkDesk(ctx, st, desk)
 	var noDesk *noDeskError

@@ -13,7 +13,7 @@
 //	append   append one message, or with --to an aside only some participants read
 //	edit     edit a row: its author gives it new content, which every view shows from then on
 //	redact   redact a row: erase its content for good, as its author or the operator
-//	desks    list the desks, with their rows and newest row
+//	desks    list the desks, with their rows and newest row; or delete one (desks delete)
 //	compact  remove what redactions erased from the database's files (PostgreSQL: VACUUM FULL, WAL)
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
@@ -82,7 +82,7 @@ func commands() []command {
 		{"append", "append one message to a desk, or with --to an aside only some participants read", runAppend},
 		{"edit", "edit a row: its author gives it new content, which every view shows from then on", runEdit},
 		{"redact", "redact a row: erase its content for good, as its author or the operator", runRedact},
-		{"desks", "list the desks: each one's name, rows and newest row", runDesks},
+		{"desks", "list the desks: each one's name, rows and newest row; desks delete NAME deletes one", runDesks},
 		{"compact", "remove what redactions erased from the database's files, as far as its server allows", runCompact},
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},

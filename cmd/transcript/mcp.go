@@ -30,7 +30,9 @@ framework) starts it and sits at the desk as --as, with seven tools:
 an elision, never its content. Its place in the channel and in each thread is kept in the
 database, per participant and conversation, and a read is acknowledged when it reads that
 conversation again or posts in it: if the process dies first, the next session delivers
-the read again. Errors and failures are logged to standard error, never content.`)
+the read again. Errors and failures are logged to standard error, never content. A desk
+the database does not hold (most often a typo) is refused, with the list of its desks, unless
+--create says it is meant: its first post makes it.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	var as authorFlag
