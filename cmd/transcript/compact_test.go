@@ -75,7 +75,7 @@ func TestCompactWarns(t *testing.T) {
 	if err := server.Configure(pgtest.ErasureConf + "wal_keep_size = '64MB'\n"); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runInProcess("", "append", "--db", server.DSN, "a row"); code != exitOK {
+	if code, _, stderr := runInProcess("", "append", "--db", server.DSN, "--create", "a row"); code != exitOK {
 		t.Fatalf("append: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr := runInProcess("", "compact", "--db", server.DSN)

@@ -180,7 +180,7 @@ func TestDesksNamesNoPassword(t *testing.T) {
 	}
 	u.User = url.UserPassword(u.User.Username(), "s3cret-pw") // the test server trusts its user
 	db := u.String()
-	if code, _, stderr := runInProcess("", "token", "add", "--db", db, "--desk", "x", "--as", "agent:bot"); code != exitOK {
+	if code, _, stderr := runInProcess("", "token", "add", "--db", db, "--desk", "x", "--create", "--as", "agent:bot"); code != exitOK {
 		t.Fatalf("token add: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr := runInProcess("", "desks", "--db", db)

@@ -140,7 +140,7 @@ func TestForeignPostgresRefused(t *testing.T) {
 			t.Fatalf("after transcript %s, the tables: %v", args[0], got)
 		}
 	}
-	c.ok("append", "--init-db", "--as", "person:ana", "hi")
+	c.ok("append", "--init-db", "--create", "--as", "person:ana", "hi")
 	if out := c.ok("view"); !strings.Contains(out, "hi") {
 		t.Errorf("view after append --init-db: %q", out)
 	}
