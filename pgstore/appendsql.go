@@ -124,9 +124,10 @@ const returnHeadSQL = `UPDATE transcript_desks SET head = head - $2 WHERE name =
 // nothing for it. corrects ($12), redacted ($13) and revised ($14) are sent the same way:
 // 0 or false is stored as NULL, and each array is NULL when no row sets it.
 //
-// Parents are checked before (transcript.SettleBatch): a desk's sequences run from 1 to its head without a
-// gap and rows are never deleted, so a parent is an older row of the desk exactly when 0 <
-// parent < seq, and the table's CHECK constraint holds every row to it too.
+// Parents are checked before (transcript.SettleBatch): a desk's sequences run from 1 to its
+// head without a gap and rows are deleted only with their whole desk (DeleteDesk), so a
+// parent is an older row of the desk exactly when 0 < parent < seq, and the table's CHECK
+// constraint holds every row to it too.
 const insertSQL = `
 INSERT INTO transcript_messages (desk, seq, parent, author_kind, author_id, author_label, content, at, audience, key, corrects, redacted, revised)
 SELECT $1, d.head - $2 + r.ord,

@@ -5,12 +5,13 @@ import (
 	"sync/atomic"
 )
 
-// fences are, for each desk, a number that only goes up. A Store with standbys keeps the
+// fences are, for each desk, a number that only goes up, but for forget. A Store with standbys keeps the
 // newest row of each desk it knows is committed: a row its own appends returned, a read of
 // it showed, or its Watch learned of (the desk's head on the primary when a notification
 // came). A read of the desk on a standby that shows no row that new is behind, and is not
 // taken (route). Every Store counts its desks' changes in another (Store.changes). One
-// entry a desk, which is never dropped, since a desk's rows never go.
+// entry a desk, dropped only when the desk is deleted (DeleteDesk): a desk's rows go only
+// with it.
 type fences struct{ m sync.Map } // desk name → *atomic.Int64
 
 // get returns desk's fence: the Seq of the newest row the store knows, 0 for none.

@@ -61,3 +61,8 @@ func (e *refusal) Error() string { return e.msg }
 
 // Is reports whether target is ErrUnauthorized.
 func (e *refusal) Is(target error) bool { return target == ErrUnauthorized }
+
+// ErrDeskHasTokens is matched by the error of a store's DeleteDesk asked to keep a desk's
+// tokens while the store holds some: a token outliving its desk would be a token for the
+// next desk of that name.
+var ErrDeskHasTokens = errors.New("token: the desk has tokens")

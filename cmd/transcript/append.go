@@ -24,7 +24,12 @@ readers: leave --to out and it goes to them; an author who may not read the pare
 reply to it.
 
 A blank message (empty, or white space only: what an empty standard input gives) is shown in
-no view; append refuses it unless --allow-blank says it is meant.`)
+no view; append refuses it unless --allow-blank says it is meant.
+
+A desk the database does not hold (most often a typo) is refused, with the list of its desks,
+unless --create says it is meant; so is a SQLite database that does not exist, which is
+then not created. An --as participant the desk has not seen is noted on standard error,
+with the desk's participants of that kind: the message is appended all the same.`)
 	var df deskFlags
 	addWritingDeskFlags(fs, &df, "main")
 	as := authorFlag{author: transcript.Operator()}
@@ -33,6 +38,8 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	var to audienceFlag
 	fs.Var(&to, "to", "make the message an aside for these `participants`: "+audienceSyntax+" (repeatable)")
 	allowBlank := fs.Bool("allow-blank", false, "store a blank message, which no view shows")
+	var create bool
+	addCreateFlag(fs, &create)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -54,11 +61,14 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 	if _, err := posting.Check(as.author, req); err != nil {
 		return usageErrorf("%s", userText(appendAction(df.desk, as.author, req.Parent, err)))
 	}
-	st, err := df.withIndexProgress(e).open(ctx)
+	st, isNew, err := df.openForDesk(ctx, e, create)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if !isNew {
+		noteUnseen(ctx, e, st, df.desk, as.author)
+	}
 	m, _, err := posting.Prepare(ctx, st.Log(df.desk), as.author, req)
 	if err != nil {
 		return appendAction(df.desk, as.author, req.Parent, err)
@@ -69,6 +79,9 @@ no view; append refuses it unless --allow-blank says it is meant.`)
 			err = refusal
 		}
 		return appendAction(df.desk, as.author, req.Parent, err)
+	}
+	if isNew {
+		noteCreatedDesk(e, df.desk)
 	}
 	_, err = fmt.Fprintln(e.stdout, stored.Seq)
 	return err

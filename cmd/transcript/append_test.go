@@ -25,7 +25,7 @@ func TestAppendTo(t *testing.T) {
 				t.Fatalf("append %v printed %q, want its seq %s", args, got, want)
 			}
 		}
-		appendSeq("1", "hello")
+		appendSeq("1", "--create", "hello")
 		appendSeq("2", "--to", "agent:triage:Triage", "SECRET-TO-TRIAGE: hold the deploy")
 		appendSeq("3", "--as", "agent:triage:Triage", "--parent", "2", "SECRET-ACK: holding")
 		appendSeq("4", "--as", "person:ana:Ana", "--to", "agent:triage,agent:review:Reviewer", "--to", "operator", "SECRET-ANA: a word")

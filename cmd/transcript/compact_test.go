@@ -75,7 +75,7 @@ func TestCompactWarns(t *testing.T) {
 	if err := server.Configure(pgtest.ErasureConf + "wal_keep_size = '64MB'\n"); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runInProcess("", "append", "--db", server.DSN, "a row"); code != exitOK {
+	if code, _, stderr := runInProcess("", "append", "--db", server.DSN, "--create", "a row"); code != exitOK {
 		t.Fatalf("append: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr := runInProcess("", "compact", "--db", server.DSN)
@@ -99,7 +99,7 @@ func TestCompactSQLite(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
 	db := c.path("desk.db")
-	c.ok("append", "--db", db, "a row")
+	c.ok("append", "--db", db, "--create", "a row")
 	c.ok("redact", "--db", db, "1")
 	r := c.want(exitOK, "compact", "--db", db)
 	if !strings.Contains(r.stdout, "write-ahead log is now checkpointed and empty") {
@@ -122,7 +122,7 @@ func TestCompactSQLite(t *testing.T) {
 func TestCompactSQLiteHeldOpen(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "desk.db")
-	if code, _, stderr := runInProcess("", "append", "--db", db, "a row"); code != exitOK {
+	if code, _, stderr := runInProcess("", "append", "--db", db, "--create", "a row"); code != exitOK {
 		t.Fatalf("append: exit %d\n%s", code, stderr)
 	}
 	raw, err := sql.Open("sqlite", "file:"+db) // modernc.org/sqlite, as sqlitestore registers it

@@ -36,7 +36,7 @@ func TestEditRedact(t *testing.T) {
 				t.Fatalf("%v printed %q, want its seq %s", args, got, want)
 			}
 		}
-		seqOf("1", "append", "--as", "person:ana:Ana", "deploy at 22:00")
+		seqOf("1", "append", "--create", "--as", "person:ana:Ana", "deploy at 22:00")
 		seqOf("2", "append", "--as", "agent:triage:Triage", "--to", "person:ana", "SECRET-ASIDE: the token is hunter2")
 		seqOf("3", "append", "--as", "person:ben:Ben", "build running")
 		seqOf("4", "edit", "--as", "person:ana", "1", "deploy", "at", "23:00")
@@ -186,7 +186,7 @@ func checkHoldsNone(t *testing.T, what, out string, words []string) {
 func TestExportImportCorrections(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
-		c.ok("append", "--as", "person:ana:Ana", "deploy at 22:00")
+		c.ok("append", "--create", "--as", "person:ana:Ana", "deploy at 22:00")
 		c.ok("append", "--as", "agent:triage", "--to", "person:ana", "SECRET-ASIDE: hold it")
 		c.ok("edit", "--as", "person:ana", "1", "deploy at 23:00")
 		c.ok("edit", "--as", "person:ana", "1", "deploy at 23:30")

@@ -15,7 +15,7 @@ import (
 func TestDeltaBeyondTheHead(t *testing.T) {
 	c := newCLI(t, "")
 	for range 3 {
-		c.ok("append", "--as", "person:ana:Ana", "hello")
+		c.ok("append", "--create", "--as", "person:ana:Ana", "hello")
 	}
 	state := c.writeFile("far.json", []byte(`{"conversation":{"desk":"main"},"watermark":9999,"present":[]}`+"\n"))
 	near := c.writeFile("near.json", []byte(`{"conversation":{"desk":"main"},"watermark":1,"present":[]}`+"\n"))
@@ -42,7 +42,7 @@ func TestDeltaBeyondTheHead(t *testing.T) {
 // wrong and how to start over, in the JSON's terms: no Go type or field name.
 func TestDeltaBadStateFile(t *testing.T) {
 	c := newCLI(t, "")
-	c.ok("append", "--as", "person:ana:Ana", "hello")
+	c.ok("append", "--create", "--as", "person:ana:Ana", "hello")
 	for _, tt := range []struct{ state, want string }{
 		{`{"conversation":{"desk":"main"},"watermark":-4,"present":[]}`, `"watermark": number -4, want a whole number, 0 or more`},
 		{`{"conversation":{"desk":7},"watermark":1}`, `"conversation.desk": number, want a string`},
@@ -72,7 +72,7 @@ func TestDeltaBadStateFile(t *testing.T) {
 // by its seq only.
 func TestDeltaConversationChanged(t *testing.T) {
 	c := newCLI(t, "")
-	c.ok("append", "--as", "person:ana:Ana", "--to", "agent:triage", "SECRET-ROOT")
+	c.ok("append", "--create", "--as", "person:ana:Ana", "--to", "agent:triage", "SECRET-ROOT")
 	state := c.writeFile("channel.json", []byte(`{"conversation":{"desk":"main"},"watermark":0,"present":[]}`))
 	r := c.want(exitReinit, "delta", "--state", state, "--thread", "1", "--as", "agent:review")
 	for _, want := range []string{"conversation_changed", state, `the channel of desk "main"`, `thread #1 of desk "main"`} {
@@ -102,7 +102,7 @@ func TestDeltaConversationChanged(t *testing.T) {
 func TestDeltaStateOfAnotherViewer(t *testing.T) {
 	c := newCLI(t, "")
 	for range 40 {
-		c.ok("append", "--as", "person:ana:Ana", "news")
+		c.ok("append", "--create", "--as", "person:ana:Ana", "news")
 	}
 	triage := c.path("triage.json")
 	c.ok("delta", "--as", "agent:triage", "--state", triage, "--init", "--commit")

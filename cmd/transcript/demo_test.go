@@ -55,7 +55,7 @@ func TestDemo(t *testing.T) {
 		}
 
 		// A desk that holds something else is left alone.
-		c.ok("append", "--desk", "other", "not the demo")
+		c.ok("append", "--desk", "other", "--create", "not the demo")
 		r := c.want(exitError, "demo", "--desk", "other")
 		if !strings.Contains(r.stderr, "already holds other messages") {
 			t.Errorf("demo on a foreign desk: want a clear error, got:\n%s", r)

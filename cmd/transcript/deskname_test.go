@@ -14,8 +14,8 @@ import (
 // arguments that make it write.
 var writingCommands = map[string][]string{
 	"import":    {"import", "-"},
-	"append":    {"append", "--as", "agent:x", "hello"},
-	"token add": {"token", "add", "--as", "agent:x"},
+	"append":    {"append", "--create", "--as", "agent:x", "hello"},
+	"token add": {"token", "add", "--create", "--as", "agent:x"},
 	"demo":      {"demo"},
 }
 

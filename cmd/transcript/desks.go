@@ -12,16 +12,30 @@ import (
 )
 
 func runDesks(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "desks", "[flags]", `
+	if rest, ok := desksDeleteArgs(args); ok {
+		return runDesksDelete(ctx, e, rest)
+	}
+	fs := newFlags(e, "desks", "[flags] | desks delete NAME --yes", `
 List the database's desks, one a line: its name, how many rows it holds and its newest row's
 seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with no row yet
-(one that only has tokens) is not listed.`)
+(one that only has tokens) is not listed. With --format json, an array of
+{"desk","rows","newest"} objects.
+
+"transcript desks delete NAME --yes" deletes a desk for good (see transcript help desks
+delete).`)
 	var df deskFlags
 	fs.StringVar(&df.db, "db", defaultDB, dbUsage)
+	format := fs.String("format", "text", listFormatUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := checkListFormat("desks", *format); err != nil {
+		return err
+	}
 	if fs.NArg() != 0 {
+		if fs.Arg(0) == "delete" {
+			return usageErrorf("desks delete takes its flags after delete: transcript desks delete NAME --yes")
+		}
 		return noArguments(fs)
 	}
 	st, err := df.openRead(ctx)
@@ -32,6 +46,17 @@ seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with n
 	names, err := st.Desks(ctx)
 	if err != nil {
 		return err
+	}
+	if *format == "json" {
+		list := make([]deskJSON, 0, len(names))
+		for _, name := range names {
+			head, err := deskHead(ctx, st.Log(name))
+			if err != nil {
+				return fmt.Errorf("reading desk %q: %w", name, err)
+			}
+			list = append(list, deskJSON{Desk: name, Rows: uint64(head), Newest: uint64(head)})
+		}
+		return writeJSONList(e.stdout, list)
 	}
 	if len(names) == 0 {
 		// Not df.db itself: a postgres:// URL may hold a password.
@@ -54,14 +79,20 @@ seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with n
 type noDeskError struct {
 	desk  string
 	desks []string
+	// create: the command makes the desk with --create, which the error suggests.
+	create bool
 }
 
 func (e *noDeskError) Error() string {
+	create := ""
+	if e.create {
+		create = fmt.Sprintf(" (add --create to make desk %q)", e.desk)
+	}
 	var bad *transcript.DeskNameError
 	if errors.As(transcript.ValidateDesk(e.desk), &bad) { // most likely a name mistyped, not one an older version stored
 		return fmt.Sprintf("no desk %q (invalid desk name: %s); %s", e.desk, bad.Reason, e.known())
 	}
-	return fmt.Sprintf("no desk %q; %s", e.desk, e.known())
+	return fmt.Sprintf("no desk %q; %s%s", e.desk, e.known(), create)
 }
 
 // known names the desks the database holds.

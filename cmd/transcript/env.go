@@ -88,7 +88,10 @@ func parse(fs *flag.FlagSet, args []string) error {
 		flags = fs.Args()[1:]
 	}
 	// Parsing "--" alone leaves exactly the positional arguments in fs.Args.
-	return fs.Parse(append([]string{"--"}, append(positional, afterDashes...)...))
+	if err := fs.Parse(append([]string{"--"}, append(positional, afterDashes...)...)); err != nil {
+		return err
+	}
+	return applyDBEnv(fs)
 }
 
 // splitAtDashes splits args at the "--" that ends the flags: one that stands where a flag

@@ -41,7 +41,7 @@ func TestColorTextElision(t *testing.T) {
 func TestJSONFormatsNotHTMLEscaped(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
-	c.ok("append", "--as", "person:ana", "It locks <users> & sessions.")
+	c.ok("append", "--create", "--as", "person:ana", "It locks <users> & sessions.")
 	for format, want := range map[string][]string{
 		"anthropic": {`<message seq=\"1\"`, `&lt;users&gt; &amp; sessions.`, `</message>`},
 		"openai":    {`<message seq=\"1\"`, `&lt;users&gt; &amp; sessions.`, `</message>`},

@@ -96,10 +96,15 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 		}
 		return st, nil
 	}
+	isNew := false // the desk is not in the database the import opened to write
 	db := importer.Database{
 		Exists: df.exists(),
 		Open: func(ctx context.Context) (importer.StoreCloser, error) {
-			return opened(df.withIndexProgress(e).open(ctx))
+			st, err := df.withIndexProgress(e).open(ctx)
+			if err == nil {
+				isNew = checkDesk(ctx, st, df.desk) != nil
+			}
+			return opened(st, err)
 		},
 		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.openRead(ctx)) },
 	}
@@ -109,6 +114,9 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 			return &rewordedError{text: "import interrupted: nothing was imported", err: err}
 		}
 		return err
+	}
+	if isNew && n.Added > 0 {
+		noteCreatedDesk(e, df.desk)
 	}
 	imported := plural(n.Added, "new message")
 	if n.Edited > 0 {

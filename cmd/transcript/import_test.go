@@ -348,7 +348,7 @@ func TestImportReplyRule(t *testing.T) {
 func TestImportStoreRefusalSaysItOnce(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
-		c.ok("append", "--as", "agent:bot", "--to", "person:ana", "an aside")
+		c.ok("append", "--create", "--as", "agent:bot", "--to", "person:ana", "an aside")
 		r := c.want(exitError, "import", c.writeFile("reply.jsonl", []byte(`{"author":{"type":"operator"},"content":"fine"}
 {"author":{"type":"person","id":"zed"},"content":"may I?","parent_seq":1}
 `)))

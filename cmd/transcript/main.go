@@ -8,12 +8,12 @@
 // Commands:
 //
 //	demo     build a demo desk and show each agent's view, a sharing cycle and a reinitialization
-//	import   load JSON Lines into a desk, all or nothing
+//	import   load JSON Lines, a Slack export or a Discord export into a desk, all or nothing
 //	export   write a desk as JSON Lines
 //	append   append one message, or with --to an aside only some participants read
 //	edit     edit a row: its author gives it new content, which every view shows from then on
 //	redact   redact a row: erase its content for good, as its author or the operator
-//	desks    list the desks, with their rows and newest row
+//	desks    list the desks, with their rows and newest row; or delete one (desks delete)
 //	compact  remove what redactions erased from the database's files (PostgreSQL: VACUUM FULL, WAL)
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
@@ -21,6 +21,7 @@
 //	token    make, list and revoke the service's bearer tokens
 //	serve    serve the desks over HTTP, with MCP at /mcp
 //	mcp      serve one desk to one participant over the Model Context Protocol on stdio
+//	version  print the module version and the VCS revision it was built from
 //
 // view and delta show the --as viewer's view (by default the operator's, who reads every
 // aside): an aside the viewer may not read is an elision, never its content. search finds
@@ -32,7 +33,8 @@
 // inspector page, which signs in with an operator token; serve --demo loads the demo desk
 // and prints the page's address and such a token.
 //
-// Every command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.
+// Every command takes --db: a SQLite file (default ./transcript.db, or the one the
+// TRANSCRIPT_DB environment variable names) or a postgres:// URL.
 // view, delta, search and serve also take --read-db, repeatable: hot standbys of a
 // PostgreSQL --db to read from. Run "transcript help COMMAND" for a command's flags.
 //
@@ -75,12 +77,12 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"demo", "build a demo desk and show what each agent sees, a sharing cycle and a reinitialization", runDemo},
-		{"import", "load JSON Lines into a desk, all or nothing", runImport},
+		{"import", "load JSON Lines, a Slack export or a Discord export into a desk, all or nothing", runImport},
 		{"export", "write a desk as JSON Lines", runExport},
 		{"append", "append one message to a desk, or with --to an aside only some participants read", runAppend},
 		{"edit", "edit a row: its author gives it new content, which every view shows from then on", runEdit},
 		{"redact", "redact a row: erase its content for good, as its author or the operator", runRedact},
-		{"desks", "list the desks: each one's name, rows and newest row", runDesks},
+		{"desks", "list the desks: each one's name, rows and newest row; desks delete NAME deletes one", runDesks},
 		{"compact", "remove what redactions erased from the database's files, as far as its server allows", runCompact},
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},
@@ -88,6 +90,7 @@ func commands() []command {
 		{"token", "make, list and revoke the bearer tokens serve knows participants by", runToken},
 		{"serve", "serve the desks over HTTP: JSON, live event streams, bearer tokens", runServe},
 		{"mcp", "serve one desk to one participant over the Model Context Protocol on stdio", runMCP},
+		{"version", "print the module version and the VCS revision the command was built from", runVersion},
 	}
 }
 
@@ -99,6 +102,8 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	name, rest := args[0], args[1:]
 	switch name {
+	case "--version", "-version":
+		name = "version"
 	case "help", "-h", "-help", "--help":
 		if len(rest) == 0 {
 			usage(e.stdout)
@@ -147,7 +152,8 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
 	}
-	b.WriteString("\nEvery command takes --db: a SQLite file (default ./transcript.db) or a postgres:// URL.\n")
+	b.WriteString("\nEvery command takes --db: a SQLite file (default ./transcript.db, or the one the\n")
+	b.WriteString("TRANSCRIPT_DB environment variable names) or a postgres:// URL.\n")
 	b.WriteString("Run \"transcript help COMMAND\" for a command's flags.\n\n")
 	b.WriteString("Exit codes: 0 success, 1 error, 2 usage error, 3 reinitialization required (delta).\n")
 	io.WriteString(w, b.String())

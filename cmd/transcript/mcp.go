@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 
@@ -29,11 +30,15 @@ framework) starts it and sits at the desk as --as, with seven tools:
 an elision, never its content. Its place in the channel and in each thread is kept in the
 database, per participant and conversation, and a read is acknowledged when it reads that
 conversation again or posts in it: if the process dies first, the next session delivers
-the read again. Errors and failures are logged to standard error, never content.`)
+the read again. Errors and failures are logged to standard error, never content. A desk
+the database does not hold (most often a typo) is refused, with the list of its desks, unless
+--create says it is meant: its first post makes it.`)
 	var df deskFlags
 	addDeskFlags(fs, &df, "main")
 	var as authorFlag
 	fs.Var(&as, "as", "the `participant` the tools act as: "+authorSyntax)
+	var create bool
+	addCreateFlag(fs, &create)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -43,11 +48,14 @@ the read again. Errors and failures are logged to standard error, never content.
 	case as.author.Kind == 0:
 		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
 	}
-	st, err := df.withIndexProgress(e).openExisting(ctx)
+	st, isNew, err := df.openForDesk(ctx, e, create)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if isNew {
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet, and its first post makes it\n", quoteIfNeeded(df.desk))
+	}
 	svc, err := deskmcp.New(st, st, deskmcp.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, nil))})
 	if err != nil {
 		return err

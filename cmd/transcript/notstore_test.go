@@ -76,7 +76,7 @@ func TestEmptyFileInitializedByAppend(t *testing.T) {
 	if info, err := os.Stat(c.path("empty.db")); err != nil || info.Size() != 0 {
 		t.Fatalf("after view, the empty file: %v, %v", info, err)
 	}
-	c.ok("append", "--as", "person:ana", "hello")
+	c.ok("append", "--create", "--as", "person:ana", "hello")
 	if out := c.ok("view"); !strings.Contains(out, "hello") {
 		t.Errorf("view after the append: %q", out)
 	}
@@ -86,7 +86,7 @@ func TestEmptyFileInitializedByAppend(t *testing.T) {
 // and an unreachable PostgreSQL server are each said once, with no password.
 func TestStoreErrorsSayEachThingOnce(t *testing.T) {
 	c := newCLI(t, "desk.db")
-	c.ok("append", "--desk", "eng", "--as", "person:ana", "hi")
+	c.ok("append", "--desk", "eng", "--create", "--as", "person:ana", "hi")
 	r := c.want(exitError, "append", "--desk", "eng", "--as", "person:ana", "--parent", "999", "hi")
 	if want := "transcript: reply to row 999 of desk \"eng\": no such row that person:ana may read\n"; r.stderr != want {
 		t.Errorf("append with parent 999: stderr %q, want %q", r.stderr, want)
@@ -140,7 +140,7 @@ func TestForeignPostgresRefused(t *testing.T) {
 			t.Fatalf("after transcript %s, the tables: %v", args[0], got)
 		}
 	}
-	c.ok("append", "--init-db", "--as", "person:ana", "hi")
+	c.ok("append", "--init-db", "--create", "--as", "person:ana", "hi")
 	if out := c.ok("view"); !strings.Contains(out, "hi") {
 		t.Errorf("view after append --init-db: %q", out)
 	}
@@ -151,7 +151,7 @@ func TestForeignPostgresRefused(t *testing.T) {
 func TestReadsLeaveNoFile(t *testing.T) {
 	c := newCLI(t, "")
 	db := c.path("transcript.db")
-	c.ok("append", "--db", db, "hello")
+	c.ok("append", "--db", db, "--create", "hello")
 	before := dirsum.Of(t, c.dir)
 	for _, args := range [][]string{{"view"}, {"export"}, {"desks"}, {"search", "hello"}} {
 		c.ok(withDB(args, db)...)

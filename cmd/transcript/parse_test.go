@@ -20,7 +20,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 		}
 		return stdout
 	}
-	mustRun("append", "--db", db, "--desk", "t", "root")
+	mustRun("append", "--db", db, "--desk", "t", "--create", "root")
 	// The flag after the text makes the message an aside, as typed before it would.
 	mustRun("append", "--db", db, "--desk", "t", "--parent", "1", "--as", "agent:bot", "hi", "--to", "person:ana")
 	// After "--" everything is text.

@@ -86,7 +86,7 @@ func TestReadDB(t *testing.T) {
 	t.Parallel()
 	db, standby := pgStandby(t)
 	c := newCLI(t, db)
-	c.ok("append", "Deploy #41 is red")
+	c.ok("append", "--create", "Deploy #41 is red")
 	c.ok("append", "--as", "agent:triage:Triage", "--parent", "1", "Looking.")
 	c.ok("append", "--to", "agent:triage", "only for triage")
 	caughtUpPools(t, db, standby)
@@ -158,7 +158,7 @@ func TestReadDB(t *testing.T) {
 	}
 
 	sqlite := &cli{t: t, dir: c.dir, db: c.path("desk.db")}
-	sqlite.ok("append", "hello")
+	sqlite.ok("append", "--create", "hello")
 	if r := sqlite.want(exitUsage, "view", "--read-db", standby); !strings.Contains(r.stderr, "--read-db needs a PostgreSQL --db") {
 		t.Errorf("view --db SQLITE --read-db: %q, want it to say --read-db needs PostgreSQL", r.stderr)
 	}

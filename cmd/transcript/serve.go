@@ -70,7 +70,7 @@ standbys to read from (the live streams still hear of new rows from --db).
 At / is the inspector: sign in with an operator token and see the desk and, side
 by side and live, what chosen participants see of it. --demo loads the demo desk (desk
 "demo", as the demo command builds it), makes an operator token for it and prints, on
-standard output, the page's address and the token, which is revoked when serve stops.`)
+standard output, the page's address and the token, which is deleted when serve stops.`)
 	var f serveFlags
 	fs.StringVar(&f.db, "db", defaultDB, dbUsage)
 	addInitDBFlag(fs, &f.initDB)
@@ -110,13 +110,9 @@ standard output, the page's address and the token, which is revoked when serve s
 	df := deskFlags{db: f.db, readDBs: f.readDBs, initDB: f.initDB, standbyReport: func(err error) {
 		slog.New(logs).Warn("a standby is set aside", "error", err.Error())
 	}}
-	existed := df.exists()
 	st, err := df.withIndexProgress(e).open(ctx)
 	if err != nil {
 		return err
-	}
-	if !existed {
-		fmt.Fprintf(e.stderr, "created a new database at %s\n", f.db)
 	}
 	var (
 		demoSecret string
@@ -130,14 +126,14 @@ standard output, the page's address and the token, which is revoked when serve s
 	}
 	srv, err := server.New(st, f.options(logs))
 	if err != nil {
-		revokeDemo(e, st, demoToken)
+		dropDemo(e, st, demoToken)
 		st.Close()
 		return err
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", f.addr)
 	if err != nil {
-		revokeDemo(e, st, demoToken) // its secret was never printed, but no token is left behind
+		dropDemo(e, st, demoToken) // its secret was never printed, but no token is left behind
 		st.Close()
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -157,7 +153,7 @@ standard output, the page's address and the token, which is revoked when serve s
 		DrainTimeout: f.drainTimeout,
 		Draining: func(cause error) {
 			drained = true
-			revokeDemo(e, st, demoToken) // the page's sessions end with it; the drain follows
+			dropDemo(e, st, demoToken) // the page's sessions end with it; the drain follows
 			reason := "stopping"
 			if cause != nil && cause != context.Canceled { // a signal's cause matches context.Canceled too, and says which signal
 				reason = cause.Error()
@@ -166,7 +162,7 @@ standard output, the page's address and the token, which is revoked when serve s
 		},
 	})
 	if !drained { // it stopped on its own: the listener failed
-		revokeDemo(e, st, demoToken)
+		dropDemo(e, st, demoToken)
 		st.Close()
 		return fmt.Errorf("serve: %w", err)
 	}

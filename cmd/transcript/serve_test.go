@@ -29,7 +29,6 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/demodesk"
 	"github.com/sharedesk/transcript/sharing"
-	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -39,7 +38,7 @@ var secretLine = regexp.MustCompile(`^trs_[A-Za-z0-9_-]{43}\n$`)
 // addTokenInProcess runs token add for participant on desk and returns the secret.
 func addTokenInProcess(t *testing.T, db, desk, participant string) string {
 	t.Helper()
-	code, stdout, stderr := runInProcess("", "token", "add", "--db", db, "--desk", desk, "--as", participant)
+	code, stdout, stderr := runInProcess("", "token", "add", "--db", db, "--desk", desk, "--create", "--as", participant)
 	if code != exitOK {
 		t.Fatalf("token add --as %s: exit %d\n%s", participant, code, stderr)
 	}
@@ -409,7 +408,7 @@ func TestServeSIGTERM(t *testing.T) {
 	}
 	c := newCLI(t, "")
 	db := c.path("desk.db")
-	secret := strings.TrimSpace(c.ok("token", "add", "--db", db, "--desk", "eng", "--as", "agent:triage"))
+	secret := strings.TrimSpace(c.ok("token", "add", "--db", db, "--desk", "eng", "--create", "--as", "agent:triage"))
 	cmd := exec.Command(binary(t), "serve", "--db", db, "--addr", "127.0.0.1:0")
 	cmd.Dir = c.dir
 	stderr, err := cmd.StderrPipe()
@@ -507,7 +506,7 @@ func TestServeDrainTimeout(t *testing.T) {
 
 // TestServeDemo: serve --demo loads the demo desk, prints the inspector's address and an
 // operator token that signs in to it; run again over the same database, it reuses the desk
-// and prints a new token.
+// and prints a new token; and it deletes each token as it stops, so that none is listed.
 func TestServeDemo(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "demo.db")
 	for run := range 2 {
@@ -539,24 +538,18 @@ func TestServeDemo(t *testing.T) {
 		if strings.Contains(srv.stderr.String(), m[2]) {
 			t.Errorf("run %d: the token is on standard error, among the log lines", run)
 		}
-		if !strings.Contains(srv.stderr.String(), "revoked the demo's token") {
-			t.Errorf("run %d: serve did not say it revoked the demo's token:\n%s", run, srv.stderr)
+		if !strings.Contains(srv.stderr.String(), "deleted the demo's token") {
+			t.Errorf("run %d: serve did not say it deleted the demo's token:\n%s", run, srv.stderr)
 		}
 	}
-	// Every demo token was revoked when its serve stopped: none of the printed secrets signs in.
-	st, err := sqlitestore.Open(t.Context(), db)
-	if err != nil {
-		t.Fatal(err)
+	// Every demo token was deleted when its serve stopped: token list shows none, live or
+	// revoked.
+	c := newCLI(t, "")
+	if r := c.want(exitOK, "token", "list", "--db", db); r.stdout != "" || !strings.Contains(r.stderr, "no tokens") {
+		t.Errorf("token list after two serve --demo runs:\n%s", r)
 	}
-	defer st.Close()
-	toks, err := st.Tokens(t.Context())
-	if err != nil || len(toks) != 2 {
-		t.Fatalf("the database's tokens: %v, %v; want the two runs' own", toks, err)
-	}
-	for _, tok := range toks {
-		if !tok.IsRevoked() {
-			t.Errorf("the demo's token %s is still live after its serve stopped", tok.ID)
-		}
+	if out := c.ok("token", "list", "--db", db, "--format", "json"); out != "[]\n" {
+		t.Errorf("token list --format json after two serve --demo runs = %q, want []", out)
 	}
 }
 

@@ -17,9 +17,9 @@ const demoDesk = "demo"
 // loadDemo builds the demo desk in st unless it holds it already (the demo command's
 // scenario, reported on standard error), and makes an operator token for it, whose secret
 // and token it returns: serve --demo prints the secret with the page's address, so that a
-// newcomer sees the inspector in one command, and revokes the token when it stops
-// (revokeDemo), so that a demo database does not gather live operator tokens whose
-// secrets were printed.
+// newcomer sees the inspector in one command, and deletes the token when it stops
+// (dropDemo), so that a demo database gathers no operator tokens whose secrets were
+// printed, live or revoked.
 func loadDemo(ctx context.Context, e *env, st store) (string, token.Token, error) {
 	rows, marks := demodesk.Scenario()
 	report := *e
@@ -31,17 +31,19 @@ func loadDemo(ctx context.Context, e *env, st store) (string, token.Token, error
 	return addToken(ctx, st, demoDesk, transcript.Operator(), time.Now)
 }
 
-// revokeDemo revokes the token loadDemo made, saying so on standard error; nothing for the
-// zero Token (serve without --demo).
-func revokeDemo(e *env, st store, t token.Token) {
+// dropDemo deletes the token loadDemo made, saying so on standard error: its secret was
+// printed by this process alone, so nothing of it is kept (a revoked token would stay in
+// token list after every run); the page's sessions signed in with it end at their next
+// request. Nothing for the zero Token (serve without --demo).
+func dropDemo(e *env, st store, t token.Token) {
 	if t.ID == "" {
 		return
 	}
-	if err := st.RevokeToken(context.Background(), t.ID, time.Now()); err != nil {
-		fmt.Fprintf(e.stderr, "serve: revoking the demo's token %s: %v\n", t.ID, err)
+	if err := st.DeleteToken(context.Background(), t.ID); err != nil {
+		fmt.Fprintf(e.stderr, "serve: deleting the demo's token %s: %v\n", t.ID, err)
 		return
 	}
-	fmt.Fprintf(e.stderr, "revoked the demo's token %s\n", t.ID)
+	fmt.Fprintf(e.stderr, "deleted the demo's token %s\n", t.ID)
 }
 
 // printDemoSignIn tells, on standard output, where the inspector is and the operator token

@@ -31,6 +31,11 @@ type store interface {
 	token.Store
 	// sharing.BookStore keeps the participants' read states (the mcp command's books).
 	sharing.BookStore
+	// DeleteDesk deletes a desk, its search index, books and, asked to, its tokens (desks
+	// delete); without them, a desk that has tokens is token.ErrDeskHasTokens.
+	DeleteDesk(ctx context.Context, desk string, tokens bool) (int64, error)
+	// DeleteToken deletes a token for good (serve --demo's, as serve stops).
+	DeleteToken(ctx context.Context, id string) error
 	Close() error
 }
 
@@ -58,12 +63,17 @@ type deskFlags struct {
 	// come (sqlitestore.WithIndexProgress, pgstore.WithIndexProgress); withIndexProgress
 	// sets one.
 	indexProgress sqlitestore.IndexProgress
+	// createdNote, when set, is told that open created the SQLite database f.db, which
+	// did not exist; withIndexProgress sets one that says so on the command's standard error.
+	createdNote func()
 }
 
 // withIndexProgress returns f with an indexProgress that reports on e's standard error: a
 // line as a rebuild of the search index begins (a migration of a file that holds rows),
-// and on a terminal the rows done as it goes, at most ten times a second.
+// and on a terminal the rows done as it goes, at most ten times a second; and with a
+// createdNote that says there when open creates the database (noteCreatedDB).
 func (f deskFlags) withIndexProgress(e *env) deskFlags {
+	f.createdNote = func() { noteCreatedDB(e, f.db) }
 	var last time.Time
 	f.indexProgress = func(done, total int64) {
 		if last.IsZero() {
@@ -120,7 +130,7 @@ func addViewerFlags(e *env, fs *flag.FlagSet, what string) (*deskFlags, *authorF
 
 // creatingCommands are the commands that create a database --db names, or migrate an older
 // one: the others refuse a missing one and never change one.
-const creatingCommands = "import, append, demo, serve or token add"
+const creatingCommands = "import, demo, serve, or append or token add with --create,"
 
 // dbUsage is --db's help.
 const dbUsage = "a SQLite `database` file or a postgres:// URL; " + creatingCommands + " creates a missing or empty file, the other commands read an existing one"
@@ -184,9 +194,13 @@ func (f deskFlags) open(ctx context.Context) (store, error) {
 	if f.initDB {
 		opts = append(opts, pgstore.InitSchema())
 	}
+	existed := f.exists()
 	st, err := f.openWith(ctx, opts, nil)
 	if errors.Is(err, pgstore.ErrNotStore) && !f.initDB {
 		return nil, withHint(err, "add --init-db to create the store's tables beside them")
+	}
+	if err == nil && !existed && f.createdNote != nil {
+		f.createdNote()
 	}
 	return st, err
 }

@@ -87,12 +87,16 @@ revoke ID) if it leaks.
 
 The participant is who the token's holder is on the desk, label included: the author of
 what it posts and the viewer of what it reads. An operator token may also read as another
-viewer (as= in the API). The database is created if it is missing; the desk need not hold
-any message yet.`)
+viewer (as= in the API). A desk the database does not hold is refused, with the list of its
+desks, unless --create says it is meant: the token is then for a desk that holds no message
+yet, which its first message makes. A participant the desk has not seen is noted on
+standard error, with the desk's participants of that kind: most often a typo.`)
 	var df deskFlags
 	addWritingDeskFlags(fs, &df, "main")
 	var as authorFlag
 	fs.Var(&as, "as", "the token's `participant` (required): "+authorSyntax)
+	var create bool
+	addCreateFlag(fs, &create)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -107,11 +111,14 @@ any message yet.`)
 	if _, _, err := token.New(df.desk, as.author, time.Now()); err != nil {
 		return usageErrorf("token add: %v", err)
 	}
-	st, err := df.withIndexProgress(e).open(ctx)
+	st, isNew, err := df.openForDesk(ctx, e, create)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if !isNew {
+		noteUnseen(ctx, e, st, df.desk, as.author)
+	}
 	secret, t, err := addToken(ctx, st, df.desk, as.author, time.Now)
 	if err != nil {
 		return err
@@ -121,9 +128,8 @@ any message yet.`)
 	}
 	fmt.Fprintf(e.stderr, "token %s for %s on desk %s: its secret, on standard output, is shown only this once\n",
 		t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
-	var noDesk *noDeskError
-	if err := checkDesk(ctx, st, df.desk); errors.As(err, &noDesk) {
-		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet (%s)\n", quoteIfNeeded(df.desk), noDesk.known())
+	if isNew {
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet\n", quoteIfNeeded(df.desk))
 	}
 	if t.Participant.Kind == transcript.KindOperator {
 		fmt.Fprintln(e.stderr, "an operator token reads every aside of the desk, and may read as any participant (as=): keep it with the operator")
@@ -156,10 +162,16 @@ func runTokenList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "token list", "[--desk DESK] [flags]", `
 List the tokens of the database, oldest first, revoked ones included: ID, desk, participant,
 when it was made and when it was revoked ("-": it was not). Never a secret or a hash: the
-database holds no secret, and the ID is a hash of the hash, which grants nothing.`)
+database holds no secret, and the ID is a hash of the hash, which grants nothing. With
+--format json, an array of {"id","desk","participant","created","revoked"} objects
+(participant as import reads an author; revoked null while it is not).`)
 	db := fs.String("db", defaultDB, "a SQLite `database` file or a postgres:// URL")
 	desk := fs.String("desk", "", "only the tokens of this desk (default: every desk's)")
+	format := fs.String("format", "text", listFormatUsage)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkListFormat("token list", *format); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -179,6 +191,9 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 		if *desk == "" || t.Desk == *desk {
 			shown = append(shown, t)
 		}
+	}
+	if *format == "json" {
+		return writeTokenJSON(e.stdout, shown)
 	}
 	if len(shown) == 0 {
 		if *desk != "" {

@@ -23,7 +23,7 @@ func TestTokenCommands(t *testing.T) {
 		c := newCLI(t, "")
 		add := func(desk, as string) (secret string, r result) {
 			t.Helper()
-			r = c.run("token", "add", "--db", db, "--desk", desk, "--as", as)
+			r = c.run("token", "add", "--db", db, "--desk", desk, "--create", "--as", as)
 			if r.code != exitOK || !secretLine.MatchString(r.stdout) {
 				t.Fatalf("want exit 0 and the secret alone on standard output, got:\n%s", r)
 			}

@@ -157,7 +157,7 @@ func TestHelp(t *testing.T) {
 func TestErrors(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newDB func(t *testing.T) string) {
 		c := newCLI(t, newDB(t))
-		c.ok("append", "hello")
+		c.ok("append", "--create", "hello")
 		c.ok("append", "world")
 		c.ok("delta", "--state", c.path("s.json"), "--commit") // watermark 2
 		for _, tc := range []struct {

@@ -71,7 +71,7 @@ class Server:
 
     def token(self, desk: str, participant: str) -> str:
         """Makes a token for participant on desk and returns its secret."""
-        return transcript("token", "add", "--db", self.db, "--desk", desk, "--as", participant).strip()
+        return transcript("token", "add", "--db", self.db, "--desk", desk, "--create", "--as", participant).strip()
 
     def _launch(self, addr: str) -> None:
         proc = subprocess.Popen(

@@ -47,7 +47,7 @@ def outage(fx: Fixture, appended: list[str]) -> None:
     """Kills the server, appends rows by another process meanwhile, and restarts it."""
     fx.server.kill()
     for text in appended:
-        transcript("append", "--db", fx.server.db, "--desk", "eng", "--as", "person:ana:Ana", text)
+        transcript("append", "--db", fx.server.db, "--desk", "eng", "--create", "--as", "person:ana:Ana", text)
     fx.server.restart()
 
 

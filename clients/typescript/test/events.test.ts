@@ -86,7 +86,7 @@ async function waitFor(cond: () => boolean): Promise<void> {
 
 async function appendAs(who: string, content: string): Promise<string> {
   const { transcript } = await import("./server.js");
-  const out = await transcript(["append", "--db", f.server.db, "--desk", "eng", "--as", who, "--", content]);
+  const out = await transcript(["append", "--db", f.server.db, "--desk", "eng", "--create", "--as", who, "--", content]);
   const seq = /\d+/.exec(out);
   if (!seq) throw new Error("append printed no seq: " + out);
   return seq[0];

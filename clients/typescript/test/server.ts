@@ -40,7 +40,7 @@ export async function transcript(args: string[], input?: string): Promise<string
 
 /** token makes a token for participant on desk in db and returns its secret. */
 export async function token(db: string, desk: string, participant: string): Promise<string> {
-  return (await transcript(["token", "add", "--db", db, "--desk", desk, "--as", participant])).trim();
+  return (await transcript(["token", "add", "--db", db, "--desk", desk, "--create", "--as", participant])).trim();
 }
 
 export interface Server {
