@@ -27,8 +27,8 @@ func checkNoPackageName(t *testing.T, r result) {
 func TestErrorsNameWhatTheUserDid(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "desk.db")
-	c.ok("append", "--desk", "eng", "--as", "person:ana", "deploy at 22:00")    // 1
-	c.ok("edit", "--desk", "eng", "--as", "person:ana", "1", "deploy at 23:00") // 2, which corrects 1
+	c.ok("append", "--create", "--desk", "eng", "--as", "person:ana", "deploy at 22:00") // 1
+	c.ok("edit", "--desk", "eng", "--as", "person:ana", "1", "deploy at 23:00")          // 2, which corrects 1
 	for _, tc := range []struct {
 		name   string
 		code   int
@@ -75,9 +75,9 @@ func TestMissingDirectory(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
 	for _, args := range [][]string{
-		{"append", "--db", "./x/y.db", "hi"},
+		{"append", "--create", "--db", "./x/y.db", "hi"},
 		{"import", "--db", "./x/y.db", "-"},
-		{"token", "add", "--db", "./x/y.db", "--desk", "eng", "--as", "agent:a"},
+		{"token", "add", "--create", "--db", "./x/y.db", "--desk", "eng", "--as", "agent:a"},
 	} {
 		r := c.runIn(`{"author":{"type":"operator"},"content":"hi"}`+"\n", args...)
 		if want := "transcript: open database ./x/y.db: directory ./x does not exist\n"; r.code != exitError || r.stderr != want {
@@ -87,7 +87,7 @@ func TestMissingDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(c.dir, "f"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := c.run("append", "--db", "f/y.db", "hi")
+	r := c.run("append", "--create", "--db", "f/y.db", "hi")
 	if want := "transcript: open database f/y.db: f is not a directory\n"; r.code != exitError || r.stderr != want {
 		t.Errorf("want exit 1 and %q, got:\n%s", want, r)
 	}
@@ -102,7 +102,7 @@ func TestImportInterrupted(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "desk.db")
-	if code, _, stderr := runInProcess("", "append", "--db", db, "--desk", "eng", "first"); code != exitOK {
+	if code, _, stderr := runInProcess("", "append", "--create", "--db", db, "--desk", "eng", "first"); code != exitOK {
 		t.Fatalf("append: exit %d\n%s", code, stderr)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
