@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import httpx
 
 from sharedesk_transcript import AsyncDesk, Delta, Desk, ProblemError, Reinitialize, token_id
@@ -181,7 +183,7 @@ async def test_every_problem_the_client_can_meet(fx: Fixture, kind: str) -> None
 async def test_blank_content_is_refused(fx: Fixture, kind: str) -> None:
     triage = desk(fx, kind, "triage")
     for content in ["", "   ", "\n\t "]:
-        err = await refused(fx, lambda: triage.post(content), 400, ":blank")
+        err = await refused(fx, functools.partial(triage.post, content), 400, ":blank")
         assert err.type.endswith(":blank") and "blank" in err.detail, err
         for name in ("sqlitestore", "pgstore", "posting:", "transcript:"):
             assert name not in err.detail, err.detail
