@@ -75,10 +75,12 @@
 // index keeps no copy of the entries: a row's entry is computed again from its content to
 // delete it, and Open rebuilds the index when it was computed with other Unicode tables
 // (an upgrade of Go or x/text); the migration to schema 10 rebuilds it once, in Go, a
-// chunk at a time (WithIndexProgress tells how far it has come). Within a thread, a search
-// walks the thread's rows newest first and probes the index for each with its viewer's
-// tokens, so that a common word in a small thread does not read the desk's other matches;
-// the walk reads the thread's rows on the (desk, parent, seq) index, asides among them.
+// chunk at a time (WithIndexProgress tells how far it has come), as does the migration
+// to schema 11. Within a thread, a search reads its viewer's sets alone too: a reply's
+// entry also holds a token of its parent in its set (schema version 11), so that FTS5
+// finds the thread's replies that hold the words among the entries of the viewer's sets,
+// never walking the thread's rows; the root is looked up on its key and probed in the
+// index by its id.
 //
 // What the index leaves after an erasure: FTS5's secure-delete removes an erased row's
 // tokens from the index's leaves, and interior pages keep at most a prefix of some token
@@ -95,10 +97,10 @@
 //
 // Every process that writes a file must run this version or later once the file is at
 // schema version 9: an older one would append, edit and erase rows without changing the
-// index, leaving an erased row's words in it and corrupting it. Schema 9's triggers on
-// messages name a function only this version's processes register (indexWriterFunction),
-// so an older process's insert, edit or erasure fails with "no such function" and changes
-// nothing.
+// index as this one does, leaving an erased row's words in it and corrupting it. The
+// triggers on messages name a function only processes of the file's schema register
+// (indexWriterFunction), so an older process's insert, edit or erasure fails with "no
+// such function" and changes nothing.
 //
 // A Store is also a token.Store: the service's bearer tokens are rows
 // of a tokens table (schema version 6), each one participant on one desk, kept as the
