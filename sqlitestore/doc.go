@@ -70,8 +70,9 @@
 // store counts that work (entries and rows read) for the tests. The index is written in
 // the transaction of every append, batch and restore, and corrections change it in
 // theirs: an edited row is found by its new words only, an erased row and every
-// correction by nothing. A search is one query: FTS5 yields the viewer's candidates newest
-// first, and scope and bound are decided in it, so none reads the desk row by row. The
+// correction by nothing. A search is one query (within a thread, then a probe of its
+// root): FTS5 yields the viewer's candidates newest first, and scope and bound are decided
+// in it, so none reads the desk row by row. The
 // index keeps no copy of the entries: a row's entry is computed again from its content to
 // delete it, and Open rebuilds the index when it was computed with other Unicode tables
 // (an upgrade of Go or x/text); the migration to schema 10 rebuilds it once, in Go, a
