@@ -78,10 +78,11 @@
 // (an upgrade of Go or x/text); the migration to schema 10 rebuilds it once, in Go, a
 // chunk at a time (WithIndexProgress tells how far it has come), as does the migration
 // to schema 11. Within a thread, a search reads its viewer's sets alone too: a reply's
-// entry also holds a token of its parent in its set (schema version 11), so that FTS5
-// finds the thread's replies that hold the words among the entries of the viewer's sets,
-// never walking the thread's rows; the root is looked up on its key and probed in the
-// index by its id.
+// entry also holds a token of its parent in its set (schema version 11), and the search
+// walks that token in the viewer's sets, the viewer's replies newest first, probing the
+// index for each by its id, so that a common word in a small thread does not read the
+// desk's other matches; the root is looked up on its key and probed alike. The replies
+// of asides its viewer may not read are other tokens, never walked.
 //
 // What the index leaves after an erasure: FTS5's secure-delete removes an erased row's
 // tokens from the index's leaves, and interior pages keep at most a prefix of some token

@@ -70,9 +70,9 @@ WHERE m.desk = ?1 AND m.seq = ?2`
 // A reply's entry also holds the thread token of its parent in its set: the token of
 // SHA-256(key ‖ desk ‖ reader set ‖ 0x00 ‖ "thread" ‖ parent), the parent's Seq as 8
 // bytes, little endian. No term starts with a NUL byte, so no term's token is computed
-// from the same bytes. A search within thread T asks for its words' tokens and T's thread
-// token in each of its viewer's sets: FTS5 reads the doclists of those tokens only, so the
-// thread's replies of sets the viewer is not in are never read.
+// from the same bytes. A search within thread T walks T's thread token in each of its
+// viewer's sets: FTS5 reads the doclists of those tokens only, so the thread's replies of
+// sets the viewer is not in are never read.
 type tokenHasher struct {
 	buf       []byte // key ‖ desk ‖ set, then the term being hashed
 	n         int    // the length of key ‖ desk ‖ set
@@ -163,10 +163,9 @@ func (h *tokenHasher) appendEntry(b []byte, terms []string, parent int64) []byte
 }
 
 // appendMatch appends to b the FTS5 query that finds the rows of desk, among the reader
-// sets sets, that hold every term of terms and, when replyTo is not 0, reply to the row
-// of that Seq: per set its terms' tokens and replyTo's thread token, each a quoted string,
-// ANDed, and the sets ORed. FTS5 reads no entry of a set sets does not name.
-func (h *tokenHasher) appendMatch(b []byte, key []byte, desk int64, sets []int64, terms []string, replyTo int64) []byte {
+// sets sets, that hold every term of terms: per set its terms' tokens, each a quoted
+// string, ANDed, and the sets ORed. FTS5 reads no entry of a set sets does not name.
+func (h *tokenHasher) appendMatch(b []byte, key []byte, desk int64, sets []int64, terms []string) []byte {
 	for i, set := range sets {
 		if i > 0 {
 			b = append(b, " OR "...)
@@ -179,10 +178,21 @@ func (h *tokenHasher) appendMatch(b []byte, key []byte, desk int64, sets []int64
 			}
 			b = append(h.appendToken(append(b, '"'), t), '"')
 		}
-		if replyTo != 0 {
-			b = append(h.appendThreadToken(append(b, ` AND "`...), replyTo), '"')
-		}
 		b = append(b, ')')
+	}
+	return b
+}
+
+// appendThreadMatch appends to b the FTS5 query that finds the rows of desk, among the
+// reader sets sets, that reply to the row of Seq parent: the thread token of parent in
+// each set, quoted, ORed.
+func (h *tokenHasher) appendThreadMatch(b []byte, key []byte, desk int64, sets []int64, parent int64) []byte {
+	for i, set := range sets {
+		if i > 0 {
+			b = append(b, " OR "...)
+		}
+		h.reset(key, desk, set)
+		b = append(h.appendThreadToken(append(b, '"'), parent), '"')
 	}
 	return b
 }

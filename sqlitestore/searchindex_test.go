@@ -17,7 +17,7 @@ func TestBatchIndexOneSegment(t *testing.T) {
 		t.Fatal(err)
 	}
 	var h tokenHasher
-	match := string(h.appendMatch(nil, st.searchKey, 1, []int64{publicReaderSet}, []string{"deploy"}, 0))
+	match := string(h.appendMatch(nil, st.searchKey, 1, []int64{publicReaderSet}, []string{"deploy"}))
 	if err := st.writer.QueryRowContext(t.Context(), `SELECT count(*) FROM message_terms WHERE message_terms MATCH ?1`, match).Scan(&entries); err != nil {
 		t.Fatal(err)
 	}
