@@ -30,8 +30,13 @@ var (
 	benchEve   = transcript.Agent("eve", "Eve")
 )
 
-// outsiderDesks returns the outsider benchmark's desk and the other desk, loading them with
-// COPY on first use.
+// outsiderThreadDesk is the outsider benchmark's desk of one thread: a desk row and
+// 20,000 replies to it, every other one an aside from agent:alice to agent:bob holding
+// outsiderWord.
+const outsiderThreadDesk = "outsider-thread-20000"
+
+// outsiderDesks returns the outsider benchmark's desk and the other desk, loading them and
+// outsiderThreadDesk with COPY on first use.
 func outsiderDesks(b *testing.B) (desk, other string) {
 	b.Helper()
 	desk, other = fmt.Sprintf("outsider-%d", outsiderRows), fmt.Sprintf("outsider-other-%d", outsiderOtherRows)
@@ -45,6 +50,21 @@ func outsiderDesks(b *testing.B) (desk, other string) {
 				if i%(outsiderRows/10) == 1 {
 					msgs[i].Content += " " + outsiderRare
 				}
+			}
+		}
+		return msgs
+	})
+	loadBenchDesk(b, outsiderThreadDesk, outsiderRows/2+1, func() []transcript.Message {
+		msgs := streamDesk(outsiderRows/2+1, 0)
+		for i := range msgs {
+			msgs[i].Parent = 0
+			if i == 0 {
+				continue
+			}
+			msgs[i].Parent = 1
+			if i%2 == 0 {
+				msgs[i].Author, msgs[i].Audience = benchAlice, []transcript.Author{benchBob}
+				msgs[i].Content = outsiderWord + " " + msgs[i].Content
 			}
 		}
 		return msgs
@@ -95,6 +115,8 @@ func alternatedTimes(b *testing.B, names [2]string, first, second func()) {
 //     (alternatedTimes: word/none is the ratio), with each search's work (SearchWork);
 //   - other-desk: eve's search for globex, found only on the other desk, and for a word in
 //     no row, paired;
+//   - thread: eve's search for acmecorp and for a word in no row within a thread of 20,000
+//     replies, half of them those asides (outsiderThreadDesk), paired;
 //   - bob: bob's search for a word in 10 asides (rare) and the first page of acmecorp
 //     (common), each against reading the desk (fullSearch, timed once: x-fullread), and
 //     bob paging through all 20,000 asides, 20 a page (x-fullread a page);
@@ -111,27 +133,32 @@ func BenchmarkSearchOutsider(b *testing.B) {
 	ctx := context.Background()
 	s := st.Log(desk).(transcript.Searcher)
 	work := st.Log(desk).(interface{ SearchWork() (int64, int64) })
-	search := func(b *testing.B, q transcript.SearchQuery) {
-		if _, err := s.Search(ctx, q); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for _, c := range []struct{ name, text string }{
-		{"aside-word", outsiderWord},
-		{"other-desk", otherDeskWord},
+	for _, c := range []struct {
+		name, text string
+		s          transcript.Searcher
+		thread     transcript.Sequence
+	}{
+		{"aside-word", outsiderWord, s, 0},
+		{"other-desk", otherDeskWord, s, 0},
+		{"thread", outsiderWord, st.Log(outsiderThreadDesk).(transcript.Searcher), 1},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			word := transcript.SearchQuery{Text: c.text, Viewer: benchEve}
-			none := transcript.SearchQuery{Text: noWord, Viewer: benchEve}
+			word := transcript.SearchQuery{Text: c.text, Viewer: benchEve, Thread: c.thread}
+			none := transcript.SearchQuery{Text: noWord, Viewer: benchEve, Thread: c.thread}
+			searchIn := func(b *testing.B, q transcript.SearchQuery) {
+				if _, err := c.s.Search(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
 			var w [2][2]int64
 			for i, q := range []transcript.SearchQuery{word, none} {
 				e0, r0 := work.SearchWork()
-				search(b, q)
+				searchIn(b, q)
 				e1, r1 := work.SearchWork()
 				w[i] = [2]int64{e1 - e0, r1 - r0}
 			}
 			b.ResetTimer()
-			alternatedTimes(b, [2]string{"word", "none"}, func() { search(b, word) }, func() { search(b, none) })
+			alternatedTimes(b, [2]string{"word", "none"}, func() { searchIn(b, word) }, func() { searchIn(b, none) })
 			b.ReportMetric(float64(w[0][0]), "word-entries")
 			b.ReportMetric(float64(w[0][1]), "word-rows")
 			b.ReportMetric(float64(w[1][0]), "none-entries")

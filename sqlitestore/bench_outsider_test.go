@@ -30,7 +30,12 @@ var (
 	benchEve   = transcript.Agent("eve", "")
 )
 
-// benchOutsiderStore returns a new store holding the outsider benchmark's desk.
+// benchThreadDesk is the outsider benchmark's desk of one thread: a desk row, then
+// benchOutsiderRows/2 replies to it, every other one an aside from alice to bob holding
+// benchAsideWord, the others desk rows.
+const benchThreadDesk = "thread"
+
+// benchOutsiderStore returns a new store holding the outsider benchmark's desks.
 func benchOutsiderStore(b *testing.B) *Store {
 	b.Helper()
 	msgs := make([]transcript.Message, benchOutsiderRows)
@@ -47,6 +52,13 @@ func benchOutsiderStore(b *testing.B) *Store {
 	}
 	st := benchFreshStore(b)
 	benchBuild(b, st, benchDeskName, msgs)
+	thread := []transcript.Message{{Author: transcript.Person("ana", ""), Content: "release thread: deploy at noon"}}
+	for i := range benchOutsiderRows / 2 {
+		m := msgs[i]
+		m.Parent = 1
+		thread = append(thread, m)
+	}
+	benchBuild(b, st, benchThreadDesk, thread)
 	return st
 }
 
@@ -57,7 +69,9 @@ func benchOutsiderStore(b *testing.B) *Store {
 // for "acmecorp" (common: the first page of 20) and "globex" (rare: in 10 asides), and
 // pages through all 20,000 asides 100 at a time (viewer=bob/word=...), beside reading
 // the desk as bob and matching every row (viewer=bob/impl=ReadAll), the search's
-// alternative.
+// alternative. Within a thread of 20,000 replies, half of them such asides, eve searches
+// the thread for "acmecorp" and for a word in no row, paired (thread=eve/paired), and bob
+// for "acmecorp" (thread=bob).
 func BenchmarkSearchOutsider(b *testing.B) {
 	ctx := context.Background()
 	st := benchOutsiderStore(b)
@@ -69,14 +83,19 @@ func BenchmarkSearchOutsider(b *testing.B) {
 		}
 		return res
 	}
-	b.Run("viewer=eve/paired", func(b *testing.B) {
-		aside := transcript.SearchQuery{Text: benchAsideWord, Viewer: benchEve, Limit: 20}
-		none := transcript.SearchQuery{Text: benchNoWord, Viewer: benchEve, Limit: 20}
+	// paired times eve's searches of s for the aside word and for a word in no row, within
+	// thread (0: the whole desk), alternating which goes first.
+	paired := func(b *testing.B, s transcript.Searcher, thread transcript.Sequence) {
+		aside := transcript.SearchQuery{Text: benchAsideWord, Viewer: benchEve, Limit: 20, Thread: thread}
+		none := transcript.SearchQuery{Text: benchNoWord, Viewer: benchEve, Limit: 20, Thread: thread}
 		var asideTimes, noneTimes []time.Duration
 		timed := func(q transcript.SearchQuery, into *[]time.Duration) {
 			start := time.Now()
-			search(q, 0)
+			res, err := s.Search(ctx, q)
 			*into = append(*into, time.Since(start))
+			if err != nil || len(res.Messages) != 0 {
+				b.Fatalf("search %q as %v: %d hits, want 0 (%v)", q.Text, q.Viewer, len(res.Messages), err)
+			}
 		}
 		i := 0
 		for b.Loop() {
@@ -92,6 +111,18 @@ func BenchmarkSearchOutsider(b *testing.B) {
 		b.ReportMetric(median(asideTimes), "aside-word-ns")
 		b.ReportMetric(median(noneTimes), "no-word-ns")
 		b.ReportMetric(median(asideTimes)/median(noneTimes), "aside/none")
+	}
+	b.Run("viewer=eve/paired", func(b *testing.B) { paired(b, s, 0) })
+	threadLog := st.Log(benchThreadDesk).(transcript.Searcher)
+	b.Run("thread=eve/paired", func(b *testing.B) { paired(b, threadLog, 1) })
+	b.Run("thread=bob/word="+benchAsideWord, func(b *testing.B) {
+		q := transcript.SearchQuery{Text: benchAsideWord, Viewer: benchBob, Limit: 20, Thread: 1}
+		defer benchCPU(b)()
+		for b.Loop() {
+			if res, err := threadLog.Search(ctx, q); err != nil || len(res.Messages) != 20 {
+				b.Fatalf("search %q as bob in the thread: %d hits, want 20 (%v)", q.Text, len(res.Messages), err)
+			}
+		}
 	})
 	for _, word := range []struct {
 		text string

@@ -70,15 +70,19 @@
 // store counts that work (entries and rows read) for the tests. The index is written in
 // the transaction of every append, batch and restore, and corrections change it in
 // theirs: an edited row is found by its new words only, an erased row and every
-// correction by nothing. A search is one query: FTS5 yields the viewer's candidates newest
-// first, and scope and bound are decided in it, so none reads the desk row by row. The
+// correction by nothing. A search is one query (within a thread, then a probe of its
+// root): FTS5 yields the viewer's candidates newest first, and scope and bound are decided
+// in it, so none reads the desk row by row. The
 // index keeps no copy of the entries: a row's entry is computed again from its content to
 // delete it, and Open rebuilds the index when it was computed with other Unicode tables
 // (an upgrade of Go or x/text); the migration to schema 10 rebuilds it once, in Go, a
-// chunk at a time (WithIndexProgress tells how far it has come). Within a thread, a search
-// walks the thread's rows newest first and probes the index for each with its viewer's
-// tokens, so that a common word in a small thread does not read the desk's other matches;
-// the walk reads the thread's rows on the (desk, parent, seq) index, asides among them.
+// chunk at a time (WithIndexProgress tells how far it has come), as does the migration
+// to schema 11. Within a thread, a search reads its viewer's sets alone too: a reply's
+// entry also holds a token of its parent in its set (schema version 11), and the search
+// walks that token in the viewer's sets, the viewer's replies newest first, probing the
+// index for each by its id, so that a common word in a small thread does not read the
+// desk's other matches; the root is looked up on its key and probed alike. The replies
+// of asides its viewer may not read are other tokens, never walked.
 //
 // What the index leaves after an erasure: FTS5's secure-delete removes an erased row's
 // tokens from the index's leaves, and interior pages keep at most a prefix of some token
@@ -95,10 +99,10 @@
 //
 // Every process that writes a file must run this version or later once the file is at
 // schema version 9: an older one would append, edit and erase rows without changing the
-// index, leaving an erased row's words in it and corrupting it. Schema 9's triggers on
-// messages name a function only this version's processes register (indexWriterFunction),
-// so an older process's insert, edit or erasure fails with "no such function" and changes
-// nothing.
+// index as this one does, leaving an erased row's words in it and corrupting it. The
+// triggers on messages name a function only processes of the file's schema register
+// (indexWriterFunction), so an older process's insert, edit or erasure fails with "no
+// such function" and changes nothing.
 //
 // A Store is also a token.Store: the service's bearer tokens are rows
 // of a tokens table (schema version 6), each one participant on one desk, kept as the

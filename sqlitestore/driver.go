@@ -11,15 +11,16 @@ import (
 	"modernc.org/sqlite" // registers driverName
 )
 
-// indexWriterFunction is the SQL function that schema 10's triggers on messages name
+// indexWriterFunction is the SQL function that schema 11's triggers on messages name
 // before every insert and every change of a row's content or erasure (in a query that
 // never calls it: SQLite resolves the name when it prepares the write): this package
-// registers it, so its writes, which keep the keyed search index, go on, while a process
-// of a version before that index, which lacks it, fails to write ("no such function") and
-// changes nothing: schema 9's triggers named another function,
-// "sqlitestore_keeps_search_index", which version 9 registered and this one does not. A
-// later migration that rebuilds messages must create the triggers again.
-const indexWriterFunction = "sqlitestore_keeps_keyed_index"
+// registers it, so its writes, which keep the search index with its thread tokens, go
+// on, while a process of a version before them, which lacks it, fails to write ("no such
+// function") and changes nothing: schema 9's triggers named
+// "sqlitestore_keeps_search_index" and schema 10's "sqlitestore_keeps_keyed_index",
+// which versions 9 and 10 registered and this one does not. A later migration that
+// rebuilds messages must create the triggers again.
+const indexWriterFunction = "sqlitestore_keeps_thread_index"
 
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction(indexWriterFunction, 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {

@@ -36,11 +36,12 @@ type migration struct {
 // migrationSteps are the Go steps of the migrations that have one, by version.
 var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	searchIndexVersion: newSearchKey,
+	threadIndexVersion: staleSearchIndex,
 }
 
 // SchemaVersion is the version of the schema this package creates and reads: the number of
 // its migrations.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // migrations is every migration, in version order, checked at start-up to number 1, 2, ...,
 // SchemaVersion.
@@ -99,10 +100,11 @@ func isBusy(err error) bool {
 // schema current. It returns the version it found. It initializes only a database that
 // holds nothing yet; another program's database is an error matching ErrNotStore (for
 // explainOpen to name the file), and a database newer than target is a *SchemaError; both
-// are left as they were. At searchIndexVersion and later it also rebuilds the search index when its
-// terms were computed with other Unicode tables (syncTermsVersion). Then, and only for a store, it puts the file in WAL mode (a no-op
-// for a file in it already), which a transaction cannot do: a file classified as another
-// program's is never switched.
+// are left as they were. At searchIndexVersion and later it also rebuilds the search index,
+// once, when a migration marked it stale or its terms were computed with other Unicode
+// tables (syncTermsVersion). Then, and only for a store, it puts the file in WAL mode (a
+// no-op for a file in it already), which a transaction cannot do: a file classified as
+// another program's is never switched.
 func migrate(ctx context.Context, db *sql.DB, target int) (found int, err error) {
 	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see the writer's DSN
 	if err != nil {

@@ -19,24 +19,38 @@ import (
 // indexWriterFunction (functions are registered on a driver, and a new one has none).
 const oldDriverName = "sqlite-before-search-index"
 
-// v9DriverName is a driver of a process of version 9: it registers the function schema
-// 9's triggers name, and not indexWriterFunction.
-const v9DriverName = "sqlite-version-9"
+// v9DriverName and v10DriverName are drivers of processes of versions 9 and 10: each
+// registers the function its schema's triggers name, and not indexWriterFunction.
+const (
+	v9DriverName  = "sqlite-version-9"
+	v10DriverName = "sqlite-version-10"
+)
 
 func init() {
 	sql.Register(oldDriverName, &sqlite.Driver{})
-	v9 := &sqlite.Driver{}
-	v9.MustRegisterDeterministicScalarFunction("sqlitestore_keeps_search_index", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
-		return nil, nil
-	})
-	sql.Register(v9DriverName, v9)
+	for name, function := range map[string]string{v9DriverName: "sqlitestore_keeps_search_index", v10DriverName: "sqlitestore_keeps_keyed_index"} {
+		d := &sqlite.Driver{}
+		d.MustRegisterDeterministicScalarFunction(function, 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+			return nil, nil
+		})
+		sql.Register(name, d)
+	}
 }
 
 // TestV9WriterRefused: a process of version 9, whose writes keep the search index in its
 // old form (terms, not keyed tokens), its connection open and its statements prepared
 // while the file was at schema 9, goes on running after another process migrated the file
-// to 10: its append, edit and erasure fail ("no such function") and change no row.
-func TestV9WriterRefused(t *testing.T) {
+// to SchemaVersion: its append, edit and erasure fail ("no such function") and change no
+// row.
+func TestV9WriterRefused(t *testing.T) { checkWriterRefused(t, 9, v9DriverName) }
+
+// TestV10WriterRefused: so does a process of version 10, whose writes keep the keyed
+// index without thread tokens.
+func TestV10WriterRefused(t *testing.T) { checkWriterRefused(t, 10, v10DriverName) }
+
+// checkWriterRefused checks that a process of schema version, on driverName, its writes
+// prepared at that version, can no longer write once the file is at SchemaVersion.
+func checkWriterRefused(t *testing.T, version int, driverName string) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "mixed.db")
 	db := openRaw(t, path)
@@ -44,11 +58,11 @@ func TestV9WriterRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeOldDesk(t, db, time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC))
-	if _, err := migrate(ctx, db, 9); err != nil {
+	if _, err := migrate(ctx, db, version); err != nil {
 		t.Fatal(err)
 	}
-	v9 := openRawWith(t, v9DriverName, path)
-	defer v9.Close()
+	old := openRawWith(t, driverName, path)
+	defer old.Close()
 	writes := []string{
 		`INSERT INTO messages (desk, seq, parent, author, content, at_us) VALUES (1, 4, 0, 1, 'deploy secret', 0)`,
 		`UPDATE messages SET content = 'deploy secret' WHERE desk = 1 AND seq = 1`,
@@ -56,9 +70,9 @@ func TestV9WriterRefused(t *testing.T) {
 	}
 	var prepared []*sql.Stmt
 	for _, q := range writes {
-		stmt, err := v9.PrepareContext(ctx, q)
+		stmt, err := old.PrepareContext(ctx, q)
 		if err != nil {
-			t.Fatalf("version 9's %q at schema 9: %v", q, err)
+			t.Fatalf("version %d's %q at schema %d: %v", version, q, version, err)
 		}
 		prepared = append(prepared, stmt)
 	}
@@ -69,15 +83,15 @@ func TestV9WriterRefused(t *testing.T) {
 	for i, q := range writes {
 		for how, exec := range map[string]func() (sql.Result, error){
 			"prepared before the migration": func() (sql.Result, error) { return prepared[i].ExecContext(ctx) },
-			"prepared after it":             func() (sql.Result, error) { return v9.ExecContext(ctx, q) },
+			"prepared after it":             func() (sql.Result, error) { return old.ExecContext(ctx, q) },
 		} {
 			if _, err := exec(); err == nil || !strings.Contains(err.Error(), "no such function") {
-				t.Errorf("version 9's %q, %s, at schema %d: %v, want no such function", q, how, SchemaVersion, err)
+				t.Errorf("version %d's %q, %s, at schema %d: %v, want no such function", version, q, how, SchemaVersion, err)
 			}
 		}
 	}
 	if diff := cmp.Diff(before, dumpTables(t, db)); diff != "" {
-		t.Errorf("version 9's writes changed rows (-before +after):\n%s", diff)
+		t.Errorf("version %d's writes changed rows (-before +after):\n%s", version, diff)
 	}
 }
 

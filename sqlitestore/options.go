@@ -111,10 +111,10 @@ func ReadOnly() Option {
 }
 
 // WithIndexProgress has Open tell progress how far a rebuild of the search index has come
-// (the migration to the keyed index, or a rebuild after the Unicode tables changed), after
-// every chunk of rows: done of total rows of the file. Open holds the file's write lock
-// while it rebuilds; a file of millions of rows takes seconds. progress runs on Open's
-// goroutine and must not use the Store.
+// (the migrations to the keyed index and to its thread tokens, or a rebuild after the
+// Unicode tables changed), after every chunk of rows: done of total rows of the file.
+// Open holds the file's write lock while it rebuilds; a file of millions of rows takes
+// seconds. progress runs on Open's goroutine and must not use the Store.
 func WithIndexProgress(progress IndexProgress) Option {
 	return func(c *config) { c.indexProgress = progress }
 }

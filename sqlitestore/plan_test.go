@@ -80,9 +80,11 @@ func TestQueryPlans(t *testing.T) {
 		{"the reader sets of a search's viewer", viewerSetsSQL, []any{"sales", int64(transcript.KindAgent), "triage"}, "PRIMARY KEY (desk=? AND kind=? AND ident=?)"},
 		{"the reader sets of the operator's search", allSetsSQL, []any{"sales"}, "sqlite_autoindex_reader_sets_1 (desk=?)"},
 		{"a reader set's row, in Append", findReaderSetSQL, []any{1, `[[3,"triage"],[3,"review"]]`}, "sqlite_autoindex_reader_sets_1 (desk=? AND members=?)"},
-		{"Search", searchQuery(st, 0), []any{1, searchMatch(st, 1, "deploy"), int64(1) << 62, 0, 21, st.workID}, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"},
-		{"Search in a thread, below a bound", searchQuery(st, 17), []any{1, searchMatch(st, 1, "deploy", "the"), 1500, 17, 4, st.workID}, "messages_desk_parent_seq (desk=? AND parent=? AND seq<?)"},
-		{"Search in a thread", searchQuery(st, 17), []any{1, searchMatch(st, 1, "deploy"), int64(1) << 62, 17, 21, st.workID}, "messages_desk_parent_seq (desk=? AND parent=? AND seq<?)"},
+		{"Search", searchSQL, []any{1, searchMatch(st, 1, "deploy"), int64(1) << 62, 0, 21, st.workID}, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"Search below a bound", searchSQL, []any{1, searchMatch(st, 1, "deploy"), 1500, 0, 21, st.workID}, "SEARCH b USING COVERING INDEX messages_desk_seq (desk=? AND seq=?)"},
+		{"Search in a thread, below a bound", searchRepliesSQL, []any{1, searchMatch(st, 1, "deploy", "the"), 1500, 17, 4, st.workID, threadMatch(st, 1, 17)}, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"Search in a thread", searchRepliesSQL, []any{1, searchMatch(st, 1, "deploy"), int64(1) << 62, 17, 21, st.workID, threadMatch(st, 1, 17)}, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"Search of a thread's root", searchRootSQL, []any{1, searchMatch(st, 1, "deploy"), int64(1) << 62, 17, 21, st.workID}, "USING INDEX messages_desk_seq (desk=? AND seq=?)"},
 		{"baseline SQL-window", channelSQL["window"], []any{"eng"}, "messages_desk_seq"},
 		{"baseline SQL-correlated", channelSQL["correlated"], []any{"eng"}, "messages_desk_parent_seq"},
 		{"baseline SQL-bounded", channelSQL["bounded"], []any{"eng"}, "messages_desk_parent_seq"},
@@ -108,13 +110,14 @@ func TestQueryPlans(t *testing.T) {
 
 // checkSearchPlan checks the plan of searchSQL: the FTS5 index finds the candidates, and
 // yields them in the query's order (rowid DESC), so that no sort holds every match before
-// the limit applies; every row is then joined by its id. The plan of searchThreadSQL
-// (a name with "thread") walks the thread's rows instead, in Seq order with no sort, and
-// probes the FTS5 index for each by its rowid (FTS5's idxStr "=": a rowid constraint,
-// "M": the MATCH), never walking a term's matches across the desk.
+// the limit applies; every row is then joined by its id. The plan of searchRepliesSQL (a
+// name with "in a thread") walks the thread's token in the FTS5 index the same way, and
+// probes the index for each reply by its rowid (FTS5's idxStr "=": a rowid constraint,
+// "M": the MATCH), never walking a term's matches across the desk; that of searchRootSQL
+// (a name with "root") looks the root up on its key and probes it alike.
 func checkSearchPlan(t *testing.T, name string, plan []string) {
 	t.Helper()
-	thread := strings.Contains(name, "thread")
+	root, thread := strings.Contains(name, "root"), strings.Contains(name, "in a thread")
 	fts, probes := false, 0
 	for _, step := range plan {
 		fts = fts || strings.HasPrefix(step, "SCAN t VIRTUAL TABLE INDEX")
@@ -129,17 +132,13 @@ func checkSearchPlan(t *testing.T, name string, plan []string) {
 		}
 	}
 	switch {
-	case thread && (fts || probes == 0):
-		t.Errorf("%s: the plan does not probe the FTS5 index row by row:\n\t%s", name, strings.Join(plan, "\n\t"))
-	case !thread && !fts:
+	case root && (fts || probes == 0):
+		t.Errorf("%s: the plan does not probe the FTS5 index by the root's id:\n\t%s", name, strings.Join(plan, "\n\t"))
+	case thread && (!fts || probes == 0):
+		t.Errorf("%s: the plan does not walk the thread's token and probe each reply:\n\t%s", name, strings.Join(plan, "\n\t"))
+	case !root && !thread && (!fts || probes != 0):
 		t.Errorf("%s: the plan does not find candidates on the FTS5 index:\n\t%s", name, strings.Join(plan, "\n\t"))
 	}
-}
-
-// searchQuery returns the query Search runs within thread (0: the whole desk).
-func searchQuery(st *Store, thread int64) string {
-	q, _ := st.searchFor(thread)
-	return q
 }
 
 // keyList returns the keys of msgs as keyRowsSQL takes them: a JSON array of strings.
@@ -159,4 +158,11 @@ func keyList(msgs []transcript.Message) string {
 func searchMatch(st *Store, desk int64, terms ...string) string {
 	var h tokenHasher
 	return string(h.appendMatch(nil, st.searchKey, desk, []int64{publicReaderSet, 1, 2}, terms))
+}
+
+// threadMatch returns the FTS5 query of the replies to parent on desk, for the viewer of
+// searchMatch.
+func threadMatch(st *Store, desk, parent int64) string {
+	var h tokenHasher
+	return string(h.appendThreadMatch(nil, st.searchKey, desk, []int64{publicReaderSet, 1, 2}, parent))
 }

@@ -12,55 +12,77 @@ import (
 
 var _ transcript.Searcher = (*deskLog)(nil)
 
-// searchSQL finds one page of a search: the newest rows of desk ?1 (its id) that the FTS5
-// query ?2 finds (appendMatch: the query's terms in the tokens of the viewer's reader
-// sets), below Seq ?3, in thread ?4 (0: the whole desk), at most ?5 of them; ?6 is the
-// Store's workID, for the counts of its work. The index holds no correction, blank row or
-// erased row (transcript.IndexTerms gives them no terms), so those are never candidates.
-// FTS5 walks the entries of the viewer's sets' tokens of the rarest term newest first
-// (rowid DESC) and stops at the limit, each candidate joined to its row by id: no row of
-// the desk is read that is not a match of every term, and no entry of a set the viewer is
-// not in, nor of another desk, is read: those are other tokens. Within a desk,
-// messages.id grows with seq (a desk's rows are inserted in order, each above every id the
-// file holds), so rowid order is Seq order, and the bound on rowid is the bound row's id.
-// searchEntryFunction counts each candidate FTS5 yields, searchRowFunction each row joined.
+// searchSQL finds one page of a search of the whole desk: the newest rows of desk ?1 (its
+// id) that the FTS5 query ?2 finds (appendMatch: the query's terms in the tokens of the
+// viewer's reader sets), below Seq ?3, at most ?5 of them; ?4 is 0 (searchRepliesSQL
+// searches a thread); ?6 is the Store's workID, for the counts of its work. The index
+// holds no correction, blank row or erased row (transcript.IndexTerms gives them no
+// terms), so those are never candidates. FTS5 walks the entries of the viewer's sets'
+// tokens of the rarest term newest first (rowid DESC) and stops at the limit, each
+// candidate joined to its row by id: no row of the desk is read that is not a match of
+// every term, and no entry of a set the viewer is not in, nor of another desk, is read:
+// those are other tokens. Within a desk, messages.id grows with seq (a desk's rows are
+// inserted in order, each above every id the file holds), so rowid order is Seq order,
+// and the bound on rowid is the bound row's id, looked up on the (desk, seq) key.
+// searchEntryFunction counts each candidate FTS5 yields, searchRowFunction the bound row
+// looked up and each row joined.
 const searchSQL = `
 SELECT ` + rowColumns + `
 FROM message_terms AS t
 JOIN messages AS m ON m.id = t.rowid
 WHERE message_terms MATCH ?2
   AND ` + searchEntryFunction + `(?6, t.rowid)
-  AND t.rowid < ifnull((SELECT b.id FROM messages AS b WHERE b.desk = ?1 AND b.seq = ?3), 9223372036854775807)
+  AND t.rowid < ` + searchBoundSQL + `
   AND ` + searchRowFunction + `(?6, m.id)
   AND m.desk = ?1
   AND m.seq < ?3
-  AND (?4 = 0 OR m.seq = ?4 OR m.parent = ?4)
+  AND ?4 = 0
 ORDER BY t.rowid DESC
 LIMIT ?5 + 0`
 
-// searchThreadSQL is searchSQL within thread ?4 (not 0), driven from the thread's rows
-// instead of the desk's matches, so that a common word in a small thread reads the
-// thread, not every newer match of the desk: the replies of ?4 newest first on the
-// (desk, parent, seq) index, then row ?4 itself (older than every reply), each probed in
-// the FTS5 index by its id (a MATCH with a rowid constraint: FTS5 seeks the doclists of
-// the viewer's tokens to that rowid), and the bound checked as in searchSQL. The two parts
-// merge in Seq order and stop at the limit. A probe that finds an entry counts it, and its
-// row.
-const searchThreadSQL = searchThreadRows + `m.parent = ?4
-UNION ALL
-` + searchThreadRows + `m.seq = ?4
-ORDER BY seq DESC
+// searchBoundSQL is the id of the row of desk ?1 whose Seq is ?3, the bound of a search,
+// looked up on the (desk, seq) key and counted (searchRowFunction), or above every id when
+// the desk has no such row. SQLite evaluates it once a statement.
+const searchBoundSQL = `ifnull((SELECT ` + searchRowFunction + `(?6, b.id) FROM messages AS b WHERE b.desk = ?1 AND b.seq = ?3), 9223372036854775807)`
+
+// searchRepliesSQL is searchSQL within thread ?4 (not 0), for its replies: it walks the
+// viewer's replies to ?4 newest first, the entries of the FTS5 query ?7 (appendThreadMatch:
+// ?4's thread token in each of the viewer's reader sets), and probes the FTS5 index for each
+// by its id with ?2 (a MATCH with a rowid constraint: FTS5 seeks the doclists of the
+// viewer's tokens to that rowid), so that a common word in a small thread reads the thread,
+// not every newer match of the desk; each reply that holds every term is joined to its row.
+// The walk reads only the entries of the viewer's sets: the replies the viewer may not read
+// are other tokens. searchEntryFunction counts each reply walked and each probe that finds
+// its entry, searchRowFunction the bound row and each row joined. The thread's root,
+// which holds no thread token of its own, is searchRootSQL's.
+const searchRepliesSQL = `
+SELECT ` + rowColumns + `
+FROM message_terms AS t
+JOIN messages AS m ON m.id = t.rowid
+WHERE message_terms MATCH ?7
+  AND ` + searchEntryFunction + `(?6, t.rowid)
+  AND t.rowid < ` + searchBoundSQL + `
+  AND t.rowid IN (SELECT rowid FROM message_terms WHERE message_terms MATCH ?2 AND rowid = t.rowid AND ` + searchEntryFunction + `(?6, rowid))
+  AND ` + searchRowFunction + `(?6, m.id)
+  AND m.desk = ?1
+  AND m.seq < ?3
+  AND m.parent = ?4
+ORDER BY t.rowid DESC
 LIMIT ?5 + 0`
 
-// searchThreadRows is one part of searchThreadSQL: the rows of desk ?1 below Seq ?3 that
-// the FTS5 query ?2 finds and, as the condition that follows it says, are the thread's
-// replies or its root.
-const searchThreadRows = `
+// searchRootSQL finds the root of a search within thread ?4: the row of desk ?1 whose Seq
+// is ?4, when it is below Seq ?3 and the FTS5 query ?2 (the query's terms in the tokens of
+// the viewer's reader sets) finds it, the index probed by the row's id (a MATCH with a
+// rowid constraint: FTS5 seeks the doclists of the viewer's tokens to that rowid). It reads
+// one row of the (desk, seq) key, whatever row ?4 is, and counts it (searchRowFunction),
+// and the entry the probe finds (searchEntryFunction). ?5 is not read.
+const searchRootSQL = `
 SELECT ` + rowColumns + ` FROM messages AS m
 WHERE m.desk = ?1
+  AND m.seq = ?4
+  AND ` + searchRowFunction + `(?6, m.id)
   AND m.seq < ?3
-  AND ` + searchRowFunction + `(?6, m.id IN (SELECT rowid FROM message_terms WHERE message_terms MATCH ?2 AND rowid = m.id AND ` + searchEntryFunction + `(?6, rowid)))
-  AND `
+  AND m.id IN (SELECT rowid FROM message_terms WHERE message_terms MATCH ?2 AND rowid = m.id AND ` + searchEntryFunction + `(?6, rowid))`
 
 // The statements that find a search's desk by name and the reader sets its viewer reads
 // (see Store.readerSetsOf): one row a set, or one row whose set is NULL, and none for a
@@ -115,18 +137,21 @@ func (s *Store) readerSetsOf(ctx context.Context, tx *sql.Tx, desk string, viewe
 }
 
 // SearchWork returns the work of the Store's searches since it opened, on every desk:
-// the index entries read (the candidates the FTS5 index yielded) and the rows read
-// (candidates joined to their rows).
+// the index entries read (the candidates the FTS5 index yielded: a thread's replies the
+// walk reads among them; and the entry each probe of a reply's or the root's id finds)
+// and the rows read (the rows a bound and a thread's
+// root name, looked up on the (desk, seq) key, and every candidate joined to its row).
 func (l *deskLog) SearchWork() (entries, rows int64) {
 	return l.s.work.entries.Load(), l.s.work.rows.Load()
 }
 
 // Search implements transcript.Searcher: transcript.PlanSearch checks q, then one query
-// (searchSQL, or searchThreadSQL within a thread) on the search index finds the newest matches the viewer may read, at most
+// on the search index (searchSQL) finds the newest matches the viewer may read, at most
 // the plan's limit and one more, ending early once their content reaches
-// transcript.PageBytes; SearchPlan.Result makes the page. Every row of the answer, and
-// whether a next page exists, comes from rows the viewer may read. Once ctx is done Search
-// returns an error matching ctx.Err().
+// transcript.PageBytes; within a thread, the thread's replies (searchRepliesSQL), then,
+// when the page has room, its root (searchRootSQL). SearchPlan.Result makes the page. Every row of the
+// answer, and whether a next page exists, comes from rows the viewer may read. Once ctx is
+// done Search returns an error matching ctx.Err().
 func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.SearchResult{}, err
@@ -167,10 +192,11 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 }
 
 // searchPage runs one search in one read transaction, so that the viewer's reader sets and
-// the rows are read from one snapshot: readerSetsOf, then the search's query, returning
-// its rows without their authors and audiences, as scanPage does. The transaction ends
-// before it returns, so that resolving the ids can take a reader connection even from a
-// pool of one.
+// the rows are read from one snapshot: readerSetsOf, then searchSQL or, within a thread
+// (not 0), searchRepliesSQL and searchRootSQL, returning their rows without their authors and audiences, as
+// scanPage does. The root is older than every reply, so it follows them, and is read only
+// when the replies leave room for it. The transaction ends before it returns, so that
+// resolving the ids can take a reader connection even from a pool of one.
 func (l *deskLog) searchPage(ctx context.Context, p transcript.SearchPlan, bound, thread int64) ([]transcript.Message, []rowRefs, bool, error) {
 	tx, err := l.s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -182,22 +208,33 @@ func (l *deskLog) searchPage(ctx context.Context, p transcript.SearchPlan, bound
 		return nil, nil, false, err
 	}
 	var h tokenHasher
-	match := string(h.appendMatch(nil, l.s.searchKey, desk, sets, p.Terms))
-	_, stmt := l.s.searchFor(thread)
-	rows, err := tx.StmtContext(ctx, stmt).QueryContext(ctx, desk, match, bound, thread, p.Limit+1, l.s.workID)
+	match := h.appendMatch(nil, l.s.searchKey, desk, sets, p.Terms)
+	args := []any{desk, string(match), bound, thread, p.Limit + 1, l.s.workID}
+	stmt := l.s.search
+	if thread != 0 {
+		stmt = l.s.searchReplies
+		args = append(args, string(h.appendThreadMatch(match[:0], l.s.searchKey, desk, sets, thread)))
+	}
+	rows, err := tx.StmtContext(ctx, stmt).QueryContext(ctx, args...)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	return scanPage(rows, make([]transcript.Message, 0, p.Limit+1), make([]rowRefs, 0, p.Limit+1), transcript.PageBytes)
-}
-
-// searchFor returns the query of a search within thread (0: the whole desk) and its
-// prepared statement: within a thread, searchThreadSQL walks the thread's rows.
-func (s *Store) searchFor(thread int64) (string, *sql.Stmt) {
-	if thread != 0 {
-		return searchThreadSQL, s.searchThread
+	hits, refs, more, err := scanPage(rows, make([]transcript.Message, 0, p.Limit+1), make([]rowRefs, 0, p.Limit+1), transcript.PageBytes)
+	if thread == 0 || err != nil || more || len(hits) > p.Limit {
+		return hits, refs, more, err
 	}
-	return searchSQL, s.search
+	if rows, err = tx.StmtContext(ctx, l.s.searchRoot).QueryContext(ctx, args[:6]...); err != nil {
+		return nil, nil, false, err
+	}
+	used := 0
+	for _, m := range hits {
+		used += len(m.Content)
+	}
+	if used >= transcript.PageBytes { // the root would start the next page
+		root, _, _, err := scanPage(rows, nil, nil, 0)
+		return hits, refs, len(root) > 0, err
+	}
+	return scanPage(rows, hits, refs, transcript.PageBytes-used)
 }
 
 // searchError wraps a failed search, naming the desk and never the text; when ctx is done,

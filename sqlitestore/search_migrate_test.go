@@ -234,3 +234,81 @@ func filesHolding(t *testing.T, dir, marker string) []string {
 	}
 	return holding
 }
+
+// TestMigrateFromV10AddsThreadTokens: a file at schema 10, whose replies' entries hold no
+// thread token, migrates to 11 by one rebuild of the index, told to WithIndexProgress:
+// afterwards a search within a thread finds its replies, a reply of an aside among them
+// for its reader only.
+func TestMigrateFromV10AddsThreadTokens(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "v10.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []transcript.Message{
+		{Author: opAuthor, Content: "deploy plan"},
+		{Author: triageAgent, Parent: 1, Content: "deploy at noon"},
+		{Author: triageAgent, Parent: 1, Audience: []transcript.Author{opAuthor}, Content: "deploy secretly"},
+		{Author: opAuthor, Content: "deploy elsewhere"},
+	} {
+		if _, err := st.Append(ctx, "eng", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	// The file as version 10 left it: its triggers, and its entries computed without
+	// parents (the rebuild, run while the rows had none).
+	db := openRaw(t, path)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`UPDATE messages SET parent = 0`,
+		`DROP TRIGGER messages_insert_keeps_thread_index`,
+		`DROP TRIGGER messages_update_keeps_thread_index`,
+		`CREATE TRIGGER messages_insert_keeps_keyed_index BEFORE INSERT ON messages BEGIN SELECT sqlitestore_keeps_keyed_index() WHERE 0; END`,
+		`CREATE TRIGGER messages_update_keeps_keyed_index BEFORE UPDATE OF content, redacted ON messages BEGIN SELECT sqlitestore_keeps_keyed_index() WHERE 0; END`,
+		`UPDATE schema_version SET version = 10`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := indexStoredRows(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE messages SET parent = 1 WHERE seq IN (2, 3)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var calls, done, total int64
+	st, err = Open(ctx, path, WithIndexProgress(func(d, n int64) { calls, done, total = calls+1, d, n }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if calls != 1 || done != 4 || total != 4 {
+		t.Errorf("the rebuild told %d times, last %d of %d rows; want once, 4 of 4", calls, done, total)
+	}
+	if v := schemaVersion(t, path); v != SchemaVersion {
+		t.Errorf("schema version %d after Open, want %d", v, SchemaVersion)
+	}
+	for _, c := range []struct {
+		viewer transcript.Author
+		want   []transcript.Sequence
+	}{{triageAgent, []transcript.Sequence{3, 2, 1}}, {transcript.Agent("stranger", ""), []transcript.Sequence{2, 1}}} {
+		res, err := st.Log("eng").(transcript.Searcher).Search(ctx, transcript.SearchQuery{Text: "deploy", Thread: 1, Viewer: c.viewer})
+		var got []transcript.Sequence
+		for _, m := range res.Messages {
+			got = append(got, m.Seq)
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("search in thread 1 as %v after the migration = %v, %v; want %v", c.viewer, got, err, c.want)
+		}
+	}
+}

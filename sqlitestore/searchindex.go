@@ -1,9 +1,9 @@
 package sqlitestore
 
-// The search index (message_terms: see migrations/009_search.sql and
-// migrations/010_reader_sets.sql): its entries, written in the transaction of every
-// append, changed by corrections in theirs, and written for the rows a file holds by
-// migration 10.
+// The search index (message_terms: see migrations/009_search.sql,
+// migrations/010_reader_sets.sql and migrations/011_thread_tokens.sql): its entries,
+// written in the transaction of every append, changed by corrections in theirs, and
+// written for the rows a file holds when it is rebuilt.
 
 import (
 	"context"
@@ -35,10 +35,10 @@ const (
 	indexOneSQL  = `INSERT INTO message_terms (rowid, terms) VALUES (?1, ?2)`
 	unindexSQL   = `INSERT INTO message_terms (message_terms, rowid, terms) VALUES ('delete', ?1, ?2)`
 	// targetSQL reads a correction's target, before the correction changes it, on the
-	// (desk, seq) index: its id, what its entry was computed from, and its readers: its
-	// author's identity and its audience's members ('' for a desk row).
+	// (desk, seq) index: its id, what its entry was computed from (its parent among it),
+	// and its readers: its author's identity and its audience's members ('' for a desk row).
 	targetSQL = `
-SELECT m.id, m.content, m.corrects, m.redacted, a.kind, a.ident, ifnull(au.members, '')
+SELECT m.id, m.parent, m.content, m.corrects, m.redacted, a.kind, a.ident, ifnull(au.members, '')
 FROM messages AS m
 JOIN authors AS a ON a.id = m.author
 LEFT JOIN audiences AS au ON au.id = m.audience
@@ -66,6 +66,13 @@ WHERE m.desk = ?1 AND m.seq = ?2`
 // from U+0080 up inside a token, and JSON writes them as they are. A desk's rows and a
 // reader set's rows thus have tokens of their own, and a search names only the tokens of
 // the sets its viewer belongs to.
+//
+// A reply's entry also holds the thread token of its parent in its set: the token of
+// SHA-256(key ‖ desk ‖ reader set ‖ 0x00 ‖ "thread" ‖ parent), the parent's Seq as 8
+// bytes, little endian. No term starts with a NUL byte, so no term's token is computed
+// from the same bytes. A search within thread T walks T's thread token in each of its
+// viewer's sets: FTS5 reads the doclists of those tokens only, so the thread's replies of
+// sets the viewer is not in are never read.
 type tokenHasher struct {
 	buf       []byte // key ‖ desk ‖ set, then the term being hashed
 	n         int    // the length of key ‖ desk ‖ set
@@ -107,13 +114,7 @@ func (h *tokenHasher) appendToken(b []byte, term string) []byte {
 		}
 	}
 	h.buf = append(h.buf[:h.n], term...)
-	sum := sha256.Sum256(h.buf)
-	v := binary.LittleEndian.Uint64(sum[:8])
-	var t [tokenBytes]byte
-	for i := 0; i < tokenBytes; i += 2 {
-		t[i], t[i+1] = 0xc2, 0x80|byte(v&0x1f)
-		v >>= 5
-	}
+	t := h.hash()
 	if h.tokens != nil {
 		if len(h.tokens) >= tokenCacheSize {
 			clear(h.tokens)
@@ -123,14 +124,40 @@ func (h *tokenHasher) appendToken(b []byte, term string) []byte {
 	return append(b, t[:]...)
 }
 
-// appendEntry appends to b the entry of a row whose terms are terms: their tokens, joined
-// by single spaces. An entry holds no byte that JSON escapes.
-func (h *tokenHasher) appendEntry(b []byte, terms []string) []byte {
+// threadMark starts what a thread token is computed from, after key ‖ desk ‖ set.
+const threadMark = "\x00thread"
+
+// appendThreadToken appends to b the thread token of the replies to parent (a Seq).
+func (h *tokenHasher) appendThreadToken(b []byte, parent int64) []byte {
+	h.buf = binary.LittleEndian.AppendUint64(append(h.buf[:h.n], threadMark...), uint64(parent))
+	t := h.hash()
+	return append(b, t[:]...)
+}
+
+// hash returns the token of h.buf: its SHA-256's first 64 bits, 5 at a time.
+func (h *tokenHasher) hash() [tokenBytes]byte {
+	sum := sha256.Sum256(h.buf)
+	v := binary.LittleEndian.Uint64(sum[:8])
+	var t [tokenBytes]byte
+	for i := 0; i < tokenBytes; i += 2 {
+		t[i], t[i+1] = 0xc2, 0x80|byte(v&0x1f)
+		v >>= 5
+	}
+	return t
+}
+
+// appendEntry appends to b the entry of a row whose terms are terms and whose parent is
+// parent (0 for none): the terms' tokens, then for a reply its parent's thread token,
+// joined by single spaces. An entry holds no byte that JSON escapes.
+func (h *tokenHasher) appendEntry(b []byte, terms []string, parent int64) []byte {
 	for i, t := range terms {
 		if i > 0 {
 			b = append(b, ' ')
 		}
 		b = h.appendToken(b, t)
+	}
+	if parent != 0 {
+		b = h.appendThreadToken(append(b, ' '), parent)
 	}
 	return b
 }
@@ -152,6 +179,20 @@ func (h *tokenHasher) appendMatch(b []byte, key []byte, desk int64, sets []int64
 			b = append(h.appendToken(append(b, '"'), t), '"')
 		}
 		b = append(b, ')')
+	}
+	return b
+}
+
+// appendThreadMatch appends to b the FTS5 query that finds the rows of desk, among the
+// reader sets sets, that reply to the row of Seq parent: the thread token of parent in
+// each set, quoted, ORed.
+func (h *tokenHasher) appendThreadMatch(b []byte, key []byte, desk int64, sets []int64, parent int64) []byte {
+	for i, set := range sets {
+		if i > 0 {
+			b = append(b, " OR "...)
+		}
+		h.reset(key, desk, set)
+		b = append(h.appendThreadToken(append(b, '"'), parent), '"')
 	}
 	return b
 }
@@ -278,8 +319,8 @@ func (w *writeTx) readerSet(ctx context.Context, m *transcript.Message) (int64, 
 }
 
 // entryOf sets w.entries to the search index's entry of m, a row of the transaction's desk
-// (empty for a row without terms), computed with transcript.IndexTerms and the tokens of
-// m's reader set.
+// (empty for a row without terms), computed with transcript.IndexTerms, m's Parent and the
+// tokens of m's reader set.
 func (w *writeTx) entryOf(ctx context.Context, m *transcript.Message) error {
 	w.entries = w.entries[:0]
 	terms := transcript.IndexTerms(m)
@@ -291,7 +332,7 @@ func (w *writeTx) entryOf(ctx context.Context, m *transcript.Message) error {
 		return err
 	}
 	w.hasher.reset(w.s.searchKey, w.desk, set)
-	w.entries = w.hasher.appendEntry(w.entries, terms)
+	w.entries = w.hasher.appendEntry(w.entries, terms, int64(m.Parent))
 	return nil
 }
 
@@ -371,20 +412,20 @@ func (w *writeTx) flushIndex(ctx context.Context) error {
 
 // unindex deletes the search index's entry of row seq of the transaction's desk, before a
 // correction changes the row, and returns the row's id and the row as its entry was
-// computed from: content, correction and erasure, author identity and audience. The entry
+// computed from: parent, content, correction and erasure, author identity and audience. The entry
 // is computed again from the row as stored, as index computed it (the index's terms are
 // the running program's: see termsVersion); FTS5's secure-delete removes its tokens from
 // the index's pages.
 func (w *writeTx) unindex(ctx context.Context, seq transcript.Sequence) (int64, transcript.Message, error) {
 	var (
-		id, corrects, kind int64
-		members            string
-		m                  = transcript.Message{Seq: seq}
+		id, parent, corrects, kind int64
+		members                    string
+		m                          = transcript.Message{Seq: seq}
 	)
-	if err := w.tx.StmtContext(ctx, w.s.target).QueryRowContext(ctx, w.desk, int64(seq)).Scan(&id, &m.Content, &corrects, &m.Redacted, &kind, &m.Author.ID, &members); err != nil {
+	if err := w.tx.StmtContext(ctx, w.s.target).QueryRowContext(ctx, w.desk, int64(seq)).Scan(&id, &parent, &m.Content, &corrects, &m.Redacted, &kind, &m.Author.ID, &members); err != nil {
 		return 0, m, fmt.Errorf("reading row %d: %w", seq, err)
 	}
-	m.Corrects, m.Author.Kind = transcript.Sequence(corrects), transcript.AuthorKind(kind)
+	m.Parent, m.Corrects, m.Author.Kind = transcript.Sequence(parent), transcript.Sequence(corrects), transcript.AuthorKind(kind)
 	if members != "" {
 		var err error
 		if m.Audience, err = decodeMembers(members); err != nil {
@@ -417,12 +458,17 @@ const (
 // the same.
 var termsVersion = "terms 2, unicode " + unicode.Version + ", norm " + norm.Version
 
-// searchIndexVersion is the schema version of the search index in its keyed form: the
-// first whose entries are tokens of reader sets (migrations/010_reader_sets.sql).
-const searchIndexVersion = 10
+// The schema versions of the search index: searchIndexVersion the first whose entries are
+// tokens of reader sets (migrations/010_reader_sets.sql), threadIndexVersion the first
+// whose replies' entries hold thread tokens (migrations/011_thread_tokens.sql).
+const (
+	searchIndexVersion = 10
+	threadIndexVersion = 11
+)
 
 // newSearchKey is the Go step of migration 10: it stores the file's search key, random,
-// then indexes the rows the file holds (indexStoredRows).
+// and marks the index stale (staleSearchIndex), for migrate to index the rows the file
+// holds once, whatever migrations follow.
 func newSearchKey(ctx context.Context, tx *sql.Tx) error {
 	key := make([]byte, searchKeyBytes)
 	if _, err := rand.Read(key); err != nil {
@@ -431,7 +477,17 @@ func newSearchKey(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO search_key (key) VALUES (?1)`, key); err != nil {
 		return fmt.Errorf("storing the search key: %w", err)
 	}
-	return indexStoredRows(ctx, tx)
+	return staleSearchIndex(ctx, tx)
+}
+
+// staleSearchIndex is the Go step of migration 11: it forgets the terms version the index
+// was built with, so that syncTermsVersion, which migrate runs after the migrations, in
+// their transaction, rebuilds it (indexStoredRows).
+func staleSearchIndex(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM message_terms_version`); err != nil {
+		return fmt.Errorf("marking the search index stale: %w", err)
+	}
+	return nil
 }
 
 // readSearchKey reads the file's search key.
@@ -462,8 +518,8 @@ func progressOf(ctx context.Context) IndexProgress {
 	return func(int64, int64) {}
 }
 
-// indexStoredRows is migration 10's Go step, and the rebuild of the search index when its
-// terms were computed with other tables than termsVersion's (syncTermsVersion): it deletes
+// indexStoredRows is the rebuild of the search index when its terms were computed with
+// other tables than termsVersion's or the index is stale (syncTermsVersion): it deletes
 // every entry, then writes the entry of every row tx's file holds, with
 // transcript.IndexTerms and the tokens of the row's reader set (made as the rows need
 // them), in chunks read in id order, telling ctx's IndexProgress after each, and records
@@ -507,8 +563,9 @@ func indexStoredRows(ctx context.Context, tx *sql.Tx) error {
 }
 
 // syncTermsVersion rebuilds the search index of tx's file, at searchIndexVersion or later,
-// when its entries were computed with other Unicode tables than the running program's
-// (after an upgrade of Go or x/text), so that every entry is what index and unindex
+// when it is stale (a migration's Go step marked it so) or its entries were computed with
+// other Unicode tables than the running program's (after an upgrade of Go or x/text), so
+// that every entry is what index and unindex
 // compute for its row now: a stale one could not be deleted, and would go on matching its
 // row's old words.
 func syncTermsVersion(ctx context.Context, tx *sql.Tx) error {
@@ -537,7 +594,7 @@ type reindex struct {
 // and how many rows it read.
 func (r *reindex) chunk(ctx context.Context, tx *sql.Tx, after int64) (int64, int64, error) {
 	rows, err := tx.QueryContext(ctx, `
-SELECT m.id, m.desk, m.content, m.corrects, m.redacted, a.kind, a.ident, ifnull(au.members, '')
+SELECT m.id, m.desk, m.parent, m.content, m.corrects, m.redacted, a.kind, a.ident, ifnull(au.members, '')
 FROM messages AS m
 JOIN authors AS a ON a.id = m.author
 LEFT JOIN audiences AS au ON au.id = m.audience
@@ -555,14 +612,14 @@ WHERE m.id > ?1 ORDER BY m.id LIMIT ?2`, after, indexChunkRows)
 	last, bytes, n := after, 0, int64(0)
 	for bytes < indexChunkBytes && rows.Next() {
 		var (
-			p              pending
-			corrects, kind int64
-			members        string
+			p                      pending
+			parent, corrects, kind int64
+			members                string
 		)
-		if err := rows.Scan(&p.id, &p.desk, &p.m.Content, &corrects, &p.m.Redacted, &kind, &p.m.Author.ID, &members); err != nil {
+		if err := rows.Scan(&p.id, &p.desk, &parent, &p.m.Content, &corrects, &p.m.Redacted, &kind, &p.m.Author.ID, &members); err != nil {
 			return after, 0, fmt.Errorf("reading the rows to index: %w", err)
 		}
-		p.m.Corrects, p.m.Author.Kind = transcript.Sequence(corrects), transcript.AuthorKind(kind)
+		p.m.Parent, p.m.Corrects, p.m.Author.Kind = transcript.Sequence(parent), transcript.Sequence(corrects), transcript.AuthorKind(kind)
 		last, bytes, n = p.id, bytes+len(p.m.Content), n+1
 		if p.terms = transcript.IndexTerms(&p.m); len(p.terms) == 0 {
 			continue
@@ -598,7 +655,7 @@ WHERE m.id > ?1 ORDER BY m.id LIMIT ?2`, after, indexChunkRows)
 		}
 		list = append(strconv.AppendInt(append(list, '['), p.id, 10), ',', '"')
 		r.hasher.reset(r.key, p.desk, set)
-		list = append(r.hasher.appendEntry(list, p.terms), '"', ']')
+		list = append(r.hasher.appendEntry(list, p.terms, int64(p.m.Parent)), '"', ']')
 	}
 	if _, err := tx.ExecContext(ctx, indexSQL, string(append(list, ']'))); err != nil {
 		return after, 0, fmt.Errorf("indexing the rows after id %d: %w", after, err)

@@ -64,7 +64,46 @@ func TestSearchWorkCheckCatchesEverySetRead(t *testing.T) {
 		t.Fatalf("the check fails the store's search:\n%s", strings.Join(got, "\n"))
 	}
 	st.searchEverySet = true
-	got := check()
+	checkWorkFailure(t, check())
+}
+
+// TestSearchWorkCheckCatchesEveryThreadSetRead: so it does within a thread whose replies
+// are mostly asides (storetest.NewThreadSearchCase), for a search that walks the thread's
+// replies of every reader set.
+func TestSearchWorkCheckCatchesEveryThreadSetRead(t *testing.T) {
+	st := openTempInternal(t)
+	c := storetest.NewThreadSearchCase(40)
+	for desk, msgs := range map[string][]transcript.Message{"d": c.Inputs, "d-blind": c.Blinded} {
+		for _, m := range msgs {
+			if _, err := st.Append(t.Context(), desk, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s, sb := st.Log("d").(transcript.Searcher), st.Log("d-blind").(transcript.Searcher)
+	check := func() []string {
+		f := &failures{TB: t}
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for _, text := range c.Texts {
+				for _, thread := range c.Threads {
+					storetest.SearchCheck(f, c, s, sb, transcript.SearchQuery{Text: text, Thread: thread})
+				}
+			}
+		})
+		wg.Wait()
+		return f.got
+	}
+	if got := check(); len(got) != 0 {
+		t.Fatalf("the check fails the store's search:\n%s", strings.Join(got, "\n"))
+	}
+	st.searchEverySet = true
+	checkWorkFailure(t, check())
+}
+
+// checkWorkFailure fails t unless a failure of got tells of an outsider's search work.
+func checkWorkFailure(t *testing.T, got []string) {
+	t.Helper()
 	for _, f := range got {
 		if strings.Contains(f, "search work depends on the asides") {
 			t.Logf("the first failure: %.400s", f)

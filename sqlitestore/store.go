@@ -39,7 +39,7 @@ type Store struct {
 	findAudience, newAudience, parents, keyRow, keyRows                  *sql.Stmt
 	revise, eraseCorrections, indexOne, unindexStmt, target              *sql.Stmt
 	readPage, listDesks, readAuthorsStmt, readAudiencesStmt, keyRowsStmt *sql.Stmt
-	search, searchThread, viewerSets, allSets                            *sql.Stmt // readers
+	search, searchReplies, searchRoot, viewerSets, allSets               *sql.Stmt // readers
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
 	insertBook, updateBook, loadBook                                     *sql.Stmt // writer, writer, readers
 	closed                                                               atomic.Bool
@@ -153,7 +153,8 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		{&s.target, s.writer, targetSQL},
 		{&s.readPage, s.readers, readPageSQL},
 		{&s.search, s.readers, searchSQL},
-		{&s.searchThread, s.readers, searchThreadSQL},
+		{&s.searchReplies, s.readers, searchRepliesSQL},
+		{&s.searchRoot, s.readers, searchRootSQL},
 		{&s.viewerSets, s.readers, viewerSetsSQL},
 		{&s.allSets, s.readers, allSetsSQL},
 		{&s.listDesks, s.readers, listDesksSQL},
@@ -208,7 +209,7 @@ func (s *Store) closeAll() error {
 	// The readers first: the checkpoint truncates the log only once no connection of this
 	// process reads it.
 	workCounters.Delete(s.workID)
-	closeStmts(s.readPage, s.search, s.searchThread, s.viewerSets, s.allSets, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
+	closeStmts(s.readPage, s.search, s.searchReplies, s.searchRoot, s.viewerSets, s.allSets, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
 	if s.readers != nil {
 		errs = append(errs, s.readers.Close())
 	}

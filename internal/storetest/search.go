@@ -31,9 +31,11 @@ var searchCmp = cmp.Options{cmpopts.EquateEmpty(), cmp.Comparer(func(a, b time.T
 // NewSearchCase desk of 120 rows to desk "search-SEED" and the same desk without its
 // asides to "search-SEED-blind", and checks SearchCheck for every text in the whole desk
 // and in a third of the case's threads, with limits and bounds varied, and with bounds and
-// threads past every Seq a store can hold.
+// threads past every Seq a store can hold. Then it checks thread searches on a desk whose
+// threads' replies are mostly asides (NewThreadSearchCase, desks "search-thread" and
+// "search-thread-blind").
 // The store's logs must implement transcript.Searcher; when they also implement
-// SearchWorkCounter, an outsider's search must do the same work on both desks.
+// SearchWorkCounter, an outsider's search must do the same work on both desks of each pair.
 func SearchRule(t *testing.T, st Store) {
 	t.Helper()
 	for _, seed := range SearchSeeds {
@@ -68,6 +70,7 @@ func SearchRule(t *testing.T, st Store) {
 			}
 		}
 	}
+	threadSearchRule(t, st)
 }
 
 // searcherOf returns log as a transcript.Searcher, failing t when it is not one.

@@ -52,9 +52,9 @@ func (s ownWordsSearcher) Search(ctx context.Context, q transcript.SearchQuery) 
 	return p.Result(hits), nil
 }
 
-// runSearchChecks runs the checks of SearchRule on the case of seed 1 over the searchers
-// newSearcher returns for its desk and for the desk without asides, and returns the
-// failures.
+// runSearchChecks runs the checks of SearchRule on the case of seed 1, then on a thread
+// case, over the searchers newSearcher returns for each desk and for the desk without
+// asides, and returns the failures.
 func runSearchChecks(t *testing.T, newSearcher func(rows []transcript.Message) transcript.Searcher) (failures []string) {
 	r := &recorder{ctx: t.Context()}
 	defer func() {
@@ -63,7 +63,14 @@ func runSearchChecks(t *testing.T, newSearcher func(rows []transcript.Message) t
 		}
 		failures = r.failures
 	}()
-	c := NewSearchCase(1, 120)
+	for _, c := range []SearchCase{NewSearchCase(1, 120), NewThreadSearchCase(40)} {
+		runCaseChecks(t, r, c, newSearcher)
+	}
+	return nil
+}
+
+// runCaseChecks runs the checks of SearchRule on c, for every text, thread and limit.
+func runCaseChecks(t *testing.T, r reporter, c SearchCase, newSearcher func(rows []transcript.Message) transcript.Searcher) {
 	blind := memlog.New()
 	for _, m := range c.Blinded {
 		if _, err := blind.Append(t.Context(), m); err != nil {
@@ -78,7 +85,6 @@ func runSearchChecks(t *testing.T, newSearcher func(rows []transcript.Message) t
 			}
 		}
 	}
-	return nil
 }
 
 // TestSearchChecksCatchBrokenSearchers: the search checks pass memlog's search, and report
@@ -166,11 +172,13 @@ func TestSearchChecksCatchBrokenSearchers(t *testing.T) {
 // search, one entry for each searchable row of the desk that holds every word (in any
 // scope, below any bound), and one row for each answer. Keyed by word and reader set, it
 // reads only the entries of rows the viewer may read; keyed by word only (byWord), every
-// row's, asides included, as the index of finding 1 did.
+// row's, asides included, as the index of finding 1 did. With walk, a thread's search
+// also reads the thread's root and every reply, asides included, as a walk of a
+// (desk, parent, seq) index does.
 type indexSearcher struct {
 	log           *memlog.Log
 	rows          []transcript.Message
-	byWord        bool
+	byWord, walk  bool
 	entries, read int64
 }
 
@@ -180,6 +188,9 @@ func (s *indexSearcher) Search(ctx context.Context, q transcript.SearchQuery) (t
 			m := &s.rows[i]
 			if transcript.Searchable(m) && holdsAll(transcript.Terms(m.Content), p.Terms) && (s.byWord || m.ReadableBy(p.Viewer)) {
 				s.entries++
+			}
+			if s.walk && q.Thread != 0 && p.InScope(m) {
+				s.read++
 			}
 		}
 	}
@@ -194,19 +205,44 @@ func (s *indexSearcher) SearchWork() (entries, rows int64) { return s.entries, s
 // of an index keyed by reader set, and report one that reads the entries of asides its
 // viewer may not read, as an outsider's search work that depends on the asides.
 func TestSearchWorkCatchesAsideEntries(t *testing.T) {
-	searcher := func(byWord bool) func(rows []transcript.Message) transcript.Searcher {
-		return func(rows []transcript.Message) transcript.Searcher {
-			log, err := memlog.From(rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &indexSearcher{log: log, rows: rows, byWord: byWord}
-		}
-	}
-	if failures := runSearchChecks(t, searcher(false)); len(failures) != 0 {
+	if failures := runSearchChecks(t, indexSearchers(t, indexSearcher{})); len(failures) != 0 {
 		t.Fatalf("the checks fail a searcher keyed by reader set:\n%s", strings.Join(failures, "\n"))
 	}
-	failures := runSearchChecks(t, searcher(true))
+	checkWorkFailure(t, runSearchChecks(t, indexSearchers(t, indexSearcher{byWord: true})))
+}
+
+// TestSearchWorkCatchesThreadWalk: the search checks report a searcher keyed by reader set
+// whose thread searches walk every reply of the thread, asides included, as an outsider's
+// search work that depends on the asides, on the thread case alone.
+func TestSearchWorkCatchesThreadWalk(t *testing.T) {
+	r := &recorder{ctx: t.Context()}
+	func() {
+		defer func() {
+			if x := recover(); x != nil && x != errFatal {
+				panic(x)
+			}
+		}()
+		runCaseChecks(t, r, NewThreadSearchCase(40), indexSearchers(t, indexSearcher{walk: true}))
+	}()
+	checkWorkFailure(t, r.failures)
+}
+
+// indexSearchers returns a function that makes an indexSearcher like proto over rows.
+func indexSearchers(t *testing.T, proto indexSearcher) func(rows []transcript.Message) transcript.Searcher {
+	return func(rows []transcript.Message) transcript.Searcher {
+		log, err := memlog.From(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := proto
+		s.log, s.rows = log, rows
+		return &s
+	}
+}
+
+// checkWorkFailure fails t unless a failure of failures tells of an outsider's search work.
+func checkWorkFailure(t *testing.T, failures []string) {
+	t.Helper()
 	for _, f := range failures {
 		if strings.Contains(f, "search work depends on the asides") {
 			t.Logf("%d failures, among them:\n%.600s", len(failures), f)

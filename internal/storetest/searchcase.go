@@ -177,13 +177,7 @@ func NewSearchCase(seed uint64, n int) SearchCase {
 			break
 		}
 	}
-	for _, m := range c.Rows {
-		c.rowTerms = append(c.rowTerms, transcript.Terms(m.Content))
-	}
-	c.forbidden = make(map[string]map[string]bool)
-	for _, v := range SearchViewers {
-		c.forbidden[v.String()] = c.forbiddenWords(v)
-	}
+	c.index()
 	return c
 }
 

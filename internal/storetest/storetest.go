@@ -87,7 +87,8 @@ type Store interface {
 //     for every viewer, scope, bound and limit; paging through Next to the end; no word of
 //     a row the viewer may not read, or of erased content, in any answer; and an
 //     outsider's answers, and the work of its searches, those of the same desk without
-//     its asides. The store's logs must implement transcript.Searcher and
+//     its asides, in the whole desk and within threads whose replies are mostly asides.
+//     The store's logs must implement transcript.Searcher and
 //     SearchWorkCounter.
 //   - Tokens: the token.Store contract (see TokenRule): tokens stored exactly and found by
 //     hash only, listed in order, refused twice or invalid, revoked once, and
