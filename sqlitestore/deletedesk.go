@@ -13,13 +13,22 @@ import (
 
 // The statements that delete a desk (DeleteDesk), each on an index of the desk's name or id.
 const (
-	deskRowsSQL         = `SELECT id, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks WHERE name = ?1`
-	deskTokensSQL       = `SELECT count(*) FROM tokens WHERE desk = ?1`
-	deleteDeskRowsSQL   = `DELETE FROM messages WHERE desk = ?1`
-	deleteDeskBooksSQL  = `DELETE FROM books WHERE desk = ?1`
-	deleteDeskTokensSQL = `DELETE FROM tokens WHERE desk = ?1`
-	deleteDeskSQL       = `DELETE FROM desks WHERE id = ?1`
+	deskRowsSQL          = `SELECT id, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks WHERE name = ?1`
+	deskTokensSQL        = `SELECT count(*) FROM tokens WHERE desk = ?1`
+	deleteDeskRowsSQL    = `DELETE FROM messages WHERE desk = ?1`
+	deleteDeskBooksSQL   = `DELETE FROM books WHERE desk = ?1`
+	deleteDeskTokensSQL  = `DELETE FROM tokens WHERE desk = ?1`
+	deleteDeskMembersSQL = `DELETE FROM reader_set_members WHERE desk = ?1`
+	deleteDeskSetsSQL    = `DELETE FROM reader_sets WHERE desk = ?1`
+	// The desk's row stays, under a name no desk can have (see liveDesk), so that its id is
+	// never given to another desk: a process that cached what it knew of the deleted desk by
+	// its id (its reader sets) can never take it for a later desk's.
+	deleteDeskSQL = `UPDATE desks SET name = ' deleted ' || id WHERE id = ?1`
 )
+
+// liveDesk is the condition on the desks table that leaves out deleted desks' rows, whose
+// names begin with a space, which no desk's name holds.
+const liveDesk = `substr(name, 1, 1) <> ' '`
 
 // DeleteDesk deletes desk and what the file keeps of it, in one transaction: its rows,
 // their search index entries, the participants' books of it and, when tokens is true, the
@@ -31,9 +40,9 @@ const (
 //
 // What stays names participants without any content, and is shared with other desks or
 // cached by every process that has the file open, whose caches never expire: the authors
-// rows (kind, id, label), the audiences rows (their members) and the desk's reader sets
-// (the kind and id of each reader of its asides, under the desk's id). A desk made later
-// under the same name starts empty, at row 1. With secure_delete on the writer's
+// rows (kind, id, label) and the audiences rows (their members). The desk's reader sets
+// go; its id is never given to another desk. A desk made later under the same name is a
+// new desk: it starts empty, at row 1. With secure_delete on the writer's
 // connection and the search index's secure-delete, the deleted rows' text is overwritten
 // in the file's pages; once the Store is closed (see Close) no file of the database holds
 // it.
@@ -83,6 +92,8 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 		arg any
 	}{
 		{deleteDeskRowsSQL, id},
+		{deleteDeskMembersSQL, id},
+		{deleteDeskSetsSQL, id},
 		{deleteDeskSQL, id},
 		{deleteDeskBooksSQL, desk},
 	}

@@ -23,12 +23,13 @@ func TestDeleteDeskRule(t *testing.T) {
 
 // deskTables says, for every table of a store's file, how to count the rows it keeps of
 // the desk named ?1 (whose id is ?2), or "" for a table that keeps nothing of any one desk
-// (the schema's, the search key's) or, by DeleteDesk's contract, stays (the authors,
-// audiences and reader sets, which name participants without content). A table missing
+// (the schema's, the search key's) or, by DeleteDesk's contract, stays (the authors and
+// audiences, which name participants without content; the desks row, renamed, so that
+// its id is never another desk's). A table missing
 // here fails TestDeleteDeskLeavesNothing: a new table must say what it keeps of a desk.
 var deskTables = map[string]string{
 	"schema_version":        "",
-	"desks":                 `SELECT count(*) FROM desks WHERE name = ?1 OR id = ?2`,
+	"desks":                 `SELECT count(*) FROM desks WHERE name = ?1 OR (id = ?2 AND name <> ' deleted ' || id)`,
 	"messages":              `SELECT count(*) FROM messages WHERE desk = ?2`,
 	"authors":               "",
 	"audiences":             "",
@@ -36,8 +37,8 @@ var deskTables = map[string]string{
 	"books":                 `SELECT count(*) FROM books WHERE desk = ?1`,
 	"message_terms_version": "",
 	"search_key":            "",
-	"reader_sets":           "",
-	"reader_set_members":    "",
+	"reader_sets":           `SELECT count(*) FROM reader_sets WHERE desk = ?2`,
+	"reader_set_members":    `SELECT count(*) FROM reader_set_members WHERE desk = ?2`,
 	// The search index: its entries are counted through the messages they index (see the
 	// test), its shadow tables hold its pages.
 	"message_terms":         "",
@@ -149,5 +150,61 @@ func TestDeleteDeskLeavesNothing(t *testing.T) {
 		if c != 'a' && c != 'e' && len(filesHolding(t, dir, kept)) == 0 { // a and e were erased by the kept desk's own corrections
 			t.Errorf("no file holds the kept desk's %q", kept)
 		}
+	}
+}
+
+// TestDeleteDeskIDNotReused: the id of a deleted desk, the newest one, is never another
+// desk's, whatever its name, so that nothing known of the deleted desk by its id (its reader
+// sets, cached by any process with the file open) can be taken for a later desk's; no list
+// shows the deleted desk, and a desk made under its name starts at row 1.
+func TestDeleteDeskIDNotReused(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "desk.db")
+	st, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ana, bot := transcript.Person("ana", "Ana"), transcript.Agent("triage", "Triage")
+	for _, desk := range []string{"kept", "gone"} {
+		if _, err := st.Append(ctx, desk, transcript.Message{Author: ana, Content: "to the bot", Audience: []transcript.Author{bot}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	idOf := func(desk string) (id int64) {
+		t.Helper()
+		if err := other.QueryRow(`SELECT id FROM desks WHERE name = ?`, desk).Scan(&id); err != nil {
+			t.Fatalf("the id of desk %s: %v", desk, err)
+		}
+		return id
+	}
+	gone := idOf("gone")
+	if _, err := st.DeleteDesk(ctx, "gone", true); err != nil {
+		t.Fatal(err)
+	}
+	var sets int
+	if err := other.QueryRow(`SELECT count(*) FROM reader_sets WHERE desk = ?`, gone).Scan(&sets); err != nil || sets != 0 {
+		t.Errorf("the deleted desk keeps %d reader sets (%v), want 0", sets, err)
+	}
+	for _, desk := range []string{"next", "gone"} {
+		m, err := st.Append(ctx, desk, transcript.Message{Author: bot, Content: "hello"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id := idOf(desk); id == gone || m.Seq != 1 {
+			t.Errorf("desk %s made after the delete: id %d (the deleted desk's: %d), first row %d", desk, id, gone, m.Seq)
+		}
+	}
+	desks, err := st.Desks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"gone", "kept", "next"}; fmt.Sprint(desks) != fmt.Sprint(want) {
+		t.Errorf("Desks = %q, want %q", desks, want)
 	}
 }

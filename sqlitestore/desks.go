@@ -7,7 +7,7 @@ import (
 
 // listDesksSQL lists the desks; a desk gets its row with its first message, in the same
 // transaction, so every listed desk holds at least one row.
-const listDesksSQL = `SELECT name FROM desks ORDER BY name`
+const listDesksSQL = `SELECT name FROM desks WHERE ` + liveDesk + ` ORDER BY name`
 
 // Desks returns the names of the desks that hold at least one row, sorted by bytes (Go's
 // string order).

@@ -18,7 +18,7 @@ import (
 // a desk, so a poll costs the number of desks, never their rows.
 const (
 	dataVersionSQL = `PRAGMA data_version`
-	headsSQL       = `SELECT name, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks`
+	headsSQL       = `SELECT name, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks WHERE ` + liveDesk
 )
 
 // headSQL reads one desk's newest Seq: a probe of the desks' name index and one of the
