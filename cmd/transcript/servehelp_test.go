@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,7 +63,8 @@ func startServe(t *testing.T, db string, flags ...string) *serving {
 	t.Cleanup(func() { s.stop() })
 	deadline := time.After(time.Minute)
 	for {
-		if m := listeningLine.FindStringSubmatch(s.stderr.String()); m != nil {
+		// serve --demo prints its sign-in on standard output just after it says it listens.
+		if m := listeningLine.FindStringSubmatch(s.stderr.String()); m != nil && (!slices.Contains(flags, "--demo") || demoSignIn.MatchString(s.stdout.String())) {
 			s.url = m[1]
 			return s
 		}
