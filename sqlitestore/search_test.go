@@ -21,6 +21,7 @@ import (
 // interleave and a chunk spans several of a batch's INSERTs. A desk of 400 rows is two
 // chunks: a whole one, which spans two INSERTs, and a part.
 func TestSearchRuleBatches(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	st := openTemp(t)
 	const chunk = 300 // above a batch's INSERT of 256 rows
