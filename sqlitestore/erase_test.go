@@ -167,6 +167,7 @@ func filesHolding(t *testing.T, dir, marker string) []string {
 // of them; and scans every file for every
 // 4-byte run of every erased word.
 func TestRedactionErasesIndexRuns(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 4,000 rows")
 	}

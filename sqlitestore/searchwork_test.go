@@ -37,6 +37,7 @@ func (f *failures) Fatalf(format string, args ...any) {
 // drops afterwards what the viewer may not read (as the index keyed by desk only did),
 // though its answers are right; and passes this store's search.
 func TestSearchWorkCheckCatchesEverySetRead(t *testing.T) {
+	t.Parallel()
 	st := openTempInternal(t)
 	c := storetest.NewSearchCase(1, 120)
 	for desk, msgs := range map[string][]transcript.Message{"d": c.Inputs, "d-blind": c.Blinded} {

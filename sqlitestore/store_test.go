@@ -26,6 +26,7 @@ func openTemp(t *testing.T, opts ...sqlitestore.Option) *sqlitestore.Store {
 }
 
 func TestStore(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) storetest.Store { return openTemp(t) })
 }
 
