@@ -128,13 +128,8 @@ func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, w
 		}
 		return nil, withHeaders(p, "Retry-After", retryAfter(s.opts.StreamRetryAfter))
 	}
-	t, err := s.hub.acquire(ctx, conv.Desk)
+	t, err := s.hub.acquireCaughtUp(ctx, conv.Desk) // what any process committed before now, before anything is served
 	if err != nil {
-		closeStream()
-		return nil, s.internal(ctx, err)
-	}
-	if err := t.catchUp(ctx); err != nil { // what any process committed before now, before anything is served
-		s.hub.release(t)
 		closeStream()
 		return nil, s.internal(ctx, err)
 	}
@@ -198,7 +193,15 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 	defer heartbeat.Stop()
 	for {
 		changed, _ := st.tail.current()
+		if st.tail.isEnded() { // the desk was deleted (tail.end): what the client holds is of a desk gone
+			st.reinitialize(out, sharing.WatermarkUnavailable)
+			return
+		}
 		more, err := st.send(ctx, out)
+		if errors.Is(err, errTailEnded) {
+			st.reinitialize(out, sharing.WatermarkUnavailable)
+			return
+		}
 		if err != nil || !more {
 			return
 		}
@@ -272,7 +275,7 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 		err = berr
 	}
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !errors.Is(err, errTailEnded) {
 			s.opts.Logger.Error("stream", "desk", st.conv.Desk, "error", err.Error())
 		}
 		return false, false, err

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +42,7 @@ func (h *hub) acquire(ctx context.Context, desk string) (*tail, error) {
 	if !ok {
 		t = newTail(desk, h.st.Log(desk), h.st, h.opts, h.metrics)
 		t.heads, _ = h.st.(HeadReader)
+		t.gone = h.drop
 		h.tails[desk] = t
 		h.metrics.tailsOpen.Add(1)
 		if h.stopWatch == nil {
@@ -79,6 +82,37 @@ func (h *hub) release(t *tail) {
 	if len(h.tails) == 0 && h.stopWatch != nil {
 		h.stopWatch()
 		h.stopWatch = nil
+	}
+}
+
+// acquireCaughtUp is acquire, then tail.catchUp: a tail that finds the desk was deleted
+// meanwhile (tail.end) is given back and the desk's next tail taken, a few times at most.
+func (h *hub) acquireCaughtUp(ctx context.Context, desk string) (*tail, error) {
+	for range 3 {
+		t, err := h.acquire(ctx, desk)
+		if err != nil {
+			return nil, err
+		}
+		err = t.catchUp(ctx)
+		if err == nil && !t.isEnded() {
+			return t, nil
+		}
+		h.release(t)
+		if err != nil && !errors.Is(err, errTailEnded) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("server: desk %q: %w", desk, errTailEnded)
+}
+
+// drop takes t, a tail that ended, out of the hub, so that the desk's next stream makes a
+// new one; the streams holding t give it back as they end (release).
+func (h *hub) drop(t *tail) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.tails[t.desk] == t {
+		delete(h.tails, t.desk)
+		h.metrics.tailsOpen.Add(-1)
 	}
 }
 
@@ -151,8 +185,9 @@ type tail struct {
 	opts    Options
 	metrics *metrics
 
-	heads    HeadReader // the store's, when it has one (catchUp)
-	refs     int        // streams holding the tail; under hub.mu
+	heads    HeadReader  // the store's, when it has one (catchUp)
+	gone     func(*tail) // takes the tail out of its hub (end)
+	refs     int         // streams holding the tail; under hub.mu
 	loadOnce sync.Once
 	loadErr  error
 
@@ -175,6 +210,7 @@ type tail struct {
 	pending  []transcript.Message     // corrections this server appended above head (hub.corrected)
 	patches  []transcript.Revision    // what corrections changed in rows since they were copied, ascending Target; never written in place
 	erasures []erasure                // the newest redactions applied, oldest first (noteErasure)
+	ended    bool                     // the desk was deleted since the rows were read: the tail holds nothing (end)
 	changed  chan struct{}
 }
 
@@ -270,8 +306,11 @@ func (t *tail) wake() {
 func (t *tail) stop() { t.stopO.Do(func() { close(t.done) }) }
 
 // catchUp makes the tail hold every row committed to the desk before it was called, by
-// this process or any other: when the store's newest row of the desk is above the tail's
-// head, it refreshes the tail at once (after a refresh under way, if one is). A stream calls
+// this process or any other: when the store's newest row of the desk is not the tail's
+// head, it refreshes the tail at once (after a refresh under way, if one is). A head other
+// than the tail's may be a desk deleted and made anew: the refresh ends the tail when it is
+// (end), and catchUp returns errTailEnded. A desk deleted and made anew to the tail's head
+// is the refresh's to find, woken by the deletion's report (Watcher) or the poll. A stream calls
 // it before it serves anything from the tail, so that a stream opened or resumed after a
 // correction committed, wherever, never serves what the correction replaced or erased.
 // The store tells its head with one small read (HeadReader); a store without one reads
@@ -281,15 +320,58 @@ func (t *tail) catchUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, head := t.current(); head >= newest {
-		return nil
+	if _, head := t.current(); head == newest {
+		return t.endedError()
 	}
 	t.refreshing.Lock()
 	defer t.refreshing.Unlock()
-	if _, head := t.current(); head >= newest { // the refresh under way read it
-		return nil
+	if _, head := t.current(); head == newest { // the refresh under way read it
+		return t.endedError()
 	}
-	return t.refresh(ctx)
+	if err := t.refresh(ctx); err != nil {
+		return err
+	}
+	return t.endedError()
+}
+
+// errTailEnded is the error of a tail that ended (tail.end): its desk was deleted.
+var errTailEnded = errors.New("server: the desk was deleted since its rows were read")
+
+// endedError returns errTailEnded once the tail ended, else nil.
+func (t *tail) endedError() error {
+	if t.isEnded() {
+		return errTailEnded
+	}
+	return nil
+}
+
+// isEnded reports whether the tail ended (end).
+func (t *tail) isEnded() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.ended
+}
+
+// end drops everything the tail holds of the desk (rows, corrections, redactions, tokens),
+// for a desk deleted since they were read, wakes its streams, which end with a reinitialize
+// event, stops the tail's refreshes and takes it out of its hub; t.refreshing is held. An
+// ended tail reads nothing more: its log answers errTailEnded.
+func (t *tail) end() {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return
+	}
+	t.ended = true
+	t.rows, t.patches, t.pending, t.erasures, t.good = nil, nil, nil, nil, nil
+	t.bytes, t.start = 0, false
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	t.stop()
+	if t.gone != nil {
+		t.gone(t)
+	}
 }
 
 // newest returns the Seq of the desk's newest row in the store, 0 for none.
@@ -315,16 +397,24 @@ func (t *tail) newest(ctx context.Context) (transcript.Sequence, error) {
 const refreshReadSize = 16
 
 // refresh reads the rows newer than head from the store — one read for up to 15 new rows,
-// growing reads for more — appends them and wakes the streams; t.refreshing is held.
+// growing reads for more — appends them and wakes the streams; t.refreshing is held. When
+// the store's row at head is not the one the tail holds (sameRow), or the store has none,
+// the desk was deleted since the tail read its rows: refresh ends the tail (end). A desk
+// deleted and made anew, between two refreshes, to the same head with a row at head like
+// the one deleted (same author, key, time, content and audience) is not told apart.
 func (t *tail) refresh(ctx context.Context) error {
 	t.metrics.wakeups.Add(1)
 	t.mu.RLock()
-	head := t.head
+	head, ended := t.head, t.ended
 	t.mu.RUnlock()
+	if ended {
+		return nil
+	}
 
 	var (
 		fresh   []transcript.Message // newest first, all above head
 		crossed bool                 // a row at or below head was reached: fresh joins the rows held
+		gone    bool                 // the store's row at head is not the tail's: the desk was deleted
 		bytes   int
 	)
 	p := transcript.NewPager(t.src, 0)
@@ -335,17 +425,35 @@ func (t *tail) refresh(ctx context.Context) error {
 		for _, m := range rows {
 			if m.Seq <= head {
 				crossed = true
+				if !t.holdsRow(&m) {
+					gone = true
+				}
 				break
 			}
 			fresh = append(fresh, m)
 			bytes += rowBytes(&m)
 		}
-		crossed = crossed || p.Done() // the log's start: nothing older is missing
+		if !crossed && p.Done() { // the log's start: nothing older is missing
+			crossed = true
+			gone = head > 0 // and row head with it
+		}
 		if crossed || len(fresh) >= t.opts.TailRows || bytes >= t.opts.TailBytes {
 			break
 		}
 	}
 	t.metrics.tailReads.Add(uint64(p.Reads()))
+	if !crossed && head > 0 { // the row at head was not read: read it, to compare
+		page, err := t.src.ReadBefore(ctx, head+1, 1)
+		t.metrics.tailReads.Add(1)
+		if err != nil {
+			return fmt.Errorf("server: desk %q: reading its rows: %w", t.desk, err)
+		}
+		gone = len(page.Messages) == 0 || !t.holdsRow(&page.Messages[0])
+	}
+	if gone {
+		t.end()
+		return nil
+	}
 	if len(fresh) == 0 {
 		return nil
 	}
@@ -370,6 +478,39 @@ func (t *tail) refresh(ctx context.Context) error {
 	// the writes it finds are cut short, without waiting for them.
 	t.stopWriting(redactions(fresh))
 	return nil
+}
+
+// holdsRow reports whether m, the store's newest row at or below the tail's head, is the
+// row the tail holds at its head (sameRow): false for a row below the head, since a desk's
+// rows are numbered without gaps, and true when the tail does not hold the row at its head.
+func (t *tail) holdsRow(m *transcript.Message) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if m.Seq != t.head {
+		return false
+	}
+	i, ok := t.find(m.Seq)
+	if !ok {
+		return true
+	}
+	held := t.heldRow(i)
+	return sameRow(&held, m)
+}
+
+// sameRow reports whether a and b, two reads of a row under one Seq, are the same row: the
+// same author, parent, target, key, time and audience, and, when neither was corrected or
+// erased, the same content. A correction changes only a row's content, Redacted and
+// Revised.
+func sameRow(a, b *transcript.Message) bool {
+	if a.Seq != b.Seq || a.Parent != b.Parent || a.Corrects != b.Corrects || a.Key != b.Key ||
+		a.Author.Kind != b.Author.Kind || a.Author.ID != b.Author.ID || !a.At.Equal(b.At) ||
+		!slices.EqualFunc(a.Audience, b.Audience, func(x, y transcript.Author) bool { return x.Kind == y.Kind && x.ID == y.ID }) {
+		return false
+	}
+	if a.Revised != 0 || b.Revised != 0 || a.Redacted || b.Redacted {
+		return true // corrected since, or erased: a redaction erases its target's earlier corrections
+	}
+	return a.Content == b.Content
 }
 
 // readError counts the reads p made and wraps err, the error of one of them: a store's

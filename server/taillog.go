@@ -38,8 +38,11 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 	}
 	t := l.t
 	t.mu.RLock()
-	rows, patches, start := t.rows, t.patches, t.start
+	rows, patches, start, ended := t.rows, t.patches, t.start, t.ended
 	t.mu.RUnlock() // neither is written in place: refresh and trim replace rows or append past its length, a correction replaces patches
+	if ended {
+		return transcript.Page{}, errTailEnded // the store's rows are another desk's now
+	}
 
 	i := len(rows) // rows[:i] are below before
 	if before != 0 {

@@ -206,9 +206,10 @@ func (w *watch) run(ctx context.Context, out chan<- string, interval time.Durati
 }
 
 // poll reads data_version and, when it changed since the last poll (or that poll failed),
-// every desk's head, and adds the desks whose head moved to q (when q is not nil: the first
-// poll, in Watch, only reads what later ones compare with). A head pushed by this Store's
-// append is one the next read finds too: the append had committed.
+// every desk's head, and adds the desks whose head moved, or that are gone (DeleteDesk), to
+// q (when q is not nil: the first poll, in Watch, only reads what later ones compare with).
+// A head pushed by this Store's append is one the next read finds too: the append had
+// committed.
 func (w *watch) poll(ctx context.Context, q *deskqueue.Queue) error {
 	var version int64
 	if err := w.conn.QueryRowContext(ctx, dataVersionSQL).Scan(&version); err != nil {
@@ -225,6 +226,11 @@ func (w *watch) poll(ctx context.Context, q *deskqueue.Queue) error {
 	}
 	for desk, head := range heads {
 		if old, ok := w.heads[desk]; q != nil && (!ok || head != old) {
+			q.Add(desk)
+		}
+	}
+	for desk := range w.heads {
+		if _, ok := heads[desk]; q != nil && !ok { // deleted (DeleteDesk)
 			q.Add(desk)
 		}
 	}
