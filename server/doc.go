@@ -90,7 +90,8 @@
 // that qualifies for the participant (the delta's Corrections); event: reinitialize, {"reason": ...}, and the stream closes; a comment line
 // every Options.Heartbeat. Ids only grow, so a client that reconnects with the last id it
 // received gets exactly the rest. A watermark above the desk's newest row is reinitialize
-// watermark_unavailable. A stream holds no queue, only its watermark: a client that reads
+// watermark_unavailable, and so is a desk deleted under an open stream (by any process):
+// the stream ends, and one opened after carries only the new desk's rows. A stream holds no queue, only its watermark: a client that reads
 // slowly delays only itself, and one that reads nothing for Options.WriteTimeout is let
 // go. Rows appended by another process reach the streams through the store's Watcher, or
 // within Options.PollInterval without one. A revoked token's streams receive nothing
