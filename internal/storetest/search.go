@@ -92,11 +92,12 @@ func appendAll(t testing.TB, st transcript.Appender, desk string, msgs []transcr
 
 // SearchCheck asks q of s, c's desk, as every viewer of SearchViewers, and of sb, the same
 // desk without its asides, as SearchOutsider and the zero Author. Every answer must be
-// SearchModel's, word for word; for a whole-desk query of limit 3, following Next pages
-// through every match the model finds below q.Before, each once, newest first; no answer's JSON holds a
-// word of c.ForbiddenWords; and the outsiders' answers on s and sb are the same: messages,
-// Next and errors, and, when s and sb implement SearchWorkCounter, the work of the search
-// (entries and rows read, the counters' growth over the one search).
+// SearchModel's, word for word; for a query of limit 3, or of limit 1 within a thread,
+// following Next pages through every match the model finds below q.Before, each once,
+// newest first; no answer's JSON holds a word of c.ForbiddenWords; and the outsiders'
+// answers on s and sb are the same: messages, Next and errors, and, when s and sb
+// implement SearchWorkCounter, the work of the search (entries and rows read, the
+// counters' growth over the one search).
 func SearchCheck(t testing.TB, c SearchCase, s, sb transcript.Searcher, q transcript.SearchQuery) {
 	t.Helper()
 	searchCheck(t, c, s, sb, q)
@@ -122,7 +123,7 @@ func searchCheck(t reporter, c SearchCase, s, sb transcript.Searcher, q transcri
 		if diff := cmp.Diff(want, got, searchCmp); diff != "" {
 			t.Fatalf("%s: the answer differs from the model's (-model +store):\n%s", what, diff)
 		}
-		if err == nil && q.Limit == 3 && q.Thread == 0 {
+		if err == nil && (q.Limit == 3 || q.Limit == 1 && q.Thread != 0) {
 			checkPaging(t, what, s, c, q)
 		}
 		if outsider {
