@@ -3,7 +3,7 @@
 # tests; the Go tests get a throwaway PostgreSQL server for the pgstore tests
 # (scripts/pgtest.sh: started from the machine's PostgreSQL install, stopped and removed
 # afterwards; without an install the pgstore tests skip, or fail under CI=true).
-.PHONY: test test-go test-typescript test-python check bench pgbench fuzz
+.PHONY: test test-go test-typescript test-python check bench bench-once pgbench fuzz
 
 test: check test-go test-typescript test-python
 
@@ -41,6 +41,12 @@ check:
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go tool staticcheck ./...
+
+# Every Go benchmark once (-benchtime=1x), so that none rots: each still builds, sets up
+# and passes its own checks. No timing is asserted. The command's benchmarks load 1,000
+# rows (TRANSCRIPT_BENCH_ROWS) instead of a million.
+bench-once:
+	TRANSCRIPT_BENCH_ROWS=1000 bash scripts/pgtest.sh go test -run '^$$' -bench . -benchtime=1x -timeout 30m ./...
 
 # The figures in BENCHMARKS.md.
 bench:

@@ -146,3 +146,55 @@ func TestSettleReplayInBatch(t *testing.T) {
 		t.Errorf("a replay of the row as an earlier edit of the batch left it: %v", err)
 	}
 }
+
+// TestSettleEditAndRedactionInBatch: an edit and then a redaction of one row in one batch
+// leave the row erased and revised by the redaction, and erase the edit too, whether the
+// row is stored before the batch or is the batch's own.
+func TestSettleEditAndRedactionInBatch(t *testing.T) {
+	ana := transcript.Person("ana", "Ana")
+	edit := func(target transcript.Sequence) transcript.Message {
+		return transcript.Message{Author: ana, Content: "edited", Corrects: target}
+	}
+	redact := func(target transcript.Sequence) transcript.Message {
+		return transcript.Message{Author: ana, Redacted: true, Corrects: target}
+	}
+	erased := func(m transcript.Message) bool { return m.Redacted && m.Content == "" }
+
+	t.Run("stored row", func(t *testing.T) {
+		stored := map[transcript.Sequence]transcript.Message{1: {Seq: 1, Author: ana, Content: "original"}}
+		settled, i, err := transcript.SettleBatch([]transcript.Message{edit(1), redact(1)}, 1, stored, nil)
+		if err != nil {
+			t.Fatalf("SettleBatch = message %d: %v", i, err)
+		}
+		if len(settled.Added) != 2 || settled.Added[0].Seq != 2 || settled.Added[1].Seq != 3 {
+			t.Fatalf("added %+v, want the edit as row 2 and the redaction as row 3", settled.Added)
+		}
+		if e := settled.Added[0]; !erased(e) {
+			t.Errorf("the edit, row 2, is %+v: want it erased by the redaction after it", e)
+		}
+		want := []transcript.Revision{{Target: 1, Redacted: true, Revised: 3}}
+		if !slices.Equal(settled.Revisions, want) {
+			t.Errorf("revisions %+v, want %+v", settled.Revisions, want)
+		}
+	})
+	t.Run("row of the batch", func(t *testing.T) {
+		msgs := []transcript.Message{
+			{Author: ana, Content: "original"},
+			edit(transcript.BatchParent(0)),
+			redact(transcript.BatchParent(0)),
+		}
+		settled, i, err := transcript.SettleBatch(msgs, 0, nil, nil)
+		if err != nil {
+			t.Fatalf("SettleBatch = message %d: %v", i, err)
+		}
+		if len(settled.Added) != 3 || len(settled.Revisions) != 0 {
+			t.Fatalf("added %+v and revisions %+v, want three new rows and no revision", settled.Added, settled.Revisions)
+		}
+		if r := settled.Added[0]; !erased(r) || r.Revised != 3 {
+			t.Errorf("row 1 is %+v: want it erased and revised by row 3", r)
+		}
+		if e := settled.Added[1]; !erased(e) || e.Corrects != 1 {
+			t.Errorf("the edit, row 2, is %+v: want it erased by the redaction after it, correcting row 1", e)
+		}
+	})
+}

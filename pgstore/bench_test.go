@@ -117,7 +117,7 @@ func benchDesk(b *testing.B, n int64) string {
 // loadAll reads every row of desk, oldest first.
 func loadAll(ctx context.Context, pool *pgxpool.Pool, desk string) ([]transcript.Message, error) {
 	rows, err := pool.Query(ctx, `
-		SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key
+		SELECT seq, parent, author_kind, author_id, author_label, content, at, audience, key, corrects, redacted, revised
 		FROM transcript_messages WHERE desk = $1 ORDER BY seq`, desk)
 	if err != nil {
 		return nil, err

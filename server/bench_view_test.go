@@ -54,6 +54,7 @@ func BenchmarkViewLoopback(b *testing.B) {
 				if p.Messages == nil {
 					p.Messages = []transcript.Message{}
 				}
+				p.Reads = 0 // the service's answers leave Reads out
 				body, err := json.Marshal(p)
 				if err != nil {
 					b.Fatal(err)

@@ -310,7 +310,7 @@ func (s *Store) rawInsert(ctx context.Context, desk string, head int64, msgs []t
 		return err
 	}
 	for i, m := range msgs {
-		if _, err := stmt.ExecContext(ctx, id, head+1+int64(i), int64(m.Parent), authors[m.Author], nil, m.Content, m.At.UnixMicro(), nil); err != nil { // no audience, no key
+		if _, err := stmt.ExecContext(ctx, id, head+1+int64(i), int64(m.Parent), authors[m.Author], nil, m.Content, m.At.UnixMicro(), nil, 0, false, 0); err != nil { // no audience, no key, no correction
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -240,6 +241,24 @@ func writeBenchFiles(f benchFiles, rows int) error {
 			return err
 		}
 	}
+	// The triggers that guard the search index name a function only sqlitestore registers
+	// and write nothing: the sqlite3 shell, which lacks the function, could not insert a row.
+	// The shell fills a record's missing columns with NULL, which the table's later columns
+	// refuse: it imports into messages_csv, the CSV's columns of messages, whose trigger
+	// inserts each record with the other columns at their defaults.
+	for _, stmt := range []string{
+		"DROP TRIGGER messages_insert_keeps_keyed_index",
+		"DROP TRIGGER messages_update_keeps_keyed_index",
+		"CREATE VIEW messages_csv AS SELECT id, desk, seq, parent, author, content, at_us FROM messages",
+		`CREATE TRIGGER messages_csv_insert INSTEAD OF INSERT ON messages_csv BEGIN
+			INSERT INTO messages (id, desk, seq, parent, author, content, at_us)
+			VALUES (NEW.id, NEW.desk, NEW.seq, NEW.parent, NEW.author, NEW.content, NEW.at_us);
+		END`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			return err
+		}
+	}
 	if err := db.Close(); err != nil {
 		return err
 	}
@@ -306,7 +325,7 @@ func BenchmarkImport(b *testing.B) {
 	b.Run(fmt.Sprintf("rows=%d/impl=sqlite3", rows), func(b *testing.B) {
 		benchProgram(b, rows, func(db string) *exec.Cmd {
 			copyFile(b, files.schema, db)
-			return exec.Command("sqlite3", db, ".import --csv "+files.csv+" messages")
+			return exec.Command("sqlite3", db, ".import --csv "+files.csv+" messages_csv")
 		}, filepath.Join(scratch, "sqlite3.db"))
 	})
 	b.Run(fmt.Sprintf("rows=%d/impl=transcript", rows), func(b *testing.B) {
@@ -448,7 +467,7 @@ func viewDesk(b *testing.B, dir string, rows int) (string, *benchDesk) {
 func BenchmarkView(b *testing.B) {
 	dir := benchDir(b)
 	bin := binary(b)
-	for _, rows := range []int{1000, benchRows(b)} {
+	for _, rows := range slices.Compact([]int{1000, benchRows(b)}) {
 		db, d := viewDesk(b, dir, rows)
 		for _, view := range []struct {
 			name string

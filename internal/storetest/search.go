@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -33,7 +34,8 @@ var searchCmp = cmp.Options{cmpopts.EquateEmpty(), cmp.Comparer(func(a, b time.T
 // and in a third of the case's threads, with limits and bounds varied, and with bounds and
 // threads past every Seq a store can hold. Then it checks thread searches on a desk whose
 // threads' replies are mostly asides (NewThreadSearchCase, desks "search-thread" and
-// "search-thread-blind").
+// "search-thread-blind"), and pages through searches of a thread of many matches on desk
+// "search-thread-paging" (checkThreadPaging).
 // The store's logs must implement transcript.Searcher; when they also implement
 // SearchWorkCounter, an outsider's search must do the same work on both desks of each pair.
 func SearchRule(t *testing.T, st Store) {
@@ -71,6 +73,57 @@ func SearchRule(t *testing.T, st Store) {
 		}
 	}
 	threadSearchRule(t, st)
+	checkThreadPaging(t, st)
+}
+
+// checkThreadPaging pages through searches of a thread whose root and 7 replies hold a
+// word, between rows of the desk that hold it too: with limits of 1 and 3, from the head
+// and below a reply, Next leads through the thread's matches below the bound, each once,
+// newest first.
+func checkThreadPaging(t *testing.T, st Store) {
+	t.Helper()
+	const desk = "search-thread-paging"
+	ana := searchAna
+	msgs := []transcript.Message{{Author: ana, Content: "rota"}, {Author: ana, Content: "deploy the rota"}}
+	thread := transcript.Sequence(2)
+	var want []transcript.Sequence // newest first
+	for i := range 7 {
+		msgs = append(msgs, transcript.Message{Author: ana, Content: "deploy elsewhere"})
+		msgs = append(msgs, transcript.Message{Author: ana, Content: fmt.Sprintf("deploy reply %d", i), Parent: thread})
+	}
+	appendAll(t, st, desk, msgs)
+	for i := len(msgs); i >= 1; i-- {
+		if m := msgs[i-1]; i == int(thread) || m.Parent == thread {
+			want = append(want, transcript.Sequence(i))
+		}
+	}
+	s := searcherOf(t, st.Log(desk))
+	for _, limit := range []int{1, 3} {
+		for _, before := range []transcript.Sequence{0, want[2]} {
+			q := transcript.SearchQuery{Text: "deploy", Thread: thread, Limit: limit, Before: before, Viewer: ana}
+			var got []transcript.Sequence
+			for page := 0; page <= len(msgs); page++ {
+				res, err := s.Search(t.Context(), q)
+				if err != nil {
+					t.Fatalf("search of thread %d, limit %d, before %d: %v", thread, limit, q.Before, err)
+				}
+				for _, m := range res.Messages {
+					got = append(got, m.Seq)
+				}
+				if res.Next == 0 {
+					break
+				}
+				q.Before = res.Next
+			}
+			w := want
+			if before != 0 {
+				w = want[3:]
+			}
+			if !slices.Equal(got, w) {
+				t.Fatalf("paging a search of thread %d, limit %d, from before %d found rows %v, want %v", thread, limit, before, got, w)
+			}
+		}
+	}
 }
 
 // searcherOf returns log as a transcript.Searcher, failing t when it is not one.
@@ -95,11 +148,12 @@ func appendAll(t testing.TB, st transcript.Appender, desk string, msgs []transcr
 
 // SearchCheck asks q of s, c's desk, as every viewer of SearchViewers, and of sb, the same
 // desk without its asides, as SearchOutsider and the zero Author. Every answer must be
-// SearchModel's, word for word; for a whole-desk query of limit 3, following Next pages
-// through every match the model finds below q.Before, each once, newest first; no answer's JSON holds a
-// word of c.ForbiddenWords; and the outsiders' answers on s and sb are the same: messages,
-// Next and errors, and, when s and sb implement SearchWorkCounter, the work of the search
-// (entries and rows read, the counters' growth over the one search).
+// SearchModel's, word for word; for a query of limit 3, of the whole desk or of a thread,
+// following Next pages through every match the model finds below q.Before, each once,
+// newest first; no answer's JSON holds a word of c.ForbiddenWords; and the outsiders'
+// answers on s and sb are the same: messages, Next and errors, and, when s and sb
+// implement SearchWorkCounter, the work of the search (entries and rows read, the
+// counters' growth over the one search).
 func SearchCheck(t testing.TB, c SearchCase, s, sb transcript.Searcher, q transcript.SearchQuery) {
 	t.Helper()
 	searchCheck(t, c, s, sb, q)
@@ -125,7 +179,7 @@ func searchCheck(t reporter, c SearchCase, s, sb transcript.Searcher, q transcri
 		if diff := cmp.Diff(want, got, searchCmp); diff != "" {
 			t.Fatalf("%s: the answer differs from the model's (-model +store):\n%s", what, diff)
 		}
-		if err == nil && q.Limit == 3 && q.Thread == 0 {
+		if err == nil && q.Limit == 3 {
 			checkPaging(t, what, s, c, q)
 		}
 		if outsider {
