@@ -97,6 +97,9 @@ func (w *partWriter) end() (stopped bool) {
 	return w.stopped
 }
 
+// longPast is a write deadline every connection takes as passed.
+var longPast = time.Unix(1, 0)
+
 // stop stops w's write when the batch being written holds a row of content es erases:
 // under w.mu, so while the stream is inside the write, whose handler is running, it sets
 // the connection's write deadline to now. It returns a channel closed once the write
@@ -108,7 +111,7 @@ func (w *partWriter) stop(es []erasure) <-chan struct{} {
 		w.stopped = true
 		// On error (a writer without deadlines, or a connection already gone) the write
 		// ends as it would have: stopWriters waits for it within its bound.
-		_ = w.rc.SetWriteDeadline(time.Now())
+		_ = w.rc.SetWriteDeadline(longPast) // not time.Now(), which a write might not yet count as past
 		w.left = make(chan struct{})
 	}
 	return w.left
