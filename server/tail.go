@@ -425,7 +425,7 @@ func (t *tail) refresh(ctx context.Context) error {
 		for _, m := range rows {
 			if m.Seq <= head {
 				crossed = true
-				if !t.holdsRow(&m) {
+				if !t.holdsRow(&m, head) {
 					gone = true
 				}
 				break
@@ -448,7 +448,7 @@ func (t *tail) refresh(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("server: desk %q: reading its rows: %w", t.desk, err)
 		}
-		gone = len(page.Messages) == 0 || !t.holdsRow(&page.Messages[0])
+		gone = len(page.Messages) == 0 || !t.holdsRow(&page.Messages[0], head)
 	}
 	if gone {
 		t.end()
@@ -480,13 +480,15 @@ func (t *tail) refresh(ctx context.Context) error {
 	return nil
 }
 
-// holdsRow reports whether m, the store's newest row at or below the tail's head, is the
-// row the tail holds at its head (sameRow): false for a row below the head, since a desk's
-// rows are numbered without gaps, and true when the tail does not hold the row at its head.
-func (t *tail) holdsRow(m *transcript.Message) bool {
+// holdsRow reports whether m, the store's newest row at or below head, the tail's head
+// when the refresh began, is the row the tail holds there (sameRow): false for a row below
+// head, since a desk's rows are numbered without gaps, and true when the tail no longer
+// holds row head. Rows this process appended meanwhile may have moved the tail's head past
+// head: they are not the store's business here.
+func (t *tail) holdsRow(m *transcript.Message, head transcript.Sequence) bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	if m.Seq != t.head {
+	if m.Seq != head {
 		return false
 	}
 	i, ok := t.find(m.Seq)
