@@ -108,9 +108,19 @@ func noteUnseen(ctx context.Context, e *env, st store, desk string, p transcript
 			seen[k] = a.Label
 		}
 	}
+	known := func() bool { _, ok := seen[ident{p.Kind, p.ID}]; return ok }
+	if tokens, err := st.Tokens(ctx); err == nil {
+		for _, t := range tokens {
+			if t.Desk == desk {
+				add(t.Participant)
+			}
+		}
+	}
+	// The rows, newest first, until p is among them: a participant the desk knows costs a
+	// page or so, not unseenScanRows.
 	pager := transcript.NewPager(st.Log(desk), 0)
 	read := 0
-	for read < unseenScanRows {
+	for read < unseenScanRows && !known() {
 		page, err := pager.Next(ctx, min(transcript.PageSize, unseenScanRows-read))
 		if err != nil {
 			return
@@ -126,17 +136,10 @@ func noteUnseen(ctx context.Context, e *env, st store, desk string, p transcript
 		}
 		read += len(page)
 	}
-	more := !pager.Done()
-	if tokens, err := st.Tokens(ctx); err == nil {
-		for _, t := range tokens {
-			if t.Desk == desk {
-				add(t.Participant)
-			}
-		}
-	}
-	if _, ok := seen[ident{p.Kind, p.ID}]; ok {
+	if known() {
 		return
 	}
+	more := !pager.Done()
 	var names []string
 	for k, label := range seen {
 		a := transcript.Author{Kind: k.kind, ID: k.id}
