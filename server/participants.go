@@ -107,12 +107,9 @@ func (ps participantSet) add(a transcript.Author) {
 
 // sorted returns the set's participants by kind, then id.
 func (ps participantSet) sorted() []transcript.Author {
-	out := slices.Collect(maps.Values(ps))
+	out := slices.AppendSeq(make([]transcript.Author, 0, len(ps)), maps.Values(ps)) // [] in the JSON, never null
 	slices.SortFunc(out, func(a, b transcript.Author) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
 	})
-	if out == nil {
-		out = []transcript.Author{}
-	}
 	return out
 }

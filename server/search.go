@@ -67,9 +67,6 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*searchOutput, er
 	if n := transcript.OldestWithin(r.Messages, s.opts.MaxAnswerBytes); n < len(r.Messages) { // the first n: the newest
 		r.Messages, r.Next = r.Messages[:n], r.Messages[n-1].Seq
 	}
-	if r.Messages == nil {
-		r.Messages = []transcript.Message{} // [] in the JSON, never null
-	}
 	return &searchOutput{Body: SearchAnswer{Messages: r.Messages, Next: r.Next}}, nil
 }
 

@@ -119,12 +119,8 @@ func writeHits(e *env, format string, viewer transcript.Author, terms []string, 
 		}
 		return nil
 	case "json":
-		msgs := res.Messages
-		if msgs == nil {
-			msgs = []transcript.Message{}
-		}
 		// The service's answer to the same search, in the same shape.
-		return writeMessages(e, format, viewer, nil, nil, server.SearchAnswer{Messages: msgs, Next: res.Next})
+		return writeMessages(e, format, viewer, nil, nil, server.SearchAnswer{Messages: res.Messages, Next: res.Next})
 	}
 	oldestFirst := slices.Clone(res.Messages)
 	slices.Reverse(oldestFirst)
