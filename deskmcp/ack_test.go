@@ -10,6 +10,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/deskmcp"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // TestCrashDeliversAgain: A reads what B posted, and the process serving A dies before A
@@ -154,7 +155,7 @@ func TestBookBeyondTheHeadStartsOver(t *testing.T) {
 	st, _ := sqliteStore(t)
 	hello := appendAs(t, st, transcript.Message{Author: ana, Content: "hello"})
 	channel := transcript.Conversation{Desk: desk}
-	if _, err := sharing.UpdateBook(t.Context(), st, desk, agentA, func(b sharing.Book) (sharing.Book, error) {
+	if _, err := books.Update(t.Context(), st, desk, agentA, func(b sharing.Book) (sharing.Book, error) {
 		return b.Put(sharing.Initialized(channel, 9999))
 	}); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/sharedesk/transcript/deskmcp"
 	"github.com/sharedesk/transcript/internal/benchdesk"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // benchRows is the size of the benchmarks' desk: benchdesk's busy channel.
@@ -72,7 +73,7 @@ func benchReadDeskNoNews(b *testing.B, open func(testing.TB) (store, func() stor
 	ctx := context.Background()
 	agent := benchdesk.Authors[3]
 	channel := transcript.Conversation{Desk: desk}
-	if _, err := sharing.UpdateBook(ctx, st, desk, agent, func(bk sharing.Book) (sharing.Book, error) {
+	if _, err := books.Update(ctx, st, desk, agent, func(bk sharing.Book) (sharing.Book, error) {
 		return bk.Put(sharing.Initialized(channel, benchRows))
 	}); err != nil {
 		b.Fatal(err)

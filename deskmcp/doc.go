@@ -48,13 +48,13 @@
 // # Read state, per participant and per conversation
 //
 // A participant's place in each conversation of a desk (the channel, each thread) is a
-// sharing.State in its sharing.Book, in the store (sharing.BookStore), so that an agent
+// sharing.State in its sharing.Book, in the store (books.Store), so that an agent
 // working in two threads and the channel gets deltas in each and never starts over when
 // it moves between them; past sharing.BookLimit conversations the least recently used is
 // evicted, and its next read starts over with the reason state_evicted.
 //
 // A read is not committed when it is delivered. It is staged, in the Service's memory, and
-// acknowledged — joined into the stored book by compare-and-swap (sharing.UpdateBook) —
+// acknowledged — joined into the stored book by compare-and-swap (books.Update) —
 // when the participant reads that conversation again or posts in it. A crash before that
 // forgets the staged read, and the next read delivers the same messages again: at least
 // once, never lost. Two sessions of one participant (two connections of one agent) share

@@ -12,7 +12,7 @@ import (
 	"github.com/sharedesk/transcript/internal/mcptest"
 	"github.com/sharedesk/transcript/internal/pgtest"
 	"github.com/sharedesk/transcript/pgstore"
-	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 	"github.com/sharedesk/transcript/sqlitestore"
 )
 
@@ -28,7 +28,7 @@ const desk = "eng"
 // store is what the tests need of a store: the tools' Store, the books, and Close.
 type store interface {
 	deskmcp.Store
-	sharing.BookStore
+	books.Store
 	Close() error
 }
 

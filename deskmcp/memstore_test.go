@@ -6,7 +6,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
-	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // memStore is a store of memlog desks, with its books in memory: the reference log, which
@@ -14,7 +14,7 @@ import (
 type memStore struct {
 	mu    sync.Mutex
 	desks map[string]*memlog.Log
-	sharing.MemBookStore
+	books.Memory
 }
 
 func newMemStore() *memStore { return &memStore{desks: map[string]*memlog.Log{}} }

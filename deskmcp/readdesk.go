@@ -6,6 +6,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // readDesk is the read_desk tool. Under the lock of the participant's conversation it
@@ -54,7 +55,7 @@ func (t *tools) acknowledge(ctx context.Context, k readKey) (sharing.Book, error
 	return b, err
 }
 
-// commitStaged commits k's staged read, if any, into the participant's book (UpdateBook:
+// commitStaged commits k's staged read, if any, into the participant's book (books.Update:
 // compare-and-swap, joined with what other sessions saved) and returns the book as then
 // stored, and whether there was a read to commit; with none, it reads nothing. A read not
 // committed stays staged. The caller holds k's lock.
@@ -63,7 +64,7 @@ func (t *tools) commitStaged(ctx context.Context, k readKey) (sharing.Book, bool
 	if !ok {
 		return sharing.Book{}, false, nil
 	}
-	b, err := sharing.UpdateBook(ctx, t.svc.books, t.desk, t.me, r.commit)
+	b, err := books.Update(ctx, t.svc.books, t.desk, t.me, r.commit)
 	if err != nil {
 		t.svc.staging.stage(k, r)
 		return sharing.Book{}, false, err

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // Store is what the tools need of a desk's store: sqlitestore.Store and pgstore.Store are
@@ -51,7 +51,7 @@ type Options struct {
 // once; it is safe for concurrent use.
 type Service struct {
 	st      Store
-	books   sharing.BookStore
+	books   books.Store
 	opts    Options
 	staging staging
 	cache   *mcp.SchemaCache
@@ -59,13 +59,13 @@ type Service struct {
 	sdkLog  *slog.Logger // the SDK's: opts.Logger's warnings and errors
 }
 
-// New returns the tools over st, keeping each participant's read states in books (the
-// store itself when it is a sharing.BookStore, as sqlitestore and pgstore are).
-func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
+// New returns the tools over st, keeping each participant's read states in bookStore (the
+// store itself when it is a books.Store, as sqlitestore and pgstore are).
+func New(st Store, bookStore books.Store, opts Options) (*Service, error) {
 	switch {
 	case st == nil:
 		return nil, errors.New("deskmcp: nil store")
-	case books == nil:
+	case bookStore == nil:
 		return nil, errors.New("deskmcp: nil book store")
 	case opts.MaxAnswerBytes < 0:
 		return nil, errors.New("deskmcp: negative MaxAnswerBytes")
@@ -79,7 +79,7 @@ func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
 		return nil, err
 	}
 	return &Service{
-		st: st, books: books, opts: opts, cache: mcp.NewSchemaCache(), schemas: s,
+		st: st, books: bookStore, opts: opts, cache: mcp.NewSchemaCache(), schemas: s,
 		sdkLog: slog.New(quieter{opts.Logger.Handler(), slog.LevelWarn}),
 	}, nil
 }
@@ -88,13 +88,13 @@ func New(st Store, books sharing.BookStore, opts Options) (*Service, error) {
 // author of what post_message, edit_message and redact_message append and the viewer of every read, and its read states are
 // p's (identity by Kind and ID). The caller decides who p is — the --as flag of transcript
 // mcp, the bearer token of /mcp — and nothing a client sends changes it. A desk or
-// participant no book can be kept for (sharing.ValidateOwner) is an error.
+// participant no book can be kept for (books.ValidateOwner) is an error.
 //
 // The server may be run on one transport (Server.Run: stdio) or connected to many sessions;
 // making one is cheap (the schemas are made once per Service), so a stateless HTTP handler
 // may make one per request.
 func (s *Service) Server(desk string, p transcript.Author) (*mcp.Server, error) {
-	if err := sharing.ValidateOwner(desk, p); err != nil {
+	if err := books.ValidateOwner(desk, p); err != nil {
 		return nil, fmt.Errorf("deskmcp: serving %s on desk %q: %w", p, desk, err)
 	}
 	t := &tools{svc: s, desk: desk, me: p}

@@ -45,7 +45,7 @@ func (r stagedRead) commit(b sharing.Book) (sharing.Book, error) {
 // post in it, through any session of this Service, and a crash forgets it, so that the
 // read is delivered again. It also serialises each participant's calls on one conversation
 // (lock), so that two sessions of one participant in this process take turns there; the
-// book's compare-and-swap (sharing.UpdateBook) covers sessions in other processes.
+// book's compare-and-swap (books.Update) covers sessions in other processes.
 type staging struct {
 	mu    sync.Mutex
 	reads map[readKey]*stagedEntry

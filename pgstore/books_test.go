@@ -178,7 +178,7 @@ func TestStoredBookCorrupt(t *testing.T) {
 }
 
 // TestBooksAcrossStores: two Stores with pools of their own, and a third on a pool of the
-// caller's (New), on one database, their UpdateBooks racing on one participant's book, lose
+// caller's (New), on one database, their books.Update calls racing on one participant's book, lose
 // no acknowledgement.
 func TestBooksAcrossStores(t *testing.T) {
 	t.Parallel()

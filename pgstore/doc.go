@@ -116,7 +116,7 @@
 //
 // A Store is also a token.Store: the service's bearer tokens, each one participant on one
 // desk, kept as the SHA-256 of the secret, never the secret. An id is quoted in an error
-// only once token.IsID accepts it. It is also a sharing.BookStore: a participant's read
+// only once token.IsID accepts it. It is also a books.Store: a participant's read
 // states on a desk, saved by compare-and-swap, so that two sessions of one participant
 // never save over each other's acknowledgements. Nothing is cached: a token added or
 // revoked by another process counts from the next lookup.

@@ -6,7 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript/deskmcp"
-	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // mcpHandler serves the Model Context Protocol at /mcp: the tools of package
@@ -20,14 +20,14 @@ import (
 // a participant's place in each conversation lives in the store's books and the staged
 // reads the Service shares between requests, not in a session. Answers are JSON
 // (application/json), each request's own. The read states are kept by the store when it
-// is a sharing.BookStore (sqlitestore and pgstore are), else in memory for as long as the
+// is a books.Store (sqlitestore and pgstore are), else in memory for as long as the
 // server lives. Posts wake the desk's event streams like any append.
 func (s *Server) mcpHandler() (http.Handler, error) {
-	books, ok := s.st.(sharing.BookStore)
+	bookStore, ok := s.st.(books.Store)
 	if !ok {
-		books = new(sharing.MemBookStore)
+		bookStore = new(books.Memory)
 	}
-	svc, err := deskmcp.New(s.st, books, deskmcp.Options{MaxAnswerBytes: s.opts.MaxAnswerBytes, Logger: s.opts.Logger, Appended: s.hub.stored})
+	svc, err := deskmcp.New(s.st, bookStore, deskmcp.Options{MaxAnswerBytes: s.opts.MaxAnswerBytes, Logger: s.opts.Logger, Appended: s.hub.stored})
 	if err != nil {
 		return nil, err
 	}

@@ -92,7 +92,7 @@ func (b Book) Put(s State) (Book, error) {
 //
 // The join is commutative, associative and idempotent, so that acknowledgements may land
 // in any order and any number of times: two sessions of one participant acknowledging
-// their reads of one conversation through UpdateBook end with the union of what both
+// their reads of one conversation through books.Update end with the union of what both
 // accepted, whichever saves first, and a retry that applies an acknowledgement to a book
 // that already holds it changes nothing but recency. The joined state names the viewer
 // either names. Errors are those of Put, and ErrInvalidBook for a state that names another
@@ -121,8 +121,8 @@ func (b Book) Equal(o Book) bool {
 	})
 }
 
-// desk returns the desk of b's conversations, "" for an empty book.
-func (b Book) desk() string {
+// Desk returns the desk of b's conversations, "" for an empty book.
+func (b Book) Desk() string {
 	switch {
 	case len(b.states) > 0:
 		return b.states[0].Conversation.Desk
@@ -141,7 +141,7 @@ func (b Book) admit(s State) error {
 	if desk == "" {
 		return fmt.Errorf("%w: a state of a conversation without a desk", ErrInvalidBook)
 	}
-	if d := b.desk(); d != "" && d != desk {
+	if d := b.Desk(); d != "" && d != desk {
 		return fmt.Errorf("%w: a state of desk %q in a book of desk %q", ErrInvalidBook, desk, d)
 	}
 	return nil

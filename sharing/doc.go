@@ -53,21 +53,8 @@
 // or none and why: a first read (0) or [StateEvicted]; then the participant starts afresh
 // from a full projection, and [Book.Put] records Initialized at its Head. A delta's Next is
 // committed with [Book.Acknowledge], which joins it into the stored state: the higher
-// watermark, and the present entries of both above it. Books are values; nothing here
-// does I/O.
+// watermark, and the present entries of both above it.
 //
-// A [BookStore] keeps a book per desk and participant (identity by Kind and ID) with a
-// version, and saves only over the version loaded. [UpdateBook] is the one place that
-// loads, applies a change and saves, applying the change again to the book as stored when
-// another session of the participant saved in between. Since Acknowledge's join is
-// commutative and idempotent, two sessions acknowledging reads of the same or different
-// conversations end with everything both accepted, in whichever order they land. The
-// protocol of a turn is unchanged: commit (UpdateBook with Acknowledge) only after the
-// turn is over, and a crash before that delivers the read again.
-//
-//	book, _, err := st.LoadBook(ctx, desk, agent)
-//	state, why, ok := book.Lookup(c) // !ok: project, then pending = Initialized(c, proj.Head), report why
-//	plan, err := Prepare(ctx, log, Query{Desired: c, Current: c, State: state, Viewer: agent})
-//	// ... the turn ends (the agent posts in c, or reads c again) ...
-//	_, err = UpdateBook(ctx, st, desk, agent, func(b Book) (Book, error) { return b.Acknowledge(plan.Delta.Next) })
+// Books are values; nothing here does I/O. Package books (sharing/books) keeps them in a
+// store, per desk and participant, and updates them by compare-and-swap.
 package sharing

@@ -21,11 +21,8 @@ var (
 	// ErrInvalidBook: a Book that cannot be, or cannot be stored as, a participant's book
 	// on a desk: its JSON holds what no Book does, a state names another desk than the
 	// book's, or the desk or participant it is stored under is not one a store keeps
-	// (ValidateOwner, ValidateBook).
+	// (books.ValidateOwner, books.Validate).
 	ErrInvalidBook = errors.New("sharing: invalid book")
-	// ErrBookChanged: a BookStore's SaveBook found another version of the book stored than
-	// the one the caller expected; nothing was written. UpdateBook loads and tries again.
-	ErrBookChanged = errors.New("sharing: book changed since it was loaded")
 )
 
 // PresentSetError reports a sequence NotePresent could not record because the present set

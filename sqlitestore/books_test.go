@@ -14,6 +14,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // correctionColumns are the columns of messages that schema version 8 added, with the value
@@ -198,10 +199,10 @@ func TestStoredBookCorrupt(t *testing.T) {
 }
 
 // TestBooksAcrossStores: two Stores on one file (two service processes, say), their
-// UpdateBooks racing on one participant's book, lose no acknowledgement.
+// books.Update calls racing on one participant's book, lose no acknowledgement.
 func TestBooksAcrossStores(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "desk.db")
-	var stores []sharing.BookStore
+	var stores []books.Store
 	for range 2 {
 		st, err := Open(t.Context(), path)
 		if err != nil {

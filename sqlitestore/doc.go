@@ -113,7 +113,7 @@
 // uncached, so a token the command line adds or revokes while the service runs counts from
 // the service's next lookup.
 //
-// A Store is also a sharing.BookStore: a participant's read states on a desk, its
+// A Store is also a books.Store: a participant's read states on a desk, its
 // sharing.Book, are one row of a books table (schema version 7), keyed by the desk's name
 // and the participant's kind and id (not its label), holding the book's JSON and a version
 // that every save moves one up. A save is a compare-and-swap in one statement on the writer
@@ -121,7 +121,7 @@
 // nothing unless the version stored is the one the caller loaded; a load is one point
 // SEARCH of the primary key on the readers, uncached. Sessions of one participant, in one
 // process or several, thus never save over each other's acknowledgements: a save that lost
-// the race is refused, and sharing.UpdateBook applies its change again to the book as
+// the race is refused, and books.Update applies its change again to the book as
 // stored.
 //
 // Store.Watch reports the desks that rows are committed to, by this Store or another process

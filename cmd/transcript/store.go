@@ -15,7 +15,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/importer"
 	"github.com/sharedesk/transcript/pgstore"
-	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
 )
@@ -29,8 +29,8 @@ type store interface {
 	// token.Store keeps the service's bearer tokens (token add, list, revoke; serve checks
 	// every request against it).
 	token.Store
-	// sharing.BookStore keeps the participants' read states (the mcp command's books).
-	sharing.BookStore
+	// books.Store keeps the participants' read states (the mcp command's books).
+	books.Store
 	// DeleteDesk deletes a desk, its search index, books and, asked to, its tokens (desks
 	// delete); without them, a desk that has tokens is token.ErrDeskHasTokens.
 	DeleteDesk(ctx context.Context, desk string, tokens bool) (int64, error)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // reporter is what the book checks report to: a *testing.T, or in the kit's own tests a
@@ -22,7 +23,7 @@ type reporter interface {
 	Context() context.Context
 }
 
-// BookRule checks the sharing.BookStore contract on st, which holds no book yet:
+// BookRule checks the books.Store contract on st, which holds no book yet:
 //
 //   - a book not stored loads as the empty Book at version 0;
 //   - SaveBook over version 0 stores a new book at version 1, and every save over the version
@@ -30,21 +31,21 @@ type reporter interface {
 //     a full one (BookLimit states with full present sets, sequences near 2⁶⁴, EvictedLimit
 //     evicted conversations) and an empty one, which then loads at its version, not 0;
 //   - a save over any other version (0 while a book is stored, a stale one, one ahead, a
-//     negative one) is sharing.ErrBookChanged and writes nothing;
+//     negative one) is books.ErrChanged and writes nothing;
 //   - a book is the participant's identity's, Kind and ID: it loads and saves under any
 //     label, and kinds sharing an id, ids that differ in case or by a space, and the
 //     operator are books of their own; so are desks that differ in case or by a space;
-//   - a desk or participant sharing.ValidateOwner refuses (empty, NUL byte, not UTF-8,
+//   - a desk or participant books.ValidateOwner refuses (empty, NUL byte, not UTF-8,
 //     invalid author), through LoadBook and SaveBook, and a book of another desk, are
 //     sharing.ErrInvalidBook, and nothing is written;
-//   - sharing.UpdateBook from 8 goroutines at once loses no acknowledgement (see
+//   - books.Update from 8 goroutines at once loses no acknowledgement (see
 //     ConcurrentBookRule; run it with -race).
-func BookRule(t *testing.T, st sharing.BookStore) {
+func BookRule(t *testing.T, st books.Store) {
 	t.Helper()
 	bookRule(t, st)
 }
 
-func bookRule(t reporter, st sharing.BookStore) {
+func bookRule(t reporter, st books.Store) {
 	t.Helper()
 	checkBookVersions(t, st)
 	checkBookIdentity(t, st)
@@ -54,13 +55,13 @@ func bookRule(t reporter, st sharing.BookStore) {
 
 // ConcurrentBookRule runs 8 goroutines at once, worker w on stores[w % len(stores)] (which
 // may be several Stores, or pools, on one database), each acknowledging through
-// sharing.UpdateBook, 12 times, a state of a conversation of its own with a rising
+// books.Update, 12 times, a state of a conversation of its own with a rising
 // watermark and a state of a conversation all share, with a watermark rising through every
 // worker's and a present entry of the worker's own; every worker names the participant by
 // a label of its own. Each update must return a book holding its acknowledgement, and the
 // book in the end must hold every conversation, each at the highest watermark acknowledged,
 // the shared one with every worker's present entry: nothing lost. Run it with -race.
-func ConcurrentBookRule(t *testing.T, stores ...sharing.BookStore) {
+func ConcurrentBookRule(t *testing.T, stores ...books.Store) {
 	t.Helper()
 	if len(stores) == 0 {
 		t.Fatal("storetest: ConcurrentBookRule without a store")
@@ -117,7 +118,7 @@ func fullBook(t reporter, desk string) sharing.Book {
 }
 
 // loadBook loads p's book on desk and checks it against want and version.
-func loadBook(t reporter, st sharing.BookStore, when, desk string, p transcript.Author, want sharing.Book, version sharing.Version) {
+func loadBook(t reporter, st books.Store, when, desk string, p transcript.Author, want sharing.Book, version books.Version) {
 	t.Helper()
 	got, v, err := st.LoadBook(t.Context(), desk, p)
 	switch {
@@ -151,7 +152,7 @@ func bookText(b sharing.Book) string {
 }
 
 // checkBookVersions: new books, versions, compare-and-swap, exact round trips.
-func checkBookVersions(t reporter, st sharing.BookStore) {
+func checkBookVersions(t reporter, st books.Store) {
 	t.Helper()
 	ctx := t.Context()
 	loadBook(t, st, "in a new store", bookDesk, bookAgent, sharing.Book{}, 0)
@@ -159,17 +160,17 @@ func checkBookVersions(t reporter, st sharing.BookStore) {
 	small := mustPut(t, sharing.Book{}, sharing.State{Conversation: conversationIn(bookDesk, 0), Watermark: 10, Present: []transcript.Sequence{12, 15}})
 	full := fullBook(t, bookDesk)
 	other := mustPut(t, sharing.Book{}, sharing.Initialized(conversationIn(bookDesk, 7), 3))
-	save := func(what string, b sharing.Book, expect, want sharing.Version) {
+	save := func(what string, b sharing.Book, expect, want books.Version) {
 		t.Helper()
 		v, err := st.SaveBook(ctx, bookDesk, bookAgent, b, expect)
 		if err != nil || v != want {
 			t.Fatalf("SaveBook of %s over version %d = %d, %v; want version %d", what, expect, v, err, want)
 		}
 	}
-	refused := func(what string, b sharing.Book, expect sharing.Version) {
+	refused := func(what string, b sharing.Book, expect books.Version) {
 		t.Helper()
-		if v, err := st.SaveBook(ctx, bookDesk, bookAgent, b, expect); !errors.Is(err, sharing.ErrBookChanged) {
-			t.Errorf("SaveBook of %s over version %d = %d, %v; want sharing.ErrBookChanged", what, expect, v, err)
+		if v, err := st.SaveBook(ctx, bookDesk, bookAgent, b, expect); !errors.Is(err, books.ErrChanged) {
+			t.Errorf("SaveBook of %s over version %d = %d, %v; want books.ErrChanged", what, expect, v, err)
 		}
 	}
 
@@ -205,7 +206,7 @@ func checkBookVersions(t reporter, st sharing.BookStore) {
 }
 
 // checkBookIdentity: a book is the desk's and the participant's Kind and ID.
-func checkBookIdentity(t reporter, st sharing.BookStore) {
+func checkBookIdentity(t reporter, st books.Store) {
 	t.Helper()
 	ctx := t.Context()
 	const desk = "identity"
@@ -253,7 +254,7 @@ func checkBookIdentity(t reporter, st sharing.BookStore) {
 }
 
 // checkBookRefusals: bad desks, participants and books are sharing.ErrInvalidBook.
-func checkBookRefusals(t reporter, st sharing.BookStore) {
+func checkBookRefusals(t reporter, st books.Store) {
 	t.Helper()
 	ctx := t.Context()
 	const desk = "refusals"
@@ -288,14 +289,14 @@ func checkBookRefusals(t reporter, st sharing.BookStore) {
 		if bad.desk != "" {
 			b = mustPut(t, b, sharing.Initialized(conversationIn(bad.desk, 0), 1))
 		}
-		for _, expect := range []sharing.Version{0, 1} {
+		for _, expect := range []books.Version{0, 1} {
 			if v, err := st.SaveBook(ctx, bad.desk, bad.p, b, expect); !matches(err) {
 				t.Errorf("SaveBook with %s over version %d = %d, %v; want sharing.ErrInvalidBook", bad.name, expect, v, err)
 			}
 		}
 	}
 	elsewhere := mustPut(t, sharing.Book{}, sharing.Initialized(conversationIn("elsewhere", 0), 2))
-	for _, expect := range []sharing.Version{0, 1} {
+	for _, expect := range []books.Version{0, 1} {
 		if v, err := st.SaveBook(ctx, desk, ana, elsewhere, expect); !errors.Is(err, sharing.ErrInvalidBook) {
 			t.Errorf("SaveBook of a book of desk %q for desk %q over version %d = %d, %v; want sharing.ErrInvalidBook", "elsewhere", desk, expect, v, err)
 		}
@@ -311,7 +312,7 @@ const (
 )
 
 // concurrentBooks is ConcurrentBookRule, on a desk named desk.
-func concurrentBooks(t reporter, desk string, stores ...sharing.BookStore) {
+func concurrentBooks(t reporter, desk string, stores ...books.Store) {
 	t.Helper()
 	ctx := t.Context()
 	shared := conversationIn(desk, 0)
@@ -335,7 +336,7 @@ func concurrentBooks(t reporter, desk string, stores ...sharing.BookStore) {
 						batches = [][]sharing.State{acks[:1], acks[1:]}
 					}
 					for _, batch := range batches {
-						got, err := sharing.UpdateBook(ctx, st, desk, p, func(b sharing.Book) (sharing.Book, error) {
+						got, err := books.Update(ctx, st, desk, p, func(b sharing.Book) (sharing.Book, error) {
 							for _, s := range batch {
 								var err error
 								if b, err = b.Acknowledge(s); err != nil {
@@ -345,11 +346,11 @@ func concurrentBooks(t reporter, desk string, stores ...sharing.BookStore) {
 							return b, nil
 						})
 						if err != nil {
-							return fmt.Errorf("round %d: UpdateBook: %w", round, err)
+							return fmt.Errorf("round %d: books.Update: %w", round, err)
 						}
 						for _, s := range batch {
 							if stored, _, ok := got.Lookup(s.Conversation); !ok || stored.Watermark < s.Watermark {
-								return fmt.Errorf("round %d: UpdateBook returned a book whose state of thread %d is %+v (found %v), below its acknowledgement %+v", round, s.Conversation.Thread, stored, ok, s)
+								return fmt.Errorf("round %d: books.Update returned a book whose state of thread %d is %+v (found %v), below its acknowledgement %+v", round, s.Conversation.Thread, stored, ok, s)
 							}
 						}
 					}

@@ -11,13 +11,14 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
-// TestBookRuleMemBookStore runs the book checks on sharing's reference store alone, and
+// TestBookRuleMemory runs the book checks on the reference store (books.Memory) alone, and
 // ConcurrentBookRule on three of them sharing one map.
-func TestBookRuleMemBookStore(t *testing.T) {
-	BookRule(t, new(sharing.MemBookStore))
-	shared := new(sharing.MemBookStore)
+func TestBookRuleMemory(t *testing.T) {
+	BookRule(t, new(books.Memory))
+	shared := new(books.Memory)
 	ConcurrentBookRule(t, shared, shared, shared)
 }
 
@@ -42,7 +43,7 @@ func (r *recorder) Fatalf(format string, args ...any) {
 }
 
 // runBookRule runs the book checks on st and returns their failures.
-func runBookRule(t *testing.T, st sharing.BookStore) (failures []string) {
+func runBookRule(t *testing.T, st books.Store) (failures []string) {
 	r := &recorder{ctx: t.Context()}
 	defer func() {
 		if x := recover(); x != nil && x != errFatal {
@@ -54,7 +55,7 @@ func runBookRule(t *testing.T, st sharing.BookStore) (failures []string) {
 	return nil
 }
 
-// brokenBooks is a BookStore with one thing wrong, chosen by its fields, over a map of
+// brokenBooks is a books.Store with one thing wrong, chosen by its fields, over a map of
 // books kept as JSON, under one mutex.
 type brokenBooks struct {
 	key      func(desk string, p transcript.Author) string // the identity of a book
@@ -64,11 +65,11 @@ type brokenBooks struct {
 	lossy    bool                                          // forgets the evicted conversations
 	mu       sync.Mutex
 	books    map[string]string
-	versions map[string]sharing.Version
+	versions map[string]books.Version
 }
 
-func (s *brokenBooks) LoadBook(ctx context.Context, desk string, p transcript.Author) (sharing.Book, sharing.Version, error) {
-	if err := sharing.ValidateOwner(desk, p); err != nil && !s.lenient {
+func (s *brokenBooks) LoadBook(ctx context.Context, desk string, p transcript.Author) (sharing.Book, books.Version, error) {
+	if err := books.ValidateOwner(desk, p); err != nil && !s.lenient {
 		return sharing.Book{}, 0, err
 	}
 	s.mu.Lock()
@@ -83,8 +84,8 @@ func (s *brokenBooks) LoadBook(ctx context.Context, desk string, p transcript.Au
 	return b, s.versions[k], nil
 }
 
-func (s *brokenBooks) SaveBook(ctx context.Context, desk string, p transcript.Author, b sharing.Book, expect sharing.Version) (sharing.Version, error) {
-	if err := sharing.ValidateBook(desk, p, b); err != nil && !s.lenient {
+func (s *brokenBooks) SaveBook(ctx context.Context, desk string, p transcript.Author, b sharing.Book, expect books.Version) (books.Version, error) {
+	if err := books.Validate(desk, p, b); err != nil && !s.lenient {
 		return 0, err
 	}
 	data, err := json.Marshal(b)
@@ -104,12 +105,12 @@ func (s *brokenBooks) SaveBook(ctx context.Context, desk string, p transcript.Au
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.books == nil {
-		s.books, s.versions = make(map[string]string), make(map[string]sharing.Version)
+		s.books, s.versions = make(map[string]string), make(map[string]books.Version)
 	}
 	k := s.key(desk, p)
 	v := s.versions[k]
 	if v != expect && !s.noCAS {
-		return 0, sharing.ErrBookChanged
+		return 0, books.ErrChanged
 	}
 	next := v + 1
 	if s.noBump {
@@ -135,7 +136,7 @@ func TestBookRuleCatchesBrokenStores(t *testing.T) {
 		store *brokenBooks
 		want  string // a failure must hold it
 	}{
-		{"no compare-and-swap", &brokenBooks{key: rightKey, noCAS: true}, "want sharing.ErrBookChanged"},
+		{"no compare-and-swap", &brokenBooks{key: rightKey, noCAS: true}, "want books.ErrChanged"},
 		{"versions not moved", &brokenBooks{key: rightKey, noBump: true}, "want version 2"},
 		{"labels part of the identity", &brokenBooks{key: func(desk string, p transcript.Author) string { return rightKey(desk, p) + p.Label }}, "under another label"},
 		{"kinds shared", &brokenBooks{key: func(desk string, p transcript.Author) string { return desk + " " + p.ID }}, "when another identity's book is stored"},

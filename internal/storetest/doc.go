@@ -4,7 +4,7 @@
 // refused with transcript.ErrInvalidMessage and stored nowhere, all-or-nothing batches with
 // transcript.BatchParent, the content limit, asides, keys, corrections (and restoring an
 // export's rows), bearer tokens (token.Store, which every store implements), read-state
-// books (sharing.BookStore, likewise), and agents sharing desks while writers append.
+// books (books.Store, likewise), and agents sharing desks while writers append.
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) storetest.Store {

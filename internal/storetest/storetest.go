@@ -6,7 +6,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/logtest"
-	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -30,9 +30,9 @@ type Store interface {
 	Desks(ctx context.Context) ([]string, error)
 	// token.Store keeps tokens by the hashes of their secrets (see TokenRule).
 	token.Store
-	// sharing.BookStore keeps participants' read states per conversation, with
+	// books.Store keeps participants' read states per conversation, with
 	// compare-and-swap (see BookRule).
-	sharing.BookStore
+	books.Store
 }
 
 // Run runs every check of the shared store suite as a subtest of t, each on a new, empty
@@ -94,10 +94,10 @@ type Store interface {
 //     hash only, listed in order, refused twice or invalid, revoked once, and
 //     token.Authenticate over the store accepting each token as itself and refusing
 //     revoked, unknown, malformed and missing ones without quoting a secret.
-//   - Books: the sharing.BookStore contract (see BookRule): books stored exactly, versions
+//   - Books: the books.Store contract (see BookRule): books stored exactly, versions
 //     one up a save, compare-and-swap refusing every other version, identity by desk and
 //     the participant's Kind and ID, bad desks and participants refused, and
-//     sharing.UpdateBook from 8 goroutines losing no acknowledgement.
+//     books.Update from 8 goroutines losing no acknowledgement.
 //   - ConcurrentSharing: 8 writers append to 4 desks while readers run sharing.Prepare →
 //     commit loops for channel and thread agents on those desks; each reader ends up having
 //     accepted every qualifying row exactly once. Run it with -race.

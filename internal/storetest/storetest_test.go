@@ -13,7 +13,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
-	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -30,9 +30,9 @@ func TestContentLimitMemStore(t *testing.T) {
 }
 
 // memStore is a Store over one memlog.Log per desk, serialised by one mutex, with the
-// reference token.Store and sharing's reference BookStore.
+// reference token.Store and the reference books.Store.
 type memStore struct {
-	sharing.MemBookStore
+	books.Memory
 	token.MemStore
 	mu         sync.Mutex
 	desks      map[string]*memlog.Log

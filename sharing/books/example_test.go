@@ -1,4 +1,4 @@
-package sharing_test
+package books_test
 
 import (
 	"context"
@@ -7,14 +7,15 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/sharing/books"
 )
 
 // An agent reads the channel and a thread of one desk, with a state of each in its book,
 // and acknowledges each read once its turn is over.
-func ExampleUpdateBook() {
+func ExampleUpdate() {
 	ctx := context.Background()
 	desk := memlog.New()
-	var books sharing.MemBookStore // sqlitestore.Store and pgstore.Store are BookStores too
+	var st books.Memory // sqlitestore.Store and pgstore.Store are Stores too
 	agent := transcript.Agent("triage", "Triage")
 	ana := transcript.Person("ana", "Ana")
 	say := func(parent transcript.Sequence, text string) transcript.Message {
@@ -27,7 +28,7 @@ func ExampleUpdateBook() {
 	// read is one read of c: a delta from the book's state, or a projection and the reason.
 	// It returns the state to acknowledge once the turn is over.
 	read := func(c transcript.Conversation) sharing.State {
-		book, _, err := books.LoadBook(ctx, "eng", agent)
+		book, _, err := st.LoadBook(ctx, "eng", agent)
 		if err != nil {
 			panic(err)
 		}
@@ -52,7 +53,7 @@ func ExampleUpdateBook() {
 		return plan.Delta.Next
 	}
 	acknowledge := func(s sharing.State) {
-		if _, err := sharing.UpdateBook(ctx, &books, "eng", agent, func(b sharing.Book) (sharing.Book, error) {
+		if _, err := books.Update(ctx, &st, "eng", agent, func(b sharing.Book) (sharing.Book, error) {
 			return b.Acknowledge(s)
 		}); err != nil {
 			panic(err)
