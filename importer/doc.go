@@ -9,6 +9,9 @@
 //
 //	n, err := importer.Import(ctx, st, "main", importer.JSONLines(f, size))
 //
+// A host's own format is a [Source] too: its ReadRows hands the messages it read to
+// [NewRows], and the import checks and stores them as it does a file's.
+//
 // Every format is incremental. A message carries a key (a line's "id", Slack's ts,
 // Discord's message id), and a row whose key the desk holds already is that row: it adds
 // nothing when it is the same message as [transcript.MatchKey] compares them (author

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -39,79 +38,6 @@ var (
 type StoreCloser interface {
 	Store
 	io.Closer
-}
-
-// A Source is what an import reads: JSONLines, Slack or Discord.
-type Source interface {
-	read(o *options) (*Rows, error)
-	size() int64 // the bytes it reads, when known, else 0
-}
-
-// JSONLines is the source of one message a line (the format export writes; see the
-// package doc), read from r, of size bytes when known, else 0: the size lets the reader
-// make room for every line at once. A byte-order mark at the start is skipped.
-func JSONLines(r io.Reader, size int64) Source { return jsonLines{r: r, bytes: size} }
-
-type jsonLines struct {
-	r       io.Reader
-	bytes   int64
-	bomSeen bool // r's start was looked at, and a byte-order mark skipped
-}
-
-func (s jsonLines) size() int64 { return s.bytes }
-
-func (s jsonLines) read(o *options) (*Rows, error) {
-	r := s.r
-	if !s.bomSeen {
-		br, ok := r.(*bufio.Reader)
-		if !ok {
-			br = bufio.NewReader(r)
-		}
-		skipBOM(br)
-		r = br
-	}
-	if o.progress != nil {
-		o.progress.Begin("reading", s.bytes)
-		defer o.progress.End()
-		r = &countingReader{r: r, p: o.progress}
-	}
-	rows, prep, err := readJSONLines(r, s.bytes)
-	if err != nil {
-		return nil, err
-	}
-	return &Rows{rows: rows, prep: prep}, nil
-}
-
-// Slack is the source of one channel of a Slack workspace export: path is the folder the
-// export unpacks to or its .zip, channel its name (with or without "#") or its id.
-func Slack(path, channel string) Source { return slackSource{path, channel} }
-
-type slackSource struct{ path, channel string }
-
-func (slackSource) size() int64 { return 0 }
-
-func (s slackSource) read(*options) (*Rows, error) {
-	rows, chat, err := readSlackExport(s.path, s.channel)
-	if err != nil {
-		return nil, err
-	}
-	return &Rows{rows: rows, prep: &importPrep{chat: chat}}, nil
-}
-
-// Discord is the source of a DiscordChatExporter JSON export of one channel: path is the
-// file, or a folder or .zip holding it and its threads' files.
-func Discord(path string) Source { return discordSource(path) }
-
-type discordSource string
-
-func (discordSource) size() int64 { return 0 }
-
-func (s discordSource) read(*options) (*Rows, error) {
-	rows, chat, err := readDiscordExport(string(s))
-	if err != nil {
-		return nil, err
-	}
-	return &Rows{rows: rows, prep: &importPrep{chat: chat}}, nil
 }
 
 // Progress is told how an import goes, for a host that shows it. Begin starts a stage:
@@ -182,7 +108,7 @@ type Database struct {
 // opened. ImportInto closes what it opened.
 func ImportInto(ctx context.Context, db Database, desk string, src Source, opts ...Option) (Counts, error) {
 	var ahead *readAhead
-	if size := src.size(); db.Exists && size > 0 {
+	if size := src.Size(); db.Exists && size > 0 {
 		ahead = startReadAhead(ctx, db.Open, desk, size)
 		defer ahead.stop()
 	}
@@ -238,7 +164,11 @@ type Rows struct {
 // wrong against the desk: see Faulty. The error is src's own: a file that cannot be read, an
 // export without its users.json, or its bad messages (a *RowsError).
 func Read(src Source, opts ...Option) (*Rows, error) {
-	return src.read(optionsOf(opts))
+	rows, err := src.ReadRows(optionsOf(opts).progress)
+	if err == nil && rows == nil {
+		return nil, errors.New("importer: the source's ReadRows returned neither rows nor an error")
+	}
+	return rows, err
 }
 
 // Len returns how many messages the rows hold.
