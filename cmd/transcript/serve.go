@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -114,59 +115,17 @@ standard output, the page's address and the token, which is deleted when serve s
 	if err != nil {
 		return err
 	}
-	var (
-		demoSecret string
-		demoToken  token.Token
-	)
-	if f.demo {
-		if demoSecret, demoToken, err = loadDemo(ctx, e, st); err != nil {
-			st.Close()
-			return err
-		}
-	}
-	srv, err := server.New(st, f.options(logs))
-	if err != nil {
-		dropDemo(e, st, demoToken)
-		st.Close()
+	// The demo's token, once made, is deleted once, whichever way serve ends: at the drain
+	// (the page's sessions end with it), else as serve returns, its secret printed or not.
+	var demoToken token.Token
+	dropToken := sync.OnceFunc(func() { dropDemo(e, st, demoToken) })
+	drained, err := f.serve(ctx, e, st, logs, tlsConfig, &demoToken, dropToken)
+	dropToken()
+	closeErr := st.Close()
+	if !drained {
 		return err
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", f.addr)
-	if err != nil {
-		dropDemo(e, st, demoToken) // its secret was never printed, but no token is left behind
-		st.Close()
-		return fmt.Errorf("serve: %w", err)
-	}
-	scheme := "http"
-	if tlsConfig != nil {
-		scheme = "https"
-	}
-	fmt.Fprintf(e.stderr, "listening on %s://%s\n", scheme, ln.Addr())
-	if f.demo {
-		printDemoSignIn(e, scheme, ln.Addr(), demoSecret)
-	}
-
-	drained := false
-	err = srv.Serve(ctx, ln, server.ServeOptions{
-		TLSConfig:    tlsConfig,
-		ErrorLog:     slog.NewLogLogger(logs, slog.LevelWarn), // TLS handshake failures and the like, in the log's format
-		DrainTimeout: f.drainTimeout,
-		Draining: func(cause error) {
-			drained = true
-			dropDemo(e, st, demoToken) // the page's sessions end with it; the drain follows
-			reason := "stopping"
-			if cause != nil && cause != context.Canceled { // a signal's cause matches context.Canceled too, and says which signal
-				reason = cause.Error()
-			}
-			fmt.Fprintf(e.stderr, "%s: draining (new requests get 503; streams end; requests in flight finish, for up to %v)\n", reason, f.drainTimeout)
-		},
-	})
-	if !drained { // it stopped on its own: the listener failed
-		dropDemo(e, st, demoToken)
-		st.Close()
-		return fmt.Errorf("serve: %w", err)
-	}
-	if closeErr := st.Close(); closeErr != nil {
+	if closeErr != nil {
 		err = errors.Join(err, fmt.Errorf("closing the database: %w", closeErr))
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -177,6 +136,54 @@ standard output, the page's address and the token, which is deleted when serve s
 	}
 	fmt.Fprintln(e.stderr, "stopped: every request finished")
 	return nil
+}
+
+// serve serves st until the server drains, and reports whether it did: when it did not
+// (it failed to start, or its listener failed), err is the command's error. With --demo it
+// loads the demo desk first and sets *demoToken to the token it makes; dropToken deletes
+// that token, and is called as the drain begins.
+func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handler, tlsConfig *tls.Config, demoToken *token.Token, dropToken func()) (drained bool, err error) {
+	var demoSecret string
+	if f.demo {
+		if demoSecret, *demoToken, err = loadDemo(ctx, e, st); err != nil {
+			return false, err
+		}
+	}
+	srv, err := server.New(st, f.options(logs))
+	if err != nil {
+		return false, err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", f.addr)
+	if err != nil {
+		return false, fmt.Errorf("serve: %w", err)
+	}
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(e.stderr, "listening on %s://%s\n", scheme, ln.Addr())
+	if f.demo {
+		printDemoSignIn(e, scheme, ln.Addr(), demoSecret)
+	}
+	err = srv.Serve(ctx, ln, server.ServeOptions{
+		TLSConfig:    tlsConfig,
+		ErrorLog:     slog.NewLogLogger(logs, slog.LevelWarn), // TLS handshake failures and the like, in the log's format
+		DrainTimeout: f.drainTimeout,
+		Draining: func(cause error) {
+			drained = true
+			dropToken()
+			reason := "stopping"
+			if cause != nil && cause != context.Canceled { // a signal's cause matches context.Canceled too, and says which signal
+				reason = cause.Error()
+			}
+			fmt.Fprintf(e.stderr, "%s: draining (new requests get 503; streams end; requests in flight finish, for up to %v)\n", reason, f.drainTimeout)
+		},
+	})
+	if !drained { // it stopped on its own: the listener failed
+		return false, fmt.Errorf("serve: %w", err)
+	}
+	return true, err
 }
 
 // check refuses flags serve cannot run with, as usage errors, before anything is opened:
