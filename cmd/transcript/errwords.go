@@ -11,6 +11,7 @@ import (
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/posting"
 	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/stores"
 )
 
 // actionError is the failure of one thing the user asked for: action names it in the
@@ -61,43 +62,13 @@ func userText(err error) string {
 	if errors.As(err, &pgAppend) {
 		return fmt.Sprintf("append to desk %q: %s", pgAppend.Desk, refusalText(pgAppend.Err))
 	}
-	var open *openError
-	if errors.As(err, &open) {
-		text := open.reason()
-		if open.hint != "" {
-			text += " (" + open.hint + ")"
+	if open, ok := errors.AsType[*stores.OpenError](err); ok {
+		if hinted, ok := errors.AsType[*hintError](err); ok {
+			return open.Error() + " (" + hinted.hint + ")"
 		}
-		return text
+		return open.Error()
 	}
 	return err.Error()
-}
-
-// reason words e without its hint.
-func (e *openError) reason() string {
-	var dir *missingDirError
-	var notStore *sqlitestore.NotStoreError
-	var schema *sqlitestore.SchemaError
-	var connect *pgstore.ConnectError
-	var pgNotStore *pgstore.NotStoreError
-	switch {
-	case errors.As(e.err, &dir):
-		return fmt.Sprintf("open database %s: %s", e.db, dir)
-	case errors.As(e.err, &notStore):
-		return notStore.Path + " " + notStore.What
-	case errors.As(e.err, &schema) && schema.Found > schema.Known:
-		return fmt.Sprintf("open database %s: its schema is version %d, newer than %d, the newest this transcript reads: use a newer transcript", e.db, schema.Found, schema.Known)
-	case errors.As(e.err, &schema):
-		return fmt.Sprintf("open database %s: its schema is version %d, older than %d, and a command that only reads does not migrate it", e.db, schema.Found, schema.Known)
-	case errors.As(e.err, &connect):
-		return fmt.Sprintf("open %s: cannot connect to database %q as %q: %s", e.db, connect.Database, connect.User, strings.Join(connect.Reasons, "; "))
-	case errors.As(e.err, &pgNotStore):
-		return fmt.Sprintf("open %s: database %q holds other tables (%s) but no transcript store; it was left unchanged", e.db, pgNotStore.Database, pgNotStore.ShownTables())
-	case errors.Is(e.err, pgstore.ErrSchemaTooNew):
-		return fmt.Sprintf("open %s: its schema is newer than this transcript reads: use a newer transcript", e.db)
-	case errors.Is(e.err, pgstore.ErrSchemaBehind):
-		return fmt.Sprintf("open %s: its schema is older than this transcript reads, and a command that only reads does not migrate it", e.db)
-	}
-	return fmt.Sprintf("open database %s: %v", e.db, e.err)
 }
 
 // reason words e.err, the failure of e.action.

@@ -6,43 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/importer"
 	"github.com/sharedesk/transcript/pgstore"
-	"github.com/sharedesk/transcript/sharing/books"
 	"github.com/sharedesk/transcript/sqlitestore"
-	"github.com/sharedesk/transcript/token"
+	"github.com/sharedesk/transcript/stores"
 )
 
-// store is what the commands need of sqlitestore.Store and pgstore.Store.
-type store interface {
-	// importer.Store appends, restores, looks keys up and reads desks (import, export).
-	importer.Store
-	transcript.NewRowAppender
-	Desks(ctx context.Context) ([]string, error)
-	// token.Store keeps the service's bearer tokens (token add, list, revoke; serve checks
-	// every request against it).
-	token.Store
-	// books.Store keeps the participants' read states (the mcp command's books).
-	books.Store
-	// DeleteDesk deletes a desk, its search index, books and, asked to, its tokens (desks
-	// delete); without them, a desk that has tokens is token.ErrDeskHasTokens.
-	DeleteDesk(ctx context.Context, desk string, tokens bool) (int64, error)
-	// DeleteToken deletes a token for good (serve --demo's, as serve stops).
-	DeleteToken(ctx context.Context, id string) error
-	Close() error
-}
-
-var (
-	_ store = (*sqlitestore.Store)(nil)
-	_ store = (*pgstore.Store)(nil)
-)
+// store is what the commands open: sqlitestore.Store or pgstore.Store.
+type store = stores.Store
 
 // defaultDB is where the commands keep desks unless --db says otherwise.
 const defaultDB = "transcript.db"
@@ -176,11 +151,8 @@ func (d *deskName) Set(s string) error {
 	return nil
 }
 
-// isPostgres reports whether db names a PostgreSQL database (a postgres:// or
-// postgresql:// URL) rather than a SQLite file: the one test every command makes.
-func isPostgres(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-}
+// isPostgres reports whether db names a PostgreSQL database rather than a SQLite file.
+func isPostgres(db string) bool { return stores.IsPostgres(db) }
 
 // open opens the store f.db names for a command that writes: PostgreSQL for a postgres:// or
 // postgresql:// URL, else a SQLite file, created when it is missing. Either is initialized
@@ -190,12 +162,8 @@ func isPostgres(db string) bool {
 // --read-db needs PostgreSQL: the store then reads its desks from those standbys
 // (pgstore.WithStandbys). A --db that is itself a standby opens read-only.
 func (f deskFlags) open(ctx context.Context) (store, error) {
-	var opts []pgstore.Option
-	if f.initDB {
-		opts = append(opts, pgstore.InitSchema())
-	}
 	existed := f.exists()
-	st, err := f.openWith(ctx, opts, nil)
+	st, err := f.openWith(ctx, stores.Options{InitSchema: f.initDB})
 	if errors.Is(err, pgstore.ErrNotStore) && !f.initDB {
 		return nil, withHint(err, "add --init-db to create the store's tables beside them")
 	}
@@ -206,9 +174,8 @@ func (f deskFlags) open(ctx context.Context) (store, error) {
 }
 
 // openRead is open for commands that only read: it never creates, initializes, migrates or
-// writes anything (pgstore.ReadOnly, sqlitestore.ReadOnly). A missing SQLite file, an empty
-// one and a store at an older schema version are errors that say which command makes or
-// migrates it.
+// writes anything (stores.Options.ReadOnly). A missing SQLite file, an empty one and a
+// store at an older schema version are errors that say which command makes or migrates it.
 func (f deskFlags) openRead(ctx context.Context) (store, error) {
 	if err := checkDBScheme(f.db); err != nil {
 		return nil, err
@@ -216,7 +183,7 @@ func (f deskFlags) openRead(ctx context.Context) (store, error) {
 	if !f.exists() {
 		return nil, f.missing()
 	}
-	st, err := f.openWith(ctx, []pgstore.Option{pgstore.ReadOnly()}, []sqlitestore.Option{sqlitestore.ReadOnly()})
+	st, err := f.openWith(ctx, stores.Options{ReadOnly: true})
 	switch {
 	case errors.Is(err, sqlitestore.ErrSchemaBehind), errors.Is(err, pgstore.ErrSchemaBehind):
 		return nil, withHint(err, creatingCommands+" migrates it")
@@ -226,37 +193,18 @@ func (f deskFlags) openRead(ctx context.Context) (store, error) {
 	return st, err
 }
 
-// openWith opens the store f.db names with the options of its kind. Its failure is an
-// *openError.
-func (f deskFlags) openWith(ctx context.Context, pgOpts []pgstore.Option, sqliteOpts []sqlitestore.Option) (store, error) {
+// openWith opens the store f.db names with opts and f's standbys and reports; its
+// refusals of f.db's scheme and of --read-db with SQLite are usage errors.
+func (f deskFlags) openWith(ctx context.Context, opts stores.Options) (store, error) {
 	if err := checkDBScheme(f.db); err != nil {
 		return nil, err
 	}
-	if isPostgres(f.db) {
-		opts := append(pgOpts, pgstore.WithStandbys(f.readDBs...), pgstore.WithStandbyReport(f.standbyReport))
-		if f.indexProgress != nil {
-			opts = append(opts, pgstore.WithIndexProgress(pgstore.IndexProgress(f.indexProgress)))
-		}
-		st, err := pgstore.Open(ctx, f.db, opts...)
-		if err != nil {
-			return nil, &openError{db: "the PostgreSQL database", err: err} // its URL may hold a password
-		}
-		return st, nil
-	}
-	if len(f.readDBs) > 0 {
+	opts.Standbys, opts.StandbyReport, opts.IndexProgress = f.readDBs, f.standbyReport, f.indexProgress
+	st, err := stores.Open(ctx, f.db, opts)
+	if errors.Is(err, stores.ErrStandbysNeedPostgres) {
 		return nil, usageErrorf("--read-db needs a PostgreSQL --db (a postgres:// URL): a SQLite file has no standbys")
 	}
-	if f.indexProgress != nil {
-		sqliteOpts = append(sqliteOpts, sqlitestore.WithIndexProgress(f.indexProgress))
-	}
-	if err := checkDir(f.db); err != nil {
-		return nil, &openError{db: f.db, err: err}
-	}
-	st, err := sqlitestore.Open(ctx, f.db, sqliteOpts...)
-	if err != nil {
-		return nil, &openError{db: f.db, err: err}
-	}
-	return st, nil
+	return st, err
 }
 
 // openExisting is open for commands that write to a database that must be there already
@@ -269,7 +217,7 @@ func (f deskFlags) openExisting(ctx context.Context) (store, error) {
 	if !f.exists() {
 		return nil, f.missing()
 	}
-	return f.openWith(ctx, nil, nil) // these commands have no --init-db
+	return f.openWith(ctx, stores.Options{}) // these commands have no --init-db
 }
 
 // missing is the error of a SQLite --db that does not exist, for a command that needs it.
@@ -277,15 +225,8 @@ func (f deskFlags) missing() error {
 	return fmt.Errorf("no database at %s (%s creates one; or name another with --db)", f.db, creatingCommands)
 }
 
-// exists reports whether the database f.db names may hold desks: a PostgreSQL URL, or a
-// SQLite file that exists.
-func (f deskFlags) exists() bool {
-	if isPostgres(f.db) {
-		return true
-	}
-	_, err := os.Stat(f.db)
-	return !errors.Is(err, fs.ErrNotExist)
-}
+// exists reports whether the database f.db names may hold desks (stores.Exists).
+func (f deskFlags) exists() bool { return stores.Exists(f.db) }
 
 // isEmptyFile reports whether path is a file of no bytes.
 func isEmptyFile(path string) bool {
@@ -293,76 +234,30 @@ func isEmptyFile(path string) bool {
 	return err == nil && info.Mode().IsRegular() && info.Size() == 0
 }
 
-// checkDBScheme refuses a --db that is a URL of a scheme other than PostgreSQL's: a SQLite
-// --db is a file name, and "mysql://host/db" would otherwise name a file in a directory
-// "mysql:".
+// checkDBScheme refuses, as a usage error, a --db that is a URL of a scheme other than
+// PostgreSQL's (stores.CheckScheme).
 func checkDBScheme(db string) error {
-	scheme, _, ok := strings.Cut(db, "://")
-	if !ok || isPostgres(db) || strings.ContainsAny(scheme, `/\.`) {
-		return nil
+	var bad *stores.SchemeError
+	if errors.As(stores.CheckScheme(db), &bad) {
+		// Only the scheme: the rest of the URL may hold a password.
+		return usageErrorf("--db: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", bad.Scheme)
 	}
-	// Only the scheme: the rest of the URL may hold a password.
-	return usageErrorf("--db: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", scheme)
+	return nil
 }
 
-// openError is the failure to open the database db names (a SQLite file, or "the
-// PostgreSQL database"), and hint, what to do about it, when there is something to say.
-type openError struct {
-	db   string
+// hintError is a failure to open a database (a *stores.OpenError) and what to do about it.
+type hintError struct {
 	err  error
 	hint string
 }
 
-func (e *openError) Error() string {
-	if e.hint != "" {
-		return fmt.Sprintf("open database %s: %v (%s)", e.db, e.err, e.hint)
-	}
-	return fmt.Sprintf("open database %s: %v", e.db, e.err)
-}
+func (e *hintError) Error() string { return fmt.Sprintf("%v (%s)", e.err, e.hint) }
+func (e *hintError) Unwrap() error { return e.err }
 
-func (e *openError) Unwrap() error { return e.err }
-
-// withHint returns err, an *openError, with hint; any other err as it is.
+// withHint returns err, a *stores.OpenError, with hint; any other err as it is.
 func withHint(err error, hint string) error {
-	var oe *openError
-	if errors.As(err, &oe) {
-		withHint := *oe
-		withHint.hint = hint
-		return &withHint
+	if _, ok := errors.AsType[*stores.OpenError](err); ok {
+		return &hintError{err: err, hint: hint}
 	}
 	return err
-}
-
-// missingDirError is a SQLite --db whose directory does not exist, or is no directory.
-type missingDirError struct {
-	dir     string // the directory, as the --db names it
-	notADir bool   // it exists, but is no directory
-}
-
-func (e *missingDirError) Error() string {
-	if e.notADir {
-		return fmt.Sprintf("%s is not a directory", e.dir)
-	}
-	return fmt.Sprintf("directory %s does not exist", e.dir)
-}
-
-// checkDir returns a *missingDirError when the directory of the SQLite file db does not
-// exist or is no directory: SQLite would say only that it is "unable to open database file".
-func checkDir(db string) error {
-	i := strings.LastIndexAny(db, `/`+string(filepath.Separator))
-	if i < 0 {
-		return nil // the working directory
-	}
-	dir := db[:i]
-	if dir == "" {
-		dir = db[:i+1] // the root
-	}
-	info, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &missingDirError{dir: dir}
-	case err == nil && !info.IsDir():
-		return &missingDirError{dir: dir, notADir: true}
-	}
-	return nil
 }

@@ -1,0 +1,150 @@
+package stores
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/sqlitestore"
+)
+
+// Options say how Open opens a store.
+type Options struct {
+	// ReadOnly opens the store to read only: it never creates, initializes, migrates or
+	// writes anything (pgstore.ReadOnly, sqlitestore.ReadOnly).
+	ReadOnly bool
+	// InitSchema creates the store's tables in a PostgreSQL database that holds other
+	// tables (pgstore.InitSchema).
+	InitSchema bool
+	// Standbys are hot standbys of a PostgreSQL database to read desks from
+	// (pgstore.WithStandbys); a SQLite file has none (ErrStandbysNeedPostgres).
+	Standbys []string
+	// StandbyReport, when set, is told of each standby set aside (pgstore.WithStandbyReport).
+	StandbyReport func(error)
+	// IndexProgress, when set, is told how far a rebuild of the search index has come
+	// (sqlitestore.WithIndexProgress, pgstore.WithIndexProgress).
+	IndexProgress func(done, total int64)
+}
+
+// ErrStandbysNeedPostgres: Options.Standbys given for a SQLite file.
+var ErrStandbysNeedPostgres = errors.New("stores: standbys need a PostgreSQL database: a SQLite file has none")
+
+// IsPostgres reports whether name is a PostgreSQL database (a postgres:// or postgresql://
+// URL) rather than a SQLite file.
+func IsPostgres(name string) bool {
+	return strings.HasPrefix(name, "postgres://") || strings.HasPrefix(name, "postgresql://")
+}
+
+// SchemeError is a name that is a URL of a scheme neither store takes. It holds the scheme
+// alone: the rest of the URL may hold a password.
+type SchemeError struct{ Scheme string }
+
+func (e *SchemeError) Error() string {
+	return fmt.Sprintf("stores: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", e.Scheme)
+}
+
+// CheckScheme returns a *SchemeError when name is a URL of another scheme than PostgreSQL's:
+// a SQLite name is a file name, and "mysql://host/db" would otherwise name a file in a
+// directory "mysql:".
+func CheckScheme(name string) error {
+	scheme, _, ok := strings.Cut(name, "://")
+	if !ok || IsPostgres(name) || strings.ContainsAny(scheme, `/\.`) {
+		return nil
+	}
+	return &SchemeError{Scheme: scheme}
+}
+
+// Exists reports whether the database name gives may hold desks: a PostgreSQL URL, or a
+// SQLite file that exists.
+func Exists(name string) bool {
+	if IsPostgres(name) {
+		return true
+	}
+	_, err := os.Stat(name)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// Open opens the store name gives: PostgreSQL for a postgres:// or postgresql:// URL (its
+// tables created when it holds nothing yet, or with InitSchema; migrated when it holds an
+// older store), else a SQLite file, created when it is missing unless ReadOnly. Another
+// program's database is refused and left as it was. The error is CheckScheme's, or
+// ErrStandbysNeedPostgres, or an *OpenError.
+func Open(ctx context.Context, name string, opts Options) (Store, error) {
+	if err := CheckScheme(name); err != nil {
+		return nil, err
+	}
+	if IsPostgres(name) {
+		pgOpts := []pgstore.Option{pgstore.WithStandbys(opts.Standbys...), pgstore.WithStandbyReport(opts.StandbyReport)}
+		if opts.ReadOnly {
+			pgOpts = append(pgOpts, pgstore.ReadOnly())
+		}
+		if opts.InitSchema {
+			pgOpts = append(pgOpts, pgstore.InitSchema())
+		}
+		if opts.IndexProgress != nil {
+			pgOpts = append(pgOpts, pgstore.WithIndexProgress(opts.IndexProgress))
+		}
+		st, err := pgstore.Open(ctx, name, pgOpts...)
+		if err != nil {
+			return nil, &OpenError{DB: "the PostgreSQL database", Err: err} // its URL may hold a password
+		}
+		return st, nil
+	}
+	if len(opts.Standbys) > 0 {
+		return nil, ErrStandbysNeedPostgres
+	}
+	var sqliteOpts []sqlitestore.Option
+	if opts.ReadOnly {
+		sqliteOpts = append(sqliteOpts, sqlitestore.ReadOnly())
+	}
+	if opts.IndexProgress != nil {
+		sqliteOpts = append(sqliteOpts, sqlitestore.WithIndexProgress(opts.IndexProgress))
+	}
+	if err := checkDir(name); err != nil {
+		return nil, &OpenError{DB: name, Err: err}
+	}
+	st, err := sqlitestore.Open(ctx, name, sqliteOpts...)
+	if err != nil {
+		return nil, &OpenError{DB: name, Err: err}
+	}
+	return st, nil
+}
+
+// MissingDirError is a SQLite file whose directory does not exist, or is no directory.
+type MissingDirError struct {
+	Dir     string // the directory, as the name gives it
+	NotADir bool   // it exists, but is no directory
+}
+
+func (e *MissingDirError) Error() string {
+	if e.NotADir {
+		return fmt.Sprintf("%s is not a directory", e.Dir)
+	}
+	return fmt.Sprintf("directory %s does not exist", e.Dir)
+}
+
+// checkDir returns a *MissingDirError when the directory of the SQLite file name does not
+// exist or is no directory: SQLite would say only that it is "unable to open database file".
+func checkDir(name string) error {
+	i := strings.LastIndexAny(name, `/`+string(filepath.Separator))
+	if i < 0 {
+		return nil // the working directory
+	}
+	dir := name[:i]
+	if dir == "" {
+		dir = name[:i+1] // the root
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &MissingDirError{Dir: dir}
+	case err == nil && !info.IsDir():
+		return &MissingDirError{Dir: dir, NotADir: true}
+	}
+	return nil
+}
