@@ -28,7 +28,7 @@ func loadDemo(ctx context.Context, e *env, st store) (string, token.Token, error
 	if err := d.build(ctx); err != nil {
 		return "", token.Token{}, err
 	}
-	return addToken(ctx, st, demoDesk, transcript.Operator(), time.Now)
+	return token.Add(ctx, st, demoDesk, transcript.Operator(), time.Now)
 }
 
 // dropDemo deletes the token loadDemo made, saying so on standard error: its secret was

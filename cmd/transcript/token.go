@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -72,11 +71,6 @@ Subcommands:
 	io.WriteString(w, b.String())
 }
 
-// tokenAttempts is how many tokens token add makes before it gives up on ID collisions
-// (token.ErrExists): one is already unlikely among millions of tokens (token.IDOf), so
-// three in a row means something else is wrong.
-const tokenAttempts = 3
-
 func runTokenAdd(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "token add", "--desk DESK --as PARTICIPANT [flags]", `
 Make a token for one participant on one desk and print its secret, alone on a line of
@@ -119,7 +113,7 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 	if !isNew {
 		noteUnseen(ctx, e, st, df.desk, as.author)
 	}
-	secret, t, err := addToken(ctx, st, df.desk, as.author, time.Now)
+	secret, t, err := token.Add(ctx, st, df.desk, as.author, time.Now)
 	if err != nil {
 		return err
 	}
@@ -135,27 +129,6 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 		fmt.Fprintln(e.stderr, "an operator token reads every aside of the desk, and may read as any participant (as=): keep it with the operator")
 	}
 	return nil
-}
-
-// addToken makes a token for p on desk and stores it, making another when the store holds
-// its ID or hash already (token.ErrExists), up to tokenAttempts times. It returns the
-// stored token and its secret.
-func addToken(ctx context.Context, st token.Store, desk string, p transcript.Author, now func() time.Time) (string, token.Token, error) {
-	for attempt := 1; ; attempt++ {
-		secret, t, err := token.New(desk, p, now())
-		if err != nil {
-			return "", token.Token{}, err
-		}
-		err = st.AddToken(ctx, t)
-		switch {
-		case err == nil:
-			return secret, t, nil
-		case !errors.Is(err, token.ErrExists):
-			return "", token.Token{}, err
-		case attempt == tokenAttempts:
-			return "", token.Token{}, fmt.Errorf("token add: %d new tokens in a row had the ID of a stored one: %w", attempt, err)
-		}
-	}
 }
 
 func runTokenList(ctx context.Context, e *env, args []string) error {
