@@ -40,6 +40,18 @@ export interface PostOptions {
   key?: string;
 }
 
+export interface EditOptions {
+  /** The row's new content. */
+  content: string;
+  /** An idempotency key: an edit with a key already stored answers the stored correction. */
+  key?: string;
+}
+
+export interface RedactOptions {
+  /** An idempotency key: a redaction with a key already stored answers the stored correction. */
+  key?: string;
+}
+
 export interface DeltaOptions extends AsOption {
   /** Where the turn happens; absent: the desk's channel. */
   conversation?: { thread?: number };
@@ -150,15 +162,15 @@ export class Desk {
   }
 
   /** edit gives row seq, the participant's own, new content; it returns the correction row. */
-  edit(seq: number, content: string, key?: string): Promise<Message> {
-    const body: Record<string, unknown> = { content };
-    if (key !== undefined) body.key = key;
+  edit(seq: number, opts: EditOptions): Promise<Message> {
+    const body: Record<string, unknown> = { content: opts.content };
+    if (opts.key !== undefined) body.key = opts.key;
     return this.#call("edit", this.#api.PATCH("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body: body as never }));
   }
 
   /** redact erases row seq's content for good (its author or the operator); it returns the correction row. */
-  redact(seq: number, key?: string): Promise<Message> {
-    const body = key === undefined ? {} : { key };
+  redact(seq: number, opts: RedactOptions = {}): Promise<Message> {
+    const body = opts.key === undefined ? {} : { key: opts.key };
     return this.#call("redact", this.#api.DELETE("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body: body as never }));
   }
 

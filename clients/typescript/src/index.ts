@@ -2,10 +2,10 @@
 // token's participant: its view, its posts, its deltas between turns, search, corrections
 // and a live event stream that resumes by itself.
 export { Desk } from "./desk.js";
-export type { DeskOptions, ViewOptions, PostOptions, DeltaOptions, DeltaAnswer, ThreadsOptions, SearchOptions, AsOption } from "./desk.js";
+export type { DeskOptions, ViewOptions, PostOptions, EditOptions, RedactOptions, DeltaOptions, DeltaAnswer, ThreadsOptions, SearchOptions, AsOption } from "./desk.js";
 export { ProblemError } from "./problem.js";
 export type { DeskEvent, EventsOptions } from "./events.js";
-export { takeTurn, notePresent, presentSetLimit } from "./turn.js";
+export { takeTurn, notePresent, presentSetLimit, replyKey } from "./turn.js";
 export type { Reply, TurnOptions, TurnResult } from "./turn.js";
 export { turns, envelope, elisionTag, authorName, sameAuthor } from "./mapping.js";
 export type { Turn } from "./mapping.js";

@@ -16,14 +16,21 @@ export interface Reply {
 export interface TurnOptions {
   /** The state the last committed turn saved; absent: an agent that has seen nothing. */
   state?: State;
-  /** The caller's decision: the news (oldest first) and who the participant is; null: no reply. */
-  decide(news: Message[], me: Author, elided: Elision[]): Reply | null | Promise<Reply | null>;
+  /**
+   * The caller's decision: the news (oldest first), who the participant is, the elisions,
+   * and the corrections (edits and redactions of rows it was shown); null: no reply.
+   */
+  decide(news: Message[], me: Author, elided: Elision[], corrections: Message[]): Reply | null | Promise<Reply | null>;
   /** Commits the next state. Called only once the reply, if any, is stored. */
   save(next: State): void | Promise<void>;
 }
 
 export interface TurnResult {
+  /** The messages new to the participant, oldest first. */
   news: Message[];
+  /** The edits and redactions of rows the participant was shown before: its to apply. */
+  corrections: Message[];
+  /** Runs of rows the participant may not read, in their place. */
   elided: Elision[];
   /** Why the state could not give a delta, when the turn started over from a view. */
   reinitialized?: string;
@@ -40,6 +47,10 @@ export interface TurnResult {
  * same news, and the same key, which the service answers with the row it stored, never a
  * second one. Every state it saves names the participant (its viewer): a state saved for
  * another participant starts the turn over from a view.
+ *
+ * The state saved is never past a correction the result does not hold: the delta's
+ * corrections are returned with its news. A reply that answers an aside and sets no parent
+ * is posted as a reply to that aside, so it is read by the aside's readers only.
  */
 export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResult> {
   const me = await desk.whoami();
@@ -48,6 +59,7 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
   const answer = await desk.delta(state, thread ? { conversation: { thread } } : {});
   let news: Message[];
   let elided: Elision[];
+  let corrections: Message[] = [];
   let next: State;
   let reinitialized: string | undefined;
   if ("reinitialize" in answer) {
@@ -59,25 +71,40 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
   } else {
     news = answer.delta.messages ?? [];
     elided = answer.delta.elided ?? [];
+    corrections = answer.delta.corrections ?? [];
     next = answer.delta.next;
   }
-  const reply = await opts.decide(news, me, elided);
+  const reply = await opts.decide(news, me, elided, corrections);
   let stored: Message | undefined;
   if (reply) {
-    const body: { content: string; parent?: number; audience?: string[]; key: string } = {
-      content: reply.content,
-      key: `turn:${desk.tokenId}:${reply.answers}`,
-    };
-    if (reply.parent !== undefined) body.parent = reply.parent;
-    if (reply.audience !== undefined) body.audience = reply.audience;
-    stored = await desk.post(body);
+    stored = await desk.post({ ...replyPlace(reply, news), content: reply.content, key: replyKey(desk, reply.answers) });
     next = notePresent(next, stored.seq);
   }
   await opts.save(next);
-  const result: TurnResult = { news, elided, state: next };
+  const result: TurnResult = { news, corrections, elided, state: next };
   if (reinitialized !== undefined) result.reinitialized = reinitialized;
   if (stored) result.reply = stored;
   return result;
+}
+
+/** replyKey is the key of a turn's reply to row answers: the same on every retry of the turn. */
+export function replyKey(desk: Desk, answers: number): string {
+  return `turn:${desk.tokenId}:${answers}`;
+}
+
+/**
+ * replyPlace is where a reply goes: its own parent and audience when it sets either; else,
+ * when the row it answers is an aside, inside that aside (a reply to it), never the channel.
+ */
+function replyPlace(reply: Reply, news: Message[]): { parent?: number; audience?: string[] } {
+  const place: { parent?: number; audience?: string[] } = {};
+  if (reply.parent !== undefined) place.parent = reply.parent;
+  if (reply.audience !== undefined) place.audience = reply.audience;
+  if (reply.parent === undefined && reply.audience === undefined) {
+    const answered = news.find((m) => m.seq === reply.answers);
+    if (answered && (answered.audience?.length ?? 0) > 0) place.parent = answered.seq;
+  }
+  return place;
 }
 
 /** identity is who a state belongs to: the participant's type and id (or kind), without its label. */

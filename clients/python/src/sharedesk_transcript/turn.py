@@ -7,6 +7,11 @@ answers, and the next state saved with the reply in its present set, so that the
 does not bring the agent's own words back as news. A turn that fails before the save runs
 again from the old state: the same news, and the same key, which the service answers with
 the row it stored, never a second one.
+
+The state saved is never past a correction the turn does not report: ``News.corrections``
+holds the delta's edits and redactions of rows the agent was shown. A reply that answers an
+aside and sets neither parent nor audience is posted inside that aside (a reply to it), so
+it is read by the aside's readers only, never by the channel.
 """
 
 from __future__ import annotations
@@ -81,6 +86,15 @@ def reply_key(desk: Desk | AsyncDesk, answers: int) -> str:
     return f"turn:{desk.token_id}:{answers}"
 
 
+def reply_parent(reply: Reply, news: News) -> int | None:
+    """The parent a reply is posted with: its own; else, when it sets no audience either and
+    the row it answers is an aside, that aside, so the reply stays among its readers."""
+    if reply.parent is not None or reply.audience is not None:
+        return reply.parent
+    answered = next((m for m in news.messages if m.seq == reply.answers), None)
+    return answered.seq if answered is not None and answered.audience else None
+
+
 def take_turn(
     desk: Desk,
     decide: Decide,
@@ -101,7 +115,10 @@ def take_turn(
     stored = None
     if reply is not None:
         stored = desk.post(
-            reply.content, parent=reply.parent, audience=reply.audience, key=reply_key(desk, reply.answers)
+            reply.content,
+            parent=reply_parent(reply, news),
+            audience=reply.audience,
+            key=reply_key(desk, reply.answers),
         )
         next_state = note_present(next_state, stored.seq)
     save(next_state)
@@ -125,7 +142,10 @@ async def atake_turn(
     stored = None
     if reply is not None:
         stored = await desk.post(
-            reply.content, parent=reply.parent, audience=reply.audience, key=reply_key(desk, reply.answers)
+            reply.content,
+            parent=reply_parent(reply, news),
+            audience=reply.audience,
+            key=reply_key(desk, reply.answers),
         )
         next_state = note_present(next_state, stored.seq)
     await save(next_state)
