@@ -23,9 +23,7 @@ import argparse
 import os
 import sys
 
-import httpx
-
-from sharedesk_transcript import Desk, ProblemError, models
+from sharedesk_transcript import APIConnectionError, Desk, ProblemError, models
 from sharedesk_transcript.mapping import elision_tag, envelope
 from sharedesk_transcript.turn import News, Reply, load_state, save_state, take_turn
 
@@ -40,7 +38,7 @@ def echo(news: News, me: models.Author) -> Reply | None:
     if not others:
         return None
     m = others[-1]
-    return Reply("echo: " + m.content, answers=m.seq, parent=m.seq if m.audience else None)
+    return Reply("echo: " + m.content, answers=m.seq)  # an echo of an aside is posted inside it
 
 
 def show(news: News) -> None:
@@ -75,7 +73,7 @@ def main() -> int:
     try:
         with Desk(args.url, token=args.token, desk=args.desk) as desk:
             turn = take_turn(desk, echo, save, state)
-    except (ProblemError, httpx.TransportError, StateFileError, ValueError) as err:
+    except (ProblemError, APIConnectionError, StateFileError, ValueError) as err:
         print(f"turn.py: {err}", file=sys.stderr)
         return 1
     if turn.news.reinitialized:

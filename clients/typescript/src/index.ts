@@ -2,8 +2,20 @@
 // token's participant: its view, its posts, its deltas between turns, search, corrections
 // and a live event stream that resumes by itself.
 export { Desk } from "./desk.js";
-export type { DeskOptions, ViewOptions, PostOptions, EditOptions, RedactOptions, DeltaOptions, DeltaAnswer, ThreadsOptions, SearchOptions, AsOption } from "./desk.js";
-export { ProblemError } from "./problem.js";
+export type { DeskOptions, RequestOptions, ViewOptions, PostOptions, EditOptions, RedactOptions, DeltaOptions, DeltaAnswer, ThreadsOptions, SearchOptions, AsOption } from "./desk.js";
+export {
+  ProblemError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APITimeoutError,
+} from "./problem.js";
 export type { DeskEvent, EventsOptions } from "./events.js";
 export { takeTurn, notePresent, presentSetLimit, replyKey } from "./turn.js";
 export type { Reply, TurnOptions, TurnResult } from "./turn.js";

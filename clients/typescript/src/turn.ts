@@ -17,6 +17,12 @@ export interface TurnOptions {
   /** The state the last committed turn saved; absent: an agent that has seen nothing. */
   state?: State;
   /**
+   * Where the turn happens: a thread's root, or 0 for the channel; absent: the state's
+   * conversation (the channel without a state). A state of another conversation starts the
+   * turn over from this one's view, and the state saved is this conversation's.
+   */
+  thread?: number;
+  /**
    * The caller's decision: the news (oldest first), who the participant is, the elisions,
    * and the corrections (edits and redactions of rows it was shown); null: no reply.
    */
@@ -54,8 +60,9 @@ export interface TurnResult {
  */
 export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResult> {
   const me = await desk.whoami();
-  const state: State = opts.state ?? { conversation: { desk: desk.name }, watermark: 0, present: [] };
-  const thread = state.conversation.thread || undefined;
+  const thread = (opts.thread ?? opts.state?.conversation.thread) || undefined;
+  const conversation: State["conversation"] = thread ? { desk: desk.name, thread } : { desk: desk.name };
+  const state: State = opts.state ?? { conversation, watermark: 0, present: [] };
   const answer = await desk.delta(state, thread ? { conversation: { thread } } : {});
   let news: Message[];
   let elided: Elision[];
@@ -67,7 +74,7 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
     const view = await desk.view({ thread });
     news = view.messages ?? [];
     elided = view.elided ?? [];
-    next = { conversation: state.conversation, watermark: view.head, present: [], viewer: identity(me) };
+    next = { conversation, watermark: view.head, present: [], viewer: identity(me) };
   } else {
     news = answer.delta.messages ?? [];
     elided = answer.delta.elided ?? [];

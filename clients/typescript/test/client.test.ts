@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Desk, ProblemError, takeTurn, type Message, type State } from "../src/index.js";
+import { Desk, ProblemError, RateLimitError, takeTurn, type Message, type State } from "../src/index.js";
 import { deskFixture, type Fixture } from "./fixture.js";
 import { startServer, token } from "./server.js";
 
@@ -173,10 +173,13 @@ describe("Desk", () => {
     const limited = await startServer({ flags: ["--rate", "0.5", "--burst", "1"] });
     try {
       const secret = await token(limited.db, "eng", "agent:triage");
-      const desk = new Desk({ url: limited.url, token: secret, desk: "eng" });
+      const desk = new Desk({ url: limited.url, token: secret, desk: "eng", maxRetries: 0 });
       await desk.view();
       const err = await refused(desk.view(), 429);
+      assert.ok(err instanceof RateLimitError, "a 429 is a RateLimitError");
       assert.ok((err.retryAfter ?? 0) >= 1, "Retry-After is read");
+      const view = await desk.view({ maxRetries: 2 });
+      assert.ok(view.head >= 0, "a read retried after the Retry-After is answered");
     } finally {
       await limited.stop();
     }

@@ -25,7 +25,8 @@ AudienceLike = Sequence[str | models.Author]
 @dataclass(frozen=True)
 class Call(Generic[T]):
     """One request: its name in errors, method, path below the service's root, query, JSON
-    body, and how its answer becomes T."""
+    body, how its answer becomes T, and whether it may be sent again after a failure (a
+    read, or a write that carries a key)."""
 
     what: str
     method: str
@@ -33,6 +34,7 @@ class Call(Generic[T]):
     parse: Callable[[Any], T]
     params: dict[str, str | int] = field(default_factory=dict)
     body: dict[str, Any] | None = None
+    retryable: bool = True
 
 
 def query(**values: str | int | None) -> dict[str, str | int]:
@@ -77,7 +79,9 @@ def post(
         body["audience"] = [a if isinstance(a, str) else dump(a) for a in audience]
     if key is not None:
         body["key"] = key
-    return Call("post", "POST", desk_path(desk, "messages"), models.Message.model_validate, body=body)
+    return Call(
+        "post", "POST", desk_path(desk, "messages"), models.Message.model_validate, body=body, retryable=key is not None
+    )
 
 
 def parse_delta(answer: Any) -> Delta | Reinitialize:
@@ -119,12 +123,14 @@ def edit(desk: str, seq: int, content: str, key: str | None) -> Call[models.Mess
     body: dict[str, Any] = {"content": content}
     if key is not None:
         body["key"] = key
-    return Call("edit", "PATCH", desk_path(desk, "messages", str(seq)), models.Message.model_validate, body=body)
+    path = desk_path(desk, "messages", str(seq))
+    return Call("edit", "PATCH", path, models.Message.model_validate, body=body, retryable=key is not None)
 
 
 def redact(desk: str, seq: int, key: str | None) -> Call[models.Message]:
     body: dict[str, Any] = {} if key is None else {"key": key}
-    return Call("redact", "DELETE", desk_path(desk, "messages", str(seq)), models.Message.model_validate, body=body)
+    path = desk_path(desk, "messages", str(seq))
+    return Call("redact", "DELETE", path, models.Message.model_validate, body=body, retryable=key is not None)
 
 
 def search(
