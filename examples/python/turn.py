@@ -24,7 +24,6 @@ import os
 import sys
 
 from sharedesk_transcript import APIConnectionError, Desk, ProblemError, models
-from sharedesk_transcript.mapping import elision_tag, envelope
 from sharedesk_transcript.turn import News, Reply, load_state, save_state, take_turn
 
 
@@ -42,9 +41,17 @@ def echo(news: News, me: models.Author) -> Reply | None:
 
 
 def show(news: News) -> None:
-    """Prints the news oldest first: messages and corrections in envelopes, elisions as tags."""
-    shown = [(m.seq, envelope(m)) for m in news.messages + news.corrections]
-    shown += [(e.from_, elision_tag(e)) for e in news.elided]
+    """Prints the news oldest first: messages and corrections in the envelopes the service
+    rendered, elisions as its tags."""
+    r = news.rendered or models.Rendered(messages=[], elided=[])
+    shown = list(
+        zip(
+            [m.seq for m in news.messages + news.corrections],
+            [*(r.messages or []), *(r.corrections or [])],
+            strict=True,
+        )
+    )
+    shown += list(zip([e.from_ for e in news.elided], r.elided or [], strict=True))
     for _, text in sorted(shown, key=lambda item: item[0]):
         print(text)
 

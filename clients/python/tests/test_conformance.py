@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from sharedesk_transcript import AsyncDesk, Delta, Event, models
-from sharedesk_transcript.mapping import Turn, turns
+from sharedesk_transcript._memory import aview_turns
+from sharedesk_transcript.mapping import Turn, turns, with_corrections
 from sharedesk_transcript.turn import News, Reply, atake_turn, initial_state
 
 from .server import Server
@@ -122,8 +123,7 @@ class Run:
         elif do == "turns":
             d = self.desk(step)
             thread = self.ref(step.get("thread"))
-            view = await d.view(thread=thread)
-            got = turns(await d.whoami(), view.messages or [], view.elided or [])
+            got = await aview_turns(d, thread)
             want = self.service_turns(step["as"], thread)
             assert [(t.role, t.content) for t in got] == want, f"{step['as']}'s turns are what the service renders"
             self.roles(got, e.get("roles"))
@@ -163,7 +163,7 @@ class Run:
         name = step.get("state", step["as"])
         state = self.states.get(name, initial_state("eng"))
         d = self.desk(step)
-        answer = await d.delta(state, conversation=self.ref(step.get("thread")))
+        answer = await d.delta(state, conversation=self.ref(step.get("thread")), rendered=True)
         if not isinstance(answer, Delta):
             assert answer.reason == e.get("reinitialize"), "the delta reinitializes"
             return
@@ -173,8 +173,8 @@ class Run:
         if "corrections" in e:
             assert [m.seq for m in answer.corrections or []] == self.refs(e["corrections"]), "the delta's corrections"
         if "turns" in e:
-            merged = sorted([*(answer.messages or []), *(answer.corrections or [])], key=lambda m: m.seq)
-            self.roles(turns(await d.whoami(), merged, answer.elided or []), e["turns"])
+            rows, rendered = with_corrections(answer)
+            self.roles(turns(await d.whoami(), rows, answer.elided or [], rendered), e["turns"])
         self.states[name] = answer.next
 
     async def turn(self, step: dict[str, Any], e: dict[str, Any]) -> None:

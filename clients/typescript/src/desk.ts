@@ -3,7 +3,7 @@ import type { components, paths } from "./openapi.js";
 import { defaultMaxRetries, defaultTimeout, send, type Answer, type RequestOptions } from "./request.js";
 import { tokenId } from "./tokenid.js";
 import { streamEvents, type DeskEvent, type EventsOptions } from "./events.js";
-import type { Author, Conversation, Delta, DeskInfo, Message, Projection, Reinitialize, SearchAnswer, State, ThreadList } from "./types.js";
+import type { Author, Conversation, Delta, DeskInfo, Message, Projection, Reinitialize, Rendered, SearchAnswer, State, ThreadList } from "./types.js";
 
 export type { RequestOptions } from "./request.js";
 
@@ -34,6 +34,8 @@ export interface ViewOptions extends AsOption {
   before?: number;
   /** How many messages; absent: the service's default. */
   window?: number;
+  /** Ask for each message's envelope and each elision's tag, as the participant's model reads them (rendered). */
+  rendered?: boolean;
 }
 
 export interface PostOptions extends RequestOptions {
@@ -63,10 +65,12 @@ export interface DeltaOptions extends AsOption {
   conversation?: { thread?: number };
   /** Exclusive bound, usually the triggering message. */
   before?: number;
+  /** Ask for each message's, correction's and elision's text, as the participant's model reads them (rendered). */
+  rendered?: boolean;
 }
 
 /** A delta's answer: what is new and the next state, or why the state cannot give one. */
-export type DeltaAnswer = { delta: Delta; remaining?: number } | { reinitialize: Reinitialize["reason"] };
+export type DeltaAnswer = { delta: Delta; remaining?: number; rendered?: Rendered } | { reinitialize: Reinitialize["reason"] };
 
 export interface ThreadsOptions extends AsOption {
   before?: number;
@@ -152,7 +156,7 @@ export class Desk {
 
   /** view is the channel, or a thread, as the participant sees it: the newest messages, oldest first. */
   view(opts: ViewOptions = {}): Promise<Projection> {
-    const query = { thread: opts.thread, before: opts.before, window: opts.window, as: opts.as };
+    const query = { thread: opts.thread, before: opts.before, window: opts.window, as: opts.as, rendered: opts.rendered };
     return this.#call("view", true, opts, (signal) => this.#api.GET("/v1/desks/{desk}/view", { params: { path: { desk: this.name }, query }, signal }));
   }
 
@@ -173,10 +177,13 @@ export class Desk {
     const body: components["schemas"]["DeltaBody"] = { state };
     if (opts.conversation !== undefined) body.conversation = opts.conversation;
     if (opts.before !== undefined) body.before = opts.before;
-    const r = await this.#call("delta", true, opts, (signal) => this.#api.POST("/v1/desks/{desk}/delta", { params: { path: { desk: this.name }, query: { as: opts.as } }, body, signal }));
+    const r = await this.#call("delta", true, opts, (signal) => this.#api.POST("/v1/desks/{desk}/delta", { params: { path: { desk: this.name }, query: { as: opts.as, rendered: opts.rendered } }, body, signal }));
     if (r.reinitialize !== undefined) return { reinitialize: r.reinitialize };
     if (r.delta === undefined || r.delta === null) throw new Error("transcript: a delta answer with neither delta nor reinitialize");
-    return r.remaining ? { delta: r.delta, remaining: r.remaining } : { delta: r.delta };
+    const out: DeltaAnswer = { delta: r.delta };
+    if (r.remaining) out.remaining = r.remaining;
+    if (r.rendered) out.rendered = r.rendered;
+    return out;
   }
 
   /** threads lists the newest threads the participant can read. */

@@ -19,8 +19,8 @@ export {
 export type { DeskEvent, EventsOptions } from "./events.js";
 export { takeTurn, notePresent, presentSetLimit, replyKey } from "./turn.js";
 export type { Reply, TurnOptions, TurnResult } from "./turn.js";
-export { turns, envelope, elisionTag, authorName, sameAuthor } from "./mapping.js";
-export type { Turn } from "./mapping.js";
+export { turns, withCorrections, viewTurns, authorName, sameAuthor } from "./mapping.js";
+export type { Turn, RenderedRows } from "./mapping.js";
 export { tokenId } from "./tokenid.js";
 export type * from "./types.js";
 export type { paths, components } from "./openapi.js";

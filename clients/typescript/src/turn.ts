@@ -1,5 +1,5 @@
 import type { Desk } from "./desk.js";
-import type { Author, Elision, Message, State } from "./types.js";
+import type { Author, Elision, Message, Rendered, State } from "./types.js";
 
 /** The most rows a state's present set holds: the service refuses a state with more. */
 export const presentSetLimit = 64;
@@ -38,6 +38,8 @@ export interface TurnResult {
   corrections: Message[];
   /** Runs of rows the participant may not read, in their place. */
   elided: Elision[];
+  /** The service's text of each of news, corrections and elided, in their order, as the participant's model reads them. */
+  rendered?: Rendered;
   /** Why the state could not give a delta, when the turn started over from a view. */
   reinitialized?: string;
   /** The stored reply, if the turn posted one. */
@@ -63,15 +65,17 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
   const thread = (opts.thread ?? opts.state?.conversation.thread) || undefined;
   const conversation: State["conversation"] = thread ? { desk: desk.name, thread } : { desk: desk.name };
   const state: State = opts.state ?? { conversation, watermark: 0, present: [] };
-  const answer = await desk.delta(state, thread ? { conversation: { thread } } : {});
+  const answer = await desk.delta(state, thread ? { conversation: { thread }, rendered: true } : { rendered: true });
   let news: Message[];
   let elided: Elision[];
   let corrections: Message[] = [];
+  let rendered: Rendered | undefined;
   let next: State;
   let reinitialized: string | undefined;
   if ("reinitialize" in answer) {
     reinitialized = answer.reinitialize;
-    const view = await desk.view({ thread });
+    const view = await desk.view({ thread, rendered: true });
+    rendered = view.rendered;
     news = view.messages ?? [];
     elided = view.elided ?? [];
     next = { conversation, watermark: view.head, present: [], viewer: identity(me) };
@@ -79,6 +83,7 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
     news = answer.delta.messages ?? [];
     elided = answer.delta.elided ?? [];
     corrections = answer.delta.corrections ?? [];
+    rendered = answer.rendered;
     next = answer.delta.next;
   }
   const reply = await opts.decide(news, me, elided, corrections);
@@ -89,6 +94,7 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
   }
   await opts.save(next);
   const result: TurnResult = { news, corrections, elided, state: next };
+  if (rendered) result.rendered = rendered;
   if (reinitialized !== undefined) result.reinitialized = reinitialized;
   if (stored) result.reply = stored;
   return result;

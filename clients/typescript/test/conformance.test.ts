@@ -5,7 +5,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
-import { Desk, takeTurn, turns, type DeskEvent, type Message, type Reply, type State } from "../src/index.js";
+import { Desk, takeTurn, turns, viewTurns, withCorrections, type DeskEvent, type Message, type Reply, type State } from "../src/index.js";
 import { within } from "./fixture.js";
 import { startServer, token, type Server } from "./server.js";
 
@@ -106,7 +106,7 @@ class Run {
         const name = String(step.state ?? step.as);
         const state = this.states.get(name) ?? { conversation: { desk: "eng" }, watermark: 0, present: [] };
         const thread = this.ref(step.thread);
-        const answer = await this.desk(step).delta(state, thread ? { conversation: { thread } } : {});
+        const answer = await this.desk(step).delta(state, thread ? { conversation: { thread }, rendered: true } : { rendered: true });
         if ("reinitialize" in answer) {
           assert.equal(answer.reinitialize, e.reinitialize, "the delta reinitializes");
           return;
@@ -116,8 +116,7 @@ class Run {
         if (e.corrections !== undefined) assert.deepEqual(answer.delta.corrections?.map((m) => m.seq) ?? [], this.refs(e.corrections), "the delta's corrections");
         if (e.turns !== undefined) {
           const desk = this.desk(step);
-          const merged = [...(answer.delta.messages ?? []), ...(answer.delta.corrections ?? [])].sort((a, b) => a.seq - b.seq);
-          this.roles(turns(await desk.whoami(), { messages: merged, elided: answer.delta.elided ?? [] }), e.turns);
+          this.roles(turns(await desk.whoami(), withCorrections(answer.delta, answer.rendered)), e.turns);
         }
         this.states.set(name, answer.delta.next);
         return;
@@ -139,8 +138,7 @@ class Run {
       case "turns": {
         const desk = this.desk(step);
         const thread = this.ref(step.thread);
-        const [me, view] = await Promise.all([desk.whoami(), desk.view(thread ? { thread } : {})]);
-        const got = turns(me, view);
+        const got = await viewTurns(desk, thread);
         const q = new URLSearchParams({ format: "openai" });
         if (thread) q.set("thread", String(thread));
         const res = await fetch(`${this.server.url}/v1/desks/eng/model?${q}`, { headers: { Authorization: "Bearer " + this.secrets[step.as!] } });

@@ -77,8 +77,10 @@ test("a call past its timeout is an APITimeoutError; an aborted signal ends it w
   proxy.seen.length = 0;
   const stop = new AbortController();
   const reason = new Error("the caller stopped");
-  setTimeout(() => stop.abort(reason), 100);
-  await assert.rejects(through().view({ signal: stop.signal }), (e: unknown) => e === reason);
+  const call = through().view({ signal: stop.signal });
+  while (proxy.seen.length === 0) await new Promise((r) => setTimeout(r, 10)); // the proxy holds the answer
+  stop.abort(reason);
+  await assert.rejects(call, (e: unknown) => e === reason);
   assert.equal(proxy.seen.length, 1, "an aborted call is not retried");
   await assert.rejects(through().view({ signal: AbortSignal.abort(reason) }), (e: unknown) => e === reason, "an aborted signal sends nothing");
 });

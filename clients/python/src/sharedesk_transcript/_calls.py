@@ -58,14 +58,14 @@ def list_desks() -> Call[models.DeskList]:
 
 
 def view(
-    desk: str, thread: int | None, before: int | None, window: int | None, as_: str | None
+    desk: str, thread: int | None, before: int | None, window: int | None, as_: str | None, rendered: bool = False
 ) -> Call[models.Projection]:
     return Call(
         "view",
         "GET",
         desk_path(desk, "view"),
         models.Projection.model_validate,
-        query(thread=thread, before=before, window=window, as_=as_),
+        query(thread=thread, before=before, window=window, as_=as_, rendered="true" if rendered else None),
     )
 
 
@@ -95,18 +95,19 @@ def parse_delta(answer: Any) -> Delta | Reinitialize:
         )
     if result.delta is None:
         raise ValueError("a delta answer with neither delta nor reinitialize")
-    return Delta.model_validate({**dump(result.delta), "remaining": result.remaining or 0})
+    return Delta.model_validate({**dump(result.delta), "remaining": result.remaining or 0, "rendered": result.rendered})
 
 
 def delta(
-    desk: str, state: StateLike, thread: int | None, before: int | None, as_: str | None
+    desk: str, state: StateLike, thread: int | None, before: int | None, as_: str | None, rendered: bool = False
 ) -> Call[Delta | Reinitialize]:
     body: dict[str, Any] = {"state": dump(state)}
     if thread is not None:
         body["conversation"] = {"thread": thread}
     if before is not None:
         body["before"] = before
-    return Call("delta", "POST", desk_path(desk, "delta"), parse_delta, query(as_=as_), body)
+    params = query(as_=as_, rendered="true" if rendered else None)
+    return Call("delta", "POST", desk_path(desk, "delta"), parse_delta, params, body)
 
 
 def threads(desk: str, before: int | None, limit: int | None, as_: str | None) -> Call[models.ThreadList]:

@@ -184,12 +184,14 @@ class Desk(_Base):
         before: int | None = None,
         window: int | None = None,
         as_: str | None = None,
+        rendered: bool = False,
         timeout: float | None = None,
     ) -> models.Projection:
         """The channel, or a thread, as the participant sees it: the newest ``window``
         messages below ``before``, oldest first, with elisions for rows it may not read.
-        ``as_`` (operator tokens only) reads as another participant."""
-        return self._run(_calls.view(self.name, thread, before, window, as_), timeout)
+        ``as_`` (operator tokens only) reads as another participant; with ``rendered`` the
+        answer carries each message's envelope and each elision's tag (``rendered``)."""
+        return self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout)
 
     def post(
         self,
@@ -212,11 +214,13 @@ class Desk(_Base):
         conversation: int | None = None,
         before: int | None = None,
         as_: str | None = None,
+        rendered: bool = False,
         timeout: float | None = None,
     ) -> Delta | Reinitialize:
         """What the participant has not seen since ``state`` in ``conversation`` (a
-        thread's root; None: the channel), or why the state cannot say."""
-        return self._run(_calls.delta(self.name, state, conversation, before, as_), timeout)
+        thread's root; None: the channel), or why the state cannot say; with ``rendered``
+        the delta carries the text of each message, correction and elision."""
+        return self._run(_calls.delta(self.name, state, conversation, before, as_, rendered), timeout)
 
     def threads(
         self,
@@ -334,10 +338,11 @@ class AsyncDesk(_Base):
         before: int | None = None,
         window: int | None = None,
         as_: str | None = None,
+        rendered: bool = False,
         timeout: float | None = None,
     ) -> models.Projection:
         """Desk.view."""
-        return await self._run(_calls.view(self.name, thread, before, window, as_), timeout)
+        return await self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout)
 
     async def post(
         self,
@@ -358,10 +363,11 @@ class AsyncDesk(_Base):
         conversation: int | None = None,
         before: int | None = None,
         as_: str | None = None,
+        rendered: bool = False,
         timeout: float | None = None,
     ) -> Delta | Reinitialize:
         """Desk.delta."""
-        return await self._run(_calls.delta(self.name, state, conversation, before, as_), timeout)
+        return await self._run(_calls.delta(self.name, state, conversation, before, as_, rendered), timeout)
 
     async def threads(
         self,

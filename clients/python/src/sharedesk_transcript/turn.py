@@ -45,12 +45,14 @@ class Reply:
 @dataclass(frozen=True)
 class News:
     """What a turn brings: messages and elisions (oldest first), corrections of rows seen
-    before, and why the turn started over from a view, when it did."""
+    before, why the turn started over from a view, when it did, and the service's text of
+    each message, correction and elision, in their order, as the agent's model reads them."""
 
     messages: list[models.Message]
     elided: list[models.Elision]
     corrections: list[models.Message] = field(default_factory=list)
     reinitialized: str | None = None
+    rendered: models.Rendered | None = None
 
 
 @dataclass(frozen=True)
@@ -108,8 +110,8 @@ def take_turn(
     only once the reply, if any, is stored. A state of another conversation, or of another
     participant, starts over from the view; every state saved names the participant."""
     me = desk.whoami()
-    answer = desk.delta(state or initial_state(desk.name, thread), conversation=thread)
-    view = desk.view(thread=thread) if isinstance(answer, Reinitialize) else None
+    answer = desk.delta(state or initial_state(desk.name, thread), conversation=thread, rendered=True)
+    view = desk.view(thread=thread, rendered=True) if isinstance(answer, Reinitialize) else None
     news, next_state = _news(answer, view, desk.name, thread, me)
     reply = decide(news, me)
     stored = None
@@ -135,8 +137,8 @@ async def atake_turn(
 ) -> TurnResult:
     """take_turn, awaitable: ``decide`` and ``save`` are coroutines."""
     me = await desk.whoami()
-    answer = await desk.delta(state or initial_state(desk.name, thread), conversation=thread)
-    view = await desk.view(thread=thread) if isinstance(answer, Reinitialize) else None
+    answer = await desk.delta(state or initial_state(desk.name, thread), conversation=thread, rendered=True)
+    view = await desk.view(thread=thread, rendered=True) if isinstance(answer, Reinitialize) else None
     news, next_state = _news(answer, view, desk.name, thread, me)
     reply = await decide(news, me)
     stored = None
@@ -158,10 +160,10 @@ def _news(
     """The news and next state of a delta's answer, or of the view read after a
     reinitialization: a state at its head that belongs to me (its type and id, no label)."""
     if isinstance(answer, Delta):
-        news = News(answer.messages or [], answer.elided or [], answer.corrections or [])
+        news = News(answer.messages or [], answer.elided or [], answer.corrections or [], rendered=answer.rendered)
         return news, answer.next
     assert view is not None
-    news = News(view.messages or [], view.elided or [], reinitialized=answer.reason)
+    news = News(view.messages or [], view.elided or [], reinitialized=answer.reason, rendered=view.rendered)
     viewer = me.model_copy(update={"label": None})
     return news, initial_state(desk, thread).model_copy(update={"watermark": view.head, "viewer": viewer})
 
