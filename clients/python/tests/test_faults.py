@@ -77,6 +77,11 @@ async def test_reads_are_retried_after_a_dropped_connection_and_a_503(fx: Fixtur
         await call(through(fx, proxy, kind, max_retries=1).view())
     assert caught.value.status == 503 and len(proxy.seen) == 2, "max_retries 1: two tries"
 
+    proxy.plan(Rule("GET", "/view", "drop-request", times=5))
+    with pytest.raises(APIConnectionError):
+        await call(through(fx, proxy, kind).view(max_retries=0))
+    assert len(proxy.seen) == 1, "a call's max_retries wins over the desk's"
+
 
 @both
 async def test_a_call_past_its_timeout_is_an_api_timeout_error(fx: Fixture, proxy: Proxy, kind: str) -> None:

@@ -81,12 +81,15 @@ class _Base:
         failure.__cause__ = err
         return failure
 
-    def _wait(self, call: Call[T], failure: ProblemError | APIConnectionError, retry: int) -> float | None:
+    def _wait(
+        self, call: Call[T], failure: ProblemError | APIConnectionError, retry: int, max_retries: int | None
+    ) -> float | None:
         """Seconds to wait before retrying call after failure, its retry-th retry, or None
         when it is not retried: only a call that may be sent again, after no answer, a 408,
         429 or 5xx, at most max_retries times; the answer's Retry-After (up to a minute),
-        else a jittered backoff of 0.5 s doubling to 8 s."""
-        if not call.retryable or retry >= self._max_retries:
+        else a jittered backoff of 0.5 s doubling to 8 s. A call's max_retries wins over the
+        desk's."""
+        if not call.retryable or retry >= (self._max_retries if max_retries is None else max_retries):
             return None
         if isinstance(failure, ProblemError):
             if failure.status not in (408, 429) and failure.status < 500:
@@ -115,7 +118,8 @@ class Desk(_Base):
     APIConnectionError (APITimeoutError when it timed out). Reads, and writes that carry a
     key, are retried up to ``max_retries`` times after no answer, a 408, 429 or 5xx
     (Retry-After honoured, else a jittered backoff); a write without a key is never sent
-    twice. ``timeout`` (seconds) bounds each attempt; every method takes its own. A Desk
+    twice. ``timeout`` (seconds) bounds each attempt; every method takes its own
+    ``timeout`` and ``max_retries``. A Desk
     keeps no state between calls but the participant's identity, and may be shared between
     threads; close it (or use it as a context manager) to release its connections.
 
@@ -148,7 +152,7 @@ class Desk(_Base):
         if self._owned:
             self._http.close()
 
-    def _run(self, call: Call[T], timeout: float | None = None) -> T:
+    def _run(self, call: Call[T], timeout: float | None = None, max_retries: int | None = None) -> T:
         retry = 0
         while True:
             failure: ProblemError | APIConnectionError
@@ -160,21 +164,21 @@ class Desk(_Base):
                 if not response.is_error:
                     return call.parse(response.json())
                 failure = ProblemError.from_response(self._what(call), response)
-            wait = self._wait(call, failure, retry)
+            wait = self._wait(call, failure, retry, max_retries)
             if wait is None:
                 raise failure
             time.sleep(wait)
             retry += 1
 
-    def info(self, *, timeout: float | None = None) -> models.Desk:
+    def info(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Desk:
         """The desk as the token sees it: its head, and the token's participant (``as_``)."""
-        return _calls.desk_of(self.name, self._run(_calls.list_desks(), timeout))
+        return _calls.desk_of(self.name, self._run(_calls.list_desks(), timeout, max_retries))
 
-    def whoami(self, *, timeout: float | None = None) -> models.Author:
+    def whoami(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Author:
         """The token's participant: the author of its posts, the viewer of its reads. It never
         changes, so the first answer is kept and later calls make no request."""
         if self._me is None:
-            self._me = self.info(timeout=timeout).as_
+            self._me = self.info(timeout=timeout, max_retries=max_retries).as_
         return self._me
 
     def view(
@@ -186,12 +190,13 @@ class Desk(_Base):
         as_: str | None = None,
         rendered: bool = False,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Projection:
         """The channel, or a thread, as the participant sees it: the newest ``window``
         messages below ``before``, oldest first, with elisions for rows it may not read.
         ``as_`` (operator tokens only) reads as another participant; with ``rendered`` the
         answer carries each message's envelope and each elision's tag (``rendered``)."""
-        return self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout)
+        return self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout, max_retries)
 
     def post(
         self,
@@ -201,11 +206,12 @@ class Desk(_Base):
         audience: AudienceLike | None = None,
         key: str | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Message:
         """Appends a message by the participant and returns the stored row: a reply in
         ``parent``'s thread, an aside for ``audience`` (a reply to an aside is one), and with
         ``key`` idempotent (a key already stored answers the stored row)."""
-        return self._run(_calls.post(self.name, content, parent, audience, key), timeout)
+        return self._run(_calls.post(self.name, content, parent, audience, key), timeout, max_retries)
 
     def delta(
         self,
@@ -216,11 +222,12 @@ class Desk(_Base):
         as_: str | None = None,
         rendered: bool = False,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Delta | Reinitialize:
         """What the participant has not seen since ``state`` in ``conversation`` (a
         thread's root; None: the channel), or why the state cannot say; with ``rendered``
         the delta carries the text of each message, correction and elision."""
-        return self._run(_calls.delta(self.name, state, conversation, before, as_, rendered), timeout)
+        return self._run(_calls.delta(self.name, state, conversation, before, as_, rendered), timeout, max_retries)
 
     def threads(
         self,
@@ -229,18 +236,29 @@ class Desk(_Base):
         limit: int | None = None,
         as_: str | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.ThreadList:
         """The newest threads the participant can read, below ``before``."""
-        return self._run(_calls.threads(self.name, before, limit, as_), timeout)
+        return self._run(_calls.threads(self.name, before, limit, as_), timeout, max_retries)
 
-    def edit(self, seq: int, content: str, *, key: str | None = None, timeout: float | None = None) -> models.Message:
+    def edit(
+        self,
+        seq: int,
+        content: str,
+        *,
+        key: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> models.Message:
         """Gives row seq, the participant's own, new content; returns the correction row."""
-        return self._run(_calls.edit(self.name, seq, content, key), timeout)
+        return self._run(_calls.edit(self.name, seq, content, key), timeout, max_retries)
 
-    def redact(self, seq: int, *, key: str | None = None, timeout: float | None = None) -> models.Message:
+    def redact(
+        self, seq: int, *, key: str | None = None, timeout: float | None = None, max_retries: int | None = None
+    ) -> models.Message:
         """Erases row seq's content for good (its author or the operator); returns the
         correction row."""
-        return self._run(_calls.redact(self.name, seq, key), timeout)
+        return self._run(_calls.redact(self.name, seq, key), timeout, max_retries)
 
     def search(
         self,
@@ -251,10 +269,11 @@ class Desk(_Base):
         limit: int | None = None,
         as_: str | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.SearchAnswer:
         """The newest messages holding every word, among those the participant may read,
         newest first; ``next`` is the ``before`` of the next page (0: none)."""
-        return self._run(_calls.search(self.name, words, thread, before, limit, as_), timeout)
+        return self._run(_calls.search(self.name, words, thread, before, limit, as_), timeout, max_retries)
 
     def events(
         self,
@@ -303,7 +322,7 @@ class AsyncDesk(_Base):
         if self._owned:
             await self._http.aclose()
 
-    async def _run(self, call: Call[T], timeout: float | None = None) -> T:
+    async def _run(self, call: Call[T], timeout: float | None = None, max_retries: int | None = None) -> T:
         retry = 0
         while True:
             failure: ProblemError | APIConnectionError
@@ -315,20 +334,20 @@ class AsyncDesk(_Base):
                 if not response.is_error:
                     return call.parse(response.json())
                 failure = ProblemError.from_response(self._what(call), response)
-            wait = self._wait(call, failure, retry)
+            wait = self._wait(call, failure, retry, max_retries)
             if wait is None:
                 raise failure
             await asyncio.sleep(wait)
             retry += 1
 
-    async def info(self, *, timeout: float | None = None) -> models.Desk:
+    async def info(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Desk:
         """Desk.info."""
-        return _calls.desk_of(self.name, await self._run(_calls.list_desks(), timeout))
+        return _calls.desk_of(self.name, await self._run(_calls.list_desks(), timeout, max_retries))
 
-    async def whoami(self, *, timeout: float | None = None) -> models.Author:
+    async def whoami(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Author:
         """Desk.whoami."""
         if self._me is None:
-            self._me = (await self.info(timeout=timeout)).as_
+            self._me = (await self.info(timeout=timeout, max_retries=max_retries)).as_
         return self._me
 
     async def view(
@@ -340,9 +359,10 @@ class AsyncDesk(_Base):
         as_: str | None = None,
         rendered: bool = False,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Projection:
         """Desk.view."""
-        return await self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout)
+        return await self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout, max_retries)
 
     async def post(
         self,
@@ -352,9 +372,10 @@ class AsyncDesk(_Base):
         audience: AudienceLike | None = None,
         key: str | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Message:
         """Desk.post."""
-        return await self._run(_calls.post(self.name, content, parent, audience, key), timeout)
+        return await self._run(_calls.post(self.name, content, parent, audience, key), timeout, max_retries)
 
     async def delta(
         self,
@@ -365,9 +386,12 @@ class AsyncDesk(_Base):
         as_: str | None = None,
         rendered: bool = False,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Delta | Reinitialize:
         """Desk.delta."""
-        return await self._run(_calls.delta(self.name, state, conversation, before, as_, rendered), timeout)
+        return await self._run(
+            _calls.delta(self.name, state, conversation, before, as_, rendered), timeout, max_retries
+        )
 
     async def threads(
         self,
@@ -376,19 +400,28 @@ class AsyncDesk(_Base):
         limit: int | None = None,
         as_: str | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.ThreadList:
         """Desk.threads."""
-        return await self._run(_calls.threads(self.name, before, limit, as_), timeout)
+        return await self._run(_calls.threads(self.name, before, limit, as_), timeout, max_retries)
 
     async def edit(
-        self, seq: int, content: str, *, key: str | None = None, timeout: float | None = None
+        self,
+        seq: int,
+        content: str,
+        *,
+        key: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Message:
         """Desk.edit."""
-        return await self._run(_calls.edit(self.name, seq, content, key), timeout)
+        return await self._run(_calls.edit(self.name, seq, content, key), timeout, max_retries)
 
-    async def redact(self, seq: int, *, key: str | None = None, timeout: float | None = None) -> models.Message:
+    async def redact(
+        self, seq: int, *, key: str | None = None, timeout: float | None = None, max_retries: int | None = None
+    ) -> models.Message:
         """Desk.redact."""
-        return await self._run(_calls.redact(self.name, seq, key), timeout)
+        return await self._run(_calls.redact(self.name, seq, key), timeout, max_retries)
 
     async def search(
         self,
@@ -399,9 +432,10 @@ class AsyncDesk(_Base):
         limit: int | None = None,
         as_: str | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.SearchAnswer:
         """Desk.search."""
-        return await self._run(_calls.search(self.name, words, thread, before, limit, as_), timeout)
+        return await self._run(_calls.search(self.name, words, thread, before, limit, as_), timeout, max_retries)
 
     def events(
         self,
