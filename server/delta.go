@@ -11,7 +11,9 @@ import (
 type deltaInput struct {
 	Desk string `path:"desk" doc:"The desk: the token's."`
 	As   string `query:"as" doc:"Operator tokens only: the delta of this participant."`
-	Body deltaBody
+	// Rendered asks for the delta's Rendered text.
+	Rendered bool `query:"rendered" doc:"With true: the answer carries each message's and correction's envelope and each elision's tag (rendered)."`
+	Body     deltaBody
 }
 
 // deltaBody asks for what the participant has not seen since State.
@@ -43,6 +45,8 @@ type DeltaResult struct {
 	// Remaining is how many messages and corrections past the answer's byte budget the delta left for the
 	// next one, which a Prepare from delta.next gives.
 	Remaining int `json:"remaining,omitempty" doc:"How many newer messages and corrections did not fit in the answer's byte budget: the next delta, from delta.next, holds them."`
+	// Rendered is the delta's text for a model, when the request asked for it.
+	Rendered *Rendered `json:"rendered,omitempty" doc:"With rendered=true and a delta: each message's and correction's envelope and each elision's tag, as the participant's model reads them."`
 }
 
 type deltaOutput struct{ Body DeltaResult }
@@ -91,5 +95,9 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String()}}, nil
 	}
 	d := plan.Delta
-	return &deltaOutput{Body: DeltaResult{Delta: &d, Remaining: d.Remaining}}, nil
+	r := DeltaResult{Delta: &d, Remaining: d.Remaining}
+	if in.Rendered {
+		r.Rendered = renderedOf(d.Messages, d.Corrections, d.Elided)
+	}
+	return &deltaOutput{Body: r}, nil
 }

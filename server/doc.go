@@ -13,11 +13,11 @@
 // # Routes
 //
 //	GET  /v1/desks                               the token's desk, with its head
-//	GET  /v1/desks/{desk}/view?thread=&before=&window=&as=   a transcript.Projection
+//	GET  /v1/desks/{desk}/view?thread=&before=&window=&as=&rendered=   a transcript.Projection (+ rendered text)
 //	POST /v1/desks/{desk}/messages               {content, parent?, audience?, key?}: 201, or 200 for a replayed key
 //	PATCH  /v1/desks/{desk}/messages/{seq}       {content, key?}: an edit of the token's own row, 201 with the correction
 //	DELETE /v1/desks/{desk}/messages/{seq}       {key?} or no body: a redaction (the row's author or the operator), 201
-//	POST /v1/desks/{desk}/delta?as=              {state, conversation?, before?}: {"delta":...} or {"reinitialize":...}
+//	POST /v1/desks/{desk}/delta?as=&rendered=    {state, conversation?, before?}: {"delta":...} or {"reinitialize":...}
 //	GET  /v1/desks/{desk}/threads?before=&limit=&as=         a transcript.ThreadList
 //	GET  /v1/desks/{desk}/events?thread=&after=&as=          Server-Sent Events
 //	GET  /v1/desks/{desk}/search?q=&thread=&before=&limit=&as=   {messages, next}: the newest rows holding every word of q

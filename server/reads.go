@@ -12,9 +12,11 @@ type viewInput struct {
 	Before transcript.Sequence `query:"before" doc:"Exclusive upper bound, usually the triggering message; 0 or absent: the newest row."`
 	Window int                 `query:"window" minimum:"0" maximum:"2048" doc:"How many qualifying messages; 0 or absent: 30."`
 	As     string              `query:"as" doc:"Operator tokens only: the view of this participant (operator, person:ID, agent:ID or system:KIND)."`
+	// Rendered asks for the answer's Rendered text.
+	Rendered bool `query:"rendered" doc:"With true: the answer carries each message's envelope and each elision's tag (rendered)."`
 }
 
-type viewOutput struct{ Body transcript.Projection }
+type viewOutput struct{ Body Projection }
 
 // view is transcript.Project for the token's participant (or, for an operator, as=).
 func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
@@ -22,7 +24,11 @@ func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &viewOutput{Body: p}, nil
+	out := &viewOutput{Body: Projection{Projection: p}}
+	if in.Rendered {
+		out.Body.Rendered = renderedOf(p.Messages, nil, p.Elided)
+	}
+	return out, nil
 }
 
 // project is the projection in asks for, and whose it is: the view route's, and the model

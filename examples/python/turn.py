@@ -23,10 +23,7 @@ import argparse
 import os
 import sys
 
-import httpx
-
-from sharedesk_transcript import Desk, ProblemError, models
-from sharedesk_transcript.mapping import elision_tag, envelope
+from sharedesk_transcript import APIConnectionError, Desk, ProblemError, models
 from sharedesk_transcript.turn import News, Reply, load_state, save_state, take_turn
 
 
@@ -40,13 +37,21 @@ def echo(news: News, me: models.Author) -> Reply | None:
     if not others:
         return None
     m = others[-1]
-    return Reply("echo: " + m.content, answers=m.seq, parent=m.seq if m.audience else None)
+    return Reply("echo: " + m.content, answers=m.seq)  # an echo of an aside is posted inside it
 
 
 def show(news: News) -> None:
-    """Prints the news oldest first: messages and corrections in envelopes, elisions as tags."""
-    shown = [(m.seq, envelope(m)) for m in news.messages + news.corrections]
-    shown += [(e.from_, elision_tag(e)) for e in news.elided]
+    """Prints the news oldest first: messages and corrections in the envelopes the service
+    rendered, elisions as its tags."""
+    r = news.rendered or models.Rendered(messages=[], elided=[])
+    shown = list(
+        zip(
+            [m.seq for m in news.messages + news.corrections],
+            [*(r.messages or []), *(r.corrections or [])],
+            strict=True,
+        )
+    )
+    shown += list(zip([e.from_ for e in news.elided], r.elided or [], strict=True))
     for _, text in sorted(shown, key=lambda item: item[0]):
         print(text)
 
@@ -75,7 +80,7 @@ def main() -> int:
     try:
         with Desk(args.url, token=args.token, desk=args.desk) as desk:
             turn = take_turn(desk, echo, save, state)
-    except (ProblemError, httpx.TransportError, StateFileError, ValueError) as err:
+    except (ProblemError, APIConnectionError, StateFileError, ValueError) as err:
         print(f"turn.py: {err}", file=sys.stderr)
         return 1
     if turn.news.reinitialized:

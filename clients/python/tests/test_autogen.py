@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from autogen_agentchat.agents import AssistantAgent
+from autogen_core import FunctionCall
 from autogen_core.models import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -52,7 +53,7 @@ async def test_messages_are_the_participants_view(fx: Fixture, scene: Scene, who
 
 async def test_an_assistant_agent_reads_the_view_and_replies_as_the_participant(fx: Fixture, scene: Scene) -> None:
     client = ReplayChatCompletionClient(["Reviewer: rolling back #41 now."])
-    context = TranscriptChatCompletionContext(fx.async_desk("review"))
+    context = TranscriptChatCompletionContext(fx.async_desk("review"), source="reviewer")
     agent = AssistantAgent("reviewer", model_client=client, model_context=context, system_message="You review.")
     want = [(m["role"], m["content"]) for m in model_input(fx, "review")]
     head = fx.desk("operator").info().head
@@ -110,3 +111,40 @@ async def test_other_messages_are_kept_for_the_turn_and_never_written(fx: Fixtur
     await context.add_message(AssistantMessage(content="In the thread.", source="triage"))
     posted = newest(fx, scene.thread.seq)
     assert posted.content == "In the thread." and posted.author.id == "triage" and posted.parent == scene.thread.seq
+
+
+async def test_only_the_participants_own_reply_is_posted(fx: Fixture, scene: Scene) -> None:
+    context = TranscriptChatCompletionContext(fx.async_desk("triage"))
+    head = fx.desk("operator").info().head
+    view = await context.get_messages()
+    other = AssistantMessage(content="I am the reviewer, speaking in a shared context.", source="review")
+    await context.add_message(other)
+    assert fx.desk("operator").info().head == head, "another agent's words are not posted as the participant"
+    assert (await context.get_messages()) == [*view, other], "they stay in the turn in progress"
+    await context.add_message(AssistantMessage(content="Triage: on it.", source="triage"))
+    posted = newest(fx)
+    assert posted.content == "Triage: on it." and posted.author.id == "triage", "its own, by its id, is posted"
+
+
+async def test_a_turn_without_a_text_reply_is_forgotten_when_the_next_begins(fx: Fixture, scene: Scene) -> None:
+    context = TranscriptChatCompletionContext(fx.async_desk("triage"), source="triage-agent")
+    head = fx.desk("operator").info().head
+    view = await context.get_messages()
+    tool_only: list[LLMMessage] = [
+        UserMessage(content="Look up build 812.", source="user"),
+        AssistantMessage(content=[FunctionCall(id="1", name="lookup", arguments="{}")], source="triage-agent"),
+        FunctionExecutionResultMessage(content=[FunctionExecutionResult(content="red", call_id="1", name="lookup")]),
+    ]
+    for m in tool_only:
+        await context.add_message(m)
+    assert (await context.get_messages()) == view + tool_only, "the tool loop, during its turn"
+    task = UserMessage(content="And now?", source="user")
+    await context.add_message(task)
+    assert (await context.get_messages()) == [*view, task], "the next turn starts with no memory of the last"
+    handoff = AssistantMessage(content=[FunctionCall(id="2", name="transfer_to_review", arguments="{}")], source="x")
+    await context.add_message(handoff)
+    await context.add_message(UserMessage(content="Next.", source="user"))
+    assert (await context.get_messages())[len(view) :] == [UserMessage(content="Next.", source="user")]
+    await context.add_message(AssistantMessage(content="Done.", source="triage-agent"))
+    assert newest(fx).content == "Done." and fx.desk("operator").info().head == head + 1, "the reply, by source="
+    assert (await context.get_messages())[-1] == AssistantMessage(content="Done.", source="triage")

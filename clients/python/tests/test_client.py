@@ -6,7 +6,17 @@ import functools
 
 import httpx
 
-from sharedesk_transcript import AsyncDesk, Delta, Desk, ProblemError, Reinitialize, token_id
+from sharedesk_transcript import (
+    APIConnectionError,
+    APITimeoutError,
+    AsyncDesk,
+    Delta,
+    Desk,
+    ProblemError,
+    RateLimitError,
+    Reinitialize,
+    token_id,
+)
 from sharedesk_transcript.models import Author
 from sharedesk_transcript.turn import note_present
 
@@ -202,20 +212,37 @@ def desk_of(fx: Fixture, kind: str, secret: str) -> Desk | AsyncDesk:
 async def test_429_with_retry_after_past_the_rate(kind: str) -> None:
     limited = desk_fixture(["--rate", "0.5", "--burst", "1"])
     try:
-        d = desk(limited, kind, "triage")
+        cls = Desk if kind == "sync" else AsyncDesk
+        d = cls(limited.server.url, token=limited.secrets["triage"], desk="eng", max_retries=0)
         await call(d.view())
         err = await refused(limited, lambda: d.view(), 429)
+        assert isinstance(err, RateLimitError), "a 429 is a RateLimitError"
         assert (err.retry_after or 0) >= 1, "Retry-After is read"
+        patient = cls(limited.server.url, token=limited.secrets["triage"], desk="eng")
+        assert (await call(patient.view())).head == 0, "a read retried after the Retry-After is answered"
     finally:
         limited.server.stop()
 
 
-async def test_unreachable_is_httpx_transport_error() -> None:
-    d = AsyncDesk("http://127.0.0.1:9", token="t", desk="eng", timeout=5)
+async def test_unreachable_is_an_api_connection_error() -> None:
+    d = AsyncDesk("http://127.0.0.1:9", token="t", desk="eng", timeout=5, max_retries=0)
     try:
         await d.view()
         raise AssertionError("nothing listens on port 9")
-    except httpx.TransportError as err:
-        assert "Bearer" not in str(err)
+    except APIConnectionError as err:
+        assert not isinstance(err, APITimeoutError)
+        assert isinstance(err.__cause__, httpx.TransportError)
+        assert "Bearer" not in str(err) and "view on desk eng" in str(err)
     finally:
         await d.aclose()
+
+
+@both
+async def test_an_empty_or_malformed_token_is_refused_at_construction(kind: str) -> None:
+    cls = Desk if kind == "sync" else AsyncDesk
+    for bad in ["", " ", "trs_abc def", "trs_\n", "trs_é"]:
+        try:
+            cls("http://127.0.0.1:9", token=bad, desk="eng")
+            raise AssertionError(f"token {bad!r} was taken")
+        except ValueError as err:
+            assert "token" in str(err) and (not bad.strip() or bad.strip() not in str(err))

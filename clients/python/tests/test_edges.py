@@ -20,10 +20,17 @@ def html_page(request: httpx.Request) -> httpx.Response:
 
 
 async def test_an_answer_that_is_no_event_stream_raises_rather_than_retrying() -> None:
-    sync = Desk("http://desk.test", token="t", desk="eng", transport=httpx.MockTransport(html_page))
+    sync = Desk(
+        "http://desk.test", token="t", desk="eng", http_client=httpx.Client(transport=httpx.MockTransport(html_page))
+    )
     with pytest.raises(SSEError):
         next(sync.events())
-    adesk = AsyncDesk("http://desk.test", token="t", desk="eng", transport=httpx.MockTransport(html_page))
+    adesk = AsyncDesk(
+        "http://desk.test",
+        token="t",
+        desk="eng",
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(html_page)),
+    )
     with pytest.raises(SSEError):
         await anext(adesk.events())
     await adesk.aclose()

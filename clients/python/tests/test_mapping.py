@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from sharedesk_transcript import Desk, models
-from sharedesk_transcript.mapping import Turn, author_name, same_author, turns
+from sharedesk_transcript._memory import view_turns
+from sharedesk_transcript.mapping import Turn, author_name, same_author
 
 from .conftest import Fixture
 from .scene import model_input
@@ -17,8 +18,7 @@ def role_and_content(messages: list[dict[str, Any]] | list[Turn]) -> list[tuple[
 
 
 def mapped(desk: Desk, thread: int | None = None) -> list[Turn]:
-    view = desk.view(thread=thread)
-    return turns(desk.whoami(), view.messages or [], view.elided or [])
+    return view_turns(desk, thread)
 
 
 def busy_desk(fx: Fixture) -> int:

@@ -107,3 +107,13 @@ def test_state_files_and_the_present_set(tmp_path: Path) -> None:
     full = models.State(conversation=state.conversation, watermark=0, present=list(range(1, PRESENT_SET_LIMIT + 1)))
     with pytest.raises(ValueError, match="present set is full"):
         note_present(full, 1000)
+
+
+def test_an_answer_to_an_aside_stays_inside_it(fx: Fixture) -> None:
+    op, triage, review = fx.desk("operator"), fx.desk("triage"), fx.desk("review")
+    saved: list[models.State] = []
+    take_turn(triage, lambda news, me: None, saved.append)
+    aside = op.post("PSST triage only: vendor is down", audience=["agent:triage"])
+    turn = take_turn(triage, echo, saved.append, saved[-1])
+    assert turn.reply is not None and turn.reply.parent == aside.seq, "the echo of an aside is a reply inside it"
+    assert "PSST" not in (review.view().model_dump_json() + review.search("vendor down").model_dump_json())

@@ -1,9 +1,11 @@
 import createClient, { type Client } from "openapi-fetch";
-import type { paths } from "./openapi.js";
-import { ProblemError } from "./problem.js";
+import type { components, paths } from "./openapi.js";
+import { defaultMaxRetries, defaultTimeout, send, type Answer, type RequestOptions } from "./request.js";
 import { tokenId } from "./tokenid.js";
 import { streamEvents, type DeskEvent, type EventsOptions } from "./events.js";
-import type { Author, Conversation, Delta, DeskInfo, Message, Projection, Reinitialize, SearchAnswer, State, ThreadList } from "./types.js";
+import type { Author, Conversation, Delta, DeskInfo, Message, Projection, Reinitialize, Rendered, SearchAnswer, State, ThreadList } from "./types.js";
+
+export type { RequestOptions } from "./request.js";
 
 export interface DeskOptions {
   /** The service's root, e.g. http://127.0.0.1:8474. */
@@ -14,10 +16,14 @@ export interface DeskOptions {
   desk: string;
   /** The fetch to use; default: the global one. */
   fetch?: typeof globalThis.fetch;
+  /** How long one attempt of a call may take, in ms; default 30 s. A call's own timeout wins. */
+  timeout?: number;
+  /** How many times a call that may be sent again is retried; default 2. A call's own maxRetries wins. */
+  maxRetries?: number;
 }
 
 /** An operator token may read as another participant: operator, person:ID, agent:ID or system:KIND. */
-export interface AsOption {
+export interface AsOption extends RequestOptions {
   as?: string;
 }
 
@@ -28,9 +34,11 @@ export interface ViewOptions extends AsOption {
   before?: number;
   /** How many messages; absent: the service's default. */
   window?: number;
+  /** Ask for each message's envelope and each elision's tag, as the participant's model reads them (rendered). */
+  rendered?: boolean;
 }
 
-export interface PostOptions {
+export interface PostOptions extends RequestOptions {
   content: string;
   /** The row replied to: a reply in its thread (a reply to an aside is an aside). */
   parent?: number;
@@ -40,15 +48,29 @@ export interface PostOptions {
   key?: string;
 }
 
+export interface EditOptions extends RequestOptions {
+  /** The row's new content. */
+  content: string;
+  /** An idempotency key: an edit with a key already stored answers the stored correction. */
+  key?: string;
+}
+
+export interface RedactOptions extends RequestOptions {
+  /** An idempotency key: a redaction with a key already stored answers the stored correction. */
+  key?: string;
+}
+
 export interface DeltaOptions extends AsOption {
   /** Where the turn happens; absent: the desk's channel. */
   conversation?: { thread?: number };
   /** Exclusive bound, usually the triggering message. */
   before?: number;
+  /** Ask for each message's, correction's and elision's text, as the participant's model reads them (rendered). */
+  rendered?: boolean;
 }
 
 /** A delta's answer: what is new and the next state, or why the state cannot give one. */
-export type DeltaAnswer = { delta: Delta; remaining?: number } | { reinitialize: Reinitialize["reason"] };
+export type DeltaAnswer = { delta: Delta; remaining?: number; rendered?: Rendered } | { reinitialize: Reinitialize["reason"] };
 
 export interface ThreadsOptions extends AsOption {
   before?: number;
@@ -65,9 +87,14 @@ export interface SearchOptions extends AsOption {
 
 /**
  * Desk is one desk of a transcript service, as the token's participant: every read is its
- * view, every write is by it. Methods throw ProblemError for a problem answer, and fetch's
- * own error when the service cannot be reached. A Desk holds no state between calls and may
- * be used concurrently.
+ * view, every write is by it. Every method takes a timeout (ms, per attempt), a signal and
+ * maxRetries, besides its own options. A problem answer throws the ProblemError of its
+ * status (BadRequestError, AuthenticationError, …); a request that got no answer throws
+ * APIConnectionError (APITimeoutError when it timed out); an aborted signal throws its
+ * reason. Reads, and writes that carry a key, are retried after no answer, a 408, 429 or
+ * 5xx (Retry-After honoured, else a jittered backoff); a write without a key is never sent
+ * twice. A Desk holds no state between calls but the participant, and may be used
+ * concurrently.
  */
 export class Desk {
   readonly name: string;
@@ -75,13 +102,21 @@ export class Desk {
   readonly #token: string;
   readonly #fetch: typeof globalThis.fetch;
   readonly #api: Client<paths>;
+  readonly #timeout: number;
+  readonly #maxRetries: number;
   #me: Promise<Author> | undefined;
 
+  /** The constructor refuses an empty token, or one with a character no token has, before anything is sent. */
   constructor(opts: DeskOptions) {
+    if (typeof opts.token !== "string" || !/^[\x21-\x7e]+$/.test(opts.token)) {
+      throw new TypeError("transcript: the token is empty or holds a character no token has (white space, a control or a non-ASCII character)");
+    }
     this.name = opts.desk;
     this.url = opts.url.replace(/\/+$/, "");
     this.#token = opts.token;
     this.#fetch = opts.fetch ?? globalThis.fetch;
+    this.#timeout = opts.timeout ?? defaultTimeout;
+    this.#maxRetries = opts.maxRetries ?? defaultMaxRetries;
     const f = this.#fetch;
     this.#api = createClient<paths>({
       baseUrl: this.url,
@@ -96,8 +131,8 @@ export class Desk {
   }
 
   /** info is the desk as the token sees it: its head and the token's participant (as). */
-  async info(): Promise<DeskInfo> {
-    const list = await this.#call("list desks", this.#api.GET("/v1/desks"));
+  async info(opts: RequestOptions = {}): Promise<DeskInfo> {
+    const list = await this.#call("list desks", true, opts, (signal) => this.#api.GET("/v1/desks", { signal }));
     const d = (list.desks ?? []).find((x) => x.name === this.name);
     if (!d) throw new Error(`transcript: the token is not for desk ${this.name}`);
     return d;
@@ -108,8 +143,8 @@ export class Desk {
    * token's participant never changes, so the first answer is kept and later calls make no
    * request; a failed call is not kept.
    */
-  whoami(): Promise<Author> {
-    this.#me ??= this.info().then(
+  whoami(opts: RequestOptions = {}): Promise<Author> {
+    this.#me ??= this.info(opts).then(
       (d) => d.as,
       (err: unknown) => {
         this.#me = undefined;
@@ -121,57 +156,67 @@ export class Desk {
 
   /** view is the channel, or a thread, as the participant sees it: the newest messages, oldest first. */
   view(opts: ViewOptions = {}): Promise<Projection> {
-    return this.#call("view", this.#api.GET("/v1/desks/{desk}/view", { params: { path: { desk: this.name }, query: { thread: opts.thread, before: opts.before, window: opts.window, as: opts.as } } }));
+    const query = { thread: opts.thread, before: opts.before, window: opts.window, as: opts.as, rendered: opts.rendered };
+    return this.#call("view", true, opts, (signal) => this.#api.GET("/v1/desks/{desk}/view", { params: { path: { desk: this.name }, query }, signal }));
   }
 
-  /** post appends a message by the participant and returns the stored row. */
+  /**
+   * post appends a message by the participant and returns the stored row. With a key it is
+   * retried as a read is (the service answers a stored key with its row); without, never.
+   */
   post(opts: PostOptions): Promise<Message> {
-    const body: Record<string, unknown> = { content: opts.content };
+    const body: components["schemas"]["AppendBody"] = { content: opts.content };
     if (opts.parent !== undefined) body.parent = opts.parent;
     if (opts.audience !== undefined) body.audience = opts.audience;
     if (opts.key !== undefined) body.key = opts.key;
-    return this.#call("post", this.#api.POST("/v1/desks/{desk}/messages", { params: { path: { desk: this.name } }, body: body as never }));
+    return this.#call("post", opts.key !== undefined, opts, (signal) => this.#api.POST("/v1/desks/{desk}/messages", { params: { path: { desk: this.name } }, body, signal }));
   }
 
   /** delta is what the participant has not seen since state, or a reinitialization. */
   async delta(state: State, opts: DeltaOptions = {}): Promise<DeltaAnswer> {
-    const body: Record<string, unknown> = { state };
+    const body: components["schemas"]["DeltaBody"] = { state };
     if (opts.conversation !== undefined) body.conversation = opts.conversation;
     if (opts.before !== undefined) body.before = opts.before;
-    const r = await this.#call("delta", this.#api.POST("/v1/desks/{desk}/delta", { params: { path: { desk: this.name }, query: { as: opts.as } }, body: body as never }));
-    if (r.reinitialize !== undefined) return { reinitialize: r.reinitialize as Reinitialize["reason"] };
+    const r = await this.#call("delta", true, opts, (signal) => this.#api.POST("/v1/desks/{desk}/delta", { params: { path: { desk: this.name }, query: { as: opts.as, rendered: opts.rendered } }, body, signal }));
+    if (r.reinitialize !== undefined) return { reinitialize: r.reinitialize };
     if (r.delta === undefined || r.delta === null) throw new Error("transcript: a delta answer with neither delta nor reinitialize");
-    return r.remaining ? { delta: r.delta, remaining: r.remaining } : { delta: r.delta };
+    const out: DeltaAnswer = { delta: r.delta };
+    if (r.remaining) out.remaining = r.remaining;
+    if (r.rendered) out.rendered = r.rendered;
+    return out;
   }
 
   /** threads lists the newest threads the participant can read. */
   threads(opts: ThreadsOptions = {}): Promise<ThreadList> {
-    return this.#call("threads", this.#api.GET("/v1/desks/{desk}/threads", { params: { path: { desk: this.name }, query: { before: opts.before, limit: opts.limit, as: opts.as } } }));
+    const query = { before: opts.before, limit: opts.limit, as: opts.as };
+    return this.#call("threads", true, opts, (signal) => this.#api.GET("/v1/desks/{desk}/threads", { params: { path: { desk: this.name }, query }, signal }));
   }
 
-  /** edit gives row seq, the participant's own, new content; it returns the correction row. */
-  edit(seq: number, content: string, key?: string): Promise<Message> {
-    const body: Record<string, unknown> = { content };
-    if (key !== undefined) body.key = key;
-    return this.#call("edit", this.#api.PATCH("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body: body as never }));
+  /** edit gives row seq, the participant's own, new content; it returns the correction row. With a key it is retried, without never. */
+  edit(seq: number, opts: EditOptions): Promise<Message> {
+    const body: components["schemas"]["EditBody"] = { content: opts.content };
+    if (opts.key !== undefined) body.key = opts.key;
+    return this.#call("edit", opts.key !== undefined, opts, (signal) => this.#api.PATCH("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body, signal }));
   }
 
-  /** redact erases row seq's content for good (its author or the operator); it returns the correction row. */
-  redact(seq: number, key?: string): Promise<Message> {
-    const body = key === undefined ? {} : { key };
-    return this.#call("redact", this.#api.DELETE("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body: body as never }));
+  /** redact erases row seq's content for good (its author or the operator); it returns the correction row. With a key it is retried, without never. */
+  redact(seq: number, opts: RedactOptions = {}): Promise<Message> {
+    const body: components["schemas"]["RedactBody"] = opts.key === undefined ? {} : { key: opts.key };
+    return this.#call("redact", opts.key !== undefined, opts, (signal) => this.#api.DELETE("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body, signal }));
   }
 
   /** search finds the newest messages holding every word, among those the participant may read. */
   search(words: string, opts: SearchOptions = {}): Promise<SearchAnswer> {
-    return this.#call("search", this.#api.GET("/v1/desks/{desk}/search", { params: { path: { desk: this.name }, query: { q: words, thread: opts.thread, before: opts.before, limit: opts.limit, as: opts.as } } }));
+    const query = { q: words, thread: opts.thread, before: opts.before, limit: opts.limit, as: opts.as };
+    return this.#call("search", true, opts, (signal) => this.#api.GET("/v1/desks/{desk}/search", { params: { path: { desk: this.name }, query }, signal }));
   }
 
   /**
    * events streams what the participant has not seen, live, from `after` (default: the
    * desk's head now): each event once, in order, resuming by itself after a dropped
    * connection or a restarted server. It ends when signal aborts, or after a reinitialize
-   * event; it throws ProblemError for 401, 403 and 404.
+   * event; it throws the ProblemError of a 401, 403 or 404. It has no timeout: a stream is
+   * as long as the caller wants it.
    */
   events(opts: EventsOptions = {}): AsyncGenerator<DeskEvent> {
     return streamEvents(
@@ -179,16 +224,18 @@ export class Desk {
         url: `${this.url}/v1/desks/${encodeURIComponent(this.name)}/events`,
         token: this.#token,
         fetch: this.#fetch,
-        head: async () => (await this.info()).head,
+        head: async () => (await this.info({ signal: opts.signal })).head,
       },
       opts,
     );
   }
 
-  async #call<T>(what: string, p: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-    const { data, error, response } = await p;
-    if (!response.ok || error !== undefined) throw await ProblemError.fromResponse(`${what} on desk ${this.name}`, response, error);
-    return data as T;
+  #call<T>(what: string, retryable: boolean, opts: RequestOptions, attempt: (signal: AbortSignal) => Promise<Answer<T>>): Promise<T> {
+    return send(
+      `${what} on desk ${this.name}`,
+      { timeout: opts.timeout ?? this.#timeout, maxRetries: opts.maxRetries ?? this.#maxRetries, retryable, signal: opts.signal },
+      attempt,
+    );
   }
 }
 

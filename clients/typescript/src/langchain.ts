@@ -2,7 +2,7 @@
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Desk } from "./desk.js";
-import { turns } from "./mapping.js";
+import { viewTurns } from "./mapping.js";
 
 export interface TranscriptChatMessageHistoryOptions {
   desk: Desk;
@@ -33,8 +33,7 @@ export class TranscriptChatMessageHistory extends BaseListChatMessageHistory {
   }
 
   async getMessages(): Promise<BaseMessage[]> {
-    const [me, view] = await Promise.all([this.desk.whoami(), this.desk.view({ thread: this.thread })]);
-    return turns(me, view).map((t) =>
+    return (await viewTurns(this.desk, this.thread)).map((t) =>
       t.role === "assistant" ? new AIMessage({ content: t.content }) : new HumanMessage(t.name ? { content: t.content, name: t.name } : { content: t.content }),
     );
   }

@@ -1,7 +1,7 @@
 // The desk as an OpenAI Agents SDK session: one conversation as one participant reads it.
 import type { AgentInputItem, Session } from "@openai/agents";
 import type { Desk } from "./desk.js";
-import { turns } from "./mapping.js";
+import { viewTurns } from "./mapping.js";
 
 export interface TranscriptSessionOptions {
   desk: Desk;
@@ -35,8 +35,7 @@ export class TranscriptSession implements Session {
 
   /** getItems is the view as input items, oldest first; with limit, the newest limit of them. */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
-    const [me, view] = await Promise.all([this.desk.whoami(), this.desk.view({ thread: this.thread })]);
-    const items: AgentInputItem[] = turns(me, view).map((t) =>
+    const items: AgentInputItem[] = (await viewTurns(this.desk, this.thread)).map((t) =>
       t.role === "assistant"
         ? { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: t.content }] }
         : { type: "message", role: "user", content: t.content },

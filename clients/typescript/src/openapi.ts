@@ -382,6 +382,8 @@ export interface components {
              * @description How many newer messages and corrections did not fit in the answer's byte budget: the next delta, from delta.next, holds them.
              */
             remaining?: number;
+            /** @description With rendered=true and a delta: each message's and correction's envelope and each elision's tag, as the participant's model reads them. */
+            rendered?: components["schemas"]["Rendered"];
             /** @description With conversation_changed: the conversation the state is bound to. */
             state_conversation?: components["schemas"]["Conversation"];
             /** @description With conversation_changed: the participant the state belongs to, when not the one reading. */
@@ -508,6 +510,8 @@ export interface components {
              * @description Always 0 in the service's answers (kept for the shape of the library's Projection).
              */
             reads: number;
+            /** @description With rendered=true: each message's envelope and each elision's tag, as the participant's model reads them. */
+            rendered?: components["schemas"]["Rendered"];
             /** Format: int64 */
             scanned: number;
         };
@@ -521,6 +525,14 @@ export interface components {
              * @enum {string}
              */
             reason: "gap_too_large" | "watermark_unavailable" | "conversation_changed";
+        };
+        Rendered: {
+            /** @description A delta's: each correction's envelope, in the order of its corrections. */
+            corrections?: string[] | null;
+            /** @description Each elision's tag, in the order of the answer's elided. */
+            elided: string[] | null;
+            /** @description Each message's envelope, in the order of the answer's messages. */
+            messages: string[] | null;
         };
         RowPage: {
             /**
@@ -741,6 +753,8 @@ export interface operations {
             query?: {
                 /** @description Operator tokens only: the delta of this participant. */
                 as?: string;
+                /** @description With true: the answer carries each message's and correction's envelope and each elision's tag (rendered). */
+                rendered?: boolean;
             };
             header?: never;
             path: {
@@ -2061,6 +2075,8 @@ export interface operations {
                 window?: number;
                 /** @description Operator tokens only: the view of this participant (operator, person:ID, agent:ID or system:KIND). */
                 as?: string;
+                /** @description With true: the answer carries each message's envelope and each elision's tag (rendered). */
+                rendered?: boolean;
             };
             header?: never;
             path: {

@@ -1,5 +1,5 @@
 import type { Desk } from "./desk.js";
-import type { Author, Elision, Message, State } from "./types.js";
+import type { Author, Elision, Message, Rendered, State } from "./types.js";
 
 /** The most rows a state's present set holds: the service refuses a state with more. */
 export const presentSetLimit = 64;
@@ -16,15 +16,30 @@ export interface Reply {
 export interface TurnOptions {
   /** The state the last committed turn saved; absent: an agent that has seen nothing. */
   state?: State;
-  /** The caller's decision: the news (oldest first) and who the participant is; null: no reply. */
-  decide(news: Message[], me: Author, elided: Elision[]): Reply | null | Promise<Reply | null>;
+  /**
+   * Where the turn happens: a thread's root, or 0 for the channel; absent: the state's
+   * conversation (the channel without a state). A state of another conversation starts the
+   * turn over from this one's view, and the state saved is this conversation's.
+   */
+  thread?: number;
+  /**
+   * The caller's decision: the news (oldest first), who the participant is, the elisions,
+   * and the corrections (edits and redactions of rows it was shown); null: no reply.
+   */
+  decide(news: Message[], me: Author, elided: Elision[], corrections: Message[]): Reply | null | Promise<Reply | null>;
   /** Commits the next state. Called only once the reply, if any, is stored. */
   save(next: State): void | Promise<void>;
 }
 
 export interface TurnResult {
+  /** The messages new to the participant, oldest first. */
   news: Message[];
+  /** The edits and redactions of rows the participant was shown before: its to apply. */
+  corrections: Message[];
+  /** Runs of rows the participant may not read, in their place. */
   elided: Elision[];
+  /** The service's text of each of news, corrections and elided, in their order, as the participant's model reads them. */
+  rendered?: Rendered;
   /** Why the state could not give a delta, when the turn started over from a view. */
   reinitialized?: string;
   /** The stored reply, if the turn posted one. */
@@ -40,44 +55,69 @@ export interface TurnResult {
  * same news, and the same key, which the service answers with the row it stored, never a
  * second one. Every state it saves names the participant (its viewer): a state saved for
  * another participant starts the turn over from a view.
+ *
+ * The state saved is never past a correction the result does not hold: the delta's
+ * corrections are returned with its news. A reply that answers an aside and sets no parent
+ * is posted as a reply to that aside, so it is read by the aside's readers only.
  */
 export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResult> {
   const me = await desk.whoami();
-  const state: State = opts.state ?? { conversation: { desk: desk.name }, watermark: 0, present: [] };
-  const thread = state.conversation.thread || undefined;
-  const answer = await desk.delta(state, thread ? { conversation: { thread } } : {});
+  const thread = (opts.thread ?? opts.state?.conversation.thread) || undefined;
+  const conversation: State["conversation"] = thread ? { desk: desk.name, thread } : { desk: desk.name };
+  const state: State = opts.state ?? { conversation, watermark: 0, present: [] };
+  const answer = await desk.delta(state, thread ? { conversation: { thread }, rendered: true } : { rendered: true });
   let news: Message[];
   let elided: Elision[];
+  let corrections: Message[] = [];
+  let rendered: Rendered | undefined;
   let next: State;
   let reinitialized: string | undefined;
   if ("reinitialize" in answer) {
     reinitialized = answer.reinitialize;
-    const view = await desk.view({ thread });
+    const view = await desk.view({ thread, rendered: true });
+    rendered = view.rendered;
     news = view.messages ?? [];
     elided = view.elided ?? [];
-    next = { conversation: state.conversation, watermark: view.head, present: [], viewer: identity(me) };
+    next = { conversation, watermark: view.head, present: [], viewer: identity(me) };
   } else {
     news = answer.delta.messages ?? [];
     elided = answer.delta.elided ?? [];
+    corrections = answer.delta.corrections ?? [];
+    rendered = answer.rendered;
     next = answer.delta.next;
   }
-  const reply = await opts.decide(news, me, elided);
+  const reply = await opts.decide(news, me, elided, corrections);
   let stored: Message | undefined;
   if (reply) {
-    const body: { content: string; parent?: number; audience?: string[]; key: string } = {
-      content: reply.content,
-      key: `turn:${desk.tokenId}:${reply.answers}`,
-    };
-    if (reply.parent !== undefined) body.parent = reply.parent;
-    if (reply.audience !== undefined) body.audience = reply.audience;
-    stored = await desk.post(body);
+    stored = await desk.post({ ...replyPlace(reply, news), content: reply.content, key: replyKey(desk, reply.answers) });
     next = notePresent(next, stored.seq);
   }
   await opts.save(next);
-  const result: TurnResult = { news, elided, state: next };
+  const result: TurnResult = { news, corrections, elided, state: next };
+  if (rendered) result.rendered = rendered;
   if (reinitialized !== undefined) result.reinitialized = reinitialized;
   if (stored) result.reply = stored;
   return result;
+}
+
+/** replyKey is the key of a turn's reply to row answers: the same on every retry of the turn. */
+export function replyKey(desk: Desk, answers: number): string {
+  return `turn:${desk.tokenId}:${answers}`;
+}
+
+/**
+ * replyPlace is where a reply goes: its own parent and audience when it sets either; else,
+ * when the row it answers is an aside, inside that aside (a reply to it), never the channel.
+ */
+function replyPlace(reply: Reply, news: Message[]): { parent?: number; audience?: string[] } {
+  const place: { parent?: number; audience?: string[] } = {};
+  if (reply.parent !== undefined) place.parent = reply.parent;
+  if (reply.audience !== undefined) place.audience = reply.audience;
+  if (reply.parent === undefined && reply.audience === undefined) {
+    const answered = news.find((m) => m.seq === reply.answers);
+    if (answered && (answered.audience?.length ?? 0) > 0) place.parent = answered.seq;
+  }
+  return place;
 }
 
 /** identity is who a state belongs to: the participant's type and id (or kind), without its label. */

@@ -27,3 +27,5 @@ export type SearchAnswer = Schemas["SearchAnswer"];
 export type Reinitialize = Schemas["ReinitializeEvent"];
 /** The body of a post: content, and optionally parent, audience and key. */
 export type PostBody = Schemas["AppendBody"];
+/** The service's text of each row and elision of an answer, as a model reads them (rendered: true). */
+export type Rendered = Schemas["Rendered"];

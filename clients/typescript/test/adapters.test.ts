@@ -22,7 +22,7 @@ before(async () => {
   thread = await ana!.post({ content: "Deploy #41 is red. Has anyone seen the migration hang?" });
   await triage!.post({ content: "The migration waits on a lock on <orders> & \"billing\".", parent: thread.seq });
   const wrong = await review!.post({ content: "I think it is the network.", parent: thread.seq });
-  await review!.edit(wrong.seq, "It is the lock: the network is fine.");
+  await review!.edit(wrong.seq, { content: "It is the lock: the network is fine." });
   const oops = await ana!.post({ content: "my password is hunter2" });
   await ana!.redact(oops.seq);
   aside = await op!.post({ content: "Triage: hold the spend alerts until Monday.", audience: ["agent:triage"] });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Desk, ProblemError, takeTurn, type State } from "../src/index.js";
+import { Desk, ProblemError, RateLimitError, takeTurn, type Message, type State } from "../src/index.js";
 import { deskFixture, type Fixture } from "./fixture.js";
 import { startServer, token } from "./server.js";
 
@@ -68,7 +68,7 @@ describe("Desk", () => {
     const threads = await ana.threads({ limit: 5 });
     assert.ok(threads.threads?.some((t) => t.root.seq === root.seq && t.replies === 1));
 
-    const edit = await triage.edit(reply.seq, "Looking at the migration's lock on orders.");
+    const edit = await triage.edit(reply.seq, { content: "Looking at the migration's lock on orders." });
     assert.equal(edit.corrects, reply.seq);
     const hits = await ana.search("orders lock");
     assert.deepEqual(hits.messages?.map((m) => m.seq), [reply.seq]);
@@ -144,11 +144,11 @@ describe("Desk", () => {
     await refused(f.desk("triage", "other").view(), 404);
     const anas = await f.desk("ana").post({ content: "Ana's own words." });
     await refused(triage.redact(anas.seq), 403);
-    await refused(triage.edit(anas.seq, "not mine"), 403);
+    await refused(triage.edit(anas.seq, { content: "not mine" }), 403);
     const row = await triage.post({ content: "keyed", key: "k-conflict" });
     await refused(triage.post({ content: "another", key: "k-conflict" }), 409, "key-conflict");
     await triage.redact(row.seq);
-    await refused(triage.edit(row.seq, "too late"), 409);
+    await refused(triage.edit(row.seq, { content: "too late" }), 409);
     await refused(triage.post({ content: "x".repeat(2 << 20) }), 413);
     await refused(triage.post({ content: "to nobody", audience: [] }), 400);
     await refused(triage.post({ content: "to a stranger", audience: ["robot:x"] }), 400);
@@ -164,7 +164,7 @@ describe("Desk", () => {
     }
     const root = await triage.post({ content: "a root to reply to" });
     await refused(triage.post({ content: "  ", parent: root.seq }), 400, "blank$");
-    await refused(triage.edit(root.seq, " "), 400, "blank$");
+    await refused(triage.edit(root.seq, { content: " " }), 400, "blank$");
     assert.equal((await triage.info()).head, root.seq, "the refused posts stored nothing");
     assert.ok(head < root.seq);
   });
@@ -173,10 +173,13 @@ describe("Desk", () => {
     const limited = await startServer({ flags: ["--rate", "0.5", "--burst", "1"] });
     try {
       const secret = await token(limited.db, "eng", "agent:triage");
-      const desk = new Desk({ url: limited.url, token: secret, desk: "eng" });
+      const desk = new Desk({ url: limited.url, token: secret, desk: "eng", maxRetries: 0 });
       await desk.view();
       const err = await refused(desk.view(), 429);
+      assert.ok(err instanceof RateLimitError, "a 429 is a RateLimitError");
       assert.ok((err.retryAfter ?? 0) >= 1, "Retry-After is read");
+      const view = await desk.view({ maxRetries: 2 });
+      assert.ok(view.head >= 0, "a read retried after the Retry-After is answered");
     } finally {
       await limited.stop();
     }
@@ -245,5 +248,36 @@ describe("takeTurn", () => {
     const seen = turn.news.map((m) => m.seq);
     assert.ok(seen.includes(mine.reply.seq) && seen.includes(news.seq), `review's turn shows triage's reply and the news: ${seen.join(",")}`);
     assert.deepEqual(reviews?.viewer, { type: "agent", id: "review" }, "the state review saves names review");
+  });
+});
+
+describe("takeTurn's contract", () => {
+  test("a turn reports the corrections of rows it was shown, and answers an aside inside it", async () => {
+    const g = await deskFixture();
+    try {
+      const [op, ana, triage, review] = [g.desk("operator"), g.desk("ana"), g.desk("triage"), g.desk("review")];
+      const echo = (news: Message[], me: { id?: string }) => {
+        const m = news.filter((x) => x.author.id !== me.id).at(-1);
+        return m ? { content: "echo: " + m.content, answers: m.seq } : null;
+      };
+      const shown = await ana.post({ content: "The vendor is up." });
+      let tState: State | undefined;
+      let rState: State | undefined;
+      await takeTurn(triage, { decide: () => null, save: (s) => void (tState = s) });
+      await takeTurn(review, { decide: () => null, save: (s) => void (rState = s) });
+      const aside = await op.post({ content: "PSST triage only: vendor is down", audience: ["agent:triage"] });
+      const edit = await ana.edit(shown.seq, { content: "The vendor is down." });
+      const turn = await takeTurn(triage, { state: tState, decide: echo, save: (s) => void (tState = s) });
+      assert.deepEqual(turn.corrections.map((c) => c.seq), [edit.seq], "the edit is reported");
+      assert.equal(turn.reply?.parent, aside.seq, "the echo of the aside is a reply inside it");
+      const redaction = await op.redact(shown.seq);
+      const later = await takeTurn(review, { state: rState, decide: () => null, save: (s) => void (rState = s) });
+      assert.deepEqual(later.corrections.map((c) => [c.seq, c.corrects, c.redacted]), [[redaction.seq, shown.seq, true]], "the redaction reaches review");
+      assert.ok(!JSON.stringify(later).includes("PSST"), "review never reads the aside nor its echo");
+      const searched = await review.search("vendor down");
+      assert.ok(!(searched.messages ?? []).some((m) => m.content.includes("PSST")), "nor finds it");
+    } finally {
+      await g.server.stop();
+    }
   });
 });

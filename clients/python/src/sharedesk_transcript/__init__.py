@@ -10,7 +10,19 @@ every message still saying who wrote it.
 
 from . import models
 from ._desk import AsyncDesk, Desk
-from ._errors import ProblemError
+from ._errors import (
+    APIConnectionError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    ProblemError,
+    RateLimitError,
+    UnprocessableEntityError,
+)
 from ._tokenid import token_id
 from .types import (
     CorrectionEvent,
@@ -23,16 +35,26 @@ from .types import (
 )
 
 __all__ = [
+    "APIConnectionError",
+    "APITimeoutError",
     "AsyncDesk",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConflictError",
     "CorrectionEvent",
     "Delta",
     "Desk",
     "ElidedEvent",
     "Event",
+    "InternalServerError",
     "MessageEvent",
+    "NotFoundError",
+    "PermissionDeniedError",
     "ProblemError",
+    "RateLimitError",
     "Reinitialize",
     "ReinitializeEvent",
+    "UnprocessableEntityError",
     "models",
     "token_id",
 ]

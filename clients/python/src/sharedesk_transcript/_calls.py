@@ -25,7 +25,8 @@ AudienceLike = Sequence[str | models.Author]
 @dataclass(frozen=True)
 class Call(Generic[T]):
     """One request: its name in errors, method, path below the service's root, query, JSON
-    body, and how its answer becomes T."""
+    body, how its answer becomes T, and whether it may be sent again after a failure (a
+    read, or a write that carries a key)."""
 
     what: str
     method: str
@@ -33,6 +34,7 @@ class Call(Generic[T]):
     parse: Callable[[Any], T]
     params: dict[str, str | int] = field(default_factory=dict)
     body: dict[str, Any] | None = None
+    retryable: bool = True
 
 
 def query(**values: str | int | None) -> dict[str, str | int]:
@@ -56,14 +58,14 @@ def list_desks() -> Call[models.DeskList]:
 
 
 def view(
-    desk: str, thread: int | None, before: int | None, window: int | None, as_: str | None
+    desk: str, thread: int | None, before: int | None, window: int | None, as_: str | None, rendered: bool = False
 ) -> Call[models.Projection]:
     return Call(
         "view",
         "GET",
         desk_path(desk, "view"),
         models.Projection.model_validate,
-        query(thread=thread, before=before, window=window, as_=as_),
+        query(thread=thread, before=before, window=window, as_=as_, rendered="true" if rendered else None),
     )
 
 
@@ -77,7 +79,9 @@ def post(
         body["audience"] = [a if isinstance(a, str) else dump(a) for a in audience]
     if key is not None:
         body["key"] = key
-    return Call("post", "POST", desk_path(desk, "messages"), models.Message.model_validate, body=body)
+    return Call(
+        "post", "POST", desk_path(desk, "messages"), models.Message.model_validate, body=body, retryable=key is not None
+    )
 
 
 def parse_delta(answer: Any) -> Delta | Reinitialize:
@@ -91,18 +95,19 @@ def parse_delta(answer: Any) -> Delta | Reinitialize:
         )
     if result.delta is None:
         raise ValueError("a delta answer with neither delta nor reinitialize")
-    return Delta.model_validate({**dump(result.delta), "remaining": result.remaining or 0})
+    return Delta.model_validate({**dump(result.delta), "remaining": result.remaining or 0, "rendered": result.rendered})
 
 
 def delta(
-    desk: str, state: StateLike, thread: int | None, before: int | None, as_: str | None
+    desk: str, state: StateLike, thread: int | None, before: int | None, as_: str | None, rendered: bool = False
 ) -> Call[Delta | Reinitialize]:
     body: dict[str, Any] = {"state": dump(state)}
     if thread is not None:
         body["conversation"] = {"thread": thread}
     if before is not None:
         body["before"] = before
-    return Call("delta", "POST", desk_path(desk, "delta"), parse_delta, query(as_=as_), body)
+    params = query(as_=as_, rendered="true" if rendered else None)
+    return Call("delta", "POST", desk_path(desk, "delta"), parse_delta, params, body)
 
 
 def threads(desk: str, before: int | None, limit: int | None, as_: str | None) -> Call[models.ThreadList]:
@@ -119,12 +124,14 @@ def edit(desk: str, seq: int, content: str, key: str | None) -> Call[models.Mess
     body: dict[str, Any] = {"content": content}
     if key is not None:
         body["key"] = key
-    return Call("edit", "PATCH", desk_path(desk, "messages", str(seq)), models.Message.model_validate, body=body)
+    path = desk_path(desk, "messages", str(seq))
+    return Call("edit", "PATCH", path, models.Message.model_validate, body=body, retryable=key is not None)
 
 
 def redact(desk: str, seq: int, key: str | None) -> Call[models.Message]:
     body: dict[str, Any] = {} if key is None else {"key": key}
-    return Call("redact", "DELETE", desk_path(desk, "messages", str(seq)), models.Message.model_validate, body=body)
+    path = desk_path(desk, "messages", str(seq))
+    return Call("redact", "DELETE", path, models.Message.model_validate, body=body, retryable=key is not None)
 
 
 def search(

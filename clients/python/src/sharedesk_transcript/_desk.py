@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
+import re
+import time
 from collections.abc import AsyncGenerator, Generator
 from types import TracebackType
 from typing import Any, TypeVar
@@ -10,21 +14,38 @@ import httpx
 
 from . import _calls, _events, models
 from ._calls import AudienceLike, Call, StateLike
-from ._errors import ProblemError
+from ._errors import APIConnectionError, APITimeoutError, ProblemError
 from ._tokenid import token_id
 from .types import Delta, Event, Reinitialize
 
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 30.0
+"""Seconds one attempt of a call may take, unless the Desk or the call says otherwise."""
+DEFAULT_MAX_RETRIES = 2
+"""How many times a call that may be sent again is retried, unless the Desk says otherwise."""
 STREAM_READ_TIMEOUT = 60.0  # the service sends a heartbeat every 15 s by default
+
+FIRST_BACKOFF = 0.5
+MAX_BACKOFF = 8.0
+MAX_RETRY_AFTER = 60.0
+
+_TOKEN = re.compile(r"[\x21-\x7e]+")
 
 
 class _Base:
-    def __init__(self, url: str, token: str, desk: str) -> None:
+    def __init__(self, url: str, token: str, desk: str, timeout: float, max_retries: int) -> None:
+        if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+            raise ValueError(
+                "the token is empty or holds a character no token has (white space, a control or a non-ASCII character)"
+            )
+        if max_retries < 0:
+            raise ValueError(f"max_retries is {max_retries}: a count, 0 or more")
         self.name = desk
         self.url = url.rstrip("/")
         self._token = token
+        self._timeout = timeout
+        self._max_retries = max_retries
         self._me: models.Author | None = None
 
     @property
@@ -38,24 +59,53 @@ class _Base:
     def _headers(self) -> dict[str, str]:
         return {"Authorization": "Bearer " + self._token, "Accept": "application/json"}
 
-    def _request(self, call: Call[T]) -> dict[str, Any]:
-        kw: dict[str, Any] = {"params": call.params}
+    def _what(self, call: Call[T]) -> str:
+        return f"{call.what} on desk {self.name}"
+
+    def _request(self, call: Call[T], timeout: float | None) -> dict[str, Any]:
+        kw: dict[str, Any] = {
+            "params": call.params,
+            "headers": self._headers(),
+            "timeout": self._timeout if timeout is None else timeout,
+        }
         if call.body is not None:
             kw["json"] = call.body
         return kw
 
-    def _answer(self, call: Call[T], response: httpx.Response) -> T:
-        if response.is_error:
-            raise ProblemError.from_response(f"{call.what} on desk {self.name}", response)
-        return call.parse(response.json())
+    def _no_answer(self, call: Call[T], err: httpx.TransportError) -> APIConnectionError:
+        failure: APIConnectionError
+        if isinstance(err, httpx.TimeoutException):
+            failure = APITimeoutError(self._what(call))
+        else:
+            failure = APIConnectionError(self._what(call), f"no answer from the service ({type(err).__name__})")
+        failure.__cause__ = err
+        return failure
+
+    def _wait(
+        self, call: Call[T], failure: ProblemError | APIConnectionError, retry: int, max_retries: int | None
+    ) -> float | None:
+        """Seconds to wait before retrying call after failure, its retry-th retry, or None
+        when it is not retried: only a call that may be sent again, after no answer, a 408,
+        429 or 5xx, at most max_retries times; the answer's Retry-After (up to a minute),
+        else a jittered backoff of 0.5 s doubling to 8 s. A call's max_retries wins over the
+        desk's."""
+        if not call.retryable or retry >= (self._max_retries if max_retries is None else max_retries):
+            return None
+        if isinstance(failure, ProblemError):
+            if failure.status not in (408, 429) and failure.status < 500:
+                return None
+            if failure.retry_after is not None and failure.retry_after <= MAX_RETRY_AFTER:
+                return float(failure.retry_after)
+        return min(MAX_BACKOFF, FIRST_BACKOFF * 2.0**retry) * (1 - random.random() * 0.25)
 
     def _resumption(
         self, thread: int | None, after: int | None, as_: str | None, read_timeout: float
     ) -> _events.Resumption:
         return _events.Resumption(
             what=f"events on desk {self.name}",
-            path=_calls.desk_path(self.name, "events"),
+            url=self.url + _calls.desk_path(self.name, "events"),
             params=_calls.query(thread=thread, as_=as_),
+            token=self._token,
             read_timeout=read_timeout,
             last=after,
         )
@@ -63,12 +113,19 @@ class _Base:
 
 class Desk(_Base):
     """One desk of a transcript service, as the token's participant: every read is its view,
-    every write is by it. Methods raise ProblemError for a problem answer, and httpx's
-    TransportError when the service cannot be reached. A Desk keeps no state between calls
-    but the participant's identity, and may be shared between threads; close it (or use it
-    as a context manager) to release its connections.
+    every write is by it. A problem answer raises the ProblemError of its status
+    (BadRequestError, AuthenticationError, …); a request that got no answer raises
+    APIConnectionError (APITimeoutError when it timed out). Reads, and writes that carry a
+    key, are retried up to ``max_retries`` times after no answer, a 408, 429 or 5xx
+    (Retry-After honoured, else a jittered backoff); a write without a key is never sent
+    twice. ``timeout`` (seconds) bounds each attempt; every method takes its own
+    ``timeout`` and ``max_retries``. A Desk
+    keeps no state between calls but the participant's identity, and may be shared between
+    threads; close it (or use it as a context manager) to release its connections.
 
-    ``transport`` replaces httpx's, for tests or a proxy; ``timeout`` bounds each call."""
+    ``http_client`` is the httpx.Client to send with (a proxy, a transport for tests); the
+    Desk closes only a client it made. An empty token, or one with a character no token
+    has, raises ValueError here, before anything is sent."""
 
     def __init__(
         self,
@@ -77,10 +134,12 @@ class Desk(_Base):
         token: str,
         desk: str,
         timeout: float = DEFAULT_TIMEOUT,
-        transport: httpx.BaseTransport | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        http_client: httpx.Client | None = None,
     ) -> None:
-        super().__init__(url, token, desk)
-        self._http = httpx.Client(base_url=self.url, headers=self._headers(), timeout=timeout, transport=transport)
+        super().__init__(url, token, desk, timeout, max_retries)
+        self._owned = http_client is None
+        self._http = http_client if http_client is not None else httpx.Client(timeout=timeout)
 
     def __enter__(self) -> Desk:
         return self
@@ -89,21 +148,37 @@ class Desk(_Base):
         self.close()
 
     def close(self) -> None:
-        """Closes the desk's connections."""
-        self._http.close()
+        """Closes the desk's connections (not those of an http_client it was given)."""
+        if self._owned:
+            self._http.close()
 
-    def _run(self, call: Call[T]) -> T:
-        return self._answer(call, self._http.request(call.method, call.path, **self._request(call)))
+    def _run(self, call: Call[T], timeout: float | None = None, max_retries: int | None = None) -> T:
+        retry = 0
+        while True:
+            failure: ProblemError | APIConnectionError
+            try:
+                response = self._http.request(call.method, self.url + call.path, **self._request(call, timeout))
+            except httpx.TransportError as err:
+                failure = self._no_answer(call, err)
+            else:
+                if not response.is_error:
+                    return call.parse(response.json())
+                failure = ProblemError.from_response(self._what(call), response)
+            wait = self._wait(call, failure, retry, max_retries)
+            if wait is None:
+                raise failure
+            time.sleep(wait)
+            retry += 1
 
-    def info(self) -> models.Desk:
+    def info(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Desk:
         """The desk as the token sees it: its head, and the token's participant (``as_``)."""
-        return _calls.desk_of(self.name, self._run(_calls.list_desks()))
+        return _calls.desk_of(self.name, self._run(_calls.list_desks(), timeout, max_retries))
 
-    def whoami(self) -> models.Author:
+    def whoami(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Author:
         """The token's participant: the author of its posts, the viewer of its reads. It never
         changes, so the first answer is kept and later calls make no request."""
         if self._me is None:
-            self._me = self.info().as_
+            self._me = self.info(timeout=timeout, max_retries=max_retries).as_
         return self._me
 
     def view(
@@ -113,11 +188,15 @@ class Desk(_Base):
         before: int | None = None,
         window: int | None = None,
         as_: str | None = None,
+        rendered: bool = False,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Projection:
         """The channel, or a thread, as the participant sees it: the newest ``window``
         messages below ``before``, oldest first, with elisions for rows it may not read.
-        ``as_`` (operator tokens only) reads as another participant."""
-        return self._run(_calls.view(self.name, thread, before, window, as_))
+        ``as_`` (operator tokens only) reads as another participant; with ``rendered`` the
+        answer carries each message's envelope and each elision's tag (``rendered``)."""
+        return self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout, max_retries)
 
     def post(
         self,
@@ -126,11 +205,13 @@ class Desk(_Base):
         parent: int | None = None,
         audience: AudienceLike | None = None,
         key: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Message:
         """Appends a message by the participant and returns the stored row: a reply in
         ``parent``'s thread, an aside for ``audience`` (a reply to an aside is one), and with
         ``key`` idempotent (a key already stored answers the stored row)."""
-        return self._run(_calls.post(self.name, content, parent, audience, key))
+        return self._run(_calls.post(self.name, content, parent, audience, key), timeout, max_retries)
 
     def delta(
         self,
@@ -139,25 +220,45 @@ class Desk(_Base):
         conversation: int | None = None,
         before: int | None = None,
         as_: str | None = None,
+        rendered: bool = False,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Delta | Reinitialize:
         """What the participant has not seen since ``state`` in ``conversation`` (a
-        thread's root; None: the channel), or why the state cannot say."""
-        return self._run(_calls.delta(self.name, state, conversation, before, as_))
+        thread's root; None: the channel), or why the state cannot say; with ``rendered``
+        the delta carries the text of each message, correction and elision."""
+        return self._run(_calls.delta(self.name, state, conversation, before, as_, rendered), timeout, max_retries)
 
     def threads(
-        self, *, before: int | None = None, limit: int | None = None, as_: str | None = None
+        self,
+        *,
+        before: int | None = None,
+        limit: int | None = None,
+        as_: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.ThreadList:
         """The newest threads the participant can read, below ``before``."""
-        return self._run(_calls.threads(self.name, before, limit, as_))
+        return self._run(_calls.threads(self.name, before, limit, as_), timeout, max_retries)
 
-    def edit(self, seq: int, content: str, *, key: str | None = None) -> models.Message:
+    def edit(
+        self,
+        seq: int,
+        content: str,
+        *,
+        key: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> models.Message:
         """Gives row seq, the participant's own, new content; returns the correction row."""
-        return self._run(_calls.edit(self.name, seq, content, key))
+        return self._run(_calls.edit(self.name, seq, content, key), timeout, max_retries)
 
-    def redact(self, seq: int, *, key: str | None = None) -> models.Message:
+    def redact(
+        self, seq: int, *, key: str | None = None, timeout: float | None = None, max_retries: int | None = None
+    ) -> models.Message:
         """Erases row seq's content for good (its author or the operator); returns the
         correction row."""
-        return self._run(_calls.redact(self.name, seq, key))
+        return self._run(_calls.redact(self.name, seq, key), timeout, max_retries)
 
     def search(
         self,
@@ -167,10 +268,12 @@ class Desk(_Base):
         before: int | None = None,
         limit: int | None = None,
         as_: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.SearchAnswer:
         """The newest messages holding every word, among those the participant may read,
         newest first; ``next`` is the ``before`` of the next page (0: none)."""
-        return self._run(_calls.search(self.name, words, thread, before, limit, as_))
+        return self._run(_calls.search(self.name, words, thread, before, limit, as_), timeout, max_retries)
 
     def events(
         self,
@@ -201,10 +304,12 @@ class AsyncDesk(_Base):
         token: str,
         desk: str,
         timeout: float = DEFAULT_TIMEOUT,
-        transport: httpx.AsyncBaseTransport | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        http_client: httpx.AsyncClient | None = None,
     ) -> None:
-        super().__init__(url, token, desk)
-        self._http = httpx.AsyncClient(base_url=self.url, headers=self._headers(), timeout=timeout, transport=transport)
+        super().__init__(url, token, desk, timeout, max_retries)
+        self._owned = http_client is None
+        self._http = http_client if http_client is not None else httpx.AsyncClient(timeout=timeout)
 
     async def __aenter__(self) -> AsyncDesk:
         return self
@@ -213,20 +318,36 @@ class AsyncDesk(_Base):
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Closes the desk's connections."""
-        await self._http.aclose()
+        """Closes the desk's connections (not those of an http_client it was given)."""
+        if self._owned:
+            await self._http.aclose()
 
-    async def _run(self, call: Call[T]) -> T:
-        return self._answer(call, await self._http.request(call.method, call.path, **self._request(call)))
+    async def _run(self, call: Call[T], timeout: float | None = None, max_retries: int | None = None) -> T:
+        retry = 0
+        while True:
+            failure: ProblemError | APIConnectionError
+            try:
+                response = await self._http.request(call.method, self.url + call.path, **self._request(call, timeout))
+            except httpx.TransportError as err:
+                failure = self._no_answer(call, err)
+            else:
+                if not response.is_error:
+                    return call.parse(response.json())
+                failure = ProblemError.from_response(self._what(call), response)
+            wait = self._wait(call, failure, retry, max_retries)
+            if wait is None:
+                raise failure
+            await asyncio.sleep(wait)
+            retry += 1
 
-    async def info(self) -> models.Desk:
+    async def info(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Desk:
         """Desk.info."""
-        return _calls.desk_of(self.name, await self._run(_calls.list_desks()))
+        return _calls.desk_of(self.name, await self._run(_calls.list_desks(), timeout, max_retries))
 
-    async def whoami(self) -> models.Author:
+    async def whoami(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Author:
         """Desk.whoami."""
         if self._me is None:
-            self._me = (await self.info()).as_
+            self._me = (await self.info(timeout=timeout, max_retries=max_retries)).as_
         return self._me
 
     async def view(
@@ -236,9 +357,12 @@ class AsyncDesk(_Base):
         before: int | None = None,
         window: int | None = None,
         as_: str | None = None,
+        rendered: bool = False,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Projection:
         """Desk.view."""
-        return await self._run(_calls.view(self.name, thread, before, window, as_))
+        return await self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout, max_retries)
 
     async def post(
         self,
@@ -247,9 +371,11 @@ class AsyncDesk(_Base):
         parent: int | None = None,
         audience: AudienceLike | None = None,
         key: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.Message:
         """Desk.post."""
-        return await self._run(_calls.post(self.name, content, parent, audience, key))
+        return await self._run(_calls.post(self.name, content, parent, audience, key), timeout, max_retries)
 
     async def delta(
         self,
@@ -258,23 +384,44 @@ class AsyncDesk(_Base):
         conversation: int | None = None,
         before: int | None = None,
         as_: str | None = None,
+        rendered: bool = False,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Delta | Reinitialize:
         """Desk.delta."""
-        return await self._run(_calls.delta(self.name, state, conversation, before, as_))
+        return await self._run(
+            _calls.delta(self.name, state, conversation, before, as_, rendered), timeout, max_retries
+        )
 
     async def threads(
-        self, *, before: int | None = None, limit: int | None = None, as_: str | None = None
+        self,
+        *,
+        before: int | None = None,
+        limit: int | None = None,
+        as_: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.ThreadList:
         """Desk.threads."""
-        return await self._run(_calls.threads(self.name, before, limit, as_))
+        return await self._run(_calls.threads(self.name, before, limit, as_), timeout, max_retries)
 
-    async def edit(self, seq: int, content: str, *, key: str | None = None) -> models.Message:
+    async def edit(
+        self,
+        seq: int,
+        content: str,
+        *,
+        key: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> models.Message:
         """Desk.edit."""
-        return await self._run(_calls.edit(self.name, seq, content, key))
+        return await self._run(_calls.edit(self.name, seq, content, key), timeout, max_retries)
 
-    async def redact(self, seq: int, *, key: str | None = None) -> models.Message:
+    async def redact(
+        self, seq: int, *, key: str | None = None, timeout: float | None = None, max_retries: int | None = None
+    ) -> models.Message:
         """Desk.redact."""
-        return await self._run(_calls.redact(self.name, seq, key))
+        return await self._run(_calls.redact(self.name, seq, key), timeout, max_retries)
 
     async def search(
         self,
@@ -284,9 +431,11 @@ class AsyncDesk(_Base):
         before: int | None = None,
         limit: int | None = None,
         as_: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> models.SearchAnswer:
         """Desk.search."""
-        return await self._run(_calls.search(self.name, words, thread, before, limit, as_))
+        return await self._run(_calls.search(self.name, words, thread, before, limit, as_), timeout, max_retries)
 
     def events(
         self,

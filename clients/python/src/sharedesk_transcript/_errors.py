@@ -1,4 +1,6 @@
-"""ProblemError: a problem answer of the service, raised."""
+"""The client's errors: ProblemError and its subclass for each status, a problem answer of
+the service; APIConnectionError and APITimeoutError, a request that got no answer. They are
+named as openai-python names its own."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import httpx
 class ProblemError(Exception):
     """A problem answer of the service (application/problem+json): its type, status, title
     and detail, and ``retry_after`` in seconds when the service sent Retry-After. Its message
-    names the request and the problem, never the token."""
+    names the request and the problem, never the token. Each status the client can act on
+    raises its subclass (BadRequestError, AuthenticationError, …); any other status raises a
+    ProblemError itself."""
 
     def __init__(
         self,
@@ -48,15 +52,79 @@ class ProblemError(Exception):
             v = p.get(key)
             return v if isinstance(v, str) else None
 
-        status = p.get("status")
-        return cls(
+        return problem_class(response.status_code)(
             request,
-            status=status if isinstance(status, int) else response.status_code,
+            status=response.status_code,
             type=text("type") or "about:blank",
             title=text("title") or response.reason_phrase,
             detail=text("detail") or "",
             retry_after=retry_after_seconds(response.headers.get("Retry-After")),
         )
+
+
+class BadRequestError(ProblemError):
+    """A 400: the request is malformed (a bad parameter, blank content, an empty audience)."""
+
+
+class AuthenticationError(ProblemError):
+    """A 401: the token is not one the service knows."""
+
+
+class PermissionDeniedError(ProblemError):
+    """A 403: the participant may not do this (another's row, another viewer)."""
+
+
+class NotFoundError(ProblemError):
+    """A 404: no such desk, thread or row for this participant."""
+
+
+class ConflictError(ProblemError):
+    """A 409: the request conflicts with what is stored (a key naming another row, a redacted row)."""
+
+
+class UnprocessableEntityError(ProblemError):
+    """A 422: the request is well formed but cannot be done."""
+
+
+class RateLimitError(ProblemError):
+    """A 429: past the token's rate; ``retry_after`` says when to try again."""
+
+
+class InternalServerError(ProblemError):
+    """A 5xx: the service failed, or is too busy (``retry_after``, when it said)."""
+
+
+_BY_STATUS: dict[int, type[ProblemError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def problem_class(status: int) -> type[ProblemError]:
+    """The error class of an answer's status."""
+    if status >= 500:
+        return InternalServerError
+    return _BY_STATUS.get(status, ProblemError)
+
+
+class APIConnectionError(Exception):
+    """A request that got no answer: the service could not be reached, or the connection
+    dropped before the answer came. Its ``__cause__`` is httpx's error."""
+
+    def __init__(self, request: str, message: str = "no answer from the service") -> None:
+        super().__init__(f"{request}: {message}")
+
+
+class APITimeoutError(APIConnectionError):
+    """A request that got no answer within its timeout."""
+
+    def __init__(self, request: str) -> None:
+        super().__init__(request, "no answer within the timeout")
 
 
 def retry_after_seconds(value: str | None) -> float | None:

@@ -8,13 +8,13 @@ import json
 import random
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 from httpx_sse import ServerSentEvent, SSEError, aconnect_sse, connect_sse
 
 from . import models
-from ._errors import ProblemError
+from ._errors import APIConnectionError, ProblemError
 from .types import CorrectionEvent, ElidedEvent, Event, MessageEvent, ReinitializeEvent
 
 FIRST_BACKOFF = 0.25
@@ -27,8 +27,9 @@ class Resumption:
     head at the first connection), and how many tries in a row have failed."""
 
     what: str
-    path: str
+    url: str
     params: dict[str, str | int]
+    token: str = field(repr=False)
     read_timeout: float
     last: int | None = None
     failures: int = 0
@@ -37,7 +38,11 @@ class Resumption:
         """The keyword arguments of the connection's request, from start."""
         return {
             "params": self.params,
-            "headers": {"Accept": "text/event-stream", "Last-Event-ID": str(start)},
+            "headers": {
+                "Authorization": "Bearer " + self.token,
+                "Accept": "text/event-stream",
+                "Last-Event-ID": str(start),
+            },
             "timeout": httpx.Timeout(client.timeout.connect, read=self.read_timeout),
         }
 
@@ -93,7 +98,7 @@ def stream(client: httpx.Client, r: Resumption, head: Callable[[], int]) -> Gene
         try:
             start = r.last if r.last is not None else head()
             r.last = start
-            with connect_sse(client, "GET", r.path, **r.request(client, start)) as source:
+            with connect_sse(client, "GET", r.url, **r.request(client, start)) as source:
                 if source.response.status_code != 200:
                     source.response.read()
                     retry_after = r.refused(source.response)
@@ -110,7 +115,7 @@ def stream(client: httpx.Client, r: Resumption, head: Callable[[], int]) -> Gene
             retry_after = problem.retry_after
         except SSEError:
             raise  # an answer that is no event stream (a proxy's page, a wrong address): retrying cannot heal it
-        except httpx.TransportError:
+        except (httpx.TransportError, APIConnectionError):
             pass  # a dropped connection, a silent one, or a server that is not up: try again
         time.sleep(r.wait(retry_after))
 
@@ -124,7 +129,7 @@ async def astream(
         try:
             start = r.last if r.last is not None else await head()
             r.last = start
-            async with aconnect_sse(client, "GET", r.path, **r.request(client, start)) as source:
+            async with aconnect_sse(client, "GET", r.url, **r.request(client, start)) as source:
                 if source.response.status_code != 200:
                     await source.response.aread()
                     retry_after = r.refused(source.response)
@@ -141,6 +146,6 @@ async def astream(
             retry_after = problem.retry_after
         except SSEError:
             raise
-        except httpx.TransportError:
+        except (httpx.TransportError, APIConnectionError):
             pass
         await asyncio.sleep(r.wait(retry_after))

@@ -16,16 +16,16 @@ def view_turns(desk: Desk | AsyncDesk, thread: int | None) -> list[Turn]:
     """The participant's view of the conversation, turn for turn."""
     if isinstance(desk, AsyncDesk):
         raise TypeError("this desk is an AsyncDesk: use the adapter's async methods")
-    view = desk.view(thread=thread)
-    return turns(desk.whoami(), view.messages or [], view.elided or [])
+    view = desk.view(thread=thread, rendered=True)
+    return turns(desk.whoami(), view.messages or [], view.elided or [], view.rendered)
 
 
 async def aview_turns(desk: Desk | AsyncDesk, thread: int | None) -> list[Turn]:
     """view_turns, awaitable."""
     if isinstance(desk, Desk):
         return await asyncio.to_thread(view_turns, desk, thread)
-    view = await desk.view(thread=thread)
-    return turns(await desk.whoami(), view.messages or [], view.elided or [])
+    view = await desk.view(thread=thread, rendered=True)
+    return turns(await desk.whoami(), view.messages or [], view.elided or [], view.rendered)
 
 
 def post_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Message | None:

@@ -225,29 +225,6 @@ class ParticipantList(BaseModel):
     ]
 
 
-class Projection(BaseModel):
-    model_config = ConfigDict(
-        extra="ignore",
-    )
-    dropped: Annotated[
-        int | None,
-        Field(
-            description="How many of the view's oldest messages were left out to keep it within the answer's byte budget (never a thread's root); absent when none were."
-        ),
-    ] = None
-    elided: list[Elision] | None = None
-    head: Annotated[int, Field(ge=0)]
-    messages: list[Message] | None
-    partial: bool
-    reads: Annotated[
-        int,
-        Field(
-            description="Always 0 in the service's answers (kept for the shape of the library's Projection)."
-        ),
-    ]
-    scanned: int
-
-
 class RedactBody(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
@@ -269,6 +246,28 @@ class ReinitializeEvent(BaseModel):
         Literal["gap_too_large", "watermark_unavailable", "conversation_changed"],
         Field(
             description="Why the stream cannot go on from its watermark: the client reloads a view and starts over from its head."
+        ),
+    ]
+
+
+class Rendered(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    corrections: Annotated[
+        list[str] | None,
+        Field(
+            description="A delta's: each correction's envelope, in the order of its corrections."
+        ),
+    ] = None
+    elided: Annotated[
+        list[str] | None,
+        Field(description="Each elision's tag, in the order of the answer's elided."),
+    ]
+    messages: Annotated[
+        list[str] | None,
+        Field(
+            description="Each message's envelope, in the order of the answer's messages."
         ),
     ]
 
@@ -460,6 +459,12 @@ class DeltaResult(BaseModel):
             description="How many newer messages and corrections did not fit in the answer's byte budget: the next delta, from delta.next, holds them."
         ),
     ] = None
+    rendered: Annotated[
+        Rendered | None,
+        Field(
+            description="With rendered=true and a delta: each message's and correction's envelope and each elision's tag, as the participant's model reads them."
+        ),
+    ] = None
     state_conversation: Annotated[
         Conversation | None,
         Field(
@@ -472,3 +477,32 @@ class DeltaResult(BaseModel):
             description="With conversation_changed: the participant the state belongs to, when not the one reading."
         ),
     ] = None
+
+
+class Projection(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    dropped: Annotated[
+        int | None,
+        Field(
+            description="How many of the view's oldest messages were left out to keep it within the answer's byte budget (never a thread's root); absent when none were."
+        ),
+    ] = None
+    elided: list[Elision] | None = None
+    head: Annotated[int, Field(ge=0)]
+    messages: list[Message] | None
+    partial: bool
+    reads: Annotated[
+        int,
+        Field(
+            description="Always 0 in the service's answers (kept for the shape of the library's Projection)."
+        ),
+    ]
+    rendered: Annotated[
+        Rendered | None,
+        Field(
+            description="With rendered=true: each message's envelope and each elision's tag, as the participant's model reads them."
+        ),
+    ] = None
+    scanned: int

@@ -7,6 +7,11 @@ answers, and the next state saved with the reply in its present set, so that the
 does not bring the agent's own words back as news. A turn that fails before the save runs
 again from the old state: the same news, and the same key, which the service answers with
 the row it stored, never a second one.
+
+The state saved is never past a correction the turn does not report: ``News.corrections``
+holds the delta's edits and redactions of rows the agent was shown. A reply that answers an
+aside and sets neither parent nor audience is posted inside that aside (a reply to it), so
+it is read by the aside's readers only, never by the channel.
 """
 
 from __future__ import annotations
@@ -40,12 +45,14 @@ class Reply:
 @dataclass(frozen=True)
 class News:
     """What a turn brings: messages and elisions (oldest first), corrections of rows seen
-    before, and why the turn started over from a view, when it did."""
+    before, why the turn started over from a view, when it did, and the service's text of
+    each message, correction and elision, in their order, as the agent's model reads them."""
 
     messages: list[models.Message]
     elided: list[models.Elision]
     corrections: list[models.Message] = field(default_factory=list)
     reinitialized: str | None = None
+    rendered: models.Rendered | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,15 @@ def reply_key(desk: Desk | AsyncDesk, answers: int) -> str:
     return f"turn:{desk.token_id}:{answers}"
 
 
+def reply_parent(reply: Reply, news: News) -> int | None:
+    """The parent a reply is posted with: its own; else, when it sets no audience either and
+    the row it answers is an aside, that aside, so the reply stays among its readers."""
+    if reply.parent is not None or reply.audience is not None:
+        return reply.parent
+    answered = next((m for m in news.messages if m.seq == reply.answers), None)
+    return answered.seq if answered is not None and answered.audience else None
+
+
 def take_turn(
     desk: Desk,
     decide: Decide,
@@ -94,14 +110,17 @@ def take_turn(
     only once the reply, if any, is stored. A state of another conversation, or of another
     participant, starts over from the view; every state saved names the participant."""
     me = desk.whoami()
-    answer = desk.delta(state or initial_state(desk.name, thread), conversation=thread)
-    view = desk.view(thread=thread) if isinstance(answer, Reinitialize) else None
+    answer = desk.delta(state or initial_state(desk.name, thread), conversation=thread, rendered=True)
+    view = desk.view(thread=thread, rendered=True) if isinstance(answer, Reinitialize) else None
     news, next_state = _news(answer, view, desk.name, thread, me)
     reply = decide(news, me)
     stored = None
     if reply is not None:
         stored = desk.post(
-            reply.content, parent=reply.parent, audience=reply.audience, key=reply_key(desk, reply.answers)
+            reply.content,
+            parent=reply_parent(reply, news),
+            audience=reply.audience,
+            key=reply_key(desk, reply.answers),
         )
         next_state = note_present(next_state, stored.seq)
     save(next_state)
@@ -118,14 +137,17 @@ async def atake_turn(
 ) -> TurnResult:
     """take_turn, awaitable: ``decide`` and ``save`` are coroutines."""
     me = await desk.whoami()
-    answer = await desk.delta(state or initial_state(desk.name, thread), conversation=thread)
-    view = await desk.view(thread=thread) if isinstance(answer, Reinitialize) else None
+    answer = await desk.delta(state or initial_state(desk.name, thread), conversation=thread, rendered=True)
+    view = await desk.view(thread=thread, rendered=True) if isinstance(answer, Reinitialize) else None
     news, next_state = _news(answer, view, desk.name, thread, me)
     reply = await decide(news, me)
     stored = None
     if reply is not None:
         stored = await desk.post(
-            reply.content, parent=reply.parent, audience=reply.audience, key=reply_key(desk, reply.answers)
+            reply.content,
+            parent=reply_parent(reply, news),
+            audience=reply.audience,
+            key=reply_key(desk, reply.answers),
         )
         next_state = note_present(next_state, stored.seq)
     await save(next_state)
@@ -138,10 +160,10 @@ def _news(
     """The news and next state of a delta's answer, or of the view read after a
     reinitialization: a state at its head that belongs to me (its type and id, no label)."""
     if isinstance(answer, Delta):
-        news = News(answer.messages or [], answer.elided or [], answer.corrections or [])
+        news = News(answer.messages or [], answer.elided or [], answer.corrections or [], rendered=answer.rendered)
         return news, answer.next
     assert view is not None
-    news = News(view.messages or [], view.elided or [], reinitialized=answer.reason)
+    news = News(view.messages or [], view.elided or [], reinitialized=answer.reason, rendered=view.rendered)
     viewer = me.model_copy(update={"label": None})
     return news, initial_state(desk, thread).model_copy(update={"watermark": view.head, "viewer": viewer})
 

@@ -17,9 +17,11 @@ class Delta(models.Delta):
     """What the participant has not seen since its state (messages, elided, corrections),
     and ``next``, the state to commit once the turn is durable. ``remaining`` counts newer
     messages and corrections that did not fit in the answer: the next delta, from ``next``,
-    holds them."""
+    holds them. ``rendered`` is the service's text of each message, correction and elision,
+    when the delta was asked for with ``rendered=True``."""
 
     remaining: int = 0
+    rendered: models.Rendered | None = None
 
 
 class Reinitialize(BaseModel):

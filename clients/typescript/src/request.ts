@@ -1,0 +1,92 @@
+// How every call of a Desk goes out: a timeout and the caller's signal on each attempt, and
+// retries of a request that may be sent again, as the OpenAI SDKs retry theirs.
+import { APIConnectionError, APITimeoutError, ProblemError } from "./problem.js";
+
+/** Options every method of a Desk takes. */
+export interface RequestOptions {
+  /** How long one attempt may take, in ms; default: the Desk's. */
+  timeout?: number;
+  /** Aborting it ends the call at once, with the signal's reason thrown. */
+  signal?: AbortSignal;
+  /** How many times a failed request that may be sent again is retried; default: the Desk's. */
+  maxRetries?: number;
+}
+
+/** The Desk's defaults: 30 s an attempt, 2 retries. */
+export const defaultTimeout = 30_000;
+export const defaultMaxRetries = 2;
+
+const firstBackoffMs = 500;
+const maxBackoffMs = 8_000;
+const maxRetryAfterMs = 60_000;
+
+/** One answer of an attempt: openapi-fetch's result. */
+export interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/**
+ * send makes attempt, passing each try a signal that aborts on the caller's signal or the
+ * timeout, and returns its data. A try that gets no answer is an APIConnectionError (an
+ * APITimeoutError when it timed out); a problem answer is the ProblemError of its status.
+ * When retryable, a try with no answer, a 408, 429 or 5xx is made again up to maxRetries
+ * times, after the answer's Retry-After (up to a minute) or a jittered backoff of 0.5 s
+ * doubling to at most 8 s. An aborted caller's signal throws its reason, without retrying.
+ */
+export async function send<T>(what: string, opts: { timeout: number; maxRetries: number; retryable: boolean; signal?: AbortSignal | undefined }, attempt: (signal: AbortSignal) => Promise<Answer<T>>): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    let failure: ProblemError | APIConnectionError;
+    const timeout = new AbortController();
+    const both = new AbortController();
+    const onAbort = () => both.abort(opts.signal?.reason);
+    const timer = setTimeout(() => {
+      timeout.abort();
+      both.abort(new APITimeoutError(what, opts.timeout));
+    }, opts.timeout);
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const { data, error, response } = await attempt(both.signal);
+      if (response.ok && error === undefined) return data as T;
+      failure = await ProblemError.fromResponse(what, response, error);
+    } catch (err) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      failure = timeout.signal.aborted ? new APITimeoutError(what, opts.timeout) : new APIConnectionError(what, { cause: err });
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+    }
+    if (!opts.retryable || retry >= opts.maxRetries || !shouldRetry(failure)) throw failure;
+    await sleep(retryDelay(failure, retry), opts.signal);
+  }
+}
+
+/** shouldRetry reports whether a failed try may heal by trying again. */
+function shouldRetry(err: ProblemError | APIConnectionError): boolean {
+  if (err instanceof APIConnectionError) return true;
+  return err.status === 408 || err.status === 429 || err.status >= 500;
+}
+
+/** retryDelay is the wait before retry number retry+1: the Retry-After asked for, or a jittered backoff. */
+export function retryDelay(err: ProblemError | APIConnectionError, retry: number): number {
+  if (err instanceof ProblemError && err.retryAfter !== undefined && err.retryAfter * 1000 <= maxRetryAfterMs) return err.retryAfter * 1000;
+  return Math.min(maxBackoffMs, firstBackoffMs * 2 ** retry) * (1 - Math.random() * 0.25);
+}
+
+/** sleep waits ms; an aborted signal ends the wait by throwing its reason. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
