@@ -32,17 +32,19 @@ func benchSearchMessages(n int) []transcript.Message {
 // benchSearchStore returns the search benchmarks' store: the desk benchSmallDesk of
 // benchSmallRows rows written first, then benchDeskName of benchSearchRows rows, both
 // benchSearchMessages, so that every entry of the large desk is newer than the small
-// one's. With alone, the small desk is the file's only desk.
+// one's. With alone, the small desk is the file's only desk. The large desk holds no more
+// rows than benchdesk.Rows allows.
 func benchSearchStore(tb testing.TB, alone bool) *Store {
 	tb.Helper()
+	rows := benchdesk.Rows(tb, benchSearchRows)
 	if alone {
 		return benchCachedStore(tb, "search-alone", fmt.Sprintf("search-%d", benchSmallRows), benchSmallRows, func(st *Store) {
 			benchBuild(tb, st, benchDeskName, benchSearchMessages(benchSmallRows))
 		})
 	}
-	return benchCachedStore(tb, "search", fmt.Sprintf("search-%d-%d", benchSmallRows, benchSearchRows), benchSearchRows, func(st *Store) {
+	return benchCachedStore(tb, "search", fmt.Sprintf("search-%d-%d", benchSmallRows, rows), rows, func(st *Store) {
 		benchBuild(tb, st, benchSmallDesk, benchSearchMessages(benchSmallRows))
-		benchBuild(tb, st, benchDeskName, benchSearchMessages(benchSearchRows))
+		benchBuild(tb, st, benchDeskName, benchSearchMessages(rows))
 	})
 }
 
@@ -160,7 +162,7 @@ const benchImportBatch = 8192
 // (index=off), and reports the file's size and, with the index, the index's share of it.
 func BenchmarkImportIndex(b *testing.B) {
 	ctx := context.Background()
-	msgs := benchSearchMessages(benchSearchRows)
+	msgs := benchSearchMessages(benchdesk.Rows(b, benchSearchRows))
 	for _, index := range []string{"on", "off"} {
 		b.Run("index="+index, func(b *testing.B) {
 			var st *Store
@@ -200,7 +202,7 @@ func BenchmarkImportIndex(b *testing.B) {
 // ratios: paired, the load of a shared machine hits both alike.
 func BenchmarkImportIndexPaired(b *testing.B) {
 	ctx := context.Background()
-	msgs := benchSearchMessages(benchSearchRows)
+	msgs := benchSearchMessages(benchdesk.Rows(b, benchSearchRows))
 	var wall, cpu [2][]time.Duration // [0] with the index, [1] without
 	imp := func(skip int) {
 		st, err := Open(ctx, filepath.Join(b.TempDir(), "import.db"))
@@ -276,7 +278,7 @@ func benchOldThread(msgs []transcript.Message, word string) (transcript.Sequence
 func BenchmarkSearchThread(b *testing.B) {
 	ctx := context.Background()
 	st := benchSearchStore(b, false)
-	thread, hits := benchOldThread(benchSearchMessages(benchSearchRows), benchdesk.CommonWord)
+	thread, hits := benchOldThread(benchSearchMessages(benchdesk.Rows(b, benchSearchRows)), benchdesk.CommonWord)
 	if thread == 0 {
 		b.Fatal("no thread holds the word")
 	}
