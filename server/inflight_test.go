@@ -169,7 +169,8 @@ func TestSlowReaderRedaction(t *testing.T) {
 					body, conn, first, redaction := slowStreamRedacting(t, e, route.path, reader, func() transcript.Message { return e.redact(route.desk, target, author) })
 					var got bytes.Buffer
 					conn.SetReadDeadline(time.Now().Add(time.Minute))
-					fastReads(t, listener, conn) // the redaction is answered: the rest of the part may come at loopback speed
+					// The redaction is answered: the rest of the part may come at loopback speed.
+					fastReads(t, listener, conn)
 					events := readEventsThrough(t, io.MultiReader(bytes.NewReader(first), io.TeeReader(body, &got)), rows) // the part, read after the 201
 					if n := bytes.Count(got.Bytes(), []byte(erased)); n > 0 {
 						t.Fatalf("the stream delivered the erased content (%d copies of its marker) after the redaction's 201", n)
