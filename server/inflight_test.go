@@ -126,7 +126,9 @@ func (c *receivedConn) Read(p []byte) (int, error) {
 // after it began the answer reaches the client, and a resumed stream has it erased. On the
 // channel's stream and on the operator's rows.
 func TestSlowReaderRedaction(t *testing.T) {
+	t.Parallel() // its own stores and servers; it waits on slow reads far more than it works
 	eachStore(t, func(t *testing.T, st server.Store) {
+		t.Parallel()
 		srv, err := server.New(st, server.Options{Rate: rate.Inf, Heartbeat: time.Hour})
 		if err != nil {
 			t.Fatal(err)
