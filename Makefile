@@ -28,9 +28,9 @@ test-go:
 # The tests that measure the heap: each counts every allocation of its process, so they run
 # in processes of their own (-run Heap: a heap test's name holds Heap), one package at a time
 # (-p 1), without the race detector, whose instrumentation is not what a host runs.
-HEAP_PKGS = $(sort $(dir $(shell git grep -l 'heaptest\.Serial' -- '*_test.go')))
+HEAP_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.venv --exclude-dir=.git 'heaptest\.Serial' .)))
 test-heap:
-	TRANSCRIPT_HEAP_TESTS=1 bash scripts/pgtest.sh go test -p 1 -run Heap -timeout 10m $(addprefix ./,$(HEAP_PKGS))
+	TRANSCRIPT_HEAP_TESTS=1 bash scripts/pgtest.sh go test -p 1 -run Heap -timeout 10m $(HEAP_PKGS)
 
 # The command the clients' tests run (TRANSCRIPT_BIN): built once for both, in bin/ (ignored
 # by git).
