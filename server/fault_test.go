@@ -27,7 +27,6 @@ func faultConfig() workloadConfig {
 // still every key names exactly one row and every stream receives exactly the model's
 // events; every stream open before the first kill was cut by both.
 func TestServeKilled(t *testing.T) {
-	t.Parallel() // its own stores and serve processes
 	for _, k := range childStores {
 		t.Run(k.name, func(t *testing.T) {
 			st, spec := k.open(t)
@@ -91,7 +90,6 @@ func TestServeKilled(t *testing.T) {
 // process gets the rows appended through the other, exactly once, and every key still
 // names exactly one row (a retry of a dropped append may reach either process first).
 func TestServeTwoProcesses(t *testing.T) {
-	t.Parallel() // its own stores and serve processes
 	for _, k := range childStores {
 		t.Run(k.name, func(t *testing.T) {
 			st, spec := k.open(t)
@@ -146,7 +144,6 @@ func TestServeTwoProcesses(t *testing.T) {
 // moment and then succeed, streams resume (the store's Watch reconnects; a stream whose
 // read failed reconnects), and the outcome is still exactly once per key and per stream.
 func TestDatabaseRestart(t *testing.T) {
-	t.Parallel() // its own PostgreSQL server (pgtest.Own)
 	pg := pgtest.Own(t, "server")
 	st, err := pgstore.Open(t.Context(), pg.DSN)
 	if err != nil {

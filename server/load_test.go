@@ -38,7 +38,6 @@ func loadAppends(n int) int {
 // what the model says: no gap, no duplicate, nothing it may not read, its own rows never,
 // the rows it may not read as elisions whose counts add up.
 func TestLoad(t *testing.T) {
-	t.Parallel() // its own stores and servers
 	cfg := workloadConfig{desks: 8, writers: 16, appends: loadAppends(200), streams: 200, drop: 0.1, large: 2}
 	if testing.Short() {
 		cfg.appends, cfg.streams = 50, 64
