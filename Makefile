@@ -8,12 +8,12 @@
 # Under make -j the race-detector run (test-go, the longest) runs beside the rest (test-rest),
 # which waits for check: go vet compiles the packages without the race detector first, and
 # two go commands compiling the same package at once would each do the work.
-.PHONY: test test-go test-rest test-heap test-typescript test-python client-bin check bench bench-once pgbench fuzz
+.PHONY: test test-go test-rest test-root test-heap test-typescript test-python client-bin check bench bench-once pgbench fuzz
 
 test: test-go test-rest
 
 test-rest: check
-	@$(MAKE) --no-print-directory test-heap bench-once test-typescript test-python
+	@$(MAKE) --no-print-directory test-root test-heap bench-once test-typescript test-python
 
 # The race detector also turns on checkptr everywhere; it stays on for this module's code but
 # is off for modernc.org's packages (the SQLite translated from C), where it checks that
@@ -24,6 +24,12 @@ RACEFLAGS := -race -gcflags='modernc.org/...=-d=checkptr=0'
 # The tests that measure the heap (internal/heaptest) skip here.
 test-go:
 	bash scripts/pgtest.sh go test $(RACEFLAGS) -timeout 30m ./...
+
+# The root package's tests without the race detector: its property tests draw all their
+# random desks here and a fifth of them in test-go (propertyDesks in the root's tests), as
+# the walks they drive run on one goroutine, where the race detector has nothing to check.
+test-root:
+	go test -timeout 10m .
 
 # The tests that measure the heap: each counts every allocation of its process, so they run
 # in processes of their own (-run Heap: a heap test's name holds Heap), one package at a time
