@@ -1,11 +1,19 @@
-# make test: what CI runs (.ci/run). Formatting, vet, staticcheck (pinned in go.mod as a
-# tool), every Go test with the race detector, then the TypeScript and the Python clients'
-# tests; the Go tests get a throwaway PostgreSQL server for the pgstore tests
+# make test: what CI runs (.ci/run, as make -j2 --output-sync=target test). Formatting, vet,
+# staticcheck (pinned in go.mod as a tool), every Go test with the race detector, the tests
+# that measure the heap alone, every benchmark once, then the TypeScript and the Python
+# clients' tests. The Go tests get a throwaway PostgreSQL server for the pgstore tests
 # (scripts/pgtest.sh: started from the machine's PostgreSQL install, stopped and removed
 # afterwards; without an install the pgstore tests skip, or fail under CI=true).
-.PHONY: test test-go test-typescript test-python check bench bench-once pgbench fuzz
+#
+# Under make -j the race-detector run (test-go, the longest) runs beside the rest (test-rest),
+# which waits for check: go vet compiles the packages without the race detector first, and
+# two go commands compiling the same package at once would each do the work.
+.PHONY: test test-go test-rest test-root test-heap test-typescript test-python client-bin check bench bench-once pgbench fuzz
 
-test: check test-go test-typescript test-python
+test: test-go test-rest
+
+test-rest: check
+	@$(MAKE) --no-print-directory test-root test-heap bench-once test-typescript test-python
 
 # The race detector also turns on checkptr everywhere; it stays on for this module's code but
 # is off for modernc.org's packages (the SQLite translated from C), where it checks that
@@ -13,28 +21,44 @@ test: check test-go test-typescript test-python
 # of a test that goes through SQLite.
 RACEFLAGS := -race -gcflags='modernc.org/...=-d=checkptr=0'
 
+# The tests that measure the heap (internal/heaptest) skip here.
 test-go:
 	bash scripts/pgtest.sh go test $(RACEFLAGS) -timeout 30m ./...
 
+# The root package's tests without the race detector: its property tests draw all their
+# random desks here and a fifth of them in test-go (propertyDesks in the root's tests), as
+# the walks they drive run on one goroutine, where the race detector has nothing to check.
+test-root:
+	go test -timeout 10m .
+
+# The tests that measure the heap: each counts every allocation of its process, so they run
+# in processes of their own (-run Heap: a heap test's name holds Heap), one package at a time
+# (-p 1), without the race detector, whose instrumentation is not what a host runs.
+HEAP_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.venv --exclude-dir=.git 'heaptest\.Serial' .)))
+test-heap:
+	TRANSCRIPT_HEAP_TESTS=1 bash scripts/pgtest.sh go test -p 1 -run Heap -timeout 10m $(HEAP_PKGS)
+
+# The command the clients' tests run (TRANSCRIPT_BIN): built once for both, in bin/ (ignored
+# by git).
+CLIENT_BIN := $(CURDIR)/bin/transcript
+client-bin:
+	go build -o "$(CLIENT_BIN)" ./cmd/transcript
+
 # The TypeScript client's tests (clients/typescript), against a transcript serve built here:
 # its dependencies from its lock file, then tsc and node --test.
-test-typescript:
-	@bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
-	go build -o "$$bin/transcript" ./cmd/transcript && \
-	cd clients/typescript && npm ci --no-audit --no-fund && TRANSCRIPT_BIN="$$bin/transcript" npm test
+test-typescript: client-bin
+	cd clients/typescript && npm ci --no-audit --no-fund && TRANSCRIPT_BIN="$(CLIENT_BIN)" npm test
 
 # The Python client's tests (clients/python), against a transcript serve built here: a
 # virtual environment (clients/python/.venv) with the lock file's packages and the package
 # itself with every extra, then ruff, mypy and pytest.
-test-python:
-	@bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
-	go build -o "$$bin/transcript" ./cmd/transcript && \
+test-python: client-bin
 	cd clients/python && python3 -m venv .venv && \
-	.venv/bin/pip install -q -r requirements.lock && \
-	.venv/bin/pip install -q --no-deps --no-build-isolation --force-reinstall '.[autogen,langchain,openai-agents]' && \
+	.venv/bin/pip install -q --disable-pip-version-check -r requirements.lock && \
+	.venv/bin/pip install -q --disable-pip-version-check --no-deps --no-build-isolation --force-reinstall '.[autogen,langchain,openai-agents]' && \
 	.venv/bin/pip check && \
 	.venv/bin/ruff check . ../../examples/python && .venv/bin/ruff format --check . ../../examples/python && .venv/bin/mypy && \
-	TRANSCRIPT_BIN="$$bin/transcript" .venv/bin/pytest -q
+	TRANSCRIPT_BIN="$(CLIENT_BIN)" .venv/bin/pytest -q
 
 check:
 	@unformatted=$$(gofmt -l .); \
@@ -43,8 +67,10 @@ check:
 	go tool staticcheck ./...
 
 # Every Go benchmark once (-benchtime=1x), so that none rots: each still builds, sets up
-# and passes its own checks. No timing is asserted. The command's benchmarks load 1,000
-# rows (TRANSCRIPT_BENCH_ROWS) instead of a million.
+# and passes its own checks. No timing is asserted, and no desk a benchmark builds holds
+# more than TRANSCRIPT_BENCH_ROWS rows (internal/benchdesk.Rows; the command's benchmarks
+# load that many instead of a million). Without the race detector: the benchmarks measure
+# the program a host runs, and test-go has raced the same code.
 bench-once:
 	TRANSCRIPT_BENCH_ROWS=1000 bash scripts/pgtest.sh go test -run '^$$' -bench . -benchtime=1x -timeout 30m ./...
 

@@ -52,7 +52,7 @@ func budgetShortPages(t *testing.T, log transcript.Log, seed uint64) transcript.
 // without it less that author's messages, then cut the same way.
 func TestBudgetedWalkIsTheCut(t *testing.T) {
 	t.Parallel()
-	desks := 1500
+	desks := propertyDesks(1500, 300)
 	if testing.Short() {
 		desks = 300
 	}

@@ -147,7 +147,7 @@ func modelUncorrected(written []transcript.Message) []transcript.Message {
 func TestProjectModelCorrections(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	desks := 400
+	desks := propertyDesks(400, 100)
 	if testing.Short() {
 		desks = 100
 	}

@@ -151,7 +151,7 @@ func leakCheckDesk(t *testing.T, r *rand.Rand, rows []transcript.Message, viewer
 // reply rule, threads of every kind, blank rows, gaps, and every kind of viewer.
 func TestLeakProperty(t *testing.T) {
 	t.Parallel()
-	desks := 300
+	desks := propertyDesks(300, 60)
 	if testing.Short() {
 		desks = 60
 	}

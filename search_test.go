@@ -167,7 +167,7 @@ func TestSearchPageBytes(t *testing.T) {
 // Next to the end, shows no viewer a word it may not read, and answers an outsider as the
 // same desk without its asides does.
 func TestSearchModel(t *testing.T) {
-	for seed := range uint64(10) {
+	for seed := range uint64(propertyDesks(10, 2)) {
 		c := storetest.NewSearchCase(seed, 40+int(seed)*8)
 		s, sb := logOf(t, c.Inputs), logOf(t, c.Blinded)
 		for i, text := range c.Texts {

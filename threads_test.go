@@ -59,7 +59,7 @@ func modelThreads(rows []transcript.Message, q transcript.ThreadQuery) ([]transc
 
 func TestListThreadsModel(t *testing.T) {
 	t.Parallel()
-	desks := 600
+	desks := propertyDesks(600, 100)
 	if testing.Short() {
 		desks = 100
 	}

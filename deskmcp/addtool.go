@@ -24,8 +24,8 @@ type toolFunc[In, Out any] func(ctx context.Context, in In) (text string, out Ou
 // Out marshalled as its structured content beside the text (toolResult) — with
 // encoding/json, and without checking each result against the tool's output schema again:
 // the SDK decodes every value through a decoder with a fresh 32 KiB buffer (three per call
-// besides the protocol's own) and re-marshals what it checked, which together made up most
-// of the server's cost of a read_desk with no news (BENCHMARKS.md, "MCP (issue 13)"). That every
+// besides the protocol's own) and re-marshals what it checked (BENCHMARKS.md, "MCP", has what
+// that costs a read_desk with no news). That every
 // result matches its output schema is for the tests to show: internal/mcptest checks each
 // result it receives against the schema the tool list gives.
 func addTool[In, Out any](srv *mcp.Server, args *jsonschema.Resolved, tool *mcp.Tool, h toolFunc[In, Out]) {

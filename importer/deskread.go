@@ -18,7 +18,7 @@ import (
 // reads the rows named by Seq only back through the desk's Log; or, when the keys to look
 // up are at least half as many as the desk's rows, it reads every row of the desk through
 // its Log and picks the rows holding those keys: reading a row costs about half what looking
-// up a key does (SQLite, 1,000,000 rows: 2.1 µs a row in pages of 512, 3.7 µs a key).
+// up a key does (BENCHMARKS.md, "Command-line tool").
 func (im *rowImporter) findStored(ctx context.Context) error {
 	var err error
 	switch {

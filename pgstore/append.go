@@ -153,9 +153,8 @@ const keyAttempts = 3
 //
 // A keyed batch takes the third way because a conditional insert of many rows would skip
 // the present ones and leave their Seqs as gaps; made conditional on all its keys' absence
-// instead, it cost a batch of new keys as much as the third way (the same statements, less
-// one) and a re-import of present rows half as much again (it sends every row's content to
-// find them present).
+// instead, it would run the third way's statements for a batch of new keys, less one, and
+// send every row's content to find the rows of a re-import present.
 func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Message, batch, restore bool) (_ []transcript.Message, added int, _ error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err

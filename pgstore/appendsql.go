@@ -40,10 +40,10 @@ RETURNING d.head - $2`
 //
 // It is not inside the append's transaction because PostgreSQL makes notifying transactions
 // commit one at a time, holding a queue lock while the commit record is flushed: appends to
-// different desks then stop sharing one flush, and 16 writers on 16 desks went ~40% slower
-// on a server that fsyncs. The price: a connection lost between the COMMIT and the
-// notification (the appending process killed in between) leaves the listeners uninformed
-// until the next append to the desk; Watch's doc says so.
+// different desks would stop sharing one flush (BENCHMARKS.md, "PostgreSQL store", has what
+// that costs on a server that fsyncs). The price: a connection lost between the COMMIT and
+// the notification (the appending process killed in between) leaves the listeners
+// uninformed until the next append to the desk; Watch's doc says so.
 const notifySQL = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('` + notifyChannel + `', $1)`
 
 // parentsSQL reads, by primary key, the rows of desk $1 whose Seq is in $2: what the reply

@@ -42,9 +42,10 @@ func streamDesk(n, percent int) []transcript.Message {
 }
 
 // benchStreamDesk returns the name of the benchmark database's desk of streamDesk(n,
-// percent), loading it with COPY on first use.
+// percent), loading it with COPY on first use; n is no more than benchdesk.Rows allows.
 func benchStreamDesk(b *testing.B, n, percent int) (string, []transcript.Message) {
 	b.Helper()
+	n = benchdesk.Rows(b, n)
 	msgs := streamDesk(n, percent)
 	desk := fmt.Sprintf("stream-%d-asides-%d", n, percent)
 	loadBenchDesk(b, desk, n, func() []transcript.Message { return msgs })

@@ -258,7 +258,7 @@ func benchOutsiderAppend(b *testing.B) {
 // index keyed by reader set: Open's migration, which rebuilds the index in Go, timed
 // alone (reindex-s), with rows/s.
 func benchOutsiderReindex(b *testing.B) {
-	const reindexRows = 200_000
+	reindexRows := benchdesk.Rows(b, 200_000)
 	ctx := context.Background()
 	msgs := streamDesk(reindexRows, 0)
 	for i := range msgs {

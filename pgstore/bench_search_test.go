@@ -16,14 +16,15 @@ import (
 // searchDeskRows is the size of the search benchmarks' desk.
 const searchDeskRows = 1_000_000
 
-// benchSearchDesk returns the benchmark database's desk of searchDeskRows rows of
-// benchdesk.Stream, benchdesk.RareWord in 10 of them (benchdesk.Rare), loaded with COPY,
-// terms included, on first use.
+// benchSearchDesk returns the benchmark database's desk of searchDeskRows rows (no more than
+// benchdesk.Rows allows) of benchdesk.Stream, benchdesk.RareWord in 10 of them
+// (benchdesk.Rare), loaded with COPY, terms included, on first use.
 func benchSearchDesk(b *testing.B) string {
 	b.Helper()
-	desk := fmt.Sprintf("search-%d", searchDeskRows)
-	loadBenchDesk(b, desk, searchDeskRows, func() []transcript.Message {
-		msgs := streamDesk(searchDeskRows, 0)
+	rows := benchdesk.Rows(b, searchDeskRows)
+	desk := fmt.Sprintf("search-%d", rows)
+	loadBenchDesk(b, desk, rows, func() []transcript.Message {
+		msgs := streamDesk(rows, 0)
 		if n := benchdesk.Rare(msgs, 10); n != 10 {
 			b.Fatalf("benchdesk.Rare marked %d rows, want 10", n)
 		}
@@ -153,17 +154,19 @@ func benchSearchAgainst(b *testing.B, s transcript.Searcher, q transcript.Search
 const historyWord = "yesteryear"
 
 // BenchmarkSearchHistory: on a desk of 200,000 rows of benchdesk.Stream, historyWord in
-// every row but the newest 10,000, the first page (Limit 20) of a search for it, as the
-// zero Author, against the full read of the desk (fullSearch, timed once in the same run):
-// a word common in the desk's history that its newest 1,024 rows do not hold, which the
-// search finds in the desk's older windows.
+// every row but the newest 10,000 (a twentieth: with fewer rows from benchdesk.Rows, the
+// same share), the first page (Limit 20) of a search for it, as the zero Author, against the
+// full read of the desk (fullSearch, timed once in the same run): a word common in the
+// desk's history that its newest 1,024 rows do not hold, which the search finds in the
+// desk's older windows.
 func BenchmarkSearchHistory(b *testing.B) {
-	const n = 200_000
+	n := benchdesk.Rows(b, 200_000)
+	newest := n / 20
 	st, _ := benchStore(b)
 	desk := fmt.Sprintf("search-history-%d", n)
 	loadBenchDesk(b, desk, n, func() []transcript.Message {
 		msgs := streamDesk(n, 0)
-		for i := range msgs[:n-10_000] {
+		for i := range msgs[:n-newest] {
 			msgs[i].Content += " " + historyWord
 		}
 		return msgs
@@ -176,8 +179,8 @@ func BenchmarkSearchHistory(b *testing.B) {
 		b.Fatal(err)
 	}
 	full := time.Since(start)
-	if len(want.Messages) != 20 || want.Messages[0].Seq != n-10_000 {
-		b.Fatalf("the full read found %d rows; want 20, from row %d", len(want.Messages), n-10_000)
+	if len(want.Messages) != 20 || want.Messages[0].Seq != transcript.Sequence(n-newest) {
+		b.Fatalf("the full read found %d rows; want 20, from row %d", len(want.Messages), n-newest)
 	}
 	b.Run("impl=Search/word=history", func(b *testing.B) {
 		benchSearchAgainst(b, st.Log(desk).(transcript.Searcher), q, want, full)
@@ -258,7 +261,7 @@ func BenchmarkSearchIndexAppend(b *testing.B) {
 func BenchmarkSearchIndexImport(b *testing.B) {
 	st, _ := benchStore(b)
 	ctx := context.Background()
-	msgs := streamDesk(searchDeskRows, 0)
+	msgs := streamDesk(benchdesk.Rows(b, searchDeskRows), 0)
 	benchdesk.Rare(msgs, 10)
 	var batches [][]transcript.Message // as an import hands them to AppendBatch
 	for from := 0; from < len(msgs); from += benchBatch {

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/benchdesk"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/pgstore"
 )
@@ -88,9 +89,11 @@ func benchStore(b *testing.B) (*pgstore.Store, *pgxpool.Pool) {
 // withPoolSize returns dsn with pool_max_conns set to n.
 func withPoolSize(dsn string, n int) string { return withParam(dsn, "pool_max_conns", fmt.Sprint(n)) }
 
-// benchDesk returns the name of a desk of n rows of loadRow, loading it on first use.
+// benchDesk returns the name of a desk of n rows (no more than benchdesk.Rows allows) of
+// loadRow, loading it on first use.
 func benchDesk(b *testing.B, n int64) string {
 	b.Helper()
+	n = int64(benchdesk.Rows(b, int(n)))
 	_, pool := benchStore(b)
 	bench.mu.Lock()
 	defer bench.mu.Unlock()

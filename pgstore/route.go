@@ -229,7 +229,8 @@ func newest(rows []transcript.Message) int64 {
 
 // waitFor waits, up to r.wait, for one of the standbys behind to replay the row the read
 // needs (read.target: for a page, the known fence, or for a read below a bound, the row
-// below it), looking at each one's head of desk, at pauses from 250 µs growing to 16 ms; then it reads there. It
+// below it), looking at each one's head of desk, at pauses growing from lagPollFirst to
+// lagPollMost; then it reads there. It
 // returns the rows and the standby that answered, or no standby when none caught up in time
 // (each is then not waited for again for lagCooldown), or ctx's error once ctx is done. A
 // look that is under way when the wait runs out may finish it, within standbyAttempt: the

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/sharedesk/transcript/internal/heaptest"
 	"github.com/sharedesk/transcript/server"
 )
 
@@ -24,6 +25,7 @@ import (
 // (the rows exceed what the loopback connection buffers), and WriteTimeout keeps them
 // blocked for the test.
 func TestUnreadAnswersHeapBound(t *testing.T) {
+	heaptest.Serial(t)
 	const (
 		rows, rowSize = 20, 1 << 20
 		budget        = 2 << 20

@@ -196,8 +196,7 @@ func TestStreamAheadOfTheTail(t *testing.T) {
 	st := sqliteStore(t)
 	e := newEnv(t, unwatched{st}, server.Options{PollInterval: time.Hour}) // the tail moves only when the server appends
 	opSecret, coderSecret := e.token("eng", operator), e.token("eng", coder)
-	first := e.open("/v1/desks/eng/events", coderSecret) // loads the tail at the head: no row
-	time.Sleep(50 * time.Millisecond)                    // the stream is open and waiting
+	first := e.open("/v1/desks/eng/events", coderSecret) // loads the tail at the head: no row; the stream starts there
 	unseen, err := st.Append(t.Context(), "eng", transcript.Message{Author: ana, Content: "not through the server"})
 	if err != nil {
 		t.Fatal(err)
@@ -224,8 +223,7 @@ func TestRowFromAnotherWriter(t *testing.T) {
 				}
 				e := newEnv(t, c.serve, server.Options{})
 				secret := e.token("eng", coder)
-				s := e.open("/v1/desks/eng/events", secret)
-				time.Sleep(50 * time.Millisecond) // the stream is open and waiting
+				s := e.open("/v1/desks/eng/events", secret) // it starts at the head: a row appended from now on is news
 				other := another()
 				content := "from the command line, " + c.name
 				start := time.Now()
@@ -248,8 +246,7 @@ func TestTwoServers(t *testing.T) {
 		a := newEnv(t, st, server.Options{})
 		b := newEnv(t, another(), server.Options{})
 		secret := a.token("eng", coder)
-		s := b.open("/v1/desks/eng/events", secret)
-		time.Sleep(50 * time.Millisecond)
+		s := b.open("/v1/desks/eng/events", secret) // it starts at the head: a row appended from now on is news
 		a.post(a.token("eng", triage), map[string]any{"content": "through a"})
 		s.wantMessages("through a")
 	})
@@ -274,8 +271,7 @@ func TestLostWatch(t *testing.T) {
 	st := &lossyWatcher{Store: sqliteStore(t)}
 	e := newEnv(t, st, server.Options{})
 	secret := e.token("eng", coder)
-	s := e.open("/v1/desks/eng/events", secret)
-	time.Sleep(50 * time.Millisecond)
+	s := e.open("/v1/desks/eng/events", secret) // it starts at the head: a row appended from now on is news
 	if _, err := st.Store.Append(t.Context(), "eng", transcript.Message{Author: ana, Content: "while the watch is down"}); err != nil {
 		t.Fatal(err)
 	}
@@ -287,22 +283,28 @@ func TestLostWatch(t *testing.T) {
 
 // silentWatcher is a store whose Watcher is up but reports nothing: every notification is
 // lost, as PostgreSQL's is when the appending connection dies between its commit and its
-// NOTIFY.
-type silentWatcher struct{ server.Store }
+// NOTIFY. up closes once the server counts the watch as up (silentWatch).
+type silentWatcher struct {
+	server.Store
+	up chan struct{}
+}
 
-func (silentWatcher) Watch(ctx context.Context) (<-chan string, error) {
-	ch := make(chan string)
-	go func() { <-ctx.Done(); close(ch) }()
-	return ch, nil
+func newSilentWatcher(st server.Store) silentWatcher {
+	return silentWatcher{Store: st, up: make(chan struct{})}
+}
+
+func (w silentWatcher) Watch(ctx context.Context) (<-chan string, error) {
+	return silentWatch(ctx, w.up), nil
 }
 
 // TestLostNotification: a row this server appended reaches its streams even when the
 // store's watch, up, never reports it: a PollInterval after the append the tail looks by
 // itself.
 func TestLostNotification(t *testing.T) {
-	e := newEnv(t, silentWatcher{sqliteStore(t)}, server.Options{PollInterval: 50 * time.Millisecond})
+	st := newSilentWatcher(sqliteStore(t))
+	e := newEnv(t, st, server.Options{PollInterval: 50 * time.Millisecond})
 	s := e.open("/v1/desks/eng/events", e.token("eng", coder))
-	time.Sleep(100 * time.Millisecond) // the watch is up
+	awaitWatchUp(t, st.up)
 	e.post(e.token("eng", triage), map[string]any{"content": "not reported"})
 	s.wantMessages("not reported")
 	if late := e.metric("transcript_tail_late_wakeups_total"); late != 1 {
@@ -327,10 +329,10 @@ func (f *flakyTokens) Tokens(ctx context.Context) ([]token.Token, error) {
 // and the tail tries again a PollInterval later by itself: with the store's watch up,
 // nothing else would ask it to.
 func TestTailRefreshFails(t *testing.T) {
-	st := &flakyTokens{silentWatcher: silentWatcher{sqliteStore(t)}}
+	st := &flakyTokens{silentWatcher: newSilentWatcher(sqliteStore(t))}
 	e := newEnv(t, st, server.Options{PollInterval: 50 * time.Millisecond})
 	s := e.open("/v1/desks/eng/events", e.token("eng", coder))
-	time.Sleep(100 * time.Millisecond) // the watch is up
+	awaitWatchUp(t, st.up)
 	author := e.token("eng", triage)
 	st.fails.Store(1)
 	e.post(author, map[string]any{"content": "kept back once"})

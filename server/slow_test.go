@@ -9,13 +9,15 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/heaptest"
 	"github.com/sharedesk/transcript/server"
 )
 
-// TestSlowClient: a client that stops reading costs the server a watermark, not a queue:
+// TestSlowClientHeap: a client that stops reading costs the server a watermark, not a queue:
 // while it reads nothing, megabytes of new rows go by, another stream on the desk gets
 // every one of them, and the server's heap does not grow with them.
-func TestSlowClient(t *testing.T) {
+func TestSlowClientHeap(t *testing.T) {
+	heaptest.Serial(t)
 	st := sqliteStore(t)
 	e := newEnv(t, st, server.Options{TailBytes: 1 << 20})
 	secret := e.token("eng", coder)

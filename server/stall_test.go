@@ -22,8 +22,9 @@ import (
 // connection's buffers hold): every append is answered 201, and another stream on the desk
 // receives every row, in order, both times; and the stalled stream is let go once a write
 // of it has waited Options.WriteTimeout, while the other stays. The latencies and the heap
-// are logged, not asserted (no timing asserts in tests; TestSlowClient bounds the heap).
+// are logged, not asserted (no timing asserts in tests; TestSlowClientHeap bounds the heap).
 func TestStalledStreamAppends(t *testing.T) {
+	t.Parallel() // its own store and server; it waits out a WriteTimeout
 	st := sqliteStore(t)
 	e := newEnv(t, st, server.Options{Rate: rate.Inf, TailBytes: 1 << 20, WriteTimeout: 5 * time.Second})
 	writer := e.token("eng", triage)

@@ -81,9 +81,11 @@ var benchStores sync.Map // benchDesk → *Store, open for the whole run
 func benchStore(tb testing.TB, rows int) *Store { return benchAsideStore(tb, rows, 0) }
 
 // benchAsideStore is benchStore with about percent of the desk's rows asides, as
-// benchAsideMessages makes them, in a file of its own (named by the percent too).
+// benchAsideMessages makes them, in a file of its own (named by the percent too). The desk
+// holds no more rows than benchdesk.Rows allows.
 func benchAsideStore(tb testing.TB, rows, percent int) *Store {
 	tb.Helper()
+	rows = benchdesk.Rows(tb, rows)
 	name := fmt.Sprintf("%d", rows)
 	if percent > 0 {
 		name += fmt.Sprintf("-asides%d", percent)

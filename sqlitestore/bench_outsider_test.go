@@ -200,7 +200,8 @@ func BenchmarkReindex(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	msgs := benchSearchMessages(benchReindexRows)
+	rows := benchdesk.Rows(b, benchReindexRows)
+	msgs := benchSearchMessages(rows)
 	for i := range msgs {
 		msgs[i].Seq = transcript.Sequence(i + 1)
 	}
@@ -226,5 +227,5 @@ func BenchmarkReindex(b *testing.B) {
 		st.Close()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchReindexRows, "ns/row")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
 }

@@ -64,9 +64,9 @@ func countWork(field func(*searchWork) *atomic.Int64) func(*sqlite.FunctionConte
 }
 
 // driverName is the database/sql driver: modernc.org/sqlite, SQLite's C code translated to Go.
-// It and github.com/ncruces/go-sqlite3 measured level on this store's reads and appends
-// (BENCHMARKS.md); modernc runs SQLite's own unix VFS (locking, WAL index, fsync), on which
-// the store's crash safety rests, where ncruces reimplements it in Go.
+// It and github.com/ncruces/go-sqlite3 cost the same on this store's reads and appends
+// (BENCHMARKS.md, "SQLite store"); modernc runs SQLite's own unix VFS (locking, WAL index,
+// fsync), on which the store's crash safety rests, where ncruces reimplements it in Go.
 const driverName = "sqlite"
 
 // dsn returns the data source name of the database file at path for the writer or for a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/heaptest"
 	"github.com/sharedesk/transcript/sharing"
 )
 
@@ -62,6 +63,7 @@ func heapHighWater(t *testing.T, walk func()) uint64 {
 // 2 × transcript.PageBytes + 8 MiB of slack (19 MiB); holding the pages it read, as a
 // walk once did, it would be about the desk's 96 MiB.
 func TestWalkHeapBound(t *testing.T) {
+	heaptest.Serial(t)
 	const (
 		rows   = 96
 		size   = 1 << 20

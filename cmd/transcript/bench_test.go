@@ -241,20 +241,36 @@ func writeBenchFiles(f benchFiles, rows int) error {
 			return err
 		}
 	}
-	// The triggers that guard the search index name a function only sqlitestore registers
-	// and write nothing: the sqlite3 shell, which lacks the function, could not insert a row.
-	// The shell fills a record's missing columns with NULL, which the table's later columns
-	// refuse: it imports into messages_csv, the CSV's columns of messages, whose trigger
-	// inserts each record with the other columns at their defaults.
-	for _, stmt := range []string{
-		"DROP TRIGGER messages_insert_keeps_keyed_index",
-		"DROP TRIGGER messages_update_keeps_keyed_index",
+	// The triggers that guard the search index (whatever the schema names them) name a
+	// function only sqlitestore registers and write nothing: the sqlite3 shell, which lacks
+	// the function, could not insert a row. The shell fills a record's missing columns with
+	// NULL, which the table's later columns refuse: it imports into messages_csv, the CSV's
+	// columns of messages, whose trigger inserts each record with the other columns at their
+	// defaults.
+	var triggers []string
+	names, err := db.Query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages'")
+	if err != nil {
+		return err
+	}
+	for names.Next() {
+		var name string
+		if err := names.Scan(&name); err != nil {
+			names.Close()
+			return err
+		}
+		triggers = append(triggers, "DROP TRIGGER "+name)
+	}
+	names.Close()
+	if err := names.Err(); err != nil {
+		return err
+	}
+	for _, stmt := range append(triggers,
 		"CREATE VIEW messages_csv AS SELECT id, desk, seq, parent, author, content, at_us FROM messages",
 		`CREATE TRIGGER messages_csv_insert INSTEAD OF INSERT ON messages_csv BEGIN
 			INSERT INTO messages (id, desk, seq, parent, author, content, at_us)
 			VALUES (NEW.id, NEW.desk, NEW.seq, NEW.parent, NEW.author, NEW.content, NEW.at_us);
 		END`,
-	} {
+	) {
 		if _, err := db.Exec(stmt); err != nil {
 			return err
 		}

@@ -58,11 +58,9 @@ func Update(ctx context.Context, st Store, desk string, p transcript.Author, fn 
 }
 
 // pause waits a random time before the attempt after attempt, up to a limit that doubles
-// from 200µs to 25.6ms, so that sessions that collided do not collide again in step, and a
-// session that keeps losing waits long enough for the others to be done; it returns
-// ctx.Err() once ctx is done. Two sessions of one participant rarely collide, and then
-// once: a pause of 100µs on average. Only many sessions saving one book all the time go
-// on to the longer pauses.
+// with each attempt from 200µs to 25.6ms, so that sessions that collided do not collide
+// again in step, and a session that keeps losing waits long enough for the others to be
+// done; it returns ctx.Err() once ctx is done.
 func pause(ctx context.Context, attempt int) error {
 	limit := 100 * time.Microsecond << min(attempt, 8)
 	timer := time.NewTimer(rand.N(limit))
