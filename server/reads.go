@@ -14,7 +14,21 @@ type viewInput struct {
 	As     string              `query:"as" doc:"Operator tokens only: the view of this participant (operator, person:ID, agent:ID or system:KIND)."`
 }
 
-type viewOutput struct{ Body transcript.Projection }
+type viewOutput struct{ Body viewAnswer }
+
+// viewAnswer is the view route's answer, named Projection in the document: a
+// transcript.Projection without how many reads its walk made, which would tell the size of
+// rows the viewer may not read.
+type viewAnswer struct {
+	Messages []transcript.Message `json:"messages"`
+	Head     transcript.Sequence  `json:"head"`
+	Partial  bool                 `json:"partial"`
+	Scanned  int                  `json:"scanned"`
+	// Reads is always 0: nothing sets it. The member stays for the clients that require it.
+	Reads   int                  `json:"reads" doc:"Always 0 in the service's answers (kept for the shape of the library's Projection)."`
+	Elided  []transcript.Elision `json:"elided,omitempty"`
+	Dropped int                  `json:"dropped,omitempty" doc:"How many of the view's oldest messages were left out to keep it within the answer's byte budget (never a thread's root); absent when none were."`
+}
 
 // view is transcript.Project for the token's participant (or, for an operator, as=).
 func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
@@ -22,7 +36,7 @@ func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &viewOutput{Body: p}, nil
+	return &viewOutput{Body: viewAnswer{Messages: p.Messages, Head: p.Head, Partial: p.Partial, Scanned: p.Scanned, Elided: p.Elided, Dropped: p.Dropped}}, nil
 }
 
 // project is the projection in asks for, and whose it is: the view route's, and the model
@@ -46,7 +60,6 @@ func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Project
 	if err != nil {
 		return transcript.Projection{}, v, s.internal(ctx, err)
 	}
-	p.Reads = 0 // it would tell the size of rows v may not read
 	return p, v, nil
 }
 
@@ -57,7 +70,19 @@ type threadsInput struct {
 	As     string              `query:"as" doc:"Operator tokens only: the threads this participant can read."`
 }
 
-type threadsOutput struct{ Body transcript.ThreadList }
+type threadsOutput struct{ Body threadsAnswer }
+
+// threadsAnswer is the threads route's answer, named ThreadList in the document: a
+// transcript.ThreadList without how many reads its walk made, which would tell the size of
+// rows the viewer may not read.
+type threadsAnswer struct {
+	Threads []transcript.Thread `json:"threads"`
+	Head    transcript.Sequence `json:"head"`
+	Partial bool                `json:"partial"`
+	Scanned int                 `json:"scanned"`
+	// Reads is always 0: nothing sets it. The member stays for the clients that require it.
+	Reads int `json:"reads" doc:"Always 0 in the service's answers."`
+}
 
 // listThreads is transcript.ListThreads for the token's participant (or as=).
 func (s *Server) listThreads(ctx context.Context, in *threadsInput) (*threadsOutput, error) {
@@ -69,8 +94,7 @@ func (s *Server) listThreads(ctx context.Context, in *threadsInput) (*threadsOut
 	if err != nil {
 		return nil, s.internal(ctx, err)
 	}
-	list.Reads = 0 // it would tell the size of rows v may not read
-	return &threadsOutput{Body: list}, nil
+	return &threadsOutput{Body: threadsAnswer{Threads: list.Threads, Head: list.Head, Partial: list.Partial, Scanned: list.Scanned}}, nil
 }
 
 // DeskList is GET /v1/desks's answer.
