@@ -22,7 +22,8 @@ var (
 	ErrCursorAfterOldest = errors.New("cursor newer than the page's oldest row") // rule 8
 )
 
-// ErrInvalidAuthor is matched by the errors of Author.Validate and Author.UnmarshalJSON.
+// ErrInvalidAuthor is matched by every *AuthorError: the refusals of Author.Validate,
+// ParseAuthor, ParseAuthorKind and Author.UnmarshalJSON.
 var ErrInvalidAuthor = errors.New("invalid author")
 
 // ContractError reports a page that broke the port contract: which read of the walk, what
