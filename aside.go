@@ -17,10 +17,10 @@ var (
 	// parent, and of a correction whose author may not read its target (or that names no
 	// row of the desk). The error names the row's Seq only: never its content or its
 	// readers.
-	ErrNotReadable = errors.New("transcript: row not readable by its writer")
+	ErrNotReadable = errors.New("row not readable by its writer")
 	// ErrInvalidAudience is matched by the refusal of a malformed Audience, and of a reply to
 	// an aside that lists an audience other than the aside's readers.
-	ErrInvalidAudience = errors.New("transcript: invalid audience")
+	ErrInvalidAudience = errors.New("invalid audience")
 )
 
 // IsAside reports whether m is an aside: a row only its readers (see Readers) and the
@@ -124,7 +124,7 @@ func validateAudience(author Author, audience []Author) error {
 	}
 	for i, a := range audience {
 		if err := a.Validate(); err != nil {
-			return &InvalidMessageError{Kind: ErrInvalidAudience, Reason: fmt.Sprintf("audience entry %d: %s", i, Reason(err)), Cause: err}
+			return &InvalidMessageError{Kind: ErrInvalidAudience, Reason: fmt.Sprintf("audience entry %d: %v", i, err), Cause: err}
 		}
 		if a.Same(author) {
 			return Invalidf(ErrInvalidAudience, "audience entry %d (%s) is the author itself", i, a)

@@ -114,3 +114,37 @@ func TestParseAuthor(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthorErrorSaysWhatIsWrong: every refusal of an author is an *AuthorError that
+// matches ErrInvalidAuthor, says what is wrong in Reason, and sets Err only when the JSON
+// is no author object at all.
+func TestAuthorErrorSaysWhatIsWrong(t *testing.T) {
+	var a transcript.Author
+	_, parseErr := transcript.ParseAuthor("robot:r2")
+	_, kindErr := transcript.ParseAuthorKind("robot")
+	cases := []struct {
+		name   string
+		err    error
+		reason string
+		json   bool
+	}{
+		{"Validate", transcript.Agent("", "x").Validate(), "agent without id", false},
+		{"ParseAuthor", parseErr, `"robot:r2" is not operator, person:ID, agent:ID or system:KIND`, false},
+		{"ParseAuthorKind", kindErr, `unknown author type "robot"`, false},
+		{"a wrong key", json.Unmarshal([]byte(`{"type":"agent","id":"x","kind":"k"}`), &a), `agent with a "kind" key`, false},
+		{"no object", json.Unmarshal([]byte(`"agent:x"`), &a), "", true},
+	}
+	for _, c := range cases {
+		ae, ok := errors.AsType[*transcript.AuthorError](c.err)
+		switch {
+		case !ok:
+			t.Errorf("%s: %#v, want an *AuthorError", c.name, c.err)
+		case !errors.Is(c.err, transcript.ErrInvalidAuthor):
+			t.Errorf("%s: %v does not match ErrInvalidAuthor", c.name, c.err)
+		case c.json != (ae.Err != nil):
+			t.Errorf("%s: Err = %v, want it set only for JSON that is no author object", c.name, ae.Err)
+		case !c.json && (ae.Reason != c.reason || c.err.Error() != "invalid author: "+c.reason):
+			t.Errorf("%s: Reason %q, message %q; want %q", c.name, ae.Reason, c.err, c.reason)
+		}
+	}
+}

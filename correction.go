@@ -11,9 +11,9 @@ import (
 var (
 	// ErrNotAuthor is matched by the refusal of an edit by anyone but its target's author,
 	// and of a redaction by anyone but the target's author or the operator.
-	ErrNotAuthor = errors.New("transcript: only the row's author may edit it")
+	ErrNotAuthor = errors.New("only the row's author may edit it")
 	// ErrRedacted is matched by the refusal of a correction of a row that was redacted.
-	ErrRedacted = errors.New("transcript: the row was redacted")
+	ErrRedacted = errors.New("the row was redacted")
 )
 
 // TargetError is the cause of the refusal of a correction whose target takes none because of
@@ -26,9 +26,9 @@ type TargetError struct {
 
 func (e *TargetError) Error() string {
 	if e.Corrects != 0 {
-		return fmt.Sprintf("transcript: row %d is a correction of row %d", e.Seq, e.Corrects)
+		return fmt.Sprintf("row %d is a correction of row %d", e.Seq, e.Corrects)
 	}
-	return fmt.Sprintf("transcript: row %d is blank", e.Seq)
+	return fmt.Sprintf("row %d is blank", e.Seq)
 }
 
 // validateCorrection reports what is wrong with the correction fields of m, a new row (or,

@@ -24,11 +24,11 @@ func TestValidateDesk(t *testing.T) {
 
 func TestValidateDeskSaysWhatIsWrong(t *testing.T) {
 	for _, c := range []struct{ name, want string }{
-		{"", "transcript: invalid desk name: empty"},
-		{"..", `transcript: invalid desk name: ".." names a directory in a path, not a desk`},
-		{"a b", `transcript: invalid desk name: character ' ' at byte 1 is not a letter, digit, '.', '_' or '-'`},
-		{"a\xffb", "transcript: invalid desk name: not valid UTF-8 at byte 1"},
-		{"a\ufffdb", `transcript: invalid desk name: character '�' at byte 1 is not a letter, digit, '.', '_' or '-'`},
+		{"", "invalid desk name: empty"},
+		{"..", `invalid desk name: ".." names a directory in a path, not a desk`},
+		{"a b", `invalid desk name: character ' ' at byte 1 is not a letter, digit, '.', '_' or '-'`},
+		{"a\xffb", "invalid desk name: not valid UTF-8 at byte 1"},
+		{"a\ufffdb", `invalid desk name: character '�' at byte 1 is not a letter, digit, '.', '_' or '-'`},
 	} {
 		if err := transcript.ValidateDesk(c.name); err == nil || err.Error() != c.want {
 			t.Errorf("ValidateDesk(%q) = %v, want %q", c.name, err, c.want)
@@ -41,7 +41,7 @@ func TestInvalidMessageKeepsTheCheck(t *testing.T) {
 	if !errors.Is(err, transcript.ErrInvalidMessage) || !errors.Is(err, transcript.ErrInvalidDesk) {
 		t.Errorf("InvalidMessage(ValidateDesk(\"\")) = %v, want an error matching ErrInvalidMessage and ErrInvalidDesk", err)
 	}
-	if got, want := err.Error(), "transcript: invalid desk name: empty"; got != want {
+	if got, want := err.Error(), "invalid desk name: empty"; got != want {
 		t.Errorf("message %q, want %q", got, want)
 	}
 }

@@ -40,6 +40,12 @@
 // limit asked for, and the sequence that broke which rule — never a plausible-looking
 // history. A host's own failure comes back as a [*ReadError].
 //
+// Errors say what is wrong and nothing of where, as io/fs's do: [ErrInvalidMessage] is
+// "invalid message", and an error of a type such as [*InvalidMessageError] builds its text
+// from its fields. Whoever returns one names the place, once ("append to desk "eng": parent
+// 9 is not an older row of the desk"); a caller that words it for its own users reads the
+// fields with errors.As.
+//
 // The walk is bounded: at most [PageSize] rows a read and [ScanLimit] rows a walk, so its
 // cost does not grow with the desk. Reaching ScanLimit yields a projection marked Partial,
 // not an error.

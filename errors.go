@@ -7,23 +7,24 @@ import (
 
 // ErrContract is matched by every *ContractError: the host's Log returned a page that breaks
 // the port contract. Each rule also has its own sentinel below.
-var ErrContract = errors.New("transcript: log broke the page contract")
+var ErrContract = errors.New("log broke the page contract")
 
 // The page contract's rules, in the order Pager checks them. A *ContractError unwraps to
 // exactly one of them.
 var (
-	ErrPageTooLarge      = errors.New("transcript: page larger than its limit")              // rule 1
-	ErrEmptyPageCursor   = errors.New("transcript: empty page with a cursor")                // rule 2
-	ErrInvalidRow        = errors.New("transcript: invalid row")                             // rule 3
-	ErrDuplicate         = errors.New("transcript: sequence already seen in this walk")      // rule 4
-	ErrOutOfRange        = errors.New("transcript: row not below the read's bound")          // rule 5
-	ErrNotDescending     = errors.New("transcript: page not in strictly descending order")   // rule 6
-	ErrCursorStuck       = errors.New("transcript: cursor does not move below the bound")    // rule 7
-	ErrCursorAfterOldest = errors.New("transcript: cursor newer than the page's oldest row") // rule 8
+	ErrPageTooLarge      = errors.New("page larger than its limit")              // rule 1
+	ErrEmptyPageCursor   = errors.New("empty page with a cursor")                // rule 2
+	ErrInvalidRow        = errors.New("invalid row")                             // rule 3
+	ErrDuplicate         = errors.New("sequence already seen in this walk")      // rule 4
+	ErrOutOfRange        = errors.New("row not below the read's bound")          // rule 5
+	ErrNotDescending     = errors.New("page not in strictly descending order")   // rule 6
+	ErrCursorStuck       = errors.New("cursor does not move below the bound")    // rule 7
+	ErrCursorAfterOldest = errors.New("cursor newer than the page's oldest row") // rule 8
 )
 
-// ErrInvalidAuthor is matched by the errors of Author.Validate and Author.UnmarshalJSON.
-var ErrInvalidAuthor = errors.New("transcript: invalid author")
+// ErrInvalidAuthor is matched by every *AuthorError: the refusals of Author.Validate,
+// ParseAuthor, ParseAuthorKind and Author.UnmarshalJSON.
+var ErrInvalidAuthor = errors.New("invalid author")
 
 // ContractError reports a page that broke the port contract: which read of the walk, what
 // was asked for, which sequence (or cursor) broke which rule.
@@ -36,8 +37,7 @@ type ContractError struct {
 }
 
 func (e *ContractError) Error() string {
-	return fmt.Sprintf("transcript: read %d (before %d, limit %d): seq %d: %s",
-		e.Read, e.Before, e.Limit, e.Seq, Reason(e.Err))
+	return fmt.Sprintf("read %d (before %d, limit %d): seq %d: %v", e.Read, e.Before, e.Limit, e.Seq, e.Err)
 }
 
 // Unwrap returns the rule's sentinel.
@@ -57,7 +57,7 @@ type ReadError struct {
 }
 
 func (e *ReadError) Error() string {
-	return fmt.Sprintf("transcript: read %d (before %d, limit %d): %v", e.Read, e.Before, e.Limit, e.Err)
+	return fmt.Sprintf("read %d (before %d, limit %d): %v", e.Read, e.Before, e.Limit, e.Err)
 }
 
 // Unwrap returns the host's error.

@@ -130,7 +130,7 @@ func ExampleContractError() {
 	}
 	// Output:
 	// true true
-	// transcript: read 1 (before 0, limit 60): seq 2: page not in strictly descending order
+	// read 1 (before 0, limit 60): seq 2: page not in strictly descending order
 }
 
 // The operator gives Triage a private instruction. Triage sees it and answers it, and the
@@ -177,7 +177,7 @@ func ExampleProject_aside() {
 	//   4 system:workflow: deploy #41 passed
 	//   5 person:ana: Who owns the flaky login test?
 	//   1 row(s) from 6 to 6, between [operator agent:triage]
-	// true transcript: parent not readable by the reply's author: row 6
+	// true parent not readable by the reply's author: row 6
 }
 
 // An edit and a redaction are rows that name their target; the log applies each at once,
@@ -269,5 +269,5 @@ func ExampleSearcher() {
 	// "migration" as Reviewer: #1
 	// "cafe\u0301 23" as Reviewer: #1
 	// "22" as Reviewer:
-	// true transcript: bad search: the text holds no word
+	// true bad search: the text holds no word
 }

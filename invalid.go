@@ -1,14 +1,11 @@
 package transcript
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // InvalidMessageError is the refusal of a message for a fault that has a sentinel of its
 // own: it matches ErrInvalidMessage and Kind (such as ErrNoParent), and its message is
 // Reason alone, which says what is wrong in words that need neither sentinel's, so that
-// the error says each thing once: "transcript: parent 9 is not a row of the desk".
+// the error says each thing once: "parent 9 is not a row of the desk".
 type InvalidMessageError struct {
 	Kind   error  // the fault's sentinel, matched besides ErrInvalidMessage
 	Reason string // what is wrong with the message; never its content
@@ -21,7 +18,7 @@ func Invalidf(kind error, format string, args ...any) error {
 	return &InvalidMessageError{Kind: kind, Reason: fmt.Sprintf(format, args...)}
 }
 
-func (e *InvalidMessageError) Error() string { return "transcript: " + e.Reason }
+func (e *InvalidMessageError) Error() string { return e.Reason }
 
 // Unwrap returns ErrInvalidMessage, Kind and Cause (when set).
 func (e *InvalidMessageError) Unwrap() []error {
@@ -31,15 +28,9 @@ func (e *InvalidMessageError) Unwrap() []error {
 	return []error{ErrInvalidMessage, e.Kind}
 }
 
-// Reason returns err's message without the package name "transcript: " it starts with: what
-// an error of this package says is wrong, for a caller that names the place it happened under
-// a prefix of its own ("append to desk "eng": parent 9 is not a row of the desk"). Every
-// package that wraps this one's refusals words them with it, so that each says its part once.
-func Reason(err error) string { return strings.TrimPrefix(err.Error(), "transcript: ") }
-
 // InvalidMessage returns err, the refusal of a check such as ValidateDesk, as a log's refusal
 // of a message: an *InvalidMessageError that matches ErrInvalidMessage and whatever err
 // matches, with err's message.
 func InvalidMessage(err error) error {
-	return &InvalidMessageError{Kind: err, Reason: Reason(err)}
+	return &InvalidMessageError{Kind: err, Reason: err.Error()}
 }

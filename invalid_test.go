@@ -9,7 +9,7 @@ import (
 )
 
 // TestValidateNewSaysEachThingOnce: ValidateNew's refusals name no sentinel's text beside
-// their reason, and still match the sentinels.
+// their reason, nor the package's name, and still match the sentinels.
 func TestValidateNewSaysEachThingOnce(t *testing.T) {
 	bot := transcript.Agent("bot", "Bot")
 	cases := []struct {
@@ -19,17 +19,17 @@ func TestValidateNewSaysEachThingOnce(t *testing.T) {
 		is   []error
 	}{
 		{"the author in the audience", transcript.Message{Author: bot, Audience: []transcript.Author{bot}},
-			"transcript: audience entry 0 (agent:bot) is the author itself", []error{transcript.ErrInvalidAudience}},
+			"audience entry 0 (agent:bot) is the author itself", []error{transcript.ErrInvalidAudience}},
 		{"a reader twice", transcript.Message{Author: bot, Audience: []transcript.Author{transcript.Agent("triage", ""), transcript.Agent("triage", "T")}},
-			"transcript: audience lists agent:triage twice", []error{transcript.ErrInvalidAudience}},
+			"audience lists agent:triage twice", []error{transcript.ErrInvalidAudience}},
 		{"an invalid entry", transcript.Message{Author: bot, Audience: []transcript.Author{transcript.Agent("", "x")}},
-			"transcript: audience entry 0: invalid author: agent without id", []error{transcript.ErrInvalidAudience, transcript.ErrInvalidAuthor}},
+			"audience entry 0: invalid author: agent without id", []error{transcript.ErrInvalidAudience, transcript.ErrInvalidAuthor}},
 		{"an invalid author", transcript.Message{Author: transcript.Agent("", "x")},
-			"transcript: invalid author: agent without id", []error{transcript.ErrInvalidAuthor}},
+			"invalid author: agent without id", []error{transcript.ErrInvalidAuthor}},
 		{"a seq", transcript.Message{Author: bot, Seq: 3},
-			"transcript: seq 3 set by the caller (the log assigns it)", nil},
+			"seq 3 set by the caller (the log assigns it)", nil},
 		{"a long key", transcript.Message{Author: bot, Key: strings.Repeat("k", transcript.MaxKeyLen+1)},
-			"transcript: key of 257 bytes, over the limit of 256", nil},
+			"key of 257 bytes, over the limit of 256", nil},
 	}
 	for _, c := range cases {
 		err := transcript.ValidateNew(c.m)
@@ -42,8 +42,8 @@ func TestValidateNewSaysEachThingOnce(t *testing.T) {
 				t.Errorf("%s: %v does not match %v", c.name, err, target)
 			}
 		}
-		if got := transcript.Reason(err); got != strings.TrimPrefix(c.want, "transcript: ") {
-			t.Errorf("%s: Reason = %q", c.name, got)
+		if invalid, ok := errors.AsType[*transcript.InvalidMessageError](err); !ok || invalid.Reason != c.want {
+			t.Errorf("%s: %#v, want an *InvalidMessageError whose Reason is its message", c.name, err)
 		}
 	}
 }

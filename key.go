@@ -13,11 +13,11 @@ const MaxKeyLen = 256
 
 // ErrKeyConflict is matched by the refusal of an append whose Key the desk already holds
 // for a different row; the error is a *KeyConflictError.
-var ErrKeyConflict = errors.New("transcript: key already names a different row")
+var ErrKeyConflict = errors.New("key already names a different row")
 
 // ErrDuplicateKey is matched, with ErrInvalidMessage, by the refusal of a batch that carries
 // one Key on two messages (see CheckBatchKeys).
-var ErrDuplicateKey = errors.New("transcript: one key on two messages of a batch")
+var ErrDuplicateKey = errors.New("one key on two messages of a batch")
 
 // CheckBatchKeys reports the first message of msgs, a batch to append, whose Key an earlier
 // message carries too: a batch stores one row a key, so a key twice is the caller's mistake,
@@ -51,7 +51,7 @@ type KeyConflictError struct {
 }
 
 func (e *KeyConflictError) Error() string {
-	return fmt.Sprintf("transcript: key %q already names row %d, which differs in author, parent, audience or content", e.Key, e.Seq)
+	return fmt.Sprintf("key %q already names row %d, which differs in author, parent, audience or content", e.Key, e.Seq)
 }
 
 // Is reports that every *KeyConflictError matches ErrKeyConflict.

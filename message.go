@@ -125,12 +125,12 @@ func (c Conversation) AtLevel(m *Message) bool {
 
 // ErrInvalidMessage is matched by the errors of ValidateNew and of a log's Append when a
 // message cannot be stored.
-var ErrInvalidMessage = errors.New("transcript: invalid message")
+var ErrInvalidMessage = errors.New("invalid message")
 
 // ErrNoParent is matched, with ErrInvalidMessage, by a log's refusal of a message whose
 // Parent is not an older row of the same desk. A service answers it as it answers
 // ErrNotReadable, so that an outsider cannot tell a missing row from an aside.
-var ErrNoParent = errors.New("transcript: parent is not an older row of the desk")
+var ErrNoParent = errors.New("parent is not an older row of the desk")
 
 // ValidateNew reports whether m can be appended as a new row, as every log checks it: its
 // Seq is unset (the log assigns it); its Content at most MaxContent bytes (ErrTooLarge);
@@ -144,7 +144,7 @@ var ErrNoParent = errors.New("transcript: parent is not an older row of the desk
 // whether the Key is taken (MatchKey) are the log's to check. The error matches
 // ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a bad author and
 // ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose message says
-// what is wrong once ("transcript: audience lists agent:triage twice") and never quotes
+// what is wrong once ("audience lists agent:triage twice") and never quotes
 // content.
 func ValidateNew(m Message) error { return ValidateNewWithin(m, MaxContent) }
 
@@ -162,7 +162,7 @@ func validateNew(m Message, maxContent int, restored bool) error {
 		return Invalidf(ErrInvalidMessage, "seq %d set by the caller (the log assigns it)", m.Seq)
 	}
 	if err := m.Author.Validate(); err != nil {
-		return Invalidf(ErrInvalidAuthor, "%s", Reason(err))
+		return &InvalidMessageError{Kind: ErrInvalidAuthor, Reason: err.Error(), Cause: err}
 	}
 	if err := validateStorable(m, min(maxContent, MaxContent)); err != nil {
 		return err

@@ -224,7 +224,7 @@ func TestPagerErrors(t *testing.T) {
 
 func TestContractErrorMessage(t *testing.T) {
 	err := &transcript.ContractError{Read: 2, Before: 100, Limit: 64, Seq: 57, Err: transcript.ErrDuplicate}
-	want := "transcript: read 2 (before 100, limit 64): seq 57: sequence already seen in this walk"
+	want := "read 2 (before 100, limit 64): seq 57: sequence already seen in this walk"
 	if err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}

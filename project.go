@@ -32,15 +32,15 @@ type Projection struct {
 	Partial  bool      `json:"partial"`  // the walk needed more rows but hit ScanLimit while older rows remained
 	Scanned  int       `json:"scanned"`  // raw rows read from the host
 	// Reads is how many host reads the walk made. A store ends a page early at PageBytes of
-	// content, so Reads depends on the size of rows the viewer may not read: the service
-	// and the MCP tools answer 0.
-	Reads int `json:"reads" doc:"Always 0 in the service's answers (kept for the shape of the library's Projection)."`
+	// content, so Reads depends on the size of rows the viewer may not read: an answer to
+	// the viewer does not tell it.
+	Reads int `json:"reads"`
 	// Elided stands for the rows of the view the viewer may not read, in ascending From,
 	// placed among Messages by sequence.
 	Elided []Elision `json:"elided,omitempty"`
 	// Dropped is how many of the view's oldest messages were left out to keep it within a
 	// budget (WithinBytes, DropOldest); 0 when none were.
-	Dropped int `json:"dropped,omitempty" doc:"How many of the view's oldest messages were left out to keep it within the answer's byte budget (never a thread's root); absent when none were."`
+	Dropped int `json:"dropped,omitempty"`
 }
 
 // Project walks log backwards from q.Before and returns the newest q.Window messages that

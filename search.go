@@ -16,7 +16,7 @@ const (
 
 // ErrBadSearch is matched by the refusal of a search whose text holds no term, more than
 // MaxSearchTerms terms, or a term longer than MaxTermBytes.
-var ErrBadSearch = errors.New("transcript: bad search")
+var ErrBadSearch = errors.New("bad search")
 
 // SearchQuery asks one viewer's question of a desk: its newest rows that hold every word
 // of Text.

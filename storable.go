@@ -14,13 +14,13 @@ const MaxContent = 1 << 20
 // The refusals of what no store keeps. Each is matched, with ErrInvalidMessage, by the
 // errors of ValidateNew and of a log's Append.
 var (
-	ErrTooLarge = errors.New("transcript: content over the size limit")
+	ErrTooLarge = errors.New("content over the size limit")
 	// ErrText: a text (content, an id or a label) holds invalid UTF-8 or a NUL byte.
 	// PostgreSQL's text type holds neither, and every store refuses both, so that every desk
 	// of one store can be kept by another.
-	ErrText = errors.New("transcript: text a store cannot keep")
+	ErrText = errors.New("text a store cannot keep")
 	// ErrAt: At lies outside the years 1 to 9999, the times RFC 3339 (and so JSON) can write.
-	ErrAt = errors.New("transcript: at outside the years 1 to 9999")
+	ErrAt = errors.New("at outside the years 1 to 9999")
 )
 
 // The range of times a store keeps: the years 1 to 9999.

@@ -30,9 +30,9 @@ type ThreadList struct {
 	Head    Sequence `json:"head"`    // newest row seen (0 if none)
 	Partial bool     `json:"partial"` // the walk hit ScanLimit while older rows remained
 	Scanned int      `json:"scanned"` // raw rows read from the host
-	// Reads is how many host reads the walk made; like Projection.Reads, the service
-	// answers 0.
-	Reads int `json:"reads" doc:"Always 0 in the service's answers."`
+	// Reads is how many host reads the walk made; like Projection.Reads, an answer to the
+	// viewer does not tell it.
+	Reads int `json:"reads"`
 }
 
 // ListThreads walks log backwards from q.Before, as Project does, and returns the newest

@@ -85,6 +85,20 @@ type SearchDeskResult struct {
 	Next transcript.Sequence `json:"next"`
 }
 
+// ViewResult is view's structured result: the participant's view, a transcript.Projection
+// without how many reads its walk made, which would tell the size of rows the participant
+// may not read.
+type ViewResult struct {
+	Messages []transcript.Message `json:"messages"`
+	Head     transcript.Sequence  `json:"head"`
+	Partial  bool                 `json:"partial"`
+	Scanned  int                  `json:"scanned"`
+	// Reads is always 0: nothing sets it. The member stays for the clients that require it.
+	Reads   int                  `json:"reads"`
+	Elided  []transcript.Elision `json:"elided,omitempty"`
+	Dropped int                  `json:"dropped,omitempty"`
+}
+
 // ListThreadsArgs are list_threads' arguments.
 type ListThreadsArgs struct {
 	Limit int `json:"limit,omitempty" jsonschema:"How many threads. Absent or 0: 20."`

@@ -40,7 +40,7 @@ var schemas = sync.OnceValues(func() (*toolSchemas, error) {
 		{&s.searchIn, reflect.TypeFor[SearchDeskArgs]()},
 		{&s.readOut, reflect.TypeFor[ReadDeskResult]()},
 		{&s.postOut, reflect.TypeFor[transcript.Message]()},
-		{&s.viewOut, reflect.TypeFor[transcript.Projection]()},
+		{&s.viewOut, reflect.TypeFor[ViewResult]()},
 		{&s.threadsOut, reflect.TypeFor[ThreadsResult]()},
 		{&s.searchOut, reflect.TypeFor[SearchDeskResult]()},
 	} {

@@ -8,22 +8,21 @@ import (
 )
 
 // view is the view tool: transcript.Project for the participant, no state change.
-func (t *tools) view(ctx context.Context, in ViewArgs) (string, transcript.Projection, error) {
+func (t *tools) view(ctx context.Context, in ViewArgs) (string, ViewResult, error) {
 	c := transcript.Conversation{Desk: t.desk, Thread: in.Thread}
 	if err := t.checkThread(ctx, "view", in.Thread); err != nil {
-		return "", transcript.Projection{}, err
+		return "", ViewResult{}, err
 	}
 	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Before: in.Before, Window: in.Window, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes})
 	if err != nil {
-		return "", transcript.Projection{}, t.unavailable(ctx, "view", err)
+		return "", ViewResult{}, t.unavailable(ctx, "view", err)
 	}
-	p.Reads = 0 // it would tell the size of rows the participant may not read
 	header := func(p transcript.Projection) string { return viewHeader(c, t.me, p) }
 	p, text, err := t.fitView(c, p, in.MaxTokens, header)
 	if err != nil {
-		return "", transcript.Projection{}, err
+		return "", ViewResult{}, err
 	}
-	return text, p, nil
+	return text, ViewResult{Messages: p.Messages, Head: p.Head, Partial: p.Partial, Scanned: p.Scanned, Elided: p.Elided, Dropped: p.Dropped}, nil
 }
 
 // fitView renders p, a projection of c within the service's byte budget

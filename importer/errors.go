@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/sharedesk/transcript"
 )
 
 // RowError is what is wrong with one message of an import, named by where it is in its
@@ -17,7 +15,7 @@ type RowError struct {
 	Err   error // what is wrong; a store's refusal matches transcript.ErrInvalidMessage or transcript.ErrKeyConflict
 }
 
-func (e *RowError) Error() string { return e.Where + ": " + transcript.Reason(e.Err) }
+func (e *RowError) Error() string { return e.Where + ": " + e.Err.Error() }
 
 // Unwrap returns what is wrong.
 func (e *RowError) Unwrap() error { return e.Err }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -83,7 +82,7 @@ func (a lineAuthor) author() (transcript.Author, error) {
 		id, wrongKey, wrongValue = a.Kind, "id", a.ID
 	}
 	if wrongValue != "" {
-		return transcript.Author{}, fmt.Errorf("%w: %s with a %q key", transcript.ErrInvalidAuthor, kind, wrongKey)
+		return transcript.Author{}, &transcript.AuthorError{Reason: fmt.Sprintf("%s with a %q key", kind, wrongKey)}
 	}
 	author := transcript.Author{Kind: kind, ID: id, Label: a.Label}
 	return author, author.Validate()
@@ -110,7 +109,7 @@ func (l *line) audience(author transcript.Author) ([]transcript.Author, error) {
 	for i, entry := range l.Audience {
 		a, err := entry.author()
 		if err != nil {
-			return nil, within(fmt.Sprintf(`"/audience/%d"`, i), err)
+			return nil, fmt.Errorf(`"/audience/%d": %w`, i, err)
 		}
 		out[i] = a
 	}
@@ -195,7 +194,7 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 		// The key rules are ValidateNew's, checked first so that a line bad otherwise keeps
 		// its key; the operator is a valid author for them.
 		if err := transcript.ValidateNew(transcript.Message{Author: transcript.Operator(), Key: key.Key}); err != nil {
-			return l, transcript.Message{}, within(`"/id"`, err)
+			return l, transcript.Message{}, fmt.Errorf(`"/id": %w`, err)
 		}
 	}
 	author, err := l.Author.author()
@@ -271,6 +270,8 @@ func cleanJSONError(err error) error {
 			err = serr.Err
 		case serr.JSONKind != 0:
 			return fmt.Errorf("%sunexpected JSON %s", prefix, kindName(serr.JSONKind))
+		default:
+			return fmt.Errorf("%sinvalid value", prefix)
 		}
 	}
 	if serr, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
@@ -279,7 +280,7 @@ func cleanJSONError(err error) error {
 		}
 		return fmt.Errorf("invalid JSON at column %d: %v", serr.ByteOffset+1, serr.Err) // columns count bytes from 1
 	}
-	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	return err
 }
 
 // kindName names a kind of JSON value.

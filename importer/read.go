@@ -56,7 +56,7 @@ func readJSONLines(r io.Reader, size int64) ([]importRow, *importPrep, error) {
 		}
 		l, m := &d.l, d.m
 		if d.err != nil {
-			bad(d, "%s", transcript.Reason(d.err))
+			bad(d, "%v", d.err)
 			return
 		}
 		row := importRow{

@@ -27,9 +27,9 @@ func storeProblem(m transcript.Message, w wording) string {
 	case err == nil:
 		return ""
 	case w == exportWording:
-		return "its " + transcript.Reason(err)
+		return "its " + err.Error()
 	}
-	return transcript.Reason(err)
+	return err.Error()
 }
 
 // probe returns r's message as ValidateNew judges it: a correction's Corrects is set, to its

@@ -69,7 +69,7 @@ func (e *AppendError) Error() string {
 	if e.Index >= 0 {
 		at += ", batch message " + strconv.Itoa(e.Index)
 	}
-	return "pgstore: " + at + ": " + transcript.Reason(e.Err)
+	return "pgstore: " + at + ": " + e.Err.Error()
 }
 
 // Unwrap returns the reason.

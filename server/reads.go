@@ -16,7 +16,23 @@ type viewInput struct {
 	Rendered bool `query:"rendered" doc:"With true: the answer carries each message's envelope and each elision's tag (rendered)."`
 }
 
-type viewOutput struct{ Body Projection }
+type viewOutput struct{ Body viewAnswer }
+
+// viewAnswer is the view route's answer, named Projection in the document: a
+// transcript.Projection without how many reads its walk made, which would tell the size of
+// rows the viewer may not read.
+type viewAnswer struct {
+	Messages []transcript.Message `json:"messages"`
+	Head     transcript.Sequence  `json:"head"`
+	Partial  bool                 `json:"partial"`
+	Scanned  int                  `json:"scanned"`
+	// Reads is always 0: nothing sets it. The member stays for the clients that require it.
+	Reads   int                  `json:"reads" doc:"Always 0 in the service's answers (kept for the shape of the library's Projection)."`
+	Elided  []transcript.Elision `json:"elided,omitempty"`
+	Dropped int                  `json:"dropped,omitempty" doc:"How many of the view's oldest messages were left out to keep it within the answer's byte budget (never a thread's root); absent when none were."`
+	// Rendered is the answer's text for a model, when the request asked for it.
+	Rendered *Rendered `json:"rendered,omitempty" doc:"With rendered=true: each message's envelope and each elision's tag, as the participant's model reads them."`
+}
 
 // view is transcript.Project for the token's participant (or, for an operator, as=).
 func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
@@ -24,7 +40,7 @@ func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &viewOutput{Body: Projection{Projection: p}}
+	out := &viewOutput{Body: viewAnswer{Messages: p.Messages, Head: p.Head, Partial: p.Partial, Scanned: p.Scanned, Elided: p.Elided, Dropped: p.Dropped}}
 	if in.Rendered {
 		out.Body.Rendered = renderedOf(p.Messages, nil, p.Elided)
 	}
@@ -52,7 +68,6 @@ func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Project
 	if err != nil {
 		return transcript.Projection{}, v, s.internal(ctx, err)
 	}
-	p.Reads = 0 // it would tell the size of rows v may not read
 	return p, v, nil
 }
 
@@ -63,7 +78,19 @@ type threadsInput struct {
 	As     string              `query:"as" doc:"Operator tokens only: the threads this participant can read."`
 }
 
-type threadsOutput struct{ Body transcript.ThreadList }
+type threadsOutput struct{ Body threadsAnswer }
+
+// threadsAnswer is the threads route's answer, named ThreadList in the document: a
+// transcript.ThreadList without how many reads its walk made, which would tell the size of
+// rows the viewer may not read.
+type threadsAnswer struct {
+	Threads []transcript.Thread `json:"threads"`
+	Head    transcript.Sequence `json:"head"`
+	Partial bool                `json:"partial"`
+	Scanned int                 `json:"scanned"`
+	// Reads is always 0: nothing sets it. The member stays for the clients that require it.
+	Reads int `json:"reads" doc:"Always 0 in the service's answers."`
+}
 
 // listThreads is transcript.ListThreads for the token's participant (or as=).
 func (s *Server) listThreads(ctx context.Context, in *threadsInput) (*threadsOutput, error) {
@@ -75,8 +102,7 @@ func (s *Server) listThreads(ctx context.Context, in *threadsInput) (*threadsOut
 	if err != nil {
 		return nil, s.internal(ctx, err)
 	}
-	list.Reads = 0 // it would tell the size of rows v may not read
-	return &threadsOutput{Body: list}, nil
+	return &threadsOutput{Body: threadsAnswer{Threads: list.Threads, Head: list.Head, Partial: list.Partial, Scanned: list.Scanned}}, nil
 }
 
 // DeskList is GET /v1/desks's answer.

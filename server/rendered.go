@@ -29,10 +29,3 @@ func renderedOf(msgs, corrections []transcript.Message, elided []transcript.Elis
 	}
 	return r
 }
-
-// Projection is the view route's answer: the participant's transcript.Projection, and with
-// rendered=true its Rendered text.
-type Projection struct {
-	transcript.Projection
-	Rendered *Rendered `json:"rendered,omitempty" doc:"With rendered=true: each message's envelope and each elision's tag, as the participant's model reads them."`
-}

@@ -31,8 +31,8 @@ type conversationSchema struct {
 	Thread transcript.Sequence `json:"thread,omitempty"`
 }
 
-// schemaNamer names the document's schemas as huma does, and the wire forms above by the
-// types they describe.
+// schemaNamer names the document's schemas as huma does, and the wire forms above and the
+// answers of the library's types (viewAnswer, threadsAnswer) by the types they describe.
 func schemaNamer(t reflect.Type, hint string) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -44,6 +44,10 @@ func schemaNamer(t reflect.Type, hint string) string {
 		return "State"
 	case reflect.TypeFor[conversationSchema]():
 		return "Conversation"
+	case reflect.TypeFor[viewAnswer]():
+		return "Projection"
+	case reflect.TypeFor[threadsAnswer]():
+		return "ThreadList"
 	}
 	return huma.DefaultSchemaNamer(t, hint)
 }

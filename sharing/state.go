@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/sharedesk/transcript"
 )
@@ -165,10 +164,10 @@ func (s *State) UnmarshalJSON(data []byte) error {
 
 // stateJSONError is the *StateError for what json.Unmarshal found wrong with a state's JSON.
 func stateJSONError(err error) error {
-	if errors.Is(err, transcript.ErrInvalidAuthor) { // the viewer's: no other member is an Author
+	if ae, ok := errors.AsType[*transcript.AuthorError](err); ok { // the viewer's: no other member is an Author
 		problem := "not a participant: want an object with a type and an id (a kind for the system)"
-		if detail, ok := strings.CutPrefix(err.Error(), transcript.ErrInvalidAuthor.Error()+": "); ok && !strings.HasPrefix(detail, "json: ") {
-			problem = "not a participant: " + detail // Author's own words: "agent without id"
+		if ae.Err == nil { // not JSON's words, which name Go types, but Author's: "agent without id"
+			problem = "not a participant: " + ae.Reason
 		}
 		return &StateError{Member: "viewer", Problem: problem, Err: ErrInvalidState}
 	}
@@ -178,7 +177,7 @@ func stateJSONError(err error) error {
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		return &StateError{Problem: fmt.Sprintf("not JSON: %v (at byte %d)", se, se.Offset), Err: ErrInvalidState}
 	}
-	return &StateError{Problem: strings.TrimPrefix(err.Error(), "json: "), Err: ErrInvalidState}
+	return &StateError{Problem: err.Error(), Err: ErrInvalidState} // json.Unmarshal returns no other error
 }
 
 // jsonKindOf names the JSON value a member of type t holds.

@@ -3,8 +3,6 @@ package sqlitestore
 import (
 	"errors"
 	"fmt"
-
-	"github.com/sharedesk/transcript"
 )
 
 var (
@@ -43,9 +41,9 @@ type AppendError struct {
 
 func (e *AppendError) Error() string {
 	if e.Index < 0 {
-		return fmt.Sprintf("sqlitestore: append to desk %q: %s", e.Desk, transcript.Reason(e.Err))
+		return fmt.Sprintf("sqlitestore: append to desk %q: %v", e.Desk, e.Err)
 	}
-	return fmt.Sprintf("sqlitestore: append batch to desk %q: message %d: %s", e.Desk, e.Index, transcript.Reason(e.Err))
+	return fmt.Sprintf("sqlitestore: append batch to desk %q: message %d: %v", e.Desk, e.Index, e.Err)
 }
 
 // Unwrap returns what is wrong with the message.

@@ -194,10 +194,10 @@ func checkTime(what string, at time.Time) error { return invalid(transcript.Vali
 func checkText(what, s string) error { return invalid(transcript.ValidateText(what, s)) }
 
 // invalid returns err, a refusal of the root package's, as a token's: it matches ErrInvalid,
-// with err's reason. It returns nil for a nil err.
+// saying what err says. It returns nil for a nil err.
 func invalid(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s", ErrInvalid, transcript.Reason(err))
+	return fmt.Errorf("%w: %v", ErrInvalid, err)
 }

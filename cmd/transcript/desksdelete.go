@@ -101,7 +101,7 @@ table's pages until VACUUM: run transcript compact.`)
 		return fmt.Errorf("desks delete: a token for desk %s was made meanwhile: add --revoke-tokens to delete it with the desk", name)
 	}
 	if err != nil && ctx.Err() != nil {
-		return &rewordedError{text: fmt.Sprintf("deleting desk %s interrupted: nothing was deleted", name), err: err}
+		return &interruptedError{action: "deleting desk " + name, undone: "deleted", err: err}
 	}
 	if err != nil {
 		return err

@@ -47,8 +47,9 @@ func correctionAction(verb, desk string, as transcript.Author, seq transcript.Se
 // never from another package's message with its name cut off. An error of no kind known
 // here (a failure of the system, not of what the user asked) is said as it is.
 func userText(err error) string {
-	if reworded, ok := err.(*rewordedError); ok {
-		return reworded.text
+	var interrupted *interruptedError
+	if errors.As(err, &interrupted) {
+		return interrupted.Error()
 	}
 	var action *actionError
 	if errors.As(err, &action) {

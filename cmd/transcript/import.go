@@ -111,7 +111,7 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 	n, err := importer.ImportInto(ctx, db, df.desk, src, importer.WithProgress(newProgress(e)))
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // Ctrl-C, or SIGTERM: an import stores all or nothing
-			return &rewordedError{text: "import interrupted: nothing was imported", err: err}
+			return &interruptedError{action: "import", undone: "imported", err: err}
 		}
 		return err
 	}
