@@ -15,6 +15,7 @@ import (
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // This file holds the leak property of SPEC §10: for every viewer, nothing a projection, a
@@ -106,7 +107,7 @@ func leakCheckDesk(t *testing.T, r *rand.Rand, rows []transcript.Message, viewer
 	for _, viewer := range viewers {
 		for _, m := range searchedRows(r, rows, nil) {
 			for _, c := range conversations[:min(2, len(conversations))] {
-				words := transcript.Terms(m.Content)
+				words := storage.Terms(m.Content)
 				if len(words) == 0 {
 					continue
 				}

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // Log is one desk's transcript held in memory. The zero Log is an empty log ready to use.
@@ -242,13 +243,13 @@ func (l *Log) find(seq transcript.Sequence) (int, bool) {
 var _ transcript.Searcher = (*Log)(nil)
 
 // Search implements transcript.Searcher by brute force: it reads every row below the
-// query's bound, newest first, and keeps those transcript.SearchPlan.Matches accepts. It is
+// query's bound, newest first, and keeps those storage.SearchPlan.Matches accepts. It is
 // the model the stores' indexed searches equal.
 func (l *Log) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.SearchResult{}, err
 	}
-	p, err := transcript.PlanSearch(q)
+	p, err := storage.PlanSearch(q)
 	if err != nil {
 		return transcript.SearchResult{}, err
 	}

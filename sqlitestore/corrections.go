@@ -26,7 +26,7 @@ WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
 // every correction of the target stored before the append; and the target's search index
 // entry: the old one deleted (unindex), an edit's new words written, none for a
 // redaction. Corrections have no entry
-// (transcript.IndexTerms gives them no terms), so their erasure leaves the index as it is.
+// (storage.IndexTerms gives them no terms), so their erasure leaves the index as it is.
 // With secure_delete on the writer's connection, SQLite overwrites the erased text in the
 // file's pages.
 func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) error {

@@ -56,7 +56,7 @@
 //
 // A desk's log is a transcript.Searcher: Search finds the newest rows the viewer may read
 // that hold every word of a text, on an FTS5 index of the library's own terms
-// (transcript.IndexTerms, never FTS5's idea of a word): the store finds exactly what
+// (storage.IndexTerms, never FTS5's idea of a word): the store finds exactly what
 // memlog's brute force finds, in every script. The index keys every entry by desk and by
 // reader set (schema version 10): a desk's rows (no audience) form its public set, and the
 // asides with the same readers (transcript.Message.Readers) one set each, its members
