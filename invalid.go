@@ -15,9 +15,9 @@ type InvalidMessageError struct {
 	Cause  error  // the error the fault was found by, matched too, or nil
 }
 
-// Invalidf returns an *InvalidMessageError of kind whose Reason is formatted from format and
+// invalidf returns an *InvalidMessageError of kind whose Reason is formatted from format and
 // args, as fmt.Sprintf does.
-func Invalidf(kind error, format string, args ...any) error {
+func invalidf(kind error, format string, args ...any) error {
 	return &InvalidMessageError{Kind: kind, Reason: fmt.Sprintf(format, args...)}
 }
 
@@ -36,10 +36,3 @@ func (e *InvalidMessageError) Unwrap() []error {
 // a prefix of its own ("append to desk "eng": parent 9 is not a row of the desk"). Every
 // package that wraps this one's refusals words them with it, so that each says its part once.
 func Reason(err error) string { return strings.TrimPrefix(err.Error(), "transcript: ") }
-
-// InvalidMessage returns err, the refusal of a check such as ValidateDesk, as a log's refusal
-// of a message: an *InvalidMessageError that matches ErrInvalidMessage and whatever err
-// matches, with err's message.
-func InvalidMessage(err error) error {
-	return &InvalidMessageError{Kind: err, Reason: Reason(err)}
-}

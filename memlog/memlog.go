@@ -17,6 +17,9 @@ import (
 	"github.com/sharedesk/transcript/storage"
 )
 
+// deskName is the desk a Log settles its appends as: a Log is one desk, and names none.
+const deskName = "log"
+
 // Log is one desk's transcript held in memory. The zero Log is an empty log ready to use.
 // It is safe for concurrent use by multiple goroutines.
 type Log struct {
@@ -75,7 +78,7 @@ func From(rows []transcript.Message) (*Log, error) {
 // becomes the edit's, or is erased with that of every earlier correction of it, and its
 // Revised becomes m's Seq. A Key the log holds already stores nothing: Append returns the
 // stored row when transcript.MatchKey finds m the same message, and its
-// *transcript.KeyConflictError otherwise. transcript.SettleBatch decides all of it. On
+// *transcript.KeyConflictError otherwise. transcript.Batch.Settle decides all of it. On
 // error nothing is stored. Append honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	stored, _, err := l.AppendNew(ctx, m)
@@ -88,17 +91,9 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 	if err := ctx.Err(); err != nil {
 		return transcript.Message{}, false, err
 	}
-	if err := transcript.ValidateNew(m); err != nil {
-		return transcript.Message{}, false, err
-	}
-	if err := transcript.CheckBatchParent(m.Parent, -1); err != nil {
-		return transcript.Message{}, false, err
-	}
-	if err := transcript.CheckBatchParent(m.Corrects, -1); err != nil {
-		return transcript.Message{}, false, err
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	b := transcript.Batch{Desk: deskName, Messages: []transcript.Message{m}, Single: true}
 	var stored map[transcript.Sequence]transcript.Message
 	for _, seq := range [...]transcript.Sequence{m.Parent, m.Corrects} {
 		if i, found := l.find(seq); seq != 0 && found {
@@ -109,9 +104,9 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 	if i, ok := l.keys[m.Key]; ok && m.Key != "" {
 		present = map[string]*transcript.Message{m.Key: &l.rows[i]}
 	}
-	settled, _, err := transcript.SettleBatch([]transcript.Message{m}, l.head(), stored, present)
-	if err != nil {
-		return transcript.Message{}, false, err
+	settled, err := b.Settle(l.head(), stored, present)
+	if err != nil { // a *transcript.AppendError, whose desk and index say nothing here
+		return transcript.Message{}, false, errors.Unwrap(err)
 	}
 	if len(settled.Added) == 0 {
 		return copyRows(settled.Rows)[0], false, nil

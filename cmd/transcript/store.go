@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/importer"
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/sqlitestore"
@@ -22,10 +21,10 @@ import (
 
 // store is what the commands need of sqlitestore.Store and pgstore.Store.
 type store interface {
-	// importer.Store appends, restores, looks keys up and reads desks (import, export).
-	importer.Store
+	// transcript.Store appends, restores, looks keys up and reads desks (import, export,
+	// desks); AppendNew tells the append command's new rows from replays.
+	transcript.Store
 	transcript.NewRowAppender
-	Desks(ctx context.Context) ([]string, error)
 	// token.Store keeps the service's bearer tokens (token add, list, revoke; serve checks
 	// every request against it).
 	token.Store
