@@ -7,10 +7,6 @@ import (
 	"slices"
 )
 
-// MaxAudience is the most participants a writer may list in a new row's Audience. An
-// audience the reply rule fills in (see ResolveAudience) is never refused for its size.
-const MaxAudience = 16
-
 // Errors of the aside rules. Both are matched together with ErrInvalidMessage.
 var (
 	// ErrNotReadable is matched by the refusal of a reply whose author may not read its

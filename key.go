@@ -8,16 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// MaxKeyLen is the longest Key a row may carry, in bytes.
-const MaxKeyLen = 256
-
-// ErrKeyConflict is matched by the refusal of an append whose Key the desk already holds
-// for a different row; the error is a *KeyConflictError.
-var ErrKeyConflict = errors.New("transcript: key already names a different row")
-
-// ErrDuplicateKey is matched, with ErrInvalidMessage, by the refusal of a batch that carries
-// one Key on two messages (see Batch.Check).
-var ErrDuplicateKey = errors.New("transcript: one key on two messages of a batch")
+// The refusals of a Key.
+var (
+	// ErrKeyConflict is matched by the refusal of an append whose Key the desk already
+	// holds for a different row; the error is a *KeyConflictError.
+	ErrKeyConflict = errors.New("transcript: key already names a different row")
+	// ErrDuplicateKey is matched, with ErrInvalidMessage, by the refusal of a batch that
+	// carries one Key on two messages (see Batch.Check).
+	ErrDuplicateKey = errors.New("transcript: one key on two messages of a batch")
+)
 
 // checkBatchKeys reports the first message of msgs, a batch to append, whose Key an earlier
 // message carries too: a batch stores one row a key, so a key twice is the caller's mistake,

@@ -7,9 +7,19 @@ import (
 	"unicode/utf8"
 )
 
-// MaxContent is the largest content, in bytes, a log keeps: 1 MiB. A store may be opened
-// with a lower limit (Batch.MaxContent), never a higher one.
-const MaxContent = 1 << 20
+// The limits of what a store keeps.
+const (
+	// MaxContent is the largest content, in bytes, a log keeps: 1 MiB. A store may be
+	// opened with a lower limit (Batch.MaxContent), never a higher one.
+	MaxContent = 1 << 20
+	// MaxAudience is the most participants a writer may list in a new row's Audience. An
+	// audience the reply rule fills in (see ResolveAudience) is never refused for its size.
+	MaxAudience = 16
+	// MaxKeyLen is the longest Key a row may carry, in bytes.
+	MaxKeyLen = 256
+	// MaxDeskLen is the most characters (runes, not bytes) a desk name may hold.
+	MaxDeskLen = 100
+)
 
 // The refusals of what no store keeps. Each is matched, with ErrInvalidMessage, by the
 // errors of ValidateNew and of a log's Append.

@@ -263,19 +263,18 @@ type writeTx struct {
 	s          *Store
 	tx         *sql.Tx
 	insertStmt *sql.Stmt
-	desk       int64                       // the desk's id
-	head       transcript.Sequence         // the desk's newest row when the transaction began
-	now        time.Time                   // the time of the append, for zero At values
-	inserted   int                         // rows inserted so far; none, and write rolls back
-	entries    []byte                      // the search index's entry being written (see index)
-	list       []byte                      // the entries queued for the search index (see index)
-	queued     int                         // how many rows list holds the entries of
-	firstID    int64                       // the messages.id of list's first row
-	hasher     tokenHasher                 // the search index's tokens (see entryOf)
-	sets       txReaderSets                // reader sets found or created in the transaction
-	newAuthors map[transcript.Author]int64 // authors rows found or created in the transaction
-	// audiences rows found or created in the transaction, by members
-	newAudiences map[string]newAudience
+	desk       int64                                          // the desk's id
+	head       transcript.Sequence                            // the desk's newest row when the transaction began
+	now        time.Time                                      // the time of the append, for zero At values
+	inserted   int                                            // rows inserted so far; none, and write rolls back
+	entries    []byte                                         // the search index's entry being written (see index)
+	list       []byte                                         // the entries queued for the search index (see index)
+	queued     int                                            // how many rows list holds the entries of
+	firstID    int64                                          // the messages.id of list's first row
+	hasher     tokenHasher                                    // the search index's tokens (see entryOf)
+	sets       txReaderSets                                   // reader sets found or created in the transaction
+	authors    interned[transcript.Author, transcript.Author] // authors rows found or created in the transaction
+	audiences  interned[string, []transcript.Author]          // audiences rows found or created in the transaction
 }
 
 // write runs fn in a write transaction on desk, creating the desk's row when it has none,
@@ -299,7 +298,8 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 			tx.Rollback()
 		}
 	}()
-	w := &writeTx{s: s, tx: tx, now: time.Now()}
+	w := &writeTx{s: s, tx: tx, now: time.Now(), authors: interned[transcript.Author, transcript.Author]{cache: s.authors},
+		audiences: interned[string, []transcript.Author]{cache: s.audiences}}
 	var head int64
 	err = tx.StmtContext(ctx, s.deskHead).QueryRowContext(ctx, desk).Scan(&w.desk, &head)
 	switch {
@@ -333,12 +333,8 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 		return s.writeError(ctx, desk, err)
 	}
 	s.announce(desk, int64(w.head)+int64(w.inserted)) // the new rows run on from the head
-	for a, id := range w.newAuthors {
-		s.authors.add(id, a)
-	}
-	for key, a := range w.newAudiences {
-		s.audiences.add(a.id, key, a.audience)
-	}
+	w.authors.commit()
+	w.audiences.commit()
 	for k, id := range w.sets.known {
 		s.readerSets.add(k, id)
 	}

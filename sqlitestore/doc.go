@@ -43,7 +43,7 @@
 //
 // A correction (transcript.Message.Corrects, Redacted and Revised: three columns, schema
 // version 8) is a row of its own that Append and AppendBatch decide with the correction rule
-// (transcript.ResolveCorrection, through transcript.SettleBatch), its target read with the
+// (transcript.ResolveCorrection, through transcript.Batch.Settle), its target read with the
 // parents in the write transaction, and apply in that transaction: the target's content,
 // redacted and revised are updated, and a redaction erases every earlier correction of the
 // target, found on a partial (desk, corrects, seq) index that holds corrections only.
