@@ -125,20 +125,14 @@ func (s *Store) store(ctx context.Context, b *transcript.Batch) ([]transcript.Me
 	if err := b.Check(); err != nil {
 		return nil, 0, err
 	}
-	seqs, _, keys := b.Reads()
-	var ahead []transcript.Message // the rows settled as if the desk were empty
-	if len(seqs) == 0 && (len(keys) == 0 || len(b.Messages) == 1) && !b.Restore && !holdsCorrection(b.Messages) {
-		if settled, err := b.Settle(0, nil, nil); err == nil {
-			ahead = settled.Rows
-		}
-	}
+	ahead, keyed := settleAhead(b)
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pgstore: append to desk %q: %w", b.Desk, err)
 	}
 	defer conn.Release() // a connection left inside a transaction is closed, not reused
 	switch {
-	case ahead != nil && len(keys) == 0:
+	case ahead != nil && !keyed:
 		if _, err := s.insertAhead(ctx, conn, b.Desk, ahead, false); err != nil {
 			return nil, 0, err
 		}
@@ -154,6 +148,23 @@ func (s *Store) store(ctx context.Context, b *transcript.Batch) ([]transcript.Me
 		}
 		return rows, added, err
 	}
+}
+
+// settleAhead returns b's rows settled as if the desk were empty, when they may be stored
+// so (the ahead and keyed ways of append): no message names a stored row, none is a
+// correction, b is no restore, and at most one message, b's only one, has a Key; keyed
+// says whether it has. Otherwise, or when Settle refuses them as they are (the locked way
+// then names the rows by the Seqs they would have), it returns nil.
+func settleAhead(b *transcript.Batch) (rows []transcript.Message, keyed bool) {
+	seqs, _, keys := b.Reads()
+	if len(seqs) > 0 || (len(keys) > 0 && len(b.Messages) > 1) || b.Restore || holdsCorrection(b.Messages) {
+		return nil, false
+	}
+	settled, err := b.Settle(0, nil, nil)
+	if err != nil {
+		return nil, false
+	}
+	return settled.Rows, len(keys) > 0
 }
 
 // failed notes that an append of msgs to desk failed: when they hold a correction, the
@@ -266,19 +277,7 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	)
 	b.Queue(beginSQL)
 	b.Queue(lockHeadSQL, desk, int64(len(rows)))
-	terms := 0 // the results of the terms' inserts (when keyed, insertKeySQL inserts the terms)
-	if keyed {
-		kargs := keyedTermsArgs(s.searchKey, desk, &rows[0], s.hooks.noTerms)
-		b.Queue(insertKeySQL, append(args, kargs...)...)
-		if r := kargs[2].(int64); r != 0 {
-			var sets readerSets
-			sets.add(desk, &rows[0], r)
-			terms = sets.queue(&b, desk)
-		}
-	} else {
-		b.Queue(insertSQL, args...)
-		terms = queueTerms(&b, s.searchKey, desk, rows, args, s.hooks.noTerms)
-	}
+	terms := s.queueInsertAhead(&b, desk, rows, args, keyed)
 	if !hold {
 		s.queueCommit(&b, desk)
 	}
@@ -290,16 +289,9 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 		if err := br.QueryRow().Scan(&base); err != nil {
 			return err
 		}
-		if keyed {
-			tag, err := br.Exec()
-			if err != nil {
-				return err
-			}
-			inserted = tag.RowsAffected() == 0 // the head moved back: the key was present
-		} else if err := execInsert(br, len(rows)); err != nil {
+		var err error
+		if inserted, err = readInsertAhead(br, keyed, len(rows)); err != nil {
 			return err
-		} else {
-			inserted = true
 		}
 		for range terms {
 			if _, err := br.Exec(); err != nil {
@@ -317,13 +309,7 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	}
 	err = nil // the rows are stored, or wait for the hook's commit: an error left was the notification's
 	if inserted {
-		for i := range rows {
-			r := &rows[i]
-			r.Seq += transcript.Sequence(base)
-			if r.Parent != 0 {
-				r.Parent += transcript.Sequence(base)
-			}
-		}
+		renumber(rows, transcript.Sequence(base))
 	}
 	switch {
 	case hold && inserted:
@@ -334,6 +320,47 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 		}
 	}
 	return inserted, err
+}
+
+// queueInsertAhead queues on b the insert of rows, settled as if the desk were empty, with
+// args (insertArgs, relative), and their terms, and returns how many results the terms'
+// inserts have. keyed, rows is one message with a key, inserted by insertKeySQL, which
+// inserts its terms too, and its reader set's inserts follow.
+func (s *Store) queueInsertAhead(b *pgx.Batch, desk string, rows []transcript.Message, args []any, keyed bool) (terms int) {
+	if !keyed {
+		b.Queue(insertSQL, args...)
+		return queueTerms(b, s.searchKey, desk, rows, args, s.hooks.noTerms)
+	}
+	kargs := keyedTermsArgs(s.searchKey, desk, &rows[0], s.hooks.noTerms)
+	b.Queue(insertKeySQL, append(args, kargs...)...)
+	if r := kargs[2].(int64); r != 0 {
+		var sets readerSets
+		sets.add(desk, &rows[0], r)
+		return sets.queue(b, desk)
+	}
+	return 0
+}
+
+// readInsertAhead reads the result of queueInsertAhead's insert of n rows, and reports
+// whether they were inserted: a keyed insert that moved the head back found its key present.
+func readInsertAhead(br pgx.BatchResults, keyed bool, n int) (inserted bool, err error) {
+	if !keyed {
+		return true, execInsert(br, n)
+	}
+	tag, err := br.Exec()
+	return err == nil && tag.RowsAffected() == 0, err // an update: the head moved back, the key present
+}
+
+// renumber moves rows, settled as if the desk were empty, above base, the desk's head
+// before them: their Seqs, and the Parents that name rows of rows.
+func renumber(rows []transcript.Message, base transcript.Sequence) {
+	for i := range rows {
+		r := &rows[i]
+		r.Seq += base
+		if r.Parent != 0 {
+			r.Parent += base
+		}
+	}
 }
 
 // lockedAppend is one append the locked way: b's messages, stored on conn in two round
@@ -389,33 +416,21 @@ func (w *lockedAppend) run(ctx context.Context) ([]transcript.Message, int, erro
 func (w *lockedAppend) lockAndRead(ctx context.Context) error {
 	desk := w.b.Desk
 	seqs, _, keys := w.b.Reads()
-	lookup := make([]int64, len(seqs))
-	for i, seq := range seqs {
-		lookup[i] = int64(seq)
-	}
 	whole := w.b.Restore || holdsCorrection(w.b.Messages)
-	generic := len(lookup) > 1 || len(keys) > 1 // an array to unnest
+	rowsSQL, rowsArg := storedRowsQuery(seqs, whole)
+	keysSQL, keysArg := keyRowsQuery(keys)
+	generic := len(seqs) > 1 || len(keys) > 1 // an array to unnest
 	var b pgx.Batch
 	b.Queue(beginSQL)
 	if generic {
 		b.Queue(genericPlansSQL)
 	}
 	b.Queue(lockHeadSQL, desk, int64(len(w.b.Messages)))
-	switch {
-	case len(lookup) == 1 && whole:
-		b.Queue(storedRowSQL, desk, lookup[0])
-	case len(lookup) > 1 && whole:
-		b.Queue(storedRowsSQL, desk, lookup)
-	case len(lookup) == 1:
-		b.Queue(parentSQL, desk, lookup[0])
-	case len(lookup) > 1:
-		b.Queue(parentsSQL, desk, lookup)
+	if rowsSQL != "" {
+		b.Queue(rowsSQL, desk, rowsArg)
 	}
-	switch {
-	case len(keys) == 1:
-		b.Queue(keyRowSQL, desk, keys[0])
-	case len(keys) > 1:
-		b.Queue(keyRowsSQL, desk, keys)
+	if keysSQL != "" {
+		b.Queue(keysSQL, desk, keysArg)
 	}
 	return roundTrip(ctx, w.conn, &b, func(br pgx.BatchResults) error {
 		if _, err := br.Exec(); err != nil { // BEGIN
@@ -433,16 +448,49 @@ func (w *lockedAppend) lockAndRead(ctx context.Context) error {
 		w.head = transcript.Sequence(head)
 		var err error
 		switch {
-		case len(lookup) > 0 && whole:
-			w.stored, err = w.s.readStored(br, len(lookup))
-		case len(lookup) > 0:
-			w.stored, err = w.s.readParents(br, len(lookup))
+		case rowsSQL != "" && whole:
+			w.stored, err = w.s.readStored(br, len(seqs))
+		case rowsSQL != "":
+			w.stored, err = w.s.readParents(br, len(seqs))
 		}
-		if err == nil && len(keys) > 0 {
+		if err == nil && keysSQL != "" {
 			w.present, err = w.s.readKeys(br, len(keys))
 		}
 		return err
 	})
+}
+
+// storedRowsQuery returns the statement that reads the stored rows of seqs, and its
+// argument: parentSQL for one, parentsSQL for more, or, whole, storedRowSQL or
+// storedRowsSQL; "" for none.
+func storedRowsQuery(seqs []transcript.Sequence, whole bool) (string, any) {
+	lookup := make([]int64, len(seqs))
+	for i, seq := range seqs {
+		lookup[i] = int64(seq)
+	}
+	switch {
+	case len(lookup) == 0:
+		return "", nil
+	case len(lookup) == 1 && whole:
+		return storedRowSQL, lookup[0]
+	case whole:
+		return storedRowsSQL, lookup
+	case len(lookup) == 1:
+		return parentSQL, lookup[0]
+	}
+	return parentsSQL, lookup
+}
+
+// keyRowsQuery returns the statement that reads the stored rows holding keys, and its
+// argument: keyRowSQL for one, keyRowsSQL for more; "" for none.
+func keyRowsQuery(keys []string) (string, any) {
+	switch len(keys) {
+	case 0:
+		return "", nil
+	case 1:
+		return keyRowSQL, keys[0]
+	}
+	return keyRowsSQL, keys
 }
 
 // finish writes what settled decides in the transaction lockAndRead began, in one round
