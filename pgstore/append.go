@@ -140,8 +140,9 @@ func (s *Store) store(ctx context.Context, b *transcript.Batch) ([]transcript.Me
 	case ahead != nil:
 		return s.appendKeyed(ctx, conn, b, ahead[0])
 	}
+	locked := *b // the locked way's state lives on the heap; the ways above need none
 	for attempt := 1; ; attempt++ {
-		w := lockedAppend{s: s, conn: conn, b: b}
+		w := lockedAppend{s: s, conn: conn, b: &locked}
 		rows, added, err := w.run(ctx)
 		if err != nil && keyTaken(err) && attempt < keyAttempts {
 			continue // rolled back: the next lookup finds the key
