@@ -88,7 +88,7 @@ const keyAttempts = 3
 //   - ahead: no message names a stored row (every Parent is 0 or a BatchParent), none is a
 //     correction, the batch is not a restore, and no message has a Key: the rows are
 //     settled before anything is sent, as if the desk were empty, and the append is one
-//     round trip (appendAhead).
+//     round trip (insertAhead).
 //   - keyed: the same, for one message with a Key: its insert is made conditional on the
 //     key's absence, and the row holding the key is read only when it is present
 //     (appendKeyed).
