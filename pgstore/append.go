@@ -12,7 +12,10 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-var _ transcript.NewRowAppender = (*Store)(nil)
+var (
+	_ transcript.Store          = (*Store)(nil)
+	_ transcript.NewRowAppender = (*Store)(nil)
+)
 
 // beginSQL opens an append's transaction READ COMMITTED whatever the server's or the DSN's
 // default: the desk row's lock orders appends, and each statement after it must see the rows
