@@ -104,10 +104,10 @@ const keyAttempts = 3
 // A keyed batch takes the locked way: a conditional insert of many rows would skip the
 // present ones and leave their Seqs as gaps.
 func (s *Store) append(ctx context.Context, b *transcript.Batch) ([]transcript.Message, int, error) {
-	if err := s.writable(fmt.Sprintf("append to desk %q", b.Desk)); err != nil {
-		return nil, 0, err
-	}
 	if len(b.Messages) == 0 {
+		if err := s.writable(fmt.Sprintf("append to desk %q", b.Desk)); err != nil {
+			return nil, 0, err
+		}
 		return nil, 0, b.Check()
 	}
 	rows, added, err := s.store(ctx, b)
@@ -119,9 +119,12 @@ func (s *Store) append(ctx context.Context, b *transcript.Batch) ([]transcript.M
 	return rows, added, nil
 }
 
-// store is append's choice of way.
+// store checks b and stores it, the way its messages allow.
 func (s *Store) store(ctx context.Context, b *transcript.Batch) ([]transcript.Message, int, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if err := s.writable(fmt.Sprintf("append to desk %q", b.Desk)); err != nil {
 		return nil, 0, err
 	}
 	b.Messages, b.MaxContent = prepare(b.Messages, time.Now()), s.maxContent
