@@ -1,4 +1,4 @@
-# make test: what CI runs (.ci/run, as make -j2 --output-sync=target test). Formatting, vet,
+# make test: what CI runs (.ci/run, as make -j3 --output-sync=target test). Formatting, vet,
 # staticcheck (pinned in go.mod as a tool), every Go test with the race detector, the tests
 # that measure the heap alone, every benchmark once, then the TypeScript and the Python
 # clients' tests. The Go tests get a throwaway PostgreSQL server for the pgstore tests
@@ -29,7 +29,7 @@ test-go:
 # random desks here and a fifth of them in test-go (propertyDesks in the root's tests), as
 # the walks they drive run on one goroutine, where the race detector has nothing to check.
 test-root:
-	go test -timeout 10m .
+	go test -timeout 10m . ./storage
 
 # The tests that measure the heap: each counts every allocation of its process, so they run
 # in processes of their own (-run Heap: a heap test's name holds Heap), one package at a time

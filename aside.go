@@ -7,10 +7,6 @@ import (
 	"slices"
 )
 
-// MaxAudience is the most participants a writer may list in a new row's Audience. An
-// audience the reply rule fills in (see ResolveAudience) is never refused for its size.
-const MaxAudience = 16
-
 // Errors of the aside rules. Both are matched together with ErrInvalidMessage.
 var (
 	// ErrNotReadable is matched by the refusal of a reply whose author may not read its
@@ -120,18 +116,18 @@ func isReaderOf(x Author, m *Message) bool {
 // identity, which the writer chose.
 func validateAudience(author Author, audience []Author) error {
 	if len(audience) > MaxAudience {
-		return Invalidf(ErrInvalidAudience, "audience of %d entries, over the limit of %d", len(audience), MaxAudience)
+		return invalidf(ErrInvalidAudience, "audience of %d entries, over the limit of %d", len(audience), MaxAudience)
 	}
 	for i, a := range audience {
 		if err := a.Validate(); err != nil {
 			return &InvalidMessageError{Kind: ErrInvalidAudience, Reason: fmt.Sprintf("audience entry %d: %v", i, err), Cause: err}
 		}
 		if a.Same(author) {
-			return Invalidf(ErrInvalidAudience, "audience entry %d (%s) is the author itself", i, a)
+			return invalidf(ErrInvalidAudience, "audience entry %d (%s) is the author itself", i, a)
 		}
 		for _, b := range audience[:i] {
 			if a.Same(b) {
-				return Invalidf(ErrInvalidAudience, "audience lists %s twice", a)
+				return invalidf(ErrInvalidAudience, "audience lists %s twice", a)
 			}
 		}
 	}
@@ -163,9 +159,9 @@ func ResolveAudience(m Message, parent *Message) ([]Author, error) {
 	case parent == nil:
 		return canonicalAudience(m.Audience), nil
 	case !parent.ReadableBy(m.Author):
-		return nil, Invalidf(ErrNotReadable, "parent not readable by the reply's author: row %d", parent.Seq)
+		return nil, invalidf(ErrNotReadable, "parent not readable by the reply's author: row %d", parent.Seq)
 	case parent.IsCorrection():
-		return nil, Invalidf(ErrInvalidMessage, "parent %d is a correction, which no row replies to", parent.Seq)
+		return nil, invalidf(ErrInvalidMessage, "parent %d is a correction, which no row replies to", parent.Seq)
 	case !parent.IsAside():
 		return canonicalAudience(m.Audience), nil
 	}

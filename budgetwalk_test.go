@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/proptest"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing"
 )
@@ -52,7 +53,7 @@ func budgetShortPages(t *testing.T, log transcript.Log, seed uint64) transcript.
 // without it less that author's messages, then cut the same way.
 func TestBudgetedWalkIsTheCut(t *testing.T) {
 	t.Parallel()
-	desks := propertyDesks(1500, 300)
+	desks := proptest.Desks(1500, 300)
 	if testing.Short() {
 		desks = 300
 	}

@@ -36,21 +36,21 @@ func (e *TargetError) Error() string {
 func validateCorrection(m Message, restored bool) error {
 	switch {
 	case m.Revised != 0 && !restored:
-		return Invalidf(ErrInvalidMessage, "revised %d set by the caller (the log sets it)", m.Revised)
+		return invalidf(ErrInvalidMessage, "revised %d set by the caller (the log sets it)", m.Revised)
 	case m.Redacted && m.Content != "":
-		return Invalidf(ErrInvalidMessage, "a redacted row holds content (a redaction erases, and says nothing)")
+		return invalidf(ErrInvalidMessage, "a redacted row holds content (a redaction erases, and says nothing)")
 	case m.Corrects == 0 && m.Redacted && !restored:
-		return Invalidf(ErrInvalidMessage, "redacted set on a row that corrects nothing (a redaction names its target in corrects)")
+		return invalidf(ErrInvalidMessage, "redacted set on a row that corrects nothing (a redaction names its target in corrects)")
 	case m.Corrects == 0 && m.Redacted && m.Revised == 0:
-		return Invalidf(ErrInvalidMessage, "a redacted row without revised (it names the redaction that erased it)")
+		return invalidf(ErrInvalidMessage, "a redacted row without revised (it names the redaction that erased it)")
 	case m.Corrects != 0 && m.Revised != 0:
-		return Invalidf(ErrInvalidMessage, "revised %d on a correction (only a corrected row has one)", m.Revised)
+		return invalidf(ErrInvalidMessage, "revised %d on a correction (only a corrected row has one)", m.Revised)
 	case m.Corrects == 0:
 		return nil
 	case m.Parent != 0:
-		return Invalidf(ErrInvalidMessage, "a correction of row %d replies to row %d (a correction replies to nothing)", m.Corrects, m.Parent)
+		return invalidf(ErrInvalidMessage, "a correction of row %d replies to row %d (a correction replies to nothing)", m.Corrects, m.Parent)
 	case !m.Redacted && isBlank(m.Content):
-		return Invalidf(ErrInvalidMessage, "an edit of row %d without content (to erase a row, redact it)", m.Corrects)
+		return invalidf(ErrInvalidMessage, "an edit of row %d without content (to erase a row, redact it)", m.Corrects)
 	}
 	return nil
 }
@@ -59,7 +59,7 @@ func validateCorrection(m Message, restored bool) error {
 // ValidateNew accepts, and returns the Audience m is stored with, in canonical order, in a
 // new slice; nil for a correction of a row the whole desk reads. Every log that appends
 // calls it for every new correction, before anything is written: memlog, sqlitestore and
-// pgstore, through SettleBatch. target is the row m.Corrects names, as stored, or nil when
+// pgstore, through Batch.Settle. target is the row m.Corrects names, as stored, or nil when
 // the desk holds no such row.
 //
 // The rule, checked in this order:
@@ -91,7 +91,7 @@ func ResolveCorrection(m Message, target *Message) ([]Author, error) {
 // may read it.
 func checkTarget(m Message, target *Message) error {
 	if target == nil || target.Seq != m.Corrects || !target.ReadableBy(m.Author) {
-		return Invalidf(ErrNotReadable, "not a row of the desk the correction's author may read: row %d", m.Corrects)
+		return invalidf(ErrNotReadable, "not a row of the desk the correction's author may read: row %d", m.Corrects)
 	}
 	return nil
 }
@@ -105,16 +105,16 @@ func checkTargetState(m Message, target *Message, restored bool) error {
 		return &InvalidMessageError{Kind: ErrInvalidMessage, Reason: fmt.Sprintf("row %d is a correction (correct the row it corrects, row %d)", target.Seq, target.Corrects),
 			Cause: &TargetError{Seq: target.Seq, Corrects: target.Corrects}}
 	case target.Redacted && !restored:
-		return Invalidf(ErrRedacted, "row %d was redacted", target.Seq)
+		return invalidf(ErrRedacted, "row %d was redacted", target.Seq)
 	case target.blank():
 		return &InvalidMessageError{Kind: ErrInvalidMessage, Reason: fmt.Sprintf("row %d is blank: it holds nothing to correct", target.Seq),
 			Cause: &TargetError{Seq: target.Seq}}
 	}
 	switch {
 	case m.Redacted && !m.Author.Same(target.Author) && m.Author.Kind != KindOperator:
-		return Invalidf(ErrNotAuthor, "only the author of row %d or the operator may redact it", target.Seq)
+		return invalidf(ErrNotAuthor, "only the author of row %d or the operator may redact it", target.Seq)
 	case !m.Redacted && !m.Author.Same(target.Author):
-		return Invalidf(ErrNotAuthor, "only the author of row %d may edit it", target.Seq)
+		return invalidf(ErrNotAuthor, "only the author of row %d may edit it", target.Seq)
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func checkTargetState(m Message, target *Message, restored bool) error {
 func correctionAudience(m Message, target *Message) ([]Author, error) {
 	if !target.IsAside() {
 		if len(m.Audience) > 0 {
-			return nil, Invalidf(ErrInvalidAudience, "a correction of row %d, which the whole desk reads, lists an audience (leave it empty)", target.Seq)
+			return nil, invalidf(ErrInvalidAudience, "a correction of row %d, which the whole desk reads, lists an audience (leave it empty)", target.Seq)
 		}
 		return nil, nil
 	}
@@ -137,14 +137,14 @@ func correctionAudience(m Message, target *Message) ([]Author, error) {
 func inheritedAudience(m Message, from *Message, refused string) ([]Author, error) {
 	want := slices.DeleteFunc(from.Readers(), m.Author.Same)
 	if len(want) == 0 {
-		return nil, Invalidf(ErrInvalidAudience, "the readers of row %d are only the writer", from.Seq)
+		return nil, invalidf(ErrInvalidAudience, "the readers of row %d are only the writer", from.Seq)
 	}
 	if len(m.Audience) == 0 {
 		return want, nil
 	}
 	given := canonicalAudience(m.Audience)
 	if !slices.EqualFunc(given, want, Author.Same) {
-		return nil, Invalidf(ErrInvalidAudience, refused, from.Seq)
+		return nil, invalidf(ErrInvalidAudience, refused, from.Seq)
 	}
 	return given, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/proptest"
 	"github.com/sharedesk/transcript/memlog"
 )
 
@@ -147,7 +148,7 @@ func modelUncorrected(written []transcript.Message) []transcript.Message {
 func TestProjectModelCorrections(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	desks := propertyDesks(400, 100)
+	desks := proptest.Desks(400, 100)
 	if testing.Short() {
 		desks = 100
 	}

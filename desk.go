@@ -7,9 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDeskLen is the most characters (runes, not bytes) a desk name may hold.
-const MaxDeskLen = 100
-
 // ErrInvalidDesk is matched by the errors of ValidateDesk, and by a store's refusal of a
 // write to a desk whose name ValidateDesk refuses (together with ErrInvalidMessage for an
 // append).

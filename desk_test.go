@@ -36,16 +36,6 @@ func TestValidateDeskSaysWhatIsWrong(t *testing.T) {
 	}
 }
 
-func TestInvalidMessageKeepsTheCheck(t *testing.T) {
-	err := transcript.InvalidMessage(transcript.ValidateDesk(""))
-	if !errors.Is(err, transcript.ErrInvalidMessage) || !errors.Is(err, transcript.ErrInvalidDesk) {
-		t.Errorf("InvalidMessage(ValidateDesk(\"\")) = %v, want an error matching ErrInvalidMessage and ErrInvalidDesk", err)
-	}
-	if got, want := err.Error(), "invalid desk name: empty"; got != want {
-		t.Errorf("message %q, want %q", got, want)
-	}
-}
-
 func FuzzValidateDesk(f *testing.F) {
 	for _, name := range desknames.Accepted {
 		f.Add(name)

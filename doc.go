@@ -32,7 +32,7 @@
 // A view is bounded; a search is not: a Log that implements [Searcher] (memlog and both
 // stores of this module do) finds the newest rows holding every word of a text
 // ([SearchQuery]) among the rows the viewer may read, and nowhere else, whatever their
-// age. Words are what [Terms] says they are, in every script, so that every Searcher
+// age. Words are what storage.Terms says they are, in every script, so that every Searcher
 // finds the same rows; an edited row is found by its new words, an erased one by none.
 //
 // The walk trusts nothing it reads. Every page is checked against the port's contract (see

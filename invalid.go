@@ -12,9 +12,9 @@ type InvalidMessageError struct {
 	Cause  error  // the error the fault was found by, matched too, or nil
 }
 
-// Invalidf returns an *InvalidMessageError of kind whose Reason is formatted from format and
+// invalidf returns an *InvalidMessageError of kind whose Reason is formatted from format and
 // args, as fmt.Sprintf does.
-func Invalidf(kind error, format string, args ...any) error {
+func invalidf(kind error, format string, args ...any) error {
 	return &InvalidMessageError{Kind: kind, Reason: fmt.Sprintf(format, args...)}
 }
 
@@ -26,11 +26,4 @@ func (e *InvalidMessageError) Unwrap() []error {
 		return []error{ErrInvalidMessage, e.Kind, e.Cause}
 	}
 	return []error{ErrInvalidMessage, e.Kind}
-}
-
-// InvalidMessage returns err, the refusal of a check such as ValidateDesk, as a log's refusal
-// of a message: an *InvalidMessageError that matches ErrInvalidMessage and whatever err
-// matches, with err's message.
-func InvalidMessage(err error) error {
-	return &InvalidMessageError{Kind: err, Reason: err.Error()}
 }

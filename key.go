@@ -8,23 +8,21 @@ import (
 	"unicode/utf8"
 )
 
-// MaxKeyLen is the longest Key a row may carry, in bytes.
-const MaxKeyLen = 256
+// The refusals of a Key.
+var (
+	// ErrKeyConflict is matched by the refusal of an append whose Key the desk already
+	// holds for a different row; the error is a *KeyConflictError.
+	ErrKeyConflict = errors.New("key already names a different row")
+	// ErrDuplicateKey is matched, with ErrInvalidMessage, by the refusal of a batch that
+	// carries one Key on two messages (see Batch.Check).
+	ErrDuplicateKey = errors.New("one key on two messages of a batch")
+)
 
-// ErrKeyConflict is matched by the refusal of an append whose Key the desk already holds
-// for a different row; the error is a *KeyConflictError.
-var ErrKeyConflict = errors.New("key already names a different row")
-
-// ErrDuplicateKey is matched, with ErrInvalidMessage, by the refusal of a batch that carries
-// one Key on two messages (see CheckBatchKeys).
-var ErrDuplicateKey = errors.New("one key on two messages of a batch")
-
-// CheckBatchKeys reports the first message of msgs, a batch to append, whose Key an earlier
+// checkBatchKeys reports the first message of msgs, a batch to append, whose Key an earlier
 // message carries too: a batch stores one row a key, so a key twice is the caller's mistake,
 // never a replay. It returns that message's index and an error naming both positions and
-// the key, matching ErrInvalidMessage and ErrDuplicateKey; or -1 and nil. Every log that
-// appends batches calls it before writing.
-func CheckBatchKeys(msgs []Message) (int, error) {
+// the key, matching ErrInvalidMessage and ErrDuplicateKey; or -1 and nil.
+func checkBatchKeys(msgs []Message) (int, error) {
 	if len(msgs) < 2 {
 		return -1, nil
 	}
@@ -34,7 +32,7 @@ func CheckBatchKeys(msgs []Message) (int, error) {
 			continue
 		}
 		if j, ok := seen[m.Key]; ok {
-			return i, Invalidf(ErrDuplicateKey, "key %q is message %d's too", m.Key, j)
+			return i, invalidf(ErrDuplicateKey, "key %q is message %d's too", m.Key, j)
 		}
 		if seen == nil {
 			seen = make(map[string]int, len(msgs)-i)
@@ -62,14 +60,14 @@ func (e *KeyConflictError) Is(target error) bool { return target == ErrKeyConfli
 // punctuation, symbols and the ASCII space).
 func validateKey(key string) error {
 	if len(key) > MaxKeyLen {
-		return Invalidf(ErrInvalidMessage, "key of %d bytes, over the limit of %d", len(key), MaxKeyLen)
+		return invalidf(ErrInvalidMessage, "key of %d bytes, over the limit of %d", len(key), MaxKeyLen)
 	}
 	if !utf8.ValidString(key) {
-		return Invalidf(ErrInvalidMessage, "key is not valid UTF-8")
+		return invalidf(ErrInvalidMessage, "key is not valid UTF-8")
 	}
 	for i, r := range key {
 		if !unicode.IsPrint(r) {
-			return Invalidf(ErrInvalidMessage, "key holds the unprintable character %U at byte %d", r, i)
+			return invalidf(ErrInvalidMessage, "key holds the unprintable character %U at byte %d", r, i)
 		}
 	}
 	return nil

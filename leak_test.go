@@ -12,9 +12,11 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/proptest"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // This file holds the leak property of SPEC §10: for every viewer, nothing a projection, a
@@ -106,7 +108,7 @@ func leakCheckDesk(t *testing.T, r *rand.Rand, rows []transcript.Message, viewer
 	for _, viewer := range viewers {
 		for _, m := range searchedRows(r, rows, nil) {
 			for _, c := range conversations[:min(2, len(conversations))] {
-				words := transcript.Terms(m.Content)
+				words := storage.Terms(m.Content)
 				if len(words) == 0 {
 					continue
 				}
@@ -151,7 +153,7 @@ func leakCheckDesk(t *testing.T, r *rand.Rand, rows []transcript.Message, viewer
 // reply rule, threads of every kind, blank rows, gaps, and every kind of viewer.
 func TestLeakProperty(t *testing.T) {
 	t.Parallel()
-	desks := propertyDesks(300, 60)
+	desks := proptest.Desks(300, 60)
 	if testing.Short() {
 		desks = 60
 	}

@@ -146,20 +146,16 @@ var ErrNoParent = errors.New("parent is not an older row of the desk")
 // ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose message says
 // what is wrong once ("audience lists agent:triage twice") and never quotes
 // content.
-func ValidateNew(m Message) error { return ValidateNewWithin(m, MaxContent) }
+func ValidateNew(m Message) error { return validateNew(m, MaxContent, false) }
 
-// ValidateNewWithin is ValidateNew for a log whose content limit, maxContent bytes, is below
-// MaxContent.
-func ValidateNewWithin(m Message, maxContent int) error { return validateNew(m, maxContent, false) }
-
-// ValidateRestoredWithin is ValidateNewWithin for a row an export wrote, which a log restores
-// as it was stored (see SettleRestored): besides what ValidateNew accepts, it may carry
+// ValidateRestored is ValidateNew for a row an export wrote, which a store restores as it
+// was stored (a Batch with Restore): besides what ValidateNew accepts, it may carry
 // Revised, and Redacted with empty Content, as the log set them.
-func ValidateRestoredWithin(m Message, maxContent int) error { return validateNew(m, maxContent, true) }
+func ValidateRestored(m Message) error { return validateNew(m, MaxContent, true) }
 
 func validateNew(m Message, maxContent int, restored bool) error {
 	if m.Seq != 0 {
-		return Invalidf(ErrInvalidMessage, "seq %d set by the caller (the log assigns it)", m.Seq)
+		return invalidf(ErrInvalidMessage, "seq %d set by the caller (the log assigns it)", m.Seq)
 	}
 	if err := m.Author.Validate(); err != nil {
 		return &InvalidMessageError{Kind: ErrInvalidAuthor, Reason: err.Error(), Cause: err}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/proptest"
 	"github.com/sharedesk/transcript/memlog"
 )
 
@@ -679,7 +680,7 @@ func modelDeskString(d *modelDesk) string {
 // and window. A failure names its seed; rerun it with the seed in place of i.
 func TestProjectModelSmallDesks(t *testing.T) {
 	t.Parallel()
-	desks := propertyDesks(2000, 300)
+	desks := proptest.Desks(2000, 300)
 	if testing.Short() {
 		desks = 300
 	}
@@ -745,7 +746,7 @@ func (c *modelReach) check(t *testing.T, least int) {
 // where a thread is sparse and a window may not fill before the scan budget runs out.
 func TestProjectModelBusyDesks(t *testing.T) {
 	t.Parallel()
-	desks := propertyDesks(12, 6)
+	desks := proptest.Desks(12, 6)
 	if testing.Short() {
 		desks = 6
 	}

@@ -5,25 +5,24 @@ import (
 	"slices"
 )
 
-// CheckBatchParent reports whether parent may be the Parent (or the Corrects) of the i-th
+// checkBatchParent reports whether parent may be the Parent (or the Corrects) of the i-th
 // (0-based) message of a batch (i is -1 for a single append): a Sequence made by
 // BatchParent must name an earlier message of the batch. Any other is accepted here:
-// SettleBatch checks it against the desk. The error matches ErrInvalidMessage and
-// ErrNoParent.
-func CheckBatchParent(parent Sequence, i int) error {
+// Settle checks it against the desk. The error matches ErrInvalidMessage and ErrNoParent.
+func checkBatchParent(parent Sequence, i int) error {
 	j, ok := parent.BatchIndex()
 	switch {
 	case !ok:
 		return nil
 	case i < 0:
-		return Invalidf(ErrNoParent, "parent BatchParent(%d) outside a batch (only a batch append resolves one)", j)
+		return invalidf(ErrNoParent, "parent BatchParent(%d) outside a batch (only a batch append resolves one)", j)
 	case j >= i:
-		return Invalidf(ErrNoParent, "parent BatchParent(%d) is batch message %d, not an earlier message of the batch", j, j)
+		return invalidf(ErrNoParent, "parent BatchParent(%d) is batch message %d, not an earlier message of the batch", j, j)
 	}
 	return nil
 }
 
-// Settlement is what SettleBatch decides for one append.
+// Settlement is what Batch.Settle decides for one append.
 type Settlement struct {
 	// Rows holds every message as the append returns it, in order: a new row as stored, a
 	// replayed one as the desk holds it.
@@ -48,65 +47,7 @@ type Revision struct {
 	Revised  Sequence // the newest correction applied to it: its Revised now
 }
 
-// SettleBatch decides msgs, the messages of one append (ValidateNew accepts each), in order,
-// as the rows after base, the desk's newest row before them: for each its parent or target,
-// its audience by the reply rule or the correction rule, when its Key names a stored row
-// whether it is that row again, and what its corrections change. It returns the
-// Settlement, or the index of the first message refused, and why. A log calls it inside the
-// transaction that holds the desk's head; msgs and stored are not modified.
-//
-// A message's parent is, by its Parent: none (0); an earlier message of msgs, as settled (a
-// BatchParent, replaced with that message's Seq; or a Seq above base, a new row of the
-// append); or stored[Parent], the stored row it names, which the log reads first (every
-// Parent and Corrects from 1 to base). A Parent that is not older than the message's row,
-// or not found, is refused with ErrNoParent; so is a BatchParent that CheckBatchParent
-// refuses. A correction's target is found the same way from its Corrects, and a target not
-// found is refused by the correction rule (ResolveCorrection: ErrNotReadable).
-//
-// The reply rule is ResolveAudience, against the parent as settled. A correction is decided
-// by ResolveCorrection against its target as the messages before it left it; but a
-// correction whose Key present holds is matched against that row once its author may read
-// the target, so that a retry after a redaction replays. A message whose Key present holds
-// (the stored rows with the append's keys, by key) is handed with it to MatchKey: the same
-// message is skipped, settled as the stored row, and takes no Seq; a different one fails
-// the append with MatchKey's *KeyConflictError. Every other message is a new row, numbered
-// base+1, base+2, ... in order, its Audience a new slice (nil for a desk row).
-//
-// A new correction is applied at once, so that the messages after it see it: its target's
-// Content becomes the edit's (or is erased), its Revised the correction's Seq, and a
-// redaction erases every earlier correction of the target too. A message checked against
-// a present key is checked as the next new row would be, so a message is refused for what
-// is wrong with it before it is matched. Errors name rows by their Seq only.
-func SettleBatch(msgs []Message, base Sequence, stored map[Sequence]Message, present map[string]*Message) (Settlement, int, error) {
-	return settle(msgs, base, stored, present, false)
-}
-
-// SettleRestored is SettleBatch for rows an export wrote, which a log restores as they were
-// stored (ValidateRestoredWithin accepts each): a row's Revised and Redacted are kept, and a
-// correction is not applied again, since the rows hold its result. A correction is still
-// decided by the correction rule, except that its target may be redacted: an export holds
-// a redaction's target and the corrections it erased. A Revised must be above its row's
-// Seq. The Settlement holds no Revisions.
-func SettleRestored(msgs []Message, base Sequence, stored map[Sequence]Message, present map[string]*Message) (Settlement, int, error) {
-	return settle(msgs, base, stored, present, true)
-}
-
-func settle(msgs []Message, base Sequence, stored map[Sequence]Message, present map[string]*Message, restored bool) (Settlement, int, error) {
-	s := settler{msgs: msgs, base: base, stored: stored, rows: make([]Message, len(msgs)), next: base + 1}
-	for i, m := range msgs {
-		if err := s.decide(i, m, present, restored); err != nil {
-			return Settlement{}, i, err
-		}
-	}
-	if restored {
-		if i, err := s.checkRevised(); err != nil {
-			return Settlement{}, i, err
-		}
-	}
-	return s.settlement(), -1, nil
-}
-
-// settler is one SettleBatch call's state.
+// settler is one Batch.Settle call's state.
 type settler struct {
 	msgs   []Message
 	base   Sequence
@@ -119,6 +60,7 @@ type settler struct {
 	revised map[Sequence]*Message
 	// corrections holds the indexes in rows of the new corrections, by target.
 	corrections map[Sequence][]int
+	restored    bool // the batch's Restore
 }
 
 // find returns the row seq names for the i-th message, as settled so far: an earlier
@@ -128,7 +70,7 @@ func (s *settler) find(seq Sequence, i int, what string) (*Message, error) {
 	j, batch := seq.BatchIndex()
 	switch {
 	case batch:
-		if err := CheckBatchParent(seq, i); err != nil {
+		if err := checkBatchParent(seq, i); err != nil {
 			return nil, err
 		}
 		if r, ok := s.revised[s.rows[j].Seq]; ok { // a replayed row the batch corrected
@@ -138,9 +80,9 @@ func (s *settler) find(seq Sequence, i int, what string) (*Message, error) {
 	case seq == 0:
 		return nil, nil
 	case seq >= s.next && seq > s.base && s.next == s.base+1:
-		return nil, Invalidf(ErrNoParent, "%s %d is not a row of the desk (its newest row is %d)", what, seq, s.base)
+		return nil, invalidf(ErrNoParent, "%s %d is not a row of the desk (its newest row is %d)", what, seq, s.base)
 	case seq >= s.next:
-		return nil, Invalidf(ErrNoParent, "%s %d is not older than the message, which would be row %d (the desk's newest row is %d)", what, seq, s.next, s.base)
+		return nil, invalidf(ErrNoParent, "%s %d is not older than the message, which would be row %d (the desk's newest row is %d)", what, seq, s.next, s.base)
 	case seq > s.base:
 		k := int(seq - s.base - 1)
 		if s.fresh != nil {
@@ -159,7 +101,7 @@ func (s *settler) find(seq Sequence, i int, what string) (*Message, error) {
 }
 
 // decide settles the i-th message, m.
-func (s *settler) decide(i int, m Message, present map[string]*Message, restored bool) error {
+func (s *settler) decide(i int, m Message, present map[string]*Message) error {
 	var held *Message
 	if m.Key != "" {
 		held = present[m.Key]
@@ -170,7 +112,7 @@ func (s *settler) decide(i int, m Message, present map[string]*Message, restored
 	}
 	if m.IsCorrection() {
 		m.Corrects = s.seqOf(m.Corrects, related)
-		err = s.decideCorrection(&m, related, held, restored)
+		err = s.decideCorrection(&m, related, held)
 	} else {
 		if related != nil {
 			m.Parent = related.Seq
@@ -193,15 +135,15 @@ func (s *settler) decide(i int, m Message, present map[string]*Message, restored
 	}
 	m.Seq = s.next
 	s.next++
-	if restored && m.Revised != 0 && m.Revised <= m.Seq {
-		return Invalidf(ErrInvalidMessage, "revised %d is not newer than the row, row %d", m.Revised, m.Seq)
+	if s.restored && m.Revised != 0 && m.Revised <= m.Seq {
+		return invalidf(ErrInvalidMessage, "revised %d is not newer than the row, row %d", m.Revised, m.Seq)
 	}
 	if s.fresh != nil {
 		s.fresh = append(s.fresh, i)
 	}
 	s.rows[i] = m
 	switch {
-	case m.IsCorrection() && restored:
+	case m.IsCorrection() && s.restored:
 		return checkRestored(m, related)
 	case m.IsCorrection():
 		s.apply(i, related)
@@ -215,11 +157,11 @@ func (s *settler) decide(i int, m Message, present map[string]*Message, restored
 func checkRestored(c Message, target *Message) error {
 	switch {
 	case target.Revised < c.Seq:
-		return Invalidf(ErrInvalidMessage, "row %d, which correction %d corrects, has revised %d: an export's correction is restored with the row it corrects, as the export holds it", target.Seq, c.Seq, target.Revised)
+		return invalidf(ErrInvalidMessage, "row %d, which correction %d corrects, has revised %d: an export's correction is restored with the row it corrects, as the export holds it", target.Seq, c.Seq, target.Revised)
 	case c.Redacted != target.Redacted:
-		return Invalidf(ErrInvalidMessage, "correction %d is redacted %v, row %d, which it corrects, redacted %v: every correction of an erased row is erased, and only those", c.Seq, c.Redacted, target.Seq, target.Redacted)
+		return invalidf(ErrInvalidMessage, "correction %d is redacted %v, row %d, which it corrects, redacted %v: every correction of an erased row is erased, and only those", c.Seq, c.Redacted, target.Seq, target.Redacted)
 	case target.Revised == c.Seq && c.Content != target.Content:
-		return Invalidf(ErrInvalidMessage, "row %d does not hold the content of its newest correction, row %d", target.Seq, c.Seq)
+		return invalidf(ErrInvalidMessage, "row %d does not hold the content of its newest correction, row %d", target.Seq, c.Seq)
 	}
 	return nil
 }
@@ -240,7 +182,7 @@ func (s *settler) checkRevised() (int, error) {
 			}
 		}
 		if c, ok := bySeq[r.Revised]; !ok || c.Seq <= s.base || c.Corrects != r.Seq {
-			return i, Invalidf(ErrInvalidMessage, "revised %d of row %d names no correction of it among the rows restored with it", r.Revised, r.Seq)
+			return i, invalidf(ErrInvalidMessage, "revised %d of row %d names no correction of it among the rows restored with it", r.Revised, r.Seq)
 		}
 	}
 	return -1, nil
@@ -251,13 +193,13 @@ func (s *settler) related(i int, m Message) (*Message, error) {
 	if m.IsCorrection() {
 		target, err := s.find(m.Corrects, i, "target")
 		if err != nil {
-			return nil, Invalidf(ErrNotReadable, "not a row of the desk the correction's author may read: row %d", m.Corrects)
+			return nil, invalidf(ErrNotReadable, "not a row of the desk the correction's author may read: row %d", m.Corrects)
 		}
 		return target, nil
 	}
 	p, err := s.find(m.Parent, i, "parent")
 	if err == nil && p == nil && m.Parent != 0 {
-		err = Invalidf(ErrNoParent, "parent %d is not a row of the desk", m.Parent)
+		err = invalidf(ErrNoParent, "parent %d is not a row of the desk", m.Parent)
 	}
 	return p, err
 }
@@ -275,9 +217,9 @@ func (s *settler) seqOf(seq Sequence, related *Message) Sequence {
 // setting m's audience. A correction whose key present holds is matched once its author may
 // read the target (the target may have been redacted since); a restored one may correct a
 // redacted target.
-func (s *settler) decideCorrection(m *Message, target, held *Message, restored bool) error {
+func (s *settler) decideCorrection(m *Message, target, held *Message) error {
 	var err error
-	if held == nil && !restored {
+	if held == nil && !s.restored {
 		m.Audience, err = ResolveCorrection(*m, target)
 		return err
 	}

@@ -23,7 +23,7 @@ func TestSettleBatch(t *testing.T) {
 		{Author: bot, Content: "reply to the aside", Parent: 8},                 // row 9, to the operator
 		{Author: op, Content: "reply to 4", Parent: 4},                          // row 10
 	}
-	settled, i, err := transcript.SettleBatch(msgs, 6, stored, map[string]*transcript.Message{"k": &held})
+	settled, i, err := settleBatch(msgs, 6, stored, map[string]*transcript.Message{"k": &held})
 	rows, added := settled.Rows, settled.Added
 	if err != nil {
 		t.Fatalf("SettleBatch = message %d: %v", i, err)
@@ -67,13 +67,14 @@ func TestSettleBatchRefusals(t *testing.T) {
 		{"BatchParent naming itself", []transcript.Message{root, reply(transcript.BatchParent(1))}, 1, "not an earlier message of the batch"},
 	}
 	for _, tt := range tests {
-		_, i, err := transcript.SettleBatch(tt.msgs, 3, nil, nil)
+		_, i, err := settleBatch(tt.msgs, 3, nil, nil)
 		if i != tt.index || !errors.Is(err, transcript.ErrNoParent) || !errors.Is(err, transcript.ErrInvalidMessage) || !strings.Contains(err.Error(), tt.reason) {
 			t.Errorf("%s: SettleBatch = message %d: %v; want message %d, ErrNoParent, saying %q", tt.name, i, err, tt.index, tt.reason)
 		}
 	}
-	if err := transcript.CheckBatchParent(transcript.BatchParent(0), -1); !errors.Is(err, transcript.ErrNoParent) || !strings.Contains(err.Error(), "outside a batch") {
-		t.Errorf("CheckBatchParent outside a batch = %v", err)
+	single := transcript.Batch{Desk: "eng", Messages: []transcript.Message{reply(transcript.BatchParent(0))}, Single: true}
+	if err := single.Check(); !errors.Is(err, transcript.ErrNoParent) || !strings.Contains(err.Error(), "outside a batch") {
+		t.Errorf("Batch.Check of a BatchParent outside a batch = %v", err)
 	}
 }
 
@@ -102,12 +103,12 @@ func TestSettleRestoredAgrees(t *testing.T) {
 	for _, tt := range tests {
 		err := error(nil)
 		for _, m := range tt.rows {
-			if err = transcript.ValidateRestoredWithin(m, transcript.MaxContent); err != nil {
+			if err = transcript.ValidateRestored(m); err != nil {
 				break
 			}
 		}
 		if err == nil {
-			_, _, err = transcript.SettleRestored(tt.rows, 1, stored, nil)
+			_, _, err = settleRestored(tt.rows, 1, stored, nil)
 		}
 		if !errors.Is(err, transcript.ErrInvalidMessage) {
 			t.Errorf("%s: restored with %v", tt.name, err)
@@ -118,7 +119,7 @@ func TestSettleRestoredAgrees(t *testing.T) {
 		{Author: ana, Redacted: true, Corrects: 2},
 		{Author: ana, Redacted: true, Corrects: 2},
 	}
-	if _, i, err := transcript.SettleRestored(good, 1, stored, nil); err != nil {
+	if _, i, err := settleRestored(good, 1, stored, nil); err != nil {
 		t.Errorf("an export's erased row, its erased edit and its redaction: message %d: %v", i, err)
 	}
 }
@@ -128,7 +129,7 @@ func TestSettleReplayInBatch(t *testing.T) {
 	ana := transcript.Person("ana", "Ana")
 	row := transcript.Message{Seq: 1, Author: ana, Content: "password hunter2", Key: "k1"}
 	stored := map[transcript.Sequence]transcript.Message{1: row}
-	settled, i, err := transcript.SettleBatch([]transcript.Message{
+	settled, i, err := settleBatch([]transcript.Message{
 		{Author: ana, Content: "password hunter2", Key: "k1"},
 		{Author: ana, Redacted: true, Corrects: transcript.BatchParent(0)},
 	}, 1, stored, map[string]*transcript.Message{"k1": &row})
@@ -138,7 +139,7 @@ func TestSettleReplayInBatch(t *testing.T) {
 	if r := settled.Rows[0]; r.Content != "" || !r.Redacted || r.Revised != 2 {
 		t.Errorf("the replayed row is returned as %+v, want it erased", r)
 	}
-	_, _, err = transcript.SettleBatch([]transcript.Message{
+	_, _, err = settleBatch([]transcript.Message{
 		{Author: ana, Content: "new words", Corrects: 1},
 		{Author: ana, Content: "new words", Key: "k1"},
 	}, 1, stored, map[string]*transcript.Message{"k1": &row})
@@ -162,7 +163,7 @@ func TestSettleEditAndRedactionInBatch(t *testing.T) {
 
 	t.Run("stored row", func(t *testing.T) {
 		stored := map[transcript.Sequence]transcript.Message{1: {Seq: 1, Author: ana, Content: "original"}}
-		settled, i, err := transcript.SettleBatch([]transcript.Message{edit(1), redact(1)}, 1, stored, nil)
+		settled, i, err := settleBatch([]transcript.Message{edit(1), redact(1)}, 1, stored, nil)
 		if err != nil {
 			t.Fatalf("SettleBatch = message %d: %v", i, err)
 		}
@@ -183,7 +184,7 @@ func TestSettleEditAndRedactionInBatch(t *testing.T) {
 			edit(transcript.BatchParent(0)),
 			redact(transcript.BatchParent(0)),
 		}
-		settled, i, err := transcript.SettleBatch(msgs, 0, nil, nil)
+		settled, i, err := settleBatch(msgs, 0, nil, nil)
 		if err != nil {
 			t.Fatalf("SettleBatch = message %d: %v", i, err)
 		}
@@ -197,4 +198,23 @@ func TestSettleEditAndRedactionInBatch(t *testing.T) {
 			t.Errorf("the edit, row 2, is %+v: want it erased by the redaction after it, correcting row 1", e)
 		}
 	})
+}
+
+// settleBatch settles msgs as the rows after base through a transcript.Batch, and returns
+// the index of the message refused and why as well (the *AppendError's Index and Err).
+func settleBatch(msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (transcript.Settlement, int, error) {
+	return settle(transcript.Batch{Desk: "eng", Messages: msgs}, base, stored, present)
+}
+
+// settleRestored is settleBatch for rows an export wrote (a Batch with Restore).
+func settleRestored(msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (transcript.Settlement, int, error) {
+	return settle(transcript.Batch{Desk: "eng", Messages: msgs, Restore: true}, base, stored, present)
+}
+
+func settle(b transcript.Batch, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (transcript.Settlement, int, error) {
+	settled, err := b.Settle(base, stored, present)
+	if ae := (*transcript.AppendError)(nil); errors.As(err, &ae) {
+		return settled, ae.Index, ae.Err
+	}
+	return settled, -1, err
 }

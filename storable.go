@@ -7,9 +7,19 @@ import (
 	"unicode/utf8"
 )
 
-// MaxContent is the largest content, in bytes, a log keeps: 1 MiB. A store may be opened
-// with a lower limit (ValidateNewWithin), never a higher one.
-const MaxContent = 1 << 20
+// The limits of what a store keeps.
+const (
+	// MaxContent is the largest content, in bytes, a log keeps: 1 MiB. A store may be
+	// opened with a lower limit (Batch.MaxContent), never a higher one.
+	MaxContent = 1 << 20
+	// MaxAudience is the most participants a writer may list in a new row's Audience. An
+	// audience the reply rule fills in (see ResolveAudience) is never refused for its size.
+	MaxAudience = 16
+	// MaxKeyLen is the longest Key a row may carry, in bytes.
+	MaxKeyLen = 256
+	// MaxDeskLen is the most characters (runes, not bytes) a desk name may hold.
+	MaxDeskLen = 100
+)
 
 // The refusals of what no store keeps. Each is matched, with ErrInvalidMessage, by the
 // errors of ValidateNew and of a log's Append.
@@ -34,10 +44,10 @@ var (
 // ErrText that names what and the offending offset, never a part of s.
 func ValidateText(what, s string) error {
 	if !utf8.ValidString(s) {
-		return Invalidf(ErrText, "%s is not valid UTF-8", what)
+		return invalidf(ErrText, "%s is not valid UTF-8", what)
 	}
 	if i := strings.IndexByte(s, 0); i >= 0 {
-		return Invalidf(ErrText, "%s holds a NUL byte at offset %d%s", what, i, nulRefused)
+		return invalidf(ErrText, "%s holds a NUL byte at offset %d%s", what, i, nulRefused)
 	}
 	return nil
 }
@@ -49,7 +59,7 @@ const nulRefused = ", which the stores refuse (PostgreSQL text cannot store one)
 // The error is an *InvalidMessageError of kind ErrAt.
 func ValidateTime(what string, at time.Time) error {
 	if at.Before(minAt) || !at.Before(maxAt) {
-		return Invalidf(ErrAt, "%s %v is outside the years 1 to 9999", what, at)
+		return invalidf(ErrAt, "%s %v is outside the years 1 to 9999", what, at)
 	}
 	return nil
 }
@@ -58,7 +68,7 @@ func ValidateTime(what string, at time.Time) error {
 // texts one ValidateText accepts, and its At zero or within the years 1 to 9999.
 func validateStorable(m Message, maxContent int) error {
 	if n := len(m.Content); n > maxContent {
-		return Invalidf(ErrTooLarge, "content of %d bytes, over the limit of %d", n, maxContent)
+		return invalidf(ErrTooLarge, "content of %d bytes, over the limit of %d", n, maxContent)
 	}
 	if err := ValidateText("content", m.Content); err != nil {
 		return err
@@ -76,10 +86,10 @@ func validateAudienceText(audience []Author) error {
 	for i, a := range audience {
 		for _, f := range [...]struct{ name, text string }{{"id", a.ID}, {"label", a.Label}} {
 			if !utf8.ValidString(f.text) {
-				return Invalidf(ErrText, "audience entry %d's %s is not valid UTF-8", i, f.name)
+				return invalidf(ErrText, "audience entry %d's %s is not valid UTF-8", i, f.name)
 			}
 			if j := strings.IndexByte(f.text, 0); j >= 0 {
-				return Invalidf(ErrText, "audience entry %d holds a NUL byte in its %s at offset %d%s", i, f.name, j, nulRefused)
+				return invalidf(ErrText, "audience entry %d holds a NUL byte in its %s at offset %d%s", i, f.name, j, nulRefused)
 			}
 		}
 	}

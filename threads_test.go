@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/proptest"
 	"github.com/sharedesk/transcript/memlog"
 )
 
@@ -59,7 +60,7 @@ func modelThreads(rows []transcript.Message, q transcript.ThreadQuery) ([]transc
 
 func TestListThreadsModel(t *testing.T) {
 	t.Parallel()
-	desks := propertyDesks(600, 100)
+	desks := proptest.Desks(600, 100)
 	if testing.Short() {
 		desks = 100
 	}

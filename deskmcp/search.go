@@ -7,6 +7,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // searchDesk is the search_desk tool: the participant's search of the desk through its
@@ -25,7 +26,7 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 	q := transcript.SearchQuery{Text: in.Query, Viewer: t.me, Thread: in.Thread, Before: in.Before, Limit: in.Limit}
 	// The query first, so that a bad one is refused in any thread; then the thread, before
 	// the store reads any of it.
-	if _, err := transcript.PlanSearch(q); err != nil {
+	if _, err := storage.PlanSearch(q); err != nil {
 		return "", SearchDeskResult{}, badQuery(err)
 	}
 	if err := t.checkThread(ctx, "search_desk", in.Thread); err != nil {
@@ -70,7 +71,7 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 	return text, res, nil
 }
 
-// badQuery is the refusal of a query transcript.PlanSearch refused with err: the rule it
+// badQuery is the refusal of a query storage.PlanSearch refused with err: the rule it
 // broke, quoting none of it, and what a query holds.
 func badQuery(err error) error {
 	reason := "the query is refused"

@@ -13,6 +13,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/deskmcp"
 	"github.com/sharedesk/transcript/internal/storetest"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // searchModelTokens is the max_tokens of half of TestSearchDeskModel's searches: a few
@@ -203,7 +204,7 @@ func checkNoWordOf(t *testing.T, what string, forbidden map[string]bool, out str
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range transcript.Terms(out + " " + string(body)) {
+	for _, w := range storage.Terms(out + " " + string(body)) {
 		if forbidden[w] {
 			t.Fatalf("%s: the answer holds %q, a word of a row the participant may not read, or erased:\n%s", what, w, out)
 		}

@@ -18,10 +18,10 @@ import (
 //   - transcript.NewRowAppender stores post_message's messages and edit_message's and
 //     redact_message's corrections, and says which are new rows (Options.Appended is told
 //     of those only).
-//   - Log is one desk's log.
+//   - transcript.DeskLogs reads one desk's log.
 type Store interface {
 	transcript.NewRowAppender
-	Log(desk string) transcript.Log
+	transcript.DeskLogs
 }
 
 // DefaultMaxAnswerBytes is Options.MaxAnswerBytes's default.

@@ -7,32 +7,15 @@ import (
 	"io"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/pgstore"
-	"github.com/sharedesk/transcript/sqlitestore"
 )
 
-// Store is what an import needs of a store: sqlitestore.Store and pgstore.Store are both one.
+// Store is what an import needs of a store: a transcript.Store, such as sqlitestore.Store
+// and pgstore.Store. An import looks its keys up (LookupKeys), appends its rows in batches
+// (AppendBatch), and restores them instead when they carry what only the log sets (see
+// restoredRow).
 type Store interface {
-	transcript.Appender
-	// AppendBatch appends msgs to desk in order, each as Append would, all or nothing
-	// (transcript.BatchParent names a parent earlier in the batch).
-	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
-	// RestoreBatch appends rows to desk as AppendBatch does, all or nothing, but as an
-	// export wrote them (transcript.ValidateRestoredWithin, transcript.SettleRestored):
-	// their Revised and Redacted are kept, and their corrections are not applied again.
-	// An import whose rows carry what only the log sets (see restoredRow) restores them.
-	RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error
-	// LookupKeys returns the rows of desk holding keys, by key; a key the desk does not
-	// hold is absent.
-	LookupKeys(ctx context.Context, desk string, keys []string) (map[string]transcript.Message, error)
-	// Log is desk's rows, newest first.
-	Log(desk string) transcript.Log
+	transcript.Store
 }
-
-var (
-	_ StoreCloser = (*sqlitestore.Store)(nil)
-	_ StoreCloser = (*pgstore.Store)(nil)
-)
 
 // StoreCloser is a Store that ImportInto opens, and closes once it is done.
 type StoreCloser interface {

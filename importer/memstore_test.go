@@ -2,14 +2,17 @@ package importer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
 )
 
 // memStore is a Store keeping desks in memory, for the importer's tests: a
-// batch is settled by transcript.SettleBatch (SettleRestored) and written, its corrections
+// batch is settled by transcript.Batch and written, its corrections
 // applied, all or nothing, as the stores do.
 type memStore struct {
 	desks map[string][]transcript.Message
@@ -39,15 +42,6 @@ func (s *memStore) RestoreBatch(ctx context.Context, desk string, rows []transcr
 
 // write appends msgs to desk, or restores them, and returns the rows settled.
 func (s *memStore) write(desk string, msgs []transcript.Message, restored bool) ([]transcript.Message, error) {
-	for i, m := range msgs {
-		validate := transcript.ValidateNewWithin
-		if restored {
-			validate = transcript.ValidateRestoredWithin
-		}
-		if err := validate(m, transcript.MaxContent); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
-		}
-	}
 	rows := s.desks[desk]
 	stored := make(map[transcript.Sequence]transcript.Message, len(rows))
 	present := map[string]*transcript.Message{}
@@ -57,13 +51,10 @@ func (s *memStore) write(desk string, msgs []transcript.Message, restored bool) 
 			present[rows[i].Key] = &rows[i]
 		}
 	}
-	settle := transcript.SettleBatch
-	if restored {
-		settle = transcript.SettleRestored
-	}
-	settled, i, err := settle(msgs, transcript.Sequence(len(rows)), stored, present)
-	if err != nil {
-		return nil, fmt.Errorf("message %d: %w", i, err)
+	b := transcript.Batch{Desk: desk, Messages: msgs, Restore: restored}
+	settled, err := b.Settle(transcript.Sequence(len(rows)), stored, present)
+	if ae := (*transcript.AppendError)(nil); errors.As(err, &ae) {
+		return nil, fmt.Errorf("message %d: %w", ae.Index, ae.Err)
 	}
 	out := append([]transcript.Message(nil), rows...)
 	for _, r := range settled.Revisions {
@@ -91,6 +82,10 @@ func (s *memStore) LookupKeys(ctx context.Context, desk string, keys []string) (
 		}
 	}
 	return found, nil
+}
+
+func (s *memStore) Desks(context.Context) ([]string, error) {
+	return slices.Sorted(maps.Keys(s.desks)), nil
 }
 
 func (s *memStore) Log(desk string) transcript.Log {

@@ -8,8 +8,6 @@ import (
 	"strconv"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/pgstore"
-	"github.com/sharedesk/transcript/sqlitestore"
 )
 
 // maxLine is the longest line import reads: a 1 MiB message with every character escaped.
@@ -135,18 +133,12 @@ func (c *chunked[T]) slice() []T {
 }
 
 // batchRefusal returns the position in the batch of the message a store refused, and what
-// is wrong with it (the store's AppendError's reason, which names neither store nor desk);
-// a nil refusal for an error that is no such refusal. It knows the stores' AppendError
-// types, as the transcript package has no error naming a batch's message; another store's
-// refusal is reported as the store words it.
+// is wrong with it (the *transcript.AppendError's Err, which names neither store nor desk);
+// a nil refusal for an error that is no such refusal.
 func batchRefusal(err error) (index int, refusal error) {
-	var se *sqlitestore.AppendError
-	if errors.As(err, &se) && se.Index >= 0 {
-		return se.Index, se.Err
-	}
-	var pe *pgstore.AppendError
-	if errors.As(err, &pe) && pe.Index >= 0 {
-		return pe.Index, pe.Err
+	var ae *transcript.AppendError
+	if errors.As(err, &ae) && ae.Index >= 0 {
+		return ae.Index, ae.Err
 	}
 	return 0, nil
 }

@@ -11,7 +11,7 @@ const (
 )
 
 // storeProblem says what keeps m from being stored, in the reader's wording, or returns ""
-// when transcript.ValidateNew accepts m (transcript.ValidateRestoredWithin, for a row only
+// when transcript.ValidateNew accepts m (transcript.ValidateRestored, for a row only
 // an export writes: see restoredRow): what no store keeps (content over
 // transcript.MaxContent bytes, invalid UTF-8 or a NUL byte in a text, an At outside the
 // years 1 to 9999), said as ValidateNew says it, naming the field but never quoting it.
@@ -20,7 +20,7 @@ const (
 func storeProblem(m transcript.Message, w wording) string {
 	validate := transcript.ValidateNew
 	if restoredRow(m) {
-		validate = func(m transcript.Message) error { return transcript.ValidateRestoredWithin(m, transcript.MaxContent) }
+		validate = transcript.ValidateRestored
 	}
 	err := validate(m)
 	switch {

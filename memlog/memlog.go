@@ -14,7 +14,11 @@ import (
 	"sync"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
+
+// deskName is the desk a Log settles its appends as: a Log is one desk, and names none.
+const deskName = "log"
 
 // Log is one desk's transcript held in memory. The zero Log is an empty log ready to use.
 // It is safe for concurrent use by multiple goroutines.
@@ -74,7 +78,7 @@ func From(rows []transcript.Message) (*Log, error) {
 // becomes the edit's, or is erased with that of every earlier correction of it, and its
 // Revised becomes m's Seq. A Key the log holds already stores nothing: Append returns the
 // stored row when transcript.MatchKey finds m the same message, and its
-// *transcript.KeyConflictError otherwise. transcript.SettleBatch decides all of it. On
+// *transcript.KeyConflictError otherwise. transcript.Batch.Settle decides all of it. On
 // error nothing is stored. Append honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	stored, _, err := l.AppendNew(ctx, m)
@@ -87,17 +91,9 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 	if err := ctx.Err(); err != nil {
 		return transcript.Message{}, false, err
 	}
-	if err := transcript.ValidateNew(m); err != nil {
-		return transcript.Message{}, false, err
-	}
-	if err := transcript.CheckBatchParent(m.Parent, -1); err != nil {
-		return transcript.Message{}, false, err
-	}
-	if err := transcript.CheckBatchParent(m.Corrects, -1); err != nil {
-		return transcript.Message{}, false, err
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	b := transcript.Batch{Desk: deskName, Messages: []transcript.Message{m}, Single: true}
 	var stored map[transcript.Sequence]transcript.Message
 	for _, seq := range [...]transcript.Sequence{m.Parent, m.Corrects} {
 		if i, found := l.find(seq); seq != 0 && found {
@@ -108,9 +104,9 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 	if i, ok := l.keys[m.Key]; ok && m.Key != "" {
 		present = map[string]*transcript.Message{m.Key: &l.rows[i]}
 	}
-	settled, _, err := transcript.SettleBatch([]transcript.Message{m}, l.head(), stored, present)
-	if err != nil {
-		return transcript.Message{}, false, err
+	settled, err := b.Settle(l.head(), stored, present)
+	if err != nil { // a *transcript.AppendError, whose desk and index say nothing here
+		return transcript.Message{}, false, errors.Unwrap(err)
 	}
 	if len(settled.Added) == 0 {
 		return copyRows(settled.Rows)[0], false, nil
@@ -242,13 +238,13 @@ func (l *Log) find(seq transcript.Sequence) (int, bool) {
 var _ transcript.Searcher = (*Log)(nil)
 
 // Search implements transcript.Searcher by brute force: it reads every row below the
-// query's bound, newest first, and keeps those transcript.SearchPlan.Matches accepts. It is
+// query's bound, newest first, and keeps those storage.SearchPlan.Matches accepts. It is
 // the model the stores' indexed searches equal.
 func (l *Log) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.SearchResult{}, err
 	}
-	p, err := transcript.PlanSearch(q)
+	p, err := storage.PlanSearch(q)
 	if err != nil {
 		return transcript.SearchResult{}, err
 	}

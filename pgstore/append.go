@@ -3,9 +3,7 @@ package pgstore
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,7 +12,10 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-var _ transcript.NewRowAppender = (*Store)(nil)
+var (
+	_ transcript.Store          = (*Store)(nil)
+	_ transcript.NewRowAppender = (*Store)(nil)
+)
 
 // beginSQL opens an append's transaction READ COMMITTED whatever the server's or the DSN's
 // default: the desk row's lock orders appends, and each statement after it must see the rows
@@ -43,12 +44,10 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // a stored row that is the same message (a replay), which it returns. Of appends of one key
 // to one desk, from any number of processes, exactly one reports a new row.
 func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
-	rows, added, err := s.append(ctx, desk, []transcript.Message{m}, false, false)
+	rows, added, err := s.append(ctx, &transcript.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true})
 	if err != nil {
-		s.failed(desk, []transcript.Message{m})
 		return transcript.Message{}, false, err
 	}
-	s.appended(desk, rows)
 	return rows[0], added == 1, nil
 }
 
@@ -56,44 +55,123 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 // them or, on any error, none. Each message follows Append's rules, except that its Parent
 // (or its Corrects) may also be transcript.BatchParent(j) for an earlier message j of msgs;
 // a reply to an aside of the batch gets the aside's readers, and the corrections apply in
-// order (transcript.SettleBatch is the rule). A
-// message whose Key desk holds is skipped when it is the same message as the stored row
-// (a BatchParent naming it resolves to the stored row), and fails the whole batch
-// otherwise; the stored messages take consecutive Seqs, so a re-import writes nothing. A
-// refusal is an *AppendError naming the message's index; one Key on two messages is
-// ErrDuplicateKey. An empty batch stores nothing; msgs are not modified.
+// order (transcript.Batch.Settle is the rule). A message whose Key desk holds is skipped
+// when it is the same message as the stored row (a BatchParent naming it resolves to the
+// stored row), and fails the whole batch otherwise; the stored messages take consecutive
+// Seqs, so a re-import writes nothing. A refusal is an *AppendError naming the message's
+// index; one Key on two messages is ErrDuplicateKey. An empty batch stores nothing; msgs
+// are not modified.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
-	return s.appendAll(ctx, desk, msgs, false)
+	_, _, err := s.append(ctx, &transcript.Batch{Desk: desk, Messages: msgs})
+	return err
 }
 
 // RestoreBatch is AppendBatch for rows an export wrote, which it stores as they were stored
-// (transcript.SettleRestored is the rule): a row's Revised and Redacted are kept, a
-// redacted row holds no content, and a correction is decided by the correction rule but not
-// applied again, since the rows hold its result; it may correct a redacted row. Each row
-// follows transcript.ValidateRestoredWithin with the store's content limit. All or nothing,
-// with AppendBatch's errors.
+// (transcript.Batch's Restore): a row's Revised and Redacted are kept, a redacted row holds
+// no content, and a correction is decided by the correction rule but not applied again,
+// since the rows hold its result; it may correct a redacted row. The store's content limit
+// holds. All or nothing, with AppendBatch's errors.
 func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
-	return s.appendAll(ctx, desk, rows, true)
+	_, _, err := s.append(ctx, &transcript.Batch{Desk: desk, Messages: rows, Restore: true})
+	return err
 }
 
-// appendAll is AppendBatch, or RestoreBatch when restore.
-func (s *Store) appendAll(ctx context.Context, desk string, msgs []transcript.Message, restore bool) error {
-	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
-		return err
-	}
-	if len(msgs) == 0 {
-		if err := checkDesk(desk); err != nil {
-			return &AppendError{Desk: desk, Index: -1, Err: err}
+// keyAttempts is how many times an append is tried when its insert finds a key that its
+// lookup did not (keyTaken): a writer outside this package inserted it meanwhile.
+const keyAttempts = 3
+
+// append stores b's messages and returns every message as stored (the new rows, and the
+// stored rows that messages with a present key are) and how many new rows it stored; then
+// it tells the Logs and the standbys' fences (appended), or, when it failed, the Logs
+// (failed). b.Check comes first, on the messages with their At stamped (prepare); an
+// empty batch stores nothing. Then one of three ways stores them, each in one
+// transaction that holds the desk's lock from the head's move to the COMMIT, and each
+// queueing notifySQL right after its COMMIT, in the same round trip:
+//
+//   - ahead: no message names a stored row (every Parent is 0 or a BatchParent), none is a
+//     correction, the batch is not a restore, and no message has a Key: the rows are
+//     settled before anything is sent, as if the desk were empty, and the append is one
+//     round trip (insertAhead).
+//   - keyed: the same, for one message with a Key: its insert is made conditional on the
+//     key's absence, and the row holding the key is read only when it is present
+//     (appendKeyed).
+//   - locked: every other append, and one the first two ways would refuse, so that its error
+//     names rows by the Seqs they would have had: a first round trip moves the head and
+//     reads, under the desk's lock, what b.Reads names (lockAndRead), and a second inserts
+//     the new rows and commits, or rolls back when every message is a stored row already
+//     (finish).
+//
+// A keyed batch takes the locked way: a conditional insert of many rows would skip the
+// present ones and leave their Seqs as gaps.
+func (s *Store) append(ctx context.Context, b *transcript.Batch) ([]transcript.Message, int, error) {
+	if len(b.Messages) == 0 {
+		if err := s.writable(fmt.Sprintf("append to desk %q", b.Desk)); err != nil {
+			return nil, 0, err
 		}
-		return nil
+		return nil, 0, b.Check()
 	}
-	rows, _, err := s.append(ctx, desk, msgs, true, restore)
+	rows, added, err := s.store(ctx, b)
 	if err != nil {
-		s.failed(desk, msgs)
-		return err
+		s.failed(b.Desk, b.Messages)
+		return nil, 0, err
 	}
-	s.appended(desk, rows)
-	return nil
+	s.appended(b.Desk, rows)
+	return rows, added, nil
+}
+
+// store checks b and stores it, the way its messages allow.
+func (s *Store) store(ctx context.Context, b *transcript.Batch) ([]transcript.Message, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if err := s.writable(fmt.Sprintf("append to desk %q", b.Desk)); err != nil {
+		return nil, 0, err
+	}
+	b.Messages, b.MaxContent = prepare(b.Messages, time.Now()), s.maxContent
+	if err := b.Check(); err != nil {
+		return nil, 0, err
+	}
+	ahead, keyed := settleAhead(b)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("pgstore: append to desk %q: %w", b.Desk, err)
+	}
+	defer conn.Release() // a connection left inside a transaction is closed, not reused
+	switch {
+	case ahead != nil && !keyed:
+		if _, err := s.insertAhead(ctx, conn, b.Desk, ahead, false); err != nil {
+			return nil, 0, err
+		}
+		return ahead, len(ahead), nil
+	case ahead != nil:
+		return s.appendKeyed(ctx, conn, b, ahead[0])
+	}
+	locked := *b // the locked way's state lives on the heap; the ways above need none
+	for attempt := 1; ; attempt++ {
+		w := lockedAppend{s: s, conn: conn, b: &locked}
+		rows, added, err := w.run(ctx)
+		if err != nil && keyTaken(err) && attempt < keyAttempts {
+			continue // rolled back: the next lookup finds the key
+		}
+		return rows, added, err
+	}
+}
+
+// settleAhead returns b's rows settled as if the desk were empty, when they may be stored
+// so (the ahead and keyed ways of append): no message names a stored row, none is a
+// correction, b is no restore, and at most one message, b's only one, has a Key; keyed
+// says whether it has. Otherwise, or when Settle refuses them as they are (the locked way
+// then names the rows by the Seqs they would have), it returns nil.
+func settleAhead(b *transcript.Batch) (rows []transcript.Message, keyed bool) {
+	seqs, _, keys := b.Reads()
+	if len(seqs) > 0 || (len(keys) > 0 && len(b.Messages) > 1) || b.Restore || holdsCorrection(b.Messages) {
+		return nil, false
+	}
+	settled, err := b.Settle(0, nil, nil)
+	if err != nil {
+		return nil, false
+	}
+	return settled.Rows, len(keys) > 0
 }
 
 // failed notes that an append of msgs to desk failed: when they hold a correction, the
@@ -123,159 +201,60 @@ func (s *Store) appended(desk string, rows []transcript.Message) {
 	s.replicas.fences.raise(desk, int64(top))
 }
 
-// keyAttempts is how many times an append is tried when its insert finds a key that its
-// lookup did not (keyTaken): a writer outside this package inserted it meanwhile.
-const keyAttempts = 3
-
-// append validates msgs, then in one transaction moves desk's head past them, settles them
-// (their parents, their audiences by the reply rule, their keys, their targets by the
-// correction rule) and inserts the new rows, applying the corrections to the rows they
-// correct, in one round trip or two. When restore, msgs are an export's rows, validated
-// and settled as RestoreBatch says. It returns every message as stored: the new rows, and the stored rows
-// that messages with a present key are; and how many new rows it stored.
-//
-// Every way that commits queues notifySQL right after its COMMIT, in the same round trip:
-// the desk's notification for Store.Watch, sent only once the append has committed.
-//
-// Settling needs the stored rows some messages name. When none names one — no Parent is a
-// stored row's Seq (each is 0 or a BatchParent) and no message has a Key — the rows are
-// settled before anything is sent, as if the desk were empty, and the whole append is one
-// round trip: BEGIN, lockHeadSQL, insertSQL, COMMIT and notifySQL (appendAhead). One
-// message with a Key and no Parent goes the same way, its insert made conditional on its
-// key's absence, and is looked up only if the key is present (appendKeyed). Otherwise the
-// first round trip moves the head and reads, under the desk's lock, the stored parents
-// (parentsSQL) and the rows holding the keys (keyRowsSQL), and the second inserts the new
-// rows (and their terms, for search) and commits, or, when every message is a stored row
-// already, rolls back (appendLocked). A batch that the first way refuses takes the third too, so
-// that its error names the batch's rows by the Seqs they would have had; so does every
-// append that holds a correction, whose target the correction rule must read, and every
-// restore.
-//
-// A keyed batch takes the third way because a conditional insert of many rows would skip
-// the present ones and leave their Seqs as gaps; made conditional on all its keys' absence
-// instead, it would run the third way's statements for a batch of new keys, less one, and
-// send every row's content to find the rows of a re-import present.
-func (s *Store) append(ctx context.Context, desk string, msgs []transcript.Message, batch, restore bool) (_ []transcript.Message, added int, _ error) {
-	if err := ctx.Err(); err != nil {
-		return nil, 0, err
-	}
-	if err := s.writable(fmt.Sprintf("append to desk %q", desk)); err != nil {
-		return nil, 0, err
-	}
-	index := func(i int) int {
-		if batch {
-			return i
-		}
-		return -1
-	}
-	if err := checkDesk(desk); err != nil {
-		return nil, 0, &AppendError{Desk: desk, Index: -1, Err: err}
-	}
-	now := time.Now()
+// prepare returns msgs ready to store: At stamped with now when zero, in UTC and rounded
+// down to the microsecond, as PostgreSQL keeps it, in a new slice.
+func prepare(msgs []transcript.Message, now time.Time) []transcript.Message {
 	prepared := make([]transcript.Message, len(msgs))
 	for i, m := range msgs {
-		r, err := s.prepare(m, index(i), now, restore)
-		if err != nil {
-			return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
+		if m.At.IsZero() {
+			m.At = now
 		}
-		prepared[i] = r
+		m.At = m.At.Truncate(time.Microsecond).UTC()
+		prepared[i] = m
 	}
-	if i, err := transcript.CheckBatchKeys(prepared); err != nil {
-		return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
-	}
-
-	lookup, keys, whole := storedParents(prepared), appendKeys(prepared), restore || holdsCorrection(prepared)
-	var ahead []transcript.Message
-	if len(lookup) == 0 && (len(keys) == 0 || len(prepared) == 1) && !whole {
-		if settled, _, err := transcript.SettleBatch(prepared, 0, nil, nil); err == nil {
-			ahead = settled.Rows
-		}
-	}
-
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
-	}
-	defer conn.Release() // a connection left inside a transaction is closed, not reused
-	switch {
-	case ahead != nil && len(keys) == 0:
-		rows, err := s.appendAhead(ctx, conn, desk, ahead)
-		return rows, len(rows), err
-	case ahead != nil:
-		row, inserted, err := s.appendKeyed(ctx, conn, desk, ahead[0])
-		var conflict *transcript.KeyConflictError
-		switch {
-		case errors.As(err, &conflict):
-			return nil, 0, &AppendError{Desk: desk, Index: index(0), Err: err}
-		case err != nil:
-			return nil, 0, err
-		case inserted:
-			added = 1
-		}
-		return []transcript.Message{row}, added, nil
-	}
-	for attempt := 1; ; attempt++ {
-		rows, added, i, err := s.appendLocked(ctx, conn, desk, prepared, lookup, keys, whole, restore)
-		if i >= 0 {
-			return nil, 0, &AppendError{Desk: desk, Index: index(i), Err: err}
-		}
-		if err != nil && keyTaken(err) && attempt < keyAttempts {
-			continue // rolled back: the next lookup finds the key
-		}
-		return rows, added, err
-	}
+	return prepared
 }
 
-// appendAhead stores rows, settled as if the desk were empty (Seqs from 1, every Parent 0
-// or a row of rows), none with a key, in one round trip (insertAhead). It returns rows,
-// renumbered above the desk's old head.
-func (s *Store) appendAhead(ctx context.Context, conn *pgxpool.Conn, desk string, rows []transcript.Message) ([]transcript.Message, error) {
-	if _, err := s.insertAhead(ctx, conn, desk, rows, false); err != nil {
-		return nil, err
-	}
-	return rows, nil
-}
-
-// appendKeyed stores m, one message with a Key and no parent, settled as if the desk were
-// empty (Seq 1), unless desk holds its key: in one round trip (insertAhead, keyed). When
-// the key is present, nothing was inserted, and a second round trip reads the row holding
-// it: m is then that row again, which appendKeyed returns, or a
-// *transcript.KeyConflictError (transcript.MatchKey). Unlike appendLocked, it looks the key
-// up only when the insert finds it: a new key costs what an append without one does, but
-// for the key's index. inserted says whether the row is new.
+// appendKeyed stores m, b's one message, with a Key and no parent, settled as if the desk
+// were empty (Seq 1), unless desk holds its key: in one round trip (insertAhead, keyed).
+// When the key is present, nothing was inserted, and a second round trip reads the row
+// holding it, against which b is settled again: m is then that row again, or a
+// *transcript.KeyConflictError. Unlike the locked way, it looks the key up only when the
+// insert finds it: a new key costs what an append without one does, but for the key's
+// index. It returns the row as stored and how many rows it inserted.
 //
 // The insert comes after lockHeadSQL, so it finds the rows of the appends to desk before
 // it, which have committed; a row a writer that bypasses the lock has not committed yet
 // makes it wait, and then conflict, once that row is committed, or not, if it never is.
 // Either way the row found has committed by the time it is looked up.
-func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, desk string, m transcript.Message) (_ transcript.Message, inserted bool, _ error) {
+func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, b *transcript.Batch, m transcript.Message) ([]transcript.Message, int, error) {
 	rows := []transcript.Message{m}
-	inserted, err := s.insertAhead(ctx, conn, desk, rows, true)
+	inserted, err := s.insertAhead(ctx, conn, b.Desk, rows, true)
 	switch {
 	case err != nil:
-		return transcript.Message{}, false, err
+		return nil, 0, err
 	case inserted:
-		return rows[0], true, nil
+		return rows, 1, nil
 	}
 	var present map[string]*transcript.Message
-	var b pgx.Batch
-	b.Queue(keyRowSQL, desk, m.Key)
-	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
+	var q pgx.Batch
+	q.Queue(keyRowSQL, b.Desk, m.Key)
+	err = roundTrip(ctx, conn, &q, func(br pgx.BatchResults) error {
 		var err error
 		present, err = s.readKeys(br, 1)
 		return err
 	})
 	if err != nil {
-		return transcript.Message{}, false, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+		return nil, 0, fmt.Errorf("pgstore: append to desk %q: %w", b.Desk, err)
 	}
-	stored := present[m.Key]
-	if stored == nil {
-		return transcript.Message{}, false, fmt.Errorf("pgstore: append to desk %q: key %q: the insert found it, the lookup did not", desk, m.Key)
+	if present[m.Key] == nil {
+		return nil, 0, fmt.Errorf("pgstore: append to desk %q: key %q: the insert found it, the lookup did not", b.Desk, m.Key)
 	}
-	if err := transcript.MatchKey(*stored, m); err != nil {
-		return transcript.Message{}, false, err
+	settled, err := b.Settle(present[m.Key].Seq, nil, present) // m names no stored row: the head is at least the key's
+	if err != nil {
+		return nil, 0, err
 	}
-	return *stored, false, nil
+	return settled.Rows, 0, nil
 }
 
 // insertAhead stores rows, settled as if the desk were empty, in one round trip: BEGIN, the
@@ -305,19 +284,7 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	)
 	b.Queue(beginSQL)
 	b.Queue(lockHeadSQL, desk, int64(len(rows)))
-	terms := 0 // the results of the terms' inserts (when keyed, insertKeySQL inserts the terms)
-	if keyed {
-		kargs := keyedTermsArgs(s.searchKey, desk, &rows[0], s.hooks.noTerms)
-		b.Queue(insertKeySQL, append(args, kargs...)...)
-		if r := kargs[2].(int64); r != 0 {
-			var sets readerSets
-			sets.add(desk, &rows[0], r)
-			terms = sets.queue(&b, desk)
-		}
-	} else {
-		b.Queue(insertSQL, args...)
-		terms = queueTerms(&b, s.searchKey, desk, rows, args, s.hooks.noTerms)
-	}
+	terms := s.queueInsertAhead(&b, desk, rows, args, keyed)
 	if !hold {
 		s.queueCommit(&b, desk)
 	}
@@ -329,16 +296,9 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 		if err := br.QueryRow().Scan(&base); err != nil {
 			return err
 		}
-		if keyed {
-			tag, err := br.Exec()
-			if err != nil {
-				return err
-			}
-			inserted = tag.RowsAffected() == 0 // the head moved back: the key was present
-		} else if err := execInsert(br, len(rows)); err != nil {
+		var err error
+		if inserted, err = readInsertAhead(br, keyed, len(rows)); err != nil {
 			return err
-		} else {
-			inserted = true
 		}
 		for range terms {
 			if _, err := br.Exec(); err != nil {
@@ -356,13 +316,7 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	}
 	err = nil // the rows are stored, or wait for the hook's commit: an error left was the notification's
 	if inserted {
-		for i := range rows {
-			r := &rows[i]
-			r.Seq += transcript.Sequence(base)
-			if r.Parent != 0 {
-				r.Parent += transcript.Sequence(base)
-			}
-		}
+		renumber(rows, transcript.Sequence(base))
 	}
 	switch {
 	case hold && inserted:
@@ -375,47 +329,118 @@ func (s *Store) insertAhead(ctx context.Context, conn *pgxpool.Conn, desk string
 	return inserted, err
 }
 
-// appendLocked stores msgs, prepared but not settled: BEGIN, the head moved past all of
-// them, and the stored parents and targets lookup names and the stored rows holding keys
-// read (by parentSQL and keyRowSQL when there is one, by parentsSQL and keyRowsSQL under
-// genericPlansSQL when there are more; when whole, the rows lookup names are read whole, by
-// storedRowSQL or storedRowsSQL, as the correction rule needs), in one round trip; then,
-// settled (as restored rows when restore), in another (finish). It returns every message as stored, and how many new rows it stored. A
-// message the reply rule, its parent or its key refuses is reported by its index, with the
-// reason (nothing is stored, and the index is -1 for any other error). A unique violation
+// queueInsertAhead queues on b the insert of rows, settled as if the desk were empty, with
+// args (insertArgs, relative), and their terms, and returns how many results the terms'
+// inserts have. keyed, rows is one message with a key, inserted by insertKeySQL, which
+// inserts its terms too, and its reader set's inserts follow.
+func (s *Store) queueInsertAhead(b *pgx.Batch, desk string, rows []transcript.Message, args []any, keyed bool) (terms int) {
+	if !keyed {
+		b.Queue(insertSQL, args...)
+		return queueTerms(b, s.searchKey, desk, rows, args, s.hooks.noTerms)
+	}
+	kargs := keyedTermsArgs(s.searchKey, desk, &rows[0], s.hooks.noTerms)
+	b.Queue(insertKeySQL, append(args, kargs...)...)
+	if r := kargs[2].(int64); r != 0 {
+		var sets readerSets
+		sets.add(desk, &rows[0], r)
+		return sets.queue(b, desk)
+	}
+	return 0
+}
+
+// readInsertAhead reads the result of queueInsertAhead's insert of n rows, and reports
+// whether they were inserted: a keyed insert that moved the head back found its key present.
+func readInsertAhead(br pgx.BatchResults, keyed bool, n int) (inserted bool, err error) {
+	if !keyed {
+		return true, execInsert(br, n)
+	}
+	tag, err := br.Exec()
+	return err == nil && tag.RowsAffected() == 0, err // an update: the head moved back, the key present
+}
+
+// renumber moves rows, settled as if the desk were empty, above base, the desk's head
+// before them: their Seqs, and the Parents that name rows of rows.
+func renumber(rows []transcript.Message, base transcript.Sequence) {
+	for i := range rows {
+		r := &rows[i]
+		r.Seq += base
+		if r.Parent != 0 {
+			r.Parent += base
+		}
+	}
+}
+
+// lockedAppend is one append the locked way: b's messages, stored on conn in two round
+// trips, the first of which moves the desk's head past them all (lockAndRead), the second
+// of which inserts those that are new rows and commits (finish).
+type lockedAppend struct {
+	s    *Store
+	conn *pgxpool.Conn
+	b    *transcript.Batch
+
+	head    transcript.Sequence                        // the desk's head before the append
+	stored  map[transcript.Sequence]transcript.Message // the stored rows b names, by Seq
+	present map[string]*transcript.Message             // the stored rows holding b's keys
+}
+
+// run stores w's batch and returns every message as stored, and how many new rows it
+// stored. A refusal is b.Settle's *AppendError, and nothing is stored. A unique violation
 // of the key index (keyTaken) is returned as it is, all rolled back, for the caller to try
 // again.
-func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, lookup []int64, keys []string, whole, restore bool) (_ []transcript.Message, added, index int, _ error) {
-	var (
-		b       pgx.Batch
-		base    int64
-		stored  map[transcript.Sequence]transcript.Message
-		present map[string]*transcript.Message
-	)
-	generic := len(lookup) > 1 || len(keys) > 1 // an array to unnest
+func (w *lockedAppend) run(ctx context.Context) ([]transcript.Message, int, error) {
+	if err := w.lockAndRead(ctx); err != nil {
+		w.conn.Exec(ctx, "ROLLBACK") // if this fails too, Release closes the connection
+		return nil, 0, fmt.Errorf("pgstore: append to desk %q: %w", w.b.Desk, err)
+	}
+	settled, err := w.b.Settle(w.head, w.stored, w.present)
+	if err != nil {
+		w.conn.Exec(ctx, "ROLLBACK")
+		return nil, 0, err
+	}
+	if len(settled.Added) == 0 { // every message is a stored row already
+		w.conn.Exec(ctx, "ROLLBACK") // undoes the head's move
+		return settled.Rows, 0, nil
+	}
+	committed, err := w.finish(ctx, settled)
+	if err != nil && !committed {
+		w.conn.Exec(ctx, "ROLLBACK")
+		return nil, 0, fmt.Errorf("pgstore: append to desk %q: %w", w.b.Desk, err)
+	}
+	if !committed {
+		if err := w.s.commit(ctx, w.conn, w.b.Desk, settled.Added); err != nil {
+			return nil, 0, err
+		}
+	}
+	return settled.Rows, len(settled.Added), nil
+}
+
+// lockAndRead begins the transaction, moves the desk's head past all of w's messages and
+// reads, under the desk's lock, what b.Reads names, in one round trip: the stored parents
+// and targets (by parentSQL, or parentsSQL when there are more; read whole, by storedRowSQL
+// or storedRowsSQL, when the batch is a restore or holds a correction, as the correction
+// rule needs) and the stored rows holding the keys (keyRowSQL or keyRowsSQL). With more
+// than one parent or key, the reads run their generic plans (genericPlansSQL).
+func (w *lockedAppend) lockAndRead(ctx context.Context) error {
+	desk := w.b.Desk
+	seqs, _, keys := w.b.Reads()
+	whole := w.b.Restore || holdsCorrection(w.b.Messages)
+	rowsSQL, rowsArg := storedRowsQuery(seqs, whole)
+	keysSQL, keysArg := keyRowsQuery(keys)
+	generic := len(seqs) > 1 || len(keys) > 1 // an array to unnest
+	var b pgx.Batch
 	b.Queue(beginSQL)
 	if generic {
 		b.Queue(genericPlansSQL)
 	}
-	b.Queue(lockHeadSQL, desk, int64(len(msgs)))
-	switch {
-	case len(lookup) == 1 && whole:
-		b.Queue(storedRowSQL, desk, lookup[0])
-	case len(lookup) > 1 && whole:
-		b.Queue(storedRowsSQL, desk, lookup)
-	case len(lookup) == 1:
-		b.Queue(parentSQL, desk, lookup[0])
-	case len(lookup) > 1:
-		b.Queue(parentsSQL, desk, lookup)
+	b.Queue(lockHeadSQL, desk, int64(len(w.b.Messages)))
+	if rowsSQL != "" {
+		b.Queue(rowsSQL, desk, rowsArg)
 	}
-	switch {
-	case len(keys) == 1:
-		b.Queue(keyRowSQL, desk, keys[0])
-	case len(keys) > 1:
-		b.Queue(keyRowsSQL, desk, keys)
+	if keysSQL != "" {
+		b.Queue(keysSQL, desk, keysArg)
 	}
-	err := roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
+	return roundTrip(ctx, w.conn, &b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil { // BEGIN
 			return err
 		}
 		if generic {
@@ -423,76 +448,82 @@ func (s *Store) appendLocked(ctx context.Context, conn *pgxpool.Conn, desk strin
 				return err
 			}
 		}
-		if err := br.QueryRow().Scan(&base); err != nil {
+		var head int64
+		if err := br.QueryRow().Scan(&head); err != nil {
 			return err
 		}
+		w.head = transcript.Sequence(head)
 		var err error
 		switch {
-		case len(lookup) > 0 && whole:
-			if stored, err = s.readStored(br, len(lookup)); err != nil {
-				return err
-			}
-		case len(lookup) > 0:
-			if stored, err = s.readParents(br, len(lookup)); err != nil {
-				return err
-			}
+		case rowsSQL != "" && whole:
+			w.stored, err = w.s.readStored(br, len(seqs))
+		case rowsSQL != "":
+			w.stored, err = w.s.readParents(br, len(seqs))
 		}
-		if len(keys) > 0 {
-			present, err = s.readKeys(br, len(keys))
+		if err == nil && keysSQL != "" {
+			w.present, err = w.s.readKeys(br, len(keys))
 		}
 		return err
 	})
-	if err != nil {
-		conn.Exec(ctx, "ROLLBACK")
-		return nil, 0, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
-	}
-	return s.finish(ctx, conn, desk, msgs, transcript.Sequence(base), stored, present, restore)
 }
 
-// finish settles msgs in the transaction on conn, which holds desk's lock and has moved its
-// head from base past all of msgs, with the stored parents and the stored rows holding
-// their keys (present) it read; then, in one round trip, moves the head back past the
-// messages skipped (their keys present), inserts the new rows and their terms
-// (insertTermsSQL) and commits. When every
-// message is skipped (a replay, a re-import), it rolls back instead: nothing is written,
-// the head's move undone. The rows stored before that the append's corrections change are
-// updated in the same round trip, after the insert (queueRevisions). When restore, msgs
-// are settled by transcript.SettleRestored, which changes no stored row. It returns every message as stored and how many new rows it
-// stored, or the index of the message transcript.SettleBatch refused and why, as
-// appendLocked does.
-func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message, restore bool) (_ []transcript.Message, _, index int, _ error) {
-	settle := transcript.SettleBatch
-	if restore {
-		settle = transcript.SettleRestored
+// storedRowsQuery returns the statement that reads the stored rows of seqs, and its
+// argument: parentSQL for one, parentsSQL for more, or, whole, storedRowSQL or
+// storedRowsSQL; "" for none.
+func storedRowsQuery(seqs []transcript.Sequence, whole bool) (string, any) {
+	lookup := make([]int64, len(seqs))
+	for i, seq := range seqs {
+		lookup[i] = int64(seq)
 	}
-	settled, i, err := settle(msgs, base, stored, present)
-	if err != nil {
-		conn.Exec(ctx, "ROLLBACK")
-		return nil, 0, i, err
+	switch {
+	case len(lookup) == 0:
+		return "", nil
+	case len(lookup) == 1 && whole:
+		return storedRowSQL, lookup[0]
+	case whole:
+		return storedRowsSQL, lookup
+	case len(lookup) == 1:
+		return parentSQL, lookup[0]
 	}
-	rows, added := settled.Rows, settled.Added
-	if len(added) == 0 { // every message is a stored row already
-		conn.Exec(ctx, "ROLLBACK") // undoes the head's move; if it fails, Release closes the connection
-		return rows, 0, -1, nil
+	return parentsSQL, lookup
+}
+
+// keyRowsQuery returns the statement that reads the stored rows holding keys, and its
+// argument: keyRowSQL for one, keyRowsSQL for more; "" for none.
+func keyRowsQuery(keys []string) (string, any) {
+	switch len(keys) {
+	case 0:
+		return "", nil
+	case 1:
+		return keyRowSQL, keys[0]
 	}
+	return keyRowsSQL, keys
+}
+
+// finish writes what settled decides in the transaction lockAndRead began, in one round
+// trip: the head moved back past the messages skipped (their keys present), the new rows
+// inserted with their terms (insertTermsSQL), the rows stored before that the append's
+// corrections change updated (queueRevisions), and COMMIT with the notification, unless a
+// test's beforeCommit hook is set (then run commits). committed says whether the COMMIT
+// succeeded: from then on the rows are stored, whatever the error.
+func (w *lockedAppend) finish(ctx context.Context, settled transcript.Settlement) (committed bool, _ error) {
+	desk, added, hook := w.b.Desk, settled.Added, w.s.hooks.beforeCommit != nil
 	args, err := insertArgs(desk, added, false)
 	if err != nil {
-		conn.Exec(ctx, "ROLLBACK")
-		return nil, 0, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
+		return false, err
 	}
-	skipped := len(msgs) - len(added)
+	skipped := len(w.b.Messages) - len(added)
 	var b pgx.Batch
 	if skipped > 0 {
 		b.Queue(returnHeadSQL, desk, int64(skipped))
 	}
 	b.Queue(insertSQL, args...)
-	terms := queueTerms(&b, s.searchKey, desk, added, args, s.hooks.noTerms)
-	revisions := queueRevisions(&b, s.searchKey, desk, base, settled.Revisions, stored)
-	if s.hooks.beforeCommit == nil {
-		s.queueCommit(&b, desk)
+	terms := queueTerms(&b, w.s.searchKey, desk, added, args, w.s.hooks.noTerms)
+	revisions := queueRevisions(&b, w.s.searchKey, desk, w.head, settled.Revisions, w.stored)
+	if !hook {
+		w.s.queueCommit(&b, desk)
 	}
-	committed := false
-	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
+	err = roundTrip(ctx, w.conn, &b, func(br pgx.BatchResults) error {
 		if skipped > 0 {
 			if _, err := br.Exec(); err != nil {
 				return err
@@ -506,21 +537,12 @@ func (s *Store) finish(ctx context.Context, conn *pgxpool.Conn, desk string, msg
 				return err
 			}
 		}
-		if err := revisions(br); err != nil || s.hooks.beforeCommit != nil {
+		if err := revisions(br); err != nil || hook {
 			return err
 		}
 		return readCommit(br, &committed)
 	})
-	if err != nil && !committed {
-		conn.Exec(ctx, "ROLLBACK")
-		return nil, 0, -1, fmt.Errorf("pgstore: append to desk %q: %w", desk, err)
-	}
-	if !committed {
-		if err := s.commit(ctx, conn, desk, added); err != nil {
-			return nil, 0, -1, err
-		}
-	}
-	return rows, len(added), -1, nil
+	return committed, err
 }
 
 // commit runs the beforeCommit hook, if any, then commits the append of rows.
@@ -568,20 +590,4 @@ func roundTrip(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, read func(
 		err = cerr
 	}
 	return err
-}
-
-// storedParents returns the distinct parents and targets rows name by Seq, ascending:
-// those that may be stored rows, which the reply rule and the correction rule must read.
-// It is nil when every Parent and Corrects is 0 or a BatchParent.
-func storedParents(rows []transcript.Message) []int64 {
-	var seqs []int64
-	for _, r := range rows {
-		for _, seq := range [2]transcript.Sequence{r.Parent, r.Corrects} {
-			if _, batch := seq.BatchIndex(); !batch && seq != 0 {
-				seqs = append(seqs, int64(seq))
-			}
-		}
-	}
-	slices.Sort(seqs)
-	return slices.Compact(seqs)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/benchdesk"
 	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // searchDeskRows is the size of the search benchmarks' desk.
@@ -37,7 +38,7 @@ func benchSearchDesk(b *testing.B) string {
 // its Log, newest first, and matches every row with plan.Matches, keeping the first
 // Limit+1 matches for plan.Result.
 func fullSearch(ctx context.Context, log transcript.Log, q transcript.SearchQuery) (transcript.SearchResult, error) {
-	plan, err := transcript.PlanSearch(q)
+	plan, err := storage.PlanSearch(q)
 	if err != nil {
 		return transcript.SearchResult{}, err
 	}

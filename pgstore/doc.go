@@ -96,7 +96,7 @@
 //
 // A Log is a transcript.Searcher: st.Log(desk).(transcript.Searcher).Search finds the
 // newest rows holding every word of a query among those its viewer may read. The words are
-// the library's (transcript.Terms): each row's transcript.IndexTerms are kept in
+// the library's (storage.Terms): each row's storage.IndexTerms are kept in
 // transcript_terms, written by its append's transaction and changed by its corrections' (an
 // edit's new words replace the old, a redaction deletes them), and found through a GIN
 // index, never PostgreSQL's text search, so that the store finds what memlog's brute force
@@ -139,7 +139,7 @@
 // it was. A read-only Store ([ReadOnly], or one opened on a standby) never migrates, checks
 // the version ([ErrSchemaBehind] for an older one) and refuses writes with [ErrReadOnly].
 // The migrations that add search and key its index by reader set index the rows already
-// stored, in Go, in their transaction, as does Open when transcript.Terms has changed
+// stored, in Go, in their transaction, as does Open when storage.Terms has changed
 // since the index was built: on a large database it reads every row once, and appends
 // wait for it ([WithIndexProgress] tells how far it is). Upgrade every process on the
 // database before it runs: the rows that a process of a version before search appends

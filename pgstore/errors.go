@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -18,12 +17,12 @@ import (
 // package's sentinels, such as transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (
 	ErrDeskName        = transcript.ErrInvalidDesk // transcript.ValidateDesk refuses the name
-	ErrParent          = transcript.ErrNoParent    // not an older row of the desk (transcript.SettleBatch)
+	ErrParent          = transcript.ErrNoParent    // not an older row of the desk (transcript.Batch.Settle)
 	ErrContentTooLarge = transcript.ErrTooLarge    // over the store's limit (WithMaxContent)
 	ErrAt              = transcript.ErrAt
 	ErrText            = transcript.ErrText // invalid UTF-8 or a NUL byte, which PostgreSQL text cannot hold
 	// ErrDuplicateKey: two messages of one AppendBatch carry the same Key
-	// (transcript.CheckBatchKeys).
+	// (transcript.Batch.Check).
 	ErrDuplicateKey = transcript.ErrDuplicateKey
 )
 
@@ -52,28 +51,9 @@ var ErrNotStore = errors.New("pgstore: not a transcript store")
 // standby, a server in recovery, or with ReadOnly. Nothing is written.
 var ErrReadOnly = errors.New("pgstore: store is read-only")
 
-// AppendError reports an append that was rejected before anything was stored: which desk,
-// which message, and why. It unwraps to the reason, which matches
-// transcript.ErrInvalidMessage; except for a message whose Key names a different stored row,
-// where the reason is the *transcript.KeyConflictError, which matches
-// transcript.ErrKeyConflict and not transcript.ErrInvalidMessage (errors.As finds it through
-// the AppendError).
-type AppendError struct {
-	Desk  string
-	Index int   // position of the message in AppendBatch's slice; -1 for Append
-	Err   error // the reason: matches transcript.ErrInvalidMessage or transcript.ErrKeyConflict
-}
-
-func (e *AppendError) Error() string {
-	at := "append to desk " + strconv.Quote(e.Desk)
-	if e.Index >= 0 {
-		at += ", batch message " + strconv.Itoa(e.Index)
-	}
-	return "pgstore: " + at + ": " + e.Err.Error()
-}
-
-// Unwrap returns the reason.
-func (e *AppendError) Unwrap() error { return e.Err }
+// AppendError is the refusal of an append: transcript.AppendError, which every store of
+// this module returns.
+type AppendError = transcript.AppendError
 
 // openError wraps the error of Open's first query. A connection that failed is said once
 // per reason: pgconn lists every attempt, and with sslmode=prefer (the default) it tries

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // SetBeforeCommit installs f to run inside every append's transaction after its rows are
@@ -162,7 +163,7 @@ func TermsRow(key []byte, desk string, m *transcript.Message) (row []any, reader
 	k := searchKey(key)
 	set := k.readerSetKey(m)
 	keys := make([]int64, 0, 8)
-	for _, t := range transcript.IndexTerms(m) {
+	for _, t := range storage.IndexTerms(m) {
 		keys = append(keys, k.termKey(desk, t)^set)
 	}
 	if set != 0 {
@@ -170,7 +171,7 @@ func TermsRow(key []byte, desk string, m *transcript.Message) (row []any, reader
 			readers = append(readers, []any{desk, int16(a.Kind), a.ID, set})
 		}
 	}
-	return []any{desk, set, int64(m.Seq), int64(m.Parent), transcript.IndexTerms(m), keys}, readers
+	return []any{desk, set, int64(m.Seq), int64(m.Parent), storage.IndexTerms(m), keys}, readers
 }
 
 // TermKeys returns the keys a search of desk sends for terms, with the search index's key

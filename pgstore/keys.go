@@ -112,21 +112,6 @@ func (s *Store) readKeys(br pgx.BatchResults, keys int) (map[string]*transcript.
 	return present, nil
 }
 
-// appendKeys returns the keys of rows, which checkBatchKeys accepts, in order; nil when
-// none has one.
-func appendKeys(rows []transcript.Message) []string {
-	var keys []string
-	for _, r := range rows {
-		if r.Key != "" {
-			if keys == nil {
-				keys = make([]string, 0, len(rows))
-			}
-			keys = append(keys, r.Key)
-		}
-	}
-	return keys
-}
-
 // keyIndex is the unique index of (desk, key) (migrations/0004_keys.sql).
 const keyIndex = "transcript_messages_key"
 

@@ -11,9 +11,10 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
-// termsVersion names the rules and tables transcript.Terms computes terms with: the
+// termsVersion names the rules and tables storage.Terms computes terms with: the
 // revision of its rules (2: runs of Han, Hiragana, Katakana and Hangul read as words of one
 // and two characters, as sqlitestore's termsVersion says), Go's Unicode tables (scripts,
 // letters, digits, marks, lower case) and x/text's normalization tables. The same content
@@ -30,7 +31,7 @@ const termsIndexVersion = 9
 const reindexBatch = 5000
 
 // reindexRowsSQL reads, in (desk, seq) order after ($1, $2), up to $3 rows with what
-// transcript.IndexTerms and the reader set read of them: the primary key's order, walked
+// storage.IndexTerms and the reader set read of them: the primary key's order, walked
 // from where the last batch ended.
 const reindexRowsSQL = `
 SELECT desk, seq, parent, author_kind, author_id, audience, content, coalesce(corrects, 0), coalesce(redacted, false)
@@ -64,7 +65,7 @@ ORDER BY 1`
 type IndexProgress func(done, total int64)
 
 // WithIndexProgress has Open and New call f while they rebuild the search index (when a
-// migration builds it anew, or transcript.Terms changed), so that a host can show how far
+// migration builds it anew, or storage.Terms changed), so that a host can show how far
 // a large store is. Without it, a rebuild reports nothing.
 func WithIndexProgress(f IndexProgress) Option {
 	return func(s *Store) error {
@@ -88,7 +89,7 @@ func syncTerms(ctx context.Context, tx pgx.Tx, progress IndexProgress) error {
 }
 
 // rebuildTerms empties the search index and indexes every stored row again, in Go, in
-// tx: each searchable row's terms (transcript.IndexTerms of it as stored), their keys and
+// tx: each searchable row's terms (storage.IndexTerms of it as stored), their keys and
 // its reader set, reindexBatch rows at a time, reporting to progress (if not nil) after
 // each batch; the terms' indexes but the primary key are dropped meanwhile and built again
 // after, at once, which costs less than keeping them row by row. It then records
@@ -217,7 +218,7 @@ func fillTerms(ctx context.Context, tx pgx.Tx, key searchKey, progress IndexProg
 			}
 			n++
 			m.Author.Kind, m.Corrects = transcript.AuthorKind(kind), transcript.Sequence(corrects)
-			terms := transcript.IndexTerms(&m)
+			terms := storage.IndexTerms(&m)
 			if len(terms) == 0 {
 				continue
 			}

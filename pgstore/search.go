@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 var _ transcript.Searcher = (*deskLog)(nil)
@@ -217,7 +218,7 @@ var searchBegin = []string{
 // Search implements transcript.Searcher: the newest matches of q among the desk's rows the
 // viewer may read, found through the terms index in one query that decides readability
 // itself (searchSQL, searchThreadSQL), never by reading the desk row by row. A query
-// transcript.PlanSearch refuses is its error, matching transcript.ErrBadSearch. An edited
+// storage.PlanSearch refuses is its error, matching transcript.ErrBadSearch. An edited
 // row is found by its new words only, a redacted row by none: the index follows
 // corrections in their append's transaction.
 //
@@ -228,7 +229,7 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if err := ctx.Err(); err != nil {
 		return transcript.SearchResult{}, err
 	}
-	plan, err := transcript.PlanSearch(q)
+	plan, err := storage.PlanSearch(q)
 	if err != nil {
 		return transcript.SearchResult{}, err
 	}
@@ -264,7 +265,7 @@ type searchRead struct {
 
 // newSearchRead returns plan's search of desk: its Limit+1 newest matches, which
 // SearchPlan.Result needs to set Next.
-func newSearchRead(audiences *audienceCache, work *searchWork, key searchKey, desk string, plan *transcript.SearchPlan) (searchRead, error) {
+func newSearchRead(audiences *audienceCache, work *searchWork, key searchKey, desk string, plan *storage.SearchPlan) (searchRead, error) {
 	before := int64(math.MaxInt64) // every stored Seq is below it
 	if plan.Before != 0 && plan.Before < math.MaxInt64 {
 		before = int64(plan.Before)

@@ -15,7 +15,7 @@ import (
 // TestMigrateSearchIndex opens a database left at schema version 7, before search, holding
 // more rows than the migration indexes at a time, among them an aside, an edited row and
 // its edit, a redacted row and a blank one, and shows Open indexing them in Go: each row is
-// found by the words transcript.IndexTerms finds in it as stored (an edit by its new
+// found by the words storage.IndexTerms finds in it as stored (an edit by its new
 // words, in any spelling Terms folds), the others by none, and appends after it are found
 // too; the rows themselves are unchanged (openMigrated).
 func TestMigrateSearchIndex(t *testing.T) {

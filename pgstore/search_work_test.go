@@ -8,6 +8,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // searchWork returns the work (SearchWork) of one search of desk for q, failing t on an
@@ -119,7 +120,7 @@ func TestSearchWorkCases(t *testing.T) {
 			}
 		}
 		for _, text := range c.Texts {
-			if _, err := transcript.PlanSearch(transcript.SearchQuery{Text: text}); err != nil {
+			if _, err := storage.PlanSearch(transcript.SearchQuery{Text: text}); err != nil {
 				continue
 			}
 			for _, thread := range c.Threads {

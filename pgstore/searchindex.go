@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // insertTermsSQL inserts, in the same transaction and after insertSQL, the terms of the $2
@@ -47,9 +48,9 @@ ON CONFLICT (desk, readers, seq) DO UPDATE SET terms = excluded.terms, keys = ex
 const deleteTermsSQL = `DELETE FROM transcript_terms WHERE desk = $1 AND readers = $2 AND seq = $3`
 
 // indexTerms returns a row's terms as the statements above take them:
-// transcript.IndexTerms(m) joined by spaces, which no term holds; "" for none.
+// storage.IndexTerms(m) joined by spaces, which no term holds; "" for none.
 func indexTerms(m *transcript.Message) string {
-	return strings.Join(transcript.IndexTerms(m), " ")
+	return strings.Join(storage.IndexTerms(m), " ")
 }
 
 // searchKey is a store's secret for the search index's keys: the 32 bytes of

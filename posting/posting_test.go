@@ -10,6 +10,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/posting"
+	"github.com/sharedesk/transcript/storage"
 )
 
 var (
@@ -142,12 +143,12 @@ func TestRefusal(t *testing.T) {
 		reason string
 	}{
 		{&transcript.KeyConflictError{Key: "k1", Seq: 1}, posting.KeyConflict, `key "k1" already names a different row`},
-		{transcript.Invalidf(transcript.ErrTooLarge, "content of 20 bytes, over the limit of 16"), posting.TooLarge, "over the store's limit"},
-		{transcript.Invalidf(transcript.ErrNoParent, "parent 3 is not a row of the desk"), posting.NoParent, "no message 3"},
-		{transcript.Invalidf(transcript.ErrNotReadable, "%s", secret), posting.NoParent, "no message 3"},
-		{transcript.Invalidf(transcript.ErrInvalidAudience, "%s", secret), posting.InvalidAudience, "a reply to an aside keeps the aside's readers"},
-		{transcript.InvalidMessage(transcript.ValidateDesk("..")), posting.InvalidMessage, "the desk's name breaks the rule"},
-		{transcript.Invalidf(transcript.ErrText, "%s", secret), posting.InvalidMessage, "the store refused the message"},
+		{storage.Invalidf(transcript.ErrTooLarge, "content of 20 bytes, over the limit of 16"), posting.TooLarge, "over the store's limit"},
+		{storage.Invalidf(transcript.ErrNoParent, "parent 3 is not a row of the desk"), posting.NoParent, "no message 3"},
+		{storage.Invalidf(transcript.ErrNotReadable, "%s", secret), posting.NoParent, "no message 3"},
+		{storage.Invalidf(transcript.ErrInvalidAudience, "%s", secret), posting.InvalidAudience, "a reply to an aside keeps the aside's readers"},
+		{storage.InvalidMessage(transcript.ValidateDesk("..")), posting.InvalidMessage, "the desk's name breaks the rule"},
+		{storage.Invalidf(transcript.ErrText, "%s", secret), posting.InvalidMessage, "the store refused the message"},
 	}
 	for _, tt := range tests {
 		err := posting.Refusal(m, tt.err)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // Marks around a word a search found, in MarkTerms and HitText: plain characters, which
@@ -20,10 +21,10 @@ const (
 	MarkClose = "»"
 )
 
-// MarkTerms returns content with each of its words whose transcript.Terms form is among
-// terms (a transcript.SearchPlan's) between MarkOpen and MarkClose: "Deploy at «noon»" for
+// MarkTerms returns content with each of its words whose storage.Terms form is among
+// terms (a storage.SearchPlan's) between MarkOpen and MarkClose: "Deploy at «noon»" for
 // the term "noon". A word is a run of letters and digits with the marks inside it, as
-// transcript.Terms reads one, so "Café" is marked for "café" and "don't" for "don" only in
+// storage.Terms reads one, so "Café" is marked for "café" and "don't" for "don" only in
 // its first part. In a run of Han, Hiragana, Katakana or Hangul, which Terms reads as its
 // characters and each two adjacent ones, the characters of each word found are marked,
 // and marks that touch are one: "«移行»は«22時»に" for the terms "移行", "22" and "時".
@@ -84,7 +85,7 @@ func (m *marker) String() string {
 // word of its own is marked when that word is among m's terms or when the pair it makes
 // with a neighbour is, and each word of other characters between them as a word is.
 func (m *marker) run(run string) {
-	words := transcript.Terms(run)
+	words := storage.Terms(run)
 	if len(words) <= 1 {
 		m.write(run, found(words, m.terms))
 		return
@@ -97,7 +98,7 @@ func (m *marker) run(run string) {
 	marked := make([]bool, len(chars))
 	for k := 0; k < len(chars); {
 		if alone[k] {
-			marked[k] = marked[k] || found(transcript.Terms(chars[k]), m.terms)
+			marked[k] = marked[k] || found(storage.Terms(chars[k]), m.terms)
 			if k+1 < len(chars) && alone[k+1] && found(pairWords(chars[k], chars[k+1]), m.terms) {
 				marked[k], marked[k+1] = true, true
 			}
@@ -108,7 +109,7 @@ func (m *marker) run(run string) {
 		for j < len(chars) && !alone[j] {
 			j++
 		}
-		f := found(transcript.Terms(strings.Join(chars[k:j], "")), m.terms)
+		f := found(storage.Terms(strings.Join(chars[k:j], "")), m.terms)
 		for ; k < j; k++ {
 			marked[k] = f
 		}
@@ -124,7 +125,7 @@ func (m *marker) run(run string) {
 func (m *marker) ownWord(c string) bool {
 	own, ok := m.unpair[c]
 	if !ok {
-		own = len(transcript.Terms(c+c)) == 2
+		own = len(storage.Terms(c+c)) == 2
 		if m.unpair == nil {
 			m.unpair = make(map[string]bool)
 		}
@@ -172,8 +173,8 @@ func bases(s string) int {
 // alone: the pair of two characters it reads as words of their own.
 func pairWords(a, b string) []string {
 	var pair []string
-	own := append(transcript.Terms(a), transcript.Terms(b)...)
-	for _, t := range transcript.Terms(a + b) {
+	own := append(storage.Terms(a), storage.Terms(b)...)
+	for _, t := range storage.Terms(a + b) {
 		if !slices.Contains(own, t) {
 			pair = append(pair, t)
 		}

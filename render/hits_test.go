@@ -7,6 +7,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestMarkTerms: the words whose Terms form a search holds are marked, in any case and
@@ -25,7 +26,7 @@ func TestMarkTerms(t *testing.T) {
 		{"nothing here", "deploy", "nothing here"},
 		{"bad \xff byte", "bad", "«bad» \uFFFD byte"},
 	} {
-		if got := render.MarkTerms(tc.content, transcript.Terms(tc.query)); got != tc.want {
+		if got := render.MarkTerms(tc.content, storage.Terms(tc.query)); got != tc.want {
 			t.Errorf("MarkTerms(%q, Terms(%q)) = %q, want %q", tc.content, tc.query, got, tc.want)
 		}
 	}
@@ -52,7 +53,7 @@ func TestMarkTermsUnspaced(t *testing.T) {
 		{"ｶﾞｽとガス", "ｶﾞｽ", "«ｶﾞｽ»とガス"},
 		{"데이터베이스 이전", "이터", "데«이터»베이스 이전"},
 	} {
-		p, err := transcript.PlanSearch(transcript.SearchQuery{Text: tc.query})
+		p, err := storage.PlanSearch(transcript.SearchQuery{Text: tc.query})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +71,7 @@ func TestHitText(t *testing.T) {
 		{Seq: 2, Parent: 1, Author: triage, Content: "The users table timed out."},
 	}
 	var b bytes.Buffer
-	if err := render.HitText(&b, triage, hits, transcript.Terms("users"), nil); err != nil {
+	if err := render.HitText(&b, triage, hits, storage.Terms("users"), nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "#3 Reviewer (agent:review) ↳ #1 · revised #7: It locks «users» ↵ #9 Ana (person:ana): fake\uFFFD[2J\n" +
@@ -93,7 +94,7 @@ func FuzzMarkTerms(f *testing.F) {
 		if strings.Contains(content, render.MarkOpen) || strings.Contains(content, render.MarkClose) {
 			return
 		}
-		terms := transcript.Terms(query)
+		terms := storage.Terms(query)
 		got := render.MarkTerms(content, terms)
 		plain := strings.NewReplacer(render.MarkOpen, "", render.MarkClose, "").Replace(got)
 		if want := strings.ToValidUTF8(content, "\uFFFD"); plain != want {
@@ -104,7 +105,7 @@ func FuzzMarkTerms(f *testing.F) {
 			if !ok {
 				t.Fatalf("MarkTerms(%q, %q) = %q: a mark is not closed", content, terms, got)
 			}
-			if !holdsOne(transcript.Terms(word), terms) {
+			if !holdsOne(storage.Terms(word), terms) {
 				t.Fatalf("MarkTerms(%q, %q) = %q: %q is marked, but holds none of the terms", content, terms, got, word)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 type searchInput struct {
@@ -54,7 +55,7 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*searchOutput, er
 	q := transcript.SearchQuery{Text: in.Q, Viewer: v, Thread: in.Thread, Before: in.Before, Limit: in.Limit}
 	// The words first, so that a q the library refuses is 400 in any thread; then the
 	// thread, before the store reads any of it.
-	if _, err := transcript.PlanSearch(q); err != nil {
+	if _, err := storage.PlanSearch(q); err != nil {
 		return nil, badSearch(err)
 	}
 	if err := s.checkThread(ctx, in.Desk, in.Thread, v); err != nil {
@@ -73,7 +74,7 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*searchOutput, er
 // errNoSearch is the refusal of a store whose logs cannot search.
 var errNoSearch = kindNotImplemented.problem("the desk's store cannot search")
 
-// badSearch is the 400 for err, transcript.PlanSearch's refusal of q: the rule q broke (no
+// badSearch is the 400 for err, storage.PlanSearch's refusal of q: the rule q broke (no
 // word, too many, one too long), which quotes nothing of it.
 func badSearch(err error) error {
 	reason := "the text is refused"

@@ -16,6 +16,7 @@ import (
 	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // searchPath is the search route of desk eng for q and the other parameters, "k=v&...".
@@ -123,7 +124,7 @@ func TestSearch(t *testing.T) {
 					if !strings.HasPrefix(p.Detail, "q: the text holds") && !strings.HasPrefix(p.Detail, "q: word 1 is") {
 						t.Errorf("search %q: detail %q does not name q", q, p.Detail)
 					}
-					for _, w := range transcript.Terms(q) {
+					for _, w := range storage.Terms(q) {
 						if strings.Contains(p.Detail, w) {
 							t.Errorf("search %q: detail %q quotes it", q, p.Detail)
 						}

@@ -12,11 +12,11 @@ import (
 //
 //   - transcript.NewRowAppender appends the token's messages: AppendNew's answer is what
 //     tells a new row (201) from a replayed key (200), also across processes.
-//   - Log is one desk's log (a desk with no row reads as an empty log).
+//   - transcript.DeskLogs reads one desk's log (a desk with no row reads as an empty log).
 //   - token.Store finds the tokens requests carry (token.Authenticate).
 type Store interface {
 	transcript.NewRowAppender
-	Log(desk string) transcript.Log
+	transcript.DeskLogs
 	token.Store
 }
 

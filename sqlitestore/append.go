@@ -13,7 +13,10 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-var _ transcript.NewRowAppender = (*Store)(nil)
+var (
+	_ transcript.Store          = (*Store)(nil)
+	_ transcript.NewRowAppender = (*Store)(nil)
+)
 
 // The writer's statements. The head is found on the (desk, seq) index, never by a scan. An
 // insert whose key the desk holds already inserts nothing (the (desk, key) index's conflict
@@ -93,18 +96,16 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // a stored row that is the same message (a replay), which it returns. Of appends of one key
 // to one file, from any number of goroutines or processes, exactly one reports a new row.
 func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
-	if err := checkDesk(desk); err != nil {
-		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
-	}
-	if err := s.checkMessage(m, -1, false); err != nil {
-		return transcript.Message{}, false, &AppendError{Desk: desk, Index: -1, Err: err}
+	b := &transcript.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
+	if err := b.Check(); err != nil {
+		return transcript.Message{}, false, err
 	}
 	var (
 		stored transcript.Message
 		added  int
 	)
 	err := s.write(ctx, desk, func(w *writeTx) (err error) {
-		stored, err = w.appendRows(ctx, desk, []transcript.Message{m}, false, false)
+		stored, err = w.appendRows(ctx, b)
 		added = w.inserted
 		return err
 	})
@@ -138,78 +139,58 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 // may be a BatchParent too. An empty batch stores nothing. AppendBatch reads msgs and never
 // modifies them.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
-	return s.appendBatch(ctx, desk, msgs, false)
+	return s.appendBatch(ctx, &transcript.Batch{Desk: desk, Messages: msgs})
 }
 
-// appendBatch is AppendBatch, and for restored rows RestoreBatch.
-func (s *Store) appendBatch(ctx context.Context, desk string, msgs []transcript.Message, restored bool) error {
-	if err := checkDesk(desk); err != nil {
-		return &AppendError{Desk: desk, Index: -1, Err: err}
+// appendBatch stores b's messages, AppendBatch's or RestoreBatch's.
+func (s *Store) appendBatch(ctx context.Context, b *transcript.Batch) error {
+	b.MaxContent = s.maxContent
+	if err := b.Check(); err != nil {
+		return err
 	}
-	for i, m := range msgs {
-		if err := s.checkMessage(m, i, restored); err != nil {
-			return &AppendError{Desk: desk, Index: i, Err: err}
-		}
-	}
-	if i, err := transcript.CheckBatchKeys(msgs); err != nil {
-		return &AppendError{Desk: desk, Index: i, Err: err}
-	}
-	if len(msgs) == 0 {
+	if len(b.Messages) == 0 {
 		return nil
 	}
-	return s.write(ctx, desk, func(w *writeTx) error {
-		_, err := w.appendRows(ctx, desk, msgs, true, restored)
+	return s.write(ctx, b.Desk, func(w *writeTx) error {
+		_, err := w.appendRows(ctx, b)
 		return err
 	})
 }
 
-// appendRows stores msgs, which checkMessage accepts and whose keys are distinct
-// (transcript.CheckBatchKeys), as the rows after the desk's head, and returns the last
-// message as stored, or as the desk holds it already. batch says whether they are
-// AppendBatch's or RestoreBatch's, for the index an *AppendError names (-1 for Append);
-// restored, whether they are RestoreBatch's, settled by transcript.SettleRestored.
+// appendRows stores b's messages, which b.Check accepts, as the rows after the desk's head,
+// and returns the last message as stored, or as the desk holds it already.
 //
 // A batch reads the rows of the desk holding its messages' keys first, in one query (a
 // chunk of keyLookupChunk keys a query), and the stored parents and targets in another;
-// then transcript.SettleBatch decides every message, the revisions of stored rows are
-// written (revise), and the new rows are inserted in order, many an INSERT (insertRows).
-// Append's one message skips the key lookup, unless it is a correction: its insert finds a
-// present key (insertSQL), and then the stored row is read and matched
-// (transcript.MatchKey). A correction's key is looked up first, since the correction rule
-// would refuse a retry after its target's redaction that SettleBatch, knowing the stored
-// row, replays. The first refusal or conflict ends it, and the transaction is rolled back.
-func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript.Message, batch, restored bool) (transcript.Message, error) {
-	refuse := func(i int, err error) error {
-		if !batch {
-			i = -1
-		}
-		return &AppendError{Desk: desk, Index: i, Err: err}
-	}
+// then b.Settle decides every message, the revisions of stored rows are written (revise),
+// and the new rows are inserted in order, many an INSERT (insertRows). Append's one message
+// skips the key lookup, unless it is a correction: its insert finds a present key
+// (insertSQL), and then the stored row is read and the message settled again against it. A
+// correction's key is looked up first, since the correction rule would refuse a retry
+// after its target's redaction that Settle, knowing the stored row, replays. The first
+// refusal or conflict ends it, and the transaction is rolled back.
+func (w *writeTx) appendRows(ctx context.Context, b *transcript.Batch) (transcript.Message, error) {
 	var present map[string]*transcript.Message // Append's key is found by its insert instead
-	if batch || (msgs[0].IsCorrection() && msgs[0].Key != "") {
+	if m := b.Messages[0]; !b.Single || (m.IsCorrection() && m.Key != "") {
 		var err error
-		if present, err = w.presentRows(ctx, desk, msgs); err != nil {
+		if present, err = w.presentRows(ctx, b); err != nil {
 			return transcript.Message{}, err
 		}
 	}
-	stored, err := w.parentRows(ctx, msgs, present)
+	stored, err := w.parentRows(ctx, b, present)
 	if err != nil {
 		return transcript.Message{}, err
 	}
-	settle := transcript.SettleBatch
-	if restored {
-		settle = transcript.SettleRestored
-	}
-	settled, i, err := settle(msgs, w.head, stored, present)
+	settled, err := b.Settle(w.head, stored, present)
 	if err != nil {
-		return transcript.Message{}, refuse(i, err)
+		return transcript.Message{}, err
 	}
 	if err := w.revise(ctx, settled.Revisions); err != nil {
 		return transcript.Message{}, err
 	}
-	rows, added := settled.Rows, settled.Added
-	last := rows[len(rows)-1]
-	if batch {
+	last := settled.Rows[len(settled.Rows)-1]
+	if !b.Single {
+		added := settled.Added
 		if err := w.insertRows(ctx, added); err != nil {
 			return transcript.Message{}, err
 		}
@@ -218,34 +199,30 @@ func (w *writeTx) appendRows(ctx context.Context, desk string, msgs []transcript
 		}
 		return last, nil
 	}
-	for _, m := range added {
-		row, inserted, err := w.insert(ctx, m)
-		switch {
-		case err != nil:
-			return transcript.Message{}, err
-		case inserted:
-			if row.Seq == last.Seq {
-				last = row
-			}
-			continue
-		}
-		// Append's key is present. The transaction inserted nothing, so write rolls it back,
-		// and with it any authors or audiences row the insert created.
-		if last, err = w.rowByKey(ctx, m.Key); err != nil {
-			return transcript.Message{}, err
-		}
-		if err := transcript.MatchKey(last, m); err != nil {
-			return transcript.Message{}, refuse(-1, err)
-		}
+	if len(settled.Added) == 0 { // a correction's present key, looked up above
+		return last, nil
 	}
-	return last, nil
+	row, inserted, err := w.insert(ctx, settled.Added[0])
+	if err != nil || inserted {
+		return row, err
+	}
+	// Append's key is present. The transaction inserted nothing, so write rolls it back,
+	// and with it any authors or audiences row the insert created.
+	held, err := w.rowByKey(ctx, b.Messages[0].Key)
+	if err != nil {
+		return transcript.Message{}, err
+	}
+	if settled, err = b.Settle(w.head, stored, map[string]*transcript.Message{held.Key: &held}); err != nil {
+		return transcript.Message{}, err
+	}
+	return settled.Rows[0], nil
 }
 
-// parentRows returns the stored rows msgs reply to or correct, by Seq, as
-// transcript.SettleBatch wants them: every Parent and Corrects from 1 to the desk's head
-// (sequences are dense, so each is a row), the rows present holds taken from it, the others
-// read in one query, the targets' content with them.
-func (w *writeTx) parentRows(ctx context.Context, msgs []transcript.Message, present map[string]*transcript.Message) (map[transcript.Sequence]transcript.Message, error) {
+// parentRows returns the stored rows b's messages reply to or correct, by Seq, as
+// b.Settle wants them: every Parent and Corrects from 1 to the desk's head (sequences are
+// dense, so each is a row), the rows present holds taken from it, the others read in one
+// query, the targets' content with them.
+func (w *writeTx) parentRows(ctx context.Context, b *transcript.Batch, present map[string]*transcript.Message) (map[transcript.Sequence]transcript.Message, error) {
 	var bySeq map[transcript.Sequence]*transcript.Message
 	if len(present) > 0 {
 		bySeq = make(map[transcript.Sequence]*transcript.Message, len(present))
@@ -253,29 +230,26 @@ func (w *writeTx) parentRows(ctx context.Context, msgs []transcript.Message, pre
 			bySeq[m.Seq] = m
 		}
 	}
+	refs, targetRefs, _ := b.Reads()
 	var seqs, targets []int64
 	var held map[transcript.Sequence]transcript.Message
-	for _, m := range msgs {
-		for _, p := range [...]transcript.Sequence{m.Parent, m.Corrects} {
-			if _, batch := p.BatchIndex(); batch || p == 0 || p > w.head {
-				continue
+	for _, p := range refs {
+		if p > w.head {
+			break
+		}
+		if row, ok := bySeq[p]; ok {
+			if held == nil {
+				held = make(map[transcript.Sequence]transcript.Message)
 			}
-			if row, ok := bySeq[p]; ok {
-				if held == nil {
-					held = make(map[transcript.Sequence]transcript.Message)
-				}
-				held[p] = *row
-				continue
-			}
-			seqs = append(seqs, int64(p))
-			if p == m.Corrects {
-				targets = append(targets, int64(p))
-			}
+			held[p] = *row
+			continue
+		}
+		seqs = append(seqs, int64(p))
+		if _, ok := slices.BinarySearch(targetRefs, p); ok {
+			targets = append(targets, int64(p))
 		}
 	}
-	slices.Sort(seqs)
-	slices.Sort(targets)
-	stored, err := w.storedParents(ctx, slices.Compact(seqs), slices.Compact(targets))
+	stored, err := w.storedParents(ctx, seqs, targets)
 	if err != nil || len(held) == 0 {
 		return stored, err
 	}
@@ -292,19 +266,18 @@ type writeTx struct {
 	s          *Store
 	tx         *sql.Tx
 	insertStmt *sql.Stmt
-	desk       int64                       // the desk's id
-	head       transcript.Sequence         // the desk's newest row when the transaction began
-	now        time.Time                   // the time of the append, for zero At values
-	inserted   int                         // rows inserted so far; none, and write rolls back
-	entries    []byte                      // the search index's entry being written (see index)
-	list       []byte                      // the entries queued for the search index (see index)
-	queued     int                         // how many rows list holds the entries of
-	firstID    int64                       // the messages.id of list's first row
-	hasher     tokenHasher                 // the search index's tokens (see entryOf)
-	sets       txReaderSets                // reader sets found or created in the transaction
-	newAuthors map[transcript.Author]int64 // authors rows found or created in the transaction
-	// audiences rows found or created in the transaction, by members
-	newAudiences map[string]newAudience
+	desk       int64                                          // the desk's id
+	head       transcript.Sequence                            // the desk's newest row when the transaction began
+	now        time.Time                                      // the time of the append, for zero At values
+	inserted   int                                            // rows inserted so far; none, and write rolls back
+	entries    []byte                                         // the search index's entry being written (see index)
+	list       []byte                                         // the entries queued for the search index (see index)
+	queued     int                                            // how many rows list holds the entries of
+	firstID    int64                                          // the messages.id of list's first row
+	hasher     tokenHasher                                    // the search index's tokens (see entryOf)
+	sets       txReaderSets                                   // reader sets found or created in the transaction
+	authors    interned[transcript.Author, transcript.Author] // authors rows found or created in the transaction
+	audiences  interned[string, []transcript.Author]          // audiences rows found or created in the transaction
 }
 
 // write runs fn in a write transaction on desk, creating the desk's row when it has none,
@@ -328,7 +301,8 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 			tx.Rollback()
 		}
 	}()
-	w := &writeTx{s: s, tx: tx, now: time.Now()}
+	w := &writeTx{s: s, tx: tx, now: time.Now(), authors: interned[transcript.Author, transcript.Author]{cache: s.authors},
+		audiences: interned[string, []transcript.Author]{cache: s.audiences}}
 	var head int64
 	err = tx.StmtContext(ctx, s.deskHead).QueryRowContext(ctx, desk).Scan(&w.desk, &head)
 	switch {
@@ -362,12 +336,8 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 		return s.writeError(ctx, desk, err)
 	}
 	s.announce(desk, int64(w.head)+int64(w.inserted)) // the new rows run on from the head
-	for a, id := range w.newAuthors {
-		s.authors.add(id, a)
-	}
-	for key, a := range w.newAudiences {
-		s.audiences.add(a.id, key, a.audience)
-	}
+	w.authors.commit()
+	w.audiences.commit()
 	for k, id := range w.sets.known {
 		s.readerSets.add(k, id)
 	}

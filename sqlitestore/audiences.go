@@ -2,12 +2,10 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/sharedesk/transcript"
 )
@@ -20,62 +18,11 @@ const (
 	readAudiencesSQL = `SELECT id, members FROM audiences WHERE id IN (SELECT value FROM json_each(?1))`
 )
 
-// audienceCacheLimit bounds a Store's audience cache, as authorCacheLimit bounds the author
-// cache: a desk has a handful of distinct reader sets; a file with more costs a lookup in
-// the audiences table for the sets of older reads.
-const audienceCacheLimit = 4096
+// audienceCache is the audiences table's intern cache: audiences by the audiences row's
+// id, and ids by members encoding (see encodeMembers).
+type audienceCache = internCache[string, []transcript.Author]
 
-// audienceCache maps the ids of the audiences table to audiences and their members
-// encodings (see encodeMembers) to ids. An audiences row never changes and is never
-// deleted, so an entry taken from a committed row stays true for the life of the file: the
-// cache is never invalidated, and only ever holds committed rows. Its audiences are never
-// modified and never handed out: a read copies them into the page (see resolveAudiences).
-type audienceCache struct {
-	mu    sync.RWMutex
-	limit int
-	byID  map[int64][]transcript.Author
-	byKey map[string]int64
-}
-
-func newAudienceCache() *audienceCache {
-	return &audienceCache{
-		limit: audienceCacheLimit,
-		byID:  make(map[int64][]transcript.Author),
-		byKey: make(map[string]int64),
-	}
-}
-
-// id returns the id of the audience whose members encoding is key, if the cache holds it.
-func (c *audienceCache) id(key string) (int64, bool) {
-	c.mu.RLock()
-	id, ok := c.byKey[key]
-	c.mu.RUnlock()
-	return id, ok
-}
-
-// get returns the audience of id, if the cache holds it. The caller must not modify it.
-func (c *audienceCache) get(id int64) ([]transcript.Author, bool) {
-	c.mu.RLock()
-	a, ok := c.byID[id]
-	c.mu.RUnlock()
-	return a, ok
-}
-
-// add records the committed audiences row id, whose members encoding is key, emptying the
-// cache first when it is full. The cache keeps audience: the caller must not modify it.
-func (c *audienceCache) add(id int64, key string, audience []transcript.Author) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byID[id]; ok {
-		return
-	}
-	if len(c.byID) >= c.limit {
-		clear(c.byID)
-		clear(c.byKey)
-	}
-	c.byID[id] = audience
-	c.byKey[key] = id
-}
+func newAudienceCache() *audienceCache { return newInternCache[string, []transcript.Author]() }
 
 // member is one author of an audiences row's members, in the authors table's terms.
 type member struct {
@@ -229,32 +176,13 @@ func (w *writeTx) audienceID(ctx context.Context, audience []transcript.Author) 
 	if err != nil {
 		return 0, fmt.Errorf("audience %v: %w", audience, err)
 	}
-	if id, ok := w.s.audiences.id(key); ok {
+	if id, ok := w.audiences.known(key); ok {
 		return id, nil
 	}
-	if a, ok := w.newAudiences[key]; ok {
-		return a.id, nil
-	}
-	var id int64
-	err = w.tx.StmtContext(ctx, w.s.findAudience).QueryRowContext(ctx, key).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		var res sql.Result
-		if res, err = w.tx.StmtContext(ctx, w.s.newAudience).ExecContext(ctx, key); err == nil {
-			id, err = res.LastInsertId()
-		}
-	}
+	// The caller owns audience: the cache keeps a copy.
+	id, err := w.audiences.findOrCreate(ctx, w.tx, w.s.findAudience, w.s.newAudience, key, slices.Clone(audience), key)
 	if err != nil {
 		return 0, fmt.Errorf("audience %v: %w", audience, err)
 	}
-	if w.newAudiences == nil {
-		w.newAudiences = make(map[string]newAudience)
-	}
-	w.newAudiences[key] = newAudience{id: id, audience: slices.Clone(audience)} // the caller owns audience
 	return id, nil
-}
-
-// newAudience is an audiences row an append found or created, cached once it commits.
-type newAudience struct {
-	id       int64
-	audience []transcript.Author
 }

@@ -2,12 +2,9 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/sharedesk/transcript"
 )
@@ -20,53 +17,11 @@ const (
 	readAuthorsSQL = `SELECT id, kind, ident, label FROM authors WHERE id IN (SELECT value FROM json_each(?1))`
 )
 
-// authorCacheLimit bounds a Store's author cache. A desk has a few dozen authors; in a file
-// with more (a label per message, say), the cache starts afresh whenever it is full, so it
-// holds the authors of recent reads and appends, and the others cost a lookup in the
-// authors table.
-const authorCacheLimit = 4096
+// authorCache is the authors table's intern cache: authors by the authors row's id, and
+// ids by author.
+type authorCache = internCache[transcript.Author, transcript.Author]
 
-// authorCache maps the ids of the authors table to authors and back. An authors row never
-// changes and is never deleted, so an entry taken from a committed row stays true for the
-// life of the file, whichever process wrote it: the cache is never invalidated. It only
-// ever holds committed rows: an append adds the authors it created after its commit.
-type authorCache struct {
-	mu    sync.RWMutex
-	limit int
-	byID  map[int64]transcript.Author
-	byKey map[transcript.Author]int64
-}
-
-func newAuthorCache() *authorCache {
-	return &authorCache{
-		limit: authorCacheLimit,
-		byID:  make(map[int64]transcript.Author),
-		byKey: make(map[transcript.Author]int64),
-	}
-}
-
-// id returns the id of author a, if the cache holds it.
-func (c *authorCache) id(a transcript.Author) (int64, bool) {
-	c.mu.RLock()
-	id, ok := c.byKey[a]
-	c.mu.RUnlock()
-	return id, ok
-}
-
-// add records the committed authors row id, emptying the cache first when it is full.
-func (c *authorCache) add(id int64, a transcript.Author) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byID[id]; ok {
-		return
-	}
-	if len(c.byID) >= c.limit {
-		clear(c.byID)
-		clear(c.byKey)
-	}
-	c.byID[id] = a
-	c.byKey[a] = id
-}
+func newAuthorCache() *authorCache { return newInternCache[transcript.Author, transcript.Author]() }
 
 // resolveAuthors sets msgs[i].Author to the author whose id is refs[i].author, from the
 // cache or, for the ids it lacks, from one query on the readers. An id without an authors
@@ -103,7 +58,7 @@ func (s *Store) resolveAuthors(ctx context.Context, msgs []transcript.Message, r
 		msgs[i].Author = a
 	}
 	for id, a := range found {
-		s.authors.add(id, a)
+		s.authors.add(id, a, a)
 	}
 	return nil
 }
@@ -137,26 +92,12 @@ func (s *Store) readAuthors(ctx context.Context, ids []int64) (map[int64]transcr
 // authorID returns the id of author a in the write transaction, creating its row when the
 // file has none. The rows it creates are cached only once the transaction commits.
 func (w *writeTx) authorID(ctx context.Context, a transcript.Author) (int64, error) {
-	if id, ok := w.s.authors.id(a); ok {
+	if id, ok := w.authors.known(a); ok {
 		return id, nil
 	}
-	if id, ok := w.newAuthors[a]; ok {
-		return id, nil
-	}
-	var id int64
-	err := w.tx.StmtContext(ctx, w.s.findAuthor).QueryRowContext(ctx, int64(a.Kind), a.ID, a.Label).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		var res sql.Result
-		if res, err = w.tx.StmtContext(ctx, w.s.newAuthor).ExecContext(ctx, int64(a.Kind), a.ID, a.Label); err == nil {
-			id, err = res.LastInsertId()
-		}
-	}
+	id, err := w.authors.findOrCreate(ctx, w.tx, w.s.findAuthor, w.s.newAuthor, a, a, int64(a.Kind), a.ID, a.Label)
 	if err != nil {
 		return 0, fmt.Errorf("author %v: %w", a, err)
 	}
-	if w.newAuthors == nil {
-		w.newAuthors = make(map[transcript.Author]int64)
-	}
-	w.newAuthors[a] = id
 	return id, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/benchdesk"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // The outsider benchmark's desk: benchOutsiderRows rows, every other one an aside from
@@ -157,7 +158,7 @@ func BenchmarkSearchOutsider(b *testing.B) {
 	})
 	b.Run("viewer=bob/impl=ReadAll", func(b *testing.B) {
 		log := st.Log(benchDeskName)
-		plan, err := transcript.PlanSearch(transcript.SearchQuery{Text: benchAsideRare, Viewer: benchBob})
+		plan, err := storage.PlanSearch(transcript.SearchQuery{Text: benchAsideRare, Viewer: benchBob})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/benchdesk"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // benchSearchRows is the size of the search benchmarks' desk, and benchSmallRows of the
@@ -79,7 +80,7 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("desk=large/word=%s/impl=ReadAll", word), func(b *testing.B) {
 			log := benchSearchStore(b, false).Log(benchDeskName)
-			plan, err := transcript.PlanSearch(q)
+			plan, err := storage.PlanSearch(q)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -247,7 +248,7 @@ SELECT sum(pgsize), ifnull(sum(pgsize) FILTER (WHERE name LIKE 'message\_terms%'
 // benchOldThread returns the oldest thread of msgs (the rows of a fresh desk, row i at Seq
 // i+1) whose root and replies hold word in at least 3 rows, and how many rows hold it.
 func benchOldThread(msgs []transcript.Message, word string) (transcript.Sequence, int) {
-	plan, err := transcript.PlanSearch(transcript.SearchQuery{Text: word, Viewer: benchdesk.Outsider})
+	plan, err := storage.PlanSearch(transcript.SearchQuery{Text: word, Viewer: benchdesk.Outsider})
 	if err != nil {
 		panic(err)
 	}

@@ -26,7 +26,7 @@ WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
 // every correction of the target stored before the append; and the target's search index
 // entry: the old one deleted (unindex), an edit's new words written, none for a
 // redaction. Corrections have no entry
-// (transcript.IndexTerms gives them no terms), so their erasure leaves the index as it is.
+// (storage.IndexTerms gives them no terms), so their erasure leaves the index as it is.
 // With secure_delete on the writer's connection, SQLite overwrites the erased text in the
 // file's pages.
 func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) error {
@@ -60,12 +60,11 @@ func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) e
 }
 
 // RestoreBatch stores rows an export wrote as the newest rows of desk, as they were stored:
-// AppendBatch, with transcript.ValidateRestoredWithin and transcript.SettleRestored in place
-// of transcript.ValidateNewWithin and transcript.SettleBatch. A row's Revised and Redacted
+// AppendBatch, with a transcript.Batch whose Restore is set. A row's Revised and Redacted
 // are kept, an erased row and an erased correction are stored as they are, and a correction
 // is not applied again, since the rows hold its result; a Revised not above its row's Seq is
 // refused. Everything else (keys, parents, audiences, errors, all or nothing) is as for
 // AppendBatch. Importing an export into an empty desk thus reproduces every row.
 func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
-	return s.appendBatch(ctx, desk, rows, true)
+	return s.appendBatch(ctx, &transcript.Batch{Desk: desk, Messages: rows, Restore: true})
 }

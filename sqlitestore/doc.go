@@ -43,7 +43,7 @@
 //
 // A correction (transcript.Message.Corrects, Redacted and Revised: three columns, schema
 // version 8) is a row of its own that Append and AppendBatch decide with the correction rule
-// (transcript.ResolveCorrection, through transcript.SettleBatch), its target read with the
+// (transcript.ResolveCorrection, through transcript.Batch.Settle), its target read with the
 // parents in the write transaction, and apply in that transaction: the target's content,
 // redacted and revised are updated, and a redaction erases every earlier correction of the
 // target, found on a partial (desk, corrects, seq) index that holds corrections only.
@@ -56,7 +56,7 @@
 //
 // A desk's log is a transcript.Searcher: Search finds the newest rows the viewer may read
 // that hold every word of a text, on an FTS5 index of the library's own terms
-// (transcript.IndexTerms, never FTS5's idea of a word): the store finds exactly what
+// (storage.IndexTerms, never FTS5's idea of a word): the store finds exactly what
 // memlog's brute force finds, in every script. The index keys every entry by desk and by
 // reader set (schema version 10): a desk's rows (no audience) form its public set, and the
 // asides with the same readers (transcript.Message.Readers) one set each, its members

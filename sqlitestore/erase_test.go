@@ -12,6 +12,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // erasedMarkers are the texts TestRedactionErasesFiles writes and then redacts: each
@@ -218,7 +219,7 @@ func TestRedactionErasesIndexRuns(t *testing.T) {
 		// Every 4-byte run of an erased word that no live row holds, with its word.
 		runs := map[string]string{}
 		for seq := range erased {
-			for _, w := range transcript.Terms(rows[seq-1].Content) {
+			for _, w := range storage.Terms(rows[seq-1].Content) {
 				for i := 0; i+4 <= len(w); i++ {
 					if run := w[i : i+4]; !strings.Contains(live.String(), run) {
 						runs[run] = w

@@ -3,6 +3,8 @@ package sqlitestore
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sharedesk/transcript"
 )
 
 var (
@@ -27,27 +29,9 @@ var (
 	ErrOption = errors.New("sqlitestore: invalid option")
 )
 
-// AppendError reports a message Append or AppendBatch refused: which desk, which message of
-// the batch, and what is wrong with it. Err matches transcript.ErrInvalidMessage, except for
-// a message whose Key names a different stored row: then Err is the
-// *transcript.KeyConflictError, which matches transcript.ErrKeyConflict and not
-// transcript.ErrInvalidMessage (errors.As finds it through the AppendError). Nothing of the
-// append or batch was stored.
-type AppendError struct {
-	Desk  string // the desk appended to, as given
-	Index int    // the message's position in AppendBatch's msgs; -1 for Append
-	Err   error  // what is wrong: matches transcript.ErrInvalidMessage or transcript.ErrKeyConflict
-}
-
-func (e *AppendError) Error() string {
-	if e.Index < 0 {
-		return fmt.Sprintf("sqlitestore: append to desk %q: %v", e.Desk, e.Err)
-	}
-	return fmt.Sprintf("sqlitestore: append batch to desk %q: message %d: %v", e.Desk, e.Index, e.Err)
-}
-
-// Unwrap returns what is wrong with the message.
-func (e *AppendError) Unwrap() error { return e.Err }
+// AppendError is the refusal of an append: transcript.AppendError, which every store of
+// this module returns.
+type AppendError = transcript.AppendError
 
 // SchemaError reports a database whose schema version this package does not read: one
 // written by a newer version of it, or, for a ReadOnly Open, by an older one that a

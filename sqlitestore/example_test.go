@@ -72,7 +72,7 @@ func ExampleAppendError() {
 	})
 	fmt.Println(err)
 	// Output:
-	// sqlitestore: append batch to desk "eng": message 1: content of 26 bytes, over the limit of 16
+	// append batch to desk "eng": message 1: content of 26 bytes, over the limit of 16
 }
 
 // An import names its rows by key: importing the same lines again adds nothing, a file that
@@ -115,6 +115,6 @@ func ExampleStore_AppendBatch_keys() {
 	}
 	fmt.Println(len(rows), rows["slack:1712345678.000300"].Seq, rows["slack:1712345678.000300"].Parent)
 	// Output:
-	// true sqlitestore: append to desk "eng": key "slack:1712345678.000200" already names row 2, which differs in author, parent, audience or content
+	// true append to desk "eng": key "slack:1712345678.000200" already names row 2, which differs in author, parent, audience or content
 	// 1 3 1
 }

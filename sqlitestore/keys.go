@@ -130,18 +130,18 @@ func (w *writeTx) rowByKey(ctx context.Context, key string) (transcript.Message,
 	return msgs[0], nil
 }
 
-// presentRows returns the rows of the desk holding the keys of msgs, looked up in the write
-// transaction, by key: none without a key, or in an empty desk. The caller must not modify
-// them.
-func (w *writeTx) presentRows(ctx context.Context, desk string, msgs []transcript.Message) (map[string]*transcript.Message, error) {
+// presentRows returns the rows of the desk holding the keys of b's messages, looked up in
+// the write transaction, by key: none without a key, or in an empty desk. The caller must
+// not modify them.
+func (w *writeTx) presentRows(ctx context.Context, b *transcript.Batch) (map[string]*transcript.Message, error) {
 	if w.head == 0 {
 		return nil, nil
 	}
 	var keys []string
-	for _, m := range msgs {
+	for _, m := range b.Messages {
 		if m.Key != "" {
 			if keys == nil {
-				keys = make([]string, 0, len(msgs))
+				keys = make([]string, 0, len(b.Messages))
 			}
 			keys = append(keys, m.Key)
 		}
@@ -149,7 +149,7 @@ func (w *writeTx) presentRows(ctx context.Context, desk string, msgs []transcrip
 	if keys == nil {
 		return nil, nil
 	}
-	rows, err := w.s.rowsByKey(ctx, w.tx.StmtContext(ctx, w.s.keyRows), desk, keys)
+	rows, err := w.s.rowsByKey(ctx, w.tx.StmtContext(ctx, w.s.keyRows), b.Desk, keys)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

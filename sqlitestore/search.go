@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 var _ transcript.Searcher = (*deskLog)(nil)
@@ -16,7 +17,7 @@ var _ transcript.Searcher = (*deskLog)(nil)
 // id) that the FTS5 query ?2 finds (appendMatch: the query's terms in the tokens of the
 // viewer's reader sets), below Seq ?3, at most ?5 of them; ?4 is 0 (searchRepliesSQL
 // searches a thread); ?6 is the Store's workID, for the counts of its work. The index
-// holds no correction, blank row or erased row (transcript.IndexTerms gives them no
+// holds no correction, blank row or erased row (storage.IndexTerms gives them no
 // terms), so those are never candidates. FTS5 walks the entries of the viewer's sets'
 // tokens of the rarest term newest first (rowid DESC) and stops at the limit, each
 // candidate joined to its row by id: no row of the desk is read that is not a match of
@@ -145,7 +146,7 @@ func (l *deskLog) SearchWork() (entries, rows int64) {
 	return l.s.work.entries.Load(), l.s.work.rows.Load()
 }
 
-// Search implements transcript.Searcher: transcript.PlanSearch checks q, then one query
+// Search implements transcript.Searcher: storage.PlanSearch checks q, then one query
 // on the search index (searchSQL) finds the newest matches the viewer may read, at most
 // the plan's limit and one more, ending early once their content reaches
 // transcript.PageBytes; within a thread, the thread's replies (searchRepliesSQL), then,
@@ -159,7 +160,7 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if l.s.closed.Load() {
 		return transcript.SearchResult{}, ErrClosed
 	}
-	p, err := transcript.PlanSearch(q)
+	p, err := storage.PlanSearch(q)
 	if err != nil {
 		return transcript.SearchResult{}, err
 	}
@@ -197,7 +198,7 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 // scanPage does. The root is older than every reply, so it follows them, and is read only
 // when the replies leave room for it. The transaction ends before it returns, so that
 // resolving the ids can take a reader connection even from a pool of one.
-func (l *deskLog) searchPage(ctx context.Context, p transcript.SearchPlan, bound, thread int64) ([]transcript.Message, []rowRefs, bool, error) {
+func (l *deskLog) searchPage(ctx context.Context, p storage.SearchPlan, bound, thread int64) ([]transcript.Message, []rowRefs, bool, error) {
 	tx, err := l.s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, nil, false, err

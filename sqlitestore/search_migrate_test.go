@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/storetest"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestMigrateFromV8 writes rows with the version 8 schema, which had no search index (a
@@ -200,7 +201,7 @@ func TestMigrateFromV9DropsPlainIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range want {
-		for _, term := range transcript.IndexTerms(&m) {
+		for _, term := range storage.IndexTerms(&m) {
 			res, err := st.Log("eng").(transcript.Searcher).Search(ctx, transcript.SearchQuery{Text: term, Viewer: transcript.Operator(), Limit: 100})
 			if err != nil || !slices.ContainsFunc(res.Messages, func(got transcript.Message) bool { return got.Seq == m.Seq }) {
 				t.Errorf("search %q after the migration = %+v, %v; want row %d among them", term, res, err, m.Seq)

@@ -47,7 +47,7 @@ func TestSearchRuleBatches(t *testing.T) {
 }
 
 // trickyContents are rows whose words an FTS5 tokenizer of its own would split, fold or
-// join otherwise than transcript.Terms: marks composed and decomposed, full-width forms,
+// join otherwise than storage.Terms: marks composed and decomposed, full-width forms,
 // Devanagari with its vowel signs and virama, Hangul syllables and conjoining jamo, words
 // against emoji and punctuation, FTS5's own operators, and terms of 64 and 65 bytes.
 var trickyContents = []string{

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // The search index's statements (message_terms: see migrations/010_reader_sets.sql). An
@@ -319,11 +320,11 @@ func (w *writeTx) readerSet(ctx context.Context, m *transcript.Message) (int64, 
 }
 
 // entryOf sets w.entries to the search index's entry of m, a row of the transaction's desk
-// (empty for a row without terms), computed with transcript.IndexTerms, m's Parent and the
+// (empty for a row without terms), computed with storage.IndexTerms, m's Parent and the
 // tokens of m's reader set.
 func (w *writeTx) entryOf(ctx context.Context, m *transcript.Message) error {
 	w.entries = w.entries[:0]
-	terms := transcript.IndexTerms(m)
+	terms := storage.IndexTerms(m)
 	if len(terms) == 0 {
 		return nil
 	}
@@ -451,7 +452,7 @@ const (
 	indexChunkBytes = 16 << 20
 )
 
-// termsVersion names the rules and tables transcript.Terms computes terms with: the
+// termsVersion names the rules and tables storage.Terms computes terms with: the
 // revision of its rules (2: runs of Han, Hiragana, Katakana and Hangul read as words of one
 // and two characters), Go's Unicode tables (scripts, letters, digits, marks, lower case)
 // and x/text's normalization tables. The same content gives the same terms while they stay
@@ -521,7 +522,7 @@ func progressOf(ctx context.Context) IndexProgress {
 // indexStoredRows is the rebuild of the search index when its terms were computed with
 // other tables than termsVersion's or the index is stale (syncTermsVersion): it deletes
 // every entry, then writes the entry of every row tx's file holds, with
-// transcript.IndexTerms and the tokens of the row's reader set (made as the rows need
+// storage.IndexTerms and the tokens of the row's reader set (made as the rows need
 // them), in chunks read in id order, telling ctx's IndexProgress after each, and records
 // termsVersion.
 func indexStoredRows(ctx context.Context, tx *sql.Tx) error {
@@ -621,7 +622,7 @@ WHERE m.id > ?1 ORDER BY m.id LIMIT ?2`, after, indexChunkRows)
 		}
 		p.m.Parent, p.m.Corrects, p.m.Author.Kind = transcript.Sequence(parent), transcript.Sequence(corrects), transcript.AuthorKind(kind)
 		last, bytes, n = p.id, bytes+len(p.m.Content), n+1
-		if p.terms = transcript.IndexTerms(&p.m); len(p.terms) == 0 {
+		if p.terms = storage.IndexTerms(&p.m); len(p.terms) == 0 {
 			continue
 		}
 		if members != "" {

@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/posting"
-	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/stores"
 )
 
@@ -55,13 +53,9 @@ func userText(err error) string {
 	if errors.As(err, &action) {
 		return action.action + ": " + action.reason()
 	}
-	var sqliteAppend *sqlitestore.AppendError
-	if errors.As(err, &sqliteAppend) {
-		return fmt.Sprintf("append to desk %q: %s", sqliteAppend.Desk, refusalText(sqliteAppend.Err))
-	}
-	var pgAppend *pgstore.AppendError
-	if errors.As(err, &pgAppend) {
-		return fmt.Sprintf("append to desk %q: %s", pgAppend.Desk, refusalText(pgAppend.Err))
+	var refused *transcript.AppendError // every store's refusal of an append
+	if errors.As(err, &refused) {
+		return fmt.Sprintf("append to desk %q: %s", refused.Desk, refusalText(refused.Err))
 	}
 	if open, ok := errors.AsType[*stores.OpenError](err); ok {
 		if hinted, ok := errors.AsType[*hintError](err); ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/storage"
 )
 
 func runSearch(ctx context.Context, e *env, args []string) error {
@@ -52,7 +53,7 @@ as a model reads a view, oldest first.`)
 		Limit:  *limit,
 	}
 	// The search's own rules, before the database is opened; the store applies them again.
-	plan, err := transcript.PlanSearch(q)
+	plan, err := storage.PlanSearch(q)
 	if err != nil {
 		return badSearch(err)
 	}

@@ -94,10 +94,10 @@ func Scenario() ([]transcript.Message, Landmarks) {
 	return rows, marks
 }
 
-// Appender is what Build needs of a store.
+// Appender is what Build needs of a store: it appends the scenario as one batch
+// (AppendBatch) and reads the desk (Log).
 type Appender interface {
-	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
-	Log(desk string) transcript.Log
+	transcript.Store
 }
 
 // Build appends rows, the Scenario's, to desk of st when the desk is empty, and reports

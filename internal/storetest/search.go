@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // SearchWorkCounter is implemented by a store's log that counts the work its store's
@@ -284,7 +285,7 @@ func checkNoForbiddenWords(t reporter, what string, res transcript.SearchResult,
 	if jerr != nil {
 		t.Fatalf("%s: marshalling the answer: %v", what, jerr)
 	}
-	for _, w := range transcript.Terms(string(body) + " " + fmt.Sprint(err)) {
+	for _, w := range storage.Terms(string(body) + " " + fmt.Sprint(err)) {
 		if forbidden[w] {
 			t.Fatalf("%s: the answer holds %q, a word of a row the viewer may not read or of erased content:\n%s", what, w, body)
 		}

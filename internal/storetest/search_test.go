@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // brokenSearcher is memlog's search with one thing wrong.
@@ -35,7 +36,7 @@ func (s *brokenSearcher) Search(ctx context.Context, q transcript.SearchQuery) (
 type ownWordsSearcher struct{ rows []transcript.Message }
 
 func (s ownWordsSearcher) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
-	p, err := transcript.PlanSearch(q)
+	p, err := storage.PlanSearch(q)
 	if err != nil {
 		return transcript.SearchResult{}, err
 	}
@@ -45,7 +46,7 @@ func (s ownWordsSearcher) Search(ctx context.Context, q transcript.SearchQuery) 
 	var hits []transcript.Message
 	for i := len(s.rows) - 1; i >= 0 && len(hits) <= p.Limit; i-- {
 		m := s.rows[i]
-		if (p.Before == 0 || m.Seq < p.Before) && transcript.Searchable(&m) && m.ReadableBy(p.Viewer) && p.InScope(&m) && holdsAll(words(m.Content), words(q.Text)) {
+		if (p.Before == 0 || m.Seq < p.Before) && storage.Searchable(&m) && m.ReadableBy(p.Viewer) && p.InScope(&m) && holdsAll(words(m.Content), words(q.Text)) {
 			hits = append(hits, m)
 		}
 	}
@@ -123,7 +124,7 @@ func TestSearchChecksCatchBrokenSearchers(t *testing.T) {
 		}, "differs from the model"},
 		{"Next set on every full page", nil, func(l *memlog.Log) *brokenSearcher {
 			return &brokenSearcher{log: l, next: func(s *brokenSearcher, q transcript.SearchQuery, r *transcript.SearchResult) {
-				if p, _ := transcript.PlanSearch(q); len(r.Messages) == p.Limit {
+				if p, _ := storage.PlanSearch(q); len(r.Messages) == p.Limit {
 					r.Next = r.Messages[len(r.Messages)-1].Seq
 				}
 			}}
@@ -183,10 +184,10 @@ type indexSearcher struct {
 }
 
 func (s *indexSearcher) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
-	if p, err := transcript.PlanSearch(q); err == nil {
+	if p, err := storage.PlanSearch(q); err == nil {
 		for i := range s.rows {
 			m := &s.rows[i]
-			if transcript.Searchable(m) && holdsAll(transcript.Terms(m.Content), p.Terms) && (s.byWord || m.ReadableBy(p.Viewer)) {
+			if storage.Searchable(m) && holdsAll(storage.Terms(m.Content), p.Terms) && (s.byWord || m.ReadableBy(p.Viewer)) {
 				s.entries++
 			}
 			if s.walk && q.Thread != 0 && p.InScope(m) {

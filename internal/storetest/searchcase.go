@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // searchWords is the vocabulary of the search checks: each entry lists spellings Terms must
@@ -212,7 +213,7 @@ func searchTexts(r *rand.Rand, c SearchCase) []string {
 }
 
 // SearchModel answers q over rows, a whole desk oldest first, by a direct reading of the
-// search rules, independent of transcript.SearchPlan: the newest rows below q.Before that
+// search rules, independent of storage.SearchPlan: the newest rows below q.Before that
 // are neither corrections, blank nor redacted, that q.Viewer may read, that lie in
 // q.Thread's scope and that hold every word of q.Text (its terms, less the characters a
 // word of two characters among them holds); at most q.Limit of them, fewer once
@@ -250,7 +251,7 @@ func searchModel(rows []transcript.Message, rowTerms [][]string, q transcript.Se
 		if q.Thread != 0 && m.Seq != q.Thread && m.Parent != q.Thread || !modelReads(q.Viewer, m) {
 			continue
 		}
-		have := transcript.Terms
+		have := storage.Terms
 		if rowTerms != nil {
 			have = func(string) []string { return rowTerms[i] }
 		}
@@ -274,10 +275,10 @@ func searchModel(rows []transcript.Message, rowTerms [][]string, q transcript.Se
 // without each one that a word of two characters among them holds (a term whose own terms
 // are more than itself is such a word, and its other terms are its two characters).
 func queryWords(text string) []string {
-	terms := transcript.Terms(text)
+	terms := storage.Terms(text)
 	implied := make(map[string]bool)
 	for _, t := range terms {
-		if own := transcript.Terms(t); len(own) > 1 {
+		if own := storage.Terms(t); len(own) > 1 {
 			for _, u := range own {
 				implied[u] = implied[u] || u != t
 			}
@@ -339,25 +340,25 @@ func (c SearchCase) forbiddenWords(viewer transcript.Author) map[string]bool {
 	out := make(map[string]bool)
 	for i, m := range c.Rows {
 		if !modelReads(viewer, m) {
-			for _, t := range transcript.Terms(c.Inputs[i].Content + " " + m.Content) {
+			for _, t := range storage.Terms(c.Inputs[i].Content + " " + m.Content) {
 				out[t] = true
 			}
 		}
 		if m.Redacted {
-			for _, t := range transcript.Terms(c.Inputs[i].Content) {
+			for _, t := range storage.Terms(c.Inputs[i].Content) {
 				out[t] = true
 			}
 		}
 	}
 	for _, m := range c.Rows {
 		if modelReads(viewer, m) {
-			for _, t := range transcript.Terms(m.Content) {
+			for _, t := range storage.Terms(m.Content) {
 				delete(out, t)
 			}
 		}
 	}
 	for _, a := range append(SearchViewers[1:], searchWriters...) {
-		for _, t := range transcript.Terms(a.String() + " " + a.Label) {
+		for _, t := range storage.Terms(a.String() + " " + a.Label) {
 			delete(out, t)
 		}
 	}

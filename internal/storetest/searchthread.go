@@ -8,6 +8,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // The words of NewThreadSearchCase: threadAsideWord only asides hold, threadDeskWord only
@@ -69,7 +70,7 @@ func NewThreadSearchCase(replies int) SearchCase {
 func (c *SearchCase) index() {
 	c.rowTerms = c.rowTerms[:0]
 	for _, m := range c.Rows {
-		c.rowTerms = append(c.rowTerms, transcript.Terms(m.Content))
+		c.rowTerms = append(c.rowTerms, storage.Terms(m.Content))
 	}
 	c.forbidden = make(map[string]map[string]bool)
 	for _, v := range SearchViewers {

@@ -14,20 +14,9 @@ import (
 // its own log, and the service's bearer tokens (token.Store). sqlitestore.Store and
 // pgstore.Store satisfy it as they are.
 type Store interface {
-	// transcript.Appender stores one message as the newest row of a desk (see Run for the
+	// transcript.Store appends, restores, looks keys up and reads desks (see Run for the
 	// bad input it refuses).
-	transcript.Appender
-	// AppendBatch stores msgs as the newest rows of desk, in order, all or nothing. A Parent
-	// may be transcript.BatchParent(i), naming the batch's earlier i-th message.
-	AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error
-	// RestoreBatch stores rows an export wrote as the newest rows of desk, as they were
-	// stored (transcript.SettleRestored: Revised and Redacted kept, corrections not applied
-	// again), all or nothing, as AppendBatch does.
-	RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error
-	// Log returns desk's transcript.Log; a desk without rows reads as an empty log.
-	Log(desk string) transcript.Log
-	// Desks returns the names of the desks that hold at least one row, sorted.
-	Desks(ctx context.Context) ([]string, error)
+	transcript.Store
 	// token.Store keeps tokens by the hashes of their secrets (see TokenRule).
 	token.Store
 	// books.Store keeps participants' read states per conversation, with

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
@@ -49,7 +47,8 @@ func newMemStore(maxContent int) *memStore {
 func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(desk, m, -1, false); err != nil {
+	b := transcript.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
+	if err := b.Check(); err != nil {
 		return transcript.Message{}, err
 	}
 	log := s.desks[desk]
@@ -75,17 +74,13 @@ func (s *memStore) RestoreBatch(ctx context.Context, desk string, rows []transcr
 	return s.settle(desk, rows, true)
 }
 
-// settle appends msgs to desk through transcript.SettleBatch (or, restored, SettleRestored),
-// applying its Revisions to the stored rows, all or nothing.
+// settle appends msgs to desk through a transcript.Batch (Restore when restored), applying
+// its Revisions to the stored rows, all or nothing.
 func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, m := range msgs {
-		if err := s.check(desk, m, i, restored); err != nil {
-			return err
-		}
-	}
-	if _, err := transcript.CheckBatchKeys(msgs); err != nil {
+	b := transcript.Batch{Desk: desk, Messages: msgs, Restore: restored, MaxContent: s.maxContent}
+	if err := b.Check(); err != nil {
 		return err
 	}
 	var rows []transcript.Message
@@ -100,11 +95,7 @@ func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool)
 			present[m.Key] = &rows[i]
 		}
 	}
-	settleBatch := transcript.SettleBatch
-	if restored {
-		settleBatch = transcript.SettleRestored
-	}
-	settled, _, err := settleBatch(msgs, transcript.Sequence(len(rows)), stored, present)
+	settled, err := b.Settle(transcript.Sequence(len(rows)), stored, present)
 	if err != nil || len(settled.Added) == 0 {
 		return err
 	}
@@ -128,29 +119,6 @@ func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool)
 	s.desks[desk] = next
 	return nil
 }
-
-func (s *memStore) check(desk string, m transcript.Message, index int, restored bool) error {
-	if err := transcript.ValidateDesk(desk); err != nil {
-		return transcript.InvalidMessage(err)
-	}
-	validate := transcript.ValidateNewWithin
-	if restored {
-		validate = transcript.ValidateRestoredWithin
-	}
-	if err := validate(m, transcript.MaxContent); err != nil {
-		return err
-	}
-	if !storable(m.Author.ID) || !storable(m.Author.Label) || !storable(m.Content) || len(m.Content) > s.maxContent {
-		return fmt.Errorf("%w: bad author or content", transcript.ErrInvalidMessage)
-	}
-	if j, ok := m.Parent.BatchIndex(); ok && j >= index {
-		return fmt.Errorf("%w: %w: bad BatchParent", transcript.ErrInvalidMessage, transcript.ErrNoParent)
-	}
-	return nil
-}
-
-// storable reports whether s is text the stores keep: valid UTF-8 without a NUL byte.
-func storable(s string) bool { return utf8.ValidString(s) && !strings.Contains(s, "\x00") }
 
 func stamp(at time.Time) time.Time {
 	if at.IsZero() {

@@ -1,5 +1,5 @@
 //go:build race
 
-package transcript_test
+package proptest
 
 const raceEnabled = true

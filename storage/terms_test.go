@@ -1,4 +1,4 @@
-package transcript_test
+package storage_test
 
 import (
 	"slices"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/benchdesk"
+	"github.com/sharedesk/transcript/storage"
 )
 
 func TestTerms(t *testing.T) {
@@ -41,7 +42,7 @@ func TestTerms(t *testing.T) {
 		{"Ⅻ ½ ²", nil},                                 // number forms that are not digits are not words
 		{"K", []string{"k"}},                           // the Kelvin sign is K after NFC
 	} {
-		if got := transcript.Terms(tc.in); !gocmp.Equal(tc.want, got) {
+		if got := storage.Terms(tc.in); !gocmp.Equal(tc.want, got) {
 			t.Errorf("Terms(%+q) = %+q, want %+q", tc.in, got, tc.want)
 		}
 	}
@@ -90,7 +91,7 @@ func TestTermsUnspaced(t *testing.T) {
 		{"二〇二六年 ㈀ ㋐", []string{"二", "二六", "六", "六年", "年"}},
 		{"カ・ナ「東」", []string{"カ", "ナ", "東"}},
 	} {
-		if got := transcript.Terms(tc.in); !gocmp.Equal(tc.want, got) {
+		if got := storage.Terms(tc.in); !gocmp.Equal(tc.want, got) {
 			t.Errorf("Terms(%+q) = %+q, want %+q", tc.in, got, tc.want)
 		}
 	}
@@ -106,7 +107,7 @@ func TestTermsManyWords(t *testing.T) {
 		want = append(want, w)
 		b.WriteString(strings.ToUpper(w) + " " + w + ", ")
 	}
-	if got := transcript.Terms(b.String()); !gocmp.Equal(want, got) {
+	if got := storage.Terms(b.String()); !gocmp.Equal(want, got) {
 		t.Fatalf("Terms kept %d words, want %d", len(got), len(want))
 	}
 }
@@ -125,7 +126,7 @@ func FuzzTerms(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		terms := transcript.Terms(s)
+		terms := storage.Terms(s)
 		if want := referenceTerms(s); !gocmp.Equal(want, terms) {
 			t.Fatalf("Terms(%+q) = %+q, want %+q", s, terms, want)
 		}
@@ -142,7 +143,7 @@ func FuzzTerms(f *testing.F) {
 			}
 		}
 		for _, term := range terms {
-			again := transcript.Terms(term)
+			again := storage.Terms(term)
 			if !slices.Contains(again, term) || len(again) > 1 && len(pairCharacters(term)) == 0 {
 				t.Fatalf("Terms(%+q) = %+q: not the term alone, nor a pair of characters and the pair", term, again)
 			}
@@ -154,14 +155,14 @@ func FuzzTerms(f *testing.F) {
 			if len(term) > transcript.MaxTermBytes {
 				continue
 			}
-			if p, err := transcript.PlanSearch(transcript.SearchQuery{Text: term}); err != nil || !gocmp.Equal([]string{term}, p.Terms) {
+			if p, err := storage.PlanSearch(transcript.SearchQuery{Text: term}); err != nil || !gocmp.Equal([]string{term}, p.Terms) {
 				t.Fatalf("a search for %+q holds %+q (%v), want the term alone", term, p.Terms, err)
 			}
 		}
-		if again := transcript.Terms(strings.Join(terms, " ")); !gocmp.Equal(terms, again) && len(terms) > 0 {
+		if again := storage.Terms(strings.Join(terms, " ")); !gocmp.Equal(terms, again) && len(terms) > 0 {
 			t.Fatalf("Terms of the terms of %+q = %+q, want %+q", s, again, terms)
 		}
-		if p, err := transcript.PlanSearch(transcript.SearchQuery{Text: s}); err == nil {
+		if p, err := storage.PlanSearch(transcript.SearchQuery{Text: s}); err == nil {
 			if want := referenceQueryTerms(terms); !gocmp.Equal(want, p.Terms) {
 				t.Fatalf("a search for %+q holds %+q, want %+q", s, p.Terms, want)
 			}
@@ -222,7 +223,7 @@ func referenceUnspaced(r rune) bool {
 // characters (its terms are more than itself: its characters), else none.
 func pairCharacters(term string) []string {
 	var chars []string
-	if terms := transcript.Terms(term); len(terms) > 1 {
+	if terms := storage.Terms(term); len(terms) > 1 {
 		for _, u := range terms {
 			if u != term {
 				chars = append(chars, u)
@@ -260,7 +261,7 @@ func BenchmarkTerms(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, c := range contents {
-			transcript.Terms(c)
+			storage.Terms(c)
 		}
 	}
 }
@@ -282,7 +283,7 @@ func BenchmarkTermsUnspaced(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, c := range contents {
-			transcript.Terms(c)
+			storage.Terms(c)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package transcript_test
+package storage_test
 
 import (
 	"context"
@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/proptest"
 	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/storage"
 )
 
 func TestPlanSearch(t *testing.T) {
@@ -31,7 +33,7 @@ func TestPlanSearch(t *testing.T) {
 		{text: "a b c d e f g h i j k l m n o p q", wantErr: "the text holds 17 words, above the limit of 16"},
 		{text: "ok " + strings.Repeat("é", 33), wantErr: "word 2 is 66 bytes long, above the limit of 64"},
 	} {
-		p, err := transcript.PlanSearch(transcript.SearchQuery{Text: tc.text, Limit: tc.limit})
+		p, err := storage.PlanSearch(transcript.SearchQuery{Text: tc.text, Limit: tc.limit})
 		switch {
 		case tc.wantErr != "":
 			if !errors.Is(err, transcript.ErrBadSearch) || !strings.HasSuffix(err.Error(), tc.wantErr) {
@@ -70,13 +72,13 @@ func TestPlanSearchUnspaced(t *testing.T) {
 		{strings.Repeat("あい", 8) + "う", []string{"あい", "いあ", "いう"}},
 		{"あいうえおかきくけこさしすせそたち", []string{"あい", "いう", "うえ", "えお", "おか", "かき", "きく", "くけ", "けこ", "こさ", "さし", "しす", "すせ", "せそ", "そた", "たち"}},
 	} {
-		p, err := transcript.PlanSearch(transcript.SearchQuery{Text: tc.text})
+		p, err := storage.PlanSearch(transcript.SearchQuery{Text: tc.text})
 		if err != nil || !slices.Equal(p.Terms, tc.want) {
 			t.Errorf("PlanSearch(%+q) = %+q, %v; want %+q", tc.text, p.Terms, err, tc.want)
 		}
 	}
 	// 17 characters make 16 words of two, and 18 make 17, one too many.
-	_, err := transcript.PlanSearch(transcript.SearchQuery{Text: "あいうえおかきくけこさしすせそたちつ"})
+	_, err := storage.PlanSearch(transcript.SearchQuery{Text: "あいうえおかきくけこさしすせそたちつ"})
 	if want := "the text holds 17 words, above the limit of 16"; !errors.Is(err, transcript.ErrBadSearch) || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("PlanSearch of 18 kana: %v, want ErrBadSearch saying %q", err, want)
 	}
@@ -167,7 +169,7 @@ func TestSearchPageBytes(t *testing.T) {
 // Next to the end, shows no viewer a word it may not read, and answers an outsider as the
 // same desk without its asides does.
 func TestSearchModel(t *testing.T) {
-	for seed := range uint64(propertyDesks(10, 2)) {
+	for seed := range uint64(proptest.Desks(10, 2)) {
 		c := storetest.NewSearchCase(seed, 40+int(seed)*8)
 		s, sb := logOf(t, c.Inputs), logOf(t, c.Blinded)
 		for i, text := range c.Texts {
