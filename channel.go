@@ -17,7 +17,7 @@ type channelView struct {
 	roots   []ref
 	replies []ref
 	copies  []Message // where the refs that do not point into a page point: filled, then replaced, never moved
-	first   FirstReplies
+	first   firstReplies
 	elided  elided
 	want    int // rows the last settle estimated the view still needs; 0: no estimate
 	budget  budget
@@ -40,7 +40,7 @@ const smallPage = 64 << 10
 
 func newChannelView(viewer Author, window, maxBytes int) *channelView {
 	return &channelView{
-		viewer: viewer, window: window, first: FirstReplies{Viewer: viewer},
+		viewer: viewer, window: window, first: firstReplies{viewer: viewer},
 		// Sized for a window of roots and their answers, so most walks never grow them: no
 		// root beyond a full window is kept.
 		roots:   make([]ref, 0, min(window, PageSize)),
@@ -66,8 +66,9 @@ func (v *channelView) add(rows []Message) {
 	small := bytes <= smallPage
 	for i := range rows {
 		m := &rows[i]
-		if reply := v.first.Add(m); reply != nil {
+		if replies, ok := v.first.add(m); ok {
 			// The reply's page is an older one, maybe large: the view keeps a copy.
+			reply := replies.first
 			r := ref{m: v.copyOf(reply), size: len(reply.Content), own: true}
 			v.budget.held += r.size
 			v.replies = append(v.replies, r)
@@ -157,7 +158,7 @@ func (v *channelView) settle(_ context.Context, p *Pager) (bool, error) {
 		last = r.m.Seq
 		return n < v.window
 	})
-	if v.first.Newest() < last {
+	if v.first.newest() < last {
 		return true, nil
 	}
 	// A pending reply could still enter: read down to its parent. Seqs are distinct, so no

@@ -242,3 +242,21 @@ func containsDescending(rows []Message, seq Sequence) bool {
 	})
 	return found
 }
+
+// reread reads row seq again, one read of limit 1, checked like any other and counted in
+// Reads, for a walk that let go of its content. A log that no longer returns the row breaks
+// the contract: ErrInvalidRow.
+func (p *Pager) reread(ctx context.Context, seq Sequence) (Message, error) {
+	if p.err != nil {
+		return Message{}, p.err
+	}
+	pg, err := p.read(ctx, seq+1, 1, false)
+	if err == nil && (len(pg.Messages) == 0 || pg.Messages[0].Seq != seq) {
+		err = &ContractError{Read: p.reads, Before: seq + 1, Limit: 1, Seq: seq, Err: ErrInvalidRow}
+	}
+	if err != nil {
+		p.err = err
+		return Message{}, err
+	}
+	return pg.Messages[0], nil
+}
