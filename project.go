@@ -64,7 +64,8 @@ type Projection struct {
 // sit at the view's level (roots in the channel view; T and its direct replies in the thread
 // view of T), newer than the window's floor: when Messages holds Window messages, the Seq of
 // its oldest message other than the thread root (the root itself when it is the only
-// message), else 0. They are grouped as Elide groups them.
+// message), else 0. Each Elision is a maximal run of those rows, no message between them,
+// whose readers are the same identities.
 //
 // The walk never asks for more than PageSize rows in one read nor more than the scan budget
 // left. It starts with a small read and doubles it, and stops as soon as further reading

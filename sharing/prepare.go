@@ -89,8 +89,8 @@ type Plan struct {
 //  5. the delta is exactly the rows of (M, B) that qualify for Desired, as q.Viewer reads
 //     it, under transcript.Project's definitions over the same scan, minus S,
 //     chronological; its elisions are those of the rows of (M, B) transcript.Project would
-//     elide (S plays no part in them), grouped among the delta's messages by
-//     transcript.Elide;
+//     elide (S plays no part in them), grouped among the delta's messages as a
+//     projection's are (transcript.ReadUnseen walks the log for it);
 //  6. Next.Watermark is B, or when B == 0 the newest row seen, never below M; Next.Present
 //     holds the entries of S above the new watermark; Next.Viewer is q.Viewer's identity
 //     (Kind and ID).
