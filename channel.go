@@ -39,7 +39,7 @@ type ref struct {
 const smallPage = 64 << 10
 
 func newChannelView(viewer Author, window, maxBytes int) *channelView {
-	return &channelView{
+	v := &channelView{
 		viewer: viewer, window: window, first: firstReplies{viewer: viewer},
 		// Sized for a window of roots and their answers, so most walks never grow them: no
 		// root beyond a full window is kept.
@@ -47,6 +47,10 @@ func newChannelView(viewer Author, window, maxBytes int) *channelView {
 		replies: make([]ref, 0, min(window, PageSize)),
 		budget:  budget{max: maxBytes},
 	}
+	if maxBytes > 0 {
+		v.first.budget = &v.budget
+	}
+	return v
 }
 
 // copyOf returns a pointer to a copy of m that the view owns.
@@ -68,9 +72,9 @@ func (v *channelView) add(rows []Message) {
 		m := &rows[i]
 		if replies, ok := v.first.add(m); ok {
 			// The reply's page is an older one, maybe large: the view keeps a copy.
-			reply := replies.first
-			r := ref{m: v.copyOf(reply), size: len(reply.Content), own: true}
-			v.budget.held += r.size
+			size, _ := replies.size()
+			r := ref{m: v.copyOf(replies.first), size: size, own: true}
+			v.budget.held += len(r.m.Content)
 			v.replies = append(v.replies, r)
 		}
 		if !(Conversation{}).AtLevel(m) {
@@ -93,8 +97,14 @@ func (v *channelView) add(rows []Message) {
 			v.elided.add(m)
 		}
 	}
+	if v.budget.max > 0 && !small {
+		v.first.detach(rows)
+	}
 	if v.budget.over() {
 		v.release()
+	}
+	if v.budget.over() { // the view keeps the newest: let the oldest pending replies go first
+		v.budget.evict(v.first.held(func(a, b *held) int { return cmp.Compare(a.Seq, b.Seq) }))
 	}
 }
 

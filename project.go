@@ -112,7 +112,42 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 		proj.Elided = []Elision{} // a list, never nil: none is empty
 	}
 	if sizes != nil {
+		var gone map[Sequence]bool // messages whose content the walk let go while pending
+		for i, m := range proj.Messages {
+			if m.Content == "" && sizes[i] > 0 {
+				if gone == nil {
+					gone = make(map[Sequence]bool)
+				}
+				gone[m.Seq] = true
+			}
+		}
 		proj = proj.withinBytes(q.Conversation.Thread, q.MaxBytes, func(i int) int { return sizes[i] })
+		if gone != nil {
+			if err := reread(ctx, log, proj.Messages, gone, &proj.Reads); err != nil {
+				return Projection{}, err
+			}
+		}
 	}
 	return proj, nil
+}
+
+// reread reads again, one row a read, the messages of msgs in gone, whose content a walk
+// let go while it did not know the answer would carry them, and counts its reads in reads.
+func reread(ctx context.Context, log Log, msgs []Message, gone map[Sequence]bool, reads *int) error {
+	var p *Pager
+	for i := range msgs {
+		if !gone[msgs[i].Seq] {
+			continue
+		}
+		if p == nil {
+			p = NewPager(log, 0)
+		}
+		m, err := p.reread(ctx, msgs[i].Seq)
+		if err != nil {
+			return err
+		}
+		msgs[i] = m
+		*reads++
+	}
+	return nil
 }

@@ -67,6 +67,9 @@ func ReadUnseen(ctx context.Context, log Log, q UnseenQuery) (Unseen, error) {
 // readUnseen is ReadUnseen with the first read's limit as a parameter, for benchmarks.
 func readUnseen(ctx context.Context, log Log, q UnseenQuery, first int) (Unseen, error) {
 	v := &unseenView{q: q, log: log, first: firstReplies{viewer: q.Viewer}, budget: budget{max: max(q.MaxBytes, 0)}}
+	if v.budget.max > 0 {
+		v.first.budget = &v.budget
+	}
 	w, err := walkLog(ctx, log, q.Before, first, false, v)
 	if err != nil {
 		return Unseen{}, err
@@ -122,22 +125,38 @@ func (v *unseenView) add(rows []Message) {
 					v.corr.confirm(m.Seq, r.first.Seq, &v.budget)
 				}
 				if r.first.Seq > v.q.After {
-					v.keep(r.first)
+					h := hold(r.first)
+					h.size, h.gone = r.size()
+					v.keep(h)
 				}
 			}
 		}
 		if above && v.q.Conversation.AtLevel(m) {
 			switch m.visibilityFor(v.q.Viewer) {
 			case shown:
-				v.keep(m)
+				v.keep(hold(m))
 			case unshown:
 				v.elided.add(m)
 			}
 		}
 	}
-	if v.budget.over() {
-		v.release()
+	if v.budget.max > 0 {
+		if pageBytes(rows) > smallPage {
+			v.first.detach(rows)
+		}
+		if v.budget.over() {
+			v.release()
+		}
 	}
+}
+
+// pageBytes returns the content rows hold.
+func pageBytes(rows []Message) int {
+	n := 0
+	for i := range rows {
+		n += len(rows[i].Content)
+	}
+	return n
 }
 
 // addCorrection hands m to the walk's corrections, made when the walk reads the first
@@ -169,19 +188,16 @@ func (v *unseenView) carries(m *Message) carriage {
 
 // keep adds m to the answer's messages, unless the reader has seen it already; a row by
 // Except goes to excepted, without its content.
-func (v *unseenView) keep(m *Message) {
-	if _, found := slices.BinarySearch(v.q.Seen, m.Seq); found {
+func (v *unseenView) keep(h held) {
+	if _, found := slices.BinarySearch(v.q.Seen, h.Seq); found {
 		return
 	}
-	if v.q.Except != (Author{}) && m.Author.Same(v.q.Except) {
-		v.excepted = append(v.excepted, m.Seq)
+	if v.q.Except != (Author{}) && h.Author.Same(v.q.Except) {
+		v.excepted = append(v.excepted, h.Seq)
 		return
 	}
-	h := hold(m)
 	if v.budget.max > 0 {
-		v.budget.held += h.size
-	} else {
-		h.size = 0 // no budget: sizes are never asked
+		v.budget.held += len(h.Content)
 	}
 	v.fresh = append(v.fresh, h)
 }
@@ -192,8 +208,13 @@ func (v *unseenView) keep(m *Message) {
 func (v *unseenView) release() {
 	items := v.items()
 	v.budget.releaseBeyond(len(items), func(i int) *held { return items[i] })
-	if v.budget.over() && v.corr != nil {
-		v.budget.evict(v.corr.unconfirmed())
+	if v.budget.over() { // the answer keeps the oldest: let the newest pending rows go first
+		pending := v.first.held(nil)
+		if v.corr != nil {
+			pending = append(pending, v.corr.unconfirmed()...)
+		}
+		slices.SortFunc(pending, func(a, b *held) int { return cmp.Compare(b.Seq, a.Seq) })
+		v.budget.evict(pending)
 	}
 }
 
@@ -271,8 +292,33 @@ func (v *unseenView) answer(ctx context.Context, w walked) (Unseen, error) {
 		if kept < len(items) {
 			u.Cut = items[kept].Seq
 		}
-		if err := v.reread(ctx, items[:kept]); err != nil {
-			return Unseen{}, err
+		var gone map[Sequence]bool
+		for _, h := range items[:kept] {
+			if h.gone {
+				if gone == nil {
+					gone = make(map[Sequence]bool)
+				}
+				gone[h.Seq] = true
+			}
+		}
+		if gone != nil {
+			msgs := make([]Message, 0, len(gone))
+			for _, h := range items[:kept] {
+				if h.gone {
+					msgs = append(msgs, h.Message)
+				}
+			}
+			reads := 0
+			if err := reread(ctx, v.log, msgs, gone, &reads); err != nil {
+				return Unseen{}, err
+			}
+			j := 0
+			for _, h := range items[:kept] {
+				if h.gone {
+					h.Message, h.gone = msgs[j], false
+					j++
+				}
+			}
 		}
 	}
 	u.Messages = make([]Message, 0, len(v.fresh))
@@ -303,24 +349,4 @@ func (v *unseenView) answer(ctx context.Context, w walked) (Unseen, error) {
 		u.Elided = []Elision{}
 	}
 	return u, nil
-}
-
-// reread reads again, one row a read, the items whose content the walk let go while the
-// answer might carry them.
-func (v *unseenView) reread(ctx context.Context, items []*held) error {
-	var p *Pager
-	for _, h := range items {
-		if !h.gone {
-			continue
-		}
-		if p == nil {
-			p = NewPager(v.log, 0)
-		}
-		m, err := p.reread(ctx, h.Seq)
-		if err != nil {
-			return err
-		}
-		h.Message, h.gone = m, false
-	}
-	return nil
 }
