@@ -42,7 +42,10 @@ func newThreadView(viewer Author, root, before Sequence, window, maxBytes int) *
 func (v *threadView) add(rows []Message) {
 	for i := range rows {
 		m := &rows[i]
-		if m.Seq <= v.root {
+		if m.Parent != v.root { // not a direct reply (which is newer than the root)
+			if m.Seq > v.root {
+				continue // not at the view's level
+			}
 			if m.Seq == v.root {
 				if m.visibilityFor(v.viewer) == unshown {
 					v.elided.add(m)
@@ -52,9 +55,6 @@ func (v *threadView) add(rows []Message) {
 			v.resolveRoot(nil)
 			v.passed = true
 			return
-		}
-		if !(Conversation{Thread: v.root}).AtLevel(m) { // newer than the root: a direct reply, or not at the level
-			continue
 		}
 		switch m.visibilityFor(v.viewer) {
 		case shown:
