@@ -109,25 +109,26 @@ func (v *channelView) add(rows []Message) {
 }
 
 // release lets go of the content of every confirmed row the budget is certain to drop: a
-// row with newer confirmed rows whose content and its own pass the budget. Confirmed rows
-// are in the answer (or newer ones fill its window), and rows confirmed later only add to
-// what is newer than it, so such a row never returns. A pending first reply is held until
-// its root is read: whether the newer ones will be confirmed is not known before.
+// row past the cut (within) of the confirmed rows newer than it. Confirmed rows are in the
+// answer (or newer ones fill its window), and rows confirmed later only add to what is newer
+// than it, so such a row never returns. A pending first reply is held until its root is
+// read: whether the newer ones will be confirmed is not known before.
 func (v *channelView) release() {
-	newer := 0 // content of the confirmed rows newer than the current one
-	n := 0
+	var order []*ref // newest first
 	v.newest(func(r *ref) bool {
-		if n > 0 && newer+r.size > v.budget.max && r.m.Content != "" {
-			v.budget.held -= len(r.m.Content)
-			if !r.own { // the page's row is the host's: point at a copy, and the page may go
-				r.m, r.own = v.copyOf(r.m), true
-			}
-			r.m.Content = ""
-		}
-		newer += r.size
-		n++
+		order = append(order, r)
 		return true
 	})
+	for _, r := range order[within(len(order), v.budget.max, func(i int) int { return order[i].size }):] {
+		if r.m.Content == "" {
+			continue
+		}
+		v.budget.held -= len(r.m.Content)
+		if !r.own { // the page's row is the host's: point at a copy, and the page may go
+			r.m, r.own = v.copyOf(r.m), true
+		}
+		r.m.Content = ""
+	}
 }
 
 // newest calls yield with the confirmed rows, newest first, until it returns false.
