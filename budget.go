@@ -1,15 +1,20 @@
 package transcript
 
 // OldestWithin returns how many of ms, taken oldest (first) on, fit in max bytes of
-// content together: at least one when ms has any, so that an answer bounded by it always
-// makes progress, however large a single message. max <= 0 fits them all.
+// content together: Within by the size of their content.
 func OldestWithin(ms []Message, max int) int {
 	return within(len(ms), max, func(i int) int { return len(ms[i].Content) })
 }
 
-// within is the one cut of an answer to a budget: how many of n items, taken in the order
-// the answer keeps them (0 first), fit in max together by the measure size gives them — at
-// least one when there are any. max <= 0 fits them all.
+// Within returns how many of n items, taken in the order an answer keeps them (0 first), fit
+// in max together by the measure size gives them (bytes of content, a model's tokens): at
+// least one when there are any, so that an answer bounded by it always makes progress,
+// however large a single item. max <= 0 fits them all. It calls size in order, once an item,
+// and not past the first item that does not fit. Project, ReadUnseen and their budgets cut
+// with it.
+func Within(n, max int, size func(i int) int) int { return within(n, max, size) }
+
+// within is Within: the one cut of an answer to a budget.
 func within(n, max int, size func(i int) int) int {
 	if max <= 0 {
 		return n
