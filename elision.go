@@ -74,7 +74,7 @@ func (e *elided) add(m *Message) {
 		e.rows = make([]Message, 0, 16) // one allocation for most views
 	}
 	c := *m
-	c.Content = "" // Elide reads no content
+	c.Content = "" // elide reads no content
 	e.rows = append(e.rows, c)
 }
 

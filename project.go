@@ -17,9 +17,11 @@ type Query struct {
 	Viewer Author
 	// MaxBytes is the answer's byte budget; 0 (or less) means none. With one, the result is
 	// the projection without it cut by Projection.WithinBytes(Conversation.Thread,
-	// MaxBytes), and the walk lets go of each message's content as soon as that cut is
-	// certain to drop it: it holds about MaxBytes of content, and a page, however large the
-	// rows, besides the first replies whose roots it has not read yet.
+	// MaxBytes), Reads aside, and the walk holds about MaxBytes of content and a page,
+	// however large the rows: it lets go of a message's content as soon as that cut is
+	// certain to drop it, and of a first reply's whose root it has not read yet when it
+	// holds more than the budget, to read that reply again (one read, counted in Reads)
+	// should the answer carry it.
 	MaxBytes int
 }
 
@@ -122,32 +124,34 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 			}
 		}
 		proj = proj.withinBytes(q.Conversation.Thread, q.MaxBytes, func(i int) int { return sizes[i] })
-		if gone != nil {
-			if err := reread(ctx, log, proj.Messages, gone, &proj.Reads); err != nil {
-				return Projection{}, err
+		var again []*Message
+		for i := range proj.Messages {
+			if gone[proj.Messages[i].Seq] {
+				again = append(again, &proj.Messages[i])
 			}
 		}
+		reads, err := reread(ctx, log, again)
+		if err != nil {
+			return Projection{}, err
+		}
+		proj.Reads += reads
 	}
 	return proj, nil
 }
 
-// reread reads again, one row a read, the messages of msgs in gone, whose content a walk
-// let go while it did not know the answer would carry them, and counts its reads in reads.
-func reread(ctx context.Context, log Log, msgs []Message, gone map[Sequence]bool, reads *int) error {
-	var p *Pager
-	for i := range msgs {
-		if !gone[msgs[i].Seq] {
-			continue
-		}
-		if p == nil {
-			p = NewPager(log, 0)
-		}
-		m, err := p.reread(ctx, msgs[i].Seq)
-		if err != nil {
-			return err
-		}
-		msgs[i] = m
-		*reads++
+// reread reads each of ms again, in place, one row a read: messages whose content a walk let
+// go while it did not know the answer would carry them. It returns the reads it made.
+func reread(ctx context.Context, log Log, ms []*Message) (int, error) {
+	if len(ms) == 0 {
+		return 0, nil
 	}
-	return nil
+	p := NewPager(log, 0)
+	for _, m := range ms {
+		again, err := p.reread(ctx, m.Seq)
+		if err != nil {
+			return 0, err
+		}
+		*m = again
+	}
+	return p.Reads(), nil
 }

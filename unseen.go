@@ -61,16 +61,11 @@ const unseenFirstRead = 8
 // zero. Knowing the log's newest row costs no read of its own, except when Before != 0 and
 // the first read shows no row Before-1: then one read of the newest row tells.
 func ReadUnseen(ctx context.Context, log Log, q UnseenQuery) (Unseen, error) {
-	return readUnseen(ctx, log, q, unseenFirstRead)
-}
-
-// readUnseen is ReadUnseen with the first read's limit as a parameter, for benchmarks.
-func readUnseen(ctx context.Context, log Log, q UnseenQuery, first int) (Unseen, error) {
 	v := &unseenView{q: q, log: log, first: firstReplies{viewer: q.Viewer}, budget: budget{max: max(q.MaxBytes, 0)}}
 	if v.budget.max > 0 {
 		v.first.budget = &v.budget
 	}
-	w, err := walkLog(ctx, log, q.Before, first, false, v)
+	w, err := walkLog(ctx, log, q.Before, unseenFirstRead, false, v)
 	if err != nil {
 		return Unseen{}, err
 	}
@@ -82,7 +77,7 @@ func readUnseen(ctx context.Context, log Log, q UnseenQuery, first int) (Unseen,
 	case !v.crossed && q.After != 0: // the log ended above the watermark
 		return Unseen{Lost: true}, nil
 	}
-	return v.answer(ctx, w)
+	return v.answer(ctx)
 }
 
 // unseenView collects the qualifying rows above the watermark, and the corrections of
@@ -283,7 +278,7 @@ func (v *unseenView) beyondHead(ctx context.Context) (bool, error) {
 
 // answer returns what the walk found, cut by the budget, with the content of what the answer
 // carries and the walk let go read again.
-func (v *unseenView) answer(ctx context.Context, w walked) (Unseen, error) {
+func (v *unseenView) answer(ctx context.Context) (Unseen, error) {
 	u := Unseen{Head: v.head}
 	items := v.items()
 	kept := len(items)
@@ -292,33 +287,14 @@ func (v *unseenView) answer(ctx context.Context, w walked) (Unseen, error) {
 		if kept < len(items) {
 			u.Cut = items[kept].Seq
 		}
-		var gone map[Sequence]bool
+		var gone []*Message
 		for _, h := range items[:kept] {
 			if h.gone {
-				if gone == nil {
-					gone = make(map[Sequence]bool)
-				}
-				gone[h.Seq] = true
+				gone = append(gone, &h.Message)
 			}
 		}
-		if gone != nil {
-			msgs := make([]Message, 0, len(gone))
-			for _, h := range items[:kept] {
-				if h.gone {
-					msgs = append(msgs, h.Message)
-				}
-			}
-			reads := 0
-			if err := reread(ctx, v.log, msgs, gone, &reads); err != nil {
-				return Unseen{}, err
-			}
-			j := 0
-			for _, h := range items[:kept] {
-				if h.gone {
-					h.Message, h.gone = msgs[j], false
-					j++
-				}
-			}
+		if _, err := reread(ctx, v.log, gone); err != nil {
+			return Unseen{}, err
 		}
 	}
 	u.Messages = make([]Message, 0, len(v.fresh))

@@ -18,10 +18,9 @@ type Query struct {
 	Viewer transcript.Author
 	// MaxBytes is the answer's byte budget; 0 (or less) means none. With one, the delta is
 	// the one without it cut by Delta.WithinBytes(MaxBytes, State): its oldest messages
-	// within the budget, with the Next that commits exactly those. The walk lets go of each
-	// message's content as soon as that cut is certain to drop it: it holds about MaxBytes
-	// of content, and a page, besides the first replies whose roots it has not read yet.
-	// Corrections count toward the budget as messages do, in sequence order among them.
+	// within the budget, with the Next that commits exactly those. The walk holds about
+	// MaxBytes of content and a page (transcript.ReadUnseen). Corrections count toward the
+	// budget as messages do, in sequence order among them.
 	MaxBytes int
 	// ExceptAuthor's messages are left out of the delta's Messages, and its corrections out
 	// of its Corrections: the delta is the one without it less those messages, cut by the
