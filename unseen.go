@@ -281,9 +281,8 @@ func (v *unseenView) beyondHead(ctx context.Context) (bool, error) {
 func (v *unseenView) answer(ctx context.Context) (Unseen, error) {
 	u := Unseen{Head: v.head}
 	items := v.items()
-	kept := len(items)
 	if v.budget.max > 0 {
-		kept = within(len(items), v.budget.max, func(i int) int { return items[i].size })
+		kept := within(len(items), v.budget.max, func(i int) int { return items[i].size })
 		if kept < len(items) {
 			u.Cut = items[kept].Seq
 		}
