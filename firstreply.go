@@ -18,18 +18,28 @@ import "slices"
 // detach gives them copies of their own.
 type firstReplies struct {
 	viewer  Author
-	pending map[Sequence]replies // parent → its replies the viewer reads, so far
-	low     Sequence             // the Seq of the last row added
-	// budget, when set, counts the content of the copies detach makes.
+	pending map[Sequence]*Message // parent → the oldest reply the viewer reads, so far
+	low     Sequence              // the Seq of the last row added
+	// count, when set, counts every parent's replies the viewer reads in counts.
+	count  bool
+	counts map[Sequence]replyCount
+	// owned holds the copies detach made, by parent; budget, when set, counts their content.
+	owned  map[Sequence]*held
 	budget *budget
 }
 
-// replies is what a walk has read of one root's replies the viewer reads.
+// replyCount is how many replies of one parent the viewer reads, and the newest of them.
+type replyCount struct {
+	n      int
+	newest Sequence
+}
+
+// replies is what add returns of a root's replies the viewer reads.
 type replies struct {
 	first  *Message // the oldest: into the page it came in, or own's
 	own    *held    // the copy detach made of first, when it did
-	count  int
-	newest Sequence
+	count  int      // with firstReplies.count
+	newest Sequence // with firstReplies.count
 }
 
 // size returns the size of the first reply's content as read, and whether the content was
@@ -41,34 +51,51 @@ func (r replies) size() (int, bool) {
 	return len(r.first.Content), false
 }
 
-// forget uncounts the copy of r's first reply, which the tracker no longer holds.
-func (f *firstReplies) forget(r replies) {
-	if r.own != nil && f.budget != nil {
-		f.budget.held -= len(r.own.Content)
+// unown drops the copy detach made of parent's pending reply, if any, and returns it.
+func (f *firstReplies) unown(parent Sequence) *held {
+	h := f.owned[parent]
+	if h != nil {
+		delete(f.owned, parent)
+		f.budget.held -= len(h.Content)
 	}
+	return h
 }
 
 // add takes the next row of the walk, which must be older than every row added before.
 // When m is a root whose replies were pending, add returns them (their first a pointer into
-// the rows given earlier), and ok; otherwise a zero replies and false.
+// the rows given earlier, or into the copy detach made), and ok; otherwise false.
 func (f *firstReplies) add(m *Message) (r replies, ok bool) {
 	f.low = m.Seq
 	if len(f.pending) > 0 {
-		if r, ok = f.pending[m.Seq]; ok {
+		if r.first, ok = f.pending[m.Seq]; ok {
 			delete(f.pending, m.Seq)
-			f.forget(r) // the caller keeps what it takes of it
+			if len(f.owned) > 0 {
+				r.own = f.unown(m.Seq) // the caller keeps what it takes of it
+			}
+			if f.count {
+				c := f.counts[m.Seq]
+				delete(f.counts, m.Seq)
+				r.count, r.newest = c.n, c.newest
+			}
 		}
 	}
 	if m.Parent != 0 && m.visibilityFor(f.viewer) == shown {
 		if f.pending == nil {
-			f.pending = make(map[Sequence]replies, 32) // most walks: no growth
+			f.pending = make(map[Sequence]*Message, 32) // most walks: no growth
 		}
-		p := f.pending[m.Parent]
-		f.forget(p)
-		p.first, p.own = m, nil // older than any reply to the same parent before it
-		p.count++
-		p.newest = max(p.newest, m.Seq)
-		f.pending[m.Parent] = p
+		if len(f.owned) > 0 {
+			f.unown(m.Parent)
+		}
+		f.pending[m.Parent] = m // older than any reply to the same parent before it
+		if f.count {
+			if f.counts == nil {
+				f.counts = make(map[Sequence]replyCount)
+			}
+			c := f.counts[m.Parent]
+			c.n++
+			c.newest = max(c.newest, m.Seq)
+			f.counts[m.Parent] = c
+		}
 	}
 	return r, ok && m.Parent == 0
 }
@@ -77,13 +104,15 @@ func (f *firstReplies) add(m *Message) (r replies, ok bool) {
 // a first reply, or 0 when none could. It is O(pending): call it once a page, not once a row.
 func (f *firstReplies) newest() Sequence {
 	var newest Sequence
-	for parent, r := range f.pending {
+	for parent, reply := range f.pending {
 		if parent > f.low {
 			delete(f.pending, parent) // passed over: the parent is not in the log
-			f.forget(r)
+			if len(f.owned) > 0 {
+				f.unown(parent)
+			}
 			continue
 		}
-		newest = max(newest, r.first.Seq)
+		newest = max(newest, reply.Seq)
 	}
 	return newest
 }
@@ -92,8 +121,8 @@ func (f *firstReplies) newest() Sequence {
 // seq, or 0 when there is none. Call it after newest, which drops passed-over entries.
 func (f *firstReplies) lowestParentOfReplyAbove(seq Sequence) Sequence {
 	var lowest Sequence
-	for parent, r := range f.pending {
-		if r.first.Seq > seq && (lowest == 0 || parent < lowest) {
+	for parent, reply := range f.pending {
+		if reply.Seq > seq && (lowest == 0 || parent < lowest) {
 			lowest = parent
 		}
 	}
@@ -107,13 +136,16 @@ func (f *firstReplies) detach(rows []Message) {
 		return
 	}
 	high, low := rows[0].Seq, rows[len(rows)-1].Seq
-	for parent, r := range f.pending {
-		if r.own == nil && r.first.Seq >= low && r.first.Seq <= high {
-			h := hold(r.first)
-			r.first, r.own = &h.Message, &h
-			f.budget.held += h.size
-			f.pending[parent] = r
+	for parent, reply := range f.pending {
+		if reply.Seq < low || reply.Seq > high || f.owned[parent] != nil {
+			continue
 		}
+		if f.owned == nil {
+			f.owned = make(map[Sequence]*held)
+		}
+		h := hold(reply)
+		f.pending[parent], f.owned[parent] = &h.Message, &h
+		f.budget.held += h.size
 	}
 }
 
@@ -121,9 +153,9 @@ func (f *firstReplies) detach(rows []Message) {
 // order when cmp is nil).
 func (f *firstReplies) held(cmp func(a, b *held) int) []*held {
 	var out []*held
-	for _, r := range f.pending {
-		if r.own != nil && r.own.Content != "" {
-			out = append(out, r.own)
+	for _, h := range f.owned {
+		if h.Content != "" {
+			out = append(out, h)
 		}
 	}
 	if cmp != nil {

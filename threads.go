@@ -57,7 +57,7 @@ func ListThreads(ctx context.Context, log Log, q ThreadQuery) (ThreadList, error
 	case limit > MaxThreadLimit:
 		limit = MaxThreadLimit
 	}
-	v := &threadsView{limit: limit, first: firstReplies{viewer: q.Viewer}}
+	v := &threadsView{limit: limit, first: firstReplies{viewer: q.Viewer, count: true}}
 	w, err := walkLog(ctx, log, q.Before, growingReads.first(limit), false, v)
 	if err != nil {
 		return ThreadList{}, err

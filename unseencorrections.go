@@ -186,7 +186,7 @@ func (u *unseenCorrections) settled(low Sequence, first *firstReplies, b *budget
 		}
 	}
 	for root, a := range u.awaiting {
-		if r, ok := first.pending[root]; root >= low || !ok || r.first.Seq != a.reply {
+		if reply, ok := first.pending[root]; root >= low || !ok || reply.Seq != a.reply {
 			delete(u.awaiting, root)
 			u.drop(a.corr, b)
 		}
