@@ -38,10 +38,13 @@ type walked struct {
 	reads   int
 }
 
-// walkLog is the one walk of a log: it reads pages backwards from before, checked as Pager
-// describes, the first asking for first rows and each later one for twice as many when
-// grow is set (or for what the view still wants), and feeds them to v until v settles, the
-// log ends or ScanLimit rows were read. On error the walk's view is to be dropped.
+// walkLog is the one walk of a log, which Project, ListThreads and ReadUnseen share; what a
+// reader sees of the rows it passes is decided by Message.visibilityFor,
+// Conversation.AtLevel and firstReplies, and what an answer's budget holds by budget and
+// within. It reads pages backwards from before, checked as Pager describes, the first
+// asking for first rows and each later one for twice as many (with grow, for no more than
+// the view still wants), and feeds them to v until v settles, the log ends or ScanLimit
+// rows were read. On error the walk's view is to be dropped.
 func walkLog(ctx context.Context, log Log, before Sequence, first int, grow bool, v view) (walked, error) {
 	p := NewPager(log, before)
 	var w walked
