@@ -9,10 +9,10 @@ import (
 // UnseenQuery asks ReadUnseen for what a reader has not seen of one conversation.
 type UnseenQuery struct {
 	Conversation Conversation
-	Viewer       Author   // whose view it is, as in Query
-	After        Sequence // the reader's watermark: every qualifying row at or below it was seen
-	Seen         []Sequence
-	Before       Sequence // exclusive upper bound; 0: up to the newest row
+	Viewer       Author     // whose view it is, as in Query
+	After        Sequence   // the reader's watermark: every qualifying row at or below it was seen
+	Seen         []Sequence // rows above After the reader has seen already, ascending
+	Before       Sequence   // exclusive upper bound; 0: up to the newest row
 	// Except's messages and corrections are left out of the answer, and take none of the
 	// budget; they still part the elisions around them. The zero Author leaves out none.
 	Except   Author
