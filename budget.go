@@ -1,19 +1,30 @@
 package transcript
 
 // OldestWithin returns how many of ms, taken oldest (first) on, fit in max bytes of
-// content together: at least one when ms has any, so that an answer bounded by it always
-// makes progress, however large a single message. max <= 0 fits them all.
+// content together: Within by the size of their content.
 func OldestWithin(ms []Message, max int) int {
-	return OldestWithinFunc(len(ms), max, func(i int) int { return len(ms[i].Content) })
+	return within(len(ms), max, func(i int) int { return len(ms[i].Content) })
 }
 
-// OldestWithinFunc is OldestWithin over n messages whose content sizes size gives, the
-// oldest at 0: for a walk that has let go of the content of messages it knows a budget drops.
-func OldestWithinFunc(n, max int, size func(i int) int) int {
+// Within returns how many of n items, taken in the order an answer keeps them (0 first), fit
+// in max together by the measure size gives them (bytes of content, a model's tokens): at
+// least one when there are any, so that an answer bounded by it always makes progress,
+// however large a single item. max <= 0 fits them all. It calls size in order, once an item,
+// and not past the first item that does not fit. Project, ReadUnseen and their budgets cut
+// with it.
+func Within(n, max int, size func(i int) int) int { return within(n, max, size) }
+
+// within is Within: the one cut of an answer to a budget.
+func within(n, max int, size func(i int) int) int {
 	if max <= 0 {
 		return n
 	}
-	k, used := 0, 0
+	return fit(0, n, max, size)
+}
+
+// fit is within for items that come after used of the budget already taken.
+func fit(used, n, max int, size func(i int) int) int {
+	k := 0
 	for k < n && (k == 0 || used+size(k) <= max) {
 		used += size(k)
 		k++
@@ -39,12 +50,9 @@ func (p Projection) withinBytes(thread Sequence, max int, size func(i int) int) 
 	for i := range first {
 		used += size(i)
 	}
-	keep := 0 // of the messages after the pinned root, counted from the newest
 	rest := len(p.Messages) - first
-	for keep < rest && (keep == 0 || used+size(len(p.Messages)-1-keep) <= max) {
-		used += size(len(p.Messages) - 1 - keep)
-		keep++
-	}
+	// Of the messages after the pinned root, counted from the newest:
+	keep := fit(used, rest, max, func(i int) int { return size(len(p.Messages) - 1 - i) })
 	return p.DropOldest(thread, rest-keep)
 }
 

@@ -145,3 +145,133 @@ func TestBudgetedWalkIsTheCut(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetedWalkRereads: a walk with a budget lets go of the content of corrections and
+// first replies whose place in the answer it does not know yet, the least likely kept first,
+// and reads again those the answer then carries: the answer is still exactly the cut of the
+// one without a budget. On both desks the rows that take the budget while pending turn out
+// not to qualify: replies to replies whose parents lie below (for a view), and the oldest
+// corrections, of replies to replies (for a delta).
+func TestBudgetedWalkRereads(t *testing.T) {
+	ctx := context.Background()
+	const (
+		n        = 24
+		rowBytes = 24 << 10
+		budget   = 200 << 10
+	)
+	bob := transcript.Person("bob", "")
+	alice, carol := transcript.Person("alice", ""), transcript.Person("carol", "")
+	large := strings.Repeat("x", rowBytes)
+	channel := transcript.Conversation{Desk: "eng"}
+	appendRow := func(desk *memlog.Log, m transcript.Message) transcript.Sequence {
+		t.Helper()
+		m, err := desk.Append(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Seq
+	}
+	short := func(desk *memlog.Log) *rereadLog { return &rereadLog{log: desk, pageBytes: 100 << 10} }
+
+	// The view: a root with n small replies, n roots each with a large first reply, then a
+	// large reply to each of the small replies, newest.
+	view := memlog.New()
+	a := appendRow(view, transcript.Message{Author: carol, Content: "a"})
+	var small []transcript.Sequence
+	for range n {
+		small = append(small, appendRow(view, transcript.Message{Author: alice, Parent: a, Content: "p"}))
+	}
+	var roots []transcript.Sequence
+	for range n {
+		roots = append(roots, appendRow(view, transcript.Message{Author: carol, Content: "root"}))
+	}
+	for _, r := range roots {
+		appendRow(view, transcript.Message{Author: alice, Parent: r, Content: large})
+	}
+	for _, p := range small {
+		appendRow(view, transcript.Message{Author: alice, Parent: p, Content: large})
+	}
+	q := transcript.Query{Conversation: channel, Viewer: bob, Window: transcript.ScanLimit}
+	whole, err := transcript.Project(ctx, short(view), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.MaxBytes = budget
+	log := short(view)
+	got, err := transcript.Project(ctx, log, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := whole.WithinBytes(0, budget)
+	want.Reads = got.Reads // compared below
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Project with MaxBytes against WithinBytes (-cut +walk):\n%s", diff)
+	}
+	if log.rereads == 0 || got.Reads != whole.Reads+log.rereads {
+		t.Errorf("Project read %d rows again, Reads %d against %d without a budget", log.rereads, got.Reads, whole.Reads)
+	}
+
+	// The delta: n roots each with a large first reply and a reply to it, then an edit of
+	// each reply to a reply, then an edit of each first reply, all above the watermark.
+	delta := memlog.New()
+	var firsts, seconds []transcript.Sequence
+	for range n {
+		r := appendRow(delta, transcript.Message{Author: carol, Content: "root"})
+		f := appendRow(delta, transcript.Message{Author: alice, Parent: r, Content: large})
+		firsts = append(firsts, f)
+		seconds = append(seconds, appendRow(delta, transcript.Message{Author: alice, Parent: f, Content: large}))
+	}
+	watermark := seconds[len(seconds)-1]
+	for _, seq := range slices.Concat(seconds, firsts) {
+		appendRow(delta, transcript.Message{Author: alice, Corrects: seq, Content: large + "!"})
+	}
+	state := sharing.Initialized(channel, watermark)
+	sq := sharing.Query{Desired: channel, Current: channel, Viewer: bob, State: state}
+	plan, err := sharing.Prepare(ctx, short(delta), sq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sq.MaxBytes = budget
+	log = short(delta)
+	cut, err := sharing.Prepare(ctx, log, sq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(plan.Delta.WithinBytes(budget, state), cut.Delta); diff != "" {
+		t.Errorf("Prepare with MaxBytes against Delta.WithinBytes (-cut +walk):\n%s", diff)
+	}
+	if len(cut.Delta.Corrections) == 0 || log.rereads == 0 {
+		t.Errorf("Prepare: %d corrections, %d rows read again; want some of each", len(cut.Delta.Corrections), log.rereads)
+	}
+}
+
+// rereadLog ends pages early at pageBytes of content, as the stores do at PageBytes, and
+// counts the reads of limit 1 that ask for a row it returned before.
+type rereadLog struct {
+	log       transcript.Log
+	pageBytes int
+	seen      map[transcript.Sequence]bool
+	rereads   int
+}
+
+func (l *rereadLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	pg, err := l.log.ReadBefore(ctx, before, limit)
+	if err != nil {
+		return pg, err
+	}
+	if l.seen == nil {
+		l.seen = make(map[transcript.Sequence]bool)
+	}
+	if limit == 1 && before != 0 && l.seen[before-1] {
+		l.rereads++
+	}
+	bytes := 0
+	for i := range pg.Messages {
+		l.seen[pg.Messages[i].Seq] = true
+		if bytes += len(pg.Messages[i].Content); bytes >= l.pageBytes && i+1 < len(pg.Messages) {
+			pg.Messages, pg.Next = pg.Messages[:i+1], pg.Messages[i].Seq
+			break
+		}
+	}
+	return pg, nil
+}

@@ -17,7 +17,7 @@ type channelView struct {
 	roots   []ref
 	replies []ref
 	copies  []Message // where the refs that do not point into a page point: filled, then replaced, never moved
-	first   FirstReplies
+	first   firstReplies
 	elided  elided
 	want    int // rows the last settle estimated the view still needs; 0: no estimate
 	budget  budget
@@ -39,14 +39,18 @@ type ref struct {
 const smallPage = 64 << 10
 
 func newChannelView(viewer Author, window, maxBytes int) *channelView {
-	return &channelView{
-		viewer: viewer, window: window, first: FirstReplies{Viewer: viewer},
+	v := &channelView{
+		viewer: viewer, window: window, first: firstReplies{viewer: viewer},
 		// Sized for a window of roots and their answers, so most walks never grow them: no
 		// root beyond a full window is kept.
 		roots:   make([]ref, 0, min(window, PageSize)),
 		replies: make([]ref, 0, min(window, PageSize)),
 		budget:  budget{max: maxBytes},
 	}
+	if maxBytes > 0 {
+		v.first.budget = &v.budget
+	}
+	return v
 }
 
 // copyOf returns a pointer to a copy of m that the view owns.
@@ -66,10 +70,11 @@ func (v *channelView) add(rows []Message) {
 	small := bytes <= smallPage
 	for i := range rows {
 		m := &rows[i]
-		if reply := v.first.Add(m); reply != nil {
+		if replies, ok := v.first.add(m); ok {
 			// The reply's page is an older one, maybe large: the view keeps a copy.
-			r := ref{m: v.copyOf(reply), size: len(reply.Content), own: true}
-			v.budget.held += r.size
+			size, _ := replies.size()
+			r := ref{m: v.copyOf(replies.first), size: size, own: true}
+			v.budget.held += len(r.m.Content)
 			v.replies = append(v.replies, r)
 		}
 		if !(Conversation{}).AtLevel(m) {
@@ -92,31 +97,38 @@ func (v *channelView) add(rows []Message) {
 			v.elided.add(m)
 		}
 	}
+	if v.budget.max > 0 && !small {
+		v.first.detach(rows)
+	}
 	if v.budget.over() {
 		v.release()
+	}
+	if v.budget.over() { // the view keeps the newest: let the oldest pending replies go first
+		v.budget.evict(v.first.held(func(a, b *held) int { return cmp.Compare(a.Seq, b.Seq) }))
 	}
 }
 
 // release lets go of the content of every confirmed row the budget is certain to drop: a
-// row with newer confirmed rows whose content and its own pass the budget. Confirmed rows
-// are in the answer (or newer ones fill its window), and rows confirmed later only add to
-// what is newer than it, so such a row never returns. A pending first reply is held until
-// its root is read: whether the newer ones will be confirmed is not known before.
+// row past the cut (within) of the confirmed rows newer than it. Confirmed rows are in the
+// answer (or newer ones fill its window), and rows confirmed later only add to what is newer
+// than it, so such a row never returns. A pending first reply is held until its root is
+// read: whether the newer ones will be confirmed is not known before.
 func (v *channelView) release() {
-	newer := 0 // content of the confirmed rows newer than the current one
-	n := 0
+	var order []*ref // newest first
 	v.newest(func(r *ref) bool {
-		if n > 0 && newer+r.size > v.budget.max && r.m.Content != "" {
-			v.budget.held -= len(r.m.Content)
-			if !r.own { // the page's row is the host's: point at a copy, and the page may go
-				r.m, r.own = v.copyOf(r.m), true
-			}
-			r.m.Content = ""
-		}
-		newer += r.size
-		n++
+		order = append(order, r)
 		return true
 	})
+	for _, r := range order[within(len(order), v.budget.max, func(i int) int { return order[i].size }):] {
+		if r.m.Content == "" {
+			continue
+		}
+		v.budget.held -= len(r.m.Content)
+		if !r.own { // the page's row is the host's: point at a copy, and the page may go
+			r.m, r.own = v.copyOf(r.m), true
+		}
+		r.m.Content = ""
+	}
 }
 
 // newest calls yield with the confirmed rows, newest first, until it returns false.
@@ -157,7 +169,7 @@ func (v *channelView) settle(_ context.Context, p *Pager) (bool, error) {
 		last = r.m.Seq
 		return n < v.window
 	})
-	if v.first.Newest() < last {
+	if v.first.newest() < last {
 		return true, nil
 	}
 	// A pending reply could still enter: read down to its parent. Seqs are distinct, so no

@@ -13,15 +13,14 @@ type Elision struct {
 	Readers []Author `json:"readers"`
 }
 
-// Elide groups elided rows among the messages of a view: rows, which must all be asides, and
+// elide groups elided rows among the messages of a view: rows, which must all be asides, and
 // msgs are both in ascending Seq, and each Elision it returns is a maximal run of consecutive rows (no
 // message between them) whose readers are the same identities. Every row belongs to
-// exactly one Elision. It returns nil when rows is empty. Project and the sharing package
-// call it; a host that computes views of its own can too.
+// exactly one Elision. It returns nil when rows is empty.
 //
-// Elide reads only the rows' Seq, Author and Audience: no content reaches an Elision. The
+// elide reads only the rows' Seq, Author and Audience: no content reaches an Elision. The
 // elisions' Readers share one array: a view costs a few allocations however many it elides.
-func Elide(rows []*Message, msgs []Message) []Elision {
+func elide(rows []*Message, msgs []Message) []Elision {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -75,7 +74,7 @@ func (e *elided) add(m *Message) {
 		e.rows = make([]Message, 0, 16) // one allocation for most views
 	}
 	c := *m
-	c.Content = "" // Elide reads no content
+	c.Content = "" // elide reads no content
 	e.rows = append(e.rows, c)
 }
 
@@ -93,5 +92,5 @@ func (e *elided) above(floor Sequence, msgs []Message) []Elision {
 	for i := range n {
 		rows[n-1-i] = &e.rows[i] // ascending
 	}
-	return Elide(rows, msgs)
+	return elide(rows, msgs)
 }

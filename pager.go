@@ -166,6 +166,9 @@ func (p *Pager) check(pg Page, before Sequence, limit int, peek bool) (Sequence,
 		}
 		return 0, nil
 	}
+	if !peek && p.checkRows(rows, before) {
+		return p.checkCursor(pg, before)
+	}
 	for i := range rows {
 		m := &rows[i]
 		if m.Seq == 0 || m.Parent >= m.Seq || !m.Author.valid() || !validEntries(m.Audience) {
@@ -185,6 +188,27 @@ func (p *Pager) check(pg Page, before Sequence, limit int, peek bool) (Sequence,
 			}
 		}
 	}
+	return p.checkCursor(pg, before)
+}
+
+// checkRows reports whether rows, a page read below before, break none of the row rules
+// (3 to 6). It checks the rules of the common page, strictly descending rows below the
+// bound, in one pass; check names the rule a page it refuses breaks.
+func (p *Pager) checkRows(rows []Message, before Sequence) bool {
+	bound := before - 1 // every Seq - 1 is below it: Seq is not 0 and under the bound (0: none)
+	for i := range rows {
+		m := &rows[i]
+		if m.Seq-1 >= bound || m.Parent >= m.Seq || !m.Author.valid() || (len(m.Audience) > 0 && !validEntries(m.Audience)) {
+			return false
+		}
+		bound = m.Seq - 1
+	}
+	return true
+}
+
+// checkCursor applies rules 7 and 8 to a page whose rows passed.
+func (p *Pager) checkCursor(pg Page, before Sequence) (Sequence, error) {
+	rows := pg.Messages
 	if pg.Next != 0 {
 		if before != 0 && pg.Next >= before {
 			return pg.Next, ErrCursorStuck
@@ -225,6 +249,15 @@ func (p *Pager) note(rows []Message) {
 	if p.seen == nil {
 		p.seen = p.seenBuf[:0]
 	}
+	if n := len(rows); n > 0 && rows[0].Seq-rows[n-1].Seq == Sequence(n-1) { // no gap: one run
+		high, low := rows[0].Seq, rows[n-1].Seq
+		if k := len(p.seen); k > 0 && p.seen[k-1].low == high+1 {
+			p.seen[k-1].low = low
+		} else {
+			p.seen = append(p.seen, seqRun{high: high, low: low})
+		}
+		return
+	}
 	for i := range rows {
 		seq := rows[i].Seq
 		if n := len(p.seen); n > 0 && p.seen[n-1].low == seq+1 {
@@ -241,4 +274,22 @@ func containsDescending(rows []Message, seq Sequence) bool {
 		return cmp.Compare(seq, m.Seq) // descending: a larger Seq comes first
 	})
 	return found
+}
+
+// reread reads row seq again, one read of limit 1, checked like any other and counted in
+// Reads, for a walk that let go of its content. A log that no longer returns the row breaks
+// the contract: ErrInvalidRow.
+func (p *Pager) reread(ctx context.Context, seq Sequence) (Message, error) {
+	if p.err != nil {
+		return Message{}, p.err
+	}
+	pg, err := p.read(ctx, seq+1, 1, false)
+	if err == nil && (len(pg.Messages) == 0 || pg.Messages[0].Seq != seq) {
+		err = &ContractError{Read: p.reads, Before: seq + 1, Limit: 1, Seq: seq, Err: ErrInvalidRow}
+	}
+	if err != nil {
+		p.err = err
+		return Message{}, err
+	}
+	return pg.Messages[0], nil
 }

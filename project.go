@@ -17,9 +17,11 @@ type Query struct {
 	Viewer Author
 	// MaxBytes is the answer's byte budget; 0 (or less) means none. With one, the result is
 	// the projection without it cut by Projection.WithinBytes(Conversation.Thread,
-	// MaxBytes), and the walk lets go of each message's content as soon as that cut is
-	// certain to drop it: it holds about MaxBytes of content, and a page, however large the
-	// rows, besides the first replies whose roots it has not read yet.
+	// MaxBytes), Reads aside, and the walk holds about MaxBytes of content and a page,
+	// however large the rows: it lets go of a message's content as soon as that cut is
+	// certain to drop it, and of a first reply's whose root it has not read yet when it
+	// holds more than the budget, to read that reply again (one read, counted in Reads)
+	// should the answer carry it.
 	MaxBytes int
 }
 
@@ -64,7 +66,8 @@ type Projection struct {
 // sit at the view's level (roots in the channel view; T and its direct replies in the thread
 // view of T), newer than the window's floor: when Messages holds Window messages, the Seq of
 // its oldest message other than the thread root (the root itself when it is the only
-// message), else 0. They are grouped as Elide groups them.
+// message), else 0. Each Elision is a maximal run of those rows, no message between them,
+// whose readers are the same identities.
 //
 // The walk never asks for more than PageSize rows in one read nor more than the scan budget
 // left. It starts with a small read and doubles it, and stops as soon as further reading
@@ -83,79 +86,72 @@ func Project(ctx context.Context, log Log, q Query) (Projection, error) {
 	return project(ctx, log, q, growingReads)
 }
 
-// readPlan says how large a walk's reads are.
-type readPlan struct {
-	first func(window int) int // limit of the first read
-	grow  bool                 // double the limit after every read
-}
-
-// growingReads starts a little above the window, since most views need few more rows than
-// they show, and doubles up to PageSize for sparse views.
-var growingReads = readPlan{first: func(window int) int { return max(2*window, 32) }, grow: true}
-
-// minRead is the smallest read after the first: below it a read costs more than its rows.
-// A view's estimate of the rows it still wants sizes the next read (Pager.Want), down to
-// it — a second read sized to what is missing, not to a power of two, saves a store most
-// of the rows it would copy for nothing.
-const minRead = 16
-
-// view is the qualifying rule of one kind of projection, fed the walk's pages in order.
-type view interface {
-	add(rows []Message)
-	// settle reports, after a page, whether further reading cannot change the result. It
-	// may Peek for what the walk did not reach.
-	settle(ctx context.Context, p *Pager) (bool, error)
-	// wanted estimates, after a settle that was not final, how many more rows the view
-	// needs; 0 when it cannot tell.
-	wanted() int
-	// result returns the qualifying messages, chronological, in a slice the caller owns,
-	// the sizes of their content as read when the walk has a budget (nil otherwise: a
-	// message whose content the walk let go has none left), and the elisions among them.
-	result() ([]Message, []int, []Elision)
-}
-
 func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, error) {
 	window := q.Window
 	if window <= 0 {
 		window = SessionWindow
 	}
-	var v view
+	var v interface {
+		view
+		// result returns the qualifying messages, chronological, in a slice the caller owns,
+		// the sizes of their content as read when the walk has a budget (nil otherwise: a
+		// message whose content the walk let go has none left), and the elisions among them.
+		result() ([]Message, []int, []Elision)
+	}
 	if q.Conversation.Thread == 0 {
 		v = newChannelView(q.Viewer, window, max(q.MaxBytes, 0))
 	} else {
 		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window, max(q.MaxBytes, 0))
 	}
-	p := NewPager(log, q.Before)
-	var proj Projection
-	done := false
-	for rows, err := range p.Pages(ctx, plan.first(window)) {
-		if err != nil {
-			return Projection{}, err
-		}
-		if proj.Head == 0 && len(rows) > 0 {
-			proj.Head = rows[0].Seq
-		}
-		v.add(rows)
-		if done, err = v.settle(ctx, p); err != nil {
-			return Projection{}, err
-		}
-		if done {
-			break
-		}
-		if want := v.wanted(); plan.grow && want > 0 {
-			p.Want(max(want, minRead))
-		}
+	w, err := walkLog(ctx, log, q.Before, plan.first(window), plan.grow, v)
+	if err != nil {
+		return Projection{}, err
 	}
-	proj.Partial = !done // the pages ended at ScanLimit: at the log's end a view is settled
+	proj := Projection{Head: w.head, Partial: !w.settled, Scanned: w.scanned, Reads: w.reads}
 	var sizes []int
 	proj.Messages, sizes, proj.Elided = v.result()
 	if proj.Elided == nil {
 		proj.Elided = []Elision{} // a list, never nil: none is empty
 	}
-	proj.Scanned = p.Scanned()
-	proj.Reads = p.Reads()
 	if sizes != nil {
+		var gone map[Sequence]bool // messages whose content the walk let go while pending
+		for i, m := range proj.Messages {
+			if m.Content == "" && sizes[i] > 0 {
+				if gone == nil {
+					gone = make(map[Sequence]bool)
+				}
+				gone[m.Seq] = true
+			}
+		}
 		proj = proj.withinBytes(q.Conversation.Thread, q.MaxBytes, func(i int) int { return sizes[i] })
+		var again []*Message
+		for i := range proj.Messages {
+			if gone[proj.Messages[i].Seq] {
+				again = append(again, &proj.Messages[i])
+			}
+		}
+		reads, err := reread(ctx, log, again)
+		if err != nil {
+			return Projection{}, err
+		}
+		proj.Reads += reads
 	}
 	return proj, nil
+}
+
+// reread reads each of ms again, in place, one row a read: messages whose content a walk let
+// go while it did not know the answer would carry them. It returns the reads it made.
+func reread(ctx context.Context, log Log, ms []*Message) (int, error) {
+	if len(ms) == 0 {
+		return 0, nil
+	}
+	p := NewPager(log, 0)
+	for _, m := range ms {
+		again, err := p.reread(ctx, m.Seq)
+		if err != nil {
+			return 0, err
+		}
+		*m = again
+	}
+	return p.Reads(), nil
 }

@@ -25,14 +25,14 @@ type threadView struct {
 	scanned int    // rows read as of the last settle
 	replies []held // qualifying direct replies, newest first
 	elided  elided // the root and direct replies the viewer may not read, newest first
-	// maxBytes is the answer's byte budget (0: none) and replyBytes the content of the
-	// replies read so far: a reply past the budget with the newer ones is dropped by it
-	// whatever the root holds, so its content is let go as it is read.
-	maxBytes, replyBytes int
+	// budget counts the content of the replies read so far: a reply past the budget with
+	// the newer ones is dropped by it whatever the root holds, so its content is let go as
+	// it is read (the cut, within, taken one reply at a time).
+	budget budget
 }
 
 func newThreadView(viewer Author, root, before Sequence, window, maxBytes int) *threadView {
-	v := &threadView{viewer: viewer, root: root, window: window, maxBytes: maxBytes}
+	v := &threadView{viewer: viewer, root: root, window: window, budget: budget{max: maxBytes}}
 	if before != 0 && root >= before {
 		v.state = rootDoesNotQualify
 	}
@@ -42,7 +42,10 @@ func newThreadView(viewer Author, root, before Sequence, window, maxBytes int) *
 func (v *threadView) add(rows []Message) {
 	for i := range rows {
 		m := &rows[i]
-		if m.Seq <= v.root {
+		if m.Parent != v.root { // not a direct reply (which is newer than the root)
+			if m.Seq > v.root {
+				continue // not at the view's level
+			}
 			if m.Seq == v.root {
 				if m.visibilityFor(v.viewer) == unshown {
 					v.elided.add(m)
@@ -53,14 +56,11 @@ func (v *threadView) add(rows []Message) {
 			v.passed = true
 			return
 		}
-		if !(Conversation{Thread: v.root}).AtLevel(m) { // newer than the root: a direct reply, or not at the level
-			continue
-		}
 		switch m.visibilityFor(v.viewer) {
 		case shown:
 			h := hold(m)
-			v.replyBytes += h.size
-			if v.maxBytes > 0 && len(v.replies) > 0 && v.replyBytes > v.maxBytes {
+			v.budget.held += h.size
+			if len(v.replies) > 0 && v.budget.over() {
 				h.release()
 			}
 			v.replies = append(v.replies, h)
@@ -132,7 +132,7 @@ func (v *threadView) result() ([]Message, []int, []Elision) {
 	replies := v.replies[:min(len(v.replies), v.places())]
 	out := make([]Message, 0, len(replies)+1)
 	var sizes []int // the content sizes of out, for the budget's cut; none without a budget
-	if v.maxBytes > 0 {
+	if v.budget.max > 0 {
 		sizes = make([]int, 0, cap(out))
 	}
 	if v.state == rootQualifies {

@@ -57,49 +57,40 @@ func ListThreads(ctx context.Context, log Log, q ThreadQuery) (ThreadList, error
 	case limit > MaxThreadLimit:
 		limit = MaxThreadLimit
 	}
-	type counted struct {
-		replies int
-		newest  Sequence
+	v := &threadsView{limit: limit, first: firstReplies{viewer: q.Viewer, count: true}}
+	w, err := walkLog(ctx, log, q.Before, growingReads.first(limit), false, v)
+	if err != nil {
+		return ThreadList{}, err
 	}
-	pending := make(map[Sequence]counted) // parent → its qualifying replies read so far
-	p := NewPager(log, q.Before)
-	var list ThreadList
-	for rows, err := range p.Pages(ctx, growingReads.first(limit)) {
-		if err != nil {
-			return ThreadList{}, err
-		}
-		if list.Head == 0 && len(rows) > 0 {
-			list.Head = rows[0].Seq
-		}
-		for i := range rows {
-			m := &rows[i]
-			if m.Parent != 0 {
-				if m.visibilityFor(q.Viewer) == shown {
-					c := pending[m.Parent]
-					c.replies++
-					c.newest = max(c.newest, m.Seq)
-					pending[m.Parent] = c
-				}
-				continue
-			}
-			c, ok := pending[m.Seq]
-			if !ok {
-				continue
-			}
-			delete(pending, m.Seq)
-			if m.ReadableBy(q.Viewer) && len(list.Threads) < limit {
-				// The pages belong to the walk, and so, like Project's messages, to the caller.
-				list.Threads = append(list.Threads, Thread{Root: *m, Replies: c.replies, Newest: c.newest})
-			}
-		}
-		if len(list.Threads) >= limit {
-			break
-		}
-	}
-	list.Partial = len(list.Threads) < limit && !p.Done() // the pages ended at ScanLimit
+	list := ThreadList{Threads: v.threads, Head: w.head, Partial: !w.settled, Scanned: w.scanned, Reads: w.reads}
 	if list.Threads == nil {
 		list.Threads = []Thread{}
 	}
-	list.Scanned, list.Reads = p.Scanned(), p.Reads()
 	return list, nil
 }
+
+// threadsView lists the roots the viewer may read with the replies the viewer sees of them.
+type threadsView struct {
+	limit   int
+	first   firstReplies
+	threads []Thread
+}
+
+func (v *threadsView) add(rows []Message) {
+	for i := range rows {
+		m := &rows[i]
+		r, ok := v.first.add(m)
+		if ok && m.ReadableBy(v.first.viewer) && len(v.threads) < v.limit {
+			// The pages belong to the walk, and so, like Project's messages, to the caller.
+			v.threads = append(v.threads, Thread{Root: *m, Replies: r.count, Newest: r.newest})
+		}
+	}
+}
+
+// settle reports whether the list is full: every reply of a root is newer than the root, so
+// a root's count is complete when the walk reaches it.
+func (v *threadsView) settle(_ context.Context, p *Pager) (bool, error) {
+	return len(v.threads) >= v.limit || p.Done(), nil
+}
+
+func (v *threadsView) wanted() int { return 0 }

@@ -132,8 +132,7 @@ type benchPrepareFunc func(context.Context, transcript.Log, sharing.Query) (shar
 
 // BenchmarkDelta measures one delta with 0, 3 and 300 rows newer than the watermark (the
 // desk's newest rows) on a desk of benchSmallDeskRows rows, at channel level and in the
-// watched thread: Prepare as it is, which
-// starts small and doubles its reads, against the same walk asking PageSize rows every read.
+// watched thread: Prepare, which starts small and doubles its reads.
 func BenchmarkDelta(b *testing.B) {
 	desk, thread := benchDesk(b, benchSmallDeskRows)
 	head := desk.Head()
@@ -148,7 +147,6 @@ func BenchmarkDelta(b *testing.B) {
 		name    string
 		prepare benchPrepareFunc
 	}{
-		{"fixed", sharing.PrepareFixedReads},
 		{"adaptive", sharing.Prepare},
 	}
 	for _, v := range views {

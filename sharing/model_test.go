@@ -136,8 +136,34 @@ func modelPrepare(rows []transcript.Message, q sharing.Query) modelWant {
 			next.Present = append(next.Present, seq)
 		}
 	}
-	d := sharing.Delta{Messages: delta, Elided: transcript.Elide(elided, parting), Corrections: modelCorrections(rows, P, q), Next: next}
+	d := sharing.Delta{Messages: delta, Elided: modelElide(elided, parting), Corrections: modelCorrections(rows, P, q), Next: next}
 	return modelWant{plan: sharing.Plan{Delta: d}}
+}
+
+// modelElide groups elided rows (ascending) among msgs (ascending) as §10 says: an Elision
+// is a maximal run of consecutive elided rows, no message between them, whose readers are
+// the same identities, with the labels of its newest row; nil for no rows.
+func modelElide(rows []*transcript.Message, msgs []transcript.Message) []transcript.Elision {
+	var out []transcript.Elision
+	identities := func(m *transcript.Message) []transcript.Author {
+		var ids []transcript.Author
+		for _, a := range m.Readers() {
+			ids = append(ids, transcript.Author{Kind: a.Kind, ID: a.ID})
+		}
+		return ids
+	}
+	var prev *transcript.Message
+	for _, m := range rows {
+		between := prev != nil && slices.ContainsFunc(msgs, func(x transcript.Message) bool { return x.Seq > prev.Seq && x.Seq < m.Seq })
+		if prev != nil && !between && slices.Equal(identities(prev), identities(m)) {
+			e := &out[len(out)-1]
+			e.Through, e.Count, e.Readers = m.Seq, e.Count+1, m.Readers()
+		} else {
+			out = append(out, transcript.Elision{From: m.Seq, Through: m.Seq, Count: 1, Readers: m.Readers()})
+		}
+		prev = m
+	}
+	return out
 }
 
 // modelCorrections returns a delta's corrections over P, the rows of rows (ascending) the

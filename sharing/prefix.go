@@ -1,6 +1,7 @@
 package sharing
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/sharedesk/transcript"
@@ -76,34 +77,11 @@ func (d Delta) Below(cut transcript.Sequence, from State) Delta {
 // moves on), with the Next that commits exactly those. max <= 0 returns d's Prefix of all
 // of it. from must be the state d was prepared from.
 func (d Delta) WithinBytes(max int, from State) Delta {
-	return d.withinBytes(max, from, func(i int) int { return len(d.Messages[i].Content) })
-}
-
-// withinBytes is WithinBytes with the content size of d.Messages[i] given by size, for a
-// walk that let go of the content of messages the budget drops.
-func (d Delta) withinBytes(max int, from State, size func(i int) int) Delta {
-	if max <= 0 {
-		return d.Prefix(len(d.Messages), from)
-	}
-	i, j, used, taken := 0, 0, 0, 0 // the next message, the next correction
-	for i < len(d.Messages) || j < len(d.Corrections) {
-		message := j == len(d.Corrections) || (i < len(d.Messages) && d.Messages[i].Seq < d.Corrections[j].Seq)
-		seq, n := transcript.Sequence(0), 0
-		if message {
-			seq, n = d.Messages[i].Seq, size(i)
-		} else {
-			seq, n = d.Corrections[j].Seq, len(d.Corrections[j].Content)
-		}
-		if taken > 0 && used+n > max {
-			return d.Below(seq, from)
-		}
-		used += n
-		taken++
-		if message {
-			i++
-		} else {
-			j++
-		}
+	items := slices.SortedFunc(slices.Values(slices.Concat(d.Messages, d.Corrections)), func(a, b transcript.Message) int {
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	if n := transcript.OldestWithin(items, max); n < len(items) {
+		return d.Below(items[n].Seq, from)
 	}
 	return d.Prefix(len(d.Messages), from)
 }
