@@ -2,12 +2,12 @@ package transcript_test
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/heaptest"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing"
 )
@@ -46,15 +46,6 @@ func heapNow() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
-}
-
-// heapTests skips t unless TRANSCRIPT_HEAP_TESTS=1: a test that measures the heap runs
-// alone, with nothing else allocating beside it.
-func heapTests(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TRANSCRIPT_HEAP_TESTS") != "1" {
-		t.Skip("measures the heap: run alone, with TRANSCRIPT_HEAP_TESTS=1")
-	}
 }
 
 // heapDesk returns a desk of n rows of rowBytes by alice, an edit of each of rowBytes, then
@@ -101,7 +92,7 @@ func heapDesk(t *testing.T, n, rowBytes int) (desk *memlog.Log, watermark transc
 // 1 MiB; the heap that any read of the walk sees live, and the heap the answer holds after
 // it, stay within the budget, a page (1 MiB) and 2 MiB more, over the heap before.
 func TestHeapWalkHoldsTheBudget(t *testing.T) {
-	heapTests(t)
+	heaptest.Serial(t)
 	const (
 		rows      = 192
 		rowBytes  = 64 << 10
