@@ -80,6 +80,7 @@ func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Messag
 	// out), also while the server drains.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.AppendTimeout)
 	defer cancel()
+	defer s.hub.appending(desk)()
 	stored, created, err := s.st.AppendNew(actx, desk, m)
 	if err != nil {
 		if refusal := posting.Refusal(m, err); refusal != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,12 +26,15 @@ type hub struct {
 
 	mu        sync.Mutex
 	tails     map[string]*tail
+	inFlight  map[string]int     // appends this server has begun and not yet handed over (appending), by desk
 	stopWatch context.CancelFunc // stops the watch loop; nil while no tail lives
 	watching  atomic.Bool        // the store's Watcher is up: it reports every commit
+	heads     bool               // the store is a HeadWatcher: a tail takes the rows this server appends (tail.take)
 }
 
 func newHub(st Store, opts Options, m *metrics) *hub {
-	return &hub{st: st, opts: opts, metrics: m, log: opts.Logger, tails: make(map[string]*tail)}
+	_, heads := st.(HeadWatcher)
+	return &hub{st: st, opts: opts, metrics: m, log: opts.Logger, tails: make(map[string]*tail), inFlight: make(map[string]int), heads: heads}
 }
 
 // acquire returns desk's tail, making and loading it when the desk has none, for one more
@@ -43,6 +47,11 @@ func (h *hub) acquire(ctx context.Context, desk string) (*tail, error) {
 		t = newTail(desk, h.st.Log(desk), h.st, h.opts, h.metrics)
 		t.heads, _ = h.st.(HeadReader)
 		t.gone = h.drop
+		t.appending = func() bool {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return h.inFlight[desk] > 0
+		}
 		h.tails[desk] = t
 		h.metrics.tailsOpen.Add(1)
 		if h.stopWatch == nil {
@@ -126,24 +135,66 @@ func (h *hub) wake(desk string) {
 	}
 }
 
+// appending tells the hub that this server begins an append to desk; the caller calls
+// done once the append returned, after stored when it stored a row. Meanwhile the desk's
+// tail leaves a report of a head it does not hold to the append's row (tail.update).
+func (h *hub) appending(desk string) (done func()) {
+	h.mu.Lock()
+	h.inFlight[desk]++
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		if h.inFlight[desk]--; h.inFlight[desk] <= 0 {
+			delete(h.inFlight, desk)
+		}
+		t := h.tails[desk]
+		h.mu.Unlock()
+		if t != nil {
+			t.poke()
+		}
+	}
+}
+
 // stored tells the hub of a new row this process stored in desk: a correction is applied
-// to the rows the desk's tail holds at once, and the desk's streams are woken.
+// to the rows the desk's tail holds at once; over a HeadWatcher the tail takes the row
+// (tail.take), and otherwise the desk's streams are woken (appended).
 func (h *hub) stored(desk string, m transcript.Message) {
 	if m.IsCorrection() {
 		h.corrected(desk, m)
 	}
+	if h.heads {
+		h.mu.Lock()
+		t := h.tails[desk]
+		h.mu.Unlock()
+		if t != nil {
+			t.take(m)
+		}
+	}
 	h.appended(desk, m.Seq)
+}
+
+// reported passes desk's head, as a HeadWatcher sent it, to the desk's tail, when it has one.
+func (h *hub) reported(desk string, head transcript.Sequence) {
+	h.mu.Lock()
+	t := h.tails[desk]
+	h.mu.Unlock()
+	if t != nil {
+		t.reportHead(head)
+	}
 }
 
 // appended tells the hub that this server appended row seq to desk. While the store's
 // Watcher is up it will report the row, so the tail is not woken twice for it, which would
-// cost a second read; otherwise the tail is woken now. A Watcher's report can still be
-// lost (PostgreSQL's notification is sent after the commit, by a connection that may die
-// in between), so a PollInterval later the tail is woken if it has not read the row by
-// then: a row this server appended reaches its streams late, never not at all.
+// cost a second read; otherwise the tail is woken now, unless it took the row (stored). A
+// Watcher's report can still be lost (PostgreSQL's notification is sent after the commit,
+// by a connection that may die in between), so a PollInterval later the tail is woken if
+// it has not read or taken the row by then: a row this server appended reaches its
+// streams late, never not at all.
 func (h *hub) appended(desk string, seq transcript.Sequence) {
 	if !h.watching.Load() {
-		h.wake(desk)
+		if !h.heads {
+			h.wake(desk)
+		}
 		return
 	}
 	time.AfterFunc(h.opts.PollInterval, func() {
@@ -185,11 +236,12 @@ type tail struct {
 	opts    Options
 	metrics *metrics
 
-	heads    HeadReader  // the store's, when it has one (catchUp)
-	gone     func(*tail) // takes the tail out of its hub (end)
-	refs     int         // streams holding the tail; under hub.mu
-	loadOnce sync.Once
-	loadErr  error
+	heads     HeadReader  // the store's, when it has one (catchUp)
+	gone      func(*tail) // takes the tail out of its hub (end)
+	appending func() bool // this server has an append to the desk under way (hub.appending)
+	refs      int         // streams holding the tail; under hub.mu
+	loadOnce  sync.Once
+	loadErr   error
 
 	refreshing sync.Mutex    // held by a refresh: run's, or catchUp's
 	erased     atomic.Uint64 // redactions applied, in all (noteErasure); written under mu
@@ -197,9 +249,10 @@ type tail struct {
 	writersMu sync.Mutex
 	writers   map[*partWriter]struct{} // the streams on the desk (addWriter)
 
-	pokes chan struct{} // a wake-up is pending (capacity 1: wake-ups coalesce)
-	done  chan struct{} // closed by stop
-	stopO sync.Once
+	pokes    chan struct{} // a wake-up is pending (capacity 1: wake-ups coalesce)
+	mustRead atomic.Bool   // a wake-up asks for a read of the store (wake)
+	done     chan struct{} // closed by stop
+	stopO    sync.Once
 
 	mu       sync.RWMutex
 	rows     []transcript.Message     // every row of the log from rows[0].Seq to head, ascending, as read or last copied (patches: revised since)
@@ -210,6 +263,9 @@ type tail struct {
 	pending  []transcript.Message     // corrections this server appended above head (hub.corrected)
 	patches  []transcript.Revision    // what corrections changed in rows since they were copied, ascending Target; never written in place
 	erasures []erasure                // the newest redactions applied, oldest first (noteErasure)
+	own      []transcript.Message     // rows this server appended, for the next update to take (take)
+	reported transcript.Sequence      // the newest head a HeadWatcher sent (reportHead)
+	watched  bool                     // a HeadWatcher sent a head: reported holds it
 	ended    bool                     // the desk was deleted since the rows were read: the tail holds nothing (end)
 	changed  chan struct{}
 }
@@ -259,14 +315,15 @@ func (t *tail) load(ctx context.Context) error {
 	if len(t.rows) > 0 {
 		t.head = t.rows[len(t.rows)-1].Seq
 	}
-	t.applyPending(nil) // a correction this server appended while the rows were read
+	t.reported = max(t.reported, t.head) // a head reported lower is a desk deleted since
+	t.applyPending(nil)                  // a correction this server appended while the rows were read
 	t.trim()
 	t.mu.Unlock()
 	go t.run()
 	return nil
 }
 
-// run refreshes the tail on each wake-up until stop.
+// run updates the tail on each wake-up until stop.
 func (t *tail) run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -283,7 +340,7 @@ func (t *tail) run() {
 			return
 		case <-t.pokes:
 			t.refreshing.Lock()
-			err := t.refresh(ctx)
+			err := t.update(ctx)
 			t.refreshing.Unlock()
 			if err != nil && ctx.Err() == nil {
 				t.opts.Logger.Error("tail refresh", slog.String("desk", t.desk), slog.String("error", err.Error()))
@@ -295,12 +352,122 @@ func (t *tail) run() {
 	}
 }
 
-// wake asks the tail to look for new rows; wake-ups that come while one is pending are one.
+// wake asks the tail to read the store for new rows; wake-ups that come while one is
+// pending are one.
 func (t *tail) wake() {
+	t.mustRead.Store(true)
+	t.poke()
+}
+
+// poke asks the tail to update (update): to take the rows this server appended, and to
+// read the store when a head was reported that it does not hold.
+func (t *tail) poke() {
 	select {
 	case t.pokes <- struct{}{}:
 	default:
 	}
+}
+
+// take gives the tail m, a row this server appended, which its next update takes without
+// reading it back when it is the desk's next row.
+func (t *tail) take(m transcript.Message) {
+	m.Audience = slices.Clone(m.Audience) // the row is the tail's, not the caller's
+	t.mu.Lock()
+	t.own = append(t.own, m)
+	t.mu.Unlock()
+	t.poke()
+}
+
+// reportHead tells the tail the desk's newest Seq, as a HeadWatcher sent it. A head lower
+// than one reported before, or than the tail's when it loaded, is a desk deleted since:
+// the tail reads the store.
+func (t *tail) reportHead(head transcript.Sequence) {
+	t.mu.Lock()
+	if head < t.reported {
+		t.mustRead.Store(true)
+	}
+	t.reported, t.watched = head, true
+	t.mu.Unlock()
+	t.poke()
+}
+
+// update brings the tail up to date after a wake-up; t.refreshing is held. It takes the
+// rows this server appended (take) when they are the desk's next rows, after it read the
+// desk's tokens, and the store need not be read: nothing asked for a read (wake), and no
+// head was reported above the rows then held. Otherwise it refreshes from the store — but
+// while an append of this server is under way (hub.appending), a head reported above the
+// rows held waits for that append's row, which is most likely it: the append's end pokes
+// the tail again.
+//
+// A desk deleted and made anew, between two reads, to the very head the tail holds is not
+// told apart when this server then appends its next row: the row joins the rows held.
+func (t *tail) update(ctx context.Context) error {
+	t.mu.Lock()
+	own := t.own
+	t.own = nil
+	t.mu.Unlock()
+	if t.mustRead.Swap(false) {
+		return t.refresh(ctx)
+	}
+	if took, err := t.takeOwn(ctx, own); err != nil || !took {
+		if err != nil {
+			t.mustRead.Store(true) // the retry (run) reads
+			return err
+		}
+		return t.refresh(ctx)
+	}
+	t.mu.RLock()
+	behind := t.watched && t.reported > t.head
+	t.mu.RUnlock()
+	if behind && !t.appending() {
+		return t.refresh(ctx)
+	}
+	return nil
+}
+
+// takeOwn takes own, rows this server appended, into the rows held, and reports whether it
+// could: those the tail holds already are left out, and the rest must follow the head
+// without a gap (else another process committed rows between: a refresh reads them). It
+// reads the desk's tokens first, after the rows committed, as refresh does. t.refreshing is
+// held.
+func (t *tail) takeOwn(ctx context.Context, own []transcript.Message) (bool, error) {
+	if len(own) == 0 {
+		return true, nil
+	}
+	slices.SortFunc(own, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	t.mu.RLock()
+	head, ended := t.head, t.ended
+	t.mu.RUnlock()
+	if ended {
+		return true, nil
+	}
+	fresh := slices.DeleteFunc(own, func(m transcript.Message) bool { return m.Seq <= head })
+	if len(fresh) == 0 {
+		return true, nil
+	}
+	bytes := 0
+	for i := range fresh {
+		if fresh[i].Seq != head+transcript.Sequence(i)+1 {
+			return false, nil
+		}
+		bytes += rowBytes(&fresh[i])
+	}
+	good, err := t.readTokens(ctx) // after the rows: a revocation committed before them is seen
+	if err != nil {
+		return false, err
+	}
+	t.mu.Lock()
+	t.good = good
+	t.rows = append(t.rows, fresh...)
+	t.bytes += bytes
+	t.head = fresh[len(fresh)-1].Seq
+	t.applyPending(t.rows[len(t.rows)-len(fresh):])
+	t.trim()
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	t.stopWriting(redactions(fresh))
+	return true, nil
 }
 
 func (t *tail) stop() { t.stopO.Do(func() { close(t.done) }) }

@@ -18,7 +18,9 @@ func (h *hub) startWatch() {
 	h.stopWatch = cancel // not waited for: the loop takes h.mu to wake the tails
 	w, _ := h.st.(Watcher)
 	go func() {
-		if w != nil {
+		if hw, ok := h.st.(HeadWatcher); ok {
+			go h.watch(ctx, headWatch{hw, h}, &h.watching)
+		} else if w != nil {
 			go h.watch(ctx, w, &h.watching)
 		}
 		tick := time.NewTicker(h.opts.PollInterval)
@@ -65,4 +67,28 @@ func (h *hub) watch(ctx context.Context, w Watcher, watching *atomic.Bool) {
 		case <-time.After(watchRetry):
 		}
 	}
+}
+
+// headWatch is a HeadWatcher as a Watcher: it passes each desk's head to its tail
+// (hub.reported) and sends no name, so that the watch loop wakes no tail for it to read.
+type headWatch struct {
+	w HeadWatcher
+	h *hub
+}
+
+func (hw headWatch) Watch(ctx context.Context) (<-chan string, error) {
+	heads, err := hw.w.WatchHeads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make(chan string)
+	go func() {
+		defer close(names)
+		for m := range heads {
+			for desk, head := range m {
+				hw.h.reported(desk, head)
+			}
+		}
+	}()
+	return names, nil
 }
