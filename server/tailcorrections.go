@@ -50,31 +50,30 @@ func (t *tail) applyPending(fresh []transcript.Message) {
 }
 
 // applyCorrections applies cs, rows in ascending Seq, to the rows the tail holds as the
-// log applied its corrections: a held target takes an edit's content, or is erased; its
-// Revised becomes the correction's Seq, unless it is as new already (the store applied
-// the correction before the tail read the row); a redaction erases every held correction
-// of its target older than it, always (a row read before the redaction committed may
-// hold content it erased), and is kept for the parts streams are writing (noteErasure).
-// Applying a correction twice thus changes nothing. t.mu is held.
+// log applied its corrections (transcript.Revise): to a held target, and for a redaction
+// to every held correction of its target older than it, always (a row read before the
+// redaction committed may hold content it erased); a redaction is kept for the parts
+// streams are writing (noteErasure). Applying a correction twice thus changes nothing.
+// t.mu is held.
 func (t *tail) applyCorrections(cs []transcript.Message) {
-	for _, c := range cs {
+	for i := range cs {
+		c := &cs[i]
 		if !c.IsCorrection() {
 			continue
 		}
-		i, ok := t.find(c.Corrects) // i: the first row held after the target when not held
-		if ok {
-			if m := t.heldRow(i); m.Revised < c.Seq {
-				t.patch(m, transcript.Revision{Target: m.Seq, Content: c.Content, Redacted: c.Redacted, Revised: c.Seq})
-			}
-			i++
-		}
+		k, held := t.find(c.Corrects) // the target, or the first row held after it
 		if !c.Redacted {
+			if held {
+				if m := t.heldRow(k); transcript.Revise(&m, c) {
+					t.patch(k, m)
+				}
+			}
 			continue
 		}
 		t.noteErasure(erasure{target: c.Corrects, by: c.Seq})
-		for k := i; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ {
-			if m := t.heldRow(k); m.Corrects == c.Corrects && (m.Content != "" || !m.Redacted) {
-				t.patch(m, transcript.Revision{Target: m.Seq, Redacted: true, Revised: m.Revised})
+		for ; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ { // the target and its older corrections
+			if m := t.heldRow(k); transcript.Revise(&m, c) {
+				t.patch(k, m)
 			}
 		}
 	}
@@ -102,13 +101,13 @@ func revise(m *transcript.Message, r transcript.Revision) {
 	m.Content, m.Redacted, m.Revised = r.Content, r.Redacted, r.Revised
 }
 
-// patch makes r, a revision of m (a row held as revised so far), one of the patches,
-// keeping the byte count; t.mu is held. The patches are never written in place (readers
-// hold them without the lock): a patch makes a new slice.
-func (t *tail) patch(m transcript.Message, r transcript.Revision) {
-	t.bytes -= rowBytes(&m)
-	revise(&m, r)
-	t.bytes += rowBytes(&m)
+// patch makes m, the i-th held row as a correction revised it, one of the patches, keeping
+// the byte count; t.mu is held. The patches are never written in place (readers hold them
+// without the lock): a patch makes a new slice.
+func (t *tail) patch(i int, m transcript.Message) {
+	was := t.heldRow(i)
+	t.bytes += rowBytes(&m) - rowBytes(&was)
+	r := transcript.Revision{Target: m.Seq, Content: m.Content, Redacted: m.Redacted, Revised: m.Revised}
 	j, ok := findPatch(t.patches, r.Target)
 	next := make([]transcript.Revision, 0, len(t.patches)+1)
 	next = append(next, t.patches[:j]...)

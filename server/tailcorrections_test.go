@@ -181,8 +181,10 @@ func BenchmarkTailReadPatched(b *testing.B) {
 			tl := newTestTail(b, mem, transcript.ScanLimit, DefaultTailBytes)
 			tl.mu.Lock()
 			for k := range patches {
-				m := tl.rows[len(tl.rows)-1-2*k]
-				tl.patch(m, transcript.Revision{Target: m.Seq, Content: "an edit", Revised: m.Seq + 1})
+				i := len(tl.rows) - 1 - 2*k
+				m := tl.rows[i]
+				m.Content, m.Revised = "an edit", m.Seq+1
+				tl.patch(i, m)
 			}
 			tl.mu.Unlock()
 			b.ReportAllocs()

@@ -11,16 +11,12 @@ import (
 type erasure struct{ target, by transcript.Sequence }
 
 // apply writes the erasure into m, a row read before it may have committed, as a read after
-// it shows the row: the target, and a correction of it older than the redaction, with
-// Content "" and Redacted set, the target's Revised at least the redaction. Other rows, and
-// a nil m, are left alone.
+// it shows the row (transcript.Revise): the target, and a correction of it older than the
+// redaction, with Content "" and Redacted set, the target's Revised at least the redaction.
+// Other rows, and a nil m, are left alone.
 func (e erasure) apply(m *transcript.Message) {
-	if !e.erases(m) {
-		return
-	}
-	m.Content, m.Redacted = "", true
-	if m.Seq == e.target {
-		m.Revised = max(m.Revised, e.by)
+	if m != nil {
+		transcript.Revise(m, &transcript.Message{Seq: e.by, Corrects: e.target, Redacted: true})
 	}
 }
 
