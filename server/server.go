@@ -10,6 +10,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/sharedesk/transcript/server/internal/fanout"
 )
 
 // Server is the HTTP service over one Store: an http.Handler. Make it with New;
@@ -21,7 +23,7 @@ type Server struct {
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the request log and the drain gate
 	openapi []byte       // GET /openapi.json, marshalled once routes are registered
-	hub     *hub         // the fan-out: one tail per desk with open streams
+	hub     *fanout.Hub  // the fan-out: one tail per desk with open streams
 	limits  *limits      // per-token rate and stream limits
 	fails   *failLimits  // failed authentications by client address
 	metrics *metrics
@@ -59,7 +61,7 @@ func New(st Store, opts Options) (*Server, error) {
 	}
 	s.limits = newLimits(opts)
 	s.fails = newFailLimits(opts.AuthFailureRate, opts.AuthFailureBurst, maxFailureAddrs, opts.Now)
-	s.hub = newHub(st, opts, s.metrics)
+	s.hub = fanout.NewHub(st, opts.fanout(), &s.metrics.fanout)
 	s.sess = newSessions(opts.SessionTTL, opts.Now)
 	if s.page, err = newPage(); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"cmp"
@@ -7,13 +7,13 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// corrected applies c, a correction this server appended to desk, to the rows desk's tail
+// Corrected applies c, a correction this server appended to desk, to the rows desk's tail
 // holds, when it has one, at once: the tail's next refresh reads c itself, but a stream
 // must not serve what c replaced meanwhile. Until the tail's head reaches c, c stays
 // pending: a refresh that read its rows before c committed applies it to them too. A
 // redaction also stops the streams writing what it erased, and corrected returns once
 // their writes have returned (tail.stopWriters): the caller answers after it.
-func (h *hub) corrected(desk string, c transcript.Message) {
+func (h *Hub) Corrected(desk string, c transcript.Message) {
 	h.mu.Lock()
 	t := h.tails[desk]
 	h.mu.Unlock()
@@ -43,7 +43,7 @@ func redactions(rows []transcript.Message) []erasure {
 // applyPending applies to the rows held the corrections of fresh, the rows a refresh
 // appended (ascending), and then those still pending, and drops the pending ones the head
 // has reached; t.mu is held.
-func (t *tail) applyPending(fresh []transcript.Message) {
+func (t *Tail) applyPending(fresh []transcript.Message) {
 	t.applyCorrections(fresh)
 	t.applyCorrections(t.pending)
 	t.pending = slices.DeleteFunc(t.pending, func(c transcript.Message) bool { return c.Seq <= t.head })
@@ -55,7 +55,7 @@ func (t *tail) applyPending(fresh []transcript.Message) {
 // redaction committed may hold content it erased); a redaction is kept for the parts
 // streams are writing (noteErasure). Applying a correction twice thus changes nothing.
 // t.mu is held.
-func (t *tail) applyCorrections(cs []transcript.Message) {
+func (t *Tail) applyCorrections(cs []transcript.Message) {
 	for i := range cs {
 		c := &cs[i]
 		if !c.IsCorrection() {
@@ -88,7 +88,7 @@ func (t *tail) applyCorrections(cs []transcript.Message) {
 const maxPatches = 64
 
 // heldRow is the i-th row held, as revised; t.mu is held.
-func (t *tail) heldRow(i int) transcript.Message {
+func (t *Tail) heldRow(i int) transcript.Message {
 	m := t.rows[i]
 	if j, ok := findPatch(t.patches, m.Seq); ok {
 		revise(&m, t.patches[j])
@@ -104,7 +104,7 @@ func revise(m *transcript.Message, r transcript.Revision) {
 // patch makes m, the i-th held row as a correction revised it, one of the patches, keeping
 // the byte count; t.mu is held. The patches are never written in place (readers hold them
 // without the lock): a patch makes a new slice.
-func (t *tail) patch(i int, m transcript.Message) {
+func (t *Tail) patch(i int, m transcript.Message) {
 	was := t.heldRow(i)
 	t.bytes += rowBytes(&m) - rowBytes(&was)
 	r := transcript.Revision{Target: m.Seq, Content: m.Content, Redacted: m.Redacted, Revised: m.Revised}
@@ -120,7 +120,7 @@ func (t *tail) patch(i int, m transcript.Message) {
 
 // patched returns a new copy of rows, rows held or the newest of them, with the patches
 // in, and drops the patches; t.mu is held.
-func (t *tail) patched(rows []transcript.Message) []transcript.Message {
+func (t *Tail) patched(rows []transcript.Message) []transcript.Message {
 	out := append(rows[:0:0], rows...)
 	for _, r := range t.patches {
 		if j, ok := findSeq(out, r.Target); ok {
@@ -133,7 +133,7 @@ func (t *tail) patched(rows []transcript.Message) []transcript.Message {
 
 // find returns the index of the held row seq and true, if the tail holds it, else the
 // index of the first row held after it and false; t.mu is held.
-func (t *tail) find(seq transcript.Sequence) (int, bool) { return findSeq(t.rows, seq) }
+func (t *Tail) find(seq transcript.Sequence) (int, bool) { return findSeq(t.rows, seq) }
 
 // findSeq returns the index of row seq in rows (ascending) and true, else the index of the
 // first row after it and false.
