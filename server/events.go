@@ -16,6 +16,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/server/internal/fanout"
+	"github.com/sharedesk/transcript/server/internal/page"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
 )
@@ -163,8 +164,8 @@ func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, w
 type stream struct {
 	s       *Server
 	tail    *fanout.Tail
-	token   token.Token // the stream's token: once it is revoked the stream ends
-	session *session    // the session it was opened with (nil: a bearer token): once it ends, so does the stream
+	token   token.Token   // the stream's token: once it is revoked the stream ends
+	session *page.Session // the session it was opened with (nil: a bearer token): once it ends, so does the stream
 	conv    transcript.Conversation
 	who     transcript.Author
 	state   sharing.State
@@ -211,7 +212,7 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 			case <-changed:
 				waiting = false
 			case <-heartbeat.C:
-				if !s.sess.live(st.session) || token.Recheck(ctx, s.st, st.token) != nil { // signed out, revoked, removed, or the store cannot say
+				if !s.sess.Live(st.session) || token.Recheck(ctx, s.st, st.token) != nil { // signed out, revoked, removed, or the store cannot say
 					return
 				}
 				out.Comment("heartbeat")
@@ -330,7 +331,7 @@ func (st *stream) tailBehind(ctx context.Context, head transcript.Sequence) (boo
 // if it has one, is live, and its token is still good for every row the tail read
 // (tail.recheck). When it may not, the stream ends without sending them.
 func (st *stream) mayReceive(ctx context.Context) bool {
-	return st.s.sess.live(st.session) && st.tail.Recheck(ctx, st.token) == nil
+	return st.s.sess.Live(st.session) && st.tail.Recheck(ctx, st.token) == nil
 }
 
 // eventMetrics is the metric each kind of event counts in.
