@@ -138,8 +138,9 @@ func (h *Hub) wake(desk string) {
 }
 
 // Appending tells the hub that this server begins an append to desk; the caller calls
-// done once the append returned, after stored when it stored a row. Meanwhile the desk's
-// tail leaves a report of a head it does not hold to the append's row (tail.update).
+// done once the append returned, after Stored when it stored a row. Meanwhile a head
+// reported above the rows the desk's tail holds waits for the append's row, which is most
+// likely it, instead of a read of the store (tail.update).
 func (h *Hub) Appending(desk string) (done func()) {
 	h.mu.Lock()
 	h.appends[desk]++
