@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server/internal/page"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -85,7 +86,7 @@ type rejection struct {
 //
 // and otherwise returns the token and the session, if any, and puts the token in the
 // request's log line.
-func (s *Server) admit(r *http.Request) (token.Token, *session, *rejection) {
+func (s *Server) admit(r *http.Request) (token.Token, *page.Session, *rejection) {
 	rec := recordOf(r.Context())
 	t, sess, refusal, err := s.identify(r)
 	switch {
@@ -137,7 +138,7 @@ const (
 //
 // A refusal is returned as its name for the log line (refusalName's, refusalSession or
 // refusalCSRF) with a nil error; err is the store's failure.
-func (s *Server) identify(r *http.Request) (t token.Token, sess *session, refusal string, err error) {
+func (s *Server) identify(r *http.Request) (t token.Token, sess *page.Session, refusal string, err error) {
 	ctx := r.Context()
 	headers := r.Header.Values("Authorization")
 	switch {
@@ -152,14 +153,14 @@ func (s *Server) identify(r *http.Request) (t token.Token, sess *session, refusa
 			break
 		}
 		var ok bool
-		if sess, ok = s.sess.lookup(c.Value); !ok {
+		if sess, ok = s.sess.Lookup(c.Value); !ok {
 			return token.Token{}, nil, refusalSession, nil
 		}
-		t, err = token.Authenticate(ctx, s.st, sess.authorization)
+		t, err = token.Authenticate(ctx, s.st, sess.Authorization)
 		if errors.Is(err, token.ErrUnauthorized) {
-			s.sess.end(sess) // the token was revoked since the sign-in
+			s.sess.End(sess) // the token was revoked since the sign-in
 		}
-		if err == nil && !safeMethod(r.Method) && !sess.checkCSRF(r.Header.Get(CSRFHeader)) {
+		if err == nil && !page.SafeMethod(r.Method) && !sess.CheckCSRF(r.Header.Get(CSRFHeader)) {
 			return token.Token{}, nil, refusalCSRF, nil
 		}
 	}
@@ -177,8 +178,8 @@ func (s *Server) identify(r *http.Request) (t token.Token, sess *session, refusa
 type sessionKey struct{}
 
 // sessionOf returns the session that authenticated ctx's request, or nil.
-func sessionOf(ctx context.Context) *session {
-	sess, _ := ctx.Value(sessionKey{}).(*session)
+func sessionOf(ctx context.Context) *page.Session {
+	sess, _ := ctx.Value(sessionKey{}).(*page.Session)
 	return sess
 }
 

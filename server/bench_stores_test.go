@@ -93,8 +93,8 @@ func benchToken(tb testing.TB, st server.Store, desk string, p transcript.Author
 }
 
 // benchCountingStore counts what the server asks of its store besides appends: reads of
-// rows (ReadBefore on any desk's Log) and tokens (lookups and lists). It keeps the
-// store's Watcher.
+// rows (ReadBefore on any desk's Log, and Head) and tokens (lookups and lists). It keeps the
+// store's Watcher, and served its HeadWatcher.
 type benchCountingStore struct {
 	benchStore
 	rowReads   atomic.Int64
@@ -113,6 +113,30 @@ func (s *benchCountingStore) TokenByHash(ctx context.Context, hash [32]byte) (to
 func (s *benchCountingStore) Tokens(ctx context.Context) ([]token.Token, error) {
 	s.tokenReads.Add(1)
 	return s.benchStore.Tokens(ctx)
+}
+
+// Head counts the read of a desk's head with the reads of rows.
+func (s *benchCountingStore) Head(ctx context.Context, desk string) (transcript.Sequence, error) {
+	s.rowReads.Add(1)
+	return s.benchStore.Head(ctx, desk)
+}
+
+// served returns s as the server's store: with the store's HeadWatcher when it has one.
+func (s *benchCountingStore) served() server.Store {
+	if hw, ok := s.benchStore.(server.HeadWatcher); ok {
+		return benchHeadWatching{s, hw}
+	}
+	return s
+}
+
+// benchHeadWatching is a benchCountingStore over a store that is a HeadWatcher.
+type benchHeadWatching struct {
+	*benchCountingStore
+	w server.HeadWatcher
+}
+
+func (s benchHeadWatching) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
+	return s.w.WatchHeads(ctx)
 }
 
 // reads is every read counted so far.

@@ -15,6 +15,8 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server/internal/fanout"
+	"github.com/sharedesk/transcript/server/internal/page"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
 )
@@ -119,7 +121,7 @@ func resumeFrom(after optionalSeq, lastEventID string) (*transcript.Sequence, er
 // answers 429 past the token's cap on open streams, 503 past the server's (both with
 // Retry-After).
 func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, who transcript.Author, from *transcript.Sequence,
-	send func(*stream, context.Context, *sseWriter) (bool, error)) (*huma.StreamResponse, error) {
+	send func(*stream, context.Context, *fanout.SSEWriter) (bool, error)) (*huma.StreamResponse, error) {
 	closeStream, err := s.limits.openStream(identity(ctx).ID)
 	if err != nil {
 		p := kindTooManyStreams.problem("the token holds the most open streams it may")
@@ -128,12 +130,12 @@ func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, w
 		}
 		return nil, withHeaders(p, "Retry-After", retryAfter(s.opts.StreamRetryAfter))
 	}
-	t, err := s.hub.acquireCaughtUp(ctx, conv.Desk) // what any process committed before now, before anything is served
+	t, err := s.hub.AcquireCaughtUp(ctx, conv.Desk) // what any process committed before now, before anything is served
 	if err != nil {
 		closeStream()
 		return nil, s.internal(ctx, err)
 	}
-	_, head := t.current()
+	_, head := t.Current()
 	st := &stream{
 		s:       s,
 		tail:    t,
@@ -142,14 +144,14 @@ func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, w
 		conv:    conv,
 		who:     who,
 	}
-	st.send = func(ctx context.Context, out *sseWriter) (bool, error) { return send(st, ctx, out) }
+	st.send = func(ctx context.Context, out *fanout.SSEWriter) (bool, error) { return send(st, ctx, out) }
 	st.state = sharing.Initialized(st.conv, head)
 	if from != nil {
 		st.state.Watermark = *from
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		defer closeStream()
-		defer s.hub.release(t)
+		defer s.hub.Release(t)
 		_, w := humago.Unwrap(hctx)
 		st.run(hctx.Context(), w)
 	}}, nil
@@ -161,16 +163,16 @@ func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, w
 // holds up only its own next Prepare, which then covers more rows.
 type stream struct {
 	s       *Server
-	tail    *tail
-	token   token.Token // the stream's token: once it is revoked the stream ends
-	session *session    // the session it was opened with (nil: a bearer token): once it ends, so does the stream
+	tail    *fanout.Tail
+	token   token.Token   // the stream's token: once it is revoked the stream ends
+	session *page.Session // the session it was opened with (nil: a bearer token): once it ends, so does the stream
 	conv    transcript.Conversation
 	who     transcript.Author
 	state   sharing.State
-	writer  *partWriter // the stream's writes, as the tail's redactions see them
+	writer  *fanout.PartWriter // the stream's writes, as the tail's redactions see them
 	// send sends what is new up to the tail's head and reports false when the stream must
 	// end: sendView or sendRows.
-	send func(ctx context.Context, out *sseWriter) (bool, error)
+	send func(ctx context.Context, out *fanout.SSEWriter) (bool, error)
 }
 
 func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
@@ -183,22 +185,22 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 	w.Header().Set("Cache-Control", "private, no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	out := newSSEWriter(w, s.opts.WriteTimeout)
-	st.writer = st.tail.addWriter(out.rc)
-	defer st.tail.dropWriter(st.writer)
-	if out.flush() != nil {
+	out := fanout.NewSSEWriter(w, s.opts.WriteTimeout)
+	st.writer = st.tail.AddWriter(out)
+	defer st.tail.DropWriter(st.writer)
+	if out.Flush() != nil {
 		return
 	}
 	heartbeat := time.NewTicker(s.opts.Heartbeat)
 	defer heartbeat.Stop()
 	for {
-		changed, _ := st.tail.current()
-		if st.tail.isEnded() { // the desk was deleted (tail.end): what the client holds is of a desk gone
+		changed, _ := st.tail.Current()
+		if st.tail.IsEnded() { // the desk was deleted (tail.end): what the client holds is of a desk gone
 			st.reinitialize(out, sharing.WatermarkUnavailable)
 			return
 		}
 		more, err := st.send(ctx, out)
-		if errors.Is(err, errTailEnded) {
+		if errors.Is(err, fanout.ErrTailEnded) {
 			st.reinitialize(out, sharing.WatermarkUnavailable)
 			return
 		}
@@ -210,11 +212,11 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 			case <-changed:
 				waiting = false
 			case <-heartbeat.C:
-				if !s.sess.live(st.session) || token.Recheck(ctx, s.st, st.token) != nil { // signed out, revoked, removed, or the store cannot say
+				if !s.sess.Live(st.session) || token.Recheck(ctx, s.st, st.token) != nil { // signed out, revoked, removed, or the store cannot say
 					return
 				}
-				out.comment("heartbeat")
-				if out.flush() != nil {
+				out.Comment("heartbeat")
+				if out.Flush() != nil {
 					return
 				}
 				s.metrics.heartbeats.Add(1)
@@ -234,7 +236,7 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 // the next is prepared, so that the stream holds one part at a time. It reports false when
 // the stream must end: after a reinitialize event, or when Prepare fails (the client
 // reconnects from its last id).
-func (st *stream) sendView(ctx context.Context, out *sseWriter) (bool, error) {
+func (st *stream) sendView(ctx context.Context, out *fanout.SSEWriter) (bool, error) {
 	return st.inParts(func() (bool, bool, error) { return st.sendViewPart(ctx, out) })
 }
 
@@ -258,12 +260,12 @@ func (st *stream) inParts(part func() (more, rest bool, err error)) (bool, error
 // sendViewPart sends the oldest part of what the participant has not seen that fits in
 // the byte budget, and reports, besides sendView's more, whether the budget left rest for
 // another part.
-func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest bool, err error) {
+func (st *stream) sendViewPart(ctx context.Context, out *fanout.SSEWriter) (more, rest bool, err error) {
 	s := st.s
-	_, head := st.tail.current()
-	var f inFlight
-	f.prepare(st.tail) // before the part's rows are read
-	plan, err := sharing.Prepare(ctx, st.tail.log(), sharing.Query{
+	_, head := st.tail.Current()
+	var f fanout.InFlight
+	f.Prepare(st.tail) // before the part's rows are read
+	plan, err := sharing.Prepare(ctx, st.tail.Log(), sharing.Query{
 		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who, ExceptAuthor: st.who,
 		MaxBytes: s.opts.MaxAnswerBytes,
 	})
@@ -275,7 +277,7 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 		err = berr
 	}
 	if err != nil {
-		if ctx.Err() == nil && !errors.Is(err, errTailEnded) {
+		if ctx.Err() == nil && !errors.Is(err, fanout.ErrTailEnded) {
 			s.opts.Logger.Error("stream", "desk", st.conv.Desk, "error", err.Error())
 		}
 		return false, false, err
@@ -285,24 +287,24 @@ func (st *stream) sendViewPart(ctx context.Context, out *sseWriter) (more, rest 
 	}
 	d := plan.Delta
 	rest = d.Remaining > 0
-	evs := make([]partEvent, 0, len(d.Messages)+len(d.Elided)+len(d.Corrections))
+	evs := make([]fanout.PartEvent, 0, len(d.Messages)+len(d.Elided)+len(d.Corrections))
 	for i := range d.Messages {
 		m := &d.Messages[i]
-		evs = append(evs, partEvent{at: m.Seq, row: m, kind: partMessage})
+		evs = append(evs, fanout.PartEvent{At: m.Seq, Row: m, Kind: fanout.PartMessage})
 	}
 	for i := range d.Elided {
 		e := &d.Elided[i]
-		evs = append(evs, partEvent{at: e.From, eli: e, kind: partElided})
+		evs = append(evs, fanout.PartEvent{At: e.From, Eli: e, Kind: fanout.PartElided})
 	}
 	for i := range d.Corrections {
 		c := &d.Corrections[i]
-		evs = append(evs, partEvent{at: c.Seq, row: c, kind: partCorrection})
+		evs = append(evs, fanout.PartEvent{At: c.Seq, Row: c, Kind: fanout.PartCorrection})
 	}
-	slices.SortFunc(evs, func(a, b partEvent) int { return cmp.Compare(a.at, b.at) })
+	slices.SortFunc(evs, func(a, b fanout.PartEvent) int { return cmp.Compare(a.At, b.At) })
 	if len(evs) > 0 && !st.mayReceive(ctx) {
 		return false, false, nil
 	}
-	if more, err := st.writePart(out, evs, &f); !more || err != nil {
+	if more, err := fanout.WritePart(out, st.writer, evs, &f, st); !more || err != nil {
 		return false, false, err
 	}
 	st.state = d.Next
@@ -329,16 +331,27 @@ func (st *stream) tailBehind(ctx context.Context, head transcript.Sequence) (boo
 // if it has one, is live, and its token is still good for every row the tail read
 // (tail.recheck). When it may not, the stream ends without sending them.
 func (st *stream) mayReceive(ctx context.Context) bool {
-	return st.s.sess.live(st.session) && st.tail.recheck(ctx, st.token) == nil
+	return st.s.sess.Live(st.session) && st.tail.Recheck(ctx, st.token) == nil
 }
 
+// eventMetrics is the metric each kind of event counts in.
+var eventMetrics = [...]eventKind{
+	fanout.PartMessage:    eventMessage,
+	fanout.PartCorrection: eventCorrection,
+	fanout.PartElided:     eventElided,
+	fanout.PartRow:        eventMessage,
+}
+
+// Sent counts an event of kind k the stream sent (fanout.Counter).
+func (st *stream) Sent(k fanout.PartKind) { st.s.metrics.events[eventMetrics[k]].Add(1) }
+
 // reinitialize sends a reinitialize event for reason; the stream then ends.
-func (st *stream) reinitialize(out *sseWriter, reason sharing.Reason) error {
-	if err := out.event("reinitialize", 0, ReinitializeEvent{Reason: reason.String()}); err != nil {
+func (st *stream) reinitialize(out *fanout.SSEWriter, reason sharing.Reason) error {
+	if err := out.Event("reinitialize", 0, ReinitializeEvent{Reason: reason.String()}); err != nil {
 		return err
 	}
 	st.s.metrics.events[eventReinitialize].Add(1)
-	return out.flush()
+	return out.Flush()
 }
 
 // optionalSeq is a query parameter that may be absent, which is not the same as 0.

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/sharedesk/transcript/server/internal/fanout"
 )
 
 // metrics are the server's counters and gauges, written in Prometheus's text format by
@@ -22,17 +24,13 @@ type metrics struct {
 	mu       sync.Mutex
 	requests map[requestKey]uint64 // by route pattern, method and status
 
-	streamsOpen  atomic.Int64
-	events       [len(eventNames)]atomic.Uint64 // by eventKind
-	heartbeats   atomic.Uint64
-	tailsOpen    atomic.Int64
-	wakeups      atomic.Uint64 // tail refreshes
-	lateWakeups  atomic.Uint64 // tails woken for an append the store's Watcher did not report
-	tailReads    atomic.Uint64 // store reads by the tails: loads and refreshes
-	tailFallback atomic.Uint64 // reads a tail's Log passed on to the store (the range was not held)
-	appended     atomic.Uint64 // appends that stored a new row
-	replayed     atomic.Uint64 // appends whose key named the same row already
-	rateLimited  atomic.Uint64
+	streamsOpen atomic.Int64
+	events      [len(eventNames)]atomic.Uint64 // by eventKind
+	heartbeats  atomic.Uint64
+	fanout      fanout.Metrics
+	appended    atomic.Uint64 // appends that stored a new row
+	replayed    atomic.Uint64 // appends whose key named the same row already
+	rateLimited atomic.Uint64
 }
 
 type requestKey struct {
@@ -82,11 +80,11 @@ func (m *metrics) write(b *bytes.Buffer) {
 		fmt.Fprintf(b, "transcript_stream_events_total{event=%q} %d\n", name, m.events[k].Load())
 	}
 	counter(b, "transcript_stream_heartbeats_total", "Heartbeat comments sent on streams.", m.heartbeats.Load())
-	gauge(b, "transcript_tails_open", "Desks with open streams, each with one tail of new rows.", m.tailsOpen.Load())
-	counter(b, "transcript_tail_wakeups_total", "Times a tail looked for new rows.", m.wakeups.Load())
-	counter(b, "transcript_tail_late_wakeups_total", "Tails woken for a row this server appended that the store's watch did not report in time.", m.lateWakeups.Load())
-	counter(b, "transcript_tail_store_reads_total", "Store reads made by the tails (loading and looking for new rows).", m.tailReads.Load())
-	counter(b, "transcript_tail_fallback_reads_total", "Reads of a tail's log that it passed to the store.", m.tailFallback.Load())
+	gauge(b, "transcript_tails_open", "Desks with open streams, each with one tail of new rows.", m.fanout.TailsOpen.Load())
+	counter(b, "transcript_tail_wakeups_total", "Times a tail looked for new rows.", m.fanout.Wakeups.Load())
+	counter(b, "transcript_tail_late_wakeups_total", "Tails woken for a row this server appended that the store's watch did not report in time.", m.fanout.LateWakeups.Load())
+	counter(b, "transcript_tail_store_reads_total", "Store reads made by the tails (loading and looking for new rows).", m.fanout.TailReads.Load())
+	counter(b, "transcript_tail_fallback_reads_total", "Reads of a tail's log that it passed to the store.", m.fanout.TailFallback.Load())
 	b.WriteString("# HELP transcript_appends_total Appends through the service, by result.\n")
 	b.WriteString("# TYPE transcript_appends_total counter\n")
 	fmt.Fprintf(b, "transcript_appends_total{result=\"created\"} %d\n", m.appended.Load())

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server/internal/fanout"
 )
 
 // Defaults of Options: what New uses for a field left zero.
@@ -149,4 +150,9 @@ func (o Options) withDefaults() (Options, error) {
 		o.Now = time.Now
 	}
 	return o, nil
+}
+
+// fanout is what the fan-out takes of o, which holds its defaults.
+func (o Options) fanout() fanout.Options {
+	return fanout.Options{TailRows: o.TailRows, TailBytes: o.TailBytes, PollInterval: o.PollInterval, WriteTimeout: o.WriteTimeout, Logger: o.Logger}
 }

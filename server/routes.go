@@ -59,7 +59,7 @@ func (s *Server) routes() {
 	huma.Register(v1, s.participantsOperation(), s.participants)
 	huma.Register(v1, s.elisionLinesOperation(), s.elisionLines)
 	s.mux.HandleFunc("GET /{$}", s.servePage)
-	s.mux.Handle("GET /static/{file}", plainErrorsAsProblems(http.HandlerFunc(s.serveStatic), staticErrorDetail))
+	s.mux.Handle("GET /static/{file}", plainErrorsAsProblems(http.HandlerFunc(s.page.ServeStatic), staticErrorDetail))
 
 	s.mux.Handle("/mcp", plainErrorsAsProblems(s.mcp, mcpErrorDetail)) // MCP, authenticated as the /v1/ routes are (mcp.go)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)

@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server/internal/fanout"
 	"github.com/sharedesk/transcript/sharing"
 )
 
@@ -53,7 +54,9 @@ func (s *Server) rows(ctx context.Context, in *rowsInput) (*rowsOutput, error) {
 	if err != nil {
 		return nil, s.internal(ctx, err)
 	}
-	page := RowPage{Rows: reversed(rows)}
+	rows = slices.Clone(rows)
+	slices.Reverse(rows)
+	page := RowPage{Rows: rows}
 	if !p.Done() && len(page.Rows) > 0 {
 		page.Next = page.Rows[0].Seq
 	}
@@ -98,14 +101,14 @@ func (s *Server) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.Strea
 // watermark past them; more than transcript.ScanLimit of them is a reinitialize event, and
 // so is a watermark above the desk's newest row (tailBehind). Rows past
 // Options.MaxAnswerBytes go in parts, the oldest within the budget at a time.
-func (st *stream) sendRows(ctx context.Context, out *sseWriter) (bool, error) {
+func (st *stream) sendRows(ctx context.Context, out *fanout.SSEWriter) (bool, error) {
 	return st.inParts(func() (bool, bool, error) { return st.sendRowsPart(ctx, out) })
 }
 
 // sendRowsPart sends the oldest rows above the watermark that fit in the byte budget, and
 // reports, besides sendRows' more, whether rows are left for another part.
-func (st *stream) sendRowsPart(ctx context.Context, out *sseWriter) (more, rest bool, err error) {
-	_, head := st.tail.current()
+func (st *stream) sendRowsPart(ctx context.Context, out *fanout.SSEWriter) (more, rest bool, err error) {
+	_, head := st.tail.Current()
 	if head < st.state.Watermark {
 		behind, err := st.tailBehind(ctx, head)
 		if err != nil || behind {
@@ -116,9 +119,9 @@ func (st *stream) sendRowsPart(ctx context.Context, out *sseWriter) (more, rest 
 	if head == st.state.Watermark {
 		return true, false, nil
 	}
-	var f inFlight
-	f.prepare(st.tail) // before the part's rows are read
-	p := transcript.NewPager(st.tail.log(), head+1)
+	var f fanout.InFlight
+	f.Prepare(st.tail) // before the part's rows are read
+	p := transcript.NewPager(st.tail.Log(), head+1)
 	var fresh []transcript.Message
 read:
 	for !p.Done() {
@@ -147,11 +150,11 @@ read:
 	if n := transcript.OldestWithin(fresh, st.s.opts.MaxAnswerBytes); n < len(fresh) {
 		fresh, next, rest = slices.Clone(fresh[:n]), fresh[n-1].Seq, true // the part is all the stream holds while it writes
 	}
-	evs := make([]partEvent, len(fresh))
+	evs := make([]fanout.PartEvent, len(fresh))
 	for i := range fresh {
-		evs[i] = partEvent{at: fresh[i].Seq, row: &fresh[i], kind: partRow}
+		evs[i] = fanout.PartEvent{At: fresh[i].Seq, Row: &fresh[i], Kind: fanout.PartRow}
 	}
-	if more, err := st.writePart(out, evs, &f); !more || err != nil {
+	if more, err := fanout.WritePart(out, st.writer, evs, &f, st); !more || err != nil {
 		return false, false, err
 	}
 	st.state.Watermark = next

@@ -10,6 +10,9 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/sharedesk/transcript/server/internal/fanout"
+	"github.com/sharedesk/transcript/server/internal/page"
 )
 
 // Server is the HTTP service over one Store: an http.Handler. Make it with New;
@@ -21,13 +24,13 @@ type Server struct {
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the request log and the drain gate
 	openapi []byte       // GET /openapi.json, marshalled once routes are registered
-	hub     *hub         // the fan-out: one tail per desk with open streams
+	hub     *fanout.Hub  // the fan-out: one tail per desk with open streams
 	limits  *limits      // per-token rate and stream limits
 	fails   *failLimits  // failed authentications by client address
 	metrics *metrics
-	sess    *sessions    // the inspector page's sign-ins
-	page    *page        // the inspector page's templates and static files
-	mcp     http.Handler // /mcp: the MCP tools for the token's participant
+	sess    *page.Sessions // the inspector page's sign-ins
+	page    *page.Page     // the inspector page's templates and static files
+	mcp     http.Handler   // /mcp: the MCP tools for the token's participant
 
 	gate     sync.RWMutex   // held for reading while a request starts, for writing when the drain begins
 	draining bool           // under gate: refuse new requests
@@ -59,9 +62,9 @@ func New(st Store, opts Options) (*Server, error) {
 	}
 	s.limits = newLimits(opts)
 	s.fails = newFailLimits(opts.AuthFailureRate, opts.AuthFailureBurst, maxFailureAddrs, opts.Now)
-	s.hub = newHub(st, opts, s.metrics)
-	s.sess = newSessions(opts.SessionTTL, opts.Now)
-	if s.page, err = newPage(); err != nil {
+	s.hub = fanout.NewHub(st, opts.fanout(), &s.metrics.fanout)
+	s.sess = page.NewSessions(opts.SessionTTL, opts.Now)
+	if s.page, err = page.New(); err != nil {
 		return nil, err
 	}
 	if s.mcp, err = s.mcpHandler(); err != nil {

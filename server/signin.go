@@ -60,11 +60,11 @@ func (s *Server) signIn(ctx context.Context, in *signInInput) (*signInOutput, er
 	case t.Participant.Kind != transcript.KindOperator:
 		return nil, kindForbidden.problem("only an operator token may sign in to the inspector")
 	}
-	value, sess := s.sess.start(in.Authorization)
+	value, sess := s.sess.Start(in.Authorization)
 	return &signInOutput{
-		SetCookie:    s.sess.cookie(value, sess, in.tls || s.opts.SecureCookie),
+		SetCookie:    s.sess.Cookie(value, sess, in.tls || s.opts.SecureCookie),
 		CacheControl: "no-store",
-		Body:         SessionInfo{Desk: t.Desk, As: t.Participant, CSRF: sess.csrf, Expires: sess.expires},
+		Body:         SessionInfo{Desk: t.Desk, As: t.Participant, CSRF: sess.CSRF, Expires: sess.Expires},
 	}, nil
 }
 
@@ -91,7 +91,7 @@ func (s *Server) signOutOperation() huma.Operation {
 // signOut ends the request's session, if it has one, and clears the cookie.
 func (s *Server) signOut(ctx context.Context, in *signOutInput) (*signOutOutput, error) {
 	if sess := sessionOf(ctx); sess != nil {
-		s.sess.end(sess)
+		s.sess.End(sess)
 	}
-	return &signOutOutput{SetCookie: s.sess.cookie("", nil, in.tls || s.opts.SecureCookie)}, nil
+	return &signOutOutput{SetCookie: s.sess.Cookie("", nil, in.tls || s.opts.SecureCookie)}, nil
 }

@@ -41,6 +41,21 @@ type Watcher interface {
 	Watch(ctx context.Context) (<-chan string, error)
 }
 
+// HeadWatcher is an optional capability of a Watcher: WatchHeads is Watch, with each desk's
+// newest Seq. Each value it sends maps desks to which rows were committed (or that were
+// deleted) to their newest Seq as the store knew it when it sent the value, 0 for a desk
+// deleted or holding none; once the server holds a desk's rows up to that Seq, it holds
+// every row committed to the desk before the value was sent. While a desk lives the Seq
+// sent for it never goes down: a lower one says the desk was deleted since. The value is
+// the server's. sqlitestore implements it.
+//
+// With it the server need not read a desk back after a row it appended itself: the row
+// it stored is the desk's next, and the report of its commit names a head the server
+// holds already.
+type HeadWatcher interface {
+	WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error)
+}
+
 // HeadReader is an optional capability of a Store: Head returns the Seq of desk's newest
 // row committed by any process (0 for a desk with none), with one small read that holds no
 // row's content. Before a stream first serves from memory, the server compares it with the

@@ -71,8 +71,35 @@ func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, err
 // ctx is done; after Close, ErrClosed. The channel is closed, and the connection with it,
 // once ctx is done or the Store is closed (Close waits for it).
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
-	if err := ctx.Err(); err != nil {
+	out := make(chan string)
+	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, out, nil, s.watchInterval) })
+	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// WatchHeads is Watch, with each desk's newest Seq: each value it sends maps every desk
+// whose newest row moved since the last value the receiver took (or that was deleted) to
+// its newest Seq as the watch knew it when it sent the value, 0 for a desk deleted or
+// holding none. A desk may come with a Seq it came with before, when nothing was new there.
+// The value is the receiver's. What Watch says of commits, polls, ctx and Close holds for
+// WatchHeads too: a receiver that holds a desk's rows up to the Seq that comes for it has
+// every row committed to it before the value was sent.
+func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
+	out := make(chan map[string]transcript.Sequence)
+	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, out, s.watchInterval) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// startWatch opens a watch and reads the heads it compares with, then runs run on a
+// goroutine of its own until ctx is done or the Store is closed (Close waits for it).
+func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch)) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &watch{kick: make(chan struct{}, 1)}
@@ -80,7 +107,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	if s.closed.Load() {
 		s.watchMu.Unlock()
 		cancel()
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	if s.watching == nil {
 		s.watching = make(map[*watch]context.CancelFunc)
@@ -104,17 +131,16 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 		w.close()
 		end()
 		if s.closed.Load() {
-			return nil, ErrClosed
+			return ErrClosed
 		}
-		return nil, fmt.Errorf("sqlitestore: watch: %w", err)
+		return fmt.Errorf("sqlitestore: watch: %w", err)
 	}
-	out := make(chan string)
 	go func() {
 		defer end()
 		defer w.close()
-		w.run(ctx, out, s.watchInterval)
+		run(ctx, w)
 	}()
-	return out, nil
+	return nil
 }
 
 // watch is one Watch call: its connection, what it last read, and the heads this Store's
@@ -167,27 +193,41 @@ func (w *watch) push(desk string, head int64) {
 	}
 }
 
-// run sends the names of the desks that moved on out until ctx is done, then closes out: it
-// polls every interval and takes the heads pushed, and holds the names the receiver has not
+// run sends the names of the desks that moved on names (Watch), or them with their heads on
+// heads (WatchHeads), whichever is not nil, until ctx is done, then closes it: it polls
+// every interval and takes the heads pushed, and holds the names the receiver has not
 // taken yet, each once.
-func (w *watch) run(ctx context.Context, out chan<- string, interval time.Duration) {
-	defer close(out)
+func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[string]transcript.Sequence, interval time.Duration) {
+	if names != nil {
+		defer close(names)
+	} else {
+		defer close(heads)
+	}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	var q deskqueue.Queue
 	for {
 		var (
-			send chan<- string // nil while nothing waits: that case never runs
-			next string
+			sendName  chan<- string // nil while nothing waits: that case never runs
+			name      string
+			sendHeads chan<- map[string]transcript.Sequence
+			moved     map[string]transcript.Sequence
 		)
-		if q.Len() > 0 {
-			send, next = out, q.First()
+		if q.Len() > 0 && names != nil {
+			sendName, name = names, q.First()
+		}
+		if q.Len() > 0 && heads != nil {
+			sendHeads, moved = heads, w.moved(&q)
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case send <- next:
+		case sendName <- name:
 			q.Pop()
+		case sendHeads <- moved:
+			for q.Len() > 0 {
+				q.Pop()
+			}
 		case <-w.kick:
 			w.mu.Lock()
 			pushed := w.pushed
@@ -203,6 +243,16 @@ func (w *watch) run(ctx context.Context, out chan<- string, interval time.Durati
 			w.poll(ctx, &q) // a failure is tried again at the next tick
 		}
 	}
+}
+
+// moved returns the desks waiting in q with their heads as last read or pushed (0 for a
+// desk deleted since), in a new map.
+func (w *watch) moved(q *deskqueue.Queue) map[string]transcript.Sequence {
+	m := make(map[string]transcript.Sequence, q.Len())
+	for _, desk := range q.Names() {
+		m[desk] = transcript.Sequence(w.heads[desk])
+	}
+	return m
 }
 
 // poll reads data_version and, when it changed since the last poll (or that poll failed),

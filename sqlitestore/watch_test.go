@@ -260,3 +260,53 @@ func TestHeadAcrossStores(t *testing.T) {
 		t.Fatalf("Head after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestWatchHeads: WatchHeads reports, with each desk that moved, its newest Seq: an
+// append through the watching Store at once, one through another Store on the file at the
+// next poll, and a deleted desk as 0.
+func TestWatchHeads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "desk.db")
+	watcher, writer := openAt(t, path, sqlitestore.WithWatchInterval(20*time.Millisecond)), openAt(t, path)
+	ctx := t.Context()
+	heads, err := watcher.WatchHeads(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := func(want map[string]transcript.Sequence) {
+		t.Helper()
+		got := map[string]transcript.Sequence{}
+		deadline := time.After(reportWithin)
+		for len(got) < len(want) {
+			select {
+			case m, ok := <-heads:
+				if !ok {
+					t.Fatal("the WatchHeads channel was closed")
+				}
+				for d, h := range m {
+					got[d] = h
+				}
+			case <-deadline:
+				t.Fatalf("WatchHeads gave %v within %v, want %v", got, reportWithin, want)
+			}
+		}
+		for d, h := range want {
+			if got[d] != h {
+				t.Errorf("WatchHeads gave %q at %d, want %d (all: %v)", d, got[d], h, got)
+			}
+		}
+	}
+	for range 2 {
+		if _, err := watcher.Append(ctx, "eng", transcript.Message{Author: watchAuthor, Content: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next(map[string]transcript.Sequence{"eng": 2})
+	if _, err := writer.Append(ctx, "ops", transcript.Message{Author: watchAuthor, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	next(map[string]transcript.Sequence{"ops": 1})
+	if _, err := writer.DeleteDesk(ctx, "eng", false); err != nil {
+		t.Fatal(err)
+	}
+	next(map[string]transcript.Sequence{"eng": 0})
+}

@@ -17,6 +17,10 @@ func (q *Queue) Len() int { return len(q.names) }
 // First returns the oldest name waiting; q must not be empty.
 func (q *Queue) First() string { return q.names[0] }
 
+// Names returns the names waiting, oldest first; the caller must not change the slice,
+// which is good until the next Add or Pop.
+func (q *Queue) Names() []string { return q.names }
+
 // Add adds name after the others, unless it waits already.
 func (q *Queue) Add(name string) {
 	if q.queued[name] {

@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// sseWriter writes Server-Sent Events. Events are gathered in a buffer and sent whole,
+// SSEWriter writes Server-Sent Events. Events are gathered in a buffer and sent whole,
 // with one Write and a flush, each under a fresh write deadline, so that a stream that
 // ends — the client gone, the server draining — never leaves an event half-written by the
 // server, and a client that stops reading is let go after the deadline rather than held.
@@ -24,7 +24,7 @@ import (
 // heartbeats, takes int ids where sequences are uint64, and writes each field with its own
 // Write and reports to os.Stderr. The OpenAPI document still describes the stream
 // (eventsOperation).
-type sseWriter struct {
+type SSEWriter struct {
 	w       io.Writer
 	rc      *http.ResponseController
 	timeout time.Duration
@@ -35,13 +35,14 @@ type sseWriter struct {
 // share a Write, a larger one goes alone, and the buffer's memory is let go after it.
 const sseBatchBytes = 64 << 10
 
-func newSSEWriter(w http.ResponseWriter, timeout time.Duration) *sseWriter {
-	return &sseWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
+// NewSSEWriter returns a writer of w's events, each write under a deadline timeout away.
+func NewSSEWriter(w http.ResponseWriter, timeout time.Duration) *SSEWriter {
+	return &SSEWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
 }
 
-// event adds an event named name with id and data, as JSON on one line (JSON never holds
+// Event adds an event named name with id and data, as JSON on one line (JSON never holds
 // a raw newline), to what the next flush sends; on error the buffer is as it was.
-func (s *sseWriter) event(name string, id transcript.Sequence, data any) error {
+func (s *SSEWriter) Event(name string, id transcript.Sequence, data any) error {
 	before := s.buf.Len()
 	s.buf.WriteString("event: ")
 	s.buf.WriteString(name)
@@ -59,27 +60,27 @@ func (s *sseWriter) event(name string, id transcript.Sequence, data any) error {
 }
 
 // buffered returns how many bytes were added since the last flush.
-func (s *sseWriter) buffered() int { return s.buf.Len() }
+func (s *SSEWriter) buffered() int { return s.buf.Len() }
 
 // truncate drops what was added since the buffer held n bytes.
-func (s *sseWriter) truncate(n int) { s.buf.Truncate(n) }
+func (s *SSEWriter) truncate(n int) { s.buf.Truncate(n) }
 
-// comment adds a comment line, which clients ignore: a heartbeat that keeps proxies and
+// Comment adds a comment line, which clients ignore: a heartbeat that keeps proxies and
 // the client's idea of the connection alive.
-func (s *sseWriter) comment(text string) {
+func (s *SSEWriter) Comment(text string) {
 	s.buf.WriteString(": ")
 	s.buf.WriteString(text)
 	s.buf.WriteString("\n\n")
 }
 
 // sseChunkBytes is the most a stream hands the connection between two of writePart's
-// checks for a redaction: where a connection's write cannot be cut short (partWriter), what
+// checks for a redaction: where a connection's write cannot be cut short (PartWriter), what
 // a redaction waits for before it is answered.
 const sseChunkBytes = 16 << 10
 
-// flush sends what was added, in one write under a fresh deadline, and flushes it to the
+// Flush sends what was added, in one write under a fresh deadline, and flushes it to the
 // client.
-func (s *sseWriter) flush() error {
+func (s *SSEWriter) Flush() error {
 	if err := s.setDeadline(); err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func (s *sseWriter) flush() error {
 }
 
 // setDeadline gives the writes of the next flushWhile a fresh deadline.
-func (s *sseWriter) setDeadline() error {
+func (s *SSEWriter) setDeadline() error {
 	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
@@ -100,7 +101,7 @@ func (s *sseWriter) setDeadline() error {
 // When keep says no it stops: the rest is dropped unsent, nothing is flushed, and it
 // reports false. A client then holds part of an event, which it never dispatches, and
 // resumes from the last whole one.
-func (s *sseWriter) flushWhile(keep func() bool) (bool, error) {
+func (s *SSEWriter) flushWhile(keep func() bool) (bool, error) {
 	b := s.buf.Bytes()
 	s.buf.Reset()
 	for len(b) > 0 {
@@ -123,7 +124,7 @@ func (s *sseWriter) flushWhile(keep func() bool) (bool, error) {
 }
 
 // release lets a large event's room go back to the heap once it is sent.
-func (s *sseWriter) release() {
+func (s *SSEWriter) release() {
 	if s.buf.Cap() > 2*sseBatchBytes {
 		s.buf = bytes.Buffer{}
 	}

@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"fmt"
@@ -13,12 +13,12 @@ import (
 )
 
 // heldRows returns the newest n rows the tail's log answers from memory, ascending.
-func heldRows(t *testing.T, tl *tail) []transcript.Message {
+func heldRows(t *testing.T, tl *Tail) []transcript.Message {
 	t.Helper()
 	tl.mu.RLock()
 	n := len(tl.rows)
 	tl.mu.RUnlock()
-	page, err := tl.log().ReadBefore(t.Context(), 0, n)
+	page, err := tl.Log().ReadBefore(t.Context(), 0, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestTailAppliesCorrections(t *testing.T) {
 		if seed%2 == 1 {
 			tailRows, steps = 1000, 400 // it never trims: its patches outgrow maxPatches
 		}
-		tl := newTestTail(t, mem, tailRows, DefaultTailBytes)
+		tl := newTestTail(t, mem, tailRows, testTailBytes)
 		var plain []transcript.Message // rows that may be corrected
 		for step := range steps {
 			m := transcript.Message{Author: authors[r.IntN(len(authors))], Content: fmt.Sprintf("row %d secret-%d", step, step)}
@@ -97,13 +97,13 @@ func TestTailCorrectedAtOnce(t *testing.T) {
 	coder := transcript.Agent("coder", "")
 	first, _ := mem.Append(t.Context(), transcript.Message{Author: coder, Content: "the password is hunter2"})
 	edit, _ := mem.Append(t.Context(), transcript.Message{Author: coder, Corrects: first.Seq, Content: "the password is hunter3"})
-	tl := newTestTail(t, mem, 100, DefaultTailBytes)
-	h := &hub{tails: map[string]*tail{"eng": tl}}
+	tl := newTestTail(t, mem, 100, testTailBytes)
+	h := &Hub{tails: map[string]*Tail{"eng": tl}}
 	redaction, err := mem.Append(t.Context(), transcript.Message{Author: coder, Corrects: first.Seq, Redacted: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.corrected("eng", redaction)
+	h.Corrected("eng", redaction)
 	for _, when := range []string{"before the tail read it", "after"} {
 		held := heldRows(t, tl)
 		for _, m := range held {
@@ -148,7 +148,7 @@ func BenchmarkTailRefreshCorrection(b *testing.B) {
 			for i := range transcript.ScanLimit {
 				appendRow(transcript.Message{Author: author, Content: fmt.Sprint("row ", i)})
 			}
-			tl := newTestTail(b, mem, transcript.ScanLimit, DefaultTailBytes)
+			tl := newTestTail(b, mem, transcript.ScanLimit, testTailBytes)
 			b.ReportAllocs()
 			for b.Loop() {
 				appendRow(transcript.Message{Author: author, Content: "a new row"})
@@ -178,16 +178,18 @@ func BenchmarkTailReadPatched(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			tl := newTestTail(b, mem, transcript.ScanLimit, DefaultTailBytes)
+			tl := newTestTail(b, mem, transcript.ScanLimit, testTailBytes)
 			tl.mu.Lock()
 			for k := range patches {
-				m := tl.rows[len(tl.rows)-1-2*k]
-				tl.patch(m, transcript.Revision{Target: m.Seq, Content: "an edit", Revised: m.Seq + 1})
+				i := len(tl.rows) - 1 - 2*k
+				m := tl.rows[i]
+				m.Content, m.Revised = "an edit", m.Seq+1
+				tl.patch(i, m)
 			}
 			tl.mu.Unlock()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := tl.log().ReadBefore(b.Context(), 0, transcript.PageSize); err != nil {
+				if _, err := tl.Log().ReadBefore(b.Context(), 0, transcript.PageSize); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,8 +1,9 @@
-package server
+package fanout
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,7 +32,7 @@ func (c *countingLog) ReadBefore(ctx context.Context, before transcript.Sequence
 type tailDesk struct {
 	transcript.Log
 	mem  *memlog.Log
-	tail *tail
+	tail *Tail
 }
 
 func (d *tailDesk) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
@@ -42,13 +43,19 @@ func (d *tailDesk) Append(ctx context.Context, m transcript.Message) (transcript
 	return stored, d.tail.refresh(ctx)
 }
 
-func newTestTail(t testing.TB, src transcript.Log, rows, bytes int) *tail {
+// testTailBytes is the service's default TailBytes (server.testTailBytes).
+const testTailBytes = 32 << 20
+
+// testOptions are the options the service hands the fan-out for TailRows rows (at most
+// transcript.ScanLimit, as server.Options makes it) and TailBytes bytes, its defaults for
+// the rest.
+func testOptions(rows, bytes int) Options {
+	return Options{TailRows: rows, TailBytes: bytes, PollInterval: 500 * time.Millisecond, WriteTimeout: 30 * time.Second, Logger: slog.New(slog.DiscardHandler)}
+}
+
+func newTestTail(t testing.TB, src transcript.Log, rows, bytes int) *Tail {
 	t.Helper()
-	opts, err := Options{TailRows: rows, TailBytes: bytes}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl := newTail("eng", src, new(token.MemStore), opts, newMetrics())
+	tl := newTail("eng", src, new(token.MemStore), testOptions(rows, bytes), new(Metrics))
 	if err := tl.load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -60,16 +67,16 @@ func newTestTail(t testing.TB, src transcript.Log, rows, bytes int) *tail {
 // newest rows, a few of them (most reads fall back to the store) and one.
 func TestTailLogConforms(t *testing.T) {
 	for _, c := range []struct{ rows, bytes int }{
-		{transcript.ScanLimit, DefaultTailBytes},
-		{100, DefaultTailBytes},
-		{1, DefaultTailBytes},
+		{transcript.ScanLimit, testTailBytes},
+		{100, testTailBytes},
+		{1, testTailBytes},
 		{transcript.ScanLimit, 4 << 10}, // the byte budget, not the row budget, trims
 	} {
 		t.Run(fmt.Sprintf("rows=%d,bytes=%d", c.rows, c.bytes), func(t *testing.T) {
 			logtest.Run(t, func(t *testing.T) logtest.Desk {
 				mem := memlog.New()
 				tl := newTestTail(t, mem, c.rows, c.bytes)
-				return &tailDesk{Log: tl.log(), mem: mem, tail: tl}
+				return &tailDesk{Log: tl.Log(), mem: mem, tail: tl}
 			})
 		})
 	}
@@ -84,16 +91,16 @@ func TestTailLoadsAtStart(t *testing.T) {
 		}
 	}
 	src := &countingLog{Log: mem}
-	tl := newTestTail(t, src, 20, DefaultTailBytes)
+	tl := newTestTail(t, src, 20, testTailBytes)
 	loads := src.reads.Load()
-	p, err := transcript.Project(t.Context(), tl.log(), transcript.Query{Window: 5})
+	p, err := transcript.Project(t.Context(), tl.Log(), transcript.Query{Window: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Head != 50 || len(p.Messages) != 5 || src.reads.Load() != loads {
 		t.Fatalf("head %d, %d messages, %d store reads after the load; want 50, 5, 0", p.Head, len(p.Messages), src.reads.Load()-loads)
 	}
-	p, err = transcript.Project(t.Context(), tl.log(), transcript.Query{Window: 40})
+	p, err = transcript.Project(t.Context(), tl.Log(), transcript.Query{Window: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +115,7 @@ func TestTailReadsOncePerWakeUp(t *testing.T) {
 	const streams = 100
 	mem := memlog.New()
 	src := &countingLog{Log: mem}
-	tl := newTestTail(t, src, transcript.ScanLimit, DefaultTailBytes)
+	tl := newTestTail(t, src, transcript.ScanLimit, testTailBytes)
 	conv := transcript.Conversation{Desk: "eng"}
 	states := make([]sharing.State, streams)
 	for i := range states {
@@ -125,7 +132,7 @@ func TestTailReadsOncePerWakeUp(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range states {
 			wg.Go(func() {
-				plan, err := sharing.Prepare(t.Context(), tl.log(), sharing.Query{Desired: conv, Current: conv, State: states[i], Viewer: transcript.Agent("a", "")})
+				plan, err := sharing.Prepare(t.Context(), tl.Log(), sharing.Query{Desired: conv, Current: conv, State: states[i], Viewer: transcript.Agent("a", "")})
 				if err != nil || plan.Reinitialize != 0 || len(plan.Delta.Messages) != 1 {
 					t.Errorf("stream %d round %d: %+v, %v", i, round, plan, err)
 					return
@@ -144,7 +151,7 @@ func TestTailReadsOncePerWakeUp(t *testing.T) {
 // newest, and reads below them go to the store and agree with it.
 func TestTailGapBeyondBudget(t *testing.T) {
 	mem := memlog.New()
-	tl := newTestTail(t, mem, 10, DefaultTailBytes)
+	tl := newTestTail(t, mem, 10, testTailBytes)
 	for i := range 100 {
 		if _, err := mem.Append(t.Context(), transcript.Message{Author: transcript.Operator(), Content: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
@@ -153,7 +160,7 @@ func TestTailGapBeyondBudget(t *testing.T) {
 	if err := tl.refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	changed, head := tl.current()
+	changed, head := tl.Current()
 	if head != 100 {
 		t.Fatalf("head %d, want 100", head)
 	}
@@ -166,7 +173,7 @@ func TestTailGapBeyondBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := transcript.Project(t.Context(), tl.log(), transcript.Query{Window: 60})
+	got, err := transcript.Project(t.Context(), tl.Log(), transcript.Query{Window: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,13 +186,12 @@ func TestTailGapBeyondBudget(t *testing.T) {
 // TestTailWakeCloses: a wake-up with new rows closes the channel streams wait on.
 func TestTailWakeCloses(t *testing.T) {
 	mem := memlog.New()
-	opts, _ := Options{}.withDefaults()
-	tl := newTail("eng", mem, new(token.MemStore), opts, newMetrics())
+	tl := newTail("eng", mem, new(token.MemStore), testOptions(transcript.ScanLimit, testTailBytes), new(Metrics))
 	if err := tl.load(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	defer tl.stop()
-	changed, _ := tl.current()
+	changed, _ := tl.Current()
 	if _, err := mem.Append(t.Context(), transcript.Message{Author: transcript.Operator(), Content: "x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -197,14 +203,10 @@ func TestTailWakeCloses(t *testing.T) {
 	}
 }
 
-// TestTailRowsAtMostScanLimit: a TailRows above transcript.ScanLimit, more than a stream's
-// delta can read, counts as ScanLimit: the tail loads that many rows and, as new ones come,
+// TestTailRowsAtMostScanLimit: with TailRows at transcript.ScanLimit, what the service makes
+// of a larger one (server.Options), the tail loads that many rows and, as new ones come,
 // trims back to it as it would with the default.
 func TestTailRowsAtMostScanLimit(t *testing.T) {
-	opts, err := Options{TailRows: 3 * transcript.ScanLimit}.withDefaults()
-	if err != nil || opts.TailRows != transcript.ScanLimit {
-		t.Fatalf("withDefaults: TailRows %d, %v; want %d", opts.TailRows, err, transcript.ScanLimit)
-	}
 	mem := memlog.New()
 	add := func(n int) {
 		for i := range n {
@@ -214,7 +216,7 @@ func TestTailRowsAtMostScanLimit(t *testing.T) {
 		}
 	}
 	add(3 * transcript.ScanLimit)
-	tl := newTestTail(t, mem, 3*transcript.ScanLimit, DefaultTailBytes)
+	tl := newTestTail(t, mem, transcript.ScanLimit, testTailBytes)
 	add(transcript.ScanLimit / 2)
 	if err := tl.refresh(t.Context()); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package server
+package page
 
 import (
 	"crypto/rand"
@@ -28,31 +28,33 @@ const DefaultSessionTTL = 8 * time.Hour
 // maxSessions bounds the sessions held at once; signing in past it ends the oldest.
 const maxSessions = 1024
 
-// session is one sign-in of the page. It keeps the Authorization header the sign-in came
+// Session is one sign-in of the page. It keeps the Authorization header the sign-in came
 // with, so that every request the cookie authenticates goes through token.Authenticate
 // again, exactly as a bearer request does: a token revoked since the sign-in ends its
 // sessions at their next request. The header is held in memory only, and neither it, the
 // cookie's value nor the CSRF token is ever logged or answered but to the page that signed
 // in.
-type session struct {
+type Session struct {
 	key           [32]byte // SHA-256 of the cookie's value: the map is keyed by it, never by the value
-	authorization string   // "Bearer trs_...": what token.Authenticate checks on every request
-	csrf          string
-	expires       time.Time
+	Authorization string   // "Bearer trs_...": what token.Authenticate checks on every request
+	CSRF          string
+	Expires       time.Time
 }
 
-// sessions holds the page's sessions, by the hash of their cookie. It is safe for
+// Sessions holds the page's sessions, by the hash of their cookie. It is safe for
 // concurrent use.
-type sessions struct {
+type Sessions struct {
 	ttl time.Duration
 	now func() time.Time
 
 	mu    sync.Mutex
-	byKey map[[32]byte]*session
+	byKey map[[32]byte]*Session
 }
 
-func newSessions(ttl time.Duration, now func() time.Time) *sessions {
-	return &sessions{ttl: ttl, now: now, byKey: make(map[[32]byte]*session)}
+// NewSessions returns an empty store of sessions that last ttl from their sign-in, by the
+// clock now.
+func NewSessions(ttl time.Duration, now func() time.Time) *Sessions {
+	return &Sessions{ttl: ttl, now: now, byKey: make(map[[32]byte]*Session)}
 }
 
 // randomText is 32 bytes from crypto/rand in unpadded base64url.
@@ -62,25 +64,25 @@ func randomText() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// start begins a session for a request authenticated by authorization and returns the
+// Start begins a session for a request authenticated by authorization and returns the
 // cookie's value (given to the client once, kept here only as a hash) and the session.
 // Expired sessions are dropped, and past maxSessions the one that expires first.
-func (ss *sessions) start(authorization string) (string, *session) {
+func (ss *Sessions) Start(authorization string) (string, *Session) {
 	value := randomText()
-	s := &session{
+	s := &Session{
 		key:           sha256.Sum256([]byte(value)),
-		authorization: authorization,
-		csrf:          randomText(),
-		expires:       ss.now().Add(ss.ttl),
+		Authorization: authorization,
+		CSRF:          randomText(),
+		Expires:       ss.now().Add(ss.ttl),
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	now := ss.now()
-	var first *session
+	var first *Session
 	for k, o := range ss.byKey {
-		if !now.Before(o.expires) {
+		if !now.Before(o.Expires) {
 			delete(ss.byKey, k)
-		} else if first == nil || o.expires.Before(first.expires) {
+		} else if first == nil || o.Expires.Before(first.Expires) {
 			first = o
 		}
 	}
@@ -91,8 +93,8 @@ func (ss *sessions) start(authorization string) (string, *session) {
 	return value, s
 }
 
-// lookup returns the live session whose cookie value is value; an expired one is dropped.
-func (ss *sessions) lookup(value string) (*session, bool) {
+// Lookup returns the live session whose cookie value is value; an expired one is dropped.
+func (ss *Sessions) Lookup(value string) (*Session, bool) {
 	key := sha256.Sum256([]byte(value))
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -100,26 +102,26 @@ func (ss *sessions) lookup(value string) (*session, bool) {
 	if !ok {
 		return nil, false
 	}
-	if !ss.now().Before(s.expires) {
+	if !ss.now().Before(s.Expires) {
 		delete(ss.byKey, key)
 		return nil, false
 	}
 	return s, true
 }
 
-// live reports whether s is still a session: not ended, not expired. A nil s (a request
+// Live reports whether s is still a session: not ended, not expired. A nil s (a request
 // with a bearer token) is always live.
-func (ss *sessions) live(s *session) bool {
+func (ss *Sessions) Live(s *Session) bool {
 	if s == nil {
 		return true
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.byKey[s.key] == s && ss.now().Before(s.expires)
+	return ss.byKey[s.key] == s && ss.now().Before(s.Expires)
 }
 
-// end ends s (signing out). Ending a session twice is harmless.
-func (ss *sessions) end(s *session) {
+// End ends s (signing out). Ending a session twice is harmless.
+func (ss *Sessions) End(s *Session) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.byKey[s.key] == s {
@@ -127,14 +129,14 @@ func (ss *sessions) end(s *session) {
 	}
 }
 
-// checkCSRF reports whether header is s's CSRF token, in constant time.
-func (s *session) checkCSRF(header string) bool {
-	return header != "" && subtle.ConstantTimeCompare([]byte(header), []byte(s.csrf)) == 1
+// CheckCSRF reports whether header is s's CSRF token, in constant time.
+func (s *Session) CheckCSRF(header string) bool {
+	return header != "" && subtle.ConstantTimeCompare([]byte(header), []byte(s.CSRF)) == 1
 }
 
-// sessionCookie is the cookie that carries value for the session s; secure for a sign-in
+// Cookie is the cookie that carries value for the session s; secure for a sign-in
 // over TLS. A nil s clears the cookie.
-func (ss *sessions) cookie(value string, s *session, secure bool) http.Cookie {
+func (ss *Sessions) Cookie(value string, s *Session, secure bool) http.Cookie {
 	c := http.Cookie{
 		Name:     SessionCookie,
 		Value:    value,
@@ -147,13 +149,13 @@ func (ss *sessions) cookie(value string, s *session, secure bool) http.Cookie {
 		c.Value, c.MaxAge = "", -1
 		return c
 	}
-	c.Expires = s.expires.UTC().Truncate(time.Second)
-	c.MaxAge = max(int(s.expires.Sub(ss.now()).Seconds()), 1)
+	c.Expires = s.Expires.UTC().Truncate(time.Second)
+	c.MaxAge = max(int(s.Expires.Sub(ss.now()).Seconds()), 1)
 	return c
 }
 
-// safeMethod reports whether method changes nothing, so that a request authenticated by
+// SafeMethod reports whether method changes nothing, so that a request authenticated by
 // the cookie needs no CSRF token for it.
-func safeMethod(method string) bool {
+func SafeMethod(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead
 }

@@ -1,7 +1,6 @@
-package server
+package fanout
 
 import (
-	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -61,15 +60,15 @@ func TestStopWriters(t *testing.T) {
 		{"an older correction", []*transcript.Message{&edit}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := tl.addWriter(http.NewResponseController(rec))
-			defer tl.dropWriter(w)
+			w := tl.AddWriter(NewSSEWriter(rec, time.Second))
+			defer tl.DropWriter(w)
 			rec.mu.Lock()
 			rec.deadlines = nil
 			rec.mu.Unlock()
 			if tc.rows != nil {
-				batch := make([]partEvent, len(tc.rows))
+				batch := make([]PartEvent, len(tc.rows))
 				for i, m := range tc.rows {
-					batch[i] = partEvent{at: m.Seq, row: m, kind: partMessage}
+					batch[i] = PartEvent{At: m.Seq, Row: m, Kind: PartMessage}
 				}
 				if !w.begin(batch) {
 					t.Fatal("begin: stopped before any redaction")
@@ -102,22 +101,22 @@ func TestStopWriters(t *testing.T) {
 				t.Error("end: not stopped")
 			}
 			<-stopped
-			if w.begin([]partEvent{{at: other.Seq, row: &other, kind: partMessage}}) {
+			if w.begin([]PartEvent{{At: other.Seq, Row: &other, Kind: PartMessage}}) {
 				t.Error("begin after the stop: the stream may write on")
 			}
 		})
 	}
 }
 
-// BenchmarkPartWriterBatch is what partWriter adds to writing one batch of one event (the
+// BenchmarkPartWriterBatch is what PartWriter adds to writing one batch of one event (the
 // common part) while no redaction comes: begin and end.
 //
 //	go test -run '^$' -bench BenchmarkPartWriterBatch -benchmem ./server
 func BenchmarkPartWriterBatch(b *testing.B) {
 	tl := newTestTail(b, memlog.New(), 100, 1<<20)
-	w := tl.addWriter(http.NewResponseController(httptest.NewRecorder()))
+	w := tl.AddWriter(NewSSEWriter(httptest.NewRecorder(), time.Second))
 	m := transcript.Message{Seq: 1, Author: coder, Content: "hello"}
-	batch := []partEvent{{at: 1, row: &m, kind: partMessage}}
+	batch := []PartEvent{{At: 1, Row: &m, Kind: PartMessage}}
 	for b.Loop() {
 		if !w.begin(batch) {
 			b.Fatal("stopped")
@@ -133,10 +132,10 @@ func BenchmarkPartWriterBatch(b *testing.B) {
 func TestStopWritersBounded(t *testing.T) {
 	tl := newTestTail(t, memlog.New(), 100, 1<<20)
 	tl.opts.WriteTimeout = 50 * time.Millisecond
-	w := tl.addWriter(http.NewResponseController(httptest.NewRecorder())) // no deadlines
-	defer tl.dropWriter(w)
+	w := tl.AddWriter(NewSSEWriter(httptest.NewRecorder(), time.Second)) // no deadlines
+	defer tl.DropWriter(w)
 	target := transcript.Message{Seq: 2, Author: coder, Content: "a secret"}
-	if !w.begin([]partEvent{{at: 2, row: &target, kind: partMessage}}) {
+	if !w.begin([]PartEvent{{At: 2, Row: &target, Kind: PartMessage}}) {
 		t.Fatal("begin: stopped before any redaction")
 	}
 	done := make(chan struct{})

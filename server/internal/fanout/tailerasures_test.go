@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"testing"
@@ -14,8 +14,8 @@ var coder = transcript.Agent("coder", "Coder")
 // redaction shows them, and nothing else; a redaction applied twice counts once.
 func TestInFlightErases(t *testing.T) {
 	tl := newTestTail(t, memlog.New(), 100, 1<<20)
-	var f inFlight
-	f.prepare(tl)
+	var f InFlight
+	f.Prepare(tl)
 	target := transcript.Message{Seq: 2, Author: coder, Content: "a secret", Revised: 3}
 	edit := transcript.Message{Seq: 3, Corrects: 2, Author: coder, Content: "the secret, edited"}
 	other := transcript.Message{Seq: 4, Author: coder, Content: "another row"}
@@ -60,14 +60,14 @@ func TestInFlightErases(t *testing.T) {
 // longer be told what they erased: erase reports false, and the stream ends.
 func TestInFlightLosesTrack(t *testing.T) {
 	tl := newTestTail(t, memlog.New(), 100, 1<<20)
-	var behind, caughtUp inFlight
-	behind.prepare(tl)
+	var behind, caughtUp InFlight
+	behind.Prepare(tl)
 	tl.mu.Lock()
 	for i := range 2 * maxErasures {
 		tl.applyCorrections([]transcript.Message{{Seq: transcript.Sequence(2*i + 2), Corrects: transcript.Sequence(2*i + 1), Author: coder, Redacted: true}})
 	}
 	tl.mu.Unlock()
-	caughtUp.prepare(tl)
+	caughtUp.Prepare(tl)
 	tl.mu.Lock()
 	tl.applyCorrections([]transcript.Message{{Seq: 1 << 20, Corrects: 7, Author: coder, Redacted: true}})
 	tl.mu.Unlock()

@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"context"
@@ -13,12 +13,14 @@ const watchRetry = 2 * time.Second
 // startWatch starts the loop that wakes the tails when their desks have new rows; h.mu is
 // held. With a Watcher, a desk's name from the store wakes its tail; while the watch is
 // down (and always, without a Watcher), every tail is woken every PollInterval.
-func (h *hub) startWatch() {
+func (h *Hub) startWatch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.stopWatch = cancel // not waited for: the loop takes h.mu to wake the tails
-	w, _ := h.st.(Watcher)
+	w, _ := h.st.(watcher)
 	go func() {
-		if w != nil {
+		if hw, ok := h.st.(headWatcher); ok {
+			go h.watch(ctx, headWatch{hw, h}, &h.watching)
+		} else if w != nil {
 			go h.watch(ctx, w, &h.watching)
 		}
 		tick := time.NewTicker(h.opts.PollInterval)
@@ -39,7 +41,7 @@ func (h *hub) startWatch() {
 // watch receives desk names from w until ctx is done, calling Watch again after a pause
 // whenever the watch is lost. Once a watch is up again every tail is woken, since
 // notifications may have been missed while it was down.
-func (h *hub) watch(ctx context.Context, w Watcher, watching *atomic.Bool) {
+func (h *Hub) watch(ctx context.Context, w watcher, watching *atomic.Bool) {
 	for ctx.Err() == nil {
 		names, err := w.Watch(ctx)
 		if err == nil {
@@ -65,4 +67,28 @@ func (h *hub) watch(ctx context.Context, w Watcher, watching *atomic.Bool) {
 		case <-time.After(watchRetry):
 		}
 	}
+}
+
+// headWatch is a server.HeadWatcher as a Watcher: it passes each desk's head to its tail
+// (hub.reported) and sends no name, so that the watch loop wakes no tail for it to read.
+type headWatch struct {
+	w headWatcher
+	h *Hub
+}
+
+func (hw headWatch) Watch(ctx context.Context) (<-chan string, error) {
+	heads, err := hw.w.WatchHeads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make(chan string)
+	go func() {
+		defer close(names)
+		for m := range heads {
+			for desk, head := range m {
+				hw.h.reported(desk, head)
+			}
+		}
+	}()
+	return names, nil
 }

@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"net/http"
@@ -8,7 +8,7 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// partWriter is a stream's connection as the redactions of its tail see it: the batch of a
+// PartWriter is a stream's connection as the redactions of its tail see it: the batch of a
 // part the stream is handing the connection, if any. A redaction that erases a row of that
 // batch stops the write at once (tail.stopWriters): the connection's write deadline is set
 // to now, so that a write waiting for a slow client fails, and the stream writes nothing
@@ -16,7 +16,7 @@ import (
 //
 // The order that keeps every erased byte from leaving after the redaction's answer: the
 // stream sets its write's deadline, then announces the batch (begin, under mu), then looks
-// at the tail's count of redactions before each piece it writes (inFlight.unchanged). The
+// at the tail's count of redactions before each piece it writes (InFlight.unchanged). The
 // redaction is counted first, then each stream is looked at under mu, and the answer waits
 // for the writes stopped. If a stream announces its batch after it was looked at, mu orders
 // its look at the count after the redaction: it writes nothing of a batch the redaction
@@ -26,7 +26,7 @@ import (
 // connection is writing already still leaves: net/http gives no hold on it.
 //
 // The stream calls begin and end around each batch's write: two uncontended locks a batch.
-type partWriter struct {
+type PartWriter struct {
 	rc *http.ResponseController
 
 	mu      sync.Mutex
@@ -35,21 +35,21 @@ type partWriter struct {
 	left    chan struct{}         // made by a redaction that stopped a write; closed when the write returned
 }
 
-// maxHeldRows is the most rows a partWriter keeps room for between batches.
+// maxHeldRows is the most rows a PartWriter keeps room for between batches.
 const maxHeldRows = 64
 
-// addWriter registers a stream writing through rc with the tail; the stream calls
-// dropWriter before its handler returns.
-func (t *tail) addWriter(rc *http.ResponseController) *partWriter {
-	w := &partWriter{rc: rc}
+// AddWriter registers a stream writing through out with the tail; the stream calls
+// DropWriter before its handler returns.
+func (t *Tail) AddWriter(out *SSEWriter) *PartWriter {
+	w := &PartWriter{rc: out.rc}
 	t.writersMu.Lock()
 	t.writers[w] = struct{}{}
 	t.writersMu.Unlock()
 	return w
 }
 
-// dropWriter unregisters w.
-func (t *tail) dropWriter(w *partWriter) {
+// DropWriter unregisters w.
+func (t *Tail) DropWriter(w *PartWriter) {
 	t.writersMu.Lock()
 	delete(t.writers, w)
 	t.writersMu.Unlock()
@@ -58,7 +58,7 @@ func (t *tail) dropWriter(w *partWriter) {
 // begin tells that the stream is about to write batch, after it set the write's deadline;
 // it reports false when a redaction stopped the stream, which must then end without
 // writing. A nil w writes unwatched.
-func (w *partWriter) begin(batch []partEvent) bool {
+func (w *PartWriter) begin(batch []PartEvent) bool {
 	if w == nil {
 		return true
 	}
@@ -68,8 +68,8 @@ func (w *partWriter) begin(batch []partEvent) bool {
 		return false
 	}
 	for i := range batch {
-		if batch[i].row != nil {
-			w.rows = append(w.rows, batch[i].row)
+		if batch[i].Row != nil {
+			w.rows = append(w.rows, batch[i].Row)
 		}
 	}
 	return true
@@ -78,7 +78,7 @@ func (w *partWriter) begin(batch []partEvent) bool {
 // end tells that the write of the batch begin announced returned, and reports whether a
 // redaction stopped it meanwhile: the stream must then end, whether or not the write
 // failed.
-func (w *partWriter) end() (stopped bool) {
+func (w *PartWriter) end() (stopped bool) {
 	if w == nil {
 		return false
 	}
@@ -104,7 +104,7 @@ var longPast = time.Unix(1, 0)
 // under w.mu, so while the stream is inside the write, whose handler is running, it sets
 // the connection's write deadline to now. It returns a channel closed once the write
 // returned, or nil when there is none to wait for.
-func (w *partWriter) stop(es []erasure) <-chan struct{} {
+func (w *PartWriter) stop(es []erasure) <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.stopped && w.holds(es) {
@@ -120,7 +120,7 @@ func (w *partWriter) stop(es []erasure) <-chan struct{} {
 // holds reports whether a row of the batch being written still holds content that one of
 // es erases; w.mu is held. The stream erased the rows of the redactions it had taken in
 // before it began, so those it wrote already erased do not count.
-func (w *partWriter) holds(es []erasure) bool {
+func (w *PartWriter) holds(es []erasure) bool {
 	for _, m := range w.rows {
 		if m.Content == "" {
 			continue
@@ -140,7 +140,7 @@ func (w *partWriter) holds(es []erasure) bool {
 // write cut short returns at once over HTTP/1.1; over HTTP/2 the stream's reset waits for
 // the frame the connection is writing, which a client that stopped reading holds until the
 // bound. t.mu must not be held: a stream takes it to look at the redactions.
-func (t *tail) stopWriters(es []erasure) {
+func (t *Tail) stopWriters(es []erasure) {
 	lefts := t.stopWriting(es)
 	if len(lefts) == 0 {
 		return
@@ -158,7 +158,7 @@ func (t *tail) stopWriters(es []erasure) {
 }
 
 // stopWriting stops the writes stopWriters waits for, and returns their channels.
-func (t *tail) stopWriting(es []erasure) []<-chan struct{} {
+func (t *Tail) stopWriting(es []erasure) []<-chan struct{} {
 	if len(es) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package server
+package page
 
 import (
 	"bytes"
@@ -17,13 +17,14 @@ import (
 //go:embed web/page.html web/static
 var web embed.FS
 
-// page is the inspector's parsed template and its static files.
-type page struct {
+// Page is the inspector's parsed template and its static files.
+type Page struct {
 	tmpl   *template.Template
 	static http.Handler
 }
 
-func newPage() (*page, error) {
+// New parses the page's template.
+func New() (*Page, error) {
 	tmpl, err := template.ParseFS(web, "web/page.html")
 	if err != nil {
 		return nil, err
@@ -32,12 +33,12 @@ func newPage() (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &page{tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static))}, nil
+	return &Page{tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static))}, nil
 }
 
-// pageData is what the template shows: the sign-in form while SignedIn is false, else the
+// Data is what the template shows: the sign-in form while SignedIn is false, else the
 // inspector for the session's desk.
-type pageData struct {
+type Data struct {
 	SignedIn bool
 	Desk     string
 	As       transcript.Author
@@ -55,29 +56,12 @@ var pageSecurity = map[string]string{
 	"X-Frame-Options":        "DENY",
 }
 
-// servePage serves GET /: the inspector when the request's session cookie names a live
-// session (identify decides, as for the API), else the sign-in form. A bearer token is no
-// sign-in here: a browser sends none.
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
-	data := pageData{}
-	if _, err := r.Cookie(SessionCookie); err == nil && r.Header.Get("Authorization") == "" {
-		t, sess, _, err := s.identify(r)
-		if err != nil {
-			noteError(r.Context(), err)
-			writeProblem(w, kindInternal.problem(problemDetail(500)), nil)
-			return
-		}
-		if sess != nil {
-			rec := recordOf(r.Context())
-			rec.tokenID, rec.desk = t.ID, t.Desk
-			data = pageData{SignedIn: true, Desk: t.Desk, As: t.Participant, CSRF: sess.csrf, Expires: sess.expires}
-		}
-	}
+// Serve writes the page showing data, with its security headers; nothing is written when
+// the template fails, whose error it returns.
+func (p *Page) Serve(w http.ResponseWriter, data Data) error {
 	var b bytes.Buffer
-	if err := s.page.tmpl.Execute(&b, data); err != nil {
-		noteError(r.Context(), err)
-		writeProblem(w, kindInternal.problem(problemDetail(500)), nil)
-		return
+	if err := p.tmpl.Execute(&b, data); err != nil {
+		return err
 	}
 	for k, v := range pageSecurity {
 		w.Header().Set(k, v)
@@ -85,13 +69,14 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store") // it holds the session's CSRF token
 	w.Write(b.Bytes())
+	return nil
 }
 
-// serveStatic serves the page's stylesheet, script and icon.
-func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
+// ServeStatic serves the page's stylesheet, script and icon.
+func (p *Page) ServeStatic(w http.ResponseWriter, r *http.Request) {
 	for k, v := range pageSecurity {
 		w.Header().Set(k, v)
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	s.page.static.ServeHTTP(w, r)
+	p.static.ServeHTTP(w, r)
 }

@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"cmp"
@@ -7,13 +7,13 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// corrected applies c, a correction this server appended to desk, to the rows desk's tail
+// Corrected applies c, a correction this server appended to desk, to the rows desk's tail
 // holds, when it has one, at once: the tail's next refresh reads c itself, but a stream
 // must not serve what c replaced meanwhile. Until the tail's head reaches c, c stays
 // pending: a refresh that read its rows before c committed applies it to them too. A
 // redaction also stops the streams writing what it erased, and corrected returns once
 // their writes have returned (tail.stopWriters): the caller answers after it.
-func (h *hub) corrected(desk string, c transcript.Message) {
+func (h *Hub) Corrected(desk string, c transcript.Message) {
 	h.mu.Lock()
 	t := h.tails[desk]
 	h.mu.Unlock()
@@ -43,38 +43,37 @@ func redactions(rows []transcript.Message) []erasure {
 // applyPending applies to the rows held the corrections of fresh, the rows a refresh
 // appended (ascending), and then those still pending, and drops the pending ones the head
 // has reached; t.mu is held.
-func (t *tail) applyPending(fresh []transcript.Message) {
+func (t *Tail) applyPending(fresh []transcript.Message) {
 	t.applyCorrections(fresh)
 	t.applyCorrections(t.pending)
 	t.pending = slices.DeleteFunc(t.pending, func(c transcript.Message) bool { return c.Seq <= t.head })
 }
 
 // applyCorrections applies cs, rows in ascending Seq, to the rows the tail holds as the
-// log applied its corrections: a held target takes an edit's content, or is erased; its
-// Revised becomes the correction's Seq, unless it is as new already (the store applied
-// the correction before the tail read the row); a redaction erases every held correction
-// of its target older than it, always (a row read before the redaction committed may
-// hold content it erased), and is kept for the parts streams are writing (noteErasure).
-// Applying a correction twice thus changes nothing. t.mu is held.
-func (t *tail) applyCorrections(cs []transcript.Message) {
-	for _, c := range cs {
+// log applied its corrections (transcript.Revise): to a held target, and for a redaction
+// to every held correction of its target older than it, always (a row read before the
+// redaction committed may hold content it erased); a redaction is kept for the parts
+// streams are writing (noteErasure). Applying a correction twice thus changes nothing.
+// t.mu is held.
+func (t *Tail) applyCorrections(cs []transcript.Message) {
+	for i := range cs {
+		c := &cs[i]
 		if !c.IsCorrection() {
 			continue
 		}
-		i, ok := t.find(c.Corrects) // i: the first row held after the target when not held
-		if ok {
-			if m := t.heldRow(i); m.Revised < c.Seq {
-				t.patch(m, transcript.Revision{Target: m.Seq, Content: c.Content, Redacted: c.Redacted, Revised: c.Seq})
-			}
-			i++
-		}
+		k, held := t.find(c.Corrects) // the target, or the first row held after it
 		if !c.Redacted {
+			if held {
+				if m := t.heldRow(k); transcript.Revise(&m, c) {
+					t.patch(k, m)
+				}
+			}
 			continue
 		}
 		t.noteErasure(erasure{target: c.Corrects, by: c.Seq})
-		for k := i; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ {
-			if m := t.heldRow(k); m.Corrects == c.Corrects && (m.Content != "" || !m.Redacted) {
-				t.patch(m, transcript.Revision{Target: m.Seq, Redacted: true, Revised: m.Revised})
+		for ; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ { // the target and its older corrections
+			if m := t.heldRow(k); transcript.Revise(&m, c) {
+				t.patch(k, m)
 			}
 		}
 	}
@@ -89,7 +88,7 @@ func (t *tail) applyCorrections(cs []transcript.Message) {
 const maxPatches = 64
 
 // heldRow is the i-th row held, as revised; t.mu is held.
-func (t *tail) heldRow(i int) transcript.Message {
+func (t *Tail) heldRow(i int) transcript.Message {
 	m := t.rows[i]
 	if j, ok := findPatch(t.patches, m.Seq); ok {
 		revise(&m, t.patches[j])
@@ -102,13 +101,13 @@ func revise(m *transcript.Message, r transcript.Revision) {
 	m.Content, m.Redacted, m.Revised = r.Content, r.Redacted, r.Revised
 }
 
-// patch makes r, a revision of m (a row held as revised so far), one of the patches,
-// keeping the byte count; t.mu is held. The patches are never written in place (readers
-// hold them without the lock): a patch makes a new slice.
-func (t *tail) patch(m transcript.Message, r transcript.Revision) {
-	t.bytes -= rowBytes(&m)
-	revise(&m, r)
-	t.bytes += rowBytes(&m)
+// patch makes m, the i-th held row as a correction revised it, one of the patches, keeping
+// the byte count; t.mu is held. The patches are never written in place (readers hold them
+// without the lock): a patch makes a new slice.
+func (t *Tail) patch(i int, m transcript.Message) {
+	was := t.heldRow(i)
+	t.bytes += rowBytes(&m) - rowBytes(&was)
+	r := transcript.Revision{Target: m.Seq, Content: m.Content, Redacted: m.Redacted, Revised: m.Revised}
 	j, ok := findPatch(t.patches, r.Target)
 	next := make([]transcript.Revision, 0, len(t.patches)+1)
 	next = append(next, t.patches[:j]...)
@@ -121,7 +120,7 @@ func (t *tail) patch(m transcript.Message, r transcript.Revision) {
 
 // patched returns a new copy of rows, rows held or the newest of them, with the patches
 // in, and drops the patches; t.mu is held.
-func (t *tail) patched(rows []transcript.Message) []transcript.Message {
+func (t *Tail) patched(rows []transcript.Message) []transcript.Message {
 	out := append(rows[:0:0], rows...)
 	for _, r := range t.patches {
 		if j, ok := findSeq(out, r.Target); ok {
@@ -134,7 +133,7 @@ func (t *tail) patched(rows []transcript.Message) []transcript.Message {
 
 // find returns the index of the held row seq and true, if the tail holds it, else the
 // index of the first row held after it and false; t.mu is held.
-func (t *tail) find(seq transcript.Sequence) (int, bool) { return findSeq(t.rows, seq) }
+func (t *Tail) find(seq transcript.Sequence) (int, bool) { return findSeq(t.rows, seq) }
 
 // findSeq returns the index of row seq in rows (ascending) and true, else the index of the
 // first row after it and false.

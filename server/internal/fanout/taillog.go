@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"context"
@@ -17,12 +17,12 @@ var errTailLimit = errors.New("server: limit must be at least 1")
 // commit order and a row changes only by a correction, which the tail applies to the rows
 // it holds when it reads the correction (at once for one this server appends): never
 // serving content a correction replaced or erased once it has read the correction.
-type tailLog struct{ t *tail }
+type tailLog struct{ t *Tail }
 
 var _ transcript.Log = tailLog{}
 
-// log returns the tail's Log.
-func (t *tail) log() transcript.Log { return tailLog{t} }
+// Log returns the tail's Log.
+func (t *Tail) Log() transcript.Log { return tailLog{t} }
 
 // ReadBefore returns up to limit rows with Seq < before, newest first, from the rows the
 // tail holds when they cover the range (before == 0, or any bound above the head, reads
@@ -41,7 +41,7 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 	rows, patches, start, ended := t.rows, t.patches, t.start, t.ended
 	t.mu.RUnlock() // neither is written in place: refresh and trim replace rows or append past its length, a correction replaces patches
 	if ended {
-		return transcript.Page{}, errTailEnded // the store's rows are another desk's now
+		return transcript.Page{}, ErrTailEnded // the store's rows are another desk's now
 	}
 
 	i := len(rows) // rows[:i] are below before
@@ -52,7 +52,7 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 		if start {
 			return transcript.Page{}, nil // nothing below before: the tail holds the log from its start
 		}
-		t.metrics.tailFallback.Add(1)
+		t.metrics.TailFallback.Add(1)
 		return t.src.ReadBefore(ctx, before, limit)
 	}
 	k := min(limit, i)

@@ -1,4 +1,4 @@
-package server
+package fanout
 
 import (
 	"slices"
@@ -11,16 +11,12 @@ import (
 type erasure struct{ target, by transcript.Sequence }
 
 // apply writes the erasure into m, a row read before it may have committed, as a read after
-// it shows the row: the target, and a correction of it older than the redaction, with
-// Content "" and Redacted set, the target's Revised at least the redaction. Other rows, and
-// a nil m, are left alone.
+// it shows the row (transcript.Revise): the target, and a correction of it older than the
+// redaction, with Content "" and Redacted set, the target's Revised at least the redaction.
+// Other rows, and a nil m, are left alone.
 func (e erasure) apply(m *transcript.Message) {
-	if !e.erases(m) {
-		return
-	}
-	m.Content, m.Redacted = "", true
-	if m.Seq == e.target {
-		m.Revised = max(m.Revised, e.by)
+	if m != nil {
+		transcript.Revise(m, &transcript.Message{Seq: e.by, Corrects: e.target, Redacted: true})
 	}
 }
 
@@ -31,14 +27,14 @@ func (e erasure) erases(m *transcript.Message) bool {
 }
 
 // maxErasures is how many of the newest redactions a tail keeps at least (twice as many at
-// most) for the streams writing a part prepared before them (inFlight). A stream that falls further behind ends, and its
+// most) for the streams writing a part prepared before them (InFlight). A stream that falls further behind ends, and its
 // client resumes from the last event it received.
 const maxErasures = 256
 
 // noteErasure adds e to the erasures kept, unless the same redaction is kept already, and
 // counts it; t.mu is held. The kept slice is never written in place below its length:
 // erasuresSince hands it out.
-func (t *tail) noteErasure(e erasure) {
+func (t *Tail) noteErasure(e erasure) {
 	if slices.Contains(t.erasures, e) {
 		return
 	}
@@ -52,7 +48,7 @@ func (t *tail) noteErasure(e erasure) {
 // erasuresSince returns the redactions the tail applied after the first seen of them, and
 // how many it has applied in all; false when it no longer keeps all of them. The caller
 // must not change the slice.
-func (t *tail) erasuresSince(seen uint64) ([]erasure, uint64, bool) {
+func (t *Tail) erasuresSince(seen uint64) ([]erasure, uint64, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	total := t.erased.Load()
@@ -63,25 +59,25 @@ func (t *tail) erasuresSince(seen uint64) ([]erasure, uint64, bool) {
 	return t.erasures[kept-(total-seen):], total, true
 }
 
-// inFlight holds a part a stream prepared from the tail up to date with the redactions the
+// InFlight holds a part a stream prepared from the tail up to date with the redactions the
 // tail applies while the stream writes it: before it writes an event, the stream erases the
 // event's row as the redactions since the part was prepared erased it. While no redaction
 // comes, that costs one atomic load an event.
-type inFlight struct {
-	t      *tail
+type InFlight struct {
+	t      *Tail
 	seen   uint64    // the tail's count of erasures the part's rows reflect
 	erased []erasure // those applied since the part was prepared
 }
 
-// prepare starts a part: call it before reading the part's rows from the tail's log.
-func (f *inFlight) prepare(t *tail) { *f = inFlight{t: t, seen: t.erased.Load()} }
+// Prepare starts a part: call it before reading the part's rows from the tail's log.
+func (f *InFlight) Prepare(t *Tail) { *f = InFlight{t: t, seen: t.erased.Load()} }
 
 // stale reports whether the tail applied a redaction that erase has not taken in yet.
-func (f *inFlight) stale() bool { return f.t.erased.Load() != f.seen }
+func (f *InFlight) stale() bool { return f.t.erased.Load() != f.seen }
 
 // takeIn takes in the redactions the tail applied since f last looked, and returns them;
 // false when the tail no longer keeps them all.
-func (f *inFlight) takeIn() ([]erasure, bool) {
+func (f *InFlight) takeIn() ([]erasure, bool) {
 	if !f.stale() {
 		return nil, true
 	}
@@ -97,14 +93,14 @@ func (f *inFlight) takeIn() ([]erasure, bool) {
 // unchanged takes in the redactions the tail applied since f last looked, and reports
 // whether none of them erases a row of evs, events already encoded: false when one does,
 // or when the tail no longer keeps them all.
-func (f *inFlight) unchanged(evs []partEvent) bool {
+func (f *InFlight) unchanged(evs []PartEvent) bool {
 	more, ok := f.takeIn()
 	if !ok {
 		return false
 	}
 	for _, e := range more {
 		for i := range evs {
-			if e.erases(evs[i].row) {
+			if e.erases(evs[i].Row) {
 				return false
 			}
 		}
@@ -115,7 +111,7 @@ func (f *inFlight) unchanged(evs []partEvent) bool {
 // erase writes into m, a row of the part (nil: an event with no row, such as an elision),
 // every redaction the tail applied since the part was prepared. It reports false when the
 // tail no longer keeps them all: the stream must then end without writing m.
-func (f *inFlight) erase(m *transcript.Message) bool {
+func (f *InFlight) erase(m *transcript.Message) bool {
 	if _, ok := f.takeIn(); !ok {
 		return false
 	}
