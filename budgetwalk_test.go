@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -210,6 +211,13 @@ func TestBudgetedWalkRereads(t *testing.T) {
 	if log.rereads == 0 || got.Reads != whole.Reads+log.rereads {
 		t.Errorf("Project read %d rows again, Reads %d against %d without a budget", log.rereads, got.Reads, whole.Reads)
 	}
+	// A read again that finds another row at the Seq (a desk deleted and made anew under its
+	// name) is refused, never served in the held row's place.
+	swapped := short(view)
+	swapped.swap = true
+	if _, err := transcript.Project(ctx, swapped, q); !errors.Is(err, transcript.ErrInvalidRow) || swapped.rereads == 0 {
+		t.Errorf("Project over a log whose rows change authors when read again: %v after %d reads again, want ErrInvalidRow", err, swapped.rereads)
+	}
 
 	// The delta: n roots each with a large first reply and a reply to it, then an edit of
 	// each reply to a reply, then an edit of each first reply, all above the watermark.
@@ -246,12 +254,14 @@ func TestBudgetedWalkRereads(t *testing.T) {
 }
 
 // rereadLog ends pages early at pageBytes of content, as the stores do at PageBytes, and
-// counts the reads of limit 1 that ask for a row it returned before.
+// counts the reads of limit 1 that ask for a row it returned before; with swap, such a read
+// returns another row at that Seq.
 type rereadLog struct {
 	log       transcript.Log
 	pageBytes int
 	seen      map[transcript.Sequence]bool
 	rereads   int
+	swap      bool // a row read again comes back by another author
 }
 
 func (l *rereadLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
@@ -264,6 +274,10 @@ func (l *rereadLog) ReadBefore(ctx context.Context, before transcript.Sequence, 
 	}
 	if limit == 1 && before != 0 && l.seen[before-1] {
 		l.rereads++
+		if l.swap && len(pg.Messages) == 1 {
+			pg.Messages = []transcript.Message{pg.Messages[0]}
+			pg.Messages[0].Author = transcript.Person("mallory", "")
+		}
 	}
 	bytes := 0
 	for i := range pg.Messages {

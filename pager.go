@@ -276,15 +276,17 @@ func containsDescending(rows []Message, seq Sequence) bool {
 	return found
 }
 
-// reread reads row seq again, one read of limit 1, checked like any other and counted in
-// Reads, for a walk that let go of its content. A log that no longer returns the row breaks
-// the contract: ErrInvalidRow.
-func (p *Pager) reread(ctx context.Context, seq Sequence) (Message, error) {
+// reread reads the row held again, one read of limit 1, checked like any other and counted
+// in Reads, for a walk that let go of its content. A log that no longer returns the row, or
+// returns another row at its Seq (a desk deleted and made anew), breaks the contract:
+// ErrInvalidRow.
+func (p *Pager) reread(ctx context.Context, held *Message) (Message, error) {
 	if p.err != nil {
 		return Message{}, p.err
 	}
+	seq := held.Seq
 	pg, err := p.read(ctx, seq+1, 1, false)
-	if err == nil && (len(pg.Messages) == 0 || pg.Messages[0].Seq != seq) {
+	if err == nil && (len(pg.Messages) == 0 || !sameIdentity(held, &pg.Messages[0])) {
 		err = &ContractError{Read: p.reads, Before: seq + 1, Limit: 1, Seq: seq, Err: ErrInvalidRow}
 	}
 	if err != nil {
@@ -292,4 +294,12 @@ func (p *Pager) reread(ctx context.Context, seq Sequence) (Message, error) {
 		return Message{}, err
 	}
 	return pg.Messages[0], nil
+}
+
+// sameIdentity reports whether again, a read of held's Seq, is held's row whatever its
+// content now (held's may have been let go): Message.SameRow without the content.
+func sameIdentity(held, again *Message) bool {
+	h := *held
+	h.Content, h.Revised, h.Redacted = again.Content, again.Revised, again.Redacted
+	return h.SameRow(again)
 }

@@ -147,7 +147,7 @@ func reread(ctx context.Context, log Log, ms []*Message) (int, error) {
 	}
 	p := NewPager(log, 0)
 	for _, m := range ms {
-		again, err := p.reread(ctx, m.Seq)
+		again, err := p.reread(ctx, m)
 		if err != nil {
 			return 0, err
 		}

@@ -669,21 +669,9 @@ func (t *Tail) holdsRow(m *transcript.Message, head transcript.Sequence) bool {
 	return sameRow(&held, m)
 }
 
-// sameRow reports whether a and b, two reads of a row under one Seq, are the same row: the
-// same author, parent, target, key, time and audience, and, when neither was corrected or
-// erased, the same content. A correction changes only a row's content, Redacted and
-// Revised.
-func sameRow(a, b *transcript.Message) bool {
-	if a.Seq != b.Seq || a.Parent != b.Parent || a.Corrects != b.Corrects || a.Key != b.Key ||
-		a.Author.Kind != b.Author.Kind || a.Author.ID != b.Author.ID || !a.At.Equal(b.At) ||
-		!slices.EqualFunc(a.Audience, b.Audience, func(x, y transcript.Author) bool { return x.Kind == y.Kind && x.ID == y.ID }) {
-		return false
-	}
-	if a.Revised != 0 || b.Revised != 0 || a.Redacted || b.Redacted {
-		return true // corrected since, or erased: a redaction erases its target's earlier corrections
-	}
-	return a.Content == b.Content
-}
+// sameRow reports whether a and b, two reads of a row under one Seq, are the same row
+// (transcript.Message.SameRow).
+func sameRow(a, b *transcript.Message) bool { return a.SameRow(b) }
 
 // readError counts the reads p made and wraps err, the error of one of them: a store's
 // failure, or a page that breaks the port's contract (the Pager checks every page).
