@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sharedesk/transcript"
@@ -275,7 +276,7 @@ type liveStream struct {
 	events   []streamEvent
 	last     transcript.Sequence // the last id received
 	through  transcript.Sequence // its end row, once received
-	connects int
+	connects int                 // connections a server took (not refused)
 	err      error
 }
 
@@ -342,6 +343,11 @@ func (s *liveStream) session(ctx context.Context, first bool, ready chan<- error
 		req.Header.Set("Last-Event-ID", fmt.Sprint(s.last))
 	}
 	res, err := s.w.client.Do(req)
+	if err == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+		// A server took the connection: counted even when it died before its answer's
+		// headers, as a kill may catch a stream still starting.
+		s.connects++
+	}
 	if err == nil && res.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
@@ -357,7 +363,6 @@ func (s *liveStream) session(ctx context.Context, first bool, ready chan<- error
 		return false, err
 	}
 	defer res.Body.Close()
-	s.connects++
 
 	idle := time.AfterFunc(streamIdle, cancel)
 	defer idle.Stop()
