@@ -2,21 +2,8 @@ package transcript
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
-)
-
-// Errors of the aside rules. Both are matched together with ErrInvalidMessage.
-var (
-	// ErrNotReadable is matched by the refusal of a reply whose author may not read its
-	// parent, and of a correction whose author may not read its target (or that names no
-	// row of the desk). The error names the row's Seq only: never its content or its
-	// readers.
-	ErrNotReadable = errors.New("row not readable by its writer")
-	// ErrInvalidAudience is matched by the refusal of a malformed Audience, and of a reply to
-	// an aside that lists an audience other than the aside's readers.
-	ErrInvalidAudience = errors.New("invalid audience")
 )
 
 // IsAside reports whether m is an aside: a row only its readers (see Readers) and the

@@ -1,11 +1,5 @@
 package transcript
 
-// OldestWithin returns how many of ms, taken oldest (first) on, fit in max bytes of
-// content together: Within by the size of their content.
-func OldestWithin(ms []Message, max int) int {
-	return within(len(ms), max, func(i int) int { return len(ms[i].Content) })
-}
-
 // Within returns how many of n items, taken in the order an answer keeps them (0 first), fit
 // in max together by the measure size gives them (bytes of content, a model's tokens): at
 // least one when there are any, so that an answer bounded by it always makes progress,

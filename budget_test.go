@@ -9,7 +9,7 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-func TestOldestWithin(t *testing.T) {
+func TestWithin(t *testing.T) {
 	ms := func(sizes ...int) []transcript.Message {
 		var out []transcript.Message
 		for i, n := range sizes {
@@ -29,8 +29,9 @@ func TestOldestWithin(t *testing.T) {
 		{[]int{20, 1}, 5, 1}, // one message over the budget still goes
 		{[]int{4, 4, 4}, 100, 3},
 	} {
-		if got := transcript.OldestWithin(ms(tc.sizes...), tc.max); got != tc.want {
-			t.Errorf("OldestWithin(%v, %d) = %d, want %d", tc.sizes, tc.max, got, tc.want)
+		m := ms(tc.sizes...)
+		if got := transcript.Within(len(m), tc.max, func(i int) int { return len(m[i].Content) }); got != tc.want {
+			t.Errorf("Within of content sizes %v, %d = %d, want %d", tc.sizes, tc.max, got, tc.want)
 		}
 	}
 }

@@ -1,19 +1,8 @@
 package transcript
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-)
-
-// Errors of the correction rule (see ResolveCorrection). Both are matched together with
-// ErrInvalidMessage.
-var (
-	// ErrNotAuthor is matched by the refusal of an edit by anyone but its target's author,
-	// and of a redaction by anyone but the target's author or the operator.
-	ErrNotAuthor = errors.New("only the row's author may edit it")
-	// ErrRedacted is matched by the refusal of a correction of a row that was redacted.
-	ErrRedacted = errors.New("the row was redacted")
 )
 
 // TargetError is the cause of the refusal of a correction whose target takes none because of

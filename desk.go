@@ -1,16 +1,10 @@
 package transcript
 
 import (
-	"errors"
 	"fmt"
 	"unicode"
 	"unicode/utf8"
 )
-
-// ErrInvalidDesk is matched by the errors of ValidateDesk, and by a store's refusal of a
-// write to a desk whose name ValidateDesk refuses (together with ErrInvalidMessage for an
-// append).
-var ErrInvalidDesk = errors.New("invalid desk name")
 
 // ValidateDesk reports whether name can name a new desk: 1 to MaxDeskLen characters, each
 // a Unicode letter (unicode.IsLetter) or decimal digit (unicode.IsDigit), '.', '_' or '-',

@@ -1,21 +1,10 @@
 package transcript
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"unicode"
 	"unicode/utf8"
-)
-
-// The refusals of a Key.
-var (
-	// ErrKeyConflict is matched by the refusal of an append whose Key the desk already
-	// holds for a different row; the error is a *KeyConflictError.
-	ErrKeyConflict = errors.New("key already names a different row")
-	// ErrDuplicateKey is matched, with ErrInvalidMessage, by the refusal of a batch that
-	// carries one Key on two messages (see Batch.Check).
-	ErrDuplicateKey = errors.New("one key on two messages of a batch")
 )
 
 // checkBatchKeys reports the first message of msgs, a batch to append, whose Key an earlier

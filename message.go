@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"errors"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -122,15 +121,6 @@ func (c Conversation) AtLevel(m *Message) bool {
 	}
 	return m.Seq == c.Thread || m.Parent == c.Thread
 }
-
-// ErrInvalidMessage is matched by the errors of ValidateNew and of a log's Append when a
-// message cannot be stored.
-var ErrInvalidMessage = errors.New("invalid message")
-
-// ErrNoParent is matched, with ErrInvalidMessage, by a log's refusal of a message whose
-// Parent is not an older row of the same desk. A service answers it as it answers
-// ErrNotReadable, so that an outsider cannot tell a missing row from an aside.
-var ErrNoParent = errors.New("parent is not an older row of the desk")
 
 // ValidateNew reports whether m can be appended as a new row, as every log checks it: its
 // Seq is unset (the log assigns it); its Content at most MaxContent bytes (ErrTooLarge);

@@ -2,17 +2,6 @@ package transcript
 
 import "context"
 
-// Limits of one walk over a Log.
-const (
-	SessionWindow = 30   // qualifying messages requested for a turn (Query.Window <= 0 means this)
-	PageSize      = 512  // maximum raw rows asked for in one host read
-	ScanLimit     = 2048 // maximum raw rows inspected in one walk
-	// PageBytes is the content past which the stores of this module end a page early: a
-	// page of large rows holds its first row, and rows while their content stays below it,
-	// and sets Next for the rest, as ReadBefore may. It bounds what one read holds in memory.
-	PageBytes = 4 << 20
-)
-
 // Page is one host read.
 type Page struct {
 	// Messages are newest first, in strictly descending Seq, every Seq below the read's

@@ -1,21 +1,6 @@
 package transcript
 
-import (
-	"context"
-	"errors"
-)
-
-// Bounds of a search.
-const (
-	SearchLimit    = 20  // matches a search returns when SearchQuery.Limit <= 0
-	MaxSearchLimit = 100 // the most matches one search returns
-	MaxSearchTerms = 16  // the most terms a search's text may hold
-	MaxTermBytes   = 64  // the longest term, in bytes as storage.Terms returns it, a search may hold
-)
-
-// ErrBadSearch is matched by the refusal of a search whose text holds no term, more than
-// MaxSearchTerms terms, or a term longer than MaxTermBytes.
-var ErrBadSearch = errors.New("bad search")
+import "context"
 
 // SearchQuery asks one viewer's question of a desk: its newest rows that hold every word
 // of Text.

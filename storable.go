@@ -1,36 +1,9 @@
 package transcript
 
 import (
-	"errors"
 	"strings"
 	"time"
 	"unicode/utf8"
-)
-
-// The limits of what a store keeps.
-const (
-	// MaxContent is the largest content, in bytes, a log keeps: 1 MiB. A store may be
-	// opened with a lower limit (Batch.MaxContent), never a higher one.
-	MaxContent = 1 << 20
-	// MaxAudience is the most participants a writer may list in a new row's Audience. An
-	// audience the reply rule fills in (see ResolveAudience) is never refused for its size.
-	MaxAudience = 16
-	// MaxKeyLen is the longest Key a row may carry, in bytes.
-	MaxKeyLen = 256
-	// MaxDeskLen is the most characters (runes, not bytes) a desk name may hold.
-	MaxDeskLen = 100
-)
-
-// The refusals of what no store keeps. Each is matched, with ErrInvalidMessage, by the
-// errors of ValidateNew and of a log's Append.
-var (
-	ErrTooLarge = errors.New("content over the size limit")
-	// ErrText: a text (content, an id or a label) holds invalid UTF-8 or a NUL byte.
-	// PostgreSQL's text type holds neither, and every store refuses both, so that every desk
-	// of one store can be kept by another.
-	ErrText = errors.New("text a store cannot keep")
-	// ErrAt: At lies outside the years 1 to 9999, the times RFC 3339 (and so JSON) can write.
-	ErrAt = errors.New("at outside the years 1 to 9999")
 )
 
 // The range of times a store keeps: the years 1 to 9999.

@@ -2,13 +2,6 @@ package transcript
 
 import "context"
 
-// DefaultThreadLimit is how many threads ListThreads returns when ThreadQuery.Limit <= 0;
-// MaxThreadLimit is the most it returns.
-const (
-	DefaultThreadLimit = 20
-	MaxThreadLimit     = 200
-)
-
 // ThreadQuery asks for the newest threads of a desk one viewer can read.
 type ThreadQuery struct {
 	Before Sequence // exclusive upper bound; 0 means newest

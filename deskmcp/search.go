@@ -36,7 +36,7 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 	if err != nil {
 		return "", SearchDeskResult{}, t.unavailable(ctx, "search_desk", err)
 	}
-	hits := r.Messages[:transcript.OldestWithin(r.Messages, t.svc.opts.MaxAnswerBytes)]
+	hits := r.Messages[:transcript.Within(len(r.Messages), t.svc.opts.MaxAnswerBytes, func(i int) int { return len(r.Messages[i].Content) })]
 	blocks := make([]render.Block, len(hits))
 	for i := range hits {
 		blocks[i] = render.Block{Message: &hits[i], Text: render.Envelope(hits[i])}

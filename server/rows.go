@@ -147,7 +147,7 @@ read:
 	}
 	slices.Reverse(fresh)
 	next := head
-	if n := transcript.OldestWithin(fresh, st.s.opts.MaxAnswerBytes); n < len(fresh) {
+	if n := transcript.Within(len(fresh), st.s.opts.MaxAnswerBytes, func(i int) int { return len(fresh[i].Content) }); n < len(fresh) {
 		fresh, next, rest = slices.Clone(fresh[:n]), fresh[n-1].Seq, true // the part is all the stream holds while it writes
 	}
 	evs := make([]fanout.PartEvent, len(fresh))
