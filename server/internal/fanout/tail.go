@@ -460,16 +460,7 @@ func (t *Tail) takeOwn(ctx context.Context, own []transcript.Message) (bool, err
 		return false, err
 	}
 	t.mu.Lock()
-	t.good = good
-	t.rows = append(t.rows, fresh...)
-	t.bytes += bytes
-	t.head = fresh[len(fresh)-1].Seq
-	t.applyPending(t.rows[len(t.rows)-len(fresh):])
-	t.trim()
-	close(t.changed)
-	t.changed = make(chan struct{})
-	t.mu.Unlock()
-	t.stopWriting(redactions(fresh))
+	t.hold(good, fresh, bytes)
 	return true, nil
 }
 
@@ -632,22 +623,29 @@ func (t *Tail) refresh(ctx context.Context) error {
 		return err // the rows wait for a refresh that can vouch for them
 	}
 	t.mu.Lock()
-	t.good = good
 	if !crossed { // more new rows than the budget: what is held no longer joins them
 		t.rows, t.patches, t.bytes, t.start = nil, nil, 0, false
 	}
-	t.rows = append(t.rows, reversed(fresh)...)
+	t.hold(good, reversed(fresh), bytes)
+	return nil
+}
+
+// hold takes fresh, rows newer than the head in ascending Seq of bytes in all, into the rows
+// held, with good, the desk's tokens read after them; applies the corrections waiting for
+// them; wakes the streams; and unlocks t.mu, which the caller holds. It then cuts short the
+// writes of rows that fresh's redactions erase: one committed elsewhere may have had its
+// answer sent before the tail read it, so it does not wait for them.
+func (t *Tail) hold(good map[[32]byte]token.Token, fresh []transcript.Message, bytes int) {
+	t.good = good
+	t.rows = append(t.rows, fresh...)
 	t.bytes += bytes
-	t.head = fresh[0].Seq
+	t.head = fresh[len(fresh)-1].Seq
 	t.applyPending(t.rows[len(t.rows)-len(fresh):])
 	t.trim()
 	close(t.changed)
 	t.changed = make(chan struct{})
 	t.mu.Unlock()
-	// A redaction committed elsewhere, whose answer was sent before the tail read it:
-	// the writes it finds are cut short, without waiting for them.
 	t.stopWriting(redactions(fresh))
-	return nil
 }
 
 // holdsRow reports whether m, the store's newest row at or below head, the tail's head

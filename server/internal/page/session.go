@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -39,6 +40,12 @@ type Session struct {
 	Authorization string   // "Bearer trs_...": what token.Authenticate checks on every request
 	CSRF          string
 	Expires       time.Time
+}
+
+// LogValue is a session as a log line may show it: when it expires, never its
+// Authorization header or CSRF token.
+func (s *Session) LogValue() slog.Value {
+	return slog.GroupValue(slog.Time("expires", s.Expires))
 }
 
 // Sessions holds the page's sessions, by the hash of their cookie. It is safe for
