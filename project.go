@@ -23,6 +23,10 @@ type Query struct {
 	// holds more than the budget, to read that reply again (one read, counted in Reads)
 	// should the answer carry it.
 	MaxBytes int
+	// Digest asks for the conversation's newest digest below the window: its Through is
+	// below Before and below the window's oldest message other than a thread's pinned root.
+	// Only a Log that keeps digests (package digest's Store) has one.
+	Digest bool
 }
 
 // Projection is what one participant sees of a desk for one turn.
@@ -43,6 +47,9 @@ type Projection struct {
 	// Dropped is how many of the view's oldest messages were left out to keep it within a
 	// budget (WithinBytes, DropOldest); 0 when none were.
 	Dropped int `json:"dropped,omitempty"`
+	// Digest is the conversation's digest below the window, when the query asked for one
+	// and the log holds one.
+	Digest *Digest `json:"digest,omitempty"`
 }
 
 // Project walks log backwards from q.Before and returns the newest q.Window messages that

@@ -1,0 +1,30 @@
+package digest
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sharedesk/transcript"
+)
+
+// ErrSuperseded is returned by a Store's PutDigest that stored nothing because the digest
+// it extends is no longer the conversation's newest (another fold stored one, or a
+// correction deleted it), or because a row it folded was corrected after the fold read it.
+var ErrSuperseded = errors.New("digest superseded")
+
+// Store is one desk's log that keeps its conversations' digests. Every generation of a
+// conversation is kept until a correction deletes it: an edit or a redaction of a row
+// deletes, in the correction's own transaction, every digest of the row's channel and of
+// the row's thread whose Through is at or above the row's Seq.
+type Store interface {
+	transcript.Log
+	// Digest returns the newest digest of c whose Through is below below (0: no bound), and
+	// false when there is none. It is one indexed read.
+	Digest(ctx context.Context, c transcript.Conversation, below transcript.Sequence) (transcript.Digest, bool, error)
+	// PutDigest stores d as the newest digest of d.Conversation when, in one transaction
+	// with the desk's appends, the conversation's newest digest is generation
+	// d.Generation-1 (none for 1) with a Through below d.Through, and no row appended after
+	// read corrects a row at or below d.Through; read is the desk's head when the fold read
+	// its rows. Otherwise it stores nothing and returns ErrSuperseded.
+	PutDigest(ctx context.Context, d transcript.Digest, read transcript.Sequence) error
+}
