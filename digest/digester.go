@@ -1,0 +1,29 @@
+package digest
+
+import (
+	"context"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Request is one fold's input to a Digester.
+type Request struct {
+	Conversation transcript.Conversation
+	Prior        *transcript.Digest   // the digest this fold extends; nil for the first
+	Messages     []transcript.Message // the rows to fold in, chronological, each with its author
+	Budget       int                  // the most characters (runes) the text may hold
+}
+
+// Digester writes a digest's text: Prior's story extended by Messages, within Budget. It is
+// safe for concurrent use and honours ctx.
+type Digester interface {
+	Digest(ctx context.Context, r Request) (string, error)
+}
+
+// Policy says when a conversation folds and how much. A zero field takes its default.
+type Policy struct {
+	KeepLive   int // qualifying rows above Through never folded (default transcript.SessionWindow)
+	FoldAfter  int // new qualifying rows beyond KeepLive before the next fold (default 20)
+	InputLimit int // the most rows one fold reads (default 200; an older backlog folds over several)
+	Budget     int // the most characters a digest holds (default 4000; at most 64 KiB)
+}
