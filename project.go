@@ -24,8 +24,10 @@ type Query struct {
 	// should the answer carry it.
 	MaxBytes int
 	// Digest asks for the conversation's newest digest below the window: its Through is
-	// below Before and below the window's oldest message other than a thread's pinned root.
-	// Only a Log that keeps digests (package digest's Store) has one.
+	// below Before and below the window's oldest message other than a thread's pinned root
+	// (after MaxBytes's cut). Only a Log that keeps digests (package digest's Store) has
+	// one; reading it is one read of the Log's digests, not counted in Reads, and its
+	// failure a *ReadError.
 	Digest bool
 }
 
@@ -142,6 +144,11 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 			return Projection{}, err
 		}
 		proj.Reads += reads
+	}
+	if q.Digest {
+		if err := proj.readDigest(ctx, log, q); err != nil {
+			return Projection{}, err
+		}
 	}
 	return proj, nil
 }

@@ -26,6 +26,9 @@ type Log struct {
 	mu   sync.RWMutex
 	rows []transcript.Message // ascending Seq
 	keys map[string]int       // Key → index in rows, for the rows Append stored with a key
+	// digests holds each conversation's digests by thread (0: the channel), ascending
+	// Generation and Through.
+	digests map[transcript.Sequence][]transcript.Digest
 }
 
 var _ transcript.Log = (*Log)(nil)
@@ -76,7 +79,9 @@ func From(rows []transcript.Message) (*Log, error) {
 // one replies to a row they may not read). A correction (m.Corrects != 0) must satisfy
 // transcript.ResolveCorrection, and is applied to its target at once: the target's content
 // becomes the edit's, or is erased with that of every earlier correction of it, and its
-// Revised becomes m's Seq. A Key the log holds already stores nothing: Append returns the
+// Revised becomes m's Seq, and every digest of the target's channel, and of its thread
+// when it is a reply, whose Through is at or above it is deleted (see digest.Store). A Key
+// the log holds already stores nothing: Append returns the
 // stored row when transcript.MatchKey finds m the same message, and its
 // *transcript.KeyConflictError otherwise. transcript.Batch.Settle decides all of it. On
 // error nothing is stored. Append honours ctx.
@@ -126,11 +131,12 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 }
 
 // revise writes r to the row it revises: its content and Revised, and for a redaction the
-// erasure of every correction of it.
+// erasure of every correction of it; it deletes the digests that may hold the row's words.
 func (l *Log) revise(r transcript.Revision) {
 	i, _ := l.find(r.Target)
 	t := &l.rows[i]
 	t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
+	l.dropDigests(*t)
 	if !r.Redacted {
 		return
 	}

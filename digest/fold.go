@@ -1,0 +1,209 @@
+package digest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sharedesk/transcript"
+)
+
+// The errors of Fold. Each matches with errors.Is; the messages name the conversation and
+// the rule, never a row's content or a digester's text.
+var (
+	// ErrInvalidPolicy: a Policy field is negative, or Budget is above 64 KiB characters.
+	ErrInvalidPolicy = errors.New("invalid policy")
+	// ErrNoConversation: the desk holds no row, or the thread is not a root of the desk.
+	ErrNoConversation = errors.New("no such conversation")
+	// ErrRefused: the digester's text is blank, over the budget or not storable (invalid
+	// UTF-8, a NUL byte). Its text is dropped, never cut.
+	ErrRefused = errors.New("digester's text refused")
+)
+
+// The defaults of a zero Policy field, and the largest Budget.
+const (
+	defaultFoldAfter  = 20
+	defaultInputLimit = 200
+	defaultBudget     = 4000
+	maxBudget         = 64 << 10
+)
+
+// withDefaults returns p with every zero field its default, or an error naming the first
+// field it refuses.
+func (p Policy) withDefaults() (Policy, error) {
+	for _, f := range []struct {
+		name string
+		v    *int
+		def  int
+	}{
+		{"KeepLive", &p.KeepLive, transcript.SessionWindow},
+		{"FoldAfter", &p.FoldAfter, defaultFoldAfter},
+		{"InputLimit", &p.InputLimit, defaultInputLimit},
+		{"Budget", &p.Budget, defaultBudget},
+	} {
+		switch {
+		case *f.v < 0:
+			return Policy{}, fmt.Errorf("digest: %w: %s is %d, below 0 (0 means the default, %d)", ErrInvalidPolicy, f.name, *f.v, f.def)
+		case *f.v == 0:
+			*f.v = f.def
+		}
+	}
+	if p.Budget > maxBudget {
+		return Policy{}, fmt.Errorf("digest: %w: Budget is %d characters, above %d (64 KiB)", ErrInvalidPolicy, p.Budget, maxBudget)
+	}
+	return p, nil
+}
+
+// Fold folds the older history of conversation c into a new generation of its digest, when
+// the policy says it is time, and stores it in store. It returns the conversation's digest
+// after the fold (the zero Digest when it has none) and whether Fold stored it.
+//
+// The rows folded are those the zero Author's view of c qualifies (transcript.Project's
+// definitions, as transcript.ReadUnseen reads them): at channel level the roots and their
+// first replies, in a thread its direct replies (the root is pinned in every thread view
+// and never folded); never an aside, a correction or a blank row. With the held digest H
+// (store.Digest(c, 0)), Fold reads those rows above H.Through, oldest first, up to
+// Policy.InputLimit+Policy.KeepLive of them. When there are at least
+// Policy.KeepLive+Policy.FoldAfter, it folds the oldest of them, all but the newest
+// KeepLive and at most InputLimit (redacted rows ahead of the first row with words do not
+// count toward InputLimit), into d's text, with H as the Request's Prior and the new
+// digest's Through the newest folded row. A redacted row keeps its place, and counts toward
+// KeepLive and FoldAfter, but is never sent to d: Rows, every generation together, counts
+// the rows whose words were folded. When every row due to fold is redacted, Fold waits for
+// more rows.
+//
+// d's text is stored only when it is not blank, holds at most Policy.Budget characters
+// (runes) and is storable; otherwise Fold fails with ErrRefused and the held digest stays,
+// as it does when d fails or ctx ends first (the error then matches ctx.Err()). The store
+// refuses a digest another fold or a correction overtook (ErrSuperseded): of two folds of c
+// at once, one stores a generation. A digester that has a method Name() string is named by
+// it in the digests it writes ("extractive", "openai:MODEL"), any other by its Go type.
+//
+// These errors are for whoever folds, never for a reader: they name c and the rule, never a
+// row's content or d's text. c.Desk names the desk in them; a store that holds no row (a
+// desk that does not exist) or a c.Thread that is not a root of the desk is
+// ErrNoConversation, an invalid policy ErrInvalidPolicy; store failures come back wrapped.
+func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.Conversation) (transcript.Digest, bool, error) {
+	p, err := p.withDefaults()
+	if err != nil {
+		return transcript.Digest{}, false, err
+	}
+	where := conversationName(c)
+	head, err := newestRow(ctx, store)
+	if err != nil {
+		return transcript.Digest{}, false, fmt.Errorf("digest: %s: %w", where, err)
+	}
+	if head == 0 {
+		return transcript.Digest{}, false, fmt.Errorf("digest: %s: %w: the desk holds no row", where, ErrNoConversation)
+	}
+	if c.Thread != 0 {
+		root, ok, err := transcript.ReadableRow(ctx, store, c.Thread, transcript.Operator())
+		switch {
+		case err != nil:
+			return transcript.Digest{}, false, fmt.Errorf("digest: %s: %w", where, err)
+		case !ok:
+			return transcript.Digest{}, false, fmt.Errorf("digest: %s: %w: no row %d", where, ErrNoConversation, c.Thread)
+		case root.Parent != 0 || root.IsCorrection():
+			return transcript.Digest{}, false, fmt.Errorf("digest: %s: %w: row %d is not a root", where, ErrNoConversation, c.Thread)
+		}
+	}
+	held, ok, err := store.Digest(ctx, c, 0)
+	if err != nil {
+		return transcript.Digest{}, false, fmt.Errorf("digest: %s: reading the held digest: %w", where, err)
+	}
+	var prior *transcript.Digest
+	if ok {
+		prior = &held
+	}
+	rows, err := qualifying(ctx, store, c, held.Through, head, p)
+	if err != nil {
+		return held, false, fmt.Errorf("digest: %s: %w", where, err)
+	}
+	folded, send := due(rows, p)
+	if len(send) == 0 {
+		return held, false, nil
+	}
+	text, err := d.Digest(ctx, Request{Conversation: c, Prior: prior, Messages: send, Budget: p.Budget})
+	if err == nil {
+		err = ctx.Err() // a digester that answers after ctx ended is too slow
+	}
+	if err != nil {
+		return held, false, fmt.Errorf("digest: %s: digester %s: %w", where, digesterName(d), err)
+	}
+	if err := accept(text, p.Budget); err != nil {
+		return held, false, fmt.Errorf("digest: %s: digester %s: %w", where, digesterName(d), err)
+	}
+	next := transcript.Digest{
+		Conversation: c,
+		Through:      folded[len(folded)-1].Seq,
+		Rows:         held.Rows + len(send),
+		Generation:   held.Generation + 1,
+		Digester:     digesterName(d),
+		Text:         text,
+	}
+	if err := store.PutDigest(ctx, next, head); err != nil {
+		return held, false, fmt.Errorf("digest: %s: storing generation %d: %w", where, next.Generation, err)
+	}
+	return next, true, nil
+}
+
+// due returns the rows a fold folds — all but the newest KeepLive of rows, at most
+// InputLimit of them after any redacted rows ahead of the first with words — and those of
+// them it sends, the ones with words; none when the rows are not yet KeepLive+FoldAfter or
+// every row due is redacted.
+func due(rows []transcript.Message, p Policy) (folded, send []transcript.Message) {
+	if len(rows) < p.KeepLive+p.FoldAfter {
+		return nil, nil
+	}
+	lead := 0
+	for lead < len(rows) && rows[lead].Redacted {
+		lead++
+	}
+	folded = rows[:min(len(rows)-p.KeepLive, lead+p.InputLimit)]
+	for _, m := range folded {
+		if !m.Redacted {
+			send = append(send, m)
+		}
+	}
+	return folded, send
+}
+
+// accept reports why text may not be stored as a digest within budget characters.
+func accept(text string, budget int) error {
+	switch {
+	case !utf8.ValidString(text) || strings.IndexByte(text, 0) >= 0:
+		return fmt.Errorf("%w: invalid UTF-8 or a NUL byte", ErrRefused)
+	case strings.TrimSpace(text) == "":
+		return fmt.Errorf("%w: blank", ErrRefused)
+	case utf8.RuneCountInString(text) > budget:
+		return fmt.Errorf("%w: %d characters, over the budget of %d", ErrRefused, utf8.RuneCountInString(text), budget)
+	}
+	return nil
+}
+
+// digesterName returns the name d gives itself, or its Go type's.
+func digesterName(d Digester) string {
+	if n, ok := d.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return fmt.Sprintf("%T", d)
+}
+
+// conversationName names c in an error.
+func conversationName(c transcript.Conversation) string {
+	if c.Thread == 0 {
+		return fmt.Sprintf("desk %q channel", c.Desk)
+	}
+	return fmt.Sprintf("desk %q thread %d", c.Desk, c.Thread)
+}
+
+// newestRow returns the Seq of log's newest row, 0 when it holds none.
+func newestRow(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
+	rows, err := transcript.NewPager(log, 0).Next(ctx, 1)
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	return rows[0].Seq, nil
+}

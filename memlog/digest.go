@@ -1,0 +1,92 @@
+package memlog
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
+)
+
+var _ digest.Store = (*Log)(nil)
+
+// Digest implements digest.Store: the newest digest of c's thread (c.Desk is not looked at:
+// a Log is one desk) whose Through is below below (0: no bound), and false when none is.
+func (l *Log) Digest(ctx context.Context, c transcript.Conversation, below transcript.Sequence) (transcript.Digest, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript.Digest{}, false, err
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	gens := l.digests[c.Thread]
+	i := len(gens)
+	if below != 0 {
+		i, _ = slices.BinarySearchFunc(gens, below, byThrough)
+	}
+	if i == 0 {
+		return transcript.Digest{}, false, nil
+	}
+	return gens[i-1], true, nil
+}
+
+// PutDigest implements digest.Store: it stores d as the newest digest of its conversation's
+// thread when the newest held is generation d.Generation-1 (none for 1) with a Through
+// below d.Through, and no row above read corrects a row at or below d.Through; otherwise it
+// stores nothing and returns digest.ErrSuperseded. A d with a Generation below 1, a
+// Through of 0 or above read, or a read above the log's newest row is an error.
+func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcript.Sequence) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case d.Generation < 1:
+		return fmt.Errorf("memlog: digest generation %d, below 1", d.Generation)
+	case d.Through == 0 || d.Through > read:
+		return fmt.Errorf("memlog: digest through %d, not in 1 to the read head %d", d.Through, read)
+	case read > l.head():
+		return fmt.Errorf("memlog: read head %d above the newest row %d", read, l.head())
+	}
+	gens := l.digests[d.Conversation.Thread]
+	var newest transcript.Digest
+	if len(gens) > 0 {
+		newest = gens[len(gens)-1]
+	}
+	if newest.Generation != d.Generation-1 || newest.Through >= d.Through {
+		return digest.ErrSuperseded
+	}
+	i, _ := l.find(read + 1)
+	for _, m := range l.rows[i:] {
+		if m.IsCorrection() && m.Corrects <= d.Through {
+			return digest.ErrSuperseded
+		}
+	}
+	if l.digests == nil {
+		l.digests = make(map[transcript.Sequence][]transcript.Digest)
+	}
+	l.digests[d.Conversation.Thread] = append(gens, d)
+	return nil
+}
+
+// dropDigests deletes, for a correction of target, every digest that may hold its words:
+// those of the channel, and of target's thread when it is a reply, whose Through is at or
+// above target's Seq.
+func (l *Log) dropDigests(target transcript.Message) {
+	for _, thread := range []transcript.Sequence{0, target.Parent} {
+		gens := l.digests[thread]
+		i, _ := slices.BinarySearchFunc(gens, target.Seq, byThrough)
+		if i < len(gens) {
+			clear(gens[i:]) // no erased word stays reachable in the array
+			l.digests[thread] = gens[:i]
+		}
+		if target.Parent == 0 {
+			break
+		}
+	}
+}
+
+// byThrough orders a conversation's digests, ascending Through, against a Seq.
+func byThrough(d transcript.Digest, seq transcript.Sequence) int { return cmp.Compare(d.Through, seq) }
