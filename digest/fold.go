@@ -65,7 +65,7 @@ func (p Policy) withDefaults() (Policy, error) {
 // first replies, in a thread its direct replies (the root is pinned in every thread view
 // and never folded); never an aside, a correction or a blank row. With the held digest H
 // (store.Digest(c, 0)), Fold reads those rows above H.Through, oldest first, up to
-// Policy.InputLimit+Policy.KeepLive of them. When there are at least
+// Policy.KeepLive and the larger of Policy.InputLimit and Policy.FoldAfter of them. When there are at least
 // Policy.KeepLive+Policy.FoldAfter, it folds the oldest of them, all but the newest
 // KeepLive and at most InputLimit (redacted rows ahead of the first row with words do not
 // count toward InputLimit), into d's text, with H as the Request's Prior and the new
