@@ -15,8 +15,8 @@ import (
 // below a mark.
 type countingLog struct {
 	*memlog.Log
-	mu                sync.Mutex
-	mark              transcript.Sequence
+	mu                 sync.Mutex
+	mark               transcript.Sequence
 	reads, rows, below int
 }
 
