@@ -56,35 +56,37 @@ func (p Policy) withDefaults() (Policy, error) {
 	return p, nil
 }
 
-// Fold folds the older history of conversation c into a new generation of its digest, when
-// the policy says it is time, and stores it in store. It returns the conversation's digest
-// after the fold (the zero Digest when it has none) and whether Fold stored it.
+// Fold folds the older history of conversation c into the next generation of its digest,
+// when the policy says it is time, and stores it in store. It returns c's digest after the
+// fold (the zero Digest when it has none) and whether Fold stored it.
 //
-// The rows folded are those the zero Author's view of c qualifies (transcript.Project's
-// definitions, as transcript.ReadUnseen reads them): at channel level the roots and their
-// first replies, in a thread its direct replies (the root is pinned in every thread view
-// and never folded); never an aside, a correction or a blank row. With the held digest H
-// (store.Digest(c, 0)), Fold reads those rows above H.Through, oldest first, up to
-// Policy.KeepLive and the larger of Policy.InputLimit and Policy.FoldAfter of them. When there are at least
-// Policy.KeepLive+Policy.FoldAfter, it folds the oldest of them, all but the newest
-// KeepLive and at most InputLimit (redacted rows ahead of the first row with words do not
-// count toward InputLimit), into d's text, with H as the Request's Prior and the new
-// digest's Through the newest folded row. A redacted row keeps its place, and counts toward
-// KeepLive and FoldAfter, but is never sent to d: Rows, every generation together, counts
-// the rows whose words were folded. When every row due to fold is redacted, Fold waits for
-// more rows.
+// The rows folded are those the zero Author's view of c qualifies, as transcript.ReadUnseen
+// reads them: at channel level the roots and their first replies, in a thread its direct
+// replies (never the root, which every thread view pins); never an aside, a correction or a
+// blank row. With the held digest H (store.Digest(c, 0)), Fold reads those rows above
+// H.Through, oldest first, up to Policy.KeepLive plus the larger of Policy.InputLimit and
+// Policy.FoldAfter. When there are at least KeepLive+FoldAfter, it hands the oldest of them
+// (all but the newest KeepLive, at most InputLimit after any redacted rows ahead of the
+// first with words) to d, with H as the Request's Prior, and the new digest's Through is
+// the newest of them. A redacted row keeps its place and counts toward KeepLive and
+// FoldAfter, but is never sent; Rows counts the rows sent, every generation together. When
+// every row due is redacted, Fold waits for more rows. The walk reads the rows above
+// H.Through and, below it, what the channel's first replies need, within
+// transcript.ScanLimit: never the whole desk.
 //
 // d's text is stored only when it is not blank, holds at most Policy.Budget characters
-// (runes) and is storable; otherwise Fold fails with ErrRefused and the held digest stays,
-// as it does when d fails or ctx ends first (the error then matches ctx.Err()). The store
-// refuses a digest another fold or a correction overtook (ErrSuperseded): of two folds of c
-// at once, one stores a generation. A digester that has a method Name() string is named by
-// it in the digests it writes ("extractive", "openai:MODEL"), any other by its Go type.
+// (runes), is valid UTF-8 and holds no NUL byte; otherwise Fold fails with ErrRefused (a
+// text is never cut) and the held digest stays, as it does when d fails or ctx ends before
+// its answer (the error then matches ctx.Err()). The store refuses a digest another fold or
+// a correction overtook with ErrSuperseded: of two folds of c at once, one stores a
+// generation. A Digester with a method Name() string is named by it in the digests it
+// writes ("extractive", "openai:MODEL"), any other by its Go type.
 //
-// These errors are for whoever folds, never for a reader: they name c and the rule, never a
-// row's content or d's text. c.Desk names the desk in them; a store that holds no row (a
-// desk that does not exist) or a c.Thread that is not a root of the desk is
-// ErrNoConversation, an invalid policy ErrInvalidPolicy; store failures come back wrapped.
+// Fold's errors are for whoever folds, never for a reader: they name c (c.Desk names the
+// desk) and the rule, never a row's content or d's text. A store that holds no row (a desk
+// that does not exist) or a c.Thread that is not a root of the desk is ErrNoConversation, a
+// Policy field below 0 or a Budget above 64 KiB characters ErrInvalidPolicy; the store's
+// and the walk's failures come back wrapped.
 func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.Conversation) (transcript.Digest, bool, error) {
 	p, err := p.withDefaults()
 	if err != nil {
