@@ -20,7 +20,8 @@ type Digester interface {
 	Digest(ctx context.Context, r Request) (string, error)
 }
 
-// Policy says when a conversation folds and how much. A zero field takes its default.
+// Policy says when a conversation folds and how much. A zero field takes its default; Fold
+// refuses a negative one.
 type Policy struct {
 	KeepLive   int // qualifying rows above Through never folded (default transcript.SessionWindow)
 	FoldAfter  int // new qualifying rows beyond KeepLive before the next fold (default 20)

@@ -20,8 +20,9 @@ import (
 // deskName is the desk a Log settles its appends as: a Log is one desk, and names none.
 const deskName = "log"
 
-// Log is one desk's transcript held in memory. The zero Log is an empty log ready to use.
-// It is safe for concurrent use by multiple goroutines.
+// Log is one desk's transcript held in memory, with its conversations' digests (a
+// digest.Store). The zero Log is an empty log ready to use. It is safe for concurrent use by
+// multiple goroutines.
 type Log struct {
 	mu   sync.RWMutex
 	rows []transcript.Message // ascending Seq
