@@ -19,7 +19,7 @@ var (
 	ErrNoConversation = errors.New("no such conversation")
 	// ErrRefused: the digester's text is blank, over the budget or not storable (invalid
 	// UTF-8, a NUL byte). Its text is dropped, never cut.
-	ErrRefused = errors.New("digester's text refused")
+	ErrRefused = errors.New("text refused")
 )
 
 // The defaults of a zero Policy field, and the largest Budget.
@@ -117,7 +117,8 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 	}
 	var prior *transcript.Digest
 	if ok {
-		prior = &held
+		copied := held // the digester's, which may not change held
+		prior = &copied
 	}
 	rows, err := qualifying(ctx, store, c, held.Through, head, p)
 	if err != nil {
