@@ -24,8 +24,15 @@ const (
 // projection holds) are left out, since an empty assistant turn is not valid. Elisions are
 // user-side turns, as Turns gives them.
 func Alternating(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) []Turn {
+	return View{Messages: msgs, Elided: elided}.Alternating(viewer)
+}
+
+// Alternating returns v.Turns merged as the package's Alternating merges Turns: a digest's
+// turn is the first user turn, merged with the user-side rows after it, so that a view
+// with a digest needs neither NoteStartsWithYou nor NoteNoMessages.
+func (v View) Alternating(viewer transcript.Author) []Turn {
 	var out []Turn
-	for _, t := range Turns(viewer, msgs, elided...) {
+	for _, t := range v.Turns(viewer) {
 		if t.Role == Assistant && strings.TrimSpace(t.Content) == "" {
 			continue
 		}
@@ -62,7 +69,11 @@ type anthropicTextBlock struct {
 // Anthropic returns msgs and elided as an Anthropic Messages API "messages" array for
 // viewer, as Alternating gives them, each turn's content one text block.
 func Anthropic(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) ([]byte, error) {
-	turns := Alternating(viewer, msgs, elided...)
+	return View{Messages: msgs, Elided: elided}.anthropic(viewer)
+}
+
+func (v View) anthropic(viewer transcript.Author) ([]byte, error) {
+	turns := v.Alternating(viewer)
 	out := make([]anthropicMessage, len(turns))
 	for i, t := range turns {
 		out[i] = anthropicMessage{Role: t.Role, Content: []anthropicTextBlock{{Type: "text", Text: t.Content}}}

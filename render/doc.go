@@ -37,6 +37,17 @@
 // and, in Text, as a line of its own ("#12–19 · 3 messages between Ana and Triage you cannot
 // read"). Every output takes a view's elisions as trailing arguments.
 //
+// A projection's digest (transcript.Digest: standing text for the conversation's older
+// history) renders before the view's first message, user-side, its text escaped as content
+// is, once a View holds it:
+//
+//	<digest of="channel" through="812" rows="780" digester="extractive">
+//	Ana (person:ana) asked for the migration plan; …
+//	</digest>
+//
+// and, in Text, as a block of its own ("Digest of the channel through #812 · 780
+// messages · extractive", its text indented below).
+//
 // Outputs: Turns (the neutral form), Text (for people at a terminal), OpenAI (chat
 // completions messages JSON) and Anthropic (messages JSON: starts with a user turn,
 // alternates strictly, merges consecutive user-side rows, never ends on an assistant turn).

@@ -22,13 +22,20 @@ const (
 // is given: <, > and & stand as themselves, not HTML-escaped, so that the envelopes read as
 // the model reads them. An unknown format is an error naming it.
 func ModelInput(format ModelFormat, viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) ([]byte, error) {
+	return View{Messages: msgs, Elided: elided}.ModelInput(format, viewer)
+}
+
+// ModelInput returns what the package's ModelInput returns for v's messages and elisions,
+// with v's digest, when it has one, as the first user-side content (see View.Turns and
+// View.Alternating).
+func (v View) ModelInput(format ModelFormat, viewer transcript.Author) ([]byte, error) {
 	var data []byte
 	var err error
 	switch format {
 	case ModelOpenAI:
-		data, err = OpenAI(viewer, msgs, elided...)
+		data, err = v.openAI(viewer)
 	case ModelAnthropic:
-		data, err = Anthropic(viewer, msgs, elided...)
+		data, err = v.anthropic(viewer)
 	default:
 		return nil, fmt.Errorf("render: unknown model format %q: want openai or anthropic", string(format))
 	}

@@ -16,7 +16,11 @@ type openAIMessage struct {
 // one entry per message and per elision, as Turns gives them, each message's user entry
 // named after its author. The caller adds its own system prompt, if any, in front.
 func OpenAI(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) ([]byte, error) {
-	turns := Turns(viewer, msgs, elided...)
+	return View{Messages: msgs, Elided: elided}.openAI(viewer)
+}
+
+func (v View) openAI(viewer transcript.Author) ([]byte, error) {
+	turns := v.Turns(viewer)
 	out := make([]openAIMessage, len(turns))
 	for i, t := range turns {
 		out[i] = openAIMessage(t)

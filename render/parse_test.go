@@ -72,3 +72,30 @@ func unescape(s string) (string, error) {
 	})
 	return out, err
 }
+
+// digestRE matches one digest tag; its text holds no '<', so the first "\n</digest>" ends it.
+var digestRE = regexp.MustCompile(`^<digest of="(channel|thread)"(?: root="(\d+)")? through="(\d+)" rows="(\d+)" digester="([^"<>]*)">\n([^<]*)\n</digest>`)
+
+// parseDigest reads back the digest tag at the start of s and returns it (Desk and
+// Generation, which the tag does not state, left zero) with what follows it, a blank line
+// taken off; it fails on anything else at the start.
+func parseDigest(s string) (transcript.Digest, string, error) {
+	m := digestRE.FindStringSubmatch(s)
+	if m == nil {
+		return transcript.Digest{}, "", fmt.Errorf("no digest at %q", s[:min(len(s), 60)])
+	}
+	if (m[1] == "thread") != (m[2] != "") {
+		return transcript.Digest{}, "", fmt.Errorf("of=%q with root %q", m[1], m[2])
+	}
+	digester, err1 := unescape(m[5])
+	text, err2 := unescape(m[6])
+	if err1 != nil || err2 != nil {
+		return transcript.Digest{}, "", fmt.Errorf("bad escape in %q", m[0])
+	}
+	rows, _ := strconv.Atoi(m[4])
+	d := transcript.Digest{
+		Conversation: transcript.Conversation{Thread: seqAttr(m[2])},
+		Through:      seqAttr(m[3]), Rows: rows, Digester: digester, Text: text,
+	}
+	return d, strings.TrimPrefix(s[len(m[0]):], "\n\n"), nil
+}

@@ -12,8 +12,13 @@ import (
 
 // sdkCase is a view whose rendering the official SDKs must accept.
 type sdkCase struct {
+	digest *transcript.Digest
 	msgs   []transcript.Message
 	elided []transcript.Elision
+}
+
+func (c sdkCase) view() render.View {
+	return render.View{Digest: c.digest, Messages: c.msgs, Elided: c.elided}
 }
 
 // sdkCases are the views the SDK tests render for triage.
@@ -31,12 +36,16 @@ func sdkCases() map[string]sdkCase {
 		"an elision last":        {msgs: d[:2], elided: toOthers},
 		"only an elision":        {elided: toOthers},
 		"an elision between own": {msgs: []transcript.Message{d[1], {Seq: 9, Author: triage, Content: "again"}}, elided: toOthers},
+		"a digest":               {digest: channelDigest(), msgs: d},
+		"a digest, viewer first": {digest: threadDigest(), msgs: d[1:]},
+		"only a digest":          {digest: channelDigest()},
+		"a digest, only you":     {digest: threadDigest(), msgs: []transcript.Message{d[1]}},
 	}
 }
 
 func TestOpenAIDecodesIntoSDKTypes(t *testing.T) {
 	for name, c := range sdkCases() {
-		data, err := render.OpenAI(triage, c.msgs, c.elided...)
+		data, err := c.view().ModelInput(render.ModelOpenAI, triage)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -44,7 +53,7 @@ func TestOpenAIDecodesIntoSDKTypes(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"model":"gpt-4o","messages":`+string(data)+`}`), &params); err != nil {
 			t.Fatalf("%s: ChatCompletionNewParams rejects %s: %v", name, data, err)
 		}
-		turns := render.Turns(triage, c.msgs, c.elided...)
+		turns := c.view().Turns(triage)
 		if len(params.Messages) != len(turns) {
 			t.Fatalf("%s: SDK sees %d messages, want %d", name, len(params.Messages), len(turns))
 		}
@@ -68,7 +77,7 @@ func TestOpenAIDecodesIntoSDKTypes(t *testing.T) {
 
 func TestAnthropicDecodesIntoSDKTypes(t *testing.T) {
 	for name, c := range sdkCases() {
-		data, err := render.Anthropic(triage, c.msgs, c.elided...)
+		data, err := c.view().ModelInput(render.ModelAnthropic, triage)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -76,7 +85,7 @@ func TestAnthropicDecodesIntoSDKTypes(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":`+string(data)+`}`), &params); err != nil {
 			t.Fatalf("%s: MessageNewParams rejects %s: %v", name, data, err)
 		}
-		turns := render.Alternating(triage, c.msgs, c.elided...)
+		turns := c.view().Alternating(triage)
 		if len(params.Messages) != len(turns) || len(params.Messages) == 0 {
 			t.Fatalf("%s: SDK sees %d messages, want %d (> 0)", name, len(params.Messages), len(turns))
 		}

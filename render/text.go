@@ -28,14 +28,34 @@ func Text(w io.Writer, viewer transcript.Author, msgs []transcript.Message, elid
 
 // Style decorates a header line Text writes, for instance with terminal colours; own
 // reports whether the viewer wrote m. The header it is given is already safe to print. For
-// an elision's line, m is the zero Message (its Author's Kind is 0).
+// an elision's line and a digest's, m is the zero Message (its Author's Kind is 0).
 type Style func(header string, m transcript.Message, own bool) string
 
 // StyledText writes what Text writes, with each header line and elision line passed through
 // style (nil: plain).
 func StyledText(w io.Writer, viewer transcript.Author, msgs []transcript.Message, style Style, elided ...transcript.Elision) error {
+	return View{Messages: msgs, Elided: elided}.Text(w, viewer, style)
+}
+
+// Text writes what StyledText writes for v's messages and elisions (style nil: plain),
+// after v's digest, when it has one, as a block of its own: a line naming it a digest,
+// its conversation, its through and how many messages it stands for, passed through
+// style as an elision's line is, and its text indented below it as content is:
+//
+//	Digest of the channel through #812 · 780 messages · extractive
+//	    Ana (person:ana) asked for the migration plan; …
+func (v View) Text(w io.Writer, viewer transcript.Author, style Style) error {
 	bw := bufio.NewWriter(w)
-	for x := range entries(msgs, elided) {
+	if v.Digest != nil {
+		line := digestLine(*v.Digest)
+		if style != nil {
+			line = style(line, transcript.Message{}, false)
+		}
+		bw.WriteString(line)
+		bw.WriteByte('\n')
+		writeIndented(bw, v.Digest.Text)
+	}
+	for x := range entries(v.Messages, v.Elided) {
 		if x.e != nil {
 			line := ElisionLine(*x.e)
 			if style != nil {
@@ -55,13 +75,19 @@ func StyledText(w io.Writer, viewer transcript.Author, msgs []transcript.Message
 		if m.Redacted {
 			continue // erased: a log holds no content for it
 		}
-		for line := range strings.Lines(m.Content) {
-			bw.WriteString("    ")
-			bw.WriteString(printable(strings.TrimRight(line, "\r\n"), true))
-			bw.WriteByte('\n')
-		}
+		writeIndented(bw, m.Content)
 	}
 	return bw.Flush()
+}
+
+// writeIndented writes each line of s indented by four spaces, its control characters
+// (a tab aside) shown as U+FFFD, so that no line of it can pass for a header.
+func writeIndented(bw *bufio.Writer, s string) {
+	for line := range strings.Lines(s) {
+		bw.WriteString("    ")
+		bw.WriteString(printable(strings.TrimRight(line, "\r\n"), true))
+		bw.WriteByte('\n')
+	}
 }
 
 // TextHeader returns the line Text writes above a message: "#seq label (kind:id[, you])",

@@ -32,8 +32,17 @@ type Turn struct {
 // wrote them: they report a change, and hold no words to speak. msgs and elided are in
 // ascending sequence, as a Projection or a Delta holds them.
 func Turns(viewer transcript.Author, msgs []transcript.Message, elided ...transcript.Elision) []Turn {
-	turns := make([]Turn, 0, len(msgs)+len(elided))
-	for x := range entries(msgs, elided) {
+	return View{Messages: msgs, Elided: elided}.Turns(viewer)
+}
+
+// Turns returns what the package's Turns returns for v's messages and elisions, after a
+// user turn holding v's DigestTag, without a Name, when v has a digest.
+func (v View) Turns(viewer transcript.Author) []Turn {
+	turns := make([]Turn, 0, 1+len(v.Messages)+len(v.Elided))
+	if v.Digest != nil {
+		turns = append(turns, Turn{Role: User, Content: DigestTag(*v.Digest)})
+	}
+	for x := range entries(v.Messages, v.Elided) {
 		switch {
 		case x.e != nil:
 			turns = append(turns, Turn{Role: User, Content: ElisionTag(*x.e)})

@@ -97,7 +97,7 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 	d := plan.Delta
 	r := DeltaResult{Delta: &d, Remaining: d.Remaining}
 	if in.Rendered {
-		r.Rendered = renderedOf(d.Messages, d.Corrections, d.Elided)
+		r.Rendered = renderedOf(nil, d.Messages, d.Corrections, d.Elided)
 	}
 	return &deltaOutput{Body: r}, nil
 }

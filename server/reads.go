@@ -42,7 +42,7 @@ func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
 	}
 	out := &viewOutput{Body: viewAnswer{Messages: p.Messages, Head: p.Head, Partial: p.Partial, Scanned: p.Scanned, Elided: p.Elided, Dropped: p.Dropped}}
 	if in.Rendered {
-		out.Body.Rendered = renderedOf(p.Messages, nil, p.Elided)
+		out.Body.Rendered = renderedOf(p.Digest, p.Messages, nil, p.Elided)
 	}
 	return out, nil
 }

@@ -529,6 +529,8 @@ export interface components {
         Rendered: {
             /** @description A delta's: each correction's envelope, in the order of its corrections. */
             corrections?: string[] | null;
+            /** @description A view's with a digest: the digest's tag, user-side content that goes before the first message. */
+            digest?: string;
             /** @description Each elision's tag, in the order of the answer's elided. */
             elided: string[] | null;
             /** @description Each message's envelope, in the order of the answer's messages. */

@@ -260,6 +260,12 @@ class Rendered(BaseModel):
             description="A delta's: each correction's envelope, in the order of its corrections."
         ),
     ] = None
+    digest: Annotated[
+        str | None,
+        Field(
+            description="A view's with a digest: the digest's tag, user-side content that goes before the first message."
+        ),
+    ] = None
     elided: Annotated[
         list[str] | None,
         Field(description="Each elision's tag, in the order of the answer's elided."),
