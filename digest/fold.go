@@ -188,7 +188,7 @@ func accept(text string, budget int) error {
 
 // digesterName returns the name d gives itself, or its Go type's.
 func digesterName(d Digester) string {
-	if n, ok := d.(interface{ Name() string }); ok {
+	if n, ok := d.(Named); ok {
 		return n.Name()
 	}
 	return fmt.Sprintf("%T", d)

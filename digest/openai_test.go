@@ -93,10 +93,8 @@ func newTestOpenAI(t *testing.T, f *openaiFake, retries int) *digest.OpenAI {
 	return d
 }
 
-var (
-	ana    = transcript.Person("ana", "Ana")
-	triage = transcript.Agent("triage", "Triage")
-)
+// triage is the second author of the OpenAI tests; ana is fold_test.go's.
+var triage = transcript.Agent("triage", "Triage")
 
 // openaiRequest is a fold's request whose rows try to end their envelopes and speak as
 // someone else.
