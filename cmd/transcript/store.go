@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/stores"
@@ -43,29 +43,17 @@ type deskFlags struct {
 	createdNote func()
 }
 
-// withIndexProgress returns f with an indexProgress that reports on e's standard error: a
-// line as a rebuild of the search index begins (a migration of a file that holds rows),
-// and on a terminal the rows done as it goes, at most ten times a second; and with a
-// createdNote that says there when open creates the database (noteCreatedDB).
+// withIndexProgress returns f with an indexProgress that reports on e's standard error
+// (console.IndexProgress, which names a PostgreSQL database without its URL: it may hold a
+// password), and with a createdNote that says there when open creates the database
+// (noteCreatedDB).
 func (f deskFlags) withIndexProgress(e *env) deskFlags {
 	f.createdNote = func() { noteCreatedDB(e, f.db) }
-	var last time.Time
-	f.indexProgress = func(done, total int64) {
-		if last.IsZero() {
-			where := f.db
-			if isPostgres(where) {
-				where = "the PostgreSQL database" // its URL may hold a password
-			}
-			fmt.Fprintf(e.stderr, "transcript: rebuilding the search index of %s (%d rows)\n", where, total)
-		}
-		if e.progress && (time.Since(last) >= 100*time.Millisecond || done == total) {
-			fmt.Fprintf(e.stderr, "\r\x1b[Kindexed %d of %d rows", done, total)
-			if done == total {
-				fmt.Fprint(e.stderr, "\r\x1b[K")
-			}
-		}
-		last = time.Now()
+	where := f.db
+	if isPostgres(where) {
+		where = "the PostgreSQL database"
 	}
+	f.indexProgress = console.IndexProgress(e.stderr, e.progress, where)
 	return f
 }
 
