@@ -7,13 +7,14 @@ import (
 )
 
 // List returns the tokens st holds for desk, revoked ones included, in Store.Tokens' order
-// (oldest first); for desk "", every desk's. The slice is new, and the caller's: nil for none.
+// (oldest first); for desk "", every desk's. The slice is new, and the caller's: empty,
+// never nil, for none (a JSON array, [] for none).
 func List(ctx context.Context, st Store, desk string) ([]Token, error) {
 	all, err := st.Tokens(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var list []Token
+	list := []Token{}
 	for _, t := range all {
 		if desk == "" || t.Desk == desk {
 			list = append(list, t)

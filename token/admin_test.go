@@ -30,8 +30,8 @@ func TestListAndRevoke(t *testing.T) {
 	if list, err := token.List(ctx, st, ""); err != nil || len(list) != 2 || list[1].ID != ops.ID {
 		t.Errorf("List(\"\") = %v, %v; want both, oldest first", list, err)
 	}
-	if list, err := token.List(ctx, st, "none"); err != nil || list != nil {
-		t.Errorf("List(none) = %v, %v; want nil", list, err)
+	if list, err := token.List(ctx, st, "none"); err != nil || list == nil || len(list) != 0 {
+		t.Errorf("List(none) = %#v, %v; want an empty slice", list, err)
 	}
 
 	before, err := token.Revoke(ctx, st, eng.ID, now.Add(time.Minute))
