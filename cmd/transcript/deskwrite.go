@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,29 +13,6 @@ import (
 	"github.com/sharedesk/transcript/internal/participants"
 	"github.com/sharedesk/transcript/token"
 )
-
-// dbEnv names the environment variable that, when set, is --db's default for every command.
-const dbEnv = "TRANSCRIPT_DB"
-
-// applyDBEnv sets fs's --db, when the command has one and the command line did not give it,
-// to what dbEnv names, when it is set. The flag's default, in the help, stays defaultDB: the
-// variable may hold a URL with a password.
-func applyDBEnv(fs *flag.FlagSet) error {
-	f := fs.Lookup("db")
-	db := os.Getenv(dbEnv)
-	if f == nil || db == "" {
-		return nil
-	}
-	given := false
-	fs.Visit(func(v *flag.Flag) { given = given || v.Name == "db" })
-	if given {
-		return nil
-	}
-	if err := f.Value.Set(db); err != nil {
-		return usageErrorf("%s: %v", dbEnv, err)
-	}
-	return nil
-}
 
 // noteCreatedDB says on e's standard error that the command created a new SQLite
 // database at db, with the directory it is in when db is a relative path: a command run

@@ -68,3 +68,16 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	return applyDBEnv(fs)
 }
+
+// dbEnv names the environment variable that, when set, is --db's default for every command.
+const dbEnv = "TRANSCRIPT_DB"
+
+// applyDBEnv sets fs's --db, when the command has one and the command line did not give it,
+// to what dbEnv names, when it is set (cliflag.SetFromEnv). The flag's default, in the help,
+// stays defaultDB: the variable may hold a URL with a password.
+func applyDBEnv(fs *flag.FlagSet) error {
+	if _, err := cliflag.SetFromEnv(fs, "db", dbEnv); err != nil {
+		return usageErrorf("%s: %v", dbEnv, err)
+	}
+	return nil
+}

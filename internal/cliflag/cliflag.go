@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -81,4 +82,23 @@ func splitAtDashes(fs *flag.FlagSet, args []string) (flags, afterDashes []string
 func isBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// SetFromEnv sets fs's flag name, when fs has it and the command line did not give it (call
+// it after Parse), to the value of the environment variable env, when that is set and not
+// empty, and reports whether it did. The flag's default, which its help shows, is left as
+// it was: the variable may hold what help must not print, such as a password in a URL. The
+// error is the flag's Set's.
+func SetFromEnv(fs *flag.FlagSet, name, env string) (set bool, err error) {
+	f := fs.Lookup(name)
+	value := os.Getenv(env)
+	if f == nil || value == "" {
+		return false, nil
+	}
+	given := false
+	fs.Visit(func(v *flag.Flag) { given = given || v.Name == name })
+	if given {
+		return false, nil
+	}
+	return true, f.Value.Set(value)
 }

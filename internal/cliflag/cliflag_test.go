@@ -60,3 +60,35 @@ func TestHelp(t *testing.T) {
 		t.Errorf("Parse(--nope) = %v, printing %q; want an error and nothing printed", err, out.String())
 	}
 }
+
+// TestSetFromEnv: the variable sets a flag the command line did not give, never one it
+// gave, nor a flag set without it; the default the help shows is left as it was.
+func TestSetFromEnv(t *testing.T) {
+	t.Setenv("CLIFLAG_TEST_DB", "postgres://u:secret@host/db")
+	for _, c := range []struct {
+		args []string
+		name string
+		set  bool
+		want string
+	}{
+		{nil, "db", true, "postgres://u:secret@host/db"},
+		{[]string{"--db", "x.db"}, "db", false, "x.db"},
+		{nil, "nope", false, "transcript.db"},
+	} {
+		fs := cliflag.NewFlagSet(&strings.Builder{}, "transcript", "view", "", "")
+		db := fs.String("db", "transcript.db", "")
+		if err := cliflag.Parse(fs, c.args); err != nil {
+			t.Fatal(err)
+		}
+		set, err := cliflag.SetFromEnv(fs, c.name, "CLIFLAG_TEST_DB")
+		if err != nil || set != c.set || *db != c.want || fs.Lookup("db").DefValue != "transcript.db" {
+			t.Errorf("SetFromEnv after %q, flag %s = %v, %v: --db %q (default %q); want %v, %q", c.args, c.name, set, err, *db, fs.Lookup("db").DefValue, c.set, c.want)
+		}
+	}
+	t.Setenv("CLIFLAG_TEST_DB", "")
+	fs := cliflag.NewFlagSet(&strings.Builder{}, "transcript", "view", "", "")
+	fs.String("db", "transcript.db", "")
+	if set, err := cliflag.SetFromEnv(fs, "db", "CLIFLAG_TEST_DB"); set || err != nil {
+		t.Errorf("SetFromEnv of an empty variable = %v, %v; want false, nil", set, err)
+	}
+}
