@@ -50,3 +50,24 @@ func TestStateFile(t *testing.T) {
 		t.Errorf("ReadStateFile of a directory = %v, want the read's error", err)
 	}
 }
+
+// TestMismatch: a state of another conversation names both; a state of another viewer names
+// its viewer; a state that may serve the query names nothing.
+func TestMismatch(t *testing.T) {
+	eng, thread := transcript.Conversation{Desk: "eng"}, transcript.Conversation{Desk: "eng", Thread: 4}
+	triage, review := transcript.Agent("triage", ""), transcript.Agent("review", "Reviewer")
+	s := sharing.Initialized(eng, 3).For(triage)
+	if m := s.Mismatch(eng, transcript.Agent("triage", "Triage")); m != (sharing.Mismatch{}) {
+		t.Errorf("Mismatch of the state's own query = %+v, want none", m)
+	}
+	m := s.Mismatch(thread, review)
+	if m.Conversation == nil || *m.Conversation != thread || m.StateConversation == nil || *m.StateConversation != eng {
+		t.Errorf("Mismatch of another conversation = %+v, want the asked %v and the state's %v", m, thread, eng)
+	}
+	if m.StateViewer == nil || !m.StateViewer.Same(triage) {
+		t.Errorf("Mismatch of another viewer = %v, want the state's %v", m.StateViewer, triage)
+	}
+	if m := sharing.Initialized(eng, 3).Mismatch(eng, review); m.StateViewer != nil {
+		t.Errorf("a state that names no viewer mismatches %v: %v", review, m.StateViewer)
+	}
+}

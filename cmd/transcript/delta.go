@@ -108,12 +108,8 @@ file names it, and another viewer's delta from it starts over.`)
 			// The service's answer to the same delta, in the same shape.
 			reason := server.DeltaResult{Reinitialize: plan.Reinitialize.String()}
 			if plan.Reinitialize == sharing.ConversationChanged {
-				if state.Conversation != conv {
-					reason.Conversation, reason.StateConversation = &conv, &state.Conversation
-				}
-				if !state.BelongsTo(as.author) {
-					reason.StateViewer = &state.Viewer
-				}
+				m := state.Mismatch(conv, as.author)
+				reason.Conversation, reason.StateConversation, reason.StateViewer = m.Conversation, m.StateConversation, m.StateViewer
 			}
 			if err := writeMessages(e, *format, as.author, nil, nil, reason); err != nil {
 				return err
@@ -151,11 +147,12 @@ func reinitDetail(reason sharing.Reason, path string, state sharing.State, asked
 		return ""
 	}
 	var details []string
-	if state.Conversation != asked {
-		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(state.Conversation), conversationName(asked)))
+	m := state.Mismatch(asked, viewer)
+	if m.StateConversation != nil {
+		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(*m.StateConversation), conversationName(asked)))
 	}
-	if !state.BelongsTo(viewer) {
-		details = append(details, fmt.Sprintf("the state in %s is %s's, not %s's", path, state.Viewer, viewer))
+	if m.StateViewer != nil {
+		details = append(details, fmt.Sprintf("the state in %s is %s's, not %s's", path, *m.StateViewer, viewer))
 	}
 	return strings.Join(details, "; ")
 }
