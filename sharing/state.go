@@ -192,3 +192,29 @@ func jsonKindOf(t reflect.Type) string {
 	}
 	return "an object"
 }
+
+// Mismatch is what a ConversationChanged reinitialization of a State is about, as
+// State.Mismatch finds it: neither field is set when the state may serve the query.
+type Mismatch struct {
+	// Conversation and StateConversation, set together when the state is bound to another
+	// conversation than the one asked for: the one asked for, and the state's.
+	Conversation, StateConversation *transcript.Conversation
+	// StateViewer, when set, is the viewer the state belongs to, another than the one
+	// asking (State.BelongsTo).
+	StateViewer *transcript.Author
+}
+
+// Mismatch says how s differs from a query of conv by viewer: its conversation, its viewer,
+// or both. The pointers are to copies, the caller's.
+func (s State) Mismatch(conv transcript.Conversation, viewer transcript.Author) Mismatch {
+	var m Mismatch
+	if s.Conversation != conv {
+		asked, bound := conv, s.Conversation
+		m.Conversation, m.StateConversation = &asked, &bound
+	}
+	if !s.BelongsTo(viewer) {
+		owner := s.Viewer
+		m.StateViewer = &owner
+	}
+	return m
+}

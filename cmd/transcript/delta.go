@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/internal/atomicfile"
 	"github.com/sharedesk/transcript/render"
+	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sharing"
 )
 
@@ -96,8 +93,10 @@ file names it, and another viewer's delta from it starts over.`)
 		return writeState(*statePath, sharing.Initialized(conv, watermark).For(as.author))
 	}
 
-	state, err := readState(*statePath, conv)
-	if err != nil {
+	state, err := sharing.ReadStateFile(*statePath, conv)
+	if se, ok := errors.AsType[*sharing.StateError](err); ok {
+		return badStateFile(*statePath, se)
+	} else if err != nil {
 		return err
 	}
 	plan, err := sharing.Prepare(ctx, log, sharing.Query{Desired: conv, Current: state.Conversation, State: state, Before: transcript.Sequence(*before), Viewer: as.author})
@@ -106,22 +105,11 @@ file names it, and another viewer's delta from it starts over.`)
 	}
 	if plan.Reinitialize != 0 {
 		if *format == "json" {
-			reason := struct {
-				Reinitialize sharing.Reason `json:"reinitialize"`
-				// With conversation_changed: the conversation asked for, and the state's,
-				// when they differ.
-				Conversation      *transcript.Conversation `json:"conversation,omitempty"`
-				StateConversation *transcript.Conversation `json:"state_conversation,omitempty"`
-				// With conversation_changed: the viewer the state belongs to, when not --as.
-				StateViewer *transcript.Author `json:"state_viewer,omitempty"`
-			}{Reinitialize: plan.Reinitialize}
+			// The service's answer to the same delta, in the same shape.
+			reason := server.DeltaResult{Reinitialize: plan.Reinitialize.String()}
 			if plan.Reinitialize == sharing.ConversationChanged {
-				if state.Conversation != conv {
-					reason.Conversation, reason.StateConversation = &conv, &state.Conversation
-				}
-				if !state.BelongsTo(as.author) {
-					reason.StateViewer = &state.Viewer
-				}
+				m := state.Mismatch(conv, as.author)
+				reason.Conversation, reason.StateConversation, reason.StateViewer = m.Conversation, m.StateConversation, m.StateViewer
 			}
 			if err := writeMessages(e, *format, as.author, nil, nil, reason); err != nil {
 				return err
@@ -141,33 +129,12 @@ file names it, and another viewer's delta from it starts over.`)
 	return nil
 }
 
-// readState reads a state file; a missing file is a viewer of conv that has seen nothing.
-func readState(path string, conv transcript.Conversation) (sharing.State, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return sharing.Initialized(conv, 0), nil
-	}
-	if err != nil {
-		return sharing.State{}, err
-	}
-	var s sharing.State
-	if err := json.Unmarshal(data, &s); err != nil {
-		return sharing.State{}, badStateFile(path, err)
-	}
-	return s, nil
-}
-
 // badStateFile says what is wrong with the state file at path, in the JSON's terms (which
 // member, and how), and how to start over.
-func badStateFile(path string, err error) error {
-	what := err.Error()
-	if se, ok := errors.AsType[*sharing.StateError](err); ok {
-		what = se.Problem
-		if se.Member != "" {
-			what = fmt.Sprintf("%q: %s", se.Member, se.Problem)
-		}
-	} else if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		what = fmt.Sprintf("not JSON: %v (at byte %d)", se, se.Offset)
+func badStateFile(path string, se *sharing.StateError) error {
+	what := se.Problem
+	if se.Member != "" {
+		what = fmt.Sprintf("%q: %s", se.Member, se.Problem)
 	}
 	return fmt.Errorf("state file %s: %s; %s", path, what, startOver)
 }
@@ -180,11 +147,12 @@ func reinitDetail(reason sharing.Reason, path string, state sharing.State, asked
 		return ""
 	}
 	var details []string
-	if state.Conversation != asked {
-		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(state.Conversation), conversationName(asked)))
+	m := state.Mismatch(asked, viewer)
+	if m.StateConversation != nil {
+		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(*m.StateConversation), conversationName(asked)))
 	}
-	if !state.BelongsTo(viewer) {
-		details = append(details, fmt.Sprintf("the state in %s is %s's, not %s's", path, state.Viewer, viewer))
+	if m.StateViewer != nil {
+		details = append(details, fmt.Sprintf("the state in %s is %s's, not %s's", path, *m.StateViewer, viewer))
 	}
 	return strings.Join(details, "; ")
 }
@@ -197,14 +165,10 @@ func conversationName(c transcript.Conversation) string {
 	return fmt.Sprintf("thread #%d of desk %q", c.Thread, c.Desk)
 }
 
-// writeState replaces the state file atomically, so a crash leaves either the old state or
-// the new.
+// writeState saves s in the state file at path (sharing.WriteStateFile: atomically, so a
+// crash leaves either the old state or the new).
 func writeState(path string, s sharing.State) error {
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(path, append(data, '\n')); err != nil {
+	if err := sharing.WriteStateFile(path, s); err != nil {
 		return fmt.Errorf("writing state: %w", err)
 	}
 	return nil

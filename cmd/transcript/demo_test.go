@@ -67,7 +67,7 @@ func TestDemo(t *testing.T) {
 }
 
 // TestDemoNarrowTerminal: on a terminal too narrow for a cell, the cell takes more lines of
-// its column, no line is wider than the terminal, and a cell too long for maxCellLines is cut
+// its column, no line is wider than the terminal, and a cell too long for demodesk.MaxCellLines is cut
 // with the marker.
 func TestDemoNarrowTerminal(t *testing.T) {
 	t.Parallel()
@@ -87,36 +87,12 @@ func TestDemoNarrowTerminal(t *testing.T) {
 	}
 	start := fmt.Sprintf("#%d Operator: Triage, between us:", marks.Aside)
 	i := slices.IndexFunc(cols[0], func(c string) bool { return strings.HasPrefix(c, start) })
-	if i < 0 || !strings.HasSuffix(cols[0][i], cutMarker) {
-		t.Errorf("Triage's column at width %d: want the operator's aside cut with %q, got:\n%q", e.width, cutMarker, cols[0])
+	if i < 0 || !strings.HasSuffix(cols[0][i], demodesk.CutMarker) {
+		t.Errorf("Triage's column at width %d: want the operator's aside cut with %q, got:\n%q", e.width, demodesk.CutMarker, cols[0])
 	}
 	for _, c := range cols[0] {
-		if strings.HasPrefix(c, "#2332 ") && strings.HasSuffix(c, cutMarker) {
-			t.Errorf("a cell that fits in %d lines is cut: %q", maxCellLines, c)
-		}
-	}
-}
-
-func TestWrapCell(t *testing.T) {
-	for _, c := range []struct {
-		in    string
-		width int
-		want  []string
-	}{
-		{"#1 Ana: hello", 20, []string{"#1 Ana: hello"}},
-		{"", 20, []string{""}},
-		{"#1 Ana: the deploy is red again", 20, []string{"#1 Ana: the deploy", "  is red again"}},
-		{"#12 x: " + strings.Repeat("y", 30) + " z", 20, []string{"#12 x:", "  " + strings.Repeat("y", 18), "  " + strings.Repeat("y", 12) + " z"}},
-		{strings.Repeat("word ", 30), 20, []string{"word word word word", "  word word word", "  word word word", "  word word word" + cutMarker}},
-	} {
-		got := wrapCell(c.in, c.width)
-		if !slices.Equal(got, c.want) {
-			t.Errorf("wrapCell(%q, %d) =\n%q\nwant\n%q", c.in, c.width, got, c.want)
-		}
-		for _, l := range got {
-			if n := utf8.RuneCountInString(l); n > c.width {
-				t.Errorf("wrapCell(%q, %d): line %q has %d runes", c.in, c.width, l, n)
-			}
+		if strings.HasPrefix(c, "#2332 ") && strings.HasSuffix(c, demodesk.CutMarker) {
+			t.Errorf("a cell that fits in %d lines is cut: %q", demodesk.MaxCellLines, c)
 		}
 	}
 }
@@ -242,7 +218,7 @@ func checkDemoAside(t *testing.T, out string) {
 	}
 	_, thread := demoTable(t, out, "Thread #")
 	for _, c := range slices.Concat(slices.Concat(cols...), slices.Concat(thread...)) {
-		if strings.HasSuffix(c, cutMarker) {
+		if strings.HasSuffix(c, demodesk.CutMarker) {
 			t.Errorf("a cell is cut at the default width: %q", c)
 		}
 	}
@@ -287,7 +263,7 @@ func demoTable(t *testing.T, out, heading string) (table []string, cols [][]stri
 			text := strings.TrimRight(string(r[from:to]), " ")
 			switch {
 			case text == "":
-			case strings.HasPrefix(text, continuation) && len(cols[j]) > 0:
+			case strings.HasPrefix(text, "  ") && len(cols[j]) > 0: // a cell's line after its first, indented
 				cols[j][len(cols[j])-1] += " " + strings.TrimSpace(text)
 			default:
 				cols[j] = append(cols[j], text)

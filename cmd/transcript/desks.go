@@ -47,30 +47,26 @@ delete).`)
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
-		list := make([]deskJSON, 0, len(names))
-		for _, name := range names {
-			head, err := deskHead(ctx, st.Log(name))
-			if err != nil {
-				return fmt.Errorf("reading desk %q: %w", name, err)
-			}
-			list = append(list, deskJSON{Desk: name, Rows: uint64(head), Newest: uint64(head)})
+	list := make([]deskJSON, 0, len(names))
+	for _, name := range names {
+		head, err := deskHead(ctx, st.Log(name))
+		if err != nil {
+			return fmt.Errorf("reading desk %q: %w", name, err)
 		}
+		list = append(list, deskJSON{Desk: name, Rows: uint64(head), Newest: uint64(head)})
+	}
+	if *format == "json" {
 		return writeJSONList(e.stdout, list)
 	}
-	if len(names) == 0 {
+	if len(list) == 0 {
 		// Not df.db itself: a postgres:// URL may hold a password.
 		_, err := fmt.Fprintf(e.stdout, "the database holds no desk yet (%s makes one)\n", creatingCommands)
 		return err
 	}
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "DESK\tROWS\tNEWEST")
-	for _, name := range names {
-		head, err := deskHead(ctx, st.Log(name))
-		if err != nil {
-			return fmt.Errorf("reading desk %q: %w", name, err)
-		}
-		fmt.Fprintf(w, "%s\t%d\t#%d\n", name, head, head)
+	for _, d := range list {
+		fmt.Fprintf(w, "%s\t%d\t#%d\n", d.Desk, d.Rows, d.Newest)
 	}
 	return w.Flush()
 }

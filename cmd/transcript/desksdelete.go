@@ -69,15 +69,13 @@ table's pages until VACUUM: run transcript compact.`)
 		}
 		rows = uint64(head)
 	}
-	all, err := st.Tokens(ctx)
+	deskTokens, err := token.List(ctx, st, df.desk)
 	if err != nil {
 		return err
 	}
 	var tokens []string
-	for _, t := range all {
-		if t.Desk == df.desk {
-			tokens = append(tokens, t.ID)
-		}
+	for _, t := range deskTokens {
+		tokens = append(tokens, t.ID)
 	}
 	name := quoteIfNeeded(df.desk)
 	switch {

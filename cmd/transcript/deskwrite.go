@@ -5,36 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/participants"
+	"github.com/sharedesk/transcript/token"
 )
-
-// dbEnv names the environment variable that, when set, is --db's default for every command.
-const dbEnv = "TRANSCRIPT_DB"
-
-// applyDBEnv sets fs's --db, when the command has one and the command line did not give it,
-// to what dbEnv names, when it is set. The flag's default, in the help, stays defaultDB: the
-// variable may hold a URL with a password.
-func applyDBEnv(fs *flag.FlagSet) error {
-	f := fs.Lookup("db")
-	db := os.Getenv(dbEnv)
-	if f == nil || db == "" {
-		return nil
-	}
-	given := false
-	fs.Visit(func(v *flag.Flag) { given = given || v.Name == "db" })
-	if given {
-		return nil
-	}
-	if err := f.Value.Set(db); err != nil {
-		return usageErrorf("%s: %v", dbEnv, err)
-	}
-	return nil
-}
 
 // noteCreatedDB says on e's standard error that the command created a new SQLite
 // database at db, with the directory it is in when db is a relative path: a command run
@@ -94,64 +72,32 @@ func noteUnseen(ctx context.Context, e *env, st store, desk string, p transcript
 	if p.Kind == transcript.KindOperator {
 		return
 	}
-	type ident struct {
-		kind transcript.AuthorKind
-		id   string
-	}
-	seen := map[ident]string{} // the participants of p's kind, with a label seen
-	add := func(a transcript.Author) {
-		if a.Kind != p.Kind {
-			return
-		}
-		k := ident{a.Kind, a.ID}
-		if label, ok := seen[k]; !ok || label == "" {
-			seen[k] = a.Label
-		}
-	}
-	known := func() bool { _, ok := seen[ident{p.Kind, p.ID}]; return ok }
-	if tokens, err := st.Tokens(ctx); err == nil {
+	seen := participants.Set{} // the desk's participants
+	if tokens, err := token.List(ctx, st, desk); err == nil {
 		for _, t := range tokens {
-			if t.Desk == desk {
-				add(t.Participant)
-			}
+			seen.Add(t.Participant)
 		}
 	}
 	// The rows, newest first, until p is among them: a participant the desk knows costs a
 	// page or so, not unseenScanRows.
-	pager := transcript.NewPager(st.Log(desk), 0)
-	read := 0
-	for read < unseenScanRows && !known() {
-		page, err := pager.Next(ctx, min(transcript.PageSize, unseenScanRows-read))
-		if err != nil {
-			return
-		}
-		if len(page) == 0 {
-			break
-		}
-		for _, m := range page {
-			add(m.Author)
-			for _, a := range m.Audience {
-				add(a)
-			}
-		}
-		read += len(page)
-	}
-	if known() {
+	read, all, err := seen.Scan(ctx, st.Log(desk), unseenScanRows, func() bool { return seen.Has(p) })
+	if err != nil || seen.Has(p) {
 		return
 	}
-	more := !pager.Done()
-	var names []string
-	for k, label := range seen {
-		a := transcript.Author{Kind: k.kind, ID: k.id}
-		name := a.String()
-		if label != "" {
-			name += " (" + label + ")"
+	var names []string // the participants of p's kind
+	for _, a := range seen.Sorted() {
+		if a.Kind != p.Kind {
+			continue
+		}
+		name := transcript.Author{Kind: a.Kind, ID: a.ID}.String()
+		if a.Label != "" {
+			name += " (" + a.Label + ")"
 		}
 		names = append(names, quoteIfNeeded(name))
 	}
 	slices.Sort(names)
 	where := fmt.Sprintf("desk %s", quoteIfNeeded(desk))
-	if more {
+	if !all {
 		where = fmt.Sprintf("the newest %d rows of desk %s", read, quoteIfNeeded(desk))
 	}
 	if len(names) == 0 {

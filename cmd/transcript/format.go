@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/plainjson"
 	"github.com/sharedesk/transcript/render"
 )
@@ -26,7 +27,7 @@ func checkFormat(f string) error {
 func writeMessages(e *env, format string, viewer transcript.Author, msgs []transcript.Message, elided []transcript.Elision, asJSON any) error {
 	switch format {
 	case "text":
-		return render.StyledText(e.stdout, viewer, msgs, e.style(), elided...)
+		return render.StyledText(e.stdout, viewer, msgs, console.Style(e.color), elided...)
 	case "json":
 		data, err := plainjson.MarshalIndent(asJSON, "", "  ")
 		if err != nil {
@@ -44,52 +45,4 @@ func writeMessages(e *env, format string, viewer transcript.Author, msgs []trans
 		return err
 	}
 	return checkFormat(format)
-}
-
-// ANSI colours, used only when stdout is a colour terminal.
-const (
-	ansiReset  = "\x1b[0m"
-	ansiBold   = "\x1b[1m"
-	ansiDim    = "\x1b[2m"
-	ansiGreen  = "\x1b[32m"
-	ansiYellow = "\x1b[33m"
-	ansiCyan   = "\x1b[36m"
-	ansiRed    = "\x1b[31m"
-)
-
-// paint returns s in the given colour when e.color is set.
-func (e *env) paint(color, s string) string {
-	if !e.color || color == "" {
-		return s
-	}
-	return color + s + ansiReset
-}
-
-// authorColor is the colour of a message's author: the viewer's own bold green, agents cyan,
-// people yellow, system notices dim, and dim too for an elision, which render.Style gives as
-// the zero Message (Kind 0).
-func authorColor(m transcript.Message, own bool) string {
-	switch {
-	case own:
-		return ansiBold + ansiGreen
-	case m.Author.Kind == 0:
-		return ansiDim
-	case m.Author.Kind == transcript.KindAgent:
-		return ansiCyan
-	case m.Author.Kind == transcript.KindPerson:
-		return ansiYellow
-	case m.Author.Kind == transcript.KindSystem:
-		return ansiDim
-	}
-	return ansiBold
-}
-
-// style colours render.Text's headers and elision lines on a colour terminal.
-func (e *env) style() render.Style {
-	if !e.color {
-		return nil
-	}
-	return func(header string, m transcript.Message, own bool) string {
-		return e.paint(authorColor(m, own), header)
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 )
 
 // TestColorTextElision: on a colour terminal the text format paints an elision's line dim,
@@ -25,9 +26,9 @@ func TestColorTextElision(t *testing.T) {
 		}
 		want := "#1 Ana (person:ana)\n    hello\n#2 · 1 message between operator and Triage you cannot read\n#3 Y (agent:y, you)\n    mine\n"
 		if color {
-			want = ansiYellow + "#1 Ana (person:ana)" + ansiReset + "\n    hello\n" +
-				ansiDim + "#2 · 1 message between operator and Triage you cannot read" + ansiReset + "\n" +
-				ansiBold + ansiGreen + "#3 Y (agent:y, you)" + ansiReset + "\n    mine\n"
+			want = console.Yellow + "#1 Ana (person:ana)" + console.Reset + "\n    hello\n" +
+				console.Dim + "#2 · 1 message between operator and Triage you cannot read" + console.Reset + "\n" +
+				console.Bold + console.Green + "#3 Y (agent:y, you)" + console.Reset + "\n    mine\n"
 		}
 		if got := out.String(); got != want {
 			t.Errorf("text with color=%v:\n got %q\nwant %q", color, got, want)

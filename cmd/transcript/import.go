@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sharedesk/transcript/importer"
+	"github.com/sharedesk/transcript/internal/console"
 )
 
 func runImport(ctx context.Context, e *env, args []string) error {
@@ -108,7 +109,7 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 		},
 		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.openRead(ctx)) },
 	}
-	n, err := importer.ImportInto(ctx, db, df.desk, src, importer.WithProgress(newProgress(e)))
+	n, err := importer.ImportInto(ctx, db, df.desk, src, importer.WithProgress(&console.Progress{W: e.stderr, On: e.progress}))
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // Ctrl-C, or SIGTERM: an import stores all or nothing
 			return &interruptedError{action: "import", undone: "imported", err: err}

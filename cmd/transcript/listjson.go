@@ -3,11 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"time"
 
-	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/plainjson"
-	"github.com/sharedesk/transcript/token"
 )
 
 // listFormatUsage is --format's help for the commands that list things (desks, token list).
@@ -28,16 +25,6 @@ type deskJSON struct {
 	Newest uint64 `json:"newest"` // the newest row's seq: a desk holds rows 1 to newest
 }
 
-// tokenJSON is one token as token list --format json writes it: never a secret or a hash
-// (the database holds no secret; the ID is a hash of the hash, which grants nothing).
-type tokenJSON struct {
-	ID          string            `json:"id"`
-	Desk        string            `json:"desk"`
-	Participant transcript.Author `json:"participant"`
-	Created     time.Time         `json:"created"`
-	Revoked     *time.Time        `json:"revoked"` // null while it is not
-}
-
 // writeJSONList writes v, a list, as indented JSON and a line break: [] for none.
 func writeJSONList(w io.Writer, v any) error {
 	data, err := plainjson.MarshalIndent(v, "", "  ")
@@ -46,18 +33,4 @@ func writeJSONList(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
-}
-
-// writeTokenJSON writes tokens as token list --format json does.
-func writeTokenJSON(w io.Writer, tokens []token.Token) error {
-	list := make([]tokenJSON, 0, len(tokens))
-	for _, t := range tokens {
-		j := tokenJSON{ID: t.ID, Desk: t.Desk, Participant: t.Participant, Created: t.Created.UTC()}
-		if t.IsRevoked() {
-			r := t.Revoked.UTC()
-			j.Revoked = &r
-		}
-		list = append(list, j)
-	}
-	return writeJSONList(w, list)
 }

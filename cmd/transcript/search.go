@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/storage"
@@ -111,7 +112,7 @@ func writeHits(e *env, format string, viewer transcript.Author, terms []string, 
 			_, err := fmt.Fprintf(e.stdout, "no message %s may read holds all these words\n", viewer)
 			return err
 		}
-		if err := render.HitText(e.stdout, viewer, res.Messages, terms, e.style()); err != nil {
+		if err := render.HitText(e.stdout, viewer, res.Messages, terms, console.Style(e.color)); err != nil {
 			return err
 		}
 		if res.Next != 0 {

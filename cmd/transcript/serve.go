@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/stores"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -108,9 +109,9 @@ standard output, the page's address and the token, which is deleted when serve s
 	}
 
 	logs := f.logHandler(e)
-	df := deskFlags{db: f.db, readDBs: f.readDBs, initDB: f.initDB, standbyReport: func(err error) {
+	df := deskFlags{db: f.db, opts: stores.Options{Standbys: f.readDBs, InitSchema: f.initDB, StandbyReport: func(err error) {
 		slog.New(logs).Warn("a standby is set aside", "error", err.Error())
-	}}
+	}}}
 	st, err := df.withIndexProgress(e).open(ctx)
 	if err != nil {
 		return err

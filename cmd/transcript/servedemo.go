@@ -21,11 +21,8 @@ const demoDesk = "demo"
 // (dropDemo), so that a demo database gathers no operator tokens whose secrets were
 // printed, live or revoked.
 func loadDemo(ctx context.Context, e *env, st store) (string, token.Token, error) {
-	rows, marks := demodesk.Scenario()
-	report := *e
-	report.stdout = e.stderr // standard output is for the sign-in lines
-	d := &demo{e: &report, st: st, desk: demoDesk, rows: rows, marks: marks}
-	if err := d.build(ctx); err != nil {
+	// Standard output is for the sign-in lines.
+	if err := demodesk.Load(ctx, st, demoDesk, e.stderr); err != nil {
 		return "", token.Token{}, err
 	}
 	return token.Add(ctx, st, demoDesk, transcript.Operator(), time.Now)

@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/stores"
@@ -22,50 +22,33 @@ type store = stores.Store
 // defaultDB is where the commands keep desks unless --db says otherwise.
 const defaultDB = "transcript.db"
 
-// deskFlags are the flags every command that touches a desk takes, and the standbys that
-// the commands that only read (view, delta) and serve read from.
+// deskFlags are the flags every command that touches a desk takes, and what the command
+// asks of stores.Open besides.
 type deskFlags struct {
-	db      string
-	desk    string
-	readDBs readDBFlag
-	// initDB is --init-db, which the commands that write take: a PostgreSQL database
-	// holding other tables gets the store's tables beside them (pgstore.InitSchema).
-	initDB bool
-	// standbyReport, when set, is told of each --read-db standby the store sets aside
-	// (pgstore.WithStandbyReport); standbyWarnings makes one for a command's standard error.
-	standbyReport func(error)
-	// indexProgress, when set, is told how far a rebuild of the store's search index has
-	// come (sqlitestore.WithIndexProgress, pgstore.WithIndexProgress); withIndexProgress
-	// sets one.
-	indexProgress sqlitestore.IndexProgress
+	db   string
+	desk string
+	// opts are stores.Open's options: --read-db's standbys (Standbys), --init-db
+	// (InitSchema), which the commands that write take, and the reports of a standby set
+	// aside (StandbyReport: standbyWarnings makes one for a command's standard error) and
+	// of a rebuild of the search index (IndexProgress: withIndexProgress sets one). The
+	// open methods set ReadOnly as they need.
+	opts stores.Options
 	// createdNote, when set, is told that open created the SQLite database f.db, which
 	// did not exist; withIndexProgress sets one that says so on the command's standard error.
 	createdNote func()
 }
 
-// withIndexProgress returns f with an indexProgress that reports on e's standard error: a
-// line as a rebuild of the search index begins (a migration of a file that holds rows),
-// and on a terminal the rows done as it goes, at most ten times a second; and with a
-// createdNote that says there when open creates the database (noteCreatedDB).
+// withIndexProgress returns f with an IndexProgress that reports on e's standard error
+// (console.IndexProgress, which names a PostgreSQL database without its URL: it may hold a
+// password), and with a createdNote that says there when open creates the database
+// (noteCreatedDB).
 func (f deskFlags) withIndexProgress(e *env) deskFlags {
 	f.createdNote = func() { noteCreatedDB(e, f.db) }
-	var last time.Time
-	f.indexProgress = func(done, total int64) {
-		if last.IsZero() {
-			where := f.db
-			if isPostgres(where) {
-				where = "the PostgreSQL database" // its URL may hold a password
-			}
-			fmt.Fprintf(e.stderr, "transcript: rebuilding the search index of %s (%d rows)\n", where, total)
-		}
-		if e.progress && (time.Since(last) >= 100*time.Millisecond || done == total) {
-			fmt.Fprintf(e.stderr, "\r\x1b[Kindexed %d of %d rows", done, total)
-			if done == total {
-				fmt.Fprint(e.stderr, "\r\x1b[K")
-			}
-		}
-		last = time.Now()
+	where := f.db
+	if isPostgres(where) {
+		where = "the PostgreSQL database"
 	}
+	f.opts.IndexProgress = console.IndexProgress(e.stderr, e.progress, where)
 	return f
 }
 
@@ -89,13 +72,15 @@ func (f *readDBFlag) Set(dsn string) error {
 const readDBUsage = "a hot standby of a PostgreSQL --db to read desks from, a postgres:// `URL` (repeatable: reads go to each in turn, and to --db when none can answer; appends and tokens stay on --db)"
 
 // addReadDBFlag adds --read-db to fs, into f.
-func addReadDBFlag(fs *flag.FlagSet, f *deskFlags) { fs.Var(&f.readDBs, "read-db", readDBUsage) }
+func addReadDBFlag(fs *flag.FlagSet, f *deskFlags) {
+	fs.Var((*readDBFlag)(&f.opts.Standbys), "read-db", readDBUsage)
+}
 
 // addViewerFlags adds, for a command that shows a desk to one viewer (view, delta, search),
 // the desk flags, --read-db, whose standbys set aside are warned of on e's standard error,
 // and --as, the viewer (the operator unless it says otherwise), whose what it is.
 func addViewerFlags(e *env, fs *flag.FlagSet, what string) (*deskFlags, *authorFlag) {
-	df := &deskFlags{standbyReport: standbyWarnings(e.stderr)}
+	df := &deskFlags{opts: stores.Options{StandbyReport: standbyWarnings(e.stderr)}}
 	addDeskFlags(fs, df, "main")
 	addReadDBFlag(fs, df)
 	as := &authorFlag{author: transcript.Operator()}
@@ -122,7 +107,7 @@ func addWritingDeskFlags(fs *flag.FlagSet, f *deskFlags, desk string) {
 	fs.StringVar(&f.db, "db", defaultDB, dbUsage)
 	f.desk = desk
 	fs.Var((*deskName)(&f.desk), "desk", "the `desk`'s name: "+deskNameRule)
-	addInitDBFlag(fs, &f.initDB)
+	addInitDBFlag(fs, &f.opts.InitSchema)
 }
 
 // addDeskFlags adds, for a command that reads, the desk flags. Its --desk takes any name, so
@@ -163,8 +148,8 @@ func isPostgres(db string) bool { return stores.IsPostgres(db) }
 // (pgstore.WithStandbys). A --db that is itself a standby opens read-only.
 func (f deskFlags) open(ctx context.Context) (store, error) {
 	existed := f.exists()
-	st, err := f.openWith(ctx, stores.Options{InitSchema: f.initDB})
-	if errors.Is(err, pgstore.ErrNotStore) && !f.initDB {
+	st, err := f.openWith(ctx, f.opts)
+	if errors.Is(err, pgstore.ErrNotStore) && !f.opts.InitSchema {
 		return nil, withHint(err, "add --init-db to create the store's tables beside them")
 	}
 	if err == nil && !existed && f.createdNote != nil {
@@ -183,7 +168,9 @@ func (f deskFlags) openRead(ctx context.Context) (store, error) {
 	if !f.exists() {
 		return nil, f.missing()
 	}
-	st, err := f.openWith(ctx, stores.Options{ReadOnly: true})
+	opts := f.opts
+	opts.ReadOnly, opts.InitSchema = true, false
+	st, err := f.openWith(ctx, opts)
 	switch {
 	case errors.Is(err, sqlitestore.ErrSchemaBehind), errors.Is(err, pgstore.ErrSchemaBehind):
 		return nil, withHint(err, creatingCommands+" migrates it")
@@ -193,13 +180,12 @@ func (f deskFlags) openRead(ctx context.Context) (store, error) {
 	return st, err
 }
 
-// openWith opens the store f.db names with opts and f's standbys and reports; its
-// refusals of f.db's scheme and of --read-db with SQLite are usage errors.
+// openWith opens the store f.db names with opts; its refusals of f.db's scheme and of
+// --read-db with SQLite are usage errors.
 func (f deskFlags) openWith(ctx context.Context, opts stores.Options) (store, error) {
 	if err := checkDBScheme(f.db); err != nil {
 		return nil, err
 	}
-	opts.Standbys, opts.StandbyReport, opts.IndexProgress = f.readDBs, f.standbyReport, f.indexProgress
 	st, err := stores.Open(ctx, f.db, opts)
 	if errors.Is(err, stores.ErrStandbysNeedPostgres) {
 		return nil, usageErrorf("--read-db needs a PostgreSQL --db (a postgres:// URL): a SQLite file has no standbys")
@@ -217,7 +203,7 @@ func (f deskFlags) openExisting(ctx context.Context) (store, error) {
 	if !f.exists() {
 		return nil, f.missing()
 	}
-	return f.openWith(ctx, stores.Options{}) // these commands have no --init-db
+	return f.openWith(ctx, f.opts) // these commands have no --init-db
 }
 
 // missing is the error of a SQLite --db that does not exist, for a command that needs it.

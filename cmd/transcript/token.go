@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -155,18 +156,12 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 		return err
 	}
 	defer st.Close()
-	all, err := st.Tokens(ctx)
+	shown, err := token.List(ctx, st, *desk)
 	if err != nil {
 		return err
 	}
-	var shown []token.Token
-	for _, t := range all {
-		if *desk == "" || t.Desk == *desk {
-			shown = append(shown, t)
-		}
-	}
 	if *format == "json" {
-		return writeTokenJSON(e.stdout, shown)
+		return writeJSONList(e.stdout, shown) // token.Token.MarshalJSON: never a secret or a hash
 	}
 	if len(shown) == 0 {
 		if *desk != "" {
@@ -216,25 +211,18 @@ leaked gets a new token (token add).`)
 		return err
 	}
 	defer st.Close()
-	all, err := st.Tokens(ctx)
-	if err != nil {
+	t, err := token.Revoke(ctx, st, id, time.Now())
+	switch {
+	case errors.Is(err, token.ErrUnknown):
+		return fmt.Errorf("token revoke: the database holds no token %s (token list shows them)", id)
+	case err != nil:
 		return err
-	}
-	for _, t := range all {
-		if t.ID != id {
-			continue
-		}
-		if t.IsRevoked() {
-			fmt.Fprintf(e.stderr, "token %s was revoked already, at %s\n", describeToken(t), formatTokenTime(t.Revoked))
-			return nil
-		}
-		if err := st.RevokeToken(ctx, id, time.Now()); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "revoked token %s\n", describeToken(t))
+	case t.IsRevoked():
+		fmt.Fprintf(e.stderr, "token %s was revoked already, at %s\n", describeToken(t), formatTokenTime(t.Revoked))
 		return nil
 	}
-	return fmt.Errorf("token revoke: the database holds no token %s (token list shows them)", id)
+	fmt.Fprintf(e.stderr, "revoked token %s\n", describeToken(t))
+	return nil
 }
 
 // checkTokenID refuses, as a usage error, an argument that is not of the form of a token ID,

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharedesk/transcript"
 )
@@ -371,4 +372,13 @@ func TestHelpNamesImportFormats(t *testing.T) {
 			t.Errorf("help does not name %s:\n%s", format, out)
 		}
 	}
+}
+
+// tokenJSON is one token as token list --format json writes it (token.Token.MarshalJSON).
+type tokenJSON struct {
+	ID          string            `json:"id"`
+	Desk        string            `json:"desk"`
+	Participant transcript.Author `json:"participant"`
+	Created     time.Time         `json:"created"`
+	Revoked     *time.Time        `json:"revoked"`
 }

@@ -1,5 +1,6 @@
 // Package demodesk is the demo desk that `transcript demo` and `transcript serve --demo`
-// build: its cast, its rows and the rows the demo points at.
+// build: its cast, its rows and the rows the demo points at (Scenario, Build, Load), and the
+// tour of it that the demo command prints (Tour).
 package demodesk
 
 import (

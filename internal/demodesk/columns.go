@@ -1,4 +1,4 @@
-package main
+package demodesk
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -13,7 +14,7 @@ import (
 type cell struct{ text, color string }
 
 // cells returns the column of a view: its messages and its elisions in sequence order.
-func (d *demo) cells(viewer transcript.Author, p transcript.Projection) []cell {
+func cells(viewer transcript.Author, p transcript.Projection) []cell {
 	out := make([]cell, 0, len(p.Messages)+len(p.Elided))
 	elided := p.Elided
 	for _, m := range p.Messages {
@@ -21,7 +22,7 @@ func (d *demo) cells(viewer transcript.Author, p transcript.Projection) []cell {
 			out = append(out, elisionCell(elided[0]))
 			elided = elided[1:]
 		}
-		out = append(out, d.cell(viewer, m))
+		out = append(out, messageCell(viewer, m))
 	}
 	for _, e := range elided {
 		out = append(out, elisionCell(e))
@@ -32,10 +33,12 @@ func (d *demo) cells(viewer transcript.Author, p transcript.Projection) []cell {
 // elisionCell is an elision in a column, worded as view words it (render.ElisionLine). It
 // holds no content: an elision has none.
 func elisionCell(e transcript.Elision) cell {
-	return cell{text: render.ElisionLine(e), color: ansiDim}
+	return cell{text: render.ElisionLine(e), color: console.Dim}
 }
 
-func (d *demo) cell(viewer transcript.Author, m transcript.Message) cell {
+// messageCell is m in viewer's column: its seq, a mark when it is a reply, its author ("you"
+// for the viewer's own) and its content, in its author's colour.
+func messageCell(viewer transcript.Author, m transcript.Message) cell {
 	who := m.Author.Label
 	own := viewer.Same(m.Author)
 	if own {
@@ -45,30 +48,30 @@ func (d *demo) cell(viewer transcript.Author, m transcript.Message) cell {
 	if m.Parent != 0 {
 		reply = "↳"
 	}
-	return cell{text: fmt.Sprintf("#%d %s%s: %s", m.Seq, reply, who, m.Content), color: authorColor(m, own)}
+	return cell{text: fmt.Sprintf("#%d %s%s: %s", m.Seq, reply, who, m.Content), color: console.AuthorColor(m, own)}
 }
 
 const (
 	columnGap      = "  "
 	minColumnWidth = 20
-	// maxCellLines is how many lines a cell may take in its column; a cell longer than
-	// that is cut, and its last line ends in cutMarker.
-	maxCellLines = 4
-	cutMarker    = "…"
+	// MaxCellLines is how many lines a cell may take in its column; a cell longer than
+	// that is cut, and its last line ends in CutMarker.
+	MaxCellLines = 4
+	CutMarker    = "…"
 	// continuation indents a cell's lines after its first, so that each cell starts
 	// with its "#seq" at the column's edge.
 	continuation = "  "
 )
 
 // sideBySide prints columns of cells side by side, sharing out the terminal's width: each
-// cell takes as many lines of its column as its text needs, up to maxCellLines, so that
+// cell takes as many lines of its column as its text needs, up to MaxCellLines, so that
 // only what does not fit there is cut.
-func (d *demo) sideBySide(titles []string, cols [][]cell) {
-	width := max((d.e.width-len(columnGap)*(len(cols)-1))/len(cols), minColumnWidth)
+func (t Terminal) sideBySide(titles []string, cols [][]cell) {
+	width := max((t.Width-len(columnGap)*(len(cols)-1))/len(cols), minColumnWidth)
 	lines := make([][]cell, len(cols)) // each column's lines, each with its cell's colour
 	height := 1
 	for i, c := range cols {
-		lines[i] = append(lines[i], cell{text: titles[i], color: ansiBold})
+		lines[i] = append(lines[i], cell{text: titles[i], color: console.Bold})
 		for _, x := range c {
 			for _, l := range wrapCell(x.text, width) {
 				lines[i] = append(lines[i], cell{text: l, color: x.color})
@@ -87,18 +90,18 @@ func (d *demo) sideBySide(titles []string, cols [][]cell) {
 			if r < len(lines[i]) {
 				x = lines[i][r]
 			}
-			row.WriteString(d.e.paint(x.color, pad(x.text, width)))
+			row.WriteString(t.paint(x.color, pad(x.text, width)))
 		}
 		b.WriteString(strings.TrimRight(row.String(), " "))
 		b.WriteString("\n")
 	}
-	fmt.Fprint(d.e.stdout, b.String())
+	fmt.Fprint(t.Out, b.String())
 }
 
 // wrapCell breaks s into lines of at most width runes at spaces, each line after the first
 // indented by continuation; a word longer than a line starts a line of its own and is broken
-// where the line ends. Past maxCellLines lines it is cut: the last line kept ends in
-// cutMarker.
+// where the line ends. Past MaxCellLines lines it is cut: the last line kept ends in
+// CutMarker.
 func wrapCell(s string, width int) []string {
 	var lines []string
 	line, fresh := []rune{}, true // fresh: the line holds nothing but its indent
@@ -131,10 +134,10 @@ func wrapCell(s string, width int) []string {
 	if !fresh || len(lines) == 0 {
 		lines = append(lines, string(line))
 	}
-	if len(lines) > maxCellLines {
-		last := []rune(lines[maxCellLines-1])
-		keep := min(len(last), width-utf8.RuneCountInString(cutMarker))
-		lines = append(lines[:maxCellLines-1], string(last[:keep])+cutMarker)
+	if len(lines) > MaxCellLines {
+		last := []rune(lines[MaxCellLines-1])
+		keep := min(len(last), width-utf8.RuneCountInString(CutMarker))
+		lines = append(lines[:MaxCellLines-1], string(last[:keep])+CutMarker)
 	}
 	return lines
 }

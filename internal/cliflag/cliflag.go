@@ -1,0 +1,104 @@
+// Package cliflag parses a command's whole command line with the standard flag package:
+// flags may come before, between and after the positional arguments, which flag alone stops
+// at, and "--" ends the flags, as flag documents. A flag typed after a command's text is a
+// flag, or an error naming it, never part of the text.
+package cliflag
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// NewFlagSet returns a flag set for the command "prog name" that reports errors to its
+// caller (flag.ContinueOnError) and prints nothing of them. Its help, which Parse prints for
+// -h, goes to w: "Usage: prog name synopsis", about without its surrounding white space, and
+// the flags with their defaults.
+func NewFlagSet(w io.Writer, prog, name, synopsis, about string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(w, "Usage: %s %s %s\n\n%s\n\nFlags:\n", prog, name, synopsis, strings.TrimSpace(about))
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// Parse parses the whole of args into fs: flags may come before, between and after the
+// positional arguments, which fs.Args then returns in order; "--" ends the flags, and what
+// follows it is positional even when it starts with "-" (a "--" that is a flag's value, as
+// in --desk --, is the value). For -h it prints fs's help once and returns flag.ErrHelp; a
+// bad flag is the flag package's error, and fs's help is not printed.
+func Parse(fs *flag.FlagSet, args []string) error {
+	help := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on every error; print it only for -h
+	defer func() { fs.Usage = help }()
+	flags, afterDashes := splitAtDashes(fs, args)
+	var positional []string
+	for {
+		err := fs.Parse(flags)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			help()
+			return flag.ErrHelp
+		case err != nil:
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		// fs stopped at a positional argument: keep it and parse on after it.
+		positional = append(positional, fs.Arg(0))
+		flags = fs.Args()[1:]
+	}
+	// Parsing "--" alone leaves exactly the positional arguments in fs.Args.
+	return fs.Parse(append([]string{"--"}, append(positional, afterDashes...)...))
+}
+
+// splitAtDashes splits args at the "--" that ends the flags: one that stands where a flag
+// could, not one that is a flag's value (as in --desk --).
+func splitAtDashes(fs *flag.FlagSet, args []string) (flags, afterDashes []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return args[:i], args[i+1:]
+		}
+		if len(a) < 2 || a[0] != '-' || strings.Contains(a, "=") {
+			continue
+		}
+		if f := fs.Lookup(strings.TrimLeft(a, "-")); f != nil && !isBoolFlag(f) {
+			i++ // its value, whatever it looks like
+		}
+	}
+	return args, nil
+}
+
+// isBoolFlag reports whether f takes no value, as the flag package decides it.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// SetFromEnv sets fs's flag name, when fs has it and the command line did not give it (call
+// it after Parse), to the value of the environment variable env, when that is set and not
+// empty, and reports whether it did. The flag's default, which its help shows, is left as
+// it was: the variable may hold what help must not print, such as a password in a URL. The
+// error is the flag's Set's.
+func SetFromEnv(fs *flag.FlagSet, name, env string) (set bool, err error) {
+	f := fs.Lookup(name)
+	value := os.Getenv(env)
+	if f == nil || value == "" {
+		return false, nil
+	}
+	given := false
+	fs.Visit(func(v *flag.Flag) { given = given || v.Name == name })
+	if given {
+		return false, nil
+	}
+	return true, f.Value.Set(value)
+}

@@ -1,0 +1,94 @@
+package cliflag_test
+
+import (
+	"errors"
+	"flag"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sharedesk/transcript/internal/cliflag"
+)
+
+// TestParse: flags before, between and after the positional arguments are flags; "--" ends
+// them unless it is a flag's value; an unknown flag after the text is an error naming it.
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		desk string
+		to   bool
+		want []string
+		err  string
+	}{
+		{args: []string{"--desk", "eng", "hi", "there"}, desk: "eng", want: []string{"hi", "there"}},
+		{args: []string{"hi", "--desk", "eng", "there", "--to"}, desk: "eng", to: true, want: []string{"hi", "there"}},
+		{args: []string{"hi", "--", "--desk", "x", "-5"}, desk: "main", want: []string{"hi", "--desk", "x", "-5"}},
+		{args: []string{"--desk", "--", "hi"}, desk: "--", want: []string{"hi"}},
+		{args: []string{"--to", "--", "-5"}, desk: "main", to: true, want: []string{"-5"}},
+		{args: []string{"hi", "--nope"}, err: "flag provided but not defined: -nope"},
+	} {
+		fs := cliflag.NewFlagSet(&strings.Builder{}, "transcript", "append", "[TEXT...]", "")
+		desk := fs.String("desk", "main", "")
+		to := fs.Bool("to", false, "")
+		err := cliflag.Parse(fs, c.args)
+		switch {
+		case c.err != "":
+			if err == nil || err.Error() != c.err {
+				t.Errorf("Parse(%q) = %v, want %q", c.args, err, c.err)
+			}
+		case err != nil || *desk != c.desk || *to != c.to || !slices.Equal(fs.Args(), c.want):
+			t.Errorf("Parse(%q) = %v: desk %q, to %v, args %q; want desk %q, to %v, args %q", c.args, err, *desk, *to, fs.Args(), c.desk, c.to, c.want)
+		}
+	}
+}
+
+// TestHelp: -h prints the help once, to the writer the flag set was made with, and is
+// flag.ErrHelp; a bad flag prints nothing.
+func TestHelp(t *testing.T) {
+	var out strings.Builder
+	fs := cliflag.NewFlagSet(&out, "transcript", "view", "[flags]", "\nShow a view.\n")
+	fs.String("desk", "main", "the `desk`'s name")
+	if err := cliflag.Parse(fs, []string{"x", "-h"}); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("Parse(-h) = %v, want flag.ErrHelp", err)
+	}
+	want := "Usage: transcript view [flags]\n\nShow a view.\n\nFlags:\n  -desk desk\n    \tthe desk's name (default \"main\")\n"
+	if out.String() != want {
+		t.Errorf("help:\n%q\nwant\n%q", out.String(), want)
+	}
+	out.Reset()
+	if err := cliflag.Parse(fs, []string{"--nope"}); err == nil || out.Len() != 0 {
+		t.Errorf("Parse(--nope) = %v, printing %q; want an error and nothing printed", err, out.String())
+	}
+}
+
+// TestSetFromEnv: the variable sets a flag the command line did not give, never one it
+// gave, nor a flag set without it; the default the help shows is left as it was.
+func TestSetFromEnv(t *testing.T) {
+	t.Setenv("CLIFLAG_TEST_DB", "postgres://u:secret@host/db")
+	for _, c := range []struct {
+		args []string
+		name string
+		set  bool
+		want string
+	}{
+		{nil, "db", true, "postgres://u:secret@host/db"},
+		{[]string{"--db", "x.db"}, "db", false, "x.db"},
+		{nil, "nope", false, "transcript.db"},
+	} {
+		fs := cliflag.NewFlagSet(&strings.Builder{}, "transcript", "view", "", "")
+		db := fs.String("db", "transcript.db", "")
+		if err := cliflag.Parse(fs, c.args); err != nil {
+			t.Fatal(err)
+		}
+		set, err := cliflag.SetFromEnv(fs, c.name, "CLIFLAG_TEST_DB")
+		if err != nil || set != c.set || *db != c.want || fs.Lookup("db").DefValue != "transcript.db" {
+			t.Errorf("SetFromEnv after %q, flag %s = %v, %v: --db %q (default %q); want %v, %q", c.args, c.name, set, err, *db, fs.Lookup("db").DefValue, c.set, c.want)
+		}
+	}
+	t.Setenv("CLIFLAG_TEST_DB", "")
+	fs := cliflag.NewFlagSet(&strings.Builder{}, "transcript", "view", "", "")
+	fs.String("db", "transcript.db", "")
+	if set, err := cliflag.SetFromEnv(fs, "db", "CLIFLAG_TEST_DB"); set || err != nil {
+		t.Errorf("SetFromEnv of an empty variable = %v, %v; want false, nil", set, err)
+	}
+}
