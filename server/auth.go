@@ -14,18 +14,19 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server/internal/op"
 	"github.com/sharedesk/transcript/server/internal/page"
 	"github.com/sharedesk/transcript/token"
 )
 
-// identityKey is the context key under which authenticate puts the request's token.
-type identityKey struct{}
+// identity returns the token authenticate found for the request of ctx (op.Identity). Every
+// /v1/ handler reads who it serves from there and from nowhere else.
+func identity(ctx context.Context) token.Token { return op.Identity(ctx) }
 
-// identity returns the token authenticate found for the request of ctx. Every /v1/
-// handler reads who it serves from here and from nowhere else.
-func identity(ctx context.Context) token.Token {
-	t, _ := ctx.Value(identityKey{}).(token.Token)
-	return t
+// withRequester returns ctx carrying who its request is: the token, and the session that
+// authenticated it (nil for a bearer token).
+func withRequester(ctx context.Context, t token.Token, sess *page.Session) context.Context {
+	return page.WithSession(op.WithIdentity(ctx, t), sess)
 }
 
 // authenticate is the middleware of every /v1/ operation: admit decides who the request
@@ -43,7 +44,7 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		writeProblemCtx(ctx, noSuchDesk(t), "")
 		return
 	}
-	next(huma.WithValue(huma.WithValue(ctx, identityKey{}, t), sessionKey{}, sess))
+	next(huma.WithContext(ctx, withRequester(ctx.Context(), t, sess)))
 }
 
 // authenticateHTTP is authenticate for a route that is a plain http.Handler (/mcp, whose
@@ -59,7 +60,7 @@ func (s *Server) authenticateHTTP(next http.Handler) http.Handler {
 			writeProblem(w, no.problem, hdr)
 			return
 		}
-		ctx := context.WithValue(context.WithValue(r.Context(), identityKey{}, t), sessionKey{}, sess)
+		ctx := withRequester(r.Context(), t, sess)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
@@ -171,16 +172,6 @@ func (s *Server) identify(r *http.Request) (t token.Token, sess *page.Session, r
 		return token.Token{}, nil, "", err
 	}
 	return t, sess, "", nil
-}
-
-// sessionKey is the context key under which authenticate puts the request's session: nil
-// for a request with a bearer token.
-type sessionKey struct{}
-
-// sessionOf returns the session that authenticated ctx's request, or nil.
-func sessionOf(ctx context.Context) *page.Session {
-	sess, _ := ctx.Value(sessionKey{}).(*page.Session)
-	return sess
 }
 
 // noSuchDesk is the 404 of a path naming a desk other than t's: it names t's own desk,

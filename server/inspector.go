@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/server/internal/page"
 )
 
@@ -20,6 +22,40 @@ const (
 
 // DefaultSessionTTL is how long a session lasts from its sign-in (Options.SessionTTL).
 const DefaultSessionTTL = page.DefaultSessionTTL
+
+// The answers of the operations only the page calls (internal/page).
+type (
+	// SessionInfo is what a sign-in answers: whom the session is for, and the CSRF token
+	// the page sends in CSRFHeader with every request that is no GET or HEAD.
+	SessionInfo = page.SessionInfo
+	// RowPage is one bounded read of a desk's rows (GET rows).
+	RowPage = page.RowPage
+	// ParticipantList is GET participants' answer.
+	ParticipantList = page.ParticipantList
+	// ElisionLines is POST elision-lines' answer.
+	ElisionLines = page.ElisionLines
+)
+
+const (
+	// DefaultRowLimit is how many rows GET rows answers when limit is absent.
+	DefaultRowLimit = page.DefaultRowLimit
+	// MaxParticipantScan is how many of a desk's newest rows GET participants reads for
+	// their authors and audiences; past it the answer says it is partial.
+	MaxParticipantScan = page.MaxParticipantScan
+)
+
+// pageAPI is the operations only the page calls, over the server's store and sessions;
+// the model route renders what GET view answers (project).
+func (s *Server) pageAPI() *page.API {
+	return &page.API{
+		Service:      s.opService(),
+		Sessions:     s.sess,
+		SecureCookie: s.opts.SecureCookie,
+		Project: func(ctx context.Context, desk string, thread, before transcript.Sequence, window int, as string) (transcript.Projection, transcript.Author, error) {
+			return s.project(ctx, &viewInput{Desk: desk, Thread: thread, Before: before, Window: window, As: as})
+		},
+	}
+}
 
 // servePage serves GET /: the inspector when the request's session cookie names a live
 // session (identify decides, as for the API), else the sign-in form. A bearer token is no

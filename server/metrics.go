@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript/server/internal/fanout"
+	"github.com/sharedesk/transcript/server/internal/stream"
 )
 
 // metrics are the server's counters and gauges, written in Prometheus's text format by
@@ -24,9 +25,7 @@ type metrics struct {
 	mu       sync.Mutex
 	requests map[requestKey]uint64 // by route pattern, method and status
 
-	streamsOpen atomic.Int64
-	events      [len(eventNames)]atomic.Uint64 // by eventKind
-	heartbeats  atomic.Uint64
+	streams     stream.Metrics
 	fanout      fanout.Metrics
 	appended    atomic.Uint64 // appends that stored a new row
 	replayed    atomic.Uint64 // appends whose key named the same row already
@@ -37,18 +36,6 @@ type requestKey struct {
 	route, method string
 	status        int
 }
-
-// The event kinds of a stream, for the events counter.
-type eventKind int
-
-const (
-	eventMessage eventKind = iota
-	eventElided
-	eventReinitialize
-	eventCorrection
-)
-
-var eventNames = [...]string{eventMessage: "message", eventElided: "elided", eventReinitialize: "reinitialize", eventCorrection: "correction"}
 
 func newMetrics() *metrics { return &metrics{requests: make(map[requestKey]uint64)} }
 
@@ -73,13 +60,13 @@ func (m *metrics) write(b *bytes.Buffer) {
 		fmt.Fprintf(b, "transcript_http_requests_total{route=%s,method=%s,status=\"%d\"} %d\n",
 			strconv.Quote(k.route), strconv.Quote(k.method), k.status, reqs[k])
 	}
-	gauge(b, "transcript_streams_open", "Event streams open.", m.streamsOpen.Load())
+	gauge(b, "transcript_streams_open", "Event streams open.", m.streams.Open.Load())
 	b.WriteString("# HELP transcript_stream_events_total Events sent on streams, by event.\n")
 	b.WriteString("# TYPE transcript_stream_events_total counter\n")
-	for k, name := range eventNames {
-		fmt.Fprintf(b, "transcript_stream_events_total{event=%q} %d\n", name, m.events[k].Load())
+	for k, name := range stream.EventNames {
+		fmt.Fprintf(b, "transcript_stream_events_total{event=%q} %d\n", name, m.streams.Events[k].Load())
 	}
-	counter(b, "transcript_stream_heartbeats_total", "Heartbeat comments sent on streams.", m.heartbeats.Load())
+	counter(b, "transcript_stream_heartbeats_total", "Heartbeat comments sent on streams.", m.streams.Heartbeats.Load())
 	gauge(b, "transcript_tails_open", "Desks with open streams, each with one tail of new rows.", m.fanout.TailsOpen.Load())
 	counter(b, "transcript_tail_wakeups_total", "Times a tail looked for new rows.", m.fanout.Wakeups.Load())
 	counter(b, "transcript_tail_late_wakeups_total", "Tails woken for a row this server appended that the store's watch did not report in time.", m.fanout.LateWakeups.Load())

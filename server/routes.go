@@ -21,6 +21,7 @@ func (s *Server) routes() {
 		"Liveness, with a check of the store", false, http.StatusServiceUnavailable), s.healthz)
 	huma.Register(public, s.metricsOperation(), s.serveMetrics)
 
+	streams := s.streams()
 	v1 := huma.NewGroup(s.api)
 	v1.UseMiddleware(mapStatus, s.authenticate)
 	v1.UseSimpleModifier(documentStatuses)
@@ -43,21 +44,15 @@ func (s *Server) routes() {
 	huma.Register(v1, s.operation("listThreads", http.MethodGet, "/v1/desks/{desk}/threads",
 		"The newest threads the participant can read", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.listThreads)
-	huma.Register(v1, s.eventsOperation(), s.events)
+	streams.RegisterEvents(v1) // GET events (internal/stream)
 	huma.Register(v1, s.searchOperation(), s.search)
 
 	// The inspector page and what it needs besides the routes above: a session for its
 	// operator, the desk's rows as they are, a view as its viewer's model reads it, the
-	// desk's participants and the words of elisions.
-	huma.Register(v1, s.signInOperation(), s.signIn)
-	huma.Register(v1, s.signOutOperation(), s.signOut)
-	huma.Register(v1, s.operation("rows", http.MethodGet, "/v1/desks/{desk}/rows",
-		"The desk's rows as they are, oldest first: operator tokens only", true,
-		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.rows)
-	huma.Register(v1, s.rowEventsOperation(), s.rowEvents)
-	huma.Register(v1, s.modelOperation(), s.model)
-	huma.Register(v1, s.participantsOperation(), s.participants)
-	huma.Register(v1, s.elisionLinesOperation(), s.elisionLines)
+	// desk's participants and the words of elisions (internal/page); the desk's rows live
+	// (internal/stream); the page itself and its static files.
+	s.pageAPI().Register(v1)      // POST and DELETE session, GET rows, model and participants, POST elision-lines
+	streams.RegisterRowEvents(v1) // GET rows/events
 	s.mux.HandleFunc("GET /{$}", s.servePage)
 	s.mux.Handle("GET /static/{file}", plainErrorsAsProblems(http.HandlerFunc(s.page.ServeStatic), staticErrorDetail))
 

@@ -17,6 +17,6 @@
 // stops the write (PartWriter) before the redaction is answered, and a part prepared before
 // a redaction is erased as it is written (InFlight).
 //
-// The streams themselves, their routes and what may open one are the server's: a stream
-// owns nothing but its watermark.
+// The streams themselves and their routes are package stream's, and what may open one the
+// server's: a stream owns nothing but its watermark.
 package fanout

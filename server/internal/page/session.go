@@ -1,6 +1,7 @@
 package page
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -165,4 +166,20 @@ func (ss *Sessions) Cookie(value string, s *Session, secure bool) http.Cookie {
 // the cookie needs no CSRF token for it.
 func SafeMethod(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead
+}
+
+// sessionKey is the context key under which the service puts the session that
+// authenticated a request.
+type sessionKey struct{}
+
+// WithSession returns ctx carrying s, the session that authenticated the request (nil for
+// a request with a bearer token).
+func WithSession(ctx context.Context, s *Session) context.Context {
+	return context.WithValue(ctx, sessionKey{}, s)
+}
+
+// SessionOf returns the session that authenticated ctx's request (WithSession), or nil.
+func SessionOf(ctx context.Context) *Session {
+	s, _ := ctx.Value(sessionKey{}).(*Session)
+	return s
 }

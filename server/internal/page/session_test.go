@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -21,5 +22,20 @@ func TestSessionLogsNoSecret(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "session.expires=2001-09-09T01:46:40") {
 		t.Errorf("log line %q does not say when the session expires", buf.String())
+	}
+}
+
+// A context carries the session it was given; one given none, or nil (a bearer token),
+// carries none.
+func TestSessionOf(t *testing.T) {
+	s := &Session{CSRF: "c", Expires: time.Unix(1e9, 0)}
+	if got := SessionOf(WithSession(context.Background(), s)); got != s {
+		t.Errorf("SessionOf = %p, want %p", got, s)
+	}
+	if got := SessionOf(WithSession(context.Background(), nil)); got != nil {
+		t.Errorf("SessionOf of a bearer request = %p, want nil", got)
+	}
+	if got := SessionOf(context.Background()); got != nil {
+		t.Errorf("SessionOf of a bare context = %p, want nil", got)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package stream
 
 import (
 	"cmp"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/server/internal/fanout"
+	"github.com/sharedesk/transcript/server/internal/op"
 	"github.com/sharedesk/transcript/server/internal/page"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
@@ -35,10 +36,15 @@ type ReinitializeEvent struct {
 	Reason string `json:"reason" enum:"gap_too_large,watermark_unavailable,conversation_changed" doc:"Why the stream cannot go on from its watermark: the client reloads a view and starts over from its head."`
 }
 
+// RegisterEvents registers GET events on api.
+func (s *Streams) RegisterEvents(api huma.API) {
+	huma.Register(api, s.eventsOperation(api), s.events)
+}
+
 // eventsOperation documents the stream: text/event-stream, whose events are message (a
 // Message), elided (an Elision) and reinitialize, and comment lines as heartbeats.
-func (s *Server) eventsOperation() huma.Operation {
-	op := s.operation("events", http.MethodGet, "/v1/desks/{desk}/events",
+func (s *Streams) eventsOperation(api huma.API) huma.Operation {
+	op := s.Operation("events", http.MethodGet, "/v1/desks/{desk}/events",
 		"Server-Sent Events: what the participant has not seen, live", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
 	op.Description = "Streams, for every row that qualifies for the participant (a row of the channel, or of the thread, that it may read) in sequence order, " +
@@ -72,7 +78,7 @@ func (s *Server) eventsOperation() huma.Operation {
 					event("message", ref("Message")),
 					event("elided", ref("Elision")),
 					event("correction", ref("Message")),
-					event("reinitialize", s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[ReinitializeEvent](), true, "ReinitializeEvent")),
+					event("reinitialize", api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[ReinitializeEvent](), true, "ReinitializeEvent")),
 				}},
 			}}},
 		},
@@ -84,15 +90,15 @@ func (s *Server) eventsOperation() huma.Operation {
 // cannot start with: 403 and 400 for as=, 404 for a thread the viewer may not read (as for
 // one that does not exist), 400 for a Last-Event-ID that is no sequence, 429 past the
 // token's cap on open streams, 503 past the server's.
-func (s *Server) events(ctx context.Context, in *eventsInput) (*huma.StreamResponse, error) {
-	v, err := viewer(ctx, in.As)
+func (s *Streams) events(ctx context.Context, in *eventsInput) (*huma.StreamResponse, error) {
+	v, err := s.Viewer(ctx, in.As)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkThread(ctx, in.Desk, in.Thread, v); err != nil {
+	if err := s.CheckThread(ctx, in.Desk, in.Thread, v); err != nil {
 		return nil, err
 	}
-	from, err := resumeFrom(in.After, in.LastEventID)
+	from, err := s.resumeFrom(in.After, in.LastEventID)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +107,11 @@ func (s *Server) events(ctx context.Context, in *eventsInput) (*huma.StreamRespo
 
 // resumeFrom is the watermark a stream starts from: Last-Event-ID when sent (a
 // reconnecting EventSource sends it), else after=, else nil (the desk's head at connect).
-func resumeFrom(after optionalSeq, lastEventID string) (*transcript.Sequence, error) {
+func (s *Streams) resumeFrom(after optionalSeq, lastEventID string) (*transcript.Sequence, error) {
 	if id := strings.TrimSpace(lastEventID); id != "" {
 		n, err := strconv.ParseUint(id, 10, 64)
 		if err != nil {
-			return nil, kindInvalidRequest.problem("Last-Event-ID is not a sequence")
+			return nil, s.Invalid("Last-Event-ID is not a sequence")
 		}
 		seq := transcript.Sequence(n)
 		return &seq, nil
@@ -118,29 +124,25 @@ func resumeFrom(after optionalSeq, lastEventID string) (*transcript.Sequence, er
 
 // openStream opens a stream of conv for who from the watermark from (nil: the desk's head),
 // whose events send writes: the view's (sendView) or the desk's rows (sendRows). It
-// answers 429 past the token's cap on open streams, 503 past the server's (both with
-// Retry-After).
-func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, who transcript.Author, from *transcript.Sequence,
+// answers Admit's problem when the stream may not open (429 past the token's cap on open
+// streams, 503 past the server's).
+func (s *Streams) openStream(ctx context.Context, conv transcript.Conversation, who transcript.Author, from *transcript.Sequence,
 	send func(*stream, context.Context, *fanout.SSEWriter) (bool, error)) (*huma.StreamResponse, error) {
-	closeStream, err := s.limits.openStream(identity(ctx).ID)
+	closeStream, err := s.Admit(ctx)
 	if err != nil {
-		p := kindTooManyStreams.problem("the token holds the most open streams it may")
-		if errors.Is(err, errServerStreams) {
-			p = kindStreamsFull.problem("the server holds the most open streams it may: try again later")
-		}
-		return nil, withHeaders(p, "Retry-After", retryAfter(s.opts.StreamRetryAfter))
+		return nil, err
 	}
-	t, err := s.hub.AcquireCaughtUp(ctx, conv.Desk) // what any process committed before now, before anything is served
+	t, err := s.Hub.AcquireCaughtUp(ctx, conv.Desk) // what any process committed before now, before anything is served
 	if err != nil {
 		closeStream()
-		return nil, s.internal(ctx, err)
+		return nil, s.Internal(ctx, err)
 	}
 	_, head := t.Current()
 	st := &stream{
 		s:       s,
 		tail:    t,
-		token:   identity(ctx),
-		session: sessionOf(ctx),
+		token:   op.Identity(ctx),
+		session: page.SessionOf(ctx),
 		conv:    conv,
 		who:     who,
 	}
@@ -151,7 +153,7 @@ func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, w
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		defer closeStream()
-		defer s.hub.Release(t)
+		defer s.Hub.Release(t)
 		_, w := humago.Unwrap(hctx)
 		st.run(hctx.Context(), w)
 	}}, nil
@@ -162,7 +164,7 @@ func (s *Server) openStream(ctx context.Context, conv transcript.Conversation, w
 // watermark over the tail's log and sends what that gives; a client that reads slowly
 // holds up only its own next Prepare, which then covers more rows.
 type stream struct {
-	s       *Server
+	s       *Streams
 	tail    *fanout.Tail
 	token   token.Token   // the stream's token: once it is revoked the stream ends
 	session *page.Session // the session it was opened with (nil: a bearer token): once it ends, so does the stream
@@ -177,21 +179,21 @@ type stream struct {
 
 func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 	s := st.s
-	s.metrics.streamsOpen.Add(1)
-	defer s.metrics.streamsOpen.Add(-1)
+	s.Metrics.Open.Add(1)
+	defer s.Metrics.Open.Add(-1)
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Time{}) // a stream reads no body: the server's read timeout must not end it
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "private, no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	out := fanout.NewSSEWriter(w, s.opts.WriteTimeout)
+	out := fanout.NewSSEWriter(w, s.WriteTimeout)
 	st.writer = st.tail.AddWriter(out)
 	defer st.tail.DropWriter(st.writer)
 	if out.Flush() != nil {
 		return
 	}
-	heartbeat := time.NewTicker(s.opts.Heartbeat)
+	heartbeat := time.NewTicker(s.Heartbeat)
 	defer heartbeat.Stop()
 	for {
 		changed, _ := st.tail.Current()
@@ -212,17 +214,17 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 			case <-changed:
 				waiting = false
 			case <-heartbeat.C:
-				if !s.sess.Live(st.session) || token.Recheck(ctx, s.st, st.token) != nil { // signed out, revoked, removed, or the store cannot say
+				if !s.Sessions.Live(st.session) || token.Recheck(ctx, s.Store, st.token) != nil { // signed out, revoked, removed, or the store cannot say
 					return
 				}
 				out.Comment("heartbeat")
 				if out.Flush() != nil {
 					return
 				}
-				s.metrics.heartbeats.Add(1)
+				s.Metrics.Heartbeats.Add(1)
 			case <-ctx.Done():
 				return
-			case <-s.drain:
+			case <-s.Drain:
 				return
 			}
 		}
@@ -231,7 +233,7 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 
 // sendView sends what the participant has not seen up to the tail's head, less its own
 // messages (sharing.Query.ExceptAuthor: they take none of the budget), and moves the
-// watermark past it. A delta past Options.MaxAnswerBytes goes in parts, its oldest
+// watermark past it. A delta past MaxAnswerBytes goes in parts, its oldest
 // messages within the budget at a time (sharing.Query.MaxBytes), each committed before
 // the next is prepared, so that the stream holds one part at a time. It reports false when
 // the stream must end: after a reinitialize event, or when Prepare fails (the client
@@ -250,7 +252,7 @@ func (st *stream) inParts(part func() (more, rest bool, err error)) (bool, error
 			return more, err
 		}
 		select {
-		case <-st.s.drain:
+		case <-st.s.Drain:
 			return false, nil
 		default:
 		}
@@ -267,7 +269,7 @@ func (st *stream) sendViewPart(ctx context.Context, out *fanout.SSEWriter) (more
 	f.Prepare(st.tail) // before the part's rows are read
 	plan, err := sharing.Prepare(ctx, st.tail.Log(), sharing.Query{
 		Desired: st.conv, Current: st.conv, State: st.state, Viewer: st.who, ExceptAuthor: st.who,
-		MaxBytes: s.opts.MaxAnswerBytes,
+		MaxBytes: s.MaxAnswerBytes,
 	})
 	if err == nil && plan.Reinitialize == sharing.WatermarkUnavailable {
 		behind, berr := st.tailBehind(ctx, head)
@@ -278,7 +280,7 @@ func (st *stream) sendViewPart(ctx context.Context, out *fanout.SSEWriter) (more
 	}
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, fanout.ErrTailEnded) {
-			s.opts.Logger.Error("stream", "desk", st.conv.Desk, "error", err.Error())
+			s.Logger.Error("stream", "desk", st.conv.Desk, "error", err.Error())
 		}
 		return false, false, err
 	}
@@ -320,7 +322,7 @@ func (st *stream) tailBehind(ctx context.Context, head transcript.Sequence) (boo
 	if head >= st.state.Watermark {
 		return false, nil
 	}
-	newest, err := transcript.NewPager(st.s.st.Log(st.conv.Desk), 0).Next(ctx, 1)
+	newest, err := transcript.NewPager(st.s.Store.Log(st.conv.Desk), 0).Next(ctx, 1)
 	if err != nil {
 		return false, err
 	}
@@ -331,26 +333,26 @@ func (st *stream) tailBehind(ctx context.Context, head transcript.Sequence) (boo
 // if it has one, is live, and its token is still good for every row the tail read
 // (tail.recheck). When it may not, the stream ends without sending them.
 func (st *stream) mayReceive(ctx context.Context) bool {
-	return st.s.sess.Live(st.session) && st.tail.Recheck(ctx, st.token) == nil
+	return st.s.Sessions.Live(st.session) && st.tail.Recheck(ctx, st.token) == nil
 }
 
 // eventMetrics is the metric each kind of event counts in.
-var eventMetrics = [...]eventKind{
-	fanout.PartMessage:    eventMessage,
-	fanout.PartCorrection: eventCorrection,
-	fanout.PartElided:     eventElided,
-	fanout.PartRow:        eventMessage,
+var eventMetrics = [...]EventKind{
+	fanout.PartMessage:    EventMessage,
+	fanout.PartCorrection: EventCorrection,
+	fanout.PartElided:     EventElided,
+	fanout.PartRow:        EventMessage,
 }
 
 // Sent counts an event of kind k the stream sent (fanout.Counter).
-func (st *stream) Sent(k fanout.PartKind) { st.s.metrics.events[eventMetrics[k]].Add(1) }
+func (st *stream) Sent(k fanout.PartKind) { st.s.Metrics.Events[eventMetrics[k]].Add(1) }
 
 // reinitialize sends a reinitialize event for reason; the stream then ends.
 func (st *stream) reinitialize(out *fanout.SSEWriter, reason sharing.Reason) error {
 	if err := out.Event("reinitialize", 0, ReinitializeEvent{Reason: reason.String()}); err != nil {
 		return err
 	}
-	st.s.metrics.events[eventReinitialize].Add(1)
+	st.s.Metrics.Events[EventReinitialize].Add(1)
 	return out.Flush()
 }
 

@@ -1,4 +1,4 @@
-package server
+package page
 
 import (
 	"context"
@@ -29,8 +29,8 @@ type ElisionLines struct {
 
 type elisionLinesOutput struct{ Body ElisionLines }
 
-func (s *Server) elisionLinesOperation() huma.Operation {
-	op := s.operation("elisionLines", http.MethodPost, "/v1/desks/{desk}/elision-lines",
+func (a *API) elisionLinesOperation() huma.Operation {
+	op := a.Operation("elisionLines", http.MethodPost, "/v1/desks/{desk}/elision-lines",
 		"The words of elisions: the lines transcript view writes for them", true,
 		http.StatusNotFound, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	op.Description = "Renders the elisions the body holds as `transcript view` does, one line each (\"#12–19 · 3 messages between " +
@@ -40,11 +40,11 @@ func (s *Server) elisionLinesOperation() huma.Operation {
 
 // elisionLines renders the body's elisions with render.ElisionLine. It reads nothing of the
 // store, so it tells no token anything it did not send.
-func (s *Server) elisionLines(_ context.Context, in *elisionLinesInput) (*elisionLinesOutput, error) {
+func (a *API) elisionLines(_ context.Context, in *elisionLinesInput) (*elisionLinesOutput, error) {
 	lines := make([]string, len(in.Body.Elided))
 	for i, e := range in.Body.Elided {
 		if e.From == 0 || e.Through < e.From || e.Count < 1 || uint64(e.Count) > uint64(e.Through-e.From)+1 || len(e.Readers) == 0 {
-			return nil, kindInvalidRequest.problem(fmt.Sprintf("elision %d is none a view gives: want 1 <= from <= through, 1 <= count <= through-from+1 and readers", i))
+			return nil, a.Invalid(fmt.Sprintf("elision %d is none a view gives: want 1 <= from <= through, 1 <= count <= through-from+1 and readers", i))
 		}
 		lines[i] = render.ElisionLine(e)
 	}

@@ -1,4 +1,4 @@
-package server
+package page
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/server/internal/op"
 )
 
 // SessionInfo is what a sign-in answers: whom the session is for, and the CSRF token the
@@ -20,8 +21,8 @@ type SessionInfo struct {
 }
 
 type signInInput struct {
-	// Authorization is the header authenticate has checked already: the session keeps it,
-	// to check it again on every request the cookie makes (identify).
+	// Authorization is the header the service has authenticated already: the session keeps it,
+	// to check it again on every request the cookie makes.
 	Authorization string `header:"Authorization" hidden:"true"`
 	tls           bool
 }
@@ -38,8 +39,8 @@ type signInOutput struct {
 	Body         SessionInfo
 }
 
-func (s *Server) signInOperation() huma.Operation {
-	op := s.operation("signIn", http.MethodPost, "/v1/session",
+func (a *API) signInOperation() huma.Operation {
+	op := a.Operation("signIn", http.MethodPost, "/v1/session",
 		"Sign the inspector page in: an operator token for a session cookie", true,
 		http.StatusForbidden)
 	op.DefaultStatus = http.StatusCreated
@@ -52,17 +53,17 @@ func (s *Server) signInOperation() huma.Operation {
 }
 
 // signIn starts a session for the operator token of the request's Authorization header.
-func (s *Server) signIn(ctx context.Context, in *signInInput) (*signInOutput, error) {
-	t := identity(ctx)
+func (a *API) signIn(ctx context.Context, in *signInInput) (*signInOutput, error) {
+	t := op.Identity(ctx)
 	switch {
-	case sessionOf(ctx) != nil:
-		return nil, kindInvalidRequest.problem("sign in with an operator token in Authorization: Bearer, not with a session")
+	case SessionOf(ctx) != nil:
+		return nil, a.Invalid("sign in with an operator token in Authorization: Bearer, not with a session")
 	case t.Participant.Kind != transcript.KindOperator:
-		return nil, kindForbidden.problem("only an operator token may sign in to the inspector")
+		return nil, a.Forbidden("only an operator token may sign in to the inspector")
 	}
-	value, sess := s.sess.Start(in.Authorization)
+	value, sess := a.Sessions.Start(in.Authorization)
 	return &signInOutput{
-		SetCookie:    s.sess.Cookie(value, sess, in.tls || s.opts.SecureCookie),
+		SetCookie:    a.Sessions.Cookie(value, sess, in.tls || a.SecureCookie),
 		CacheControl: "no-store",
 		Body:         SessionInfo{Desk: t.Desk, As: t.Participant, CSRF: sess.CSRF, Expires: sess.Expires},
 	}, nil
@@ -80,8 +81,8 @@ type signOutOutput struct {
 	SetCookie http.Cookie `header:"Set-Cookie"`
 }
 
-func (s *Server) signOutOperation() huma.Operation {
-	op := s.operation("signOut", http.MethodDelete, "/v1/session",
+func (a *API) signOutOperation() huma.Operation {
+	op := a.Operation("signOut", http.MethodDelete, "/v1/session",
 		"Sign the inspector page out: the session ends and its cookie is cleared", true, http.StatusForbidden)
 	op.Description = "204, and the session's cookie no longer authenticates anything (401). With the cookie, " +
 		"the request carries the CSRF token in " + CSRFHeader + " (else 403); with a bearer token there is no session to end."
@@ -89,9 +90,9 @@ func (s *Server) signOutOperation() huma.Operation {
 }
 
 // signOut ends the request's session, if it has one, and clears the cookie.
-func (s *Server) signOut(ctx context.Context, in *signOutInput) (*signOutOutput, error) {
-	if sess := sessionOf(ctx); sess != nil {
-		s.sess.End(sess)
+func (a *API) signOut(ctx context.Context, in *signOutInput) (*signOutOutput, error) {
+	if sess := SessionOf(ctx); sess != nil {
+		a.Sessions.End(sess)
 	}
-	return &signOutOutput{SetCookie: s.sess.Cookie("", nil, in.tls || s.opts.SecureCookie)}, nil
+	return &signOutOutput{SetCookie: a.Sessions.Cookie("", nil, in.tls || a.SecureCookie)}, nil
 }

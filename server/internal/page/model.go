@@ -1,4 +1,4 @@
-package server
+package page
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/sharedesk/transcript/render"
 )
 
-// modelInput is viewInput's parameters, and the format.
+// modelInput is GET view's parameters, and the format.
 type modelInput struct {
 	Desk   string              `path:"desk" doc:"The desk: the token's."`
 	Thread transcript.Sequence `query:"thread" doc:"The root of the thread to view; 0 or absent: the channel."`
@@ -25,8 +25,8 @@ type modelOutput struct {
 	Body        []byte
 }
 
-func (s *Server) modelOperation() huma.Operation {
-	op := s.operation("modelInput", http.MethodGet, "/v1/desks/{desk}/model",
+func (a *API) modelOperation() huma.Operation {
+	op := a.Operation("modelInput", http.MethodGet, "/v1/desks/{desk}/model",
 		"The view as the participant's model reads it: OpenAI or Anthropic messages JSON", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
 	op.Description = "The projection GET view answers for the same parameters, rendered for the viewer's model: " +
@@ -41,14 +41,14 @@ func (s *Server) modelOperation() huma.Operation {
 
 // model is the view's projection rendered by render.ModelInput, the implementation the
 // command's --format shares.
-func (s *Server) model(ctx context.Context, in *modelInput) (*modelOutput, error) {
-	p, v, err := s.project(ctx, &viewInput{Desk: in.Desk, Thread: in.Thread, Before: in.Before, Window: in.Window, As: in.As})
+func (a *API) model(ctx context.Context, in *modelInput) (*modelOutput, error) {
+	p, v, err := a.Project(ctx, in.Desk, in.Thread, in.Before, in.Window, in.As)
 	if err != nil {
 		return nil, err
 	}
 	data, err := render.ModelInput(in.Format, v, p.Messages, p.Elided...)
 	if err != nil {
-		return nil, s.internal(ctx, err)
+		return nil, a.Internal(ctx, err)
 	}
 	return &modelOutput{ContentType: "application/json", Body: data}, nil
 }

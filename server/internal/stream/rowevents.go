@@ -1,7 +1,6 @@
-package server
+package stream
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -13,55 +12,8 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
-// The desk's rows as they are, for the operator: what the inspector's desk column shows,
-// blank rows, thread interiors and the operator's own rows among them, which no view holds.
-
-// DefaultRowLimit is how many rows GET rows answers when limit is absent.
-const DefaultRowLimit = 100
-
-// RowPage is one bounded read of a desk's rows.
-type RowPage struct {
-	Rows []transcript.Message `json:"rows" doc:"The rows below before, oldest first: every row, blank ones and asides included."`
-	Next transcript.Sequence  `json:"next" doc:"The before of the next, older page; 0 when no older row exists."`
-}
-
-type rowsInput struct {
-	Desk   string              `path:"desk" doc:"The desk: the token's."`
-	Before transcript.Sequence `query:"before" doc:"Exclusive upper bound; 0 or absent: the newest row."`
-	Limit  int                 `query:"limit" minimum:"0" maximum:"512" doc:"How many rows; 0 or absent: 100."`
-}
-
-type rowsOutput struct{ Body RowPage }
-
-// operatorOnly is the 403 of the routes that tell of every row (the rows routes, the desk's
-// participants) for any token but the operator's, who alone reads every row; what names
-// what was asked ("the desk's rows").
-func operatorOnly(ctx context.Context, what string) error {
-	if identity(ctx).Participant.Kind != transcript.KindOperator {
-		return kindForbidden.problem("only an operator token may read " + what)
-	}
-	return nil
-}
-
-// rows is one read of the desk's log below before, checked as transcript.Pager checks every
-// page, oldest first.
-func (s *Server) rows(ctx context.Context, in *rowsInput) (*rowsOutput, error) {
-	if err := operatorOnly(ctx, "the desk's rows"); err != nil {
-		return nil, err
-	}
-	p := transcript.NewPager(s.st.Log(in.Desk), in.Before)
-	rows, err := p.Next(ctx, cmp.Or(in.Limit, DefaultRowLimit))
-	if err != nil {
-		return nil, s.internal(ctx, err)
-	}
-	rows = slices.Clone(rows)
-	slices.Reverse(rows)
-	page := RowPage{Rows: rows}
-	if !p.Done() && len(page.Rows) > 0 {
-		page.Next = page.Rows[0].Seq
-	}
-	return &rowsOutput{Body: page}, nil
-}
+// The desk's rows live, for the operator: what the inspector's desk column streams, every
+// row as it is, the operator's own and blank rows among them.
 
 type rowEventsInput struct {
 	Desk        string      `path:"desk" doc:"The desk: the token's."`
@@ -69,8 +21,13 @@ type rowEventsInput struct {
 	LastEventID string      `header:"Last-Event-ID" doc:"The id of the last event received: the watermark to resume from."`
 }
 
-func (s *Server) rowEventsOperation() huma.Operation {
-	op := s.operation("rowEvents", http.MethodGet, "/v1/desks/{desk}/rows/events",
+// RegisterRowEvents registers GET rows/events on api.
+func (s *Streams) RegisterRowEvents(api huma.API) {
+	huma.Register(api, s.rowEventsOperation(), s.rowEvents)
+}
+
+func (s *Streams) rowEventsOperation() huma.Operation {
+	op := s.Operation("rowEvents", http.MethodGet, "/v1/desks/{desk}/rows/events",
 		"Server-Sent Events: every new row of the desk, for the operator", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
 	op.Description = "Streams every row above the watermark, in sequence order, each once, the operator's own and blank rows " +
@@ -86,11 +43,11 @@ func (s *Server) rowEventsOperation() huma.Operation {
 
 // rowEvents opens a stream of the desk's rows: the same stream as events (a watermark over
 // the desk's shared tail, heartbeats, the drain), sending rows instead of a view's delta.
-func (s *Server) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.StreamResponse, error) {
-	if err := operatorOnly(ctx, "the desk's rows"); err != nil {
+func (s *Streams) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.StreamResponse, error) {
+	if err := s.OperatorOnly(ctx, "the desk's rows"); err != nil {
 		return nil, err
 	}
-	from, err := resumeFrom(in.After, in.LastEventID)
+	from, err := s.resumeFrom(in.After, in.LastEventID)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +57,7 @@ func (s *Server) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.Strea
 // sendRows sends every row above the watermark up to the tail's head, and moves the
 // watermark past them; more than transcript.ScanLimit of them is a reinitialize event, and
 // so is a watermark above the desk's newest row (tailBehind). Rows past
-// Options.MaxAnswerBytes go in parts, the oldest within the budget at a time.
+// MaxAnswerBytes go in parts, the oldest within the budget at a time.
 func (st *stream) sendRows(ctx context.Context, out *fanout.SSEWriter) (bool, error) {
 	return st.inParts(func() (bool, bool, error) { return st.sendRowsPart(ctx, out) })
 }
@@ -147,7 +104,7 @@ read:
 	}
 	slices.Reverse(fresh)
 	next := head
-	if n := transcript.Within(len(fresh), st.s.opts.MaxAnswerBytes, func(i int) int { return len(fresh[i].Content) }); n < len(fresh) {
+	if n := transcript.Within(len(fresh), st.s.MaxAnswerBytes, func(i int) int { return len(fresh[i].Content) }); n < len(fresh) {
 		fresh, next, rest = slices.Clone(fresh[:n]), fresh[n-1].Seq, true // the part is all the stream holds while it writes
 	}
 	evs := make([]fanout.PartEvent, len(fresh))

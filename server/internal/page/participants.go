@@ -1,4 +1,4 @@
-package server
+package page
 
 import (
 	"cmp"
@@ -31,8 +31,8 @@ type participantsInput struct {
 
 type participantsOutput struct{ Body ParticipantList }
 
-func (s *Server) participantsOperation() huma.Operation {
-	op := s.operation("participants", http.MethodGet, "/v1/desks/{desk}/participants",
+func (a *API) participantsOperation() huma.Operation {
+	op := a.Operation("participants", http.MethodGet, "/v1/desks/{desk}/participants",
 		"The desk's participants, also those who never wrote: operator tokens only", true,
 		http.StatusForbidden, http.StatusNotFound)
 	op.Description = "Every participant the desk names: the authors of its rows, the audiences of its asides and the participants of " +
@@ -46,8 +46,8 @@ func (s *Server) participantsOperation() huma.Operation {
 //
 // It is the operator's alone, as the rows route is: a participant named only in an aside's
 // audience is the aside's to tell, and another viewer may not learn that it exists.
-func (s *Server) participants(ctx context.Context, in *participantsInput) (*participantsOutput, error) {
-	if err := operatorOnly(ctx, "the desk's participants"); err != nil {
+func (a *API) participants(ctx context.Context, in *participantsInput) (*participantsOutput, error) {
+	if err := a.OperatorOnly(ctx, "the desk's participants"); err != nil {
 		return nil, err
 	}
 	seen := participantSet{}
@@ -56,19 +56,19 @@ func (s *Server) participants(ctx context.Context, in *participantsInput) (*part
 	done := false
 	for !done && scanned < MaxParticipantScan {
 		// Walks of at most ScanLimit rows each, as every walk of the log is bounded.
-		p := transcript.NewPager(s.st.Log(in.Desk), before)
+		p := transcript.NewPager(a.Store.Log(in.Desk), before)
 		for n := 0; n < transcript.ScanLimit && !p.Done(); {
 			rows, err := p.Next(ctx, transcript.PageSize)
 			if err != nil {
-				return nil, s.internal(ctx, err)
+				return nil, a.Internal(ctx, err)
 			}
 			if len(rows) == 0 {
 				break
 			}
 			for _, m := range rows {
 				seen.add(m.Author)
-				for _, a := range m.Audience {
-					seen.add(a)
+				for _, reader := range m.Audience {
+					seen.add(reader)
 				}
 				before = m.Seq
 			}
@@ -77,9 +77,9 @@ func (s *Server) participants(ctx context.Context, in *participantsInput) (*part
 		}
 		done = p.Done()
 	}
-	tokens, err := s.st.Tokens(ctx)
+	tokens, err := a.Store.Tokens(ctx)
 	if err != nil {
-		return nil, s.internal(ctx, err)
+		return nil, a.Internal(ctx, err)
 	}
 	for _, t := range tokens {
 		if t.Desk == in.Desk && !t.IsRevoked() {
