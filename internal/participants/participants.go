@@ -1,7 +1,6 @@
 // Package participants gathers the participants a desk names: the authors and audiences of
 // its rows and the participants of its tokens, each identity once. The command's note of a
-// participant the desk has not seen reads it; the service's participant list is the same
-// gathering.
+// participant the desk has not seen and the service's participant list read it.
 package participants
 
 import (

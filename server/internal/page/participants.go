@@ -1,15 +1,13 @@
 package page
 
 import (
-	"cmp"
 	"context"
-	"maps"
 	"net/http"
-	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/participants"
 )
 
 // The desk's participants, for the operator: whom the inspector's forms offer as a column's
@@ -50,32 +48,10 @@ func (a *API) participants(ctx context.Context, in *participantsInput) (*partici
 	if err := a.OperatorOnly(ctx, "the desk's participants"); err != nil {
 		return nil, err
 	}
-	seen := participantSet{}
-	var before transcript.Sequence
-	scanned := 0
-	done := false
-	for !done && scanned < MaxParticipantScan {
-		// Walks of at most ScanLimit rows each, as every walk of the log is bounded.
-		p := transcript.NewPager(a.Store.Log(in.Desk), before)
-		for n := 0; n < transcript.ScanLimit && !p.Done(); {
-			rows, err := p.Next(ctx, transcript.PageSize)
-			if err != nil {
-				return nil, a.Internal(ctx, err)
-			}
-			if len(rows) == 0 {
-				break
-			}
-			for _, m := range rows {
-				seen.add(m.Author)
-				for _, reader := range m.Audience {
-					seen.add(reader)
-				}
-				before = m.Seq
-			}
-			n += len(rows)
-			scanned += len(rows)
-		}
-		done = p.Done()
+	seen := participants.Set{}
+	_, all, err := seen.Scan(ctx, a.Store.Log(in.Desk), MaxParticipantScan, nil)
+	if err != nil {
+		return nil, a.Internal(ctx, err)
 	}
 	tokens, err := a.Store.Tokens(ctx)
 	if err != nil {
@@ -83,33 +59,8 @@ func (a *API) participants(ctx context.Context, in *participantsInput) (*partici
 	}
 	for _, t := range tokens {
 		if t.Desk == in.Desk && !t.IsRevoked() {
-			seen.add(t.Participant)
+			seen.Add(t.Participant)
 		}
 	}
-	return &participantsOutput{Body: ParticipantList{Participants: seen.sorted(), Partial: !done}}, nil
-}
-
-// participantSet holds each identity once, with the first label it was given: rows read
-// newest first give the newest label.
-type participantSet map[participantKey]transcript.Author
-
-type participantKey struct {
-	kind transcript.AuthorKind
-	id   string
-}
-
-func (ps participantSet) add(a transcript.Author) {
-	k := participantKey{a.Kind, a.ID}
-	if had, ok := ps[k]; !ok || had.Label == "" {
-		ps[k] = a
-	}
-}
-
-// sorted returns the set's participants by kind, then id.
-func (ps participantSet) sorted() []transcript.Author {
-	out := slices.AppendSeq(make([]transcript.Author, 0, len(ps)), maps.Values(ps)) // [] in the JSON, never null
-	slices.SortFunc(out, func(a, b transcript.Author) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
-	})
-	return out
+	return &participantsOutput{Body: ParticipantList{Participants: seen.Sorted(), Partial: !all}}, nil
 }
