@@ -14,8 +14,8 @@ import "context"
 // in the same transaction: its target's content becomes the edit's or, for a redaction, is
 // erased with that of every earlier correction of the target, and its Revised becomes m's
 // Seq. A Key the desk holds already stores nothing: Append returns the stored row when
-// MatchKey finds m the same message, and fails with an error matching ErrKeyConflict (a
-// *KeyConflictError) otherwise. Batch decides it all.
+// storage.MatchKey finds m the same message, and fails with an error matching ErrKeyConflict (a
+// *KeyConflictError) otherwise. storage.Batch decides it all.
 //
 // A refusal stores nothing, is an *AppendError, and matches ErrInvalidMessage and the rule's sentinel
 // (ErrInvalidDesk, ErrInvalidAuthor, ErrInvalidAudience, ErrTooLarge, ErrText, ErrAt,
@@ -52,7 +52,7 @@ type Store interface {
 	// empty batch stores nothing; msgs are not modified.
 	AppendBatch(ctx context.Context, desk string, msgs []Message) error
 	// RestoreBatch is AppendBatch for rows an export wrote, which it stores as they were
-	// stored (a Batch with Restore): Revised and Redacted kept, corrections not applied
+	// stored (a storage.Batch with Restore): Revised and Redacted kept, corrections not applied
 	// again.
 	RestoreBatch(ctx context.Context, desk string, rows []Message) error
 	// LookupKeys returns the rows of desk holding keys, by key, as a read returns them; a

@@ -9,10 +9,11 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // memStore is a Store keeping desks in memory, for the importer's tests: a
-// batch is settled by transcript.Batch and written, its corrections
+// batch is settled by storage.Batch and written, its corrections
 // applied, all or nothing, as the stores do.
 type memStore struct {
 	desks map[string][]transcript.Message
@@ -51,7 +52,7 @@ func (s *memStore) write(desk string, msgs []transcript.Message, restored bool) 
 			present[rows[i].Key] = &rows[i]
 		}
 	}
-	b := transcript.Batch{Desk: desk, Messages: msgs, Restore: restored}
+	b := storage.Batch{Desk: desk, Messages: msgs, Restore: restored}
 	settled, err := b.Settle(transcript.Sequence(len(rows)), stored, present)
 	if ae := (*transcript.AppendError)(nil); errors.As(err, &ae) {
 		return nil, fmt.Errorf("message %d: %w", ae.Index, ae.Err)

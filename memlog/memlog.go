@@ -77,8 +77,8 @@ func From(rows []transcript.Message) (*Log, error) {
 // transcript.ResolveCorrection, and is applied to its target at once: the target's content
 // becomes the edit's, or is erased with that of every earlier correction of it, and its
 // Revised becomes m's Seq. A Key the log holds already stores nothing: Append returns the
-// stored row when transcript.MatchKey finds m the same message, and its
-// *transcript.KeyConflictError otherwise. transcript.Batch.Settle decides all of it. On
+// stored row when storage.MatchKey finds m the same message, and its
+// *transcript.KeyConflictError otherwise. storage.Batch.Settle decides all of it. On
 // error nothing is stored. Append honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	stored, _, err := l.AppendNew(ctx, m)
@@ -93,7 +93,7 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := transcript.Batch{Desk: deskName, Messages: []transcript.Message{m}, Single: true}
+	b := storage.Batch{Desk: deskName, Messages: []transcript.Message{m}, Single: true}
 	var stored map[transcript.Sequence]transcript.Message
 	for _, seq := range [...]transcript.Sequence{m.Parent, m.Corrects} {
 		if i, found := l.find(seq); seq != 0 && found {
@@ -127,7 +127,7 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 
 // revise writes r to the row it revises: its content and Revised, and for a redaction the
 // erasure of every correction of it.
-func (l *Log) revise(r transcript.Revision) {
+func (l *Log) revise(r storage.Revision) {
 	i, _ := l.find(r.Target)
 	t := &l.rows[i]
 	t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised

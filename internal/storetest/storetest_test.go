@@ -12,6 +12,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing/books"
+	"github.com/sharedesk/transcript/storage"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -47,7 +48,7 @@ func newMemStore(maxContent int) *memStore {
 func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := transcript.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
+	b := storage.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
 	if err := b.Check(); err != nil {
 		return transcript.Message{}, err
 	}
@@ -74,12 +75,12 @@ func (s *memStore) RestoreBatch(ctx context.Context, desk string, rows []transcr
 	return s.settle(desk, rows, true)
 }
 
-// settle appends msgs to desk through a transcript.Batch (Restore when restored), applying
+// settle appends msgs to desk through a storage.Batch (Restore when restored), applying
 // its Revisions to the stored rows, all or nothing.
 func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := transcript.Batch{Desk: desk, Messages: msgs, Restore: restored, MaxContent: s.maxContent}
+	b := storage.Batch{Desk: desk, Messages: msgs, Restore: restored, MaxContent: s.maxContent}
 	if err := b.Check(); err != nil {
 		return err
 	}

@@ -1,9 +1,10 @@
-package transcript_test
+package storage_test
 
 import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestRevise: a correction revises its target once, a redaction erases its target and the
@@ -32,7 +33,7 @@ func TestRevise(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := c.m
-			changed := transcript.Revise(&m, &c.c)
+			changed := storage.Revise(&m, &c.c)
 			if changed != c.changed || m.Content != c.want.Content || m.Redacted != c.want.Redacted || m.Revised != c.want.Revised {
 				t.Errorf("Revise(%+v, %+v) = %v, %+v; want %v, %+v", c.m, c.c, changed, m, c.changed, c.want)
 			}
