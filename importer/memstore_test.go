@@ -31,6 +31,13 @@ func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message
 	return rows[0], nil
 }
 
+// AppendNew is Append that also says whether it stored a new row.
+func (s *memStore) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
+	n := len(s.desks[desk])
+	stored, err := s.Append(ctx, desk, m)
+	return stored, err == nil && len(s.desks[desk]) > n, err
+}
+
 func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
 	_, err := s.write(desk, msgs, false)
 	return err

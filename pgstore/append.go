@@ -13,10 +13,7 @@ import (
 	"github.com/sharedesk/transcript/storage"
 )
 
-var (
-	_ transcript.Store          = (*Store)(nil)
-	_ transcript.NewRowAppender = (*Store)(nil)
-)
+var _ transcript.Store = (*Store)(nil)
 
 // beginSQL opens an append's transaction READ COMMITTED whatever the server's or the DSN's
 // default: the desk row's lock orders appends, and each statement after it must see the rows

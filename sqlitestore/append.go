@@ -14,10 +14,7 @@ import (
 	"github.com/sharedesk/transcript/storage"
 )
 
-var (
-	_ transcript.Store          = (*Store)(nil)
-	_ transcript.NewRowAppender = (*Store)(nil)
-)
+var _ transcript.Store = (*Store)(nil)
 
 // The writer's statements. The head is found on the (desk, seq) index, never by a scan. An
 // insert whose key the desk holds already inserts nothing (the (desk, key) index's conflict

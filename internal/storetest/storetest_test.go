@@ -46,25 +46,30 @@ func newMemStore(maxContent int) *memStore {
 }
 
 func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
+	stored, _, err := s.AppendNew(ctx, desk, m)
+	return stored, err
+}
+
+func (s *memStore) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := storage.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
 	if err := b.Check(); err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
 	log := s.desks[desk]
 	if log == nil {
 		log = memlog.New()
 	}
 	if m.Parent >= log.Head()+1 {
-		return transcript.Message{}, fmt.Errorf("%w: %w: parent %d is not older", transcript.ErrInvalidMessage, transcript.ErrNoParent, m.Parent)
+		return transcript.Message{}, false, fmt.Errorf("%w: %w: parent %d is not older", transcript.ErrInvalidMessage, transcript.ErrNoParent, m.Parent)
 	}
 	m.At = stamp(m.At)
-	got, err := log.Append(ctx, m)
+	got, added, err := log.AppendNew(ctx, m)
 	if err == nil {
 		s.desks[desk] = log
 	}
-	return got, err
+	return got, added, err
 }
 
 func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
