@@ -9,7 +9,7 @@ import "github.com/sharedesk/transcript"
 // Redacted set) whatever m's Revised, and so that of every correction of the target older
 // than it. Any other m, and a c that is no correction, are left alone; so Revise applied
 // twice changes nothing the second time. A log applies its corrections by this rule when
-// it stores them (SettleBatch); a reader that holds rows read before a correction
+// it stores them (Batch.Settle); a reader that holds rows read before a correction
 // committed, such as a cache of a desk's newest rows, applies it with Revise.
 func Revise(m *transcript.Message, c *transcript.Message) bool {
 	if !c.IsCorrection() {
