@@ -66,12 +66,8 @@ func (s *memStore) write(desk string, msgs []transcript.Message, restored bool) 
 	}
 	out := append([]transcript.Message(nil), rows...)
 	for _, r := range settled.Revisions {
-		t := &out[r.Target-1]
-		t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
 		for k := range out {
-			if r.Redacted && out[k].Corrects == r.Target {
-				out[k].Content, out[k].Redacted = "", true
-			}
+			r.Apply(&out[k])
 		}
 	}
 	s.desks[desk] = append(out, settled.Added...)

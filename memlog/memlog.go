@@ -129,15 +129,9 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 // erasure of every correction of it.
 func (l *Log) revise(r storage.Revision) {
 	i, _ := l.find(r.Target)
-	t := &l.rows[i]
-	t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
-	if !r.Redacted {
-		return
-	}
-	for k := i + 1; k < len(l.rows); k++ {
-		if c := &l.rows[k]; c.Corrects == r.Target {
-			c.Content, c.Redacted = "", true
-		}
+	r.Apply(&l.rows[i])
+	for k := i + 1; r.Redacted && k < len(l.rows); k++ { // its corrections, all newer
+		r.Apply(&l.rows[k])
 	}
 }
 

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/sharedesk/transcript"
@@ -38,5 +39,39 @@ func TestRevise(t *testing.T) {
 				t.Errorf("Revise(%+v, %+v) = %v, %+v; want %v, %+v", c.m, c.c, changed, m, c.changed, c.want)
 			}
 		})
+	}
+}
+
+// TestRevisionApply: a Revision writes its target's content, redaction and Revised; a
+// redaction erases the target's corrections too; any other row is left alone.
+func TestRevisionApply(t *testing.T) {
+	rows := func() []transcript.Message {
+		return []transcript.Message{
+			{Seq: 3, Content: "draft"},
+			{Seq: 4, Corrects: 3, Content: "final"},
+			{Seq: 5, Corrects: 2, Content: "other"},
+			{Seq: 6, Parent: 3, Content: "reply"},
+		}
+	}
+	edit := storage.Revision{Target: 3, Content: "final", Revised: 4}
+	got := rows()
+	for i := range got {
+		edit.Apply(&got[i])
+	}
+	want := rows()
+	want[0].Content, want[0].Revised = "final", 4
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("an edit's Revision: %+v, want %+v", got, want)
+	}
+	redaction := storage.Revision{Target: 3, Redacted: true, Revised: 7}
+	got = rows()
+	for i := range got {
+		redaction.Apply(&got[i])
+	}
+	want = rows()
+	want[0].Content, want[0].Redacted, want[0].Revised = "", true, 7
+	want[1].Content, want[1].Redacted = "", true
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a redaction's Revision: %+v, want %+v", got, want)
 	}
 }

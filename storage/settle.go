@@ -50,6 +50,19 @@ type Revision struct {
 	Revised  transcript.Sequence // the newest correction applied to it: its Revised now
 }
 
+// Apply writes r into m, a row the desk stored before the append: its target takes r's
+// Content, Redacted and Revised, and, when r is a redaction, a correction of the target is
+// erased (Content "", Redacted set). Any other row is left alone. A store that keeps its
+// rows in memory applies each Revision to its rows so.
+func (r Revision) Apply(m *transcript.Message) {
+	switch {
+	case m.Seq == r.Target:
+		m.Content, m.Redacted, m.Revised = r.Content, r.Redacted, r.Revised
+	case r.Redacted && m.Corrects == r.Target:
+		m.Content, m.Redacted = "", true
+	}
+}
+
 // settler is one Batch.Settle call's state.
 type settler struct {
 	msgs   []transcript.Message

@@ -106,12 +106,8 @@ func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool)
 		return err
 	}
 	for _, r := range settled.Revisions {
-		t := &rows[r.Target-1]
-		t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
 		for i := range rows {
-			if c := &rows[i]; r.Redacted && c.Corrects == r.Target {
-				c.Content, c.Redacted = "", true
-			}
+			r.Apply(&rows[i])
 		}
 	}
 	for _, m := range settled.Added {
