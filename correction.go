@@ -48,8 +48,8 @@ func validateCorrection(m Message, restored bool) error {
 // ValidateNew accepts, and returns the Audience m is stored with, in canonical order, in a
 // new slice; nil for a correction of a row the whole desk reads. Every log that appends
 // calls it for every new correction, before anything is written: memlog, sqlitestore and
-// pgstore, through storage.Batch.Settle. target is the row m.Corrects names, as stored, or nil when
-// the desk holds no such row.
+// pgstore, through storage.Batch.Settle (under their WriteRules). target is the row
+// m.Corrects names, as stored, or nil when the desk holds no such row.
 //
 // The rule, checked in this order:
 //
