@@ -12,9 +12,10 @@ type WriteRules struct {
 	// Revised, and Redacted with empty Content, as the log set them, and a correction may
 	// correct a redacted row (the export holds the corrections a redaction erased).
 	Restore bool
-	// Replay applies the correction rule to a correction whose Key names a stored row: of
-	// the rule, only that its author may read the target and the audience hold, so that a
-	// retry after the target was redacted replays instead of failing.
+	// Replay applies the correction rule to a correction whose Key names a stored row,
+	// which storage.MatchKey then compares with it: only the rule's first and last points
+	// are checked (its author may read the target; its readers are the target's), so that
+	// a retry after the target was redacted replays instead of failing.
 	Replay bool
 }
 
