@@ -20,7 +20,7 @@
 // rule (transcript.ResolveAudience, against the parent as stored) to every row and store
 // the audience it returns; a refused append stores nothing and returns an [*AppendError]
 // that names the row and never quotes a parent's content. A message with a key the desk
-// already holds is decided by transcript.MatchKey: the same message is not stored again
+// already holds is decided by storage.MatchKey: the same message is not stored again
 // (Append returns the stored row, AppendBatch skips it), a different one is a
 // *transcript.KeyConflictError; of concurrent appends of one key, from any processes,
 // exactly one stores the row. [Store.LookupKeys] finds rows by key.
