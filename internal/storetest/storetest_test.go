@@ -36,6 +36,7 @@ type memStore struct {
 	desks      map[string]*memlog.Log
 	maxContent int
 	rowsRead   atomic.Int64 // by searches, every desk's
+	digests    map[transcript.Conversation][]transcript.Digest
 }
 
 var _ token.Store = (*memStore)(nil)
@@ -62,6 +63,9 @@ func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message
 	got, err := log.Append(ctx, m)
 	if err == nil {
 		s.desks[desk] = log
+	}
+	if err == nil && got.IsCorrection() {
+		s.dropDigests(desk, log.Messages()[got.Corrects-1])
 	}
 	return got, err
 }
@@ -101,6 +105,7 @@ func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool)
 	}
 	for _, r := range settled.Revisions {
 		t := &rows[r.Target-1]
+		s.dropDigests(desk, *t)
 		t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
 		for i := range rows {
 			if c := &rows[i]; r.Redacted && c.Corrects == r.Target {
