@@ -45,7 +45,8 @@
 //     the old one, content included, stays in transcript_messages' file as a dead row, as
 //     do the erased row's words in transcript_terms'. Plain VACUUM, as autovacuum runs it,
 //     marks their space free without overwriting it: the bytes stay until a new row reuses
-//     the space;
+//     the space. A digest that a correction deleted (transcript_digests) stays as a dead row
+//     alike;
 //   - TOAST: a content of more than about 2 kB is kept in the table's TOAST table, as
 //     written or compressed (pglz or lz4, which anyone holding the file can undo), with the
 //     same dead versions;
