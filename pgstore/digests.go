@@ -35,14 +35,18 @@ const lockDeskForDigestSQL = `SELECT head FROM transcript_desks WHERE name = $1 
 // head is at least $8 (the desk was not deleted since), the conversation's newest digest
 // is generation $3-1 (none for 1) with a through below $4, and no row after $8 corrects a
 // row at or below $4 (a range of the primary key above $8: the rows appended while the
-// fold ran). It returns what it found and whether it stored the digest; no row when the
-// desk has none. It runs after lockDeskForDigestSQL, in the same transaction.
+// fold ran; coalesce keeps the planner off the partial index of corrections, which a
+// range of corrects would walk whole when no row matches). It returns what it found and
+// whether it stored the digest; no row when the desk has none. It runs after
+// lockDeskForDigestSQL, in the same transaction, and with its custom plan (customPlanSQL),
+// which knows how few rows lie above $8: a generic plan, which guesses a third of the
+// desk, reads the desk's rows in turn.
 const putDigestSQL = `
 WITH state AS (
 	SELECT d.head, n.generation, n.through,
 	       EXISTS (
 	           SELECT FROM transcript_messages
-	           WHERE desk = $1::text AND seq > $8::bigint AND corrects IS NOT NULL AND corrects <= $4::bigint
+	           WHERE desk = $1::text AND seq > $8::bigint AND coalesce(corrects, 0) BETWEEN 1 AND $4::bigint
 	       ) AS corrected
 	FROM transcript_desks AS d
 	LEFT JOIN LATERAL (
@@ -63,6 +67,10 @@ WITH state AS (
 )
 SELECT head, coalesce(generation, 0), coalesce(through, 0), corrected, EXISTS (SELECT FROM put)
 FROM state`
+
+// customPlanSQL makes the statements after it in the transaction be planned for their
+// arguments at each execution: a put is one statement a fold, whose planning costs little.
+const customPlanSQL = `SET LOCAL plan_cache_mode = force_custom_plan`
 
 // Digest implements digest.Store: the newest digest of c whose Through is below below (0:
 // no bound), and false when the desk has none, in one probe of the (desk, thread, through)
@@ -129,16 +137,16 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read trans
 		corrected, stored, found bool
 	)
 	b.Queue(beginSQL)
+	b.Queue(customPlanSQL)
 	b.Queue(lockDeskForDigestSQL, l.desk)
 	b.Queue(putDigestSQL, l.desk, int64(d.Conversation.Thread), d.Generation, int64(d.Through), int64(d.Rows), d.Digester, d.Text, int64(read))
 	b.Queue("COMMIT")
 	committed := false
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil { // BEGIN
-			return err
-		}
-		if _, err := br.Exec(); err != nil { // the lock: no row for a desk that holds none
-			return err
+		for range 3 { // BEGIN, the plans, the lock (no row for a desk that holds none)
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
 		switch err := br.QueryRow().Scan(&head, &generation, &through, &corrected, &stored); {
 		case errors.Is(err, pgx.ErrNoRows):

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -150,5 +151,70 @@ func TestPutDigestReadOnly(t *testing.T) {
 	}
 	if got, ok, err := log.Digest(ctx, d.Conversation, 0); err != nil || !ok || got != d {
 		t.Errorf("Digest through a read-only Store = %+v, %v, %v; want %+v", got, ok, err, d)
+	}
+}
+
+// digestPlanIndexes are the indexes the digests' statements read each table through.
+var digestPlanIndexes = map[string]string{
+	"transcript_digests":  "transcript_digests_through",
+	"transcript_messages": "transcript_messages_pkey",
+	"transcript_desks":    "transcript_desks_pkey",
+}
+
+// TestDigestPlans shows, with EXPLAIN ANALYZE on a desk of 50,000 rows whose every tenth
+// row is a correction and 2,000 digests of its channel, that Digest's read probes the
+// (desk, thread, through) index for its one row, and that PutDigest's statement reads no
+// table whole: its check of the corrections after the fold's read reads only the rows
+// appended since; the read under the custom plans and the generic plan alike, the put
+// under its custom plan, the one it runs.
+func TestDigestPlans(t *testing.T) {
+	t.Parallel()
+	_, dsn := openStore(t)
+	pool := connect(t, dsn)
+	const rows = 50_000
+	msgs := make([]transcript.Message, rows)
+	for i := range msgs {
+		msgs[i] = loadRow(int64(i + 1))
+		if seq := i + 1; seq%10 == 5 {
+			msgs[i].Parent, msgs[i].Corrects = 0, transcript.Sequence(seq-seq%100+1)
+		}
+	}
+	copyDesk(t, pool, "eng", msgs)
+	mustExec(t, pool, `INSERT INTO transcript_digests (desk, thread, generation, through, row_count, digester, content)
+		SELECT 'eng', 0, g, 20 * g, 15 * g, 'extractive', 'digest ' || g FROM generate_series(1, 2000) AS g`)
+	mustExec(t, pool, `ANALYZE transcript_digests, transcript_messages`)
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		for _, c := range []struct {
+			name, sql, args string
+			maxRows         map[string]float64 // the most index entries or rows read, by table
+		}{
+			{"Digest, newest", pgstore.DigestSQL, "'eng', 0, 9223372036854775807", map[string]float64{"transcript_digests": 1}},
+			{"Digest, below a bound", pgstore.DigestSQL, "'eng', 0, 25000", map[string]float64{"transcript_digests": 1}},
+			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d", rows-30, rows-20),
+				map[string]float64{"transcript_digests": 1, "transcript_messages": 20, "transcript_desks": 1}},
+		} {
+			if c.sql == pgstore.PutDigestSQL && mode != "force_custom_plan" {
+				continue
+			}
+			t.Run(mode+"/"+c.name, func(t *testing.T) {
+				text, plan := explain(t, pool, mode, c.sql, c.args)
+				t.Logf("%s, %s:\n%s", c.name, mode, text)
+				read := map[string]float64{}
+				for _, s := range plan.scans() {
+					if s.RelationName == "" { // a CTE's
+						continue
+					}
+					if want := digestPlanIndexes[s.RelationName]; s.IndexName != want {
+						t.Errorf("%s on %s (index %q), want an index scan using %s", s.NodeType, s.RelationName, s.IndexName, want)
+					}
+					read[s.RelationName] += s.ActualRows * max(s.ActualLoops, 1)
+				}
+				for table, n := range read {
+					if n > c.maxRows[table] {
+						t.Errorf("the plan read %v rows of %s, want at most %v", n, table, c.maxRows[table])
+					}
+				}
+			})
+		}
 	}
 }
