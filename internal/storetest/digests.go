@@ -79,20 +79,23 @@ var DigestErasedWords = []string{"qzvxkwdigestword", "qzvxkwdigestlarge"}
 //   - Erasure: DigestErasure.
 func DigestRule(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
 	t.Helper()
-	for _, c := range []struct {
-		name string
-		run  func(t *testing.T, newDesk func(t *testing.T) DigestDesk)
-	}{
-		{"Read", checkDigestRead},
-		{"Isolation", checkDigestIsolation},
-		{"Generations", checkDigestGenerations},
-		{"CorrectedAfterRead", checkDigestCorrectedAfterRead},
-		{"DeletedByCorrection", checkDigestDeletedByCorrection},
-		{"Race", checkDigestRace},
-		{"Erasure", func(t *testing.T, newDesk func(t *testing.T) DigestDesk) { DigestErasure(t, newDesk(t)) }},
-	} {
-		t.Run(c.name, func(t *testing.T) { c.run(t, newDesk) })
+	for _, c := range digestChecks {
+		t.Run(c.name, func(t *testing.T) { c.run(t, func() DigestDesk { return newDesk(t) }) })
 	}
+}
+
+// digestChecks are DigestRule's parts, each run on new desks from its newDesk.
+var digestChecks = []struct {
+	name string
+	run  func(t reporter, newDesk func() DigestDesk)
+}{
+	{"Read", checkDigestRead},
+	{"Isolation", checkDigestIsolation},
+	{"Generations", checkDigestGenerations},
+	{"CorrectedAfterRead", checkDigestCorrectedAfterRead},
+	{"DeletedByCorrection", checkDigestDeletedByCorrection},
+	{"Race", checkDigestRace},
+	{"Erasure", func(t reporter, newDesk func() DigestDesk) { digestErasure(t, newDesk()) }},
 }
 
 // checkDigests runs DigestRule on desks of st, each named anew.
@@ -106,14 +109,14 @@ func checkDigests(t *testing.T, st Store) {
 
 // digestDesk is a DigestDesk under test, with its head.
 type digestDesk struct {
-	t *testing.T
+	t reporter
 	DigestDesk
 	head transcript.Sequence
 }
 
-func newDigestDesk(t *testing.T, newDesk func(t *testing.T) DigestDesk) *digestDesk {
+func newDigestDesk(t reporter, newDesk func() DigestDesk) *digestDesk {
 	t.Helper()
-	return &digestDesk{t: t, DigestDesk: newDesk(t)}
+	return &digestDesk{t: t, DigestDesk: newDesk()}
 }
 
 // add appends m and returns its Seq.
@@ -206,7 +209,7 @@ func describeDigest(dg transcript.Digest) string {
 }
 
 // checkDigestRead: Digest's bound, its newest-first choice, the channel and threads apart.
-func checkDigestRead(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
+func checkDigestRead(t reporter, newDesk func() DigestDesk) {
 	d := newDigestDesk(t, newDesk)
 	d.want(0, 0, nil)
 	d.want(1, 0, nil)
@@ -244,7 +247,7 @@ func checkDigestRead(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
 }
 
 // checkDigestIsolation: one desk's digests are never another's.
-func checkDigestIsolation(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
+func checkDigestIsolation(t reporter, newDesk func() DigestDesk) {
 	a, b := newDigestDesk(t, newDesk), newDigestDesk(t, newDesk)
 	a.roots(4)
 	b.roots(4)
@@ -260,7 +263,7 @@ func checkDigestIsolation(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
 
 // checkDigestGenerations: PutDigest's generation and Through checks, and its refusal of
 // digests no fold could make.
-func checkDigestGenerations(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
+func checkDigestGenerations(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(10)
@@ -325,7 +328,7 @@ func checkDigestGenerations(t *testing.T, newDesk func(t *testing.T) DigestDesk)
 
 // checkDigestCorrectedAfterRead: a correction appended after a fold's read of a row it
 // folded makes its PutDigest ErrSuperseded.
-func checkDigestCorrectedAfterRead(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
+func checkDigestCorrectedAfterRead(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(8)
@@ -353,7 +356,7 @@ func checkDigestCorrectedAfterRead(t *testing.T, newDesk func(t *testing.T) Dige
 }
 
 // checkDigestDeletedByCorrection: which digests an edit and a redaction delete.
-func checkDigestDeletedByCorrection(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
+func checkDigestDeletedByCorrection(t reporter, newDesk func() DigestDesk) {
 	d := newDigestDesk(t, newDesk)
 	op, agent := transcript.Operator(), transcript.Agent("triage", "Triage")
 	a := d.add(root("root a"))   // 1
@@ -417,7 +420,7 @@ func checkDigestDeletedByCorrection(t *testing.T, newDesk func(t *testing.T) Dig
 }
 
 // checkDigestRace: PutDigests of one generation at once store exactly one.
-func checkDigestRace(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
+func checkDigestRace(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(20)
@@ -463,6 +466,12 @@ func checkDigestRace(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
 // that read the reply before the redaction cannot store what it made of it. A store's own
 // test closes the store afterwards and looks for DigestErasedWords in its files.
 func DigestErasure(t *testing.T, d DigestDesk) {
+	t.Helper()
+	digestErasure(t, d)
+}
+
+// digestErasure is DigestErasure, reporting to t.
+func digestErasure(t reporter, d DigestDesk) {
 	t.Helper()
 	dd := &digestDesk{t: t, DigestDesk: d}
 	ctx := t.Context()

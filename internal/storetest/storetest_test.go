@@ -37,6 +37,7 @@ type memStore struct {
 	maxContent int
 	rowsRead   atomic.Int64 // by searches, every desk's
 	digests    map[transcript.Conversation][]transcript.Digest
+	broken     brokenDigests // what its digests get wrong: nothing, as newMemStore makes it
 }
 
 var _ token.Store = (*memStore)(nil)
