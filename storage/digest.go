@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -14,11 +15,11 @@ import (
 var ErrInvalidDigest = errors.New("invalid digest")
 
 // CheckDigest reports whether a store of desk may keep d, folded from the rows the desk
-// held when its head was read: d names desk, its Generation is at least 1, its Through
-// from 1 to read (in a thread, above the thread's root, which is never folded), its Rows
-// not below 0, and its Digester and Text are valid UTF-8 without a NUL byte (also matching
-// transcript.ErrText). The error matches ErrInvalidDigest and names the field at fault,
-// never a part of the text.
+// held when its head was read: d names desk, its Generation is at least 1, its Through is
+// from 1 to read, a head a store can hold (in a thread, above the thread's root, which is
+// never folded), its Rows not below 0, and its Digester and Text are valid UTF-8 without a
+// NUL byte (also matching transcript.ErrText). The error matches ErrInvalidDigest and names
+// the field at fault, never a part of the text.
 func CheckDigest(desk string, d transcript.Digest, read transcript.Sequence) error {
 	if err := CheckDigestDesk(desk, d.Conversation); err != nil {
 		return err
@@ -27,7 +28,7 @@ func CheckDigest(desk string, d transcript.Digest, read transcript.Sequence) err
 	switch {
 	case d.Generation < 1:
 		return fmt.Errorf("%w: digest of %s: generation %d, want 1 or more", ErrInvalidDigest, c, d.Generation)
-	case d.Through < 1 || d.Through > read:
+	case d.Through < 1 || d.Through > read || read > math.MaxInt64:
 		return fmt.Errorf("%w: digest of %s: through %d, want a row from 1 to %d, the head its fold read", ErrInvalidDigest, c, d.Through, read)
 	case d.Through <= d.Conversation.Thread:
 		return fmt.Errorf("%w: digest of %s: through %d, want a reply after the thread's root", ErrInvalidDigest, c, d.Through)
