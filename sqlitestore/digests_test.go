@@ -191,3 +191,38 @@ func TestExportLeavesDigestsOut(t *testing.T) {
 		t.Errorf("Digest of the imported desk = %+v, %v, %v; want none", got, ok, err)
 	}
 }
+
+// BenchmarkDigest reads the newest digest of a channel that holds 500 generations, below no
+// bound and below a bound in the middle of the desk, as Query.Digest's one read does.
+func BenchmarkDigest(b *testing.B) {
+	ctx := b.Context()
+	st, err := sqlitestore.Open(ctx, filepath.Join(b.TempDir(), "desk.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	rows := make([]transcript.Message, 10_000)
+	for i := range rows {
+		rows[i] = transcript.Message{Author: transcript.Operator(), Content: "a row of the desk"}
+	}
+	if err := st.AppendBatch(ctx, "eng", rows); err != nil {
+		b.Fatal(err)
+	}
+	log := st.Log("eng").(digest.Store)
+	channel := transcript.Conversation{Desk: "eng"}
+	for g := 1; g <= 500; g++ {
+		d := transcript.Digest{Conversation: channel, Through: transcript.Sequence(20 * g), Rows: 20 * g, Generation: g, Digester: "extractive", Text: strings.Repeat("an outline line\n", 200)}
+		if err := log.PutDigest(ctx, d, 10_000); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, below := range []transcript.Sequence{0, 5_000} {
+		b.Run(fmt.Sprintf("below=%d", below), func(b *testing.B) {
+			for b.Loop() {
+				if _, ok, err := log.Digest(ctx, channel, below); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}
