@@ -41,11 +41,8 @@ func (s *Store) readStored(br pgx.BatchResults, n int) (map[transcript.Sequence]
 // queueRevisions queues on b, after an append's insert, the updates of the rows of desk
 // stored before it (Seq at most base) that its corrections change: reviseSQL for each, its
 // terms' change (queueRevisedTerms, from the stored row, in stored), and for a redaction
-// eraseSQL too. The update of a target's revised also deletes, in the same transaction (the
-// schema's trigger transcript_digests_forget, migrations/0010_digests.sql), every digest
-// of the target's channel and of its parent's thread whose through is at or above it. It
-// returns the function that reads their results from the batch's, checking that each
-// revised row was found.
+// eraseSQL too. It returns the function that reads their results from the
+// batch's, checking that each revised row was found.
 func queueRevisions(b *pgx.Batch, key searchKey, desk string, base transcript.Sequence, revisions []transcript.Revision, stored map[transcript.Sequence]transcript.Message) func(pgx.BatchResults) error {
 	terms := make([]int, len(revisions))
 	for i, r := range revisions {

@@ -16,6 +16,12 @@ import (
 
 var _ digest.Store = (*deskLog)(nil)
 
+// A correction's revision of its target (reviseSQL, queued by queueRevisions in the
+// append's transaction) deletes the digests that stand for the target: the schema's
+// trigger transcript_digests_forget (migrations/0010_digests.sql) deletes, in the same
+// transaction, every digest of the target's channel and of its parent's thread whose
+// through is at or above the target's seq, for every process that writes the database.
+
 // digestSQL reads the newest digest of desk $1's conversation $2 whose through is below
 // $3: one probe of the (desk, thread, through) index, backwards from the bound.
 const digestSQL = `

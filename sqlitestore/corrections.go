@@ -27,11 +27,8 @@ WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
 // entry: the old one deleted (unindex), an edit's new words written, none for a
 // redaction. Corrections have no entry
 // (storage.IndexTerms gives them no terms), so their erasure leaves the index as it is.
-// The update of a target's revised also deletes, in the same statement (the schema's
-// trigger messages_revised_deletes_digests, migrations/012_digests.sql), every digest of
-// the target's channel and of its parent's thread whose through is at or above it. With
-// secure_delete on the writer's connection, SQLite overwrites the erased text, the
-// deleted digests' among it, in the file's pages.
+// With secure_delete on the writer's connection, SQLite overwrites the erased text in the
+// file's pages.
 func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) error {
 	for _, r := range revisions {
 		id, target, err := w.unindex(ctx, r.Target)

@@ -14,6 +14,13 @@ import (
 
 var _ digest.Store = (*deskLog)(nil)
 
+// A correction's revision of its target (revise, in the append's transaction) deletes the
+// digests that stand for the target: the schema's trigger messages_revised_deletes_digests
+// (migrations/012_digests.sql) deletes, in the UPDATE's statement, every digest of the
+// target's channel and of its parent's thread whose through is at or above the target's
+// seq, for every process that writes the file. With secure_delete on the writer's
+// connection, their text is overwritten in the pages they leave.
+
 // The digests' statements (schema version 12). A read and the newest digest a put extends
 // are one SEARCH of the (desk, thread, through) index, backwards from the bound. Whether a
 // row appended after a fold's read corrects one it folded is a range of the (desk, seq)
