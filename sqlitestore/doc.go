@@ -54,6 +54,14 @@
 // the erased bytes. Until then the write-ahead log may still hold them; while another
 // process holds the file open, its last connection to close checkpoints it.
 //
+// A desk's log is a digest.Store: it keeps every generation of each conversation's digest
+// (schema version 12), reads the newest below a bound with one SEARCH, and stores a new
+// generation in a write transaction, in turn with the appends. A correction's update of
+// its target deletes, in the same transaction, the digests that stand for the target
+// (a trigger of the schema, so that every writer of the file does it), and their text is
+// erased from the file as a row's is. Digests are derived from rows: an export leaves them
+// out, and a desk imported from one folds anew.
+//
 // A desk's log is a transcript.Searcher: Search finds the newest rows the viewer may read
 // that hold every word of a text, on an FTS5 index of the library's own terms
 // (storage.IndexTerms, never FTS5's idea of a word): the store finds exactly what

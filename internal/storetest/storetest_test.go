@@ -37,6 +37,8 @@ type memStore struct {
 	desks      map[string]*memlog.Log
 	maxContent int
 	rowsRead   atomic.Int64 // by searches, every desk's
+	digests    map[transcript.Conversation][]transcript.Digest
+	broken     brokenDigests // what its digests get wrong: nothing, as newMemStore makes it
 }
 
 var _ token.Store = (*memStore)(nil)
@@ -68,6 +70,9 @@ func (s *memStore) AppendNew(ctx context.Context, desk string, m transcript.Mess
 	got, added, err := log.AppendNew(ctx, m)
 	if err == nil {
 		s.desks[desk] = log
+	}
+	if err == nil && added && got.IsCorrection() {
+		s.dropDigests(desk, log.Messages()[got.Corrects-1])
 	}
 	return got, added, err
 }
@@ -106,6 +111,7 @@ func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool)
 		return err
 	}
 	for _, r := range settled.Revisions {
+		s.dropDigests(desk, rows[r.Target-1])
 		for i := range rows {
 			r.Apply(&rows[i])
 		}
