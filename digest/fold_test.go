@@ -158,7 +158,7 @@ func TestFoldThread(t *testing.T) {
 	if len(got) != 7 || got[0].Parent != root.Seq || got[6].Content != "reply 6" || d.Through != got[6].Seq || d.Rows != 7 {
 		t.Errorf("folded %v (through %d, rows %d); want the thread's 7 oldest replies, never its root", seqs(got), d.Through, d.Rows)
 	}
-	if c, ok := held(t, log, transcript.Conversation{}); ok {
+	if c, ok := held(t, log, transcript.Conversation{Desk: "ops"}); ok {
 		t.Errorf("the channel holds %+v; folding a thread folds only it", c)
 	}
 }

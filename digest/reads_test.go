@@ -95,7 +95,7 @@ func foldAfter50(t *testing.T, log *countingLog, roots bool) (above int) {
 	n := log.Len()
 	// Folding from nothing is the benchmark's; here a first generation through all but the
 	// newest 2,000 rows stands for it, and Fold goes on from there.
-	start := transcript.Digest{Through: transcript.Sequence(n - 2000), Rows: n - 2000, Generation: 1, Digester: "test", Text: "the older history"}
+	start := transcript.Digest{Conversation: transcript.Conversation{Desk: "bench"}, Through: transcript.Sequence(n - 2000), Rows: n - 2000, Generation: 1, Digester: "test", Text: "the older history"}
 	if err := log.PutDigest(ctx, start, log.Head()); err != nil {
 		t.Fatal(err)
 	}
@@ -108,9 +108,9 @@ func foldAfter50(t *testing.T, log *countingLog, roots bool) (above int) {
 			t.Fatal(err)
 		}
 	}
-	h, _, _ := log.Digest(ctx, transcript.Conversation{}, 0)
+	h, _, _ := log.Digest(ctx, transcript.Conversation{Desk: "bench"}, 0)
 	log.reset(h.Through)
-	if _, stored, err := digest.Fold(ctx, log, digest.Extractive{}, digest.Policy{}, transcript.Conversation{}); err != nil || !stored {
+	if _, stored, err := digest.Fold(ctx, log, digest.Extractive{}, digest.Policy{}, transcript.Conversation{Desk: "bench"}); err != nil || !stored {
 		t.Fatalf("%d rows: the fold after 50 new rows: %v, %v; want a new generation", n, stored, err)
 	}
 	return int(log.Head() - h.Through)

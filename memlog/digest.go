@@ -8,18 +8,26 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/storage"
 )
 
 var _ digest.Store = (*Log)(nil)
 
-// Digest implements digest.Store: the newest digest of c's thread (c.Desk is not looked at:
-// a Log is one desk) whose Through is below below (0: no bound), and false when none is.
+// Digest implements digest.Store: the newest digest of c whose Through is below below (0:
+// no bound), and false when none is. A Log is one desk, named by the Desk of the first
+// digest it stored: a conversation of another desk is an error matching
+// storage.ErrInvalidDigest.
 func (l *Log) Digest(ctx context.Context, c transcript.Conversation, below transcript.Sequence) (transcript.Digest, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.Digest{}, false, err
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
+	if l.digests != nil {
+		if err := storage.CheckDigestDesk(l.digestDesk, c); err != nil {
+			return transcript.Digest{}, false, err
+		}
+	}
 	gens := l.digests[c.Thread]
 	i := len(gens)
 	if below != 0 {
@@ -34,20 +42,23 @@ func (l *Log) Digest(ctx context.Context, c transcript.Conversation, below trans
 // PutDigest implements digest.Store: it stores d as the newest digest of its conversation's
 // thread when the newest held is generation d.Generation-1 (none for 1) with a Through
 // below d.Through, and no row above read corrects a row at or below d.Through; otherwise it
-// stores nothing and returns digest.ErrSuperseded. A d with a Generation below 1, a
-// Through of 0 or above read, or a read above the log's newest row is an error.
+// stores nothing and returns digest.ErrSuperseded. A digest no fold could make
+// (storage.CheckDigest, the desk being the first stored digest's) or a read above the
+// log's newest row is an error.
 func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcript.Sequence) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case d.Generation < 1:
-		return fmt.Errorf("memlog: digest generation %d, below 1", d.Generation)
-	case d.Through == 0 || d.Through > read:
-		return fmt.Errorf("memlog: digest through %d, not in 1 to the read head %d", d.Through, read)
-	case read > l.head():
+	desk := d.Conversation.Desk
+	if l.digests != nil {
+		desk = l.digestDesk
+	}
+	if err := storage.CheckDigest(desk, d, read); err != nil {
+		return err
+	}
+	if read > l.head() {
 		return fmt.Errorf("memlog: read head %d above the newest row %d", read, l.head())
 	}
 	gens := l.digests[d.Conversation.Thread]
@@ -66,6 +77,7 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcrip
 	}
 	if l.digests == nil {
 		l.digests = make(map[transcript.Sequence][]transcript.Digest)
+		l.digestDesk = d.Conversation.Desk
 	}
 	l.digests[d.Conversation.Thread] = append(gens, d)
 	return nil

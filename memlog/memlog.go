@@ -29,7 +29,8 @@ type Log struct {
 	keys map[string]int       // Key → index in rows, for the rows Append stored with a key
 	// digests holds each conversation's digests by thread (0: the channel), ascending
 	// Generation and Through.
-	digests map[transcript.Sequence][]transcript.Digest
+	digests    map[transcript.Sequence][]transcript.Digest
+	digestDesk string // the Desk of the first digest stored: the desk of every one
 }
 
 var _ transcript.Log = (*Log)(nil)

@@ -238,3 +238,10 @@ func TestReadsCopyAudiences(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestRule: memlog keeps digests as the stores do.
+func TestDigestRule(t *testing.T) {
+	storetest.DigestRule(t, func(t *testing.T) storetest.DigestDesk {
+		return storetest.DigestDesk{Name: "main", Log: memlog.New()}
+	})
+}
