@@ -2,15 +2,16 @@ package digest
 
 import (
 	"context"
-	"errors"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // ErrSuperseded is returned by a Store's PutDigest that stored nothing because the digest
 // it extends is no longer the conversation's newest (another fold stored one, or a
 // correction deleted it), or because a row it folded was corrected after the fold read it.
-var ErrSuperseded = errors.New("digest superseded")
+// It is storage.ErrSuperseded, so that a store need not link the digesters.
+var ErrSuperseded = storage.ErrSuperseded
 
 // Store is one desk's log that keeps its conversations' digests. Every generation of a
 // conversation is kept until a correction deletes it: an edit or a redaction of a row

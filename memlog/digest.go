@@ -7,11 +7,8 @@ import (
 	"slices"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/storage"
 )
-
-var _ digest.Store = (*Log)(nil)
 
 // Digest implements digest.Store: the newest digest of c whose Through is below below (0:
 // no bound), and false when none is. A Log is one desk, named by the Desk of the first
@@ -42,7 +39,7 @@ func (l *Log) Digest(ctx context.Context, c transcript.Conversation, below trans
 // PutDigest implements digest.Store: it stores d as the newest digest of its conversation's
 // thread when the newest held is generation d.Generation-1 (none for 1) with a Through
 // below d.Through, and no row above read corrects a row at or below d.Through; otherwise it
-// stores nothing and returns digest.ErrSuperseded. A digest no fold could make
+// stores nothing and returns storage.ErrSuperseded. A digest no fold could make
 // (storage.CheckDigest, the desk being the first stored digest's) or a read above the
 // log's newest row is an error.
 func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcript.Sequence) error {
@@ -67,12 +64,12 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcrip
 		newest = gens[len(gens)-1]
 	}
 	if newest.Generation != d.Generation-1 || newest.Through >= d.Through {
-		return digest.ErrSuperseded
+		return storage.ErrSuperseded
 	}
 	i, _ := l.find(read + 1)
 	for _, m := range l.rows[i:] {
 		if m.IsCorrection() && m.Corrects <= d.Through {
-			return digest.ErrSuperseded
+			return storage.ErrSuperseded
 		}
 	}
 	if l.digests == nil {

@@ -14,6 +14,9 @@ import (
 // below a bound, stores only the generation after the newest with a higher Through and no
 // correction of a covered row since the read, and a correction deletes the digests that may
 // hold its target's words: the channel's and, for a reply, its thread's, at or above it.
+// A Log keeps digests as the stores do.
+var _ digest.Store = (*memlog.Log)(nil)
+
 func TestDigests(t *testing.T) {
 	ctx := context.Background()
 	log := memlog.New()

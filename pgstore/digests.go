@@ -10,11 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/storage"
 )
-
-var _ digest.Store = (*deskLog)(nil)
 
 // A correction's revision of its target (reviseSQL, queued by queueRevisions in the
 // append's transaction) deletes the digests that stand for the target: the schema's
@@ -112,7 +109,7 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 // appends do, when the conversation's newest digest is generation d.Generation-1 (none for
 // 1) with a Through below d.Through, the desk has not been deleted since read, and no row
 // after read corrects a row at or below d.Through. Otherwise it stores nothing and returns
-// an error matching digest.ErrSuperseded that says which. A digest no fold could have made
+// an error matching storage.ErrSuperseded that says which. A digest no fold could have made
 // (storage.CheckDigest: another desk, a generation below 1, a Through beyond read, text a
 // store cannot keep) is an error matching storage.ErrInvalidDigest, and nothing is stored.
 // It is one round trip, which holds the lock only while the server runs it. A read-only
@@ -129,7 +126,7 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read trans
 		return fmt.Errorf("pgstore: %w", err)
 	}
 	superseded := func(why string, args ...any) error {
-		return fmt.Errorf("pgstore: %s: %w: %s", what, digest.ErrSuperseded, fmt.Sprintf(why, args...))
+		return fmt.Errorf("pgstore: %s: %w: %s", what, storage.ErrSuperseded, fmt.Sprintf(why, args...))
 	}
 	conn, err := l.s.pool.Acquire(ctx)
 	if err != nil {

@@ -8,11 +8,8 @@ import (
 	"math"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/storage"
 )
-
-var _ digest.Store = (*deskLog)(nil)
 
 // A correction's revision of its target (revise, in the append's transaction) deletes the
 // digests that stand for the target: the schema's trigger messages_revised_deletes_digests
@@ -116,7 +113,7 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 // digest is generation d.Generation-1 (none for 1) with a Through below d.Through, the desk
 // has not been deleted since read, and no row after read corrects a row at or below
 // d.Through. Otherwise it stores nothing and returns an error matching
-// digest.ErrSuperseded that says which. A digest no fold could have made
+// storage.ErrSuperseded that says which. A digest no fold could have made
 // (storage.CheckDigest: another desk, a generation below 1, a Through beyond read, text a
 // store cannot keep) is an error matching storage.ErrInvalidDigest, and nothing is stored.
 // A read-only Store refuses with ErrReadOnly.
@@ -141,7 +138,7 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read trans
 		return fmt.Errorf("sqlitestore: %s: %w", what, err)
 	}
 	superseded := func(why string, args ...any) error {
-		return fmt.Errorf("sqlitestore: %s: %w: %s", what, digest.ErrSuperseded, fmt.Sprintf(why, args...))
+		return fmt.Errorf("sqlitestore: %s: %w: %s", what, storage.ErrSuperseded, fmt.Sprintf(why, args...))
 	}
 	tx, err := l.s.writer.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock
 	if err != nil {

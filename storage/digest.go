@@ -10,6 +10,12 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
+// ErrSuperseded is returned by a store's PutDigest that stored nothing because the digest
+// it extends is no longer the conversation's newest (another fold stored one, or a
+// correction deleted it), or because a row it folded was corrected after the fold read it.
+// Package digest names it too, as digest.ErrSuperseded.
+var ErrSuperseded = errors.New("digest superseded")
+
 // ErrInvalidDigest is matched by the error of a store's PutDigest that refuses a digest no
 // fold could have made (CheckDigest).
 var ErrInvalidDigest = errors.New("invalid digest")
