@@ -1,19 +1,19 @@
 # make test: what CI runs (.ci/run, as make -j3 --output-sync=target test). Formatting, vet,
-# staticcheck (pinned in go.mod as a tool), every Go test with the race detector, the tests
-# that measure the heap alone, every benchmark once, then the TypeScript and the Python
-# clients' tests. The Go tests get a throwaway PostgreSQL server for the pgstore tests
+# staticcheck (pinned in go.mod as a tool), every Go test with the race detector, the full
+# draws of the property tests without it, the tests that measure the heap alone, every
+# benchmark once, then the TypeScript and the Python clients' tests. The Go tests get a throwaway PostgreSQL server for the pgstore tests
 # (scripts/pgtest.sh: started from the machine's PostgreSQL install, stopped and removed
 # afterwards; without an install the pgstore tests skip, or fail under CI=true).
 #
 # Under make -j the race-detector run (test-go, the longest) runs beside the rest (test-rest),
 # which waits for check: go vet compiles the packages without the race detector first, and
 # two go commands compiling the same package at once would each do the work.
-.PHONY: test test-go test-rest test-root test-heap test-typescript test-python client-bin check bench bench-once pgbench fuzz
+.PHONY: test test-go test-rest test-draws test-heap test-typescript test-python client-bin check bench bench-once pgbench fuzz
 
 test: test-go test-rest
 
 test-rest: check
-	@$(MAKE) --no-print-directory test-root test-heap bench-once test-typescript test-python
+	@$(MAKE) --no-print-directory test-draws test-heap bench-once test-typescript test-python
 
 # The race detector also turns on checkptr everywhere; it stays on for this module's code but
 # is off for modernc.org's packages (the SQLite translated from C), where it checks that
@@ -21,15 +21,26 @@ test-rest: check
 # of a test that goes through SQLite.
 RACEFLAGS := -race -gcflags='modernc.org/...=-d=checkptr=0'
 
-# The tests that measure the heap (internal/heaptest) skip here.
+# The tests that measure the heap (internal/heaptest) skip here. go test starts the
+# packages' tests in the order it is given them, as many at once as -p (the cores): the
+# packages whose tests take longest come first, so that the run does not end on one of
+# them alone.
+RACE_FIRST := ./pgstore ./sqlitestore ./server ./cmd/transcript ./internal/storetest ./deskmcp ./sharing .
 test-go:
-	bash scripts/pgtest.sh go test $(RACEFLAGS) -timeout 30m ./...
+	bash scripts/pgtest.sh go test $(RACEFLAGS) -timeout 30m $(RACE_FIRST) ./...
 
-# The root package's tests without the race detector: its property tests draw all their
-# random desks here and a fifth of them in test-go (propertyDesks in the root's tests), as
-# the walks they drive run on one goroutine, where the race detector has nothing to check.
-test-root:
-	go test -timeout 10m . ./storage
+# The tests that draw fewer random cases under the race detector (internal/proptest.Desks:
+# their checks run on one goroutine, where it has little to check) draw all of them here,
+# without it: the property and model tests of the root, storage and sharing, and
+# internal/storetest's; deskmcp's TestFitting and TestErasure; SQLite's search rule
+# (storetest.SearchDraw), TestSearchRuleBatches and TestSearchWorkCheckCatchesEverySetRead;
+# and the service's search route's (server's TestSearchModel, which skips under the race
+# detector).
+test-draws:
+	go test -timeout 10m . ./storage ./sharing ./internal/storetest
+	PGTEST_STANDBY=0 bash scripts/pgtest.sh go test -timeout 10m \
+		-run '^(TestFitting|TestErasure|TestSearchRuleBatches|TestSearchWorkCheckCatchesEverySetRead|TestSearchModel)$$|^TestStore$$/^Search$$' \
+		./deskmcp ./sqlitestore ./server
 
 # The tests that measure the heap: each counts every allocation of its process, so they run
 # in processes of their own (-run Heap: a heap test's name holds Heap), one package at a time

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/proptest"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -31,11 +32,13 @@ func randomBlocks(r *rand.Rand) ([]transcript.Message, []transcript.Elision) {
 }
 
 // TestFitting checks firstThatFit and newestFirst on random views and bounds: what they keep
-// fits, is the oldest (or newest) whole chunks, and one chunk more would not have fit.
+// fits, is the oldest (or newest) whole chunks, and one chunk more would not have fit. It
+// draws 400 views, a fifth of them under the race detector (proptest.Desks: the checks run
+// on one goroutine).
 func TestFitting(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	header := func(n int) string { return fmt.Sprintf("Header line with a count %d.", n) }
-	for i := range 400 {
+	for i := range proptest.Desks(400, 80) {
 		msgs, elided := randomBlocks(r)
 		blocks := render.Blocks(msgs, elided...)
 		max := 10 + r.IntN(600)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/internal/proptest"
 )
 
 // erasureDesk is what TestErasure knows of its desk: every row, and the words of each.
@@ -129,9 +130,10 @@ func (d *erasureDesk) search(p transcript.Author, r *erasureRow, i int) {
 // edit_message's and redact_message's answers and refusals — holds a word a redaction
 // erased (the row's own or one of its earlier edits'), and none holds a word of an aside,
 // or of an edit of one, that its participant may not read; and search_desk finds a row by
-// its current word only, when its participant may read it and it is not redacted.
+// its current word only, when its participant may read it and it is not redacted. It draws
+// 3 desks, one under the race detector (proptest.Desks).
 func TestErasure(t *testing.T) {
-	for seed := range uint64(3) {
+	for seed := range uint64(proptest.Desks(3, 1)) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			forEachStore(t, func(t *testing.T, st store) {
 				d := &erasureDesk{

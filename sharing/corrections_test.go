@@ -118,7 +118,7 @@ func TestPrepareModelCorrectionsHeld(t *testing.T) {
 		played++
 		return true
 	})
-	if played < 100 || (applied < 50 && !testing.Short()) {
+	if played < 100 || (applied < 50 && modelFull()) {
 		t.Errorf("only %d protocols played, %d corrections applied to a row held", played, applied)
 	}
 	t.Logf("%d protocols played, %d corrections applied to a row held", played, applied)

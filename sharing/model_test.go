@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/proptest"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing"
 )
@@ -815,13 +816,19 @@ func modelRun(t *testing.T, n int, check func(r *rand.Rand, seed uint64, i int) 
 	}
 }
 
-// modelCases is how many cases each seed runs.
+// modelCases is how many cases each seed runs: n, or a quarter of n under -short and under
+// the race detector (proptest.Desks: a case's walks run on one goroutine, and make test runs
+// every case without the race detector too).
 func modelCases(n int) int {
 	if testing.Short() {
 		return n / 4
 	}
-	return n
+	return proptest.Desks(n, n/4)
 }
+
+// modelFull reports whether modelCases runs every case, so that a test may ask that its
+// generator reached every outcome.
+func modelFull() bool { return modelCases(4) == 4 }
 
 // TestPrepareModel checks Prepare against modelPrepare on random logs and queries: the same
 // plan, the same error, no read where the spec says none, reads within PageSize and
@@ -913,7 +920,7 @@ func TestPrepareModel(t *testing.T) {
 	})
 
 	// The generator must reach every outcome, or the comparisons above prove little.
-	if *modelSeedFlag != 0 || testing.Short() {
+	if *modelSeedFlag != 0 || !modelFull() {
 		return
 	}
 	for _, outcome := range []string{
@@ -1133,7 +1140,7 @@ func TestPrepareModelProjectionThenDeltas(t *testing.T) {
 		played++
 		return true
 	})
-	if played < 50 || (withElisions < 10 && !testing.Short()) {
+	if played < 50 || (withElisions < 10 && modelFull()) {
 		t.Errorf("only %d protocols played, %d with elisions", played, withElisions)
 	}
 	t.Logf("%d protocols played, %d with elisions; %d ended in WatermarkUnavailable over a watermark no row reaches", played, withElisions, unavailable)

@@ -1,7 +1,8 @@
 // Package proptest sizes the module's property tests. A property test draws random desks
-// and drives walks that run on one goroutine, where the race detector has nothing to check
-// and makes each desk several times slower; make test runs such tests both ways: a few
-// desks with the race detector (test-go), all of them without it (test-root).
+// (or cases, or seeds) and drives checks that run on one goroutine, where the race detector
+// has little to check and makes each draw several times slower; make test runs such tests
+// both ways: a few draws with the race detector (test-go), all of them without it
+// (test-draws, which names the tests it runs).
 package proptest
 
 // Desks returns n, how many random desks a property test draws, or under the race detector

@@ -179,6 +179,7 @@ func TestSearchChecksCatchBrokenSearchers(t *testing.T) {
 type indexSearcher struct {
 	log           *memlog.Log
 	rows          []transcript.Message
+	terms         [][]string // storage.Terms of each of rows' content
 	byWord, walk  bool
 	entries, read int64
 }
@@ -187,7 +188,7 @@ func (s *indexSearcher) Search(ctx context.Context, q transcript.SearchQuery) (t
 	if p, err := storage.PlanSearch(q); err == nil {
 		for i := range s.rows {
 			m := &s.rows[i]
-			if storage.Searchable(m) && holdsAll(storage.Terms(m.Content), p.Terms) && (s.byWord || m.ReadableBy(p.Viewer)) {
+			if storage.Searchable(m) && holdsAll(s.terms[i], p.Terms) && (s.byWord || m.ReadableBy(p.Viewer)) {
 				s.entries++
 			}
 			if s.walk && q.Thread != 0 && p.InScope(m) {
@@ -236,7 +237,10 @@ func indexSearchers(t *testing.T, proto indexSearcher) func(rows []transcript.Me
 			t.Fatal(err)
 		}
 		s := proto
-		s.log, s.rows = log, rows
+		s.log, s.rows, s.terms = log, rows, make([][]string, len(rows))
+		for i, m := range rows {
+			s.terms[i] = storage.Terms(m.Content)
+		}
 		return &s
 	}
 }
