@@ -54,6 +54,7 @@ func (h *Hub) acquire(ctx context.Context, desk string) (*Tail, error) {
 			defer h.mu.Unlock()
 			return h.appends[desk] > 0
 		}
+		t.watching = h.watching.Load
 		h.tails[desk] = t
 		h.metrics.TailsOpen.Add(1)
 		if h.stopWatch == nil {
@@ -242,6 +243,7 @@ type Tail struct {
 	heads     headReader  // the store's, when it has one (catchUp)
 	gone      func(*Tail) // takes the tail out of its hub (end)
 	appending func() bool // this server has an append to the desk under way (hub.appending)
+	watching  func() bool // the store's Watcher is up (hub.watching)
 	refs      int         // streams holding the tail; under hub.mu
 	loadOnce  sync.Once
 	loadErr   error
@@ -269,6 +271,7 @@ type Tail struct {
 	own      []transcript.Message     // rows this server appended, for the next update to take (take)
 	reported transcript.Sequence      // the newest head a server.HeadWatcher sent (reportHead)
 	watched  bool                     // a server.HeadWatcher sent a head: reported holds it
+	deleted  bool                     // a server.HeadWatcher sent 0 above rows held: the desk was deleted (reportHead)
 	ended    bool                     // the desk was deleted since the rows were read: the tail holds nothing (end)
 	changed  chan struct{}
 }
@@ -381,12 +384,17 @@ func (t *Tail) take(m transcript.Message) {
 	t.poke()
 }
 
-// reportHead tells the tail the desk's newest Seq, as a server.HeadWatcher sent it. A head lower
-// than one reported before, or than the tail's when it loaded, is a desk deleted since:
-// the tail reads the store.
+// reportHead tells the tail the desk's newest Seq, as a server.HeadWatcher sent it. A head of
+// 0 when one above was reported before, or the tail held rows when it loaded, is the desk
+// deleted since, which a server.HeadWatcher sends before any head of a desk made anew under
+// its name: the tail ends (update), whatever the new desk holds. Another head lower than
+// one reported before is a report sent before the tail loaded: the tail reads the store.
 func (t *Tail) reportHead(head transcript.Sequence) {
 	t.mu.Lock()
-	if head < t.reported {
+	switch {
+	case head == 0 && max(t.reported, t.head) > 0:
+		t.deleted = true
+	case head < t.reported:
 		t.mustRead.Store(true)
 	}
 	t.reported, t.watched = head, true
@@ -394,21 +402,22 @@ func (t *Tail) reportHead(head transcript.Sequence) {
 	t.poke()
 }
 
-// update brings the tail up to date after a wake-up; t.refreshing is held. It takes the
-// rows this server appended (take) when they are the desk's next rows, after it read the
-// desk's tokens, and the store need not be read: nothing asked for a read (wake), and no
-// head was reported above the rows then held. Otherwise it refreshes from the store — but
-// while an append of this server is under way (hub.appending), a head reported above the
-// rows held waits for that append's row, which is most likely it: the append's end pokes
-// the tail again.
-//
-// A desk deleted and made anew, between two reads, to the very head the tail holds is not
-// told apart when this server then appends its next row: the row joins the rows held.
+// update brings the tail up to date after a wake-up; t.refreshing is held. A desk reported
+// deleted ends the tail (end). It takes the rows this server appended (take) when they are
+// the desk's next rows, after it read the desk's tokens, and the store need not be read:
+// nothing asked for a read (wake), and no head was reported above the rows then held.
+// Otherwise it refreshes from the store — but while an append of this server is under way
+// (hub.appending), a head reported above the rows held waits for that append's row, which
+// is most likely it: the append's end pokes the tail again.
 func (t *Tail) update(ctx context.Context) error {
 	t.mu.Lock()
-	own := t.own
+	own, deleted := t.own, t.deleted
 	t.own = nil
 	t.mu.Unlock()
+	if deleted {
+		t.end()
+		return nil
+	}
 	if t.mustRead.Swap(false) {
 		return t.refresh(ctx)
 	}
@@ -430,17 +439,28 @@ func (t *Tail) update(ctx context.Context) error {
 
 // takeOwn takes own, rows this server appended, into the rows held, and reports whether it
 // could: those the tail holds already are left out, and the rest must follow the head
-// without a gap (else another process committed rows between: a refresh reads them). It
-// reads the desk's tokens first, after the rows committed, as refresh does. t.refreshing is
-// held.
+// without a gap (else another process committed rows between: a refresh reads them). While
+// the store's Watcher is up, a row waits until a server.HeadWatcher reported a head at or
+// above it, which comes after the report of a deletion of the desk it held: a row appended
+// to a desk made anew never joins the rows of the desk deleted, even at the same head (the
+// report pokes the tail again; one lost is the late wake-up's, hub.appended). It reads the
+// desk's tokens first, after the rows committed, as refresh does. t.refreshing is held.
 func (t *Tail) takeOwn(ctx context.Context, own []transcript.Message) (bool, error) {
 	if len(own) == 0 {
 		return true, nil
 	}
 	slices.SortFunc(own, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
-	t.mu.RLock()
+	t.mu.Lock()
 	head, ended := t.head, t.ended
-	t.mu.RUnlock()
+	if t.watching != nil && t.watching() {
+		i := len(own)
+		for i > 0 && own[i-1].Seq > t.reported {
+			i--
+		}
+		t.own = append(t.own, own[i:]...) // for the report to come
+		own = own[:i]
+	}
+	t.mu.Unlock()
 	if ended {
 		return true, nil
 	}
