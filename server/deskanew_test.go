@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +20,18 @@ import (
 // the desk received them) when a second handle on the database deletes the desk and makes
 // it anew to the same head, six other rows, with the stream's token added again, all before
 // the store's watch reads the database (SQLite's poll is an hour); then the server itself
-// appends row 7. The open stream ends with a reinitialize event and never carries a row of
-// the new desk, and a stream opened from the desk's start carries the new desk's seven
-// rows only.
+// appends row 7, whose append returns after the store reported it (lateReturn). The open
+// stream ends with a reinitialize event and never carries a row of the new desk, and a
+// stream opened from the desk's start carries the new desk's seven rows only.
 func TestDeskMadeAnewThenAppended(t *testing.T) {
 	kinds := []storeKind{{"sqlite", func(t *testing.T) (server.Store, func() server.Store) {
 		dir := t.TempDir()
-		return openSQLite(t, dir, sqlitestore.WithWatchInterval(time.Hour)), func() server.Store { return openSQLite(t, dir) }
+		st, err := sqlitestore.Open(t.Context(), filepath.Join(dir, "desk.db"), sqlitestore.WithWatchInterval(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return lateReturn{st}, func() server.Store { return openSQLite(t, dir) }
 	}}, {"postgres", pgStores}}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {

@@ -54,7 +54,6 @@ func (h *Hub) acquire(ctx context.Context, desk string) (*Tail, error) {
 			defer h.mu.Unlock()
 			return h.appends[desk] > 0
 		}
-		t.watching = h.watching.Load
 		h.tails[desk] = t
 		h.metrics.TailsOpen.Add(1)
 		if h.stopWatch == nil {
@@ -243,7 +242,6 @@ type Tail struct {
 	heads     headReader  // the store's, when it has one (catchUp)
 	gone      func(*Tail) // takes the tail out of its hub (end)
 	appending func() bool // this server has an append to the desk under way (hub.appending)
-	watching  func() bool // the store's Watcher is up (hub.watching)
 	refs      int         // streams holding the tail; under hub.mu
 	loadOnce  sync.Once
 	loadErr   error
@@ -439,28 +437,21 @@ func (t *Tail) update(ctx context.Context) error {
 
 // takeOwn takes own, rows this server appended, into the rows held, and reports whether it
 // could: those the tail holds already are left out, and the rest must follow the head
-// without a gap (else another process committed rows between: a refresh reads them). While
-// the store's Watcher is up, a row waits until a server.HeadWatcher reported a head at or
-// above it, which comes after the report of a deletion of the desk it held: a row appended
-// to a desk made anew never joins the rows of the desk deleted, even at the same head (the
-// report pokes the tail again; one lost is the late wake-up's, hub.appended). It reads the
-// desk's tokens first, after the rows committed, as refresh does. t.refreshing is held.
+// without a gap (else another process committed rows between: a refresh reads them). It
+// reads the desk's tokens first, after the rows committed, as refresh does. t.refreshing is
+// held.
+//
+// A row appended to a desk deleted and made anew to the head the tail holds joins the rows
+// held when it is taken before the server.HeadWatcher's report of the deletion; the report
+// then ends the tail (reportHead).
 func (t *Tail) takeOwn(ctx context.Context, own []transcript.Message) (bool, error) {
 	if len(own) == 0 {
 		return true, nil
 	}
 	slices.SortFunc(own, func(a, b transcript.Message) int { return cmp.Compare(a.Seq, b.Seq) })
-	t.mu.Lock()
+	t.mu.RLock()
 	head, ended := t.head, t.ended
-	if t.watching != nil && t.watching() {
-		i := len(own)
-		for i > 0 && own[i-1].Seq > t.reported {
-			i--
-		}
-		t.own = append(t.own, own[i:]...) // for the report to come
-		own = own[:i]
-	}
-	t.mu.Unlock()
+	t.mu.RUnlock()
 	if ended {
 		return true, nil
 	}
