@@ -30,8 +30,10 @@ INSERT INTO transcript_desks AS d (name, head) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET head = d.head + excluded.head
 RETURNING d.head - $2`
 
-// notifySQL tells the database's listeners (Store.Watch) that desk $1 moved: a
-// notification on notifyChannel whose payload is the desk's name (notifyPayload). It is
+// notifySQL tells the database's listeners (Store.Watch, Store.WatchHeads) that desk $1
+// moved: a notification on headsChannel whose payload is the desk's head as this
+// transaction reads it (headsPayload), and right after it one on notifyChannel whose
+// payload is the desk's name (notifyPayload), for the listeners of older versions. It is
 // queued right after an append's COMMIT, in the same round trip, as a transaction of its own
 // that does not wait for its commit to be flushed (synchronous_commit off, for it alone): a
 // pipeline skips it when the COMMIT fails, so an append that is refused, or a replay that
@@ -44,7 +46,7 @@ RETURNING d.head - $2`
 // that costs on a server that fsyncs). The price: a connection lost between the COMMIT and
 // the notification (the appending process killed in between) leaves the listeners
 // uninformed until the next append to the desk; Watch's doc says so.
-const notifySQL = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('` + notifyChannel + `', $1)`
+const notifySQL = `SELECT set_config('synchronous_commit', 'off', true), ` + notifyHeadsSQL + `, pg_notify('` + notifyChannel + `', $1)`
 
 // parentsSQL reads, by primary key, the rows of desk $1 whose Seq is in $2: what the reply
 // rule needs of an append's stored parents (never their content; corrects, to refuse a

@@ -20,6 +20,10 @@ const (
 	deleteDeskTokensSQL = `DELETE FROM transcript_tokens WHERE desk = $1`
 )
 
+// deletedNotifySQL tells the database's listeners that desk $1 was deleted, once the
+// deletion commits: its head, read after the deletion, is 0 (notifySQL).
+const deletedNotifySQL = `SELECT ` + notifyHeadsSQL + `, pg_notify('` + notifyChannel + `', $1)`
+
 // deleteDeskSQL are the statements that delete what the database keeps of desk $1 besides
 // its row and its tokens.
 var deleteDeskSQL = []string{
@@ -41,12 +45,12 @@ var deleteDeskSQL = []string{
 // It waits for the appends to desk in flight (it takes the desk row's lock, as each of
 // them does); an append that waits for it makes the desk anew, from row 1. Watch names the
 // desk once the delete commits, so that every Store on the database drops the desk's rows
-// it read ahead. This Store forgets what it knew of the desk's rows (its fences); another
-// Store with standbys, which knew the deleted desk's head, takes a read of the desk made
-// anew from the primary, after waiting for its standbys, until that desk is as long; a
-// standby shows the deleted desk until it replays the delete. PostgreSQL keeps deleted
-// rows' text in the table's pages until VACUUM reuses them (transcript compact runs VACUUM
-// FULL).
+// it read ahead, and WatchHeads reports it as 0. This Store forgets what it knew of the
+// desk's rows (its fences); another Store with standbys, which knew the deleted desk's
+// head, takes a read of the desk made anew from the primary, after waiting for its
+// standbys, until that desk is as long; a standby shows the deleted desk until it replays
+// the delete. PostgreSQL keeps deleted rows' text in the table's pages until VACUUM reuses
+// them (transcript compact runs VACUUM FULL).
 func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -81,7 +85,7 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 				return err
 			}
 		}
-		_, err := tx.Exec(ctx, `SELECT pg_notify('`+notifyChannel+`', $1)`, notifyPayload(desk))
+		_, err := tx.Exec(ctx, deletedNotifySQL, notifyPayload(desk))
 		return err
 	})
 	if err != nil {

@@ -138,7 +138,8 @@
 // database (LISTEN/NOTIFY on a connection outside the pool). A committed append notifies
 // unless its connection is lost right after the commit; a replay may notify spuriously.
 // When the listening connection is lost, Watch reconnects with a backoff and then reports
-// every desk once.
+// every desk once. [Store.WatchHeads] reports each desk's newest Seq with it, from the
+// notification itself (a deletion as 0), and closes its channel when its connection is lost.
 //
 // # Schema
 //

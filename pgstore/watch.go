@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +37,31 @@ func notifyPayload(desk string) string {
 		return ""
 	}
 	return desk
+}
+
+// headsChannel is the channel on which every append and every deletion announces its
+// desk's head (notifyHeadsSQL), and WatchHeads listens. The same transaction then notifies
+// the desk's name on notifyChannel: a transaction's notifications reach a listener one after
+// the other, in the order they were sent, and WatchHeads takes the name that follows a head
+// for the same report (a name that comes alone is from an older version, which notifies no
+// head).
+const headsChannel = "transcript_heads"
+
+// notifyHeadsSQL notifies, on headsChannel, the head of desk $1 as the transaction reads it
+// (0 once it is deleted) and the desk's name: "head name". A name too long for
+// notifyChannel ($1 is "") has the empty payload there too.
+const notifyHeadsSQL = `pg_notify('` + headsChannel + `', CASE WHEN $1 = '' THEN '' ELSE ` +
+	`coalesce((SELECT head FROM transcript_desks WHERE name = $1), 0) || ' ' || $1 END)`
+
+// parseHeadsPayload reads a payload of headsChannel: the desk's head and its name; ok is
+// false for a payload that is not one.
+func parseHeadsPayload(payload string) (desk string, head int64, ok bool) {
+	h, desk, ok := strings.Cut(payload, " ")
+	head, err := strconv.ParseInt(h, 10, 64)
+	if !ok || err != nil || head < 0 || desk == "" {
+		return "", 0, false
+	}
+	return desk, head, true
 }
 
 // The timing of a Watch's connection: how long it waits in silence before it pings the
@@ -115,16 +142,65 @@ func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, err
 // package documentation). The channel is closed, and the connection with it, once ctx is done or
 // the Store is closed (Close waits for it).
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
-	if err := ctx.Err(); err != nil {
+	out := make(chan string)
+	err := s.startWatch(ctx, false, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+		forward(ctx, w.names, out, listened)
+	})
+	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// WatchHeads is Watch, with each desk's newest Seq: each value it sends maps desks to which
+// rows were committed, or that were deleted, to their newest Seq as a notification of the
+// commit read it (0 for a desk deleted), through this Store or any other of this version.
+// A desk deleted comes as 0 before any Seq of the desk made anew under its name, in a value
+// of its own, so that a receiver learns of the deletion even when the new desk has the old
+// one's head; while a desk lives, its Seq never goes down. A desk may come with a Seq it came
+// with before. The value is the receiver's. It is the server's HeadWatcher: a row the server
+// appended itself need not be read back.
+//
+// Every commit that begins after WatchHeads returns is reported as Watch's names are, and
+// the desk's Seq in the value is at least the commit's newest row. A Store of an older
+// version notifies a desk's name without its head: WatchHeads reads the head then (and a
+// name too long to notify, which comes without one, has every desk's head read).
+//
+// Unlike Watch, WatchHeads does not connect again: once its connection is lost (an error, or
+// a ping that fails after 30 s of silence), it closes the channel, since it cannot tell
+// which desks were deleted meanwhile; the receiver reads what it holds again and calls
+// WatchHeads again. What Watch says of ctx, Close, standbys and the connection holds for
+// WatchHeads too.
+func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
+	out := make(chan map[string]transcript.Sequence)
+	err := s.startWatch(ctx, true, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+		forwardHeads(ctx, w.heads, out, listened)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// startWatch connects a watch (WatchHeads when heads is true) and starts its listener and
+// run, which forwards what the listener sends until ctx is done (then it waits for
+// listened) or, for WatchHeads, the listener ends (listened).
+func (s *Store) startWatch(ctx context.Context, heads bool, run func(ctx context.Context, w *watch, listened <-chan struct{})) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if s.recovery {
-		return nil, fmt.Errorf("%w: watch refused: %s, which cannot LISTEN; watch the primary", ErrReadOnly, s.readOnly)
+		return fmt.Errorf("%w: watch refused: %s, which cannot LISTEN; watch the primary", ErrReadOnly, s.readOnly)
 	}
 	caller := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	cfg := s.pool.Config()
-	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: cmp.Or(s.hooks.pingAfter, watchPingAfter), names: make(chan string, 64), changed: s.changes.bump}
+	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: cmp.Or(s.hooks.pingAfter, watchPingAfter), changed: s.changes.bump}
+	if heads {
+		w.heads = make(chan deskHead, 64)
+	} else {
+		w.names = make(chan string, 64)
+	}
 	if s.replicas.active() {
 		w.fence = s.replicas.fences.raise
 	}
@@ -132,7 +208,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	if s.closing {
 		s.watchMu.Unlock()
 		cancel()
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	if s.watching == nil {
 		s.watching = make(map[*watch]context.CancelFunc)
@@ -152,11 +228,10 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	if err != nil {
 		end()
 		if caller.Err() == nil && ctx.Err() != nil { // Close ended it
-			return nil, ErrClosed
+			return ErrClosed
 		}
-		return nil, fmt.Errorf("pgstore: watch: %w", err)
+		return fmt.Errorf("pgstore: watch: %w", err)
 	}
-	out := make(chan string)
 	listened := make(chan struct{})
 	go func() {
 		defer close(listened)
@@ -164,9 +239,9 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	}()
 	go func() {
 		defer end()
-		forward(ctx, w.names, out, listened)
+		run(ctx, w, listened)
 	}()
-	return out, nil
+	return nil
 }
 
 // watch is one Watch call's connection and what it needs to make it again.
@@ -174,7 +249,9 @@ type watch struct {
 	config       *pgx.ConnConfig
 	afterConnect func(context.Context, *pgx.Conn) error
 	pingAfter    time.Duration // watchPingAfter
-	names        chan string   // to forward
+	names        chan string   // to forward (Watch), or nil
+	heads        chan deskHead // to forwardHeads (WatchHeads), or nil
+	after        *string       // WatchHeads: the desk of the head notified last, whose name notification comes next ("" for the empty payload)
 	// fence, in a Store with standbys, raises a desk's fence to its head on the primary,
 	// read before its name is sent, so that the reads the name prompts wait for a standby
 	// to show the rows it stands for (route).
@@ -198,6 +275,9 @@ func (w *watch) connect(ctx context.Context) (*pgx.Conn, error) {
 	if err == nil {
 		_, err = conn.Exec(ctx, "LISTEN "+notifyChannel)
 	}
+	if err == nil && w.heads != nil {
+		_, err = conn.Exec(ctx, "LISTEN "+headsChannel)
+	}
 	if err != nil {
 		closeConn(conn)
 		return nil, err
@@ -206,12 +286,15 @@ func (w *watch) connect(ctx context.Context) (*pgx.Conn, error) {
 }
 
 // listen forwards the names of the notifications conn receives until ctx is done, and
-// closes it. When the connection is lost, it connects again (reconnect), which sends every
-// desk's name.
+// closes it. When the connection is lost, Watch's connects again (reconnect), which sends
+// every desk's name; WatchHeads' ends.
 func (w *watch) listen(ctx context.Context, conn *pgx.Conn) {
 	for conn != nil {
 		w.receive(ctx, conn) // returns once ctx is done or conn is lost
 		closeConn(conn)
+		if w.heads != nil {
+			return
+		}
 		conn = w.reconnect(ctx) // nil once ctx is done
 	}
 }
@@ -224,10 +307,19 @@ func (w *watch) receive(ctx context.Context, conn *pgx.Conn) error {
 		waitCtx, cancel := context.WithTimeout(ctx, w.pingAfter)
 		n, err := conn.WaitForNotification(waitCtx) // a timeout leaves the connection usable
 		cancel()
+		var after *string
+		if err == nil {
+			after, w.after = w.after, nil
+		}
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case err == nil && n.Channel == headsChannel && w.heads != nil:
+			if err := w.noteHeads(ctx, conn, n.Payload); err != nil {
+				return err
+			}
 		case err == nil && n.Channel != notifyChannel: // a LISTEN of the host's AfterConnect
+		case err == nil && after != nil && *after == n.Payload: // the name of the head before it
 		case err == nil && n.Payload == "": // a desk name too long to carry (notifyPayload)
 			if err := w.sendAll(ctx, conn); err != nil {
 				return err
@@ -237,7 +329,7 @@ func (w *watch) receive(ctx context.Context, conn *pgx.Conn) error {
 			if err := w.noteHead(ctx, conn, n.Payload); err != nil {
 				return err
 			}
-			if !w.send(ctx, n.Payload) {
+			if w.heads == nil && !w.send(ctx, n.Payload) {
 				return ctx.Err()
 			}
 		case pgconn.Timeout(err):
@@ -277,17 +369,45 @@ func (w *watch) reconnect(ctx context.Context) *pgx.Conn {
 	}
 }
 
-// noteHead raises desk's fence to its head, read on conn, when the watch keeps fences.
+// noteHead raises desk's fence to its head, read on conn, when the watch keeps fences, and
+// sends the head when the watch sends heads (WatchHeads): the name came without one.
 func (w *watch) noteHead(ctx context.Context, conn *pgx.Conn, desk string) error {
-	if w.fence == nil {
+	if w.fence == nil && w.heads == nil {
 		return nil
 	}
 	var head int64
 	err := conn.QueryRow(ctx, deskHeadSQL, desk).Scan(&head)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no row: a spurious name
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no row: a spurious name, or a desk deleted
 		return err
 	}
-	w.fence(desk, head)
+	if w.fence != nil {
+		w.fence(desk, head)
+	}
+	if w.heads != nil && !w.sendHead(ctx, desk, head) {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// noteHeads takes a notification of headsChannel (WatchHeads): it sends the head it
+// carries, or every desk's head for the empty payload of a name too long to carry.
+func (w *watch) noteHeads(ctx context.Context, conn *pgx.Conn, payload string) error {
+	if payload == "" {
+		w.after = &payload
+		return w.sendAll(ctx, conn)
+	}
+	desk, head, ok := parseHeadsPayload(payload)
+	if !ok {
+		return nil
+	}
+	w.after = &desk
+	w.changed(desk)
+	if w.fence != nil {
+		w.fence(desk, head)
+	}
+	if !w.sendHead(ctx, desk, head) {
+		return ctx.Err()
+	}
 	return nil
 }
 
@@ -303,7 +423,11 @@ func (w *watch) sendAll(ctx context.Context, conn *pgx.Conn) error {
 		if w.fence != nil {
 			w.fence(d.name, d.head)
 		}
-		if !w.send(ctx, d.name) {
+		if w.heads != nil {
+			if !w.sendHead(ctx, d.name, d.head) {
+				return ctx.Err()
+			}
+		} else if !w.send(ctx, d.name) {
 			return ctx.Err()
 		}
 	}
@@ -314,6 +438,16 @@ func (w *watch) sendAll(ctx context.Context, conn *pgx.Conn) error {
 func (w *watch) send(ctx context.Context, name string) bool {
 	select {
 	case w.names <- name:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// sendHead hands desk's head to forwardHeads, unless ctx is done first (false).
+func (w *watch) sendHead(ctx context.Context, desk string, head int64) bool {
+	select {
+	case w.heads <- deskHead{desk, head}:
 		return true
 	case <-ctx.Done():
 		return false
@@ -349,6 +483,40 @@ func forward(ctx context.Context, names <-chan string, out chan<- string, listen
 			q.Add(name)
 		case send <- next:
 			q.Pop()
+		}
+	}
+}
+
+// forwardHeads passes the heads from heads to out, each desk once while it waits for the
+// receiver, with its newest head (deskqueue.Heads: a head of 0 is a desk deleted), so that
+// neither the connection nor the Store ever waits for a slow receiver. Once ctx is done it
+// waits for the listener to end (listened) and closes out; once the listener ended (its
+// connection lost), it closes out.
+func forwardHeads(ctx context.Context, heads <-chan deskHead, out chan<- map[string]transcript.Sequence, listened <-chan struct{}) {
+	defer close(out)
+	var h deskqueue.Heads
+	for {
+		var (
+			send chan<- map[string]transcript.Sequence // nil while nothing waits: that case never runs
+			next map[string]transcript.Sequence
+		)
+		if h.Len() > 0 {
+			send, next = out, h.Value()
+		}
+		select {
+		case <-ctx.Done():
+			<-listened
+			return
+		case <-listened:
+			return
+		case d := <-heads:
+			if d.head == 0 {
+				h.Deleted(d.name)
+			} else {
+				h.Set(d.name, transcript.Sequence(d.head))
+			}
+		case send <- next:
+			h.Taken()
 		}
 	}
 }

@@ -471,3 +471,98 @@ func TestHeadAfterAnotherStoresRedaction(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchHeads: WatchHeads reports, with each desk that moved, its newest Seq: an append
+// through the watching Store and through another Store, a deletion as 0, a desk deleted and
+// made anew to its old head as 0 and then its head, in a later value; a name an older
+// version notifies alone with the head it reads; and once its connection is lost, it closes
+// the channel.
+func TestWatchHeads(t *testing.T) {
+	t.Parallel()
+	watcher, dsn := openStore(t)
+	writer, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { writer.Close() })
+	pool := connect(t, dsn)
+	ctx := t.Context()
+	heads, err := watcher.WatchHeads(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(st *pgstore.Store, desk string, n int) {
+		t.Helper()
+		for range n {
+			if _, err := st.Append(ctx, desk, transcript.Message{Author: alice, Content: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// await reads values until desk came with each of want, in order (with other heads
+	// between them, perhaps), and returns the other desks' last heads.
+	await := func(desk string, want ...transcript.Sequence) map[string]transcript.Sequence {
+		t.Helper()
+		others := map[string]transcript.Sequence{}
+		var got []transcript.Sequence
+		seen := 0 // of want, in order
+		deadline := time.After(reportWithin)
+		for seen < len(want) {
+			select {
+			case m, ok := <-heads:
+				if !ok {
+					t.Fatalf("the WatchHeads channel was closed, having given %s at %v", desk, got)
+				}
+				for d, h := range m {
+					if d == desk {
+						got = append(got, h)
+						if h == want[seen] {
+							seen++
+						}
+					} else {
+						others[d] = h
+					}
+				}
+			case <-deadline:
+				t.Fatalf("within %v, WatchHeads gave %s at %v, want %v in order", reportWithin, desk, got, want)
+			}
+		}
+		return others
+	}
+	add(watcher, "eng", 2)
+	await("eng", 2)
+	add(writer, "ops", 1)
+	if others := await("ops", 1); len(others) > 0 {
+		t.Errorf("WatchHeads gave %v", others)
+	}
+	if _, err := writer.DeleteDesk(ctx, "ops", false); err != nil {
+		t.Fatal(err)
+	}
+	await("ops", 0)
+	if _, err := writer.DeleteDesk(ctx, "eng", false); err != nil {
+		t.Fatal(err)
+	}
+	add(writer, "eng", 2)
+	add(watcher, "eng", 1)
+	await("eng", 0, 3)
+	if _, err := pool.Exec(ctx, `SELECT pg_notify('transcript_desks', 'eng')`); err != nil { // an older version's
+		t.Fatal(err)
+	}
+	await("eng", 3)
+
+	var ended bool // the watch's last statement: its LISTEN, or its read of the head above
+	if err := pool.QueryRow(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND (query LIKE 'LISTEN %' OR query LIKE 'SELECT head FROM transcript_desks %')`).Scan(&ended); err != nil || !ended {
+		t.Fatalf("ending the WatchHeads session: %v, %v", ended, err)
+	}
+	deadline := time.After(reconnectWithin)
+	for {
+		select {
+		case _, ok := <-heads:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the WatchHeads channel is still open %v after its session ended", reconnectWithin)
+		}
+	}
+}

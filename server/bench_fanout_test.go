@@ -44,7 +44,7 @@ import (
 func BenchmarkFanOut(b *testing.B) {
 	for _, n := range []int{0, 10, 100, 1000} {
 		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) {
-			f := newBenchFanOut(b, n)
+			f := newBenchFanOut(b, benchStoreKinds[0].open, n)
 			f.op(b) // the first refresh and Prepare of every stream, outside the figures
 			reads0, tail0 := f.st.reads(), f.metric(b, "transcript_tail_store_reads_total")
 			var ms0 runtime.MemStats
@@ -84,13 +84,19 @@ func BenchmarkFanOut(b *testing.B) {
 // appends costs the store at most 2 reads of any kind (its POST's token lookup and the
 // tail's one read of the desk's tokens, which vouches for every stream's token: the tail
 // takes the row from the append), reads nothing from the store on any stream's behalf, and
-// reaches every stream exactly once.
+// reaches every stream exactly once; on SQLite and on PostgreSQL.
 func TestFanOutThousandStreams(t *testing.T) {
+	for _, kind := range benchStoreKinds {
+		t.Run(kind.name, func(t *testing.T) { testFanOutThousandStreams(t, kind.open) })
+	}
+}
+
+func testFanOutThousandStreams(t *testing.T, open func(testing.TB) benchStore) {
 	n := 1000
 	if testing.Short() {
 		n = 100
 	}
-	f := newBenchFanOut(t, n)
+	f := newBenchFanOut(t, open, n)
 	f.op(t) // the tail's first refresh, and the watch coming up, before counting
 	const appends = 20
 	var total int64
@@ -116,27 +122,34 @@ func TestFanOutThousandStreams(t *testing.T) {
 // through the server costs the store at most 2 reads of any kind: its POST's token lookup
 // and the tail's one read of the desk's tokens, which vouches for every stream's token.
 // The tail takes the row from the append itself, and the store's report of the commit
-// names a head the tail holds already, so nothing reads the row back.
+// names a head the tail holds already, so nothing reads the row back; on SQLite and on
+// PostgreSQL.
 func TestFanOutReadsPerAppend(t *testing.T) {
-	for _, n := range []int{10, 100} {
-		t.Run(fmt.Sprintf("streams=%d", n), func(t *testing.T) {
-			f := newBenchFanOut(t, n)
-			f.op(t) // the tail's first refresh, and the watch coming up, before counting
-			const appends = 10
-			for i := range appends {
-				rows, tokens := f.st.rowReads.Load(), f.st.tokenReads.Load()
-				f.op(t)
-				rows, tokens = f.st.rowReads.Load()-rows, f.st.tokenReads.Load()-tokens
-				if rows+tokens > 2 {
-					t.Errorf("append %d with %d streams: %d store reads (%d of rows, %d of tokens), want at most 2", i, n, rows+tokens, rows, tokens)
-				}
-			}
-		})
+	for _, kind := range benchStoreKinds {
+		for _, n := range []int{10, 100} {
+			t.Run(fmt.Sprintf("%s/streams=%d", kind.name, n), func(t *testing.T) {
+				testFanOutReadsPerAppend(t, kind.open, n)
+			})
+		}
 	}
 }
 
-// benchFanOut is a server on a loopback port over a counting SQLite store, with streams
-// open on desk "eng" as one agent and an appender as another.
+func testFanOutReadsPerAppend(t *testing.T, open func(testing.TB) benchStore, n int) {
+	f := newBenchFanOut(t, open, n)
+	f.op(t) // the tail's first refresh, and the watch coming up, before counting
+	const appends = 10
+	for i := range appends {
+		rows, tokens := f.st.rowReads.Load(), f.st.tokenReads.Load()
+		f.op(t)
+		rows, tokens = f.st.rowReads.Load()-rows, f.st.tokenReads.Load()-tokens
+		if rows+tokens > 2 {
+			t.Errorf("append %d with %d streams: %d store reads (%d of rows, %d of tokens), want at most 2", i, n, rows+tokens, rows, tokens)
+		}
+	}
+}
+
+// benchFanOut is a server on a loopback port over a counting store, with streams open on
+// desk "eng" as one agent and an appender as another.
 type benchFanOut struct {
 	st      *benchCountingStore
 	ts      *httptest.Server
@@ -159,10 +172,11 @@ type benchStream struct {
 	at   atomic.Int64  // when it came, since epoch
 }
 
-// newBenchFanOut opens n streams on a desk of 1,000 rows. Everything is closed when tb ends.
-func newBenchFanOut(tb testing.TB, n int) *benchFanOut {
+// newBenchFanOut opens n streams on a desk of 1,000 rows of a store open opens. Everything
+// is closed when tb ends.
+func newBenchFanOut(tb testing.TB, open func(testing.TB) benchStore, n int) *benchFanOut {
 	tb.Helper()
-	st := &benchCountingStore{benchStore: benchStoreKinds[0].open(tb)}
+	st := &benchCountingStore{benchStore: open(tb)}
 	benchFill(tb, st.benchStore, 1000)
 	srv, err := server.New(st.served(), server.Options{MaxStreams: n, Rate: rate.Inf, Heartbeat: time.Hour})
 	if err != nil {

@@ -21,13 +21,14 @@ import (
 // reads the Service shares between requests, not in a session. Answers are JSON
 // (application/json), each request's own. The read states are kept by the store when it
 // is a books.Store (sqlitestore and pgstore are), else in memory for as long as the
-// server lives. Posts wake the desk's event streams like any append.
+// server lives. The tools append the server's way (appendNew), and their rows reach the
+// desk's event streams like any append.
 func (s *Server) mcpHandler() (http.Handler, error) {
 	bookStore, ok := s.st.(books.Store)
 	if !ok {
 		bookStore = new(books.Memory)
 	}
-	svc, err := deskmcp.New(s.st, bookStore, deskmcp.Options{MaxAnswerBytes: s.opts.MaxAnswerBytes, Logger: s.opts.Logger, Appended: s.hub.Stored})
+	svc, err := deskmcp.New(appendingStore{s.st, s}, bookStore, deskmcp.Options{MaxAnswerBytes: s.opts.MaxAnswerBytes, Logger: s.opts.Logger})
 	if err != nil {
 		return nil, err
 	}

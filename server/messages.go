@@ -80,8 +80,7 @@ func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Messag
 	// out), also while the server drains.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.AppendTimeout)
 	defer cancel()
-	defer s.hub.Appending(desk)()
-	stored, created, err := s.st.AppendNew(actx, desk, m)
+	stored, created, err := s.appendNew(actx, desk, m)
 	if err != nil {
 		if refusal := posting.Refusal(m, err); refusal != nil {
 			err = refusal
@@ -90,13 +89,9 @@ func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Messag
 	}
 	if !created {
 		s.metrics.replayed.Add(1)
-		if stored.IsCorrection() { // committed by another process, perhaps: the tail learns of it before the answer too
-			s.hub.Corrected(desk, stored)
-		}
 		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
 	}
 	s.metrics.appended.Add(1)
-	s.hub.Stored(desk, stored)
 	return &appendOutput{Status: http.StatusCreated, Body: stored}, nil
 }
 

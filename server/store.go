@@ -46,8 +46,10 @@ type Watcher interface {
 // deleted) to their newest Seq as the store knew it when it sent the value, 0 for a desk
 // deleted or holding none; once the server holds a desk's rows up to that Seq, it holds
 // every row committed to the desk before the value was sent. While a desk lives the Seq
-// sent for it never goes down: a lower one says the desk was deleted since. The value is
-// the server's. sqlitestore implements it.
+// sent for it never goes down. A desk deleted comes as 0, and the desk made anew under its
+// name since then comes with its Seq in a later value, never the same one, even when it
+// has the deleted desk's Seq: the server then drops what it holds of the desk. The value is
+// the server's. sqlitestore and pgstore implement it.
 //
 // With it the server need not read a desk back after a row it appended itself: the row
 // it stored is the desk's next, and the report of its commit names a head the server

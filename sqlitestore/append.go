@@ -333,7 +333,7 @@ func (s *Store) write(ctx context.Context, desk string, fn func(w *writeTx) erro
 	if err := tx.Commit(); err != nil {
 		return s.writeError(ctx, desk, err)
 	}
-	s.announce(desk, int64(w.head)+int64(w.inserted)) // the new rows run on from the head
+	s.announce(desk, w.desk, int64(w.head)+int64(w.inserted)) // the new rows run on from the head
 	w.authors.commit()
 	w.audiences.commit()
 	for k, id := range w.sets.known {

@@ -14,11 +14,12 @@ import (
 
 // The statements of a Watch's poll, on its own reader connection. data_version changes when
 // another connection (this Store's writer, another Store's, another process's) commits to
-// the file; headsSQL then reads every desk's newest Seq, one probe of the (desk, seq) index
-// a desk, so a poll costs the number of desks, never their rows.
+// the file; headsSQL then reads every desk's id and newest Seq, one probe of the (desk, seq)
+// index a desk, so a poll costs the number of desks, never their rows. A desk's id is never
+// given to another desk (DeleteDesk): a name under a new id is a desk deleted and made anew.
 const (
 	dataVersionSQL = `PRAGMA data_version`
-	headsSQL       = `SELECT name, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks WHERE ` + liveDesk
+	headsSQL       = `SELECT name, id, ifnull((SELECT max(seq) FROM messages WHERE desk = desks.id), 0) FROM desks WHERE ` + liveDesk
 )
 
 // headSQL reads one desk's newest Seq: a probe of the desks' name index and one of the
@@ -72,7 +73,7 @@ func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, err
 // once ctx is done or the Store is closed (Close waits for it).
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	out := make(chan string)
-	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, out, nil, s.watchInterval) })
+	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, out, nil, s.watchInterval) }, false)
 	if err != nil {
 		return nil, err
 	}
@@ -82,13 +83,16 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 // WatchHeads is Watch, with each desk's newest Seq: each value it sends maps every desk
 // whose newest row moved since the last value the receiver took (or that was deleted) to
 // its newest Seq as the watch knew it when it sent the value, 0 for a desk deleted or
-// holding none. A desk may come with a Seq it came with before, when nothing was new there.
-// The value is the receiver's. What Watch says of commits, polls, ctx and Close holds for
+// holding none. A desk deleted comes as 0, and a desk made anew under its name since comes
+// with its head in a later value, never in the same one: a receiver learns of the deletion
+// even when the new desk has the old one's head (the desk's id, which DeleteDesk never gives
+// to another desk, tells them apart). A desk may come with a Seq it came with before, when
+// nothing was new there. The value is the receiver's. What Watch says of commits, polls, ctx and Close holds for
 // WatchHeads too: a receiver that holds a desk's rows up to the Seq that comes for it has
 // every row committed to it before the value was sent.
 func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
 	out := make(chan map[string]transcript.Sequence)
-	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, out, s.watchInterval) })
+	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, out, s.watchInterval) }, true)
 	if err != nil {
 		return nil, err
 	}
@@ -96,13 +100,14 @@ func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Se
 }
 
 // startWatch opens a watch and reads the heads it compares with, then runs run on a
-// goroutine of its own until ctx is done or the Store is closed (Close waits for it).
-func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch)) error {
+// goroutine of its own until ctx is done or the Store is closed (Close waits for it); heads:
+// the watch sends heads (WatchHeads), not names.
+func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch), heads bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &watch{kick: make(chan struct{}, 1)}
+	w := &watch{kick: make(chan struct{}, 1), sendsHeads: heads}
 	s.watchMu.Lock()
 	if s.closed.Load() {
 		s.watchMu.Unlock()
@@ -125,7 +130,7 @@ func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch
 
 	err := w.open(ctx, s.readerDSN)
 	if err == nil {
-		err = w.poll(ctx, nil)
+		err = w.poll(ctx, false)
 	}
 	if err != nil {
 		w.close()
@@ -146,16 +151,22 @@ func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch
 // watch is one Watch call: its connection, what it last read, and the heads this Store's
 // appends pushed to it.
 type watch struct {
-	db      *sql.DB
-	conn    *sql.Conn
-	version int64            // data_version at the last poll
-	heads   map[string]int64 // every desk's newest Seq, as last read or pushed
-	stale   bool             // the last poll failed: read the heads whatever data_version says
+	db         *sql.DB
+	conn       *sql.Conn
+	version    int64               // data_version at the last poll
+	heads      map[string]deskHead // every desk's id and newest Seq, as last read or pushed
+	stale      bool                // the last poll failed: read the heads whatever data_version says
+	sendsHeads bool                // WatchHeads: the desks that moved wait in moved, not names
+	names      deskqueue.Queue     // the desks that moved, for Watch's receiver
+	moved      deskqueue.Heads     // the desks that moved, for WatchHeads' receiver
 
 	mu     sync.Mutex
-	pushed map[string]int64 // by this Store's appends since the loop last looked, under mu
-	kick   chan struct{}    // a push waits in pushed
+	pushed map[string]deskHead // by this Store's appends since the loop last looked, under mu
+	kick   chan struct{}       // a push waits in pushed
 }
+
+// deskHead is a desk's id and newest Seq.
+type deskHead struct{ id, head int64 }
 
 // open opens the watch's connection: a database/sql pool of one, pinned, so that every
 // data_version is read on the same connection.
@@ -179,13 +190,16 @@ func (w *watch) close() {
 	}
 }
 
-// push tells the watch that an append through its Store committed desk's rows up to head.
-func (w *watch) push(desk string, head int64) {
+// push tells the watch that an append through its Store committed the rows of desk, of id
+// id, up to head.
+func (w *watch) push(desk string, id, head int64) {
 	w.mu.Lock()
 	if w.pushed == nil {
-		w.pushed = make(map[string]int64)
+		w.pushed = make(map[string]deskHead)
 	}
-	w.pushed[desk] = max(w.pushed[desk], head)
+	if old := w.pushed[desk]; id > old.id || id == old.id && head > old.head {
+		w.pushed[desk] = deskHead{id, head}
+	}
 	w.mu.Unlock()
 	select {
 	case w.kick <- struct{}{}:
@@ -195,7 +209,7 @@ func (w *watch) push(desk string, head int64) {
 
 // run sends the names of the desks that moved on names (Watch), or them with their heads on
 // heads (WatchHeads), whichever is not nil, until ctx is done, then closes it: it polls
-// every interval and takes the heads pushed, and holds the names the receiver has not
+// every interval and takes the heads pushed, and holds the desks the receiver has not
 // taken yet, each once.
 func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[string]transcript.Sequence, interval time.Duration) {
 	if names != nil {
@@ -205,7 +219,6 @@ func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[s
 	}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	var q deskqueue.Queue
 	for {
 		var (
 			sendName  chan<- string // nil while nothing waits: that case never runs
@@ -213,54 +226,65 @@ func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[s
 			sendHeads chan<- map[string]transcript.Sequence
 			moved     map[string]transcript.Sequence
 		)
-		if q.Len() > 0 && names != nil {
-			sendName, name = names, q.First()
+		if w.names.Len() > 0 {
+			sendName, name = names, w.names.First()
 		}
-		if q.Len() > 0 && heads != nil {
-			sendHeads, moved = heads, w.moved(&q)
+		if w.moved.Len() > 0 {
+			sendHeads, moved = heads, w.moved.Value()
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case sendName <- name:
-			q.Pop()
+			w.names.Pop()
 		case sendHeads <- moved:
-			for q.Len() > 0 {
-				q.Pop()
-			}
+			w.moved.Taken()
 		case <-w.kick:
 			w.mu.Lock()
 			pushed := w.pushed
 			w.pushed = nil
 			w.mu.Unlock()
-			for desk, head := range pushed {
-				if head > w.heads[desk] {
-					w.heads[desk] = head
-					q.Add(desk)
+			for desk, p := range pushed {
+				old, ok := w.heads[desk]
+				switch {
+				case ok && p.id < old.id: // the desk was deleted since: the poll found it
+				case ok && p.id > old.id: // deleted and made anew since the last poll
+					w.heads[desk] = p
+					w.note(desk, p.head, true)
+				case p.head > old.head:
+					w.heads[desk] = p
+					w.note(desk, p.head, false)
 				}
 			}
 		case <-ticker.C:
-			w.poll(ctx, &q) // a failure is tried again at the next tick
+			w.poll(ctx, true) // a failure is tried again at the next tick
 		}
 	}
 }
 
-// moved returns the desks waiting in q with their heads as last read or pushed (0 for a
-// desk deleted since), in a new map.
-func (w *watch) moved(q *deskqueue.Queue) map[string]transcript.Sequence {
-	m := make(map[string]transcript.Sequence, q.Len())
-	for _, desk := range q.Names() {
-		m[desk] = transcript.Sequence(w.heads[desk])
+// note adds desk, whose head is head, to the desks that moved: to names or to moved,
+// whichever the watch sends; deleted, it was deleted since it last moved (and perhaps made
+// anew: its head is the new desk's).
+func (w *watch) note(desk string, head int64, deleted bool) {
+	switch {
+	case !w.sendsHeads:
+		w.names.Add(desk)
+	case deleted:
+		w.moved.Deleted(desk)
+		if head > 0 {
+			w.moved.Set(desk, transcript.Sequence(head))
+		}
+	default:
+		w.moved.Set(desk, transcript.Sequence(head))
 	}
-	return m
 }
 
 // poll reads data_version and, when it changed since the last poll (or that poll failed),
-// every desk's head, and adds the desks whose head moved, or that are gone (DeleteDesk), to
-// q (when q is not nil: the first poll, in Watch, only reads what later ones compare with).
-// A head pushed by this Store's append is one the next read finds too: the append had
-// committed.
-func (w *watch) poll(ctx context.Context, q *deskqueue.Queue) error {
+// every desk's id and head, and notes the desks whose head moved, that are gone
+// (DeleteDesk), or that have a new id (deleted and made anew), when report is true (the
+// first poll, in Watch, only reads what later ones compare with). A head pushed by this
+// Store's append is one the next read finds too: the append had committed.
+func (w *watch) poll(ctx context.Context, report bool) error {
 	var version int64
 	if err := w.conn.QueryRowContext(ctx, dataVersionSQL).Scan(&version); err != nil {
 		w.stale = true
@@ -274,46 +298,52 @@ func (w *watch) poll(ctx context.Context, q *deskqueue.Queue) error {
 		w.stale = true
 		return err
 	}
-	for desk, head := range heads {
-		if old, ok := w.heads[desk]; q != nil && (!ok || head != old) {
-			q.Add(desk)
+	if report {
+		for desk, h := range heads {
+			switch old, ok := w.heads[desk]; {
+			case ok && h.id != old.id:
+				w.note(desk, h.head, true)
+			case !ok || h.head != old.head:
+				w.note(desk, h.head, false)
+			}
 		}
-	}
-	for desk := range w.heads {
-		if _, ok := heads[desk]; q != nil && !ok { // deleted (DeleteDesk)
-			q.Add(desk)
+		for desk := range w.heads {
+			if _, ok := heads[desk]; !ok { // deleted (DeleteDesk)
+				w.note(desk, 0, true)
+			}
 		}
 	}
 	w.heads, w.version, w.stale = heads, version, false
 	return nil
 }
 
-// readHeads reads every desk's newest Seq (headsSQL) on conn.
-func readHeads(ctx context.Context, conn *sql.Conn) (map[string]int64, error) {
+// readHeads reads every desk's id and newest Seq (headsSQL) on conn.
+func readHeads(ctx context.Context, conn *sql.Conn) (map[string]deskHead, error) {
 	rows, err := conn.QueryContext(ctx, headsSQL)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	heads := make(map[string]int64)
+	heads := make(map[string]deskHead)
 	for rows.Next() {
 		var (
 			name string
-			head int64
+			h    deskHead
 		)
-		if err := rows.Scan(&name, &head); err != nil {
+		if err := rows.Scan(&name, &h.id, &h.head); err != nil {
 			return nil, err
 		}
-		heads[name] = head
+		heads[name] = h
 	}
 	return heads, rows.Err()
 }
 
-// announce pushes desk's new head to every Watch of the Store, after an append committed.
-func (s *Store) announce(desk string, head int64) {
+// announce pushes the new head of desk, of id id, to every Watch of the Store, after an
+// append committed.
+func (s *Store) announce(desk string, id, head int64) {
 	s.watchMu.Lock()
 	defer s.watchMu.Unlock()
 	for w := range s.watching {
-		w.push(desk, head)
+		w.push(desk, id, head)
 	}
 }

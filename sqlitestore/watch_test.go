@@ -310,3 +310,63 @@ func TestWatchHeads(t *testing.T) {
 	}
 	next(map[string]transcript.Sequence{"eng": 0})
 }
+
+// TestWatchHeadsDeskMadeAnew: a desk another Store deletes and makes anew to its old head
+// comes as 0 and then with its new head in a later value, when the watching Store's append
+// reports the new desk first (its push, before any poll) and when a poll does.
+func TestWatchHeadsDeskMadeAnew(t *testing.T) {
+	for _, by := range []string{"push", "poll"} {
+		t.Run(by, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "desk.db")
+			interval := time.Hour // no poll but the first
+			if by == "poll" {
+				interval = 50 * time.Millisecond
+			}
+			watcher, writer := openAt(t, path, sqlitestore.WithWatchInterval(interval)), openAt(t, path)
+			ctx := t.Context()
+			fill := func(content string) {
+				t.Helper()
+				for range 2 {
+					if _, err := writer.Append(ctx, "eng", transcript.Message{Author: watchAuthor, Content: content}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			fill("the first desk")
+			heads, err := watcher.WatchHeads(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := writer.DeleteDesk(ctx, "eng", false); err != nil {
+				t.Fatal(err)
+			}
+			fill("the second desk")
+			want := []transcript.Sequence{0, 2} // in order; a poll between the new rows may give 1 between them
+			if by == "push" {
+				if _, err := watcher.Append(ctx, "eng", transcript.Message{Author: watchAuthor, Content: "hi"}); err != nil {
+					t.Fatal(err)
+				}
+				want = []transcript.Sequence{0, 3}
+			}
+			var got []transcript.Sequence
+			seen := 0
+			deadline := time.After(reportWithin)
+			for seen < len(want) {
+				select {
+				case m := <-heads:
+					if h, ok := m["eng"]; ok {
+						got = append(got, h)
+						if h == want[seen] {
+							seen++
+						}
+					}
+				case <-deadline:
+					t.Fatalf("WatchHeads gave eng at %v within %v, want %v", got, reportWithin, want)
+				}
+			}
+			if got[0] != 0 {
+				t.Errorf("WatchHeads gave eng at %v, want 0 first, then %v", got, want[1:])
+			}
+		})
+	}
+}

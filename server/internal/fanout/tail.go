@@ -270,6 +270,7 @@ type Tail struct {
 	own      []transcript.Message     // rows this server appended, for the next update to take (take)
 	reported transcript.Sequence      // the newest head a server.HeadWatcher sent (reportHead)
 	watched  bool                     // a server.HeadWatcher sent a head: reported holds it
+	deleted  bool                     // a server.HeadWatcher sent 0 above rows held: the desk was deleted (reportHead)
 	ended    bool                     // the desk was deleted since the rows were read: the tail holds nothing (end)
 	changed  chan struct{}
 }
@@ -382,12 +383,17 @@ func (t *Tail) take(m transcript.Message) {
 	t.poke()
 }
 
-// reportHead tells the tail the desk's newest Seq, as a server.HeadWatcher sent it. A head lower
-// than one reported before, or than the tail's when it loaded, is a desk deleted since:
-// the tail reads the store.
+// reportHead tells the tail the desk's newest Seq, as a server.HeadWatcher sent it. A head of
+// 0 when one above was reported before, or the tail held rows when it loaded, is the desk
+// deleted since, which a server.HeadWatcher sends before any head of a desk made anew under
+// its name: the tail ends (update), whatever the new desk holds. Another head lower than
+// one reported before is a report sent before the tail loaded: the tail reads the store.
 func (t *Tail) reportHead(head transcript.Sequence) {
 	t.mu.Lock()
-	if head < t.reported {
+	switch {
+	case head == 0 && max(t.reported, t.head) > 0:
+		t.deleted = true
+	case head < t.reported:
 		t.mustRead.Store(true)
 	}
 	t.reported, t.watched = head, true
@@ -395,21 +401,22 @@ func (t *Tail) reportHead(head transcript.Sequence) {
 	t.poke()
 }
 
-// update brings the tail up to date after a wake-up; t.refreshing is held. It takes the
-// rows this server appended (take) when they are the desk's next rows, after it read the
-// desk's tokens, and the store need not be read: nothing asked for a read (wake), and no
-// head was reported above the rows then held. Otherwise it refreshes from the store — but
-// while an append of this server is under way (hub.appending), a head reported above the
-// rows held waits for that append's row, which is most likely it: the append's end pokes
-// the tail again.
-//
-// A desk deleted and made anew, between two reads, to the very head the tail holds is not
-// told apart when this server then appends its next row: the row joins the rows held.
+// update brings the tail up to date after a wake-up; t.refreshing is held. A desk reported
+// deleted ends the tail (end). It takes the rows this server appended (take) when they are
+// the desk's next rows, after it read the desk's tokens, and the store need not be read:
+// nothing asked for a read (wake), and no head was reported above the rows then held.
+// Otherwise it refreshes from the store — but while an append of this server is under way
+// (hub.appending), a head reported above the rows held waits for that append's row, which
+// is most likely it: the append's end pokes the tail again.
 func (t *Tail) update(ctx context.Context) error {
 	t.mu.Lock()
-	own := t.own
+	own, deleted := t.own, t.deleted
 	t.own = nil
 	t.mu.Unlock()
+	if deleted {
+		t.end()
+		return nil
+	}
 	if t.mustRead.Swap(false) {
 		return t.refresh(ctx)
 	}
@@ -434,6 +441,10 @@ func (t *Tail) update(ctx context.Context) error {
 // without a gap (else another process committed rows between: a refresh reads them). It
 // reads the desk's tokens first, after the rows committed, as refresh does. t.refreshing is
 // held.
+//
+// A row appended to a desk deleted and made anew to the head the tail holds joins the rows
+// held when it is taken before the server.HeadWatcher's report of the deletion; the report
+// then ends the tail (reportHead).
 func (t *Tail) takeOwn(ctx context.Context, own []transcript.Message) (bool, error) {
 	if len(own) == 0 {
 		return true, nil
