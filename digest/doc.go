@@ -6,7 +6,8 @@
 // qualifies, and when the Policy says it is time hands the oldest of them to a Digester
 // (Extractive, the default, writes an attributed outline with no model) and stores the text
 // as the next generation in a Store: a desk's log that keeps digests (memlog.Log, and the
-// SQL stores). A correction of a folded row deletes the digests that hold its words in the
+// SQL stores). FoldBacklog folds again while the policy allows, so that a backlog larger
+// than one fold reads folds over several generations in one call. A correction of a folded row deletes the digests that hold its words in the
 // correction's own transaction, and the next fold starts again below it. A view asks for
 // the digest below its window with transcript.Query's Digest.
 package digest

@@ -17,7 +17,8 @@ aside). Then show, side by side, what each agent sees of the channel and of one 
 (Triage reads the aside; the others see only an elision in its place); walk through one
 sharing cycle (Triage takes a turn, Reviewer replies in between, and Triage's next delta
 holds only that reply, with Reviewer's name on it); and show one reinitialization with its
-reason. Run again on the same database, the demo adds nothing: it shows the desk an earlier
+reason, whose fresh view begins with the channel's digest (folded by the extractive
+digester, a few lines). Run again on the same database, the demo adds nothing: it shows the desk an earlier
 run built.`)
 	var df deskFlags
 	addWritingDeskFlags(fs, &df, "demo")
@@ -38,7 +39,7 @@ run built.`)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\n%s\n", console.Paint(e.color, console.Dim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view --desk %s --as agent:triage --thread %d\n  go run ./cmd/transcript view --desk %s --as agent:review --window %d",
+	fmt.Fprintf(e.stdout, "\n%s\n", console.Paint(e.color, console.Dim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view --desk %s --as agent:triage --thread %d\n  go run ./cmd/transcript view --desk %s --as agent:scribe --window %d --digest",
 		time.Since(start).Round(time.Millisecond), df.db, df.desk, df.desk, marks.DeployThread, df.desk, *window)))
 	return nil
 }

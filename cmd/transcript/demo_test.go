@@ -31,6 +31,11 @@ func TestDemoDefaultDB(t *testing.T) {
 	if again := c.ok("export", "--desk", demoDesk); again != rows {
 		t.Errorf("the second run changed the desk: %d rows before it, %d after", strings.Count(rows, "\n"), strings.Count(again, "\n"))
 	}
+	for _, shown := range readmeBlocks(t, "text") { // the README's excerpts of the demo
+		if !strings.Contains(first, shown) {
+			t.Errorf("the README shows the demo printing\n%s\nbut it prints:\n%s", shown, clip(first))
+		}
+	}
 	if a, b := demoBody(first), demoBody(second); a != b {
 		t.Errorf("the second run shows another desk than the first:\nfirst:\n%s\nsecond:\n%s", a, b)
 	}
@@ -52,6 +57,13 @@ func TestDemo(t *testing.T) {
 		line, _, _ := strings.Cut(view[i+1:], "\n")
 		if _, cols := demoTable(t, out, "The channel"); !slices.Contains(cols[1], line) {
 			t.Errorf("Reviewer's column does not show the aside as view does, %q:\n%q", line, cols[1])
+		}
+
+		// The digest the reinitialization shows is the block Scribe's view --digest begins with.
+		withDigest := c.ok("view", "--desk", demoDesk, "--as", "agent:scribe", "--window", "8", "--digest")
+		block, _, _ := strings.Cut(withDigest, "\n#")
+		if !strings.HasPrefix(block, "Digest of the channel through #") || !strings.Contains(out, "\n  "+strings.ReplaceAll(strings.TrimSuffix(block, "\n"), "\n", "\n  ")+"\n\n") {
+			t.Errorf("the demo does not show the digest Scribe's view --digest begins with:\n%s\ndemo:\n%s", block, clip(out))
 		}
 
 		// A desk that holds something else is left alone.

@@ -21,13 +21,21 @@ func checkFormat(f string) error {
 	return usageErrorf("--format %q: want text, json, openai or anthropic", f)
 }
 
-// writeMessages writes msgs and the elisions among them as viewer sees them in format;
-// asJSON is what the json format writes (a projection or a delta, which hold both). The text
-// format writes an elision as its line, the openai and anthropic formats as an elided tag.
+// writeMessages writes msgs and the elisions among them as viewer sees them in format
+// (writeView).
 func writeMessages(e *env, format string, viewer transcript.Author, msgs []transcript.Message, elided []transcript.Elision, asJSON any) error {
+	return writeView(e, format, viewer, render.View{Messages: msgs, Elided: elided}, asJSON)
+}
+
+// writeView writes v as viewer sees it in format: its digest first, when it has one, then
+// its messages and the elisions among them; asJSON is what the json format writes (a
+// projection, a delta or a digest, which hold them). The text format writes the digest as
+// its block and an elision as its line, the openai and anthropic formats the digest as its
+// tag and an elision as an elided tag.
+func writeView(e *env, format string, viewer transcript.Author, v render.View, asJSON any) error {
 	switch format {
 	case "text":
-		return render.StyledText(e.stdout, viewer, msgs, console.Style(e.color), elided...)
+		return v.Text(e.stdout, viewer, console.Style(e.color))
 	case "json":
 		data, err := plainjson.MarshalIndent(asJSON, "", "  ")
 		if err != nil {
@@ -37,7 +45,7 @@ func writeMessages(e *env, format string, viewer transcript.Author, msgs []trans
 		return err
 	case string(render.ModelOpenAI), string(render.ModelAnthropic):
 		// The bytes the service's model route serves: one implementation for both.
-		data, err := render.ModelInput(render.ModelFormat(format), viewer, msgs, elided...)
+		data, err := v.ModelInput(render.ModelFormat(format), viewer)
 		if err != nil {
 			return err
 		}

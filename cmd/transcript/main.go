@@ -18,6 +18,7 @@
 //	view     show a projection of a desk for one viewer
 //	delta    show what a viewer has not seen since its saved state
 //	search   find the messages that hold some words, among those a viewer may read
+//	digest   fold a conversation's older history into its digest now, and print it
 //	token    make, list and revoke the service's bearer tokens
 //	serve    serve the desks over HTTP, with MCP at /mcp
 //	mcp      serve one desk to one participant over the Model Context Protocol on stdio
@@ -25,7 +26,9 @@
 //
 // view and delta show the --as viewer's view (by default the operator's, who reads every
 // aside): an aside the viewer may not read is an elision, never its content. search finds
-// words among the rows the --as viewer may read, and nowhere else.
+// words among the rows the --as viewer may read, and nowhere else. digest folds what came
+// before a view's window, from the rows every participant may read, into bounded text that
+// view --digest shows above the window.
 //
 // serve answers each participant over HTTP as view and delta do at the command line; who a
 // request is comes from its bearer token, which token add makes (it prints the secret once,
@@ -87,6 +90,7 @@ func commands() []command {
 		{"view", "show a projection of a desk for one viewer", runView},
 		{"delta", "show what a viewer has not seen since its saved state", runDelta},
 		{"search", "find the messages that hold some words, among those a viewer may read", runSearch},
+		{"digest", "fold a conversation's older history into its digest now, and print it", runDigest},
 		{"token", "make, list and revoke the bearer tokens serve knows participants by", runToken},
 		{"serve", "serve the desks over HTTP: JSON, live event streams, bearer tokens", runServe},
 		{"mcp", "serve one desk to one participant over the Model Context Protocol on stdio", runMCP},

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/render"
 )
 
 func runView(ctx context.Context, e *env, args []string) error {
@@ -16,12 +17,18 @@ assistant turns and everything else is enveloped user content.
 The view is --as's: an aside it may not read is left out, and in its place the view shows an
 elision, which names the rows' range, count and readers but nothing of their content (a line
 in text, an <elided .../> tag in openai and anthropic, "elided" in json). The default viewer
-is the operator, who reads every aside.`)
+is the operator, who reads every aside.
+
+With --digest the view begins with the conversation's digest, when it has one below the
+window (transcript digest folds it): bounded text that stands for the older messages every
+participant may read. Text shows it as a block naming its range, openai and anthropic as a
+<digest ...> tag in the first user turn, json as "digest".`)
 	df, as := addViewerFlags(e, fs, "view")
 	thread := fs.Uint64("thread", 0, "show the thread rooted at this `seq` instead of the channel")
 	before := fs.Uint64("before", 0, "show only messages below this `seq` (0: up to the newest)")
 	window := fs.Int("window", transcript.SessionWindow, "how many `messages` to show")
 	format := fs.String("format", "text", "output `format`: text, json, openai or anthropic")
+	withDigest := fs.Bool("digest", false, "begin with the digest of the messages below the window, when the conversation has one")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -48,9 +55,10 @@ is the operator, who reads every aside.`)
 		Before:       transcript.Sequence(*before),
 		Window:       *window,
 		Viewer:       as.author,
+		Digest:       *withDigest,
 	})
 	if err != nil {
 		return err
 	}
-	return writeMessages(e, *format, as.author, p.Messages, p.Elided, p)
+	return writeView(e, *format, as.author, render.View{Digest: p.Digest, Messages: p.Messages, Elided: p.Elided}, p)
 }

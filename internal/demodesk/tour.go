@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/sharing"
@@ -27,8 +28,9 @@ func (t Terminal) paint(color, s string) string { return console.Paint(t.Color, 
 // walks a newcomer through it on t: side by side, what each agent sees of the channel and of
 // one thread, window messages each (Triage reads the Operator's aside; the others see an
 // elision in its place); one sharing cycle, Triage's two turns with Reviewer's reply in
-// between; and one reinitialization with its reason. It adds to the desk only the scenario
-// it builds, and returns the scenario's Landmarks.
+// between; and one reinitialization with its reason, whose fresh view begins with the
+// channel's digest (FoldDigest). It adds to the desk only the scenario it builds and the
+// channel's digest, and returns the scenario's Landmarks.
 func Tour(ctx context.Context, st Appender, desk string, window int, t Terminal) (Landmarks, error) {
 	rows, marks := Scenario()
 	tr := &tour{t: t, st: st, desk: desk, window: window, rows: rows, marks: marks}
@@ -209,7 +211,7 @@ func (d *tour) sharingCycle(ctx context.Context) error {
 }
 
 // reinitialization: what the scribe has seen predates the busy stretch, so its delta cannot
-// be given inside the scan limit.
+// be given inside the scan limit; its fresh view begins with the channel's digest.
 func (d *tour) reinitialization(ctx context.Context) error {
 	d.heading("A reinitialization: Scribe was away during the busy stretch")
 	channel := transcript.Conversation{Desk: d.desk}
@@ -221,14 +223,48 @@ func (d *tour) reinitialization(ctx context.Context) error {
 	if plan.Reinitialize == 0 {
 		return fmt.Errorf("expected a reinitialization, got a delta of %d messages", len(plan.Delta.Messages))
 	}
-	p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: channel, Window: d.window, Viewer: Scribe})
+	if err := FoldDigest(ctx, d.log(), channel, d.window); err != nil {
+		return err
+	}
+	p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: channel, Window: d.window, Viewer: Scribe, Digest: true})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(d.t.Out, "Scribe has seen everything up to message #%d. Since then %d messages have come in, more\nthan the %d one delta may look through, so instead of a delta Scribe is told to start\nover: %s. It starts from a fresh view of the channel (its newest %d messages, up to\n#%d), and from then on it has seen everything up to #%d.\n",
 		d.marks.ScribeLastSeen, p.Head-d.marks.ScribeLastSeen, transcript.ScanLimit, d.t.paint(console.Red+console.Bold, plan.Reinitialize.String()), len(p.Messages), p.Head, p.Head)
+	if p.Digest == nil {
+		return nil // a store that keeps no digests
+	}
+	fmt.Fprintf(d.t.Out, "\nThe view begins with the channel's digest: the %d older messages every participant may\nread (never the Operator's aside) folded into a few lines, as view --digest shows it:\n\n", p.Digest.Rows)
+	var b strings.Builder
+	if err := (render.View{Digest: p.Digest}).Text(&b, Scribe, console.Style(d.t.Color)); err != nil {
+		return err
+	}
+	for line := range strings.Lines(b.String()) {
+		fmt.Fprintf(d.t.Out, "  %s", line)
+	}
 	return nil
 }
+
+// DigestBudget is the most characters the demo channel's digest holds: a few lines of its
+// outline, so that it fits a screen.
+const DigestBudget = 400
+
+// FoldDigest folds conversation c of log, when it keeps digests (digest.Store), with the
+// Extractive digester as far as the demo's policy allows: every message it qualifies but
+// the newest keep, into a digest of at most DigestBudget characters. A log that keeps no
+// digests is left as it is.
+func FoldDigest(ctx context.Context, log transcript.Log, c transcript.Conversation, keep int) error {
+	ds, ok := log.(digest.Store)
+	if !ok {
+		return nil
+	}
+	_, _, err := digest.FoldBacklog(ctx, ds, digest.Extractive{}, digest.Policy{KeepLive: keep, Budget: DigestBudget}, c, maxFolds)
+	return err
+}
+
+// maxFolds bounds FoldDigest: the scenario's channel folds in fewer generations.
+const maxFolds = 50
 
 // seqList returns "#12 (Ana Ruiz), #14 (Reviewer)" or "nothing".
 func seqList(msgs []transcript.Message) string {

@@ -28,7 +28,8 @@ func TestTour(t *testing.T) {
 		t.Errorf("Tour returned landmarks %+v, want the scenario's %+v", marks, want)
 	}
 	out := first.String()
-	for _, want := range []string{`Built desk "demo"`, "Triage sees", "Reviewer sees", "A sharing cycle", "gap_too_large", "instead of a delta Scribe is told to start"} {
+	for _, want := range []string{`Built desk "demo"`, "Triage sees", "Reviewer sees", "A sharing cycle", "gap_too_large", "instead of a delta Scribe is told to start",
+		"\n  Digest of the channel through #2331 · 2329 messages · extractive\n      …\n      #2327 CI (system:workflow): build #1862: login_flow flaky, retry 4\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the tour does not say %q:\n%s", want, out)
 		}
