@@ -74,7 +74,7 @@ func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 	if o.BaseURL != "" {
 		u, err := url.Parse(o.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("digest: openai: base URL %q is not an absolute http or https URL", o.BaseURL)
+			return nil, errors.New("digest: openai: the base URL is not an absolute http or https URL")
 		}
 		opts = append(opts, option.WithBaseURL(o.BaseURL))
 	}

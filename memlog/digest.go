@@ -11,16 +11,16 @@ import (
 )
 
 // Digest implements digest.Store: the newest digest of c whose Through is below below (0:
-// no bound), and false when none is. A Log is one desk, named by the Desk of the first
-// digest it stored: a conversation of another desk is an error matching
-// storage.ErrInvalidDigest.
+// no bound), and false when none is. A Log is one desk, named by the first Desk a digest it
+// stored gave (an empty Desk is the log's own): a conversation of another desk is an error
+// matching storage.ErrInvalidDigest.
 func (l *Log) Digest(ctx context.Context, c transcript.Conversation, below transcript.Sequence) (transcript.Digest, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.Digest{}, false, err
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	if l.digests != nil {
+	if l.digestDesk != "" {
 		if err := storage.CheckDigestDesk(l.digestDesk, c); err != nil {
 			return transcript.Digest{}, false, err
 		}
@@ -48,9 +48,9 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcrip
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	desk := d.Conversation.Desk
-	if l.digests != nil {
-		desk = l.digestDesk
+	desk := l.digestDesk
+	if desk == "" {
+		desk = d.Conversation.Desk
 	}
 	if err := storage.CheckDigest(desk, d, read); err != nil {
 		return err
@@ -74,6 +74,8 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcrip
 	}
 	if l.digests == nil {
 		l.digests = make(map[transcript.Sequence][]transcript.Digest)
+	}
+	if l.digestDesk == "" {
 		l.digestDesk = d.Conversation.Desk
 	}
 	l.digests[d.Conversation.Thread] = append(gens, d)

@@ -53,9 +53,10 @@ func CheckDigest(desk string, d transcript.Digest, read transcript.Sequence) err
 }
 
 // CheckDigestDesk reports whether c, the conversation of a digest read or stored through
-// desk's log, is one of desk's; the error matches ErrInvalidDigest.
+// desk's log, is one of desk's: c.Desk is desk, or empty (the log's own desk, as a Query's
+// Conversation may leave it); the error matches ErrInvalidDigest.
 func CheckDigestDesk(desk string, c transcript.Conversation) error {
-	if c.Desk != desk {
+	if c.Desk != "" && c.Desk != desk {
 		return fmt.Errorf("%w: a digest of desk %q through the log of desk %q", ErrInvalidDigest, c.Desk, desk)
 	}
 	return nil

@@ -101,7 +101,7 @@ func newDigester(name, model, baseURL string) (digest.Named, error) {
 		}
 		d, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
 		if err != nil {
-			return nil, usageErrorf("--base-url %q: want an absolute http or https URL", baseURL)
+			return nil, usageErrorf("--base-url: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)")
 		}
 		return d, nil
 	}

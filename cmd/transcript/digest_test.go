@@ -230,7 +230,7 @@ func TestDigestErrors(t *testing.T) {
 		{"no model", []string{"OPENAI_API_KEY=k"}, []string{"--digester", "openai"}, exitUsage,
 			"transcript: usage: --digester openai needs --model: the model's name, such as gpt-4o-mini\n"},
 		{"a bad base URL", []string{"OPENAI_API_KEY=k"}, []string{"--digester", "openai", "--model", "m", "--base-url", "localhost:11434"}, exitUsage,
-			"transcript: usage: --base-url \"localhost:11434\": want an absolute http or https URL\n"},
+			"transcript: usage: --base-url: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)\n"},
 		{"a model for extractive", nil, []string{"--model", "m"}, exitUsage,
 			"transcript: usage: --model and --base-url are for --digester openai\n"},
 		{"a missing desk", nil, []string{"--desk", "ops"}, exitError,

@@ -259,6 +259,10 @@ func checkDigestIsolation(t reporter, newDesk func() DigestDesk) {
 	b.put(other)
 	a.want(0, 0, &dg)
 	b.want(0, 0, &other)
+	// A conversation that leaves Desk empty, as a Query may, is the log's own desk's.
+	if got, ok, err := a.Log.Digest(t.Context(), transcript.Conversation{}, 0); err != nil || !ok || got.Text != dg.Text {
+		t.Errorf("desk %q: Digest of the channel with no Desk named = %s, %v, %v; want %s", a.Name, describeDigest(got), ok, err, describeDigest(dg))
+	}
 }
 
 // checkDigestGenerations: PutDigest's generation and Through checks, and its refusal of
