@@ -27,7 +27,7 @@ func (s *Server) mcpHandler() (http.Handler, error) {
 	if !ok {
 		bookStore = new(books.Memory)
 	}
-	svc, err := deskmcp.New(s.st, bookStore, deskmcp.Options{MaxAnswerBytes: s.opts.MaxAnswerBytes, Logger: s.opts.Logger, Appended: s.hub.Stored})
+	svc, err := deskmcp.New(s.st, bookStore, deskmcp.Options{MaxAnswerBytes: s.opts.MaxAnswerBytes, Logger: s.opts.Logger, Appended: s.stored})
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Messag
 		return &appendOutput{Status: http.StatusOK, Body: stored}, nil
 	}
 	s.metrics.appended.Add(1)
-	s.hub.Stored(desk, stored)
+	s.stored(desk, stored)
 	return &appendOutput{Status: http.StatusCreated, Body: stored}, nil
 }
 
@@ -128,4 +128,11 @@ func (s *Server) postProblem(ctx context.Context, err error) error {
 		return kindBlank.problem(refusal.Reason)
 	}
 	return kindInvalidMessage.problem(refusal.Reason)
+}
+
+// stored tells of a new row every place that follows appends, whichever surface appended
+// it: the fan-out (the desk's streams) and the background folds.
+func (s *Server) stored(desk string, m transcript.Message) {
+	s.hub.Stored(desk, m)
+	s.folds.appended(desk, m)
 }
