@@ -48,8 +48,8 @@ func validateCorrection(m Message, restored bool) error {
 // ValidateNew accepts, and returns the Audience m is stored with, in canonical order, in a
 // new slice; nil for a correction of a row the whole desk reads. Every log that appends
 // calls it for every new correction, before anything is written: memlog, sqlitestore and
-// pgstore, through Batch.Settle. target is the row m.Corrects names, as stored, or nil when
-// the desk holds no such row.
+// pgstore, through storage.Batch.Settle (under their WriteRules). target is the row
+// m.Corrects names, as stored, or nil when the desk holds no such row.
 //
 // The rule, checked in this order:
 //
@@ -67,13 +67,7 @@ func validateCorrection(m Message, restored bool) error {
 // Errors match ErrInvalidMessage as well as the sentinel named, and name target by its Seq
 // only.
 func ResolveCorrection(m Message, target *Message) ([]Author, error) {
-	if err := checkTarget(m, target); err != nil {
-		return nil, err
-	}
-	if err := checkTargetState(m, target, false); err != nil {
-		return nil, err
-	}
-	return correctionAudience(m, target)
+	return WriteRules{}.ResolveCorrection(m, target)
 }
 
 // checkTarget is the first point of the correction rule: the target exists and m's author
@@ -136,31 +130,4 @@ func inheritedAudience(m Message, from *Message, refused string) ([]Author, erro
 		return nil, invalidf(ErrInvalidAudience, refused, from.Seq)
 	}
 	return given, nil
-}
-
-// Revise writes c, a correction, into m, a row of c's desk as it was read (before or after
-// c committed), as the desk holds m once c committed, and reports whether m changed. c's
-// target takes c's Content, Redacted and, as Revised, c's Seq, unless m was revised by c or
-// a newer correction already; a redaction erases its target's content (Content "",
-// Redacted set) whatever m's Revised, and so that of every correction of the target older
-// than it. Any other m, and a c that is no correction, are left alone; so Revise applied
-// twice changes nothing the second time. A log applies its corrections by this rule when
-// it stores them (SettleBatch); a reader that holds rows read before a correction
-// committed, such as a cache of a desk's newest rows, applies it with Revise.
-func Revise(m *Message, c *Message) bool {
-	if !c.IsCorrection() {
-		return false
-	}
-	switch {
-	case m.Seq == c.Corrects && m.Revised < c.Seq:
-		m.Content, m.Redacted, m.Revised = c.Content, c.Redacted, c.Seq
-		return true
-	case c.Redacted && (m.Seq == c.Corrects || m.Corrects == c.Corrects && m.Seq < c.Seq):
-		if m.Content == "" && m.Redacted {
-			return false
-		}
-		m.Content, m.Redacted = "", true
-		return true
-	}
-	return false
 }

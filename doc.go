@@ -51,5 +51,7 @@
 // not an error.
 //
 // Subpackages: memlog is an in-memory reference Log; logtest is the conformance kit a host
-// runs against its own Log; sharing computes what an agent has not seen between two turns.
+// runs against its own Log; sharing computes what an agent has not seen between two turns;
+// storage is what a store is built from (how every store decides an append, searches and
+// indexes), as database/sql/driver stands beside database/sql.
 package transcript

@@ -54,7 +54,7 @@ var (
 	// holds for a different row; the error is a *KeyConflictError.
 	ErrKeyConflict = errors.New("key already names a different row")
 	// ErrDuplicateKey is matched, with ErrInvalidMessage, by the refusal of a batch that
-	// carries one Key on two messages (see Batch.Check).
+	// carries one Key on two messages (see storage.Batch.Check).
 	ErrDuplicateKey = errors.New("one key on two messages of a batch")
 
 	// ErrInvalidDesk is matched by the errors of ValidateDesk, and by a store's refusal of a
@@ -106,6 +106,28 @@ func (e *ContractError) Unwrap() error { return e.Err }
 
 // Is reports that every contract error matches ErrContract.
 func (e *ContractError) Is(target error) bool { return target == ErrContract }
+
+// AppendError is a store's refusal of an append: which desk, which message of a batch, and
+// what is wrong with it. Err matches ErrInvalidMessage, except for a message whose Key names
+// a different stored row: then Err is the *KeyConflictError, which matches ErrKeyConflict
+// and not ErrInvalidMessage (errors.As finds it through the AppendError). Nothing of the
+// append was stored. Every store of this module refuses with it (sqlitestore.AppendError and
+// pgstore.AppendError are this type), so errors.As finds one type whatever the store.
+type AppendError struct {
+	Desk  string // the desk appended to, as given
+	Index int    // the message's position in the batch; -1 for Append's one message
+	Err   error  // what is wrong: matches ErrInvalidMessage or ErrKeyConflict
+}
+
+func (e *AppendError) Error() string {
+	if e.Index < 0 {
+		return fmt.Sprintf("append to desk %q: %s", e.Desk, e.Err)
+	}
+	return fmt.Sprintf("append batch to desk %q: message %d: %s", e.Desk, e.Index, e.Err)
+}
+
+// Unwrap returns what is wrong with the message.
+func (e *AppendError) Unwrap() error { return e.Err }
 
 // ReadError wraps an error the host's Log returned from ReadBefore, with the read it failed
 // on. It unwraps to the host's error, so context.Canceled and context.DeadlineExceeded stay

@@ -31,27 +31,3 @@ func TestValidateNewKey(t *testing.T) {
 		}
 	}
 }
-
-func TestMatchKey(t *testing.T) {
-	triage := transcript.Agent("triage", "Triage")
-	stored := transcript.Message{Seq: 7, Parent: 3, Author: triage, Content: "SECRET", Key: "k", Audience: []transcript.Author{transcript.Operator()}}
-	same := stored
-	same.Seq, same.Author.Label, same.Audience = 0, "Renamed", []transcript.Author{{Kind: transcript.KindOperator, Label: "Op"}}
-	if err := transcript.MatchKey(stored, same); err != nil {
-		t.Errorf("MatchKey of the same message: %v", err)
-	}
-	for name, change := range map[string]func(m *transcript.Message){
-		"content":  func(m *transcript.Message) { m.Content = "other" },
-		"author":   func(m *transcript.Message) { m.Author = transcript.Agent("review", "Triage") },
-		"parent":   func(m *transcript.Message) { m.Parent = 0 },
-		"audience": func(m *transcript.Message) { m.Audience = nil },
-	} {
-		m := same
-		change(&m)
-		err := transcript.MatchKey(stored, m)
-		var ke *transcript.KeyConflictError
-		if !errors.As(err, &ke) || !errors.Is(err, transcript.ErrKeyConflict) || ke.Key != "k" || ke.Seq != 7 || strings.Contains(err.Error(), "SECRET") {
-			t.Errorf("another %s: %v, want a conflict naming key k and row 7", name, err)
-		}
-	}
-}

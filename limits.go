@@ -23,7 +23,7 @@ const (
 	MaxThreadLimit     = 200
 
 	// MaxContent is the largest content, in bytes, a log keeps: 1 MiB. A store may be
-	// opened with a lower limit (Batch.MaxContent), never a higher one.
+	// opened with a lower limit (storage.Batch.MaxContent), never a higher one.
 	MaxContent = 1 << 20
 	// MaxAudience is the most participants a writer may list in a new row's Audience. An
 	// audience the reply rule fills in (see ResolveAudience) is never refused for its size.

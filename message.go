@@ -27,7 +27,7 @@ type Message struct {
 	Audience []Author `json:"audience,omitempty"`
 	// Key is empty, or a name the writer chose for the row, unique within its desk: at most
 	// MaxKeyLen bytes of printable UTF-8. An append whose Key the desk holds already writes
-	// nothing: it returns the stored row when that row is the same message (see MatchKey),
+	// nothing: it returns the stored row when that row is the same message (see storage.MatchKey),
 	// and fails with ErrKeyConflict otherwise. A retry after a lost answer is harmless.
 	Key string `json:"key,omitempty"`
 	// Corrects is 0, or on a correction the row it corrects (its target, older than it): an
@@ -131,17 +131,12 @@ func (c Conversation) AtLevel(m *Message) bool {
 // Redacted only on a correction; a correction replies to nothing, and is an edit (non-blank
 // Content) or a redaction (Redacted, empty Content). Whether the Parent or the target
 // exists, the reply rule (ResolveAudience), the correction rule (ResolveCorrection) and
-// whether the Key is taken (MatchKey) are the log's to check. The error matches
+// whether the Key is taken (storage.MatchKey) are the log's to check. The error matches
 // ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a bad author and
 // ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose message says
 // what is wrong once ("audience lists agent:triage twice") and never quotes
 // content.
 func ValidateNew(m Message) error { return validateNew(m, MaxContent, false) }
-
-// ValidateRestored is ValidateNew for a row an export wrote, which a store restores as it
-// was stored (a Batch with Restore): besides what ValidateNew accepts, it may carry
-// Revised, and Redacted with empty Content, as the log set them.
-func ValidateRestored(m Message) error { return validateNew(m, MaxContent, true) }
 
 func validateNew(m Message, maxContent int, restored bool) error {
 	if m.Seq != 0 {
@@ -150,7 +145,7 @@ func validateNew(m Message, maxContent int, restored bool) error {
 	if err := m.Author.Validate(); err != nil {
 		return &InvalidMessageError{Kind: ErrInvalidAuthor, Reason: err.Error(), Cause: err}
 	}
-	if err := validateStorable(m, min(maxContent, MaxContent)); err != nil {
+	if err := validateStorable(m, maxContent); err != nil {
 		return err
 	}
 	if err := validateAudience(m.Author, m.Audience); err != nil {

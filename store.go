@@ -14,33 +14,29 @@ import "context"
 // in the same transaction: its target's content becomes the edit's or, for a redaction, is
 // erased with that of every earlier correction of the target, and its Revised becomes m's
 // Seq. A Key the desk holds already stores nothing: Append returns the stored row when
-// MatchKey finds m the same message, and fails with an error matching ErrKeyConflict (a
-// *KeyConflictError) otherwise. Batch decides it all.
-//
-// A refusal stores nothing, is an *AppendError, and matches ErrInvalidMessage and the rule's sentinel
-// (ErrInvalidDesk, ErrInvalidAuthor, ErrInvalidAudience, ErrTooLarge, ErrText, ErrAt,
-// ErrNoParent, ErrNotReadable, ErrNotAuthor, ErrRedacted); it names rows by Seq and never
-// quotes content or an aside's readers. Any other error is the store's own failure, matching ctx.Err() when ctx is done.
-// Implementations are safe for concurrent use, also by several processes over one database.
-type Appender interface {
-	Append(ctx context.Context, desk string, m Message) (Message, error)
-}
-
-// NewRowAppender is an Appender that also says whether an append stored a new row.
+// storage.MatchKey finds m the same message, and fails with an error matching
+// ErrKeyConflict (a *KeyConflictError) otherwise. storage.Batch decides it all.
 //
 // AppendNew is Append, and reports false when m's Key named a stored row that is the same
 // message (a replay), which it returns. Of concurrent appends of one key to one desk, from
 // any number of goroutines or processes, exactly one reports a new row: a service answers
 // it as created, the others as replays.
-type NewRowAppender interface {
-	Appender
+//
+// A refusal stores nothing, is an *AppendError, and matches ErrInvalidMessage and the
+// rule's sentinel (ErrInvalidDesk, ErrInvalidAuthor, ErrInvalidAudience, ErrTooLarge,
+// ErrText, ErrAt, ErrNoParent, ErrNotReadable, ErrNotAuthor, ErrRedacted); it names rows by
+// Seq and never quotes content or an aside's readers. Any other error is the store's own
+// failure, matching ctx.Err() when ctx is done. Implementations are safe for concurrent
+// use, also by several processes over one database.
+type Appender interface {
+	Append(ctx context.Context, desk string, m Message) (Message, error)
 	AppendNew(ctx context.Context, desk string, m Message) (Message, bool, error)
 }
 
 // Store is a store of many desks, each a Log of its own: sqlitestore.Store and
 // pgstore.Store are Stores. The packages that use a store (importer, the service, MCP, the
 // command) name what they need of one by embedding Store or its parts (Appender,
-// NewRowAppender, DeskLogs). Implementations are safe for concurrent use, also by several
+// DeskLogs). Implementations are safe for concurrent use, also by several
 // processes over one database.
 type Store interface {
 	Appender
@@ -52,7 +48,7 @@ type Store interface {
 	// empty batch stores nothing; msgs are not modified.
 	AppendBatch(ctx context.Context, desk string, msgs []Message) error
 	// RestoreBatch is AppendBatch for rows an export wrote, which it stores as they were
-	// stored (a Batch with Restore): Revised and Redacted kept, corrections not applied
+	// stored (a storage.Batch with Restore): Revised and Redacted kept, corrections not applied
 	// again.
 	RestoreBatch(ctx context.Context, desk string, rows []Message) error
 	// LookupKeys returns the rows of desk holding keys, by key, as a read returns them; a

@@ -15,12 +15,12 @@ import (
 // Store is what the tools need of a desk's store: sqlitestore.Store and pgstore.Store are
 // ones (and server.Store's are).
 //
-//   - transcript.NewRowAppender stores post_message's messages and edit_message's and
+//   - transcript.Appender stores post_message's messages and edit_message's and
 //     redact_message's corrections, and says which are new rows (Options.Appended is told
 //     of those only).
 //   - transcript.DeskLogs reads one desk's log.
 type Store interface {
-	transcript.NewRowAppender
+	transcript.Appender
 	transcript.DeskLogs
 }
 

@@ -175,9 +175,10 @@ func due(rows []transcript.Message, p Policy) (folded, send []transcript.Message
 
 // accept reports why text may not be stored as a digest within budget characters.
 func accept(text string, budget int) error {
+	if err := transcript.ValidateText("digest text", text); err != nil {
+		return fmt.Errorf("%w: %w", ErrRefused, err)
+	}
 	switch {
-	case !utf8.ValidString(text) || strings.IndexByte(text, 0) >= 0:
-		return fmt.Errorf("%w: invalid UTF-8 or a NUL byte", ErrRefused)
 	case strings.TrimSpace(text) == "":
 		return fmt.Errorf("%w: blank", ErrRefused)
 	case utf8.RuneCountInString(text) > budget:

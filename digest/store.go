@@ -15,7 +15,8 @@ var ErrSuperseded = errors.New("digest superseded")
 // Store is one desk's log that keeps its conversations' digests. Every generation of a
 // conversation is kept until a correction deletes it: an edit or a redaction of a row
 // deletes, in the correction's own transaction, every digest of the row's channel and of
-// the row's thread whose Through is at or above the row's Seq.
+// the row's thread (the thread its parent roots; a root's own thread never folds the root)
+// whose Through is at or above the row's Seq.
 type Store interface {
 	transcript.Log
 	// Digest returns the newest digest of c whose Through is below below (0: no bound), and

@@ -14,7 +14,7 @@
 //
 // Every format is incremental. A message carries a key (a line's "id", Slack's ts,
 // Discord's message id), and a row whose key the desk holds already is that row: it adds
-// nothing when it is the same message as [transcript.MatchKey] compares them (author
+// nothing when it is the same message as [storage.MatchKey] compares them (author
 // identity, parent, audience as [transcript.ResolveAudience] resolves it, content; labels
 // and times aside) and fails the import when it is not. So importing a file twice adds
 // nothing, and a later export adds only its new messages. A line may also give the "seq"

@@ -172,7 +172,7 @@ func (r *Rows) Err() error {
 
 // Store stores the rows in desk of st: the rows the desk does not hold yet are appended in
 // one AppendBatch, all or nothing, and the others are checked against the stored rows by
-// transcript.MatchKey. See the package doc for the rules. Every row that breaks one is
+// storage.MatchKey. See the package doc for the rules. Every row that breaks one is
 // reported in one *RowsError, and nothing is written; a store's refusal of a row is a
 // *RowError naming it. st may be nil when the rows are Faulty: they are then checked as
 // against an empty desk. The rows are not modified.

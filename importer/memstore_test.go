@@ -9,10 +9,11 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // memStore is a Store keeping desks in memory, for the importer's tests: a
-// batch is settled by transcript.Batch and written, its corrections
+// batch is settled by storage.Batch and written, its corrections
 // applied, all or nothing, as the stores do.
 type memStore struct {
 	desks map[string][]transcript.Message
@@ -28,6 +29,13 @@ func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message
 		return transcript.Message{}, err
 	}
 	return rows[0], nil
+}
+
+// AppendNew is Append that also says whether it stored a new row.
+func (s *memStore) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
+	n := len(s.desks[desk])
+	stored, err := s.Append(ctx, desk, m)
+	return stored, err == nil && len(s.desks[desk]) > n, err
 }
 
 func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
@@ -51,19 +59,15 @@ func (s *memStore) write(desk string, msgs []transcript.Message, restored bool) 
 			present[rows[i].Key] = &rows[i]
 		}
 	}
-	b := transcript.Batch{Desk: desk, Messages: msgs, Restore: restored}
+	b := storage.Batch{Desk: desk, Messages: msgs, Restore: restored}
 	settled, err := b.Settle(transcript.Sequence(len(rows)), stored, present)
 	if ae := (*transcript.AppendError)(nil); errors.As(err, &ae) {
 		return nil, fmt.Errorf("message %d: %w", ae.Index, ae.Err)
 	}
 	out := append([]transcript.Message(nil), rows...)
 	for _, r := range settled.Revisions {
-		t := &out[r.Target-1]
-		t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
 		for k := range out {
-			if r.Redacted && out[k].Corrects == r.Target {
-				out[k].Content, out[k].Redacted = "", true
-			}
+			r.Apply(&out[k])
 		}
 	}
 	s.desks[desk] = append(out, settled.Added...)

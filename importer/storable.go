@@ -1,6 +1,9 @@
 package importer
 
-import "github.com/sharedesk/transcript"
+import (
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
+)
 
 // wording is how a reader words what keeps a message from being stored.
 type wording int
@@ -11,7 +14,7 @@ const (
 )
 
 // storeProblem says what keeps m from being stored, in the reader's wording, or returns ""
-// when transcript.ValidateNew accepts m (transcript.ValidateRestored, for a row only
+// when transcript.ValidateNew accepts m (storage.ValidateRestored, for a row only
 // an export writes: see restoredRow): what no store keeps (content over
 // transcript.MaxContent bytes, invalid UTF-8 or a NUL byte in a text, an At outside the
 // years 1 to 9999), said as ValidateNew says it, naming the field but never quoting it.
@@ -20,7 +23,7 @@ const (
 func storeProblem(m transcript.Message, w wording) string {
 	validate := transcript.ValidateNew
 	if restoredRow(m) {
-		validate = transcript.ValidateRestored
+		validate = storage.ValidateRestored
 	}
 	err := validate(m)
 	switch {

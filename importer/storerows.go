@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // storeRows stores rows, the messages of one import in file order, in desk: the rows the
@@ -20,7 +21,7 @@ import (
 //     below the desk's head (see findStored for how they are found: one LookupKeys of every
 //     key the rows carry and every parent key the import does not define, or the whole desk
 //     read through its Log when the import names most of it). It must be identical to
-//     it (transcript.MatchKey: author identity, parent, audience as the reply rule resolves
+//     it (storage.MatchKey: author identity, parent, audience as the reply rule resolves
 //     it, content; labels and times aside), have its key (or none, when it has none) and its
 //     Seq, when given; it is then counted as present and not written.
 //   - A ParentKey names an earlier row of the import, else a key of the desk (as a chat
@@ -125,7 +126,7 @@ type chatPrep struct {
 	// alike holds, by key, for the messages whose content a desk may hold written
 	// otherwise, whether a content is theirs: as earlier imports wrote it (Slack's mentions
 	// as Slack wrote them, "[GuildMemberJoin]"), or with other labels in its mentions, as
-	// labels are no part of what makes a message the same (transcript.MatchKey).
+	// labels are no part of what makes a message the same (storage.MatchKey).
 	alike map[string]func(content string) bool
 }
 
@@ -442,7 +443,7 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 		m.Content = stored.Content
 	}
 	if accepted {
-		if transcript.MatchKey(stored, m) == nil || im.alikeMatch(m, stored) {
+		if storage.MatchKey(stored, m) == nil || im.alikeMatch(m, stored) {
 			return nil, nil
 		}
 		edit, ok, err := im.editOf(ctx, i, m, stored)
@@ -492,7 +493,7 @@ func (im *rowImporter) alikeMatch(m, stored transcript.Message) bool {
 		return false
 	}
 	m.Content = stored.Content
-	return transcript.MatchKey(stored, m) == nil
+	return storage.MatchKey(stored, m) == nil
 }
 
 // editOf decides the i-th row, m as the store would store it, when it is a chat export's
@@ -512,7 +513,7 @@ func (im *rowImporter) editOf(ctx context.Context, i int, m, stored transcript.M
 	}
 	same := m
 	same.Content = stored.Content
-	if transcript.MatchKey(stored, same) != nil {
+	if storage.MatchKey(stored, same) != nil {
 		return nil, false, nil
 	}
 	textAt := stored.At

@@ -82,9 +82,9 @@ func From(rows []transcript.Message) (*Log, error) {
 // becomes the edit's, or is erased with that of every earlier correction of it, and its
 // Revised becomes m's Seq, and every digest of the target's channel, and of its thread
 // when it is a reply, whose Through is at or above it is deleted (see digest.Store). A Key
-// the log holds already stores nothing: Append returns the
-// stored row when transcript.MatchKey finds m the same message, and its
-// *transcript.KeyConflictError otherwise. transcript.Batch.Settle decides all of it. On
+// the log holds already stores nothing: Append returns the stored row when
+// storage.MatchKey finds m the same message, and its *transcript.KeyConflictError
+// otherwise. storage.Batch.Settle decides all of it. On
 // error nothing is stored. Append honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	stored, _, err := l.AppendNew(ctx, m)
@@ -99,7 +99,7 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := transcript.Batch{Desk: deskName, Messages: []transcript.Message{m}, Single: true}
+	b := storage.Batch{Desk: deskName, Messages: []transcript.Message{m}, Single: true}
 	var stored map[transcript.Sequence]transcript.Message
 	for _, seq := range [...]transcript.Sequence{m.Parent, m.Corrects} {
 		if i, found := l.find(seq); seq != 0 && found {
@@ -133,18 +133,12 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 
 // revise writes r to the row it revises: its content and Revised, and for a redaction the
 // erasure of every correction of it; it deletes the digests that may hold the row's words.
-func (l *Log) revise(r transcript.Revision) {
+func (l *Log) revise(r storage.Revision) {
 	i, _ := l.find(r.Target)
-	t := &l.rows[i]
-	t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
-	l.dropDigests(*t)
-	if !r.Redacted {
-		return
-	}
-	for k := i + 1; k < len(l.rows); k++ {
-		if c := &l.rows[k]; c.Corrects == r.Target {
-			c.Content, c.Redacted = "", true
-		}
+	r.Apply(&l.rows[i])
+	l.dropDigests(l.rows[i])
+	for k := i + 1; r.Redacted && k < len(l.rows); k++ { // its corrections, all newer
+		r.Apply(&l.rows[k])
 	}
 }
 

@@ -10,12 +10,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
-var (
-	_ transcript.Store          = (*Store)(nil)
-	_ transcript.NewRowAppender = (*Store)(nil)
-)
+var _ transcript.Store = (*Store)(nil)
 
 // beginSQL opens an append's transaction READ COMMITTED whatever the server's or the DSN's
 // default: the desk row's lock orders appends, and each statement after it must see the rows
@@ -44,7 +42,7 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // a stored row that is the same message (a replay), which it returns. Of appends of one key
 // to one desk, from any number of processes, exactly one reports a new row.
 func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
-	rows, added, err := s.append(ctx, &transcript.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true})
+	rows, added, err := s.append(ctx, &storage.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true})
 	if err != nil {
 		return transcript.Message{}, false, err
 	}
@@ -55,24 +53,24 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 // them or, on any error, none. Each message follows Append's rules, except that its Parent
 // (or its Corrects) may also be transcript.BatchParent(j) for an earlier message j of msgs;
 // a reply to an aside of the batch gets the aside's readers, and the corrections apply in
-// order (transcript.Batch.Settle is the rule). A message whose Key desk holds is skipped
+// order (storage.Batch.Settle is the rule). A message whose Key desk holds is skipped
 // when it is the same message as the stored row (a BatchParent naming it resolves to the
 // stored row), and fails the whole batch otherwise; the stored messages take consecutive
 // Seqs, so a re-import writes nothing. A refusal is an *AppendError naming the message's
 // index; one Key on two messages is ErrDuplicateKey. An empty batch stores nothing; msgs
 // are not modified.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
-	_, _, err := s.append(ctx, &transcript.Batch{Desk: desk, Messages: msgs})
+	_, _, err := s.append(ctx, &storage.Batch{Desk: desk, Messages: msgs})
 	return err
 }
 
 // RestoreBatch is AppendBatch for rows an export wrote, which it stores as they were stored
-// (transcript.Batch's Restore): a row's Revised and Redacted are kept, a redacted row holds
+// (storage.Batch's Restore): a row's Revised and Redacted are kept, a redacted row holds
 // no content, and a correction is decided by the correction rule but not applied again,
 // since the rows hold its result; it may correct a redacted row. The store's content limit
 // holds. All or nothing, with AppendBatch's errors.
 func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
-	_, _, err := s.append(ctx, &transcript.Batch{Desk: desk, Messages: rows, Restore: true})
+	_, _, err := s.append(ctx, &storage.Batch{Desk: desk, Messages: rows, Restore: true})
 	return err
 }
 
@@ -103,7 +101,7 @@ const keyAttempts = 3
 //
 // A keyed batch takes the locked way: a conditional insert of many rows would skip the
 // present ones and leave their Seqs as gaps.
-func (s *Store) append(ctx context.Context, b *transcript.Batch) ([]transcript.Message, int, error) {
+func (s *Store) append(ctx context.Context, b *storage.Batch) ([]transcript.Message, int, error) {
 	if len(b.Messages) == 0 {
 		if err := s.writable(fmt.Sprintf("append to desk %q", b.Desk)); err != nil {
 			return nil, 0, err
@@ -120,7 +118,7 @@ func (s *Store) append(ctx context.Context, b *transcript.Batch) ([]transcript.M
 }
 
 // store checks b and stores it, the way its messages allow.
-func (s *Store) store(ctx context.Context, b *transcript.Batch) ([]transcript.Message, int, error) {
+func (s *Store) store(ctx context.Context, b *storage.Batch) ([]transcript.Message, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -162,7 +160,7 @@ func (s *Store) store(ctx context.Context, b *transcript.Batch) ([]transcript.Me
 // correction, b is no restore, and at most one message, b's only one, has a Key; keyed
 // says whether it has. Otherwise, or when Settle refuses them as they are (the locked way
 // then names the rows by the Seqs they would have), it returns nil.
-func settleAhead(b *transcript.Batch) (rows []transcript.Message, keyed bool) {
+func settleAhead(b *storage.Batch) (rows []transcript.Message, keyed bool) {
 	seqs, _, keys := b.Reads()
 	if len(seqs) > 0 || (len(keys) > 0 && len(b.Messages) > 1) || b.Restore || holdsCorrection(b.Messages) {
 		return nil, false
@@ -227,7 +225,7 @@ func prepare(msgs []transcript.Message, now time.Time) []transcript.Message {
 // it, which have committed; a row a writer that bypasses the lock has not committed yet
 // makes it wait, and then conflict, once that row is committed, or not, if it never is.
 // Either way the row found has committed by the time it is looked up.
-func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, b *transcript.Batch, m transcript.Message) ([]transcript.Message, int, error) {
+func (s *Store) appendKeyed(ctx context.Context, conn *pgxpool.Conn, b *storage.Batch, m transcript.Message) ([]transcript.Message, int, error) {
 	rows := []transcript.Message{m}
 	inserted, err := s.insertAhead(ctx, conn, b.Desk, rows, true)
 	switch {
@@ -376,7 +374,7 @@ func renumber(rows []transcript.Message, base transcript.Sequence) {
 type lockedAppend struct {
 	s    *Store
 	conn *pgxpool.Conn
-	b    *transcript.Batch
+	b    *storage.Batch
 
 	head    transcript.Sequence                        // the desk's head before the append
 	stored  map[transcript.Sequence]transcript.Message // the stored rows b names, by Seq
@@ -506,7 +504,7 @@ func keyRowsQuery(keys []string) (string, any) {
 // corrections change updated (queueRevisions), and COMMIT with the notification, unless a
 // test's beforeCommit hook is set (then run commits). committed says whether the COMMIT
 // succeeded: from then on the rows are stored, whatever the error.
-func (w *lockedAppend) finish(ctx context.Context, settled transcript.Settlement) (committed bool, _ error) {
+func (w *lockedAppend) finish(ctx context.Context, settled storage.Settlement) (committed bool, _ error) {
 	desk, added, hook := w.b.Desk, settled.Added, w.s.hooks.beforeCommit != nil
 	args, err := insertArgs(desk, added, false)
 	if err != nil {

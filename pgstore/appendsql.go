@@ -96,7 +96,7 @@ FROM transcript_messages
 WHERE desk = $1 AND seq = $2`
 
 // reviseSQL applies to row $2 of desk $1, stored before the append, what the append's
-// corrections change in it (a transcript.Revision): content $3, redacted $4 (stored as
+// corrections change in it (a storage.Revision): content $3, redacted $4 (stored as
 // NULL when false) and revised $5. A full-key equality on the primary key: one probe.
 const reviseSQL = `
 UPDATE transcript_messages SET content = $3, redacted = nullif($4, false), revised = $5
@@ -111,7 +111,7 @@ WHERE desk = $1 AND corrects = $2 AND seq <= $3 AND corrects IS NOT NULL`
 
 // returnHeadSQL moves desk $1's head $2 rows back, in the transaction whose lockHeadSQL
 // moved it past every message of an append: $2 of them are not stored, their keys present
-// and the same messages (transcript.Batch.Settle). The desk row is locked already.
+// and the same messages (storage.Batch.Settle). The desk row is locked already.
 const returnHeadSQL = `UPDATE transcript_desks SET head = head - $2 WHERE name = $1`
 
 // insertSQL inserts the $2 rows that lockHeadSQL, earlier in the same transaction, moved
@@ -124,7 +124,7 @@ const returnHeadSQL = `UPDATE transcript_desks SET head = head - $2 WHERE name =
 // nothing for it. corrects ($12), redacted ($13) and revised ($14) are sent the same way:
 // 0 or false is stored as NULL, and each array is NULL when no row sets it.
 //
-// Parents are checked before (transcript.Batch.Settle): a desk's sequences run from 1 to its
+// Parents are checked before (storage.Batch.Settle): a desk's sequences run from 1 to its
 // head without a gap and rows are deleted only with their whole desk (DeleteDesk), so a
 // parent is an older row of the desk exactly when 0 < parent < seq, and the table's CHECK
 // constraint holds every row to it too.

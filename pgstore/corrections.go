@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // holdsCorrection reports whether one of rows is a correction, which makes an append take
@@ -43,7 +44,7 @@ func (s *Store) readStored(br pgx.BatchResults, n int) (map[transcript.Sequence]
 // terms' change (queueRevisedTerms, from the stored row, in stored), and for a redaction
 // eraseSQL too. It returns the function that reads their results from the
 // batch's, checking that each revised row was found.
-func queueRevisions(b *pgx.Batch, key searchKey, desk string, base transcript.Sequence, revisions []transcript.Revision, stored map[transcript.Sequence]transcript.Message) func(pgx.BatchResults) error {
+func queueRevisions(b *pgx.Batch, key searchKey, desk string, base transcript.Sequence, revisions []storage.Revision, stored map[transcript.Sequence]transcript.Message) func(pgx.BatchResults) error {
 	terms := make([]int, len(revisions))
 	for i, r := range revisions {
 		target := stored[r.Target]

@@ -27,10 +27,11 @@ var deleteDeskSQL = []string{
 	`DELETE FROM transcript_terms WHERE desk = $1`,
 	`DELETE FROM transcript_term_readers WHERE desk = $1`,
 	`DELETE FROM transcript_books WHERE desk = $1`,
+	`DELETE FROM transcript_digests WHERE desk = $1`,
 }
 
 // DeleteDesk deletes desk and everything the database keeps of it, in one transaction: its
-// rows, their search index entries and reader sets, the participants' books of it and,
+// rows, their search index entries and reader sets, its digests, the participants' books of it and,
 // when tokens is true, the tokens for it. It returns how many rows the desk held; a desk
 // the database does not hold is no error, and has its books and tokens deleted all the
 // same. When tokens is false and the database holds a token for desk, revoked or not,

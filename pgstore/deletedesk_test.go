@@ -22,6 +22,7 @@ var deskTables = map[string]string{
 	"transcript_term_readers":   `SELECT count(*) FROM transcript_term_readers WHERE desk = $1`,
 	"transcript_terms_version":  "",
 	"transcript_search_key":     "",
+	"transcript_digests":        `SELECT count(*) FROM transcript_digests WHERE desk = $1`,
 }
 
 // TestDeleteDeskRule runs storetest.DeleteDeskRule, then deletes the desk it made anew and

@@ -20,7 +20,7 @@
 // rule (transcript.ResolveAudience, against the parent as stored) to every row and store
 // the audience it returns; a refused append stores nothing and returns an [*AppendError]
 // that names the row and never quotes a parent's content. A message with a key the desk
-// already holds is decided by transcript.MatchKey: the same message is not stored again
+// already holds is decided by storage.MatchKey: the same message is not stored again
 // (Append returns the stored row, AppendBatch skips it), a different one is a
 // *transcript.KeyConflictError; of concurrent appends of one key, from any processes,
 // exactly one stores the row. [Store.LookupKeys] finds rows by key.
@@ -45,7 +45,8 @@
 //     the old one, content included, stays in transcript_messages' file as a dead row, as
 //     do the erased row's words in transcript_terms'. Plain VACUUM, as autovacuum runs it,
 //     marks their space free without overwriting it: the bytes stay until a new row reuses
-//     the space;
+//     the space. A digest that a correction deleted (transcript_digests) stays as a dead row
+//     alike;
 //   - TOAST: a content of more than about 2 kB is kept in the table's TOAST table, as
 //     written or compressed (pglz or lz4, which anyone holding the file can undo), with the
 //     same dead versions;
@@ -121,6 +122,16 @@
 // never save over each other's acknowledgements. Nothing is cached: a token added or
 // revoked by another process counts from the next lookup.
 //
+// # Digests
+//
+// A Log is a digest.Store: transcript_digests keeps every generation of each
+// conversation's digest, a read finds the newest below a bound with one index probe, on the
+// primary also in a Store with standbys, and a put stores a new generation in one round
+// trip under the desk row's lock, as appends take it. A correction's update of its target
+// deletes, in the same transaction, the digests that stand for the target (a trigger of
+// the schema, so that a process of an older version deletes them too). Digests are derived
+// from rows: an export leaves them out, and a desk imported from one folds anew.
+//
 // # Watching for commits
 //
 // [Store.Watch] reports the desks that rows are committed to, by any process on the
@@ -151,7 +162,7 @@
 // # Standbys
 //
 // With [WithStandbys], a Store reads its Logs from hot standbys, in turn, and keeps
-// appends, tokens, books, Desks, LookupKeys and Watch on the primary:
+// appends, tokens, books, digests, Desks, LookupKeys and Watch on the primary:
 //
 //	st, err := pgstore.Open(ctx, "postgres://app@primary/chat",
 //		pgstore.WithStandbys("postgres://app@standby1/chat", "postgres://app@standby2/chat"))

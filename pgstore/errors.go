@@ -17,12 +17,12 @@ import (
 // package's sentinels, such as transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (
 	ErrDeskName        = transcript.ErrInvalidDesk // transcript.ValidateDesk refuses the name
-	ErrParent          = transcript.ErrNoParent    // not an older row of the desk (transcript.Batch.Settle)
+	ErrParent          = transcript.ErrNoParent    // not an older row of the desk (storage.Batch.Settle)
 	ErrContentTooLarge = transcript.ErrTooLarge    // over the store's limit (WithMaxContent)
 	ErrAt              = transcript.ErrAt
 	ErrText            = transcript.ErrText // invalid UTF-8 or a NUL byte, which PostgreSQL text cannot hold
 	// ErrDuplicateKey: two messages of one AppendBatch carry the same Key
-	// (transcript.Batch.Check).
+	// (storage.Batch.Check).
 	ErrDuplicateKey = transcript.ErrDuplicateKey
 )
 

@@ -206,7 +206,7 @@ func keyedTermsArgs(key searchKey, desk string, m *transcript.Message, noTerms b
 
 // queueRevisedTerms queues on b the change of the terms of r's target, the stored row
 // target: its edit's words, or none. It returns how many results it queued: 1 or 2.
-func queueRevisedTerms(b *pgx.Batch, key searchKey, desk string, r *transcript.Revision, target *transcript.Message) int {
+func queueRevisedTerms(b *pgx.Batch, key searchKey, desk string, r *storage.Revision, target *transcript.Message) int {
 	readers := key.readerSetKey(target)
 	terms := indexTerms(&transcript.Message{Content: r.Content, Redacted: r.Redacted})
 	if terms == "" {

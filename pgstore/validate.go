@@ -1,10 +1,7 @@
 package pgstore
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "github.com/sharedesk/transcript"
 
-// storable reports whether s is text PostgreSQL can hold: valid UTF-8 without a NUL byte,
-// what transcript.ValidateText accepts.
-func storable(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+// storable reports whether s is text PostgreSQL can hold: one transcript.ValidateText
+// accepts (valid UTF-8 without a NUL byte).
+func storable(s string) bool { return transcript.ValidateText("text", s) == nil }

@@ -10,7 +10,7 @@
 // (a row the author may read, or it is as if it did not exist) and the reply rule on it.
 // Check makes the checks that need no desk, for a transport that reports them first.
 //
-// The transport then appends the message (transcript.NewRowAppender's AppendNew, so that a
+// The transport then appends the message (transcript.Appender's AppendNew, so that a
 // replayed key is told from a new row), and Refusal words the store's refusal.
 //
 // A correction (an edit or a redaction of a row) goes the same way: PrepareCorrection builds

@@ -10,12 +10,12 @@ import (
 // Store is what the service needs of a store: sqlitestore.Store is one, and so is
 // pgstore.Store. It must be safe for concurrent use.
 //
-//   - transcript.NewRowAppender appends the token's messages: AppendNew's answer is what
+//   - transcript.Appender appends the token's messages: AppendNew's answer is what
 //     tells a new row (201) from a replayed key (200), also across processes.
 //   - transcript.DeskLogs reads one desk's log (a desk with no row reads as an empty log).
 //   - token.Store finds the tokens requests carry (token.Authenticate).
 type Store interface {
-	transcript.NewRowAppender
+	transcript.Appender
 	transcript.DeskLogs
 	token.Store
 }

@@ -11,12 +11,10 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
-var (
-	_ transcript.Store          = (*Store)(nil)
-	_ transcript.NewRowAppender = (*Store)(nil)
-)
+var _ transcript.Store = (*Store)(nil)
 
 // The writer's statements. The head is found on the (desk, seq) index, never by a scan. An
 // insert whose key the desk holds already inserts nothing (the (desk, key) index's conflict
@@ -66,7 +64,7 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 // A Key (transcript.Message.Key) is stored with the row; an empty one is no key. When the
 // desk holds a row with m's Key already, Append stores nothing and uses no sequence: it
 // resolves m's parent and audience as for a new row (the checks above, the reply rule
-// included, come first) and hands m and the stored row to transcript.MatchKey. When m is
+// included, come first) and hands m and the stored row to storage.MatchKey. When m is
 // the same message (the same author identity, parent, audience and content; labels and At
 // play no part), Append returns the stored row exactly as a read returns it, with its own
 // Seq, At, labels and Audience, a new slice the caller owns; otherwise it fails with an
@@ -96,7 +94,7 @@ func (s *Store) Append(ctx context.Context, desk string, m transcript.Message) (
 // a stored row that is the same message (a replay), which it returns. Of appends of one key
 // to one file, from any number of goroutines or processes, exactly one reports a new row.
 func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
-	b := &transcript.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
+	b := &storage.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
 	if err := b.Check(); err != nil {
 		return transcript.Message{}, false, err
 	}
@@ -117,7 +115,7 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
 // them or, on any error, none. A message whose Key the desk holds already is not stored
-// again: it is decided as Append decides it (transcript.MatchKey, on the message with its
+// again: it is decided as Append decides it (storage.MatchKey, on the message with its
 // parent and audience resolved), and skipped when it is the same message as the stored
 // row; a conflict fails the whole batch with an *AppendError naming the message and
 // wrapping the *transcript.KeyConflictError, as for Append. The messages stored take
@@ -139,11 +137,11 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 // may be a BatchParent too. An empty batch stores nothing. AppendBatch reads msgs and never
 // modifies them.
 func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
-	return s.appendBatch(ctx, &transcript.Batch{Desk: desk, Messages: msgs})
+	return s.appendBatch(ctx, &storage.Batch{Desk: desk, Messages: msgs})
 }
 
 // appendBatch stores b's messages, AppendBatch's or RestoreBatch's.
-func (s *Store) appendBatch(ctx context.Context, b *transcript.Batch) error {
+func (s *Store) appendBatch(ctx context.Context, b *storage.Batch) error {
 	b.MaxContent = s.maxContent
 	if err := b.Check(); err != nil {
 		return err
@@ -169,7 +167,7 @@ func (s *Store) appendBatch(ctx context.Context, b *transcript.Batch) error {
 // correction's key is looked up first, since the correction rule would refuse a retry
 // after its target's redaction that Settle, knowing the stored row, replays. The first
 // refusal or conflict ends it, and the transaction is rolled back.
-func (w *writeTx) appendRows(ctx context.Context, b *transcript.Batch) (transcript.Message, error) {
+func (w *writeTx) appendRows(ctx context.Context, b *storage.Batch) (transcript.Message, error) {
 	var present map[string]*transcript.Message // Append's key is found by its insert instead
 	if m := b.Messages[0]; !b.Single || (m.IsCorrection() && m.Key != "") {
 		var err error
@@ -222,7 +220,7 @@ func (w *writeTx) appendRows(ctx context.Context, b *transcript.Batch) (transcri
 // b.Settle wants them: every Parent and Corrects from 1 to the desk's head (sequences are
 // dense, so each is a row), the rows present holds taken from it, the others read in one
 // query, the targets' content with them.
-func (w *writeTx) parentRows(ctx context.Context, b *transcript.Batch, present map[string]*transcript.Message) (map[transcript.Sequence]transcript.Message, error) {
+func (w *writeTx) parentRows(ctx context.Context, b *storage.Batch, present map[string]*transcript.Message) (map[transcript.Sequence]transcript.Message, error) {
 	var bySeq map[transcript.Sequence]*transcript.Message
 	if len(present) > 0 {
 		bySeq = make(map[transcript.Sequence]*transcript.Message, len(present))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // The statements that apply corrections to stored rows: a point UPDATE of the target on the
@@ -21,7 +22,7 @@ WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
 )
 
 // revise writes revisions, what an append's corrections change in rows stored before it
-// (transcript.Settlement.Revisions), in the append's transaction, before its new rows are
+// (storage.Settlement.Revisions), in the append's transaction, before its new rows are
 // inserted: each target's content, redacted and revised, and for a redaction the erasure of
 // every correction of the target stored before the append; and the target's search index
 // entry: the old one deleted (unindex), an edit's new words written, none for a
@@ -29,7 +30,7 @@ WHERE desk = ?1 AND corrects = ?2 AND corrects <> 0`
 // (storage.IndexTerms gives them no terms), so their erasure leaves the index as it is.
 // With secure_delete on the writer's connection, SQLite overwrites the erased text in the
 // file's pages.
-func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) error {
+func (w *writeTx) revise(ctx context.Context, revisions []storage.Revision) error {
 	for _, r := range revisions {
 		id, target, err := w.unindex(ctx, r.Target)
 		if err != nil {
@@ -60,11 +61,11 @@ func (w *writeTx) revise(ctx context.Context, revisions []transcript.Revision) e
 }
 
 // RestoreBatch stores rows an export wrote as the newest rows of desk, as they were stored:
-// AppendBatch, with a transcript.Batch whose Restore is set. A row's Revised and Redacted
+// AppendBatch, with a storage.Batch whose Restore is set. A row's Revised and Redacted
 // are kept, an erased row and an erased correction are stored as they are, and a correction
 // is not applied again, since the rows hold its result; a Revised not above its row's Seq is
 // refused. Everything else (keys, parents, audiences, errors, all or nothing) is as for
 // AppendBatch. Importing an export into an empty desk thus reproduces every row.
 func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
-	return s.appendBatch(ctx, &transcript.Batch{Desk: desk, Messages: rows, Restore: true})
+	return s.appendBatch(ctx, &storage.Batch{Desk: desk, Messages: rows, Restore: true})
 }

@@ -31,7 +31,7 @@ const (
 const liveDesk = `substr(name, 1, 1) <> ' '`
 
 // DeleteDesk deletes desk and what the file keeps of it, in one transaction: its rows,
-// their search index entries, the participants' books of it and, when tokens is true, the
+// their search index entries, its digests, the participants' books of it and, when tokens is true, the
 // tokens for it. It returns how many rows the desk held; a desk the file does not hold is
 // no error, and has its books and tokens deleted all the same. When tokens is false and
 // the file holds a token for desk, revoked or not, DeleteDesk deletes nothing and returns
@@ -92,6 +92,7 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 		arg any
 	}{
 		{deleteDeskRowsSQL, id},
+		{deleteDeskDigestsSQL, id},
 		{deleteDeskMembersSQL, id},
 		{deleteDeskSetsSQL, id},
 		{deleteDeskSQL, id},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/sqlitestore"
@@ -39,6 +40,7 @@ var deskTables = map[string]string{
 	"search_key":            "",
 	"reader_sets":           `SELECT count(*) FROM reader_sets WHERE desk = ?2`,
 	"reader_set_members":    `SELECT count(*) FROM reader_set_members WHERE desk = ?2`,
+	"digests":               `SELECT count(*) FROM digests WHERE desk = ?2`,
 	// The search index: its entries are counted through the messages they index (see the
 	// test), its shadow tables hold its pages.
 	"message_terms":         "",
@@ -50,7 +52,7 @@ var deskTables = map[string]string{
 }
 
 // TestDeleteDeskLeavesNothing: once DeleteDesk has deleted a desk that held rows (desk rows,
-// asides, an edit, a large row over a page, a redaction), books and tokens, and the store
+// asides, an edit, a large row over a page, a redaction), a digest, books and tokens, and the store
 // is closed, no table keeps a row of it (every table of the file is accounted for in
 // deskTables), and no file in the database's directory holds a byte of the deleted desk's texts, while the
 // kept desk's are all still there.
@@ -79,6 +81,11 @@ func TestDeleteDeskLeavesNothing(t *testing.T) {
 			if _, err := st.Append(ctx, desk, m); err != nil {
 				t.Fatalf("Append to %s: %v", desk, err)
 			}
+		}
+		dg := transcript.Digest{Conversation: transcript.Conversation{Desk: desk}, Through: 3, Rows: 2, Generation: 1, Digester: "extractive",
+			Text: "digest MARK-" + marker + "-g " + large}
+		if err := st.Log(desk).(digest.Store).PutDigest(ctx, dg, 7); err != nil {
+			t.Fatal(err)
 		}
 		if _, err := st.SaveBook(ctx, desk, bot, storetest.BookOf(t, sharing.Initialized(transcript.Conversation{Desk: desk}, 7)), 0); err != nil {
 			t.Fatal(err)
@@ -142,7 +149,7 @@ func TestDeleteDeskLeavesNothing(t *testing.T) {
 	}
 	other.Close()
 
-	for _, c := range "abcdef" {
+	for _, c := range "abcdefg" {
 		gone, kept := fmt.Sprintf("MARK-gone3x-%c", c), fmt.Sprintf("MARK-kept7q-%c", c)
 		if files := filesHolding(t, dir, gone); len(files) > 0 {
 			t.Errorf("after DeleteDesk and Close, %v hold the deleted desk's %q", files, gone)

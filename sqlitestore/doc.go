@@ -35,7 +35,7 @@
 // unchanged), under a partial UNIQUE index on (desk, key) that holds only the rows with a
 // key, so rows without one cost it nothing. A read adds that column. Append and AppendBatch
 // look the keys of their messages up on that index in the write transaction, which holds
-// the file's write lock, and decide each present key with transcript.MatchKey: the same
+// the file's write lock, and decide each present key with storage.MatchKey: the same
 // message is not stored again (Append returns the stored row, AppendBatch skips it, and a
 // re-imported batch writes nothing), a different one fails with a
 // *transcript.KeyConflictError. LookupKeys finds rows by key, many thousands a call, for a
@@ -43,7 +43,7 @@
 //
 // A correction (transcript.Message.Corrects, Redacted and Revised: three columns, schema
 // version 8) is a row of its own that Append and AppendBatch decide with the correction rule
-// (transcript.ResolveCorrection, through transcript.Batch.Settle), its target read with the
+// (transcript.ResolveCorrection, through storage.Batch.Settle), its target read with the
 // parents in the write transaction, and apply in that transaction: the target's content,
 // redacted and revised are updated, and a redaction erases every earlier correction of the
 // target, found on a partial (desk, corrects, seq) index that holds corrections only.
@@ -53,6 +53,14 @@
 // so once a redaction has committed and the Store is closed, no file of the database holds
 // the erased bytes. Until then the write-ahead log may still hold them; while another
 // process holds the file open, its last connection to close checkpoints it.
+//
+// A desk's log is a digest.Store: it keeps every generation of each conversation's digest
+// (schema version 12), reads the newest below a bound with one SEARCH, and stores a new
+// generation in a write transaction, in turn with the appends. A correction's update of
+// its target deletes, in the same transaction, the digests that stand for the target
+// (a trigger of the schema, so that every writer of the file does it), and their text is
+// erased from the file as a row's is. Digests are derived from rows: an export leaves them
+// out, and a desk imported from one folds anew.
 //
 // A desk's log is a transcript.Searcher: Search finds the newest rows the viewer may read
 // that hold every word of a text, on an FTS5 index of the library's own terms

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // keyRowsSQL reads the rows of a desk that hold the keys of a JSON array of strings: for each
@@ -133,7 +134,7 @@ func (w *writeTx) rowByKey(ctx context.Context, key string) (transcript.Message,
 // presentRows returns the rows of the desk holding the keys of b's messages, looked up in
 // the write transaction, by key: none without a key, or in an empty desk. The caller must
 // not modify them.
-func (w *writeTx) presentRows(ctx context.Context, b *transcript.Batch) (map[string]*transcript.Message, error) {
+func (w *writeTx) presentRows(ctx context.Context, b *storage.Batch) (map[string]*transcript.Message, error) {
 	if w.head == 0 {
 		return nil, nil
 	}

@@ -42,6 +42,7 @@ type Store struct {
 	search, searchReplies, searchRoot, viewerSets, allSets               *sql.Stmt // readers
 	addToken, revokeToken, tokenByHash, listTokens                       *sql.Stmt // writer, writer, readers, readers
 	insertBook, updateBook, loadBook                                     *sql.Stmt // writer, writer, readers
+	digests                                                              digestStmts
 	closed                                                               atomic.Bool
 
 	// readerDSN opens a Watch's connection, which polls every watchInterval. watching is
@@ -173,6 +174,9 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 			return fmt.Errorf("sqlitestore: open %q: preparing %q: %w", path, p.sql, err)
 		}
 	}
+	if err := s.prepareDigests(ctx); err != nil {
+		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
+	}
 	if s.searchKey, err = readSearchKey(ctx, s.readers); err != nil {
 		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
 	}
@@ -209,6 +213,7 @@ func (s *Store) closeAll() error {
 	// The readers first: the checkpoint truncates the log only once no connection of this
 	// process reads it.
 	workCounters.Delete(s.workID)
+	errs = append(errs, s.digests.close()...)
 	closeStmts(s.readPage, s.search, s.searchReplies, s.searchRoot, s.viewerSets, s.allSets, s.listDesks, s.readAuthorsStmt, s.readAudiencesStmt, s.keyRowsStmt, s.tokenByHash, s.listTokens, s.loadBook)
 	if s.readers != nil {
 		errs = append(errs, s.readers.Close())

@@ -3,7 +3,6 @@ package stores
 import (
 	"context"
 
-	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/importer"
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/sharing/books"
@@ -16,7 +15,6 @@ import (
 type Store interface {
 	// importer.Store appends, restores, looks keys up and reads desks (import, export).
 	importer.Store
-	transcript.NewRowAppender
 	Desks(ctx context.Context) ([]string, error)
 	// token.Store keeps the service's bearer tokens.
 	token.Store

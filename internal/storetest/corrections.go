@@ -151,10 +151,8 @@ func CorrectionRule(t *testing.T, st Store) []transcript.Message {
 			t.Errorf("a retry of an erased edit: %v, want the stored row", err)
 		}
 		checkRows(t, "a retry of an erased edit", []transcript.Message{got}, []transcript.Message{*d.row(11)})
-		if na, ok := st.(transcript.NewRowAppender); ok {
-			if got, added, err := na.AppendNew(t.Context(), d.name, m); err != nil || added || got.Seq != 11 {
-				t.Errorf("AppendNew of a retry of an erased edit: row %d, new %v, %v; want row 11, not new", got.Seq, added, err)
-			}
+		if got, added, err := st.AppendNew(t.Context(), d.name, m); err != nil || added || got.Seq != 11 {
+			t.Errorf("AppendNew of a retry of an erased edit: row %d, new %v, %v; want row 11, not new", got.Seq, added, err)
 		}
 	}
 	d.check("after the retries")

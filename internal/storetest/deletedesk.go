@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
 )
@@ -26,13 +27,18 @@ type DeskDeleter interface {
 // once the rule has run.
 var DeleteDeskWords = []string{"qzvxkwdeskone", "qzvxkwasidetwo", "qzvxkweditthree", "qzvxkwreplyfour"}
 
+// DeleteDeskDigestWord is in the text of a digest of each desk DeleteDeskRule writes, when
+// the store's logs keep digests (digest.Store).
+const DeleteDeskDigestWord = "qzvxkwdigestfive"
+
 // DeleteDeskRule checks DeleteDesk on st, a new store: two desks, "gone" and "kept", each
 // with rows, an aside, a correction, a keyed row, books and tokens. Deleting "gone" while it
 // has tokens, without tokens, is token.ErrDeskHasTokens and deletes nothing; with tokens it
 // returns the desk's rows, and then "gone" is listed by no Desks, reads empty, finds none
-// of its words for any viewer, holds no book and no token, and takes a new row at 1 whose
-// key it held before as new; "kept" is as it was, rows, search, books and tokens. A desk
-// the store never held deletes as 0 rows.
+// of its words for any viewer, holds no book, no token and, when the store's logs keep
+// digests, no digest, and takes a new row at 1 whose key it held before as new; "kept" is
+// as it was, rows, search, books, tokens and digests. A desk the store never held deletes
+// as 0 rows.
 func DeleteDeskRule(t *testing.T, st DeskDeleter) {
 	t.Helper()
 	ctx := t.Context()
@@ -43,6 +49,11 @@ func DeleteDeskRule(t *testing.T, st DeskDeleter) {
 		mustAppend(t, st, desk, transcript.Message{Author: ana, Content: "between us " + DeleteDeskWords[1], Audience: []transcript.Author{bot}}, 2)
 		mustAppend(t, st, desk, transcript.Message{Author: ana, Corrects: 1, Content: "first, again " + DeleteDeskWords[2]}, 3)
 		mustAppend(t, st, desk, transcript.Message{Author: bot, Parent: 1, Content: "a reply " + DeleteDeskWords[3]}, 4)
+		if log, ok := st.Log(desk).(digest.Store); ok {
+			if err := log.PutDigest(ctx, deskDeletedDigest(desk), 4); err != nil {
+				t.Fatalf("PutDigest on desk %q: %v", desk, err)
+			}
+		}
 		for i, p := range []transcript.Author{ana, bot} {
 			b := BookOf(t, sharing.Initialized(conversationIn(desk, 0), 4))
 			if _, err := st.SaveBook(ctx, desk, p, b, 0); err != nil {
@@ -105,6 +116,9 @@ func DeleteDeskRule(t *testing.T, st DeskDeleter) {
 		t.Errorf("after the delete, %d tokens; want the kept desk's 2", len(toks))
 	}
 	checkRows(t, "the kept desk after the delete", mustReadAll(t, st, "kept"), keptRows)
+	if _, ok := st.Log("gone").(digest.Store); ok {
+		checkDeletedDigests(t, st, "after the delete")
+	}
 
 	// The name again: a new desk, from row 1, whose old key is new, and whose rows, as
 	// many as the old desk's, are found by none of its words.
@@ -132,7 +146,32 @@ func DeleteDeskRule(t *testing.T, st DeskDeleter) {
 			}
 		}
 	}
+	if _, ok := st.Log("gone").(digest.Store); ok {
+		checkDeletedDigests(t, st, "once the desk is made anew")
+	}
 	if n, err := st.DeleteDesk(ctx, "never", false); err != nil || n != 0 {
 		t.Errorf("DeleteDesk of a desk never held = %d, %v; want 0, nil", n, err)
+	}
+}
+
+// deskDeletedDigest is the digest DeleteDeskRule keeps for desk's channel: generation 1,
+// through row 3, holding DeleteDeskDigestWord.
+func deskDeletedDigest(desk string) transcript.Digest {
+	return transcript.Digest{Conversation: conversationIn(desk, 0), Through: 3, Rows: 2, Generation: 1, Digester: "storetest", Text: "rows 1 and 3 " + DeleteDeskDigestWord}
+}
+
+// checkDeletedDigests checks that desk "gone" of st keeps no digest, and "kept" its own.
+func checkDeletedDigests(t *testing.T, st DeskDeleter, when string) {
+	t.Helper()
+	for _, desk := range []string{"gone", "kept"} {
+		got, ok, err := st.Log(desk).(digest.Store).Digest(t.Context(), conversationIn(desk, 0), 0)
+		switch {
+		case err != nil:
+			t.Errorf("Digest of desk %q %s: %v", desk, when, err)
+		case desk == "gone" && ok:
+			t.Errorf("Digest of the deleted desk %s = generation %d, want none", when, got.Generation)
+		case desk == "kept" && (!ok || got != deskDeletedDigest(desk)):
+			t.Errorf("Digest of the kept desk %s = %+v, %v; want %+v", when, got, ok, deskDeletedDigest(desk))
+		}
 	}
 }

@@ -4,7 +4,8 @@
 // refused with transcript.ErrInvalidMessage and stored nowhere, all-or-nothing batches with
 // transcript.BatchParent, the content limit, asides, keys, corrections (and restoring an
 // export's rows), bearer tokens (token.Store, which every store implements), read-state
-// books (books.Store, likewise), and agents sharing desks while writers append.
+// books (books.Store, likewise), digests (digest.Store, which every store's logs
+// implement), and agents sharing desks while writers append.
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) storetest.Store {

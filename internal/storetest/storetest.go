@@ -90,6 +90,10 @@ type Store interface {
 //   - ConcurrentSharing: 8 writers append to 4 desks while readers run sharing.Prepare →
 //     commit loops for channel and thread agents on those desks; each reader ends up having
 //     accepted every qualifying row exactly once. Run it with -race.
+//   - Digests: the digest.Store contract (see DigestRule) on desks of the store, whose
+//     logs must implement digest.Store: reads below a bound, generations, a correction
+//     after a fold's read, the digests a correction deletes, one generation stored of
+//     several at once, and the erasure property.
 func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	t.Run("Logtest", func(t *testing.T) {
@@ -139,6 +143,7 @@ var checks = []struct {
 	{"Tokens", func(t *testing.T, st Store) { TokenRule(t, st) }},
 	{"Books", func(t *testing.T, st Store) { BookRule(t, st) }},
 	{"ConcurrentSharing", checkConcurrentSharing},
+	{"Digests", checkDigests},
 }
 
 // Desk is one desk of a Store as logtest drives it.

@@ -12,6 +12,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing/books"
+	"github.com/sharedesk/transcript/storage"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -36,6 +37,8 @@ type memStore struct {
 	desks      map[string]*memlog.Log
 	maxContent int
 	rowsRead   atomic.Int64 // by searches, every desk's
+	digests    map[transcript.Conversation][]transcript.Digest
+	broken     brokenDigests // what its digests get wrong: nothing, as newMemStore makes it
 }
 
 var _ token.Store = (*memStore)(nil)
@@ -45,25 +48,33 @@ func newMemStore(maxContent int) *memStore {
 }
 
 func (s *memStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
+	stored, _, err := s.AppendNew(ctx, desk, m)
+	return stored, err
+}
+
+func (s *memStore) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := transcript.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
+	b := storage.Batch{Desk: desk, Messages: []transcript.Message{m}, Single: true, MaxContent: s.maxContent}
 	if err := b.Check(); err != nil {
-		return transcript.Message{}, err
+		return transcript.Message{}, false, err
 	}
 	log := s.desks[desk]
 	if log == nil {
 		log = memlog.New()
 	}
 	if m.Parent >= log.Head()+1 {
-		return transcript.Message{}, fmt.Errorf("%w: %w: parent %d is not older", transcript.ErrInvalidMessage, transcript.ErrNoParent, m.Parent)
+		return transcript.Message{}, false, fmt.Errorf("%w: %w: parent %d is not older", transcript.ErrInvalidMessage, transcript.ErrNoParent, m.Parent)
 	}
 	m.At = stamp(m.At)
-	got, err := log.Append(ctx, m)
+	got, added, err := log.AppendNew(ctx, m)
 	if err == nil {
 		s.desks[desk] = log
 	}
-	return got, err
+	if err == nil && added && got.IsCorrection() {
+		s.dropDigests(desk, log.Messages()[got.Corrects-1])
+	}
+	return got, added, err
 }
 
 func (s *memStore) AppendBatch(ctx context.Context, desk string, msgs []transcript.Message) error {
@@ -74,12 +85,12 @@ func (s *memStore) RestoreBatch(ctx context.Context, desk string, rows []transcr
 	return s.settle(desk, rows, true)
 }
 
-// settle appends msgs to desk through a transcript.Batch (Restore when restored), applying
+// settle appends msgs to desk through a storage.Batch (Restore when restored), applying
 // its Revisions to the stored rows, all or nothing.
 func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := transcript.Batch{Desk: desk, Messages: msgs, Restore: restored, MaxContent: s.maxContent}
+	b := storage.Batch{Desk: desk, Messages: msgs, Restore: restored, MaxContent: s.maxContent}
 	if err := b.Check(); err != nil {
 		return err
 	}
@@ -100,12 +111,9 @@ func (s *memStore) settle(desk string, msgs []transcript.Message, restored bool)
 		return err
 	}
 	for _, r := range settled.Revisions {
-		t := &rows[r.Target-1]
-		t.Content, t.Redacted, t.Revised = r.Content, r.Redacted, r.Revised
+		s.dropDigests(desk, rows[r.Target-1])
 		for i := range rows {
-			if c := &rows[i]; r.Redacted && c.Corrects == r.Target {
-				c.Content, c.Redacted = "", true
-			}
+			r.Apply(&rows[i])
 		}
 	}
 	for _, m := range settled.Added {

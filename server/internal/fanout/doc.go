@@ -11,7 +11,7 @@
 // heads (server.HeadWatcher) it need not read it back: an append costs the store its
 // request's token lookup and the tail's read of the tokens.
 //
-// Corrections are applied to the rows held as the log applies them (transcript.Revise), at
+// Corrections are applied to the rows held as the log applies them (storage.Revise), at
 // once for one this server appended (Hub.Corrected). A stream writes its events through an
 // SSEWriter, part by part (WritePart); a redaction that erases a row of a part being written
 // stops the write (PartWriter) before the redaction is answered, and a part prepared before

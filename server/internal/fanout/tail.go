@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -264,7 +265,7 @@ type Tail struct {
 	head     transcript.Sequence      // the newest row read (0 while the log was empty)
 	good     map[[32]byte]token.Token // the desk's tokens, by hash, as read after the rows
 	pending  []transcript.Message     // corrections this server appended above head (hub.corrected)
-	patches  []transcript.Revision    // what corrections changed in rows since they were copied, ascending Target; never written in place
+	patches  []storage.Revision       // what corrections changed in rows since they were copied, ascending Target; never written in place
 	erasures []erasure                // the newest redactions applied, oldest first (noteErasure)
 	own      []transcript.Message     // rows this server appended, for the next update to take (take)
 	reported transcript.Sequence      // the newest head a server.HeadWatcher sent (reportHead)

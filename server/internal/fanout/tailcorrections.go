@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // Corrected applies c, a correction this server appended to desk, to the rows desk's tail
@@ -50,7 +51,7 @@ func (t *Tail) applyPending(fresh []transcript.Message) {
 }
 
 // applyCorrections applies cs, rows in ascending Seq, to the rows the tail holds as the
-// log applied its corrections (transcript.Revise): to a held target, and for a redaction
+// log applied its corrections (storage.Revise): to a held target, and for a redaction
 // to every held correction of its target older than it, always (a row read before the
 // redaction committed may hold content it erased); a redaction is kept for the parts
 // streams are writing (noteErasure). Applying a correction twice thus changes nothing.
@@ -64,7 +65,7 @@ func (t *Tail) applyCorrections(cs []transcript.Message) {
 		k, held := t.find(c.Corrects) // the target, or the first row held after it
 		if !c.Redacted {
 			if held {
-				if m := t.heldRow(k); transcript.Revise(&m, c) {
+				if m := t.heldRow(k); storage.Revise(&m, c) {
 					t.patch(k, m)
 				}
 			}
@@ -72,7 +73,7 @@ func (t *Tail) applyCorrections(cs []transcript.Message) {
 		}
 		t.noteErasure(erasure{target: c.Corrects, by: c.Seq})
 		for ; k < len(t.rows) && t.rows[k].Seq < c.Seq; k++ { // the target and its older corrections
-			if m := t.heldRow(k); transcript.Revise(&m, c) {
+			if m := t.heldRow(k); storage.Revise(&m, c) {
 				t.patch(k, m)
 			}
 		}
@@ -97,7 +98,7 @@ func (t *Tail) heldRow(i int) transcript.Message {
 }
 
 // revise writes r into m, the row it revises.
-func revise(m *transcript.Message, r transcript.Revision) {
+func revise(m *transcript.Message, r storage.Revision) {
 	m.Content, m.Redacted, m.Revised = r.Content, r.Redacted, r.Revised
 }
 
@@ -107,9 +108,9 @@ func revise(m *transcript.Message, r transcript.Revision) {
 func (t *Tail) patch(i int, m transcript.Message) {
 	was := t.heldRow(i)
 	t.bytes += rowBytes(&m) - rowBytes(&was)
-	r := transcript.Revision{Target: m.Seq, Content: m.Content, Redacted: m.Redacted, Revised: m.Revised}
+	r := storage.Revision{Target: m.Seq, Content: m.Content, Redacted: m.Redacted, Revised: m.Revised}
 	j, ok := findPatch(t.patches, r.Target)
-	next := make([]transcript.Revision, 0, len(t.patches)+1)
+	next := make([]storage.Revision, 0, len(t.patches)+1)
 	next = append(next, t.patches[:j]...)
 	next = append(next, r)
 	if ok {
@@ -142,6 +143,6 @@ func findSeq(rows []transcript.Message, seq transcript.Sequence) (int, bool) {
 }
 
 // findPatch is findSeq for patches (ascending Target).
-func findPatch(patches []transcript.Revision, seq transcript.Sequence) (int, bool) {
-	return slices.BinarySearchFunc(patches, seq, func(r transcript.Revision, s transcript.Sequence) int { return cmp.Compare(r.Target, s) })
+func findPatch(patches []storage.Revision, seq transcript.Sequence) (int, bool) {
+	return slices.BinarySearchFunc(patches, seq, func(r storage.Revision, s transcript.Sequence) int { return cmp.Compare(r.Target, s) })
 }

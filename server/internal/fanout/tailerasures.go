@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // erasure is a redaction the tail applied: it erased row target and every correction of
@@ -11,12 +12,12 @@ import (
 type erasure struct{ target, by transcript.Sequence }
 
 // apply writes the erasure into m, a row read before it may have committed, as a read after
-// it shows the row (transcript.Revise): the target, and a correction of it older than the
+// it shows the row (storage.Revise): the target, and a correction of it older than the
 // redaction, with Content "" and Redacted set, the target's Revised at least the redaction.
 // Other rows, and a nil m, are left alone.
 func (e erasure) apply(m *transcript.Message) {
 	if m != nil {
-		transcript.Revise(m, &transcript.Message{Seq: e.by, Corrects: e.target, Redacted: true})
+		storage.Revise(m, &transcript.Message{Seq: e.by, Corrects: e.target, Redacted: true})
 	}
 }
 

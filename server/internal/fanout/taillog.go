@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // errTailLimit is ReadBefore's error for a limit below 1.
@@ -65,7 +66,7 @@ func (l tailLog) ReadBefore(ctx context.Context, before transcript.Sequence, lim
 
 // copyDescending returns rows, ascending, as a new page, newest first, with new audiences,
 // all of them in one array, and the patches of rows among them written in.
-func copyDescending(rows []transcript.Message, patches []transcript.Revision) []transcript.Message {
+func copyDescending(rows []transcript.Message, patches []storage.Revision) []transcript.Message {
 	out := make([]transcript.Message, len(rows))
 	n := 0
 	for _, m := range rows {

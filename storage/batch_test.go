@@ -1,4 +1,4 @@
-package transcript_test
+package storage_test
 
 import (
 	"errors"
@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestBatchReads: Reads names each stored row the batch may name once, ascending, the
 // targets among them, and the keys in order; BatchParents and 0 name none.
 func TestBatchReads(t *testing.T) {
 	op := transcript.Operator()
-	b := transcript.Batch{Desk: "eng", Messages: []transcript.Message{
+	b := storage.Batch{Desk: "eng", Messages: []transcript.Message{
 		{Author: op, Content: "a", Parent: 7, Key: "k1"},
 		{Author: op, Content: "b", Parent: transcript.BatchParent(0)},
 		{Author: op, Content: "c", Corrects: 3},
@@ -39,18 +40,18 @@ func TestBatchRefusals(t *testing.T) {
 	good := transcript.Message{Author: op, Content: "x"}
 	tests := []struct {
 		name  string
-		b     transcript.Batch
+		b     storage.Batch
 		index int
 		kind  error
 		text  string
 	}{
-		{"bad desk", transcript.Batch{Desk: "", Messages: []transcript.Message{good}}, -1, transcript.ErrInvalidDesk,
+		{"bad desk", storage.Batch{Desk: "", Messages: []transcript.Message{good}}, -1, transcript.ErrInvalidDesk,
 			`append to desk "": invalid desk name: empty`},
-		{"bad message", transcript.Batch{Desk: "eng", Messages: []transcript.Message{good, {Author: op, Content: "x", Seq: 4}}}, 1, transcript.ErrInvalidMessage,
+		{"bad message", storage.Batch{Desk: "eng", Messages: []transcript.Message{good, {Author: op, Content: "x", Seq: 4}}}, 1, transcript.ErrInvalidMessage,
 			`append batch to desk "eng": message 1: seq 4 set by the caller (the log assigns it)`},
-		{"key twice", transcript.Batch{Desk: "eng", Messages: []transcript.Message{{Author: op, Content: "x", Key: "k"}, {Author: op, Content: "y", Key: "k"}}}, 1, transcript.ErrDuplicateKey,
+		{"key twice", storage.Batch{Desk: "eng", Messages: []transcript.Message{{Author: op, Content: "x", Key: "k"}, {Author: op, Content: "y", Key: "k"}}}, 1, transcript.ErrDuplicateKey,
 			`append batch to desk "eng": message 1: key "k" is message 0's too`},
-		{"missing parent, single", transcript.Batch{Desk: "eng", Single: true, Messages: []transcript.Message{{Author: op, Content: "x", Parent: 2}}}, -1, transcript.ErrNoParent,
+		{"missing parent, single", storage.Batch{Desk: "eng", Single: true, Messages: []transcript.Message{{Author: op, Content: "x", Parent: 2}}}, -1, transcript.ErrNoParent,
 			`append to desk "eng": parent 2 is not a row of the desk`},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package transcript_test
+package storage_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestSettleBatch: new rows are numbered after base, a message whose key is present is the
@@ -72,7 +73,7 @@ func TestSettleBatchRefusals(t *testing.T) {
 			t.Errorf("%s: SettleBatch = message %d: %v; want message %d, ErrNoParent, saying %q", tt.name, i, err, tt.index, tt.reason)
 		}
 	}
-	single := transcript.Batch{Desk: "eng", Messages: []transcript.Message{reply(transcript.BatchParent(0))}, Single: true}
+	single := storage.Batch{Desk: "eng", Messages: []transcript.Message{reply(transcript.BatchParent(0))}, Single: true}
 	if err := single.Check(); !errors.Is(err, transcript.ErrNoParent) || !strings.Contains(err.Error(), "outside a batch") {
 		t.Errorf("Batch.Check of a BatchParent outside a batch = %v", err)
 	}
@@ -103,7 +104,7 @@ func TestSettleRestoredAgrees(t *testing.T) {
 	for _, tt := range tests {
 		err := error(nil)
 		for _, m := range tt.rows {
-			if err = transcript.ValidateRestored(m); err != nil {
+			if err = storage.ValidateRestored(m); err != nil {
 				break
 			}
 		}
@@ -173,7 +174,7 @@ func TestSettleEditAndRedactionInBatch(t *testing.T) {
 		if e := settled.Added[0]; !erased(e) {
 			t.Errorf("the edit, row 2, is %+v: want it erased by the redaction after it", e)
 		}
-		want := []transcript.Revision{{Target: 1, Redacted: true, Revised: 3}}
+		want := []storage.Revision{{Target: 1, Redacted: true, Revised: 3}}
 		if !slices.Equal(settled.Revisions, want) {
 			t.Errorf("revisions %+v, want %+v", settled.Revisions, want)
 		}
@@ -200,18 +201,18 @@ func TestSettleEditAndRedactionInBatch(t *testing.T) {
 	})
 }
 
-// settleBatch settles msgs as the rows after base through a transcript.Batch, and returns
+// settleBatch settles msgs as the rows after base through a storage.Batch, and returns
 // the index of the message refused and why as well (the *AppendError's Index and Err).
-func settleBatch(msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (transcript.Settlement, int, error) {
-	return settle(transcript.Batch{Desk: "eng", Messages: msgs}, base, stored, present)
+func settleBatch(msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (storage.Settlement, int, error) {
+	return settle(storage.Batch{Desk: "eng", Messages: msgs}, base, stored, present)
 }
 
 // settleRestored is settleBatch for rows an export wrote (a Batch with Restore).
-func settleRestored(msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (transcript.Settlement, int, error) {
-	return settle(transcript.Batch{Desk: "eng", Messages: msgs, Restore: true}, base, stored, present)
+func settleRestored(msgs []transcript.Message, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (storage.Settlement, int, error) {
+	return settle(storage.Batch{Desk: "eng", Messages: msgs, Restore: true}, base, stored, present)
 }
 
-func settle(b transcript.Batch, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (transcript.Settlement, int, error) {
+func settle(b storage.Batch, base transcript.Sequence, stored map[transcript.Sequence]transcript.Message, present map[string]*transcript.Message) (storage.Settlement, int, error) {
 	settled, err := b.Settle(base, stored, present)
 	if ae := (*transcript.AppendError)(nil); errors.As(err, &ae) {
 		return settled, ae.Index, ae.Err

@@ -1,9 +1,11 @@
-package transcript_test
+package storage_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestRevise: a correction revises its target once, a redaction erases its target and the
@@ -32,10 +34,44 @@ func TestRevise(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := c.m
-			changed := transcript.Revise(&m, &c.c)
+			changed := storage.Revise(&m, &c.c)
 			if changed != c.changed || m.Content != c.want.Content || m.Redacted != c.want.Redacted || m.Revised != c.want.Revised {
 				t.Errorf("Revise(%+v, %+v) = %v, %+v; want %v, %+v", c.m, c.c, changed, m, c.changed, c.want)
 			}
 		})
+	}
+}
+
+// TestRevisionApply: a Revision writes its target's content, redaction and Revised; a
+// redaction erases the target's corrections too; any other row is left alone.
+func TestRevisionApply(t *testing.T) {
+	rows := func() []transcript.Message {
+		return []transcript.Message{
+			{Seq: 3, Content: "draft"},
+			{Seq: 4, Corrects: 3, Content: "final"},
+			{Seq: 5, Corrects: 2, Content: "other"},
+			{Seq: 6, Parent: 3, Content: "reply"},
+		}
+	}
+	edit := storage.Revision{Target: 3, Content: "final", Revised: 4}
+	got := rows()
+	for i := range got {
+		edit.Apply(&got[i])
+	}
+	want := rows()
+	want[0].Content, want[0].Revised = "final", 4
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("an edit's Revision: %+v, want %+v", got, want)
+	}
+	redaction := storage.Revision{Target: 3, Redacted: true, Revised: 7}
+	got = rows()
+	for i := range got {
+		redaction.Apply(&got[i])
+	}
+	want = rows()
+	want[0].Content, want[0].Redacted, want[0].Revised = "", true, 7
+	want[1].Content, want[1].Redacted = "", true
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a redaction's Revision: %+v, want %+v", got, want)
 	}
 }

@@ -1,0 +1,220 @@
+package pgstore_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/pgtest"
+	"github.com/sharedesk/transcript/internal/storetest"
+	"github.com/sharedesk/transcript/pgstore"
+)
+
+// TestMigrateFromVersion9 opens a database as version 9 left it, without digests, holding
+// a desk with a thread: Open migrates it without rewriting or changing a row, and the desk
+// then keeps digests, which a correction deletes, through Append and through a writer
+// that knows nothing of digests (a process of version 9 still running revises a row with
+// its own UPDATE: the schema's trigger deletes them all the same).
+func TestMigrateFromVersion9(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := newDatabase(t)
+	st, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ana, bot := transcript.Person("ana", "Ana"), transcript.Agent("triage", "Triage")
+	for _, m := range []transcript.Message{
+		{Author: ana, Content: "deploy at noon?"},
+		{Author: bot, Parent: 1, Content: "yes"},
+		{Author: ana, Content: "between us", Audience: []transcript.Author{bot}},
+		{Author: bot, Parent: 1, Content: "done"},
+		{Author: ana, Content: "thanks"},
+	} {
+		if _, err := st.Append(ctx, "eng", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	pool := connect(t, dsn)
+	for _, stmt := range []string{
+		`DROP TRIGGER transcript_digests_forget ON transcript_messages`,
+		`DROP FUNCTION transcript_digests_forget()`,
+		`DROP TABLE transcript_digests`,
+		`DELETE FROM transcript_schema_version WHERE version = 10`,
+	} {
+		mustExec(t, pool, stmt)
+	}
+	if versions, _ := schemaVersions(t, pool); !slices.Equal(versions, latestVersions()[:9]) {
+		t.Fatalf("the database left at versions %v", versions)
+	}
+
+	st = openMigrated(t, pool, dsn, 9)
+	log := st.Log("eng").(digest.Store)
+	channel, thread := transcript.Conversation{Desk: "eng"}, transcript.Conversation{Desk: "eng", Thread: 1}
+	for _, d := range []transcript.Digest{
+		{Conversation: channel, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: "deploy at noon? yes"},
+		{Conversation: thread, Through: 2, Rows: 1, Generation: 1, Digester: "extractive", Text: "yes"},
+		{Conversation: thread, Through: 4, Rows: 2, Generation: 2, Digester: "extractive", Text: "yes, done"},
+	} {
+		if err := log.PutDigest(ctx, d, 5); err != nil {
+			t.Fatalf("PutDigest after the migration: %v", err)
+		}
+	}
+	newest := func(c transcript.Conversation) (transcript.Sequence, bool) {
+		t.Helper()
+		d, ok, err := log.Digest(ctx, c, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Through, ok
+	}
+	if through, ok := newest(thread); !ok || through != 4 {
+		t.Fatalf("the thread's newest digest after the migration: through %d, %v; want 4", through, ok)
+	}
+	if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: 4, Author: bot, Content: "done, at 12:05"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []transcript.Conversation{channel, thread} {
+		if through, ok := newest(c); !ok || through != 2 {
+			t.Errorf("%+v's newest digest after an edit of row 4: through %d, %v; want 2", c, through, ok)
+		}
+	}
+	// A writer of version 9 revises row 2 as its reviseSQL does.
+	mustExec(t, pool, `UPDATE transcript_messages SET revised = 7 WHERE desk = 'eng' AND seq = 2`)
+	for _, c := range []transcript.Conversation{channel, thread} {
+		if through, ok := newest(c); ok {
+			t.Errorf("%+v's newest digest after a revision of row 2 by another writer: through %d, want none", c, through)
+		}
+	}
+}
+
+// TestCompactDigests: on a server of its own with the settings the documentation names,
+// the digests storetest.DigestErasure deletes with a redaction are in the data directory's
+// files (dead rows, the WAL) until Compact, and in none after it.
+func TestCompactDigests(t *testing.T) {
+	t.Parallel()
+	server, st, admin := compactServer(t, pgtest.ErasureConf)
+	storetest.DigestErasure(t, storetest.DigestDeskOf(t, st, "eng"))
+	mustExec(t, admin, `CHECKPOINT`)
+	words := storetest.DigestErasedWords
+	found := filesHolding(t, server, words)
+	for _, w := range words {
+		if len(found[w]) == 0 {
+			t.Fatalf("before Compact, no file of the data directory holds %q: the scan finds nothing", w)
+		}
+	}
+	done, err := st.Compact(t.Context())
+	if err != nil {
+		t.Fatalf("Compact: %v", err)
+	}
+	if !slices.Contains(done.Tables, "transcript_digests") {
+		t.Errorf("Compact rewrote %v, not transcript_digests", done.Tables)
+	}
+	found = filesHolding(t, server, words)
+	for _, w := range words {
+		if len(found[w]) > 0 {
+			t.Errorf("after Compact, erased %q is in %v", w, found[w])
+		}
+	}
+	if _, ok, err := st.Log("eng").(digest.Store).Digest(t.Context(), transcript.Conversation{Desk: "eng"}, 0); err != nil || !ok {
+		t.Errorf("after Compact, the kept digest: %v, %v", ok, err)
+	}
+}
+
+// TestPutDigestReadOnly: a read-only Store refuses PutDigest with ErrReadOnly and reads
+// digests.
+func TestPutDigestReadOnly(t *testing.T) {
+	t.Parallel()
+	st, dsn := openStore(t)
+	ctx := t.Context()
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Content: "a row"}); err != nil {
+		t.Fatal(err)
+	}
+	d := transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: 1, Rows: 1, Generation: 1, Digester: "extractive", Text: "a row"}
+	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, 1); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := pgstore.Open(ctx, dsn, pgstore.ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	log := ro.Log("eng").(digest.Store)
+	next := d
+	next.Generation, next.Through = 2, 1
+	if err := log.PutDigest(ctx, next, 1); !errors.Is(err, pgstore.ErrReadOnly) {
+		t.Errorf("PutDigest through a read-only Store: %v, want ErrReadOnly", err)
+	}
+	if got, ok, err := log.Digest(ctx, d.Conversation, 0); err != nil || !ok || got != d {
+		t.Errorf("Digest through a read-only Store = %+v, %v, %v; want %+v", got, ok, err, d)
+	}
+}
+
+// digestPlanIndexes are the indexes the digests' statements read each table through.
+var digestPlanIndexes = map[string]string{
+	"transcript_digests":  "transcript_digests_through",
+	"transcript_messages": "transcript_messages_pkey",
+	"transcript_desks":    "transcript_desks_pkey",
+}
+
+// TestDigestPlans shows, with EXPLAIN ANALYZE on a desk of 50,000 rows whose every tenth
+// row is a correction and 2,000 digests of its channel, that Digest's read probes the
+// (desk, thread, through) index for its one row, and that PutDigest's statement reads no
+// table whole: its check of the corrections after the fold's read reads only the rows
+// appended since; the read under the custom plans and the generic plan alike, the put
+// under its custom plan, the one it runs.
+func TestDigestPlans(t *testing.T) {
+	t.Parallel()
+	_, dsn := openStore(t)
+	pool := connect(t, dsn)
+	const rows = 50_000
+	msgs := make([]transcript.Message, rows)
+	for i := range msgs {
+		msgs[i] = loadRow(int64(i + 1))
+		if seq := i + 1; seq%10 == 5 {
+			msgs[i].Parent, msgs[i].Corrects = 0, transcript.Sequence(seq-seq%100+1)
+		}
+	}
+	copyDesk(t, pool, "eng", msgs)
+	mustExec(t, pool, `INSERT INTO transcript_digests (desk, thread, generation, through, row_count, digester, content)
+		SELECT 'eng', 0, g, 20 * g, 15 * g, 'extractive', 'digest ' || g FROM generate_series(1, 2000) AS g`)
+	mustExec(t, pool, `ANALYZE transcript_digests, transcript_messages`)
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		for _, c := range []struct {
+			name, sql, args string
+			maxRows         map[string]float64 // the most index entries or rows read, by table
+		}{
+			{"Digest, newest", pgstore.DigestSQL, "'eng', 0, 9223372036854775807", map[string]float64{"transcript_digests": 1}},
+			{"Digest, below a bound", pgstore.DigestSQL, "'eng', 0, 25000", map[string]float64{"transcript_digests": 1}},
+			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d", rows-30, rows-20),
+				map[string]float64{"transcript_digests": 1, "transcript_messages": 20, "transcript_desks": 1}},
+		} {
+			if c.sql == pgstore.PutDigestSQL && mode != "force_custom_plan" {
+				continue
+			}
+			t.Run(mode+"/"+c.name, func(t *testing.T) {
+				text, plan := explain(t, pool, mode, c.sql, c.args)
+				t.Logf("%s, %s:\n%s", c.name, mode, text)
+				read := map[string]float64{}
+				for _, s := range plan.scans() {
+					if s.RelationName == "" { // a CTE's
+						continue
+					}
+					if want := digestPlanIndexes[s.RelationName]; s.IndexName != want {
+						t.Errorf("%s on %s (index %q), want an index scan using %s", s.NodeType, s.RelationName, s.IndexName, want)
+					}
+					read[s.RelationName] += s.ActualRows * max(s.ActualLoops, 1)
+				}
+				for table, n := range read {
+					if n > c.maxRows[table] {
+						t.Errorf("the plan read %v rows of %s, want at most %v", n, table, c.maxRows[table])
+					}
+				}
+			})
+		}
+	}
+}
