@@ -53,6 +53,12 @@ func (s *memDigestStore) AppendNew(ctx context.Context, desk string, m transcrip
 	return s.desk(desk).AppendNew(ctx, m)
 }
 
+// eachDigestStore runs f as a subtest on memlog desks and on each store of eachStore.
+func eachDigestStore(t *testing.T, f func(t *testing.T, st server.Store)) {
+	t.Run("memlog", func(t *testing.T) { f(t, newMemDigestStore()) })
+	eachStore(t, f)
+}
+
 // smallPolicy folds early: after 4 qualifying rows, all but the newest 2.
 var smallPolicy = digest.Policy{KeepLive: 2, FoldAfter: 2}
 
@@ -84,7 +90,11 @@ func waitDigest(t *testing.T, e *env, path, secret string, through transcript.Se
 // the thread in the background, and view?digest=true carries the digest (its tag first in
 // rendered): folded only from rows every participant may read, never the aside's.
 func TestBackgroundDigest(t *testing.T) {
-	e := newEnv(t, newMemDigestStore(), server.Options{Digester: digest.Extractive{}, DigestPolicy: smallPolicy, Rate: rate.Inf})
+	eachDigestStore(t, testBackgroundDigest)
+}
+
+func testBackgroundDigest(t *testing.T, st server.Store) {
+	e := newEnv(t, st, server.Options{Digester: digest.Extractive{}, DigestPolicy: smallPolicy, Rate: rate.Inf})
 	op, coder := e.token("eng", operator), e.token("eng", coder)
 	e.post(op, map[string]any{"content": "ASIDEWORD secret plans", "audience": []string{"agent:triage"}})
 	var roots []transcript.Message
@@ -200,6 +210,10 @@ func (f *fakeOpenAI) requests() []string {
 // words; a failing endpoint is logged without the key; and after a redaction of a folded
 // row no view carries a digest holding its words.
 func TestBackgroundDigestOpenAI(t *testing.T) {
+	eachDigestStore(t, testBackgroundDigestOpenAI)
+}
+
+func testBackgroundDigestOpenAI(t *testing.T, st server.Store) {
 	fake := &fakeOpenAI{}
 	ts := httptest.NewServer(fake)
 	defer ts.Close()
@@ -208,7 +222,7 @@ func TestBackgroundDigestOpenAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, newMemDigestStore(), server.Options{Digester: d, DigestPolicy: smallPolicy, Rate: rate.Inf})
+	e := newEnv(t, st, server.Options{Digester: d, DigestPolicy: smallPolicy, Rate: rate.Inf})
 	op, coder := e.token("eng", operator), e.token("eng", coder)
 	var roots []transcript.Message
 	for i := range 6 {
