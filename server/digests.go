@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -17,11 +18,16 @@ import (
 // maxFolders is how many background folds run at once, all desks together.
 const maxFolders = 2
 
+// foldDelay is how long a queued fold waits before it starts: the appends of a burst in
+// that time ask for one fold, not one each.
+const foldDelay = 100 * time.Millisecond
+
 // folder runs the background folds of a server whose Options name a Digester: after an
 // append, the fold of the desk's channel and of the appended reply's thread, each in its
-// own turn. A conversation has at most one fold running; an append while it runs asks for
-// one more after it (coalesced with any other). At most maxFolders goroutines fold, and
-// none runs while nothing is queued.
+// own turn, foldDelay after the append. A conversation has at most one fold queued and one
+// running; an append while it waits is coalesced into it, and one while it runs asks for
+// one more after it. At most maxFolders goroutines fold, and none runs while nothing is
+// queued.
 type folder struct {
 	st     Store
 	d      digest.Digester
@@ -104,6 +110,13 @@ func (f *folder) work() {
 		}
 		c := f.queue[0]
 		f.queue = f.queue[1:]
+		f.mu.Unlock()
+
+		select { // appends to c meanwhile find it queued
+		case <-time.After(foldDelay):
+		case <-f.ctx.Done():
+		}
+		f.mu.Lock()
 		f.state[c] = foldRunning
 		f.mu.Unlock()
 
