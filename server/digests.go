@@ -43,6 +43,7 @@ type folder struct {
 	queue   []transcript.Conversation
 	state   map[transcript.Conversation]foldState
 	workers int
+	failed  map[transcript.Conversation]string // the last failure logged of each conversation
 
 	noDigests sync.Once // the log line for a store that keeps no digests
 }
@@ -59,7 +60,7 @@ const (
 
 func newFolder(st Store, d digest.Digester, p digest.Policy, logger *slog.Logger) *folder {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &folder{st: st, d: d, policy: p, logger: logger, ctx: ctx, cancel: cancel, state: map[transcript.Conversation]foldState{}}
+	return &folder{st: st, d: d, policy: p, logger: logger, ctx: ctx, cancel: cancel, state: map[transcript.Conversation]foldState{}, failed: map[transcript.Conversation]string{}}
 }
 
 // appended asks for the folds m's append makes due: its desk's channel, and the thread m
@@ -134,7 +135,8 @@ func (f *folder) work() {
 }
 
 // fold folds c as often as the policy allows now (an older backlog folds over several),
-// and logs a failure once: what failed and where, never a row's words or the key.
+// and logs a failure once, not again while c's folds keep failing the same way: what
+// failed and where, never a row's words or the key.
 func (f *folder) fold(c transcript.Conversation) {
 	st, ok := f.st.Log(c.Desk).(digest.Store)
 	if !ok {
@@ -151,9 +153,19 @@ func (f *folder) fold(c transcript.Conversation) {
 		case errors.Is(err, digest.ErrNoConversation) || errors.Is(err, digest.ErrSuperseded):
 			return // a reply to a reply (no thread's root), or another fold stored one
 		case err != nil:
-			f.logger.Warn("background fold failed", "desk", c.Desk, "thread", uint64(c.Thread), "err", err)
+			f.mu.Lock()
+			again := f.failed[c] == err.Error()
+			f.failed[c] = err.Error()
+			f.mu.Unlock()
+			if !again {
+				f.logger.Warn("background fold failed", "desk", c.Desk, "thread", uint64(c.Thread), "err", err)
+			}
 			return
-		case !folded:
+		}
+		f.mu.Lock()
+		delete(f.failed, c)
+		f.mu.Unlock()
+		if !folded {
 			return
 		}
 	}

@@ -273,9 +273,23 @@ func testBackgroundDigestOpenAI(t *testing.T, st server.Store) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	if !strings.Contains(e.log.String(), "background fold failed") {
+		t.Fatalf("no failed fold logged: %s", e.log.String())
+	}
+	// Failing again the same way, it is not logged again.
+	asked := len(fake.requests())
+	for i := range 2 {
+		e.post(coder, map[string]any{"content": fmt.Sprintf("still more %d", i)})
+	}
+	for i := 0; i < 500 && len(fake.requests()) == asked; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(fake.requests()) == asked {
+		t.Fatal("no fold asked the endpoint again")
+	}
 	logged := e.log.String()
-	if !strings.Contains(logged, "background fold failed") {
-		t.Fatalf("no failed fold logged: %s", logged)
+	if n := strings.Count(logged, "background fold failed"); n != 1 {
+		t.Errorf("%d failed folds logged, want 1:\n%s", n, logged)
 	}
 	if strings.Contains(logged, key) || strings.Contains(logged, "ERASEME") || strings.Contains(logged, "more 0") {
 		t.Errorf("the log holds the key or a row's words: %s", logged)
