@@ -33,6 +33,9 @@ type ReadDeskResult struct {
 	// service's byte budget (Options.MaxAnswerBytes): the next read
 	// delivers them. Absent when the read delivered all.
 	Remaining int `json:"remaining,omitempty"`
+	// Digest is the conversation's digest below the messages, on a read that started over
+	// (a first read or a reinitialization), when it has one: it comes first in the text.
+	Digest *transcript.Digest `json:"digest,omitempty"`
 }
 
 // PostMessageArgs are post_message's arguments.
@@ -62,6 +65,7 @@ type ViewArgs struct {
 	Before    transcript.Sequence `json:"before,omitempty" jsonschema:"Only messages below this seq. Absent or 0: up to the newest."`
 	Window    int                 `json:"window,omitempty" jsonschema:"How many messages. Absent or 0: 30."`
 	MaxTokens int                 `json:"max_tokens,omitempty" jsonschema:"The most tokens the result's text may take (o200k; an estimate for other models): the oldest messages are dropped to fit, never a thread's root. Absent or 0: no bound."`
+	Digest    bool                `json:"digest,omitempty" jsonschema:"With true: the conversation's digest, standing for its history before the messages shown, comes first, when it has one (left out when max_tokens cannot hold it with the newest message)."`
 }
 
 // SearchDeskArgs are search_desk's arguments.
@@ -97,6 +101,8 @@ type ViewResult struct {
 	Reads   int                  `json:"reads"`
 	Elided  []transcript.Elision `json:"elided,omitempty"`
 	Dropped int                  `json:"dropped,omitempty"`
+	// Digest is the conversation's digest below the messages, with digest true.
+	Digest *transcript.Digest `json:"digest,omitempty"`
 }
 
 // ListThreadsArgs are list_threads' arguments.

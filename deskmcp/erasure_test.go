@@ -1,6 +1,7 @@
 package deskmcp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/proptest"
 )
 
@@ -25,6 +27,7 @@ type erasureDesk struct {
 	erased  map[string]bool // words a redaction erased
 	words   int
 	outputs int
+	digests int // answers whose text held a digest
 }
 
 // erasureRow is one row: who may read it (nil: the whole desk), and every word it ever
@@ -69,7 +72,11 @@ func (d *erasureDesk) check(p transcript.Author, what string, out ...any) {
 func (d *erasureDesk) call(p transcript.Author, tool string, args any, out any) error {
 	d.t.Helper()
 	text, err := d.agents[p].Call(tool, args, out)
-	d.check(p, tool, text, fmt.Sprintf("%+v", out))
+	structured, _ := json.Marshal(out) // with what its pointers (a digest) point to
+	if strings.Contains(text, "<digest ") {
+		d.digests++
+	}
+	d.check(p, tool, text, fmt.Sprintf("%+v", out), string(structured))
 	return err
 }
 
@@ -88,6 +95,7 @@ func (d *erasureDesk) sweep() {
 		}
 		for _, th := range convs {
 			d.call(p, "view", deskmcp.ViewArgs{Thread: th}, new(transcript.Projection))
+			d.call(p, "view", deskmcp.ViewArgs{Thread: th, Digest: true, Window: 2}, new(transcript.Projection))
 			d.call(p, "read_desk", deskmcp.ReadDeskArgs{Thread: th}, new(deskmcp.ReadDeskResult))
 			d.call(p, "read_desk", deskmcp.ReadDeskArgs{Thread: th, MaxTokens: 200}, new(deskmcp.ReadDeskResult))
 		}
@@ -102,6 +110,23 @@ func (d *erasureDesk) sweep() {
 				d.call(p, "edit_message", deskmcp.EditMessageArgs{Seq: seq, Content: d.word()}, new(transcript.Message))
 				d.call(p, "redact_message", deskmcp.RedactMessageArgs{Seq: seq}, new(transcript.Message))
 			}
+		}
+	}
+}
+
+// fold folds the digests of the channel and of every thread, when the store keeps them,
+// with a policy that folds all but the newest qualifying row: the reads after it meet
+// digests that hold the words of rows a later redaction erases.
+func (d *erasureDesk) fold() {
+	d.t.Helper()
+	st, ok := d.st.Log(desk).(digest.Store)
+	if !ok {
+		return
+	}
+	for _, th := range append([]transcript.Sequence{0}, d.roots...) {
+		c := transcript.Conversation{Desk: desk, Thread: th}
+		if _, _, err := digest.Fold(d.t.Context(), st, digest.Extractive{}, digest.Policy{KeepLive: 1, FoldAfter: 1}, c); err != nil {
+			d.t.Fatalf("folding %v: %v", c, err)
 		}
 	}
 }
@@ -147,12 +172,18 @@ func TestErasure(t *testing.T) {
 					d.agents[p] = connect(t, d.svc, p)
 				}
 				r := rand.New(rand.NewPCG(seed, 22))
-				for range 60 {
+				for i := range 60 {
 					d.step(r)
+					if i%10 == 9 {
+						d.fold()
+					}
 				}
 				d.sweep()
 				if len(d.erased) == 0 {
 					t.Fatal("no redaction was made: the test tests nothing")
+				}
+				if _, keeps := st.Log(desk).(digest.Store); keeps && d.digests == 0 {
+					t.Fatal("no answer held a digest: the test tests none")
 				}
 			})
 		})
@@ -231,7 +262,7 @@ func (d *erasureDesk) step(r *rand.Rand) {
 		}
 		th := convs[r.IntN(len(convs))]
 		d.call(p, "read_desk", deskmcp.ReadDeskArgs{Thread: th}, new(deskmcp.ReadDeskResult))
-		d.call(p, "view", deskmcp.ViewArgs{Thread: th}, new(transcript.Projection))
+		d.call(p, "view", deskmcp.ViewArgs{Thread: th, Digest: true}, new(transcript.Projection))
 		d.call(p, "list_threads", deskmcp.ListThreadsArgs{}, new(deskmcp.ThreadsResult))
 		if len(d.rows) > 0 {
 			rows := slices.Sorted(maps.Keys(d.rows))

@@ -122,7 +122,7 @@ func deltaResult(d sharing.Delta) ReadDeskResult {
 // read), with the conversation's current view, and stages the state initialized at its
 // head, to replace the stored one once acknowledged.
 func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k readKey, why sharing.Reason, maxTokens int) (string, ReadDeskResult, error) {
-	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes})
+	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes, Digest: true})
 	if err != nil {
 		return "", ReadDeskResult{}, t.unavailable(ctx, "read_desk", err)
 	}
@@ -131,7 +131,7 @@ func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k read
 		reason = why.String()
 	}
 	result := func(p transcript.Projection) ReadDeskResult {
-		return ReadDeskResult{Messages: p.Messages, Elided: p.Elided, Head: p.Head, Reinitialized: reason}
+		return ReadDeskResult{Messages: p.Messages, Elided: p.Elided, Head: p.Head, Reinitialized: reason, Digest: p.Digest}
 	}
 	header := func(p transcript.Projection) string { return readHeader(c, t.me, result(p)) }
 	p, text, err := t.fitView(c, p, maxTokens, header)

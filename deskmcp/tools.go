@@ -22,7 +22,7 @@ func (t *tools) register(srv *mcp.Server) {
 	addTool(srv, sc.readArgs, &mcp.Tool{
 		Name:         "read_desk",
 		Title:        "Read what is new",
-		Description:  "What is new for you in the channel, or in a thread (thread=ROOT), since your last read there, oldest first: messages in envelopes naming their authors, and elisions for messages you may not read. Your own messages never come back as news. A message you were shown that was edited or redacted since comes back as a correction (corrects=SEQ: the message's new content, or redacted with none). On your first read of a conversation, or when your place there was lost, you get its current view and the reason (reinitialized). Reading a conversation again, or posting in it, acknowledges the previous read; if you never do, the next session delivers that read again.",
+		Description:  "What is new for you in the channel, or in a thread (thread=ROOT), since your last read there, oldest first: messages in envelopes naming their authors, and elisions for messages you may not read. Your own messages never come back as news. A message you were shown that was edited or redacted since comes back as a correction (corrects=SEQ: the message's new content, or redacted with none). On your first read of a conversation, or when your place there was lost, you get its current view and the reason (reinitialized), after the conversation's digest when it has one: a <digest> that stands for what came before the view. Reading a conversation again, or posting in it, acknowledges the previous read; if you never do, the next session delivers that read again.",
 		InputSchema:  sc.readIn,
 		OutputSchema: sc.readOut,
 		Annotations:  &mcp.ToolAnnotations{OpenWorldHint: ptr(false)},
@@ -54,7 +54,7 @@ func (t *tools) register(srv *mcp.Server) {
 	addTool(srv, sc.viewArgs, &mcp.Tool{
 		Name:         "view",
 		Title:        "View a conversation",
-		Description:  "The channel (every root and its first reply) or a thread (its root and direct replies) as you see it: the newest window messages, oldest first, below before. Changes nothing: no read is acknowledged.",
+		Description:  "The channel (every root and its first reply) or a thread (its root and direct replies) as you see it: the newest window messages, oldest first, below before; with digest=true, the conversation's digest before them, when it has one. Changes nothing: no read is acknowledged.",
 		InputSchema:  sc.viewIn,
 		OutputSchema: sc.viewOut,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},

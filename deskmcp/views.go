@@ -13,7 +13,7 @@ func (t *tools) view(ctx context.Context, in ViewArgs) (string, ViewResult, erro
 	if err := t.checkThread(ctx, "view", in.Thread); err != nil {
 		return "", ViewResult{}, err
 	}
-	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Before: in.Before, Window: in.Window, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes})
+	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Before: in.Before, Window: in.Window, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes, Digest: in.Digest})
 	if err != nil {
 		return "", ViewResult{}, t.unavailable(ctx, "view", err)
 	}
@@ -22,15 +22,30 @@ func (t *tools) view(ctx context.Context, in ViewArgs) (string, ViewResult, erro
 	if err != nil {
 		return "", ViewResult{}, err
 	}
-	return text, ViewResult{Messages: p.Messages, Head: p.Head, Partial: p.Partial, Scanned: p.Scanned, Elided: p.Elided, Dropped: p.Dropped}, nil
+	return text, ViewResult{Messages: p.Messages, Head: p.Head, Partial: p.Partial, Scanned: p.Scanned, Elided: p.Elided, Dropped: p.Dropped, Digest: p.Digest}, nil
 }
 
 // fitView renders p, a projection of c within the service's byte budget
-// (transcript.Query.MaxBytes), under the first line header gives for what it shows, after
-// dropping p's oldest messages (each with the elisions before it; never a thread's root),
-// when maxTokens > 0, until the text fits, saying how many it dropped (and how many the
-// budget did).
+// (transcript.Query.MaxBytes), under the first line header gives for what it shows and p's
+// digest (render.DigestTag, before the first message), after dropping p's oldest messages
+// (each with the elisions before it; never a thread's root), when maxTokens > 0, until the
+// text fits, saying how many it dropped (and how many the budget did). A digest that leaves
+// no room for the newest message is left out (p.Digest nil).
 func (t *tools) fitView(c transcript.Conversation, p transcript.Projection, maxTokens int, header func(transcript.Projection) string) (transcript.Projection, string, error) {
+	if p.Digest != nil {
+		d := *p.Digest
+		withDigest := func(p transcript.Projection) string { return header(p) + "\n" + render.DigestTag(d) }
+		fitted, text, err := t.fitBlocks(c, p, maxTokens, withDigest)
+		if err == nil || maxTokens <= 0 {
+			return fitted, text, err
+		}
+		p.Digest = nil
+	}
+	return t.fitBlocks(c, p, maxTokens, header)
+}
+
+// fitBlocks is fitView with the digest, if any, in header's text.
+func (t *tools) fitBlocks(c transcript.Conversation, p transcript.Projection, maxTokens int, header func(transcript.Projection) string) (transcript.Projection, string, error) {
 	blocks := render.Blocks(p.Messages, p.Elided...)
 	if maxTokens <= 0 {
 		return p, joinBlocks(header(p)+droppedNote(p.Dropped, 0), blocks), nil

@@ -9,15 +9,16 @@ import (
 // appendNew appends m to desk: the one way in of every append the server makes, the /v1/
 // routes' (appendRow) and the MCP tools' (appendingStore). While the append runs the hub
 // knows it is under way (Hub.Appending); once it returns, the hub is told of the row it
-// stored (Hub.Stored), or of a correction it found stored already (Hub.Corrected: another
-// process may have committed it), before the caller answers.
+// stored and the row's conversations are queued to fold (stored), or the hub is told of a
+// correction it found stored already (Hub.Corrected: another process may have committed
+// it), before the caller answers.
 func (s *Server) appendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
 	defer s.hub.Appending(desk)()
 	stored, created, err := s.st.AppendNew(ctx, desk, m)
 	switch {
 	case err != nil:
 	case created:
-		s.hub.Stored(desk, stored)
+		s.stored(desk, stored)
 	case stored.IsCorrection():
 		s.hub.Corrected(desk, stored)
 	}

@@ -124,3 +124,10 @@ func (s *Server) postProblem(ctx context.Context, err error) error {
 	}
 	return kindInvalidMessage.problem(refusal.Reason)
 }
+
+// stored tells of a new row every place that follows appends, whichever surface appended
+// it: the fan-out (the desk's streams) and the background folds.
+func (s *Server) stored(desk string, m transcript.Message) {
+	s.hub.Stored(desk, m)
+	s.folds.appended(desk, m)
+}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sharing"
 )
@@ -39,7 +40,7 @@ type openAPIResponse struct {
 // one) and one with an unknown parameter each get a status the document lists for the
 // operation, with the content type it lists for that status.
 func TestOpenAPI(t *testing.T) {
-	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf, Digester: digest.Extractive{}})
 	r := f.do("GET", "/openapi.json", "", nil)
 	if r.status != 200 {
 		t.Fatalf("GET /openapi.json: %d", r.status)
@@ -62,7 +63,7 @@ func TestOpenAPI(t *testing.T) {
 	redactable := f.post(f.coder, map[string]any{"content": "to redact"})
 	validSeqs := map[string]transcript.Sequence{"editMessage": f.reply.Seq, "redactMessage": redactable.Seq}
 	// The inspector's operations are the operator's; the model route needs its format.
-	operatorOnly := map[string]bool{"signIn": true, "rows": true, "rowEvents": true, "participants": true}
+	operatorOnly := map[string]bool{"signIn": true, "rows": true, "rowEvents": true, "participants": true, "foldDigest": true}
 	validQueries := map[string]string{"modelInput": "?format=anthropic", "search": "?q=deploy"}
 	seen := 0
 	for path, methods := range doc.Paths {
@@ -122,8 +123,8 @@ func TestOpenAPI(t *testing.T) {
 			}
 		}
 	}
-	if seen != 18 {
-		t.Errorf("%d operations documented, want 18: healthz, metrics, the nine /v1/ routes every client uses and the inspector's seven", seen)
+	if seen != 19 {
+		t.Errorf("%d operations documented, want 19: healthz, metrics, the nine /v1/ routes every client uses, the operator's fold and the inspector's seven", seen)
 	}
 }
 

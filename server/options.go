@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/server/internal/fanout"
 )
 
@@ -107,6 +108,15 @@ type Options struct {
 	// behind a proxy that terminates TLS, where the browser speaks HTTPS and the server
 	// sees plain HTTP. Without it the cookie is Secure when the sign-in came over TLS.
 	SecureCookie bool
+
+	// Digester folds the desks' digests: in the background after appends (a fold of the
+	// desk's channel, and of the thread of an appended reply, at most one per conversation
+	// at a time, never before the append's answer), and at POST /v1/desks/{desk}/digest.
+	// Nil: the server folds none, and that route answers 501. It folds only on a store
+	// whose logs are digest.Stores. DigestPolicy is the folds' policy (zero fields: its
+	// defaults).
+	Digester     digest.Digester
+	DigestPolicy digest.Policy
 
 	// Now is the clock of the rate limits and of the sessions' expiry; nil means time.Now.
 	Now func() time.Time

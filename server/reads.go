@@ -14,6 +14,8 @@ type viewInput struct {
 	As     string              `query:"as" doc:"Operator tokens only: the view of this participant (operator, person:ID, agent:ID or system:KIND)."`
 	// Rendered asks for the answer's Rendered text.
 	Rendered bool `query:"rendered" doc:"With true: the answer carries each message's envelope and each elision's tag (rendered)."`
+	// Digest asks for the conversation's digest below the window (transcript.Query.Digest).
+	Digest bool `query:"digest" doc:"With true: the answer carries the conversation's newest digest below the window (digest), when it has one; with rendered=true, its tag comes first in rendered."`
 }
 
 type viewOutput struct{ Body viewAnswer }
@@ -30,6 +32,8 @@ type viewAnswer struct {
 	Reads   int                  `json:"reads" doc:"Always 0 in the service's answers (kept for the shape of the library's Projection)."`
 	Elided  []transcript.Elision `json:"elided,omitempty"`
 	Dropped int                  `json:"dropped,omitempty" doc:"How many of the view's oldest messages were left out to keep it within the answer's byte budget (never a thread's root); absent when none were."`
+	// Digest is the conversation's digest below the window, when the request asked for it.
+	Digest *transcript.Digest `json:"digest,omitempty" doc:"With digest=true: the conversation's newest digest below the window's oldest message (never a pinned thread root), folded only from rows every participant may read; absent when it has none."`
 	// Rendered is the answer's text for a model, when the request asked for it.
 	Rendered *Rendered `json:"rendered,omitempty" doc:"With rendered=true: each message's envelope and each elision's tag, as the participant's model reads them."`
 }
@@ -40,7 +44,7 @@ func (s *Server) view(ctx context.Context, in *viewInput) (*viewOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &viewOutput{Body: viewAnswer{Messages: p.Messages, Head: p.Head, Partial: p.Partial, Scanned: p.Scanned, Elided: p.Elided, Dropped: p.Dropped}}
+	out := &viewOutput{Body: viewAnswer{Messages: p.Messages, Head: p.Head, Partial: p.Partial, Scanned: p.Scanned, Elided: p.Elided, Dropped: p.Dropped, Digest: p.Digest}}
 	if in.Rendered {
 		out.Body.Rendered = renderedOf(p.Digest, p.Messages, nil, p.Elided)
 	}
@@ -64,6 +68,7 @@ func (s *Server) project(ctx context.Context, in *viewInput) (transcript.Project
 		Window:       in.Window,
 		Viewer:       v,
 		MaxBytes:     s.opts.MaxAnswerBytes,
+		Digest:       in.Digest,
 	})
 	if err != nil {
 		return transcript.Projection{}, v, s.internal(ctx, err)

@@ -46,6 +46,7 @@ func (s *Server) routes() {
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound), s.listThreads)
 	streams.RegisterEvents(v1) // GET events (internal/stream)
 	huma.Register(v1, s.searchOperation(), s.search)
+	huma.Register(v1, s.digestOperation(), s.foldDigest)
 
 	// The inspector page and what it needs besides the routes above: a session for its
 	// operator, the desk's rows as they are, a view as its viewer's model reads it, the

@@ -31,6 +31,16 @@ type conversationSchema struct {
 	Thread transcript.Sequence `json:"thread,omitempty"`
 }
 
+// digestSchema documents a transcript.Digest, whose own fields carry no doc tags.
+type digestSchema struct {
+	Conversation conversationSchema  `json:"conversation"`
+	Through      transcript.Sequence `json:"through" doc:"The newest row the digest stands for."`
+	Rows         int                 `json:"rows" doc:"How many messages it stands for, every fold together."`
+	Generation   int                 `json:"generation" doc:"1 for the conversation's first fold, then 2, 3, ..."`
+	Digester     string              `json:"digester" doc:"Who wrote the text: extractive, openai:MODEL, ..."`
+	Text         string              `json:"text" doc:"The digest: bounded text standing for the conversation's history up to through, folded only from rows every participant may read."`
+}
+
 // schemaNamer names the document's schemas as huma does, and the wire forms above and the
 // answers of the library's types (viewAnswer, threadsAnswer) by the types they describe.
 func schemaNamer(t reflect.Type, hint string) string {
@@ -44,6 +54,8 @@ func schemaNamer(t reflect.Type, hint string) string {
 		return "State"
 	case reflect.TypeFor[conversationSchema]():
 		return "Conversation"
+	case reflect.TypeFor[digestSchema]():
+		return "Digest"
 	case reflect.TypeFor[viewAnswer]():
 		return "Projection"
 	case reflect.TypeFor[threadsAnswer]():
@@ -58,4 +70,5 @@ func registerSchemas(r huma.Registry) {
 	r.RegisterTypeAlias(reflect.TypeFor[transcript.Author](), reflect.TypeFor[authorSchema]())
 	r.RegisterTypeAlias(reflect.TypeFor[sharing.State](), reflect.TypeFor[stateSchema]())
 	r.RegisterTypeAlias(reflect.TypeFor[transcript.Conversation](), reflect.TypeFor[conversationSchema]()) // one schema named Conversation
+	r.RegisterTypeAlias(reflect.TypeFor[transcript.Digest](), reflect.TypeFor[digestSchema]())
 }

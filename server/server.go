@@ -31,6 +31,7 @@ type Server struct {
 	sess    *page.Sessions // the inspector page's sign-ins
 	page    *page.Page     // the inspector page's templates and static files
 	mcp     http.Handler   // /mcp: the MCP tools for the token's participant
+	folds   *folder        // the background folds; nil without Options.Digester
 
 	gate     sync.RWMutex   // held for reading while a request starts, for writing when the drain begins
 	draining bool           // under gate: refuse new requests
@@ -63,6 +64,9 @@ func New(st Store, opts Options) (*Server, error) {
 	s.limits = newLimits(opts)
 	s.fails = newFailLimits(opts.AuthFailureRate, opts.AuthFailureBurst, maxFailureAddrs, opts.Now)
 	s.hub = fanout.NewHub(st, opts.fanout(), &s.metrics.fanout)
+	if opts.Digester != nil {
+		s.folds = newFolder(st, opts.Digester, opts.DigestPolicy, opts.Logger)
+	}
 	s.sess = page.NewSessions(opts.SessionTTL, opts.Now)
 	if s.page, err = page.New(); err != nil {
 		return nil, err
@@ -134,6 +138,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.BeginDrain()
 	done := make(chan struct{})
 	go func() { s.inflight.Wait(); close(done) }()
+	defer s.folds.close() // after the appends in flight asked for theirs: none is left running
 	select {
 	case <-done:
 		return nil

@@ -51,8 +51,8 @@ func everyRoute(t *testing.T, f *deskFixture) []struct{ method, path, param stri
 			routes = append(routes, struct{ method, path, param string }{strings.ToUpper(method), path, param})
 		}
 	}
-	if len(routes) != 18 {
-		t.Fatalf("%d operations in the document, want 18", len(routes))
+	if len(routes) != 19 {
+		t.Fatalf("%d operations in the document, want 19", len(routes))
 	}
 	return append(routes, []struct{ method, path, param string }{
 		{"GET", "/", ""}, {"GET", "/static/inspector.css", ""}, {"POST", "/mcp", ""},

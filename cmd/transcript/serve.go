@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/stores"
 	"github.com/sharedesk/transcript/token"
@@ -39,6 +40,9 @@ type serveFlags struct {
 	drainTimeout time.Duration
 	logFormat    string
 	demo         bool
+	digester     string // --digester: extractive, openai or none
+	model        string // --model, for openai
+	baseURL      string // --base-url, for openai
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -72,7 +76,14 @@ standbys to read from (the live streams still hear of new rows from --db).
 At / is the inspector: sign in with an operator token and see the desk and, side
 by side and live, what chosen participants see of it. --demo loads the demo desk (desk
 "demo", as the demo command builds it), makes an operator token for it and prints, on
-standard output, the page's address and the token, which is deleted when serve stops.`)
+standard output, the page's address and the token, which is deleted when serve stops.
+
+After appends serve folds, in the background, the digests of the desk's channel and of the
+thread of an appended reply (never delaying an append's answer; one fold per conversation
+at a time): --digester extractive (the default; no model), openai (Chat Completions at
+--base-url, else OPENAI_BASE_URL or OpenAI's, with --model, the key from OPENAI_API_KEY)
+or none. Views with digest=true carry them; POST /v1/desks/DESK/digest (an operator
+token) folds now.`)
 	var f serveFlags
 	fs.StringVar(&f.db, "db", defaultDB, dbUsage)
 	addInitDBFlag(fs, &f.initDB)
@@ -89,6 +100,9 @@ standard output, the page's address and the token, which is deleted when serve s
 	fs.IntVar(&f.maxAnswer, "max-answer-bytes", server.DefaultMaxAnswerBytes, "the most message content, in `bytes`, one answer holds: a view drops its oldest messages past it and says how many (dropped); a delta, a stream and an MCP read deliver their oldest messages within it and the rest on the next read")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
 	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
+	fs.StringVar(&f.digester, "digester", "extractive", "who folds the digests in the background: `extractive`, openai or none")
+	fs.StringVar(&f.model, "model", "", "the `model` --digester openai asks (required with it)")
+	fs.StringVar(&f.baseURL, "base-url", "", "the OpenAI-compatible endpoint's base `URL` for --digester openai (default OPENAI_BASE_URL, else OpenAI's)")
 	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -150,7 +164,11 @@ func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handl
 			return false, err
 		}
 	}
-	srv, err := server.New(st, f.options(logs))
+	opts := f.options(logs)
+	if opts.Digester, err = f.newDigester(e, st); err != nil {
+		return false, err
+	}
+	srv, err := server.New(st, opts)
 	if err != nil {
 		return false, err
 	}
@@ -209,6 +227,12 @@ func (f serveFlags) check() error {
 		return usageErrorf("serve: --drain-timeout must be above 0")
 	case f.logFormat != "text" && f.logFormat != "json":
 		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
+	case f.digester != "extractive" && f.digester != "openai" && f.digester != "none":
+		return usageErrorf("serve: --digester %q: want extractive, openai or none", f.digester)
+	case f.digester == "openai" && f.model == "":
+		return usageErrorf("serve: --digester openai needs --model")
+	case f.digester != "openai" && (f.model != "" || f.baseURL != ""):
+		return usageErrorf("serve: --model and --base-url go with --digester openai")
 	}
 	var bad *server.AddrError
 	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); errors.As(err, &bad) {
@@ -230,6 +254,29 @@ func (f serveFlags) options(logs slog.Handler) server.Options {
 		MaxAnswerBytes:  f.maxAnswer,
 		SecureCookie:    f.secureCookie,
 	}
+}
+
+// newDigester is the digester of --digester, nil for none; and nil, said once on standard
+// error, when st's logs keep no digests.
+func (f serveFlags) newDigester(e *env, st store) (digest.Digester, error) {
+	var d digest.Digester
+	switch f.digester {
+	case "none":
+		return nil, nil
+	case "openai":
+		o, err := digest.NewOpenAI(digest.OpenAIOptions{Model: f.model, BaseURL: f.baseURL})
+		if err != nil {
+			return nil, fmt.Errorf("serve --digester openai: %w", err)
+		}
+		d = o
+	default:
+		d = digest.Extractive{}
+	}
+	if _, ok := st.Log("").(digest.Store); !ok {
+		fmt.Fprintln(e.stderr, "serve: the database keeps no digests: none is folded")
+		return nil, nil
+	}
+	return d, nil
 }
 
 // logHandler is the request log's handler: text or JSON lines on standard error.

@@ -379,6 +379,10 @@ func TestServeRefusals(t *testing.T) {
 		{[]string{"--max-answer-bytes", "0"}, exitUsage, "--max-answer-bytes"},
 		{[]string{"--drain-timeout", "0s"}, exitUsage, "--drain-timeout"},
 		{[]string{"--log-format", "xml"}, exitUsage, `--log-format "xml"`},
+		{[]string{"--digester", "gpt"}, exitUsage, `--digester "gpt"`},
+		{[]string{"--digester", "openai"}, exitUsage, "needs --model"},
+		{[]string{"--model", "m"}, exitUsage, "go with --digester openai"},
+		{[]string{"--digester", "none", "--base-url", "http://127.0.0.1:1/v1"}, exitUsage, "go with --digester openai"},
 		{[]string{"extra"}, exitUsage, "serve takes no arguments"},
 		{[]string{"--tls-cert", "missing.pem", "--tls-key", "missing.key"}, exitError, "missing.pem"},
 	} {

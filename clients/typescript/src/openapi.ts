@@ -70,6 +70,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/desks/{desk}/digest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fold the channel's or a thread's digest now (operator tokens only)
+         * @description Folds the conversation's rows that are due, as the server's background folding would, with the server's digester and policy, and answers its newest digest. 403 for any token but the operator's; 404 for a thread that does not exist or a desk that holds no row; 400 for a thread whose row is not a root; 501 when the server folds no digests (serve --digester none) or its store keeps none.
+         */
+        post: operations["foldDigest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/desks/{desk}/elision-lines": {
         parameters: {
             query?: never;
@@ -403,6 +423,36 @@ export interface components {
             /** @description The desks the token may use: a token is for one desk. */
             desks: components["schemas"]["Desk"][] | null;
         };
+        Digest: {
+            conversation: components["schemas"]["Conversation"];
+            /** @description Who wrote the text: extractive, openai:MODEL, ... */
+            digester: string;
+            /**
+             * Format: int64
+             * @description 1 for the conversation's first fold, then 2, 3, ...
+             */
+            generation: number;
+            /**
+             * Format: int64
+             * @description How many messages it stands for, every fold together.
+             */
+            rows: number;
+            /** @description The digest: bounded text standing for the conversation's history up to through, folded only from rows every participant may read. */
+            text: string;
+            /**
+             * Format: int64
+             * @description The newest row the digest stands for.
+             */
+            through: number;
+        };
+        DigestAnswer: {
+            /** @description The conversation's newest digest after the fold (the new one when folded, else the one held); absent when it has none. */
+            digest?: components["schemas"]["Digest"];
+            /** @description Whether the fold stored a new digest. */
+            folded: boolean;
+            /** @description Why no new digest was stored although rows were due: the digester failed, timed out or wrote a text the rules refuse (blank, over the budget), or another fold or a correction overtook this one. Names no row's words. */
+            refused?: string;
+        };
         EditBody: {
             /** @description The row's new content (not blank). */
             content: string;
@@ -495,6 +545,8 @@ export interface components {
             participants: components["schemas"]["Author"][] | null;
         };
         Projection: {
+            /** @description With digest=true: the conversation's newest digest below the window's oldest message (never a pinned thread root), folded only from rows every participant may read; absent when it has none. */
+            digest?: components["schemas"]["Digest"];
             /**
              * Format: int64
              * @description How many of the view's oldest messages were left out to keep it within the answer's byte budget (never a thread's root); absent when none were.
@@ -854,6 +906,104 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorModel"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorModel"];
+                };
+            };
+        };
+    };
+    foldDigest: {
+        parameters: {
+            query?: {
+                /** @description The root of the thread to fold; 0 or absent: the channel. */
+                thread?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The desk: the token's. */
+                desk: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestAnswer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorModel"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorModel"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorModel"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorModel"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorModel"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorModel"];
+                };
+            };
+            /** @description Not Implemented */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2079,6 +2229,8 @@ export interface operations {
                 as?: string;
                 /** @description With true: the answer carries each message's envelope and each elision's tag (rendered). */
                 rendered?: boolean;
+                /** @description With true: the answer carries the conversation's newest digest below the window (digest), when it has one; with rendered=true, its tag comes first in rendered. */
+                digest?: boolean;
             };
             header?: never;
             path: {

@@ -78,6 +78,50 @@ class DeskList(BaseModel):
     ]
 
 
+class Digest(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    conversation: Conversation
+    digester: Annotated[
+        str, Field(description="Who wrote the text: extractive, openai:MODEL, ...")
+    ]
+    generation: Annotated[
+        int, Field(description="1 for the conversation's first fold, then 2, 3, ...")
+    ]
+    rows: Annotated[
+        int, Field(description="How many messages it stands for, every fold together.")
+    ]
+    text: Annotated[
+        str,
+        Field(
+            description="The digest: bounded text standing for the conversation's history up to through, folded only from rows every participant may read."
+        ),
+    ]
+    through: Annotated[
+        int, Field(description="The newest row the digest stands for.", ge=0)
+    ]
+
+
+class DigestAnswer(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+    )
+    digest: Annotated[
+        Digest | None,
+        Field(
+            description="The conversation's newest digest after the fold (the new one when folded, else the one held); absent when it has none."
+        ),
+    ] = None
+    folded: Annotated[bool, Field(description="Whether the fold stored a new digest.")]
+    refused: Annotated[
+        str | None,
+        Field(
+            description="Why no new digest was stored although rows were due: the digester failed, timed out or wrote a text the rules refuse (blank, over the budget), or another fold or a correction overtook this one. Names no row's words."
+        ),
+    ] = None
+
+
 class EditBody(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
@@ -489,6 +533,12 @@ class Projection(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
     )
+    digest: Annotated[
+        Digest | None,
+        Field(
+            description="With digest=true: the conversation's newest digest below the window's oldest message (never a pinned thread root), folded only from rows every participant may read; absent when it has none."
+        ),
+    ] = None
     dropped: Annotated[
         int | None,
         Field(

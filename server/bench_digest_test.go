@@ -1,0 +1,136 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/server"
+)
+
+// BenchmarkViewDigest: GET view?digest=true against the same GET view without it, over
+// loopback with keep-alive, on a desk of 20,000 rows (benchFill) whose channel holds a
+// digest, on each store. Each iteration makes one GET of each, alternating which goes
+// first, and reports the ratio of their summed times as digest/plain (target: at most 1.1).
+//
+//	go test -run '^$' -bench BenchmarkViewDigest -benchtime 2000x ./server
+//	scripts/pgtest.sh go test -run '^$' -bench BenchmarkViewDigest -benchtime 2000x ./server
+func BenchmarkViewDigest(b *testing.B) {
+	for _, kind := range benchStoreKinds {
+		b.Run("store="+kind.name, func(b *testing.B) {
+			st := kind.open(b)
+			benchFill(b, st, 20_000)
+			ds, ok := st.Log("eng").(digest.Store)
+			if !ok {
+				b.Skip("the store keeps no digests")
+			}
+			if _, folded, err := digest.Fold(context.Background(), ds, digest.Extractive{}, digest.Policy{}, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
+				b.Fatalf("fold: %v, %v", folded, err)
+			}
+			secret := benchToken(b, st, "eng", transcript.Agent("a1", "Agent"))
+			srv := newBenchServer(b, st)
+			plain := benchGetClient(b, srv, secret, "/v1/desks/eng/view")
+			withDigest := benchGetClient(b, srv, secret, "/v1/desks/eng/view?digest=true")
+			if !bytes.Contains(withDigest(), []byte(`"digest":{`)) || bytes.Contains(plain(), []byte(`"digest":{`)) {
+				b.Fatal("the view with digest=true carries no digest, or the one without carries one")
+			}
+			for range 100 {
+				plain()
+				withDigest()
+			}
+			var tPlain, tDigest time.Duration
+			i := 0
+			for b.Loop() {
+				first, second, t1, t2 := plain, withDigest, &tPlain, &tDigest
+				if i%2 == 1 {
+					first, second, t1, t2 = withDigest, plain, &tDigest, &tPlain
+				}
+				i++
+				start := time.Now()
+				first()
+				mid := time.Now()
+				second()
+				*t1 += mid.Sub(start)
+				*t2 += time.Since(mid)
+			}
+			b.ReportMetric(float64(tDigest)/float64(tPlain), "digest/plain")
+		})
+	}
+}
+
+// BenchmarkAppendFolding: an append's answer (POST /v1/desks/eng/messages over loopback,
+// keep-alive) from a server that folds digests in the background (Options.Digester:
+// digest.Extractive, the default policy) against one that does not, each on its own store
+// of the same kind. Each iteration appends once to each, alternating which goes first, and
+// reports the ratio of their summed answer times as on/off (target: at most 1.05). The
+// folds run while the appends go on: their cost to the appends is in the figure.
+//
+//	go test -run '^$' -bench BenchmarkAppendFolding -benchtime 3000x ./server
+//	scripts/pgtest.sh go test -run '^$' -bench BenchmarkAppendFolding -benchtime 3000x ./server
+func BenchmarkAppendFolding(b *testing.B) {
+	for _, kind := range benchStoreKinds {
+		b.Run("store="+kind.name, func(b *testing.B) {
+			poster := func(opts server.Options) func() {
+				st := kind.open(b)
+				secret := benchToken(b, st, "eng", transcript.Agent("a1", "Agent"))
+				opts.Rate = rate.Inf
+				srv, err := server.New(st, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { srv.Shutdown(context.Background()) })
+				ts := httptest.NewServer(srv)
+				b.Cleanup(ts.Close)
+				client := ts.Client()
+				n := 0
+				return func() {
+					n++
+					req, err := http.NewRequest("POST", ts.URL+"/v1/desks/eng/messages", bytes.NewReader(fmt.Appendf(nil, `{"content":"message %d of the benchmark desk, of ordinary length for a chat"}`, n)))
+					if err != nil {
+						b.Fatal(err)
+					}
+					req.Header.Set("Authorization", "Bearer "+secret)
+					req.Header.Set("Content-Type", "application/json")
+					res, err := client.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					res.Body.Close()
+					if res.StatusCode != http.StatusCreated {
+						b.Fatalf("append: %s", res.Status)
+					}
+				}
+			}
+			on := poster(server.Options{Digester: digest.Extractive{}})
+			off := poster(server.Options{})
+			for range 100 {
+				on()
+				off()
+			}
+			var tOn, tOff time.Duration
+			i := 0
+			for b.Loop() {
+				first, second, t1, t2 := on, off, &tOn, &tOff
+				if i%2 == 1 {
+					first, second, t1, t2 = off, on, &tOff, &tOn
+				}
+				i++
+				start := time.Now()
+				first()
+				mid := time.Now()
+				second()
+				*t1 += mid.Sub(start)
+				*t2 += time.Since(mid)
+			}
+			b.ReportMetric(float64(tOn)/float64(tOff), "on/off")
+		})
+	}
+}

@@ -1,0 +1,297 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/token"
+)
+
+// memDigestStore is a server.Store of memlog desks, whose logs keep digests (digest.Store),
+// with its tokens in memory.
+type memDigestStore struct {
+	mu    sync.Mutex
+	desks map[string]*memlog.Log
+	token.MemStore
+}
+
+func newMemDigestStore() *memDigestStore { return &memDigestStore{desks: map[string]*memlog.Log{}} }
+
+func (s *memDigestStore) desk(name string) *memlog.Log {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.desks[name]
+	if l == nil {
+		l = memlog.New()
+		s.desks[name] = l
+	}
+	return l
+}
+
+func (s *memDigestStore) Log(desk string) transcript.Log { return s.desk(desk) }
+
+func (s *memDigestStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
+	return s.desk(desk).Append(ctx, m)
+}
+
+func (s *memDigestStore) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
+	return s.desk(desk).AppendNew(ctx, m)
+}
+
+// eachDigestStore runs f as a subtest on memlog desks and on each store of eachStore.
+func eachDigestStore(t *testing.T, f func(t *testing.T, st server.Store)) {
+	t.Run("memlog", func(t *testing.T) { f(t, newMemDigestStore()) })
+	eachStore(t, f)
+}
+
+// smallPolicy folds early: after 4 qualifying rows, all but the newest 2.
+var smallPolicy = digest.Policy{KeepLive: 2, FoldAfter: 2}
+
+// digestView is the part of a view's answer about its digest.
+type digestView struct {
+	Messages []transcript.Message `json:"messages"`
+	Digest   *transcript.Digest   `json:"digest"`
+	Rendered *struct {
+		Digest string `json:"digest"`
+	} `json:"rendered"`
+}
+
+// waitDigest reads path until its answer carries a digest through at least through, and
+// returns it; it fails after a bounded number of tries.
+func waitDigest(t *testing.T, e *env, path, secret string, through transcript.Sequence) digestView {
+	t.Helper()
+	for range 500 {
+		v := decode[digestView](t, e.do("GET", path, secret, nil), 200)
+		if v.Digest != nil && v.Digest.Through >= through {
+			return v
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("GET %s: no digest through %d came", path, through)
+	return digestView{}
+}
+
+// TestBackgroundDigest: with a Digester, appends through the service fold the channel and
+// the thread in the background, and view?digest=true carries the digest (its tag first in
+// rendered): folded only from rows every participant may read, never the aside's.
+func TestBackgroundDigest(t *testing.T) {
+	eachDigestStore(t, testBackgroundDigest)
+}
+
+func testBackgroundDigest(t *testing.T, st server.Store) {
+	e := newEnv(t, st, server.Options{Digester: digest.Extractive{}, DigestPolicy: smallPolicy, Rate: rate.Inf})
+	op, coder := e.token("eng", operator), e.token("eng", coder)
+	e.post(op, map[string]any{"content": "ASIDEWORD secret plans", "audience": []string{"agent:triage"}})
+	var roots []transcript.Message
+	for i := range 6 {
+		roots = append(roots, e.post(coder, map[string]any{"content": fmt.Sprintf("root number %d", i)}))
+	}
+	// The channel: 6 qualifying roots, all but the newest 2 folded.
+	v := waitDigest(t, e, "/v1/desks/eng/view?digest=true&window=2&rendered=true", coder, roots[3].Seq)
+	if v.Digest.Through != roots[3].Seq || v.Digest.Rows != 4 || v.Digest.Digester != "extractive" || v.Digest.Conversation != (transcript.Conversation{Desk: "eng"}) {
+		t.Errorf("digest %+v, want through %d, 4 rows, by extractive", *v.Digest, roots[3].Seq)
+	}
+	if !strings.Contains(v.Digest.Text, "root number 0") || strings.Contains(v.Digest.Text, "ASIDEWORD") {
+		t.Errorf("digest text %q: want the first root's words, never the aside's", v.Digest.Text)
+	}
+	if v.Rendered == nil || !strings.HasPrefix(v.Rendered.Digest, "<digest ") || !strings.Contains(v.Rendered.Digest, "root number 0") {
+		t.Errorf("rendered %+v: want the digest's tag", v.Rendered)
+	}
+	// Without digest=true, none.
+	if got := decode[digestView](t, e.do("GET", "/v1/desks/eng/view?window=2", coder, nil), 200); got.Digest != nil {
+		t.Errorf("view without digest=true carries %+v", *got.Digest)
+	}
+	// A thread: replies fold into the thread's digest.
+	root := roots[0]
+	var replies []transcript.Message
+	for i := range 5 {
+		replies = append(replies, e.post(coder, map[string]any{"content": fmt.Sprintf("reply %d", i), "parent": root.Seq}))
+	}
+	tv := waitDigest(t, e, fmt.Sprintf("/v1/desks/eng/view?digest=true&window=2&thread=%d", root.Seq), op, replies[1].Seq) // 4 replies folded 2; the 5th is not yet due
+	if tv.Digest.Conversation.Thread != root.Seq || !strings.Contains(tv.Digest.Text, "reply 0") {
+		t.Errorf("thread digest %+v", *tv.Digest)
+	}
+}
+
+// TestFoldDigestRoute: POST …/digest folds now for an operator; any other token is 403, a
+// thread that is not a root 400, one that does not exist 404, and a server without a
+// digester 501.
+func TestFoldDigestRoute(t *testing.T) {
+	st := newMemDigestStore()
+	e := newEnv(t, st, server.Options{Digester: digest.Extractive{}, DigestPolicy: smallPolicy, Rate: rate.Inf})
+	op, coderTok := e.token("eng", operator), e.token("eng", coder)
+	wantProblem(t, e.do("POST", "/v1/desks/eng/digest", op, nil), 404, "not-found") // no row yet
+	var rows []transcript.Message
+	for i := range 5 {
+		// Written to the store directly: no background fold runs.
+		m, err := st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("row %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, m)
+	}
+	reply, err := st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: "a reply", Parent: rows[0].Seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	got := decode[server.DigestAnswer](t, e.do("POST", "/v1/desks/eng/digest", op, nil), 200)
+	if !got.Folded || got.Digest == nil || got.Digest.Generation != 1 || got.Digest.Through != rows[3].Seq { // the 6 qualifying rows (the reply is the first) but the newest 2
+		t.Fatalf("fold: %+v, want generation 1 through %d", got, rows[3].Seq)
+	}
+	again := decode[server.DigestAnswer](t, e.do("POST", "/v1/desks/eng/digest", op, nil), 200)
+	if again.Folded || again.Digest == nil || again.Digest.Generation != 1 || again.Refused != "" {
+		t.Errorf("second fold with nothing due: %+v, want the held generation 1, not folded", again)
+	}
+	thread := decode[server.DigestAnswer](t, e.do("POST", fmt.Sprintf("/v1/desks/eng/digest?thread=%d", rows[0].Seq), op, nil), 200)
+	if thread.Folded || thread.Digest != nil {
+		t.Errorf("a thread with one reply: %+v, want no digest", thread)
+	}
+
+	wantProblem(t, e.do("POST", "/v1/desks/eng/digest", coderTok, nil), 403, "forbidden")
+	wantProblem(t, e.do("POST", fmt.Sprintf("/v1/desks/eng/digest?thread=%d", reply.Seq), op, nil), 400, "invalid-request")
+	wantProblem(t, e.do("POST", "/v1/desks/eng/digest?thread=999", op, nil), 404, "not-found")
+
+	none := newEnv(t, newMemDigestStore(), server.Options{})
+	wantProblem(t, none.do("POST", "/v1/desks/eng/digest", none.token("eng", operator), nil), 501, "not-implemented")
+}
+
+// fakeOpenAI is a local OpenAI-compatible endpoint that records the bodies it is sent and
+// answers each with a digest quoting every ERASEME word of the request.
+type fakeOpenAI struct {
+	mu     sync.Mutex
+	bodies []string
+	status int // answered instead of a digest when not 0
+}
+
+func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.bodies = append(f.bodies, string(b))
+	status := f.status
+	f.mu.Unlock()
+	if status != 0 {
+		http.Error(w, `{"error":{"message":"refused"}}`, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": "talked: " + strings.Join(eraseWords.FindAllString(string(b), -1), " ")}}},
+	})
+}
+
+var eraseWords = regexp.MustCompile(`ERASEME[0-9]+`)
+
+func (f *fakeOpenAI) requests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.bodies...)
+}
+
+// TestBackgroundDigestOpenAI: the background folds ask an OpenAI-compatible endpoint (a
+// local fake); its request holds the folded rows with their authors and never an aside's
+// words; a failing endpoint is logged without the key; and after a redaction of a folded
+// row no view carries a digest holding its words.
+func TestBackgroundDigestOpenAI(t *testing.T) {
+	eachDigestStore(t, testBackgroundDigestOpenAI)
+}
+
+func testBackgroundDigestOpenAI(t *testing.T, st server.Store) {
+	fake := &fakeOpenAI{}
+	ts := httptest.NewServer(fake)
+	defer ts.Close()
+	const key = "sk-test-KEYVALUE"
+	d, err := digest.NewOpenAI(digest.OpenAIOptions{Model: "m", BaseURL: ts.URL, APIKey: key, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, st, server.Options{Digester: d, DigestPolicy: smallPolicy, Rate: rate.Inf})
+	op, coder := e.token("eng", operator), e.token("eng", coder)
+	var roots []transcript.Message
+	for i := range 6 {
+		if i == 1 {
+			e.post(op, map[string]any{"content": "ASIDEWORD only for triage", "audience": []string{"agent:triage"}})
+		}
+		roots = append(roots, e.post(coder, map[string]any{"content": fmt.Sprintf("ERASEME%d root", i)}))
+	}
+	v := waitDigest(t, e, "/v1/desks/eng/view?digest=true&window=2", coder, roots[3].Seq)
+	if v.Digest.Digester != "openai:m" || v.Digest.Text != "talked: ERASEME0 ERASEME1 ERASEME2 ERASEME3" {
+		t.Errorf("digest %+v", *v.Digest)
+	}
+	reqs := fake.requests()
+	if len(reqs) == 0 {
+		t.Fatal("the fake endpoint got no request")
+	}
+	for _, body := range reqs {
+		if strings.Contains(body, "ASIDEWORD") || strings.Contains(body, key) {
+			t.Errorf("a request to the endpoint holds the aside's words or the key: %s", body)
+		}
+	}
+	if !strings.Contains(reqs[0], "ERASEME0 root") || !strings.Contains(reqs[0], "coder") {
+		t.Errorf("the first request lacks the first row or its author: %s", reqs[0])
+	}
+
+	// A redaction of a folded row: after its answer no view, with any window, carries a
+	// digest holding its words.
+	redacted := e.do("DELETE", fmt.Sprintf("/v1/desks/eng/messages/%d", roots[0].Seq), coder, nil)
+	if redacted.status != 201 {
+		t.Fatalf("redact: %d %s", redacted.status, redacted.body)
+	}
+	for _, path := range []string{"/v1/desks/eng/view?digest=true&window=2", "/v1/desks/eng/view?digest=true&window=1&rendered=true", "/v1/desks/eng/view?digest=true"} {
+		if r := e.do("GET", path, op, nil); r.status != 200 || strings.Contains(string(r.body), "ERASEME0") {
+			t.Errorf("after the redaction GET %s: %d %s", path, r.status, r.body)
+		}
+	}
+
+	// A failing endpoint: the fold is logged, without the key.
+	fake.mu.Lock()
+	fake.status = http.StatusUnauthorized
+	fake.mu.Unlock()
+	for i := range 4 {
+		e.post(coder, map[string]any{"content": fmt.Sprintf("more %d", i)})
+	}
+	for range 500 {
+		if strings.Contains(e.log.String(), "background fold failed") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(e.log.String(), "background fold failed") {
+		t.Fatalf("no failed fold logged: %s", e.log.String())
+	}
+	// Failing again the same way, it is not logged again.
+	asked := len(fake.requests())
+	for i := range 2 {
+		e.post(coder, map[string]any{"content": fmt.Sprintf("still more %d", i)})
+	}
+	for i := 0; i < 500 && len(fake.requests()) == asked; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(fake.requests()) == asked {
+		t.Fatal("no fold asked the endpoint again")
+	}
+	logged := e.log.String()
+	if n := strings.Count(logged, "background fold failed"); n != 1 {
+		t.Errorf("%d failed folds logged, want 1:\n%s", n, logged)
+	}
+	if strings.Contains(logged, key) || strings.Contains(logged, "ERASEME") || strings.Contains(logged, "more 0") {
+		t.Errorf("the log holds the key or a row's words: %s", logged)
+	}
+}
