@@ -51,6 +51,9 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	if fs.NArg() != 0 {
 		return noArguments(fs)
 	}
+	if err := checkDigester(*name, *model, *baseURL, false); err != nil {
+		return err
+	}
 	d, err := newDigester(*name, *model, *baseURL)
 	if err != nil {
 		return err
@@ -83,29 +86,42 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	return writeView(e, *format, transcript.Operator(), render.View{Digest: &held}, held)
 }
 
+// checkDigester reports what is wrong with --digester name and its --model and --base-url
+// as a usage error; none says whether "none" is a choice (serve's).
+func checkDigester(name, model, baseURL string, none bool) error {
+	switch {
+	case name == "none" && none, name == "extractive":
+		if model != "" || baseURL != "" {
+			return usageErrorf("--model and --base-url are for --digester openai")
+		}
+		return nil
+	case name == "openai":
+		if strings.TrimSpace(model) == "" {
+			return usageErrorf("--digester openai needs --model: the model's name, such as gpt-4o-mini")
+		}
+		if os.Getenv("OPENAI_API_KEY") == "" {
+			return usageErrorf("--digester openai needs the endpoint's key in OPENAI_API_KEY (for a local server that takes none, any value)")
+		}
+		if _, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL}); err != nil {
+			return usageErrorf("--base-url: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)")
+		}
+		return nil
+	case none:
+		return usageErrorf("--digester %q: want extractive, openai or none", name)
+	}
+	return usageErrorf("--digester %q: want extractive or openai", name)
+}
+
 // newDigester returns the Digester --digester names, with --model and --base-url for
-// openai; what it refuses is a usage error.
+// openai, once checkDigester accepted them; nil for "none".
 func newDigester(name, model, baseURL string) (digest.Named, error) {
 	switch name {
 	case "extractive":
-		if model != "" || baseURL != "" {
-			return nil, usageErrorf("--model and --base-url are for --digester openai")
-		}
 		return digest.Extractive{}, nil
 	case "openai":
-		if strings.TrimSpace(model) == "" {
-			return nil, usageErrorf("--digester openai needs --model: the model's name, such as gpt-4o-mini")
-		}
-		if os.Getenv("OPENAI_API_KEY") == "" {
-			return nil, usageErrorf("--digester openai needs the endpoint's key in OPENAI_API_KEY (for a local server that takes none, any value)")
-		}
-		d, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
-		if err != nil {
-			return nil, usageErrorf("--base-url: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)")
-		}
-		return d, nil
+		return digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
 	}
-	return nil, usageErrorf("--digester %q: want extractive or openai", name)
+	return nil, nil
 }
 
 // foldAction names the fold of c in the user's terms.

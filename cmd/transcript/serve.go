@@ -227,12 +227,9 @@ func (f serveFlags) check() error {
 		return usageErrorf("serve: --drain-timeout must be above 0")
 	case f.logFormat != "text" && f.logFormat != "json":
 		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
-	case f.digester != "extractive" && f.digester != "openai" && f.digester != "none":
-		return usageErrorf("serve: --digester %q: want extractive, openai or none", f.digester)
-	case f.digester == "openai" && f.model == "":
-		return usageErrorf("serve: --digester openai needs --model")
-	case f.digester != "openai" && (f.model != "" || f.baseURL != ""):
-		return usageErrorf("serve: --model and --base-url go with --digester openai")
+	}
+	if err := checkDigester(f.digester, f.model, f.baseURL, true); err != nil {
+		return err
 	}
 	var bad *server.AddrError
 	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); errors.As(err, &bad) {
@@ -259,18 +256,9 @@ func (f serveFlags) options(logs slog.Handler) server.Options {
 // newDigester is the digester of --digester, nil for none; and nil, said once on standard
 // error, when st's logs keep no digests.
 func (f serveFlags) newDigester(e *env, st store) (digest.Digester, error) {
-	var d digest.Digester
-	switch f.digester {
-	case "none":
-		return nil, nil
-	case "openai":
-		o, err := digest.NewOpenAI(digest.OpenAIOptions{Model: f.model, BaseURL: f.baseURL})
-		if err != nil {
-			return nil, fmt.Errorf("serve --digester openai: %w", err)
-		}
-		d = o
-	default:
-		d = digest.Extractive{}
+	d, err := newDigester(f.digester, f.model, f.baseURL)
+	if d == nil || err != nil {
+		return nil, err
 	}
 	if _, ok := st.Log("").(digest.Store); !ok {
 		fmt.Fprintln(e.stderr, "serve: the database keeps no digests: none is folded")

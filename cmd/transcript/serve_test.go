@@ -381,8 +381,8 @@ func TestServeRefusals(t *testing.T) {
 		{[]string{"--log-format", "xml"}, exitUsage, `--log-format "xml"`},
 		{[]string{"--digester", "gpt"}, exitUsage, `--digester "gpt"`},
 		{[]string{"--digester", "openai"}, exitUsage, "needs --model"},
-		{[]string{"--model", "m"}, exitUsage, "go with --digester openai"},
-		{[]string{"--digester", "none", "--base-url", "http://127.0.0.1:1/v1"}, exitUsage, "go with --digester openai"},
+		{[]string{"--model", "m"}, exitUsage, "are for --digester openai"},
+		{[]string{"--digester", "none", "--base-url", "http://127.0.0.1:1/v1"}, exitUsage, "are for --digester openai"},
 		{[]string{"extra"}, exitUsage, "serve takes no arguments"},
 		{[]string{"--tls-cert", "missing.pem", "--tls-key", "missing.key"}, exitError, "missing.pem"},
 	} {
