@@ -90,6 +90,7 @@ func (d memDesk) Digest(_ context.Context, c transcript.Conversation, below tran
 	if err := storage.CheckDigestDesk(d.desk, c); err != nil {
 		return transcript.Digest{}, false, err
 	}
+	c.Desk = d.desk // an empty Desk is the log's own
 	d.s.mu.Lock()
 	defer d.s.mu.Unlock()
 	gens := d.s.digests[c]
