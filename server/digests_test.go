@@ -72,17 +72,17 @@ type digestView struct {
 }
 
 // waitDigest reads path until its answer carries a digest through at least through, and
-// returns it; it fails after a bounded number of tries.
+// returns it; it fails after 30 s, with the server's log.
 func waitDigest(t *testing.T, e *env, path, secret string, through transcript.Sequence) digestView {
 	t.Helper()
-	for range 500 {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		v := decode[digestView](t, e.do("GET", path, secret, nil), 200)
 		if v.Digest != nil && v.Digest.Through >= through {
 			return v
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("GET %s: no digest through %d came", path, through)
+	t.Fatalf("GET %s: no digest through %d came within 30 s; the server's log:\n%s", path, through, e.log.String())
 	return digestView{}
 }
 
