@@ -26,8 +26,9 @@ type Query struct {
 	// Digest asks for the conversation's newest digest below the window: its Through is
 	// below Before and below the window's oldest message other than a thread's pinned root
 	// (after MaxBytes's cut). Only a Log that keeps digests (package digest's Store) has
-	// one; reading it is one read of the Log's digests, not counted in Reads, and its
-	// failure a *ReadError.
+	// one. It is read beside the walk, one read of the Log's digests (two when the newest
+	// digest below Before lies within the window), not counted in Reads; its failure is a
+	// *ReadError.
 	Digest bool
 }
 
@@ -112,8 +113,10 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 	} else {
 		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window, max(q.MaxBytes, 0))
 	}
+	digest := startDigest(ctx, log, q)
 	w, err := walkLog(ctx, log, q.Before, plan.first(window), plan.grow, v)
 	if err != nil {
+		digest.stop()
 		return Projection{}, err
 	}
 	proj := Projection{Head: w.head, Partial: !w.settled, Scanned: w.scanned, Reads: w.reads}
@@ -141,14 +144,13 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 		}
 		reads, err := reread(ctx, log, again)
 		if err != nil {
+			digest.stop()
 			return Projection{}, err
 		}
 		proj.Reads += reads
 	}
-	if q.Digest {
-		if err := proj.readDigest(ctx, log, q); err != nil {
-			return Projection{}, err
-		}
+	if err := digest.set(ctx, &proj); err != nil {
+		return Projection{}, err
 	}
 	return proj, nil
 }

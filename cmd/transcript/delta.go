@@ -44,7 +44,10 @@ from a full view.
 
 The delta is --as's, as view shows it: asides it may not read become elisions, and the state
 file belongs to that viewer (the default viewer is the operator, who reads every aside): the
-file names it, and another viewer's delta from it starts over.`)
+file names it, and another viewer's delta from it starts over.
+
+With --init --digest the full view begins with the conversation's digest, as view --digest
+shows it; a delta is news and carries none.`)
 	df, as := addViewerFlags(e, fset, "delta")
 	statePath := fset.String("state", "", "the viewer's state `file` (JSON)")
 	thread := fset.Uint64("thread", 0, "the conversation: the thread rooted at this `seq` (0: the channel)")
@@ -52,6 +55,7 @@ file names it, and another viewer's delta from it starts over.`)
 	format := fset.String("format", "text", "output `format`: text, json, openai or anthropic")
 	commit := fset.Bool("commit", false, "write the next state to the state file")
 	initialize := fset.Bool("init", false, "start over: show the full view and (with --commit) save a state at its head")
+	withDigest := fset.Bool("digest", false, "with --init: begin the full view with the conversation's digest, when it has one")
 	if err := parse(fset, args); err != nil {
 		return err
 	}
@@ -63,6 +67,8 @@ file names it, and another viewer's delta from it starts over.`)
 		return usageErrorf("delta needs --state FILE")
 	case fset.NArg() != 0:
 		return noArguments(fset)
+	case *withDigest && !*initialize:
+		return usageErrorf("delta --digest needs --init: a delta is news and carries no digest")
 	}
 	conv := transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)}
 	st, err := df.openDesk(ctx)
@@ -76,11 +82,11 @@ file names it, and another viewer's delta from it starts over.`)
 	}
 
 	if *initialize {
-		p, err := transcript.Project(ctx, log, transcript.Query{Conversation: conv, Before: transcript.Sequence(*before), Viewer: as.author})
+		p, err := transcript.Project(ctx, log, transcript.Query{Conversation: conv, Before: transcript.Sequence(*before), Viewer: as.author, Digest: *withDigest})
 		if err != nil {
 			return err
 		}
-		if err := writeMessages(e, *format, as.author, p.Messages, p.Elided, p); err != nil {
+		if err := writeView(e, *format, as.author, render.View{Digest: p.Digest, Messages: p.Messages, Elided: p.Elided}, p); err != nil {
 			return err
 		}
 		if !*commit {

@@ -104,6 +104,18 @@ func TestDigestCommand(t *testing.T) {
 			t.Errorf("view --digest of a window reaching below the digest's #32 shows it:\n%s", got)
 		}
 
+		// A start-over's full view carries the digest with --digest; a delta never does.
+		state := c.path("state.json")
+		if got := c.ok("delta", "--desk", "eng", "--state", state, "--init", "--digest"); !strings.HasPrefix(got, r.stdout) {
+			t.Errorf("delta --init --digest does not begin with the digest:\n%s", got)
+		}
+		if got := c.ok("delta", "--desk", "eng", "--state", state, "--init"); strings.Contains(got, "Digest of") {
+			t.Errorf("delta --init without --digest shows the digest:\n%s", got)
+		}
+		if r := c.want(exitUsage, "delta", "--desk", "eng", "--state", state, "--digest"); !strings.Contains(r.stderr, "--digest needs --init") {
+			t.Errorf("delta --digest without --init:\n%s", r)
+		}
+
 		// A thread with too few replies has no digest yet: JSON null, and a note saying why.
 		th := c.want(exitOK, "digest", "--desk", "eng", "--thread", "2", "--format", "json")
 		if th.stdout != "null\n" || !strings.HasPrefix(th.stderr, "no digest of thread #2 yet: ") {
