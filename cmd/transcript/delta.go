@@ -64,14 +64,14 @@ file names it, and another viewer's delta from it starts over.`)
 	case fset.NArg() != 0:
 		return noArguments(fset)
 	}
-	conv := transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)}
-	st, err := df.openDesk(ctx)
+	conv := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
+	st, err := df.OpenDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	log := st.Log(df.desk)
-	if err := checkThread(ctx, log, df.desk, conv.Thread); err != nil {
+	log := st.Log(df.Desk)
+	if err := checkThread(ctx, log, df.Desk, conv.Thread); err != nil {
 		return err
 	}
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/posting"
 	"github.com/sharedesk/transcript/stores"
 )
@@ -58,8 +59,8 @@ func userText(err error) string {
 		return fmt.Sprintf("append to desk %q: %s", refused.Desk, refusalText(refused.Err))
 	}
 	if open, ok := errors.AsType[*stores.OpenError](err); ok {
-		if hinted, ok := errors.AsType[*hintError](err); ok {
-			return open.Error() + " (" + hinted.hint + ")"
+		if hinted, ok := errors.AsType[*dbflag.HintError](err); ok {
+			return open.Error() + " (" + hinted.Hint + ")"
 		}
 		return open.Error()
 	}

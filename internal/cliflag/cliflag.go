@@ -102,3 +102,13 @@ func SetFromEnv(fs *flag.FlagSet, name, env string) (set bool, err error) {
 	}
 	return true, f.Value.Set(value)
 }
+
+// ErrUsage marks a command line that cannot be run as given: a bad flag, a missing or
+// extra argument, flags that do not go together.
+var ErrUsage = errors.New("usage")
+
+// Usagef returns an error matching ErrUsage, whose text is "usage: " and the formatted
+// message.
+func Usagef(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+}

@@ -92,3 +92,10 @@ func TestSetFromEnv(t *testing.T) {
 		t.Errorf("SetFromEnv of an empty variable = %v, %v; want false, nil", set, err)
 	}
 }
+
+func TestUsagef(t *testing.T) {
+	err := cliflag.Usagef("%s takes no arguments", "view")
+	if !errors.Is(err, cliflag.ErrUsage) || err.Error() != "usage: view takes no arguments" {
+		t.Fatalf("Usagef: %v", err)
+	}
+}
