@@ -54,7 +54,7 @@ delete).`)
 		list = append(list, deskJSON{Desk: name, Rows: uint64(head), Newest: uint64(head)})
 	}
 	if *format == "json" {
-		return writeJSONList(e.stdout, list)
+		return writeJSON(e.stdout, list)
 	}
 	if len(list) == 0 {
 		// Not df.DB itself: a postgres:// URL may hold a password.
@@ -75,12 +75,8 @@ func checkThread(ctx context.Context, log transcript.Log, desk string, thread tr
 	if thread == 0 {
 		return nil
 	}
-	page, err := transcript.NewPager(log, thread+1).Next(ctx, 1)
-	if err != nil {
+	if _, ok, err := transcript.ReadableRow(ctx, log, thread, transcript.Operator()); err != nil || ok {
 		return err
-	}
-	if len(page) == 1 && page[0].Seq == thread {
-		return nil
 	}
 	head, err := deskHead(ctx, log)
 	if err != nil {

@@ -162,7 +162,7 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 		return err
 	}
 	if *format == "json" {
-		return writeJSONList(e.stdout, shown) // token.Token.MarshalJSON: never a secret or a hash
+		return writeJSON(e.stdout, shown) // token.Token.MarshalJSON: never a secret or a hash
 	}
 	if len(shown) == 0 {
 		if *desk != "" {
