@@ -53,6 +53,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/sharedesk/transcript/internal/cliflag"
 )
 
 // Exit codes.
@@ -122,7 +124,11 @@ func run(ctx context.Context, args []string, e *env) int {
 			return exitCode(e, c.run(ctx, e, rest))
 		}
 	}
-	if err := misplacedCommand(args); strings.HasPrefix(name, "-") && err != nil {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if err := cliflag.Misplaced("transcript", names, args); strings.HasPrefix(name, "-") && err != nil {
 		return exitCode(e, err)
 	}
 	fmt.Fprintf(e.stderr, "transcript: unknown command %q\n\n", name)
