@@ -4,11 +4,9 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"os"
-
-	"golang.org/x/term"
 
 	"github.com/sharedesk/transcript/internal/cliflag"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
@@ -22,17 +20,8 @@ type env struct {
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, width: 120}
-	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		e.color = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			e.width = w
-		}
-	}
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		e.progress = true
-	}
-	return e
+	t := console.Detect(stdout, stderr)
+	return &env{stdin: stdin, stdout: stdout, stderr: stderr, color: t.Color, progress: t.Progress, width: t.Width}
 }
 
 var (
