@@ -62,14 +62,11 @@ with the desk's participants of that kind: the message is appended all the same.
 	if _, err := posting.Check(as.author, req); err != nil {
 		return usageErrorf("%s", userText(appendAction(df.Desk, as.author, req.Parent, err)))
 	}
-	st, isNew, err := df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx, create)
+	st, isNew, err := openAs(ctx, e, df, create, as.author)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if !isNew {
-		noteUnseen(ctx, e, st, df.Desk, as.author)
-	}
 	m, _, err := posting.Prepare(ctx, st.Log(df.Desk), as.author, req)
 	if err != nil {
 		return appendAction(df.Desk, as.author, req.Parent, err)

@@ -7,9 +7,21 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/participants"
 	"github.com/sharedesk/transcript/token"
 )
+
+// openAs opens df's store for a command that writes to df.Desk as p (append, token add):
+// dbflag.Flags.OpenForDesk, reporting on e's standard error, and then noteUnseen of p
+// when the desk is not new.
+func openAs(ctx context.Context, e *env, df dbflag.Flags, create bool, p transcript.Author) (st store, isNew bool, err error) {
+	st, isNew, err = df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx, create)
+	if err == nil && !isNew {
+		noteUnseen(ctx, e, st, df.Desk, p)
+	}
+	return st, isNew, err
+}
 
 // unseenScanRows bounds the rows noteUnseen reads of a desk, newest first.
 const unseenScanRows = 10_000

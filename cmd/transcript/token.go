@@ -107,14 +107,11 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 	if _, _, err := token.New(df.Desk, as.author, time.Now()); err != nil {
 		return usageErrorf("token add: %v", err)
 	}
-	st, isNew, err := df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx, create)
+	st, isNew, err := openAs(ctx, e, df, create, as.author)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if !isNew {
-		noteUnseen(ctx, e, st, df.Desk, as.author)
-	}
 	secret, t, err := token.Add(ctx, st, df.Desk, as.author, time.Now)
 	if err != nil {
 		return err
