@@ -36,15 +36,9 @@ func (f Flags) Open(ctx context.Context) (stores.Store, error) {
 // writes anything (stores.Options.ReadOnly). A missing SQLite file, an empty one and a
 // store at an older schema version are errors that say which command makes or migrates it.
 func (f Flags) OpenRead(ctx context.Context) (stores.Store, error) {
-	if err := checkScheme(f.DB); err != nil {
-		return nil, err
-	}
-	if !f.Exists() {
-		return nil, f.missing()
-	}
 	opts := f.Opts
 	opts.ReadOnly, opts.InitSchema = true, false
-	st, err := f.openWith(ctx, opts)
+	st, err := f.openExisting(ctx, opts)
 	switch {
 	case errors.Is(err, sqlitestore.ErrSchemaBehind), errors.Is(err, pgstore.ErrSchemaBehind):
 		return nil, withHint(err, CreatingCommands+" migrates it")
@@ -58,13 +52,19 @@ func (f Flags) OpenRead(ctx context.Context) (stores.Store, error) {
 // (token revoke, mcp): a SQLite file that does not exist is an error rather than a new,
 // empty database.
 func (f Flags) OpenExisting(ctx context.Context) (stores.Store, error) {
+	return f.openExisting(ctx, f.Opts)
+}
+
+// openExisting is openWith for a database that must be there already: a SQLite file that
+// does not exist is an error that says which commands create one.
+func (f Flags) openExisting(ctx context.Context, opts stores.Options) (stores.Store, error) {
 	if err := checkScheme(f.DB); err != nil {
 		return nil, err
 	}
 	if !f.Exists() {
-		return nil, f.missing()
+		return nil, fmt.Errorf("no database at %s (%s creates one; or name another with --db)", f.DB, CreatingCommands)
 	}
-	return f.openWith(ctx, f.Opts)
+	return f.openWith(ctx, opts)
 }
 
 // openWith opens the store f.DB names with opts; its refusals of f.DB's scheme and of
@@ -78,11 +78,6 @@ func (f Flags) openWith(ctx context.Context, opts stores.Options) (stores.Store,
 		return nil, cliflag.Usagef("--read-db needs a PostgreSQL --db (a postgres:// URL): a SQLite file has no standbys")
 	}
 	return st, err
-}
-
-// missing is the error of a SQLite --db that does not exist, for a command that needs it.
-func (f Flags) missing() error {
-	return fmt.Errorf("no database at %s (%s creates one; or name another with --db)", f.DB, CreatingCommands)
 }
 
 // Exists reports whether the database f.DB names may hold desks (stores.Exists).
