@@ -121,7 +121,9 @@ token) folds now.`)
 	}
 
 	logs := f.logHandler(e)
-	f.df.Opts.StandbyReport = func(err error) { slog.New(logs).Warn("a standby is set aside", "error", err.Error()) }
+	f.df.Opts.StandbyReport = func(err error) {
+		slog.New(logs).Warn("a standby is set aside", "error", err.Error())
+	}
 	st, err := f.df.WithIndexProgress(e.stderr, e.progress).Open(ctx)
 	if err != nil {
 		return err
