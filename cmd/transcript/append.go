@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/posting"
 )
 
@@ -30,8 +31,8 @@ A desk the database does not hold (most often a typo) is refused, with the list 
 unless --create says it is meant; so is a SQLite database that does not exist, which is
 then not created. An --as participant the desk has not seen is noted on standard error,
 with the desk's participants of that kind: the message is appended all the same.`)
-	var df deskFlags
-	addWritingDeskFlags(fs, &df, "main")
+	var df dbflag.Flags
+	df.AddWriting(fs, "main")
 	as := authorFlag{author: transcript.Operator()}
 	fs.Var(&as, "as", "the `participant` who writes it: "+authorSyntax)
 	parent := fs.Uint64("parent", 0, "the `seq` this message replies to (0: a new root)")
@@ -39,7 +40,7 @@ with the desk's participants of that kind: the message is appended all the same.
 	fs.Var(&to, "to", "make the message an aside for these `participants`: "+audienceSyntax+" (repeatable)")
 	allowBlank := fs.Bool("allow-blank", false, "store a blank message, which no view shows")
 	var create bool
-	addCreateFlag(fs, &create)
+	dbflag.AddCreate(fs, &create)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -59,29 +60,26 @@ with the desk's participants of that kind: the message is appended all the same.
 		req.Audience = append(req.Audience, posting.Entry{Author: a})
 	}
 	if _, err := posting.Check(as.author, req); err != nil {
-		return usageErrorf("%s", userText(appendAction(df.desk, as.author, req.Parent, err)))
+		return usageErrorf("%s", userText(appendAction(df.Desk, as.author, req.Parent, err)))
 	}
-	st, isNew, err := df.openForDesk(ctx, e, create)
+	st, isNew, err := openAs(ctx, e, df, create, as.author)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if !isNew {
-		noteUnseen(ctx, e, st, df.desk, as.author)
-	}
-	m, _, err := posting.Prepare(ctx, st.Log(df.desk), as.author, req)
+	m, _, err := posting.Prepare(ctx, st.Log(df.Desk), as.author, req)
 	if err != nil {
-		return appendAction(df.desk, as.author, req.Parent, err)
+		return appendAction(df.Desk, as.author, req.Parent, err)
 	}
-	stored, err := st.Append(ctx, df.desk, m)
+	stored, err := st.Append(ctx, df.Desk, m)
 	if err != nil {
 		if refusal := posting.Refusal(m, err); refusal != nil {
 			err = refusal
 		}
-		return appendAction(df.desk, as.author, req.Parent, err)
+		return appendAction(df.Desk, as.author, req.Parent, err)
 	}
 	if isNew {
-		noteCreatedDesk(e, df.desk)
+		noteCreatedDesk(e, df.Desk)
 	}
 	_, err = fmt.Fprintln(e.stdout, stored.Seq)
 	return err

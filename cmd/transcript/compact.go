@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/pgstore"
 )
 
@@ -29,15 +30,15 @@ On SQLite, a redaction overwrites the erased content with zeros, and the write-a
 checkpointed and emptied when the last connection to the file closes: compact opens and
 closes the file, which does that, and says so when a read of another process keeps the
 log.`)
-	var df deskFlags
-	fs.StringVar(&df.db, "db", defaultDB, "a SQLite `database` file or a postgres:// URL")
+	var df dbflag.Flags
+	fs.StringVar(&df.DB, "db", dbflag.Default, dbflag.PlainUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return noArguments(fs)
 	}
-	st, err := df.openExisting(ctx)
+	st, err := df.OpenExisting(ctx)
 	if err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ log.`)
 		if err := st.Close(); err != nil {
 			return err
 		}
-		return reportSQLiteCompaction(e, df.db)
+		return reportSQLiteCompaction(e, df.DB)
 	}
 	defer pg.Close()
 	done, err := pg.Compact(ctx)

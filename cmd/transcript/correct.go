@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/posting"
 )
 
@@ -51,8 +52,8 @@ const correctionExample = `For example:
 // correction, which the store decides by the correction rule and applies.
 func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string, withText bool) error {
 	name := fs.Name()
-	var df deskFlags
-	addDeskFlags(fs, &df, "main")
+	var df dbflag.Flags
+	df.AddReading(fs, "main")
 	as := authorFlag{author: transcript.Operator()}
 	fs.Var(&as, "as", "the `participant` who corrects it: "+authorSyntax)
 	if err := parse(fs, args); err != nil {
@@ -78,22 +79,22 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	// opened; the store applies the correction rule against the row.
 	m, err := posting.PrepareCorrection(as.author, c)
 	if err != nil {
-		return usageErrorf("%s", userText(correctionAction(name, df.desk, as.author, c.Target, err)))
+		return usageErrorf("%s", userText(correctionAction(name, df.Desk, as.author, c.Target, err)))
 	}
-	st, err := df.withIndexProgress(e).openExisting(ctx)
+	st, err := df.WithIndexProgress(e.stderr, e.progress).OpenExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := checkDesk(ctx, st, df.desk); err != nil {
+	if err := dbflag.CheckDesk(ctx, st, df.Desk); err != nil {
 		return err
 	}
-	stored, err := st.Append(ctx, df.desk, m)
+	stored, err := st.Append(ctx, df.Desk, m)
 	if err != nil {
 		if refusal := posting.Refusal(m, err); refusal != nil {
 			err = refusal
 		}
-		return correctionAction(name, df.desk, as.author, c.Target, err)
+		return correctionAction(name, df.Desk, as.author, c.Target, err)
 	}
 	_, err = fmt.Fprintln(e.stdout, stored.Seq)
 	return err

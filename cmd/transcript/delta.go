@@ -70,14 +70,14 @@ shows it; a delta is news and carries none.`)
 	case *withDigest && !*initialize:
 		return usageErrorf("delta --digest needs --init: a delta is news and carries no digest")
 	}
-	conv := transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)}
-	st, err := df.openDesk(ctx)
+	conv := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
+	st, err := df.OpenDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	log := st.Log(df.desk)
-	if err := checkThread(ctx, log, df.desk, conv.Thread); err != nil {
+	log := st.Log(df.Desk)
+	if err := checkThread(ctx, log, df.Desk, conv.Thread); err != nil {
 		return err
 	}
 

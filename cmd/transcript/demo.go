@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript/internal/console"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/demodesk"
 )
 
@@ -20,8 +21,8 @@ holds only that reply, with Reviewer's name on it); and show one reinitializatio
 reason, whose fresh view begins with the channel's digest (folded by the extractive
 digester, a few lines). Run again on the same database, the demo adds nothing: it shows the desk an earlier
 run built.`)
-	var df deskFlags
-	addWritingDeskFlags(fs, &df, "demo")
+	var df dbflag.Flags
+	df.AddWriting(fs, "demo")
 	window := fs.Int("window", 8, "messages per view")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -30,17 +31,17 @@ run built.`)
 		return noArguments(fs)
 	}
 	start := time.Now()
-	st, err := df.withIndexProgress(e).open(ctx)
+	st, err := df.WithIndexProgress(e.stderr, e.progress).Open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	marks, err := demodesk.Tour(ctx, st, df.desk, *window, demodesk.Terminal{Out: e.stdout, Color: e.color, Width: e.width})
+	marks, err := demodesk.Tour(ctx, st, df.Desk, *window, demodesk.Terminal{Out: e.stdout, Color: e.color, Width: e.width})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\n%s\n", console.Paint(e.color, console.Dim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view --desk %s --as agent:triage --thread %d\n  go run ./cmd/transcript view --desk %s --as agent:scribe --window %d --digest",
-		time.Since(start).Round(time.Millisecond), df.db, df.desk, df.desk, marks.DeployThread, df.desk, *window)))
+		time.Since(start).Round(time.Millisecond), df.DB, df.Desk, df.Desk, marks.DeployThread, df.Desk, *window)))
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/demodesk"
 	"github.com/sharedesk/transcript/render"
 )
@@ -23,8 +24,8 @@ func TestDemoDefaultDB(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
 	first := checkDemo(t, c, "Built desk")
-	if !fileExists(c.path(defaultDB)) {
-		t.Errorf("demo left no %s in its working directory", defaultDB)
+	if !fileExists(c.path(dbflag.Default)) {
+		t.Errorf("demo left no %s in its working directory", dbflag.Default)
 	}
 	rows := c.ok("export", "--desk", demoDesk)
 	second := checkDemo(t, c, `Desk "demo" already holds the demo`)

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
 func runDesks(ctx context.Context, e *env, args []string) error {
@@ -23,8 +21,8 @@ seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with n
 
 "transcript desks delete NAME --yes" deletes a desk for good (see transcript help desks
 delete).`)
-	var df deskFlags
-	fs.StringVar(&df.db, "db", defaultDB, dbUsage)
+	var df dbflag.Flags
+	fs.StringVar(&df.DB, "db", dbflag.Default, dbflag.Usage)
 	format := fs.String("format", "text", listFormatUsage)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -38,7 +36,7 @@ delete).`)
 		}
 		return noArguments(fs)
 	}
-	st, err := df.openRead(ctx)
+	st, err := df.OpenRead(ctx)
 	if err != nil {
 		return err
 	}
@@ -56,11 +54,11 @@ delete).`)
 		list = append(list, deskJSON{Desk: name, Rows: uint64(head), Newest: uint64(head)})
 	}
 	if *format == "json" {
-		return writeJSONList(e.stdout, list)
+		return writeJSON(e.stdout, list)
 	}
 	if len(list) == 0 {
-		// Not df.db itself: a postgres:// URL may hold a password.
-		_, err := fmt.Fprintf(e.stdout, "the database holds no desk yet (%s makes one)\n", creatingCommands)
+		// Not df.DB itself: a postgres:// URL may hold a password.
+		_, err := fmt.Fprintf(e.stdout, "the database holds no desk yet (%s makes one)\n", dbflag.CreatingCommands)
 		return err
 	}
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -71,73 +69,14 @@ delete).`)
 	return w.Flush()
 }
 
-// noDeskError reports a desk the database does not hold, naming the ones it does.
-type noDeskError struct {
-	desk  string
-	desks []string
-	// create: the command makes the desk with --create, which the error suggests.
-	create bool
-}
-
-func (e *noDeskError) Error() string {
-	create := ""
-	if e.create {
-		create = fmt.Sprintf(" (add --create to make desk %q)", e.desk)
-	}
-	var bad *transcript.DeskNameError
-	if errors.As(transcript.ValidateDesk(e.desk), &bad) { // most likely a name mistyped, not one an older version stored
-		return fmt.Sprintf("no desk %q (invalid desk name: %s); %s", e.desk, bad.Reason, e.known())
-	}
-	return fmt.Sprintf("no desk %q; %s%s", e.desk, e.known(), create)
-}
-
-// known names the desks the database holds.
-func (e *noDeskError) known() string {
-	if len(e.desks) == 0 {
-		return "the database holds no desk yet"
-	}
-	return "the desks are: " + strings.Join(e.desks, ", ")
-}
-
-// openDesk is openRead for a command that reads the desk f.desk: the store, once it is
-// known to hold that desk (else a *noDeskError, the store closed).
-func (f deskFlags) openDesk(ctx context.Context) (store, error) {
-	st, err := f.openRead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkDesk(ctx, st, f.desk); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
-}
-
-// checkDesk returns a *noDeskError unless st holds a desk named desk: a read of a desk that
-// does not exist (most often a typo) is an error, not an empty view.
-func checkDesk(ctx context.Context, st store, desk string) error {
-	desks, err := st.Desks(ctx)
-	if err != nil {
-		return err
-	}
-	if slices.Contains(desks, desk) {
-		return nil
-	}
-	return &noDeskError{desk: desk, desks: desks}
-}
-
 // checkThread returns an error unless the desk's log holds row thread (0, the channel, is
 // always there).
 func checkThread(ctx context.Context, log transcript.Log, desk string, thread transcript.Sequence) error {
 	if thread == 0 {
 		return nil
 	}
-	page, err := transcript.NewPager(log, thread+1).Next(ctx, 1)
-	if err != nil {
+	if _, ok, err := transcript.ReadableRow(ctx, log, thread, transcript.Operator()); err != nil || ok {
 		return err
-	}
-	if len(page) == 1 && page[0].Seq == thread {
-		return nil
 	}
 	head, err := deskHead(ctx, log)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sharedesk/transcript/internal/dbflag"
+	"github.com/sharedesk/transcript/stores"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -41,8 +43,8 @@ at row 1.
 With SQLite the deleted text is overwritten in the file as the delete commits (the file
 does not shrink: transcript compact gives the space back). With PostgreSQL it stays in the
 table's pages until VACUUM: run transcript compact.`)
-	var df deskFlags
-	fs.StringVar(&df.db, "db", defaultDB, "a SQLite `database` file or a postgres:// URL")
+	var df dbflag.Flags
+	fs.StringVar(&df.DB, "db", dbflag.Default, dbflag.PlainUsage)
 	yes := fs.Bool("yes", false, "delete it: without it, nothing is deleted")
 	revoke := fs.Bool("revoke-tokens", false, "delete the desk's tokens with it (a desk that has tokens is refused without it)")
 	if err := parse(fs, args); err != nil {
@@ -51,8 +53,8 @@ table's pages until VACUUM: run transcript compact.`)
 	if fs.NArg() != 1 {
 		return usageErrorf("desks delete takes one desk NAME (transcript desks lists them)")
 	}
-	df.desk = fs.Arg(0)
-	st, err := df.openExisting(ctx)
+	df.Desk = fs.Arg(0)
+	st, err := df.OpenExisting(ctx)
 	if err != nil {
 		return err
 	}
@@ -62,14 +64,14 @@ table's pages until VACUUM: run transcript compact.`)
 		return err
 	}
 	rows := uint64(0)
-	if slices.Contains(desks, df.desk) {
-		head, err := deskHead(ctx, st.Log(df.desk))
+	if slices.Contains(desks, df.Desk) {
+		head, err := deskHead(ctx, st.Log(df.Desk))
 		if err != nil {
 			return err
 		}
 		rows = uint64(head)
 	}
-	deskTokens, err := token.List(ctx, st, df.desk)
+	deskTokens, err := token.List(ctx, st, df.Desk)
 	if err != nil {
 		return err
 	}
@@ -77,10 +79,10 @@ table's pages until VACUUM: run transcript compact.`)
 	for _, t := range deskTokens {
 		tokens = append(tokens, t.ID)
 	}
-	name := quoteIfNeeded(df.desk)
+	name := quoteIfNeeded(df.Desk)
 	switch {
 	case rows == 0 && len(tokens) == 0:
-		return &noDeskError{desk: df.desk, desks: desks}
+		return &dbflag.NoDeskError{Desk: df.Desk, Desks: desks}
 	case len(tokens) > 0 && !*revoke:
 		are := fmt.Sprintf("%d tokens are", len(tokens))
 		if len(tokens) == 1 {
@@ -94,7 +96,7 @@ table's pages until VACUUM: run transcript compact.`)
 		}
 		return usageErrorf("desks delete: desk %s holds %s, which deleting it erases for good; add --yes to delete it", name, what)
 	}
-	n, err := st.DeleteDesk(ctx, df.desk, *revoke)
+	n, err := st.DeleteDesk(ctx, df.Desk, *revoke)
 	if errors.Is(err, token.ErrDeskHasTokens) {
 		return fmt.Errorf("desks delete: a token for desk %s was made meanwhile: add --revoke-tokens to delete it with the desk", name)
 	}
@@ -109,7 +111,7 @@ table's pages until VACUUM: run transcript compact.`)
 		deleted += " and " + plural(len(tokens), "token")
 	}
 	fmt.Fprintf(e.stderr, "deleted desk %s: %s\n", name, deleted)
-	if isPostgres(df.db) && n > 0 {
+	if stores.IsPostgres(df.DB) && n > 0 {
 		fmt.Fprintln(e.stderr, "PostgreSQL keeps the deleted text in the table's pages until VACUUM: run transcript compact")
 	}
 	return nil

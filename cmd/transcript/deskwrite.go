@@ -2,61 +2,25 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/participants"
 	"github.com/sharedesk/transcript/token"
 )
 
-// noteCreatedDB says on e's standard error that the command created a new SQLite
-// database at db, with the directory it is in when db is a relative path: a command run
-// from another directory than meant makes a database there, and says so.
-func noteCreatedDB(e *env, db string) {
-	where := db
-	if !filepath.IsAbs(db) {
-		if abs, err := filepath.Abs(db); err == nil {
-			where = fmt.Sprintf("%s (%s)", db, abs)
-		}
+// openAs opens df's store for a command that writes to df.Desk as p (append, token add):
+// dbflag.Flags.OpenForDesk, reporting on e's standard error, and then noteUnseen of p
+// when the desk is not new.
+func openAs(ctx context.Context, e *env, df dbflag.Flags, create bool, p transcript.Author) (st store, isNew bool, err error) {
+	st, isNew, err = df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx, create)
+	if err == nil && !isNew {
+		noteUnseen(ctx, e, st, df.Desk, p)
 	}
-	fmt.Fprintf(e.stderr, "created a new database at %s\n", where)
-}
-
-// createUsage is --create's help.
-const createUsage = "make the desk if the database holds no desk of that name (without it, a desk name that is not there is an error that lists the desks: most often a typo)"
-
-// addCreateFlag adds --create, for a command that writes to one desk, into create.
-func addCreateFlag(fs *flag.FlagSet, create *bool) {
-	fs.BoolVar(create, "create", false, createUsage)
-}
-
-// noDatabaseForDesk is the refusal of a command that writes to one desk, without
-// --create, when the SQLite database f.db does not exist: nothing is created.
-func (f deskFlags) noDatabaseForDesk() error {
-	return fmt.Errorf("no database at %s, so no desk %q (add --create to make both; or name another database with --db or %s)", f.db, f.desk, dbEnv)
-}
-
-// checkWritingDesk is checkDesk for a command that writes to desk: a desk st does not hold
-// is a *noDeskError that says --create makes it, unless create; with create it reports
-// that the desk is new.
-func checkWritingDesk(ctx context.Context, st store, desk string, create bool) (isNew bool, err error) {
-	err = checkDesk(ctx, st, desk)
-	var noDesk *noDeskError
-	switch {
-	case err == nil:
-		return false, nil
-	case !errors.As(err, &noDesk):
-		return false, err
-	case create:
-		return true, nil
-	}
-	noDesk.create = true
-	return false, noDesk
+	return st, isNew, err
 }
 
 // unseenScanRows bounds the rows noteUnseen reads of a desk, newest first.
@@ -118,27 +82,6 @@ func kindPlural(k transcript.AuthorKind) string {
 		return "system participants"
 	}
 	return "operators"
-}
-
-// openForDesk is open for a command that writes to the one desk f.desk (append, token add,
-// mcp): a desk the database does not hold is refused (checkWritingDesk) unless create, and
-// so is a SQLite database that does not exist, which is then not created. isNew reports a
-// desk the database does not hold yet, which create allowed.
-func (f deskFlags) openForDesk(ctx context.Context, e *env, create bool) (st store, isNew bool, err error) {
-	if err := checkDBScheme(f.db); err != nil {
-		return nil, false, err
-	}
-	if !create && !f.exists() {
-		return nil, false, f.noDatabaseForDesk()
-	}
-	if st, err = f.withIndexProgress(e).open(ctx); err != nil {
-		return nil, false, err
-	}
-	if isNew, err = checkWritingDesk(ctx, st, f.desk, create); err != nil {
-		st.Close()
-		return nil, false, err
-	}
-	return st, isNew, nil
 }
 
 // noteCreatedDesk says on e's standard error that the command made desk, new.

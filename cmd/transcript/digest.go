@@ -10,6 +10,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -35,8 +36,8 @@ leaves the digest as it was.
 
 Formats: text, the block view --digest begins with; json, the digest's fields (null when the
 conversation has none yet); openai and anthropic, its tag in a user turn.`)
-	var df deskFlags
-	addDeskFlags(fs, &df, "main")
+	var df dbflag.Flags
+	df.AddReading(fs, "main")
 	thread := fs.Uint64("thread", 0, "fold the thread rooted at this `seq` instead of the channel")
 	name := fs.String("digester", "extractive", "the `digester` that writes the digest: extractive or openai")
 	model := fs.String("model", "", "with --digester openai: the `model`'s name, such as gpt-4o-mini")
@@ -58,17 +59,17 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	if err != nil {
 		return err
 	}
-	st, err := df.openExisting(ctx)
+	st, err := df.OpenExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := checkDesk(ctx, st, df.desk); err != nil {
+	if err := dbflag.CheckDesk(ctx, st, df.Desk); err != nil {
 		return err
 	}
-	c := transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)}
-	log := st.Log(df.desk)
-	if err := checkThread(ctx, log, df.desk, c.Thread); err != nil {
+	c := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
+	log := st.Log(df.Desk)
+	if err := checkThread(ctx, log, df.Desk, c.Thread); err != nil {
 		return err
 	}
 	ds, ok := log.(digest.Store)

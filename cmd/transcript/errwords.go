@@ -5,9 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cliflag"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/posting"
 	"github.com/sharedesk/transcript/stores"
 )
@@ -58,8 +59,8 @@ func userText(err error) string {
 		return fmt.Sprintf("append to desk %q: %s", refused.Desk, refusalText(refused.Err))
 	}
 	if open, ok := errors.AsType[*stores.OpenError](err); ok {
-		if hinted, ok := errors.AsType[*hintError](err); ok {
-			return open.Error() + " (" + hinted.hint + ")"
+		if hinted, ok := errors.AsType[*dbflag.HintError](err); ok {
+			return open.Error() + " (" + hinted.Hint + ")"
 		}
 		return open.Error()
 	}
@@ -118,41 +119,15 @@ func refusalText(err error) string {
 }
 
 // noArguments is the usage error of fs's command given arguments it does not take, which
-// suggests the flag one argument was likely meant for: --thread for a number, --desk for
-// a desk's name, when the command has that flag.
-func noArguments(fs *flag.FlagSet) error {
-	name := fs.Name()
-	if fs.NArg() == 1 {
-		arg := fs.Arg(0)
-		if _, err := strconv.ParseUint(arg, 10, 63); err == nil && fs.Lookup("thread") != nil {
-			return usageErrorf("%s takes no arguments; did you mean --thread %s?", name, arg)
-		}
-		if transcript.ValidateDesk(arg) == nil && fs.Lookup("desk") != nil {
-			return usageErrorf("%s takes no arguments; did you mean --desk %s?", name, arg)
-		}
-	}
-	return usageErrorf("%s takes no arguments", name)
-}
+// suggests the flag one argument was likely meant for (cliflag.NoArguments).
+func noArguments(fs *flag.FlagSet) error { return cliflag.NoArguments(fs, argumentGuesses...) }
 
-// misplacedCommand is the usage error of a command line that begins with a flag, such as
-// "transcript --desk eng view", when a later argument names a command: it suggests the
-// line with the command first, where its flags follow it. It returns nil when no argument
-// names a command.
-func misplacedCommand(args []string) error {
-	for i, a := range args {
-		for _, c := range commands() {
-			if c.name != a {
-				continue
-			}
-			line := append([]string{"transcript", a}, args[:i]...)
-			line = append(line, args[i+1:]...)
-			for j, w := range line {
-				if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?;&|<>()") {
-					line[j] = strconv.Quote(w)
-				}
-			}
-			return usageErrorf("the command comes first, its flags after it: did you mean %s?", strings.Join(line, " "))
-		}
-	}
-	return nil
+// argumentGuesses are the flags a stray argument was likely meant for: --thread for a
+// number, --desk for a desk's name, when the command has that flag.
+var argumentGuesses = []cliflag.Guess{
+	{Flag: "thread", Fits: func(arg string) bool {
+		_, err := strconv.ParseUint(arg, 10, 63)
+		return err == nil
+	}},
+	{Flag: "desk", Fits: func(arg string) bool { return transcript.ValidateDesk(arg) == nil }},
 }

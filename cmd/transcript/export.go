@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sharedesk/transcript/importer"
+	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
 func runExport(ctx context.Context, e *env, args []string) error {
@@ -15,18 +16,18 @@ the row. Importing an export into an empty desk reproduces its rows, seqs, keys,
 audiences and corrections as stored (an erased row stays erased: no export holds what a
 redaction erased); into the same desk it adds nothing. Asides are written too, content and all, each
 with its "audience": an export is the operator's whole desk, not one viewer's view.`)
-	var df deskFlags
-	addDeskFlags(fs, &df, "main")
+	var df dbflag.Flags
+	df.AddReading(fs, "main")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return noArguments(fs)
 	}
-	st, err := df.openDesk(ctx)
+	st, err := df.OpenDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	return importer.Export(ctx, e.stdout, st.Log(df.desk))
+	return importer.Export(ctx, e.stdout, st.Log(df.Desk))
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/console"
-	"github.com/sharedesk/transcript/internal/plainjson"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -37,12 +34,7 @@ func writeView(e *env, format string, viewer transcript.Author, v render.View, a
 	case "text":
 		return v.Text(e.stdout, viewer, console.Style(e.color))
 	case "json":
-		data, err := plainjson.MarshalIndent(asJSON, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(e.stdout, "%s\n", data)
-		return err
+		return writeJSON(e.stdout, asJSON)
 	case string(render.ModelOpenAI), string(render.ModelAnthropic):
 		// The bytes the service's model route serves: one implementation for both.
 		data, err := v.ModelInput(render.ModelFormat(format), viewer)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sharedesk/transcript/importer"
 	"github.com/sharedesk/transcript/internal/console"
+	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
 func runImport(ctx context.Context, e *env, args []string) error {
@@ -54,8 +55,8 @@ each correction's "corrects_seq", and on each row what corrections left: "revise
 newest correction of it) and "redacted" (its content erased). A file carrying those is an
 export, restored as it was stored, erased rows included, its corrections not applied again.
 Import prints how many messages were new, how many edits, and how many were already present.`)
-	var df deskFlags
-	addWritingDeskFlags(fs, &df, "main")
+	var df dbflag.Flags
+	df.AddWriting(fs, "main")
 	from := fs.String("from", "jsonl", "the `format` of FILE: jsonl, slack or discord")
 	channel := fs.String("channel", "", "with --from slack: the `channel` to load (its name, #name or id)")
 	if err := parse(fs, args); err != nil {
@@ -90,7 +91,7 @@ Import prints how many messages were new, how many edits, and how many were alre
 }
 
 // importInto imports src into the desk df names, and prints what it did.
-func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) error {
+func importInto(ctx context.Context, e *env, df dbflag.Flags, src importer.Source) error {
 	opened := func(st store, err error) (importer.StoreCloser, error) {
 		if err != nil { // st may be a typed nil
 			return nil, err
@@ -99,17 +100,17 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 	}
 	isNew := false // the desk is not in the database the import opened to write
 	db := importer.Database{
-		Exists: df.exists(),
+		Exists: df.Exists(),
 		Open: func(ctx context.Context) (importer.StoreCloser, error) {
-			st, err := df.withIndexProgress(e).open(ctx)
+			st, err := df.WithIndexProgress(e.stderr, e.progress).Open(ctx)
 			if err == nil {
-				isNew = checkDesk(ctx, st, df.desk) != nil
+				isNew = dbflag.CheckDesk(ctx, st, df.Desk) != nil
 			}
 			return opened(st, err)
 		},
-		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.openRead(ctx)) },
+		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.OpenRead(ctx)) },
 	}
-	n, err := importer.ImportInto(ctx, db, df.desk, src, importer.WithProgress(&console.Progress{W: e.stderr, On: e.progress}))
+	n, err := importer.ImportInto(ctx, db, df.Desk, src, importer.WithProgress(&console.Progress{W: e.stderr, On: e.progress}))
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) { // Ctrl-C, or SIGTERM: an import stores all or nothing
 			return &interruptedError{action: "import", undone: "imported", err: err}
@@ -117,13 +118,13 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 		return err
 	}
 	if isNew && n.Added > 0 {
-		noteCreatedDesk(e, df.desk)
+		noteCreatedDesk(e, df.Desk)
 	}
 	imported := plural(n.Added, "new message")
 	if n.Edited > 0 {
 		imported += " and " + plural(n.Edited, "edit")
 	}
-	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", imported, df.desk, n.Present)
+	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", imported, df.Desk, n.Present)
 	return err
 }
 
@@ -132,7 +133,7 @@ func importInto(ctx context.Context, e *env, df deskFlags, src importer.Source) 
 // wrong with its lines alone and with their ids and parents; against a database that does
 // not exist yet, none is created. A FILE that is a folder or a chat export is a usage error
 // that says which flags read it.
-func importJSONLines(ctx context.Context, e *env, df deskFlags, path string) error {
+func importJSONLines(ctx context.Context, e *env, df dbflag.Flags, path string) error {
 	if path != "-" {
 		if _, err := statInput(path); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/exportfixture"
 
 	"os"
@@ -110,8 +111,8 @@ func TestImportMissingFile(t *testing.T) {
 			t.Errorf("stderr %q, want %q", r.stderr, want)
 		}
 	}
-	if _, err := os.Stat(c.path(defaultDB)); !os.IsNotExist(err) {
-		t.Errorf("an import of a missing file created %s (%v)", defaultDB, err)
+	if _, err := os.Stat(c.path(dbflag.Default)); !os.IsNotExist(err) {
+		t.Errorf("an import of a missing file created %s (%v)", dbflag.Default, err)
 	}
 }
 
@@ -216,7 +217,7 @@ func TestImportRecognisesExports(t *testing.T) {
 			t.Errorf("%s: want exit 2 and %q:\n%s", tc.name, tc.want, r)
 		}
 	}
-	if _, err := os.Stat(c.path(defaultDB)); !os.IsNotExist(err) {
-		t.Errorf("a refused import created %s (%v)", defaultDB, err)
+	if _, err := os.Stat(c.path(dbflag.Default)); !os.IsNotExist(err) {
+		t.Errorf("a refused import created %s (%v)", dbflag.Default, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/storetest"
 )
 
@@ -57,7 +58,7 @@ func participantString(a transcript.Author) string {
 // readDesk reads every row of desk in db through the command's own store, oldest first.
 func readDesk(t *testing.T, db, desk string) []transcript.Message {
 	t.Helper()
-	st, err := deskFlags{db: db, desk: desk}.openExisting(t.Context())
+	st, err := dbflag.Flags{DB: db, Desk: desk}.OpenExisting(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/demodesk"
 )
 
@@ -459,7 +460,7 @@ func TestInspectorInBrowser(t *testing.T) {
 
 	// A reinitialization: more rows land at once than a stream can cross, and every column
 	// says so and starts over.
-	st, err := deskFlags{db: db}.open(ctx)
+	st, err := dbflag.Flags{DB: db}.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

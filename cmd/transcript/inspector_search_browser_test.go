@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/demodesk"
 )
 
@@ -208,7 +209,7 @@ func TestInspectorSearchIsCurrentInBrowser(t *testing.T) {
 	if got := b.hits(t, box, 1); !slices.Equal(got, []uint64{quokka}) {
 		t.Fatalf("the hits for quokka: %v, want #%d", got, quokka)
 	}
-	st, err := deskFlags{db: db}.open(ctx)
+	st, err := dbflag.Flags{DB: db}.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,8 @@ type deskJSON struct {
 	Newest uint64 `json:"newest"` // the newest row's seq: a desk holds rows 1 to newest
 }
 
-// writeJSONList writes v, a list, as indented JSON and a line break: [] for none.
-func writeJSONList(w io.Writer, v any) error {
+// writeJSON writes v as indented JSON and a line break.
+func writeJSON(w io.Writer, v any) error {
 	data, err := plainjson.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

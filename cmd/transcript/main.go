@@ -5,24 +5,7 @@
 //
 //	transcript <command> [flags] [arguments]
 //
-// Commands:
-//
-//	demo     build a demo desk and show each agent's view, a sharing cycle and a reinitialization
-//	import   load JSON Lines, a Slack export or a Discord export into a desk, all or nothing
-//	export   write a desk as JSON Lines
-//	append   append one message, or with --to an aside only some participants read
-//	edit     edit a row: its author gives it new content, which every view shows from then on
-//	redact   redact a row: erase its content for good, as its author or the operator
-//	desks    list the desks, with their rows and newest row; or delete one (desks delete)
-//	compact  remove what redactions erased from the database's files (PostgreSQL: VACUUM FULL, WAL)
-//	view     show a projection of a desk for one viewer
-//	delta    show what a viewer has not seen since its saved state
-//	search   find the messages that hold some words, among those a viewer may read
-//	digest   fold a conversation's older history into its digest now, and print it
-//	token    make, list and revoke the service's bearer tokens
-//	serve    serve the desks over HTTP, with MCP at /mcp
-//	mcp      serve one desk to one participant over the Model Context Protocol on stdio
-//	version  print the module version and the VCS revision it was built from
+// "transcript help" lists the commands, each with what it does.
 //
 // view and delta show the --as viewer's view (by default the operator's, who reads every
 // aside): an aside the viewer may not read is an elision, never its content. search finds
@@ -53,6 +36,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/sharedesk/transcript/internal/cliflag"
 )
 
 // Exit codes.
@@ -122,7 +107,11 @@ func run(ctx context.Context, args []string, e *env) int {
 			return exitCode(e, c.run(ctx, e, rest))
 		}
 	}
-	if err := misplacedCommand(args); strings.HasPrefix(name, "-") && err != nil {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if err := cliflag.Misplaced("transcript", names, args); strings.HasPrefix(name, "-") && err != nil {
 		return exitCode(e, err)
 	}
 	fmt.Fprintf(e.stderr, "transcript: unknown command %q\n\n", name)

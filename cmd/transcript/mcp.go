@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
 func runMCP(ctx context.Context, e *env, args []string) error {
@@ -33,12 +34,12 @@ conversation again or posts in it: if the process dies first, the next session d
 the read again. Errors and failures are logged to standard error, never content. A desk
 the database does not hold (most often a typo) is refused, with the list of its desks, unless
 --create says it is meant: its first post makes it.`)
-	var df deskFlags
-	addDeskFlags(fs, &df, "main")
+	var df dbflag.Flags
+	df.AddReading(fs, "main")
 	var as authorFlag
 	fs.Var(&as, "as", "the `participant` the tools act as: "+authorSyntax)
 	var create bool
-	addCreateFlag(fs, &create)
+	dbflag.AddCreate(fs, &create)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -48,19 +49,19 @@ the database does not hold (most often a typo) is refused, with the list of its 
 	case as.author.Kind == 0:
 		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
 	}
-	st, isNew, err := df.openForDesk(ctx, e, create)
+	st, isNew, err := df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx, create)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	if isNew {
-		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet, and its first post makes it\n", quoteIfNeeded(df.desk))
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet, and its first post makes it\n", quoteIfNeeded(df.Desk))
 	}
 	svc, err := deskmcp.New(st, st, deskmcp.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, nil))})
 	if err != nil {
 		return err
 	}
-	srv, err := svc.Server(df.desk, as.author)
+	srv, err := svc.Server(df.Desk, as.author)
 	if err != nil {
 		return usageErrorf("mcp: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/mcptest"
 	"github.com/sharedesk/transcript/render"
 )
@@ -40,7 +41,7 @@ func newMCPDesk(t *testing.T) *mcpDesk {
 // openMCPDesk opens the desk at db (a SQLite file or a postgres:// URL), created if need be.
 func openMCPDesk(t *testing.T, db string) *mcpDesk {
 	t.Helper()
-	st, err := deskFlags{db: db}.open(context.Background())
+	st, err := dbflag.Flags{DB: db}.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,16 +58,16 @@ as a model reads a view, oldest first.`)
 	if err != nil {
 		return badSearch(err)
 	}
-	st, err := df.openDesk(ctx)
+	st, err := df.OpenDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	searcher, ok := st.Log(df.desk).(transcript.Searcher)
+	searcher, ok := st.Log(df.Desk).(transcript.Searcher)
 	if !ok {
 		return errors.New("search: this store cannot search")
 	}
-	if err := checkReadableThread(ctx, st.Log(df.desk), df.desk, as.author, q.Thread); err != nil {
+	if err := checkReadableThread(ctx, st.Log(df.Desk), df.Desk, as.author, q.Thread); err != nil {
 		return err
 	}
 	res, err := searcher.Search(ctx, q)

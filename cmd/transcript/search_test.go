@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/dirsum"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sqlitestore"
@@ -264,7 +265,7 @@ func TestSearchLeavesAnOlderStore(t *testing.T) {
 	before := dirsum.Of(t, c.dir)
 	for _, args := range [][]string{{"view"}, {"search", "hello"}} {
 		r := c.want(exitError, withDB(args, older)...)
-		if want := fmt.Sprintf("older than %d, and a command that only reads does not migrate it (%s migrates it)\n", sqlitestore.SchemaVersion, creatingCommands); !strings.HasSuffix(r.stderr, want) {
+		if want := fmt.Sprintf("older than %d, and a command that only reads does not migrate it (%s migrates it)\n", sqlitestore.SchemaVersion, dbflag.CreatingCommands); !strings.HasSuffix(r.stderr, want) {
 			t.Errorf("%s of a store at schema version %d: %s\nwant it to end %q", args[0], version, r, want)
 		}
 		if after := dirsum.Of(t, c.dir); !maps.Equal(before, after) {

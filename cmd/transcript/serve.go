@@ -14,8 +14,8 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/server"
-	"github.com/sharedesk/transcript/stores"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -24,9 +24,7 @@ var _ server.Store = store(nil)
 
 // serveFlags are serve's flags, checked before anything is opened.
 type serveFlags struct {
-	db           string
-	readDBs      readDBFlag
-	initDB       bool
+	df           dbflag.Flags // --db, --init-db and --read-db
 	addr         string
 	tlsCert      string
 	tlsKey       string
@@ -85,9 +83,9 @@ at a time): --digester extractive (the default; no model), openai (Chat Completi
 or none. Views with digest=true carry them; POST /v1/desks/DESK/digest (an operator
 token) folds now.`)
 	var f serveFlags
-	fs.StringVar(&f.db, "db", defaultDB, dbUsage)
-	addInitDBFlag(fs, &f.initDB)
-	fs.Var(&f.readDBs, "read-db", readDBUsage)
+	fs.StringVar(&f.df.DB, "db", dbflag.Default, dbflag.Usage)
+	dbflag.AddInitDB(fs, &f.df.Opts.InitSchema)
+	f.df.AddReadDB(fs)
 	fs.StringVar(&f.addr, "addr", server.DefaultAddr, "the `host:port` to listen on (port 0: a free port, which the listening line names)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate `file` (chain included), with --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `file` of --tls-cert")
@@ -123,10 +121,10 @@ token) folds now.`)
 	}
 
 	logs := f.logHandler(e)
-	df := deskFlags{db: f.db, opts: stores.Options{Standbys: f.readDBs, InitSchema: f.initDB, StandbyReport: func(err error) {
+	f.df.Opts.StandbyReport = func(err error) {
 		slog.New(logs).Warn("a standby is set aside", "error", err.Error())
-	}}}
-	st, err := df.withIndexProgress(e).open(ctx)
+	}
+	st, err := f.df.WithIndexProgress(e.stderr, e.progress).Open(ctx)
 	if err != nil {
 		return err
 	}

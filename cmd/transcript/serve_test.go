@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/demodesk"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
@@ -468,7 +469,7 @@ func TestServeDrainTimeout(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "desk.db")
 	secret := addTokenInProcess(t, db, "eng", "agent:triage")
 	// A desk whose view is more than the loopback socket's buffers hold: 2048 rows of 8 KiB.
-	st, err := deskFlags{db: db}.open(context.Background())
+	st, err := dbflag.Flags{DB: db}.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -86,12 +87,12 @@ viewer (as= in the API). A desk the database does not hold is refused, with the 
 desks, unless --create says it is meant: the token is then for a desk that holds no message
 yet, which its first message makes. A participant the desk has not seen is noted on
 standard error, with the desk's participants of that kind: most often a typo.`)
-	var df deskFlags
-	addWritingDeskFlags(fs, &df, "main")
+	var df dbflag.Flags
+	df.AddWriting(fs, "main")
 	var as authorFlag
 	fs.Var(&as, "as", "the token's `participant` (required): "+authorSyntax)
 	var create bool
-	addCreateFlag(fs, &create)
+	dbflag.AddCreate(fs, &create)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -103,18 +104,15 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 	}
 	// A first token, not stored, checks the desk and the participant before anything is
 	// opened, so that a bad flag leaves no database behind.
-	if _, _, err := token.New(df.desk, as.author, time.Now()); err != nil {
+	if _, _, err := token.New(df.Desk, as.author, time.Now()); err != nil {
 		return usageErrorf("token add: %v", err)
 	}
-	st, isNew, err := df.openForDesk(ctx, e, create)
+	st, isNew, err := openAs(ctx, e, df, create, as.author)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if !isNew {
-		noteUnseen(ctx, e, st, df.desk, as.author)
-	}
-	secret, t, err := token.Add(ctx, st, df.desk, as.author, time.Now)
+	secret, t, err := token.Add(ctx, st, df.Desk, as.author, time.Now)
 	if err != nil {
 		return err
 	}
@@ -124,7 +122,7 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 	fmt.Fprintf(e.stderr, "token %s for %s on desk %s: its secret, on standard output, is shown only this once\n",
 		t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
 	if isNew {
-		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet\n", quoteIfNeeded(df.desk))
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet\n", quoteIfNeeded(df.Desk))
 	}
 	if t.Participant.Kind == transcript.KindOperator {
 		fmt.Fprintln(e.stderr, "an operator token reads every aside of the desk, and may read as any participant (as=): keep it with the operator")
@@ -139,7 +137,7 @@ when it was made and when it was revoked ("-": it was not). Never a secret or a 
 database holds no secret, and the ID is a hash of the hash, which grants nothing. With
 --format json, an array of {"id","desk","participant","created","revoked"} objects
 (participant as import reads an author; revoked null while it is not).`)
-	db := fs.String("db", defaultDB, "a SQLite `database` file or a postgres:// URL")
+	db := fs.String("db", dbflag.Default, dbflag.PlainUsage)
 	desk := fs.String("desk", "", "only the tokens of this desk (default: every desk's)")
 	format := fs.String("format", "text", listFormatUsage)
 	if err := parse(fs, args); err != nil {
@@ -151,7 +149,7 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 	if fs.NArg() != 0 {
 		return usageErrorf("token list takes no arguments")
 	}
-	st, err := deskFlags{db: *db}.openRead(ctx)
+	st, err := dbflag.Flags{DB: *db}.OpenRead(ctx)
 	if err != nil {
 		return err
 	}
@@ -161,7 +159,7 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 		return err
 	}
 	if *format == "json" {
-		return writeJSONList(e.stdout, shown) // token.Token.MarshalJSON: never a secret or a hash
+		return writeJSON(e.stdout, shown) // token.Token.MarshalJSON: never a secret or a hash
 	}
 	if len(shown) == 0 {
 		if *desk != "" {
@@ -195,7 +193,7 @@ now on its secret is refused (401), by every serve process on the database, at i
 request. The token stays in the list, with the time it was revoked, so that its ID still
 says whose it was. Revoking a revoked token changes nothing. A participant whose secret
 leaked gets a new token (token add).`)
-	db := fs.String("db", defaultDB, "a SQLite `database` file or a postgres:// URL")
+	db := fs.String("db", dbflag.Default, dbflag.PlainUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -206,7 +204,7 @@ leaked gets a new token (token add).`)
 	if err := checkTokenID(id); err != nil {
 		return err
 	}
-	st, err := deskFlags{db: *db}.withIndexProgress(e).openExisting(ctx)
+	st, err := dbflag.Flags{DB: *db}.WithIndexProgress(e.stderr, e.progress).OpenExisting(ctx)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -39,7 +40,7 @@ func TestTokenCommands(t *testing.T) {
 		secrets := []string{triage, ana, ops}
 
 		ctx := context.Background()
-		st, err := deskFlags{db: db}.openExisting(ctx)
+		st, err := dbflag.Flags{DB: db}.OpenExisting(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

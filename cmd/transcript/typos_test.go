@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
 // runWithEnv runs the built command in c's directory with env added to the test's own
@@ -118,8 +119,8 @@ func TestTyposCreateNoDatabase(t *testing.T) {
 		if !strings.Contains(r.stderr, `no database at transcript.db, so no desk "eng" (add --create to make both`) {
 			t.Errorf("want the refusal to name the database and --create:\n%s", r)
 		}
-		if fileExists(c.path(defaultDB)) {
-			t.Fatalf("%v created %s", args, defaultDB)
+		if fileExists(c.path(dbflag.Default)) {
+			t.Fatalf("%v created %s", args, dbflag.Default)
 		}
 	}
 	abs, err := filepath.EvalSymlinks(c.dir)
@@ -151,12 +152,12 @@ func TestTranscriptDBNamesTheDefault(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
 	db := filepath.Join(t.TempDir(), "elsewhere.db")
-	env := []string{dbEnv + "=" + db}
+	env := []string{dbflag.Env + "=" + db}
 	if r := c.runWithEnv(env, "append", "--desk", "eng", "--create", "hi"); r.code != exitOK || r.stdout != "1\n" {
-		t.Fatalf("append with %s:\n%s", dbEnv, r)
+		t.Fatalf("append with %s:\n%s", dbflag.Env, r)
 	}
-	if fileExists(c.path(defaultDB)) || !fileExists(db) {
-		t.Fatalf("append with %s=%s wrote ./%s (%v) or not the named file (%v)", dbEnv, db, defaultDB, fileExists(c.path(defaultDB)), fileExists(db))
+	if fileExists(c.path(dbflag.Default)) || !fileExists(db) {
+		t.Fatalf("append with %s=%s wrote ./%s (%v) or not the named file (%v)", dbflag.Env, db, dbflag.Default, fileExists(c.path(dbflag.Default)), fileExists(db))
 	}
 	for _, args := range [][]string{
 		{"view", "--desk", "eng"},
@@ -165,24 +166,24 @@ func TestTranscriptDBNamesTheDefault(t *testing.T) {
 		{"search", "--desk", "eng", "hi"},
 	} {
 		if r := c.runWithEnv(env, args...); r.code != exitOK || !strings.Contains(r.stdout, "eng") && !strings.Contains(r.stdout, "hi") {
-			t.Errorf("%v with %s:\n%s", args, dbEnv, r)
+			t.Errorf("%v with %s:\n%s", args, dbflag.Env, r)
 		}
 	}
 	if r := c.runWithEnv(env, "token", "add", "--desk", "eng", "--as", "agent:triage"); r.code != exitOK {
-		t.Errorf("token add with %s:\n%s", dbEnv, r)
+		t.Errorf("token add with %s:\n%s", dbflag.Env, r)
 	}
 	if r := c.runWithEnv(env, "token", "list"); r.code != exitOK || !strings.Contains(r.stdout, "agent:triage") {
-		t.Errorf("token list with %s:\n%s", dbEnv, r)
+		t.Errorf("token list with %s:\n%s", dbflag.Env, r)
 	}
 	other := c.path("other.db")
 	if r := c.runWithEnv(env, "view", "--db", other); r.code != exitError || !strings.Contains(r.stderr, "no database at "+other) {
-		t.Errorf("--db does not win over %s:\n%s", dbEnv, r)
+		t.Errorf("--db does not win over %s:\n%s", dbflag.Env, r)
 	}
-	if r := c.runWithEnv([]string{dbEnv + "=postgres://ana:s3cret-pw@127.0.0.1:1/x"}, "help", "append"); r.code != exitOK || strings.Contains(r.stdout, "s3cret") || !strings.Contains(r.stdout, `(default "transcript.db")`) {
-		t.Errorf("help with %s set shows its value, or not the default:\n%s", dbEnv, r)
+	if r := c.runWithEnv([]string{dbflag.Env + "=postgres://ana:s3cret-pw@127.0.0.1:1/x"}, "help", "append"); r.code != exitOK || strings.Contains(r.stdout, "s3cret") || !strings.Contains(r.stdout, `(default "transcript.db")`) {
+		t.Errorf("help with %s set shows its value, or not the default:\n%s", dbflag.Env, r)
 	}
-	if out := c.ok("help"); !strings.Contains(out, dbEnv) {
-		t.Errorf("help does not name %s:\n%s", dbEnv, out)
+	if out := c.ok("help"); !strings.Contains(out, dbflag.Env) {
+		t.Errorf("help does not name %s:\n%s", dbflag.Env, out)
 	}
 }
 

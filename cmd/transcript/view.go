@@ -41,17 +41,17 @@ participant may read. Text shows it as a block naming its range, openai and anth
 	if *window < 1 {
 		return usageErrorf("view: --window %d: want at least 1 message", *window)
 	}
-	st, err := df.openDesk(ctx)
+	st, err := df.OpenDesk(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	log := st.Log(df.desk)
-	if err := checkThread(ctx, log, df.desk, transcript.Sequence(*thread)); err != nil {
+	log := st.Log(df.Desk)
+	if err := checkThread(ctx, log, df.Desk, transcript.Sequence(*thread)); err != nil {
 		return err
 	}
 	p, err := transcript.Project(ctx, log, transcript.Query{
-		Conversation: transcript.Conversation{Desk: df.desk, Thread: transcript.Sequence(*thread)},
+		Conversation: transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)},
 		Before:       transcript.Sequence(*before),
 		Window:       *window,
 		Viewer:       as.author,

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -101,4 +103,58 @@ func SetFromEnv(fs *flag.FlagSet, name, env string) (set bool, err error) {
 		return false, nil
 	}
 	return true, f.Value.Set(value)
+}
+
+// ErrUsage marks a command line that cannot be run as given: a bad flag, a missing or
+// extra argument, flags that do not go together.
+var ErrUsage = errors.New("usage")
+
+// Usagef returns an error matching ErrUsage, whose text is "usage: " and the formatted
+// message.
+func Usagef(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+}
+
+// Guess is a flag that one stray argument may have been meant for: Flag, without its
+// dashes, when Fits reports that the argument is such a flag's value.
+type Guess struct {
+	Flag string
+	Fits func(arg string) bool
+}
+
+// NoArguments is the usage error of fs's command given arguments it does not take. When
+// it was given one, it suggests the first of guesses that fs has and that the argument
+// fits: "view takes no arguments; did you mean --desk eng?".
+func NoArguments(fs *flag.FlagSet, guesses ...Guess) error {
+	name := fs.Name()
+	if fs.NArg() == 1 {
+		arg := fs.Arg(0)
+		for _, g := range guesses {
+			if fs.Lookup(g.Flag) != nil && g.Fits(arg) {
+				return Usagef("%s takes no arguments; did you mean --%s %s?", name, g.Flag, arg)
+			}
+		}
+	}
+	return Usagef("%s takes no arguments", name)
+}
+
+// Misplaced is the usage error of prog's command line args, which begins with a flag
+// ("--desk eng view"), when a later argument is one of commands: it suggests the line with
+// the command first, where its flags follow it, each word quoted that a shell would not
+// take as it is. It returns nil when no argument is a command.
+func Misplaced(prog string, commands []string, args []string) error {
+	for i, a := range args {
+		if !slices.Contains(commands, a) {
+			continue
+		}
+		line := append([]string{prog, a}, args[:i]...)
+		line = append(line, args[i+1:]...)
+		for j, w := range line {
+			if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?;&|<>()") {
+				line[j] = strconv.Quote(w)
+			}
+		}
+		return Usagef("the command comes first, its flags after it: did you mean %s?", strings.Join(line, " "))
+	}
+	return nil
 }

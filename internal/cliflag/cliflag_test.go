@@ -92,3 +92,49 @@ func TestSetFromEnv(t *testing.T) {
 		t.Errorf("SetFromEnv of an empty variable = %v, %v; want false, nil", set, err)
 	}
 }
+
+func TestUsagef(t *testing.T) {
+	err := cliflag.Usagef("%s takes no arguments", "view")
+	if !errors.Is(err, cliflag.ErrUsage) || err.Error() != "usage: view takes no arguments" {
+		t.Fatalf("Usagef: %v", err)
+	}
+}
+
+func TestNoArguments(t *testing.T) {
+	number := cliflag.Guess{Flag: "thread", Fits: func(arg string) bool { return arg == "7" }}
+	name := cliflag.Guess{Flag: "desk", Fits: func(string) bool { return true }}
+	for _, c := range []struct {
+		flags []string // the flags the command has
+		args  []string
+		want  string
+	}{
+		{[]string{"thread", "desk"}, []string{"7"}, "usage: view takes no arguments; did you mean --thread 7?"},
+		{[]string{"desk"}, []string{"7"}, "usage: view takes no arguments; did you mean --desk 7?"},
+		{[]string{"thread", "desk"}, []string{"eng"}, "usage: view takes no arguments; did you mean --desk eng?"},
+		{nil, []string{"eng"}, "usage: view takes no arguments"},
+		{[]string{"thread", "desk"}, []string{"eng", "7"}, "usage: view takes no arguments"},
+	} {
+		fs := flag.NewFlagSet("view", flag.ContinueOnError)
+		for _, f := range c.flags {
+			fs.String(f, "", "")
+		}
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := cliflag.NoArguments(fs, number, name); !errors.Is(err, cliflag.ErrUsage) || err.Error() != c.want {
+			t.Errorf("%v with %v: %v, want %s", c.args, c.flags, err, c.want)
+		}
+	}
+}
+
+func TestMisplaced(t *testing.T) {
+	commands := []string{"view", "append"}
+	if err := cliflag.Misplaced("transcript", commands, []string{"--db", "x.db", "eng"}); err != nil {
+		t.Errorf("no command: %v", err)
+	}
+	err := cliflag.Misplaced("transcript", commands, []string{"--as", "person:ana", "append", "it's", ""})
+	want := `usage: the command comes first, its flags after it: did you mean transcript append --as person:ana "it's" ""?`
+	if !errors.Is(err, cliflag.ErrUsage) || err.Error() != want {
+		t.Errorf("Misplaced: %v, want %s", err, want)
+	}
+}

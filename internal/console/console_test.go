@@ -1,6 +1,8 @@
 package console
 
 import (
+	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -85,5 +87,17 @@ func TestIndexProgress(t *testing.T) {
 	report(3, 3)
 	if want := "transcript: rebuilding the search index of the PostgreSQL database (3 rows)\n\r\x1b[Kindexed 3 of 3 rows\r\x1b[K"; on.String() != want {
 		t.Errorf("on a terminal: %q, want %q", on.String(), want)
+	}
+}
+
+func TestDetectNoTerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := Terminal{Width: 120}
+	if got := Detect(&bytes.Buffer{}, f); got != want {
+		t.Errorf("Detect of a buffer and a file: %+v, want %+v", got, want)
 	}
 }

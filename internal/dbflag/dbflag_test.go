@@ -1,0 +1,111 @@
+package dbflag
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cliflag"
+	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/stores"
+)
+
+func TestOpenReadChangesNothing(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	_, err := Flags{DB: db}.OpenRead(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "no database at "+db) || !strings.Contains(err.Error(), CreatingCommands) {
+		t.Fatalf("OpenRead of a missing file: %v", err)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("OpenRead created %s (%v)", db, err)
+	}
+	if err := os.WriteFile(db, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Flags{DB: db}.OpenRead(t.Context())
+	var hint *HintError
+	if !errors.As(err, &hint) || !errors.Is(err, sqlitestore.ErrNotStore) || hint.Hint != CreatingCommands+" creates a store in it" {
+		t.Fatalf("OpenRead of an empty file: %v", err)
+	}
+	if info, err := os.Stat(db); err != nil || info.Size() != 0 {
+		t.Fatalf("OpenRead wrote to an empty file: %v, %v", info, err)
+	}
+}
+
+func TestSchemeIsUsageError(t *testing.T) {
+	f := Flags{DB: "mysql://ana:s3cret@host/db"}
+	for name, err := range map[string]error{
+		"Open":         func() error { _, err := f.Open(t.Context()); return err }(),
+		"OpenRead":     func() error { _, err := f.OpenRead(t.Context()); return err }(),
+		"OpenExisting": func() error { _, err := f.OpenExisting(t.Context()); return err }(),
+		"OpenForDesk":  func() error { _, _, err := f.OpenForDesk(t.Context(), true); return err }(),
+	} {
+		if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), "mysql://") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestStandbysNeedPostgres(t *testing.T) {
+	f := Flags{DB: filepath.Join(t.TempDir(), "t.db"), Opts: stores.Options{Standbys: []string{"postgres://standby/x"}}}
+	if _, err := f.Open(t.Context()); !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), "--read-db needs a PostgreSQL --db") {
+		t.Fatalf("Open with --read-db and SQLite: %v", err)
+	}
+}
+
+func TestOpenForDesk(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	f := Flags{DB: db, Desk: "eng"}
+	if _, _, err := f.OpenForDesk(t.Context(), false); err == nil || !strings.Contains(err.Error(), "add --create to make both") {
+		t.Fatalf("OpenForDesk of a missing database without create: %v", err)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("OpenForDesk without create created %s (%v)", db, err)
+	}
+	var stderr bytes.Buffer
+	st, isNew, err := f.WithIndexProgress(&stderr, false).OpenForDesk(t.Context(), true)
+	if err != nil || !isNew {
+		t.Fatalf("OpenForDesk with create: new %v, %v", isNew, err)
+	}
+	if !strings.Contains(stderr.String(), "created a new database at "+db) {
+		t.Errorf("no note of the new database: %q", stderr.String())
+	}
+	if _, err := st.Append(t.Context(), "ops", transcript.Message{Author: transcript.Operator(), Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, _, err = f.OpenForDesk(t.Context(), false)
+	var noDesk *NoDeskError
+	if !errors.As(err, &noDesk) || err.Error() != `no desk "eng"; the desks are: ops (add --create to make desk "eng")` {
+		t.Fatalf("OpenForDesk of a desk the database does not hold: %v", err)
+	}
+	if _, err := (Flags{DB: db, Desk: "ops"}).OpenDesk(t.Context()); err != nil {
+		t.Fatalf("OpenDesk of a desk it holds: %v", err)
+	}
+	if _, err := (Flags{DB: db, Desk: ".."}).OpenDesk(t.Context()); err == nil || !strings.Contains(err.Error(), "invalid desk name") {
+		t.Fatalf("OpenDesk of an invalid name: %v", err)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	var f Flags
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.AddWriting(fs, "main")
+	if err := fs.Parse([]string{"--desk", ".."}); err == nil || !strings.Contains(err.Error(), "invalid desk name") {
+		t.Fatalf("a writing --desk took ..: %v", err)
+	}
+	t.Setenv(Env, "from-env.db")
+	if err := fs.Parse([]string{"--desk", "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyEnv(fs); err != nil || f.DB != "from-env.db" || f.Desk != "ops" {
+		t.Fatalf("ApplyEnv: db %q desk %q, %v", f.DB, f.Desk, err)
+	}
+}

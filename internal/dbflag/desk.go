@@ -1,0 +1,95 @@
+package dbflag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/stores"
+)
+
+// NoDeskError reports a desk the database does not hold, naming the ones it does.
+type NoDeskError struct {
+	Desk  string
+	Desks []string
+	// Create: the command makes the desk with --create, which the error suggests.
+	Create bool
+}
+
+func (e *NoDeskError) Error() string {
+	create := ""
+	if e.Create {
+		create = fmt.Sprintf(" (add --create to make desk %q)", e.Desk)
+	}
+	var bad *transcript.DeskNameError
+	if errors.As(transcript.ValidateDesk(e.Desk), &bad) { // most likely a name mistyped, not one an older version stored
+		return fmt.Sprintf("no desk %q (invalid desk name: %s); %s", e.Desk, bad.Reason, e.known())
+	}
+	return fmt.Sprintf("no desk %q; %s%s", e.Desk, e.known(), create)
+}
+
+// known names the desks the database holds.
+func (e *NoDeskError) known() string {
+	if len(e.Desks) == 0 {
+		return "the database holds no desk yet"
+	}
+	return "the desks are: " + strings.Join(e.Desks, ", ")
+}
+
+// OpenDesk is OpenRead for a command that reads the desk f.Desk: the store, once it is
+// known to hold that desk (else a *NoDeskError, the store closed).
+func (f Flags) OpenDesk(ctx context.Context) (stores.Store, error) {
+	st, err := f.OpenRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckDesk(ctx, st, f.Desk); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// CheckDesk returns a *NoDeskError unless st holds a desk named desk: a read of a desk that
+// does not exist (most often a typo) is an error, not an empty view.
+func CheckDesk(ctx context.Context, st stores.Store, desk string) error {
+	desks, err := st.Desks(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(desks, desk) {
+		return nil
+	}
+	return &NoDeskError{Desk: desk, Desks: desks}
+}
+
+// OpenForDesk is Open for a command that writes to the one desk f.Desk (append, token
+// add, mcp): a desk the database does not hold is a *NoDeskError that says --create makes
+// it, unless create; and so is a SQLite database that does not exist, which is then not
+// created. isNew reports a desk the database does not hold yet, which create allowed.
+func (f Flags) OpenForDesk(ctx context.Context, create bool) (st stores.Store, isNew bool, err error) {
+	if err := checkScheme(f.DB); err != nil {
+		return nil, false, err
+	}
+	if !create && !f.Exists() {
+		return nil, false, fmt.Errorf("no database at %s, so no desk %q (add --create to make both; or name another database with --db or %s)", f.DB, f.Desk, Env)
+	}
+	if st, err = f.Open(ctx); err != nil {
+		return nil, false, err
+	}
+	err = CheckDesk(ctx, st, f.Desk)
+	var noDesk *NoDeskError
+	switch {
+	case err == nil:
+		return st, false, nil
+	case errors.As(err, &noDesk) && create:
+		return st, true, nil
+	case noDesk != nil:
+		noDesk.Create = true
+	}
+	st.Close()
+	return nil, false, err
+}
