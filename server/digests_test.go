@@ -18,6 +18,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/token"
 )
@@ -171,6 +172,52 @@ func TestFoldDigestRoute(t *testing.T) {
 
 	none := newEnv(t, newMemDigestStore(), server.Options{})
 	wantProblem(t, none.do("POST", "/v1/desks/eng/digest", none.token("eng", operator), nil), 501, "not-implemented")
+}
+
+// TestModelRouteDigest: GET model?digest=true is the view with its digest rendered by
+// render.View.ModelInput, byte for byte, the digest's tag the first user turn; without
+// digest=true it holds no digest.
+func TestModelRouteDigest(t *testing.T) {
+	st := newMemDigestStore()
+	e := newEnv(t, st, server.Options{Digester: digest.Extractive{}, DigestPolicy: smallPolicy, Rate: rate.Inf})
+	op, coderTok := e.token("eng", operator), e.token("eng", coder)
+	for i := range 5 {
+		// Written to the store directly: no background fold runs.
+		if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("FOLDWORD%d <b>", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := decode[server.DigestAnswer](t, e.do("POST", "/v1/desks/eng/digest", op, nil), 200); !got.Folded {
+		t.Fatalf("fold: %+v", got)
+	}
+	for _, tt := range []struct {
+		secret, format string
+		viewer         transcript.Author
+	}{
+		{coderTok, "openai", coder},
+		{op, "anthropic", operator},
+	} {
+		view := decode[transcript.Projection](t, e.do("GET", "/v1/desks/eng/view?digest=true&window=2", tt.secret, nil), 200)
+		if view.Digest == nil {
+			t.Fatalf("view?digest=true for %v: no digest", tt.viewer)
+		}
+		want, err := render.View{Digest: view.Digest, Messages: view.Messages, Elided: view.Elided}.ModelInput(render.ModelFormat(tt.format), tt.viewer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.do("GET", "/v1/desks/eng/model?digest=true&window=2&format="+tt.format, tt.secret, nil)
+		if r.status != 200 || string(r.body) != string(want) {
+			t.Errorf("model?digest=true&format=%s: %d\n got %s\nwant %s", tt.format, r.status, r.body, want)
+		}
+		var turns []struct{ Role, Content any }
+		if err := json.Unmarshal(r.body, &turns); err != nil || len(turns) == 0 || turns[0].Role != "user" || !strings.Contains(fmt.Sprint(turns[0].Content), render.DigestTag(*view.Digest)) {
+			t.Errorf("model?digest=true&format=%s: the first turn is not the digest's tag: %s", tt.format, r.body)
+		}
+		without := e.do("GET", "/v1/desks/eng/model?window=2&format="+tt.format, tt.secret, nil)
+		if without.status != 200 || strings.Contains(string(without.body), "<digest") {
+			t.Errorf("model?format=%s without digest=true: %d %s", tt.format, without.status, without.body)
+		}
+	}
 }
 
 // fakeOpenAI is a local OpenAI-compatible endpoint that records the bodies it is sent and

@@ -19,7 +19,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 from sharedesk_transcript.autogen import ELISION_SOURCE, TranscriptChatCompletionContext
 
 from .conftest import Fixture
-from .scene import REDACTED, SECRET, Scene, build, model_input, newest
+from .scene import REDACTED, SECRET, Scene, build, digest_scene, model_input, newest
 
 
 @pytest.fixture
@@ -49,6 +49,14 @@ async def test_messages_are_the_participants_view(fx: Fixture, scene: Scene, who
                     assert f'id="{m.source}"' in str(m.content) or f'kind="{m.source}"' in str(m.content)
             if who == "review":
                 assert all(SECRET not in str(m.content) for m in messages), "the aside shows only as its elision"
+
+
+async def test_the_digest_comes_first(fx: Fixture) -> None:
+    tag = digest_scene(fx)
+    messages = await TranscriptChatCompletionContext(fx.async_desk("triage")).get_messages()
+    assert [role_and_content(m) for m in messages] == [(m["role"], m["content"]) for m in model_input(fx, "triage")]
+    first = messages[0]
+    assert isinstance(first, UserMessage) and first.content == tag and first.source == ELISION_SOURCE
 
 
 async def test_an_assistant_agent_reads_the_view_and_replies_as_the_participant(fx: Fixture, scene: Scene) -> None:

@@ -83,24 +83,38 @@ class Run:
         e: dict[str, Any] = step.get("expect", {})
         do = step["do"]
         if do == "post":
-            audience = step.get("audience")
-            row = await self.desk(step).post(
-                step["content"], parent=self.ref(step.get("parent")), audience=audience, key=step.get("key")
-            )
+            d = self.desk(step)
+            row = None
+            for n in range(1, step.get("repeat", 1) + 1):
+                row = await d.post(
+                    step["content"].replace("{n}", str(n)),
+                    parent=self.ref(step.get("parent")),
+                    audience=step.get("audience"),
+                    key=step.get("key"),
+                )
             self.save(step, row)
             if "seq" in e:
-                assert row.seq == self.ref(e["seq"]), "the stored row"
+                assert row is not None and row.seq == self.ref(e["seq"]), "the stored row"
         elif do == "edit":
             self.save(step, await self.desk(step).edit(self.ref(step["seq"]) or 0, step["content"]))
         elif do == "redact":
             self.save(step, await self.desk(step).redact(self.ref(step["seq"]) or 0))
         elif do == "view":
             view = await self.desk(step).view(
-                thread=self.ref(step.get("thread")), window=step.get("window"), as_=step.get("view_as")
+                thread=self.ref(step.get("thread")),
+                window=step.get("window"),
+                as_=step.get("view_as"),
+                digest=step.get("digest", False),
             )
             if "messages" in e:
                 assert [m.seq for m in view.messages or []] == self.refs(e["messages"]), "the view's messages"
+            if "digest" in e and e["digest"] is None:
+                assert view.digest is None, "the view carries no digest"
+            elif "digest" in e:
+                self.digest(view.digest, e["digest"])
             absent(view.model_dump_json(), e.get("absent"))
+        elif do == "fold":
+            self.digest(await asyncio.wait_for(self.fold(step), 30), e)
         elif do == "search":
             hits = await self.desk(step).search(step["words"])
             if "messages" in e:
@@ -128,6 +142,14 @@ class Run:
             assert [(t.role, t.content) for t in got] == want, f"{step['as']}'s turns are what the service renders"
             self.roles(got, e.get("roles"))
             absent("\n".join(t.content for t in got), e.get("absent"))
+            if "digest" in e:
+                first = got[0] if got else None
+                is_digest = (
+                    first is not None
+                    and (first.role, first.seq, first.name) == ("user", None, None)
+                    and first.content.startswith("<digest ")
+                )
+                assert is_digest == e["digest"], "the first turn is the digest's"
         elif do == "events":
             d = self.desk(step)
             after = (await d.info()).head
@@ -237,8 +259,38 @@ class Run:
             for seq in self.refs(want.get("present", [])):
                 assert state.watermark >= seq or seq in (state.present or []), f"the state holds {seq} as seen"
 
+    async def fold(self, step: dict[str, Any]) -> models.Digest:
+        """POST …/digest as step's participant until the answer holds a digest (a background
+        fold may overtake one and store it)."""
+        params = {"thread": t} if (t := self.ref(step.get("thread"))) else {}
+        async with httpx.AsyncClient() as http:
+            while True:
+                answer = await http.post(
+                    self.server.url + "/v1/desks/eng/digest",
+                    params=params,
+                    headers={"Authorization": "Bearer " + self.secrets[step["as"]]},
+                    timeout=30,
+                )
+                assert answer.status_code == 200, f"the fold's status: {answer.status_code}"
+                folded = models.DigestAnswer.model_validate(answer.json())
+                if folded.digest is not None:
+                    return folded.digest
+                await asyncio.sleep(0.05)
+
+    def digest(self, got: models.Digest | None, want: dict[str, Any]) -> None:
+        """Checks a digest against a step's expectation of it."""
+        assert got is not None, "a digest"
+        if "through" in want:
+            assert got.through == self.ref(want["through"]), "the digest's through"
+        for k in ("rows", "generation", "digester"):
+            if k in want:
+                assert getattr(got, k) == want[k], f"the digest's {k}"
+        for w in want.get("holds", []):
+            assert w in got.text, f"the digest holds {w!r}"
+        absent(got.text, want.get("absent"), "the digest")
+
     def service_turns(self, who: str, thread: int | None) -> list[tuple[str, str]]:
-        params: dict[str, str | int] = {"format": "openai"}
+        params: dict[str, str | int] = {"format": "openai", "digest": "true"}
         if thread is not None:
             params["thread"] = thread
         answer = httpx.get(

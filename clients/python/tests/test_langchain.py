@@ -14,7 +14,7 @@ from langchain_core.runnables.history import RunnableWithMessageHistory
 from sharedesk_transcript.langchain import TranscriptChatMessageHistory
 
 from .conftest import Fixture
-from .scene import REDACTED, SECRET, Scene, build, model_input, newest
+from .scene import REDACTED, SECRET, Scene, build, digest_scene, model_input, newest
 
 
 @pytest.fixture
@@ -46,6 +46,14 @@ async def test_messages_are_the_participants_view(fx: Fixture, scene: Scene, who
                 assert any(str(m.content).startswith("<elided ") for m in messages)
     names = {m.name for m in TranscriptChatMessageHistory(fx.desk("triage")).messages if isinstance(m, HumanMessage)}
     assert {"ci", "ana", "operator", "review"} <= names
+
+
+async def test_the_digest_comes_first(fx: Fixture) -> None:
+    tag = digest_scene(fx)
+    messages = await TranscriptChatMessageHistory(fx.async_desk("triage")).aget_messages()
+    assert roles_and_contents(messages) == [(m["role"], m["content"]) for m in model_input(fx, "triage")]
+    first = messages[0]
+    assert isinstance(first, HumanMessage) and first.content == tag and first.name is None
 
 
 async def test_a_round_trip_posts_the_models_reply_as_the_participant(fx: Fixture, scene: Scene) -> None:

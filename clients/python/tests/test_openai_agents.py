@@ -16,7 +16,7 @@ from openai.types.responses import ResponseOutputMessage, ResponseOutputText
 from sharedesk_transcript.openai_agents import TranscriptSession
 
 from .conftest import Fixture
-from .scene import REDACTED, SECRET, Scene, build, model_input, newest
+from .scene import REDACTED, SECRET, Scene, build, digest_scene, model_input, newest
 
 set_tracing_disabled(True)
 
@@ -62,6 +62,14 @@ async def test_items_are_the_participants_view(fx: Fixture, scene: Scene, who: s
         assert all(REDACTED not in text_of(i) for i in items)
         if who == "review":
             assert all(SECRET not in text_of(i) for i in items), "the aside shows only as its elision"
+
+
+async def test_the_digest_comes_first(fx: Fixture) -> None:
+    tag = digest_scene(fx)
+    items = await TranscriptSession(fx.async_desk("triage")).get_items()
+    want = [(m["role"], m["content"]) for m in model_input(fx, "triage")]
+    assert [(i["role"], text_of(i)) for i in items] == want  # type: ignore[typeddict-item]
+    assert items[0] == {"type": "message", "role": "user", "content": tag}
 
 
 async def test_a_run_reads_the_view_and_posts_the_answer_as_the_participant(fx: Fixture, scene: Scene) -> None:

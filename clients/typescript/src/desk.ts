@@ -36,6 +36,12 @@ export interface ViewOptions extends AsOption {
   window?: number;
   /** Ask for each message's envelope and each elision's tag, as the participant's model reads them (rendered). */
   rendered?: boolean;
+  /**
+   * Ask for the conversation's digest: standing context for its history below the window
+   * (digest), present when it has one; with rendered, its tag is rendered.digest, the
+   * user-side content that goes before the first message.
+   */
+  digest?: boolean;
 }
 
 export interface PostOptions extends RequestOptions {
@@ -154,9 +160,13 @@ export class Desk {
     return this.#me;
   }
 
-  /** view is the channel, or a thread, as the participant sees it: the newest messages, oldest first. */
+  /**
+   * view is the channel, or a thread, as the participant sees it: the newest messages,
+   * oldest first; with digest, and when the conversation has one below the window, its
+   * digest.
+   */
   view(opts: ViewOptions = {}): Promise<Projection> {
-    const query = { thread: opts.thread, before: opts.before, window: opts.window, as: opts.as, rendered: opts.rendered };
+    const query = { thread: opts.thread, before: opts.before, window: opts.window, as: opts.as, rendered: opts.rendered, digest: opts.digest };
     return this.#call("view", true, opts, (signal) => this.#api.GET("/v1/desks/{desk}/view", { params: { path: { desk: this.name }, query }, signal }));
   }
 

@@ -15,7 +15,9 @@ export interface TranscriptChatMessageHistoryOptions {
  * channel, or a thread) as LangChain messages: its own rows as AIMessage, verbatim; every
  * other row as a HumanMessage holding the row in an envelope that names its author, with
  * name set to the author's id (a notice's kind, "operator" for the operator); rows it may
- * not read as the elision text that stands for them. The participant is the token's.
+ * not read as the elision text that stands for them; the conversation's digest, when it has
+ * one below the view, first, as a HumanMessage holding the digest's tag, without a name.
+ * The participant is the token's.
  *
  * addMessage posts an AIMessage with text content as the participant, in the history's
  * conversation; every other message is refused, since the desk's other rows are written by

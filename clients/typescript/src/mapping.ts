@@ -1,9 +1,10 @@
 // The mapping every framework adapter shares: a participant's view as model turns, exactly
-// as `transcript view --format openai` renders it. The participant's own words are the
-// assistant's, verbatim; everyone else's are user turns holding the message in the envelope
-// the service rendered, which says who wrote it and which no content can forge; elisions
-// are user turns holding the service's tag. The escaping is the service's alone: this
-// module maps roles and names, never text.
+// as `transcript view --digest --format openai` renders it. The conversation's digest, when
+// it has one, is the first user turn, holding the service's digest tag; the participant's
+// own words are the assistant's, verbatim; everyone else's are user turns holding the
+// message in the envelope the service rendered, which says who wrote it and which no
+// content can forge; elisions are user turns holding the service's tag. The escaping is the
+// service's alone: this module maps roles and names, never text.
 import type { Desk } from "./desk.js";
 import type { Author, Delta, Message, Rendered } from "./types.js";
 
@@ -13,11 +14,11 @@ export interface Turn {
   /** A user turn's author: its id, a system notice's kind, or "operator"; absent on elisions and assistant turns. */
   name?: string;
   content: string;
-  /** The row the turn renders; absent for an elision. */
+  /** The row the turn renders; absent for an elision and for the digest. */
   seq?: number;
 }
 
-/** A view, or a delta's rows, with the service's rendered text of each (asked for with rendered: true). */
+/** A view, or a delta's rows, with the service's rendered text of each (asked for with rendered: true) and a view's digest's tag (with digest: true). */
 export interface RenderedRows {
   messages?: Message[] | null;
   elided?: { from: number }[] | null;
@@ -38,7 +39,8 @@ export function sameAuthor(a: Author, b: Author): boolean {
  * turns is rows for viewer, one turn per message and per elision, in sequence order: the
  * viewer's own messages (neither a correction nor redacted) as assistant turns, verbatim;
  * every other message as a user turn holding its rendered envelope; each elision as a user
- * turn holding its rendered tag. It throws when rows carry no rendered text.
+ * turn holding its rendered tag. When the rows carry a rendered digest, a user turn holding
+ * its tag comes first. It throws when rows carry no rendered text.
  */
 export function turns(viewer: Author, rows: RenderedRows): Turn[] {
   const messages = rows.messages ?? [];
@@ -47,7 +49,7 @@ export function turns(viewer: Author, rows: RenderedRows): Turn[] {
   if (!texts || (texts.messages ?? []).length !== messages.length || (texts.elided ?? []).length !== elided.length) {
     throw new Error("transcript: rows without the service's rendered text: read them with rendered: true");
   }
-  const out: Turn[] = [];
+  const out: Turn[] = texts.digest ? [{ role: "user", content: texts.digest }] : [];
   let j = 0;
   const pushElisionsBefore = (seq: number) => {
     for (; j < elided.length && elided[j]!.from < seq; j++) out.push({ role: "user", content: texts.elided![j]! });
@@ -77,8 +79,12 @@ export function withCorrections(delta: Delta, rendered: Rendered | undefined): R
   return out;
 }
 
-/** viewTurns is the participant's view of the channel, or of a thread, as model turns. */
+/**
+ * viewTurns is the participant's view of the channel, or of a thread, as model turns: the
+ * conversation's digest first, when it has one below the window, as `view --digest
+ * --format openai` renders it.
+ */
 export async function viewTurns(desk: Desk, thread?: number): Promise<Turn[]> {
-  const [me, view] = await Promise.all([desk.whoami(), desk.view({ thread, rendered: true })]);
+  const [me, view] = await Promise.all([desk.whoami(), desk.view({ thread, rendered: true, digest: true })]);
   return turns(me, view);
 }

@@ -13,7 +13,9 @@ export interface TranscriptSessionOptions {
  * TranscriptSession is a participant's view of one conversation of a desk (the channel, or
  * a thread) as an Agents SDK session: its own rows as assistant messages, verbatim; every
  * other row as a user message holding the row in an envelope that names its author; rows it
- * may not read as the elision text that stands for them. The participant is the token's.
+ * may not read as the elision text that stands for them; the conversation's digest, when it
+ * has one below the view, first, as a user message holding the digest's tag. The
+ * participant is the token's.
  *
  * addItems posts the text of each completed assistant message, the agent's answer, as the
  * participant, in the session's conversation. It posts nothing else: the run's input is the

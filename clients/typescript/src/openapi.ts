@@ -183,7 +183,7 @@ export interface paths {
         };
         /**
          * The view as the participant's model reads it: OpenAI or Anthropic messages JSON
-         * @description The projection GET view answers for the same parameters, rendered for the viewer's model: its own messages as assistant turns, every other row in an envelope naming its author, elisions as elided tags. The body is byte for byte what `transcript view --format FORMAT` prints for that viewer, window and bound (a newline ends it).
+         * @description The projection GET view answers for the same parameters, rendered for the viewer's model: its own messages as assistant turns, every other row in an envelope naming its author, elisions as elided tags; with digest=true, the conversation's digest below the window, when it has one, first, as a user-side digest tag. The body is byte for byte what `transcript view --format FORMAT` prints for that viewer, window and bound, with --digest for digest=true (a newline ends it).
          */
         get: operations["modelInput"];
         put?: never;
@@ -1663,6 +1663,8 @@ export interface operations {
                 as?: string;
                 /** @description The model's JSON: openai (chat completions messages) or anthropic (Messages API messages). */
                 format: "openai" | "anthropic";
+                /** @description With true: the conversation's newest digest below the window, when it has one, is the first user-side content (its digest tag), as transcript view --digest --format FORMAT prints it. */
+                digest?: boolean;
             };
             header?: never;
             path: {

@@ -11,6 +11,11 @@ export type Message = Schemas["Message"];
 export type Elision = Schemas["Elision"];
 /** A participant's view of the channel or a thread: GET …/view. */
 export type Projection = Schemas["Projection"];
+/**
+ * A conversation's digest: bounded text standing for its history through a row (through),
+ * folded only from rows every participant may read; a view asked with digest: true carries it.
+ */
+export type Digest = Schemas["Digest"];
 /** What a participant has not seen since its state, and the state to keep next. */
 export type Delta = Schemas["Delta"];
 /** The state a client keeps between turns; the client owns it. */

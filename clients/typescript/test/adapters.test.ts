@@ -33,11 +33,11 @@ after(async () => {
   await f?.server.stop();
 });
 
-/** modelInput is the service's own rendering of who's view, as `view --format openai` prints it. */
-async function modelInput(who: string, thread?: number): Promise<{ role: string; name?: string; content: string }[]> {
-  const q = new URLSearchParams({ format: "openai", as: who });
+/** modelInput is the service's own rendering of who's view, as `view --digest --format openai` prints it. */
+async function modelInput(who: string, thread?: number, on: Fixture = f): Promise<{ role: string; name?: string; content: string }[]> {
+  const q = new URLSearchParams({ format: "openai", as: who, digest: "true" });
   if (thread) q.set("thread", String(thread));
-  const res = await fetch(`${f.server.url}/v1/desks/eng/model?${q}`, { headers: { Authorization: "Bearer " + f.secrets.operator } });
+  const res = await fetch(`${on.server.url}/v1/desks/eng/model?${q}`, { headers: { Authorization: "Bearer " + on.secrets.operator } });
   assert.equal(res.status, 200, await res.clone().text());
   return (await res.json()) as { role: string; name?: string; content: string }[];
 }
@@ -169,5 +169,44 @@ describe("TranscriptSession", () => {
     await assert.rejects(session.popItem(), /append-only/);
     await assert.rejects(session.clearSession(), /append-only/);
     assert.equal(await session.getSessionId(), "eng/0");
+  });
+});
+
+// A channel long enough to fold (the service's policy: the newest 30 of its qualifying rows
+// stay live, and 20 more fold), folded now: both adapters give its digest's tag first, as
+// the service renders it.
+describe("the digest", () => {
+  let g: Fixture;
+  let tag: string;
+  before(async () => {
+    g = await deskFixture();
+    const ana = g.desk("ana");
+    for (let n = 0; n < 20; n++) await ana.post({ content: `Folded note ${n}: Quokka checks` });
+    for (let n = 0; n < 30; n++) await ana.post({ content: `Live note ${n}` });
+    for (let i = 0; i < 600; i++) {
+      // a background fold may overtake the operator's and store the digest
+      const res = await fetch(`${g.server.url}/v1/desks/eng/digest`, { method: "POST", headers: { Authorization: "Bearer " + g.secrets.operator } });
+      assert.equal(res.status, 200);
+      if (((await res.json()) as { digest?: unknown }).digest) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    tag = (await g.desk("triage").view({ rendered: true, digest: true })).rendered?.digest ?? "";
+    assert.ok(tag.startsWith("<digest ") && tag.includes("Quokka"), "a digest of the folded rows");
+  });
+  after(async () => {
+    await g?.server.stop();
+  });
+
+  test("TranscriptChatMessageHistory's first message is the digest", async () => {
+    const got = await new TranscriptChatMessageHistory({ desk: g.desk("triage") }).getMessages();
+    const want = await modelInput("agent:triage", undefined, g);
+    assert.deepEqual(got.map((m) => [roleOf(m), m.content]), want.map((m) => [m.role, m.content]));
+    assert.ok(HumanMessage.isInstance(got[0]) && got[0].content === tag && got[0].name === undefined, "a HumanMessage holding the tag, without a name");
+  });
+
+  test("TranscriptSession's first item is the digest", async () => {
+    const items = await new TranscriptSession({ desk: g.desk("triage") }).getItems();
+    assert.deepEqual(items[0], { type: "message", role: "user", content: tag });
+    assert.equal(items.length, (await modelInput("agent:triage", undefined, g)).length);
   });
 });

@@ -5,7 +5,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
-import { Desk, takeTurn, turns, viewTurns, withCorrections, type DeskEvent, type Message, type Reply, type State } from "../src/index.js";
+import { Desk, takeTurn, turns, viewTurns, withCorrections, type DeskEvent, type Digest, type Message, type Reply, type State } from "../src/index.js";
 import { within } from "./fixture.js";
 import { startServer, token, type Server } from "./server.js";
 
@@ -74,13 +74,17 @@ class Run {
     const e = step.expect ?? {};
     switch (step.do) {
       case "post": {
-        const opts: Parameters<Desk["post"]>[0] = { content: String(step.content) };
-        if (step.parent !== undefined) opts.parent = this.ref(step.parent)!;
-        if (Array.isArray(step.audience)) opts.audience = step.audience.map(String);
-        if (typeof step.key === "string") opts.key = step.key;
-        const row = await this.desk(step).post(opts);
+        const desk = this.desk(step);
+        let row: Message | undefined;
+        for (let n = 1; n <= (typeof step.repeat === "number" ? step.repeat : 1); n++) {
+          const opts: Parameters<Desk["post"]>[0] = { content: String(step.content).replaceAll("{n}", String(n)) };
+          if (step.parent !== undefined) opts.parent = this.ref(step.parent)!;
+          if (Array.isArray(step.audience)) opts.audience = step.audience.map(String);
+          if (typeof step.key === "string") opts.key = step.key;
+          row = await desk.post(opts);
+        }
         this.save(step, row);
-        if (e.seq !== undefined) assert.equal(row.seq, this.ref(e.seq), "the stored row");
+        if (e.seq !== undefined) assert.equal(row?.seq, this.ref(e.seq), "the stored row");
         return;
       }
       case "edit":
@@ -92,9 +96,28 @@ class Run {
         if (step.thread !== undefined) opts.thread = this.ref(step.thread)!;
         if (typeof step.window === "number") opts.window = step.window;
         if (typeof step.view_as === "string") opts.as = step.view_as;
+        if (step.digest === true) opts.digest = true;
         const view = await this.desk(step).view(opts);
         if (e.messages !== undefined) assert.deepEqual(view.messages?.map((m) => m.seq) ?? [], this.refs(e.messages), "the view's messages");
+        if (e.digest === null) assert.equal(view.digest, undefined, "the view carries no digest");
+        else if (e.digest !== undefined) this.digest(view.digest, e.digest as Record<string, Json>);
         this.absent(JSON.stringify(view), e.absent);
+        return;
+      }
+      case "fold": {
+        const q = new URLSearchParams();
+        const thread = this.ref(step.thread);
+        if (thread) q.set("thread", String(thread));
+        const fold = async (): Promise<Digest> => {
+          for (;;) {
+            const res = await fetch(`${this.server.url}/v1/desks/eng/digest?${q}`, { method: "POST", headers: { Authorization: "Bearer " + this.secrets[step.as!] } });
+            assert.equal(res.status, 200, "the fold's status");
+            const answer = (await res.json()) as { digest?: Digest };
+            if (answer.digest) return answer.digest;
+            await new Promise((r) => setTimeout(r, 50)); // a background fold overtook this one
+          }
+        };
+        this.digest(await within(30_000, "a fold with a digest", fold()), e);
         return;
       }
       case "search": {
@@ -139,7 +162,7 @@ class Run {
         const desk = this.desk(step);
         const thread = this.ref(step.thread);
         const got = await viewTurns(desk, thread);
-        const q = new URLSearchParams({ format: "openai" });
+        const q = new URLSearchParams({ format: "openai", digest: "true" });
         if (thread) q.set("thread", String(thread));
         const res = await fetch(`${this.server.url}/v1/desks/eng/model?${q}`, { headers: { Authorization: "Bearer " + this.secrets[step.as!] } });
         assert.equal(res.status, 200);
@@ -147,6 +170,11 @@ class Run {
         assert.deepEqual(got.map((t) => [t.role, t.content]), want.map((t) => [t.role, t.content]), `${step.as}'s turns are what the service renders`);
         this.roles(got, e.roles);
         this.absent(got.map((t) => t.content).join("\n"), e.absent);
+        if (e.digest !== undefined) {
+          const first = got[0];
+          const isDigest = first !== undefined && first.role === "user" && first.seq === undefined && first.name === undefined && first.content.startsWith("<digest ");
+          assert.equal(isDigest, e.digest, "the first turn is the digest's");
+        }
         return;
       }
       case "events": {
@@ -234,6 +262,15 @@ class Run {
         for (const seq of this.refs(want.present)) assert.ok(saved.watermark >= seq || saved.present?.includes(seq), `the state holds ${seq} as seen`);
       }
     }
+  }
+
+  /** digest checks a digest against a step's expectation of it. */
+  digest(got: Digest | undefined, want: Record<string, Json>) {
+    assert.ok(got, "a digest");
+    if (want.through !== undefined) assert.equal(got.through, this.ref(want.through), "the digest's through");
+    for (const k of ["rows", "generation", "digester"] as const) if (want[k] !== undefined) assert.equal(got[k], want[k], `the digest's ${k}`);
+    for (const w of (want.holds ?? []) as string[]) assert.ok(got.text.includes(w), `the digest holds ${JSON.stringify(w)}`);
+    this.absent(got.text, want.absent, "the digest");
   }
 
   /** roles checks the role of each row's turn. */

@@ -58,14 +58,27 @@ def list_desks() -> Call[models.DeskList]:
 
 
 def view(
-    desk: str, thread: int | None, before: int | None, window: int | None, as_: str | None, rendered: bool = False
+    desk: str,
+    thread: int | None,
+    before: int | None,
+    window: int | None,
+    as_: str | None,
+    rendered: bool = False,
+    digest: bool = False,
 ) -> Call[models.Projection]:
     return Call(
         "view",
         "GET",
         desk_path(desk, "view"),
         models.Projection.model_validate,
-        query(thread=thread, before=before, window=window, as_=as_, rendered="true" if rendered else None),
+        query(
+            thread=thread,
+            before=before,
+            window=window,
+            as_=as_,
+            rendered="true" if rendered else None,
+            digest="true" if digest else None,
+        ),
     )
 
 

@@ -189,14 +189,19 @@ class Desk(_Base):
         window: int | None = None,
         as_: str | None = None,
         rendered: bool = False,
+        digest: bool = False,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> models.Projection:
         """The channel, or a thread, as the participant sees it: the newest ``window``
         messages below ``before``, oldest first, with elisions for rows it may not read.
         ``as_`` (operator tokens only) reads as another participant; with ``rendered`` the
-        answer carries each message's envelope and each elision's tag (``rendered``)."""
-        return self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout, max_retries)
+        answer carries each message's envelope and each elision's tag (``rendered``). With
+        ``digest`` the answer carries the conversation's digest below the window (``digest``,
+        a models.Digest), when it has one: standing context for its older history, folded
+        only from rows every participant may read; with ``rendered`` too, its tag is
+        ``rendered.digest``, the user-side content that goes before the first message."""
+        return self._run(_calls.view(self.name, thread, before, window, as_, rendered, digest), timeout, max_retries)
 
     def post(
         self,
@@ -358,11 +363,14 @@ class AsyncDesk(_Base):
         window: int | None = None,
         as_: str | None = None,
         rendered: bool = False,
+        digest: bool = False,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> models.Projection:
         """Desk.view."""
-        return await self._run(_calls.view(self.name, thread, before, window, as_, rendered), timeout, max_retries)
+        return await self._run(
+            _calls.view(self.name, thread, before, window, as_, rendered, digest), timeout, max_retries
+        )
 
     async def post(
         self,

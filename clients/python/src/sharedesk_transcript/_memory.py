@@ -13,10 +13,11 @@ from .models import Author, Message
 
 
 def view_turns(desk: Desk | AsyncDesk, thread: int | None) -> list[Turn]:
-    """The participant's view of the conversation, turn for turn."""
+    """The participant's view of the conversation, turn for turn, after the conversation's
+    digest, when it has one below the view."""
     if isinstance(desk, AsyncDesk):
         raise TypeError("this desk is an AsyncDesk: use the adapter's async methods")
-    view = desk.view(thread=thread, rendered=True)
+    view = desk.view(thread=thread, rendered=True, digest=True)
     return turns(desk.whoami(), view.messages or [], view.elided or [], view.rendered)
 
 
@@ -24,7 +25,7 @@ async def aview_turns(desk: Desk | AsyncDesk, thread: int | None) -> list[Turn]:
     """view_turns, awaitable."""
     if isinstance(desk, Desk):
         return await asyncio.to_thread(view_turns, desk, thread)
-    view = await desk.view(thread=thread, rendered=True)
+    view = await desk.view(thread=thread, rendered=True, digest=True)
     return turns(await desk.whoami(), view.messages or [], view.elided or [], view.rendered)
 
 

@@ -1,11 +1,13 @@
 """The desk as an AutoGen model context (the ``autogen`` extra): one conversation, the
 channel or a thread, as the token's participant reads it.
 
-``get_messages`` is the participant's view, turn for turn what ``transcript view --format
-openai`` gives it: its own rows as ``AssistantMessage`` (source: its id), verbatim; every
-other row as a ``UserMessage`` holding the row in an envelope that names its author, with
-``source`` the author's id (a notice's kind, "operator" for the operator); rows it may not
-read as ``UserMessage`` elision text (source "transcript").
+``get_messages`` is the participant's view, turn for turn what ``transcript view --digest
+--format openai`` gives it: the conversation's digest, when it has one below the view,
+first, as a ``UserMessage`` holding the digest's tag (source "transcript"); its own rows as
+``AssistantMessage`` (source: its id), verbatim; every other row as a ``UserMessage``
+holding the row in an envelope that names its author, with ``source`` the author's id (a
+notice's kind, "operator" for the operator); rows it may not read as ``UserMessage``
+elision text (source "transcript").
 
 ``add_message`` of the participant's ``AssistantMessage`` with text content — one whose
 ``source`` is the participant's id, or the ``source`` the context was made with (the
@@ -36,7 +38,7 @@ from .mapping import author_name
 __all__ = ["ELISION_SOURCE", "TranscriptChatCompletionContext"]
 
 ELISION_SOURCE = "transcript"
-"""The source of the UserMessage an elision stands as."""
+"""The source of the UserMessage an elision, or the conversation's digest, stands as."""
 
 
 class TranscriptChatCompletionContext(ChatCompletionContext):

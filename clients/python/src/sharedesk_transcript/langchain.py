@@ -1,15 +1,16 @@
 """The desk as LangChain chat history (the ``langchain`` extra): one conversation, the
 channel or a thread, as the token's participant reads it.
 
-``messages`` is the participant's view, turn for turn what ``transcript view --format
-openai`` gives it: its own rows as ``AIMessage``, verbatim; every other row as a
-``HumanMessage`` holding the row in an envelope that names its author, with ``name`` the
-author's id (a notice's kind, "operator" for the operator); rows it may not read as the
-elision text that stands for them. ``add_messages`` posts each ``AIMessage`` with text
-content as the participant, in the history's conversation, after checking them all: any
-other message (a human's, a system prompt, a tool call) is refused and nothing is posted,
-since the desk's other rows are written by their own authors. ``clear`` raises: a desk is
-append-only.
+``messages`` is the participant's view, turn for turn what ``transcript view --digest
+--format openai`` gives it: the conversation's digest, when it has one below the view,
+first, as a ``HumanMessage`` holding the digest's tag, without a name; its own rows as
+``AIMessage``, verbatim; every other row as a ``HumanMessage`` holding the row in an
+envelope that names its author, with ``name`` the author's id (a notice's kind, "operator"
+for the operator); rows it may not read as the elision text that stands for them.
+``add_messages`` posts each ``AIMessage`` with text content as the participant, in the
+history's conversation, after checking them all: any other message (a human's, a system
+prompt, a tool call) is refused and nothing is posted, since the desk's other rows are
+written by their own authors. ``clear`` raises: a desk is append-only.
 
 With ``RunnableWithMessageHistory``, give the turn's input as an empty list of messages
 under ``input_messages_key``: the desk is the input, and only the model's reply is written.

@@ -1,10 +1,11 @@
-"""The mapping every framework adapter shares: a participant's view as model turns, exactly
-as ``transcript view --format openai`` renders it for that participant. Its own words are
-the assistant's, verbatim; everyone else's are user turns holding the message in the
-envelope the service rendered, which says who wrote it and which no content can forge;
-elisions are user turns holding the service's tag. A correction row, and a redacted row, is
-never the assistant's own words: it is shown in its envelope. The escaping is the
-service's alone: this module maps roles and names, never text."""
+"""The mapping every framework adapter shares: a participant's view as model turns, exactly as
+``transcript view --digest --format openai`` renders it for that participant. The
+conversation's digest, when it has one, is the first user turn, holding the service's digest
+tag; the participant's own words are the assistant's, verbatim; everyone else's are user
+turns holding the message in the envelope the service rendered, which says who wrote it and
+which no content can forge; elisions are user turns holding the service's tag. A correction
+row, and a redacted row, is never the assistant's own words: it is shown in its envelope.
+The escaping is the service's alone: this module maps roles and names, never text."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from .types import Delta
 @dataclass(frozen=True)
 class Turn:
     """One model turn of a participant's view. ``name`` is a user turn's author (its id, a
-    notice's kind, or "operator"), None on elisions and assistant turns; ``seq`` is the row
-    the turn renders, None for an elision."""
+    notice's kind, or "operator"), None on elisions, the digest and assistant turns; ``seq``
+    is the row the turn renders, None for an elision and the digest."""
 
     role: Literal["user", "assistant"]
     content: str
@@ -43,12 +44,14 @@ def turns(
 ) -> list[Turn]:
     """The rows of viewer's view (or of a delta, see with_corrections), one turn per message
     and per elision, in sequence order, with the service's rendered text of each (read with
-    ``rendered=True``). Raises ValueError when rendered does not match the rows."""
+    ``rendered=True``); when rendered holds a view's digest tag (read with ``digest=True``),
+    a user turn holding it comes first. Raises ValueError when rendered does not match the
+    rows."""
     texts = list(rendered.messages or []) if rendered else []
     tags = list(rendered.elided or []) if rendered else []
     if rendered is None or len(texts) != len(messages) or len(tags) != len(elided):
         raise ValueError("rows without the service's rendered text: read them with rendered=True")
-    out: list[Turn] = []
+    out: list[Turn] = [Turn("user", rendered.digest)] if rendered.digest else []
     j = 0
     for m, text in zip(messages, texts, strict=True):
         while j < len(elided) and elided[j].from_ < m.seq:

@@ -1,14 +1,15 @@
 """The desk as an OpenAI Agents SDK session (the ``openai-agents`` extra): one conversation,
 the channel or a thread, as the token's participant reads it.
 
-``get_items`` is the participant's view as input items, turn for turn what ``transcript
-view --format openai`` gives it: its own rows as completed assistant messages, verbatim;
-every other row as a user message holding the row in an envelope that names its author;
-rows it may not read as the elision text that stands for them. ``add_items`` posts the text
-of each completed assistant message, the agent's answer, as the participant, in the
-session's conversation; it posts nothing else: the run's input is the caller's, not a row,
-and tool calls and reasoning stay in the run. ``pop_item`` and ``clear_session`` raise: a
-desk is append-only.
+``get_items`` is the participant's view as input items, turn for turn what ``transcript view
+--digest --format openai`` gives it: the conversation's digest, when it has one below the
+view, first, as a user message holding the digest's tag; its own rows as completed assistant
+messages, verbatim; every other row as a user message holding the row in an envelope that
+names its author; rows it may not read as the elision text that stands for them.
+``add_items`` posts the text of each completed assistant message, the agent's answer, as the
+participant, in the session's conversation; it posts nothing else: the run's input is the
+caller's, not a row, and tool calls and reasoning stay in the run. ``pop_item`` and
+``clear_session`` raise: a desk is append-only.
 """
 
 from __future__ import annotations
