@@ -181,7 +181,7 @@ func TestModelRouteDigest(t *testing.T) {
 	st := newMemDigestStore()
 	e := newEnv(t, st, server.Options{Digester: digest.Extractive{}, DigestPolicy: smallPolicy, Rate: rate.Inf})
 	op, coderTok := e.token("eng", operator), e.token("eng", coder)
-	for i := range 5 {
+	for i := range 6 {
 		// Written to the store directly: no background fold runs.
 		if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("FOLDWORD%d <b>", i)}); err != nil {
 			t.Fatal(err)
