@@ -51,8 +51,8 @@ func (s *Server) pageAPI() *page.API {
 		Service:      s.opService(),
 		Sessions:     s.sess,
 		SecureCookie: s.opts.SecureCookie,
-		Project: func(ctx context.Context, desk string, thread, before transcript.Sequence, window int, as string) (transcript.Projection, transcript.Author, error) {
-			return s.project(ctx, &viewInput{Desk: desk, Thread: thread, Before: before, Window: window, As: as})
+		Project: func(ctx context.Context, desk string, thread, before transcript.Sequence, window int, as string, digest bool) (transcript.Projection, transcript.Author, error) {
+			return s.project(ctx, &viewInput{Desk: desk, Thread: thread, Before: before, Window: window, As: as, Digest: digest})
 		},
 	}
 }

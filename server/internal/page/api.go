@@ -18,9 +18,10 @@ type API struct {
 	// SecureCookie marks every session cookie Secure, also for a sign-in that came over
 	// plain HTTP (behind a TLS proxy).
 	SecureCookie bool
-	// Project is the projection GET view answers for these parameters, and whose it is: the
-	// request's participant or, for an operator token, as's. Its errors are problems.
-	Project func(ctx context.Context, desk string, thread, before transcript.Sequence, window int, as string) (transcript.Projection, transcript.Author, error)
+	// Project is the projection GET view answers for these parameters (digest: its
+	// digest=true), and whose it is: the request's participant or, for an operator token,
+	// as's. Its errors are problems.
+	Project func(ctx context.Context, desk string, thread, before transcript.Sequence, window int, as string, digest bool) (transcript.Projection, transcript.Author, error)
 }
 
 // Register registers the operations on api: signIn, signOut, rows, modelInput,

@@ -50,10 +50,11 @@ const (
 	EventElided
 	EventReinitialize
 	EventCorrection
+	EventDigest
 )
 
 // EventNames names each EventKind, as the metrics show it.
-var EventNames = [...]string{EventMessage: "message", EventElided: "elided", EventReinitialize: "reinitialize", EventCorrection: "correction"}
+var EventNames = [...]string{EventMessage: "message", EventElided: "elided", EventReinitialize: "reinitialize", EventCorrection: "correction", EventDigest: "digest"}
 
 // Metrics are the streams' counters, which the service's GET /metrics reports.
 type Metrics struct {
