@@ -844,6 +844,7 @@
           return;
         }
         this.model.hidden = true;
+        this.model.replaceChildren(); // kept hidden, it would keep what a redaction since erased
         this.list.hidden = false;
         if (this.since !== null) {
           this.showDigest(null);
@@ -862,7 +863,7 @@
     }
 
     // showDigest shows d, the conversation's digest as the view gave it, above the rows (its
-    // text as text); null or undefined: none.
+    // text as text); null or undefined: none. A list that followed the newest row still does.
     showDigest(d) {
       this.shownDigest = d || null;
       this.digest.hidden = !d;
@@ -870,6 +871,7 @@
       this.digest.querySelector(".digest-text").textContent = d ? d.text : "";
       if (d) this.digest.dataset.through = d.through;
       else delete this.digest.dataset.through;
+      if (this.stick) this.list.scrollTop = this.list.scrollHeight;
     }
 
     // refreshDigest reads the conversation's digest again, with the column's view (as its
