@@ -113,7 +113,7 @@ func testPageDigest(t *testing.T, st server.Store) {
 	}
 
 	// A background fold is told too: a thread's, with its root.
-	for i := range 4 {
+	for i := range 6 { // a burst smallPolicy folds
 		e.post(coderTok, map[string]any{"content": fmt.Sprintf("reply %d", i), "parent": roots[1].Seq})
 	}
 	thread := transcript.Conversation{Desk: "eng", Thread: roots[1].Seq}
