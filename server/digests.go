@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/server/internal/fanout"
 )
 
 // maxFolders is how many background folds run at once, all desks together.
@@ -27,12 +28,13 @@ const foldDelay = 100 * time.Millisecond
 // own turn, foldDelay after the append. A conversation has at most one fold queued and one
 // running; an append while it waits is coalesced into it, and one while it runs asks for
 // one more after it. At most maxFolders goroutines fold, and none runs while nothing is
-// queued.
+// queued. Each digest it stores is noted in notes, once the store took it.
 type folder struct {
 	st     Store
 	d      digest.Digester
 	policy digest.Policy
 	logger *slog.Logger
+	notes  *fanout.DigestNotes
 
 	ctx    context.Context // cancelled by close: folds in flight end
 	cancel context.CancelFunc
@@ -58,9 +60,9 @@ const (
 	foldAgain
 )
 
-func newFolder(st Store, d digest.Digester, p digest.Policy, logger *slog.Logger) *folder {
+func newFolder(st Store, d digest.Digester, p digest.Policy, logger *slog.Logger, notes *fanout.DigestNotes) *folder {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &folder{st: st, d: d, policy: p, logger: logger, ctx: ctx, cancel: cancel, state: map[transcript.Conversation]foldState{}, failed: map[transcript.Conversation]string{}}
+	return &folder{st: st, d: d, policy: p, logger: logger, notes: notes, ctx: ctx, cancel: cancel, state: map[transcript.Conversation]foldState{}, failed: map[transcript.Conversation]string{}}
 }
 
 // appended asks for the folds m's append makes due: its desk's channel, and the thread m
@@ -168,6 +170,7 @@ func (f *folder) fold(c transcript.Conversation) {
 		if !folded {
 			return
 		}
+		f.notes.Changed(c)
 	}
 }
 
@@ -233,6 +236,9 @@ func (s *Server) foldDigest(ctx context.Context, in *digestInput) (*digestOutput
 	c := transcript.Conversation{Desk: in.Desk, Thread: in.Thread}
 	rec := &recordingDigester{Digester: s.folds.d}
 	d, folded, err := digest.Fold(ctx, st, rec, s.folds.policy, c)
+	if folded {
+		s.folds.notes.Changed(c)
+	}
 	out := &digestOutput{Body: DigestAnswer{Folded: folded}}
 	if d.Generation > 0 {
 		out.Body.Digest = &d

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/posting"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sharing"
@@ -32,14 +33,16 @@ type correctionsDesk struct {
 	rows    []fuzzRow         // by Seq-1
 	erased  []string          // every content a redaction erased
 	n       int               // contents made so far
+	digests int               // answers checked that held a digest
 
 	// held are the streams open all along, one per participant and the operator's rows,
 	// each checking what it writes: once a redaction's 201 is sent (answered), no write
 	// holds what it erased, and none to coder an aside's content. A write that does is
 	// noted in leak, which checkAll reports.
-	mu       sync.Mutex
-	answered []string
-	leak     string
+	mu           sync.Mutex
+	answered     []string
+	leak         string
+	digestEvents int // digest events the operator's rows stream wrote
 }
 
 // fuzzRow is a row the fuzzer wrote: by whom, whether an aside to triage, what it said.
@@ -60,7 +63,9 @@ var fuzzParticipants = []struct {
 func newCorrectionsDesk(t *testing.T) *correctionsDesk {
 	dir := t.TempDir()
 	st := openSQLite(t, dir)
-	srv, err := server.New(st, server.Options{Rate: rate.Inf})
+	// Folding all but the newest qualifying row, in the background after each append:
+	// digests hold the words of rows the fuzzer redacts, and the rows stream tells of them.
+	srv, err := server.New(st, server.Options{Rate: rate.Inf, Digester: digest.Extractive{}, DigestPolicy: digest.Policy{KeepLive: 1, FoldAfter: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +125,7 @@ func (w *heldWriter) Write(p []byte) (int, error) {
 	if w.who == "coder" && d.leak == "" && bytes.Contains(p, []byte("ASIDE")) {
 		d.leak = fmt.Sprintf("a stream held open as coder writes an aside's content:\n%s", p)
 	}
+	d.digestEvents += bytes.Count(p, []byte("event: digest\n"))
 	return len(p), nil
 }
 
@@ -276,6 +282,9 @@ func (d *correctionsDesk) append(who, method, target string, body map[string]any
 // any aside's.
 func (d *correctionsDesk) check(who, what, out string) {
 	d.t.Helper()
+	if strings.Contains(out, `"digest":{"conversation"`) || strings.Contains(out, "<digest ") {
+		d.digests++
+	}
 	for _, gone := range d.erased {
 		if strings.Contains(out, gone) {
 			d.t.Fatalf("after its redaction, %s as %s answers erased content %s:\n%s", what, who, gone, out)
@@ -302,9 +311,18 @@ func (d *correctionsDesk) checkAll() {
 	if leak != "" {
 		d.t.Fatal(leak)
 	}
+	folds := []fuzzRoute{{"POST", "/v1/desks/eng/digest", nil}} // their answers hold the digest
+	for i := range d.rows {
+		folds = append(folds, fuzzRoute{"POST", fmt.Sprintf("/v1/desks/eng/digest?thread=%d", i+1), nil})
+	}
+	for _, r := range folds {
+		_, out := d.do("operator", r.method, r.target, r.body)
+		d.check("operator", r.method+" "+r.target, out)
+	}
 	for _, p := range fuzzParticipants {
 		routes := []fuzzRoute{
 			{"GET", "/v1/desks/eng/view", nil},
+			{"GET", "/v1/desks/eng/view?digest=true&window=1&rendered=true", nil},
 			{"GET", "/v1/desks/eng/threads", nil},
 			{"GET", "/v1/desks/eng/events?after=0", nil},
 			{"POST", "/v1/desks/eng/delta", map[string]any{"state": sharing.Initialized(transcript.Conversation{Desk: "eng"}, 0)}},
@@ -318,6 +336,7 @@ func (d *correctionsDesk) checkAll() {
 		for i := range d.rows {
 			routes = append(routes,
 				fuzzRoute{"GET", fmt.Sprintf("/v1/desks/eng/view?thread=%d", i+1), nil},
+				fuzzRoute{"GET", fmt.Sprintf("/v1/desks/eng/view?thread=%d&digest=true&window=1", i+1), nil},
 				fuzzRoute{"PATCH", fmt.Sprintf("/v1/desks/eng/messages/%d", i+1), map[string]any{"content": " "}}, // refused: an error's body
 			)
 		}
@@ -327,6 +346,8 @@ func (d *correctionsDesk) checkAll() {
 				fuzzRoute{"GET", "/v1/desks/eng/rows/events?after=0", nil},
 				fuzzRoute{"GET", "/v1/desks/eng/model?format=anthropic&as=agent:triage", nil},
 				fuzzRoute{"GET", "/v1/desks/eng/model?format=openai", nil},
+				fuzzRoute{"GET", "/v1/desks/eng/model?format=anthropic&digest=true&window=1&as=agent:coder", nil},
+				fuzzRoute{"GET", "/v1/desks/eng/model?format=openai&digest=true&window=1", nil},
 				fuzzRoute{"GET", "/v1/desks/eng/participants", nil},
 			)
 		}
@@ -352,8 +373,9 @@ func (d *correctionsDesk) checkAll() {
 // FuzzCorrections: whatever the posts, edits and redactions, by their authors, the
 // operator or anyone (refused), through the server or another process on its database, no
 // answer of any route holds content a redaction erased once it committed — views, threads,
-// deltas, streams opened after it and resumed from the start, searches, the inspector's
-// routes, errors, /metrics —, no search finds it, no stream held open all along writes it
+// deltas, streams opened after it and resumed from the start, searches, digests (views and
+// model inputs with digest=true, the answers of folds), the inspector's routes, errors,
+// /metrics —, no search finds it, no stream held open all along writes it
 // once the redaction's 201 is sent, and no answer to coder holds an aside's content,
 // which coder may never read, through a correction or otherwise.
 func FuzzCorrections(f *testing.F) {
@@ -381,4 +403,37 @@ func FuzzCorrections(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCorrectionsDigests: FuzzCorrections' property meets digests: a folded row's words are
+// in a digest checkAll reads, the operator's rows stream held open tells of a fold, and after
+// the row's redaction no answer and no held stream holds them.
+func TestCorrectionsDigests(t *testing.T) {
+	d := newCorrectionsDesk(t)
+	for range 3 {
+		d.step(0, 1, 0) // a root by coder
+	}
+	d.checkAll()
+	if d.digests == 0 {
+		t.Fatal("no answer held a digest: the property checks none")
+	}
+	if _, out := d.do("coder", "GET", "/v1/desks/eng/view?digest=true&window=1", nil); !strings.Contains(out, "[ROW-1]") {
+		t.Fatalf("the channel's digest does not hold the first root's words: %s", out)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		d.mu.Lock()
+		told := d.digestEvents
+		d.mu.Unlock()
+		if told > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the operator's rows stream wrote no digest event within 30 s")
+		}
+	}
+	d.step(4, 1, 0) // coder redacts the first root, which the channel's digest folded
+	if len(d.erased) != 1 {
+		t.Fatalf("erased %v, want the first root's content", d.erased)
+	}
+	d.checkAll()
 }

@@ -12,6 +12,10 @@ import (
 // the client reloads a view and streams again from its head.
 type ReinitializeEvent = stream.ReinitializeEvent
 
+// DigestEvent is the data of an event: digest, on a desk's rows stream (GET rows/events):
+// the server stored a new digest of the conversation, whose text the event does not hold.
+type DigestEvent = stream.DigestEvent
+
 // opService is what the operations of the internal packages (page, stream) take from the
 // server: its store, how it describes an operation and its problems.
 func (s *Server) opService() op.Service {

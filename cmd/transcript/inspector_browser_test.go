@@ -154,10 +154,11 @@ func startDemo(t *testing.T) (srv *serving, url, secret string) {
 	return startDemoAt(t, filepath.Join(t.TempDir(), "demo.db"))
 }
 
-// startDemoAt is startDemo on the database at db, which the test may open too.
-func startDemoAt(t *testing.T, db string) (srv *serving, url, secret string) {
+// startDemoAt is startDemo on the database at db, which the test may open too, with serve's
+// flags besides --demo.
+func startDemoAt(t *testing.T, db string, flags ...string) (srv *serving, url, secret string) {
 	t.Helper()
-	srv = startServe(t, db, "--demo")
+	srv = startServe(t, db, append([]string{"--demo"}, flags...)...)
 	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
 	if m == nil {
 		t.Fatalf("serve --demo printed no address and token on standard output:\n%s", srv.stdout)
@@ -190,7 +191,7 @@ func column(participant string, thread uint64) string {
 // desk column, as a stub in the other agent's column, worded as transcript view words it
 // but for each reader written as the page writes it everywhere, its tags too, and whose DOM
 // holds none of its text, and nowhere in the thread's column; the model-input switch shows
-// what transcript view --format anthropic --as that agent prints, one message a block,
+// what transcript view --format anthropic --digest --as that agent prints, one message a block,
 // indented; before the first column the page says how to add one; the aside's choices
 // clear after a post from the page; the page is reachable by keyboard and fits a phone's
 // width; the console has no error.
@@ -321,7 +322,8 @@ func TestInspectorInBrowser(t *testing.T) {
 		chromedp.WaitVisible(css(column("agent:triage", 0)+` .model pre.turn`)),
 	)
 	blocks := get(t, b, "the model input's blocks", chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+column("agent:triage", 0)+` .model pre.turn')].map((p) => p.textContent)`))
-	code, want, stderr := runInProcess("", "view", "--db", db, "--desk", demoDesk, "--as", "agent:triage", "--format", "anthropic")
+	// The page asks for the digest too (none here: an aside folds nothing).
+	code, want, stderr := runInProcess("", "view", "--db", db, "--desk", demoDesk, "--as", "agent:triage", "--format", "anthropic", "--digest")
 	if code != exitOK {
 		t.Fatalf("view --format anthropic: exit %d\n%s", code, stderr)
 	}

@@ -31,6 +31,7 @@ type Hub struct {
 	stopWatch context.CancelFunc // stops the watch loop; nil while no tail lives
 	watching  atomic.Bool        // the store's Watcher is up: it reports every commit
 	heads     bool               // the store is a server.HeadWatcher: a tail takes the rows this server appends (tail.take)
+	digests   DigestNotes        // the digests this server changed, for the streams that watch them
 }
 
 // NewHub returns the fan-out of st's desks, counting in m. opts hold the service's
@@ -39,6 +40,10 @@ func NewHub(st Store, opts Options, m *Metrics) *Hub {
 	_, heads := st.(headWatcher)
 	return &Hub{st: st, opts: opts, metrics: m, log: opts.Logger, tails: make(map[string]*Tail), appends: make(map[string]int), heads: heads}
 }
+
+// Digests returns the notes of the digests this server changed, which the folds write and
+// the desk's row streams watch.
+func (h *Hub) Digests() *DigestNotes { return &h.digests }
 
 // acquire returns desk's tail, making and loading it when the desk has none, for one more
 // stream; the stream calls release when it ends. A tail that cannot load is an error,

@@ -102,7 +102,7 @@ func (s *Streams) events(ctx context.Context, in *eventsInput) (*huma.StreamResp
 	if err != nil {
 		return nil, err
 	}
-	return s.openStream(ctx, transcript.Conversation{Desk: in.Desk, Thread: in.Thread}, v, from, (*stream).sendView)
+	return s.openStream(ctx, transcript.Conversation{Desk: in.Desk, Thread: in.Thread}, v, from, (*stream).sendView, false)
 }
 
 // resumeFrom is the watermark a stream starts from: Last-Event-ID when sent (a
@@ -123,11 +123,12 @@ func (s *Streams) resumeFrom(after optionalSeq, lastEventID string) (*transcript
 }
 
 // openStream opens a stream of conv for who from the watermark from (nil: the desk's head),
-// whose events send writes: the view's (sendView) or the desk's rows (sendRows). It
-// answers Admit's problem when the stream may not open (429 past the token's cap on open
-// streams, 503 past the server's).
+// whose events send writes: the view's (sendView) or the desk's rows (sendRows); with
+// digests it sends, besides, a digest event for each conversation of the desk whose digest
+// this server changes while it is open (sendDigests). It answers Admit's problem when the
+// stream may not open (429 past the token's cap on open streams, 503 past the server's).
 func (s *Streams) openStream(ctx context.Context, conv transcript.Conversation, who transcript.Author, from *transcript.Sequence,
-	send func(*stream, context.Context, *fanout.SSEWriter) (bool, error)) (*huma.StreamResponse, error) {
+	send func(*stream, context.Context, *fanout.SSEWriter) (bool, error), digests bool) (*huma.StreamResponse, error) {
 	closeStream, err := s.Admit(ctx)
 	if err != nil {
 		return nil, err
@@ -154,6 +155,10 @@ func (s *Streams) openStream(ctx context.Context, conv transcript.Conversation, 
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		defer closeStream()
 		defer s.Hub.Release(t)
+		if digests {
+			st.digests = s.Hub.Digests().Watch(conv.Desk)
+			defer st.digests.Stop()
+		}
 		_, w := humago.Unwrap(hctx)
 		st.run(hctx.Context(), w)
 	}}, nil
@@ -171,7 +176,8 @@ type stream struct {
 	conv    transcript.Conversation
 	who     transcript.Author
 	state   sharing.State
-	writer  *fanout.PartWriter // the stream's writes, as the tail's redactions see them
+	writer  *fanout.PartWriter  // the stream's writes, as the tail's redactions see them
+	digests *fanout.DigestWatch // the desk's digest changes, for a stream that sends them; else nil
 	// send sends what is new up to the tail's head and reports false when the stream must
 	// end: sendView or sendRows.
 	send func(ctx context.Context, out *fanout.SSEWriter) (bool, error)
@@ -195,6 +201,10 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 	}
 	heartbeat := time.NewTicker(s.Heartbeat)
 	defer heartbeat.Stop()
+	var digested <-chan struct{}
+	if st.digests != nil {
+		digested = st.digests.Woken()
+	}
 	for {
 		changed, _ := st.tail.Current()
 		if st.tail.IsEnded() { // the desk was deleted (tail.end): what the client holds is of a desk gone
@@ -206,12 +216,17 @@ func (st *stream) run(ctx context.Context, w http.ResponseWriter) {
 			st.reinitialize(out, sharing.WatermarkUnavailable)
 			return
 		}
+		if err == nil && more {
+			more, err = st.sendDigests(ctx, out)
+		}
 		if err != nil || !more {
 			return
 		}
 		for waiting := true; waiting; {
 			select {
 			case <-changed:
+				waiting = false
+			case <-digested:
 				waiting = false
 			case <-heartbeat.C:
 				if !s.Sessions.Live(st.session) || token.Recheck(ctx, s.Store, st.token) != nil { // signed out, revoked, removed, or the store cannot say

@@ -33,7 +33,9 @@ func (s *Streams) rowEventsOperation() huma.Operation {
 	op.Description = "Streams every row above the watermark, in sequence order, each once, the operator's own and blank rows " +
 		"included: `event: row` with `id: SEQ` and the Message as data; `event: reinitialize` with {\"reason\": \"gap_too_large\"} " +
 		"when more than 2048 rows wait, or {\"reason\": \"watermark_unavailable\"} when the watermark is above the desk's newest row, " +
-		"after which the stream closes; a comment line every 15 seconds. Operator tokens only (403)."
+		"after which the stream closes; `event: digest` with {\"conversation\": {\"desk\", \"thread\"}} when this server stored a new digest of the channel " +
+		"or a thread while the stream is open (it holds no text: read the digest again with GET view?digest=true); " +
+		"a comment line every 15 seconds. Operator tokens only (403)."
 	op.Responses = map[string]*huma.Response{"200": {
 		Description: "An event stream of rows",
 		Content:     map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: huma.TypeString}}},
@@ -51,7 +53,7 @@ func (s *Streams) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.Stre
 	if err != nil {
 		return nil, err
 	}
-	return s.openStream(ctx, transcript.Conversation{Desk: in.Desk}, transcript.Operator(), from, (*stream).sendRows)
+	return s.openStream(ctx, transcript.Conversation{Desk: in.Desk}, transcript.Operator(), from, (*stream).sendRows, true)
 }
 
 // sendRows sends every row above the watermark up to the tail's head, and moves the
@@ -116,4 +118,34 @@ read:
 	}
 	st.state.Watermark = next
 	return true, rest, nil
+}
+
+// DigestEvent is the data of an event: digest, on the desk's rows stream: this server
+// stored a new digest of the conversation. It holds no digest's text: the client reads the
+// digest again, with a read of its own (GET view?digest=true), as any viewer it shows.
+type DigestEvent struct {
+	Conversation transcript.Conversation `json:"conversation" doc:"The conversation whose digest changed: the channel (no thread) or a thread."`
+}
+
+// sendDigests sends a digest event for each conversation noted since the stream last sent
+// them, when the stream watches digests; the stream's token and session must still be good
+// for them. It reports false when the stream must end.
+func (st *stream) sendDigests(ctx context.Context, out *fanout.SSEWriter) (bool, error) {
+	if st.digests == nil {
+		return true, nil
+	}
+	convs := st.digests.Take()
+	if len(convs) == 0 {
+		return true, nil
+	}
+	if !st.mayReceive(ctx) {
+		return false, nil
+	}
+	for _, c := range convs {
+		if err := out.Event("digest", 0, DigestEvent{Conversation: c}); err != nil {
+			return false, err
+		}
+		st.s.Metrics.Events[EventDigest].Add(1)
+	}
+	return true, out.Flush()
 }

@@ -1,7 +1,8 @@
 // Package stream is the service's event streams: GET events, a view's delta live, and GET
-// rows/events, the desk's rows live for the operator. A stream's state is a watermark and
-// nothing else: each one reads what is new from its desk's shared tail (fanout.Tail) each
-// time the tail's head moves, and writes it through the tail, part by part.
+// rows/events, the desk's rows live for the operator, with a note of each digest the server
+// stores (fanout.DigestNotes: the conversation, never the text). A stream's state is a
+// watermark and nothing else: each one reads what is new from its desk's shared tail
+// (fanout.Tail) each time the tail's head moves, and writes it through the tail, part by part.
 package stream
 
 import (
@@ -50,10 +51,11 @@ const (
 	EventElided
 	EventReinitialize
 	EventCorrection
+	EventDigest
 )
 
 // EventNames names each EventKind, as the metrics show it.
-var EventNames = [...]string{EventMessage: "message", EventElided: "elided", EventReinitialize: "reinitialize", EventCorrection: "correction"}
+var EventNames = [...]string{EventMessage: "message", EventElided: "elided", EventReinitialize: "reinitialize", EventCorrection: "correction", EventDigest: "digest"}
 
 // Metrics are the streams' counters, which the service's GET /metrics reports.
 type Metrics struct {

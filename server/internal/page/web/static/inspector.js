@@ -243,6 +243,13 @@
     }));
   }
 
+  // digestLine is the line transcript view writes above a digest's text: "Digest of the
+  // channel through #812 · 780 messages · extractive".
+  function digestLine(d) {
+    const of = d.conversation.thread ? "thread #" + d.conversation.thread : "the channel";
+    return "Digest of " + of + " through #" + d.through + " · " + d.rows + (d.rows === 1 ? " message" : " messages") + (d.digester ? " · " + d.digester : "");
+  }
+
   // entries puts messages and elisions in sequence order, as a view places them.
   function entries(messages, elided) {
     const out = [];
@@ -491,6 +498,7 @@
         applyToDesk(m);
         for (const box of searchBoxes) box.refresh();
         if (m.redacted && m.corrects === editing) editGone(m.corrects);
+        if (m.redacted) for (const v of viewers) v.redacted(m.corrects);
       }
       deskCol.rows.set(m.seq, m);
       deskCol.head = Math.max(deskCol.head, m.seq);
@@ -500,9 +508,16 @@
       if (m.parent) threadsChanged();
       for (const v of viewers) if (same(v.viewer, m.author)) v.refresh(); // the stream leaves out a viewer's own rows
     });
+    // A digest changed: the columns of its conversation read theirs again. The event holds
+    // no text, only the conversation.
+    es.addEventListener("digest", (ev) => {
+      const thread = JSON.parse(ev.data).conversation.thread || 0;
+      for (const v of viewers) if (v.thread === thread) v.refreshDigest();
+    });
     es.addEventListener("reinitialize", async (ev) => {
       es.close();
       const reason = JSON.parse(ev.data).reason;
+      for (const v of viewers) v.refreshDigest(); // a redaction or a fold in the gap never comes
       notice(deskNotice, "Reinitialized (" + reason + "): the rows were read again from the newest.", "reinit");
       for (const box of searchBoxes) box.refresh(); // a correction in the gap never comes
       deskCol.epoch++; // a read in flight is dropped: it may hold rows the gap erased
@@ -769,6 +784,9 @@
       this.list.setAttribute("aria-label", name(viewer) + "'s view, oldest first");
       this.model = this.el.querySelector(".model");
       this.notice = this.el.querySelector(".notice");
+      this.digest = this.el.querySelector(".digest");
+      this.asked = 0; // reads of the view or the model input begun: the answer to an older one is let go
+      this.digestAsked = 0; // reads begun that bring the digest: likewise
       this.deltaForm = this.el.querySelector(".delta");
       this.back = this.deltaForm.querySelector(".back");
       this.search = new SearchBox(this.el.querySelector(".controls"), viewer);
@@ -804,14 +822,20 @@
       this.refresh();
     }
 
-    // refresh draws the column afresh in its mode: the view's rows, the model input of the
-    // view, or the delta since the chosen point.
+    // refresh draws the column afresh in its mode: the view's rows under the
+    // conversation's digest, the model input of the view (the digest first), or the delta
+    // since the chosen point (a delta carries no digest). An answer to a read begun before
+    // a later one is let go: it may hold what a redaction since erased.
     async refresh() {
       for (const b of this.el.querySelectorAll(".switch button")) b.setAttribute("aria-pressed", String(b.dataset.show === this.show));
       this.back.hidden = this.since === null;
+      const asked = ++this.asked;
+      const digestAsked = ++this.digestAsked;
       try {
         if (this.show !== "rows") {
-          const text = await call("GET", base + "/model?format=" + this.show + "&" + this.query(), undefined, { asText: true });
+          this.showDigest(null);
+          const text = await call("GET", base + "/model?format=" + this.show + "&digest=true&" + this.query(), undefined, { asText: true });
+          if (asked !== this.asked) return;
           modelTurns(this.model, text);
           this.model.hidden = false;
           this.list.hidden = true;
@@ -820,15 +844,58 @@
           return;
         }
         this.model.hidden = true;
+        this.model.replaceChildren(); // kept hidden, it would keep what a redaction since erased
         this.list.hidden = false;
-        if (this.since !== null) return await this.drawDelta();
-        const p = await call("GET", base + "/view?" + this.query());
-        this.draw(entries(p.messages, p.elided || []), await elisionLines(p.elided || []));
+        if (this.since !== null) {
+          this.showDigest(null);
+          return await this.drawDelta();
+        }
+        const p = await call("GET", base + "/view?digest=true&" + this.query());
+        const lines = await elisionLines(p.elided || []);
+        if (asked !== this.asked) return;
+        if (digestAsked === this.digestAsked) this.showDigest(p.digest);
+        this.draw(entries(p.messages, p.elided || []), lines);
         if (!this.notice.classList.contains("reinit")) notice(this.notice, "");
         if (!this.es) this.follow(p.head);
       } catch (err) {
         notice(this.notice, "Could not read the view: " + err.message, "reinit");
       }
+    }
+
+    // showDigest shows d, the conversation's digest as the view gave it, above the rows (its
+    // text as text); null or undefined: none. A list that followed the newest row still does.
+    showDigest(d) {
+      this.shownDigest = d || null;
+      this.digest.hidden = !d;
+      this.digest.querySelector(".digest-line").textContent = d ? digestLine(d) : "";
+      this.digest.querySelector(".digest-text").textContent = d ? d.text : "";
+      if (d) this.digest.dataset.through = d.through;
+      else delete this.digest.dataset.through;
+      if (this.stick) this.list.scrollTop = this.list.scrollHeight;
+    }
+
+    // refreshDigest reads the conversation's digest again, with the column's view (as its
+    // participant), and shows it: the desk's stream said it changed, or a redaction may
+    // have deleted it. A column showing the model input reads that again; a delta has none.
+    async refreshDigest() {
+      if (this.since !== null) return;
+      if (this.show !== "rows") return this.refresh();
+      const asked = ++this.digestAsked;
+      try {
+        const p = await call("GET", base + "/view?digest=true&" + this.query());
+        if (asked === this.digestAsked && this.show === "rows" && this.since === null) this.showDigest(p.digest);
+      } catch (err) {
+        if (asked !== this.digestAsked) return;
+        this.showDigest(null); // unread, it may hold what a redaction erased
+        notice(this.notice, "Could not read the digest: " + err.message, "reinit");
+      }
+    }
+
+    // redacted is told row seq was redacted: every digest covering it is gone, so the
+    // digest shown goes at once when it may cover it, and the digest is read again.
+    redacted(seq) {
+      if (this.shownDigest && this.shownDigest.through >= seq) this.showDigest(null);
+      this.refreshDigest();
     }
 
     async drawDelta() {

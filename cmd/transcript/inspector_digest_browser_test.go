@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestInspectorDigestInBrowser drives a column's digest in a real Chromium against serve
+// --demo, whose background folds are extractive: Triage's channel column shows no digest
+// until enough roots are posted through the API for a fold, then, without a reload, the
+// channel's digest above its messages, marked as one, its line naming through, rows and
+// digester, its text as text (a root's markup stays characters, no element), and first in
+// the model input the switch shows; after the
+// operator redacts a root the digest folded, the column drops that digest, and the page
+// holds none of the root's words; the console has no error.
+func TestInspectorDigestInBrowser(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := newBrowser(t, ctx)
+	// No rate limit: the page and the posts share the operator's token.
+	srv, url, secret := startDemoAt(t, filepath.Join(t.TempDir(), "demo.db"), "--rate", "inf")
+	type css = chromedp.CSS
+	triage := column("agent:triage", 0)
+	b.signIn(t, url, secret)
+	b.addViewer(t, "agent:triage", 0)
+	if hidden := get(t, b, "the digest before any fold", chromedp.Evaluate[bool](`document.querySelector('`+triage+` .digest').hidden`)); !hidden {
+		t.Fatal("Triage's column shows a digest before the server folded one")
+	}
+
+	// Roots past what a fold keeps live (30) and waits for (20 more), each with a word of
+	// its own, in markup a page must not parse.
+	op := srv.api(secret)
+	seqs := map[string]uint64{}
+	for i := range 60 {
+		word := fmt.Sprintf("kiwi%02d", i)
+		var m struct {
+			Seq uint64 `json:"seq"`
+		}
+		op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": "Release <b>" + word + "</b> is tagged."}, &m)
+		seqs[word] = m.Seq
+	}
+	b.run(t, "the digest, live above Triage's messages", chromedp.WaitVisible(css(triage+` .digest .digest-text`)))
+	b.poll(t, "the digest holds a posted root", `document.querySelector('`+triage+` .digest .digest-text').textContent.includes("kiwi")`)
+	shown := get(t, b, "the digest", chromedp.Evaluate[struct {
+		Tag, Line, Text string
+		Elements        int
+		Above           bool
+		Through         string
+	}](`(() => {
+		const col = document.querySelector('`+triage+`');
+		const d = col.querySelector(".digest"), rows = col.querySelector(".rows");
+		return {
+			tag: d.querySelector(".tag").textContent,
+			line: d.querySelector(".digest-line").textContent,
+			text: d.querySelector(".digest-text").textContent,
+			elements: d.querySelectorAll(".digest-text *").length,
+			above: !!(d.compareDocumentPosition(rows) & Node.DOCUMENT_POSITION_FOLLOWING) && d.getBoundingClientRect().bottom <= rows.getBoundingClientRect().top + 1,
+			through: d.dataset.through,
+		};
+	})()`))
+	if shown.Tag != "digest" || !regexp.MustCompile(`^Digest of the channel through #\d+ · \d+ messages · extractive$`).MatchString(shown.Line) || shown.Through == "" {
+		t.Errorf("the digest is marked %q with the line %q (through %q); want digest and its through, rows and digester", shown.Tag, shown.Line, shown.Through)
+	}
+	if !shown.Above {
+		t.Error("the digest is not above the column's messages")
+	}
+	if shown.Elements != 0 || !strings.Contains(shown.Text, "<b>kiwi") {
+		t.Errorf("the digest's text holds %d elements and reads %q: want the roots' markup as characters", shown.Elements, shown.Text)
+	}
+
+	// The model-input switch: the digest first, as view --digest --format renders it; back
+	// to the rows, the digest above them again.
+	b.run(t, "the model input",
+		chromedp.Click(css(triage+` button[data-show="openai"]`)),
+		chromedp.WaitVisible(css(triage+` .model pre.turn`)),
+	)
+	if first := get(t, b, "the model input's first block", chromedp.Text(css(triage+` .model pre.turn`))); !strings.Contains(first, `"content": "<digest of=\"channel\" through=\"`+shown.Through+`\"`) {
+		t.Errorf("the model input's first block does not begin with the digest through #%s:\n%s", shown.Through, first)
+	}
+	if hidden := get(t, b, "the digest beside the model input", chromedp.Evaluate[bool](`document.querySelector('`+triage+` .digest').hidden`)); !hidden {
+		t.Error("the column shows the digest box beside the model input, which holds it")
+	}
+	b.run(t, "back to the rows",
+		chromedp.Click(css(triage+` button[data-show="rows"]`)),
+		chromedp.WaitVisible(css(triage+` .digest .digest-text`)),
+	)
+
+	// The newest root the digest folded is redacted: every digest covering it goes.
+	gone := regexp.MustCompile(`kiwi\d\d`).FindAllString(shown.Text, -1)
+	word := gone[len(gone)-1]
+	op.want(http.StatusCreated, "DELETE", fmt.Sprintf("/v1/desks/demo/messages/%d", seqs[word]), nil, nil)
+	b.run(t, "the redaction in the desk column", chromedp.WaitVisible(css(fmt.Sprintf(`#desk li[data-seq="%d"].redacted`, seqs[word]))))
+	b.poll(t, "Triage's column drops the digest", fmt.Sprintf(`(() => {
+		const d = document.querySelector('%s .digest');
+		return d.hidden || !d.textContent.includes(%q);
+	})()`, triage, word))
+	if html := get(t, b, "the page", chromedp.OuterHTML(css(`#columns`))); strings.Contains(html, word) {
+		t.Errorf("after the redaction the page still holds %q", word)
+	}
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
