@@ -5,12 +5,13 @@
     python examples/python/turn.py --url http://127.0.0.1:8474 --desk eng --state triage.json
 
 The turn asks what is new since the saved state (a missing state file is an agent that has
-seen nothing; a state of another conversation starts over from the view), prints it as the
-agent's model would read it, each message in an envelope naming its author, replies with an
-echo of the newest message someone else wrote, and saves the next state only once the reply
-is stored. A turn that fails before the save runs again from the old state: the same news,
-and the same reply, whose key the service answers with the row it stored, not a second one.
-An echo of an aside replies to it, so that it is an aside for the same readers.
+seen nothing, and it, like a state of another conversation, starts over from the view, after
+the conversation's digest when it has one), prints it as the agent's model would read it,
+each message in an envelope naming its author, replies with an echo of the newest message
+someone else wrote, and saves the next state only once the reply is stored. A turn that
+fails before the save runs again from the old state: the same news, and the same reply,
+whose key the service answers with the row it stored, not a second one. An echo of an aside
+replies to it, so that it is an aside for the same readers.
 
 The token decides who the agent is: TRANSCRIPT_TOKEN, or --token (a command line shows in
 ps). Exit status: 0 a turn taken (with or without a reply), 1 the service refused or could
@@ -41,9 +42,12 @@ def echo(news: News, me: models.Author) -> Reply | None:
 
 
 def show(news: News) -> None:
-    """Prints the news oldest first: messages and corrections in the envelopes the service
+    """Prints the news oldest first: the conversation's digest when the turn started from a
+    view and it has one, then messages and corrections in the envelopes the service
     rendered, elisions as its tags."""
     r = news.rendered or models.Rendered(messages=[], elided=[])
+    if r.digest:
+        print(r.digest)
     shown = list(
         zip(
             [m.seq for m in news.messages + news.corrections],

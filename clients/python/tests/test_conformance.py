@@ -143,13 +143,7 @@ class Run:
             self.roles(got, e.get("roles"))
             absent("\n".join(t.content for t in got), e.get("absent"))
             if "digest" in e:
-                first = got[0] if got else None
-                is_digest = (
-                    first is not None
-                    and (first.role, first.seq, first.name) == ("user", None, None)
-                    and first.content.startswith("<digest ")
-                )
-                assert is_digest == e["digest"], "the first turn is the digest's"
+                assert is_digest(got[0] if got else None) == e["digest"], "the first turn is the digest's"
         elif do == "events":
             d = self.desk(step)
             after = (await d.info()).head
@@ -203,8 +197,13 @@ class Run:
         who = step["as"]
         name = step.get("state", who)
         saved: list[models.State] = []
+        given: list[list[Turn]] = []
+        service: list[list[tuple[str, str]]] = []
 
         async def decide(news: News, me: models.Author) -> Reply | None:
+            given.append(news.turns)
+            if "digest" in e:  # before the reply
+                service.append(await asyncio.to_thread(self.service_turns, who, self.ref(step.get("thread"))))
             if step.get("reply") != "echo":
                 return None
             others = [
@@ -237,6 +236,19 @@ class Run:
             assert [[x.from_, x.through] for x in news.elided] == [self.refs(p) for p in e["elided"]], "elisions"
         if "reinitialized" in e:
             assert news.reinitialized == e["reinitialized"], "the turn's reinitialization"
+        assert given == [news.turns], "decide is given the turn's model input"
+        self.roles(news.turns, e.get("turns"))
+        absent("\n".join(t.content for t in news.turns), e.get("absent"))
+        if "digest" in e:
+            assert is_digest(news.turns[0] if news.turns else None) == e["digest"], (
+                "the turn's first model turn is the digest's"
+            )
+            assert (news.digest is not None) == e["digest"], "the turn carries the digest"
+            if e["digest"]:
+                assert news.rendered is not None and news.turns[0].content == news.rendered.digest, "the digest's tag"
+            if news.reinitialized is not None:
+                model = [(t.role, t.content) for t in news.turns]
+                assert service == [model], "a turn from a view is what the service renders"
         if "reply" in e:
             want = e["reply"]
             if want is None:
@@ -342,6 +354,12 @@ class Run:
         for d in self.desks:
             await d.aclose()
         self.server.stop()
+
+
+def is_digest(t: Turn | None) -> bool:
+    """Whether t is the conversation's digest: a user turn of no row and no name, holding the
+    service's digest tag."""
+    return t is not None and (t.role, t.seq, t.name) == ("user", None, None) and t.content.startswith("<digest ")
 
 
 def absent(text: str, words: list[str] | None, what: str = "the answer") -> None:

@@ -1,5 +1,6 @@
 import type { Desk } from "./desk.js";
-import type { Author, Elision, Message, Rendered, State } from "./types.js";
+import { turns, withCorrections, type Turn } from "./mapping.js";
+import type { Author, Digest, Elision, Message, Rendered, State } from "./types.js";
 
 /** The most rows a state's present set holds: the service refuses a state with more. */
 export const presentSetLimit = 64;
@@ -13,8 +14,11 @@ export interface Reply {
   answers: number;
 }
 
+/** The reason a turn gives for starting from a view when it had no state: the agent's first turn. */
+export const firstRead = "first_read";
+
 export interface TurnOptions {
-  /** The state the last committed turn saved; absent: an agent that has seen nothing. */
+  /** The state the last committed turn saved; absent: an agent that has seen nothing, whose turn starts from a view. */
   state?: State;
   /**
    * Where the turn happens: a thread's root, or 0 for the channel; absent: the state's
@@ -24,9 +28,10 @@ export interface TurnOptions {
   thread?: number;
   /**
    * The caller's decision: the news (oldest first), who the participant is, the elisions,
-   * and the corrections (edits and redactions of rows it was shown); null: no reply.
+   * the corrections (edits and redactions of rows it was shown), and the turn's model input
+   * (TurnResult.turns); null: no reply.
    */
-  decide(news: Message[], me: Author, elided: Elision[], corrections: Message[]): Reply | null | Promise<Reply | null>;
+  decide(news: Message[], me: Author, elided: Elision[], corrections: Message[], turns: Turn[]): Reply | null | Promise<Reply | null>;
   /** Commits the next state. Called only once the reply, if any, is stored. */
   save(next: State): void | Promise<void>;
 }
@@ -40,7 +45,21 @@ export interface TurnResult {
   elided: Elision[];
   /** The service's text of each of news, corrections and elided, in their order, as the participant's model reads them. */
   rendered?: Rendered;
-  /** Why the state could not give a delta, when the turn started over from a view. */
+  /**
+   * The conversation's digest below the view, when the turn started from a view and the
+   * conversation has one; rendered.digest is its tag. A delta is news and carries none.
+   */
+  digest?: Digest;
+  /**
+   * The turn's model input: the conversation's digest first, when the turn has one, as a
+   * user turn holding its tag, then news, corrections and elisions in sequence order, as
+   * turns() maps them (the text is the service's).
+   */
+  turns: Turn[];
+  /**
+   * Why the turn started from a view: "first_read" (firstRead) on a turn without a state,
+   * else the reason the state could not give a delta.
+   */
   reinitialized?: string;
   /** The stored reply, if the turn posted one. */
   reply?: Message;
@@ -48,8 +67,9 @@ export interface TurnResult {
 }
 
 /**
- * takeTurn takes one turn of the participant: what is new since opts.state (a delta, or on
- * reinitialization a view and a state at its head), the caller's decision, the reply posted
+ * takeTurn takes one turn of the participant: what is new since opts.state (a delta; without
+ * a state, or on reinitialization, the view with the conversation's digest, and a state at
+ * its head), the caller's decision on it and its model input, the reply posted
  * with a key of the token and the row it answers, and the next state saved — only after the
  * reply is stored. A turn that fails before the save runs again from the old state: the
  * same news, and the same key, which the service answers with the row it stored, never a
@@ -64,37 +84,42 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
   const me = await desk.whoami();
   const thread = (opts.thread ?? opts.state?.conversation.thread) || undefined;
   const conversation: State["conversation"] = thread ? { desk: desk.name, thread } : { desk: desk.name };
-  const state: State = opts.state ?? { conversation, watermark: 0, present: [] };
-  const answer = await desk.delta(state, thread ? { conversation: { thread }, rendered: true } : { rendered: true });
   let news: Message[];
   let elided: Elision[];
   let corrections: Message[] = [];
   let rendered: Rendered | undefined;
+  let digest: Digest | undefined;
+  let input: Turn[];
   let next: State;
   let reinitialized: string | undefined;
+  const answer = opts.state ? await desk.delta(opts.state, thread ? { conversation: { thread }, rendered: true } : { rendered: true }) : { reinitialize: firstRead };
   if ("reinitialize" in answer) {
     reinitialized = answer.reinitialize;
-    const view = await desk.view({ thread, rendered: true });
+    const view = await desk.view({ thread, rendered: true, digest: true });
     rendered = view.rendered;
+    digest = view.digest;
     news = view.messages ?? [];
     elided = view.elided ?? [];
+    input = turns(me, view);
     next = { conversation, watermark: view.head, present: [], viewer: identity(me) };
   } else {
     news = answer.delta.messages ?? [];
     elided = answer.delta.elided ?? [];
     corrections = answer.delta.corrections ?? [];
     rendered = answer.rendered;
+    input = turns(me, withCorrections(answer.delta, answer.rendered));
     next = answer.delta.next;
   }
-  const reply = await opts.decide(news, me, elided, corrections);
+  const reply = await opts.decide(news, me, elided, corrections, input);
   let stored: Message | undefined;
   if (reply) {
     stored = await desk.post({ ...replyPlace(reply, news), content: reply.content, key: replyKey(desk, reply.answers) });
     next = notePresent(next, stored.seq);
   }
   await opts.save(next);
-  const result: TurnResult = { news, corrections, elided, state: next };
+  const result: TurnResult = { news, corrections, elided, turns: input, state: next };
   if (rendered) result.rendered = rendered;
+  if (digest) result.digest = digest;
   if (reinitialized !== undefined) result.reinitialized = reinitialized;
   if (stored) result.reply = stored;
   return result;

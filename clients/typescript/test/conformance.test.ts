@@ -5,7 +5,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
-import { Desk, takeTurn, turns, viewTurns, withCorrections, type DeskEvent, type Digest, type Message, type Reply, type State } from "../src/index.js";
+import { Desk, takeTurn, turns, viewTurns, withCorrections, type DeskEvent, type Digest, type Message, type Reply, type State, type Turn } from "../src/index.js";
 import { within } from "./fixture.js";
 import { startServer, token, type Server } from "./server.js";
 
@@ -162,19 +162,11 @@ class Run {
         const desk = this.desk(step);
         const thread = this.ref(step.thread);
         const got = await viewTurns(desk, thread);
-        const q = new URLSearchParams({ format: "openai", digest: "true" });
-        if (thread) q.set("thread", String(thread));
-        const res = await fetch(`${this.server.url}/v1/desks/eng/model?${q}`, { headers: { Authorization: "Bearer " + this.secrets[step.as!] } });
-        assert.equal(res.status, 200);
-        const want = (await res.json()) as { role: string; content: string }[];
-        assert.deepEqual(got.map((t) => [t.role, t.content]), want.map((t) => [t.role, t.content]), `${step.as}'s turns are what the service renders`);
+        const want = await this.serviceTurns(step.as!, thread);
+        assert.deepEqual(got.map((t) => [t.role, t.content]), want, `${step.as}'s turns are what the service renders`);
         this.roles(got, e.roles);
         this.absent(got.map((t) => t.content).join("\n"), e.absent);
-        if (e.digest !== undefined) {
-          const first = got[0];
-          const isDigest = first !== undefined && first.role === "user" && first.seq === undefined && first.name === undefined && first.content.startsWith("<digest ");
-          assert.equal(isDigest, e.digest, "the first turn is the digest's");
-        }
+        if (e.digest !== undefined) assert.equal(isDigest(got[0]), e.digest, "the first turn is the digest's");
         return;
       }
       case "events": {
@@ -215,10 +207,14 @@ class Run {
     const thread = this.ref(step.thread);
     const state = this.states.get(name);
     let saved: State | undefined;
+    let service: [string, string][] | undefined;
+    let given: Turn[] | undefined;
     const result = await takeTurn(this.desk(step), {
       ...(state ? { state } : {}),
       thread: thread ?? 0,
-      decide: (news, me): Reply | null => {
+      decide: async (news, me, _elided, _corrections, input): Promise<Reply | null> => {
+        given = input;
+        if (e.digest !== undefined) service = await this.serviceTurns(who, thread); // before the reply
         if (step.reply !== "echo") return null;
         const m = news.filter((x) => !(x.author.type === me.type && (x.author.id ?? x.author.kind) === (me.id ?? me.kind))).at(-1);
         return m ? { content: "echo: " + m.content, answers: m.seq } : null;
@@ -244,6 +240,15 @@ class Run {
       assert.deepEqual(result.elided.map((x) => [x.from, x.through]), pairs, "the turn's elisions");
     }
     if (e.reinitialized !== undefined) assert.equal(result.reinitialized ?? null, e.reinitialized, "the turn's reinitialization");
+    assert.deepEqual(given, result.turns, "decide is given the turn's model input");
+    this.roles(result.turns, e.turns);
+    this.absent(result.turns.map((t) => t.content).join("\n"), e.absent);
+    if (e.digest !== undefined) {
+      assert.equal(isDigest(result.turns[0]), e.digest, "the turn's first model turn is the digest's");
+      assert.equal(result.digest !== undefined, e.digest, "the turn carries the digest");
+      if (e.digest) assert.equal(result.turns[0]!.content, result.rendered?.digest, "the digest's turn holds its tag");
+      if (result.reinitialized !== undefined) assert.deepEqual(result.turns.map((t) => [t.role, t.content]), service, "a turn from a view is what the service renders");
+    }
     if (e.reply === null) assert.equal(result.reply, undefined, "the turn posts no reply");
     else if (e.reply !== undefined) {
       const want = e.reply as Record<string, Json>;
@@ -262,6 +267,15 @@ class Run {
         for (const seq of this.refs(want.present)) assert.ok(saved.watermark >= seq || saved.present?.includes(seq), `the state holds ${seq} as seen`);
       }
     }
+  }
+
+  /** serviceTurns is what the service renders as who's model input (GET …/model?format=openai&digest=true), role and text. */
+  async serviceTurns(who: string, thread: number | undefined): Promise<[string, string][]> {
+    const q = new URLSearchParams({ format: "openai", digest: "true" });
+    if (thread) q.set("thread", String(thread));
+    const res = await fetch(`${this.server.url}/v1/desks/eng/model?${q}`, { headers: { Authorization: "Bearer " + this.secrets[who] } });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { role: string; content: string }[]).map((t) => [t.role, t.content]);
   }
 
   /** digest checks a digest against a step's expectation of it. */
@@ -316,6 +330,11 @@ class Run {
     await Promise.all([...this.streams.values()].map((s) => s.done.catch(() => {})));
     await this.server.stop();
   }
+}
+
+/** isDigest is whether t is the conversation's digest: a user turn of no row and no name, holding the service's digest tag. */
+function isDigest(t: Turn | undefined): boolean {
+  return t !== undefined && t.role === "user" && t.seq === undefined && t.name === undefined && t.content.startsWith("<digest ");
 }
 
 /** classNames is err's class and every class it derives from, nearest first. */

@@ -1,12 +1,12 @@
 """One turn of an agent: what is new since its saved state, its reply, and the next state,
 committed only once the reply is stored.
 
-A turn is a delta from the state (on reinitialization: a view, and a state at its head),
-the caller's decision, the reply posted with a key made of the token's ID and the row it
-answers, and the next state saved with the reply in its present set, so that the next turn
-does not bring the agent's own words back as news. A turn that fails before the save runs
-again from the old state: the same news, and the same key, which the service answers with
-the row it stored, never a second one.
+A turn is a delta from the state (without a state, or on reinitialization: the view with
+the conversation's digest, and a state at its head), the caller's decision, the reply posted
+with a key made of the token's ID and the row it answers, and the next state saved with the
+reply in its present set, so that the next turn does not bring the agent's own words back as
+news. A turn that fails before the save runs again from the old state: the same news, and
+the same key, which the service answers with the row it stored, never a second one.
 
 The state saved is never past a correction the turn does not report: ``News.corrections``
 holds the delta's edits and redactions of rows the agent was shown. A reply that answers an
@@ -25,10 +25,14 @@ from pathlib import Path
 
 from . import models
 from ._desk import AsyncDesk, Desk
+from .mapping import Turn, turns, with_corrections
 from .types import Delta, Reinitialize
 
 PRESENT_SET_LIMIT = 64
 """The most rows a state's present set holds: the service refuses a state with more."""
+
+FIRST_READ = "first_read"
+"""``News.reinitialized`` of a turn without a state, the agent's first: it starts from a view."""
 
 
 @dataclass(frozen=True)
@@ -45,14 +49,22 @@ class Reply:
 @dataclass(frozen=True)
 class News:
     """What a turn brings: messages and elisions (oldest first), corrections of rows seen
-    before, why the turn started over from a view, when it did, and the service's text of
-    each message, correction and elision, in their order, as the agent's model reads them."""
+    before, why the turn started from a view, when it did (``FIRST_READ`` without a state,
+    else the reason the state could not give a delta), the service's text of each message,
+    correction and elision, in their order, as the agent's model reads them, the
+    conversation's digest below the view, when the turn started from a view and the
+    conversation has one (``rendered.digest`` is its tag; a delta is news and carries none),
+    and ``turns``, the turn's model input: the digest first, when there is one, as a user
+    turn holding its tag, then the messages, corrections and elisions in sequence order, as
+    ``mapping.turns`` maps them."""
 
     messages: list[models.Message]
     elided: list[models.Elision]
     corrections: list[models.Message] = field(default_factory=list)
     reinitialized: str | None = None
     rendered: models.Rendered | None = None
+    digest: models.Digest | None = None
+    turns: list[Turn] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,8 @@ class TurnResult:
 
 
 Decide = Callable[[News, models.Author], Reply | None]
-"""The caller's decision: the news and who the participant is; None: no reply."""
+"""The caller's decision: the news (its model input: ``News.turns``) and who the participant
+is; None: no reply."""
 
 
 def initial_state(desk: str, thread: int | None = None) -> models.State:
@@ -106,12 +119,13 @@ def take_turn(
     thread: int | None = None,
 ) -> TurnResult:
     """Takes one turn of the desk's participant in the channel, or in ``thread``, from
-    ``state`` (None: an agent that has seen nothing), calling ``save`` with the next state
-    only once the reply, if any, is stored. A state of another conversation, or of another
-    participant, starts over from the view; every state saved names the participant."""
+    ``state`` (None: an agent that has seen nothing, whose turn starts from the view),
+    calling ``save`` with the next state only once the reply, if any, is stored. A state of
+    another conversation, or of another participant, starts over from the view; every state
+    saved names the participant."""
     me = desk.whoami()
-    answer = desk.delta(state or initial_state(desk.name, thread), conversation=thread, rendered=True)
-    view = desk.view(thread=thread, rendered=True) if isinstance(answer, Reinitialize) else None
+    answer = desk.delta(state, conversation=thread, rendered=True) if state is not None else None
+    view = None if isinstance(answer, Delta) else desk.view(thread=thread, rendered=True, digest=True)
     news, next_state = _news(answer, view, desk.name, thread, me)
     reply = decide(news, me)
     stored = None
@@ -137,8 +151,8 @@ async def atake_turn(
 ) -> TurnResult:
     """take_turn, awaitable: ``decide`` and ``save`` are coroutines."""
     me = await desk.whoami()
-    answer = await desk.delta(state or initial_state(desk.name, thread), conversation=thread, rendered=True)
-    view = await desk.view(thread=thread, rendered=True) if isinstance(answer, Reinitialize) else None
+    answer = await desk.delta(state, conversation=thread, rendered=True) if state is not None else None
+    view = None if isinstance(answer, Delta) else await desk.view(thread=thread, rendered=True, digest=True)
     news, next_state = _news(answer, view, desk.name, thread, me)
     reply = await decide(news, me)
     stored = None
@@ -155,15 +169,32 @@ async def atake_turn(
 
 
 def _news(
-    answer: Delta | Reinitialize, view: models.Projection | None, desk: str, thread: int | None, me: models.Author
+    answer: Delta | Reinitialize | None,
+    view: models.Projection | None,
+    desk: str,
+    thread: int | None,
+    me: models.Author,
 ) -> tuple[News, models.State]:
     """The news and next state of a delta's answer, or of the view read after a
-    reinitialization: a state at its head that belongs to me (its type and id, no label)."""
+    reinitialization or without a state (answer None): a state at its head that belongs to
+    me (its type and id, no label)."""
     if isinstance(answer, Delta):
-        news = News(answer.messages or [], answer.elided or [], answer.corrections or [], rendered=answer.rendered)
+        rows, rendered = with_corrections(answer)
+        model = turns(me, rows, answer.elided or [], rendered)
+        news = News(
+            answer.messages or [], answer.elided or [], answer.corrections or [], rendered=answer.rendered, turns=model
+        )
         return news, answer.next
     assert view is not None
-    news = News(view.messages or [], view.elided or [], reinitialized=answer.reason, rendered=view.rendered)
+    model = turns(me, view.messages or [], view.elided or [], view.rendered)
+    news = News(
+        view.messages or [],
+        view.elided or [],
+        reinitialized=FIRST_READ if answer is None else answer.reason,
+        rendered=view.rendered,
+        digest=view.digest,
+        turns=model,
+    )
     viewer = me.model_copy(update={"label": None})
     return news, initial_state(desk, thread).model_copy(update={"watermark": view.head, "viewer": viewer})
 
