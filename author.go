@@ -42,7 +42,7 @@ func ParseAuthorKind(name string) (AuthorKind, error) {
 			return k, nil
 		}
 	}
-	return 0, &AuthorError{Reason: fmt.Sprintf("unknown author type %q", name)}
+	return 0, refusedf(ErrInvalidAuthor, "unknown author type %q", name)
 }
 
 // Author is who wrote a row. The label is captured with the row, never looked up later, so a
@@ -77,31 +77,14 @@ func (a Author) Same(b Author) bool { return a.Kind == b.Kind && a.ID == b.ID }
 func (a Author) Validate() error {
 	switch {
 	case !a.Kind.valid():
-		return &AuthorError{Reason: fmt.Sprintf("unknown kind %d", uint8(a.Kind))}
+		return refusedf(ErrInvalidAuthor, "unknown kind %d", uint8(a.Kind))
 	case a.Kind == KindOperator && a.ID != "":
-		return &AuthorError{Reason: fmt.Sprintf("operator with id %q", a.ID)}
+		return refusedf(ErrInvalidAuthor, "operator with id %q", a.ID)
 	case a.Kind != KindOperator && a.ID == "":
-		return &AuthorError{Reason: fmt.Sprintf("%s without %s", a.Kind, a.idName())}
+		return refusedf(ErrInvalidAuthor, "%s without %s", a.Kind, a.idName())
 	}
 	return nil
 }
-
-// AuthorError is the refusal of an author (Validate, ParseAuthor, ParseAuthorKind,
-// UnmarshalJSON), which matches ErrInvalidAuthor. Reason says what is wrong ("agent without
-// id"); Err is the JSON decoding error when the author is no object of the right shape, or
-// nil.
-type AuthorError struct {
-	Reason string
-	Err    error
-}
-
-func (e *AuthorError) Error() string { return ErrInvalidAuthor.Error() + ": " + e.Reason }
-
-// Is reports that every AuthorError matches ErrInvalidAuthor.
-func (e *AuthorError) Is(target error) bool { return target == ErrInvalidAuthor }
-
-// Unwrap returns the JSON decoding error, or nil.
-func (e *AuthorError) Unwrap() error { return e.Err }
 
 // valid is Validate without building an error: the walk asks it of a viewer once per aside.
 func (a Author) valid() bool {
@@ -133,7 +116,7 @@ func ParseAuthor(s string) (Author, error) {
 	kind, rest, _ := strings.Cut(s, ":")
 	k, err := ParseAuthorKind(kind)
 	if err != nil {
-		return Author{}, &AuthorError{Reason: fmt.Sprintf("%q is not operator, person:ID, agent:ID or system:KIND", s)}
+		return Author{}, refusedf(ErrInvalidAuthor, "%q is not operator, person:ID, agent:ID or system:KIND", s)
 	}
 	a := Author{Kind: k}
 	if k == KindOperator {
@@ -142,7 +125,7 @@ func ParseAuthor(s string) (Author, error) {
 		a.ID, a.Label, _ = strings.Cut(rest, ":")
 	}
 	if err := a.Validate(); err != nil {
-		return Author{}, &AuthorError{Reason: fmt.Sprintf("%q is not operator, person:ID, agent:ID or system:KIND", s)}
+		return Author{}, refusedf(ErrInvalidAuthor, "%q is not operator, person:ID, agent:ID or system:KIND", s)
 	}
 	return a, nil
 }
@@ -177,7 +160,7 @@ func (a Author) MarshalJSON() ([]byte, error) {
 func (a *Author) UnmarshalJSON(data []byte) error {
 	var w authorJSON
 	if err := json.Unmarshal(data, &w); err != nil {
-		return &AuthorError{Reason: err.Error(), Err: err}
+		return &InvalidError{Kind: ErrInvalidAuthor, Reason: err.Error(), Cause: err}
 	}
 	kind, err := ParseAuthorKind(w.Type)
 	if err != nil {
@@ -189,7 +172,7 @@ func (a *Author) UnmarshalJSON(data []byte) error {
 		got.ID, wrongKey, wrongValue = w.Kind, "id", w.ID
 	}
 	if wrongValue != "" {
-		return &AuthorError{Reason: fmt.Sprintf("%s with a %q key", kind, wrongKey)}
+		return refusedf(ErrInvalidAuthor, "%s with a %q key", kind, wrongKey)
 	}
 	if err := got.Validate(); err != nil {
 		return err

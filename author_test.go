@@ -115,8 +115,8 @@ func TestParseAuthor(t *testing.T) {
 	}
 }
 
-// TestAuthorErrorSaysWhatIsWrong: every refusal of an author is an *AuthorError that
-// matches ErrInvalidAuthor, says what is wrong in Reason, and sets Err only when the JSON
+// TestAuthorErrorSaysWhatIsWrong: every refusal of an author is an *InvalidError that
+// matches ErrInvalidAuthor, says what is wrong in Reason, and sets Cause only when the JSON
 // is no author object at all.
 func TestAuthorErrorSaysWhatIsWrong(t *testing.T) {
 	var a transcript.Author
@@ -135,14 +135,14 @@ func TestAuthorErrorSaysWhatIsWrong(t *testing.T) {
 		{"no object", json.Unmarshal([]byte(`"agent:x"`), &a), "", true},
 	}
 	for _, c := range cases {
-		ae, ok := errors.AsType[*transcript.AuthorError](c.err)
+		ae, ok := errors.AsType[*transcript.InvalidError](c.err)
 		switch {
 		case !ok:
-			t.Errorf("%s: %#v, want an *AuthorError", c.name, c.err)
+			t.Errorf("%s: %#v, want an *InvalidError", c.name, c.err)
 		case !errors.Is(c.err, transcript.ErrInvalidAuthor):
 			t.Errorf("%s: %v does not match ErrInvalidAuthor", c.name, c.err)
-		case c.json != (ae.Err != nil):
-			t.Errorf("%s: Err = %v, want it set only for JSON that is no author object", c.name, ae.Err)
+		case c.json != (ae.Cause != nil):
+			t.Errorf("%s: Cause = %v, want it set only for JSON that is no author object", c.name, ae.Cause)
 		case !c.json && (ae.Reason != c.reason || c.err.Error() != "invalid author: "+c.reason):
 			t.Errorf("%s: Reason %q, message %q; want %q", c.name, ae.Reason, c.err, c.reason)
 		}

@@ -57,17 +57,17 @@ var (
 	// carries one Key on two messages (see storage.Batch.Check).
 	ErrDuplicateKey = errors.New("one key on two messages of a batch")
 
-	// ErrInvalidDesk is matched by the errors of ValidateDesk, and by a store's refusal of a
-	// write to a desk whose name ValidateDesk refuses (together with ErrInvalidMessage for an
-	// append).
+	// ErrInvalidDesk is matched by the errors of ValidateDesk (each an *InvalidError), and by
+	// a store's refusal of a write to a desk whose name ValidateDesk refuses (together with
+	// ErrInvalidMessage for an append).
 	ErrInvalidDesk = errors.New("invalid desk name")
 
-	// ErrInvalidAuthor is matched by every *AuthorError: the refusals of Author.Validate,
-	// ParseAuthor, ParseAuthorKind and Author.UnmarshalJSON.
+	// ErrInvalidAuthor is matched by the refusals of Author.Validate, ParseAuthor,
+	// ParseAuthorKind and Author.UnmarshalJSON, each an *InvalidError.
 	ErrInvalidAuthor = errors.New("invalid author")
 
 	// ErrBadSearch is matched by the refusal of a search whose text holds no term, more than
-	// MaxSearchTerms terms, or a term longer than MaxTermBytes.
+	// MaxSearchTerms terms, or a term longer than MaxTermBytes: an *InvalidError.
 	ErrBadSearch = errors.New("bad search")
 
 	// ErrContract is matched by every *ContractError: the host's Log returned a page that breaks

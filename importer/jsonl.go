@@ -82,7 +82,7 @@ func (a lineAuthor) author() (transcript.Author, error) {
 		id, wrongKey, wrongValue = a.Kind, "id", a.ID
 	}
 	if wrongValue != "" {
-		return transcript.Author{}, &transcript.AuthorError{Reason: fmt.Sprintf("%s with a %q key", kind, wrongKey)}
+		return transcript.Author{}, &transcript.InvalidError{Kind: transcript.ErrInvalidAuthor, Reason: fmt.Sprintf("%s with a %q key", kind, wrongKey)}
 	}
 	author := transcript.Author{Kind: kind, ID: id, Label: a.Label}
 	return author, author.Validate()

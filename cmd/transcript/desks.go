@@ -84,7 +84,7 @@ func (e *noDeskError) Error() string {
 	if e.create {
 		create = fmt.Sprintf(" (add --create to make desk %q)", e.desk)
 	}
-	var bad *transcript.DeskNameError
+	var bad *transcript.InvalidError
 	if errors.As(transcript.ValidateDesk(e.desk), &bad) { // most likely a name mistyped, not one an older version stored
 		return fmt.Sprintf("no desk %q (invalid desk name: %s); %s", e.desk, bad.Reason, e.known())
 	}
