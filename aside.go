@@ -141,7 +141,7 @@ func validateAudience(author Author, audience []Author) error {
 //
 // Errors match ErrInvalidMessage as well as the sentinel named, and name parent by its Seq
 // only.
-func ResolveAudience(m Message, parent *Message) ([]Author, error) {
+func (m Message) ResolveAudience(parent *Message) ([]Author, error) {
 	switch {
 	case parent == nil:
 		return canonicalAudience(m.Audience), nil

@@ -66,7 +66,7 @@ func validateCorrection(m Message, restored bool) error {
 //
 // Errors match ErrInvalidMessage as well as the sentinel named, and name target by its Seq
 // only.
-func ResolveCorrection(m Message, target *Message) ([]Author, error) {
+func (m Message) ResolveCorrection(target *Message) ([]Author, error) {
 	return WriteRules{}.ResolveCorrection(m, target)
 }
 

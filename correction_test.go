@@ -39,7 +39,7 @@ func TestCorrectionRule(t *testing.T) {
 		if err := transcript.ValidateNew(tt.m); err != nil {
 			t.Fatalf("%s: ValidateNew = %v", tt.name, err)
 		}
-		_, err := transcript.ResolveCorrection(tt.m, tt.target)
+		_, err := tt.m.ResolveCorrection(tt.target)
 		if !errors.Is(err, tt.want) || !errors.Is(err, transcript.ErrInvalidMessage) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
 		}
@@ -47,11 +47,11 @@ func TestCorrectionRule(t *testing.T) {
 			t.Errorf("%s: the refusal quotes the target: %v", tt.name, err)
 		}
 	}
-	got, err := transcript.ResolveCorrection(transcript.Message{Author: op, Redacted: true, Corrects: 2}, aside)
+	got, err := transcript.Message{Author: op, Redacted: true, Corrects: 2}.ResolveCorrection(aside)
 	if err != nil || len(got) != 1 || !got[0].Same(bot) {
 		t.Errorf("the operator's redaction of an aside = %v, %v; want the audience [agent:bot]", got, err)
 	}
-	if _, err := transcript.ResolveCorrection(transcript.Message{Author: op, Redacted: true, Corrects: 1}, desk); err != nil {
+	if _, err := (transcript.Message{Author: op, Redacted: true, Corrects: 1}).ResolveCorrection(desk); err != nil {
 		t.Errorf("the operator's redaction of a desk row = %v", err)
 	}
 }

@@ -15,19 +15,19 @@
 //
 // A view is always one viewer's view ([Query.Viewer]). A row with an [Message.Audience] is
 // an aside: only its author, the participants listed and the operator read it
-// ([Message.ReadableBy]). For everyone else it counts as blank, and the projection says only
-// that something they may not read happened there: an [Elision] names the range, how many
-// rows and who may read them, never a word of their content. A reply to an aside stays
-// inside it: every log that appends applies [ResolveAudience], which fills a reply's
-// audience in from its parent and refuses a reply from someone who may not read the parent
-// ([ErrNotReadable]).
+// ([Message.ReadableBy]). For everyone else it counts as blank, and the projection says
+// only that something they may not read happened there: an [Elision] names the range, how
+// many rows and who may read them, never a word of their content. A reply to an aside stays
+// inside it: every log that appends applies [Message.ResolveAudience], which fills a
+// reply's audience in from its parent and refuses a reply from someone who may not read the
+// parent ([ErrNotReadable]).
 //
 // The log is append-only, and still a row can change: a correction is a new row that names
 // the row it corrects ([Message.Corrects]) — an edit by the row's author, or a redaction by
 // its author or the operator, which erases the row's content for good. Every log that
-// appends applies [ResolveCorrection] and writes the change to the target in the same
-// transaction; a view shows the row as it is now ([Message.Revised], [Message.Redacted]),
-// in the place it always had, and never the correction itself.
+// appends applies [Message.ResolveCorrection] and writes the change to the target in the
+// same transaction; a view shows the row as it is now ([Message.Revised],
+// [Message.Redacted]), in the place it always had, and never the correction itself.
 //
 // A view is bounded; a search is not: a Log that implements [Searcher] (memlog and both
 // stores of this module do) finds the newest rows holding every word of a text

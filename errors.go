@@ -39,8 +39,8 @@ var (
 	// an aside that lists an audience other than the aside's readers.
 	ErrInvalidAudience = errors.New("invalid audience")
 
-	// Errors of the correction rule (see ResolveCorrection). Both are matched together with
-	// ErrInvalidMessage.
+	// Errors of the correction rule (see Message.ResolveCorrection). Both are matched
+	// together with ErrInvalidMessage.
 
 	// ErrNotAuthor is matched by the refusal of an edit by anyone but its target's author,
 	// and of a redaction by anyone but the target's author or the operator.

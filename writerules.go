@@ -3,7 +3,7 @@ package transcript
 // WriteRules are ValidateNew's and ResolveCorrection's rules as a store applies them to
 // what it writes (storage.Batch does): with the store's content limit, to rows an export
 // wrote, and to a correction whose Key names a stored row. The zero WriteRules are the
-// rules as ValidateNew and ResolveCorrection apply them.
+// rules as ValidateNew and Message.ResolveCorrection apply them.
 type WriteRules struct {
 	// MaxContent is the store's content limit in bytes; 0 (or above MaxContent) means
 	// MaxContent.
@@ -29,7 +29,7 @@ func (r WriteRules) ValidateNew(m Message) error {
 	return validateNew(m, limit, r.Restore)
 }
 
-// ResolveCorrection is ResolveCorrection under r.
+// ResolveCorrection is Message.ResolveCorrection under r.
 func (r WriteRules) ResolveCorrection(m Message, target *Message) ([]Author, error) {
 	if err := checkTarget(m, target); err != nil {
 		return nil, err

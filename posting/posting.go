@@ -93,10 +93,10 @@ func Check(author transcript.Author, req Request) (transcript.Message, error) {
 // and returns with it the parent it replies to (nil for a root), as stored. The checks, in
 // order: the audience's entries, the content (Blank when it is empty or white space only,
 // unless req.AllowBlank), transcript.ValidateNew (TooLarge for content over
-// transcript.MaxContent), the parent (NoParent when it does not exist or author may not read
-// it: one read of one row, transcript.ReadableRow) and the reply rule on it
-// (transcript.ResolveAudience). A refusal is an *Error; an error reading the parent is
-// returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
+// transcript.MaxContent), the parent (NoParent when it does not exist or author may not
+// read it: one read of one row, transcript.ReadableRow) and the reply rule on it
+// (transcript.Message.ResolveAudience). A refusal is an *Error; an error reading the parent
+// is returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
 // failure and not the post's.
 func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, req Request) (transcript.Message, *transcript.Message, error) {
 	m, err := Check(author, req)
@@ -113,7 +113,7 @@ func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, 
 	case !ok:
 		return m, nil, &Error{Kind: NoParent, Reason: fmt.Sprintf("no message %d that the author can read", m.Parent)}
 	}
-	if _, err := transcript.ResolveAudience(m, &parent); err != nil {
+	if _, err := m.ResolveAudience(&parent); err != nil {
 		return m, nil, Refusal(m, err)
 	}
 	return m, &parent, nil

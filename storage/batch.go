@@ -122,12 +122,13 @@ func isBatchRef(s transcript.Sequence) bool {
 // before them, from what the store read (see Reads): stored, the rows from 1 to head that
 // Parents and Corrects name, by Seq; present, the stored rows holding the batch's keys, by
 // key. For each message: its parent or target, its audience by the reply rule
-// (transcript.ResolveAudience) or the correction rule (transcript.ResolveCorrection, under
-// transcript.WriteRules), when its Key is present whether it is that row again (MatchKey),
-// and what its corrections change. It returns the Settlement, or the refusal of the first
-// message refused: a *transcript.AppendError whose Err matches transcript.ErrInvalidMessage,
-// or is the *transcript.KeyConflictError of a key present for a different row. Neither b's
-// messages nor what the store read are modified.
+// (transcript.Message.ResolveAudience) or the correction rule
+// (transcript.Message.ResolveCorrection, under transcript.WriteRules), when its Key is
+// present whether it is that row again (MatchKey), and what its corrections change. It
+// returns the Settlement, or the refusal of the first message refused: a
+// *transcript.AppendError whose Err matches transcript.ErrInvalidMessage, or is the
+// *transcript.KeyConflictError of a key present for a different row. Neither b's messages
+// nor what the store read are modified.
 //
 // A message's parent is, by its Parent: none (0); an earlier message of the batch, as
 // settled (a BatchParent, replaced with that message's Seq; or a Seq above head, a new row
