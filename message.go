@@ -161,7 +161,7 @@ func validateNew(m Message, maxContent int, restored bool) error {
 		return err
 	}
 	if !m.At.IsZero() {
-		return ValidateTime("at", m.At)
+		return validateTime("at", m.At)
 	}
 	return nil
 }

@@ -1,5 +1,7 @@
 package transcript
 
+import "time"
+
 // WriteRules are ValidateNew's and ResolveCorrection's rules as a store applies them to
 // what it writes (storage.Batch does): with the store's content limit, to rows an export
 // wrote, and to a correction whose Key names a stored row. The zero WriteRules are the
@@ -28,6 +30,18 @@ func (r WriteRules) ValidateNew(m Message) error {
 	}
 	return validateNew(m, limit, r.Restore)
 }
+
+// ValidateText reports whether s, the text named what ("author label"), is one a store
+// keeps: valid UTF-8 without a NUL byte, the rule of every text of a row (and, through
+// storage.ValidateText, of what a store keeps beside its rows); r's fields play no part.
+// The error is an *InvalidMessageError of kind ErrText that names what and the offending
+// offset, never a part of s.
+func (WriteRules) ValidateText(what, s string) error { return validateText(what, s) }
+
+// ValidateTime reports whether at, the time named what ("at"), lies in the years 1 to 9999,
+// the times a store keeps (a row's At; through storage.ValidateTime, a token's times); r's
+// fields play no part. The error is an *InvalidMessageError of kind ErrAt.
+func (WriteRules) ValidateTime(what string, at time.Time) error { return validateTime(what, at) }
 
 // ResolveCorrection is Message.ResolveCorrection under r.
 func (r WriteRules) ResolveCorrection(m Message, target *Message) ([]Author, error) {
