@@ -97,7 +97,7 @@ func TestValidateNewAudience(t *testing.T) {
 		{"an invalid entry", authors(transcript.Agent("", "x")), transcript.ErrInvalidAuthor},
 		{"an entry of no kind", authors(transcript.Author{ID: "x"}), transcript.ErrInvalidAudience},
 	} {
-		err := transcript.ValidateNew(transcript.Message{Author: anaAuthor, Content: "hi", Audience: c.audience})
+		err := transcript.Message{Author: anaAuthor, Content: "hi", Audience: c.audience}.ValidateNew()
 		switch {
 		case c.err == nil && err != nil:
 			t.Errorf("%s: %v, want no error", c.name, err)

@@ -36,7 +36,7 @@ func TestCorrectionRule(t *testing.T) {
 		{"another audience on an aside's", transcript.Message{Author: bot, Content: "x", Corrects: 2, Audience: []transcript.Author{rev}}, aside, transcript.ErrInvalidAudience},
 	}
 	for _, tt := range tests {
-		if err := transcript.ValidateNew(tt.m); err != nil {
+		if err := tt.m.ValidateNew(); err != nil {
 			t.Fatalf("%s: ValidateNew = %v", tt.name, err)
 		}
 		_, err := tt.m.ResolveCorrection(tt.target)
@@ -66,7 +66,7 @@ func TestValidateNewCorrections(t *testing.T) {
 		"an edit without text":  {Author: ana, Content: " ", Corrects: 1},
 		"a correction replying": {Author: ana, Content: "x", Corrects: 1, Parent: 1},
 	} {
-		if err := transcript.ValidateNew(m); !errors.Is(err, transcript.ErrInvalidMessage) {
+		if err := m.ValidateNew(); !errors.Is(err, transcript.ErrInvalidMessage) {
 			t.Errorf("%s: ValidateNew = %v", name, err)
 		}
 	}

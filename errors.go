@@ -7,12 +7,12 @@ import (
 
 // The errors of this package. Each refusal matches one or more of them with errors.Is.
 var (
-	// ErrInvalidMessage is matched by the errors of ValidateNew and of a log's Append when a
-	// message cannot be stored.
+	// ErrInvalidMessage is matched by the errors of Message.ValidateNew and of a log's
+	// Append when a message cannot be stored.
 	ErrInvalidMessage = errors.New("invalid message")
 
 	// The refusals of what no store keeps. Each is matched, with ErrInvalidMessage, by the
-	// errors of ValidateNew and of a log's Append.
+	// errors of Message.ValidateNew and of a log's Append.
 
 	// ErrTooLarge: the content is over MaxContent bytes, or over the store's lower limit.
 	ErrTooLarge = errors.New("content over the size limit")

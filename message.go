@@ -136,7 +136,7 @@ func (c Conversation) AtLevel(m *Message) bool {
 // bad author and ErrInvalidAudience for a bad audience; it is an *InvalidMessageError,
 // whose message says what is wrong once ("audience lists agent:triage twice") and never
 // quotes content.
-func ValidateNew(m Message) error { return validateNew(m, MaxContent, false) }
+func (m Message) ValidateNew() error { return validateNew(m, MaxContent, false) }
 
 func validateNew(m Message, maxContent int, restored bool) error {
 	if m.Seq != 0 {

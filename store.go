@@ -8,9 +8,9 @@ import "context"
 // Append stores m as the newest row of desk and returns it as stored: its Seq one above the
 // desk's newest row (a desk with no row starts at 1; a refused append uses no number), its
 // At, when zero, the time of the append, and its Audience as Message.ResolveAudience gives
-// it, in a new slice the caller owns. m must satisfy ValidateNew (with the store's content
-// limit, at most MaxContent), its Parent must be 0 or an older row of the same desk, and
-// the reply rule must hold. A correction (m.Corrects != 0) must satisfy
+// it, in a new slice the caller owns. m must satisfy Message.ValidateNew (with the store's
+// content limit, at most MaxContent), its Parent must be 0 or an older row of the same
+// desk, and the reply rule must hold. A correction (m.Corrects != 0) must satisfy
 // Message.ResolveCorrection, and is applied in the same transaction: its target's content
 // becomes the edit's or, for a redaction, is erased with that of every earlier correction
 // of the target, and its Revised becomes m's Seq. A Key the desk holds already stores

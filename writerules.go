@@ -2,10 +2,10 @@ package transcript
 
 import "time"
 
-// WriteRules are ValidateNew's and ResolveCorrection's rules as a store applies them to
-// what it writes (storage.Batch does): with the store's content limit, to rows an export
-// wrote, and to a correction whose Key names a stored row. The zero WriteRules are the
-// rules as ValidateNew and Message.ResolveCorrection apply them.
+// WriteRules are Message.ValidateNew's and ResolveCorrection's rules as a store applies
+// them to what it writes (storage.Batch does): with the store's content limit, to rows an
+// export wrote, and to a correction whose Key names a stored row. The zero WriteRules are
+// the rules as Message.ValidateNew and Message.ResolveCorrection apply them.
 type WriteRules struct {
 	// MaxContent is the store's content limit in bytes; 0 (or above MaxContent) means
 	// MaxContent.
@@ -21,8 +21,8 @@ type WriteRules struct {
 	Replay bool
 }
 
-// ValidateNew is ValidateNew under r: the content limit is r's, and with Restore a row
-// may carry what the log set.
+// ValidateNew is Message.ValidateNew under r: the content limit is r's, and with Restore a
+// row may carry what the log set.
 func (r WriteRules) ValidateNew(m Message) error {
 	limit := r.MaxContent
 	if limit <= 0 || limit > MaxContent {

@@ -16,9 +16,9 @@
 // A desk's rows are numbered 1, 2, 3, ... without a gap, in commit order: a reader that has
 // seen Seq n never later sees a new row below n, so sharing's watermarks skip nothing.
 // Appends to one desk take turns on the desk's head row; appends to different desks never
-// wait for each other. Append and AppendBatch apply transcript.ValidateNew and the reply
-// rule (transcript.Message.ResolveAudience, against the parent as stored) to every row and
-// store the audience it returns; a refused append stores nothing and returns an
+// wait for each other. Append and AppendBatch apply transcript.Message.ValidateNew and the
+// reply rule (transcript.Message.ResolveAudience, against the parent as stored) to every
+// row and store the audience it returns; a refused append stores nothing and returns an
 // [*AppendError] that names the row and never quotes a parent's content. A message with a
 // key the desk already holds is decided by storage.MatchKey: the same message is not stored
 // again (Append returns the stored row, AppendBatch skips it), a different one is a
@@ -195,9 +195,10 @@
 // # Bad input
 //
 // Append and AppendBatch refuse, with an [*AppendError] matching
-// transcript.ErrInvalidMessage and nothing stored, what transcript.ValidateNew refuses, a
-// desk name transcript.ValidateDesk refuses ([ErrDeskName]), a parent that is not an older
-// row of the desk, a reply the reply rule refuses, a correction the correction rule refuses, text PostgreSQL cannot hold (the NUL
-// byte, [ErrText]) and a batch naming one key twice ([ErrDuplicateKey]). A key conflict is
-// not bad input: it matches transcript.ErrKeyConflict, not transcript.ErrInvalidMessage.
+// transcript.ErrInvalidMessage and nothing stored, what transcript.Message.ValidateNew
+// refuses, a desk name transcript.ValidateDesk refuses ([ErrDeskName]), a parent that is
+// not an older row of the desk, a reply the reply rule refuses, a correction the correction
+// rule refuses, text PostgreSQL cannot hold (the NUL byte, [ErrText]) and a batch naming
+// one key twice ([ErrDuplicateKey]). A key conflict is not bad input: it matches
+// transcript.ErrKeyConflict, not transcript.ErrInvalidMessage.
 package pgstore

@@ -12,7 +12,7 @@ import (
 )
 
 // Reasons an append is rejected. Every *AppendError but a key conflict matches
-// transcript.ErrInvalidMessage and, unless transcript.ValidateNew or the reply rule
+// transcript.ErrInvalidMessage and, unless transcript.Message.ValidateNew or the reply rule
 // (transcript.Message.ResolveAudience) found the fault, one of these; theirs match the root
 // package's sentinels, such as transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (

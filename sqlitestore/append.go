@@ -39,13 +39,13 @@ ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 //
 // Bad input is an *AppendError matching transcript.ErrInvalidMessage, and then nothing is
 // stored and no sequence is used: a desk name transcript.ValidateDesk refuses (also
-// matching transcript.ErrInvalidDesk), a message that fails transcript.ValidateNew (a Seq
-// set by the caller, an invalid author, content that is not UTF-8, an invalid, self-naming,
-// duplicate or oversized audience), an author or audience entry whose id or label is not
-// UTF-8, a NUL byte in the content, or an author's or audience entry's id or label
-// (PostgreSQL text cannot hold one, and pgstore refuses it too, so that a desk can move
-// between the stores), content over the limit (WithMaxContent), At outside the years 1 to
-// 9999, a Parent that is not an older row of the same desk, or a reply the reply rule
+// matching transcript.ErrInvalidDesk), a message that fails transcript.Message.ValidateNew
+// (a Seq set by the caller, an invalid author, content that is not UTF-8, an invalid,
+// self-naming, duplicate or oversized audience), an author or audience entry whose id or
+// label is not UTF-8, a NUL byte in the content, or an author's or audience entry's id or
+// label (PostgreSQL text cannot hold one, and pgstore refuses it too, so that a desk can
+// move between the stores), content over the limit (WithMaxContent), At outside the years 1
+// to 9999, a Parent that is not an older row of the same desk, or a reply the reply rule
 // refuses (transcript.Message.ResolveAudience): by an author who may not read its parent
 // (also matching transcript.ErrNotReadable), or to an aside with other readers than the
 // aside's (transcript.ErrInvalidAudience). Those errors name the parent by its Seq only,

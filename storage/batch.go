@@ -29,10 +29,11 @@ type Batch struct {
 }
 
 // Check reports what is wrong with b that b alone tells, before a store reads or writes
-// anything: the desk name (transcript.ValidateDesk), each message (transcript.ValidateNew,
-// with b's content limit and Restore's allowances: transcript.WriteRules), a BatchParent (as
-// Parent or Corrects) that names no earlier message of the batch, or any BatchParent when
-// Single, and one Key on two messages (transcript.ErrDuplicateKey). The refusal is a
+// anything: the desk name (transcript.ValidateDesk), each message
+// (transcript.Message.ValidateNew, with b's content limit and Restore's allowances:
+// transcript.WriteRules), a BatchParent (as Parent or Corrects) that names no earlier
+// message of the batch, or any BatchParent when Single, and one Key on two messages
+// (transcript.ErrDuplicateKey). The refusal is a
 // *transcript.AppendError naming the first bad message, whose Err matches
 // transcript.ErrInvalidMessage. Settle calls Check unless it accepted b already.
 func (b *Batch) Check() error {
@@ -55,9 +56,10 @@ func (b *Batch) Check() error {
 	return nil
 }
 
-// ValidateRestored is transcript.ValidateNew for a row an export wrote, which a store
-// restores as it was stored (a Batch with Restore): besides what ValidateNew accepts, it may
-// carry Revised, and Redacted with empty Content, as the log set them.
+// ValidateRestored is transcript.Message.ValidateNew for a row an export wrote, which a
+// store restores as it was stored (a Batch with Restore): besides what
+// transcript.Message.ValidateNew accepts, it may carry Revised, and Redacted with empty
+// Content, as the log set them.
 func ValidateRestored(m transcript.Message) error {
 	return transcript.WriteRules{Restore: true}.ValidateNew(m)
 }

@@ -9,7 +9,7 @@
 // names, under the lock that keeps the desk's head in place, and [Batch.Settle] decides
 // every message against it; the store writes the [Settlement]: the new rows, and a
 // [Revision] of each stored row the append's corrections change. The rules are the root's
-// (transcript.ValidateNew, transcript.Message.ResolveAudience,
+// (transcript.Message.ValidateNew, transcript.Message.ResolveAudience,
 // transcript.Message.ResolveCorrection, under the store's transcript.WriteRules), so that a
 // host checking a message before it appends applies the very rules the store does; what
 // only a store meets is here: a Key the desk holds already ([MatchKey]), a row an export
