@@ -35,8 +35,29 @@ func (k AuthorKind) String() string {
 
 func (k AuthorKind) valid() bool { return k >= KindOperator && k <= KindSystem }
 
-// ParseAuthorKind returns the kind whose String is name.
-func ParseAuthorKind(name string) (AuthorKind, error) {
+// MarshalText returns k's name, as String gives it ("agent"); an invalid kind is an error
+// matching ErrInvalidAuthor.
+func (k AuthorKind) MarshalText() ([]byte, error) {
+	if !k.valid() {
+		return nil, refusedf(ErrInvalidAuthor, "unknown kind %d", uint8(k))
+	}
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText sets k to the kind whose name is text, as String gives it ("operator",
+// "person", "agent", "system"). Any other text is an error matching ErrInvalidAuthor, and
+// k is unchanged.
+func (k *AuthorKind) UnmarshalText(text []byte) error {
+	kind, err := parseAuthorKind(string(text))
+	if err != nil {
+		return err
+	}
+	*k = kind
+	return nil
+}
+
+// parseAuthorKind returns the kind whose String is name.
+func parseAuthorKind(name string) (AuthorKind, error) {
 	for k := KindOperator; k <= KindSystem; k++ {
 		if kindNames[k] == name {
 			return k, nil
@@ -114,7 +135,7 @@ func (a Author) String() string {
 // ErrInvalidAuthor.
 func ParseAuthor(s string) (Author, error) {
 	kind, rest, _ := strings.Cut(s, ":")
-	k, err := ParseAuthorKind(kind)
+	k, err := parseAuthorKind(kind)
 	if err != nil {
 		return Author{}, refusedf(ErrInvalidAuthor, "%q is not operator, person:ID, agent:ID or system:KIND", s)
 	}
@@ -162,7 +183,7 @@ func (a *Author) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return &InvalidError{Kind: ErrInvalidAuthor, Reason: err.Error(), Cause: err}
 	}
-	kind, err := ParseAuthorKind(w.Type)
+	kind, err := parseAuthorKind(w.Type)
 	if err != nil {
 		return err
 	}

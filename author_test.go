@@ -121,7 +121,8 @@ func TestParseAuthor(t *testing.T) {
 func TestAuthorErrorSaysWhatIsWrong(t *testing.T) {
 	var a transcript.Author
 	_, parseErr := transcript.ParseAuthor("robot:r2")
-	_, kindErr := transcript.ParseAuthorKind("robot")
+	var kind transcript.AuthorKind
+	kindErr := kind.UnmarshalText([]byte("robot"))
 	cases := []struct {
 		name   string
 		err    error
@@ -130,7 +131,7 @@ func TestAuthorErrorSaysWhatIsWrong(t *testing.T) {
 	}{
 		{"Validate", transcript.Agent("", "x").Validate(), "agent without id", false},
 		{"ParseAuthor", parseErr, `"robot:r2" is not operator, person:ID, agent:ID or system:KIND`, false},
-		{"ParseAuthorKind", kindErr, `unknown author type "robot"`, false},
+		{"AuthorKind.UnmarshalText", kindErr, `unknown author type "robot"`, false},
 		{"a wrong key", json.Unmarshal([]byte(`{"type":"agent","id":"x","kind":"k"}`), &a), `agent with a "kind" key`, false},
 		{"no object", json.Unmarshal([]byte(`"agent:x"`), &a), "", true},
 	}
@@ -146,5 +147,27 @@ func TestAuthorErrorSaysWhatIsWrong(t *testing.T) {
 		case !c.json && (ae.Reason != c.reason || c.err.Error() != "invalid author: "+c.reason):
 			t.Errorf("%s: Reason %q, message %q; want %q", c.name, ae.Reason, c.err, c.reason)
 		}
+	}
+}
+
+// TestAuthorKindText: a kind's text is its String, and reads back as the kind; an invalid
+// kind has no text, and an unknown text leaves the kind as it was.
+func TestAuthorKindText(t *testing.T) {
+	for _, k := range []transcript.AuthorKind{transcript.KindOperator, transcript.KindPerson, transcript.KindAgent, transcript.KindSystem} {
+		text, err := k.MarshalText()
+		var got transcript.AuthorKind
+		if err != nil || string(text) != k.String() {
+			t.Errorf("%v.MarshalText() = %q, %v; want %q", k, text, err, k.String())
+		}
+		if err := got.UnmarshalText(text); err != nil || got != k {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, got, err, k)
+		}
+	}
+	if _, err := transcript.AuthorKind(0).MarshalText(); !errors.Is(err, transcript.ErrInvalidAuthor) {
+		t.Errorf("AuthorKind(0).MarshalText() = %v, want ErrInvalidAuthor", err)
+	}
+	k := transcript.KindAgent
+	if err := k.UnmarshalText([]byte("robot")); !errors.Is(err, transcript.ErrInvalidAuthor) || k != transcript.KindAgent {
+		t.Errorf("UnmarshalText(robot) = %v, kind %v; want ErrInvalidAuthor and agent", err, k)
 	}
 }

@@ -63,7 +63,7 @@ var (
 	ErrInvalidDesk = errors.New("invalid desk name")
 
 	// ErrInvalidAuthor is matched by the refusals of Author.Validate, ParseAuthor,
-	// ParseAuthorKind and Author.UnmarshalJSON, each an *InvalidError.
+	// AuthorKind.UnmarshalText and Author.UnmarshalJSON, each an *InvalidError.
 	ErrInvalidAuthor = errors.New("invalid author")
 
 	// ErrBadSearch is matched by the refusal of a search whose text holds no term, more than

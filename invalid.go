@@ -29,7 +29,7 @@ func (e *InvalidMessageError) Unwrap() []error {
 }
 
 // InvalidError is the refusal of a value other than a message: an author (Kind is
-// ErrInvalidAuthor, from Author.Validate, ParseAuthor, ParseAuthorKind and
+// ErrInvalidAuthor, from Author.Validate, ParseAuthor, AuthorKind.UnmarshalText and
 // Author.UnmarshalJSON), a desk's name (ErrInvalidDesk, from ValidateDesk) or a search's
 // text (ErrBadSearch, from storage.PlanSearch). It matches Kind, and Cause when set. Its
 // message is Kind's and Reason: "invalid desk name: empty"; Reason alone says what is wrong

@@ -73,8 +73,8 @@ type lineAuthor struct {
 
 // author returns the Author a names, or what is wrong with it.
 func (a lineAuthor) author() (transcript.Author, error) {
-	kind, err := transcript.ParseAuthorKind(a.Type)
-	if err != nil {
+	var kind transcript.AuthorKind
+	if err := kind.UnmarshalText([]byte(a.Type)); err != nil {
 		return transcript.Author{}, err
 	}
 	id, wrongKey, wrongValue := a.ID, "kind", a.Kind
