@@ -41,8 +41,9 @@
 // history. A host's own failure comes back as a [*ReadError].
 //
 // Errors say what is wrong and nothing of where, as io/fs's do: [ErrInvalidMessage] is
-// "invalid message", and an error of a type such as [*InvalidMessageError] builds its text
-// from its fields. Whoever returns one names the place, once ("append to desk "eng": parent
+// "invalid message", and an error of a type such as [*InvalidMessageError] (a message's
+// refusal) or [*InvalidError] (an author's, a desk name's, a search's) builds its text from
+// its fields. Whoever returns one names the place, once ("append to desk "eng": parent
 // 9 is not an older row of the desk"); a caller that words it for its own users reads the
 // fields with errors.As.
 //
