@@ -121,11 +121,11 @@ func validateAudience(author Author, audience []Author) error {
 	return nil
 }
 
-// ResolveAudience applies the reply rule to m, a new row that ValidateNew accepts, and
-// returns the Audience m is stored with, in canonical order (by Kind, then ID), in a new
-// slice; nil for a row the whole desk reads. Every log that appends calls it for every new
-// row: memlog, sqlitestore and pgstore. parent is the row m replies to, as stored, or nil
-// for a root.
+// ResolveAudience applies the reply rule to m, a new row that Message.ValidateNew accepts,
+// and returns the Audience m is stored with, in canonical order (by Kind, then ID), in a
+// new slice; nil for a row the whole desk reads. Every log that appends calls it for every
+// new row: memlog, sqlitestore and pgstore. parent is the row m replies to, as stored, or
+// nil for a root.
 //
 // The rule, checked in this order, so that a refusal tells an outsider nothing about an
 // aside's readers:
@@ -141,7 +141,7 @@ func validateAudience(author Author, audience []Author) error {
 //
 // Errors match ErrInvalidMessage as well as the sentinel named, and name parent by its Seq
 // only.
-func ResolveAudience(m Message, parent *Message) ([]Author, error) {
+func (m Message) ResolveAudience(parent *Message) ([]Author, error) {
 	switch {
 	case parent == nil:
 		return canonicalAudience(m.Audience), nil

@@ -97,7 +97,7 @@ func TestValidateNewAudience(t *testing.T) {
 		{"an invalid entry", authors(transcript.Agent("", "x")), transcript.ErrInvalidAuthor},
 		{"an entry of no kind", authors(transcript.Author{ID: "x"}), transcript.ErrInvalidAudience},
 	} {
-		err := transcript.ValidateNew(transcript.Message{Author: anaAuthor, Content: "hi", Audience: c.audience})
+		err := transcript.Message{Author: anaAuthor, Content: "hi", Audience: c.audience}.ValidateNew()
 		switch {
 		case c.err == nil && err != nil:
 			t.Errorf("%s: %v, want no error", c.name, err)
@@ -135,7 +135,7 @@ func TestResolveAudience(t *testing.T) {
 		{"a smaller audience", transcript.Message{Author: reviewAuthor, Audience: authors(anaAuthor)}, twoAgents, nil, transcript.ErrInvalidAudience},
 		{"readers that leave no audience", transcript.Message{Author: triageAuthor}, self, nil, transcript.ErrInvalidAudience},
 	} {
-		got, err := transcript.ResolveAudience(c.m, c.parent)
+		got, err := c.m.ResolveAudience(c.parent)
 		switch {
 		case c.err == nil && err != nil:
 			t.Errorf("%s: %v, want no error", c.name, err)
@@ -151,7 +151,7 @@ func TestResolveAudience(t *testing.T) {
 	}
 	// The result is a new slice.
 	given := authors(triageAuthor, opAuthor)
-	got, _ := transcript.ResolveAudience(transcript.Message{Author: anaAuthor, Audience: given}, nil)
+	got, _ := transcript.Message{Author: anaAuthor, Audience: given}.ResolveAudience(nil)
 	got[0] = reviewAuthor
 	if given[0] != triageAuthor || given[1] != opAuthor {
 		t.Errorf("ResolveAudience changed the caller's audience: %v", given)

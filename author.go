@@ -35,14 +35,35 @@ func (k AuthorKind) String() string {
 
 func (k AuthorKind) valid() bool { return k >= KindOperator && k <= KindSystem }
 
-// ParseAuthorKind returns the kind whose String is name.
-func ParseAuthorKind(name string) (AuthorKind, error) {
+// MarshalText returns k's name, as String gives it ("agent"); an invalid kind is an error
+// matching ErrInvalidAuthor.
+func (k AuthorKind) MarshalText() ([]byte, error) {
+	if !k.valid() {
+		return nil, refusedf(ErrInvalidAuthor, "unknown kind %d", uint8(k))
+	}
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText sets k to the kind whose name is text, as String gives it ("operator",
+// "person", "agent", "system"). Any other text is an error matching ErrInvalidAuthor, and
+// k is unchanged.
+func (k *AuthorKind) UnmarshalText(text []byte) error {
+	kind, err := parseAuthorKind(string(text))
+	if err != nil {
+		return err
+	}
+	*k = kind
+	return nil
+}
+
+// parseAuthorKind returns the kind whose String is name.
+func parseAuthorKind(name string) (AuthorKind, error) {
 	for k := KindOperator; k <= KindSystem; k++ {
 		if kindNames[k] == name {
 			return k, nil
 		}
 	}
-	return 0, &AuthorError{Reason: fmt.Sprintf("unknown author type %q", name)}
+	return 0, refusedf(ErrInvalidAuthor, "unknown author type %q", name)
 }
 
 // Author is who wrote a row. The label is captured with the row, never looked up later, so a
@@ -77,31 +98,14 @@ func (a Author) Same(b Author) bool { return a.Kind == b.Kind && a.ID == b.ID }
 func (a Author) Validate() error {
 	switch {
 	case !a.Kind.valid():
-		return &AuthorError{Reason: fmt.Sprintf("unknown kind %d", uint8(a.Kind))}
+		return refusedf(ErrInvalidAuthor, "unknown kind %d", uint8(a.Kind))
 	case a.Kind == KindOperator && a.ID != "":
-		return &AuthorError{Reason: fmt.Sprintf("operator with id %q", a.ID)}
+		return refusedf(ErrInvalidAuthor, "operator with id %q", a.ID)
 	case a.Kind != KindOperator && a.ID == "":
-		return &AuthorError{Reason: fmt.Sprintf("%s without %s", a.Kind, a.idName())}
+		return refusedf(ErrInvalidAuthor, "%s without %s", a.Kind, a.idName())
 	}
 	return nil
 }
-
-// AuthorError is the refusal of an author (Validate, ParseAuthor, ParseAuthorKind,
-// UnmarshalJSON), which matches ErrInvalidAuthor. Reason says what is wrong ("agent without
-// id"); Err is the JSON decoding error when the author is no object of the right shape, or
-// nil.
-type AuthorError struct {
-	Reason string
-	Err    error
-}
-
-func (e *AuthorError) Error() string { return ErrInvalidAuthor.Error() + ": " + e.Reason }
-
-// Is reports that every AuthorError matches ErrInvalidAuthor.
-func (e *AuthorError) Is(target error) bool { return target == ErrInvalidAuthor }
-
-// Unwrap returns the JSON decoding error, or nil.
-func (e *AuthorError) Unwrap() error { return e.Err }
 
 // valid is Validate without building an error: the walk asks it of a viewer once per aside.
 func (a Author) valid() bool {
@@ -131,9 +135,9 @@ func (a Author) String() string {
 // ErrInvalidAuthor.
 func ParseAuthor(s string) (Author, error) {
 	kind, rest, _ := strings.Cut(s, ":")
-	k, err := ParseAuthorKind(kind)
+	k, err := parseAuthorKind(kind)
 	if err != nil {
-		return Author{}, &AuthorError{Reason: fmt.Sprintf("%q is not operator, person:ID, agent:ID or system:KIND", s)}
+		return Author{}, refusedf(ErrInvalidAuthor, "%q is not operator, person:ID, agent:ID or system:KIND", s)
 	}
 	a := Author{Kind: k}
 	if k == KindOperator {
@@ -142,7 +146,7 @@ func ParseAuthor(s string) (Author, error) {
 		a.ID, a.Label, _ = strings.Cut(rest, ":")
 	}
 	if err := a.Validate(); err != nil {
-		return Author{}, &AuthorError{Reason: fmt.Sprintf("%q is not operator, person:ID, agent:ID or system:KIND", s)}
+		return Author{}, refusedf(ErrInvalidAuthor, "%q is not operator, person:ID, agent:ID or system:KIND", s)
 	}
 	return a, nil
 }
@@ -177,9 +181,9 @@ func (a Author) MarshalJSON() ([]byte, error) {
 func (a *Author) UnmarshalJSON(data []byte) error {
 	var w authorJSON
 	if err := json.Unmarshal(data, &w); err != nil {
-		return &AuthorError{Reason: err.Error(), Err: err}
+		return &InvalidError{Kind: ErrInvalidAuthor, Reason: err.Error(), Cause: err}
 	}
-	kind, err := ParseAuthorKind(w.Type)
+	kind, err := parseAuthorKind(w.Type)
 	if err != nil {
 		return err
 	}
@@ -189,7 +193,7 @@ func (a *Author) UnmarshalJSON(data []byte) error {
 		got.ID, wrongKey, wrongValue = w.Kind, "id", w.ID
 	}
 	if wrongValue != "" {
-		return &AuthorError{Reason: fmt.Sprintf("%s with a %q key", kind, wrongKey)}
+		return refusedf(ErrInvalidAuthor, "%s with a %q key", kind, wrongKey)
 	}
 	if err := got.Validate(); err != nil {
 		return err

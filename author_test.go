@@ -115,13 +115,14 @@ func TestParseAuthor(t *testing.T) {
 	}
 }
 
-// TestAuthorErrorSaysWhatIsWrong: every refusal of an author is an *AuthorError that
-// matches ErrInvalidAuthor, says what is wrong in Reason, and sets Err only when the JSON
+// TestAuthorErrorSaysWhatIsWrong: every refusal of an author is an *InvalidError that
+// matches ErrInvalidAuthor, says what is wrong in Reason, and sets Cause only when the JSON
 // is no author object at all.
 func TestAuthorErrorSaysWhatIsWrong(t *testing.T) {
 	var a transcript.Author
 	_, parseErr := transcript.ParseAuthor("robot:r2")
-	_, kindErr := transcript.ParseAuthorKind("robot")
+	var kind transcript.AuthorKind
+	kindErr := kind.UnmarshalText([]byte("robot"))
 	cases := []struct {
 		name   string
 		err    error
@@ -130,21 +131,43 @@ func TestAuthorErrorSaysWhatIsWrong(t *testing.T) {
 	}{
 		{"Validate", transcript.Agent("", "x").Validate(), "agent without id", false},
 		{"ParseAuthor", parseErr, `"robot:r2" is not operator, person:ID, agent:ID or system:KIND`, false},
-		{"ParseAuthorKind", kindErr, `unknown author type "robot"`, false},
+		{"AuthorKind.UnmarshalText", kindErr, `unknown author type "robot"`, false},
 		{"a wrong key", json.Unmarshal([]byte(`{"type":"agent","id":"x","kind":"k"}`), &a), `agent with a "kind" key`, false},
 		{"no object", json.Unmarshal([]byte(`"agent:x"`), &a), "", true},
 	}
 	for _, c := range cases {
-		ae, ok := errors.AsType[*transcript.AuthorError](c.err)
+		ae, ok := errors.AsType[*transcript.InvalidError](c.err)
 		switch {
 		case !ok:
-			t.Errorf("%s: %#v, want an *AuthorError", c.name, c.err)
+			t.Errorf("%s: %#v, want an *InvalidError", c.name, c.err)
 		case !errors.Is(c.err, transcript.ErrInvalidAuthor):
 			t.Errorf("%s: %v does not match ErrInvalidAuthor", c.name, c.err)
-		case c.json != (ae.Err != nil):
-			t.Errorf("%s: Err = %v, want it set only for JSON that is no author object", c.name, ae.Err)
+		case c.json != (ae.Cause != nil):
+			t.Errorf("%s: Cause = %v, want it set only for JSON that is no author object", c.name, ae.Cause)
 		case !c.json && (ae.Reason != c.reason || c.err.Error() != "invalid author: "+c.reason):
 			t.Errorf("%s: Reason %q, message %q; want %q", c.name, ae.Reason, c.err, c.reason)
 		}
+	}
+}
+
+// TestAuthorKindText: a kind's text is its String, and reads back as the kind; an invalid
+// kind has no text, and an unknown text leaves the kind as it was.
+func TestAuthorKindText(t *testing.T) {
+	for _, k := range []transcript.AuthorKind{transcript.KindOperator, transcript.KindPerson, transcript.KindAgent, transcript.KindSystem} {
+		text, err := k.MarshalText()
+		var got transcript.AuthorKind
+		if err != nil || string(text) != k.String() {
+			t.Errorf("%v.MarshalText() = %q, %v; want %q", k, text, err, k.String())
+		}
+		if err := got.UnmarshalText(text); err != nil || got != k {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, got, err, k)
+		}
+	}
+	if _, err := transcript.AuthorKind(0).MarshalText(); !errors.Is(err, transcript.ErrInvalidAuthor) {
+		t.Errorf("AuthorKind(0).MarshalText() = %v, want ErrInvalidAuthor", err)
+	}
+	k := transcript.KindAgent
+	if err := k.UnmarshalText([]byte("robot")); !errors.Is(err, transcript.ErrInvalidAuthor) || k != transcript.KindAgent {
+		t.Errorf("UnmarshalText(robot) = %v, kind %v; want ErrInvalidAuthor and agent", err, k)
 	}
 }

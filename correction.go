@@ -45,11 +45,11 @@ func validateCorrection(m Message, restored bool) error {
 }
 
 // ResolveCorrection applies the correction rule to m, a correction (m.Corrects != 0) that
-// ValidateNew accepts, and returns the Audience m is stored with, in canonical order, in a
-// new slice; nil for a correction of a row the whole desk reads. Every log that appends
-// calls it for every new correction, before anything is written: memlog, sqlitestore and
-// pgstore, through storage.Batch.Settle (under their WriteRules). target is the row
-// m.Corrects names, as stored, or nil when the desk holds no such row.
+// Message.ValidateNew accepts, and returns the Audience m is stored with, in canonical
+// order, in a new slice; nil for a correction of a row the whole desk reads. Every log that
+// appends calls it for every new correction, before anything is written: memlog,
+// sqlitestore and pgstore, through storage.Batch.Settle (under their WriteRules). target is
+// the row m.Corrects names, as stored, or nil when the desk holds no such row.
 //
 // The rule, checked in this order:
 //
@@ -66,7 +66,7 @@ func validateCorrection(m Message, restored bool) error {
 //
 // Errors match ErrInvalidMessage as well as the sentinel named, and name target by its Seq
 // only.
-func ResolveCorrection(m Message, target *Message) ([]Author, error) {
+func (m Message) ResolveCorrection(target *Message) ([]Author, error) {
 	return WriteRules{}.ResolveCorrection(m, target)
 }
 

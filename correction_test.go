@@ -36,10 +36,10 @@ func TestCorrectionRule(t *testing.T) {
 		{"another audience on an aside's", transcript.Message{Author: bot, Content: "x", Corrects: 2, Audience: []transcript.Author{rev}}, aside, transcript.ErrInvalidAudience},
 	}
 	for _, tt := range tests {
-		if err := transcript.ValidateNew(tt.m); err != nil {
+		if err := tt.m.ValidateNew(); err != nil {
 			t.Fatalf("%s: ValidateNew = %v", tt.name, err)
 		}
-		_, err := transcript.ResolveCorrection(tt.m, tt.target)
+		_, err := tt.m.ResolveCorrection(tt.target)
 		if !errors.Is(err, tt.want) || !errors.Is(err, transcript.ErrInvalidMessage) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
 		}
@@ -47,11 +47,11 @@ func TestCorrectionRule(t *testing.T) {
 			t.Errorf("%s: the refusal quotes the target: %v", tt.name, err)
 		}
 	}
-	got, err := transcript.ResolveCorrection(transcript.Message{Author: op, Redacted: true, Corrects: 2}, aside)
+	got, err := transcript.Message{Author: op, Redacted: true, Corrects: 2}.ResolveCorrection(aside)
 	if err != nil || len(got) != 1 || !got[0].Same(bot) {
 		t.Errorf("the operator's redaction of an aside = %v, %v; want the audience [agent:bot]", got, err)
 	}
-	if _, err := transcript.ResolveCorrection(transcript.Message{Author: op, Redacted: true, Corrects: 1}, desk); err != nil {
+	if _, err := (transcript.Message{Author: op, Redacted: true, Corrects: 1}).ResolveCorrection(desk); err != nil {
 		t.Errorf("the operator's redaction of a desk row = %v", err)
 	}
 }
@@ -66,7 +66,7 @@ func TestValidateNewCorrections(t *testing.T) {
 		"an edit without text":  {Author: ana, Content: " ", Corrects: 1},
 		"a correction replying": {Author: ana, Content: "x", Corrects: 1, Parent: 1},
 	} {
-		if err := transcript.ValidateNew(m); !errors.Is(err, transcript.ErrInvalidMessage) {
+		if err := m.ValidateNew(); !errors.Is(err, transcript.ErrInvalidMessage) {
 			t.Errorf("%s: ValidateNew = %v", name, err)
 		}
 	}

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"fmt"
 	"unicode"
 	"unicode/utf8"
 )
@@ -17,33 +16,22 @@ import (
 func ValidateDesk(name string) error {
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
-		return &DeskNameError{Reason: "empty"}
+		return refusedf(ErrInvalidDesk, "empty")
 	case n > MaxDeskLen:
-		return &DeskNameError{Reason: fmt.Sprintf("%d characters, over the limit of %d", n, MaxDeskLen)}
+		return refusedf(ErrInvalidDesk, "%d characters, over the limit of %d", n, MaxDeskLen)
 	case name == "." || name == "..":
-		return &DeskNameError{Reason: fmt.Sprintf("%q names a directory in a path, not a desk", name)}
+		return refusedf(ErrInvalidDesk, "%q names a directory in a path, not a desk", name)
 	}
 	for i, r := range name {
 		if _, size := utf8.DecodeRuneInString(name[i:]); r == utf8.RuneError && size == 1 {
-			return &DeskNameError{Reason: fmt.Sprintf("not valid UTF-8 at byte %d", i)}
+			return refusedf(ErrInvalidDesk, "not valid UTF-8 at byte %d", i)
 		}
 		if !deskRune(r) {
-			return &DeskNameError{Reason: fmt.Sprintf("character %q at byte %d is not a letter, digit, '.', '_' or '-'", r, i)}
+			return refusedf(ErrInvalidDesk, "character %q at byte %d is not a letter, digit, '.', '_' or '-'", r, i)
 		}
 	}
 	return nil
 }
-
-// DeskNameError is ValidateDesk's refusal of a name, which matches ErrInvalidDesk. Reason
-// says what is wrong, quoting at most the offending character.
-type DeskNameError struct {
-	Reason string
-}
-
-func (e *DeskNameError) Error() string { return ErrInvalidDesk.Error() + ": " + e.Reason }
-
-// Is reports that every DeskNameError matches ErrInvalidDesk.
-func (e *DeskNameError) Is(target error) bool { return target == ErrInvalidDesk }
 
 // deskRune reports whether r may appear in a desk name.
 func deskRune(r rune) bool {

@@ -15,19 +15,19 @@
 //
 // A view is always one viewer's view ([Query.Viewer]). A row with an [Message.Audience] is
 // an aside: only its author, the participants listed and the operator read it
-// ([Message.ReadableBy]). For everyone else it counts as blank, and the projection says only
-// that something they may not read happened there: an [Elision] names the range, how many
-// rows and who may read them, never a word of their content. A reply to an aside stays
-// inside it: every log that appends applies [ResolveAudience], which fills a reply's
-// audience in from its parent and refuses a reply from someone who may not read the parent
-// ([ErrNotReadable]).
+// ([Message.ReadableBy]). For everyone else it counts as blank, and the projection says
+// only that something they may not read happened there: an [Elision] names the range, how
+// many rows and who may read them, never a word of their content. A reply to an aside stays
+// inside it: every log that appends applies [Message.ResolveAudience], which fills a
+// reply's audience in from its parent and refuses a reply from someone who may not read the
+// parent ([ErrNotReadable]).
 //
 // The log is append-only, and still a row can change: a correction is a new row that names
 // the row it corrects ([Message.Corrects]) — an edit by the row's author, or a redaction by
 // its author or the operator, which erases the row's content for good. Every log that
-// appends applies [ResolveCorrection] and writes the change to the target in the same
-// transaction; a view shows the row as it is now ([Message.Revised], [Message.Redacted]),
-// in the place it always had, and never the correction itself.
+// appends applies [Message.ResolveCorrection] and writes the change to the target in the
+// same transaction; a view shows the row as it is now ([Message.Revised],
+// [Message.Redacted]), in the place it always had, and never the correction itself.
 //
 // A view is bounded; a search is not: a Log that implements [Searcher] (memlog and both
 // stores of this module do) finds the newest rows holding every word of a text
@@ -41,8 +41,9 @@
 // history. A host's own failure comes back as a [*ReadError].
 //
 // Errors say what is wrong and nothing of where, as io/fs's do: [ErrInvalidMessage] is
-// "invalid message", and an error of a type such as [*InvalidMessageError] builds its text
-// from its fields. Whoever returns one names the place, once ("append to desk "eng": parent
+// "invalid message", and an error of a type such as [*InvalidMessageError] (a message's
+// refusal) or [*InvalidError] (an author's, a desk name's, a search's) builds its text from
+// its fields. Whoever returns one names the place, once ("append to desk "eng": parent
 // 9 is not an older row of the desk"); a caller that words it for its own users reads the
 // fields with errors.As.
 //

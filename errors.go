@@ -7,12 +7,12 @@ import (
 
 // The errors of this package. Each refusal matches one or more of them with errors.Is.
 var (
-	// ErrInvalidMessage is matched by the errors of ValidateNew and of a log's Append when a
-	// message cannot be stored.
+	// ErrInvalidMessage is matched by the errors of Message.ValidateNew and of a log's
+	// Append when a message cannot be stored.
 	ErrInvalidMessage = errors.New("invalid message")
 
 	// The refusals of what no store keeps. Each is matched, with ErrInvalidMessage, by the
-	// errors of ValidateNew and of a log's Append.
+	// errors of Message.ValidateNew and of a log's Append.
 
 	// ErrTooLarge: the content is over MaxContent bytes, or over the store's lower limit.
 	ErrTooLarge = errors.New("content over the size limit")
@@ -39,8 +39,8 @@ var (
 	// an aside that lists an audience other than the aside's readers.
 	ErrInvalidAudience = errors.New("invalid audience")
 
-	// Errors of the correction rule (see ResolveCorrection). Both are matched together with
-	// ErrInvalidMessage.
+	// Errors of the correction rule (see Message.ResolveCorrection). Both are matched
+	// together with ErrInvalidMessage.
 
 	// ErrNotAuthor is matched by the refusal of an edit by anyone but its target's author,
 	// and of a redaction by anyone but the target's author or the operator.
@@ -57,17 +57,17 @@ var (
 	// carries one Key on two messages (see storage.Batch.Check).
 	ErrDuplicateKey = errors.New("one key on two messages of a batch")
 
-	// ErrInvalidDesk is matched by the errors of ValidateDesk, and by a store's refusal of a
-	// write to a desk whose name ValidateDesk refuses (together with ErrInvalidMessage for an
-	// append).
+	// ErrInvalidDesk is matched by the errors of ValidateDesk (each an *InvalidError), and by
+	// a store's refusal of a write to a desk whose name ValidateDesk refuses (together with
+	// ErrInvalidMessage for an append).
 	ErrInvalidDesk = errors.New("invalid desk name")
 
-	// ErrInvalidAuthor is matched by every *AuthorError: the refusals of Author.Validate,
-	// ParseAuthor, ParseAuthorKind and Author.UnmarshalJSON.
+	// ErrInvalidAuthor is matched by the refusals of Author.Validate, ParseAuthor,
+	// AuthorKind.UnmarshalText and Author.UnmarshalJSON, each an *InvalidError.
 	ErrInvalidAuthor = errors.New("invalid author")
 
 	// ErrBadSearch is matched by the refusal of a search whose text holds no term, more than
-	// MaxSearchTerms terms, or a term longer than MaxTermBytes.
+	// MaxSearchTerms terms, or a term longer than MaxTermBytes: an *InvalidError.
 	ErrBadSearch = errors.New("bad search")
 
 	// ErrContract is matched by every *ContractError: the host's Log returned a page that breaks

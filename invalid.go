@@ -27,3 +27,32 @@ func (e *InvalidMessageError) Unwrap() []error {
 	}
 	return []error{ErrInvalidMessage, e.Kind}
 }
+
+// InvalidError is the refusal of a value other than a message: an author (Kind is
+// ErrInvalidAuthor, from Author.Validate, ParseAuthor, AuthorKind.UnmarshalText and
+// Author.UnmarshalJSON), a desk's name (ErrInvalidDesk, from ValidateDesk) or a search's
+// text (ErrBadSearch, from storage.PlanSearch). It matches Kind, and Cause when set. Its
+// message is Kind's and Reason: "invalid desk name: empty"; Reason alone says what is wrong
+// ("agent without id"), quoting at most the offending character of a desk's name and
+// nothing of a search's text.
+type InvalidError struct {
+	Kind   error  // what was refused: ErrInvalidAuthor, ErrInvalidDesk or ErrBadSearch
+	Reason string // what is wrong
+	Cause  error  // the JSON decoding error of an author that is no object of the right shape, or nil
+}
+
+// refusedf returns an *InvalidError of kind whose Reason is formatted from format and args,
+// as fmt.Sprintf does.
+func refusedf(kind error, format string, args ...any) error {
+	return &InvalidError{Kind: kind, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (e *InvalidError) Error() string { return e.Kind.Error() + ": " + e.Reason }
+
+// Unwrap returns Kind and Cause (when set).
+func (e *InvalidError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Kind, e.Cause}
+	}
+	return []error{e.Kind}
+}

@@ -32,7 +32,7 @@ func TestValidateNewSaysEachThingOnce(t *testing.T) {
 			"key of 257 bytes, over the limit of 256", nil},
 	}
 	for _, c := range cases {
-		err := transcript.ValidateNew(c.m)
+		err := c.m.ValidateNew()
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 			continue

@@ -25,7 +25,7 @@ func TestValidateNewKey(t *testing.T) {
 		{"\u200b", false}, // a format character, not printable
 		{"\xff", false},
 	} {
-		err := transcript.ValidateNew(transcript.Message{Author: transcript.Operator(), Content: "x", Key: c.key})
+		err := transcript.Message{Author: transcript.Operator(), Content: "x", Key: c.key}.ValidateNew()
 		if (err == nil) != c.ok || (err != nil && !errors.Is(err, transcript.ErrInvalidMessage)) {
 			t.Errorf("key %q: %v, want ok %v", c.key, err, c.ok)
 		}

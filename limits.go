@@ -26,7 +26,8 @@ const (
 	// opened with a lower limit (storage.Batch.MaxContent), never a higher one.
 	MaxContent = 1 << 20
 	// MaxAudience is the most participants a writer may list in a new row's Audience. An
-	// audience the reply rule fills in (see ResolveAudience) is never refused for its size.
+	// audience the reply rule fills in (see Message.ResolveAudience) is never refused for
+	// its size.
 	MaxAudience = 16
 	// MaxKeyLen is the longest Key a row may carry, in bytes.
 	MaxKeyLen = 256

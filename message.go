@@ -33,7 +33,7 @@ type Message struct {
 	// Corrects is 0, or on a correction the row it corrects (its target, older than it): an
 	// edit, whose Content is the target's new content, or a redaction, which erases the
 	// target's content. A correction replies to nothing (Parent == 0), is never a message
-	// of a view, and no row replies to it. See ResolveCorrection.
+	// of a view, and no row replies to it. See Message.ResolveCorrection.
 	Corrects Sequence `json:"corrects,omitempty"`
 	// Redacted is set on a redaction, and by the log on every row whose content a
 	// redaction erased: the target and its earlier corrections, whose Content is then "".
@@ -130,13 +130,13 @@ func (c Conversation) AtLevel(m *Message) bool {
 // UTF-8; and its At zero or within the years 1 to 9999 (ErrAt). Revised is never set, and
 // Redacted only on a correction; a correction replies to nothing, and is an edit (non-blank
 // Content) or a redaction (Redacted, empty Content). Whether the Parent or the target
-// exists, the reply rule (ResolveAudience), the correction rule (ResolveCorrection) and
-// whether the Key is taken (storage.MatchKey) are the log's to check. The error matches
-// ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a bad author and
-// ErrInvalidAudience for a bad audience; it is an *InvalidMessageError, whose message says
-// what is wrong once ("audience lists agent:triage twice") and never quotes
-// content.
-func ValidateNew(m Message) error { return validateNew(m, MaxContent, false) }
+// exists, the reply rule (Message.ResolveAudience), the correction rule
+// (Message.ResolveCorrection) and whether the Key is taken (storage.MatchKey) are the log's
+// to check. The error matches ErrInvalidMessage, the sentinel named, ErrInvalidAuthor for a
+// bad author and ErrInvalidAudience for a bad audience; it is an *InvalidMessageError,
+// whose message says what is wrong once ("audience lists agent:triage twice") and never
+// quotes content.
+func (m Message) ValidateNew() error { return validateNew(m, MaxContent, false) }
 
 func validateNew(m Message, maxContent int, restored bool) error {
 	if m.Seq != 0 {
@@ -161,7 +161,7 @@ func validateNew(m Message, maxContent int, restored bool) error {
 		return err
 	}
 	if !m.At.IsZero() {
-		return ValidateTime("at", m.At)
+		return validateTime("at", m.At)
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func TestBlank(t *testing.T) {
 
 func TestValidateNew(t *testing.T) {
 	ok := transcript.Message{Author: transcript.Person("p", "P"), Content: "hello"}
-	if err := transcript.ValidateNew(ok); err != nil {
+	if err := ok.ValidateNew(); err != nil {
 		t.Errorf("ValidateNew(valid) = %v", err)
 	}
 	for name, m := range map[string]transcript.Message{
@@ -54,7 +54,7 @@ func TestValidateNew(t *testing.T) {
 		"bad author":   {Author: transcript.Author{Kind: transcript.KindAgent}, Content: "x"},
 		"invalid utf8": {Author: ok.Author, Content: "a\xffb"},
 	} {
-		if err := transcript.ValidateNew(m); !errors.Is(err, transcript.ErrInvalidMessage) {
+		if err := m.ValidateNew(); !errors.Is(err, transcript.ErrInvalidMessage) {
 			t.Errorf("%s: err = %v, want ErrInvalidMessage", name, err)
 		}
 	}

@@ -41,14 +41,3 @@ type SearchResult struct {
 type Searcher interface {
 	Search(ctx context.Context, q SearchQuery) (SearchResult, error)
 }
-
-// SearchError is the refusal of a search's text, which matches ErrBadSearch. Reason says
-// what is wrong without quoting the text ("the text holds no word").
-type SearchError struct {
-	Reason string
-}
-
-func (e *SearchError) Error() string { return ErrBadSearch.Error() + ": " + e.Reason }
-
-// Is reports that every SearchError matches ErrBadSearch.
-func (e *SearchError) Is(target error) bool { return target == ErrBadSearch }

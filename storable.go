@@ -12,10 +12,8 @@ var (
 	maxAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// ValidateText reports whether s, the text named what ("author label"), is one a store
-// keeps: valid UTF-8 without a NUL byte. The error is an *InvalidMessageError of kind
-// ErrText that names what and the offending offset, never a part of s.
-func ValidateText(what, s string) error {
+// validateText is WriteRules.ValidateText.
+func validateText(what, s string) error {
 	if !utf8.ValidString(s) {
 		return invalidf(ErrText, "%s is not valid UTF-8", what)
 	}
@@ -28,9 +26,8 @@ func ValidateText(what, s string) error {
 // nulRefused says why a NUL byte is refused.
 const nulRefused = ", which the stores refuse (PostgreSQL text cannot store one)"
 
-// ValidateTime reports whether at, the time named what ("at"), lies in the years 1 to 9999.
-// The error is an *InvalidMessageError of kind ErrAt.
-func ValidateTime(what string, at time.Time) error {
+// validateTime is WriteRules.ValidateTime.
+func validateTime(what string, at time.Time) error {
 	if at.Before(minAt) || !at.Before(maxAt) {
 		return invalidf(ErrAt, "%s %v is outside the years 1 to 9999", what, at)
 	}
@@ -38,22 +35,22 @@ func ValidateTime(what string, at time.Time) error {
 }
 
 // validateStorable reports whether m's content is at most maxContent bytes, each of its
-// texts one ValidateText accepts, and its At zero or within the years 1 to 9999.
+// texts one validateText accepts, and its At zero or within the years 1 to 9999.
 func validateStorable(m Message, maxContent int) error {
 	if n := len(m.Content); n > maxContent {
 		return invalidf(ErrTooLarge, "content of %d bytes, over the limit of %d", n, maxContent)
 	}
-	if err := ValidateText("content", m.Content); err != nil {
+	if err := validateText("content", m.Content); err != nil {
 		return err
 	}
-	if err := ValidateText("author id", m.Author.ID); err != nil {
+	if err := validateText("author id", m.Author.ID); err != nil {
 		return err
 	}
-	return ValidateText("author label", m.Author.Label)
+	return validateText("author label", m.Author.Label)
 }
 
 // validateAudienceText reports whether the ids and labels audience lists are texts
-// ValidateText accepts, naming the first entry that is not ("audience entry 0 holds a NUL
+// validateText accepts, naming the first entry that is not ("audience entry 0 holds a NUL
 // byte in its label at offset 3").
 func validateAudienceText(audience []Author) error {
 	for i, a := range audience {

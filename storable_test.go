@@ -37,7 +37,7 @@ func TestValidateNewStorable(t *testing.T) {
 		{"at in the year 10000", with(func(m *transcript.Message) { m.At = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }), transcript.ErrAt, "outside the years 1 to 9999"},
 	}
 	for _, tt := range tests {
-		err := transcript.ValidateNew(tt.m)
+		err := tt.m.ValidateNew()
 		if !errors.Is(err, transcript.ErrInvalidMessage) || !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.reason) {
 			t.Errorf("%s: ValidateNew = %v, want ErrInvalidMessage and %v, saying %q", tt.name, err, tt.kind, tt.reason)
 		}
@@ -46,11 +46,11 @@ func TestValidateNewStorable(t *testing.T) {
 		}
 	}
 	for _, at := range []time.Time{{}, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)} {
-		if err := transcript.ValidateNew(with(func(m *transcript.Message) { m.At = at })); err != nil {
+		if err := with(func(m *transcript.Message) { m.At = at }).ValidateNew(); err != nil {
 			t.Errorf("at %v: ValidateNew = %v, want nil", at, err)
 		}
 	}
-	if err := transcript.ValidateNew(with(func(m *transcript.Message) { m.Content = strings.Repeat("é", transcript.MaxContent/2) })); err != nil {
+	if err := with(func(m *transcript.Message) { m.Content = strings.Repeat("é", transcript.MaxContent/2) }).ValidateNew(); err != nil {
 		t.Errorf("content of exactly MaxContent bytes: %v", err)
 	}
 }

@@ -7,15 +7,16 @@ import "context"
 //
 // Append stores m as the newest row of desk and returns it as stored: its Seq one above the
 // desk's newest row (a desk with no row starts at 1; a refused append uses no number), its
-// At, when zero, the time of the append, and its Audience as ResolveAudience gives it, in a
-// new slice the caller owns. m must satisfy ValidateNew (with the store's content limit, at
-// most MaxContent), its Parent must be 0 or an older row of the same desk, and the reply rule
-// must hold. A correction (m.Corrects != 0) must satisfy ResolveCorrection, and is applied
-// in the same transaction: its target's content becomes the edit's or, for a redaction, is
-// erased with that of every earlier correction of the target, and its Revised becomes m's
-// Seq. A Key the desk holds already stores nothing: Append returns the stored row when
-// storage.MatchKey finds m the same message, and fails with an error matching
-// ErrKeyConflict (a *KeyConflictError) otherwise. storage.Batch decides it all.
+// At, when zero, the time of the append, and its Audience as Message.ResolveAudience gives
+// it, in a new slice the caller owns. m must satisfy Message.ValidateNew (with the store's
+// content limit, at most MaxContent), its Parent must be 0 or an older row of the same
+// desk, and the reply rule must hold. A correction (m.Corrects != 0) must satisfy
+// Message.ResolveCorrection, and is applied in the same transaction: its target's content
+// becomes the edit's or, for a redaction, is erased with that of every earlier correction
+// of the target, and its Revised becomes m's Seq. A Key the desk holds already stores
+// nothing: Append returns the stored row when storage.MatchKey finds m the same message,
+// and fails with an error matching ErrKeyConflict (a *KeyConflictError) otherwise.
+// storage.Batch decides it all.
 //
 // AppendNew is Append, and reports false when m's Key named a stored row that is the same
 // message (a replay), which it returns. Of concurrent appends of one key to one desk, from

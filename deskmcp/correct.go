@@ -23,10 +23,10 @@ func (t *tools) redactMessage(ctx context.Context, in RedactMessageArgs) (string
 
 // correct appends c, a correction by the participant, as post_message appends a message:
 // posting.PrepareCorrection builds it, the store decides it by the correction rule
-// (transcript.ResolveCorrection) before it writes anything, and a refusal is the tool's
-// error (correctionError). A stored correction acknowledges the participant's staged read
-// of the conversation its target is in, as a post there does: the channel for a root, its
-// root's thread for a reply.
+// (transcript.Message.ResolveCorrection) before it writes anything, and a refusal is the
+// tool's error (correctionError). A stored correction acknowledges the participant's staged
+// read of the conversation its target is in, as a post there does: the channel for a root,
+// its root's thread for a reply.
 func (t *tools) correct(ctx context.Context, tool string, c posting.Correction) (string, transcript.Message, error) {
 	m, err := posting.PrepareCorrection(t.me, c)
 	if err != nil {

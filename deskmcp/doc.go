@@ -40,7 +40,7 @@
 // first left out; it changes no read state.
 //
 // An edit or a redaction is appended as a post is, and the store decides it by the
-// correction rule (transcript.ResolveCorrection): the tools check nothing of it
+// correction rule (transcript.Message.ResolveCorrection): the tools check nothing of it
 // themselves. Like a post, it acknowledges the participant's staged read of the
 // conversation its target is in (the channel for a root, the root's thread for a reply):
 // the participant acted on what it read.

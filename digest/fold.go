@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // The errors of Fold. Each matches with errors.Is; the messages name the conversation and
@@ -175,7 +176,7 @@ func due(rows []transcript.Message, p Policy) (folded, send []transcript.Message
 
 // accept reports why text may not be stored as a digest within budget characters.
 func accept(text string, budget int) error {
-	if err := transcript.ValidateText("digest text", text); err != nil {
+	if err := storage.ValidateText("digest text", text); err != nil {
 		return fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	switch {

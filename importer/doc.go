@@ -14,25 +14,25 @@
 //
 // Every format is incremental. A message carries a key (a line's "id", Slack's ts,
 // Discord's message id), and a row whose key the desk holds already is that row: it adds
-// nothing when it is the same message as [storage.MatchKey] compares them (author
-// identity, parent, audience as [transcript.ResolveAudience] resolves it, content; labels
-// and times aside) and fails the import when it is not. So importing a file twice adds
-// nothing, and a later export adds only its new messages. A line may also give the "seq"
-// an export wrote: a row the desk holds must be that row, and a new one must land exactly
-// there, so that an export imports into an empty desk as the same rows.
+// nothing when it is the same message as [storage.MatchKey] compares them (author identity,
+// parent, audience as [transcript.Message.ResolveAudience] resolves it, content; labels and
+// times aside) and fails the import when it is not. So importing a file twice adds nothing,
+// and a later export adds only its new messages. A line may also give the "seq" an export
+// wrote: a row the desk holds must be that row, and a new one must land exactly there, so
+// that an export imports into an empty desk as the same rows.
 //
-// A message may be a correction (see transcript.ResolveCorrection): a line's "corrects" or
-// "corrects_seq" names its target as "parent" and "parent_seq" name a parent, and the store
-// applies it as it appends it. An export writes what corrections left on each row (Revised,
-// and Redacted on an erased row); a source whose rows carry that is an export, and its new
-// rows are restored as they were stored, through the store's RestoreBatch, so
-// that an export imports into an empty desk as the same rows, erased ones included. A Slack
-// or Discord message marked edited that the desk holds with an older text becomes an edit of
-// it by its author, keyed by the message's key and the edit's time and timed by the edit, so
-// that importing the export again replays it (Counts.Edited counts them); the newest edit by
-// the export's own time wins, and an older export imported again never puts an older text
-// back. A message first imported already edited is stored with such an edit too, which
-// records how new its text is.
+// A message may be a correction (see transcript.Message.ResolveCorrection): a line's
+// "corrects" or "corrects_seq" names its target as "parent" and "parent_seq" name a parent,
+// and the store applies it as it appends it. An export writes what corrections left on each
+// row (Revised, and Redacted on an erased row); a source whose rows carry that is an
+// export, and its new rows are restored as they were stored, through the store's
+// RestoreBatch, so that an export imports into an empty desk as the same rows, erased ones
+// included. A Slack or Discord message marked edited that the desk holds with an older text
+// becomes an edit of it by its author, keyed by the message's key and the edit's time and
+// timed by the edit, so that importing the export again replays it (Counts.Edited counts
+// them); the newest edit by the export's own time wins, and an older export imported again
+// never puts an older text back. A message first imported already edited is stored with
+// such an edit too, which records how new its text is.
 //
 // A Slack or Discord reply whose parent an earlier export held (a later export of a date
 // range holds replies to older threads) is a reply to the desk's row with that key; a reply

@@ -73,8 +73,8 @@ type lineAuthor struct {
 
 // author returns the Author a names, or what is wrong with it.
 func (a lineAuthor) author() (transcript.Author, error) {
-	kind, err := transcript.ParseAuthorKind(a.Type)
-	if err != nil {
+	var kind transcript.AuthorKind
+	if err := kind.UnmarshalText([]byte(a.Type)); err != nil {
 		return transcript.Author{}, err
 	}
 	id, wrongKey, wrongValue := a.ID, "kind", a.Kind
@@ -82,7 +82,7 @@ func (a lineAuthor) author() (transcript.Author, error) {
 		id, wrongKey, wrongValue = a.Kind, "id", a.ID
 	}
 	if wrongValue != "" {
-		return transcript.Author{}, &transcript.AuthorError{Reason: fmt.Sprintf("%s with a %q key", kind, wrongKey)}
+		return transcript.Author{}, &transcript.InvalidError{Kind: transcript.ErrInvalidAuthor, Reason: fmt.Sprintf("%s with a %q key", kind, wrongKey)}
 	}
 	author := transcript.Author{Kind: kind, ID: id, Label: a.Label}
 	return author, author.Validate()
@@ -99,8 +99,8 @@ func toLineAuthor(a transcript.Author) lineAuthor {
 // audience returns the Audience the line's audience entries name, or what is wrong with the
 // first bad entry, named by its JSON pointer ("/audience/1"). An audience that lists the
 // author, an identity twice or more than transcript.MaxAudience entries is refused as
-// transcript.ValidateNew refuses it, so that import reports it with the line's other faults.
-// Lines without an audience cost nothing here.
+// transcript.Message.ValidateNew refuses it, so that import reports it with the line's
+// other faults. Lines without an audience cost nothing here.
 func (l *line) audience(author transcript.Author) ([]transcript.Author, error) {
 	if len(l.Audience) == 0 {
 		return nil, nil
@@ -113,7 +113,7 @@ func (l *line) audience(author transcript.Author) ([]transcript.Author, error) {
 		}
 		out[i] = a
 	}
-	if err := transcript.ValidateNew(transcript.Message{Author: author, Audience: out}); err != nil {
+	if err := (transcript.Message{Author: author, Audience: out}).ValidateNew(); err != nil {
 		return nil, err // its reason names the audience
 	}
 	return out, nil
@@ -191,9 +191,9 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 	}
 	key := transcript.Message{Key: string(l.ID)}
 	if key.Key != "" {
-		// The key rules are ValidateNew's, checked first so that a line bad otherwise keeps
-		// its key; the operator is a valid author for them.
-		if err := transcript.ValidateNew(transcript.Message{Author: transcript.Operator(), Key: key.Key}); err != nil {
+		// The key rules are transcript.Message.ValidateNew's, checked first so that a line
+		// bad otherwise keeps its key; the operator is a valid author for them.
+		if err := (transcript.Message{Author: transcript.Operator(), Key: key.Key}).ValidateNew(); err != nil {
 			return l, transcript.Message{}, fmt.Errorf(`"/id": %w`, err)
 		}
 	}
@@ -211,7 +211,8 @@ func decodeLine(data []byte) (line, transcript.Message, error) {
 	m := transcript.Message{Author: author, Content: *l.Content, At: l.At, Audience: audience, Key: key.Key,
 		Redacted: l.Redacted, Revised: transcript.Sequence(l.Revised)}
 	if l.namesTarget() && !m.Redacted && m.Blank() {
-		// Said here, as the target may be named by a key: ValidateNew names it by seq.
+		// Said here, as the target may be named by a key: transcript.Message.ValidateNew
+		// names it by seq.
 		return l, key, errors.New("an edit without content (to erase a row, redact it)")
 	}
 	return l, m, nil

@@ -49,9 +49,9 @@ type Row struct {
 }
 
 // NewRows returns rows as the Rows of an import, for a host's Source. Each row is checked
-// alone, as a JSON Lines line is: a row no store keeps (transcript.ValidateNew refuses it)
-// stays a row, Faulty, so that Rows.Store reports it with whatever else is wrong, naming it
-// by its Where. NewRows keeps no reference to rows.
+// alone, as a JSON Lines line is: a row no store keeps (transcript.Message.ValidateNew
+// refuses it) stays a row, Faulty, so that Rows.Store reports it with whatever else is
+// wrong, naming it by its Where. NewRows keeps no reference to rows.
 func NewRows(rows []Row) *Rows {
 	prep := &importPrep{}
 	out := make([]importRow, len(rows))

@@ -14,14 +14,15 @@ const (
 )
 
 // storeProblem says what keeps m from being stored, in the reader's wording, or returns ""
-// when transcript.ValidateNew accepts m (storage.ValidateRestored, for a row only
+// when transcript.Message.ValidateNew accepts m (storage.ValidateRestored, for a row only
 // an export writes: see restoredRow): what no store keeps (content over
 // transcript.MaxContent bytes, invalid UTF-8 or a NUL byte in a text, an At outside the
-// years 1 to 9999), said as ValidateNew says it, naming the field but never quoting it.
-// Import asks it before the store does, so that every bad message is reported at once; a
-// store opened with a lower content limit refuses more, and its refusal is a *RowError.
+// years 1 to 9999), said as transcript.Message.ValidateNew says it, naming the field but
+// never quoting it. Import asks it before the store does, so that every bad message is
+// reported at once; a store opened with a lower content limit refuses more, and its refusal
+// is a *RowError.
 func storeProblem(m transcript.Message, w wording) string {
-	validate := transcript.ValidateNew
+	validate := transcript.Message.ValidateNew
 	if restoredRow(m) {
 		validate = storage.ValidateRestored
 	}
@@ -35,9 +36,10 @@ func storeProblem(m transcript.Message, w wording) string {
 	return err.Error()
 }
 
-// probe returns r's message as ValidateNew judges it: a correction's Corrects is set, to its
-// CorrectsSeq or, for a target named by key, to 1, as the target is found later and nothing
-// ValidateNew says of a correction that decodeLine has not checked names it.
+// probe returns r's message as transcript.Message.ValidateNew judges it: a correction's
+// Corrects is set, to its CorrectsSeq or, for a target named by key, to 1, as the target is
+// found later and nothing transcript.Message.ValidateNew says of a correction that
+// decodeLine has not checked names it.
 func (r *importRow) probe() transcript.Message {
 	m := r.Message
 	if r.namesTarget() {

@@ -478,7 +478,7 @@ func (im *rowImporter) storedAudience(ctx context.Context, m, stored transcript.
 		}
 		parentRow = &p
 	}
-	audience, err := transcript.ResolveAudience(m, parentRow)
+	audience, err := m.ResolveAudience(parentRow)
 	return audience, err == nil, nil
 }
 

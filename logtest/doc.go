@@ -43,7 +43,7 @@
 //
 // About one root in six the kit appends is an aside, and replies to asides follow
 // the reply rule: Append must keep every row's Audience, and return it as
-// transcript.ResolveAudience gives it (a reply's filled in from its parent).
+// transcript.Message.ResolveAudience gives it (a reply's filled in from its parent).
 //
 // Every read goes through a transcript.Pager, so a page that breaks the contract is
 // reported as the Pager's *transcript.ContractError, wrapped: errors.Is matches the broken

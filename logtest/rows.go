@@ -70,7 +70,7 @@ func (f *filler) append(ctx context.Context) (transcript.Message, error) {
 	if m.Parent != 0 {
 		parent = &f.rows[f.index(m.Parent)]
 	}
-	audience, err := transcript.ResolveAudience(m, parent) // what the reply rule stores
+	audience, err := m.ResolveAudience(parent) // what the reply rule stores
 	if err != nil {
 		return transcript.Message{}, fmt.Errorf("logtest: row %d breaks the reply rule, a bug of the kit: %w", len(f.rows)+1, err)
 	}

@@ -76,17 +76,17 @@ func From(rows []transcript.Message) (*Log, error) {
 
 // Append stores m as the newest row and returns it with its assigned Seq: one above the
 // newest row (1 for the first), and its Audience as the reply rule or the correction rule
-// gives it. m must satisfy transcript.ValidateNew, its Parent, when not 0, must be a row of
-// this log, and the reply rule must hold (a reply to an aside keeps the aside's readers; no
-// one replies to a row they may not read). A correction (m.Corrects != 0) must satisfy
-// transcript.ResolveCorrection, and is applied to its target at once: the target's content
-// becomes the edit's, or is erased with that of every earlier correction of it, and its
-// Revised becomes m's Seq, and every digest of the target's channel, and of its thread
-// when it is a reply, whose Through is at or above it is deleted (see digest.Store). A Key
-// the log holds already stores nothing: Append returns the stored row when
-// storage.MatchKey finds m the same message, and its *transcript.KeyConflictError
-// otherwise. storage.Batch.Settle decides all of it. On
-// error nothing is stored. Append honours ctx.
+// gives it. m must satisfy transcript.Message.ValidateNew, its Parent, when not 0, must be
+// a row of this log, and the reply rule must hold (a reply to an aside keeps the aside's
+// readers; no one replies to a row they may not read). A correction (m.Corrects != 0) must
+// satisfy transcript.Message.ResolveCorrection, and is applied to its target at once: the
+// target's content becomes the edit's, or is erased with that of every earlier correction
+// of it, and its Revised becomes m's Seq, and every digest of the target's channel, and of
+// its thread when it is a reply, whose Through is at or above it is deleted (see
+// digest.Store). A Key the log holds already stores nothing: Append returns the stored row
+// when storage.MatchKey finds m the same message, and its *transcript.KeyConflictError
+// otherwise. storage.Batch.Settle decides all of it. On error nothing is stored. Append
+// honours ctx.
 func (l *Log) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	stored, _, err := l.AppendNew(ctx, m)
 	return stored, err

@@ -22,11 +22,12 @@ const beginSQL = "BEGIN ISOLATION LEVEL READ COMMITTED"
 
 // Append stores m as the newest row of desk, creating the desk on its first row, as
 // transcript.Appender describes. At is stored in UTC, rounded down to the microsecond, and
-// returned as stored. Besides ValidateNew's rules, content is at most the store's limit
-// (WithMaxContent) and text holds no NUL byte (ErrText). A refusal is an *AppendError.
-// A correction (m.Corrects set) is decided by transcript.ResolveCorrection against its
-// target as stored, and applied to it in the same transaction: the target's content,
-// Redacted and Revised change, and a redaction erases its earlier corrections too.
+// returned as stored. Besides transcript.Message.ValidateNew's rules, content is at most
+// the store's limit (WithMaxContent) and text holds no NUL byte (ErrText). A refusal is an
+// *AppendError. A correction (m.Corrects set) is decided by
+// transcript.Message.ResolveCorrection against its target as stored, and applied to it in
+// the same transaction: the target's content, Redacted and Revised change, and a redaction
+// erases its earlier corrections too.
 //
 // Every statement runs under ctx. A refusal, or an error before the round trip that
 // carries the COMMIT, means nothing was stored; an error from that round trip leaves

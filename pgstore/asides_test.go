@@ -276,7 +276,7 @@ func TestAsidesReadBack(t *testing.T) {
 
 // canonical returns audience by kind, then id, as stores keep it.
 func canonical(audience []transcript.Author) []transcript.Author {
-	out, _ := transcript.ResolveAudience(transcript.Message{Audience: audience}, nil)
+	out, _ := transcript.Message{Audience: audience}.ResolveAudience(nil)
 	return out
 }
 

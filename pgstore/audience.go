@@ -9,9 +9,9 @@ import (
 )
 
 // encodeAudience returns the stored form of audience, an aside's Audience as
-// transcript.ResolveAudience returns it (in canonical order, each entry valid and text
-// PostgreSQL can hold): a JSON array of the authors in their wire form, without spaces (see
-// migrations/0003_audience.sql). A given audience always encodes to the same bytes.
+// transcript.Message.ResolveAudience returns it (in canonical order, each entry valid and
+// text PostgreSQL can hold): a JSON array of the authors in their wire form, without spaces
+// (see migrations/0003_audience.sql). A given audience always encodes to the same bytes.
 func encodeAudience(audience []transcript.Author) (string, error) {
 	b, err := json.Marshal(audience)
 	if err != nil {

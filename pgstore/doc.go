@@ -16,20 +16,21 @@
 // A desk's rows are numbered 1, 2, 3, ... without a gap, in commit order: a reader that has
 // seen Seq n never later sees a new row below n, so sharing's watermarks skip nothing.
 // Appends to one desk take turns on the desk's head row; appends to different desks never
-// wait for each other. Append and AppendBatch apply transcript.ValidateNew and the reply
-// rule (transcript.ResolveAudience, against the parent as stored) to every row and store
-// the audience it returns; a refused append stores nothing and returns an [*AppendError]
-// that names the row and never quotes a parent's content. A message with a key the desk
-// already holds is decided by storage.MatchKey: the same message is not stored again
-// (Append returns the stored row, AppendBatch skips it), a different one is a
+// wait for each other. Append and AppendBatch apply transcript.Message.ValidateNew and the
+// reply rule (transcript.Message.ResolveAudience, against the parent as stored) to every
+// row and store the audience it returns; a refused append stores nothing and returns an
+// [*AppendError] that names the row and never quotes a parent's content. A message with a
+// key the desk already holds is decided by storage.MatchKey: the same message is not stored
+// again (Append returns the stored row, AppendBatch skips it), a different one is a
 // *transcript.KeyConflictError; of concurrent appends of one key, from any processes,
 // exactly one stores the row. [Store.LookupKeys] finds rows by key.
 //
-// A correction (transcript.Message.Corrects) is decided by transcript.ResolveCorrection
-// against its target as stored, read under the desk's lock, and applied in the transaction
-// that inserts it: the target's content, Redacted and Revised are updated, and a redaction
-// erases the content of the target's earlier corrections too. [Store.RestoreBatch] stores
-// an export's rows as they were, erased rows included.
+// A correction (transcript.Message.Corrects) is decided by
+// transcript.Message.ResolveCorrection against its target as stored, read under the desk's
+// lock, and applied in the transaction that inserts it: the target's content, Redacted and
+// Revised are updated, and a redaction erases the content of the target's earlier
+// corrections too. [Store.RestoreBatch] stores an export's rows as they were, erased rows
+// included.
 //
 // Reads return every row with its Audience, asides included: what a viewer may read is the
 // walk's to decide (transcript.Project, sharing.Prepare). ReadBefore is one index range
@@ -194,9 +195,10 @@
 // # Bad input
 //
 // Append and AppendBatch refuse, with an [*AppendError] matching
-// transcript.ErrInvalidMessage and nothing stored, what transcript.ValidateNew refuses, a
-// desk name transcript.ValidateDesk refuses ([ErrDeskName]), a parent that is not an older
-// row of the desk, a reply the reply rule refuses, a correction the correction rule refuses, text PostgreSQL cannot hold (the NUL
-// byte, [ErrText]) and a batch naming one key twice ([ErrDuplicateKey]). A key conflict is
-// not bad input: it matches transcript.ErrKeyConflict, not transcript.ErrInvalidMessage.
+// transcript.ErrInvalidMessage and nothing stored, what transcript.Message.ValidateNew
+// refuses, a desk name transcript.ValidateDesk refuses ([ErrDeskName]), a parent that is
+// not an older row of the desk, a reply the reply rule refuses, a correction the correction
+// rule refuses, text PostgreSQL cannot hold (the NUL byte, [ErrText]) and a batch naming
+// one key twice ([ErrDuplicateKey]). A key conflict is not bad input: it matches
+// transcript.ErrKeyConflict, not transcript.ErrInvalidMessage.
 package pgstore

@@ -12,8 +12,8 @@ import (
 )
 
 // Reasons an append is rejected. Every *AppendError but a key conflict matches
-// transcript.ErrInvalidMessage and, unless transcript.ValidateNew or the reply rule
-// (transcript.ResolveAudience) found the fault, one of these; theirs match the root
+// transcript.ErrInvalidMessage and, unless transcript.Message.ValidateNew or the reply rule
+// (transcript.Message.ResolveAudience) found the fault, one of these; theirs match the root
 // package's sentinels, such as transcript.ErrInvalidAudience and transcript.ErrNotReadable.
 var (
 	ErrDeskName        = transcript.ErrInvalidDesk // transcript.ValidateDesk refuses the name

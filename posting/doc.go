@@ -6,9 +6,9 @@
 // their credential names. Prepare checks it in one order: the audience's entries (an empty
 // audience names no reader), the content (blank content, empty or white space only, which
 // no view would show, is refused unless the post allows it, as the command's --allow-blank
-// does), transcript.ValidateNew (the content's size and text among its rules), the parent
-// (a row the author may read, or it is as if it did not exist) and the reply rule on it.
-// Check makes the checks that need no desk, for a transport that reports them first.
+// does), transcript.Message.ValidateNew (the content's size and text among its rules), the
+// parent (a row the author may read, or it is as if it did not exist) and the reply rule on
+// it. Check makes the checks that need no desk, for a transport that reports them first.
 //
 // The transport then appends the message (transcript.Appender's AppendNew, so that a
 // replayed key is told from a new row), and Refusal words the store's refusal.

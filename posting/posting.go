@@ -60,8 +60,8 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Check returns the message req, posted by author, makes, or its refusal (an *Error): the
 // checks of Prepare that need no desk, in its order (the audience's entries, blank content,
-// transcript.ValidateNew). A transport that reports these before it reaches a store calls
-// Check first; Prepare makes them again.
+// transcript.Message.ValidateNew). A transport that reports these before it reaches a store
+// calls Check first; Prepare makes them again.
 func Check(author transcript.Author, req Request) (transcript.Message, error) {
 	m := transcript.Message{Author: author, Content: req.Content, Parent: req.Parent, Key: req.Key}
 	if req.Audience != nil && len(req.Audience) == 0 {
@@ -76,7 +76,7 @@ func Check(author transcript.Author, req Request) (transcript.Message, error) {
 	if m.Blank() && !req.AllowBlank {
 		return m, &Error{Kind: Blank, Reason: "the content is blank (empty or white space only), and no view shows a blank message: give it text"}
 	}
-	if err := transcript.ValidateNew(m); err != nil {
+	if err := m.ValidateNew(); err != nil {
 		kind := InvalidMessage
 		switch {
 		case errors.Is(err, transcript.ErrTooLarge):
@@ -92,11 +92,11 @@ func Check(author transcript.Author, req Request) (transcript.Message, error) {
 // Prepare turns req, posted by author to the desk log holds, into the message to append,
 // and returns with it the parent it replies to (nil for a root), as stored. The checks, in
 // order: the audience's entries, the content (Blank when it is empty or white space only,
-// unless req.AllowBlank), transcript.ValidateNew (TooLarge for content over
-// transcript.MaxContent), the parent (NoParent when it does not exist or author may not read
-// it: one read of one row, transcript.ReadableRow) and the reply rule on it
-// (transcript.ResolveAudience). A refusal is an *Error; an error reading the parent is
-// returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
+// unless req.AllowBlank), transcript.Message.ValidateNew (TooLarge for content over
+// transcript.MaxContent), the parent (NoParent when it does not exist or author may not
+// read it: one read of one row, transcript.ReadableRow) and the reply rule on it
+// (transcript.Message.ResolveAudience). A refusal is an *Error; an error reading the parent
+// is returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
 // failure and not the post's.
 func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, req Request) (transcript.Message, *transcript.Message, error) {
 	m, err := Check(author, req)
@@ -113,7 +113,7 @@ func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, 
 	case !ok:
 		return m, nil, &Error{Kind: NoParent, Reason: fmt.Sprintf("no message %d that the author can read", m.Parent)}
 	}
-	if _, err := transcript.ResolveAudience(m, &parent); err != nil {
+	if _, err := m.ResolveAudience(&parent); err != nil {
 		return m, nil, Refusal(m, err)
 	}
 	return m, &parent, nil

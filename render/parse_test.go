@@ -23,8 +23,8 @@ func parseEnvelopes(s string) ([]transcript.Message, error) {
 		if m == nil {
 			return nil, fmt.Errorf("no envelope at %q", s[:min(len(s), 60)])
 		}
-		kind, err := transcript.ParseAuthorKind(m[4])
-		if err != nil {
+		var kind transcript.AuthorKind
+		if err := kind.UnmarshalText([]byte(m[4])); err != nil {
 			return nil, err
 		}
 		id, err1 := unescape(m[5])

@@ -132,7 +132,7 @@ func (wr *loadWriter) append(ctx context.Context, body appendBody, parent *trans
 		}
 		want.Audience = append(want.Audience, p)
 	}
-	audience, err := transcript.ResolveAudience(want, parent)
+	audience, err := want.ResolveAudience(parent)
 	if err != nil {
 		return transcript.Message{}, fmt.Errorf("the workload chose a refused message: %w", err)
 	}

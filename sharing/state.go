@@ -164,9 +164,9 @@ func (s *State) UnmarshalJSON(data []byte) error {
 
 // stateJSONError is the *StateError for what json.Unmarshal found wrong with a state's JSON.
 func stateJSONError(err error) error {
-	if ae, ok := errors.AsType[*transcript.AuthorError](err); ok { // the viewer's: no other member is an Author
+	if ae, ok := errors.AsType[*transcript.InvalidError](err); ok && ae.Kind == transcript.ErrInvalidAuthor { // the viewer's: no other member is an Author
 		problem := "not a participant: want an object with a type and an id (a kind for the system)"
-		if ae.Err == nil { // not JSON's words, which name Go types, but Author's: "agent without id"
+		if ae.Cause == nil { // not JSON's words, which name Go types, but Author's: "agent without id"
 			problem = "not a participant: " + ae.Reason
 		}
 		return &StateError{Member: "viewer", Problem: problem, Err: ErrInvalidState}

@@ -30,31 +30,31 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
 ON CONFLICT (desk, key) WHERE key IS NOT NULL DO NOTHING`
 )
 
-// Append stores m as the newest row of desk and returns the stored row: m with Seq one above
-// the desk's newest row (1 for a new desk), At, when zero, the time of the append (kept to
-// the microsecond and returned in UTC, as reads return it), and Audience as
-// transcript.ResolveAudience gives it: in canonical order, and for a reply to an aside,
-// filled in with the aside's readers when m leaves it empty. The returned Audience is a new
-// slice the caller owns.
+// Append stores m as the newest row of desk and returns the stored row: m with Seq one
+// above the desk's newest row (1 for a new desk), At, when zero, the time of the append
+// (kept to the microsecond and returned in UTC, as reads return it), and Audience as
+// transcript.Message.ResolveAudience gives it: in canonical order, and for a reply to an
+// aside, filled in with the aside's readers when m leaves it empty. The returned Audience
+// is a new slice the caller owns.
 //
 // Bad input is an *AppendError matching transcript.ErrInvalidMessage, and then nothing is
 // stored and no sequence is used: a desk name transcript.ValidateDesk refuses (also
-// matching transcript.ErrInvalidDesk), a message that fails
-// transcript.ValidateNew (a Seq set by the caller, an invalid author, content that is not
-// UTF-8, an invalid, self-naming, duplicate or oversized audience), an author or audience
-// entry whose id or label is not UTF-8, a NUL byte in the content, or an author's
-// or audience entry's id or label (PostgreSQL text cannot hold one, and pgstore refuses it
-// too, so that a desk can move between the stores), content over the limit
-// (WithMaxContent), At outside the years 1 to 9999, a Parent that is not an older row of
-// the same desk, or a reply the reply rule refuses (transcript.ResolveAudience): by an
-// author who may not read its parent (also matching transcript.ErrNotReadable), or to an
-// aside with other readers than the aside's (transcript.ErrInvalidAudience). Those errors
-// name the parent by its Seq only, never its content or its readers.
+// matching transcript.ErrInvalidDesk), a message that fails transcript.Message.ValidateNew
+// (a Seq set by the caller, an invalid author, content that is not UTF-8, an invalid,
+// self-naming, duplicate or oversized audience), an author or audience entry whose id or
+// label is not UTF-8, a NUL byte in the content, or an author's or audience entry's id or
+// label (PostgreSQL text cannot hold one, and pgstore refuses it too, so that a desk can
+// move between the stores), content over the limit (WithMaxContent), At outside the years 1
+// to 9999, a Parent that is not an older row of the same desk, or a reply the reply rule
+// refuses (transcript.Message.ResolveAudience): by an author who may not read its parent
+// (also matching transcript.ErrNotReadable), or to an aside with other readers than the
+// aside's (transcript.ErrInvalidAudience). Those errors name the parent by its Seq only,
+// never its content or its readers.
 //
 // A correction (m.Corrects != 0: an edit, or with Redacted a redaction) must pass the
-// correction rule, transcript.ResolveCorrection, against its target as stored: else it is
-// an *AppendError matching transcript.ErrInvalidMessage and transcript.ErrNotReadable (a
-// missing target and one its author may not read alike, naming the target by its Seq
+// correction rule, transcript.Message.ResolveCorrection, against its target as stored: else
+// it is an *AppendError matching transcript.ErrInvalidMessage and transcript.ErrNotReadable
+// (a missing target and one its author may not read alike, naming the target by its Seq
 // only), transcript.ErrRedacted, transcript.ErrNotAuthor or transcript.ErrInvalidAudience,
 // and nothing is written. Its Audience is the target's readers minus its author. In the
 // append's transaction the target then takes the edit's content (or is erased) and Revised
@@ -116,23 +116,23 @@ func (s *Store) AppendNew(ctx context.Context, desk string, m transcript.Message
 // AppendBatch stores msgs as the newest rows of desk, in order, in one transaction: all of
 // them or, on any error, none. A message whose Key the desk holds already is not stored
 // again: it is decided as Append decides it (storage.MatchKey, on the message with its
-// parent and audience resolved), and skipped when it is the same message as the stored
-// row; a conflict fails the whole batch with an *AppendError naming the message and
-// wrapping the *transcript.KeyConflictError, as for Append. The messages stored take
-// consecutive Seqs from head+1, in order, where head is the desk's newest row before the
-// batch; a skipped message takes none. A Parent may be transcript.BatchParent(j), naming
-// the batch's j-th message (j < i), which AppendBatch replaces with that message's Seq: the
-// stored row's, for a skipped message; any other Parent must be a row of the desk, or a
-// row the batch stores before the message. Zero At values are all stamped with the time of
-// the batch. Each message's Audience is stored as transcript.ResolveAudience gives it, as
-// for Append; a reply to an earlier message of the batch replies to that message as it is
+// parent and audience resolved), and skipped when it is the same message as the stored row;
+// a conflict fails the whole batch with an *AppendError naming the message and wrapping the
+// *transcript.KeyConflictError, as for Append. The messages stored take consecutive Seqs
+// from head+1, in order, where head is the desk's newest row before the batch; a skipped
+// message takes none. A Parent may be transcript.BatchParent(j), naming the batch's j-th
+// message (j < i), which AppendBatch replaces with that message's Seq: the stored row's,
+// for a skipped message; any other Parent must be a row of the desk, or a row the batch
+// stores before the message. Zero At values are all stamped with the time of the batch.
+// Each message's Audience is stored as transcript.Message.ResolveAudience gives it, as for
+// Append; a reply to an earlier message of the batch replies to that message as it is
 // stored, its audience filled in, or, for a skipped one, to the stored row. Bad input, a
 // refusal of the reply rule among it, is an *AppendError naming the first bad message, as
 // for Append; so is one Key on two messages of msgs (matching transcript.ErrInvalidMessage,
-// naming both), found before anything is read or written. The keys present are read in
-// one query on the (desk, key) index per 2,000 keys, so a batch whose every message is
-// present (a re-import) reads them and writes nothing. Corrections are decided and applied
-// as for Append, in order, each seeing what the batch's earlier ones did (an edit, then a
+// naming both), found before anything is read or written. The keys present are read in one
+// query on the (desk, key) index per 2,000 keys, so a batch whose every message is present
+// (a re-import) reads them and writes nothing. Corrections are decided and applied as for
+// Append, in order, each seeing what the batch's earlier ones did (an edit, then a
 // redaction of one row; not a redaction, then an edit, which is refused), and a Corrects
 // may be a BatchParent too. An empty batch stores nothing. AppendBatch reads msgs and never
 // modifies them.

@@ -32,8 +32,8 @@ type member struct {
 }
 
 // encodeMembers returns the members encoding of audience, a non-empty audience in the
-// canonical order transcript.ResolveAudience returns: one encoding for one audience, labels
-// included, so that the column's UNIQUE constraint finds it.
+// canonical order transcript.Message.ResolveAudience returns: one encoding for one
+// audience, labels included, so that the column's UNIQUE constraint finds it.
 func encodeMembers(audience []transcript.Author) (string, error) {
 	ms := make([]member, len(audience))
 	for i, a := range audience {

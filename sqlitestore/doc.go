@@ -22,13 +22,13 @@
 // caches it without ever invalidating it. A read thus returns five columns a row, not seven,
 // and a desk's rows do not repeat their authors' labels.
 //
-// An aside (transcript.Message.Audience) names its audience the same way: each
-// distinct audience, its authors in canonical order with their labels, is one row of an
-// audiences table, and a row's audience column is NULL for a desk row (every row written
-// before schema version 4 is one). A read adds that one column, and hands out audiences
-// copied from the Store's cache, all of a page's in one new array. Append and AppendBatch
-// apply the reply rule through transcript.ResolveAudience to every new row, reading a stored
-// parent's author and audience in the write transaction, and store what it returns.
+// An aside (transcript.Message.Audience) names its audience the same way: each distinct
+// audience, its authors in canonical order with their labels, is one row of an audiences
+// table, and a row's audience column is NULL for a desk row (every row written before
+// schema version 4 is one). A read adds that one column, and hands out audiences copied
+// from the Store's cache, all of a page's in one new array. Append and AppendBatch apply
+// the reply rule through transcript.Message.ResolveAudience to every new row, reading a
+// stored parent's author and audience in the write transaction, and store what it returns.
 //
 // A row's key (transcript.Message.Key) is a column of its own, NULL for a row
 // without one (every row written before schema version 5 is one, and reads back
@@ -42,17 +42,18 @@
 // caller (the import command) that names parents by key or tells new rows from present ones.
 //
 // A correction (transcript.Message.Corrects, Redacted and Revised: three columns, schema
-// version 8) is a row of its own that Append and AppendBatch decide with the correction rule
-// (transcript.ResolveCorrection, through storage.Batch.Settle), its target read with the
-// parents in the write transaction, and apply in that transaction: the target's content,
-// redacted and revised are updated, and a redaction erases every earlier correction of the
-// target, found on a partial (desk, corrects, seq) index that holds corrections only.
-// RestoreBatch stores an export's rows as they were stored, erased ones included. Erasure
-// is for good: the writer runs with secure_delete, so what a write removes is overwritten
-// with zeros, and Close checkpoints the write-ahead log into the database and truncates it,
-// so once a redaction has committed and the Store is closed, no file of the database holds
-// the erased bytes. Until then the write-ahead log may still hold them; while another
-// process holds the file open, its last connection to close checkpoints it.
+// version 8) is a row of its own that Append and AppendBatch decide with the correction
+// rule (transcript.Message.ResolveCorrection, through storage.Batch.Settle), its target
+// read with the parents in the write transaction, and apply in that transaction: the
+// target's content, redacted and revised are updated, and a redaction erases every earlier
+// correction of the target, found on a partial (desk, corrects, seq) index that holds
+// corrections only. RestoreBatch stores an export's rows as they were stored, erased ones
+// included. Erasure is for good: the writer runs with secure_delete, so what a write
+// removes is overwritten with zeros, and Close checkpoints the write-ahead log into the
+// database and truncates it, so once a redaction has committed and the Store is closed, no
+// file of the database holds the erased bytes. Until then the write-ahead log may still
+// hold them; while another process holds the file open, its last connection to close
+// checkpoints it.
 //
 // A desk's log is a digest.Store: it keeps every generation of each conversation's digest
 // (schema version 12), reads the newest below a bound with one SEARCH, and stores a new

@@ -25,12 +25,12 @@ LEFT JOIN audiences AS u ON u.id = m.audience
 WHERE m.desk = ?1 AND m.seq IN (SELECT value FROM json_each(?2))`
 
 // storedParents returns the rows seqs of the desk, all stored before the transaction began,
-// with their Seq, Author, Audience, Corrects, Redacted and Revised, and for those in targets
-// their Content: the parents transcript.ResolveAudience needs and the targets
-// transcript.ResolveCorrection needs. A row it cannot find, or one naming an author or
-// audience the file does not hold, is an error: the file was changed outside this package.
-// An Audience it returns may be the cache's: the caller must not modify it (neither rule
-// does). No error holds a row's content.
+// with their Seq, Author, Audience, Corrects, Redacted and Revised, and for those in
+// targets their Content: the parents transcript.Message.ResolveAudience needs and the
+// targets transcript.Message.ResolveCorrection needs. A row it cannot find, or one naming
+// an author or audience the file does not hold, is an error: the file was changed outside
+// this package. An Audience it returns may be the cache's: the caller must not modify it
+// (neither rule does). No error holds a row's content.
 func (w *writeTx) storedParents(ctx context.Context, seqs, targets []int64) (map[transcript.Sequence]transcript.Message, error) {
 	if len(seqs) == 0 {
 		return nil, nil

@@ -29,10 +29,11 @@ type Batch struct {
 }
 
 // Check reports what is wrong with b that b alone tells, before a store reads or writes
-// anything: the desk name (transcript.ValidateDesk), each message (transcript.ValidateNew,
-// with b's content limit and Restore's allowances: transcript.WriteRules), a BatchParent (as
-// Parent or Corrects) that names no earlier message of the batch, or any BatchParent when
-// Single, and one Key on two messages (transcript.ErrDuplicateKey). The refusal is a
+// anything: the desk name (transcript.ValidateDesk), each message
+// (transcript.Message.ValidateNew, with b's content limit and Restore's allowances:
+// transcript.WriteRules), a BatchParent (as Parent or Corrects) that names no earlier
+// message of the batch, or any BatchParent when Single, and one Key on two messages
+// (transcript.ErrDuplicateKey). The refusal is a
 // *transcript.AppendError naming the first bad message, whose Err matches
 // transcript.ErrInvalidMessage. Settle calls Check unless it accepted b already.
 func (b *Batch) Check() error {
@@ -55,9 +56,10 @@ func (b *Batch) Check() error {
 	return nil
 }
 
-// ValidateRestored is transcript.ValidateNew for a row an export wrote, which a store
-// restores as it was stored (a Batch with Restore): besides what ValidateNew accepts, it may
-// carry Revised, and Redacted with empty Content, as the log set them.
+// ValidateRestored is transcript.Message.ValidateNew for a row an export wrote, which a
+// store restores as it was stored (a Batch with Restore): besides what
+// transcript.Message.ValidateNew accepts, it may carry Revised, and Redacted with empty
+// Content, as the log set them.
 func ValidateRestored(m transcript.Message) error {
 	return transcript.WriteRules{Restore: true}.ValidateNew(m)
 }
@@ -122,12 +124,13 @@ func isBatchRef(s transcript.Sequence) bool {
 // before them, from what the store read (see Reads): stored, the rows from 1 to head that
 // Parents and Corrects name, by Seq; present, the stored rows holding the batch's keys, by
 // key. For each message: its parent or target, its audience by the reply rule
-// (transcript.ResolveAudience) or the correction rule (transcript.ResolveCorrection, under
-// transcript.WriteRules), when its Key is present whether it is that row again (MatchKey),
-// and what its corrections change. It returns the Settlement, or the refusal of the first
-// message refused: a *transcript.AppendError whose Err matches transcript.ErrInvalidMessage,
-// or is the *transcript.KeyConflictError of a key present for a different row. Neither b's
-// messages nor what the store read are modified.
+// (transcript.Message.ResolveAudience) or the correction rule
+// (transcript.Message.ResolveCorrection, under transcript.WriteRules), when its Key is
+// present whether it is that row again (MatchKey), and what its corrections change. It
+// returns the Settlement, or the refusal of the first message refused: a
+// *transcript.AppendError whose Err matches transcript.ErrInvalidMessage, or is the
+// *transcript.KeyConflictError of a key present for a different row. Neither b's messages
+// nor what the store read are modified.
 //
 // A message's parent is, by its Parent: none (0); an earlier message of the batch, as
 // settled (a BatchParent, replaced with that message's Seq; or a Seq above head, a new row

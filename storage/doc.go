@@ -9,14 +9,17 @@
 // names, under the lock that keeps the desk's head in place, and [Batch.Settle] decides
 // every message against it; the store writes the [Settlement]: the new rows, and a
 // [Revision] of each stored row the append's corrections change. The rules are the root's
-// (transcript.ValidateNew, transcript.ResolveAudience, transcript.ResolveCorrection, under
-// the store's transcript.WriteRules), so that a host checking a message before it appends
-// applies the very rules the store does; what only a store meets is here: a Key the desk
-// holds already ([MatchKey]), a row an export wrote ([ValidateRestored]). A store refuses
-// what only it can tell (a text its database cannot hold, say) with [Invalidf] or
-// [InvalidMessage], so that its refusals match transcript.ErrInvalidMessage as the
-// Batch's do. A store, or a cache of a desk's rows, that holds a row read before a
-// correction committed applies the correction with [Revise].
+// (transcript.Message.ValidateNew, transcript.Message.ResolveAudience,
+// transcript.Message.ResolveCorrection, under the store's transcript.WriteRules), so that a
+// host checking a message before it appends applies the very rules the store does; what
+// only a store meets is here: a Key the desk holds already ([MatchKey]), a row an export
+// wrote ([ValidateRestored]). A store refuses what only it can tell (a text its database
+// cannot hold, say) with [Invalidf] or [InvalidMessage], so that its refusals match
+// transcript.ErrInvalidMessage as the Batch's do. What a store keeps beside its rows (a
+// token's label and times, a digest's text) it checks with [ValidateText] and
+// [ValidateTime], the rules of a row's texts and times. A store, or a cache of a desk's
+// rows, that holds a row read before a correction committed applies the correction with
+// [Revise].
 //
 // A store's search starts with [PlanSearch], which checks a transcript.SearchQuery and
 // gives its terms; [SearchPlan.Matches] is what a match is, and [SearchPlan.Result] cuts

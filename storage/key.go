@@ -36,8 +36,8 @@ func checkBatchKeys(msgs []transcript.Message) (int, error) {
 // otherwise a *KeyConflictError naming the key and stored's Seq, which quotes neither row.
 // A row a redaction erased matches whatever m's content, so that a retry after a redaction
 // replays instead of conflicting. m is the row as the log would store it, its Audience
-// resolved (ResolveAudience, ResolveCorrection); labels and At play no part. Every log that
-// takes keys calls it: memlog, sqlitestore and pgstore.
+// resolved (Message.ResolveAudience, Message.ResolveCorrection); labels and At play no
+// part. Every log that takes keys calls it: memlog, sqlitestore and pgstore.
 func MatchKey(stored, m transcript.Message) error {
 	if stored.Author.Same(m.Author) && stored.Parent == m.Parent && stored.Corrects == m.Corrects &&
 		(stored.Content == m.Content || stored.Redacted) &&

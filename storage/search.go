@@ -15,7 +15,7 @@ type SearchPlan struct {
 	Terms []string
 }
 
-// PlanSearch checks q and returns its plan, or a *transcript.SearchError that says what is wrong
+// PlanSearch checks q and returns its plan, or a *transcript.InvalidError that says what is wrong
 // without quoting the text. Every Searcher of this module starts here.
 //
 // The query's words are Terms(q.Text) without each word of one Han, Hiragana, Katakana
@@ -26,13 +26,13 @@ func PlanSearch(q transcript.SearchQuery) (SearchPlan, error) {
 	terms := queryTerms(q.Text)
 	switch {
 	case len(terms) == 0:
-		return SearchPlan{}, &transcript.SearchError{Reason: "the text holds no word"}
+		return SearchPlan{}, &transcript.InvalidError{Kind: transcript.ErrBadSearch, Reason: "the text holds no word"}
 	case len(terms) > transcript.MaxSearchTerms:
-		return SearchPlan{}, &transcript.SearchError{Reason: fmt.Sprintf("the text holds %d words, above the limit of %d", len(terms), transcript.MaxSearchTerms)}
+		return SearchPlan{}, &transcript.InvalidError{Kind: transcript.ErrBadSearch, Reason: fmt.Sprintf("the text holds %d words, above the limit of %d", len(terms), transcript.MaxSearchTerms)}
 	}
 	for i, t := range terms {
 		if len(t) > transcript.MaxTermBytes {
-			return SearchPlan{}, &transcript.SearchError{Reason: fmt.Sprintf("word %d is %d bytes long, above the limit of %d", i+1, len(t), transcript.MaxTermBytes)}
+			return SearchPlan{}, &transcript.InvalidError{Kind: transcript.ErrBadSearch, Reason: fmt.Sprintf("word %d is %d bytes long, above the limit of %d", i+1, len(t), transcript.MaxTermBytes)}
 		}
 	}
 	switch {

@@ -133,7 +133,7 @@ func (s *settler) decide(i int, m transcript.Message, present map[string]*transc
 		if related != nil {
 			m.Parent = related.Seq
 		}
-		m.Audience, err = transcript.ResolveAudience(m, related)
+		m.Audience, err = m.ResolveAudience(related)
 	}
 	if err != nil {
 		return err
@@ -209,7 +209,7 @@ func (s *settler) related(i int, m transcript.Message) (*transcript.Message, err
 	if m.IsCorrection() {
 		target, err := s.find(m.Corrects, i, "target")
 		if err != nil { // the correction rule's refusal of a target that is no row
-			_, err = transcript.ResolveCorrection(m, nil)
+			_, err = m.ResolveCorrection(nil)
 			return nil, err
 		}
 		return target, nil
@@ -230,10 +230,10 @@ func (s *settler) seqOf(seq transcript.Sequence, related *transcript.Message) tr
 	return seq
 }
 
-// decideCorrection applies the correction rule (transcript.ResolveCorrection) to m against
-// target, setting m's audience: a correction whose key present holds is matched once its
-// author may read the target (the target may have been redacted since); a restored one may
-// correct a redacted target (transcript.WriteRules).
+// decideCorrection applies the correction rule (transcript.Message.ResolveCorrection) to m
+// against target, setting m's audience: a correction whose key present holds is matched
+// once its author may read the target (the target may have been redacted since); a restored
+// one may correct a redacted target (transcript.WriteRules).
 func (s *settler) decideCorrection(m *transcript.Message, target, held *transcript.Message) error {
 	var err error
 	m.Audience, err = transcript.WriteRules{Restore: s.restored, Replay: held != nil}.ResolveCorrection(*m, target)

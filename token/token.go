@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // SecretPrefix begins every secret New makes: "trs_" ("transcript secret"), so that a
@@ -185,13 +186,13 @@ func CheckRevocation(at time.Time) error {
 }
 
 // checkTime reports whether at, the what of a token, is in the years 1 to 9999, the times a
-// Token holds (transcript.ValidateTime). The error matches ErrInvalid.
-func checkTime(what string, at time.Time) error { return invalid(transcript.ValidateTime(what, at)) }
+// Token holds (storage.ValidateTime). The error matches ErrInvalid.
+func checkTime(what string, at time.Time) error { return invalid(storage.ValidateTime(what, at)) }
 
-// checkText reports whether s is a text the stores keep (transcript.ValidateText). It
-// quotes no part of s: a label is nothing secret, but an error need not repeat it. The error
+// checkText reports whether s is a text the stores keep (storage.ValidateText). It quotes
+// no part of s: a label is nothing secret, but an error need not repeat it. The error
 // matches ErrInvalid.
-func checkText(what, s string) error { return invalid(transcript.ValidateText(what, s)) }
+func checkText(what, s string) error { return invalid(storage.ValidateText(what, s)) }
 
 // invalid returns err, a refusal of the root package's, as a token's: it matches ErrInvalid,
 // saying what err says. It returns nil for a nil err.

@@ -46,7 +46,7 @@ with the desk's participants of that kind: the message is appended all the same.
 	}
 	// The audience's own rules (not the author, each once, at most MaxAudience), before the
 	// database is opened; the store applies them again, and the reply rule.
-	if err := transcript.ValidateNew(transcript.Message{Author: as.author, Audience: to.audience}); err != nil {
+	if err := (transcript.Message{Author: as.author, Audience: to.audience}).ValidateNew(); err != nil {
 		return usageErrorf("append --to: %s", refusalText(err))
 	}
 	content, err := textOf(e, "append", fs.Args())

@@ -123,9 +123,10 @@ var asideAudiences = [][]transcript.Author{
 
 // Asides turns about percent of msgs into asides, in place, the same way on every run: a
 // root opens an aside when its Seq hashes below percent, and every reply to an aside is an
-// aside with its parent's readers, as transcript.ResolveAudience fills them in (a reply whose
-// author may not read its parent is rewritten as its parent's author's). msgs are a desk's
-// rows, oldest first, with consecutive sequences; a parent below the first is a desk row.
+// aside with its parent's readers, as transcript.Message.ResolveAudience fills them in (a
+// reply whose author may not read its parent is rewritten as its parent's author's). msgs
+// are a desk's rows, oldest first, with consecutive sequences; a parent below the first is
+// a desk row.
 func Asides(msgs []transcript.Message, percent int) {
 	if len(msgs) == 0 {
 		return
@@ -137,7 +138,7 @@ func Asides(msgs []transcript.Message, percent int) {
 		if m.Parent < base {
 			if m.Parent == 0 && m.Seq*0x9E3779B97F4A7C15>>32%100 < transcript.Sequence(percent) {
 				m.Audience = asideAudiences[slices.IndexFunc(Authors, m.Author.Same)]
-				m.Audience, _ = transcript.ResolveAudience(*m, nil) // canonical order, as stores keep it
+				m.Audience, _ = m.ResolveAudience(nil) // canonical order, as stores keep it
 			}
 			continue
 		}
@@ -148,7 +149,7 @@ func Asides(msgs []transcript.Message, percent int) {
 		if !parent.ReadableBy(m.Author) {
 			m.Author = parent.Author
 		}
-		audience, err := transcript.ResolveAudience(*m, parent)
+		audience, err := m.ResolveAudience(parent)
 		if err != nil {
 			panic(err) // the rewrite above keeps the rule: a bug here, not data
 		}

@@ -36,7 +36,7 @@ func Corrections(msgs []transcript.Message, percent int) (with, without []transc
 			continue
 		}
 		edit := transcript.Message{Seq: m.Seq, Corrects: target.Seq, Author: target.Author, Content: Contents[int(m.Seq)%len(Contents)], At: m.At}
-		audience, err := transcript.ResolveCorrection(edit, target)
+		audience, err := edit.ResolveCorrection(target)
 		if err != nil {
 			panic(err) // an edit of a readable row by its author: a bug here, not data
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/sharing"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // Version names one stored version of a participant's book, for SaveBook's
@@ -47,21 +48,21 @@ type Store interface {
 }
 
 // ValidateOwner reports whether a Store keeps a book for participant p on desk: desk is a
-// desk name (not empty, a text transcript.ValidateText accepts) and p is a valid author
-// (transcript.Author.Validate) whose id transcript.ValidateText accepts. p's label is not
+// desk name (not empty, a text storage.ValidateText accepts) and p is a valid author
+// (transcript.Author.Validate) whose id storage.ValidateText accepts. p's label is not
 // checked: no store keeps it. The error matches sharing.ErrInvalidBook and, for p,
 // transcript.ErrInvalidAuthor; for a text, transcript.ErrText too.
 func ValidateOwner(desk string, p transcript.Author) error {
 	if desk == "" {
 		return fmt.Errorf("%w: empty desk name", sharing.ErrInvalidBook)
 	}
-	if err := transcript.ValidateText("desk name", desk); err != nil {
+	if err := storage.ValidateText("desk name", desk); err != nil {
 		return fmt.Errorf("%w: %w", sharing.ErrInvalidBook, err)
 	}
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%w: participant: %w", sharing.ErrInvalidBook, err)
 	}
-	if err := transcript.ValidateText("participant id", p.ID); err != nil {
+	if err := storage.ValidateText("participant id", p.ID); err != nil {
 		return fmt.Errorf("%w: %w", sharing.ErrInvalidBook, err)
 	}
 	return nil

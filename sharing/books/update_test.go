@@ -195,7 +195,7 @@ func TestMemory(t *testing.T) {
 }
 
 // TestValidateOwnerText: a desk name or participant id the stores cannot keep as text is
-// refused by the project's one text rule (transcript.ValidateText), as an invalid book.
+// refused by the project's one text rule (storage.ValidateText), as an invalid book.
 func TestValidateOwnerText(t *testing.T) {
 	for _, tt := range []struct {
 		name, desk string
