@@ -55,7 +55,7 @@ func TestImportRowsError(t *testing.T) {
 	}
 }
 
-// TestImportReportsWhatNoStoreKeeps: every line transcript.ValidateNew refuses (a time
+// TestImportReportsWhatNoStoreKeeps: every line Message.ValidateNew refuses (a time
 // outside the years 1 to 9999, a NUL byte, content over transcript.MaxContent) is a problem
 // of that line in one *RowsError, in ValidateNew's words, and nothing is written.
 func TestImportReportsWhatNoStoreKeeps(t *testing.T) {

@@ -24,7 +24,7 @@ func (e *NoDeskError) Error() string {
 	if e.Create {
 		create = fmt.Sprintf(" (add --create to make desk %q)", e.Desk)
 	}
-	var bad *transcript.DeskNameError
+	var bad *transcript.InvalidError
 	if errors.As(transcript.ValidateDesk(e.Desk), &bad) { // most likely a name mistyped, not one an older version stored
 		return fmt.Sprintf("no desk %q (invalid desk name: %s); %s", e.Desk, bad.Reason, e.known())
 	}

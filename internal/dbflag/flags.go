@@ -137,7 +137,7 @@ type deskName string
 func (d *deskName) String() string { return string(*d) }
 
 func (d *deskName) Set(s string) error {
-	var bad *transcript.DeskNameError
+	var bad *transcript.InvalidError
 	if err := transcript.ValidateDesk(s); errors.As(err, &bad) {
 		return fmt.Errorf("invalid desk name: %s", bad.Reason)
 	} else if err != nil {
