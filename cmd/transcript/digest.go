@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -102,10 +103,18 @@ func checkDigester(name, model, baseURL string, none bool) error {
 		if os.Getenv("OPENAI_API_KEY") == "" {
 			return usageErrorf("--digester openai needs the endpoint's key in OPENAI_API_KEY (for a local server that takes none, any value)")
 		}
-		if _, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL}); err != nil {
-			return usageErrorf("--base-url: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)")
+		_, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
+		if err == nil {
+			return nil
 		}
-		return nil
+		from, base := "--base-url", baseURL
+		if base == "" {
+			from, base = "OPENAI_BASE_URL", os.Getenv("OPENAI_BASE_URL")
+		}
+		if u, perr := url.Parse(base); perr == nil && errors.Is(err, digest.ErrCleartextKey) && !strings.Contains(u.Host, os.Getenv("OPENAI_API_KEY")) {
+			return usageErrorf("%s http://%s is plain http to a host that is not loopback: the key in OPENAI_API_KEY would cross the network in clear; use https, or http to localhost, 127.0.0.1 or [::1]", from, u.Host)
+		}
+		return usageErrorf("%s: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)", from)
 	case none:
 		return usageErrorf("--digester %q: want extractive, openai or none", name)
 	}
