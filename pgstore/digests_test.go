@@ -11,6 +11,7 @@ import (
 	"github.com/sharedesk/transcript/internal/pgtest"
 	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/pgstore"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestMigrateFromVersion9 opens a database as version 9 left it, without digests, holding
@@ -41,6 +42,10 @@ func TestMigrateFromVersion9(t *testing.T) {
 	st.Close()
 	pool := connect(t, dsn)
 	for _, stmt := range []string{
+		`DROP TRIGGER transcript_digests_desk_deleted ON transcript_desks`, // version 11's
+		`DROP FUNCTION transcript_digests_desk_deleted()`,
+		`ALTER TABLE transcript_desks DROP COLUMN id`,
+		`DELETE FROM transcript_schema_version WHERE version = 11`,
 		`DROP TRIGGER transcript_digests_forget ON transcript_messages`,
 		`DROP FUNCTION transcript_digests_forget()`,
 		`DROP TABLE transcript_digests`,
@@ -55,12 +60,13 @@ func TestMigrateFromVersion9(t *testing.T) {
 	st = openMigrated(t, pool, dsn, 9)
 	log := st.Log("eng").(digest.Store)
 	channel, thread := transcript.Conversation{Desk: "eng"}, transcript.Conversation{Desk: "eng", Thread: 1}
+	read := digestRead(t, log)
 	for _, d := range []transcript.Digest{
 		{Conversation: channel, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: "deploy at noon? yes"},
 		{Conversation: thread, Through: 2, Rows: 1, Generation: 1, Digester: "extractive", Text: "yes"},
 		{Conversation: thread, Through: 4, Rows: 2, Generation: 2, Digester: "extractive", Text: "yes, done"},
 	} {
-		if err := log.PutDigest(ctx, d, 5); err != nil {
+		if err := log.PutDigest(ctx, d, read); err != nil {
 			t.Fatalf("PutDigest after the migration: %v", err)
 		}
 	}
@@ -135,7 +141,7 @@ func TestPutDigestReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: 1, Rows: 1, Generation: 1, Digester: "extractive", Text: "a row"}
-	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, 1); err != nil {
+	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, digestRead(t, st.Log("eng").(digest.Store))); err != nil {
 		t.Fatal(err)
 	}
 	ro, err := pgstore.Open(ctx, dsn, pgstore.ReadOnly())
@@ -146,7 +152,7 @@ func TestPutDigestReadOnly(t *testing.T) {
 	log := ro.Log("eng").(digest.Store)
 	next := d
 	next.Generation, next.Through = 2, 1
-	if err := log.PutDigest(ctx, next, 1); !errors.Is(err, pgstore.ErrReadOnly) {
+	if err := log.PutDigest(ctx, next, digestRead(t, log)); !errors.Is(err, pgstore.ErrReadOnly) {
 		t.Errorf("PutDigest through a read-only Store: %v, want ErrReadOnly", err)
 	}
 	if got, ok, err := log.Digest(ctx, d.Conversation, 0); err != nil || !ok || got != d {
@@ -183,6 +189,10 @@ func TestDigestPlans(t *testing.T) {
 	mustExec(t, pool, `INSERT INTO transcript_digests (desk, thread, generation, through, row_count, digester, content)
 		SELECT 'eng', 0, g, 20 * g, 15 * g, 'extractive', 'digest ' || g FROM generate_series(1, 2000) AS g`)
 	mustExec(t, pool, `ANALYZE transcript_digests, transcript_messages`)
+	var desk int64
+	if err := pool.QueryRow(t.Context(), `SELECT id FROM transcript_desks WHERE name = 'eng'`).Scan(&desk); err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		for _, c := range []struct {
 			name, sql, args string
@@ -190,7 +200,7 @@ func TestDigestPlans(t *testing.T) {
 		}{
 			{"Digest, newest", pgstore.DigestSQL, "'eng', 0, 9223372036854775807", map[string]float64{"transcript_digests": 1}},
 			{"Digest, below a bound", pgstore.DigestSQL, "'eng', 0, 25000", map[string]float64{"transcript_digests": 1}},
-			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d", rows-30, rows-20),
+			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d, %d", rows-30, rows-20, desk),
 				map[string]float64{"transcript_digests": 1, "transcript_messages": 20, "transcript_desks": 1}},
 		} {
 			if c.sql == pgstore.PutDigestSQL && mode != "force_custom_plan" {
@@ -215,6 +225,99 @@ func TestDigestPlans(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// digestRead returns log's DigestRead, as a fold takes it before reading rows.
+func digestRead(tb testing.TB, log digest.Store) storage.DigestRead {
+	tb.Helper()
+	r, err := log.DigestRead(tb.Context())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// TestDigestsGoWithADeskDeletedByOldCode: a desk deleted by a process that does not know of
+// digests, as version 10 and older delete one (its desk row, then its rows, in plain SQL),
+// leaves no digest of it, and the desk made anew under its name holds none and has another
+// id; another desk's digests stay.
+func TestDigestsGoWithADeskDeletedByOldCode(t *testing.T) {
+	t.Parallel()
+	st, dsn := openStore(t)
+	ctx := t.Context()
+	ana := transcript.Person("ana", "Ana")
+	channel := func(desk string) transcript.Conversation { return transcript.Conversation{Desk: desk} }
+	thread := func(desk string) transcript.Conversation { return transcript.Conversation{Desk: desk, Thread: 1} }
+	fill := func(desk string) storage.DigestRead {
+		t.Helper()
+		for i := range 6 {
+			m := transcript.Message{Author: ana, Content: fmt.Sprintf("%s row %d", desk, i+1)}
+			if i%2 == 1 {
+				m.Parent = 1
+			}
+			if _, err := st.Append(ctx, desk, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		log := st.Log(desk).(digest.Store)
+		read := digestRead(t, log)
+		for _, d := range []transcript.Digest{
+			{Conversation: channel(desk), Through: 3, Rows: 3, Generation: 1, Digester: "extractive", Text: desk + " rows 1 to 3"},
+			{Conversation: thread(desk), Through: 4, Rows: 2, Generation: 1, Digester: "extractive", Text: desk + " replies 2 and 4"},
+		} {
+			if err := log.PutDigest(ctx, d, read); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return read
+	}
+	goneRead := fill("gone")
+	fill("kept")
+	pool := connect(t, dsn)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{ // version 10's DeleteDesk, digests aside
+		`DELETE FROM transcript_desks WHERE name = $1`,
+		`DELETE FROM transcript_messages WHERE desk = $1`,
+		`DELETE FROM transcript_terms WHERE desk = $1`,
+		`DELETE FROM transcript_term_readers WHERE desk = $1`,
+		`DELETE FROM transcript_books WHERE desk = $1`,
+	} {
+		if _, err := tx.Exec(ctx, stmt, "gone"); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM transcript_digests WHERE desk = 'gone'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("desk gone deleted by code that knows no digests: %d of its digests remain, want none", n)
+	}
+	for _, m := range []transcript.Message{{Author: ana, Content: "anew"}, {Author: ana, Parent: 1, Content: "anew reply"}, {Author: ana, Content: "anew 3"}, {Author: ana, Parent: 1, Content: "anew reply 4"}} {
+		if _, err := st.Append(ctx, "gone", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := st.Log("gone").(digest.Store)
+	for _, c := range []transcript.Conversation{channel("gone"), thread("gone")} {
+		if d, ok, err := log.Digest(ctx, c, 0); err != nil || ok {
+			t.Errorf("desk gone made anew: Digest of %+v = %q, %v, %v; want none", c, d.Text, ok, err)
+		}
+	}
+	if now := digestRead(t, log); now.Desk == goneRead.Desk {
+		t.Errorf("desk gone made anew: DigestRead names the deleted desk's id %d", now.Desk)
+	}
+	for _, c := range []transcript.Conversation{channel("kept"), thread("kept")} {
+		if _, ok, err := st.Log("kept").(digest.Store).Digest(ctx, c, 0); err != nil || !ok {
+			t.Errorf("the kept desk: Digest of %+v = %v, %v; want its digest", c, ok, err)
 		}
 	}
 }

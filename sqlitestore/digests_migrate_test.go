@@ -35,6 +35,7 @@ func TestMigrateFromV11(t *testing.T) {
 	st.Close()
 	db := openRaw(t, path)
 	for _, stmt := range []string{
+		`DROP TRIGGER messages_deleted_deletes_digests`, // version 13's
 		`DROP TRIGGER messages_revised_deletes_digests`,
 		`DROP TABLE digests`,
 		`UPDATE schema_version SET version = 11`,
@@ -49,12 +50,16 @@ func TestMigrateFromV11(t *testing.T) {
 	st = openMigrated(t, path, 11, before, want)
 	log := st.Log("eng").(digest.Store)
 	channel, thread := transcript.Conversation{Desk: "eng"}, transcript.Conversation{Desk: "eng", Thread: 1}
+	read, err := log.DigestRead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range []transcript.Digest{
 		{Conversation: channel, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: "deploy at noon? yes"},
 		{Conversation: thread, Through: 2, Rows: 1, Generation: 1, Digester: "extractive", Text: "yes"},
 		{Conversation: thread, Through: 4, Rows: 2, Generation: 2, Digester: "extractive", Text: "yes, done"},
 	} {
-		if err := log.PutDigest(ctx, d, 5); err != nil {
+		if err := log.PutDigest(ctx, d, read); err != nil {
 			t.Fatalf("PutDigest after the migration: %v", err)
 		}
 	}

@@ -27,17 +27,31 @@ type DigestLog interface {
 type DigestDesk struct {
 	Name string
 	Log  DigestLog
+	// Renew, when not nil, deletes the desk, its rows and its digests, and returns the log
+	// of the desk its next row makes anew under the same name (a Store's Log of the name
+	// may be the one it had). DigestRule's DeskMadeAnew part needs it.
+	Renew func(ctx context.Context) (DigestLog, error)
 }
 
 // DigestDeskOf returns desk of st as a DigestDesk, and fails t when st's logs keep no
-// digests.
+// digests. When st is a DeskDeleter, the DigestDesk's Renew deletes the desk with
+// DeleteDesk, its tokens too.
 func DigestDeskOf(t testing.TB, st Store, desk string) DigestDesk {
 	t.Helper()
 	log, ok := st.Log(desk).(digest.Store)
 	if !ok {
 		t.Fatalf("storetest: the Log of desk %q, a %T, does not implement digest.Store", desk, st.Log(desk))
 	}
-	return DigestDesk{Name: desk, Log: storeDigestLog{Store: log, st: st, desk: desk}}
+	d := DigestDesk{Name: desk, Log: storeDigestLog{Store: log, st: st, desk: desk}}
+	if del, ok := st.(DeskDeleter); ok {
+		d.Renew = func(ctx context.Context) (DigestLog, error) {
+			if _, err := del.DeleteDesk(ctx, desk, true); err != nil {
+				return nil, err
+			}
+			return storeDigestLog{Store: st.Log(desk).(digest.Store), st: st, desk: desk}, nil
+		}
+	}
+	return d
 }
 
 // storeDigestLog is a desk of a Store as a DigestLog: its Log, and appends to it.
@@ -62,6 +76,8 @@ var DigestErasedWords = []string{"qzvxkwdigestword", "qzvxkwdigestlarge"}
 //   - Read: Digest returns the newest digest whose Through is below its bound (0: none),
 //     exactly as stored, the channel's and each thread's apart, and false when there is
 //     none; a conversation of another desk is an error matching storage.ErrInvalidDigest.
+//     DigestRead returns the desk's head, and for a new desk another Desk than any other
+//     desk's.
 //   - Isolation: one desk's digests are never another's.
 //   - Generations: PutDigest stores generation 1 only when the conversation has no digest,
 //     and generation g only over generation g-1 with a Through above it; anything else is
@@ -76,6 +92,10 @@ var DigestErasedWords = []string{"qzvxkwdigestword", "qzvxkwdigestlarge"}
 //     thread's; the next generation then follows the newest one kept.
 //   - Race: PutDigests of one generation from several goroutines at once store exactly
 //     one, the others ErrSuperseded.
+//   - DeskMadeAnew, when the desk has Renew: a fold's read of the desk, then the desk
+//     deleted and made anew under its name with as many rows or more: the PutDigest of
+//     what the fold read is ErrSuperseded and the new desk holds no digest; a read of the
+//     new desk then stores.
 //   - Erasure: DigestErasure.
 func DigestRule(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
 	t.Helper()
@@ -95,6 +115,7 @@ var digestChecks = []struct {
 	{"CorrectedAfterRead", checkDigestCorrectedAfterRead},
 	{"DeletedByCorrection", checkDigestDeletedByCorrection},
 	{"Race", checkDigestRace},
+	{"DeskMadeAnew", checkDigestDeskMadeAnew},
 	{"Erasure", func(t reporter, newDesk func() DigestDesk) { digestErasure(t, newDesk()) }},
 }
 
@@ -150,11 +171,25 @@ func (d *digestDesk) digest(thread transcript.Sequence, gen int, through transcr
 	return transcript.Digest{Conversation: d.conv(thread), Through: through, Rows: 3 * gen, Generation: gen, Digester: "storetest", Text: text}
 }
 
+// read returns the desk's DigestRead, as a fold takes it before reading rows, and fails
+// the test unless its Head is the desk's head.
+func (d *digestDesk) read() storage.DigestRead {
+	d.t.Helper()
+	r, err := d.Log.DigestRead(d.t.Context())
+	switch {
+	case err != nil:
+		d.t.Fatalf("desk %q: DigestRead: %v", d.Name, err)
+	case r.Head != d.head:
+		d.t.Errorf("desk %q: DigestRead = head %d, want %d, the newest row appended", d.Name, r.Head, d.head)
+	}
+	return r
+}
+
 // put stores dg as the fold that read the desk at its head would, and fails the test when
 // the store refuses it.
 func (d *digestDesk) put(dg transcript.Digest) {
 	d.t.Helper()
-	if err := d.Log.PutDigest(d.t.Context(), dg, d.head); err != nil {
+	if err := d.Log.PutDigest(d.t.Context(), dg, d.read()); err != nil {
 		d.t.Fatalf("desk %q: PutDigest of %s, read at %d: %v", d.Name, describeDigest(dg), d.head, err)
 	}
 }
@@ -259,6 +294,9 @@ func checkDigestIsolation(t reporter, newDesk func() DigestDesk) {
 	b.put(other)
 	a.want(0, 0, &dg)
 	b.want(0, 0, &other)
+	if ra, rb := a.read(), b.read(); ra.Desk == rb.Desk {
+		t.Errorf("DigestRead of desks %q and %q: both Desk %d, want each its own", a.Name, b.Name, ra.Desk)
+	}
 	// A conversation that leaves Desk empty, as a Query may, is the log's own desk's.
 	if got, ok, err := a.Log.Digest(t.Context(), transcript.Conversation{}, 0); err != nil || !ok || got.Text != dg.Text {
 		t.Errorf("desk %q: Digest of the channel with no Desk named = %s, %v, %v; want %s", a.Name, describeDigest(got), ok, err, describeDigest(dg))
@@ -271,7 +309,7 @@ func checkDigestGenerations(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(10)
-	put := func(dg transcript.Digest) error { return d.Log.PutDigest(ctx, dg, d.head) }
+	put := func(dg transcript.Digest) error { return d.Log.PutDigest(ctx, dg, d.read()) }
 
 	for _, dg := range []transcript.Digest{d.digest(0, 2, 3, "generation 2 first"), d.digest(0, 3, 3, "generation 3 first")} {
 		d.refused(dg, put(dg), digest.ErrSuperseded, "no digest held")
@@ -336,7 +374,7 @@ func checkDigestCorrectedAfterRead(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(8)
-	read := d.head
+	read := d.read()
 	op := transcript.Operator()
 	d.add(edit(3, op, "root 3, edited")) // after the fold's read
 	stale := d.digest(0, 1, 5, "rows 1 to 5 as they were")
@@ -345,14 +383,14 @@ func checkDigestCorrectedAfterRead(t reporter, newDesk func() DigestDesk) {
 	if err := d.Log.PutDigest(ctx, below, read); err != nil {
 		t.Errorf("PutDigest of %s, read before an edit of row 3: %v, want it stored", describeDigest(below), err)
 	}
-	read = d.head        // a fold that read the edit
+	read = d.read()      // a fold that read the edit
 	d.add(redact(7, op)) // a row above the next digest
 	fresh := d.digest(0, 2, 5, "rows 1 to 5 with the edit")
 	if err := d.Log.PutDigest(ctx, fresh, read); err != nil {
 		t.Errorf("PutDigest of %s, read after row 3's edit, before row 7's redaction: %v, want it stored", describeDigest(fresh), err)
 	}
 	d.want(0, 0, &fresh)
-	read = d.head
+	read = d.read()
 	d.add(redact(3, op))
 	gone := d.digest(0, 3, 6, "rows 1 to 6")
 	d.refused(gone, d.Log.PutDigest(ctx, gone, read), digest.ErrSuperseded, "row 3 redacted after the read")
@@ -423,11 +461,46 @@ func checkDigestDeletedByCorrection(t reporter, newDesk func() DigestDesk) {
 	d.put(ch[0])
 }
 
+// checkDigestDeskMadeAnew: a fold that read a desk deleted and made anew while it ran
+// stores nothing in the new desk, though its head is as high.
+func checkDigestDeskMadeAnew(t reporter, newDesk func() DigestDesk) {
+	ctx := t.Context()
+	d := newDigestDesk(t, newDesk)
+	if d.Renew == nil {
+		return
+	}
+	d.roots(6)
+	d.put(d.digest(0, 1, 2, "the old desk's rows 1 to 2"))
+	read := d.read() // the fold's read of the old desk
+	log, err := d.Renew(ctx)
+	if err != nil {
+		t.Fatalf("desk %q: deleting it to make it anew: %v", d.Name, err)
+	}
+	d.Log, d.head = log, 0
+	d.want(0, 0, nil)
+	d.roots(8)
+	stale1 := d.digest(0, 1, 5, "the old desk's rows 1 to 5")
+	d.refused(stale1, d.Log.PutDigest(ctx, stale1, read), digest.ErrSuperseded, "generation 1 folded from the desk deleted since its read")
+	d.want(0, 0, nil)
+	g1 := d.digest(0, 1, 2, "the new desk's rows 1 to 2")
+	d.put(g1)
+	stale2 := d.digest(0, 2, 5, "the old desk's rows 3 to 5")
+	d.refused(stale2, d.Log.PutDigest(ctx, stale2, read), digest.ErrSuperseded, "generation 2 folded from the desk deleted since its read")
+	d.want(0, 0, &g1)
+	if now := d.read(); now.Desk == read.Desk {
+		t.Errorf("desk %q: DigestRead of the desk made anew names the deleted desk (Desk %d)", d.Name, now.Desk)
+	}
+	g2 := d.digest(0, 2, 5, "the new desk's rows 1 to 5")
+	d.put(g2)
+	d.want(0, 0, &g2)
+}
+
 // checkDigestRace: PutDigests of one generation at once store exactly one.
 func checkDigestRace(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(20)
+	read := d.read()
 	const writers = 4
 	for gen := 1; gen <= 4; gen++ {
 		for _, thread := range []transcript.Sequence{0, 1} {
@@ -441,7 +514,7 @@ func checkDigestRace(t reporter, newDesk func() DigestDesk) {
 				offered[i] = d.digest(thread, gen, transcript.Sequence(3*gen+i%2), fmt.Sprintf("generation %d by writer %d", gen, i))
 				wg.Go(func() {
 					<-start
-					errs[i] = d.Log.PutDigest(ctx, offered[i], d.head)
+					errs[i] = d.Log.PutDigest(ctx, offered[i], read)
 				})
 			}
 			close(start)
@@ -486,7 +559,7 @@ func digestErasure(t reporter, d DigestDesk) {
 	dd.add(root("deploy done"))
 	dd.add(reply(a, "thanks"))
 	dd.roots(3)
-	read := dd.head
+	read := dd.read()
 	ch := []transcript.Digest{
 		dd.digest(0, 1, a, "plan the deploy"),
 		dd.digest(0, 2, secret+1, "plan the deploy; triage said the password is "+word),
