@@ -66,7 +66,7 @@ func TestDigestErasureFiles(t *testing.T) {
 		{Conversation: channel, Through: 3, Rows: 3, Generation: 2, Digester: "extractive", Text: large + "triage: the key: " + erased + " " + large},
 		{Conversation: thread, Through: 2, Rows: 1, Generation: 1, Digester: "extractive", Text: "triage: the key: " + erased},
 	} {
-		if err := log.PutDigest(ctx, d, digestRead(t, log)); err != nil {
+		if err := log.PutDigest(ctx, d, storetest.MustDigestRead(t, log)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -125,7 +125,7 @@ func TestDigestRaceAcrossStores(t *testing.T) {
 			}
 		}
 	}
-	reads := [2]storage.DigestRead{digestRead(t, logs[0]), digestRead(t, logs[1])}
+	reads := [2]storage.DigestRead{storetest.MustDigestRead(t, logs[0]), storetest.MustDigestRead(t, logs[1])}
 	for gen := 1; gen <= generations; gen++ {
 		var (
 			wg    sync.WaitGroup
@@ -173,7 +173,7 @@ func TestExportLeavesDigestsOut(t *testing.T) {
 	}
 	const folded = "qzvxkwonlyinthedigest"
 	d := transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: "ana: one, two " + folded}
-	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, digestRead(t, st.Log("eng").(digest.Store))); err != nil {
+	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, storetest.MustDigestRead(t, st.Log("eng").(digest.Store))); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
@@ -214,7 +214,7 @@ func BenchmarkDigest(b *testing.B) {
 	channel := transcript.Conversation{Desk: "eng"}
 	for g := 1; g <= 500; g++ {
 		d := transcript.Digest{Conversation: channel, Through: transcript.Sequence(20 * g), Rows: 20 * g, Generation: g, Digester: "extractive", Text: strings.Repeat("an outline line\n", 200)}
-		if err := log.PutDigest(ctx, d, digestRead(b, log)); err != nil {
+		if err := log.PutDigest(ctx, d, storetest.MustDigestRead(b, log)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -229,109 +229,54 @@ func BenchmarkDigest(b *testing.B) {
 	}
 }
 
-// digestRead returns log's DigestRead, as a fold takes it before reading rows.
-func digestRead(tb testing.TB, log digest.Store) storage.DigestRead {
-	tb.Helper()
-	r, err := log.DigestRead(tb.Context())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r
-}
-
 // TestDigestsGoWithADeskDeletedByOldCode: a desk deleted by a process that does not know of
 // digests, as older versions delete one (its rows, then its desks row renamed or deleted,
-// in plain SQL on the file), leaves no digest of it, and the desk made anew under its name
-// holds none; another desk's digests stay.
+// in plain SQL on the file), leaves no digest of it (storetest.DigestsGoWithDesk), and the
+// file holds none under its id.
 func TestDigestsGoWithADeskDeletedByOldCode(t *testing.T) {
-	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "desk.db")
-	st, err := sqlitestore.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ana := transcript.Person("ana", "Ana")
-	channel := func(desk string) transcript.Conversation { return transcript.Conversation{Desk: desk} }
-	thread := func(desk string) transcript.Conversation { return transcript.Conversation{Desk: desk, Thread: 1} }
-	fill := func(desk string) {
-		t.Helper()
-		for i := range 6 {
-			m := transcript.Message{Author: ana, Content: fmt.Sprintf("%s row %d", desk, i+1)}
-			if i%2 == 1 {
-				m.Parent = 1
-			}
-			if _, err := st.Append(ctx, desk, m); err != nil {
-				t.Fatal(err)
-			}
-		}
-		log := st.Log(desk).(digest.Store)
-		read := digestRead(t, log)
-		for _, d := range []transcript.Digest{
-			{Conversation: channel(desk), Through: 3, Rows: 3, Generation: 1, Digester: "extractive", Text: desk + " rows 1 to 3"},
-			{Conversation: thread(desk), Through: 4, Rows: 2, Generation: 1, Digester: "extractive", Text: desk + " replies 2 and 4"},
-		} {
-			if err := log.PutDigest(ctx, d, read); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for _, desk := range []string{"renamed", "dropped", "kept"} {
-		fill(desk)
-	}
-	old, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer old.Close()
-	ids := map[string]int64{}
-	for _, c := range []struct{ desk, deleteRow string }{
+	for _, c := range []struct{ name, deleteRow string }{
 		{"renamed", `UPDATE desks SET name = ' deleted ' || id WHERE id = ?1`}, // version 11's and 12's DeleteDesk
 		{"dropped", `DELETE FROM desks WHERE id = ?1`},                         // an older DeleteDesk
 	} {
-		var id int64
-		if err := old.QueryRowContext(ctx, `SELECT id FROM desks WHERE name = ?1`, c.desk).Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids[c.desk] = id
-		tx, err := old.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, stmt := range []string{`DELETE FROM messages WHERE desk = ?1`, c.deleteRow} {
-			if _, err := tx.ExecContext(ctx, stmt, id); err != nil {
-				t.Fatalf("desk %q: %s: %v", c.desk, stmt, err)
-			}
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for desk, id := range ids {
-		var n int
-		if err := old.QueryRowContext(ctx, `SELECT count(*) FROM digests WHERE desk = ?1`, id).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n != 0 {
-			t.Errorf("desk %q deleted by code that knows no digests: %d of its digests remain, want none", desk, n)
-		}
-	}
-	for _, desk := range []string{"renamed", "dropped"} {
-		fill := []transcript.Message{{Author: ana, Content: "anew"}, {Author: ana, Parent: 1, Content: "anew reply"}, {Author: ana, Content: "anew 3"}, {Author: ana, Parent: 1, Content: "anew reply 4"}}
-		for _, m := range fill {
-			if _, err := st.Append(ctx, desk, m); err != nil {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := t.Context()
+			path := filepath.Join(t.TempDir(), "desk.db")
+			st, err := sqlitestore.Open(ctx, path)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		for _, c := range []transcript.Conversation{channel(desk), thread(desk)} {
-			if d, ok, err := st.Log(desk).(digest.Store).Digest(ctx, c, 0); err != nil || ok {
-				t.Errorf("desk %q made anew: Digest of %+v = %q, %v, %v; want none", desk, c, d.Text, ok, err)
+			defer st.Close()
+			old, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	for _, c := range []transcript.Conversation{channel("kept"), thread("kept")} {
-		if _, ok, err := st.Log("kept").(digest.Store).Digest(ctx, c, 0); err != nil || !ok {
-			t.Errorf("the kept desk: Digest of %+v = %v, %v; want its digest", c, ok, err)
-		}
+			defer old.Close()
+			var id int64
+			storetest.DigestsGoWithDesk(t, st, func(desk string) {
+				if err := old.QueryRowContext(ctx, `SELECT id FROM desks WHERE name = ?1`, desk).Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				tx, err := old.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tx.Rollback()
+				for _, stmt := range []string{`DELETE FROM messages WHERE desk = ?1`, c.deleteRow} {
+					if _, err := tx.ExecContext(ctx, stmt, id); err != nil {
+						t.Fatalf("%s: %v", stmt, err)
+					}
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			var n int
+			if err := old.QueryRowContext(ctx, `SELECT count(*) FROM digests WHERE desk = ?1`, id).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Errorf("desk gone deleted by code that knows no digests: %d digests remain under its id, want none", n)
+			}
+		})
 	}
 }

@@ -65,6 +65,17 @@ func (l storeDigestLog) Append(ctx context.Context, m transcript.Message) (trans
 	return l.st.Append(ctx, l.desk, m)
 }
 
+// MustDigestRead returns log's DigestRead, as a fold takes it before reading rows, and
+// fails tb when it fails.
+func MustDigestRead(tb testing.TB, log digest.Store) storage.DigestRead {
+	tb.Helper()
+	r, err := log.DigestRead(tb.Context())
+	if err != nil {
+		tb.Fatalf("DigestRead: %v", err)
+	}
+	return r
+}
+
 // DigestErasedWords are the words DigestErasure folds into digests and then redacts: a
 // store's own test looks for them in its files once the rule has run and the store is
 // closed.
@@ -591,4 +602,61 @@ func digestErasure(t reporter, d DigestDesk) {
 	late := dd.digest(0, 2, secret+3, "folded before the redaction: "+word)
 	dd.refused(late, d.Log.PutDigest(ctx, late, read), digest.ErrSuperseded, "a fold that read the reply before its redaction")
 	dd.want(0, 0, &ch[0])
+}
+
+// DigestsGoWithDesk checks, on st, a new store whose logs keep digests, that a desk deleted
+// by del leaves no digest of it, whatever del knows of digests: a store's own test passes a
+// del that deletes the desk as a process of an older version would, in its own SQL. Desks
+// "gone" and "kept" get six rows and digests of their channel and of thread 1; once
+// del("gone") has returned and the desk is made anew with four rows, Digest finds none of
+// its digests and DigestRead names another desk; "kept" keeps its own.
+func DigestsGoWithDesk(t *testing.T, st Store, del func(desk string)) {
+	t.Helper()
+	ctx := t.Context()
+	ana := transcript.Person("ana", "Ana")
+	fill := func(desk string, rows int) storage.DigestRead {
+		t.Helper()
+		for i := range rows {
+			m := transcript.Message{Author: ana, Content: fmt.Sprintf("%s row %d", desk, i+1)}
+			if i%2 == 1 {
+				m.Parent = 1
+			}
+			mustAppend(t, st, desk, m, transcript.Sequence(i+1))
+		}
+		dd := &digestDesk{t: t, DigestDesk: DigestDeskOf(t, st, desk), head: transcript.Sequence(rows)}
+		return dd.read()
+	}
+	put := func(desk string, read storage.DigestRead) {
+		t.Helper()
+		for _, d := range []transcript.Digest{
+			{Conversation: conversationIn(desk, 0), Through: 3, Rows: 3, Generation: 1, Digester: "storetest", Text: desk + " rows 1 to 3"},
+			{Conversation: conversationIn(desk, 1), Through: 4, Rows: 2, Generation: 1, Digester: "storetest", Text: desk + " replies 2 and 4"},
+		} {
+			if err := st.Log(desk).(digest.Store).PutDigest(ctx, d, read); err != nil {
+				t.Fatalf("PutDigest of %s on desk %q: %v", describeDigest(d), desk, err)
+			}
+		}
+	}
+	gone := fill("gone", 6)
+	put("gone", gone)
+	put("kept", fill("kept", 6))
+	del("gone")
+	anew := fill("gone", 4)
+	if anew.Desk == gone.Desk {
+		t.Errorf("DigestRead of desk gone made anew names the deleted desk (Desk %d)", gone.Desk)
+	}
+	for _, desk := range []string{"gone", "kept"} {
+		for _, thread := range []transcript.Sequence{0, 1} {
+			c := conversationIn(desk, thread)
+			got, ok, err := st.Log(desk).(digest.Store).Digest(ctx, c, 0)
+			switch {
+			case err != nil:
+				t.Errorf("Digest of desk %q's %s: %v", desk, storage.ConversationName(c), err)
+			case desk == "gone" && ok:
+				t.Errorf("desk gone made anew after its deletion: Digest of %s = %q, want none", storage.ConversationName(c), got.Text)
+			case desk == "kept" && !ok:
+				t.Errorf("the kept desk: Digest of %s: none, want its digest", storage.ConversationName(c))
+			}
+		}
+	}
 }
