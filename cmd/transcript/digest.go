@@ -41,7 +41,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	thread := fs.Uint64("thread", 0, "fold the thread rooted at this `seq` instead of the channel")
 	name := fs.String("digester", "extractive", "the `digester` that writes the digest: extractive or openai")
 	model := fs.String("model", "", "with --digester openai: the `model`'s name, such as gpt-4o-mini")
-	baseURL := fs.String("base-url", "", "with --digester openai: the endpoint's base `URL`, such as http://localhost:11434/v1 (default: $OPENAI_BASE_URL, else OpenAI's)")
+	baseURL := fs.String("base-url", "", "with --digester openai: the endpoint's base `URL`, such as http://localhost:11434/v1; plain http only to a loopback host (default: $OPENAI_BASE_URL, else OpenAI's)")
 	format := fs.String("format", "text", "output `format`: text, json, openai or anthropic")
 	if err := parse(fs, args); err != nil {
 		return err
