@@ -78,10 +78,12 @@ func (p Policy) withDefaults() (Policy, error) {
 // d's text is stored only when it is not blank, holds at most Policy.Budget characters
 // (runes), is valid UTF-8 and holds no NUL byte; otherwise Fold fails with ErrRefused (a
 // text is never cut) and the held digest stays, as it does when d fails or ctx ends before
-// its answer (the error then matches ctx.Err()). The store refuses a digest another fold or
-// a correction overtook with ErrSuperseded: of two folds of c at once, one stores a
-// generation. A Digester with a method Name() string is named by it in the digests it
-// writes ("extractive", "openai:MODEL"), any other by its Go type.
+// its answer (the error then matches ctx.Err()). The store refuses with ErrSuperseded a
+// digest another fold or a correction overtook, or one folded from a desk deleted since
+// Fold read its head (store.DigestRead, before any row): of two folds of c at once, one
+// stores a generation, and no desk made anew under a deleted desk's name gets its words.
+// A Digester with a method Name() string is named by it in the digests it writes
+// ("extractive", "openai:MODEL"), any other by its Go type.
 //
 // Fold's errors are for whoever folds, never for a reader: they name c (c.Desk names the
 // desk) and the rule, never a row's content or d's text. A store that holds no row (a desk
@@ -94,7 +96,8 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 		return transcript.Digest{}, false, err
 	}
 	where := conversationName(c)
-	head, err := newestRow(ctx, store)
+	read, err := store.DigestRead(ctx) // before any row: the desk the rows are of
+	head := read.Head
 	if err != nil {
 		return transcript.Digest{}, false, fmt.Errorf("digest: %s: %w", where, err)
 	}
@@ -147,7 +150,7 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 		Digester:     digesterName(d),
 		Text:         text,
 	}
-	if err := store.PutDigest(ctx, next, head); err != nil {
+	if err := store.PutDigest(ctx, next, read); err != nil {
 		return held, false, fmt.Errorf("digest: %s: storing generation %d: %w", where, next.Generation, err)
 	}
 	return next, true, nil
@@ -202,13 +205,4 @@ func conversationName(c transcript.Conversation) string {
 		return fmt.Sprintf("desk %q channel", c.Desk)
 	}
 	return fmt.Sprintf("desk %q thread %d", c.Desk, c.Thread)
-}
-
-// newestRow returns the Seq of log's newest row, 0 when it holds none.
-func newestRow(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
-	rows, err := transcript.NewPager(log, 0).Next(ctx, 1)
-	if err != nil || len(rows) == 0 {
-		return 0, err
-	}
-	return rows[0].Seq, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -21,13 +22,19 @@ import (
 // without text: no choice, blank content or a refusal.
 var ErrEmptyAnswer = errors.New("the model's answer holds no digest")
 
+// ErrCleartextKey is matched by the error of NewOpenAI given a key and a plain http base
+// URL whose host is not loopback (localhost, 127.0.0.0/8, ::1): the key would cross the
+// network in clear.
+var ErrCleartextKey = errors.New("the key would cross the network in clear")
+
 // OpenAIOptions configures NewOpenAI.
 type OpenAIOptions struct {
 	// Model is the model the endpoint is asked for, such as "gpt-4o-mini" or a local
 	// server's model name. Required.
 	Model string
 	// BaseURL is the endpoint's base URL, the part before /chat/completions, such as
-	// "http://localhost:11434/v1" for Ollama; empty: OPENAI_BASE_URL, else OpenAI's.
+	// "http://localhost:11434/v1" for Ollama; empty: OPENAI_BASE_URL, else OpenAI's. With a
+	// key, a plain http URL must name a loopback host.
 	BaseURL string
 	// APIKey is the key, sent as the Authorization header's bearer token and nowhere else;
 	// empty: OPENAI_API_KEY, and with neither no key is sent (as a local server may want).
@@ -60,7 +67,10 @@ type OpenAI struct {
 var _ Named = (*OpenAI)(nil)
 
 // NewOpenAI returns an OpenAI digester for o. It sends nothing until Digest is called. An
-// empty model, or a base URL that is not an absolute http or https URL, is an error.
+// empty model, or a base URL (o.BaseURL, else OPENAI_BASE_URL) that is not an absolute
+// http or https URL, is an error; so is a key with a plain http URL whose host is not
+// loopback (localhost, 127.0.0.0/8, ::1), an error matching ErrCleartextKey that names the
+// URL's scheme and host, never its path, query or the key.
 func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 	model := strings.TrimSpace(o.Model)
 	if model == "" {
@@ -71,11 +81,16 @@ func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 		key = os.Getenv("OPENAI_API_KEY")
 	}
 	opts := []option.RequestOption{option.WithAPIKey(key)}
-	if o.BaseURL != "" {
-		u, err := url.Parse(o.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, errors.New("digest: openai: the base URL is not an absolute http or https URL")
+	base, from := o.BaseURL, "the base URL"
+	if base == "" {
+		base, from = os.Getenv("OPENAI_BASE_URL"), "OPENAI_BASE_URL"
+	}
+	if base != "" {
+		if err := checkBaseURL(base, from, key); err != nil {
+			return nil, err
 		}
+	}
+	if o.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(o.BaseURL))
 	}
 	switch {
@@ -88,6 +103,34 @@ func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
 	}
 	return &OpenAI{client: openai.NewClient(opts...), model: model, key: key}, nil
+}
+
+// checkBaseURL reports what is wrong with base, the base URL from names, for requests that
+// carry key: not an absolute http or https URL, or, with a key, plain http to a host that
+// is not loopback. The error names no part of base but its scheme and host.
+func checkBaseURL(base, from, key string) error {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("digest: openai: %s is not an absolute http or https URL", from)
+	}
+	if key == "" || u.Scheme == "https" || isLoopback(u.Hostname()) {
+		return nil
+	}
+	where := "http://" + u.Host
+	if strings.Contains(where, key) {
+		where = "a plain http URL"
+	}
+	return fmt.Errorf("digest: openai: %s %s is plain http to a host that is not loopback: %w; use https, or http to localhost, 127.0.0.1 or [::1]", from, where, ErrCleartextKey)
+}
+
+// isLoopback reports whether host, a URL's host without its port, is localhost or a
+// loopback address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.Unmap().IsLoopback()
 }
 
 // Name returns "openai:MODEL".

@@ -338,3 +338,56 @@ func TestOpenAIUnreachable(t *testing.T) {
 		t.Errorf("error %q names the URL or the key", err)
 	}
 }
+
+// TestOpenAICleartextKey: a key with a plain http base URL whose host is not loopback is
+// ErrCleartextKey, from BaseURL or OPENAI_BASE_URL, named by its scheme and host and never
+// by its path, query or the key; https, http to loopback, and http without a key are
+// accepted.
+func TestOpenAICleartextKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	for _, c := range []struct{ base, host string }{
+		{"http://example.test/v1", "http://example.test"},
+		{"http://api.example.test:8080/v1?api-key=" + openaiTestKey, "http://api.example.test:8080"},
+		{"HTTP://10.0.0.5:8000/v1", "http://10.0.0.5:8000"},
+		{"http://[2001:db8::1]:8000/v1", "http://[2001:db8::1]:8000"},
+		{"http://localhost.example.test/v1", "http://localhost.example.test"},
+		{"http://127.0.0.1.example.test/v1", "http://127.0.0.1.example.test"},
+		{"http://0.0.0.0:11434/v1", "http://0.0.0.0:11434"},
+	} {
+		_, err := digest.NewOpenAI(digest.OpenAIOptions{Model: "m", BaseURL: c.base, APIKey: openaiTestKey})
+		if !errors.Is(err, digest.ErrCleartextKey) {
+			t.Errorf("NewOpenAI with a key and base URL %q: %v, want an error matching ErrCleartextKey", c.base, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, c.host+" is plain http") || strings.Contains(msg, openaiTestKey) || strings.Contains(msg, "/v1") {
+			t.Errorf("NewOpenAI with a key and base URL %q: %q, want it to name %s and neither the key nor the path", c.base, msg, c.host)
+		}
+	}
+	for _, base := range []string{
+		"https://example.test/v1",
+		"http://localhost:11434/v1",
+		"http://LocalHost/v1",
+		"http://127.0.0.1:8000/v1",
+		"http://127.9.8.7/v1",
+		"http://[::1]:8080/v1",
+		"http://[::ffff:127.0.0.1]:8080/v1",
+	} {
+		if _, err := digest.NewOpenAI(digest.OpenAIOptions{Model: "m", BaseURL: base, APIKey: openaiTestKey}); err != nil {
+			t.Errorf("NewOpenAI with a key and base URL %q: %v, want it accepted", base, err)
+		}
+	}
+	if _, err := digest.NewOpenAI(digest.OpenAIOptions{Model: "m", BaseURL: "http://example.test/v1"}); err != nil {
+		t.Errorf("NewOpenAI without a key, to plain http: %v, want it accepted (there is no key to send)", err)
+	}
+
+	t.Setenv("OPENAI_API_KEY", openaiTestKey)
+	if _, err := digest.NewOpenAI(digest.OpenAIOptions{Model: "m", BaseURL: "http://example.test/v1"}); !errors.Is(err, digest.ErrCleartextKey) {
+		t.Errorf("NewOpenAI with OPENAI_API_KEY's key, to plain http: %v, want an error matching ErrCleartextKey", err)
+	}
+	t.Setenv("OPENAI_BASE_URL", "http://example.test/v1")
+	_, err := digest.NewOpenAI(digest.OpenAIOptions{Model: "m"})
+	if !errors.Is(err, digest.ErrCleartextKey) || !strings.Contains(err.Error(), "OPENAI_BASE_URL http://example.test is plain http") {
+		t.Errorf("NewOpenAI with OPENAI_BASE_URL to plain http: %v, want an error matching ErrCleartextKey naming OPENAI_BASE_URL", err)
+	}
+}

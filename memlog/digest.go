@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/storage"
@@ -36,13 +37,36 @@ func (l *Log) Digest(ctx context.Context, c transcript.Conversation, below trans
 	return gens[i-1], true, nil
 }
 
+// DigestRead implements digest.Store: the log's newest row and the log's own number, which
+// no other Log in the process has.
+func (l *Log) DigestRead(ctx context.Context) (storage.DigestRead, error) {
+	if err := ctx.Err(); err != nil {
+		return storage.DigestRead{}, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return storage.DigestRead{Head: l.head(), Desk: l.number()}, nil
+}
+
+// logNumbers numbers the Logs that DigestRead or PutDigest met, from 1.
+var logNumbers atomic.Int64
+
+// number returns the log's number, giving it one on first use. The caller holds l.mu for
+// writing.
+func (l *Log) number() int64 {
+	if l.digestLog == 0 {
+		l.digestLog = logNumbers.Add(1)
+	}
+	return l.digestLog
+}
+
 // PutDigest implements digest.Store: it stores d as the newest digest of its conversation's
-// thread when the newest held is generation d.Generation-1 (none for 1) with a Through
-// below d.Through, and no row above read corrects a row at or below d.Through; otherwise it
-// stores nothing and returns storage.ErrSuperseded. A digest no fold could make
-// (storage.CheckDigest, the desk being the first stored digest's) or a read above the
-// log's newest row is an error.
-func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcript.Sequence) error {
+// thread when read is of this Log (DigestRead's), the newest held is generation
+// d.Generation-1 (none for 1) with a Through below d.Through, and no row above read.Head
+// corrects a row at or below d.Through; otherwise it stores nothing and returns
+// storage.ErrSuperseded. A digest no fold could make (storage.CheckDigest, the desk being
+// the first stored digest's) or a read above the log's newest row is an error.
+func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read storage.DigestRead) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -52,11 +76,14 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcrip
 	if desk == "" {
 		desk = d.Conversation.Desk
 	}
-	if err := storage.CheckDigest(desk, d, read); err != nil {
+	if err := storage.CheckDigest(desk, d, read.Head); err != nil {
 		return err
 	}
-	if read > l.head() {
-		return fmt.Errorf("memlog: read head %d above the newest row %d", read, l.head())
+	if read.Desk != l.number() {
+		return fmt.Errorf("memlog: %w: the fold read another log", storage.ErrSuperseded)
+	}
+	if read.Head > l.head() {
+		return fmt.Errorf("memlog: read head %d above the newest row %d", read.Head, l.head())
 	}
 	gens := l.digests[d.Conversation.Thread]
 	var newest transcript.Digest
@@ -66,7 +93,7 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read transcrip
 	if newest.Generation != d.Generation-1 || newest.Through >= d.Through {
 		return storage.ErrSuperseded
 	}
-	i, _ := l.find(read + 1)
+	i, _ := l.find(read.Head + 1)
 	for _, m := range l.rows[i:] {
 		if m.IsCorrection() && m.Corrects <= d.Through {
 			return storage.ErrSuperseded

@@ -8,6 +8,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestDigests: a Log keeps every generation of each conversation's digests, reads the newest
@@ -36,8 +37,12 @@ func TestDigests(t *testing.T) {
 		add(transcript.Message{Author: ana, Parent: 1, Content: "reply"}) // 5 to 8
 	}
 	channel, thread := transcript.Conversation{Desk: "d"}, transcript.Conversation{Desk: "d", Thread: 1}
+	self, err := log.DigestRead(ctx)
+	if err != nil || self.Head != 8 {
+		t.Fatalf("DigestRead = %+v, %v; want head 8", self, err)
+	}
 	put := func(c transcript.Conversation, gen int, through, read transcript.Sequence) error {
-		return log.PutDigest(ctx, transcript.Digest{Conversation: c, Generation: gen, Through: through, Rows: 1, Digester: "t", Text: "x"}, read)
+		return log.PutDigest(ctx, transcript.Digest{Conversation: c, Generation: gen, Through: through, Rows: 1, Digester: "t", Text: "x"}, storage.DigestRead{Head: read, Desk: self.Desk})
 	}
 	for _, tc := range []struct {
 		c             transcript.Conversation

@@ -31,6 +31,7 @@ type Log struct {
 	// Generation and Through.
 	digests    map[transcript.Sequence][]transcript.Digest
 	digestDesk string // the Desk of the first digest stored: the desk of every one
+	digestLog  int64  // the log's number in a storage.DigestRead, 0 until it needs one
 }
 
 var _ transcript.Log = (*Log)(nil)

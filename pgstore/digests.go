@@ -33,9 +33,13 @@ LIMIT 1`
 // the statement after it sees what the appends before it committed.
 const lockDeskForDigestSQL = `SELECT head FROM transcript_desks WHERE name = $1 FOR NO KEY UPDATE`
 
+// digestReadSQL reads desk $1's id and head, for a fold (DigestRead).
+const digestReadSQL = `SELECT id, head FROM transcript_desks WHERE name = $1`
+
 // putDigestSQL stores a digest of desk $1 (conversation $2, generation $3, through $4,
-// rows $5, digester $6, text $7), folded from the rows read at head $8, when the desk's
-// head is at least $8 (the desk was not deleted since), the conversation's newest digest
+// rows $5, digester $6, text $7), folded from the rows read at head $8 of the desk whose id
+// was $9, when the desk's id is $9 (the desk was not deleted since, nor made anew) and its
+// head is at least $8, the conversation's newest digest
 // is generation $3-1 (none for 1) with a through below $4, and no row after $8 corrects a
 // row at or below $4 (a range of the primary key above $8: the rows appended while the
 // fold ran; coalesce keeps the planner off the partial index of corrections, which a
@@ -46,7 +50,7 @@ const lockDeskForDigestSQL = `SELECT head FROM transcript_desks WHERE name = $1 
 // desk, reads the desk's rows in turn.
 const putDigestSQL = `
 WITH state AS (
-	SELECT d.head, n.generation, n.through,
+	SELECT d.id, d.head, n.generation, n.through,
 	       EXISTS (
 	           SELECT FROM transcript_messages
 	           WHERE desk = $1::text AND seq > $8::bigint AND coalesce(corrects, 0) BETWEEN 1 AND $4::bigint
@@ -64,11 +68,11 @@ WITH state AS (
 	INSERT INTO transcript_digests (desk, thread, generation, through, row_count, digester, content)
 	SELECT $1::text, $2::bigint, $3::integer, $4::bigint, $5::bigint, $6::text, $7::text
 	FROM state
-	WHERE state.head >= $8::bigint AND coalesce(state.generation, 0) = $3::integer - 1
+	WHERE state.id = $9::bigint AND state.head >= $8::bigint AND coalesce(state.generation, 0) = $3::integer - 1
 	  AND coalesce(state.through, 0) < $4::bigint AND NOT state.corrected
 	RETURNING 1
 )
-SELECT head, coalesce(generation, 0), coalesce(through, 0), corrected, EXISTS (SELECT FROM put)
+SELECT id, head, coalesce(generation, 0), coalesce(through, 0), corrected, EXISTS (SELECT FROM put)
 FROM state`
 
 // customPlanSQL makes the statements after it in the transaction be planned for their
@@ -104,17 +108,37 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 	return d, true, nil
 }
 
+// DigestRead implements digest.Store: the desk's head and the id of its transcript_desks
+// row, which a desk made anew under its name never has, in one read on the primary, also
+// in a Store with standbys; both 0 when the database holds no row of the desk. The query
+// runs under ctx.
+func (l *deskLog) DigestRead(ctx context.Context) (storage.DigestRead, error) {
+	if err := ctx.Err(); err != nil {
+		return storage.DigestRead{}, err
+	}
+	var id, head int64
+	switch err := l.s.pool.QueryRow(ctx, digestReadSQL, l.desk).Scan(&id, &head); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return storage.DigestRead{}, nil
+	case err != nil:
+		return storage.DigestRead{}, tokenError(ctx, fmt.Sprintf("desk %q: reading its head for a fold", l.desk), err)
+	}
+	return storage.DigestRead{Head: transcript.Sequence(head), Desk: id}, nil
+}
+
 // PutDigest implements digest.Store: it stores d as generation d.Generation of its
 // conversation's digest, in one transaction that holds the desk row's lock, as the desk's
-// appends do, when the conversation's newest digest is generation d.Generation-1 (none for
-// 1) with a Through below d.Through, the desk has not been deleted since read, and no row
-// after read corrects a row at or below d.Through. Otherwise it stores nothing and returns
+// appends do, when the desk is the one read names (its row's id: not a desk made anew
+// under the name of one deleted since), the conversation's newest digest is generation
+// d.Generation-1 (none for 1) with a Through below d.Through, and no row after read.Head
+// corrects a row at or below d.Through. Otherwise it stores nothing and returns
 // an error matching storage.ErrSuperseded that says which. A digest no fold could have made
 // (storage.CheckDigest: another desk, a generation below 1, a Through beyond read, text a
 // store cannot keep) is an error matching storage.ErrInvalidDigest, and nothing is stored.
 // It is one round trip, which holds the lock only while the server runs it. A read-only
 // Store refuses with ErrReadOnly.
-func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read transcript.Sequence) error {
+func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, r storage.DigestRead) error {
+	read := r.Head
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -135,14 +159,14 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read trans
 	defer conn.Release() // a connection left inside a transaction is closed, not reused
 	var (
 		b                        pgx.Batch
-		head, through            int64
+		id, head, through        int64
 		generation               int
 		corrected, stored, found bool
 	)
 	b.Queue(beginSQL)
 	b.Queue(customPlanSQL)
 	b.Queue(lockDeskForDigestSQL, l.desk)
-	b.Queue(putDigestSQL, l.desk, int64(d.Conversation.Thread), d.Generation, int64(d.Through), int64(d.Rows), d.Digester, d.Text, int64(read))
+	b.Queue(putDigestSQL, l.desk, int64(d.Conversation.Thread), d.Generation, int64(d.Through), int64(d.Rows), d.Digester, d.Text, int64(read), r.Desk)
 	b.Queue("COMMIT")
 	committed := false
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {
@@ -151,7 +175,7 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read trans
 				return err
 			}
 		}
-		switch err := br.QueryRow().Scan(&head, &generation, &through, &corrected, &stored); {
+		switch err := br.QueryRow().Scan(&id, &head, &generation, &through, &corrected, &stored); {
 		case errors.Is(err, pgx.ErrNoRows):
 		case err != nil:
 			return err
@@ -177,6 +201,8 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read trans
 		return nil
 	case !found:
 		return superseded("the desk holds no rows")
+	case id != r.Desk:
+		return superseded("the desk its fold read was deleted since, and this desk made anew under its name")
 	case head < int64(read):
 		return superseded("the desk holds %d rows, fewer than the %d its fold read: it was deleted since", head, read)
 	case corrected:

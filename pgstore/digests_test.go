@@ -41,6 +41,10 @@ func TestMigrateFromVersion9(t *testing.T) {
 	st.Close()
 	pool := connect(t, dsn)
 	for _, stmt := range []string{
+		`DROP TRIGGER transcript_digests_desk_deleted ON transcript_desks`, // version 11's
+		`DROP FUNCTION transcript_digests_desk_deleted()`,
+		`ALTER TABLE transcript_desks DROP COLUMN id`,
+		`DELETE FROM transcript_schema_version WHERE version = 11`,
 		`DROP TRIGGER transcript_digests_forget ON transcript_messages`,
 		`DROP FUNCTION transcript_digests_forget()`,
 		`DROP TABLE transcript_digests`,
@@ -55,12 +59,13 @@ func TestMigrateFromVersion9(t *testing.T) {
 	st = openMigrated(t, pool, dsn, 9)
 	log := st.Log("eng").(digest.Store)
 	channel, thread := transcript.Conversation{Desk: "eng"}, transcript.Conversation{Desk: "eng", Thread: 1}
+	read := storetest.MustDigestRead(t, log)
 	for _, d := range []transcript.Digest{
 		{Conversation: channel, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: "deploy at noon? yes"},
 		{Conversation: thread, Through: 2, Rows: 1, Generation: 1, Digester: "extractive", Text: "yes"},
 		{Conversation: thread, Through: 4, Rows: 2, Generation: 2, Digester: "extractive", Text: "yes, done"},
 	} {
-		if err := log.PutDigest(ctx, d, 5); err != nil {
+		if err := log.PutDigest(ctx, d, read); err != nil {
 			t.Fatalf("PutDigest after the migration: %v", err)
 		}
 	}
@@ -89,6 +94,74 @@ func TestMigrateFromVersion9(t *testing.T) {
 		if through, ok := newest(c); ok {
 			t.Errorf("%+v's newest digest after a revision of row 2 by another writer: through %d, want none", c, through)
 		}
+	}
+}
+
+// TestMigrateFromVersion10 opens a database as version 10 left it once a process of
+// version 9 deleted a desk (its desk row and its rows) and so left the desk's digests: Open
+// gives every desk an id without changing a row, deletes the deleted desk's digests and
+// keeps the other's, and a desk row deleted afterwards takes its desk's digests.
+func TestMigrateFromVersion10(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := newDatabase(t)
+	st, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, desk := range []string{"eng", "gone"} {
+		for _, text := range []string{"one", "two", "three"} {
+			if _, err := st.Append(ctx, desk, transcript.Message{Author: transcript.Operator(), Content: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		log := st.Log(desk).(digest.Store)
+		d := transcript.Digest{Conversation: transcript.Conversation{Desk: desk}, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: desk + ": one, two"}
+		if err := log.PutDigest(ctx, d, storetest.MustDigestRead(t, log)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	pool := connect(t, dsn)
+	for _, stmt := range []string{
+		`DROP TRIGGER transcript_digests_desk_deleted ON transcript_desks`,
+		`DROP FUNCTION transcript_digests_desk_deleted()`,
+		`ALTER TABLE transcript_desks DROP COLUMN id`,
+		`DELETE FROM transcript_schema_version WHERE version = 11`,
+		`DELETE FROM transcript_desks WHERE name = 'gone'`, // version 9's DeleteDesk
+		`DELETE FROM transcript_messages WHERE desk = 'gone'`,
+	} {
+		mustExec(t, pool, stmt)
+	}
+	if versions, _ := schemaVersions(t, pool); !slices.Equal(versions, latestVersions()[:10]) {
+		t.Fatalf("the database left at versions %v", versions)
+	}
+	count := func(desk string) int {
+		t.Helper()
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM transcript_digests WHERE desk = $1`, desk).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count("gone") != 1 {
+		t.Fatalf("before the migration, desk gone keeps %d digests, want the 1 left behind", count("gone"))
+	}
+
+	st = openMigrated(t, pool, dsn, 10)
+	if n := count("gone"); n != 0 {
+		t.Errorf("after the migration, %d digests of the deleted desk remain, want none", n)
+	}
+	log := st.Log("eng").(digest.Store)
+	if d, ok, err := log.Digest(ctx, transcript.Conversation{Desk: "eng"}, 0); err != nil || !ok || d.Text != "eng: one, two" {
+		t.Errorf("desk eng's digest after the migration = %q, %v, %v; want its own", d.Text, ok, err)
+	}
+	if r := storetest.MustDigestRead(t, log); r.Desk == 0 || r.Head != 3 {
+		t.Errorf("DigestRead of desk eng after the migration = %+v, want head 3 and an id", r)
+	}
+	mustExec(t, pool, `DELETE FROM transcript_desks WHERE name = 'eng'`)
+	if n := count("eng"); n != 0 {
+		t.Errorf("after desk eng's row was deleted, %d of its digests remain, want none", n)
 	}
 }
 
@@ -135,7 +208,7 @@ func TestPutDigestReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: 1, Rows: 1, Generation: 1, Digester: "extractive", Text: "a row"}
-	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, 1); err != nil {
+	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, storetest.MustDigestRead(t, st.Log("eng").(digest.Store))); err != nil {
 		t.Fatal(err)
 	}
 	ro, err := pgstore.Open(ctx, dsn, pgstore.ReadOnly())
@@ -146,7 +219,7 @@ func TestPutDigestReadOnly(t *testing.T) {
 	log := ro.Log("eng").(digest.Store)
 	next := d
 	next.Generation, next.Through = 2, 1
-	if err := log.PutDigest(ctx, next, 1); !errors.Is(err, pgstore.ErrReadOnly) {
+	if err := log.PutDigest(ctx, next, storetest.MustDigestRead(t, log)); !errors.Is(err, pgstore.ErrReadOnly) {
 		t.Errorf("PutDigest through a read-only Store: %v, want ErrReadOnly", err)
 	}
 	if got, ok, err := log.Digest(ctx, d.Conversation, 0); err != nil || !ok || got != d {
@@ -183,6 +256,10 @@ func TestDigestPlans(t *testing.T) {
 	mustExec(t, pool, `INSERT INTO transcript_digests (desk, thread, generation, through, row_count, digester, content)
 		SELECT 'eng', 0, g, 20 * g, 15 * g, 'extractive', 'digest ' || g FROM generate_series(1, 2000) AS g`)
 	mustExec(t, pool, `ANALYZE transcript_digests, transcript_messages`)
+	var desk int64
+	if err := pool.QueryRow(t.Context(), `SELECT id FROM transcript_desks WHERE name = 'eng'`).Scan(&desk); err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		for _, c := range []struct {
 			name, sql, args string
@@ -190,7 +267,7 @@ func TestDigestPlans(t *testing.T) {
 		}{
 			{"Digest, newest", pgstore.DigestSQL, "'eng', 0, 9223372036854775807", map[string]float64{"transcript_digests": 1}},
 			{"Digest, below a bound", pgstore.DigestSQL, "'eng', 0, 25000", map[string]float64{"transcript_digests": 1}},
-			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d", rows-30, rows-20),
+			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d, %d", rows-30, rows-20, desk),
 				map[string]float64{"transcript_digests": 1, "transcript_messages": 20, "transcript_desks": 1}},
 		} {
 			if c.sql == pgstore.PutDigestSQL && mode != "force_custom_plan" {
@@ -216,5 +293,44 @@ func TestDigestPlans(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDigestsGoWithADeskDeletedByOldCode: a desk deleted by a process that does not know of
+// digests, as version 10 and older delete one (its desk row, then its rows, in plain SQL),
+// leaves no digest of it (storetest.DigestsGoWithDesk), and the table holds none of it
+// before the desk is made anew.
+func TestDigestsGoWithADeskDeletedByOldCode(t *testing.T) {
+	t.Parallel()
+	st, dsn := openStore(t)
+	ctx := t.Context()
+	pool := connect(t, dsn)
+	left := -1
+	storetest.DigestsGoWithDesk(t, st, func(desk string) {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		for _, stmt := range []string{ // version 10's DeleteDesk, digests aside
+			`DELETE FROM transcript_desks WHERE name = $1`,
+			`DELETE FROM transcript_messages WHERE desk = $1`,
+			`DELETE FROM transcript_terms WHERE desk = $1`,
+			`DELETE FROM transcript_term_readers WHERE desk = $1`,
+			`DELETE FROM transcript_books WHERE desk = $1`,
+		} {
+			if _, err := tx.Exec(ctx, stmt, desk); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM transcript_digests WHERE desk = $1`, desk).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if left != 0 {
+		t.Errorf("desk gone deleted by code that knows no digests: %d of its digests remain, want none", left)
 	}
 }

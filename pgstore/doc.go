@@ -128,10 +128,12 @@
 // A Log is a digest.Store: transcript_digests keeps every generation of each
 // conversation's digest, a read finds the newest below a bound with one index probe, on the
 // primary also in a Store with standbys, and a put stores a new generation in one round
-// trip under the desk row's lock, as appends take it. A correction's update of its target
-// deletes, in the same transaction, the digests that stand for the target (a trigger of
-// the schema, so that a process of an older version deletes them too). Digests are derived
-// from rows: an export leaves them out, and a desk imported from one folds anew.
+// trip under the desk row's lock, as appends take it, only into the desk its fold read (a
+// desk made anew under a deleted desk's name has another id). A correction's update of its
+// target deletes, in the same transaction, the digests that stand for the target, and a
+// desk row's deletion every digest of the desk (triggers of the schema, so that a process
+// of an older version deletes them too). Digests are derived from rows: an export leaves
+// them out, and a desk imported from one folds anew.
 //
 // # Watching for commits
 //

@@ -84,7 +84,7 @@ func TestDeleteDeskLeavesNothing(t *testing.T) {
 		}
 		dg := transcript.Digest{Conversation: transcript.Conversation{Desk: desk}, Through: 3, Rows: 2, Generation: 1, Digester: "extractive",
 			Text: "digest MARK-" + marker + "-g " + large}
-		if err := st.Log(desk).(digest.Store).PutDigest(ctx, dg, 7); err != nil {
+		if err := st.Log(desk).(digest.Store).PutDigest(ctx, dg, storetest.MustDigestRead(t, st.Log(desk).(digest.Store))); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.SaveBook(ctx, desk, bot, storetest.BookOf(t, sharing.Initialized(transcript.Conversation{Desk: desk}, 7)), 0); err != nil {

@@ -46,10 +46,10 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`
 	deleteDeskDigestsSQL = `DELETE FROM digests WHERE desk = ?1`
 )
 
-// digestStmts are the digests' prepared statements: read on the readers, the rest on the
-// writer.
+// digestStmts are the digests' prepared statements: read and head on the readers, the
+// rest on the writer.
 type digestStmts struct {
-	read, newest, correctedSince, put *sql.Stmt
+	read, head, newest, correctedSince, put *sql.Stmt
 }
 
 // prepareDigests prepares the digests' statements.
@@ -60,6 +60,7 @@ func (s *Store) prepareDigests(ctx context.Context) error {
 		sql  string
 	}{
 		{&s.digests.read, s.readers, digestSQL},
+		{&s.digests.head, s.readers, deskHeadSQL},
 		{&s.digests.newest, s.writer, newestDigestSQL},
 		{&s.digests.correctedSince, s.writer, correctedSinceSQL},
 		{&s.digests.put, s.writer, putDigestSQL},
@@ -107,17 +108,42 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 	return d, true, nil
 }
 
+// DigestRead implements digest.Store: the desk's head and its id, which no other desk of
+// the file ever has (a deleted desk's id is never given again), in one read on a reader
+// connection; both 0 when the file holds no row of the desk. Once ctx is done DigestRead
+// returns an error matching ctx.Err().
+func (l *deskLog) DigestRead(ctx context.Context) (storage.DigestRead, error) {
+	if err := ctx.Err(); err != nil {
+		return storage.DigestRead{}, err
+	}
+	if l.s.closed.Load() {
+		return storage.DigestRead{}, ErrClosed
+	}
+	var desk, head int64
+	switch err := l.s.digests.head.QueryRowContext(ctx, l.desk).Scan(&desk, &head); {
+	case errors.Is(err, sql.ErrNoRows):
+		return storage.DigestRead{}, nil
+	case err != nil:
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		}
+		return storage.DigestRead{}, fmt.Errorf("sqlitestore: desk %q: reading its head for a fold: %w", l.desk, err)
+	}
+	return storage.DigestRead{Head: transcript.Sequence(head), Desk: desk}, nil
+}
+
 // PutDigest implements digest.Store: it stores d as generation d.Generation of its
 // conversation's digest, in one transaction on the writer connection, which holds the
-// file's write lock and so takes its turn with the appends, when the conversation's newest
-// digest is generation d.Generation-1 (none for 1) with a Through below d.Through, the desk
-// has not been deleted since read, and no row after read corrects a row at or below
-// d.Through. Otherwise it stores nothing and returns an error matching
+// file's write lock and so takes its turn with the appends, when the desk is the one read
+// names (its id: not a desk made anew under the name of one deleted since), the
+// conversation's newest digest is generation d.Generation-1 (none for 1) with a Through
+// below d.Through, and no row after read.Head corrects a row at or below d.Through. Otherwise it stores nothing and returns an error matching
 // storage.ErrSuperseded that says which. A digest no fold could have made
 // (storage.CheckDigest: another desk, a generation below 1, a Through beyond read, text a
 // store cannot keep) is an error matching storage.ErrInvalidDigest, and nothing is stored.
 // A read-only Store refuses with ErrReadOnly.
-func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read transcript.Sequence) error {
+func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, r storage.DigestRead) error {
+	read := r.Head
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -151,6 +177,8 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read trans
 		return superseded("the desk holds no rows")
 	case err != nil:
 		return failed(err)
+	case desk != r.Desk:
+		return superseded("the desk its fold read was deleted since, and this desk made anew under its name")
 	case head < int64(read):
 		return superseded("the desk holds %d rows, fewer than the %d its fold read: it was deleted since", head, read)
 	}
@@ -182,7 +210,7 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, read trans
 // close closes the digests' statements and returns their errors.
 func (d *digestStmts) close() []error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{d.read, d.newest, d.correctedSince, d.put} {
+	for _, stmt := range []*sql.Stmt{d.read, d.head, d.newest, d.correctedSince, d.put} {
 		if stmt != nil {
 			errs = append(errs, stmt.Close())
 		}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
 )
@@ -35,6 +37,7 @@ func TestMigrateFromV11(t *testing.T) {
 	st.Close()
 	db := openRaw(t, path)
 	for _, stmt := range []string{
+		`DROP TRIGGER messages_deleted_deletes_digests`, // version 13's
 		`DROP TRIGGER messages_revised_deletes_digests`,
 		`DROP TABLE digests`,
 		`UPDATE schema_version SET version = 11`,
@@ -49,12 +52,16 @@ func TestMigrateFromV11(t *testing.T) {
 	st = openMigrated(t, path, 11, before, want)
 	log := st.Log("eng").(digest.Store)
 	channel, thread := transcript.Conversation{Desk: "eng"}, transcript.Conversation{Desk: "eng", Thread: 1}
+	read, err := log.DigestRead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range []transcript.Digest{
 		{Conversation: channel, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: "deploy at noon? yes"},
 		{Conversation: thread, Through: 2, Rows: 1, Generation: 1, Digester: "extractive", Text: "yes"},
 		{Conversation: thread, Through: 4, Rows: 2, Generation: 2, Digester: "extractive", Text: "yes, done"},
 	} {
-		if err := log.PutDigest(ctx, d, 5); err != nil {
+		if err := log.PutDigest(ctx, d, read); err != nil {
 			t.Fatalf("PutDigest after the migration: %v", err)
 		}
 	}
@@ -86,5 +93,83 @@ func TestMigrateFromV11(t *testing.T) {
 		if through, ok := newest(c); ok {
 			t.Errorf("%+v's newest digest after a revision of row 2 by another writer: through %d, want none", c, through)
 		}
+	}
+}
+
+// TestMigrateFromV12 opens a file as version 12 left it once a process of version 11
+// deleted a desk (its rows, its desks row renamed) and so left the desk's digests: Open
+// deletes those, keeps every other row as it was, the other desk's digests among them,
+// and rows deleted afterwards take their desk's digests (the schema's trigger).
+func TestMigrateFromV12(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "v12.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, desk := range []string{"eng", "gone"} {
+		for _, text := range []string{"one", "two", "three"} {
+			if _, err := st.Append(ctx, desk, transcript.Message{Author: opAuthor, Content: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		log := st.Log(desk).(digest.Store)
+		read, err := log.DigestRead(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := transcript.Digest{Conversation: transcript.Conversation{Desk: desk}, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: desk + ": one, two"}
+		if err := log.PutDigest(ctx, d, read); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	db := openRaw(t, path)
+	var gone int64
+	if err := db.QueryRowContext(ctx, `SELECT id FROM desks WHERE name = 'gone'`).Scan(&gone); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`DROP TRIGGER messages_deleted_deletes_digests`,
+		`UPDATE schema_version SET version = 12`,
+		`DELETE FROM messages WHERE desk = ?1`, // version 11's DeleteDesk
+		`UPDATE desks SET name = ' deleted ' || id WHERE id = ?1`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt, gone); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	before := dumpTables(t, db)
+	db.Close()
+	if len(before["digests"]) != 2 {
+		t.Fatalf("before the migration, %d digests, want both desks' 2", len(before["digests"]))
+	}
+
+	st, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open of a version 12 database: %v", err)
+	}
+	defer st.Close()
+	if v := schemaVersion(t, path); v != SchemaVersion {
+		t.Errorf("schema version %d after Open, want %d", v, SchemaVersion)
+	}
+	after := dumpTables(t, st.writer)
+	if len(after["digests"]) != 1 {
+		t.Errorf("after the migration, digests %q; want eng's alone", after["digests"])
+	}
+	delete(before, "digests")
+	delete(after, "digests")
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("the migration changed rows besides the deleted desk's digests (-before +after):\n%s", diff)
+	}
+	if d, ok, err := st.Log("eng").(digest.Store).Digest(ctx, transcript.Conversation{Desk: "eng"}, 0); err != nil || !ok || d.Text != "eng: one, two" {
+		t.Errorf("desk eng's digest after the migration = %q, %v, %v; want its own", d.Text, ok, err)
+	}
+	if _, err := st.writer.ExecContext(ctx, `DELETE FROM messages WHERE desk = (SELECT id FROM desks WHERE name = 'eng')`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := st.writer.QueryRowContext(ctx, `SELECT count(*) FROM digests`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("after desk eng's rows were deleted, %d digests, %v; want none", n, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/sharedesk/transcript/importer"
 	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/sqlitestore"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // TestDigestErasureFiles: once a redaction has committed and the store is closed, no file
@@ -65,7 +66,7 @@ func TestDigestErasureFiles(t *testing.T) {
 		{Conversation: channel, Through: 3, Rows: 3, Generation: 2, Digester: "extractive", Text: large + "triage: the key: " + erased + " " + large},
 		{Conversation: thread, Through: 2, Rows: 1, Generation: 1, Digester: "extractive", Text: "triage: the key: " + erased},
 	} {
-		if err := log.PutDigest(ctx, d, 4); err != nil {
+		if err := log.PutDigest(ctx, d, storetest.MustDigestRead(t, log)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,6 +125,7 @@ func TestDigestRaceAcrossStores(t *testing.T) {
 			}
 		}
 	}
+	reads := [2]storage.DigestRead{storetest.MustDigestRead(t, logs[0]), storetest.MustDigestRead(t, logs[1])}
 	for gen := 1; gen <= generations; gen++ {
 		var (
 			wg    sync.WaitGroup
@@ -134,7 +136,7 @@ func TestDigestRaceAcrossStores(t *testing.T) {
 			d := transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: transcript.Sequence(gen), Generation: gen, Digester: "test", Text: fmt.Sprintf("by store %d", i)}
 			wg.Go(func() {
 				<-start
-				errs[i] = log.PutDigest(ctx, d, generations)
+				errs[i] = log.PutDigest(ctx, d, reads[i])
 			})
 		}
 		close(start)
@@ -171,7 +173,7 @@ func TestExportLeavesDigestsOut(t *testing.T) {
 	}
 	const folded = "qzvxkwonlyinthedigest"
 	d := transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: 2, Rows: 2, Generation: 1, Digester: "extractive", Text: "ana: one, two " + folded}
-	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, 3); err != nil {
+	if err := st.Log("eng").(digest.Store).PutDigest(ctx, d, storetest.MustDigestRead(t, st.Log("eng").(digest.Store))); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
@@ -212,7 +214,7 @@ func BenchmarkDigest(b *testing.B) {
 	channel := transcript.Conversation{Desk: "eng"}
 	for g := 1; g <= 500; g++ {
 		d := transcript.Digest{Conversation: channel, Through: transcript.Sequence(20 * g), Rows: 20 * g, Generation: g, Digester: "extractive", Text: strings.Repeat("an outline line\n", 200)}
-		if err := log.PutDigest(ctx, d, 10_000); err != nil {
+		if err := log.PutDigest(ctx, d, storetest.MustDigestRead(b, log)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -222,6 +224,58 @@ func BenchmarkDigest(b *testing.B) {
 				if _, ok, err := log.Digest(ctx, channel, below); err != nil || !ok {
 					b.Fatal(ok, err)
 				}
+			}
+		})
+	}
+}
+
+// TestDigestsGoWithADeskDeletedByOldCode: a desk deleted by a process that does not know of
+// digests, as older versions delete one (its rows, then its desks row renamed or deleted,
+// in plain SQL on the file), leaves no digest of it (storetest.DigestsGoWithDesk), and the
+// file holds none under its id.
+func TestDigestsGoWithADeskDeletedByOldCode(t *testing.T) {
+	for _, c := range []struct{ name, deleteRow string }{
+		{"renamed", `UPDATE desks SET name = ' deleted ' || id WHERE id = ?1`}, // version 11's and 12's DeleteDesk
+		{"dropped", `DELETE FROM desks WHERE id = ?1`},                         // an older DeleteDesk
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := t.Context()
+			path := filepath.Join(t.TempDir(), "desk.db")
+			st, err := sqlitestore.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			old, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer old.Close()
+			var id int64
+			storetest.DigestsGoWithDesk(t, st, func(desk string) {
+				if err := old.QueryRowContext(ctx, `SELECT id FROM desks WHERE name = ?1`, desk).Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				tx, err := old.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tx.Rollback()
+				for _, stmt := range []string{`DELETE FROM messages WHERE desk = ?1`, c.deleteRow} {
+					if _, err := tx.ExecContext(ctx, stmt, id); err != nil {
+						t.Fatalf("%s: %v", stmt, err)
+					}
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			var n int
+			if err := old.QueryRowContext(ctx, `SELECT count(*) FROM digests WHERE desk = ?1`, id).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Errorf("desk gone deleted by code that knows no digests: %d digests remain under its id, want none", n)
 			}
 		})
 	}

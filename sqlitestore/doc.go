@@ -57,9 +57,11 @@
 //
 // A desk's log is a digest.Store: it keeps every generation of each conversation's digest
 // (schema version 12), reads the newest below a bound with one SEARCH, and stores a new
-// generation in a write transaction, in turn with the appends. A correction's update of
-// its target deletes, in the same transaction, the digests that stand for the target
-// (a trigger of the schema, so that every writer of the file does it), and their text is
+// generation in a write transaction, in turn with the appends, only into the desk its fold
+// read (a desk made anew under a deleted desk's name has another id). A correction's update
+// of its target deletes, in the same transaction, the digests that stand for the target,
+// and a deleted row every digest of its desk at or above it (triggers of the schema, so
+// that every writer of the file does it, schema version 13), and their text is
 // erased from the file as a row's is. Digests are derived from rows: an export leaves them
 // out, and a desk imported from one folds anew.
 //

@@ -266,6 +266,7 @@ func TestMigrateFromV10AddsThreadTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
+		`DROP TRIGGER messages_deleted_deletes_digests`, // version 13's
 		`DROP TRIGGER messages_revised_deletes_digests`, // version 12's
 		`DROP TABLE digests`,
 		`UPDATE messages SET parent = 0`,

@@ -12,9 +12,22 @@ import (
 
 // ErrSuperseded is returned by a store's PutDigest that stored nothing because the digest
 // it extends is no longer the conversation's newest (another fold stored one, or a
-// correction deleted it), or because a row it folded was corrected after the fold read it.
+// correction deleted it), because a row it folded was corrected after the fold read it, or
+// because the desk it read was deleted since (even when a desk was made anew under its
+// name).
 // Package digest names it too, as digest.ErrSuperseded.
 var ErrSuperseded = errors.New("digest superseded")
+
+// DigestRead is what a fold reads of its desk before the rows it folds, for the PutDigest
+// of what it folded: the desk's head then, and which desk it was.
+type DigestRead struct {
+	// Head is the Seq of the desk's newest row, 0 when it held none.
+	Head transcript.Sequence
+	// Desk tells the desk apart from every other desk its store held under its name: a
+	// desk deleted and made anew under the same name has another. It means something only
+	// to the store that gave it.
+	Desk int64
+}
 
 // ErrInvalidDigest is matched by the error of a store's PutDigest that refuses a digest no
 // fold could have made (CheckDigest).

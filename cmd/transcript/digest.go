@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -41,7 +42,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	thread := fs.Uint64("thread", 0, "fold the thread rooted at this `seq` instead of the channel")
 	name := fs.String("digester", "extractive", "the `digester` that writes the digest: extractive or openai")
 	model := fs.String("model", "", "with --digester openai: the `model`'s name, such as gpt-4o-mini")
-	baseURL := fs.String("base-url", "", "with --digester openai: the endpoint's base `URL`, such as http://localhost:11434/v1 (default: $OPENAI_BASE_URL, else OpenAI's)")
+	baseURL := fs.String("base-url", "", "with --digester openai: the endpoint's base `URL`, such as http://localhost:11434/v1; plain http only to a loopback host (default: $OPENAI_BASE_URL, else OpenAI's)")
 	format := fs.String("format", "text", "output `format`: text, json, openai or anthropic")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -103,10 +104,18 @@ func checkDigester(name, model, baseURL string, none bool) error {
 		if os.Getenv("OPENAI_API_KEY") == "" {
 			return usageErrorf("--digester openai needs the endpoint's key in OPENAI_API_KEY (for a local server that takes none, any value)")
 		}
-		if _, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL}); err != nil {
-			return usageErrorf("--base-url: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)")
+		_, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
+		if err == nil {
+			return nil
 		}
-		return nil
+		from, base := "--base-url", baseURL
+		if base == "" {
+			from, base = "OPENAI_BASE_URL", os.Getenv("OPENAI_BASE_URL")
+		}
+		if u, perr := url.Parse(base); perr == nil && errors.Is(err, digest.ErrCleartextKey) && !strings.Contains(u.Host, os.Getenv("OPENAI_API_KEY")) {
+			return usageErrorf("%s http://%s is plain http to a host that is not loopback: the key in OPENAI_API_KEY would cross the network in clear; use https, or http to localhost, 127.0.0.1 or [::1]", from, u.Host)
+		}
+		return usageErrorf("%s: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)", from)
 	case none:
 		return usageErrorf("--digester %q: want extractive, openai or none", name)
 	}

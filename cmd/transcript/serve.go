@@ -100,7 +100,7 @@ token) folds now.`)
 	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
 	fs.StringVar(&f.digester, "digester", "extractive", "who folds the digests in the background: `extractive`, openai or none")
 	fs.StringVar(&f.model, "model", "", "the `model` --digester openai asks (required with it)")
-	fs.StringVar(&f.baseURL, "base-url", "", "the OpenAI-compatible endpoint's base `URL` for --digester openai (default OPENAI_BASE_URL, else OpenAI's)")
+	fs.StringVar(&f.baseURL, "base-url", "", "the OpenAI-compatible endpoint's base `URL` for --digester openai, https or plain http to a loopback host (default OPENAI_BASE_URL, else OpenAI's)")
 	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -86,5 +87,24 @@ func TestServeDigestOpenAI(t *testing.T) {
 				t.Errorf("serve's exit or log:\n%s", srv.stderr)
 			}
 		})
+	}
+}
+
+// TestServeRefusesKeyInClear: serve --digester openai with a key and a plain http base URL
+// to a host that is not loopback is a usage error naming the URL's host, never the key,
+// before it opens the database or listens.
+func TestServeRefusesKeyInClear(t *testing.T) {
+	const key = "sk-serve-clear-KEY"
+	t.Setenv("OPENAI_API_KEY", key)
+	c := newCLI(t, "")
+	r := c.run("serve", "--digester", "openai", "--model", "m", "--base-url", "http://digests.example.test/v1?key="+key)
+	if want := "--base-url http://digests.example.test is plain http to a host that is not loopback"; r.code != exitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("want exit %d and %q on standard error, got:\n%s", exitUsage, want, r)
+	}
+	if strings.Contains(r.stderr+r.stdout, key) || strings.Contains(r.stderr, "listening") {
+		t.Errorf("serve named the key or listened:\n%s", r)
+	}
+	if entries, _ := os.ReadDir(c.dir); len(entries) != 0 {
+		t.Errorf("a refused serve left files: %v", entries)
 	}
 }

@@ -50,7 +50,11 @@ func DeleteDeskRule(t *testing.T, st DeskDeleter) {
 		mustAppend(t, st, desk, transcript.Message{Author: ana, Corrects: 1, Content: "first, again " + DeleteDeskWords[2]}, 3)
 		mustAppend(t, st, desk, transcript.Message{Author: bot, Parent: 1, Content: "a reply " + DeleteDeskWords[3]}, 4)
 		if log, ok := st.Log(desk).(digest.Store); ok {
-			if err := log.PutDigest(ctx, deskDeletedDigest(desk), 4); err != nil {
+			read, err := log.DigestRead(ctx)
+			if err != nil {
+				t.Fatalf("DigestRead on desk %q: %v", desk, err)
+			}
+			if err := log.PutDigest(ctx, deskDeletedDigest(desk), read); err != nil {
 				t.Fatalf("PutDigest on desk %q: %v", desk, err)
 			}
 		}

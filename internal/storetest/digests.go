@@ -27,17 +27,31 @@ type DigestLog interface {
 type DigestDesk struct {
 	Name string
 	Log  DigestLog
+	// Renew, when not nil, deletes the desk, its rows and its digests, and returns the log
+	// of the desk its next row makes anew under the same name (a Store's Log of the name
+	// may be the one it had). DigestRule's DeskMadeAnew part needs it.
+	Renew func(ctx context.Context) (DigestLog, error)
 }
 
 // DigestDeskOf returns desk of st as a DigestDesk, and fails t when st's logs keep no
-// digests.
+// digests. When st is a DeskDeleter, the DigestDesk's Renew deletes the desk with
+// DeleteDesk, its tokens too.
 func DigestDeskOf(t testing.TB, st Store, desk string) DigestDesk {
 	t.Helper()
 	log, ok := st.Log(desk).(digest.Store)
 	if !ok {
 		t.Fatalf("storetest: the Log of desk %q, a %T, does not implement digest.Store", desk, st.Log(desk))
 	}
-	return DigestDesk{Name: desk, Log: storeDigestLog{Store: log, st: st, desk: desk}}
+	d := DigestDesk{Name: desk, Log: storeDigestLog{Store: log, st: st, desk: desk}}
+	if del, ok := st.(DeskDeleter); ok {
+		d.Renew = func(ctx context.Context) (DigestLog, error) {
+			if _, err := del.DeleteDesk(ctx, desk, true); err != nil {
+				return nil, err
+			}
+			return storeDigestLog{Store: st.Log(desk).(digest.Store), st: st, desk: desk}, nil
+		}
+	}
+	return d
 }
 
 // storeDigestLog is a desk of a Store as a DigestLog: its Log, and appends to it.
@@ -51,6 +65,17 @@ func (l storeDigestLog) Append(ctx context.Context, m transcript.Message) (trans
 	return l.st.Append(ctx, l.desk, m)
 }
 
+// MustDigestRead returns log's DigestRead, as a fold takes it before reading rows, and
+// fails tb when it fails.
+func MustDigestRead(tb testing.TB, log digest.Store) storage.DigestRead {
+	tb.Helper()
+	r, err := log.DigestRead(tb.Context())
+	if err != nil {
+		tb.Fatalf("DigestRead: %v", err)
+	}
+	return r
+}
+
 // DigestErasedWords are the words DigestErasure folds into digests and then redacts: a
 // store's own test looks for them in its files once the rule has run and the store is
 // closed.
@@ -62,6 +87,8 @@ var DigestErasedWords = []string{"qzvxkwdigestword", "qzvxkwdigestlarge"}
 //   - Read: Digest returns the newest digest whose Through is below its bound (0: none),
 //     exactly as stored, the channel's and each thread's apart, and false when there is
 //     none; a conversation of another desk is an error matching storage.ErrInvalidDigest.
+//     DigestRead returns the desk's head, and for a new desk another Desk than any other
+//     desk's.
 //   - Isolation: one desk's digests are never another's.
 //   - Generations: PutDigest stores generation 1 only when the conversation has no digest,
 //     and generation g only over generation g-1 with a Through above it; anything else is
@@ -76,6 +103,10 @@ var DigestErasedWords = []string{"qzvxkwdigestword", "qzvxkwdigestlarge"}
 //     thread's; the next generation then follows the newest one kept.
 //   - Race: PutDigests of one generation from several goroutines at once store exactly
 //     one, the others ErrSuperseded.
+//   - DeskMadeAnew, when the desk has Renew: a fold's read of the desk, then the desk
+//     deleted and made anew under its name with as many rows or more: the PutDigest of
+//     what the fold read is ErrSuperseded and the new desk holds no digest; a read of the
+//     new desk then stores.
 //   - Erasure: DigestErasure.
 func DigestRule(t *testing.T, newDesk func(t *testing.T) DigestDesk) {
 	t.Helper()
@@ -95,6 +126,7 @@ var digestChecks = []struct {
 	{"CorrectedAfterRead", checkDigestCorrectedAfterRead},
 	{"DeletedByCorrection", checkDigestDeletedByCorrection},
 	{"Race", checkDigestRace},
+	{"DeskMadeAnew", checkDigestDeskMadeAnew},
 	{"Erasure", func(t reporter, newDesk func() DigestDesk) { digestErasure(t, newDesk()) }},
 }
 
@@ -150,11 +182,25 @@ func (d *digestDesk) digest(thread transcript.Sequence, gen int, through transcr
 	return transcript.Digest{Conversation: d.conv(thread), Through: through, Rows: 3 * gen, Generation: gen, Digester: "storetest", Text: text}
 }
 
+// read returns the desk's DigestRead, as a fold takes it before reading rows, and fails
+// the test unless its Head is the desk's head.
+func (d *digestDesk) read() storage.DigestRead {
+	d.t.Helper()
+	r, err := d.Log.DigestRead(d.t.Context())
+	switch {
+	case err != nil:
+		d.t.Fatalf("desk %q: DigestRead: %v", d.Name, err)
+	case r.Head != d.head:
+		d.t.Errorf("desk %q: DigestRead = head %d, want %d, the newest row appended", d.Name, r.Head, d.head)
+	}
+	return r
+}
+
 // put stores dg as the fold that read the desk at its head would, and fails the test when
 // the store refuses it.
 func (d *digestDesk) put(dg transcript.Digest) {
 	d.t.Helper()
-	if err := d.Log.PutDigest(d.t.Context(), dg, d.head); err != nil {
+	if err := d.Log.PutDigest(d.t.Context(), dg, d.read()); err != nil {
 		d.t.Fatalf("desk %q: PutDigest of %s, read at %d: %v", d.Name, describeDigest(dg), d.head, err)
 	}
 }
@@ -259,6 +305,9 @@ func checkDigestIsolation(t reporter, newDesk func() DigestDesk) {
 	b.put(other)
 	a.want(0, 0, &dg)
 	b.want(0, 0, &other)
+	if ra, rb := a.read(), b.read(); ra.Desk == rb.Desk {
+		t.Errorf("DigestRead of desks %q and %q: both Desk %d, want each its own", a.Name, b.Name, ra.Desk)
+	}
 	// A conversation that leaves Desk empty, as a Query may, is the log's own desk's.
 	if got, ok, err := a.Log.Digest(t.Context(), transcript.Conversation{}, 0); err != nil || !ok || got.Text != dg.Text {
 		t.Errorf("desk %q: Digest of the channel with no Desk named = %s, %v, %v; want %s", a.Name, describeDigest(got), ok, err, describeDigest(dg))
@@ -271,7 +320,7 @@ func checkDigestGenerations(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(10)
-	put := func(dg transcript.Digest) error { return d.Log.PutDigest(ctx, dg, d.head) }
+	put := func(dg transcript.Digest) error { return d.Log.PutDigest(ctx, dg, d.read()) }
 
 	for _, dg := range []transcript.Digest{d.digest(0, 2, 3, "generation 2 first"), d.digest(0, 3, 3, "generation 3 first")} {
 		d.refused(dg, put(dg), digest.ErrSuperseded, "no digest held")
@@ -336,7 +385,7 @@ func checkDigestCorrectedAfterRead(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(8)
-	read := d.head
+	read := d.read()
 	op := transcript.Operator()
 	d.add(edit(3, op, "root 3, edited")) // after the fold's read
 	stale := d.digest(0, 1, 5, "rows 1 to 5 as they were")
@@ -345,14 +394,14 @@ func checkDigestCorrectedAfterRead(t reporter, newDesk func() DigestDesk) {
 	if err := d.Log.PutDigest(ctx, below, read); err != nil {
 		t.Errorf("PutDigest of %s, read before an edit of row 3: %v, want it stored", describeDigest(below), err)
 	}
-	read = d.head        // a fold that read the edit
+	read = d.read()      // a fold that read the edit
 	d.add(redact(7, op)) // a row above the next digest
 	fresh := d.digest(0, 2, 5, "rows 1 to 5 with the edit")
 	if err := d.Log.PutDigest(ctx, fresh, read); err != nil {
 		t.Errorf("PutDigest of %s, read after row 3's edit, before row 7's redaction: %v, want it stored", describeDigest(fresh), err)
 	}
 	d.want(0, 0, &fresh)
-	read = d.head
+	read = d.read()
 	d.add(redact(3, op))
 	gone := d.digest(0, 3, 6, "rows 1 to 6")
 	d.refused(gone, d.Log.PutDigest(ctx, gone, read), digest.ErrSuperseded, "row 3 redacted after the read")
@@ -423,11 +472,46 @@ func checkDigestDeletedByCorrection(t reporter, newDesk func() DigestDesk) {
 	d.put(ch[0])
 }
 
+// checkDigestDeskMadeAnew: a fold that read a desk deleted and made anew while it ran
+// stores nothing in the new desk, though its head is as high.
+func checkDigestDeskMadeAnew(t reporter, newDesk func() DigestDesk) {
+	ctx := t.Context()
+	d := newDigestDesk(t, newDesk)
+	if d.Renew == nil {
+		return
+	}
+	d.roots(6)
+	d.put(d.digest(0, 1, 2, "the old desk's rows 1 to 2"))
+	read := d.read() // the fold's read of the old desk
+	log, err := d.Renew(ctx)
+	if err != nil {
+		t.Fatalf("desk %q: deleting it to make it anew: %v", d.Name, err)
+	}
+	d.Log, d.head = log, 0
+	d.want(0, 0, nil)
+	d.roots(8)
+	stale1 := d.digest(0, 1, 5, "the old desk's rows 1 to 5")
+	d.refused(stale1, d.Log.PutDigest(ctx, stale1, read), digest.ErrSuperseded, "generation 1 folded from the desk deleted since its read")
+	d.want(0, 0, nil)
+	g1 := d.digest(0, 1, 2, "the new desk's rows 1 to 2")
+	d.put(g1)
+	stale2 := d.digest(0, 2, 5, "the old desk's rows 3 to 5")
+	d.refused(stale2, d.Log.PutDigest(ctx, stale2, read), digest.ErrSuperseded, "generation 2 folded from the desk deleted since its read")
+	d.want(0, 0, &g1)
+	if now := d.read(); now.Desk == read.Desk {
+		t.Errorf("desk %q: DigestRead of the desk made anew names the deleted desk (Desk %d)", d.Name, now.Desk)
+	}
+	g2 := d.digest(0, 2, 5, "the new desk's rows 1 to 5")
+	d.put(g2)
+	d.want(0, 0, &g2)
+}
+
 // checkDigestRace: PutDigests of one generation at once store exactly one.
 func checkDigestRace(t reporter, newDesk func() DigestDesk) {
 	ctx := t.Context()
 	d := newDigestDesk(t, newDesk)
 	d.roots(20)
+	read := d.read()
 	const writers = 4
 	for gen := 1; gen <= 4; gen++ {
 		for _, thread := range []transcript.Sequence{0, 1} {
@@ -441,7 +525,7 @@ func checkDigestRace(t reporter, newDesk func() DigestDesk) {
 				offered[i] = d.digest(thread, gen, transcript.Sequence(3*gen+i%2), fmt.Sprintf("generation %d by writer %d", gen, i))
 				wg.Go(func() {
 					<-start
-					errs[i] = d.Log.PutDigest(ctx, offered[i], d.head)
+					errs[i] = d.Log.PutDigest(ctx, offered[i], read)
 				})
 			}
 			close(start)
@@ -486,7 +570,7 @@ func digestErasure(t reporter, d DigestDesk) {
 	dd.add(root("deploy done"))
 	dd.add(reply(a, "thanks"))
 	dd.roots(3)
-	read := dd.head
+	read := dd.read()
 	ch := []transcript.Digest{
 		dd.digest(0, 1, a, "plan the deploy"),
 		dd.digest(0, 2, secret+1, "plan the deploy; triage said the password is "+word),
@@ -518,4 +602,61 @@ func digestErasure(t reporter, d DigestDesk) {
 	late := dd.digest(0, 2, secret+3, "folded before the redaction: "+word)
 	dd.refused(late, d.Log.PutDigest(ctx, late, read), digest.ErrSuperseded, "a fold that read the reply before its redaction")
 	dd.want(0, 0, &ch[0])
+}
+
+// DigestsGoWithDesk checks, on st, a new store whose logs keep digests, that a desk deleted
+// by del leaves no digest of it, whatever del knows of digests: a store's own test passes a
+// del that deletes the desk as a process of an older version would, in its own SQL. Desks
+// "gone" and "kept" get six rows and digests of their channel and of thread 1; once
+// del("gone") has returned and the desk is made anew with four rows, Digest finds none of
+// its digests and DigestRead names another desk; "kept" keeps its own.
+func DigestsGoWithDesk(t *testing.T, st Store, del func(desk string)) {
+	t.Helper()
+	ctx := t.Context()
+	ana := transcript.Person("ana", "Ana")
+	fill := func(desk string, rows int) storage.DigestRead {
+		t.Helper()
+		for i := range rows {
+			m := transcript.Message{Author: ana, Content: fmt.Sprintf("%s row %d", desk, i+1)}
+			if i%2 == 1 {
+				m.Parent = 1
+			}
+			mustAppend(t, st, desk, m, transcript.Sequence(i+1))
+		}
+		dd := &digestDesk{t: t, DigestDesk: DigestDeskOf(t, st, desk), head: transcript.Sequence(rows)}
+		return dd.read()
+	}
+	put := func(desk string, read storage.DigestRead) {
+		t.Helper()
+		for _, d := range []transcript.Digest{
+			{Conversation: conversationIn(desk, 0), Through: 3, Rows: 3, Generation: 1, Digester: "storetest", Text: desk + " rows 1 to 3"},
+			{Conversation: conversationIn(desk, 1), Through: 4, Rows: 2, Generation: 1, Digester: "storetest", Text: desk + " replies 2 and 4"},
+		} {
+			if err := st.Log(desk).(digest.Store).PutDigest(ctx, d, read); err != nil {
+				t.Fatalf("PutDigest of %s on desk %q: %v", describeDigest(d), desk, err)
+			}
+		}
+	}
+	gone := fill("gone", 6)
+	put("gone", gone)
+	put("kept", fill("kept", 6))
+	del("gone")
+	anew := fill("gone", 4)
+	if anew.Desk == gone.Desk {
+		t.Errorf("DigestRead of desk gone made anew names the deleted desk (Desk %d)", gone.Desk)
+	}
+	for _, desk := range []string{"gone", "kept"} {
+		for _, thread := range []transcript.Sequence{0, 1} {
+			c := conversationIn(desk, thread)
+			got, ok, err := st.Log(desk).(digest.Store).Digest(ctx, c, 0)
+			switch {
+			case err != nil:
+				t.Errorf("Digest of desk %q's %s: %v", desk, storage.ConversationName(c), err)
+			case desk == "gone" && ok:
+				t.Errorf("desk gone made anew after its deletion: Digest of %s = %q, want none", storage.ConversationName(c), got.Text)
+			case desk == "kept" && !ok:
+				t.Errorf("the kept desk: Digest of %s: none, want its digest", storage.ConversationName(c))
+			}
+		}
+	}
 }

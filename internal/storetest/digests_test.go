@@ -10,7 +10,10 @@ import (
 	"github.com/sharedesk/transcript/storage"
 )
 
-var _ digest.Store = memDesk{}
+var (
+	_ digest.Store = memDesk{}
+	_ DeskDeleter  = (*memStore)(nil)
+)
 
 // brokenDigests is one thing a memStore's digests get wrong, for TestDigestRuleCatches;
 // "" is none.
@@ -25,12 +28,13 @@ const (
 	boundIgnored     brokenDigests = "Digest ignores its bound"
 	oldestFirst      brokenDigests = "Digest returns the oldest digest below its bound"
 	unchecked        brokenDigests = "PutDigest stores a digest no fold could make"
+	deskIgnored      brokenDigests = "PutDigest stores what was read of a desk deleted since"
 )
 
 // TestDigestRuleCatches runs DigestRule's checks on memStores whose digests each get one
 // thing wrong: each is caught by some check.
 func TestDigestRuleCatches(t *testing.T) {
-	for _, broken := range []brokenDigests{keptOnCorrection, rootThreadGone, belowGone, anyGeneration, readIgnored, boundIgnored, oldestFirst, unchecked} {
+	for _, broken := range []brokenDigests{keptOnCorrection, rootThreadGone, belowGone, anyGeneration, readIgnored, boundIgnored, oldestFirst, unchecked, deskIgnored} {
 		t.Run(string(broken), func(t *testing.T) {
 			st := newMemStore(transcript.MaxContent)
 			st.broken = broken
@@ -112,7 +116,52 @@ func (d memDesk) Digest(_ context.Context, c transcript.Conversation, below tran
 	return transcript.Digest{}, false, nil
 }
 
-func (d memDesk) PutDigest(_ context.Context, dg transcript.Digest, read transcript.Sequence) error {
+// DeleteDesk deletes desk's rows and digests; its books and tokens stay.
+func (s *memStore) DeleteDesk(_ context.Context, desk string, _ bool) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var head int64
+	if log := s.desks[desk]; log != nil {
+		head = int64(log.Head())
+	}
+	delete(s.desks, desk)
+	delete(s.deskIDs, desk)
+	for c := range s.digests {
+		if c.Desk == desk {
+			delete(s.digests, c)
+		}
+	}
+	return head, nil
+}
+
+// deskID returns desk's Desk in a storage.DigestRead, 0 while it holds no row. The caller
+// holds s.mu.
+func (s *memStore) deskID(desk string) int64 {
+	if s.desks[desk] == nil {
+		return 0
+	}
+	if s.deskIDs[desk] == 0 {
+		if s.deskIDs == nil {
+			s.deskIDs = make(map[string]int64)
+		}
+		s.lastDeskID++
+		s.deskIDs[desk] = s.lastDeskID
+	}
+	return s.deskIDs[desk]
+}
+
+func (d memDesk) DigestRead(context.Context) (storage.DigestRead, error) {
+	d.s.mu.Lock()
+	defer d.s.mu.Unlock()
+	r := storage.DigestRead{Desk: d.s.deskID(d.desk)}
+	if log := d.s.desks[d.desk]; log != nil {
+		r.Head = log.Head()
+	}
+	return r, nil
+}
+
+func (d memDesk) PutDigest(_ context.Context, dg transcript.Digest, r storage.DigestRead) error {
+	read := r.Head
 	if err := storage.CheckDigest(d.desk, dg, read); err != nil && d.s.broken != unchecked {
 		return err
 	}
@@ -121,6 +170,9 @@ func (d memDesk) PutDigest(_ context.Context, dg transcript.Digest, read transcr
 	log := d.s.desks[d.desk]
 	if log == nil || log.Head() < read {
 		return fmt.Errorf("%w: the desk holds fewer rows than the fold read", digest.ErrSuperseded)
+	}
+	if r.Desk != d.s.deskID(d.desk) && d.s.broken != deskIgnored {
+		return fmt.Errorf("%w: the desk was deleted since the fold read it", digest.ErrSuperseded)
 	}
 	gens := d.s.digests[dg.Conversation]
 	var newest transcript.Digest

@@ -38,6 +38,8 @@ type memStore struct {
 	maxContent int
 	rowsRead   atomic.Int64 // by searches, every desk's
 	digests    map[transcript.Conversation][]transcript.Digest
+	deskIDs    map[string]int64 // each desk's Desk in a storage.DigestRead, given on first need
+	lastDeskID int64
 	broken     brokenDigests // what its digests get wrong: nothing, as newMemStore makes it
 }
 
