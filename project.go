@@ -26,9 +26,9 @@ type Query struct {
 	// Digest asks for the conversation's newest digest below the window: its Through is
 	// below Before and below the window's oldest message other than a thread's pinned root
 	// (after MaxBytes's cut). Only a Log that keeps digests (package digest's Store) has
-	// one. It is read beside the walk, one read of the Log's digests (two when the newest
-	// digest below Before lies within the window), not counted in Reads; its failure is a
-	// *ReadError.
+	// one. It is read beside the walk, once the walk's first read has answered: one read of
+	// the Log's digests (a second when the newest digest below Before lies within the window),
+	// not counted in Reads; its failure is a *ReadError.
 	Digest bool
 }
 
@@ -113,8 +113,8 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 	} else {
 		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window, max(q.MaxBytes, 0))
 	}
-	digest := startDigest(ctx, log, q)
-	w, err := walkLog(ctx, log, q.Before, plan.first(window), plan.grow, v)
+	digest := newDigestRead(ctx, log, q)
+	w, err := walkLog(ctx, log, q.Before, plan.first(window), plan.grow, v, digest.start)
 	if err != nil {
 		digest.stop()
 		return Projection{}, err

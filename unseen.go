@@ -65,7 +65,7 @@ func ReadUnseen(ctx context.Context, log Log, q UnseenQuery) (Unseen, error) {
 	if v.budget.max > 0 {
 		v.first.budget = &v.budget
 	}
-	w, err := walkLog(ctx, log, q.Before, unseenFirstRead, false, v)
+	w, err := walkLog(ctx, log, q.Before, unseenFirstRead, false, v, nil)
 	if err != nil {
 		return Unseen{}, err
 	}

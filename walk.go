@@ -44,13 +44,19 @@ type walked struct {
 // within. It reads pages backwards from before, checked as Pager describes, the first
 // asking for first rows and each later one for twice as many (with grow, for no more than
 // the view still wants), and feeds them to v until v settles, the log ends or ScanLimit
-// rows were read. On error the walk's view is to be dropped.
-func walkLog(ctx context.Context, log Log, before Sequence, first int, grow bool, v view) (walked, error) {
+// rows were read. headRead, when not nil, is called once the first read has answered,
+// before its rows are fed to v: what the walk's head stands for is then fixed. On error the
+// walk's view is to be dropped.
+func walkLog(ctx context.Context, log Log, before Sequence, first int, grow bool, v view, headRead func()) (walked, error) {
 	p := NewPager(log, before)
 	var w walked
 	for rows, err := range p.Pages(ctx, first) {
 		if err != nil {
 			return walked{}, err
+		}
+		if headRead != nil {
+			headRead()
+			headRead = nil
 		}
 		if w.head == 0 && len(rows) > 0 {
 			w.head = rows[0].Seq

@@ -1,0 +1,76 @@
+package transcript_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/memlog"
+)
+
+// redactOnFirstRead is a memlog whose first ReadBefore first redacts row target: a
+// redaction that commits while a view is being read, just before the walk's first read.
+// That first read waits a little for a digest read to end first, as one started before the
+// walk would, so that such a read sees the digest the redaction deletes.
+type redactOnFirstRead struct {
+	*memlog.Log
+	target  transcript.Sequence
+	once    sync.Once
+	err     error
+	digests chan struct{} // a digest read ended
+}
+
+func (l *redactOnFirstRead) Digest(ctx context.Context, c transcript.Conversation, below transcript.Sequence) (transcript.Digest, bool, error) {
+	d, ok, err := l.Log.Digest(ctx, c, below)
+	select {
+	case l.digests <- struct{}{}:
+	default:
+	}
+	return d, ok, err
+}
+
+func (l *redactOnFirstRead) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	l.once.Do(func() {
+		select {
+		case <-l.digests:
+		case <-time.After(100 * time.Millisecond):
+		}
+		_, l.err = l.Append(ctx, transcript.Message{Author: transcript.Operator(), Corrects: l.target, Redacted: true})
+	})
+	if l.err != nil {
+		return transcript.Page{}, l.err
+	}
+	return l.Log.ReadBefore(ctx, before, limit)
+}
+
+// TestViewDigestAfterItsHead: a view whose Head is past a redaction never carries a digest
+// the redaction deleted, though the digest is read beside the walk.
+func TestViewDigestAfterItsHead(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	ana := transcript.Person("ana", "Ana")
+	for i := range 60 {
+		if _, err := log.Append(ctx, transcript.Message{Author: ana, Content: fmt.Sprintf("Zanzibar%d note", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, folded, err := digest.Fold(ctx, log, digest.Extractive{}, digest.Policy{}, transcript.Conversation{}); err != nil || !folded {
+		t.Fatalf("fold: %v, %v", folded, err)
+	}
+	racing := &redactOnFirstRead{Log: log, target: 1, digests: make(chan struct{}, 1)}
+	p, err := transcript.Project(ctx, racing, transcript.Query{Digest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Head != 61 {
+		t.Fatalf("head %d, want 61: the redaction", p.Head)
+	}
+	if p.Digest != nil && strings.Contains(p.Digest.Text, "Zanzibar0 ") {
+		t.Errorf("a view whose head is the redaction of #1 carries a digest holding #1's words (generation %d through %d)", p.Digest.Generation, p.Digest.Through)
+	}
+}
