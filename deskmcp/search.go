@@ -75,7 +75,7 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 // broke, quoting none of it, and what a query holds.
 func badQuery(err error) error {
 	reason := "the query is refused"
-	if se := (*transcript.InvalidError)(nil); errors.As(err, &se) {
+	if se := (*transcript.InvalidError)(nil); errors.As(err, &se) && se.Kind == transcript.ErrBadSearch {
 		reason = se.Reason
 	}
 	return &refusal{kind: ErrBadQuery.(*sentinel), cause: err,

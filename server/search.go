@@ -78,7 +78,7 @@ var errNoSearch = kindNotImplemented.problem("the desk's store cannot search")
 // word, too many, one too long), which quotes nothing of it.
 func badSearch(err error) error {
 	reason := "the text is refused"
-	if se := (*transcript.InvalidError)(nil); errors.As(err, &se) {
+	if se := (*transcript.InvalidError)(nil); errors.As(err, &se) && se.Kind == transcript.ErrBadSearch {
 		reason = se.Reason
 	}
 	return kindInvalidRequest.problem("q: " + reason)

@@ -83,7 +83,7 @@ as a model reads a view, oldest first.`)
 // badSearch words PlanSearch's refusal for the command line, without quoting the words.
 func badSearch(err error) error {
 	why := "the text is refused"
-	if se := (*transcript.InvalidError)(nil); errors.As(err, &se) {
+	if se := (*transcript.InvalidError)(nil); errors.As(err, &se) && se.Kind == transcript.ErrBadSearch {
 		why = se.Reason
 	}
 	return usageErrorf("search: %s: give 1 to %d words, each at most %d bytes long", why, transcript.MaxSearchTerms, transcript.MaxTermBytes)

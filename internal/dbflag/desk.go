@@ -24,9 +24,8 @@ func (e *NoDeskError) Error() string {
 	if e.Create {
 		create = fmt.Sprintf(" (add --create to make desk %q)", e.Desk)
 	}
-	var bad *transcript.InvalidError
-	if errors.As(transcript.ValidateDesk(e.Desk), &bad) { // most likely a name mistyped, not one an older version stored
-		return fmt.Sprintf("no desk %q (invalid desk name: %s); %s", e.Desk, bad.Reason, e.known())
+	if err := transcript.ValidateDesk(e.Desk); err != nil { // most likely a name mistyped, not one an older version stored
+		return fmt.Sprintf("no desk %q (%v); %s", e.Desk, err, e.known())
 	}
 	return fmt.Sprintf("no desk %q; %s%s", e.Desk, e.known(), create)
 }

@@ -1,7 +1,6 @@
 package dbflag
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -137,10 +136,7 @@ type deskName string
 func (d *deskName) String() string { return string(*d) }
 
 func (d *deskName) Set(s string) error {
-	var bad *transcript.InvalidError
-	if err := transcript.ValidateDesk(s); errors.As(err, &bad) {
-		return fmt.Errorf("invalid desk name: %s", bad.Reason)
-	} else if err != nil {
+	if err := transcript.ValidateDesk(s); err != nil {
 		return err
 	}
 	*d = deskName(s)

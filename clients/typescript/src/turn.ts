@@ -43,7 +43,7 @@ export interface TurnResult {
   corrections: Message[];
   /** Runs of rows the participant may not read, in their place. */
   elided: Elision[];
-  /** The service's text of each of news, corrections and elided, in their order, as the participant's model reads them. */
+  /** The service's text of the digest, when the turn has one, and of each of news, corrections and elided, in their order, as the participant's model reads them. */
   rendered?: Rendered;
   /**
    * The conversation's digest below the view, when the turn started from a view and the
