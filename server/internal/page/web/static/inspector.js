@@ -517,7 +517,10 @@
     es.addEventListener("reinitialize", async (ev) => {
       es.close();
       const reason = JSON.parse(ev.data).reason;
-      for (const v of viewers) v.refreshDigest(); // a redaction or a fold in the gap never comes
+      for (const v of viewers) {
+        v.showDigest(null); // it may hold what a redaction in the gap erased
+        v.refreshDigest(); // a redaction or a fold in the gap never comes
+      }
       notice(deskNotice, "Reinitialized (" + reason + "): the rows were read again from the newest.", "reinit");
       for (const box of searchBoxes) box.refresh(); // a correction in the gap never comes
       deskCol.epoch++; // a read in flight is dropped: it may hold rows the gap erased
@@ -834,11 +837,13 @@
       try {
         if (this.show !== "rows") {
           this.showDigest(null);
+          this.list.hidden = true;
+          this.list.replaceChildren(); // kept hidden, it would keep what a redaction since erased
+          this.messages = null;
           const text = await call("GET", base + "/model?format=" + this.show + "&digest=true&" + this.query(), undefined, { asText: true });
           if (asked !== this.asked) return;
           modelTurns(this.model, text);
           this.model.hidden = false;
-          this.list.hidden = true;
           notice(this.notice, "The input of " + name(this.viewer) + "'s model for this view (" + (this.show === "openai" ? "OpenAI" : "Anthropic") +
             " messages): the JSON transcript view --format prints, one message a block, indented.");
           return;
@@ -848,7 +853,7 @@
         this.list.hidden = false;
         if (this.since !== null) {
           this.showDigest(null);
-          return await this.drawDelta();
+          return await this.drawDelta(asked);
         }
         const p = await call("GET", base + "/view?digest=true&" + this.query());
         const lines = await elisionLines(p.elided || []);
@@ -858,6 +863,12 @@
         if (!this.notice.classList.contains("reinit")) notice(this.notice, "");
         if (!this.es) this.follow(p.head);
       } catch (err) {
+        if (asked !== this.asked) return;
+        // Unread, what the column showed may hold what a redaction erased.
+        this.showDigest(null);
+        this.model.replaceChildren();
+        this.list.replaceChildren();
+        this.messages = null;
         notice(this.notice, "Could not read the view: " + err.message, "reinit");
       }
     }
@@ -892,22 +903,30 @@
     }
 
     // redacted is told row seq was redacted: every digest covering it is gone, so the
-    // digest shown goes at once when it may cover it, and the digest is read again.
+    // digest shown goes at once when it may cover it; the model input or delta shown goes
+    // at once too; and the column is read again, a read begun before let go.
     redacted(seq) {
       if (this.shownDigest && this.shownDigest.through >= seq) this.showDigest(null);
-      this.refreshDigest();
+      if (this.show !== "rows") this.model.replaceChildren();
+      else if (this.since !== null) this.draw([], []);
+      this.refresh();
     }
 
-    async drawDelta() {
+    // drawDelta draws the delta since the chosen point, unless a read begun after asked,
+    // the refresh that calls it, has since begun.
+    async drawDelta(asked) {
       const state = { conversation: { desk, thread: this.thread }, watermark: this.since };
       const ans = await call("POST", base + "/delta?as=" + encodeURIComponent(who(this.viewer)), { state, conversation: { thread: this.thread } });
+      if (asked !== this.asked) return;
       if (ans.reinitialize) {
         this.draw([]);
         notice(this.notice, "No delta since #" + this.since + ": the state would reinitialize (" + ans.reinitialize + ").", "reinit");
         return;
       }
       const d = ans.delta;
-      this.draw(entries(d.messages, d.elided || []), await elisionLines(d.elided || []));
+      const lines = await elisionLines(d.elided || []);
+      if (asked !== this.asked) return;
+      this.draw(entries(d.messages, d.elided || []), lines);
       notice(this.notice, "Delta since #" + this.since + ": " + d.messages.length + (d.messages.length === 1 ? " message" : " messages") +
         ", " + (d.elided || []).length + " elided; the next turn's watermark is #" + d.next.watermark + ".");
     }
