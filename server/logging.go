@@ -82,8 +82,14 @@ type statusWriter struct {
 	bytes  int64
 }
 
+// WriteHeader sends the response's status once. A later call changes nothing the client
+// receives, and is dropped rather than handed to net/http, which would log it: huma makes
+// one (499) when a client goes away while its answer is written.
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
+	if w.status != 0 {
+		return
+	}
+	if code >= 200 { // informational statuses (1xx) come before the one that counts
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)

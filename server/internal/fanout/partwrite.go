@@ -86,7 +86,7 @@ func WritePart(out *SSEWriter, w *PartWriter, evs []PartEvent, f *InFlight, c Co
 			return false, nil
 		}
 		sent, err := out.flushWhile(func() bool { return f.unchanged(batch) })
-		if w.end() {
+		if w.end(sent && err == nil) {
 			return false, nil
 		}
 		if !sent || err != nil {

@@ -12,7 +12,8 @@ import (
 // part the stream is handing the connection, if any. A redaction that erases a row of that
 // batch stops the write at once (tail.stopWriters): the connection's write deadline is set
 // to now, so that a write waiting for a slow client fails, and the stream writes nothing
-// more; its client resumes from the last whole event it received.
+// more; its client resumes from the last whole event it received. A write the stop came too
+// late to cut short was whole before the redaction's answer, and the stream goes on.
 //
 // The order that keeps every erased byte from leaving after the redaction's answer: the
 // stream sets its write's deadline, then announces the batch (begin, under mu), then looks
@@ -31,7 +32,7 @@ type PartWriter struct {
 
 	mu      sync.Mutex
 	rows    []*transcript.Message // the rows of the batch being written; empty between batches
-	stopped bool                  // a redaction erased a row of a batch being written: the stream ends
+	stopped bool                  // a redaction erased a row of the batch being written: unless the write is whole, the stream ends
 	left    chan struct{}         // made by a redaction that stopped a write; closed when the write returned
 }
 
@@ -75,15 +76,20 @@ func (w *PartWriter) begin(batch []PartEvent) bool {
 	return true
 }
 
-// end tells that the write of the batch begin announced returned, and reports whether a
-// redaction stopped it meanwhile: the stream must then end, whether or not the write
-// failed.
-func (w *PartWriter) end() (stopped bool) {
+// end tells that the write of the batch begin announced returned, whole (every byte handed
+// to the connection) or not, and reports whether a redaction stopped it meanwhile: the
+// stream must then end. A stop that came too late to cut a whole write short stops
+// nothing: its bytes left before the redaction was answered, since the answer waits for
+// end, and the stream goes on (its next write sets a fresh deadline).
+func (w *PartWriter) end(whole bool) (stopped bool) {
 	if w == nil {
 		return false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if whole {
+		w.stopped = false
+	}
 	if cap(w.rows) > maxHeldRows {
 		w.rows = nil
 	} else {

@@ -84,7 +84,7 @@ func TestStopWriters(t *testing.T) {
 				if _, ok := rec.last(); ok {
 					t.Error("the redaction set a write deadline")
 				}
-				if w.end() {
+				if w.end(false) {
 					t.Error("end: stopped, want the stream to go on")
 				}
 				return
@@ -97,7 +97,7 @@ func TestStopWriters(t *testing.T) {
 			if d, ok := rec.last(); !ok || d.After(time.Now()) {
 				t.Errorf("write deadline %v (set %v), want one not after now", d, ok)
 			}
-			if !w.end() {
+			if !w.end(false) {
 				t.Error("end: not stopped")
 			}
 			<-stopped
@@ -121,7 +121,7 @@ func BenchmarkPartWriterBatch(b *testing.B) {
 		if !w.begin(batch) {
 			b.Fatal("stopped")
 		}
-		if w.end() {
+		if w.end(true) {
 			b.Fatal("stopped")
 		}
 	}
@@ -148,7 +148,46 @@ func TestStopWritersBounded(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("stopWriters still waits for a write that does not return")
 	}
-	if !w.end() {
+	if !w.end(false) {
 		t.Error("end: not stopped")
+	}
+}
+
+// TestStopAfterWholeWrite: a redaction that stops a write which then returns whole (every
+// byte handed to the connection before the redaction was answered, as when the client read
+// the row before the redaction was even made) does not end the stream: end reports it
+// unstopped, the redaction's wait returns, and the next batch begins.
+func TestStopAfterWholeWrite(t *testing.T) {
+	tl := newTestTail(t, memlog.New(), 100, 1<<20)
+	rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+	w := tl.AddWriter(NewSSEWriter(rec, time.Second))
+	defer tl.DropWriter(w)
+	target := transcript.Message{Seq: 2, Author: coder, Content: "a secret"}
+	if !w.begin([]PartEvent{{At: 2, Row: &target, Kind: PartMessage}}) {
+		t.Fatal("begin: stopped before any redaction")
+	}
+	stopped := make(chan struct{})
+	go func() {
+		tl.stopWriters([]erasure{{target: 2, by: 3}})
+		close(stopped)
+	}()
+	for giveUp := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, ok := rec.last(); ok { // the redaction stopped the write
+			break
+		}
+		if time.Now().After(giveUp) {
+			t.Fatal("the redaction set no write deadline")
+		}
+	}
+	if w.end(true) {
+		t.Error("end of a whole write: stopped, want the stream to go on")
+	}
+	<-stopped
+	next := transcript.Message{Seq: 3, Author: coder, Content: "next"}
+	if !w.begin([]PartEvent{{At: 3, Row: &next, Kind: PartMessage}}) {
+		t.Error("begin after a whole write: stopped")
+	}
+	if w.end(false) {
+		t.Error("end of the next batch: stopped by no redaction")
 	}
 }
