@@ -7,6 +7,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/dbflag"
+	"github.com/sharedesk/transcript/internal/readable"
 )
 
 func runDesks(ctx context.Context, e *env, args []string) error {
@@ -75,7 +76,7 @@ func checkThread(ctx context.Context, log transcript.Log, desk string, thread tr
 	if thread == 0 {
 		return nil
 	}
-	if _, ok, err := transcript.ReadableRow(ctx, log, thread, transcript.Operator()); err != nil || ok {
+	if _, ok, err := readable.Row(ctx, log, thread, transcript.Operator()); err != nil || ok {
 		return err
 	}
 	head, err := deskHead(ctx, log)
