@@ -40,13 +40,10 @@ the database does not hold (most often a typo) is refused, with the list of its 
 	fs.Var(&as, "as", "the `participant` the tools act as: "+authorSyntax)
 	var create bool
 	dbflag.AddCreate(fs, &create)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() != 0:
-		return noArguments(fs)
-	case as.author.Kind == 0:
+	if as.author.Kind == 0 {
 		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
 	}
 	st, isNew, err := df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx, create)

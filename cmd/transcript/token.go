@@ -16,46 +16,30 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-// tokenSubcommands are token's subcommands, in the order its help lists them.
-var tokenSubcommands = []struct {
-	name, synopsis, summary string
-	run                     func(ctx context.Context, e *env, args []string) error
-}{
-	{"add", "--desk DESK --as PARTICIPANT", "make a token and print its secret, once", runTokenAdd},
-	{"list", "[--desk DESK]", "list the tokens: id, desk, participant, created, revoked", runTokenList},
-	{"revoke", "ID", "revoke a token for good", runTokenRevoke},
+// tokenCommands are token's subcommands, in the order its help lists them.
+var tokenCommands = []command{
+	{"add", "make a token and print its secret, once", runTokenAdd},
+	{"list", "list the tokens: id, desk, participant, created, revoked", runTokenList},
+	{"revoke", "revoke a token for good", runTokenRevoke},
 }
 
 // runToken dispatches to a subcommand of token. "token -h SUB" (what "help token SUB" runs)
 // is SUB's help.
 func runToken(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		tokenUsage(e.stderr)
-		return usageErrorf("token needs a subcommand: add, list or revoke")
-	}
-	name, rest := args[0], args[1:]
-	switch name {
-	case "-h", "-help", "--help", "help":
-		if len(rest) == 0 {
-			tokenUsage(e.stdout)
-			return errHelp
+	return dispatch(ctx, e, tokenCommands, tokenUsage, args, func(name string) error {
+		switch {
+		case name == "":
+			tokenUsage(e.stderr)
+			return usageErrorf("token needs a subcommand: add, list or revoke")
+		case strings.Contains(name, token.SecretPrefix):
+			return usageErrorf("token: unknown subcommand (not quoted: it looks like a secret); want add, list or revoke")
 		}
-		name, rest = rest[0], []string{"-h"}
-	}
-	for _, c := range tokenSubcommands {
-		if c.name == name {
-			return c.run(ctx, e, rest)
-		}
-	}
-	if strings.Contains(name, token.SecretPrefix) {
-		return usageErrorf("token: unknown subcommand (not quoted: it looks like a secret); want add, list or revoke")
-	}
-	return usageErrorf("token: unknown subcommand %q; want add, list or revoke", name)
+		return usageErrorf("token: unknown subcommand %q; want add, list or revoke", name)
+	})
 }
 
 func tokenUsage(w io.Writer) {
-	var b strings.Builder
-	b.WriteString(`Usage: transcript token <add|list|revoke> [flags] [arguments]
+	printCommands(w, `Usage: transcript token <add|list|revoke> [flags] [arguments]
 
 Bearer tokens are how serve knows who a request is: each token is one participant on one
 desk, and whoever presents its secret (Authorization: Bearer SECRET) writes and reads as
@@ -65,12 +49,7 @@ hex digits) names it where the secret must not appear: in token list, token revo
 server's logs.
 
 Subcommands:
-`)
-	for _, c := range tokenSubcommands {
-		fmt.Fprintf(&b, "  %-7s %s\n", c.name, c.summary)
-	}
-	b.WriteString("\nRun \"transcript token SUBCOMMAND -h\" (or \"transcript help token SUBCOMMAND\") for its flags.\n")
-	io.WriteString(w, b.String())
+`, tokenCommands, "\nRun \"transcript token SUBCOMMAND -h\" (or \"transcript help token SUBCOMMAND\") for its flags.\n")
 }
 
 func runTokenAdd(ctx context.Context, e *env, args []string) error {
@@ -93,13 +72,10 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 	fs.Var(&as, "as", "the token's `participant` (required): "+authorSyntax)
 	var create bool
 	dbflag.AddCreate(fs, &create)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() != 0:
-		return usageErrorf("token add takes no arguments")
-	case as.author.Kind == 0:
+	if as.author.Kind == 0 {
 		return usageErrorf("token add needs --as PARTICIPANT: whom the token speaks for (%s)", authorSyntax)
 	}
 	// A first token, not stored, checks the desk and the participant before anything is
@@ -140,14 +116,11 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 	db := fs.String("db", dbflag.Default, dbflag.PlainUsage)
 	desk := fs.String("desk", "", "only the tokens of this desk (default: every desk's)")
 	format := fs.String("format", "text", listFormatUsage)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if err := checkListFormat("token list", *format); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return usageErrorf("token list takes no arguments")
 	}
 	st, err := dbflag.Flags{DB: *db}.OpenRead(ctx)
 	if err != nil {
