@@ -75,7 +75,7 @@ shows it; a delta is news and carries none.`)
 	}
 	defer st.Close()
 	log := st.Log(df.Desk)
-	if err := checkThread(ctx, log, df.Desk, conv.Thread); err != nil {
+	if err := df.CheckThread(ctx, st, conv.Thread); err != nil {
 		return err
 	}
 

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/dbflag"
-	"github.com/sharedesk/transcript/internal/readable"
 )
 
 func runDesks(ctx context.Context, e *env, args []string) error {
@@ -48,7 +46,7 @@ delete).`)
 	}
 	list := make([]deskJSON, 0, len(names))
 	for _, name := range names {
-		head, err := deskHead(ctx, st.Log(name))
+		head, err := dbflag.Head(ctx, st.Log(name))
 		if err != nil {
 			return fmt.Errorf("reading desk %q: %w", name, err)
 		}
@@ -68,29 +66,4 @@ delete).`)
 		fmt.Fprintf(w, "%s\t%d\t#%d\n", d.Desk, d.Rows, d.Newest)
 	}
 	return w.Flush()
-}
-
-// checkThread returns an error unless the desk's log holds row thread (0, the channel, is
-// always there).
-func checkThread(ctx context.Context, log transcript.Log, desk string, thread transcript.Sequence) error {
-	if thread == 0 {
-		return nil
-	}
-	if _, ok, err := readable.Row(ctx, log, thread, transcript.Operator()); err != nil || ok {
-		return err
-	}
-	head, err := deskHead(ctx, log)
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("no thread #%d: desk %q holds rows #1 to #%d", thread, desk, head)
-}
-
-// deskHead returns the desk's newest Seq, 0 when it holds no row.
-func deskHead(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
-	page, err := transcript.NewPager(log, 0).Next(ctx, 1)
-	if err != nil || len(page) == 0 {
-		return 0, err
-	}
-	return page[0].Seq, nil
 }

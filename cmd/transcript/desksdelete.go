@@ -65,7 +65,7 @@ table's pages until VACUUM: run transcript compact.`)
 	}
 	rows := uint64(0)
 	if slices.Contains(desks, df.Desk) {
-		head, err := deskHead(ctx, st.Log(df.Desk))
+		head, err := dbflag.Head(ctx, st.Log(df.Desk))
 		if err != nil {
 			return err
 		}

@@ -64,7 +64,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	}
 	c := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
 	log := st.Log(df.Desk)
-	if err := checkThread(ctx, log, df.Desk, c.Thread); err != nil {
+	if err := df.CheckThread(ctx, st, c.Thread); err != nil {
 		return err
 	}
 	ds, ok := log.(digest.Store)
@@ -73,7 +73,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	}
 	held, folds, err := digest.FoldBacklog(ctx, ds, d, digest.Policy{}, c, maxFolds)
 	if err != nil {
-		return &actionError{action: foldAction(c), err: errors.New(foldReason(err, c, d, folds))}
+		return &actionError{action: "fold " + conversationName(c), err: errors.New(foldReason(err, c, d, folds))}
 	}
 	fmt.Fprintln(e.stderr, foldNote(c, held, folds))
 	if held.Generation == 0 {
@@ -118,14 +118,6 @@ func newDigester(name, model, baseURL string, none bool) (digest.Named, error) {
 		return nil, usageErrorf("--digester %q: want extractive, openai or none", name)
 	}
 	return nil, usageErrorf("--digester %q: want extractive or openai", name)
-}
-
-// foldAction names the fold of c in the user's terms.
-func foldAction(c transcript.Conversation) string {
-	if c.Thread == 0 {
-		return fmt.Sprintf("fold the channel of desk %q", c.Desk)
-	}
-	return fmt.Sprintf("fold thread #%d of desk %q", c.Thread, c.Desk)
 }
 
 // foldReason words err, the failure of a fold of c by d after folds generations were

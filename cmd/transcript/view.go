@@ -44,7 +44,7 @@ participant may read. Text shows it as a block naming its range, openai and anth
 	}
 	defer st.Close()
 	log := st.Log(df.Desk)
-	if err := checkThread(ctx, log, df.Desk, transcript.Sequence(*thread)); err != nil {
+	if err := df.CheckThread(ctx, st, transcript.Sequence(*thread)); err != nil {
 		return err
 	}
 	p, err := transcript.Project(ctx, log, transcript.Query{
