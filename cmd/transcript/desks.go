@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
 func runDesks(ctx context.Context, e *env, args []string) error {
-	if rest, ok := desksDeleteArgs(args); ok {
+	if rest, ok := cliflag.CutWord(args, "delete", "db", "format"); ok { // desks --db x delete eng
 		return runDesksDelete(ctx, e, rest)
 	}
 	fs := newFlags(e, "desks", "[flags] | desks delete NAME --yes", `

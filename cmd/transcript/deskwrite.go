@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/participants"
 	"github.com/sharedesk/transcript/token"
@@ -49,12 +50,12 @@ func noteUnseen(ctx context.Context, e *env, st store, desk string, p transcript
 		if a.Label != "" {
 			name += " (" + a.Label + ")"
 		}
-		names = append(names, quoteIfNeeded(name))
+		names = append(names, console.QuoteIfNeeded(name))
 	}
 	slices.Sort(names)
-	where := fmt.Sprintf("desk %s", quoteIfNeeded(desk))
+	where := fmt.Sprintf("desk %s", console.QuoteIfNeeded(desk))
 	if !absent.All {
-		where = fmt.Sprintf("the newest %d rows of desk %s", absent.Read, quoteIfNeeded(desk))
+		where = fmt.Sprintf("the newest %d rows of desk %s", absent.Read, console.QuoteIfNeeded(desk))
 	}
 	if len(names) == 0 {
 		fmt.Fprintf(e.stderr, "note: %s has not seen %s before, and no %s at all\n", where, participantText(p), kindPlural(p.Kind))

@@ -105,24 +105,14 @@ func run(ctx context.Context, args []string, e *env) int {
 	}))
 }
 
-// dispatch runs the command of cmds that args[0] names, with the rest of args. "help", -h,
-// -help and --help alone print usage on standard output (errHelp); before a name they run
-// that command with -h in front of what follows, so that "help token add" is "token -h
-// add": a command with subcommands reads the name after -h as the one whose help to print,
-// the others print theirs and stop at -h. unknown answers a name cmds lacks, and "" for
-// none.
+// dispatch runs the command of cmds that args name, with its arguments (cliflag.Subcommand:
+// "help token add" is "token -h add"). Help alone prints usage on standard output (errHelp);
+// unknown answers a name cmds lacks, and "" for none.
 func dispatch(ctx context.Context, e *env, cmds []command, usage func(io.Writer), args []string, unknown func(name string) error) error {
-	if len(args) == 0 {
-		return unknown("")
-	}
-	name, rest := args[0], args[1:]
-	switch name {
-	case "help", "-h", "-help", "--help":
-		if len(rest) == 0 {
-			usage(e.stdout)
-			return errHelp
-		}
-		name, rest = rest[0], append([]string{"-h"}, rest[1:]...)
+	name, rest, help := cliflag.Subcommand(args)
+	if help {
+		usage(e.stdout)
+		return errHelp
 	}
 	for _, c := range cmds {
 		if c.name == name {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
@@ -52,7 +53,7 @@ the database does not hold (most often a typo) is refused, with the list of its 
 	}
 	defer st.Close()
 	if isNew {
-		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet, and its first post makes it\n", quoteIfNeeded(df.Desk))
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet, and its first post makes it\n", console.QuoteIfNeeded(df.Desk))
 	}
 	svc, err := deskmcp.New(st, st, deskmcp.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, nil))})
 	if err != nil {

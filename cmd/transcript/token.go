@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/token"
 )
@@ -96,9 +95,9 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 		return err
 	}
 	fmt.Fprintf(e.stderr, "token %s for %s on desk %s: its secret, on standard output, is shown only this once\n",
-		t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
+		t.ID, participantText(t.Participant), console.QuoteIfNeeded(t.Desk))
 	if isNew {
-		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet\n", quoteIfNeeded(df.Desk))
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet\n", console.QuoteIfNeeded(df.Desk))
 	}
 	if t.Participant.Kind == transcript.KindOperator {
 		fmt.Fprintln(e.stderr, "an operator token reads every aside of the desk, and may read as any participant (as=): keep it with the operator")
@@ -136,7 +135,7 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 	}
 	if len(shown) == 0 {
 		if *desk != "" {
-			fmt.Fprintf(e.stderr, "no tokens for desk %s (make one with transcript token add)\n", quoteIfNeeded(*desk))
+			fmt.Fprintf(e.stderr, "no tokens for desk %s (make one with transcript token add)\n", console.QuoteIfNeeded(*desk))
 		} else {
 			fmt.Fprintln(e.stderr, "no tokens (make one with transcript token add)")
 		}
@@ -154,7 +153,7 @@ func writeTokenTable(w io.Writer, tokens []token.Token) error {
 		if t.IsRevoked() {
 			revoked = formatTokenTime(t.Revoked)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, quoteIfNeeded(t.Desk), participantText(t.Participant), formatTokenTime(t.Created), revoked)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, console.QuoteIfNeeded(t.Desk), participantText(t.Participant), formatTokenTime(t.Created), revoked)
 	}
 	return tw.Flush()
 }
@@ -212,7 +211,7 @@ func checkTokenID(arg string) error {
 
 // describeToken names a token as a person reads it: its ID, participant and desk.
 func describeToken(t token.Token) string {
-	return fmt.Sprintf("%s (%s on desk %s)", t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
+	return fmt.Sprintf("%s (%s on desk %s)", t.ID, participantText(t.Participant), console.QuoteIfNeeded(t.Desk))
 }
 
 // participantText writes a participant in the syntax --as takes, label included:
@@ -223,18 +222,8 @@ func participantText(a transcript.Author) string {
 	if a.Label != "" {
 		s += ":" + a.Label
 	}
-	return quoteIfNeeded(s)
+	return console.QuoteIfNeeded(s)
 }
 
 // formatTokenTime writes a token's time in UTC, to the second.
 func formatTokenTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// quoteIfNeeded returns s as it is when it prints as one plain cell of a line, else quoted
-// (Go syntax): an empty name, a tab, a line break, a control or other unprintable
-// character, or a double quote, which would make a quoted s ambiguous otherwise.
-func quoteIfNeeded(s string) string {
-	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r == '"' || !unicode.IsPrint(r) }) {
-		return strconv.Quote(s)
-	}
-	return s
-}
