@@ -69,15 +69,12 @@ shows it; a delta is news and carries none.`)
 		return usageErrorf("delta --digest needs --init: a delta is news and carries no digest")
 	}
 	conv := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
-	st, err := df.OpenDesk(ctx)
+	st, err := df.OpenThread(ctx, conv.Thread)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	log := st.Log(df.Desk)
-	if err := df.CheckThread(ctx, st, conv.Thread); err != nil {
-		return err
-	}
 
 	if *initialize {
 		p, err := transcript.Project(ctx, log, transcript.Query{Conversation: conv, Before: transcript.Sequence(*before), Viewer: as.author, Digest: *withDigest})

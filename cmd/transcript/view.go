@@ -38,16 +38,12 @@ participant may read. Text shows it as a block naming its range, openai and anth
 	if *window < 1 {
 		return usageErrorf("view: --window %d: want at least 1 message", *window)
 	}
-	st, err := df.OpenDesk(ctx)
+	st, err := df.OpenThread(ctx, transcript.Sequence(*thread))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	log := st.Log(df.Desk)
-	if err := df.CheckThread(ctx, st, transcript.Sequence(*thread)); err != nil {
-		return err
-	}
-	p, err := transcript.Project(ctx, log, transcript.Query{
+	p, err := transcript.Project(ctx, st.Log(df.Desk), transcript.Query{
 		Conversation: transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)},
 		Before:       transcript.Sequence(*before),
 		Window:       *window,

@@ -53,6 +53,21 @@ func (f Flags) OpenDesk(ctx context.Context) (stores.Store, error) {
 	return st, nil
 }
 
+// OpenThread is OpenDesk for a command that reads one conversation of the desk f.Desk, the
+// channel (thread 0) or a thread: the store, once it is known to hold the thread (else
+// CheckThread's error, the store closed).
+func (f Flags) OpenThread(ctx context.Context, thread transcript.Sequence) (stores.Store, error) {
+	st, err := f.OpenDesk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.CheckThread(ctx, st, thread); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
 // CheckDesk returns a *NoDeskError unless st holds a desk named desk: a read of a desk that
 // does not exist (most often a typo) is an error, not an empty view.
 func CheckDesk(ctx context.Context, st stores.Store, desk string) error {
