@@ -1,30 +1,6 @@
 package transcript
 
-// Within returns how many of n items, taken in the order an answer keeps them (0 first), fit
-// in max together by the measure size gives them (bytes of content, a model's tokens): at
-// least one when there are any, so that an answer bounded by it always makes progress,
-// however large a single item. max <= 0 fits them all. It calls size in order, once an item,
-// and not past the first item that does not fit. Project, ReadUnseen and their budgets cut
-// with it.
-func Within(n, max int, size func(i int) int) int { return within(n, max, size) }
-
-// within is Within: the one cut of an answer to a budget.
-func within(n, max int, size func(i int) int) int {
-	if max <= 0 {
-		return n
-	}
-	return fit(0, n, max, size)
-}
-
-// fit is within for items that come after used of the budget already taken.
-func fit(used, n, max int, size func(i int) int) int {
-	k := 0
-	for k < n && (k == 0 || used+size(k) <= max) {
-		used += size(k)
-		k++
-	}
-	return k
-}
+import "github.com/sharedesk/transcript/internal/cut"
 
 // WithinBytes returns p, a projection of thread (0: the channel), with as few of its
 // oldest messages dropped (DropOldest) as keep the content of the rest within max bytes.
@@ -40,13 +16,19 @@ func (p Projection) withinBytes(thread Sequence, max int, size func(i int) int) 
 		return p
 	}
 	first := p.pinned(thread)
-	used := 0
-	for i := range first {
-		used += size(i)
-	}
 	rest := len(p.Messages) - first
-	// Of the messages after the pinned root, counted from the newest:
-	keep := fit(used, rest, max, func(i int) int { return size(len(p.Messages) - 1 - i) })
+	// The pinned root counts first, then the messages after it from the newest; the newest
+	// stays even when the root alone is over max.
+	n := cut.Within(len(p.Messages), max, func(i int) int {
+		if i < first {
+			return size(i)
+		}
+		return size(len(p.Messages) - 1 - (i - first))
+	})
+	keep := n - first
+	if keep == 0 && rest > 0 {
+		keep = 1
+	}
 	return p.DropOldest(thread, rest-keep)
 }
 

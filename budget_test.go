@@ -9,33 +9,6 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-func TestWithin(t *testing.T) {
-	ms := func(sizes ...int) []transcript.Message {
-		var out []transcript.Message
-		for i, n := range sizes {
-			out = append(out, transcript.Message{Seq: transcript.Sequence(i + 1), Content: strings.Repeat("x", n)})
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		sizes []int
-		max   int
-		want  int
-	}{
-		{nil, 10, 0},
-		{[]int{4, 4, 4}, 0, 3},
-		{[]int{4, 4, 4}, 8, 2},
-		{[]int{4, 4, 4}, 7, 1},
-		{[]int{20, 1}, 5, 1}, // one message over the budget still goes
-		{[]int{4, 4, 4}, 100, 3},
-	} {
-		m := ms(tc.sizes...)
-		if got := transcript.Within(len(m), tc.max, func(i int) int { return len(m[i].Content) }); got != tc.want {
-			t.Errorf("Within of content sizes %v, %d = %d, want %d", tc.sizes, tc.max, got, tc.want)
-		}
-	}
-}
-
 // TestProjectionWithinBytes: the oldest messages go first, each with the elisions before
 // it; a thread's root and the elisions before it stay; Dropped counts what went.
 func TestProjectionWithinBytes(t *testing.T) {
@@ -63,6 +36,8 @@ func TestProjectionWithinBytes(t *testing.T) {
 		{"the newest alone over the budget", 0, 5, transcript.Projection{
 			Messages: []transcript.Message{msg(8, 10)}, Elided: []transcript.Elision{eli(7, 7)}, Head: 8, Dropped: 3}},
 		{"a thread's root is pinned", 2, 25, transcript.Projection{
+			Messages: []transcript.Message{msg(2, 10), msg(8, 10)}, Elided: []transcript.Elision{eli(1, 1), eli(7, 7)}, Head: 8, Dropped: 2}},
+		{"a pinned root over the budget keeps the newest", 2, 5, transcript.Projection{
 			Messages: []transcript.Message{msg(2, 10), msg(8, 10)}, Elided: []transcript.Elision{eli(1, 1), eli(7, 7)}, Head: 8, Dropped: 2}},
 		{"a thread whose root is not shown pins nothing", 1, 25, transcript.Projection{
 			Messages: []transcript.Message{msg(6, 10), msg(8, 10)}, Elided: []transcript.Elision{eli(5, 5), eli(7, 7)}, Head: 8, Dropped: 2}},

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
+
+	"github.com/sharedesk/transcript/internal/cut"
 )
 
 // channelView qualifies every non-blank root the viewer may read and each root's first
@@ -119,7 +121,7 @@ func (v *channelView) release() {
 		order = append(order, r)
 		return true
 	})
-	for _, r := range order[within(len(order), v.budget.max, func(i int) int { return order[i].size }):] {
+	for _, r := range order[cut.Within(len(order), v.budget.max, func(i int) int { return order[i].size }):] {
 		if r.m.Content == "" {
 			continue
 		}

@@ -1,5 +1,7 @@
 package transcript
 
+import "github.com/sharedesk/transcript/internal/cut"
+
 // held is a message a walk keeps for its answer: a copy of the row, never a pointer into a
 // page, so that pages go once read, and the size of its content as read, which stays known
 // when the content is let go.
@@ -32,7 +34,7 @@ func (b *budget) over() bool { return b.max > 0 && b.held > b.max }
 // (within) of the messages before them. Messages confirmed later only add to what comes
 // before any message, so a message it lets go never returns to the answer.
 func (b *budget) releaseBeyond(n int, at func(i int) *held) {
-	k := within(n, b.max, func(i int) int { return at(i).size })
+	k := cut.Within(n, b.max, func(i int) int { return at(i).size })
 	for i := k; i < n; i++ {
 		if h := at(i); h.Content != "" {
 			b.held -= len(h.Content)

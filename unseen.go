@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
+
+	"github.com/sharedesk/transcript/internal/cut"
 )
 
 // UnseenQuery asks ReadUnseen for what a reader has not seen of one conversation.
@@ -282,7 +284,7 @@ func (v *unseenView) answer(ctx context.Context) (Unseen, error) {
 	u := Unseen{Head: v.head}
 	items := v.items()
 	if v.budget.max > 0 {
-		kept := within(len(items), v.budget.max, func(i int) int { return items[i].size })
+		kept := cut.Within(len(items), v.budget.max, func(i int) int { return items[i].size })
 		if kept < len(items) {
 			u.Cut = items[kept].Seq
 		}

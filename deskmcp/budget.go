@@ -6,7 +6,7 @@ import (
 
 	"github.com/tiktoken-go/tokenizer/codec"
 
-	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cut"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -133,7 +133,7 @@ func newestFirst(blocks []render.Block, pinned bool, max int, header func(droppe
 }
 
 // estimate returns how many of n chunks, taken in the order chunk gives them, fit in max
-// tokens after used, counting each chunk apart: the walk's cut (transcript.Within) by their
+// tokens after used, counting each chunk apart: the walk's cut (cut.Within) by their
 // tokens, none when not even the first fits. Chunks past the first that does not fit are
 // never counted: the cost follows max, not the delta.
 func estimate(used, max, n int, chunk func(i int) []render.Block) int {
@@ -141,7 +141,7 @@ func estimate(used, max, n int, chunk func(i int) []render.Block) int {
 		return 0
 	}
 	first := 0
-	k := transcript.Within(n, max-used, func(i int) int {
+	k := cut.Within(n, max-used, func(i int) int {
 		c := blockTokens(chunk(i))
 		if i == 0 {
 			first = c

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/posting"
 	"github.com/sharedesk/transcript/render"
 )
@@ -44,7 +45,7 @@ func (t *tools) correct(ctx context.Context, tool string, c posting.Correction) 
 	if stored.Redacted {
 		what = fmt.Sprintf("Redacted #%d: the redaction is #%d, and the content of #%d and of its earlier edits is erased.", stored.Corrects, stored.Seq, stored.Corrects)
 	}
-	target, ok, err := transcript.ReadableRow(ctx, t.svc.st.Log(t.desk), stored.Corrects, t.me)
+	target, ok, err := readable.Row(ctx, t.svc.st.Log(t.desk), stored.Corrects, t.me)
 	switch {
 	case err != nil: // the correction is stored; the read stays staged
 		t.svc.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "acknowledgement not saved",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cut"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/storage"
 )
@@ -36,7 +37,7 @@ func (t *tools) searchDesk(ctx context.Context, in SearchDeskArgs) (string, Sear
 	if err != nil {
 		return "", SearchDeskResult{}, t.unavailable(ctx, "search_desk", err)
 	}
-	hits := r.Messages[:transcript.Within(len(r.Messages), t.svc.opts.MaxAnswerBytes, func(i int) int { return len(r.Messages[i].Content) })]
+	hits := r.Messages[:cut.Within(len(r.Messages), t.svc.opts.MaxAnswerBytes, func(i int) int { return len(r.Messages[i].Content) })]
 	blocks := make([]render.Block, len(hits))
 	for i := range hits {
 		blocks[i] = render.Block{Message: &hits[i], Text: render.Envelope(hits[i])}

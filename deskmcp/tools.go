@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 )
 
 // tools are one server's seven tools: one participant on one desk.
@@ -91,7 +92,7 @@ func (t *tools) checkThread(ctx context.Context, tool string, thread transcript.
 	if thread == 0 {
 		return nil
 	}
-	_, ok, err := transcript.ReadableRow(ctx, t.svc.st.Log(t.desk), thread, t.me)
+	_, ok, err := readable.Row(ctx, t.svc.st.Log(t.desk), thread, t.me)
 	switch {
 	case err != nil:
 		return t.unavailable(ctx, tool, err)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/storage"
 )
 
@@ -105,7 +106,7 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 		return transcript.Digest{}, false, fmt.Errorf("digest: %s: %w: the desk holds no row", where, ErrNoConversation)
 	}
 	if c.Thread != 0 {
-		root, ok, err := transcript.ReadableRow(ctx, store, c.Thread, transcript.Operator())
+		root, ok, err := readable.Row(ctx, store, c.Thread, transcript.Operator())
 		switch {
 		case err != nil:
 			return transcript.Digest{}, false, fmt.Errorf("digest: %s: %w", where, err)

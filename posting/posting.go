@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 )
 
 // Request is a post as a transport decoded it. The author is not part of it: it is the
@@ -94,7 +95,7 @@ func Check(author transcript.Author, req Request) (transcript.Message, error) {
 // order: the audience's entries, the content (Blank when it is empty or white space only,
 // unless req.AllowBlank), transcript.Message.ValidateNew (TooLarge for content over
 // transcript.MaxContent), the parent (NoParent when it does not exist or author may not
-// read it: one read of one row, transcript.ReadableRow) and the reply rule on it
+// read it: one read of one row) and the reply rule on it
 // (transcript.Message.ResolveAudience). A refusal is an *Error; an error reading the parent
 // is returned as it is (a *transcript.ReadError or *transcript.ContractError), the store's
 // failure and not the post's.
@@ -106,7 +107,7 @@ func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, 
 	if m.Parent == 0 {
 		return m, nil, nil
 	}
-	parent, ok, err := transcript.ReadableRow(ctx, log, m.Parent, author)
+	parent, ok, err := readable.Row(ctx, log, m.Parent, author)
 	switch {
 	case err != nil:
 		return m, nil, err

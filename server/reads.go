@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 )
 
 type viewInput struct {
@@ -148,7 +149,7 @@ func (s *Server) checkThread(ctx context.Context, desk string, thread transcript
 	if thread == 0 {
 		return nil
 	}
-	_, ok, err := transcript.ReadableRow(ctx, s.st.Log(desk), thread, v)
+	_, ok, err := readable.Row(ctx, s.st.Log(desk), thread, v)
 	switch {
 	case err != nil:
 		return s.internal(ctx, err)

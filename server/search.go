@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cut"
 	"github.com/sharedesk/transcript/storage"
 )
 
@@ -65,7 +66,7 @@ func (s *Server) search(ctx context.Context, in *searchInput) (*searchOutput, er
 	if err != nil {
 		return nil, s.internal(ctx, err)
 	}
-	if n := transcript.Within(len(r.Messages), s.opts.MaxAnswerBytes, func(i int) int { return len(r.Messages[i].Content) }); n < len(r.Messages) { // the first n: the newest
+	if n := cut.Within(len(r.Messages), s.opts.MaxAnswerBytes, func(i int) int { return len(r.Messages[i].Content) }); n < len(r.Messages) { // the first n: the newest
 		r.Messages, r.Next = r.Messages[:n], r.Messages[n-1].Seq
 	}
 	return &searchOutput{Body: SearchAnswer{Messages: r.Messages, Next: r.Next}}, nil

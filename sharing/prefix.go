@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cut"
 )
 
 // Prefix returns the part of d that a reader who takes only d's oldest n messages has
@@ -80,7 +81,7 @@ func (d Delta) WithinBytes(max int, from State) Delta {
 	items := slices.SortedFunc(slices.Values(slices.Concat(d.Messages, d.Corrections)), func(a, b transcript.Message) int {
 		return cmp.Compare(a.Seq, b.Seq)
 	})
-	if n := transcript.Within(len(items), max, func(i int) int { return len(items[i].Content) }); n < len(items) {
+	if n := cut.Within(len(items), max, func(i int) int { return len(items[i].Content) }); n < len(items) {
 		return d.Below(items[n].Seq, from)
 	}
 	return d.Prefix(len(d.Messages), from)

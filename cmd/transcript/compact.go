@@ -32,11 +32,8 @@ closes the file, which does that, and says so when a read of another process kee
 log.`)
 	var df dbflag.Flags
 	fs.StringVar(&df.DB, "db", dbflag.Default, dbflag.PlainUsage)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return noArguments(fs)
 	}
 	st, err := df.OpenExisting(ctx)
 	if err != nil {

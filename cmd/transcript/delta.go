@@ -56,7 +56,7 @@ shows it; a delta is news and carries none.`)
 	commit := fset.Bool("commit", false, "write the next state to the state file")
 	initialize := fset.Bool("init", false, "start over: show the full view and (with --commit) save a state at its head")
 	withDigest := fset.Bool("digest", false, "with --init: begin the full view with the conversation's digest, when it has one")
-	if err := parse(fset, args); err != nil {
+	if err := parseNoArgs(fset, args); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
@@ -65,21 +65,16 @@ shows it; a delta is news and carries none.`)
 	switch {
 	case *statePath == "":
 		return usageErrorf("delta needs --state FILE")
-	case fset.NArg() != 0:
-		return noArguments(fset)
 	case *withDigest && !*initialize:
 		return usageErrorf("delta --digest needs --init: a delta is news and carries no digest")
 	}
 	conv := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
-	st, err := df.OpenDesk(ctx)
+	st, err := df.OpenThread(ctx, conv.Thread)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	log := st.Log(df.Desk)
-	if err := checkThread(ctx, log, df.Desk, conv.Thread); err != nil {
-		return err
-	}
 
 	if *initialize {
 		p, err := transcript.Project(ctx, log, transcript.Query{Conversation: conv, Before: transcript.Sequence(*before), Viewer: as.author, Digest: *withDigest})

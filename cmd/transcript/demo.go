@@ -24,11 +24,8 @@ run built.`)
 	var df dbflag.Flags
 	df.AddWriting(fs, "demo")
 	window := fs.Int("window", 8, "messages per view")
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return noArguments(fs)
 	}
 	start := time.Now()
 	st, err := df.WithIndexProgress(e.stderr, e.progress).Open(ctx)

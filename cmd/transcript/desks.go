@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
 func runDesks(ctx context.Context, e *env, args []string) error {
-	if rest, ok := desksDeleteArgs(args); ok {
+	if rest, ok := cliflag.CutWord(args, "delete", "db", "format"); ok { // desks --db x delete eng
 		return runDesksDelete(ctx, e, rest)
 	}
 	fs := newFlags(e, "desks", "[flags] | desks delete NAME --yes", `
@@ -47,7 +47,7 @@ delete).`)
 	}
 	list := make([]deskJSON, 0, len(names))
 	for _, name := range names {
-		head, err := deskHead(ctx, st.Log(name))
+		head, err := dbflag.Head(ctx, st.Log(name))
 		if err != nil {
 			return fmt.Errorf("reading desk %q: %w", name, err)
 		}
@@ -67,29 +67,4 @@ delete).`)
 		fmt.Fprintf(w, "%s\t%d\t#%d\n", d.Desk, d.Rows, d.Newest)
 	}
 	return w.Flush()
-}
-
-// checkThread returns an error unless the desk's log holds row thread (0, the channel, is
-// always there).
-func checkThread(ctx context.Context, log transcript.Log, desk string, thread transcript.Sequence) error {
-	if thread == 0 {
-		return nil
-	}
-	if _, ok, err := transcript.ReadableRow(ctx, log, thread, transcript.Operator()); err != nil || ok {
-		return err
-	}
-	head, err := deskHead(ctx, log)
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("no thread #%d: desk %q holds rows #1 to #%d", thread, desk, head)
-}
-
-// deskHead returns the desk's newest Seq, 0 when it holds no row.
-func deskHead(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
-	page, err := transcript.NewPager(log, 0).Next(ctx, 1)
-	if err != nil || len(page) == 0 {
-		return 0, err
-	}
-	return page[0].Seq, nil
 }

@@ -7,28 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/stores"
 	"github.com/sharedesk/transcript/token"
 )
-
-// desksDeleteArgs returns args without the word delete, and true, when delete is the first
-// argument of desks that is not a flag or a flag's value (desks --db x delete eng).
-func desksDeleteArgs(args []string) ([]string, bool) {
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "delete":
-			return append(slices.Clip(args[:i]), args[i+1:]...), true
-		case a == "--":
-			return nil, false
-		case strings.TrimLeft(a, "-") == "db" || strings.TrimLeft(a, "-") == "format":
-			i++ // its value
-		case !strings.HasPrefix(a, "-"):
-			return nil, false
-		}
-	}
-	return nil, false
-}
 
 // runDesksDelete is "desks delete NAME": it deletes a desk for good.
 func runDesksDelete(ctx context.Context, e *env, args []string) error {
@@ -65,7 +48,7 @@ table's pages until VACUUM: run transcript compact.`)
 	}
 	rows := uint64(0)
 	if slices.Contains(desks, df.Desk) {
-		head, err := deskHead(ctx, st.Log(df.Desk))
+		head, err := dbflag.Head(ctx, st.Log(df.Desk))
 		if err != nil {
 			return err
 		}
@@ -79,7 +62,7 @@ table's pages until VACUUM: run transcript compact.`)
 	for _, t := range deskTokens {
 		tokens = append(tokens, t.ID)
 	}
-	name := quoteIfNeeded(df.Desk)
+	name := console.QuoteIfNeeded(df.Desk)
 	switch {
 	case rows == 0 && len(tokens) == 0:
 		return &dbflag.NoDeskError{Desk: df.Desk, Desks: desks}

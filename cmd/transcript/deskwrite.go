@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/participants"
 	"github.com/sharedesk/transcript/token"
@@ -33,36 +34,28 @@ const unseenScanRows = 10_000
 // participants are normal. The operator is always known. A failure to read the desk is
 // not reported: the command goes on.
 func noteUnseen(ctx context.Context, e *env, st store, desk string, p transcript.Author) {
-	if p.Kind == transcript.KindOperator {
-		return
-	}
-	seen := participants.Set{} // the desk's participants
+	var known []transcript.Author // the participants of the desk's tokens
 	if tokens, err := token.List(ctx, st, desk); err == nil {
 		for _, t := range tokens {
-			seen.Add(t.Participant)
+			known = append(known, t.Participant)
 		}
 	}
-	// The rows, newest first, until p is among them: a participant the desk knows costs a
-	// page or so, not unseenScanRows.
-	read, all, err := seen.Scan(ctx, st.Log(desk), unseenScanRows, func() bool { return seen.Has(p) })
-	if err != nil || seen.Has(p) {
+	absent, ok, _ := participants.Unseen(ctx, st.Log(desk), known, p, unseenScanRows)
+	if !ok {
 		return
 	}
 	var names []string // the participants of p's kind
-	for _, a := range seen.Sorted() {
-		if a.Kind != p.Kind {
-			continue
-		}
+	for _, a := range absent.Kin {
 		name := transcript.Author{Kind: a.Kind, ID: a.ID}.String()
 		if a.Label != "" {
 			name += " (" + a.Label + ")"
 		}
-		names = append(names, quoteIfNeeded(name))
+		names = append(names, console.QuoteIfNeeded(name))
 	}
 	slices.Sort(names)
-	where := fmt.Sprintf("desk %s", quoteIfNeeded(desk))
-	if !all {
-		where = fmt.Sprintf("the newest %d rows of desk %s", read, quoteIfNeeded(desk))
+	where := fmt.Sprintf("desk %s", console.QuoteIfNeeded(desk))
+	if !absent.All {
+		where = fmt.Sprintf("the newest %d rows of desk %s", absent.Read, console.QuoteIfNeeded(desk))
 	}
 	if len(names) == 0 {
 		fmt.Fprintf(e.stderr, "note: %s has not seen %s before, and no %s at all\n", where, participantText(p), kindPlural(p.Kind))

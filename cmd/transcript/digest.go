@@ -44,19 +44,13 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	model := fs.String("model", "", "with --digester openai: the `model`'s name, such as gpt-4o-mini")
 	baseURL := fs.String("base-url", "", "with --digester openai: the endpoint's base `URL`, such as http://localhost:11434/v1; plain http only to a loopback host (default: $OPENAI_BASE_URL, else OpenAI's)")
 	format := fs.String("format", "text", "output `format`: text, json, openai or anthropic")
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if fs.NArg() != 0 {
-		return noArguments(fs)
-	}
-	if err := checkDigester(*name, *model, *baseURL, false); err != nil {
-		return err
-	}
-	d, err := newDigester(*name, *model, *baseURL)
+	d, err := newDigester(*name, *model, *baseURL, false)
 	if err != nil {
 		return err
 	}
@@ -70,7 +64,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	}
 	c := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
 	log := st.Log(df.Desk)
-	if err := checkThread(ctx, log, df.Desk, c.Thread); err != nil {
+	if err := df.CheckThread(ctx, st, c.Thread); err != nil {
 		return err
 	}
 	ds, ok := log.(digest.Store)
@@ -79,7 +73,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	}
 	held, folds, err := digest.FoldBacklog(ctx, ds, d, digest.Policy{}, c, maxFolds)
 	if err != nil {
-		return &actionError{action: foldAction(c), err: errors.New(foldReason(err, c, d, folds))}
+		return &actionError{action: "fold " + conversationName(c), err: errors.New(foldReason(err, c, d, folds))}
 	}
 	fmt.Fprintln(e.stderr, foldNote(c, held, folds))
 	if held.Generation == 0 {
@@ -88,58 +82,42 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	return writeView(e, *format, transcript.Operator(), render.View{Digest: &held}, held)
 }
 
-// checkDigester reports what is wrong with --digester name and its --model and --base-url
-// as a usage error; none says whether "none" is a choice (serve's).
-func checkDigester(name, model, baseURL string, none bool) error {
+// newDigester returns the Digester --digester name names, with --model and --base-url for
+// openai, and nil for "none", which none says is a choice (serve's). What is wrong with them
+// is a usage error.
+func newDigester(name, model, baseURL string, none bool) (digest.Named, error) {
 	switch {
 	case name == "none" && none, name == "extractive":
 		if model != "" || baseURL != "" {
-			return usageErrorf("--model and --base-url are for --digester openai")
+			return nil, usageErrorf("--model and --base-url are for --digester openai")
 		}
-		return nil
+		if name == "none" {
+			return nil, nil
+		}
+		return digest.Extractive{}, nil
 	case name == "openai":
 		if strings.TrimSpace(model) == "" {
-			return usageErrorf("--digester openai needs --model: the model's name, such as gpt-4o-mini")
+			return nil, usageErrorf("--digester openai needs --model: the model's name, such as gpt-4o-mini")
 		}
 		if os.Getenv("OPENAI_API_KEY") == "" {
-			return usageErrorf("--digester openai needs the endpoint's key in OPENAI_API_KEY (for a local server that takes none, any value)")
+			return nil, usageErrorf("--digester openai needs the endpoint's key in OPENAI_API_KEY (for a local server that takes none, any value)")
 		}
-		_, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
+		d, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
 		if err == nil {
-			return nil
+			return d, nil
 		}
 		from, base := "--base-url", baseURL
 		if base == "" {
 			from, base = "OPENAI_BASE_URL", os.Getenv("OPENAI_BASE_URL")
 		}
 		if u, perr := url.Parse(base); perr == nil && errors.Is(err, digest.ErrCleartextKey) && !strings.Contains(u.Host, os.Getenv("OPENAI_API_KEY")) {
-			return usageErrorf("%s http://%s is plain http to a host that is not loopback: the key in OPENAI_API_KEY would cross the network in clear; use https, or http to localhost, 127.0.0.1 or [::1]", from, u.Host)
+			return nil, usageErrorf("%s http://%s is plain http to a host that is not loopback: the key in OPENAI_API_KEY would cross the network in clear; use https, or http to localhost, 127.0.0.1 or [::1]", from, u.Host)
 		}
-		return usageErrorf("%s: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)", from)
+		return nil, usageErrorf("%s: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)", from)
 	case none:
-		return usageErrorf("--digester %q: want extractive, openai or none", name)
+		return nil, usageErrorf("--digester %q: want extractive, openai or none", name)
 	}
-	return usageErrorf("--digester %q: want extractive or openai", name)
-}
-
-// newDigester returns the Digester --digester names, with --model and --base-url for
-// openai, once checkDigester accepted them; nil for "none".
-func newDigester(name, model, baseURL string) (digest.Named, error) {
-	switch name {
-	case "extractive":
-		return digest.Extractive{}, nil
-	case "openai":
-		return digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
-	}
-	return nil, nil
-}
-
-// foldAction names the fold of c in the user's terms.
-func foldAction(c transcript.Conversation) string {
-	if c.Thread == 0 {
-		return fmt.Sprintf("fold the channel of desk %q", c.Desk)
-	}
-	return fmt.Sprintf("fold thread #%d of desk %q", c.Thread, c.Desk)
+	return nil, usageErrorf("--digester %q: want extractive or openai", name)
 }
 
 // foldReason words err, the failure of a fold of c by d after folds generations were

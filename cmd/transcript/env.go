@@ -29,6 +29,9 @@ var (
 	errUsage = cliflag.ErrUsage
 	// errHelp: the user asked for help, which was printed: exit code 0.
 	errHelp = errors.New("help requested")
+	// errUsageShown: the command line cannot be run, and the help that says so was printed
+	// on standard error: exit code 2.
+	errUsageShown = errors.New("usage shown")
 )
 
 // usageErrorf returns an error matching errUsage (cliflag.Usagef).
@@ -54,4 +57,13 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return usageErrorf("%s: %v (see transcript help %s)", fs.Name(), err, fs.Name())
 	}
 	return dbflag.ApplyEnv(fs)
+}
+
+// parseNoArgs is parse for a command that takes no arguments: any is noArguments' usage
+// error.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := parse(fs, args); err != nil || fs.NArg() == 0 {
+		return err
+	}
+	return noArguments(fs)
 }

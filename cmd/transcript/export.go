@@ -18,11 +18,8 @@ redaction erased); into the same desk it adds nothing. Asides are written too, c
 with its "audience": an export is the operator's whole desk, not one viewer's view.`)
 	var df dbflag.Flags
 	df.AddReading(fs, "main")
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return noArguments(fs)
 	}
 	st, err := df.OpenDesk(ctx)
 	if err != nil {

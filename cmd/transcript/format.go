@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/render"
@@ -10,10 +12,8 @@ import (
 var formats = []string{"text", "json", "openai", "anthropic"}
 
 func checkFormat(f string) error {
-	for _, known := range formats {
-		if f == known {
-			return nil
-		}
+	if slices.Contains(formats, f) {
+		return nil
 	}
 	return usageErrorf("--format %q: want text, json, openai or anthropic", f)
 }

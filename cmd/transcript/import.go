@@ -70,24 +70,23 @@ Import prints how many messages were new, how many edits, and how many were alre
 		return usageErrorf("--from slack needs --channel NAME")
 	case *from != "slack" && *channel != "":
 		return usageErrorf("--channel is for --from slack")
+	case *from != "jsonl" && *from != "slack" && *from != "discord":
+		return usageErrorf("--from %q: want jsonl, slack or discord", *from)
+	case *from != "jsonl" && fs.Arg(0) == "-":
+		return usageErrorf("--from %s reads a FILE, not standard input", *from)
 	}
-	if *from == "slack" || *from == "discord" {
-		if fs.Arg(0) == "-" {
-			return usageErrorf("--from %s reads a FILE, not standard input", *from)
-		}
+	if fs.Arg(0) != "-" {
 		if _, err := statInput(fs.Arg(0)); err != nil {
 			return err
 		}
 	}
 	switch *from {
-	case "jsonl":
-		return importJSONLines(ctx, e, df, fs.Arg(0))
 	case "slack":
 		return importInto(ctx, e, df, importer.Slack(fs.Arg(0), *channel))
 	case "discord":
 		return importInto(ctx, e, df, importer.Discord(fs.Arg(0)))
 	}
-	return usageErrorf("--from %q: want jsonl, slack or discord", *from)
+	return importJSONLines(ctx, e, df, fs.Arg(0))
 }
 
 // importInto imports src into the desk df names, and prints what it did.
@@ -128,17 +127,12 @@ func importInto(ctx context.Context, e *env, df dbflag.Flags, src importer.Sourc
 	return err
 }
 
-// importJSONLines imports the JSON Lines file at path ("-": standard input). A file with
-// bad lines is checked against the desk all the same, so that one run reports what is
-// wrong with its lines alone and with their ids and parents; against a database that does
-// not exist yet, none is created. A FILE that is a folder or a chat export is a usage error
-// that says which flags read it.
+// importJSONLines imports the JSON Lines file at path ("-": standard input), which runImport
+// found there. A file with bad lines is checked against the desk all the same, so that one
+// run reports what is wrong with its lines alone and with their ids and parents; against a
+// database that does not exist yet, none is created. A FILE that is a folder or a chat
+// export is a usage error that says which flags read it.
 func importJSONLines(ctx context.Context, e *env, df dbflag.Flags, path string) error {
-	if path != "-" {
-		if _, err := statInput(path); err != nil {
-			return err
-		}
-	}
 	src, in, err := importer.OpenJSONLines(path, e.stdin)
 	if err != nil {
 		return formatUsage(err)

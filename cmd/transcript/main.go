@@ -85,38 +85,41 @@ func commands() []command {
 
 // run executes one command line and returns the process's exit code.
 func run(ctx context.Context, args []string, e *env) int {
-	if len(args) == 0 {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
+	cmds := commands()
+	return exitCode(e, dispatch(ctx, e, cmds, usage, args, func(name string) error {
+		var names []string
+		for _, c := range cmds {
+			names = append(names, c.name)
+		}
+		if err := cliflag.Misplaced("transcript", names, args); strings.HasPrefix(name, "-") && err != nil {
+			return err
+		}
+		if name != "" {
+			fmt.Fprintf(e.stderr, "transcript: unknown command %q\n\n", name)
+		}
 		usage(e.stderr)
-		return exitUsage
+		return errUsageShown
+	}))
+}
+
+// dispatch runs the command of cmds that args name, with its arguments (cliflag.Subcommand:
+// "help token add" is "token -h add"). Help alone prints usage on standard output (errHelp);
+// unknown answers a name cmds lacks, and "" for none.
+func dispatch(ctx context.Context, e *env, cmds []command, usage func(io.Writer), args []string, unknown func(name string) error) error {
+	name, rest, help := cliflag.Subcommand(args)
+	if help {
+		usage(e.stdout)
+		return errHelp
 	}
-	name, rest := args[0], args[1:]
-	switch name {
-	case "--version", "-version":
-		name = "version"
-	case "help", "-h", "-help", "--help":
-		if len(rest) == 0 {
-			usage(e.stdout)
-			return exitOK
-		}
-		// "help token add" is "token -h add": a command with subcommands reads the name
-		// after -h as the one whose help to print; the others print theirs and stop at -h.
-		name, rest = rest[0], append([]string{"-h"}, rest[1:]...)
-	}
-	for _, c := range commands() {
+	for _, c := range cmds {
 		if c.name == name {
-			return exitCode(e, c.run(ctx, e, rest))
+			return c.run(ctx, e, rest)
 		}
 	}
-	var names []string
-	for _, c := range commands() {
-		names = append(names, c.name)
-	}
-	if err := cliflag.Misplaced("transcript", names, args); strings.HasPrefix(name, "-") && err != nil {
-		return exitCode(e, err)
-	}
-	fmt.Fprintf(e.stderr, "transcript: unknown command %q\n\n", name)
-	usage(e.stderr)
-	return exitUsage
+	return unknown(name)
 }
 
 // exitCode reports err, if any, and maps it to an exit code.
@@ -127,6 +130,8 @@ func exitCode(e *env, err error) int {
 		return exitOK
 	case errors.Is(err, errHelp):
 		return exitOK
+	case errors.Is(err, errUsageShown):
+		return exitUsage
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(e.stderr, "transcript:", err)
 		return exitUsage
@@ -139,15 +144,24 @@ func exitCode(e *env, err error) int {
 }
 
 func usage(w io.Writer) {
-	var b strings.Builder
-	b.WriteString("transcript shows what one participant of a shared chat desk sees.\n\n")
-	b.WriteString("Usage:\n  transcript <command> [flags] [arguments]\n\nCommands:\n")
-	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
+	printCommands(w, "transcript shows what one participant of a shared chat desk sees.\n\n"+
+		"Usage:\n  transcript <command> [flags] [arguments]\n\nCommands:\n", commands(),
+		"\nEvery command takes --db: a SQLite file (default ./transcript.db, or the one the\n"+
+			"TRANSCRIPT_DB environment variable names) or a postgres:// URL.\n"+
+			"Run \"transcript help COMMAND\" for a command's flags.\n\n"+
+			"Exit codes: 0 success, 1 error, 2 usage error, 3 reinitialization required (delta).\n")
+}
+
+// printCommands writes head, then a line a command of cmds, its name and its summary in
+// aligned columns, then tail.
+func printCommands(w io.Writer, head string, cmds []command, tail string) {
+	width := 0
+	for _, c := range cmds {
+		width = max(width, len(c.name)+1)
 	}
-	b.WriteString("\nEvery command takes --db: a SQLite file (default ./transcript.db, or the one the\n")
-	b.WriteString("TRANSCRIPT_DB environment variable names) or a postgres:// URL.\n")
-	b.WriteString("Run \"transcript help COMMAND\" for a command's flags.\n\n")
-	b.WriteString("Exit codes: 0 success, 1 error, 2 usage error, 3 reinitialization required (delta).\n")
-	io.WriteString(w, b.String())
+	io.WriteString(w, head)
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
+	}
+	io.WriteString(w, tail)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript/deskmcp"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 )
 
@@ -40,13 +41,10 @@ the database does not hold (most often a typo) is refused, with the list of its 
 	fs.Var(&as, "as", "the `participant` the tools act as: "+authorSyntax)
 	var create bool
 	dbflag.AddCreate(fs, &create)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() != 0:
-		return noArguments(fs)
-	case as.author.Kind == 0:
+	if as.author.Kind == 0 {
 		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
 	}
 	st, isNew, err := df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx, create)
@@ -55,7 +53,7 @@ the database does not hold (most often a typo) is refused, with the list of its 
 	}
 	defer st.Close()
 	if isNew {
-		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet, and its first post makes it\n", quoteIfNeeded(df.Desk))
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet, and its first post makes it\n", console.QuoteIfNeeded(df.Desk))
 	}
 	svc, err := deskmcp.New(st, st, deskmcp.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, nil))})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/console"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/storage"
@@ -91,13 +92,13 @@ func badSearch(err error) error {
 
 // checkReadableThread returns an error unless viewer may read row thread of the desk (0,
 // the whole desk, is always there). A row the viewer may not read is refused as a missing
-// one (transcript.ReadableRow), naming neither the desk's newest row nor anything of the
+// one (readable.Row), naming neither the desk's newest row nor anything of the
 // row, so that the answer is the one the desk would give without it.
 func checkReadableThread(ctx context.Context, log transcript.Log, desk string, viewer transcript.Author, thread transcript.Sequence) error {
 	if thread == 0 {
 		return nil
 	}
-	if _, ok, err := transcript.ReadableRow(ctx, log, thread, viewer); err != nil || ok {
+	if _, ok, err := readable.Row(ctx, log, thread, viewer); err != nil || ok {
 		return err
 	}
 	return fmt.Errorf("search --thread: desk %q holds no row #%d that %s may read", desk, thread, viewer)

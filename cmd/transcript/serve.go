@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/server"
@@ -29,12 +27,7 @@ type serveFlags struct {
 	tlsCert      string
 	tlsKey       string
 	insecureHTTP bool
-	secureCookie bool
-	rate         float64
-	burst        int
-	maxStreams   int
-	maxTotal     int // --max-total-streams; 0: the server's default, from the descriptor limit
-	maxAnswer    int // --max-answer-bytes
+	opts         server.Options // --rate, --burst, the streams' and the answers' limits, --secure-cookie
 	drainTimeout time.Duration
 	logFormat    string
 	demo         bool
@@ -90,23 +83,20 @@ token) folds now.`)
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate `file` (chain included), with --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key `file` of --tls-cert")
 	fs.BoolVar(&f.insecureHTTP, "insecure-http", false, "allow plain HTTP on an address beyond loopback (behind a proxy that terminates TLS)")
-	fs.BoolVar(&f.secureCookie, "secure-cookie", false, "mark the inspector's session cookie Secure over plain HTTP too (behind a proxy that terminates TLS)")
-	fs.Float64Var(&f.rate, "rate", server.DefaultRate, "the `requests` a second one token may make, sustained (inf: no limit); past them, 429 with Retry-After")
-	fs.IntVar(&f.burst, "burst", server.DefaultBurst, "how many `requests` one token may make at once, above --rate")
-	fs.IntVar(&f.maxStreams, "max-streams", server.DefaultMaxStreams, "how many event `streams` one token may hold open at once; one more is 429")
-	fs.IntVar(&f.maxTotal, "max-total-streams", 0, "how many event `streams` all tokens together may hold open at once; one more is 503 with Retry-After (0: half the file descriptors beyond 256, (RLIMIT_NOFILE-256)/2, at most 65536)")
-	fs.IntVar(&f.maxAnswer, "max-answer-bytes", server.DefaultMaxAnswerBytes, "the most message content, in `bytes`, one answer holds: a view drops its oldest messages past it and says how many (dropped); a delta, a stream and an MCP read deliver their oldest messages within it and the rest on the next read")
+	fs.BoolVar(&f.opts.SecureCookie, "secure-cookie", false, "mark the inspector's session cookie Secure over plain HTTP too (behind a proxy that terminates TLS)")
+	fs.Float64Var((*float64)(&f.opts.Rate), "rate", server.DefaultRate, "the `requests` a second one token may make, sustained (inf: no limit); past them, 429 with Retry-After")
+	fs.IntVar(&f.opts.Burst, "burst", server.DefaultBurst, "how many `requests` one token may make at once, above --rate")
+	fs.IntVar(&f.opts.MaxStreams, "max-streams", server.DefaultMaxStreams, "how many event `streams` one token may hold open at once; one more is 429")
+	fs.IntVar(&f.opts.MaxTotalStreams, "max-total-streams", 0, "how many event `streams` all tokens together may hold open at once; one more is 503 with Retry-After (0: half the file descriptors beyond 256, (RLIMIT_NOFILE-256)/2, at most 65536)")
+	fs.IntVar(&f.opts.MaxAnswerBytes, "max-answer-bytes", server.DefaultMaxAnswerBytes, "the most message content, in `bytes`, one answer holds: a view drops its oldest messages past it and says how many (dropped); a delta, a stream and an MCP read deliver their oldest messages within it and the rest on the next read")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
 	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
 	fs.StringVar(&f.digester, "digester", "extractive", "who folds the digests in the background: `extractive`, openai or none")
 	fs.StringVar(&f.model, "model", "", "the `model` --digester openai asks (required with it)")
 	fs.StringVar(&f.baseURL, "base-url", "", "the OpenAI-compatible endpoint's base `URL` for --digester openai, https or plain http to a loopback host (default OPENAI_BASE_URL, else OpenAI's)")
 	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return noArguments(fs)
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -211,22 +201,22 @@ func (f serveFlags) check() error {
 		return usageErrorf("serve: --tls-cert and --tls-key go together")
 	case f.tlsCert != "" && f.insecureHTTP:
 		return usageErrorf("serve: --insecure-http and --tls-cert: choose one")
-	case math.IsNaN(f.rate) || f.rate <= 0:
+	case math.IsNaN(float64(f.opts.Rate)) || f.opts.Rate <= 0:
 		return usageErrorf("serve: --rate must be above 0 (inf for no limit)")
-	case f.burst < 1:
+	case f.opts.Burst < 1:
 		return usageErrorf("serve: --burst must be at least 1")
-	case f.maxStreams < 1:
+	case f.opts.MaxStreams < 1:
 		return usageErrorf("serve: --max-streams must be at least 1")
-	case f.maxTotal < 0:
+	case f.opts.MaxTotalStreams < 0:
 		return usageErrorf("serve: --max-total-streams must be at least 1, or 0 for the default")
-	case f.maxAnswer < 1:
+	case f.opts.MaxAnswerBytes < 1:
 		return usageErrorf("serve: --max-answer-bytes must be at least 1")
 	case f.drainTimeout <= 0:
 		return usageErrorf("serve: --drain-timeout must be above 0")
 	case f.logFormat != "text" && f.logFormat != "json":
 		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
 	}
-	if err := checkDigester(f.digester, f.model, f.baseURL, true); err != nil {
+	if _, err := newDigester(f.digester, f.model, f.baseURL, true); err != nil {
 		return err
 	}
 	var bad *server.AddrError
@@ -238,23 +228,17 @@ func (f serveFlags) check() error {
 	return nil
 }
 
-// options are the server's options for f: its limits and its log (logs).
+// options are the server's options for f, with logs as their log.
 func (f serveFlags) options(logs slog.Handler) server.Options {
-	return server.Options{
-		Logger:          slog.New(logs),
-		Rate:            rate.Limit(f.rate), // +Inf is rate.Inf: no limit
-		Burst:           f.burst,
-		MaxStreams:      f.maxStreams,
-		MaxTotalStreams: f.maxTotal,
-		MaxAnswerBytes:  f.maxAnswer,
-		SecureCookie:    f.secureCookie,
-	}
+	o := f.opts
+	o.Logger = slog.New(logs)
+	return o
 }
 
 // newDigester is the digester of --digester, nil for none; and nil, said once on standard
 // error, when st's logs keep no digests.
 func (f serveFlags) newDigester(e *env, st store) (digest.Digester, error) {
-	d, err := newDigester(f.digester, f.model, f.baseURL)
+	d, err := newDigester(f.digester, f.model, f.baseURL, true)
 	if d == nil || err != nil {
 		return nil, err
 	}

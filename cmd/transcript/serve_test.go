@@ -29,6 +29,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/demodesk"
+	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
 )
@@ -563,7 +564,7 @@ func TestServeSecureCookie(t *testing.T) {
 	for _, tt := range []struct {
 		f    serveFlags
 		want bool
-	}{{serveFlags{}, false}, {serveFlags{secureCookie: true}, true}} {
+	}{{serveFlags{}, false}, {serveFlags{opts: server.Options{SecureCookie: true}}, true}} {
 		if got := tt.f.options(slog.DiscardHandler).SecureCookie; got != tt.want {
 			t.Errorf("options(%+v).SecureCookie = %v, want %v", tt.f, got, tt.want)
 		}

@@ -5,57 +5,40 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/token"
 )
 
-// tokenSubcommands are token's subcommands, in the order its help lists them.
-var tokenSubcommands = []struct {
-	name, synopsis, summary string
-	run                     func(ctx context.Context, e *env, args []string) error
-}{
-	{"add", "--desk DESK --as PARTICIPANT", "make a token and print its secret, once", runTokenAdd},
-	{"list", "[--desk DESK]", "list the tokens: id, desk, participant, created, revoked", runTokenList},
-	{"revoke", "ID", "revoke a token for good", runTokenRevoke},
+// tokenCommands are token's subcommands, in the order its help lists them.
+var tokenCommands = []command{
+	{"add", "make a token and print its secret, once", runTokenAdd},
+	{"list", "list the tokens: id, desk, participant, created, revoked", runTokenList},
+	{"revoke", "revoke a token for good", runTokenRevoke},
 }
 
 // runToken dispatches to a subcommand of token. "token -h SUB" (what "help token SUB" runs)
 // is SUB's help.
 func runToken(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		tokenUsage(e.stderr)
-		return usageErrorf("token needs a subcommand: add, list or revoke")
-	}
-	name, rest := args[0], args[1:]
-	switch name {
-	case "-h", "-help", "--help", "help":
-		if len(rest) == 0 {
-			tokenUsage(e.stdout)
-			return errHelp
+	return dispatch(ctx, e, tokenCommands, tokenUsage, args, func(name string) error {
+		switch {
+		case name == "":
+			tokenUsage(e.stderr)
+			return usageErrorf("token needs a subcommand: add, list or revoke")
+		case strings.Contains(name, token.SecretPrefix):
+			return usageErrorf("token: unknown subcommand (not quoted: it looks like a secret); want add, list or revoke")
 		}
-		name, rest = rest[0], []string{"-h"}
-	}
-	for _, c := range tokenSubcommands {
-		if c.name == name {
-			return c.run(ctx, e, rest)
-		}
-	}
-	if strings.Contains(name, token.SecretPrefix) {
-		return usageErrorf("token: unknown subcommand (not quoted: it looks like a secret); want add, list or revoke")
-	}
-	return usageErrorf("token: unknown subcommand %q; want add, list or revoke", name)
+		return usageErrorf("token: unknown subcommand %q; want add, list or revoke", name)
+	})
 }
 
 func tokenUsage(w io.Writer) {
-	var b strings.Builder
-	b.WriteString(`Usage: transcript token <add|list|revoke> [flags] [arguments]
+	printCommands(w, `Usage: transcript token <add|list|revoke> [flags] [arguments]
 
 Bearer tokens are how serve knows who a request is: each token is one participant on one
 desk, and whoever presents its secret (Authorization: Bearer SECRET) writes and reads as
@@ -65,12 +48,7 @@ hex digits) names it where the secret must not appear: in token list, token revo
 server's logs.
 
 Subcommands:
-`)
-	for _, c := range tokenSubcommands {
-		fmt.Fprintf(&b, "  %-7s %s\n", c.name, c.summary)
-	}
-	b.WriteString("\nRun \"transcript token SUBCOMMAND -h\" (or \"transcript help token SUBCOMMAND\") for its flags.\n")
-	io.WriteString(w, b.String())
+`, tokenCommands, "\nRun \"transcript token SUBCOMMAND -h\" (or \"transcript help token SUBCOMMAND\") for its flags.\n")
 }
 
 func runTokenAdd(ctx context.Context, e *env, args []string) error {
@@ -93,13 +71,10 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 	fs.Var(&as, "as", "the token's `participant` (required): "+authorSyntax)
 	var create bool
 	dbflag.AddCreate(fs, &create)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() != 0:
-		return usageErrorf("token add takes no arguments")
-	case as.author.Kind == 0:
+	if as.author.Kind == 0 {
 		return usageErrorf("token add needs --as PARTICIPANT: whom the token speaks for (%s)", authorSyntax)
 	}
 	// A first token, not stored, checks the desk and the participant before anything is
@@ -120,9 +95,9 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 		return err
 	}
 	fmt.Fprintf(e.stderr, "token %s for %s on desk %s: its secret, on standard output, is shown only this once\n",
-		t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
+		t.ID, participantText(t.Participant), console.QuoteIfNeeded(t.Desk))
 	if isNew {
-		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet\n", quoteIfNeeded(df.Desk))
+		fmt.Fprintf(e.stderr, "desk %s is new: it holds no message yet\n", console.QuoteIfNeeded(df.Desk))
 	}
 	if t.Participant.Kind == transcript.KindOperator {
 		fmt.Fprintln(e.stderr, "an operator token reads every aside of the desk, and may read as any participant (as=): keep it with the operator")
@@ -140,14 +115,11 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 	db := fs.String("db", dbflag.Default, dbflag.PlainUsage)
 	desk := fs.String("desk", "", "only the tokens of this desk (default: every desk's)")
 	format := fs.String("format", "text", listFormatUsage)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if err := checkListFormat("token list", *format); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return usageErrorf("token list takes no arguments")
 	}
 	st, err := dbflag.Flags{DB: *db}.OpenRead(ctx)
 	if err != nil {
@@ -163,7 +135,7 @@ database holds no secret, and the ID is a hash of the hash, which grants nothing
 	}
 	if len(shown) == 0 {
 		if *desk != "" {
-			fmt.Fprintf(e.stderr, "no tokens for desk %s (make one with transcript token add)\n", quoteIfNeeded(*desk))
+			fmt.Fprintf(e.stderr, "no tokens for desk %s (make one with transcript token add)\n", console.QuoteIfNeeded(*desk))
 		} else {
 			fmt.Fprintln(e.stderr, "no tokens (make one with transcript token add)")
 		}
@@ -181,7 +153,7 @@ func writeTokenTable(w io.Writer, tokens []token.Token) error {
 		if t.IsRevoked() {
 			revoked = formatTokenTime(t.Revoked)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, quoteIfNeeded(t.Desk), participantText(t.Participant), formatTokenTime(t.Created), revoked)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, console.QuoteIfNeeded(t.Desk), participantText(t.Participant), formatTokenTime(t.Created), revoked)
 	}
 	return tw.Flush()
 }
@@ -239,7 +211,7 @@ func checkTokenID(arg string) error {
 
 // describeToken names a token as a person reads it: its ID, participant and desk.
 func describeToken(t token.Token) string {
-	return fmt.Sprintf("%s (%s on desk %s)", t.ID, participantText(t.Participant), quoteIfNeeded(t.Desk))
+	return fmt.Sprintf("%s (%s on desk %s)", t.ID, participantText(t.Participant), console.QuoteIfNeeded(t.Desk))
 }
 
 // participantText writes a participant in the syntax --as takes, label included:
@@ -250,18 +222,8 @@ func participantText(a transcript.Author) string {
 	if a.Label != "" {
 		s += ":" + a.Label
 	}
-	return quoteIfNeeded(s)
+	return console.QuoteIfNeeded(s)
 }
 
 // formatTokenTime writes a token's time in UTC, to the second.
 func formatTokenTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// quoteIfNeeded returns s as it is when it prints as one plain cell of a line, else quoted
-// (Go syntax): an empty name, a tab, a line break, a control or other unprintable
-// character, or a double quote, which would make a quoted s ambiguous otherwise.
-func quoteIfNeeded(s string) string {
-	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r == '"' || !unicode.IsPrint(r) }) {
-		return strconv.Quote(s)
-	}
-	return s
-}

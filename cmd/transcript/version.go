@@ -11,11 +11,8 @@ func runVersion(_ context.Context, e *env, args []string) error {
 Print the command's module version and the VCS revision it was built from, as the Go
 toolchain recorded them in the binary ("(devel)" and no revision for a build that recorded
 none, such as go run). transcript --version prints the same.`)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return usageErrorf("version takes no arguments")
 	}
 	_, err := fmt.Fprintln(e.stdout, versionLine())
 	return err
@@ -30,23 +27,16 @@ func versionLine() string {
 		return "transcript (no build information)"
 	}
 	line := fmt.Sprintf("transcript %s %s", info.Main.Path, info.Main.Version)
-	var revision, at, modified string
+	vcs := map[string]string{}
 	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			revision = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
+		vcs[s.Key] = s.Value
 	}
-	if revision != "" {
+	if revision := vcs["vcs.revision"]; revision != "" {
 		line += " revision " + revision
-		if at != "" {
+		if at := vcs["vcs.time"]; at != "" {
 			line += " (" + at + ")"
 		}
-		if modified == "true" {
+		if vcs["vcs.modified"] == "true" {
 			line += " modified"
 		}
 	}

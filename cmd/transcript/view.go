@@ -29,28 +29,21 @@ participant may read. Text shows it as a block naming its range, openai and anth
 	window := fs.Int("window", transcript.SessionWindow, "how many `messages` to show")
 	format := fs.String("format", "text", "output `format`: text, json, openai or anthropic")
 	withDigest := fs.Bool("digest", false, "begin with the digest of the messages below the window, when the conversation has one")
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	if fs.NArg() != 0 {
-		return noArguments(fs)
-	}
 	if *window < 1 {
 		return usageErrorf("view: --window %d: want at least 1 message", *window)
 	}
-	st, err := df.OpenDesk(ctx)
+	st, err := df.OpenThread(ctx, transcript.Sequence(*thread))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	log := st.Log(df.Desk)
-	if err := checkThread(ctx, log, df.Desk, transcript.Sequence(*thread)); err != nil {
-		return err
-	}
-	p, err := transcript.Project(ctx, log, transcript.Query{
+	p, err := transcript.Project(ctx, st.Log(df.Desk), transcript.Query{
 		Conversation: transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)},
 		Before:       transcript.Sequence(*before),
 		Window:       *window,

@@ -158,3 +158,43 @@ func Misplaced(prog string, commands []string, args []string) error {
 	}
 	return nil
 }
+
+// Subcommand splits args, a command line that begins with a command's name, into that name
+// and the command's arguments. "help", -h, -help and --help alone ask for the list of
+// commands: help is true and name "". Before a name, they ask for that command's help, whose
+// arguments are then -h and what follows, so that "help token add" is "token -h add": a
+// command with subcommands reads the name after -h as the one whose help to print, the
+// others print theirs and stop at -h. Empty args give the name "".
+func Subcommand(args []string) (name string, rest []string, help bool) {
+	if len(args) == 0 {
+		return "", nil, false
+	}
+	name, rest = args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 {
+			return "", nil, true
+		}
+		name, rest = rest[0], append([]string{"-h"}, rest[1:]...)
+	}
+	return name, rest, false
+}
+
+// CutWord returns args without word, and true, when word is the first of args that is no
+// flag nor the value of one of valued, the flags (named without their dashes) that take a
+// value: "desks --db x delete eng" is "desks delete --db x eng". A "--" ends the search.
+func CutWord(args []string, word string, valued ...string) ([]string, bool) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == word:
+			return append(slices.Clip(args[:i]), args[i+1:]...), true
+		case a == "--":
+			return nil, false
+		case slices.Contains(valued, strings.TrimLeft(a, "-")):
+			i++ // its value
+		case !strings.HasPrefix(a, "-"):
+			return nil, false
+		}
+	}
+	return nil, false
+}

@@ -138,3 +138,47 @@ func TestMisplaced(t *testing.T) {
 		t.Errorf("Misplaced: %v, want %s", err, want)
 	}
 }
+
+// TestSubcommand: the name comes first, or after help, whose command then runs with -h.
+func TestSubcommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		name string
+		rest []string
+		help bool
+	}{
+		{nil, "", nil, false},
+		{[]string{"add", "--desk", "eng"}, "add", []string{"--desk", "eng"}, false},
+		{[]string{"--help"}, "", nil, true},
+		{[]string{"help", "token", "add"}, "token", []string{"-h", "add"}, false},
+		{[]string{"-h", "add"}, "add", []string{"-h"}, false},
+	} {
+		name, rest, help := cliflag.Subcommand(tc.args)
+		if name != tc.name || !slices.Equal(rest, tc.rest) || help != tc.help {
+			t.Errorf("Subcommand(%q) = %q, %q, %v; want %q, %q, %v", tc.args, name, rest, help, tc.name, tc.rest, tc.help)
+		}
+	}
+}
+
+// TestCutWord: the word is found past flags and their values, not past a positional
+// argument, a "--" or as a flag's value.
+func TestCutWord(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+		ok   bool
+	}{
+		{[]string{"delete", "eng"}, []string{"eng"}, true},
+		{[]string{"--db", "x", "delete", "eng", "--yes"}, []string{"--db", "x", "eng", "--yes"}, true},
+		{[]string{"-h", "delete"}, []string{"-h"}, true},
+		{[]string{"--db", "delete"}, nil, false},
+		{[]string{"eng", "delete"}, nil, false},
+		{[]string{"--", "delete"}, nil, false},
+		{[]string{"--format", "json"}, nil, false},
+	} {
+		got, ok := cliflag.CutWord(tc.args, "delete", "db", "format")
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("CutWord(%q) = %q, %v; want %q, %v", tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 // Package console draws the transcript command's output on a terminal: ANSI colours for
 // headers and headings, and a progress line on standard error. Everything it draws is for a
-// person at a terminal, which Detect tells; through a pipe it paints and draws nothing.
+// person at a terminal, which Detect tells; through a pipe it paints and draws nothing. A
+// name printed in a line of it is quoted where it would not print as one plain cell
+// (QuoteIfNeeded).
 package console
 
 import (

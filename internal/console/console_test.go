@@ -101,3 +101,15 @@ func TestDetectNoTerminal(t *testing.T) {
 		t.Errorf("Detect of a buffer and a file: %+v, want %+v", got, want)
 	}
 }
+
+// TestQuoteIfNeeded: a name that prints as one plain cell stays as it is; an empty one, or
+// one with a tab, a line break, a control character or a double quote, is quoted.
+func TestQuoteIfNeeded(t *testing.T) {
+	for s, want := range map[string]string{
+		"eng": "eng", "café bar": "café bar", "": `""`, "a\tb": `"a\tb"`, "a\nb": `"a\nb"`, "a\x1b[31m": `"a\x1b[31m"`, `say "hi"`: `"say \"hi\""`,
+	} {
+		if got := QuoteIfNeeded(s); got != want {
+			t.Errorf("QuoteIfNeeded(%q) = %s, want %s", s, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/stores"
 )
 
@@ -52,6 +53,21 @@ func (f Flags) OpenDesk(ctx context.Context) (stores.Store, error) {
 	return st, nil
 }
 
+// OpenThread is OpenDesk for a command that reads one conversation of the desk f.Desk, the
+// channel (thread 0) or a thread: the store, once it is known to hold the thread (else
+// CheckThread's error, the store closed).
+func (f Flags) OpenThread(ctx context.Context, thread transcript.Sequence) (stores.Store, error) {
+	st, err := f.OpenDesk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.CheckThread(ctx, st, thread); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
 // CheckDesk returns a *NoDeskError unless st holds a desk named desk: a read of a desk that
 // does not exist (most often a typo) is an error, not an empty view.
 func CheckDesk(ctx context.Context, st stores.Store, desk string) error {
@@ -63,6 +79,33 @@ func CheckDesk(ctx context.Context, st stores.Store, desk string) error {
 		return nil
 	}
 	return &NoDeskError{Desk: desk, Desks: desks}
+}
+
+// CheckThread returns an error unless st's desk f.Desk holds row thread (0, the channel, is
+// always there): a thread that is not there (most often a typo) is an error that names the
+// desk's rows, not an empty view. The rows are the operator's, who reads every one.
+func (f Flags) CheckThread(ctx context.Context, st stores.Store, thread transcript.Sequence) error {
+	if thread == 0 {
+		return nil
+	}
+	log := st.Log(f.Desk)
+	if _, ok, err := readable.Row(ctx, log, thread, transcript.Operator()); err != nil || ok {
+		return err
+	}
+	head, err := Head(ctx, log)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("no thread #%d: desk %q holds rows #1 to #%d", thread, f.Desk, head)
+}
+
+// Head returns the newest Seq of log, 0 when it holds no row.
+func Head(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
+	page, err := transcript.NewPager(log, 0).Next(ctx, 1)
+	if err != nil || len(page) == 0 {
+		return 0, err
+	}
+	return page[0].Seq, nil
 }
 
 // OpenForDesk is Open for a command that writes to the one desk f.Desk (append, token

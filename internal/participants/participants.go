@@ -77,3 +77,35 @@ func (s Set) Scan(ctx context.Context, log transcript.Log, max int, stop func() 
 	}
 	return read, all, nil
 }
+
+// Absence is what a desk has seen in place of a participant it has not (Unseen).
+type Absence struct {
+	Kin  []transcript.Author // the desk's participants of the participant's kind, by id
+	Read int                 // how many of the desk's rows were read, newest first
+	All  bool                // whether they are all the desk holds
+}
+
+// Unseen reports, with ok = true, that p is a participant the desk has not seen: not among
+// known (its tokens' participants, say) nor the author or a reader of an aside among log's
+// newest max rows, which it reads newest first until p is among them, so that a
+// participant the desk knows costs a page or so. The operator is always seen. ok is false
+// on an error: what was read is not enough to tell.
+func Unseen(ctx context.Context, log transcript.Log, known []transcript.Author, p transcript.Author, max int) (a Absence, ok bool, err error) {
+	if p.Kind == transcript.KindOperator {
+		return Absence{}, false, nil
+	}
+	seen := Set{}
+	for _, k := range known {
+		seen.Add(k)
+	}
+	a.Read, a.All, err = seen.Scan(ctx, log, max, func() bool { return seen.Has(p) })
+	if err != nil || seen.Has(p) {
+		return Absence{}, false, err
+	}
+	for _, s := range seen.Sorted() {
+		if s.Kind == p.Kind {
+			a.Kin = append(a.Kin, s)
+		}
+	}
+	return a, true, nil
+}

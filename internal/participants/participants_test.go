@@ -72,3 +72,29 @@ func TestScan(t *testing.T) {
 		t.Errorf("Scan told to stop at once read %d rows", n)
 	}
 }
+
+// TestUnseen: a participant neither the rows nor known name is unseen, with the desk's
+// participants of its kind; one they name, and the operator, are not.
+func TestUnseen(t *testing.T) {
+	ctx := t.Context()
+	log := memlog.New()
+	for _, m := range []transcript.Message{
+		{Author: transcript.Person("ana", "Ana"), Content: "hi"},
+		{Author: transcript.Agent("triage", "Triage"), Content: "aside", Audience: []transcript.Author{transcript.Agent("review", "")}},
+	} {
+		if _, err := log.Append(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	known := []transcript.Author{transcript.Agent("bot", "")}
+	a, ok, err := participants.Unseen(ctx, log, known, transcript.Agent("triagge", ""), 100)
+	want := []transcript.Author{transcript.Agent("bot", ""), transcript.Agent("review", ""), transcript.Agent("triage", "Triage")}
+	if err != nil || !ok || !slices.Equal(a.Kin, want) || a.Read != 2 || !a.All {
+		t.Errorf("Unseen(agent:triagge) = %+v, %v, %v; want kin %v, 2 rows, all", a, ok, err, want)
+	}
+	for _, p := range []transcript.Author{transcript.Agent("review", ""), transcript.Agent("bot", ""), transcript.Person("ana", ""), transcript.Operator()} {
+		if a, ok, err := participants.Unseen(ctx, log, known, p, 100); ok || err != nil {
+			t.Errorf("Unseen(%v) = %+v, %v, %v; want seen", p, a, ok, err)
+		}
+	}
+}

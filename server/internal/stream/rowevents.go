@@ -8,6 +8,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cut"
 	"github.com/sharedesk/transcript/server/internal/fanout"
 	"github.com/sharedesk/transcript/sharing"
 )
@@ -106,7 +107,7 @@ read:
 	}
 	slices.Reverse(fresh)
 	next := head
-	if n := transcript.Within(len(fresh), st.s.MaxAnswerBytes, func(i int) int { return len(fresh[i].Content) }); n < len(fresh) {
+	if n := cut.Within(len(fresh), st.s.MaxAnswerBytes, func(i int) int { return len(fresh[i].Content) }); n < len(fresh) {
 		fresh, next, rest = slices.Clone(fresh[:n]), fresh[n-1].Seq, true // the part is all the stream holds while it writes
 	}
 	evs := make([]fanout.PartEvent, len(fresh))

@@ -1,4 +1,4 @@
-package transcript_test
+package readable_test
 
 import (
 	"context"
@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/memlog"
 )
 
-// TestReadableRow checks that ReadableRow finds a row the viewer may read, and answers a
+// TestRow checks that Row finds a row the viewer may read, and answers a
 // row that does not exist and an aside the viewer may not read alike.
-func TestReadableRow(t *testing.T) {
+func TestRow(t *testing.T) {
 	ctx := context.Background()
 	ana, triage, review := transcript.Person("ana", "Ana"), transcript.Agent("triage", ""), transcript.Agent("review", "")
 	log := memlog.New()
@@ -37,27 +38,27 @@ func TestReadableRow(t *testing.T) {
 		{0, triage, false},
 		{^transcript.Sequence(0), triage, false},
 	} {
-		m, ok, err := transcript.ReadableRow(ctx, log, c.seq, c.viewer)
+		m, ok, err := readable.Row(ctx, log, c.seq, c.viewer)
 		if err != nil || ok != c.ok {
-			t.Errorf("ReadableRow(%d, %v) = ok %v, %v; want ok %v", c.seq, c.viewer, ok, err, c.ok)
+			t.Errorf("Row(%d, %v) = ok %v, %v; want ok %v", c.seq, c.viewer, ok, err, c.ok)
 			continue
 		}
 		if ok && m.Seq != c.seq {
-			t.Errorf("ReadableRow(%d, %v) returned row %d", c.seq, c.viewer, m.Seq)
+			t.Errorf("Row(%d, %v) returned row %d", c.seq, c.viewer, m.Seq)
 		}
 		if !ok && (m.Seq != 0 || m.Content != "") {
-			t.Errorf("ReadableRow(%d, %v) returned %+v with ok false", c.seq, c.viewer, m)
+			t.Errorf("Row(%d, %v) returned %+v with ok false", c.seq, c.viewer, m)
 		}
 	}
-	m, _, _ := transcript.ReadableRow(ctx, log, 2, triage)
+	m, _, _ := readable.Row(ctx, log, 2, triage)
 	m.Audience[0] = review
-	if again, _, _ := transcript.ReadableRow(ctx, log, 2, triage); !again.Audience[0].Same(triage) {
+	if again, _, _ := readable.Row(ctx, log, 2, triage); !again.Audience[0].Same(triage) {
 		t.Error("writing into a returned row's audience changed the log")
 	}
-	_, _, err := transcript.ReadableRow(ctx, failingLog{}, 1, triage)
+	_, _, err := readable.Row(ctx, failingLog{}, 1, triage)
 	var re *transcript.ReadError
 	if !errors.As(err, &re) {
-		t.Errorf("ReadableRow over a failing host = %v, want a *ReadError", err)
+		t.Errorf("Row over a failing host = %v, want a *ReadError", err)
 	}
 }
 

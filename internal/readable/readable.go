@@ -1,0 +1,34 @@
+package readable
+
+import (
+	"context"
+	"math"
+
+	"github.com/sharedesk/transcript"
+)
+
+// Row returns row seq of log, and ok = true, when the row exists and viewer may read it
+// (transcript.Message.ReadableBy). Otherwise ok is false, and it is the same answer for a
+// row that does not exist and for one the viewer may not read: a caller that refuses a
+// parent or a thread the viewer may not see tells it nothing of the row. seq 0 names no
+// row.
+//
+// It makes one read of one row (below seq+1), checked as transcript.Pager checks every
+// page: a host failure is a *transcript.ReadError, a broken page a
+// *transcript.ContractError. Rows never change nor go away, so the answer holds for as
+// long as the log does. The returned row is the caller's.
+func Row(ctx context.Context, log transcript.Log, seq transcript.Sequence, viewer transcript.Author) (m transcript.Message, ok bool, err error) {
+	if seq == 0 || seq == math.MaxUint64 {
+		return transcript.Message{}, false, nil
+	}
+	rows, err := transcript.NewPager(log, seq+1).Next(ctx, 1)
+	if err != nil {
+		return transcript.Message{}, false, err
+	}
+	if len(rows) == 0 || rows[0].Seq != seq || !rows[0].ReadableBy(viewer) {
+		return transcript.Message{}, false, nil
+	}
+	m = rows[0]
+	m.Audience = append([]transcript.Author(nil), m.Audience...)
+	return m, true, nil
+}
