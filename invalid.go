@@ -30,15 +30,16 @@ func (e *InvalidMessageError) Unwrap() []error {
 
 // InvalidError is the refusal of a value other than a message: an author (Kind is
 // ErrInvalidAuthor, from Author.Validate, ParseAuthor, AuthorKind.UnmarshalText and
-// Author.UnmarshalJSON), a desk's name (ErrInvalidDesk, from ValidateDesk) or a search's
-// text (ErrBadSearch, from storage.PlanSearch). It matches Kind, and Cause when set. Its
+// Author.UnmarshalJSON), a desk's name (ErrInvalidDesk, from ValidateDesk), a search's
+// text (ErrBadSearch, from storage.PlanSearch) or a digest's (digest.ErrRefused, from
+// digest.Fold). It matches Kind, and Cause when set. Its
 // message is Kind's and Reason: "invalid desk name: empty"; Reason alone says what is wrong
 // ("agent without id"), quoting at most the offending character of a desk's name and
 // nothing of a search's text.
 type InvalidError struct {
-	Kind   error  // what was refused: ErrInvalidAuthor, ErrInvalidDesk or ErrBadSearch
+	Kind   error  // what was refused: ErrInvalidAuthor, ErrInvalidDesk, ErrBadSearch or digest.ErrRefused
 	Reason string // what is wrong
-	Cause  error  // the JSON decoding error of an author that is no object of the right shape, or nil
+	Cause  error  // the error that found the fault (an author's JSON decoding error, a digest text's *InvalidMessageError), or nil
 }
 
 // refusedf returns an *InvalidError of kind whose Reason is formatted from format and args,

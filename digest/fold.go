@@ -181,13 +181,14 @@ func due(rows []transcript.Message, p Policy) (folded, send []transcript.Message
 // accept reports why text may not be stored as a digest within budget characters.
 func accept(text string, budget int) error {
 	if err := storage.ValidateText("digest text", text); err != nil {
-		return fmt.Errorf("%w: %w", ErrRefused, err)
+		return &transcript.InvalidError{Kind: ErrRefused, Reason: err.Error(), Cause: err}
 	}
 	switch {
 	case strings.TrimSpace(text) == "":
-		return fmt.Errorf("%w: blank", ErrRefused)
+		return &transcript.InvalidError{Kind: ErrRefused, Reason: "blank"}
 	case utf8.RuneCountInString(text) > budget:
-		return fmt.Errorf("%w: %d characters, over the budget of %d", ErrRefused, utf8.RuneCountInString(text), budget)
+		n := utf8.RuneCountInString(text)
+		return &transcript.InvalidError{Kind: ErrRefused, Reason: fmt.Sprintf("%d characters, over the budget of %d", n, budget)}
 	}
 	return nil
 }

@@ -128,7 +128,10 @@ func foldReason(err error, c transcript.Conversation, d digest.Named, folds int)
 		stays = fmt.Sprintf("; the digest stays as the %d folds before it left it", folds)
 	}
 	who := "digester " + d.Name()
-	var endpoint *digest.OpenAIError
+	var (
+		endpoint *digest.OpenAIError
+		refused  *transcript.InvalidError
+	)
 	switch {
 	case errors.Is(err, digest.ErrNoConversation) && c.Thread != 0:
 		return fmt.Sprintf("row #%d is not a thread's root: a digest is of the channel or of a root's thread", c.Thread)
@@ -140,12 +143,8 @@ func foldReason(err error, c transcript.Conversation, d digest.Named, folds int)
 		return who + ": no answer in time" + stays
 	case errors.As(err, &endpoint):
 		return fmt.Sprintf("%s: %v%s", who, endpoint.Err, stays)
-	case errors.Is(err, digest.ErrRefused):
-		for inner := err; inner != nil; inner = errors.Unwrap(inner) {
-			if errors.Unwrap(inner) == digest.ErrRefused {
-				return who + ": its text is refused, not cut: " + strings.TrimPrefix(inner.Error(), digest.ErrRefused.Error()+": ") + stays
-			}
-		}
+	case errors.As(err, &refused) && refused.Kind == digest.ErrRefused:
+		return who + ": its text is refused, not cut: " + refused.Reason + stays
 	}
 	return err.Error()
 }

@@ -185,6 +185,12 @@ func TestDigestOpenAI(t *testing.T) {
 			t.Errorf("a failed fold stored a digest:\n%s", got)
 		}
 
+		long := newFakeOpenAI(t, http.StatusOK, strings.Repeat("word ", 900))
+		r = c.runWithEnv(env, "digest", "--db", c.db, "--desk", "eng", "--digester", "openai", "--model", "m", "--base-url", long.URL)
+		if want := "transcript: fold the channel of desk \"eng\": digester openai:m: its text is refused, not cut: 4499 characters, over the budget of 4000; the digest stays as it was\n"; r.code != exitError || r.stderr != want || r.stdout != "" {
+			t.Errorf("digest against an endpoint that answers text over the budget: want exit 1 and %q, got:\n%s", want, r)
+		}
+
 		up := newFakeOpenAI(t, http.StatusOK, "Ana and Bo (agent:bo) traded notes 1 to 32.")
 		r = c.runWithEnv(env, "digest", "--db", c.db, "--desk", "eng", "--digester", "openai", "--model", "m", "--base-url", up.URL+"/v1")
 		if want := "Digest of the channel through #32 · 31 messages · openai:m\n    Ana and Bo (agent:bo) traded notes 1 to 32.\n"; r.code != exitOK || r.stdout != want {
