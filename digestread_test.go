@@ -52,25 +52,62 @@ func (l *redactOnFirstRead) ReadBefore(ctx context.Context, before transcript.Se
 // the redaction deleted, though the digest is read beside the walk.
 func TestViewDigestAfterItsHead(t *testing.T) {
 	ctx := context.Background()
-	log := memlog.New()
-	ana := transcript.Person("ana", "Ana")
-	for i := range 60 {
-		if _, err := log.Append(ctx, transcript.Message{Author: ana, Content: fmt.Sprintf("Zanzibar%d note", i)}); err != nil {
+	folded := func() *memlog.Log {
+		log := memlog.New()
+		ana := transcript.Person("ana", "Ana")
+		for i := range 60 {
+			if _, err := log.Append(ctx, transcript.Message{Author: ana, Content: fmt.Sprintf("Zanzibar%d note", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, folded, err := digest.Fold(ctx, log, digest.Extractive{}, digest.Policy{}, transcript.Conversation{}); err != nil || !folded {
+			t.Fatalf("fold: %v, %v", folded, err)
+		}
+		return log
+	}
+	onePass := &onePassDigests{digestsLog: &redactOnFirstRead{Log: folded(), target: 1, digests: make(chan struct{}, 1)}}
+	for _, c := range []struct {
+		name string
+		log  transcript.Log
+	}{
+		{"read in turn", &redactOnFirstRead{Log: folded(), target: 1, digests: make(chan struct{}, 1)}},
+		{"read with the first page", onePass},
+	} {
+		p, err := transcript.Project(ctx, c.log, transcript.Query{Digest: true})
+		if err != nil {
 			t.Fatal(err)
 		}
+		if p.Head != 61 {
+			t.Fatalf("%s: head %d, want 61: the redaction", c.name, p.Head)
+		}
+		if p.Digest != nil && strings.Contains(p.Digest.Text, "Zanzibar0 ") {
+			t.Errorf("%s: a view whose head is the redaction of #1 carries a digest holding #1's words (generation %d through %d)", c.name, p.Digest.Generation, p.Digest.Through)
+		}
 	}
-	if _, folded, err := digest.Fold(ctx, log, digest.Extractive{}, digest.Policy{}, transcript.Conversation{}); err != nil || !folded {
-		t.Fatalf("fold: %v, %v", folded, err)
+	if onePass.calls != 1 {
+		t.Errorf("the view made %d reads of a page and the digest in one go, want 1", onePass.calls)
 	}
-	racing := &redactOnFirstRead{Log: log, target: 1, digests: make(chan struct{}, 1)}
-	p, err := transcript.Project(ctx, racing, transcript.Query{Digest: true})
-	if err != nil {
-		t.Fatal(err)
+}
+
+// digestsLog is a Log that keeps digests.
+type digestsLog interface {
+	transcript.Log
+	Digest(ctx context.Context, c transcript.Conversation, below transcript.Sequence) (transcript.Digest, bool, error)
+}
+
+// onePassDigests is a Log that reads a page and a digest in one go, as a store over a
+// network does: its ReadBeforeDigest is its Log's ReadBefore and then its Digest. It counts
+// the calls.
+type onePassDigests struct {
+	digestsLog
+	calls int
+}
+
+func (l *onePassDigests) ReadBeforeDigest(ctx context.Context, before transcript.Sequence, limit int, c transcript.Conversation, below transcript.Sequence, digest func(transcript.Digest, bool, error)) (transcript.Page, error) {
+	l.calls++
+	page, err := l.ReadBefore(ctx, before, limit)
+	if err == nil {
+		digest(l.Digest(ctx, c, below))
 	}
-	if p.Head != 61 {
-		t.Fatalf("head %d, want 61: the redaction", p.Head)
-	}
-	if p.Digest != nil && strings.Contains(p.Digest.Text, "Zanzibar0 ") {
-		t.Errorf("a view whose head is the redaction of #1 carries a digest holding #1's words (generation %d through %d)", p.Digest.Generation, p.Digest.Through)
-	}
+	return page, err
 }
