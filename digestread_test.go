@@ -49,7 +49,8 @@ func (l *redactOnFirstRead) ReadBefore(ctx context.Context, before transcript.Se
 }
 
 // TestViewDigestAfterItsHead: a view whose Head is past a redaction never carries a digest
-// the redaction deleted, though the digest is read beside the walk.
+// the redaction deleted, whether its Log reads the digest on its own or with the walk's
+// first page in one go.
 func TestViewDigestAfterItsHead(t *testing.T) {
 	ctx := context.Background()
 	folded := func() *memlog.Log {
