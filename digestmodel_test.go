@@ -418,23 +418,27 @@ func TestDigestReadInProject(t *testing.T) {
 		{transcript.Query{Window: 20, Digest: true}, gens[1].Through},
 		{transcript.Query{Before: gens[1].Through + 1, Window: 1, Digest: true}, gens[2].Through},
 	} {
-		proj, err := transcript.Project(ctx, log, tc.q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case !tc.q.Digest && proj.Digest != nil:
-			t.Errorf("%+v: a digest no one asked for", tc.q)
-		case !tc.q.Digest:
-		case proj.Digest == nil || proj.Digest.Through != tc.want:
-			t.Errorf("%+v: digest %+v, want the one through %d", tc.q, proj.Digest, tc.want)
+		for _, l := range []transcript.Log{log, &onePassDigests{digestsLog: log}} {
+			proj, err := transcript.Project(ctx, l, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case !tc.q.Digest && proj.Digest != nil:
+				t.Errorf("%T, %+v: a digest no one asked for", l, tc.q)
+			case !tc.q.Digest:
+			case proj.Digest == nil || proj.Digest.Through != tc.want:
+				t.Errorf("%T, %+v: digest %+v, want the one through %d", l, tc.q, proj.Digest, tc.want)
+			}
 		}
 	}
 	failing := failingDigests{log}
-	if _, err := transcript.Project(ctx, failing, transcript.Query{Digest: true}); !errors.Is(err, errDigestRead) {
-		t.Errorf("a failing digest read: %v, want it wrapped", err)
-	} else if re := (*transcript.ReadError)(nil); !errors.As(err, &re) {
-		t.Errorf("a failing digest read: %T, want a *ReadError", err)
+	for _, l := range []transcript.Log{failing, &onePassDigests{digestsLog: failing}} {
+		if _, err := transcript.Project(ctx, l, transcript.Query{Digest: true}); !errors.Is(err, errDigestRead) {
+			t.Errorf("%T: a failing digest read: %v, want it wrapped", l, err)
+		} else if re := (*transcript.ReadError)(nil); !errors.As(err, &re) {
+			t.Errorf("%T: a failing digest read: %T, want a *ReadError", l, err)
+		}
 	}
 }
 

@@ -26,9 +26,10 @@ type Query struct {
 	// Digest asks for the conversation's newest digest below the window: its Through is
 	// below Before and below the window's oldest message other than a thread's pinned root
 	// (after MaxBytes's cut). Only a Log that keeps digests (package digest's Store) has
-	// one. It is read beside the walk, once the walk's first read has answered: one read of
-	// the Log's digests (a second when the newest digest below Before lies within the window),
-	// not counted in Reads; its failure is a *ReadError.
+	// one. It is read once the walk's first read has answered (with that read, when the Log
+	// reads a page and a digest in one go): one read of the Log's digests (a second when the
+	// newest digest below Before lies within the window), not counted in Reads; its failure
+	// is a *ReadError.
 	Digest bool
 }
 
@@ -113,10 +114,9 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 	} else {
 		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window, max(q.MaxBytes, 0))
 	}
-	digest := newDigestRead(ctx, log, q)
-	w, err := walkLog(ctx, log, q.Before, plan.first(window), plan.grow, v, digest.start)
+	digest := newDigestRead(log, q)
+	w, err := walkLog(ctx, digest.walked(log), q.Before, plan.first(window), plan.grow, v, func() { digest.start(ctx) })
 	if err != nil {
-		digest.stop()
 		return Projection{}, err
 	}
 	proj := Projection{Head: w.head, Partial: !w.settled, Scanned: w.scanned, Reads: w.reads}
@@ -144,7 +144,6 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 		}
 		reads, err := reread(ctx, log, again)
 		if err != nil {
-			digest.stop()
 			return Projection{}, err
 		}
 		proj.Reads += reads

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -91,14 +90,14 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 	if err := storage.CheckDigestDesk(l.desk, c); err != nil {
 		return transcript.Digest{}, false, fmt.Errorf("pgstore: %w", err)
 	}
-	bound := int64(math.MaxInt64)
-	if below != 0 && below < math.MaxInt64 {
-		bound = int64(below)
-	}
+	return l.scanDigest(ctx, c, below, l.s.pool.QueryRow(ctx, digestSQL, l.desk, int64(c.Thread), upperBound(below)))
+}
+
+// scanDigest is Digest's answer from row, digestSQL's for c below below.
+func (l *deskLog) scanDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row) (transcript.Digest, bool, error) {
 	d := transcript.Digest{Conversation: c}
 	var through, rows int64
-	err := l.s.pool.QueryRow(ctx, digestSQL, l.desk, int64(c.Thread), bound).Scan(&d.Generation, &through, &rows, &d.Digester, &d.Text)
-	switch {
+	switch err := row.Scan(&d.Generation, &through, &rows, &d.Digester, &d.Text); {
 	case errors.Is(err, pgx.ErrNoRows):
 		return transcript.Digest{}, false, nil
 	case err != nil:
@@ -106,6 +105,46 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 	}
 	d.Through, d.Rows = transcript.Sequence(through), int(rows)
 	return d, true, nil
+}
+
+// ReadBeforeDigest is ReadBefore(ctx, before, limit) and, once its read has answered,
+// Digest(ctx, c, below), whose answer it passes to digest before it returns, when the page
+// was read. When the page's rows are read from the primary (the Store has no standbys and
+// the Log holds no rows read ahead for the read), both are one round trip: the digest's
+// query runs right after the page's, on the same connection, and sees every row the
+// page's saw. Otherwise the digest is read after the page, as Digest reads it.
+func (l *deskLog) ReadBeforeDigest(ctx context.Context, before transcript.Sequence, limit int, c transcript.Conversation, below transcript.Sequence, digest func(transcript.Digest, bool, error)) (transcript.Page, error) {
+	if err := storage.CheckDigestDesk(l.desk, c); err != nil || l.s.replicas.active() {
+		page, err := l.ReadBefore(ctx, before, limit)
+		if err == nil {
+			digest(l.Digest(ctx, c, below))
+		}
+		return page, err
+	}
+	read := false
+	page, err := l.readBefore(ctx, before, limit, func(ctx context.Context, before transcript.Sequence, n int) ([]transcript.Message, error) {
+		l.s.hooks.reads.Add(1)
+		var b pgx.Batch
+		b.Queue(readBeforeSQL, l.desk, upperBound(before), n)
+		b.Queue(digestSQL, l.desk, int64(c.Thread), upperBound(below))
+		br := l.s.pool.SendBatch(ctx, &b)
+		defer br.Close()
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		msgs, err := scanPage(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), &l.s.audiences)
+		if err != nil {
+			return nil, err
+		}
+		read = true
+		digest(l.scanDigest(ctx, c, below, br.QueryRow()))
+		return msgs, nil
+	})
+	if err == nil && !read {
+		digest(l.Digest(ctx, c, below))
+	}
+	return page, err
 }
 
 // DigestRead implements digest.Store: the desk's head and the id of its transcript_desks

@@ -69,6 +69,11 @@ func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: de
 // A limit below 1 is ErrLimit. The query runs under ctx; a ctx that is done makes ReadBefore
 // fail with an error matching ctx.Err().
 func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	return l.readBefore(ctx, before, limit, l.query)
+}
+
+// readBefore is ReadBefore with query the query that reads n rows below before.
+func (l *deskLog) readBefore(ctx context.Context, before transcript.Sequence, limit int, query func(ctx context.Context, before transcript.Sequence, n int) ([]transcript.Message, error)) (transcript.Page, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.Page{}, err
 	}
@@ -81,7 +86,7 @@ func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, li
 		return page, nil
 	}
 	extra := min(limit/2, transcript.PageSize)
-	rows, err := l.query(ctx, before, limit+extra+1)
+	rows, err := query(ctx, before, limit+extra+1)
 	if err != nil {
 		return transcript.Page{}, fmt.Errorf("pgstore: read desk %q before %d: %w", l.desk, before, err)
 	}
@@ -112,11 +117,16 @@ func pageEnd(rows []transcript.Message) int {
 
 // query reads up to n rows below before (0: from the newest), newest first.
 func (l *deskLog) query(ctx context.Context, before transcript.Sequence, n int) ([]transcript.Message, error) {
-	bound := int64(math.MaxInt64) // every stored Seq is below it
+	return l.s.readRows(ctx, l.desk, upperBound(before), n)
+}
+
+// upperBound is the bound of a read below before (0: from the newest), which every stored
+// Seq below before is below.
+func upperBound(before transcript.Sequence) int64 {
 	if before != 0 && before < math.MaxInt64 {
-		bound = int64(before)
+		return int64(before)
 	}
-	return l.s.readRows(ctx, l.desk, bound, n)
+	return math.MaxInt64
 }
 
 // readAheadBytes bounds the text (content, authors and audiences) a Log keeps read ahead, so

@@ -235,6 +235,7 @@ func (d *digestDesk) wantAfter(what string, thread, below transcript.Sequence, w
 		name += " after the " + what
 	}
 	got, ok, err := d.Log.Digest(d.t.Context(), d.conv(thread), below)
+	d.wantOneGo(name, d.conv(thread), below, got, ok, err)
 	switch {
 	case err != nil:
 		d.t.Errorf("%s: %v", name, err)
@@ -246,6 +247,72 @@ func (d *digestDesk) wantAfter(what string, thread, below transcript.Sequence, w
 		if diff := cmp.Diff(*want, got); diff != "" {
 			d.t.Errorf("%s (-want +got):\n%s", name, diff)
 		}
+	}
+}
+
+// pageDigestReader is a Log that reads a page and a digest in one go (transcript.Project
+// reads a view's first page and its digest so when a Log can).
+type pageDigestReader interface {
+	ReadBeforeDigest(ctx context.Context, before transcript.Sequence, limit int, c transcript.Conversation, below transcript.Sequence, digest func(transcript.Digest, bool, error)) (transcript.Page, error)
+}
+
+// wantOneGo checks, when the desk is a Store's whose Logs read a page and a digest in one
+// go, that a new Log's ReadBeforeDigest of the newest rows and of c's digest below below
+// answers as ReadBefore and Digest do (Digest answered want, ok and err; an error matches
+// its storage sentinel), and the Log's next ReadBeforeDigest, which continues the first
+// read, too.
+func (d *digestDesk) wantOneGo(name string, c transcript.Conversation, below transcript.Sequence, want transcript.Digest, ok bool, err error) {
+	d.t.Helper()
+	sl, isStore := d.Log.(storeDigestLog)
+	if !isStore {
+		return
+	}
+	pd, oneGo := sl.st.Log(sl.desk).(pageDigestReader)
+	if !oneGo {
+		return
+	}
+	ctx := d.t.Context()
+	before := transcript.Sequence(0)
+	for read := range 2 {
+		wantPage, pageErr := sl.st.Log(sl.desk).ReadBefore(ctx, before, 3)
+		if pageErr != nil {
+			d.t.Fatalf("%s: ReadBefore(%d, 3): %v", name, before, pageErr)
+		}
+		calls := 0
+		var (
+			got   transcript.Digest
+			gotOK bool
+			got2  error
+		)
+		page, pageErr := pd.ReadBeforeDigest(ctx, before, 3, c, below, func(dg transcript.Digest, ok bool, err error) {
+			calls++
+			got, gotOK, got2 = dg, ok, err
+		})
+		what := fmt.Sprintf("%s, read in one go with the page before %d (read %d of a Log)", name, before, read+1)
+		switch {
+		case pageErr != nil:
+			d.t.Errorf("%s: %v", what, pageErr)
+			return
+		case calls != 1:
+			d.t.Errorf("%s: the digest was passed on %d times, want once", what, calls)
+		case (got2 == nil) != (err == nil) || errors.Is(err, storage.ErrInvalidDigest) != errors.Is(got2, storage.ErrInvalidDigest):
+			d.t.Errorf("%s: error %v, want one as Digest's: %v", what, got2, err)
+		case gotOK != ok:
+			d.t.Errorf("%s: found %v, want %v as Digest", what, gotOK, ok)
+		case ok:
+			if diff := cmp.Diff(want, got); diff != "" {
+				d.t.Errorf("%s: not Digest's (-Digest +one go):\n%s", what, diff)
+			}
+		}
+		if (len(page.Messages) == 0) != (len(wantPage.Messages) == 0) || len(page.Messages) > len(wantPage.Messages) {
+			d.t.Errorf("%s: %d rows, want 1 to %d as ReadBefore's", what, len(page.Messages), len(wantPage.Messages))
+		} else if diff := cmp.Diff(wantPage.Messages[:len(page.Messages)], page.Messages); diff != "" {
+			d.t.Errorf("%s: rows not ReadBefore's (-ReadBefore +one go):\n%s", what, diff)
+		}
+		if page.Next == 0 {
+			return
+		}
+		before = page.Next
 	}
 }
 
@@ -286,9 +353,11 @@ func checkDigestRead(t reporter, newDesk func() DigestDesk) {
 	d.want(0, 0, &g3)
 	d.want(2, 0, nil)
 	for _, c := range []transcript.Conversation{{Desk: d.Name + "-other"}, {Desk: d.Name + "-other", Thread: 1}} {
-		if got, ok, err := d.Log.Digest(t.Context(), c, 0); !errors.Is(err, storage.ErrInvalidDigest) {
+		got, ok, err := d.Log.Digest(t.Context(), c, 0)
+		if !errors.Is(err, storage.ErrInvalidDigest) {
 			t.Errorf("desk %q: Digest of desk %q's %s = %s, %v, %v; want an error matching storage.ErrInvalidDigest", d.Name, c.Desk, storage.ConversationName(c), describeDigest(got), ok, err)
 		}
+		d.wantOneGo(fmt.Sprintf("desk %q: Digest of desk %q's %s", d.Name, c.Desk, storage.ConversationName(c)), c, 0, got, ok, err)
 	}
 }
 
