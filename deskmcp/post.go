@@ -43,9 +43,7 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 	// The append is not the client's to cancel: once begun it finishes.
 	stored, created, err := t.svc.st.AppendNew(context.WithoutCancel(ctx), t.desk, m)
 	if err != nil {
-		if refusal := posting.Refusal(m, err); refusal != nil {
-			err = refusal
-		}
+		err = posting.Refusal(m, err)
 		return "", transcript.Message{}, t.postError(ctx, m, err)
 	}
 	if created && t.svc.opts.Appended != nil {

@@ -120,9 +120,9 @@ func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, 
 	return m, &parent, nil
 }
 
-// Refusal returns the store's refusal of m (the error of its Append or AppendNew) as an
-// *Error, worded here by its sentinel (a store's own text is the store's), or nil when err
-// is no refusal: nil, or the store's failure.
+// Refusal returns err, the error of m's Append or AppendNew, as the post's refusal: the
+// store's refusal of m as an *Error, worded here by its sentinel (a store's own text is the
+// store's), or err itself when it is no refusal (nil, or the store's failure).
 func Refusal(m transcript.Message, err error) error {
 	switch {
 	case err == nil:
@@ -130,7 +130,7 @@ func Refusal(m transcript.Message, err error) error {
 	case errors.Is(err, transcript.ErrKeyConflict):
 		return &Error{Kind: KeyConflict, Reason: fmt.Sprintf("key %q already names a different row of the desk", m.Key), Err: err}
 	case !errors.Is(err, transcript.ErrInvalidMessage):
-		return nil
+		return err
 	case errors.Is(err, transcript.ErrTooLarge): // the store's own limit, below transcript.MaxContent
 		return &Error{Kind: TooLarge, Reason: "the content is over the store's limit", Err: err}
 	case m.IsCorrection():

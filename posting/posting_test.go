@@ -134,7 +134,7 @@ func TestPrepareReply(t *testing.T) {
 }
 
 // TestRefusal: a store's refusal is an *Error by its sentinel, worded here; a store's
-// failure is no refusal.
+// failure is no refusal, and stays as it is.
 func TestRefusal(t *testing.T) {
 	m := transcript.Message{Author: coder, Content: "x", Parent: 3, Key: "k1"}
 	tests := []struct {
@@ -161,8 +161,8 @@ func TestRefusal(t *testing.T) {
 		}
 	}
 	for _, err := range []error{nil, errors.New("connection refused"), context.Canceled} {
-		if got := posting.Refusal(m, err); got != nil {
-			t.Errorf("Refusal(%v) = %v, want nil: no refusal", err, got)
+		if got := posting.Refusal(m, err); got != err {
+			t.Errorf("Refusal(%v) = %v, want the error itself: no refusal", err, got)
 		}
 	}
 }

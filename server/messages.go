@@ -82,9 +82,7 @@ func (s *Server) appendRow(ctx context.Context, desk string, m transcript.Messag
 	defer cancel()
 	stored, created, err := s.appendNew(actx, desk, m)
 	if err != nil {
-		if refusal := posting.Refusal(m, err); refusal != nil {
-			err = refusal
-		}
+		err = posting.Refusal(m, err)
 		return nil, s.postProblem(ctx, err)
 	}
 	if !created {

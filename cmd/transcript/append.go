@@ -73,9 +73,7 @@ with the desk's participants of that kind: the message is appended all the same.
 	}
 	stored, err := st.Append(ctx, df.Desk, m)
 	if err != nil {
-		if refusal := posting.Refusal(m, err); refusal != nil {
-			err = refusal
-		}
+		err = posting.Refusal(m, err)
 		return appendAction(df.Desk, as.author, req.Parent, err)
 	}
 	if isNew {

@@ -91,9 +91,7 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	}
 	stored, err := st.Append(ctx, df.Desk, m)
 	if err != nil {
-		if refusal := posting.Refusal(m, err); refusal != nil {
-			err = refusal
-		}
+		err = posting.Refusal(m, err)
 		return correctionAction(name, df.Desk, as.author, c.Target, err)
 	}
 	_, err = fmt.Fprintln(e.stdout, stored.Seq)
