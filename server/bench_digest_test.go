@@ -16,10 +16,13 @@ import (
 	"github.com/sharedesk/transcript/server"
 )
 
-// BenchmarkViewDigest: GET view?digest=true against the same GET view without it, over
-// loopback with keep-alive, on a desk of 20,000 rows (benchFill) whose channel holds a
-// digest, on each store. Each iteration makes one GET of each, alternating which goes
-// first, and reports the ratio of their summed times as digest/plain (target: at most 1.1).
+// BenchmarkViewDigest: a view with its digest against the same view without it, on a desk
+// of 20,000 rows (benchFill) whose channel holds a digest, on each store: impl=http, GET
+// view?digest=true against GET view over loopback with keep-alive (the answer carries the
+// digest's text besides); impl=in-process, transcript.Project with Query.Digest against
+// Project without (the reads alone). Each iteration makes one of each, alternating which
+// goes first, and reports the ratio of their summed times as digest/plain (target: at most
+// 1.1).
 //
 //	go test -run '^$' -bench BenchmarkViewDigest -benchtime 2000x ./server
 //	scripts/pgtest.sh go test -run '^$' -bench BenchmarkViewDigest -benchtime 2000x ./server
@@ -35,35 +38,56 @@ func BenchmarkViewDigest(b *testing.B) {
 			if _, folded, err := digest.Fold(context.Background(), ds, digest.Extractive{}, digest.Policy{}, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
 				b.Fatalf("fold: %v, %v", folded, err)
 			}
-			secret := benchToken(b, st, "eng", transcript.Agent("a1", "Agent"))
+			viewer := transcript.Agent("a1", "Agent")
+			secret := benchToken(b, st, "eng", viewer)
 			srv := newBenchServer(b, st)
 			plain := benchGetClient(b, srv, secret, "/v1/desks/eng/view")
 			withDigest := benchGetClient(b, srv, secret, "/v1/desks/eng/view?digest=true")
 			if !bytes.Contains(withDigest(), []byte(`"digest":{`)) || bytes.Contains(plain(), []byte(`"digest":{`)) {
 				b.Fatal("the view with digest=true carries no digest, or the one without carries one")
 			}
-			for range 100 {
-				plain()
-				withDigest()
-			}
-			var tPlain, tDigest time.Duration
-			i := 0
-			for b.Loop() {
-				first, second, t1, t2 := plain, withDigest, &tPlain, &tDigest
-				if i%2 == 1 {
-					first, second, t1, t2 = withDigest, plain, &tDigest, &tPlain
+			project := func(digest bool) func() {
+				return func() {
+					p, err := transcript.Project(context.Background(), st.Log("eng"), transcript.Query{Viewer: viewer, Digest: digest})
+					if err != nil || (p.Digest != nil) != digest {
+						b.Fatalf("Project with Digest %v: digest %v, %v", digest, p.Digest != nil, err)
+					}
 				}
-				i++
-				start := time.Now()
-				first()
-				mid := time.Now()
-				second()
-				*t1 += mid.Sub(start)
-				*t2 += time.Since(mid)
 			}
-			b.ReportMetric(float64(tDigest)/float64(tPlain), "digest/plain")
+			b.Run("impl=http", func(b *testing.B) { benchPaired(b, func() { plain() }, func() { withDigest() }) })
+			b.Run("impl=in-process", func(b *testing.B) { benchPaired(b, project(false), project(true)) })
 		})
 	}
+}
+
+// benchPaired times plain and withDigest once each an iteration, after 100 of each
+// unmeasured, alternating which goes first, and reports the ratio of their summed times as
+// digest/plain.
+func benchPaired(b *testing.B, plain, withDigest func()) {
+	for range 100 {
+		plain()
+		withDigest()
+	}
+	var tPlain, tDigest time.Duration
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		if i%2 == 0 {
+			plain()
+			mid := time.Now()
+			withDigest()
+			tPlain += mid.Sub(start)
+			tDigest += time.Since(mid)
+		} else {
+			withDigest()
+			mid := time.Now()
+			plain()
+			tDigest += mid.Sub(start)
+			tPlain += time.Since(mid)
+		}
+		i++
+	}
+	b.ReportMetric(float64(tDigest)/float64(tPlain), "digest/plain")
 }
 
 // BenchmarkAppendFolding: an append's answer (POST /v1/desks/eng/messages over loopback,
