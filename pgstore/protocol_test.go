@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"testing"
 
+	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/logtest"
 	"github.com/sharedesk/transcript/pgstore"
 )
@@ -22,6 +23,6 @@ func TestSimpleProtocol(t *testing.T) {
 	logtest.Run(t, func(t *testing.T) logtest.Desk {
 		n++
 		name := "simple-" + string(rune('a'+n))
-		return desk{Log: st.Log(name), st: st, name: name}
+		return storetest.DeskOf(st, name)
 	})
 }

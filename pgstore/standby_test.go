@@ -19,13 +19,21 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-// The tests here read from the standby of the test server (TRANSCRIPT_PG_STANDBY_DSN, which
-// scripts/pgtest.sh starts): every database a test creates on the server is replayed there.
+// The tests here read from the test standby (TRANSCRIPT_PG_STANDBY_DSN, which
+// scripts/pgtest.sh starts): every database a test creates on the server it streams from
+// (newReplicatedDatabase) is replayed there.
 // The tests that pause a standby's replay or stop it start servers of their own
 // (standbyfaults_test.go).
 
-// standbyOf returns the DSN of primary's database on the test server's standby, once the
-// standby has it.
+// newReplicatedDatabase creates an empty database of tb's own on the server the test
+// standby streams from (not the test server of newDatabase, which no standby replays).
+func newReplicatedDatabase(tb testing.TB) string {
+	tb.Helper()
+	return pgtest.ReplicatedDatabase(tb, "pgstore")
+}
+
+// standbyOf returns the DSN of primary's database (one of newReplicatedDatabase's) on the
+// test standby, once the standby has it.
 func standbyOf(tb testing.TB, primary string) string {
 	tb.Helper()
 	return pgtest.StandbyDatabase(tb, "pgstore", primary)
@@ -36,12 +44,12 @@ func standbyOf(tb testing.TB, primary string) string {
 // is flushed, which it then waits for the WAL writer to do (10 ms at most).
 func syncCommit(dsn string) string { return withParam(dsn, "synchronous_commit", "on") }
 
-// openRouted opens a Store on a new database of its own that reads from the test server's
+// openRouted opens a Store on a new database of its own that reads from the test
 // standby, and returns it with the DSNs of the database on both servers. The primary's
 // sessions commit synchronously (syncCommit).
 func openRouted(tb testing.TB, opts ...pgstore.Option) (st *pgstore.Store, primary, standby string) {
 	tb.Helper()
-	primary = syncCommit(newDatabase(tb))
+	primary = syncCommit(newReplicatedDatabase(tb))
 	standby = standbyOf(tb, primary)
 	return mustOpen(tb, primary, append([]pgstore.Option{pgstore.WithStandbys(standby)}, opts...)...), primary, standby
 }
@@ -94,7 +102,7 @@ func TestStoreOnStandby(t *testing.T) {
 // Log alone, with no primary to fall back on, keeps the port's contract.
 func TestLogtestOnReadOnlyStandby(t *testing.T) {
 	t.Parallel()
-	dsn := syncCommit(newDatabase(t))
+	dsn := syncCommit(newReplicatedDatabase(t))
 	primary := mustOpen(t, dsn)
 	caughtUp(t, dsn, standbyOf(t, dsn)) // the schema
 	standby := mustOpen(t, standbyOf(t, dsn))
@@ -143,7 +151,8 @@ func awaitRow(ctx context.Context, log transcript.Log, seq transcript.Sequence) 
 // primary wrote, and every write is refused with ErrReadOnly, nothing written.
 func TestReadOnlyStandby(t *testing.T) {
 	t.Parallel()
-	primary, dsn := openStore(t)
+	dsn := newReplicatedDatabase(t)
+	primary := mustOpen(t, dsn)
 	ctx := t.Context()
 	root, err := primary.Append(ctx, "eng", transcript.Message{Author: alice, Content: "on the primary", Key: "k1"})
 	if err != nil {
@@ -258,7 +267,7 @@ func TestReadOnlyOption(t *testing.T) {
 // names both versions, and says what to do.
 func TestReadOnlyStandbyBehindThePackage(t *testing.T) {
 	t.Parallel()
-	dsn := newDatabase(t)
+	dsn := newReplicatedDatabase(t)
 	pool := connect(t, dsn)
 	if err := pgstore.MigrateTo(t.Context(), pool, 3); err != nil {
 		t.Fatal(err)
@@ -285,8 +294,8 @@ func TestReadOnlyStandbyBehindThePackage(t *testing.T) {
 func TestStandbysChecked(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	dsn := newDatabase(t)
-	other := standbyOf(t, newDatabase(t))
+	dsn := newReplicatedDatabase(t)
+	other := standbyOf(t, newReplicatedDatabase(t))
 	withPassword := strings.Replace(dsn, "postgres://postgres@", "postgres://postgres:hunter2@", 1)
 	if withPassword == dsn {
 		t.Fatalf("no user in %s to give a password to", dsn)

@@ -110,7 +110,7 @@ func (f *freezer) pipe(dst, src net.Conn) {
 // next reads, and the rows appended meanwhile, come from the primary at once.
 func TestHungStandby(t *testing.T) {
 	t.Parallel()
-	primary := syncCommit(newDatabase(t))
+	primary := syncCommit(newReplicatedDatabase(t))
 	standby := standbyOf(t, primary)
 	proxy, through := newFreezer(t, standby)
 	st := mustOpen(t, primary, pgstore.WithStandbys(through), pgstore.WithStandbyWait(200*time.Millisecond))

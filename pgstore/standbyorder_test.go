@@ -88,7 +88,7 @@ func TestCommitOrderOnStandby(t *testing.T) {
 func TestStandbyShowsAPrefix(t *testing.T) {
 	t.Parallel()
 	const writers, rows, readers = 4, 50, 4
-	dsn := syncCommit(newDatabase(t))
+	dsn := syncCommit(newReplicatedDatabase(t))
 	primary := mustOpen(t, dsn)
 	standbyDSN := standbyOf(t, dsn)
 	caughtUp(t, dsn, standbyDSN)
@@ -169,7 +169,7 @@ func TestConcurrentSharingOnStandby(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dsn := syncCommit(newDatabase(t))
+			dsn := syncCommit(newReplicatedDatabase(t))
 			writers := mustOpen(t, dsn)
 			standby := standbyOf(t, dsn)
 			caughtUp(t, dsn, standby)

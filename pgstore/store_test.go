@@ -12,31 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/logtest"
 	"github.com/sharedesk/transcript/pgstore"
 )
-
-// desk is one desk of a Store as logtest drives it.
-type desk struct {
-	transcript.Log
-	st   *pgstore.Store
-	name string
-}
-
-func (d desk) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
-	return d.st.Append(ctx, d.name, m)
-}
-
-func TestLogtest(t *testing.T) {
-	t.Parallel()
-	st, _ := openStore(t)
-	n := 0
-	logtest.Run(t, func(t *testing.T) logtest.Desk {
-		n++ // the subtests run one after another, each on a desk of its own
-		name := fmt.Sprintf("desk-%d", n)
-		return desk{Log: st.Log(name), st: st, name: name}
-	})
-}
 
 var (
 	alice = transcript.Person("alice", "Alice")

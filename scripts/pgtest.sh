@@ -17,10 +17,12 @@
 # server of their own (pgstore's TestWatchSurvivesRestart): restarting this one would cut
 # the sessions of every other test using it.
 #
-# Beside the server it starts a hot standby that streams from it (a base backup taken with
-# pg_basebackup -R, on a port of its own in the same directory), and sets
-# TRANSCRIPT_PG_STANDBY_DSN to it, for the tests that read from a standby; PGTEST_STANDBY=0
-# starts none. Both are stopped, and their files removed, whatever the command did.
+# For the tests that read from a standby it starts a second server, set up as the first, and
+# a hot standby that streams from it (a base backup taken with pg_basebackup -R), each on a
+# port of its own in the same directory, and sets TRANSCRIPT_PG_STANDBY_PRIMARY_DSN and
+# TRANSCRIPT_PG_STANDBY_DSN to them: the standby replays only what those tests write on the
+# second server, not every database of the first. PGTEST_STANDBY=0 starts neither. Every
+# server is stopped, and its files removed, whatever the command did.
 #
 # TRANSCRIPT_PG_DSN already set: the command runs against that server and nothing is started.
 # No PostgreSQL install found: under CI=true that is an error; otherwise the command runs
@@ -89,13 +91,18 @@ as_postgres() {
 # The socket path must stay under the kernel's ~107-byte limit: keep the directory short.
 dir=$(mktemp -d /tmp/transcript-pg.XXXXXX)
 data="$dir/data"
+replicated="$dir/replicated"
 standby="$dir/standby"
 started=
+replicated_started=
 standby_started=
 cleanup() {
 	local status=$?
 	if [ -n "$standby_started" ]; then
 		as_postgres "$bin/pg_ctl" -D "$standby" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	if [ -n "$replicated_started" ]; then
+		as_postgres "$bin/pg_ctl" -D "$replicated" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
 	if [ -n "$started" ]; then
 		as_postgres "$bin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
@@ -112,10 +119,33 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 chmod 700 "$dir"
 
-as_postgres "$bin/initdb" -D "$data" -A trust -U postgres -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 || {
-	cat "$dir/initdb.log" >&2
-	echo "pgtest: initdb failed" >&2
-	exit 1
+# start_server DATADIR PORT LOG initialises a server in DATADIR, listening on the unix socket
+# of PORT in $dir only, and starts it.
+start_server() {
+	local d=$1 p=$2 log=$3
+	as_postgres "$bin/initdb" -D "$d" -A trust -U postgres -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 || {
+		cat "$dir/initdb.log" >&2
+		echo "pgtest: initdb failed" >&2
+		return 1
+	}
+	{
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$dir'"
+		echo "port = $p"
+		echo "max_connections = 300"
+		echo "fsync = $durable"
+		echo "synchronous_commit = $durable"
+		echo "full_page_writes = $durable"
+		# Commits that do not wait for their flush reach a standby when the WAL writer flushes
+		# them: every 10 ms rather than the default 200.
+		echo "wal_writer_delay = 10ms"
+		echo "${PGTEST_CONF:-}"
+	} >>"$d/postgresql.conf"
+	as_postgres "$bin/pg_ctl" -D "$d" -l "$log" -w -t 60 start >/dev/null || {
+		cat "$log" >&2
+		echo "pgtest: the server did not start" >&2
+		return 1
+	}
 }
 
 # Any port will do (the socket lives in our own directory); a random one keeps two servers
@@ -125,26 +155,8 @@ durable=off
 if [ "${PGTEST_DURABLE:-}" = 1 ]; then
 	durable=on
 fi
-{
-	echo "listen_addresses = ''"
-	echo "unix_socket_directories = '$dir'"
-	echo "port = $port"
-	echo "max_connections = 300"
-	echo "fsync = $durable"
-	echo "synchronous_commit = $durable"
-	echo "full_page_writes = $durable"
-	# Commits that do not wait for their flush reach a standby when the WAL writer flushes
-	# them: every 10 ms rather than the default 200.
-	echo "wal_writer_delay = 10ms"
-	echo "${PGTEST_CONF:-}"
-} >>"$data/postgresql.conf"
-
-as_postgres "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 start >/dev/null || {
-	cat "$dir/server.log" >&2
-	echo "pgtest: the server did not start" >&2
-	exit 1
-}
-started=1
+started=1 # from here on, cleanup stops it, whether pg_ctl start got it running or not
+start_server "$data" "$port" "$dir/server.log" || exit 1
 for _ in $(seq 1 100); do
 	if "$bin/pg_isready" -q -h "$dir" -p "$port" -U postgres; then
 		break
@@ -158,10 +170,14 @@ export TRANSCRIPT_PG_DSN="postgres://postgres@/postgres?host=$dir&port=$port&ssl
 echo "pgtest: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at TRANSCRIPT_PG_DSN=$TRANSCRIPT_PG_DSN" >&2
 
 if [ "${PGTEST_STANDBY:-1}" != 0 ]; then
-	# A copy of the server, with primary_conninfo and standby.signal written by -R: it
-	# replays the server's WAL as it streams in and answers read-only queries.
-	standby_port=$((port + 1))
-	as_postgres "$bin/pg_basebackup" -D "$standby" -R -h "$dir" -p "$port" -U postgres -X stream -c fast >"$dir/basebackup.log" 2>&1 || {
+	# A second server, and a copy of it with primary_conninfo and standby.signal written by
+	# -R: it replays the second server's WAL as it streams in and answers read-only queries.
+	replicated_port=$((port + 1))
+	standby_port=$((port + 2))
+	replicated_started=1
+	start_server "$replicated" "$replicated_port" "$dir/replicated.log" || exit 1
+	"$bin/pg_isready" -h "$dir" -p "$replicated_port" -U postgres >&2
+	as_postgres "$bin/pg_basebackup" -D "$standby" -R -h "$dir" -p "$replicated_port" -U postgres -X stream -c fast >"$dir/basebackup.log" 2>&1 || {
 		cat "$dir/basebackup.log" >&2
 		echo "pgtest: pg_basebackup failed: no standby" >&2
 		exit 1
@@ -177,7 +193,9 @@ if [ "${PGTEST_STANDBY:-1}" != 0 ]; then
 		exit 1
 	}
 	"$bin/pg_isready" -h "$dir" -p "$standby_port" -U postgres >&2
+	export TRANSCRIPT_PG_STANDBY_PRIMARY_DSN="postgres://postgres@/postgres?host=$dir&port=$replicated_port&sslmode=disable"
 	export TRANSCRIPT_PG_STANDBY_DSN="postgres://postgres@/postgres?host=$dir&port=$standby_port&sslmode=disable"
+	echo "pgtest: a second server at TRANSCRIPT_PG_STANDBY_PRIMARY_DSN=$TRANSCRIPT_PG_STANDBY_PRIMARY_DSN" >&2
 	echo "pgtest: its standby at TRANSCRIPT_PG_STANDBY_DSN=$TRANSCRIPT_PG_STANDBY_DSN" >&2
 fi
 status=0

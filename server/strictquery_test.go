@@ -156,8 +156,9 @@ func serveOnLoopback(t *testing.T, st server.Store) string {
 }
 
 // rawExchange writes request to addr on a connection of its own while reading the answer,
-// both within a few seconds, and returns the answer as read up to the connection's end: a
-// server that stops reading a request it refuses still has its answer read.
+// both within a few seconds, and returns the answer, its body read whole: a server that
+// stops reading a request it refuses still has its answer read, and one that keeps the
+// connection open after its answer is not waited for.
 func rawExchange(t *testing.T, addr string, request io.Reader) *http.Response {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
@@ -167,12 +168,16 @@ func rawExchange(t *testing.T, addr string, request io.Reader) *http.Response {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
 	go io.Copy(conn, request) // stops at the request's end, or when the server resets
-	var got bytes.Buffer
-	io.Copy(&got, conn) // to the server's close; a reset after its answer ends it too
-	res, err := http.ReadResponse(bufio.NewReader(&got), nil)
+	var got bytes.Buffer      // what was read, for the failure's message
+	res, err := http.ReadResponse(bufio.NewReader(io.TeeReader(conn, &got)), nil)
 	if err != nil {
 		t.Fatalf("the answer (%d bytes) is no HTTP response: %v: %q", got.Len(), err, got.Bytes()[:min(got.Len(), 200)])
 	}
+	body, err := io.ReadAll(res.Body) // to the body's end, as the response frames it
+	if err != nil {
+		t.Fatalf("the answer's body: %v: %q", err, got.Bytes()[:min(got.Len(), 200)])
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
 	return res
 }
 

@@ -13,11 +13,12 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
-// pgStandby returns a new PostgreSQL database of its own (pgDatabase) and the URL of the
-// same database on the test server's standby, once the standby has it.
+// pgStandby returns a new PostgreSQL database of its own, on the server the test standby
+// streams from, and the URL of the same database on the standby, once the standby has it.
 func pgStandby(t *testing.T) (db, standby string) {
 	t.Helper()
-	db = pgDatabase(t)
+	needURL(t)
+	db = pgtest.ReplicatedDatabase(t, "cmd/transcript")
 	return db, pgtest.StandbyDatabase(t, "cmd/transcript", db)
 }
 

@@ -51,28 +51,46 @@ func missing(tb testing.TB, howTo, required string) {
 }
 
 var (
-	adminOnce sync.Once
-	admin     *pgxpool.Pool
-	adminErr  error
+	adminMu sync.Mutex
+	admins  = map[string]*pgxpool.Pool{}
 )
 
 // Admin returns a pool on the test server's own database, for creating and dropping test
 // databases. It is shared by a test binary's tests and never closed.
 func Admin(tb testing.TB, pkg string) *pgxpool.Pool {
 	tb.Helper()
-	dsn := ServerDSN(tb, pkg)
-	adminOnce.Do(func() { admin, adminErr = pgxpool.New(context.Background(), dsn) })
-	if adminErr != nil {
-		tb.Fatalf("connect to %s: %v", DSNEnv, adminErr)
+	return adminOf(tb, ServerDSN(tb, pkg))
+}
+
+// adminOf returns a pool on dsn, a server's own database, shared by a test binary's tests
+// and never closed.
+func adminOf(tb testing.TB, dsn string) *pgxpool.Pool {
+	tb.Helper()
+	adminMu.Lock()
+	defer adminMu.Unlock()
+	if pool, ok := admins[dsn]; ok {
+		return pool
 	}
-	return admin
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		tb.Fatalf("connect to the test server: %v", err)
+	}
+	admins[dsn] = pool
+	return pool
 }
 
 // Database creates an empty database of its own for tb, dropped when tb ends, and returns its
 // DSN, in the server DSN's form. Tests that each use their own database can run in parallel.
 func Database(tb testing.TB, pkg string) string {
 	tb.Helper()
-	pool := Admin(tb, pkg)
+	return database(tb, ServerDSN(tb, pkg))
+}
+
+// database creates an empty database of tb's own on the server dsn names, dropped when tb
+// ends, and returns its DSN.
+func database(tb testing.TB, dsn string) string {
+	tb.Helper()
+	pool := adminOf(tb, dsn)
 	name := "transcript_test_" + strings.ToLower(rand.Text()[:12])
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -86,7 +104,7 @@ func Database(tb testing.TB, pkg string) string {
 			tb.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	return WithDatabase(tb, ServerDSN(tb, pkg), name)
+	return WithDatabase(tb, dsn, name)
 }
 
 // WithDatabase returns dsn naming database name instead of its own.

@@ -13,28 +13,49 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// StandbyDSNEnv names the variable that holds the DSN of a streaming standby of the test
-// server (its postgres database), which scripts/pgtest.sh starts beside the server it
-// starts and sets.
-const StandbyDSNEnv = "TRANSCRIPT_PG_STANDBY_DSN"
+// StandbyDSNEnv names the variable that holds the DSN of a streaming standby (its postgres
+// database), and StandbyPrimaryDSNEnv the DSN of the server it streams from, which
+// scripts/pgtest.sh starts and sets. That server is not the test server of DSNEnv: the
+// standby replays only the databases of the tests that read from it (ReplicatedDatabase).
+const (
+	StandbyDSNEnv        = "TRANSCRIPT_PG_STANDBY_DSN"
+	StandbyPrimaryDSNEnv = "TRANSCRIPT_PG_STANDBY_PRIMARY_DSN"
+)
 
-// StandbyServerDSN returns the DSN of the test server's standby, or skips tb (fails it under
-// CI=true, where make test starts one) when there is none.
+// StandbyServerDSN returns the DSN of the standby, or skips tb (fails it under CI=true,
+// where make test starts one) when there is none.
 func StandbyServerDSN(tb testing.TB, pkg string) string {
 	tb.Helper()
-	ServerDSN(tb, pkg)
-	dsn := os.Getenv(StandbyDSNEnv)
-	if dsn == "" {
-		howTo := pkg + ": " + StandbyDSNEnv + " is not set, so the tests that read from a PostgreSQL standby skip. " +
-			"scripts/pgtest.sh (run by make test) starts a standby of its server and sets it, unless PGTEST_STANDBY=0"
-		missing(tb, howTo, "the standby is required")
-	}
+	dsn, _ := standbyPair(tb, pkg)
 	return dsn
 }
 
-// StandbyDatabase returns the DSN of the database primary names (one of Database's) on the
-// test server's standby, once the standby has replayed its creation: the same database,
-// read-only, as streaming replication keeps it.
+// standbyPair returns the DSNs of the standby and of the server it streams from, or skips
+// tb (fails it under CI=true) when either is not set.
+func standbyPair(tb testing.TB, pkg string) (standby, primary string) {
+	tb.Helper()
+	ServerDSN(tb, pkg)
+	standby, primary = os.Getenv(StandbyDSNEnv), os.Getenv(StandbyPrimaryDSNEnv)
+	if standby == "" || primary == "" {
+		howTo := pkg + ": " + StandbyDSNEnv + " or " + StandbyPrimaryDSNEnv + " is not set, so the tests that read from a PostgreSQL standby skip. " +
+			"scripts/pgtest.sh (run by make test) starts a server and a standby of it and sets them, unless PGTEST_STANDBY=0"
+		missing(tb, howTo, "the standby is required")
+	}
+	return standby, primary
+}
+
+// ReplicatedDatabase creates an empty database of tb's own on the server the standby
+// streams from, dropped when tb ends, and returns its DSN there, as Database does on the
+// test server. StandbyDatabase gives the same database on the standby.
+func ReplicatedDatabase(tb testing.TB, pkg string) string {
+	tb.Helper()
+	_, primary := standbyPair(tb, pkg)
+	return database(tb, primary)
+}
+
+// StandbyDatabase returns the DSN of the database primary names (one of
+// ReplicatedDatabase's) on the standby, once the standby has replayed its creation: the same
+// database, read-only, as streaming replication keeps it.
 func StandbyDatabase(tb testing.TB, pkg, primary string) string {
 	tb.Helper()
 	cfg, err := pgx.ParseConfig(primary)

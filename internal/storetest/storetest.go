@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/sharedesk/transcript"
@@ -25,13 +26,14 @@ type Store interface {
 }
 
 // Run runs every check of the shared store suite as a subtest of t, each on a new, empty
-// store from newStore, which may call t.Fatal and should release the store with t.Cleanup.
+// store from newStore (Logtest's checks share one, each on a desk of its own), which may
+// call t.Fatal and should release the store with t.Cleanup.
 // The store must use the default content limit of transcript.MaxContent bytes; a store with a
 // configurable limit tests it with ContentLimit.
 //
 // The subtests, by name:
 //
-//   - Logtest: logtest.Run over one desk of the store (each of its checks on a new store).
+//   - Logtest: logtest.Run over desks of one store (each of its checks on a new desk).
 //   - RefusalsEndTheirWrite: after each kind of refusal through Append and AppendBatch (a
 //     bad row, content over the limit, a missing parent, a key conflict, a key twice in a
 //     batch, the reply rule's refusals), and after a replay that stores nothing, the next
@@ -97,7 +99,15 @@ type Store interface {
 func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	t.Run("Logtest", func(t *testing.T) {
-		logtest.Run(t, func(t *testing.T) logtest.Desk { return DeskOf(newStore(t), "logtest") })
+		st := newStore(t)
+		if st == nil {
+			t.Fatal("storetest: newStore returned a nil Store")
+		}
+		n := 0
+		logtest.Run(t, func(t *testing.T) logtest.Desk {
+			n++ // the kit's checks run one after another, each on a new, empty desk
+			return DeskOf(st, fmt.Sprintf("logtest-%d", n))
+		})
 	})
 	check := func(name string, run func(t *testing.T, st Store)) {
 		t.Run(name, func(t *testing.T) {
