@@ -54,40 +54,32 @@ func BenchmarkViewDigest(b *testing.B) {
 					}
 				}
 			}
-			b.Run("impl=http", func(b *testing.B) { benchPaired(b, func() { plain() }, func() { withDigest() }) })
-			b.Run("impl=in-process", func(b *testing.B) { benchPaired(b, project(false), project(true)) })
+			b.Run("impl=http", func(b *testing.B) { benchPaired(b, func() { plain() }, func() { withDigest() }, "digest/plain") })
+			b.Run("impl=in-process", func(b *testing.B) { benchPaired(b, project(false), project(true), "digest/plain") })
 		})
 	}
 }
 
-// benchPaired times plain and withDigest once each an iteration, after 100 of each
-// unmeasured, alternating which goes first, and reports the ratio of their summed times as
-// digest/plain.
-func benchPaired(b *testing.B, plain, withDigest func()) {
+// benchPaired times base and other once each an iteration, after 100 of each unmeasured,
+// alternating which goes first, and reports the ratio of their summed times, other's over
+// base's, as unit.
+func benchPaired(b *testing.B, base, other func(), unit string) {
 	for range 100 {
-		plain()
-		withDigest()
+		base()
+		other()
 	}
-	var tPlain, tDigest time.Duration
-	i := 0
+	var tBase, tOther time.Duration
+	first, second, t1, t2 := base, other, &tBase, &tOther
 	for b.Loop() {
 		start := time.Now()
-		if i%2 == 0 {
-			plain()
-			mid := time.Now()
-			withDigest()
-			tPlain += mid.Sub(start)
-			tDigest += time.Since(mid)
-		} else {
-			withDigest()
-			mid := time.Now()
-			plain()
-			tDigest += mid.Sub(start)
-			tPlain += time.Since(mid)
-		}
-		i++
+		first()
+		mid := time.Now()
+		second()
+		*t1 += mid.Sub(start)
+		*t2 += time.Since(mid)
+		first, second, t1, t2 = second, first, t2, t1
 	}
-	b.ReportMetric(float64(tDigest)/float64(tPlain), "digest/plain")
+	b.ReportMetric(float64(tOther)/float64(tBase), unit)
 }
 
 // BenchmarkAppendFolding: an append's answer (POST /v1/desks/eng/messages over loopback,
@@ -135,26 +127,7 @@ func BenchmarkAppendFolding(b *testing.B) {
 			}
 			on := poster(server.Options{Digester: digest.Extractive{}})
 			off := poster(server.Options{})
-			for range 100 {
-				on()
-				off()
-			}
-			var tOn, tOff time.Duration
-			i := 0
-			for b.Loop() {
-				first, second, t1, t2 := on, off, &tOn, &tOff
-				if i%2 == 1 {
-					first, second, t1, t2 = off, on, &tOff, &tOn
-				}
-				i++
-				start := time.Now()
-				first()
-				mid := time.Now()
-				second()
-				*t1 += mid.Sub(start)
-				*t2 += time.Since(mid)
-			}
-			b.ReportMetric(float64(tOn)/float64(tOff), "on/off")
+			benchPaired(b, off, on, "on/off")
 		})
 	}
 }
