@@ -81,10 +81,10 @@ func BenchmarkFanOut(b *testing.B) {
 }
 
 // TestFanOutThousandStreams: with 1,000 streams on one desk (100 with -short), each of 20
-// appends costs the store at most 2 reads of any kind (its POST's token lookup and the
-// tail's one read of the desk's tokens, which vouches for every stream's token: the tail
-// takes the row from the append), reads nothing from the store on any stream's behalf, and
-// reaches every stream exactly once; on SQLite and on PostgreSQL.
+// appends costs the store 2 reads of any kind (its POST's token lookup and the tail's one
+// read of the desk's tokens, which vouches for every stream's token: the tail takes the row
+// from the append; see overtakes for the rare third), reads nothing from the store on any
+// stream's behalf, and reaches every stream exactly once; on SQLite and on PostgreSQL.
 func TestFanOutThousandStreams(t *testing.T) {
 	for _, kind := range benchStoreKinds {
 		t.Run(kind.name, func(t *testing.T) { testFanOutThousandStreams(t, kind.open) })
@@ -99,15 +99,19 @@ func testFanOutThousandStreams(t *testing.T, open func(testing.TB) benchStore) {
 	f := newBenchFanOut(t, open, n)
 	f.op(t) // the tail's first refresh, and the watch coming up, before counting
 	const appends = 20
-	var total int64
+	var total, over int64
 	for i := range appends {
 		before := f.st.reads()
 		f.op(t)
 		reads := f.st.reads() - before
 		total += reads
-		if reads > 2 {
-			t.Errorf("append %d with %d streams: %d store reads (%d of tokens), want at most 2", i, n, reads, f.st.tokenReads.Load())
+		over += max(reads-2, 0)
+		if reads > 3 {
+			t.Errorf("append %d with %d streams: %d store reads (%d of tokens), want 2, 3 when the commit's report overtook the append", i, n, reads, f.st.tokenReads.Load())
 		}
+	}
+	if over > overtakes {
+		t.Errorf("%d appends with %d streams: %d reads past 2 an append, want at most %d", appends, n, over, overtakes)
 	}
 	if fb := f.metric(t, "transcript_tail_fallback_reads_total"); fb != 0 {
 		t.Errorf("%v reads passed from the tail's log to the store, want 0", fb)
@@ -118,12 +122,18 @@ func testFanOutThousandStreams(t *testing.T, open func(testing.TB) benchStore) {
 	t.Logf("%d appends, %d streams: %d store reads in all (%.2f an append)", appends, n, total, float64(total)/appends)
 }
 
+// overtakes is how many appends of a fan-out test may cost a third store read: the
+// store's report of a commit (PostgreSQL's notification, SQLite's poll) can reach the tail
+// before the append hands it the row, on a loaded machine, and the tail then reads the row
+// back from the store.
+const overtakes = 2
+
 // TestFanOutReadsPerAppend: with 10 and 100 streams on one desk, each of 10 appends
-// through the server costs the store at most 2 reads of any kind: its POST's token lookup
-// and the tail's one read of the desk's tokens, which vouches for every stream's token.
-// The tail takes the row from the append itself, and the store's report of the commit
-// names a head the tail holds already, so nothing reads the row back; on SQLite and on
-// PostgreSQL.
+// through the server costs the store 2 reads of any kind: its POST's token lookup and the
+// tail's one read of the desk's tokens, which vouches for every stream's token. The tail
+// takes the row from the append itself, and the store's report of the commit names a head
+// the tail holds already, so nothing reads the row back (see overtakes for the rare
+// exception); on SQLite and on PostgreSQL.
 func TestFanOutReadsPerAppend(t *testing.T) {
 	for _, kind := range benchStoreKinds {
 		for _, n := range []int{10, 100} {
@@ -138,13 +148,18 @@ func testFanOutReadsPerAppend(t *testing.T, open func(testing.TB) benchStore, n 
 	f := newBenchFanOut(t, open, n)
 	f.op(t) // the tail's first refresh, and the watch coming up, before counting
 	const appends = 10
+	var over int64
 	for i := range appends {
 		rows, tokens := f.st.rowReads.Load(), f.st.tokenReads.Load()
 		f.op(t)
 		rows, tokens = f.st.rowReads.Load()-rows, f.st.tokenReads.Load()-tokens
-		if rows+tokens > 2 {
-			t.Errorf("append %d with %d streams: %d store reads (%d of rows, %d of tokens), want at most 2", i, n, rows+tokens, rows, tokens)
+		over += max(rows+tokens-2, 0)
+		if rows+tokens > 3 || tokens > 2 {
+			t.Errorf("append %d with %d streams: %d store reads (%d of rows, %d of tokens), want 2, 3 when the commit's report overtook the append", i, n, rows+tokens, rows, tokens)
 		}
+	}
+	if over > overtakes {
+		t.Errorf("%d appends with %d streams: %d reads past 2 an append, want at most %d", appends, n, over, overtakes)
 	}
 }
 
