@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 )
 
 // This file holds how an import finds the rows a desk holds already: by key (LookupKeys),
@@ -26,7 +27,7 @@ func (im *rowImporter) findStored(ctx context.Context) error {
 		im.head = im.ahead.head
 	case im.log == nil: // no database yet: an empty desk
 	default:
-		if im.head, err = deskHead(ctx, im.log); err != nil {
+		if im.head, err = readable.Head(ctx, im.log); err != nil {
 			return err
 		}
 	}
@@ -122,15 +123,6 @@ func (im *rowImporter) deskRow(ctx context.Context, seq transcript.Sequence) (tr
 // errNoRow reports a row the desk's head says exists and a read did not find.
 var errNoRow = errors.New("the desk does not hold it")
 
-// deskHead returns the desk's newest Seq, 0 when it holds no row.
-func deskHead(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
-	page, err := transcript.NewPager(log, 0).Next(ctx, 1)
-	if err != nil || len(page) == 0 {
-		return 0, err
-	}
-	return page[0].Seq, nil
-}
-
 // deskRows is a run of a desk's rows, by Seq, as its Log returned them.
 type deskRows struct {
 	from transcript.Sequence
@@ -204,7 +196,7 @@ func startReadAhead(ctx context.Context, open func(context.Context) (StoreCloser
 		}
 		ra.st = st
 		log := ra.st.Log(desk)
-		if ra.head, ra.err = deskHead(ctx, log); ra.err != nil || ra.head == 0 {
+		if ra.head, ra.err = readable.Head(ctx, log); ra.err != nil || ra.head == 0 {
 			return
 		}
 		if uint64(size/minLineBytes) < uint64(ra.head/2) {

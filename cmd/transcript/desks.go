@@ -7,6 +7,7 @@ import (
 
 	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
+	"github.com/sharedesk/transcript/internal/readable"
 )
 
 func runDesks(ctx context.Context, e *env, args []string) error {
@@ -47,7 +48,7 @@ delete).`)
 	}
 	list := make([]deskJSON, 0, len(names))
 	for _, name := range names {
-		head, err := dbflag.Head(ctx, st.Log(name))
+		head, err := readable.Head(ctx, st.Log(name))
 		if err != nil {
 			return fmt.Errorf("reading desk %q: %w", name, err)
 		}

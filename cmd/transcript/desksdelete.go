@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/stores"
 	"github.com/sharedesk/transcript/token"
 )
@@ -48,7 +49,7 @@ table's pages until VACUUM: run transcript compact.`)
 	}
 	rows := uint64(0)
 	if slices.Contains(desks, df.Desk) {
-		head, err := dbflag.Head(ctx, st.Log(df.Desk))
+		head, err := readable.Head(ctx, st.Log(df.Desk))
 		if err != nil {
 			return err
 		}

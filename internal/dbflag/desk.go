@@ -92,20 +92,11 @@ func (f Flags) CheckThread(ctx context.Context, st stores.Store, thread transcri
 	if _, ok, err := readable.Row(ctx, log, thread, transcript.Operator()); err != nil || ok {
 		return err
 	}
-	head, err := Head(ctx, log)
+	head, err := readable.Head(ctx, log)
 	if err != nil {
 		return err
 	}
 	return fmt.Errorf("no thread #%d: desk %q holds rows #1 to #%d", thread, f.Desk, head)
-}
-
-// Head returns the newest Seq of log, 0 when it holds no row.
-func Head(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
-	page, err := transcript.NewPager(log, 0).Next(ctx, 1)
-	if err != nil || len(page) == 0 {
-		return 0, err
-	}
-	return page[0].Seq, nil
 }
 
 // OpenForDesk is Open for a command that writes to the one desk f.Desk (append, token

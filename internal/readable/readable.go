@@ -7,6 +7,16 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
+// Head returns the newest Seq of log, 0 when it holds no row, in one read of one row,
+// checked as Row's is.
+func Head(ctx context.Context, log transcript.Log) (transcript.Sequence, error) {
+	rows, err := transcript.NewPager(log, 0).Next(ctx, 1)
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	return rows[0].Seq, nil
+}
+
 // Row returns row seq of log, and ok = true, when the row exists and viewer may read it
 // (transcript.Message.ReadableBy). Otherwise ok is false, and it is the same answer for a
 // row that does not exist and for one the viewer may not read: a caller that refuses a

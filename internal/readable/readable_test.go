@@ -67,3 +67,22 @@ type failingLog struct{}
 func (failingLog) ReadBefore(context.Context, transcript.Sequence, int) (transcript.Page, error) {
 	return transcript.Page{}, errors.New("host down")
 }
+
+// TestHead checks that Head is 0 for a log that holds no row, and then its newest row's
+// Seq, an aside's too.
+func TestHead(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	if h, err := readable.Head(ctx, log); h != 0 || err != nil {
+		t.Fatalf("Head of an empty log = %d, %v; want 0", h, err)
+	}
+	ana, triage := transcript.Person("ana", "Ana"), transcript.Agent("triage", "")
+	for _, m := range []transcript.Message{{Author: ana, Content: "one"}, {Author: ana, Content: "aside", Audience: []transcript.Author{triage}}} {
+		if _, err := log.Append(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, err := readable.Head(ctx, log); h != 2 || err != nil {
+		t.Fatalf("Head = %d, %v; want 2", h, err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/server/internal/fanout"
 	"github.com/sharedesk/transcript/server/internal/op"
 	"github.com/sharedesk/transcript/server/internal/page"
@@ -337,11 +338,8 @@ func (st *stream) tailBehind(ctx context.Context, head transcript.Sequence) (boo
 	if head >= st.state.Watermark {
 		return false, nil
 	}
-	newest, err := transcript.NewPager(st.s.Store.Log(st.conv.Desk), 0).Next(ctx, 1)
-	if err != nil {
-		return false, err
-	}
-	return len(newest) > 0 && newest[0].Seq >= st.state.Watermark, nil
+	newest, err := readable.Head(ctx, st.s.Store.Log(st.conv.Desk))
+	return err == nil && newest >= st.state.Watermark, err
 }
 
 // mayReceive reports whether the stream may still send what its tail holds: its session,
