@@ -150,20 +150,12 @@ func reinitDetail(reason sharing.Reason, path string, state sharing.State, asked
 	var details []string
 	m := state.Mismatch(asked, viewer)
 	if m.StateConversation != nil {
-		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(*m.StateConversation), conversationName(asked)))
+		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, render.ConversationName(*m.StateConversation), render.ConversationName(asked)))
 	}
 	if m.StateViewer != nil {
 		details = append(details, fmt.Sprintf("the state in %s is %s's, not %s's", path, *m.StateViewer, viewer))
 	}
 	return strings.Join(details, "; ")
-}
-
-// conversationName names c in words: its desk, and its thread's root by seq.
-func conversationName(c transcript.Conversation) string {
-	if c.IsChannel() {
-		return fmt.Sprintf("the channel of desk %q", c.Desk)
-	}
-	return fmt.Sprintf("thread #%d of desk %q", c.Thread, c.Desk)
 }
 
 // writeState saves s in the state file at path (sharing.WriteStateFile: atomically, so a
