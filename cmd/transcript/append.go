@@ -39,8 +39,7 @@ with the desk's participants of that kind: the message is appended all the same.
 	var to audienceFlag
 	fs.Var(&to, "to", "make the message an aside for these `participants`: "+audienceSyntax+" (repeatable)")
 	allowBlank := fs.Bool("allow-blank", false, "store a blank message, which no view shows")
-	var create bool
-	dbflag.AddCreate(fs, &create)
+	df.AddCreate(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -62,7 +61,7 @@ with the desk's participants of that kind: the message is appended all the same.
 	if _, err := posting.Check(as.author, req); err != nil {
 		return usageErrorf("%s", userText(appendAction(df.Desk, as.author, req.Parent, err)))
 	}
-	st, isNew, err := openAs(ctx, e, df, create, as.author)
+	st, isNew, err := openAs(ctx, e, df, as.author)
 	if err != nil {
 		return err
 	}

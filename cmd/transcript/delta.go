@@ -107,12 +107,8 @@ shows it; a delta is news and carries none.`)
 	if plan.Reinitialize != 0 {
 		if *format == "json" {
 			// The service's answer to the same delta, in the same shape.
-			reason := server.DeltaResult{Reinitialize: plan.Reinitialize.String()}
-			if plan.Reinitialize == sharing.ConversationChanged {
-				m := state.Mismatch(conv, as.author)
-				reason.Conversation, reason.StateConversation, reason.StateViewer = m.Conversation, m.StateConversation, m.StateViewer
-			}
-			if err := writeMessages(e, *format, as.author, nil, nil, reason); err != nil {
+			reason := server.Reinitialization(plan.Reinitialize, state.Mismatch(conv, as.author))
+			if err := writeView(e, *format, as.author, render.View{}, reason); err != nil {
 				return err
 			}
 		}
@@ -121,7 +117,7 @@ shows it; a delta is news and carries none.`)
 	if *format == "text" && len(plan.Delta.Messages) == 0 && len(plan.Delta.Elided) == 0 && len(plan.Delta.Corrections) == 0 {
 		// Said in words, where the other formats have an empty list.
 		fmt.Fprintln(e.stdout, nothingNew(as.author, state.Watermark))
-	} else if err := writeMessages(e, *format, as.author, render.WithCorrections(plan.Delta.Messages, plan.Delta.Corrections), plan.Delta.Elided, plan.Delta); err != nil {
+	} else if err := writeView(e, *format, as.author, render.View{Messages: render.WithCorrections(plan.Delta.Messages, plan.Delta.Corrections), Elided: plan.Delta.Elided}, plan.Delta); err != nil {
 		return err
 	}
 	if *commit {

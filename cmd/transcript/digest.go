@@ -58,9 +58,6 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 		return err
 	}
 	defer st.Close()
-	if err := dbflag.CheckDesk(ctx, st, df.Desk); err != nil {
-		return err
-	}
 	c := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
 	log := st.Log(df.Desk)
 	if err := df.CheckThread(ctx, st, c.Thread); err != nil {

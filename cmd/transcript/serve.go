@@ -117,12 +117,7 @@ token) folds now.`)
 	if err != nil {
 		return err
 	}
-	// The demo's token, once made, is deleted once, whichever way serve ends: at the drain
-	// (the page's sessions end with it), else as serve returns, its secret printed or not.
-	var demoToken token.Token
-	dropToken := sync.OnceFunc(func() { dropDemo(e, st, demoToken) })
-	drained, err := f.serve(ctx, e, st, logs, tlsConfig, &demoToken, dropToken)
-	dropToken()
+	drained, err := f.serve(ctx, e, st, logs, tlsConfig)
 	closeErr := st.Close()
 	if !drained {
 		return err
@@ -142,12 +137,15 @@ token) folds now.`)
 
 // serve serves st until the server drains, and reports whether it did: when it did not
 // (it failed to start, or its listener failed), err is the command's error. With --demo it
-// loads the demo desk first and sets *demoToken to the token it makes; dropToken deletes
-// that token, and is called as the drain begins.
-func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handler, tlsConfig *tls.Config, demoToken *token.Token, dropToken func()) (drained bool, err error) {
+// loads the demo desk first, and deletes the token it makes for it once: as the drain
+// begins (the page's sessions end with it), else as serve returns, its secret printed or not.
+func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handler, tlsConfig *tls.Config) (drained bool, err error) {
 	var demoSecret string
+	var demoToken token.Token
+	dropToken := sync.OnceFunc(func() { dropDemo(e, st, demoToken) })
+	defer dropToken()
 	if f.demo {
-		if demoSecret, *demoToken, err = loadDemo(ctx, e, st); err != nil {
+		if demoSecret, demoToken, err = loadDemo(ctx, e, st); err != nil {
 			return false, err
 		}
 	}
