@@ -59,11 +59,10 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	}
 	defer st.Close()
 	c := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
-	log := st.Log(df.Desk)
 	if err := df.CheckThread(ctx, st, c.Thread); err != nil {
 		return err
 	}
-	ds, ok := log.(digest.Store)
+	ds, ok := st.Log(df.Desk).(digest.Store)
 	if !ok {
 		return errors.New("digest: this store keeps no digests")
 	}
@@ -120,8 +119,7 @@ func foldNote(c transcript.Conversation, held transcript.Digest, folds int) stri
 		return fmt.Sprintf("nothing new to fold in %s: its digest stays at generation %d", what, held.Generation)
 	case folds == maxFolds:
 		return fmt.Sprintf("folded %s %d times, the most one run folds (run digest again for the rest): generation %d", what, folds, held.Generation)
-	}
-	if folds == 1 {
+	case folds == 1:
 		return fmt.Sprintf("folded %s once: generation %d", what, held.Generation)
 	}
 	return fmt.Sprintf("folded %s %d times: generation %d", what, folds, held.Generation)
