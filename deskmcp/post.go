@@ -50,7 +50,7 @@ func (t *tools) postMessage(ctx context.Context, in PostMessageArgs) (string, tr
 		t.svc.opts.Appended(t.desk, stored)
 	}
 	t.acknowledgeWrite(ctx, c)
-	return fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, where(c), render.Envelope(stored)), stored, nil
+	return fmt.Sprintf("Posted #%d in %s.\n%s", stored.Seq, render.ConversationName(c), render.Envelope(stored)), stored, nil
 }
 
 // acknowledgeWrite commits the participant's staged read of c, if any, after a write of

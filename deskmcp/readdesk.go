@@ -99,9 +99,9 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 		switch {
 		case len(items) > 0 && kept == 0:
 			return "", ReadDeskResult{}, refuse(ErrTooFewTokens, ": %d tokens do not hold the oldest new message or correction of %s, #%d",
-				maxTokens, where(c), items[0].Seq)
+				maxTokens, render.ConversationName(c), items[0].Seq)
 		case !ok:
-			return "", ReadDeskResult{}, refuse(ErrTooFewTokens, ": %d tokens do not hold what is new in %s", maxTokens, where(c))
+			return "", ReadDeskResult{}, refuse(ErrTooFewTokens, ": %d tokens do not hold what is new in %s", maxTokens, render.ConversationName(c))
 		}
 	} else {
 		text = joinBlocks(readHeader(c, t.me, deltaResult(d))+moreNote(d.Remaining, 0), blocks)

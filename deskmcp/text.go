@@ -5,19 +5,12 @@ import (
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/render"
 )
 
 // The first line of each result's text says what the blocks below it are, for the model
 // that reads them: where, for whom, how many, what was left out. Every message is in its
 // envelope (render.Envelope), so none of it can pass for this line.
-
-// where names a conversation: "the channel of desk eng" or "thread #12 of desk eng".
-func where(c transcript.Conversation) string {
-	if c.IsChannel() {
-		return fmt.Sprintf("the channel of desk %q", c.Desk)
-	}
-	return fmt.Sprintf("thread #%d of desk %q", c.Thread, c.Desk)
-}
 
 // count says "1 message", "3 messages".
 func count(n int, one, many string) string {
@@ -36,11 +29,11 @@ func readHeader(c transcript.Conversation, me transcript.Author, r ReadDeskResul
 	var b strings.Builder
 	switch {
 	case r.Reinitialized != "":
-		fmt.Fprintf(&b, "Started over in %s (%s): its current view, %s", where(c), r.Reinitialized, count(len(r.Messages), "message", "messages"))
+		fmt.Fprintf(&b, "Started over in %s (%s): its current view, %s", render.ConversationName(c), r.Reinitialized, count(len(r.Messages), "message", "messages"))
 	case len(r.Messages) == 0 && len(r.Elided) == 0 && len(r.Corrections) == 0:
-		fmt.Fprintf(&b, "Nothing new in %s since your last read", where(c))
+		fmt.Fprintf(&b, "Nothing new in %s since your last read", render.ConversationName(c))
 	default:
-		fmt.Fprintf(&b, "New in %s since your last read: %s", where(c), count(len(r.Messages), "message", "messages"))
+		fmt.Fprintf(&b, "New in %s since your last read: %s", render.ConversationName(c), count(len(r.Messages), "message", "messages"))
 	}
 	if n := len(r.Elided); n > 0 {
 		fmt.Fprintf(&b, " and %s you may not read", count(n, "elision", "elisions"))
@@ -55,7 +48,7 @@ func readHeader(c transcript.Conversation, me transcript.Author, r ReadDeskResul
 // viewHeader is view's first line, without the notes.
 func viewHeader(c transcript.Conversation, me transcript.Author, p transcript.Projection) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The view of %s: %s", where(c), count(len(p.Messages), "message", "messages"))
+	fmt.Fprintf(&b, "The view of %s: %s", render.ConversationName(c), count(len(p.Messages), "message", "messages"))
 	if n := len(p.Elided); n > 0 {
 		fmt.Fprintf(&b, " and %s you may not read", count(n, "elision", "elisions"))
 	}
@@ -93,7 +86,7 @@ func budgetName(maxTokens int) string {
 func searchScope(desk string, thread, before transcript.Sequence) string {
 	s := fmt.Sprintf("desk %q", desk)
 	if thread != 0 {
-		s = where(transcript.Conversation{Desk: desk, Thread: thread})
+		s = render.ConversationName(transcript.Conversation{Desk: desk, Thread: thread})
 	}
 	if before != 0 {
 		s += fmt.Sprintf(" below #%d", before)

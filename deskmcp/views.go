@@ -56,7 +56,7 @@ func (t *tools) fitBlocks(c transcript.Conversation, p transcript.Projection, ma
 	}
 	dropped, text, ok := newestFirst(blocks, pinned, maxTokens, line)
 	if !ok {
-		return p, "", refuse(ErrTooFewTokens, ": %d tokens do not hold the newest message of %s", maxTokens, where(c))
+		return p, "", refuse(ErrTooFewTokens, ": %d tokens do not hold the newest message of %s", maxTokens, render.ConversationName(c))
 	}
 	return p.DropOldest(c.Thread, dropped), text, nil
 }

@@ -51,6 +51,17 @@ type DeltaResult struct {
 
 type deltaOutput struct{ Body DeltaResult }
 
+// Reinitialization is the delta route's answer that asks for a reinitialization for reason:
+// its name, and for sharing.ConversationChanged what m, the state's mismatch with the
+// query (sharing.State.Mismatch), says differs. The pointers are m's.
+func Reinitialization(reason sharing.Reason, m sharing.Mismatch) DeltaResult {
+	r := DeltaResult{Reinitialize: reason.String()}
+	if reason == sharing.ConversationChanged {
+		r.Conversation, r.StateConversation, r.StateViewer = m.Conversation, m.StateConversation, m.StateViewer
+	}
+	return r
+}
+
 // delta is sharing.Prepare for the token's participant (or as=), desired and current both
 // the body's conversation on the path's desk. A state for another desk or conversation is
 // {"reinitialize":"conversation_changed"} with both conversations, and a state of another
@@ -82,17 +93,8 @@ func (s *Server) delta(ctx context.Context, in *deltaInput) (*deltaOutput, error
 		return nil, kindInvalidRequest.problem("state is invalid: present must be ascending, above the watermark, at most 64 entries")
 	case err != nil:
 		return nil, s.internal(ctx, err)
-	case plan.Reinitialize == sharing.ConversationChanged:
-		r := DeltaResult{Reinitialize: plan.Reinitialize.String()}
-		if state := in.Body.State; state.Conversation != conv {
-			r.Conversation, r.StateConversation = &conv, &state.Conversation
-		}
-		if state := in.Body.State; !state.BelongsTo(v) {
-			r.StateViewer = &state.Viewer
-		}
-		return &deltaOutput{Body: r}, nil
 	case plan.Reinitialize != 0:
-		return &deltaOutput{Body: DeltaResult{Reinitialize: plan.Reinitialize.String()}}, nil
+		return &deltaOutput{Body: Reinitialization(plan.Reinitialize, in.Body.State.Mismatch(conv, v))}, nil
 	}
 	d := plan.Delta
 	r := DeltaResult{Delta: &d, Remaining: d.Remaining}

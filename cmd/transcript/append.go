@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/posting"
 )
@@ -39,8 +38,7 @@ with the desk's participants of that kind: the message is appended all the same.
 	var to audienceFlag
 	fs.Var(&to, "to", "make the message an aside for these `participants`: "+audienceSyntax+" (repeatable)")
 	allowBlank := fs.Bool("allow-blank", false, "store a blank message, which no view shows")
-	var create bool
-	dbflag.AddCreate(fs, &create)
+	df.AddCreate(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -49,7 +47,7 @@ with the desk's participants of that kind: the message is appended all the same.
 	if err := (transcript.Message{Author: as.author, Audience: to.audience}).ValidateNew(); err != nil {
 		return usageErrorf("append --to: %s", refusalText(err))
 	}
-	content, err := textOf(e, "append", fs.Args())
+	content, err := cliflag.Text("append", fs.Args(), e.stdin)
 	if err != nil {
 		return err
 	}
@@ -62,7 +60,7 @@ with the desk's participants of that kind: the message is appended all the same.
 	if _, err := posting.Check(as.author, req); err != nil {
 		return usageErrorf("%s", userText(appendAction(df.Desk, as.author, req.Parent, err)))
 	}
-	st, isNew, err := openAs(ctx, e, df, create, as.author)
+	st, isNew, err := openAs(ctx, e, df, as.author)
 	if err != nil {
 		return err
 	}
@@ -73,25 +71,11 @@ with the desk's participants of that kind: the message is appended all the same.
 	}
 	stored, err := st.Append(ctx, df.Desk, m)
 	if err != nil {
-		err = posting.Refusal(m, err)
-		return appendAction(df.Desk, as.author, req.Parent, err)
+		return appendAction(df.Desk, as.author, req.Parent, posting.Refusal(m, err))
 	}
 	if isNew {
 		noteCreatedDesk(e, df.Desk)
 	}
 	_, err = fmt.Fprintln(e.stdout, stored.Seq)
 	return err
-}
-
-// textOf returns the text a command's arguments give: args joined by spaces, or standard
-// input, less one final line break, when there are none.
-func textOf(e *env, command string, args []string) (string, error) {
-	if len(args) > 0 {
-		return strings.Join(args, " "), nil
-	}
-	data, err := io.ReadAll(e.stdin)
-	if err != nil {
-		return "", fmt.Errorf("%s: reading standard input: %w", command, err)
-	}
-	return strings.TrimSuffix(string(data), "\n"), nil
 }

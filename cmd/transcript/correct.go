@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/posting"
 )
@@ -71,7 +72,7 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	}
 	c := posting.Correction{Target: transcript.Sequence(seq), Redact: !withText}
 	if withText {
-		if c.Content, err = textOf(e, name, fs.Args()[1:]); err != nil {
+		if c.Content, err = cliflag.Text(name, fs.Args()[1:], e.stdin); err != nil {
 			return err
 		}
 	}
@@ -91,8 +92,7 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	}
 	stored, err := st.Append(ctx, df.Desk, m)
 	if err != nil {
-		err = posting.Refusal(m, err)
-		return correctionAction(name, df.Desk, as.author, c.Target, err)
+		return correctionAction(name, df.Desk, as.author, c.Target, posting.Refusal(m, err))
 	}
 	_, err = fmt.Fprintln(e.stdout, stored.Seq)
 	return err

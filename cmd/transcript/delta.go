@@ -105,23 +105,19 @@ shows it; a delta is news and carries none.`)
 		return err
 	}
 	if plan.Reinitialize != 0 {
+		// The service's answer to the same delta, in the same shape: json writes it.
+		reinit := server.Reinitialization(plan.Reinitialize, state.Mismatch(conv, as.author))
 		if *format == "json" {
-			// The service's answer to the same delta, in the same shape.
-			reason := server.DeltaResult{Reinitialize: plan.Reinitialize.String()}
-			if plan.Reinitialize == sharing.ConversationChanged {
-				m := state.Mismatch(conv, as.author)
-				reason.Conversation, reason.StateConversation, reason.StateViewer = m.Conversation, m.StateConversation, m.StateViewer
-			}
-			if err := writeMessages(e, *format, as.author, nil, nil, reason); err != nil {
+			if err := writeJSON(e.stdout, reinit); err != nil {
 				return err
 			}
 		}
-		return &reinitError{reason: plan.Reinitialize, detail: reinitDetail(plan.Reinitialize, *statePath, state, conv, as.author)}
+		return &reinitError{reason: plan.Reinitialize, detail: reinitDetail(*statePath, reinit, as.author)}
 	}
 	if *format == "text" && len(plan.Delta.Messages) == 0 && len(plan.Delta.Elided) == 0 && len(plan.Delta.Corrections) == 0 {
 		// Said in words, where the other formats have an empty list.
 		fmt.Fprintln(e.stdout, nothingNew(as.author, state.Watermark))
-	} else if err := writeMessages(e, *format, as.author, render.WithCorrections(plan.Delta.Messages, plan.Delta.Corrections), plan.Delta.Elided, plan.Delta); err != nil {
+	} else if err := writeView(e, *format, as.author, render.View{Messages: render.WithCorrections(plan.Delta.Messages, plan.Delta.Corrections), Elided: plan.Delta.Elided}, plan.Delta); err != nil {
 		return err
 	}
 	if *commit {
@@ -140,30 +136,19 @@ func badStateFile(path string, se *sharing.StateError) error {
 	return fmt.Errorf("state file %s: %s; %s", path, what, startOver)
 }
 
-// reinitDetail says what a reinitialization of the state read from path is about: for
-// ConversationChanged, the conversation the state is bound to and the one asked for, or
-// the viewer the state belongs to and the one asking.
-func reinitDetail(reason sharing.Reason, path string, state sharing.State, asked transcript.Conversation, viewer transcript.Author) string {
-	if reason != sharing.ConversationChanged {
-		return ""
-	}
+// reinitDetail says what r, the reinitialization of the state read from path for viewer
+// (server.Reinitialization), is about: for ConversationChanged, the conversation the state
+// is bound to and the one asked for, or the viewer the state belongs to and the one asking;
+// "" for the other reasons.
+func reinitDetail(path string, r server.DeltaResult, viewer transcript.Author) string {
 	var details []string
-	m := state.Mismatch(asked, viewer)
-	if m.StateConversation != nil {
-		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, conversationName(*m.StateConversation), conversationName(asked)))
+	if r.StateConversation != nil {
+		details = append(details, fmt.Sprintf("the state in %s is for %s, not %s", path, render.ConversationName(*r.StateConversation), render.ConversationName(*r.Conversation)))
 	}
-	if m.StateViewer != nil {
-		details = append(details, fmt.Sprintf("the state in %s is %s's, not %s's", path, *m.StateViewer, viewer))
+	if r.StateViewer != nil {
+		details = append(details, fmt.Sprintf("the state in %s is %s's, not %s's", path, *r.StateViewer, viewer))
 	}
 	return strings.Join(details, "; ")
-}
-
-// conversationName names c in words: its desk, and its thread's root by seq.
-func conversationName(c transcript.Conversation) string {
-	if c.IsChannel() {
-		return fmt.Sprintf("the channel of desk %q", c.Desk)
-	}
-	return fmt.Sprintf("thread #%d of desk %q", c.Thread, c.Desk)
 }
 
 // writeState saves s in the state file at path (sharing.WriteStateFile: atomically, so a

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"os"
-	"strings"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/dbflag"
+	"github.com/sharedesk/transcript/internal/digestflag"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -40,9 +38,10 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	var df dbflag.Flags
 	df.AddReading(fs, "main")
 	thread := fs.Uint64("thread", 0, "fold the thread rooted at this `seq` instead of the channel")
-	name := fs.String("digester", "extractive", "the `digester` that writes the digest: extractive or openai")
-	model := fs.String("model", "", "with --digester openai: the `model`'s name, such as gpt-4o-mini")
-	baseURL := fs.String("base-url", "", "with --digester openai: the endpoint's base `URL`, such as http://localhost:11434/v1; plain http only to a loopback host (default: $OPENAI_BASE_URL, else OpenAI's)")
+	var dg digestflag.Flags
+	fs.StringVar(&dg.Name, "digester", "extractive", "the `digester` that writes the digest: extractive or openai")
+	fs.StringVar(&dg.Model, "model", "", "with --digester openai: the `model`'s name, such as gpt-4o-mini")
+	fs.StringVar(&dg.BaseURL, "base-url", "", "with --digester openai: the endpoint's base `URL`, such as http://localhost:11434/v1; plain http only to a loopback host (default: $OPENAI_BASE_URL, else OpenAI's)")
 	format := fs.String("format", "text", "output `format`: text, json, openai or anthropic")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -50,7 +49,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	d, err := newDigester(*name, *model, *baseURL, false)
+	d, err := dg.Digester()
 	if err != nil {
 		return err
 	}
@@ -59,65 +58,23 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 		return err
 	}
 	defer st.Close()
-	if err := dbflag.CheckDesk(ctx, st, df.Desk); err != nil {
-		return err
-	}
 	c := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
-	log := st.Log(df.Desk)
 	if err := df.CheckThread(ctx, st, c.Thread); err != nil {
 		return err
 	}
-	ds, ok := log.(digest.Store)
+	ds, ok := st.Log(df.Desk).(digest.Store)
 	if !ok {
 		return errors.New("digest: this store keeps no digests")
 	}
 	held, folds, err := digest.FoldBacklog(ctx, ds, d, digest.Policy{}, c, maxFolds)
 	if err != nil {
-		return &actionError{action: "fold " + conversationName(c), err: errors.New(foldReason(err, c, d, folds))}
+		return &actionError{action: "fold " + render.ConversationName(c), err: errors.New(foldReason(err, c, d, folds))}
 	}
 	fmt.Fprintln(e.stderr, foldNote(c, held, folds))
 	if held.Generation == 0 {
 		return writeView(e, *format, transcript.Operator(), render.View{}, nil)
 	}
 	return writeView(e, *format, transcript.Operator(), render.View{Digest: &held}, held)
-}
-
-// newDigester returns the Digester --digester name names, with --model and --base-url for
-// openai, and nil for "none", which none says is a choice (serve's). What is wrong with them
-// is a usage error.
-func newDigester(name, model, baseURL string, none bool) (digest.Named, error) {
-	switch {
-	case name == "none" && none, name == "extractive":
-		if model != "" || baseURL != "" {
-			return nil, usageErrorf("--model and --base-url are for --digester openai")
-		}
-		if name == "none" {
-			return nil, nil
-		}
-		return digest.Extractive{}, nil
-	case name == "openai":
-		if strings.TrimSpace(model) == "" {
-			return nil, usageErrorf("--digester openai needs --model: the model's name, such as gpt-4o-mini")
-		}
-		if os.Getenv("OPENAI_API_KEY") == "" {
-			return nil, usageErrorf("--digester openai needs the endpoint's key in OPENAI_API_KEY (for a local server that takes none, any value)")
-		}
-		d, err := digest.NewOpenAI(digest.OpenAIOptions{Model: model, BaseURL: baseURL})
-		if err == nil {
-			return d, nil
-		}
-		from, base := "--base-url", baseURL
-		if base == "" {
-			from, base = "OPENAI_BASE_URL", os.Getenv("OPENAI_BASE_URL")
-		}
-		if u, perr := url.Parse(base); perr == nil && errors.Is(err, digest.ErrCleartextKey) && !strings.Contains(u.Host, os.Getenv("OPENAI_API_KEY")) {
-			return nil, usageErrorf("%s http://%s is plain http to a host that is not loopback: the key in OPENAI_API_KEY would cross the network in clear; use https, or http to localhost, 127.0.0.1 or [::1]", from, u.Host)
-		}
-		return nil, usageErrorf("%s: want an absolute http or https URL, such as http://localhost:11434/v1 (the value is not repeated here: it may hold a key)", from)
-	case none:
-		return nil, usageErrorf("--digester %q: want extractive, openai or none", name)
-	}
-	return nil, usageErrorf("--digester %q: want extractive or openai", name)
 }
 
 // foldReason words err, the failure of a fold of c by d after folds generations were
@@ -162,8 +119,7 @@ func foldNote(c transcript.Conversation, held transcript.Digest, folds int) stri
 		return fmt.Sprintf("nothing new to fold in %s: its digest stays at generation %d", what, held.Generation)
 	case folds == maxFolds:
 		return fmt.Sprintf("folded %s %d times, the most one run folds (run digest again for the rest): generation %d", what, folds, held.Generation)
-	}
-	if folds == 1 {
+	case folds == 1:
 		return fmt.Sprintf("folded %s once: generation %d", what, held.Generation)
 	}
 	return fmt.Sprintf("folded %s %d times: generation %d", what, folds, held.Generation)

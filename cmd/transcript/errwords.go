@@ -46,16 +46,13 @@ func correctionAction(verb, desk string, as transcript.Author, seq transcript.Se
 // never from another package's message with its name cut off. An error of no kind known
 // here (a failure of the system, not of what the user asked) is said as it is.
 func userText(err error) string {
-	var interrupted *interruptedError
-	if errors.As(err, &interrupted) {
+	if interrupted, ok := errors.AsType[*interruptedError](err); ok {
 		return interrupted.Error()
 	}
-	var action *actionError
-	if errors.As(err, &action) {
+	if action, ok := errors.AsType[*actionError](err); ok {
 		return action.action + ": " + action.reason()
 	}
-	var refused *transcript.AppendError // every store's refusal of an append
-	if errors.As(err, &refused) {
+	if refused, ok := errors.AsType[*transcript.AppendError](err); ok { // every store's refusal of an append
 		return fmt.Sprintf("append to desk %q: %s", refused.Desk, refusalText(refused.Err))
 	}
 	if open, ok := errors.AsType[*stores.OpenError](err); ok {
@@ -69,8 +66,8 @@ func userText(err error) string {
 
 // reason words e.err, the failure of e.action.
 func (e *actionError) reason() string {
-	var refusal *posting.Error
-	if !errors.As(e.err, &refusal) {
+	refusal, ok := errors.AsType[*posting.Error](e.err)
+	if !ok {
 		return userText(e.err)
 	}
 	verb := e.verb
@@ -90,8 +87,7 @@ func (e *actionError) reason() string {
 	case posting.Redacted:
 		return "it was redacted: its content is erased, and it takes no more corrections"
 	}
-	var target *transcript.TargetError
-	if errors.As(refusal, &target) {
+	if target, ok := errors.AsType[*transcript.TargetError](refusal); ok {
 		if target.Corrects != 0 {
 			return fmt.Sprintf("it is a correction; %s the row it corrects (#%d)", verb, target.Corrects)
 		}
@@ -107,12 +103,10 @@ func (e *actionError) reason() string {
 // *transcript.InvalidMessageError it holds, the key of a *transcript.KeyConflictError, or
 // err as it is.
 func refusalText(err error) string {
-	var invalid *transcript.InvalidMessageError
-	if errors.As(err, &invalid) {
+	if invalid, ok := errors.AsType[*transcript.InvalidMessageError](err); ok {
 		return invalid.Reason
 	}
-	var conflict *transcript.KeyConflictError
-	if errors.As(err, &conflict) {
+	if conflict, ok := errors.AsType[*transcript.KeyConflictError](err); ok {
 		return fmt.Sprintf("key %q already names row %d, a different message", conflict.Key, conflict.Seq)
 	}
 	return err.Error()

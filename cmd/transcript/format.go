@@ -18,12 +18,6 @@ func checkFormat(f string) error {
 	return usageErrorf("--format %q: want text, json, openai or anthropic", f)
 }
 
-// writeMessages writes msgs and the elisions among them as viewer sees them in format
-// (writeView).
-func writeMessages(e *env, format string, viewer transcript.Author, msgs []transcript.Message, elided []transcript.Elision, asJSON any) error {
-	return writeView(e, format, viewer, render.View{Messages: msgs, Elided: elided}, asJSON)
-}
-
 // writeView writes v as viewer sees it in format: its digest first, when it has one, then
 // its messages and the elisions among them; asJSON is what the json format writes (a
 // projection, a delta or a digest, which hold them). The text format writes the digest as

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/console"
+	"github.com/sharedesk/transcript/render"
 )
 
 // TestColorTextElision: on a colour terminal the text format paints an elision's line dim,
@@ -21,7 +22,7 @@ func TestColorTextElision(t *testing.T) {
 	for _, color := range []bool{true, false} {
 		var out strings.Builder
 		e := &env{stdout: &out, color: color}
-		if err := writeMessages(e, "text", transcript.Agent("y", ""), msgs, elided, nil); err != nil {
+		if err := writeView(e, "text", transcript.Agent("y", ""), render.View{Messages: msgs, Elided: elided}, nil); err != nil {
 			t.Fatal(err)
 		}
 		want := "#1 Ana (person:ana)\n    hello\n#2 · 1 message between operator and Triage you cannot read\n#3 Y (agent:y, you)\n    mine\n"

@@ -91,12 +91,6 @@ Import prints how many messages were new, how many edits, and how many were alre
 
 // importInto imports src into the desk df names, and prints what it did.
 func importInto(ctx context.Context, e *env, df dbflag.Flags, src importer.Source) error {
-	opened := func(st store, err error) (importer.StoreCloser, error) {
-		if err != nil { // st may be a typed nil
-			return nil, err
-		}
-		return st, nil
-	}
 	isNew := false // the desk is not in the database the import opened to write
 	db := importer.Database{
 		Exists: df.Exists(),
@@ -105,9 +99,9 @@ func importInto(ctx context.Context, e *env, df dbflag.Flags, src importer.Sourc
 			if err == nil {
 				isNew = dbflag.CheckDesk(ctx, st, df.Desk) != nil
 			}
-			return opened(st, err)
+			return st, err // a nil store on an error: the dbflag opens return no typed nil
 		},
-		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return opened(df.OpenRead(ctx)) },
+		OpenRead: func(ctx context.Context) (importer.StoreCloser, error) { return df.OpenRead(ctx) },
 	}
 	n, err := importer.ImportInto(ctx, db, df.Desk, src, importer.WithProgress(&console.Progress{W: e.stderr, On: e.progress}))
 	if err != nil {

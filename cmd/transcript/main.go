@@ -126,9 +126,7 @@ func dispatch(ctx context.Context, e *env, cmds []command, usage func(io.Writer)
 func exitCode(e *env, err error) int {
 	var reinit *reinitError
 	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, errHelp):
+	case err == nil, errors.Is(err, errHelp):
 		return exitOK
 	case errors.Is(err, errUsageShown):
 		return exitUsage

@@ -39,15 +39,14 @@ the database does not hold (most often a typo) is refused, with the list of its 
 	df.AddReading(fs, "main")
 	var as authorFlag
 	fs.Var(&as, "as", "the `participant` the tools act as: "+authorSyntax)
-	var create bool
-	dbflag.AddCreate(fs, &create)
+	df.AddCreate(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if as.author.Kind == 0 {
 		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
 	}
-	st, isNew, err := df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx, create)
+	st, isNew, err := df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx)
 	if err != nil {
 		return err
 	}

@@ -123,9 +123,9 @@ func writeHits(e *env, format string, viewer transcript.Author, terms []string, 
 		return nil
 	case "json":
 		// The service's answer to the same search, in the same shape.
-		return writeMessages(e, format, viewer, nil, nil, server.SearchAnswer{Messages: res.Messages, Next: res.Next})
+		return writeView(e, format, viewer, render.View{}, server.SearchAnswer{Messages: res.Messages, Next: res.Next})
 	}
 	oldestFirst := slices.Clone(res.Messages)
 	slices.Reverse(oldestFirst)
-	return writeMessages(e, format, viewer, oldestFirst, nil, nil)
+	return writeView(e, format, viewer, render.View{Messages: oldestFirst}, nil)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/dbflag"
+	"github.com/sharedesk/transcript/internal/digestflag"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/token"
 )
@@ -31,9 +32,7 @@ type serveFlags struct {
 	drainTimeout time.Duration
 	logFormat    string
 	demo         bool
-	digester     string // --digester: extractive, openai or none
-	model        string // --model, for openai
-	baseURL      string // --base-url, for openai
+	digester     digestflag.Flags // --digester, --model and --base-url
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -75,7 +74,7 @@ at a time): --digester extractive (the default; no model), openai (Chat Completi
 --base-url, else OPENAI_BASE_URL or OpenAI's, with --model, the key from OPENAI_API_KEY)
 or none. Views with digest=true carry them; POST /v1/desks/DESK/digest (an operator
 token) folds now.`)
-	var f serveFlags
+	f := serveFlags{digester: digestflag.Flags{AllowNone: true}}
 	fs.StringVar(&f.df.DB, "db", dbflag.Default, dbflag.Usage)
 	dbflag.AddInitDB(fs, &f.df.Opts.InitSchema)
 	f.df.AddReadDB(fs)
@@ -91,9 +90,9 @@ token) folds now.`)
 	fs.IntVar(&f.opts.MaxAnswerBytes, "max-answer-bytes", server.DefaultMaxAnswerBytes, "the most message content, in `bytes`, one answer holds: a view drops its oldest messages past it and says how many (dropped); a delta, a stream and an MCP read deliver their oldest messages within it and the rest on the next read")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight before cutting them")
 	fs.StringVar(&f.logFormat, "log-format", "text", "the request log's `format` on standard error: text or json")
-	fs.StringVar(&f.digester, "digester", "extractive", "who folds the digests in the background: `extractive`, openai or none")
-	fs.StringVar(&f.model, "model", "", "the `model` --digester openai asks (required with it)")
-	fs.StringVar(&f.baseURL, "base-url", "", "the OpenAI-compatible endpoint's base `URL` for --digester openai, https or plain http to a loopback host (default OPENAI_BASE_URL, else OpenAI's)")
+	fs.StringVar(&f.digester.Name, "digester", "extractive", "who folds the digests in the background: `extractive`, openai or none")
+	fs.StringVar(&f.digester.Model, "model", "", "the `model` --digester openai asks (required with it)")
+	fs.StringVar(&f.digester.BaseURL, "base-url", "", "the OpenAI-compatible endpoint's base `URL` for --digester openai, https or plain http to a loopback host (default OPENAI_BASE_URL, else OpenAI's)")
 	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -118,12 +117,7 @@ token) folds now.`)
 	if err != nil {
 		return err
 	}
-	// The demo's token, once made, is deleted once, whichever way serve ends: at the drain
-	// (the page's sessions end with it), else as serve returns, its secret printed or not.
-	var demoToken token.Token
-	dropToken := sync.OnceFunc(func() { dropDemo(e, st, demoToken) })
-	drained, err := f.serve(ctx, e, st, logs, tlsConfig, &demoToken, dropToken)
-	dropToken()
+	drained, err := f.serve(ctx, e, st, logs, tlsConfig)
 	closeErr := st.Close()
 	if !drained {
 		return err
@@ -143,12 +137,15 @@ token) folds now.`)
 
 // serve serves st until the server drains, and reports whether it did: when it did not
 // (it failed to start, or its listener failed), err is the command's error. With --demo it
-// loads the demo desk first and sets *demoToken to the token it makes; dropToken deletes
-// that token, and is called as the drain begins.
-func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handler, tlsConfig *tls.Config, demoToken *token.Token, dropToken func()) (drained bool, err error) {
+// loads the demo desk first, and deletes the token it makes for it once: as the drain
+// begins (the page's sessions end with it), else as serve returns, its secret printed or not.
+func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handler, tlsConfig *tls.Config) (drained bool, err error) {
 	var demoSecret string
+	var demoToken token.Token
+	dropToken := sync.OnceFunc(func() { dropDemo(e, st, demoToken) })
+	defer dropToken()
 	if f.demo {
-		if demoSecret, *demoToken, err = loadDemo(ctx, e, st); err != nil {
+		if demoSecret, demoToken, err = loadDemo(ctx, e, st); err != nil {
 			return false, err
 		}
 	}
@@ -216,7 +213,7 @@ func (f serveFlags) check() error {
 	case f.logFormat != "text" && f.logFormat != "json":
 		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
 	}
-	if _, err := newDigester(f.digester, f.model, f.baseURL, true); err != nil {
+	if _, err := f.digester.Digester(); err != nil {
 		return err
 	}
 	var bad *server.AddrError
@@ -238,7 +235,7 @@ func (f serveFlags) options(logs slog.Handler) server.Options {
 // newDigester is the digester of --digester, nil for none; and nil, said once on standard
 // error, when st's logs keep no digests.
 func (f serveFlags) newDigester(e *env, st store) (digest.Digester, error) {
-	d, err := newDigester(f.digester, f.model, f.baseURL, true)
+	d, err := f.digester.Digester()
 	if d == nil || err != nil {
 		return nil, err
 	}

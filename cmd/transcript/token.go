@@ -69,8 +69,7 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 	df.AddWriting(fs, "main")
 	var as authorFlag
 	fs.Var(&as, "as", "the token's `participant` (required): "+authorSyntax)
-	var create bool
-	dbflag.AddCreate(fs, &create)
+	df.AddCreate(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -82,7 +81,7 @@ standard error, with the desk's participants of that kind: most often a typo.`)
 	if _, _, err := token.New(df.Desk, as.author, time.Now()); err != nil {
 		return usageErrorf("token add: %v", err)
 	}
-	st, isNew, err := openAs(ctx, e, df, create, as.author)
+	st, isNew, err := openAs(ctx, e, df, as.author)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Package cliflag parses a command's whole command line with the standard flag package:
 // flags may come before, between and after the positional arguments, which flag alone stops
 // at, and "--" ends the flags, as flag documents. A flag typed after a command's text is a
-// flag, or an error naming it, never part of the text.
+// flag, or an error naming it, never part of the text, which [Text] gives.
 package cliflag
 
 import (
@@ -103,6 +103,20 @@ func SetFromEnv(fs *flag.FlagSet, name, env string) (set bool, err error) {
 		return false, nil
 	}
 	return true, f.Value.Set(value)
+}
+
+// Text returns the text of command's command line, its positional arguments args (what
+// Parse leaves): args joined by spaces, or, when there are none, all of stdin less one final
+// line break. A failure to read stdin is an error that names command.
+func Text(command string, args []string, stdin io.Reader) (string, error) {
+	if len(args) > 0 {
+		return strings.Join(args, " "), nil
+	}
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return "", fmt.Errorf("%s: reading standard input: %w", command, err)
+	}
+	return strings.TrimSuffix(string(data), "\n"), nil
 }
 
 // ErrUsage marks a command line that cannot be run as given: a bad flag, a missing or

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/sharedesk/transcript/internal/cliflag"
 )
@@ -90,6 +91,28 @@ func TestSetFromEnv(t *testing.T) {
 	fs.String("db", "transcript.db", "")
 	if set, err := cliflag.SetFromEnv(fs, "db", "CLIFLAG_TEST_DB"); set || err != nil {
 		t.Errorf("SetFromEnv of an empty variable = %v, %v; want false, nil", set, err)
+	}
+}
+
+// TestText: the arguments joined by spaces, else standard input less one final line break;
+// a failure to read it names the command.
+func TestText(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"deploy", "at", "22:00"}, "ignored", "deploy at 22:00"},
+		{nil, "from stdin\n\n", "from stdin\n"},
+		{[]string{}, "", ""},
+	} {
+		if got, err := cliflag.Text("append", c.args, strings.NewReader(c.stdin)); err != nil || got != c.want {
+			t.Errorf("Text(%q, stdin %q) = %q, %v; want %q", c.args, c.stdin, got, err, c.want)
+		}
+	}
+	broken := iotest.ErrReader(errors.New("broken pipe"))
+	if _, err := cliflag.Text("edit", nil, broken); err == nil || err.Error() != "edit: reading standard input: broken pipe" {
+		t.Errorf("Text of an unreadable stdin: %v", err)
 	}
 }
 

@@ -39,12 +39,12 @@ func TestOpenReadChangesNothing(t *testing.T) {
 }
 
 func TestSchemeIsUsageError(t *testing.T) {
-	f := Flags{DB: "mysql://ana:s3cret@host/db"}
+	f := Flags{DB: "mysql://ana:s3cret@host/db", Create: true}
 	for name, err := range map[string]error{
 		"Open":         func() error { _, err := f.Open(t.Context()); return err }(),
 		"OpenRead":     func() error { _, err := f.OpenRead(t.Context()); return err }(),
 		"OpenExisting": func() error { _, err := f.OpenExisting(t.Context()); return err }(),
-		"OpenForDesk":  func() error { _, _, err := f.OpenForDesk(t.Context(), true); return err }(),
+		"OpenForDesk":  func() error { _, _, err := f.OpenForDesk(t.Context()); return err }(),
 	} {
 		if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), "mysql://") || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%s: %v", name, err)
@@ -62,14 +62,15 @@ func TestStandbysNeedPostgres(t *testing.T) {
 func TestOpenForDesk(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
 	f := Flags{DB: db, Desk: "eng"}
-	if _, _, err := f.OpenForDesk(t.Context(), false); err == nil || !strings.Contains(err.Error(), "add --create to make both") {
+	if _, _, err := f.OpenForDesk(t.Context()); err == nil || !strings.Contains(err.Error(), "add --create to make both") {
 		t.Fatalf("OpenForDesk of a missing database without create: %v", err)
 	}
 	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("OpenForDesk without create created %s (%v)", db, err)
 	}
 	var stderr bytes.Buffer
-	st, isNew, err := f.WithIndexProgress(&stderr, false).OpenForDesk(t.Context(), true)
+	f.Create = true
+	st, isNew, err := f.WithIndexProgress(&stderr, false).OpenForDesk(t.Context())
 	if err != nil || !isNew {
 		t.Fatalf("OpenForDesk with create: new %v, %v", isNew, err)
 	}
@@ -80,7 +81,8 @@ func TestOpenForDesk(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	_, _, err = f.OpenForDesk(t.Context(), false)
+	f.Create = false
+	_, _, err = f.OpenForDesk(t.Context())
 	var noDesk *NoDeskError
 	if !errors.As(err, &noDesk) || err.Error() != `no desk "eng"; the desks are: ops (add --create to make desk "eng")` {
 		t.Fatalf("OpenForDesk of a desk the database does not hold: %v", err)
@@ -90,6 +92,12 @@ func TestOpenForDesk(t *testing.T) {
 	}
 	if _, err := (Flags{DB: db, Desk: ".."}).OpenDesk(t.Context()); err == nil || !strings.Contains(err.Error(), "invalid desk name") {
 		t.Fatalf("OpenDesk of an invalid name: %v", err)
+	}
+	if _, err := (Flags{DB: db, Desk: "eng"}).OpenThread(t.Context(), 1); !errors.As(err, &noDesk) || noDesk.Desk != "eng" {
+		t.Fatalf("OpenThread of a desk the database does not hold: %v", err)
+	}
+	if _, err := (Flags{DB: db, Desk: "ops"}).OpenThread(t.Context(), 2); err == nil || err.Error() != `no thread #2: desk "ops" holds rows #1 to #1` {
+		t.Fatalf("OpenThread of a thread the desk does not hold: %v", err)
 	}
 }
 

@@ -41,23 +41,13 @@ func (e *NoDeskError) known() string {
 
 // OpenDesk is OpenRead for a command that reads the desk f.Desk: the store, once it is
 // known to hold that desk (else a *NoDeskError, the store closed).
-func (f Flags) OpenDesk(ctx context.Context) (stores.Store, error) {
-	st, err := f.OpenRead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckDesk(ctx, st, f.Desk); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
-}
+func (f Flags) OpenDesk(ctx context.Context) (stores.Store, error) { return f.OpenThread(ctx, 0) }
 
 // OpenThread is OpenDesk for a command that reads one conversation of the desk f.Desk, the
 // channel (thread 0) or a thread: the store, once it is known to hold the thread (else
 // CheckThread's error, the store closed).
 func (f Flags) OpenThread(ctx context.Context, thread transcript.Sequence) (stores.Store, error) {
-	st, err := f.OpenDesk(ctx)
+	st, err := f.OpenRead(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -81,12 +71,13 @@ func CheckDesk(ctx context.Context, st stores.Store, desk string) error {
 	return &NoDeskError{Desk: desk, Desks: desks}
 }
 
-// CheckThread returns an error unless st's desk f.Desk holds row thread (0, the channel, is
-// always there): a thread that is not there (most often a typo) is an error that names the
-// desk's rows, not an empty view. The rows are the operator's, who reads every one.
+// CheckThread returns CheckDesk's error for f.Desk, else an error unless the desk holds row
+// thread (0, the channel, is always there): a thread that is not there (most often a typo)
+// is an error that names the desk's rows, not an empty view. The rows are the operator's,
+// who reads every one.
 func (f Flags) CheckThread(ctx context.Context, st stores.Store, thread transcript.Sequence) error {
-	if thread == 0 {
-		return nil
+	if err := CheckDesk(ctx, st, f.Desk); err != nil || thread == 0 {
+		return err
 	}
 	log := st.Log(f.Desk)
 	if _, ok, err := readable.Row(ctx, log, thread, transcript.Operator()); err != nil || ok {
@@ -101,13 +92,13 @@ func (f Flags) CheckThread(ctx context.Context, st stores.Store, thread transcri
 
 // OpenForDesk is Open for a command that writes to the one desk f.Desk (append, token
 // add, mcp): a desk the database does not hold is a *NoDeskError that says --create makes
-// it, unless create; and so is a SQLite database that does not exist, which is then not
-// created. isNew reports a desk the database does not hold yet, which create allowed.
-func (f Flags) OpenForDesk(ctx context.Context, create bool) (st stores.Store, isNew bool, err error) {
+// it, unless f.Create; and so is a SQLite database that does not exist, which is then not
+// created. isNew reports a desk the database does not hold yet, which f.Create allowed.
+func (f Flags) OpenForDesk(ctx context.Context) (st stores.Store, isNew bool, err error) {
 	if err := checkScheme(f.DB); err != nil {
 		return nil, false, err
 	}
-	if !create && !f.Exists() {
+	if !f.Create && !f.Exists() {
 		return nil, false, fmt.Errorf("no database at %s, so no desk %q (add --create to make both; or name another database with --db or %s)", f.DB, f.Desk, Env)
 	}
 	if st, err = f.Open(ctx); err != nil {
@@ -118,7 +109,7 @@ func (f Flags) OpenForDesk(ctx context.Context, create bool) (st stores.Store, i
 	switch {
 	case err == nil:
 		return st, false, nil
-	case errors.As(err, &noDesk) && create:
+	case errors.As(err, &noDesk) && f.Create:
 		return st, true, nil
 	case noDesk != nil:
 		noDesk.Create = true

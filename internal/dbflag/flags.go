@@ -49,6 +49,8 @@ type Flags struct {
 	// of a rebuild of the search index (IndexProgress: WithIndexProgress sets one). The
 	// open methods set ReadOnly as they need.
 	Opts stores.Options
+	// Create is --create (AddCreate): OpenForDesk makes a desk the database does not hold.
+	Create bool
 	// createdNote, when set, is told that open created the SQLite database DB, which did
 	// not exist; WithIndexProgress sets one that says so on the command's standard error.
 	createdNote func()
@@ -107,9 +109,9 @@ func AddInitDB(fs *flag.FlagSet, initDB *bool) {
 	fs.BoolVar(initDB, "init-db", false, "create the store's tables (transcript_*) in a PostgreSQL --db that holds other tables")
 }
 
-// AddCreate adds --create, for a command that writes to one desk, into create.
-func AddCreate(fs *flag.FlagSet, create *bool) {
-	fs.BoolVar(create, "create", false, CreateUsage)
+// AddCreate adds --create, for a command that writes to one desk, into f.Create.
+func (f *Flags) AddCreate(fs *flag.FlagSet) {
+	fs.BoolVar(&f.Create, "create", false, CreateUsage)
 }
 
 // AddWriting adds, for a command that writes, --db, --desk (desk by default) and
