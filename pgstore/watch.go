@@ -466,7 +466,7 @@ func closeConn(conn *pgx.Conn) {
 // Once ctx is done it waits for the listener to end (listened) and closes out.
 func forward(ctx context.Context, names <-chan string, out chan<- string, listened <-chan struct{}) {
 	defer close(out)
-	var q deskqueue.Queue
+	var q deskqueue.Queue[string]
 	for {
 		var (
 			send chan<- string // nil while nothing waits: that case never runs
