@@ -164,7 +164,7 @@ func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, err
 // the Store is closed (Close waits for it).
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	out := make(chan string)
-	err := s.startWatch(ctx, watchNames, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+	err := s.startWatch(ctx, &watch{names: make(chan string, watchBuffer)}, func(ctx context.Context, w *watch, listened <-chan struct{}) {
 		forward(ctx, w.names, out, listened)
 	})
 	if err != nil {
@@ -194,7 +194,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 // WatchHeads too.
 func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
 	out := make(chan map[string]transcript.Sequence)
-	err := s.startWatch(ctx, watchHeads, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+	err := s.startWatch(ctx, &watch{heads: make(chan deskHead, watchBuffer)}, func(ctx context.Context, w *watch, listened <-chan struct{}) {
 		forwardHeads(ctx, w.heads, out, listened)
 	})
 	if err != nil {
@@ -224,7 +224,7 @@ func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Se
 // for WatchDigests too.
 func (s *Store) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
 	out := make(chan transcript.Conversation)
-	err := s.startWatch(ctx, watchDigests, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+	err := s.startWatch(ctx, &watch{digests: make(chan transcript.Conversation, watchBuffer)}, func(ctx context.Context, w *watch, listened <-chan struct{}) {
 		forward(ctx, w.digests, out, listened)
 	})
 	if err != nil {
@@ -233,20 +233,15 @@ func (s *Store) WatchDigests(ctx context.Context) (<-chan transcript.Conversatio
 	return out, nil
 }
 
-// watchKind is what a watch sends: desks' names (Watch), their heads (WatchHeads), or the
-// conversations whose digests were stored (WatchDigests).
-type watchKind uint8
+// watchBuffer is how many names, heads or conversations a watch's listener hands to its
+// forwarder without waiting.
+const watchBuffer = 64
 
-const (
-	watchNames watchKind = iota
-	watchHeads
-	watchDigests
-)
-
-// startWatch connects a watch of kind and starts its listener and run, which forwards what
-// the listener sends until ctx is done (then it waits for listened) or, for WatchHeads, the
-// listener ends (listened).
-func (s *Store) startWatch(ctx context.Context, kind watchKind, run func(ctx context.Context, w *watch, listened <-chan struct{})) error {
+// startWatch connects w, which holds the one channel its listener sends on (names, heads or
+// digests), and starts its listener and run, which forwards what the listener sends until
+// ctx is done (then it waits for listened) or, for WatchHeads and WatchDigests, the listener
+// ends (listened).
+func (s *Store) startWatch(ctx context.Context, w *watch, run func(ctx context.Context, w *watch, listened <-chan struct{})) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -256,15 +251,7 @@ func (s *Store) startWatch(ctx context.Context, kind watchKind, run func(ctx con
 	caller := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	cfg := s.pool.Config()
-	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: cmp.Or(s.hooks.pingAfter, watchPingAfter), changed: s.changes.bump}
-	switch kind {
-	case watchNames:
-		w.names = make(chan string, 64)
-	case watchHeads:
-		w.heads = make(chan deskHead, 64)
-	case watchDigests:
-		w.digests = make(chan transcript.Conversation, 64)
-	}
+	w.config, w.afterConnect, w.pingAfter, w.changed = cfg.ConnConfig, cfg.AfterConnect, cmp.Or(s.hooks.pingAfter, watchPingAfter), s.changes.bump
 	if s.replicas.active() {
 		w.fence = s.replicas.fences.raise
 	}

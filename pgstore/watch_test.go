@@ -89,6 +89,19 @@ func awaitClosed(t *testing.T, names <-chan string, d time.Duration) {
 	}
 }
 
+// openTwo opens two Stores on one new database, each with its pool, as two processes
+// would, closed when t ends, and returns them with the database's address.
+func openTwo(t *testing.T) (first, second *pgstore.Store, dsn string) {
+	t.Helper()
+	first, dsn = openStore(t)
+	second, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { second.Close() })
+	return first, second, dsn
+}
+
 // awaitListeners waits, at most 10 s, for n sessions of the pool's database to listen
 // (their last statement a LISTEN: a Watch's, until it reconnects).
 func awaitListeners(t *testing.T, pool *pgxpool.Pool, n int) {
@@ -115,12 +128,7 @@ func awaitListeners(t *testing.T, pool *pgxpool.Pool, n int) {
 // a commit, in commit order, nothing else.
 func TestWatchAcrossStores(t *testing.T) {
 	t.Parallel()
-	watcher, dsn := openStore(t)
-	writer, err := pgstore.Open(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { writer.Close() })
+	watcher, writer, _ := openTwo(t)
 	ctx := t.Context()
 	names := watch(t, watcher)
 	for i, step := range []struct {
@@ -481,12 +489,7 @@ func TestHeadAfterAnotherStoresRedaction(t *testing.T) {
 // the channel.
 func TestWatchHeads(t *testing.T) {
 	t.Parallel()
-	watcher, dsn := openStore(t)
-	writer, err := pgstore.Open(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { writer.Close() })
+	watcher, writer, dsn := openTwo(t)
 	pool := connect(t, dsn)
 	ctx := t.Context()
 	heads, err := watcher.WatchHeads(ctx)
@@ -575,12 +578,7 @@ func TestWatchHeads(t *testing.T) {
 // stored the generation) is never reported.
 func TestWatchDigests(t *testing.T) {
 	t.Parallel()
-	watcher, dsn := openStore(t)
-	writer, err := pgstore.Open(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { writer.Close() })
+	watcher, writer, _ := openTwo(t)
 	ctx := t.Context()
 	for i := range 6 {
 		if _, err := writer.Append(ctx, "eng", transcript.Message{Author: alice, Content: fmt.Sprintf("root %d", i)}); err != nil {
