@@ -65,8 +65,9 @@ type HeadWatcher interface {
 // alone) as of a fold this server made. sqlitestore and pgstore implement it.
 //
 // WatchDigests returns a channel on which the store sends a conversation after a digest of
-// it was stored; it may send one for several, and one for which nothing changed, and must
-// not leave out a digest stored while the channel is open. It sends no digest's text. The
+// it was stored; it may send one for several, and one for which nothing changed, and should
+// not leave out a digest stored while the channel is open (sqlitestore's doc says when it
+// may). It sends no digest's text. The
 // server receives promptly. The store closes the channel when ctx is done, and when it can
 // no longer watch: the server calls WatchDigests again after a pause; a digest another
 // process stored meanwhile is not told of (the page shows it once the conversation's next

@@ -105,10 +105,10 @@ func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Se
 // is the server's DigestWatcher: the desk's rows streams tell of the conversation, whose
 // digest a client reads again.
 //
-// Every PutDigest that commits after WatchDigests returns is reported: its conversation
-// comes on the channel at least once after the commit, once for several while the receiver
-// is slow (the channel never holds a conversation twice, and never blocks the Store), and
-// may come spuriously. A digest deleted (by a correction, with its desk) is not reported:
+// Every PutDigest that commits after WatchDigests returns is reported (but in the case
+// below): its conversation comes on the channel at least once after the commit, once for
+// several while the receiver is slow (the channel never holds a conversation twice, and
+// never blocks the Store), and may come spuriously. A digest deleted (by a correction, with its desk) is not reported:
 // the correction's row, or the desk's deletion, is Watch's to report. Nothing but the
 // conversation comes, never a digest's text; the order of two conversations says nothing.
 //
@@ -117,8 +117,10 @@ func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Se
 // one it read, which costs the digests stored since, not those held. SQLite may give a
 // deleted digest's rowid again, when the newest digests were deleted: once the newest
 // digest it read is gone or another, the poll reads, and reports, the digests among the
-// newest digestReuseWindow rowids below it as well. What Watch says of ctx and Close holds
-// for WatchDigests too.
+// digestReuseWindow rowids below it as well. A digest stored between two polls into a rowid
+// below that window, freed by the deletion of more than digestReuseWindow of the newest
+// digests since the last poll (a desk's, or a redaction of a row that many generations
+// cover), is not reported. What Watch says of ctx and Close holds for WatchDigests too.
 func (s *Store) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
 	out := make(chan transcript.Conversation)
 	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, nil, out, s.watchInterval) }, watchDigests)
