@@ -38,15 +38,17 @@ const digestReadSQL = `SELECT id, head FROM transcript_desks WHERE name = $1`
 // putDigestSQL stores a digest of desk $1 (conversation $2, generation $3, through $4,
 // rows $5, digester $6, text $7), folded from the rows read at head $8 of the desk whose id
 // was $9, when the desk's id is $9 (the desk was not deleted since, nor made anew) and its
-// head is at least $8, the conversation's newest digest
-// is generation $3-1 (none for 1) with a through below $4, and no row after $8 corrects a
-// row at or below $4 (a range of the primary key above $8: the rows appended while the
-// fold ran; coalesce keeps the planner off the partial index of corrections, which a
-// range of corrects would walk whole when no row matches). It returns what it found and
-// whether it stored the digest; no row when the desk has none. It runs after
-// lockDeskForDigestSQL, in the same transaction, and with its custom plan (customPlanSQL),
-// which knows how few rows lie above $8: a generic plan, which guesses a third of the
-// desk, reads the desk's rows in turn.
+// head is at least $8, the conversation's newest digest is generation $3-1 (none for 1)
+// with a through below $4, and no row after $8 corrects a row at or below $4 (a range of
+// the primary key above $8: the rows appended while the fold ran; coalesce keeps the
+// planner off the partial index of corrections, which a range of corrects would walk whole
+// when no row matches). It returns what it found and whether it stored the digest; no row
+// when the desk has none. A digest it stores it notifies on digestsChannel, its
+// conversation alone, when $10 is true (a desk's name short enough for a payload): the
+// notification comes once the transaction commits. It runs after lockDeskForDigestSQL, in
+// the same transaction, and with its custom plan (customPlanSQL), which knows how few rows
+// lie above $8: a generic plan, which guesses a third of the desk, reads the desk's rows in
+// turn.
 const putDigestSQL = `
 WITH state AS (
 	SELECT d.id, d.head, n.generation, n.through,
@@ -69,7 +71,7 @@ WITH state AS (
 	FROM state
 	WHERE state.id = $9::bigint AND state.head >= $8::bigint AND coalesce(state.generation, 0) = $3::integer - 1
 	  AND coalesce(state.through, 0) < $4::bigint AND NOT state.corrected
-	RETURNING 1
+	RETURNING CASE WHEN $10::boolean THEN pg_notify('` + digestsChannel + `', $2::bigint || ' ' || $1::text) END
 )
 SELECT id, head, coalesce(generation, 0), coalesce(through, 0), corrected, EXISTS (SELECT FROM put)
 FROM state`
@@ -174,8 +176,9 @@ func (l *deskLog) DigestRead(ctx context.Context) (storage.DigestRead, error) {
 // an error matching storage.ErrSuperseded that says which. A digest no fold could have made
 // (storage.CheckDigest: another desk, a generation below 1, a Through beyond read, text a
 // store cannot keep) is an error matching storage.ErrInvalidDigest, and nothing is stored.
-// It is one round trip, which holds the lock only while the server runs it. A read-only
-// Store refuses with ErrReadOnly.
+// It is one round trip, which holds the lock only while the server runs it; a digest stored
+// is notified to every WatchDigests on the database once it commits. A read-only Store
+// refuses with ErrReadOnly.
 func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, r storage.DigestRead) error {
 	read := r.Head
 	if err := ctx.Err(); err != nil {
@@ -205,7 +208,7 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, r storage.
 	b.Queue(beginSQL)
 	b.Queue(customPlanSQL)
 	b.Queue(lockDeskForDigestSQL, l.desk)
-	b.Queue(putDigestSQL, l.desk, int64(d.Conversation.Thread), d.Generation, int64(d.Through), int64(d.Rows), d.Digester, d.Text, int64(read), r.Desk)
+	b.Queue(putDigestSQL, l.desk, int64(d.Conversation.Thread), d.Generation, int64(d.Through), int64(d.Rows), d.Digester, d.Text, int64(read), r.Desk, len(l.desk) < maxNotifyPayload)
 	b.Queue("COMMIT")
 	committed := false
 	err = roundTrip(ctx, conn, &b, func(br pgx.BatchResults) error {

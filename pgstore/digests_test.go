@@ -267,7 +267,7 @@ func TestDigestPlans(t *testing.T) {
 		}{
 			{"Digest, newest", pgstore.DigestSQL, "'eng', 0, 9223372036854775807", map[string]float64{"transcript_digests": 1}},
 			{"Digest, below a bound", pgstore.DigestSQL, "'eng', 0, 25000", map[string]float64{"transcript_digests": 1}},
-			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d, %d", rows-30, rows-20, desk),
+			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d, %d, true", rows-30, rows-20, desk),
 				map[string]float64{"transcript_digests": 1, "transcript_messages": 20, "transcript_desks": 1}},
 		} {
 			if c.sql == pgstore.PutDigestSQL && mode != "force_custom_plan" {

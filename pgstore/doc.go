@@ -143,6 +143,8 @@
 // When the listening connection is lost, Watch reconnects with a backoff and then reports
 // every desk once. [Store.WatchHeads] reports each desk's newest Seq with it, from the
 // notification itself (a deletion as 0), and closes its channel when its connection is lost.
+// [Store.WatchDigests] reports the conversations whose digests were stored, from the
+// notification each put sends in its transaction, and closes its channel as WatchHeads does.
 //
 // # Schema
 //

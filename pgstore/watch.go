@@ -64,6 +64,27 @@ func parseHeadsPayload(payload string) (desk string, head int64, ok bool) {
 	return desk, head, true
 }
 
+// digestsChannel is the channel on which every PutDigest that stores a digest announces its
+// conversation, in its own transaction (putDigestSQL), and WatchDigests listens: "thread
+// desk", the thread 0 for the channel. A desk's name too long for a payload
+// (maxNotifyPayload) is not announced.
+const digestsChannel = "transcript_digest_puts"
+
+// parseDigestPayload reads a notification of digestsChannel: the conversation; ok is false
+// for one of another channel (a LISTEN of the host's AfterConnect) or a payload that is not
+// one.
+func parseDigestPayload(channel, payload string) (c transcript.Conversation, ok bool) {
+	if channel != digestsChannel {
+		return c, false
+	}
+	thread, desk, ok := strings.Cut(payload, " ")
+	t, err := strconv.ParseUint(thread, 10, 63)
+	if !ok || err != nil || desk == "" {
+		return c, false
+	}
+	return transcript.Conversation{Desk: desk, Thread: transcript.Sequence(t)}, true
+}
+
 // The timing of a Watch's connection: how long it waits in silence before it pings the
 // server (a connection lost without a word, as in a network partition, is found so), how
 // long a ping or a connection attempt may take, and the wait before an attempt to connect
@@ -143,7 +164,7 @@ func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, err
 // the Store is closed (Close waits for it).
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	out := make(chan string)
-	err := s.startWatch(ctx, false, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+	err := s.startWatch(ctx, &watch{names: make(chan string, watchBuffer)}, func(ctx context.Context, w *watch, listened <-chan struct{}) {
 		forward(ctx, w.names, out, listened)
 	})
 	if err != nil {
@@ -173,7 +194,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 // WatchHeads too.
 func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
 	out := make(chan map[string]transcript.Sequence)
-	err := s.startWatch(ctx, true, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+	err := s.startWatch(ctx, &watch{heads: make(chan deskHead, watchBuffer)}, func(ctx context.Context, w *watch, listened <-chan struct{}) {
 		forwardHeads(ctx, w.heads, out, listened)
 	})
 	if err != nil {
@@ -182,10 +203,45 @@ func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Se
 	return out, nil
 }
 
-// startWatch connects a watch (WatchHeads when heads is true) and starts its listener and
-// run, which forwards what the listener sends until ctx is done (then it waits for
-// listened) or, for WatchHeads, the listener ends (listened).
-func (s *Store) startWatch(ctx context.Context, heads bool, run func(ctx context.Context, w *watch, listened <-chan struct{})) error {
+// WatchDigests reports the conversations whose digests are stored, by any process on the
+// database: it returns a channel that yields a conversation after each commit of a
+// PutDigest to it, through this Store or any other of this version. It is the server's
+// DigestWatcher: the desk's rows streams tell of the conversation, whose digest a client
+// reads again.
+//
+// Every PutDigest that commits after WatchDigests returns is reported: a put notifies its
+// conversation (digestsChannel) in its own transaction, so that the notification comes once
+// it has committed, and never for a put refused or rolled back. A conversation comes at
+// least once after the commit, once for several while the receiver is slow (the channel
+// never holds a conversation twice, and never blocks the Store). A digest deleted (by a
+// correction, with its desk) is not reported: the correction's row, or the desk's deletion,
+// is Watch's to report. Nothing but the conversation comes, never a digest's text; the
+// order of two conversations says nothing.
+//
+// Like WatchHeads, WatchDigests does not connect again: once its connection is lost it
+// closes the channel, since a digest stored meanwhile was notified to nobody; the receiver
+// calls WatchDigests again. What Watch says of ctx, Close, standbys and the connection holds
+// for WatchDigests too.
+func (s *Store) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
+	out := make(chan transcript.Conversation)
+	err := s.startWatch(ctx, &watch{digests: make(chan transcript.Conversation, watchBuffer)}, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+		forward(ctx, w.digests, out, listened)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// watchBuffer is how many names, heads or conversations a watch's listener hands to its
+// forwarder without waiting.
+const watchBuffer = 64
+
+// startWatch connects w, which holds the one channel its listener sends on (names, heads or
+// digests), and starts its listener and run, which forwards what the listener sends until
+// ctx is done (then it waits for listened) or, for WatchHeads and WatchDigests, the listener
+// ends (listened).
+func (s *Store) startWatch(ctx context.Context, w *watch, run func(ctx context.Context, w *watch, listened <-chan struct{})) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -195,12 +251,7 @@ func (s *Store) startWatch(ctx context.Context, heads bool, run func(ctx context
 	caller := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	cfg := s.pool.Config()
-	w := &watch{config: cfg.ConnConfig, afterConnect: cfg.AfterConnect, pingAfter: cmp.Or(s.hooks.pingAfter, watchPingAfter), changed: s.changes.bump}
-	if heads {
-		w.heads = make(chan deskHead, 64)
-	} else {
-		w.names = make(chan string, 64)
-	}
+	w.config, w.afterConnect, w.pingAfter, w.changed = cfg.ConnConfig, cfg.AfterConnect, cmp.Or(s.hooks.pingAfter, watchPingAfter), s.changes.bump
 	if s.replicas.active() {
 		w.fence = s.replicas.fences.raise
 	}
@@ -248,10 +299,11 @@ func (s *Store) startWatch(ctx context.Context, heads bool, run func(ctx context
 type watch struct {
 	config       *pgx.ConnConfig
 	afterConnect func(context.Context, *pgx.Conn) error
-	pingAfter    time.Duration // watchPingAfter
-	names        chan string   // to forward (Watch), or nil
-	heads        chan deskHead // to forwardHeads (WatchHeads), or nil
-	after        *string       // WatchHeads: the desk of the head notified last, whose name notification comes next ("" for the empty payload)
+	pingAfter    time.Duration                // watchPingAfter
+	names        chan string                  // to forward (Watch), or nil
+	heads        chan deskHead                // to forwardHeads (WatchHeads), or nil
+	digests      chan transcript.Conversation // to forward (WatchDigests), or nil
+	after        *string                      // WatchHeads: the desk of the head notified last, whose name notification comes next ("" for the empty payload)
 	// fence, in a Store with standbys, raises a desk's fence to its head on the primary,
 	// read before its name is sent, so that the reads the name prompts wait for a standby
 	// to show the rows it stands for (route).
@@ -272,11 +324,17 @@ func (w *watch) connect(ctx context.Context) (*pgx.Conn, error) {
 	if w.afterConnect != nil {
 		err = w.afterConnect(ctx, conn)
 	}
-	if err == nil {
-		_, err = conn.Exec(ctx, "LISTEN "+notifyChannel)
+	channels := []string{notifyChannel}
+	switch {
+	case w.heads != nil:
+		channels = append(channels, headsChannel)
+	case w.digests != nil:
+		channels = []string{digestsChannel}
 	}
-	if err == nil && w.heads != nil {
-		_, err = conn.Exec(ctx, "LISTEN "+headsChannel)
+	for _, channel := range channels {
+		if err == nil {
+			_, err = conn.Exec(ctx, "LISTEN "+channel)
+		}
 	}
 	if err != nil {
 		closeConn(conn)
@@ -287,12 +345,12 @@ func (w *watch) connect(ctx context.Context) (*pgx.Conn, error) {
 
 // listen forwards the names of the notifications conn receives until ctx is done, and
 // closes it. When the connection is lost, Watch's connects again (reconnect), which sends
-// every desk's name; WatchHeads' ends.
+// every desk's name; WatchHeads' and WatchDigests' end.
 func (w *watch) listen(ctx context.Context, conn *pgx.Conn) {
 	for conn != nil {
 		w.receive(ctx, conn) // returns once ctx is done or conn is lost
 		closeConn(conn)
-		if w.heads != nil {
+		if w.heads != nil || w.digests != nil {
 			return
 		}
 		conn = w.reconnect(ctx) // nil once ctx is done
@@ -314,6 +372,10 @@ func (w *watch) receive(ctx context.Context, conn *pgx.Conn) error {
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case err == nil && w.digests != nil:
+			if c, ok := parseDigestPayload(n.Channel, n.Payload); ok && !w.sendDigest(ctx, c) {
+				return ctx.Err()
+			}
 		case err == nil && n.Channel == headsChannel && w.heads != nil:
 			if err := w.noteHeads(ctx, conn, n.Payload); err != nil {
 				return err
@@ -454,6 +516,16 @@ func (w *watch) sendHead(ctx context.Context, desk string, head int64) bool {
 	}
 }
 
+// sendDigest hands c to forward, unless ctx is done first (false).
+func (w *watch) sendDigest(ctx context.Context, c transcript.Conversation) bool {
+	select {
+	case w.digests <- c:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // closeConn closes conn, waiting a second at most for the server to hear it.
 func closeConn(conn *pgx.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -461,16 +533,18 @@ func closeConn(conn *pgx.Conn) {
 	conn.Close(ctx)
 }
 
-// forward passes the names from names to out, each desk once while it waits for the
-// receiver, so that neither the connection nor the Store ever waits for a slow receiver.
-// Once ctx is done it waits for the listener to end (listened) and closes out.
-func forward(ctx context.Context, names <-chan string, out chan<- string, listened <-chan struct{}) {
+// forward passes the names (or conversations) from names to out, each once while it waits
+// for the receiver, so that neither the connection nor the Store ever waits for a slow
+// receiver. Once ctx is done it waits for the listener to end (listened) and closes out;
+// once the listener ended without ctx (a WatchDigests whose connection was lost), it closes
+// out.
+func forward[T comparable](ctx context.Context, names <-chan T, out chan<- T, listened <-chan struct{}) {
 	defer close(out)
-	var q deskqueue.Queue
+	var q deskqueue.Queue[T]
 	for {
 		var (
-			send chan<- string // nil while nothing waits: that case never runs
-			next string
+			send chan<- T // nil while nothing waits: that case never runs
+			next T
 		)
 		if q.Len() > 0 {
 			send, next = out, q.First()
@@ -478,6 +552,8 @@ func forward(ctx context.Context, names <-chan string, out chan<- string, listen
 		select {
 		case <-ctx.Done():
 			<-listened
+			return
+		case <-listened:
 			return
 		case name := <-names:
 			q.Add(name)

@@ -13,7 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/pgtest"
+	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/pgstore"
 )
 
@@ -87,6 +89,19 @@ func awaitClosed(t *testing.T, names <-chan string, d time.Duration) {
 	}
 }
 
+// openTwo opens two Stores on one new database, each with its pool, as two processes
+// would, closed when t ends, and returns them with the database's address.
+func openTwo(t *testing.T) (first, second *pgstore.Store, dsn string) {
+	t.Helper()
+	first, dsn = openStore(t)
+	second, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { second.Close() })
+	return first, second, dsn
+}
+
 // awaitListeners waits, at most 10 s, for n sessions of the pool's database to listen
 // (their last statement a LISTEN: a Watch's, until it reconnects).
 func awaitListeners(t *testing.T, pool *pgxpool.Pool, n int) {
@@ -113,12 +128,7 @@ func awaitListeners(t *testing.T, pool *pgxpool.Pool, n int) {
 // a commit, in commit order, nothing else.
 func TestWatchAcrossStores(t *testing.T) {
 	t.Parallel()
-	watcher, dsn := openStore(t)
-	writer, err := pgstore.Open(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { writer.Close() })
+	watcher, writer, _ := openTwo(t)
 	ctx := t.Context()
 	names := watch(t, watcher)
 	for i, step := range []struct {
@@ -479,12 +489,7 @@ func TestHeadAfterAnotherStoresRedaction(t *testing.T) {
 // the channel.
 func TestWatchHeads(t *testing.T) {
 	t.Parallel()
-	watcher, dsn := openStore(t)
-	writer, err := pgstore.Open(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { writer.Close() })
+	watcher, writer, dsn := openTwo(t)
 	pool := connect(t, dsn)
 	ctx := t.Context()
 	heads, err := watcher.WatchHeads(ctx)
@@ -563,6 +568,65 @@ func TestWatchHeads(t *testing.T) {
 			}
 		case <-deadline:
 			t.Fatalf("the WatchHeads channel is still open %v after its session ended", reconnectWithin)
+		}
+	}
+}
+
+// TestWatchDigests: two Stores, two pools, on one database, as two processes: a
+// WatchDigests on one reports each digest stored through the other, and through itself,
+// within a second: its conversation, once a put, nothing else; a put refused (another fold
+// stored the generation) is never reported.
+func TestWatchDigests(t *testing.T) {
+	t.Parallel()
+	watcher, writer, _ := openTwo(t)
+	ctx := t.Context()
+	for i := range 6 {
+		if _, err := writer.Append(ctx, "eng", transcript.Message{Author: alice, Content: fmt.Sprintf("root %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := writer.Append(ctx, "eng", transcript.Message{Parent: 2, Author: bot, Content: "a reply"}); err != nil {
+		t.Fatal(err)
+	}
+	convs, err := watcher.WatchDigests(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(st *pgstore.Store, c transcript.Conversation, through transcript.Sequence, generation int) error {
+		log := st.Log(c.Desk).(digest.Store)
+		d := transcript.Digest{Conversation: c, Through: through, Generation: generation, Digester: "test", Text: "SECRETWORD"}
+		return log.PutDigest(ctx, d, storetest.MustDigestRead(t, log))
+	}
+	channel, thread := transcript.Conversation{Desk: "eng"}, transcript.Conversation{Desk: "eng", Thread: 2}
+	for i, step := range []struct {
+		st         *pgstore.Store
+		c          transcript.Conversation
+		through    transcript.Sequence
+		generation int
+		refused    bool
+	}{
+		{writer, channel, 3, 1, false},
+		{writer, thread, 7, 1, false},
+		{writer, channel, 4, 1, true}, // generation 1 is stored
+		{watcher, channel, 5, 2, false},
+	} {
+		err := put(step.st, step.c, step.through, step.generation)
+		if step.refused {
+			if !errors.Is(err, digest.ErrSuperseded) {
+				t.Fatalf("step %d: %v, want it superseded", i, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		select {
+		case c, ok := <-convs:
+			if !ok || c != step.c {
+				t.Errorf("step %d: WatchDigests gave %+v (open %v), want %+v", i, c, ok, step.c)
+			}
+		case <-time.After(reportWithin):
+			t.Fatalf("step %d: no conversation within %v", i, reportWithin)
 		}
 	}
 }

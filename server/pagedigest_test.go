@@ -131,3 +131,68 @@ func testPageDigest(t *testing.T, st server.Store) {
 		t.Errorf("thread %d's digest %+v", thread.Thread, *tv.Digest)
 	}
 }
+
+// TestPageDigestOtherProcess: a fold made through another handle on the store's file or
+// database, as the transcript digest command beside serve makes one, reaches the desk's
+// rows stream as a fold of the server's own does: a digest event, the conversation alone.
+// The server folds nothing itself (no Digester), and the rows are written through the
+// other handle too.
+func TestPageDigestOtherProcess(t *testing.T) {
+	eachStoreWithAnother(t, func(t *testing.T, st server.Store, another func() server.Store) {
+		e := newEnv(t, st, server.Options{Rate: rate.Inf})
+		other := another()
+		log, ok := other.Log("eng").(digest.Store)
+		if !ok {
+			t.Fatalf("%T keeps no digests", other)
+		}
+		rows := e.open("/v1/desks/eng/rows/events", e.token("eng", operator))
+		// The store's digest watch starts with the stream's tail, not before the stream
+		// answers: a fold before it is up is one it compares with, never reports. A round
+		// whose fold comes unreported is tried again, a few times.
+		for round := 1; ; round++ {
+			for i := range 6 {
+				if _, _, err := other.AppendNew(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("FOLDWORD round %d row %d", round, i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, folded, err := digest.Fold(t.Context(), log, digest.Extractive{}, smallPolicy, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
+				t.Fatalf("round %d: the other handle's fold: folded %v, %v", round, folded, err)
+			}
+			c, ok := digestEventWithin(t, rows, 5*time.Second)
+			if ok {
+				if c != (transcript.Conversation{Desk: "eng"}) {
+					t.Fatalf("digest event for %+v, want the channel of eng", c)
+				}
+				return
+			}
+			if round == 3 {
+				t.Fatalf("no digest event on the rows stream for any of %d folds through another handle", round)
+			}
+		}
+	})
+}
+
+// digestEventWithin returns the conversation of st's next digest event, skipping its rows,
+// or false when none comes within d. The event must hold the conversation alone.
+func digestEventWithin(t *testing.T, st *stream, d time.Duration) (transcript.Conversation, bool) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case ev, ok := <-st.events:
+			if !ok {
+				t.Fatal("the rows stream ended")
+			}
+			if ev.event != "digest" {
+				continue
+			}
+			var got server.DigestEvent
+			if err := json.Unmarshal([]byte(ev.data), &got); err != nil || strings.Contains(ev.data, "FOLDWORD") || strings.Contains(ev.data, "text") {
+				t.Fatalf("digest event %s: %v; want the conversation alone", ev.data, err)
+			}
+			return got.Conversation, true
+		case <-deadline:
+			return transcript.Conversation{}, false
+		}
+	}
+}

@@ -58,6 +58,25 @@ type HeadWatcher interface {
 	WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error)
 }
 
+// DigestWatcher is an optional capability of a Store: it tells the server which
+// conversations' digests were stored, by whatever process (this one, another serve process
+// over the same PostgreSQL database, the transcript digest command on the same SQLite file),
+// so that the desk's rows streams tell of them (a digest event, which holds the conversation
+// alone) as of a fold this server made. sqlitestore and pgstore implement it.
+//
+// WatchDigests returns a channel on which the store sends a conversation after a digest of
+// it was stored; it may send one for several, and one for which nothing changed, and should
+// not leave out a digest stored while the channel is open (sqlitestore's doc says when it
+// may). It sends no digest's text. The server receives promptly. The store closes the
+// channel when ctx is done, and when it can no longer watch: the server calls WatchDigests
+// again after a pause; a digest another process stored meanwhile is not told of (the page
+// shows it once the conversation's next digest is, or it reads the conversation again). An
+// error from WatchDigests means the same as a closed channel. Without a DigestWatcher, only
+// this server's folds reach the streams.
+type DigestWatcher interface {
+	WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error)
+}
+
 // HeadReader is an optional capability of a Store: Head returns the Seq of desk's newest
 // row committed by any process (0 for a desk with none), with one small read that holds no
 // row's content. Before a stream first serves from memory, the server compares it with the

@@ -12,8 +12,9 @@ import (
 // the client reloads a view and streams again from its head.
 type ReinitializeEvent = stream.ReinitializeEvent
 
-// DigestEvent is the data of an event: digest, on a desk's rows stream (GET rows/events):
-// the server stored a new digest of the conversation, whose text the event does not hold.
+// DigestEvent is the data of an event: digest, on a desk's rows stream (GET rows/events): a
+// new digest of the conversation was stored, by the server or, over a DigestWatcher, another
+// process; the event does not hold its text.
 type DigestEvent = stream.DigestEvent
 
 // opService is what the operations of the internal packages (page, stream) take from the

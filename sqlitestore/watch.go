@@ -73,7 +73,7 @@ func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, err
 // once ctx is done or the Store is closed (Close waits for it).
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	out := make(chan string)
-	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, out, nil, s.watchInterval) }, false)
+	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, out, nil, nil, s.watchInterval) }, watchNames)
 	if err != nil {
 		return nil, err
 	}
@@ -92,22 +92,62 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 // every row committed to it before the value was sent.
 func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
 	out := make(chan map[string]transcript.Sequence)
-	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, out, s.watchInterval) }, true)
+	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, out, nil, s.watchInterval) }, watchHeads)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// startWatch opens a watch and reads the heads it compares with, then runs run on a
-// goroutine of its own until ctx is done or the Store is closed (Close waits for it); heads:
-// the watch sends heads (WatchHeads), not names.
-func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch), heads bool) error {
+// WatchDigests reports the conversations whose digests are stored, by this Store or any
+// other process on the file (the transcript digest command, while the service runs): it
+// returns a channel that yields a conversation after each commit of a PutDigest to it. It
+// is the server's DigestWatcher: the desk's rows streams tell of the conversation, whose
+// digest a client reads again.
+//
+// Every PutDigest that commits after WatchDigests returns is reported (but in the case
+// below): its conversation comes on the channel at least once after the commit, once for
+// several while the receiver is slow (the channel never holds a conversation twice, and
+// never blocks the Store), and may come spuriously. A digest deleted (by a correction, with its desk) is not reported:
+// the correction's row, or the desk's deletion, is Watch's to report. Nothing but the
+// conversation comes, never a digest's text; the order of two conversations says nothing.
+//
+// It polls as Watch does, on a connection of its own: when data_version changed, it reads
+// the digests stored since the last poll, a range of the digests' rowids above the newest
+// one it read, which costs the digests stored since, not those held. SQLite may give a
+// deleted digest's rowid again, when the newest digests were deleted: once the newest
+// digest it read is gone or another, the poll reads, and reports, the digests among the
+// digestReuseWindow rowids below it as well. A digest stored between two polls into a rowid
+// below that window, freed by the deletion of more than digestReuseWindow of the newest
+// digests since the last poll (a desk's, or a redaction of a row that many generations
+// cover), is not reported. What Watch says of ctx and Close holds for WatchDigests too.
+func (s *Store) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
+	out := make(chan transcript.Conversation)
+	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, nil, out, s.watchInterval) }, watchDigests)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// watchKind is what a watch sends: desks' names (Watch), their heads (WatchHeads), or the
+// conversations whose digests were stored (WatchDigests).
+type watchKind uint8
+
+const (
+	watchNames watchKind = iota
+	watchHeads
+	watchDigests
+)
+
+// startWatch opens a watch of kind and reads what it compares with, then runs run on a
+// goroutine of its own until ctx is done or the Store is closed (Close waits for it).
+func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch), kind watchKind) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &watch{kick: make(chan struct{}, 1), sendsHeads: heads}
+	w := &watch{kick: make(chan struct{}, 1), kind: kind}
 	s.watchMu.Lock()
 	if s.closed.Load() {
 		s.watchMu.Unlock()
@@ -151,14 +191,17 @@ func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch
 // watch is one Watch call: its connection, what it last read, and the heads this Store's
 // appends pushed to it.
 type watch struct {
-	db         *sql.DB
-	conn       *sql.Conn
-	version    int64               // data_version at the last poll
-	heads      map[string]deskHead // every desk's id and newest Seq, as last read or pushed
-	stale      bool                // the last poll failed: read the heads whatever data_version says
-	sendsHeads bool                // WatchHeads: the desks that moved wait in moved, not names
-	names      deskqueue.Queue     // the desks that moved, for Watch's receiver
-	moved      deskqueue.Heads     // the desks that moved, for WatchHeads' receiver
+	db      *sql.DB
+	conn    *sql.Conn
+	kind    watchKind
+	version int64                                    // data_version at the last poll
+	heads   map[string]deskHead                      // every desk's id and newest Seq, as last read or pushed
+	digest  digestRow                                // WatchDigests: the newest digest as last read (id 0: none)
+	read    bool                                     // the first poll read what later ones compare with
+	stale   bool                                     // the last poll failed: read again whatever data_version says
+	names   deskqueue.Queue[string]                  // the desks that moved, for Watch's receiver
+	moved   deskqueue.Heads                          // the desks that moved, for WatchHeads' receiver
+	convs   deskqueue.Queue[transcript.Conversation] // the conversations whose digests were stored, for WatchDigests' receiver
 
 	mu     sync.Mutex
 	pushed map[string]deskHead // by this Store's appends since the loop last looked, under mu
@@ -208,14 +251,18 @@ func (w *watch) push(desk string, id, head int64) {
 }
 
 // run sends the names of the desks that moved on names (Watch), or them with their heads on
-// heads (WatchHeads), whichever is not nil, until ctx is done, then closes it: it polls
-// every interval and takes the heads pushed, and holds the desks the receiver has not
-// taken yet, each once.
-func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[string]transcript.Sequence, interval time.Duration) {
-	if names != nil {
+// heads (WatchHeads), or the conversations whose digests were stored on digests
+// (WatchDigests), whichever is not nil, until ctx is done, then closes it: it polls every
+// interval and takes the heads pushed, and holds what the receiver has not taken yet, each
+// once.
+func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[string]transcript.Sequence, digests chan<- transcript.Conversation, interval time.Duration) {
+	switch {
+	case names != nil:
 		defer close(names)
-	} else {
+	case heads != nil:
 		defer close(heads)
+	default:
+		defer close(digests)
 	}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -225,12 +272,17 @@ func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[s
 			name      string
 			sendHeads chan<- map[string]transcript.Sequence
 			moved     map[string]transcript.Sequence
+			sendConv  chan<- transcript.Conversation
+			conv      transcript.Conversation
 		)
 		if w.names.Len() > 0 {
 			sendName, name = names, w.names.First()
 		}
 		if w.moved.Len() > 0 {
 			sendHeads, moved = heads, w.moved.Value()
+		}
+		if w.convs.Len() > 0 {
+			sendConv, conv = digests, w.convs.First()
 		}
 		select {
 		case <-ctx.Done():
@@ -239,6 +291,8 @@ func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[s
 			w.names.Pop()
 		case sendHeads <- moved:
 			w.moved.Taken()
+		case sendConv <- conv:
+			w.convs.Pop()
 		case <-w.kick:
 			w.mu.Lock()
 			pushed := w.pushed
@@ -267,7 +321,7 @@ func (w *watch) run(ctx context.Context, names chan<- string, heads chan<- map[s
 // anew: its head is the new desk's).
 func (w *watch) note(desk string, head int64, deleted bool) {
 	switch {
-	case !w.sendsHeads:
+	case w.kind == watchNames:
 		w.names.Add(desk)
 	case deleted:
 		w.moved.Deleted(desk)
@@ -282,15 +336,24 @@ func (w *watch) note(desk string, head int64, deleted bool) {
 // poll reads data_version and, when it changed since the last poll (or that poll failed),
 // every desk's id and head, and notes the desks whose head moved, that are gone
 // (DeleteDesk), or that have a new id (deleted and made anew), when report is true (the
-// first poll, in Watch, only reads what later ones compare with). A head pushed by this
-// Store's append is one the next read finds too: the append had committed.
+// first poll, in Watch, only reads what later ones compare with); WatchDigests' reads the
+// digests stored since instead (pollDigests). A head pushed by this Store's append is one
+// the next read finds too: the append had committed.
 func (w *watch) poll(ctx context.Context, report bool) error {
 	var version int64
 	if err := w.conn.QueryRowContext(ctx, dataVersionSQL).Scan(&version); err != nil {
 		w.stale = true
 		return err
 	}
-	if w.heads != nil && !w.stale && version == w.version {
+	if w.read && !w.stale && version == w.version {
+		return nil
+	}
+	if w.kind == watchDigests {
+		if err := w.pollDigests(ctx, report); err != nil {
+			w.stale = true
+			return err
+		}
+		w.version, w.stale, w.read = version, false, true
 		return nil
 	}
 	heads, err := readHeads(ctx, w.conn)
@@ -313,7 +376,7 @@ func (w *watch) poll(ctx context.Context, report bool) error {
 			}
 		}
 	}
-	w.heads, w.version, w.stale = heads, version, false
+	w.heads, w.version, w.stale, w.read = heads, version, false, true
 	return nil
 }
 
@@ -344,6 +407,8 @@ func (s *Store) announce(desk string, id, head int64) {
 	s.watchMu.Lock()
 	defer s.watchMu.Unlock()
 	for w := range s.watching {
-		w.push(desk, id, head)
+		if w.kind != watchDigests {
+			w.push(desk, id, head)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/storetest"
 	"github.com/sharedesk/transcript/sqlitestore"
 )
 
@@ -368,5 +370,75 @@ func TestWatchHeadsDeskMadeAnew(t *testing.T) {
 				t.Errorf("WatchHeads gave eng at %v, want 0 first, then %v", got, want[1:])
 			}
 		})
+	}
+}
+
+// TestWatchDigests: a WatchDigests on one Store reports the conversation of each digest
+// stored through another Store on the file, standing in for another process: once a put,
+// its conversation alone; and a digest stored after a redaction deleted the newest ones,
+// which may take one of their rowids, is reported too.
+func TestWatchDigests(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "desk.db")
+	watcher, writer := openAt(t, path, sqlitestore.WithWatchInterval(200*time.Millisecond)), openAt(t, path)
+	for _, desk := range []string{"eng", "ops"} {
+		for range 6 {
+			if _, err := writer.Append(ctx, desk, transcript.Message{Author: watchAuthor, Content: "a root"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := writer.Append(ctx, "ops", transcript.Message{Author: watchBot, Content: "a reply", Parent: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.Log("eng").(digest.Store).PutDigest(ctx, transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: 1, Generation: 1, Digester: "test", Text: "before the watch"}, storetest.MustDigestRead(t, writer.Log("eng").(digest.Store))); err != nil {
+		t.Fatal(err)
+	}
+	convs, err := watcher.WatchDigests(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(c transcript.Conversation, through transcript.Sequence, generation int) {
+		t.Helper()
+		log := writer.Log(c.Desk).(digest.Store)
+		d := transcript.Digest{Conversation: c, Through: through, Generation: generation, Digester: "test", Text: "SECRETWORD"}
+		if err := log.PutDigest(ctx, d, storetest.MustDigestRead(t, log)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func(want transcript.Conversation) {
+		t.Helper()
+		select {
+		case c, ok := <-convs:
+			if !ok || c != want {
+				t.Fatalf("WatchDigests sent %+v (open %v), want %+v", c, ok, want)
+			}
+		case <-time.After(reportWithin):
+			t.Fatalf("no conversation within %v, want %+v", reportWithin, want)
+		}
+	}
+	thread := transcript.Conversation{Desk: "ops", Thread: 2}
+	put(thread, 7, 1)
+	next(thread)
+	put(transcript.Conversation{Desk: "eng"}, 3, 2)
+	next(transcript.Conversation{Desk: "eng"})
+	put(transcript.Conversation{Desk: "eng"}, 5, 3)
+	next(transcript.Conversation{Desk: "eng"})
+
+	// The redaction of row 3 deletes eng's two newest digests, the file's newest: the
+	// digest stored after it, of another desk, may take the rowid of either.
+	if _, err := writer.Append(ctx, "eng", transcript.Message{Corrects: 3, Author: watchAuthor, Redacted: true}); err != nil {
+		t.Fatal(err)
+	}
+	put(transcript.Conversation{Desk: "ops"}, 5, 1)
+	for deadline := time.After(reportWithin); ; { // with, perhaps, the conversations of the digests below
+		select {
+		case c := <-convs:
+			if c == (transcript.Conversation{Desk: "ops"}) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no report of ops' channel within %v", reportWithin)
+		}
 	}
 }

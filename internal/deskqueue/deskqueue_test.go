@@ -11,7 +11,7 @@ import (
 // TestQueue: names come out in the order they first went in, each once while it waits,
 // and again once it was taken.
 func TestQueue(t *testing.T) {
-	var q Queue
+	var q Queue[string]
 	for _, n := range []string{"eng", "ops", "eng", "dev", "ops"} {
 		q.Add(n)
 	}

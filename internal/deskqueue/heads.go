@@ -10,7 +10,7 @@ import "github.com/sharedesk/transcript"
 // desk's head is the old one's. The zero Heads is empty and ready to use. It is not safe for
 // concurrent use.
 type Heads struct {
-	q     Queue
+	q     Queue[string]
 	heads map[string]transcript.Sequence // the newest head noted, by desk (0 once deleted, until a head comes)
 	gone  map[string]bool                // desks deleted since the last value taken
 }

@@ -240,7 +240,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events: every new row of the desk, for the operator
-         * @description Streams every row above the watermark, in sequence order, each once, the operator's own and blank rows included: `event: row` with `id: SEQ` and the Message as data; `event: reinitialize` with {"reason": "gap_too_large"} when more than 2048 rows wait, or {"reason": "watermark_unavailable"} when the watermark is above the desk's newest row, after which the stream closes; `event: digest` with {"conversation": {"desk", "thread"}} when this server stored a new digest of the channel or a thread while the stream is open (it holds no text: read the digest again with GET view?digest=true); a comment line every 15 seconds. Operator tokens only (403).
+         * @description Streams every row above the watermark, in sequence order, each once, the operator's own and blank rows included: `event: row` with `id: SEQ` and the Message as data; `event: reinitialize` with {"reason": "gap_too_large"} when more than 2048 rows wait, or {"reason": "watermark_unavailable"} when the watermark is above the desk's newest row, after which the stream closes; `event: digest` with {"conversation": {"desk", "thread"}} when a new digest of the channel or a thread is stored while the stream is open, by this server or by another process on its store (it holds no text: read the digest again with GET view?digest=true); a comment line every 15 seconds. Operator tokens only (403).
          */
         get: operations["rowEvents"];
         put?: never;

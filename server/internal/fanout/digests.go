@@ -7,10 +7,11 @@ import (
 	"github.com/sharedesk/transcript"
 )
 
-// DigestNotes tells the streams that watch a desk which of its conversations' digests this
-// server changed: a fold it stored. It carries no digest's text, only the conversation, so
-// that a watcher reads the digest again through a read of its own. Its zero value is ready;
-// it is safe for concurrent use.
+// DigestNotes tells the streams that watch a desk which of its conversations' digests were
+// stored: a fold this server made, or one the store's DigestWatcher reported, whatever
+// process made it (a fold of this server may be noted twice). It carries no digest's text,
+// only the conversation, so that a watcher reads the digest again through a read of its own.
+// Its zero value is ready; it is safe for concurrent use.
 //
 // A watcher's notes are a set, not a queue: a conversation changed twice before the watcher
 // takes its notes is one note, and a watcher holds at most one note per conversation of its

@@ -17,8 +17,9 @@
 // stops the write (PartWriter) before the redaction is answered, and a part prepared before
 // a redaction is erased as it is written (InFlight).
 //
-// DigestNotes tells the desk's row streams which conversations' digests this server stored,
-// the conversation alone: a watcher holds a set of them, not a queue.
+// DigestNotes tells the desk's row streams which conversations' digests were stored, by this
+// server or, over a store that reports them (server.DigestWatcher), by any process: the
+// conversation alone; a watcher holds a set of them, not a queue.
 //
 // The streams themselves and their routes are package stream's, and what may open one the
 // server's: a stream owns nothing but its watermark.

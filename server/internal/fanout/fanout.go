@@ -12,7 +12,7 @@ import (
 
 // Store is what the fan-out reads of the service's store: a desk's log and its tokens. The
 // optional capabilities it looks for are the service's (server.Watcher, server.HeadWatcher,
-// server.HeadReader), whose doc comments state their contracts.
+// server.HeadReader, server.DigestWatcher), whose doc comments state their contracts.
 type Store interface {
 	Log(desk string) transcript.Log
 	token.Store
@@ -26,6 +26,11 @@ type watcher interface {
 // headWatcher is server.HeadWatcher.
 type headWatcher interface {
 	WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error)
+}
+
+// digestWatcher is server.DigestWatcher.
+type digestWatcher interface {
+	WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error)
 }
 
 // headReader is server.HeadReader.

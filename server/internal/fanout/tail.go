@@ -31,7 +31,7 @@ type Hub struct {
 	stopWatch context.CancelFunc // stops the watch loop; nil while no tail lives
 	watching  atomic.Bool        // the store's Watcher is up: it reports every commit
 	heads     bool               // the store is a server.HeadWatcher: a tail takes the rows this server appends (tail.take)
-	digests   DigestNotes        // the digests this server changed, for the streams that watch them
+	digests   DigestNotes        // the digests stored, for the streams that watch them
 }
 
 // NewHub returns the fan-out of st's desks, counting in m. opts hold the service's
@@ -41,8 +41,8 @@ func NewHub(st Store, opts Options, m *Metrics) *Hub {
 	return &Hub{st: st, opts: opts, metrics: m, log: opts.Logger, tails: make(map[string]*Tail), appends: make(map[string]int), heads: heads}
 }
 
-// Digests returns the notes of the digests this server changed, which the folds write and
-// the desk's row streams watch.
+// Digests returns the notes of the digests stored, which this server's folds and the
+// store's DigestWatcher write and the desk's row streams watch.
 func (h *Hub) Digests() *DigestNotes { return &h.digests }
 
 // acquire returns desk's tail, making and loading it when the desk has none, for one more

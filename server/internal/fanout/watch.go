@@ -12,7 +12,8 @@ const watchRetry = 2 * time.Second
 
 // startWatch starts the loop that wakes the tails when their desks have new rows; h.mu is
 // held. With a Watcher, a desk's name from the store wakes its tail; while the watch is
-// down (and always, without a Watcher), every tail is woken every PollInterval.
+// down (and always, without a Watcher), every tail is woken every PollInterval. With a
+// DigestWatcher, the conversations it reports are noted in the hub's DigestNotes.
 func (h *Hub) startWatch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.stopWatch = cancel // not waited for: the loop takes h.mu to wake the tails
@@ -22,6 +23,9 @@ func (h *Hub) startWatch() {
 			go h.watch(ctx, headWatch{hw, h}, &h.watching)
 		} else if w != nil {
 			go h.watch(ctx, w, &h.watching)
+		}
+		if dw, ok := h.st.(digestWatcher); ok {
+			go h.watchDigests(ctx, dw)
 		}
 		tick := time.NewTicker(h.opts.PollInterval)
 		defer tick.Stop()
@@ -42,7 +46,7 @@ func (h *Hub) startWatch() {
 // whenever the watch is lost. Once a watch is up again every tail is woken, since
 // notifications may have been missed while it was down.
 func (h *Hub) watch(ctx context.Context, w watcher, watching *atomic.Bool) {
-	for ctx.Err() == nil {
+	h.keepWatching(ctx, "store watch", "; polling", func() error {
 		names, err := w.Watch(ctx)
 		if err == nil {
 			watching.Store(true)
@@ -53,13 +57,37 @@ func (h *Hub) watch(ctx context.Context, w watcher, watching *atomic.Bool) {
 			watching.Store(false)
 			h.wakeAll()
 		}
+		return err
+	})
+}
+
+// watchDigests notes the conversations w reports in the hub's DigestNotes until ctx is
+// done, calling WatchDigests again after a pause whenever the watch is lost.
+func (h *Hub) watchDigests(ctx context.Context, w digestWatcher) {
+	h.keepWatching(ctx, "store digest watch", "", func() error {
+		convs, err := w.WatchDigests(ctx)
+		if err == nil {
+			for c := range convs {
+				h.digests.Changed(c)
+			}
+		}
+		return err
+	})
+}
+
+// keepWatching runs watch, which returns once its watch is lost or could not start (err),
+// until ctx is done: each time it returns it logs which (what, then after), and runs it again
+// after watchRetry.
+func (h *Hub) keepWatching(ctx context.Context, what, after string, watch func() error) {
+	for ctx.Err() == nil {
+		err := watch()
 		if ctx.Err() != nil {
 			return
 		}
 		if err != nil {
-			h.log.Warn("store watch failed; polling", slog.String("error", err.Error()))
+			h.log.Warn(what+" failed"+after, slog.String("error", err.Error()))
 		} else {
-			h.log.Warn("store watch lost; polling")
+			h.log.Warn(what + " lost" + after)
 		}
 		select {
 		case <-ctx.Done():

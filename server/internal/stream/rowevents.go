@@ -34,8 +34,8 @@ func (s *Streams) rowEventsOperation() huma.Operation {
 	op.Description = "Streams every row above the watermark, in sequence order, each once, the operator's own and blank rows " +
 		"included: `event: row` with `id: SEQ` and the Message as data; `event: reinitialize` with {\"reason\": \"gap_too_large\"} " +
 		"when more than 2048 rows wait, or {\"reason\": \"watermark_unavailable\"} when the watermark is above the desk's newest row, " +
-		"after which the stream closes; `event: digest` with {\"conversation\": {\"desk\", \"thread\"}} when this server stored a new digest of the channel " +
-		"or a thread while the stream is open (it holds no text: read the digest again with GET view?digest=true); " +
+		"after which the stream closes; `event: digest` with {\"conversation\": {\"desk\", \"thread\"}} when a new digest of the channel " +
+		"or a thread is stored while the stream is open, by this server or by another process on its store (it holds no text: read the digest again with GET view?digest=true); " +
 		"a comment line every 15 seconds. Operator tokens only (403)."
 	op.Responses = map[string]*huma.Response{"200": {
 		Description: "An event stream of rows",
@@ -121,9 +121,10 @@ read:
 	return true, rest, nil
 }
 
-// DigestEvent is the data of an event: digest, on the desk's rows stream: this server
-// stored a new digest of the conversation. It holds no digest's text: the client reads the
-// digest again, with a read of its own (GET view?digest=true), as any viewer it shows.
+// DigestEvent is the data of an event: digest, on the desk's rows stream: a new digest of
+// the conversation was stored, by this server or another process on its store. It holds no
+// digest's text: the client reads the digest again, with a read of its own (GET
+// view?digest=true), as any viewer it shows.
 type DigestEvent struct {
 	Conversation transcript.Conversation `json:"conversation" doc:"The conversation whose digest changed: the channel (no thread) or a thread."`
 }
