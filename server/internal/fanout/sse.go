@@ -61,8 +61,7 @@ func writeDeadline(w http.ResponseWriter) func(time.Time) error {
 }
 
 // Event adds an event named name with id and data, as JSON on one line (JSON never holds
-// a raw newline), to what the next flush sends; on error the buffer is as it was. The JSON
-// is encoding/json's, written by appendMessage for a *transcript.Message.
+// a raw newline), to what the next flush sends; on error the buffer is as it was.
 func (s *SSEWriter) Event(name string, id transcript.Sequence, data any) error {
 	before := s.buf.Len()
 	s.buf.WriteString("event: ")
@@ -72,13 +71,6 @@ func (s *SSEWriter) Event(name string, id transcript.Sequence, data any) error {
 		s.buf.Write(strconv.AppendUint(s.buf.AvailableBuffer(), uint64(id), 10))
 	}
 	s.buf.WriteString("\ndata: ")
-	if m, ok := data.(*transcript.Message); ok && m != nil {
-		if b, ok := appendMessage(s.buf.AvailableBuffer(), m); ok {
-			s.buf.Write(b)
-			s.buf.WriteString("\n\n")
-			return nil
-		}
-	}
 	if err := json.NewEncoder(&s.buf).Encode(data); err != nil { // the JSON and a newline
 		s.buf.Truncate(before)
 		return err
