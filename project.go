@@ -115,7 +115,7 @@ func project(ctx context.Context, log Log, q Query, plan readPlan) (Projection, 
 		v = newThreadView(q.Viewer, q.Conversation.Thread, q.Before, window, max(q.MaxBytes, 0))
 	}
 	digest := newDigestRead(log, q)
-	w, err := walkLog(ctx, digest.walked(log), q.Before, plan.first(window), plan.grow, v, func() { digest.start(ctx) })
+	w, err := walkLog(ctx, NewPager(digest.walked(log), q.Before), plan.first(window), plan.grow, v, func() { digest.start(ctx) })
 	if err != nil {
 		return Projection{}, err
 	}

@@ -51,7 +51,7 @@ func ListThreads(ctx context.Context, log Log, q ThreadQuery) (ThreadList, error
 		limit = MaxThreadLimit
 	}
 	v := &threadsView{limit: limit, first: firstReplies{viewer: q.Viewer, count: true}}
-	w, err := walkLog(ctx, log, q.Before, growingReads.first(limit), false, v, nil)
+	w, err := walkLog(ctx, NewPager(log, q.Before), growingReads.first(limit), false, v, nil)
 	if err != nil {
 		return ThreadList{}, err
 	}

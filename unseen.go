@@ -67,7 +67,8 @@ func ReadUnseen(ctx context.Context, log Log, q UnseenQuery) (Unseen, error) {
 	if v.budget.max > 0 {
 		v.first.budget = &v.budget
 	}
-	w, err := walkLog(ctx, log, q.Before, unseenFirstRead, false, v, nil)
+	v.pager = Pager{log: log, before: q.Before}
+	w, err := walkLog(ctx, &v.pager, unseenFirstRead, false, v, nil)
 	if err != nil {
 		return Unseen{}, err
 	}
@@ -100,6 +101,11 @@ type unseenView struct {
 	first    firstReplies
 	corr     *unseenCorrections // nil until the walk reads a correction it may need
 	budget   budget
+	// pager is the walk's, and freshBuf and itemsBuf the first arrays of fresh and of items'
+	// answers: made with the view, in its one allocation, and enough for most deltas.
+	pager    Pager
+	freshBuf [1]held
+	itemsBuf [4]*held
 }
 
 func (v *unseenView) add(rows []Message) {
@@ -196,6 +202,9 @@ func (v *unseenView) keep(h held) {
 	if v.budget.max > 0 {
 		v.budget.held += len(h.Content)
 	}
+	if v.fresh == nil {
+		v.fresh = v.freshBuf[:0]
+	}
 	v.fresh = append(v.fresh, h)
 }
 
@@ -215,13 +224,17 @@ func (v *unseenView) release() {
 	}
 }
 
-// items returns the answer's messages and confirmed corrections, ascending Seq.
+// items returns the answer's messages and confirmed corrections, ascending Seq, in an array
+// the next call may reuse.
 func (v *unseenView) items() []*held {
 	n := len(v.fresh)
 	if v.corr != nil {
 		n += len(v.corr.found)
 	}
-	items := make([]*held, 0, n)
+	items := v.itemsBuf[:0]
+	if n > len(v.itemsBuf) {
+		items = make([]*held, 0, n)
+	}
 	for i := range v.fresh {
 		items = append(items, &v.fresh[i])
 	}

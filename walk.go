@@ -41,14 +41,13 @@ type walked struct {
 // walkLog is the one walk of a log, which Project, ListThreads and ReadUnseen share; what a
 // reader sees of the rows it passes is decided by Message.visibilityFor,
 // Conversation.AtLevel and firstReplies, and what an answer's budget holds by budget and
-// within. It reads pages backwards from before, checked as Pager describes, the first
-// asking for first rows and each later one for twice as many (with grow, for no more than
-// the view still wants), and feeds them to v until v settles, the log ends or ScanLimit
-// rows were read. headRead, when not nil, is called once the first read has answered,
-// before its rows are fed to v: what the walk's head stands for is then fixed. On error the
-// walk's view is to be dropped.
-func walkLog(ctx context.Context, log Log, before Sequence, first int, grow bool, v view, headRead func()) (walked, error) {
-	p := NewPager(log, before)
+// within. It reads pages backwards through p, a new Pager, from the bound it was made with,
+// checked as Pager describes, the first asking for first rows and each later one for twice
+// as many (with grow, for no more than the view still wants), and feeds them to v until v
+// settles, the log ends or ScanLimit rows were read. headRead, when not nil, is called once
+// the first read has answered, before its rows are fed to v: what the walk's head stands for
+// is then fixed. On error the walk's view is to be dropped.
+func walkLog(ctx context.Context, p *Pager, first int, grow bool, v view, headRead func()) (walked, error) {
 	var w walked
 	for rows, err := range p.Pages(ctx, first) {
 		if err != nil {

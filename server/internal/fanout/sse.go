@@ -29,6 +29,9 @@ type SSEWriter struct {
 	rc      *http.ResponseController
 	timeout time.Duration
 	buf     bytes.Buffer
+	// deadline is the SetWriteDeadline of w or of a writer it wraps, the one
+	// http.ResponseController would call, found once; nil when none has one.
+	deadline func(time.Time) error
 }
 
 // sseBatchBytes is how much a stream gathers before it sends: events smaller than that
@@ -37,7 +40,24 @@ const sseBatchBytes = 64 << 10
 
 // NewSSEWriter returns a writer of w's events, each write under a deadline timeout away.
 func NewSSEWriter(w http.ResponseWriter, timeout time.Duration) *SSEWriter {
-	return &SSEWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
+	return &SSEWriter{w: w, rc: http.NewResponseController(w), timeout: timeout, deadline: writeDeadline(w)}
+}
+
+// writeDeadline returns the SetWriteDeadline http.ResponseController finds for w: w's own,
+// else that of the writer w unwraps to, and so on; nil when none has one. A writer's
+// wrappers wrap the same writer for as long as it serves its response, so one search
+// stands for every deadline the stream sets.
+func writeDeadline(w http.ResponseWriter) func(time.Time) error {
+	for {
+		switch t := w.(type) {
+		case interface{ SetWriteDeadline(time.Time) error }:
+			return t.SetWriteDeadline
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 // Event adds an event named name with id and data, as JSON on one line (JSON never holds
@@ -48,7 +68,7 @@ func (s *SSEWriter) Event(name string, id transcript.Sequence, data any) error {
 	s.buf.WriteString(name)
 	if id != 0 {
 		s.buf.WriteString("\nid: ")
-		s.buf.WriteString(strconv.FormatUint(uint64(id), 10))
+		s.buf.Write(strconv.AppendUint(s.buf.AvailableBuffer(), uint64(id), 10))
 	}
 	s.buf.WriteString("\ndata: ")
 	if err := json.NewEncoder(&s.buf).Encode(data); err != nil { // the JSON and a newline
@@ -90,7 +110,10 @@ func (s *SSEWriter) Flush() error {
 
 // setDeadline gives the writes of the next flushWhile a fresh deadline.
 func (s *SSEWriter) setDeadline() error {
-	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if s.deadline == nil {
+		return nil // as http.ErrNotSupported: no writer has a deadline to set
+	}
+	if err := s.deadline(time.Now().Add(s.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	return nil
