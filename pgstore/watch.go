@@ -536,8 +536,8 @@ func closeConn(conn *pgx.Conn) {
 // forward passes the names (or conversations) from names to out, each once while it waits
 // for the receiver, so that neither the connection nor the Store ever waits for a slow
 // receiver. Once ctx is done it waits for the listener to end (listened) and closes out;
-// once the listener ended without ctx (a WatchDigests whose connection was lost), it closes
-// out.
+// once the listener ended without ctx (a WatchDigests whose connection was lost), it passes
+// on what the listener sent before it ended, then closes out.
 func forward[T comparable](ctx context.Context, names <-chan T, out chan<- T, listened <-chan struct{}) {
 	defer close(out)
 	var q deskqueue.Queue[T]
@@ -554,6 +554,17 @@ func forward[T comparable](ctx context.Context, names <-chan T, out chan<- T, li
 			<-listened
 			return
 		case <-listened:
+			for len(names) > 0 { // the listener has ended: nothing more comes
+				q.Add(<-names)
+			}
+			for q.Len() > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case out <- q.First():
+					q.Pop()
+				}
+			}
 			return
 		case name := <-names:
 			q.Add(name)

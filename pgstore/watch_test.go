@@ -22,7 +22,7 @@ import (
 // reportWithin is how soon after a commit Watch must report its desk; reconnectWithin, how
 // soon after a lost connection (a restart) it must report every desk.
 const (
-	reportWithin    = time.Second
+	reportWithin    = 5 * time.Second
 	reconnectWithin = 20 * time.Second
 )
 
@@ -607,7 +607,7 @@ func TestWatchDigests(t *testing.T) {
 	}{
 		{writer, channel, 3, 1, false},
 		{writer, thread, 7, 1, false},
-		{writer, channel, 4, 1, true}, // generation 1 is stored
+		{writer, thread, 6, 1, true}, // generation 1 is stored; the next report must be the channel's
 		{watcher, channel, 5, 2, false},
 	} {
 		err := put(step.st, step.c, step.through, step.generation)

@@ -85,11 +85,11 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 // its newest Seq as the watch knew it when it sent the value, 0 for a desk deleted or
 // holding none. A desk deleted comes as 0, and a desk made anew under its name since comes
 // with its head in a later value, never in the same one: a receiver learns of the deletion
-// even when the new desk has the old one's head (the desk's id, which DeleteDesk never gives
-// to another desk, tells them apart). A desk may come with a Seq it came with before, when
-// nothing was new there. The value is the receiver's. What Watch says of commits, polls, ctx and Close holds for
-// WatchHeads too: a receiver that holds a desk's rows up to the Seq that comes for it has
-// every row committed to it before the value was sent.
+// even when the new desk has the old one's head (the desk's id, which DeleteDesk never
+// gives to another desk, tells them apart). A desk may come with a Seq it came with before,
+// when nothing was new there. The value is the receiver's. What Watch says of commits,
+// polls, ctx and Close holds for WatchHeads too: a receiver that holds a desk's rows up to
+// the Seq that comes for it has every row committed to it before the value was sent.
 func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
 	out := make(chan map[string]transcript.Sequence)
 	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, out, nil, s.watchInterval) }, watchHeads)
@@ -108,9 +108,10 @@ func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Se
 // Every PutDigest that commits after WatchDigests returns is reported (but in the case
 // below): its conversation comes on the channel at least once after the commit, once for
 // several while the receiver is slow (the channel never holds a conversation twice, and
-// never blocks the Store), and may come spuriously. A digest deleted (by a correction, with its desk) is not reported:
-// the correction's row, or the desk's deletion, is Watch's to report. Nothing but the
-// conversation comes, never a digest's text; the order of two conversations says nothing.
+// never blocks the Store), and may come spuriously. A digest deleted (by a correction, with
+// its desk) is not reported: the correction's row, or the desk's deletion, is Watch's to
+// report. Nothing but the conversation comes, never a digest's text; the order of two
+// conversations says nothing.
 //
 // It polls as Watch does, on a connection of its own: when data_version changed, it reads
 // the digests stored since the last poll, a range of the digests' rowids above the newest

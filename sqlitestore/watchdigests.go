@@ -66,9 +66,9 @@ func (w *watch) pollDigests(ctx context.Context, report bool) error {
 	case len(rows) > 0 && rows[0].sameRow(w.digest):
 		rows = rows[1:]
 	default: // the newest digest read was deleted since: its rowid, and those below, may be given again
-		if rows, err = scanDigestRows(w.conn.QueryContext(ctx, digestsFromSQL, max(w.digest.id-digestReuseWindow, 1))); err != nil {
-			return err
-		}
+		// The newest digest first, then the window: a digest committed between the two
+		// reads is in the window, which then sets the newest read.
+		gone := w.digest.id
 		last, err := scanDigestRows(w.conn.QueryContext(ctx, newestDigestRowSQL))
 		if err != nil {
 			return err
@@ -76,6 +76,9 @@ func (w *watch) pollDigests(ctx context.Context, report bool) error {
 		w.digest = digestRow{}
 		if len(last) > 0 {
 			w.digest = last[0]
+		}
+		if rows, err = scanDigestRows(w.conn.QueryContext(ctx, digestsFromSQL, max(gone-digestReuseWindow, 1))); err != nil {
+			return err
 		}
 	}
 	for _, r := range rows {

@@ -126,8 +126,9 @@ func (s *Streams) resumeFrom(after optionalSeq, lastEventID string) (*transcript
 // openStream opens a stream of conv for who from the watermark from (nil: the desk's head),
 // whose events send writes: the view's (sendView) or the desk's rows (sendRows); with
 // digests it sends, besides, a digest event for each conversation of the desk whose digest
-// is stored while it is open, by this server or another process (sendDigests). It answers Admit's problem when the
-// stream may not open (429 past the token's cap on open streams, 503 past the server's).
+// is stored while it is open, by this server or another process (sendDigests). It answers
+// Admit's problem when the stream may not open (429 past the token's cap on open streams,
+// 503 past the server's).
 func (s *Streams) openStream(ctx context.Context, conv transcript.Conversation, who transcript.Author, from *transcript.Sequence,
 	send func(*stream, context.Context, *fanout.SSEWriter) (bool, error), digests bool) (*huma.StreamResponse, error) {
 	closeStream, err := s.Admit(ctx)

@@ -1,9 +1,9 @@
 // Package stream is the service's event streams: GET events, a view's delta live, and GET
 // rows/events, the desk's rows live for the operator, with a note of each digest stored, by
 // the server or another process on its store (fanout.DigestNotes: the conversation, never
-// the text). A stream's state is a
-// watermark and nothing else: each one reads what is new from its desk's shared tail
-// (fanout.Tail) each time the tail's head moves, and writes it through the tail, part by part.
+// the text). A stream's state is a watermark and nothing else: each one reads what is new
+// from its desk's shared tail (fanout.Tail) each time the tail's head moves, and writes it
+// through the tail, part by part.
 package stream
 
 import (
