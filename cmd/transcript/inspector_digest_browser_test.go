@@ -24,31 +24,9 @@ import (
 func TestInspectorDigestInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b := newBrowser(t, ctx)
-	// No rate limit: the page and the posts share the operator's token.
-	srv, url, secret := startDemoAt(t, filepath.Join(t.TempDir(), "demo.db"), "--rate", "inf")
+	b, op, seqs := foldedDemo(t, ctx)
 	type css = chromedp.CSS
 	triage := column("agent:triage", 0)
-	b.signIn(t, url, secret)
-	b.addViewer(t, "agent:triage", 0)
-	if hidden := get(t, b, "the digest before any fold", chromedp.Evaluate[bool](`document.querySelector('`+triage+` .digest').hidden`)); !hidden {
-		t.Fatal("Triage's column shows a digest before the server folded one")
-	}
-
-	// Roots past what a fold keeps live (30) and waits for (20 more), each with a word of
-	// its own, in markup a page must not parse.
-	op := srv.api(secret)
-	seqs := map[string]uint64{}
-	for i := range 60 {
-		word := fmt.Sprintf("kiwi%02d", i)
-		var m struct {
-			Seq uint64 `json:"seq"`
-		}
-		op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": "Release <b>" + word + "</b> is tagged."}, &m)
-		seqs[word] = m.Seq
-	}
-	b.run(t, "the digest, live above Triage's messages", chromedp.WaitVisible(css(triage+` .digest .digest-text`)))
-	b.poll(t, "the digest holds a posted root", `document.querySelector('`+triage+` .digest .digest-text').textContent.includes("kiwi")`)
 	shown := get(t, b, "the digest", chromedp.Evaluate[struct {
 		Tag, Line, Text string
 		Elements        int
@@ -108,4 +86,94 @@ func TestInspectorDigestInBrowser(t *testing.T) {
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
+}
+
+// TestInspectorDigestEditInBrowser: a thread's digest is folded after the channel's, and
+// Triage has a column on each; after the author edits the newest root the channel's digest
+// folded, which deletes every digest of the channel standing for it, Triage's channel column
+// drops that digest without a reload and shows the channel's newest digest still held, as
+// the view reads it (an older one, through below the root, or none); the page holds none of
+// the root's old words; the thread's column keeps its digest, which the edit left; the
+// console has no error. The thread's digest, the newest stored, keeps the store from
+// telling of a digest change: only the edit tells the page.
+func TestInspectorDigestEditInBrowser(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, op, seqs := foldedDemo(t, ctx)
+	triage := column("agent:triage", 0)
+	text := get(t, b, "the channel's digest", chromedp.Evaluate[string](`document.querySelector('`+triage+` .digest .digest-text').textContent`))
+	folded := regexp.MustCompile(`kiwi\d\d`).FindAllString(text, -1)
+	word := folded[len(folded)-1]
+
+	// Replies to the newest root, past what a thread's fold keeps live and waits for.
+	root := seqs["kiwi59"]
+	for i := range 60 {
+		op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": fmt.Sprintf("Reply fig%02d.", i), "parent": root}, nil)
+	}
+	thread := column("agent:triage", root)
+	b.addViewer(t, "agent:triage", root)
+	b.run(t, "the thread's digest", chromedp.WaitVisible(chromedp.CSS(thread+` .digest .digest-text`)))
+	threadThrough := get(t, b, "the thread's digest", chromedp.Evaluate[string](`document.querySelector('`+thread+` .digest').dataset.through`))
+
+	op.want(http.StatusCreated, "PATCH", fmt.Sprintf("/v1/desks/demo/messages/%d", seqs[word]), map[string]any{"content": "Release plum is tagged."}, nil)
+	b.run(t, "the edit in Triage's column", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`%s li[data-seq="%d"][data-revised]`, triage, seqs[word]))))
+	var view struct {
+		Digest *struct {
+			Through uint64 `json:"through"`
+		} `json:"digest"`
+	}
+	op.want(http.StatusOK, "GET", "/v1/desks/demo/view?digest=true&as=agent:triage", nil, &view)
+	want := "undefined"
+	if view.Digest != nil {
+		if view.Digest.Through >= seqs[word] {
+			t.Fatalf("after the edit of #%d the view's digest runs through #%d: the store kept a digest standing for the edited row", seqs[word], view.Digest.Through)
+		}
+		want = fmt.Sprint(view.Digest.Through)
+	}
+	b.poll(t, "Triage's channel column shows the newest digest still held", fmt.Sprintf(`(() => {
+		const d = document.querySelector('%s .digest');
+		return String(d.dataset.through) === %q && d.hidden === (%q === "undefined");
+	})()`, triage, want, want))
+	if html := get(t, b, "the page", chromedp.OuterHTML(chromedp.CSS(`#columns`))); strings.Contains(html, word) {
+		t.Errorf("after the edit the page still holds %q, the edited row's old word", word)
+	}
+	if got := get(t, b, "the thread's digest after the edit", chromedp.Evaluate[string](`document.querySelector('`+thread+` .digest').dataset.through || ""`)); got != threadThrough {
+		t.Errorf("after the edit of a root the thread's column shows the digest through %q, want the one through %s it showed", got, threadThrough)
+	}
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// foldedDemo starts serve --demo, whose background folds are extractive, opens Triage's
+// channel column in a new browser, checks it shows no digest, then posts through the API
+// 60 roots as the operator, each with a word of its own (kiwi00 to kiwi59) in markup a page
+// must not parse, and waits until the column shows, without a reload, the channel's digest
+// holding one of them. It returns the browser, the operator's API and each word's root.
+func foldedDemo(t *testing.T, ctx context.Context) (*browser, api, map[string]uint64) {
+	t.Helper()
+	b := newBrowser(t, ctx)
+	// No rate limit: the page and the posts share the operator's token.
+	srv, url, secret := startDemoAt(t, filepath.Join(t.TempDir(), "demo.db"), "--rate", "inf")
+	triage := column("agent:triage", 0)
+	b.signIn(t, url, secret)
+	b.addViewer(t, "agent:triage", 0)
+	if hidden := get(t, b, "the digest before any fold", chromedp.Evaluate[bool](`document.querySelector('`+triage+` .digest').hidden`)); !hidden {
+		t.Fatal("Triage's column shows a digest before the server folded one")
+	}
+
+	// Roots past what a fold keeps live (30) and waits for (20 more).
+	op := srv.api(secret)
+	seqs := map[string]uint64{}
+	for i := range 60 {
+		word := fmt.Sprintf("kiwi%02d", i)
+		var m struct {
+			Seq uint64 `json:"seq"`
+		}
+		op.want(http.StatusCreated, "POST", "/v1/desks/demo/messages", map[string]any{"content": "Release <b>" + word + "</b> is tagged."}, &m)
+		seqs[word] = m.Seq
+	}
+	b.run(t, "the digest, live above Triage's messages", chromedp.WaitVisible(chromedp.CSS(triage+` .digest .digest-text`)))
+	b.poll(t, "the digest holds a posted root", `document.querySelector('`+triage+` .digest .digest-text').textContent.includes("kiwi")`)
+	return b, op, seqs
 }

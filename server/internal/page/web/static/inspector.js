@@ -498,7 +498,8 @@
         applyToDesk(m);
         for (const box of searchBoxes) box.refresh();
         if (m.redacted && m.corrects === editing) editGone(m.corrects);
-        if (m.redacted) for (const v of viewers) v.redacted(m.corrects);
+        const target = deskCol.rows.get(m.corrects);
+        for (const v of viewers) v.corrected(m, target ? target.parent || 0 : undefined);
       }
       deskCol.rows.set(m.seq, m);
       deskCol.head = Math.max(deskCol.head, m.seq);
@@ -886,7 +887,7 @@
     }
 
     // refreshDigest reads the conversation's digest again, with the column's view (as its
-    // participant), and shows it: the desk's stream said it changed, or a redaction may
+    // participant), and shows it: the desk's stream said it changed, or a correction may
     // have deleted it. A column showing the model input reads that again; a delta has none.
     async refreshDigest() {
       if (this.since !== null) return;
@@ -902,14 +903,28 @@
       }
     }
 
-    // redacted is told row seq was redacted: every digest covering it is gone, so the
-    // digest shown goes at once when it may cover it; the model input or delta shown goes
-    // at once too; and the column is read again, a read begun before let go.
-    redacted(seq) {
-      if (this.shownDigest && this.shownDigest.through >= seq) this.showDigest(null);
-      if (this.show !== "rows") this.model.replaceChildren();
-      else if (this.since !== null) this.draw([], []);
-      this.refresh();
+    // digestStandsFor tells whether the digest shown may stand for row seq, whose parent
+    // is parent (undefined: the page does not hold the row): a correction of that row
+    // deleted it, as the store deletes every digest of the row's channel and of its
+    // parent's thread whose through is at or above the row.
+    digestStandsFor(seq, parent) {
+      if (!this.shownDigest || this.shownDigest.through < seq) return false;
+      return this.thread === 0 || parent === undefined || parent === this.thread;
+    }
+
+    // corrected is told of c, a correction the desk's stream sent, of a row whose parent is
+    // parent (undefined: unknown). A digest it deleted goes at once and the conversation's
+    // digest is read again, a read begun before let go. A redaction also takes at once the
+    // model input or delta shown, and the column is read again.
+    corrected(c, parent) {
+      const stale = this.digestStandsFor(c.corrects, parent);
+      if (stale) this.showDigest(null);
+      if (c.redacted) {
+        if (this.show !== "rows") this.model.replaceChildren();
+        else if (this.since !== null) this.draw([], []);
+        return this.refresh();
+      }
+      if (stale) this.refreshDigest();
     }
 
     // drawDelta draws the delta since the chosen point, unless a read begun after asked,
