@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/token"
@@ -20,7 +22,8 @@ import (
 // the desk received them) when a second handle on the database deletes the desk and makes
 // it anew to the same head, six other rows, with the stream's token added again, all before
 // the store's watch reads the database (SQLite's poll is an hour); then the server itself
-// appends row 7, whose append returns after the store reported it (lateReturn). The open
+// appends row 7, whose append returns after the store reported it (lateReturn,
+// reportedReturn). The open
 // stream ends with a reinitialize event and never carries a row of the new desk, and a
 // stream opened from the desk's start carries the new desk's seven rows only.
 func TestDeskMadeAnewThenAppended(t *testing.T) {
@@ -32,7 +35,10 @@ func TestDeskMadeAnewThenAppended(t *testing.T) {
 		}
 		t.Cleanup(func() { st.Close() })
 		return lateReturn{st}, func() server.Store { return openSQLite(t, dir) }
-	}}, {"postgres", pgStores}}
+	}}, {"postgres", func(t *testing.T) (server.Store, func() server.Store) {
+		st, another := pgStores(t)
+		return newReportedReturn(t, st.(*pgstore.Store)), another
+	}}}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
 			st, another := k.open(t)
@@ -107,4 +113,40 @@ func TestDeskMadeAnewThenAppended(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reportedReturn is a pgstore.Store whose AppendNew returns once its own WatchHeads, a
+// listener beside the server's, reported the appended row's head, and 20 ms more: the
+// server then takes the row after its watch heard what was committed before it (a desk
+// deleted and made anew by another process), as lateReturn makes SQLite's append do.
+type reportedReturn struct {
+	*pgstore.Store
+	heads <-chan map[string]transcript.Sequence
+}
+
+func newReportedReturn(t *testing.T, st *pgstore.Store) reportedReturn {
+	heads, err := st.WatchHeads(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reportedReturn{st, heads}
+}
+
+func (s reportedReturn) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
+	stored, created, err := s.Store.AppendNew(ctx, desk, m)
+	if err != nil {
+		return stored, created, err
+	}
+	for deadline := time.After(5 * time.Second); ; {
+		select {
+		case h := <-s.heads:
+			if h[desk] < stored.Seq {
+				continue
+			}
+		case <-deadline:
+		}
+		break
+	}
+	time.Sleep(20 * time.Millisecond)
+	return stored, created, err
 }

@@ -19,6 +19,14 @@ import (
 type DigestNotes struct {
 	mu       sync.Mutex
 	watchers map[string]map[*DigestWatch]struct{} // by desk
+	open     int                                  // watches open, every desk together
+
+	// source, when set, starts what tells of other processes' digests (the hub's watch of
+	// its store) and returns what stops it: it runs while a watch is open, started by the
+	// first and stopped after the last, so that a server whose streams watch no digest
+	// holds no connection for them.
+	source     func() (stop func())
+	stopSource func()
 }
 
 // DigestWatch is one watcher of a desk's digest changes (DigestNotes.Watch).
@@ -43,6 +51,9 @@ func (n *DigestNotes) Watch(desk string) *DigestWatch {
 		n.watchers[desk] = make(map[*DigestWatch]struct{})
 	}
 	n.watchers[desk][w] = struct{}{}
+	if n.open++; n.open == 1 && n.source != nil {
+		n.stopSource = n.source()
+	}
 	return w
 }
 
@@ -83,13 +94,20 @@ func (w *DigestWatch) Take() []transcript.Conversation {
 	return out
 }
 
-// Stop ends the watch: no note reaches it any more.
+// Stop ends the watch: no note reaches it any more. A second Stop does nothing.
 func (w *DigestWatch) Stop() {
 	n := w.notes
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if _, ok := n.watchers[w.desk][w]; !ok {
+		return
+	}
 	delete(n.watchers[w.desk], w)
 	if len(n.watchers[w.desk]) == 0 {
 		delete(n.watchers, w.desk)
+	}
+	if n.open--; n.open == 0 && n.stopSource != nil {
+		n.stopSource()
+		n.stopSource = nil
 	}
 }

@@ -1,10 +1,15 @@
 package fanout
 
 import (
+	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/token"
 )
 
 // TestDigestNotes: a watch of a desk is woken by a change of its conversations, not of
@@ -43,4 +48,72 @@ func TestDigestNotes(t *testing.T) {
 		t.Errorf("watchers left after every Stop: %v", n.watchers)
 	}
 	(*DigestNotes)(nil).Changed(channel) // a server that folds nothing
+}
+
+// digestStore is a Store whose DigestWatcher tells what the test sends, and counts the
+// watches open.
+type digestStore struct {
+	*token.MemStore
+	convs chan transcript.Conversation
+	open  atomic.Int64
+}
+
+func (s *digestStore) Log(string) transcript.Log { return memlog.New() }
+
+func (s *digestStore) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
+	s.open.Add(1)
+	out := make(chan transcript.Conversation)
+	go func() {
+		defer s.open.Add(-1)
+		defer close(out)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case c := <-s.convs:
+				select {
+				case out <- c:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// TestDigestWatchWhileWatched: a hub watches its store's digests only while a stream
+// watches a desk's: none before the first DigestNotes.Watch, one from it on, whose
+// conversations reach the watch, and none after the last Stop.
+func TestDigestWatchWhileWatched(t *testing.T) {
+	st := &digestStore{MemStore: new(token.MemStore), convs: make(chan transcript.Conversation)}
+	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
+	waitOpen := func(want int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); st.open.Load() != want; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d digest watches of the store open, want %d", st.open.Load(), want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // nothing would start it: a watch started here would show
+	waitOpen(0)
+	a, b := h.Digests().Watch("eng"), h.Digests().Watch("ops")
+	waitOpen(1)
+	c := transcript.Conversation{Desk: "eng", Thread: 7}
+	st.convs <- c
+	select {
+	case <-a.Woken():
+		if got := a.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
+			t.Fatalf("the watch took %v, want %v", got, c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the store's report did not reach the desk's watch")
+	}
+	a.Stop()
+	a.Stop() // a second Stop counts for nothing
+	waitOpen(1)
+	b.Stop()
+	waitOpen(0)
 }

@@ -38,7 +38,11 @@ type Hub struct {
 // defaults (server.Options).
 func NewHub(st Store, opts Options, m *Metrics) *Hub {
 	_, heads := st.(headWatcher)
-	return &Hub{st: st, opts: opts, metrics: m, log: opts.Logger, tails: make(map[string]*Tail), appends: make(map[string]int), heads: heads}
+	h := &Hub{st: st, opts: opts, metrics: m, log: opts.Logger, tails: make(map[string]*Tail), appends: make(map[string]int), heads: heads}
+	if dw, ok := st.(digestWatcher); ok {
+		h.digests.source = h.digestSource(dw)
+	}
+	return h
 }
 
 // Digests returns the notes of the digests stored, which this server's folds and the

@@ -12,8 +12,7 @@ const watchRetry = 2 * time.Second
 
 // startWatch starts the loop that wakes the tails when their desks have new rows; h.mu is
 // held. With a Watcher, a desk's name from the store wakes its tail; while the watch is
-// down (and always, without a Watcher), every tail is woken every PollInterval. With a
-// DigestWatcher, the conversations it reports are noted in the hub's DigestNotes.
+// down (and always, without a Watcher), every tail is woken every PollInterval.
 func (h *Hub) startWatch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.stopWatch = cancel // not waited for: the loop takes h.mu to wake the tails
@@ -23,9 +22,6 @@ func (h *Hub) startWatch() {
 			go h.watch(ctx, headWatch{hw, h}, &h.watching)
 		} else if w != nil {
 			go h.watch(ctx, w, &h.watching)
-		}
-		if dw, ok := h.st.(digestWatcher); ok {
-			go h.watchDigests(ctx, dw)
 		}
 		tick := time.NewTicker(h.opts.PollInterval)
 		defer tick.Stop()
@@ -59,6 +55,16 @@ func (h *Hub) watch(ctx context.Context, w watcher, watching *atomic.Bool) {
 		}
 		return err
 	})
+}
+
+// digestSource is the hub's DigestNotes' source over w: while a stream watches digests,
+// the conversations w reports are noted (watchDigests).
+func (h *Hub) digestSource(w digestWatcher) func() (stop func()) {
+	return func() func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		go h.watchDigests(ctx, w)
+		return cancel
+	}
 }
 
 // watchDigests notes the conversations w reports in the hub's DigestNotes until ctx is
