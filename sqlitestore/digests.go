@@ -94,7 +94,7 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 	}
 	d := transcript.Digest{Conversation: c}
 	var through int64
-	err := l.s.digests.read.QueryRowContext(ctx, l.desk, int64(c.Thread), bound).Scan(&d.Generation, &through, &d.Rows, &d.Digester, &d.Text)
+	err := l.s.digests.read.QueryRowContext(boundedRead(ctx), l.desk, int64(c.Thread), bound).Scan(&d.Generation, &through, &d.Rows, &d.Digester, &d.Text)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return transcript.Digest{}, false, nil

@@ -99,7 +99,7 @@ type rowRefs struct{ author, audience int64 }
 // rows to come. Its rows are closed when it returns, so that resolving the ids can take a
 // reader connection even from a pool of one.
 func (l *deskLog) readPage(ctx context.Context, bound, fetch int64, capacity int) ([]transcript.Message, []rowRefs, bool, error) {
-	rows, err := l.s.readPage.QueryContext(ctx, l.desk, bound, fetch)
+	rows, err := l.s.readPage.QueryContext(boundedRead(ctx), l.desk, bound, fetch)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -155,6 +155,14 @@ func scanPage(rows *sql.Rows, msgs []transcript.Message, refs []rowRefs, maxByte
 	}
 	return msgs, refs, false, rows.Close()
 }
+
+// boundedRead is the context a read of bounded cost (a point lookup, a page of at most
+// transcript.PageSize rows and transcript.PageBytes of content) runs under, once ctx was
+// found not done: ctx without its cancellation. database/sql and the driver each watch a
+// context that can be cancelled with a goroutine of their own for every statement, which
+// costs a point lookup more than the lookup itself; such a read, once begun, runs to its
+// end in microseconds.
+func boundedRead(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // readError wraps a failed read; when ctx is done, the error matches ctx.Err() whatever the
 // driver made of the interruption.

@@ -76,7 +76,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, er
 	if s.closed.Load() {
 		return token.Token{}, ErrClosed
 	}
-	t, err := scanToken(s.tokenByHash.QueryRowContext(ctx, hash[:]))
+	t, err := scanToken(s.tokenByHash.QueryRowContext(boundedRead(ctx), hash[:]))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return token.Token{}, fmt.Errorf("sqlitestore: looking a token up by its hash: %w", token.ErrUnknown)

@@ -33,11 +33,14 @@ const headSQL = `SELECT ifnull((SELECT max(seq) FROM messages WHERE desk = desks
 // process's commit (a redaction by the command line) never carries what it changed,
 // whereas Watch reports that commit at its next poll only. After Close, ErrClosed.
 func (s *Store) Head(ctx context.Context, desk string) (transcript.Sequence, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
 	var head int64
-	err := s.readers.QueryRowContext(ctx, headSQL, desk).Scan(&head)
+	err := s.readers.QueryRowContext(boundedRead(ctx), headSQL, desk).Scan(&head)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
