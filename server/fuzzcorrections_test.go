@@ -89,28 +89,38 @@ func newCorrectionsDesk(t *testing.T) *correctionsDesk {
 }
 
 // hold opens a stream as who on target for the rest of the test, whose every write
-// heldWriter checks.
+// heldWriter checks, and returns once the stream is open.
 func (d *correctionsDesk) hold(who, target string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req := httptest.NewRequestWithContext(ctx, "GET", target, nil)
 	req.Header.Set("Authorization", "Bearer "+d.secrets[who])
-	done := make(chan struct{})
+	done, opened := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		d.srv.ServeHTTP(&heldWriter{d: d, who: who, header: http.Header{}}, req)
+		d.srv.ServeHTTP(&heldWriter{d: d, who: who, header: http.Header{}, opened: opened}, req)
 	}()
 	d.t.Cleanup(func() { cancel(); <-done })
+	select { // what is stored from now on, the stream tells of
+	case <-opened:
+	case <-done:
+		d.t.Fatalf("the stream %s as %s ended before it opened", target, who)
+	case <-time.After(10 * time.Second):
+		d.t.Fatalf("the stream %s as %s did not open within 10 s", target, who)
+	}
 }
 
-// heldWriter is the response of a held stream: it checks each write when it is made.
+// heldWriter is the response of a held stream: it checks each write when it is made, and
+// closes opened once the stream's header is written.
 type heldWriter struct {
-	d      *correctionsDesk
-	who    string
-	header http.Header
+	d          *correctionsDesk
+	who        string
+	header     http.Header
+	opened     chan struct{}
+	openedOnce sync.Once
 }
 
 func (w *heldWriter) Header() http.Header { return w.header }
-func (w *heldWriter) WriteHeader(int)     {}
+func (w *heldWriter) WriteHeader(int)     { w.openedOnce.Do(func() { close(w.opened) }) }
 func (w *heldWriter) Flush()              {}
 
 func (w *heldWriter) Write(p []byte) (int, error) {
