@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/jackc/pgx/v5"
 
@@ -46,7 +47,9 @@ var deleteDeskSQL = []string{
 // them does); an append that waits for it makes the desk anew, from row 1. Watch names the
 // desk once the delete commits, so that every Store on the database drops the desk's rows
 // it read ahead, and WatchHeads reports it as 0. This Store forgets what it knew of the
-// desk's rows (its fences); another Store with standbys, which knew the deleted desk's
+// desk's rows (its fences), and reads the desk from a standby only once that standby has
+// replayed the delete, so that no read after DeleteDesk returns shows a row it deleted;
+// another Store with standbys, which knew the deleted desk's
 // head, takes a read of the desk made anew from the primary, after waiting for its
 // standbys, until that desk is as long; a standby shows the deleted desk until it replays
 // the delete. PostgreSQL keeps deleted rows' text in the table's pages until VACUUM reuses
@@ -94,7 +97,24 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 	s.changes.bump(desk)
 	s.heads.forget(desk)
 	s.replicas.fences.forget(desk)
+	if s.replicas.active() {
+		s.replicas.fences.deletedAt(desk, s.walPosition(ctx))
+	}
 	return head, nil
+}
+
+// walInsertSQL reads the primary's WAL insert position as a number of bytes: after a
+// commit, at or past the commit's record.
+const walInsertSQL = `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`
+
+// walPosition returns where the primary's WAL stands now, or, when it cannot be read, a
+// position no standby reaches: the reads it guards then go to the primary.
+func (s *Store) walPosition(ctx context.Context) int64 {
+	var lsn int64
+	if err := s.pool.QueryRow(context.WithoutCancel(ctx), walInsertSQL).Scan(&lsn); err != nil {
+		return math.MaxInt64
+	}
+	return lsn
 }
 
 // forget drops desk's fence, for DeleteDesk: the desk made anew under its name numbers its

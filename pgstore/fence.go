@@ -12,7 +12,26 @@ import (
 // taken (route). Every Store counts its desks' changes in another (Store.changes). One
 // entry a desk, dropped only when the desk is deleted (DeleteDesk): a desk's rows go only
 // with it.
-type fences struct{ m sync.Map } // desk name → *atomic.Int64
+type fences struct {
+	m sync.Map // desk name → *atomic.Int64
+	// deleted holds, for each desk this Store deleted, where the primary's WAL stood once
+	// the deletion committed (deletedAt): a standby that has not replayed that far still
+	// shows the deleted desk, whose rows a read must never take.
+	deleted sync.Map // desk name → int64
+}
+
+// deletedAt notes that desk's deletion committed by lsn, the primary's WAL position.
+func (f *fences) deletedAt(desk string, lsn int64) { f.deleted.Store(desk, lsn) }
+
+// deletion returns where the primary's WAL stood once this Store's last deletion of desk
+// committed, and false when it deleted none.
+func (f *fences) deletion(desk string) (int64, bool) {
+	v, ok := f.deleted.Load(desk)
+	if !ok {
+		return 0, false
+	}
+	return v.(int64), true
+}
 
 // get returns desk's fence: the Seq of the newest row the store knows, 0 for none.
 func (f *fences) get(desk string) int64 {

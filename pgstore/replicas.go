@@ -48,6 +48,7 @@ type standby struct {
 	skipUntil   atomic.Int64 // unix nanoseconds: skipped until then, after a failure
 	noWaitUntil atomic.Int64 // unix nanoseconds: not waited for until then, after a wait for it ran out
 	served      atomic.Int64 // reads it answered
+	replayed    atomic.Int64 // the newest WAL position it was seen to have replayed (replayedPast)
 }
 
 // standbyState is where a standby stands with the check that it is a standby of the

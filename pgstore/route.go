@@ -101,6 +101,19 @@ func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]t
 			continue
 		}
 		actx, cancel := attempt(ctx)
+		if lsn, deleted := r.fences.deletion(desk); deleted {
+			past, err := sb.replayedPast(actx, lsn)
+			if err != nil || !past { // it may still show the desk this Store deleted
+				if err != nil && ctx.Err() == nil {
+					sb.failed(actx.Err() != nil)
+				}
+				cancel()
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
+			}
+		}
 		rows, head, err := read.onStandby(actx, sb, known)
 		timedOut := actx.Err() != nil
 		cancel()
@@ -280,6 +293,29 @@ func (r *replicas) waitFor(ctx context.Context, behind []*standby, desk string, 
 	}
 	r.hooks.waitsRanOut.Add(1)
 	return nil, nil, nil
+}
+
+// replaySQL reads how far a standby replayed the primary's WAL, as a number of bytes; NULL
+// from a server that is not in recovery, which shows every commit.
+const replaySQL = `SELECT CASE WHEN pg_is_in_recovery() THEN (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8 END`
+
+// replayedPast reports whether sb has replayed the primary's WAL up to lsn, asking it only
+// while the newest position it was seen at is below: replay only moves on.
+func (sb *standby) replayedPast(ctx context.Context, lsn int64) (bool, error) {
+	if sb.replayed.Load() >= lsn {
+		return true, nil
+	}
+	var replayed *int64
+	if err := sb.pool.QueryRow(ctx, replaySQL).Scan(&replayed); err != nil {
+		return false, err
+	}
+	at := int64(math.MaxInt64)
+	if replayed != nil {
+		at = *replayed
+	}
+	for cur := sb.replayed.Load(); cur < at && !sb.replayed.CompareAndSwap(cur, at); cur = sb.replayed.Load() {
+	}
+	return at >= lsn, nil
 }
 
 // standbyHead reads desk's head on sb: 0 for a desk it does not hold.

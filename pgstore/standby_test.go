@@ -430,3 +430,43 @@ func TestStandbyCheckedOnceReachable(t *testing.T) {
 		t.Errorf("%d more reports, want none: %v", len(reports), <-reports)
 	}
 }
+
+// TestDeleteDeskOnLaggingStandby: after this Store's DeleteDesk returns, a read of the desk
+// shows none of its rows although the standby, its replay paused, still shows them all:
+// the read goes to the primary until the standby has replayed the delete, and then to the
+// standby again.
+func TestDeleteDeskOnLaggingStandby(t *testing.T) {
+	t.Parallel()
+	st, primary, standby := openRouted(t, pgstore.WithStandbyWait(10*time.Millisecond))
+	ctx := t.Context()
+	for i := range 3 {
+		if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: fmt.Sprintf("deleted row %d", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	caughtUp(t, primary, standby)
+	sb := connect(t, standby)
+	pgtest.PauseReplay(t, sb)
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			pgtest.ResumeReplay(t, sb)
+		}
+	})
+	if _, err := st.DeleteDesk(ctx, "eng", true); err != nil {
+		t.Fatal(err)
+	}
+	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 0 {
+		t.Fatalf("a read after DeleteDesk shows %d rows of the deleted desk (the first: %q)", len(page.Messages), page.Messages[0].Content)
+	}
+	pgtest.ResumeReplay(t, sb)
+	resumed = true
+	caughtUp(t, primary, standby)
+	before, _ := pgstore.StandbyReads(st)
+	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 0 {
+		t.Fatalf("a read after the standby replayed the delete shows %d rows", len(page.Messages))
+	}
+	if after, _ := pgstore.StandbyReads(st); after[0] != before[0]+1 {
+		t.Errorf("the standby answered %d reads after it replayed the delete, want 1", after[0]-before[0])
+	}
+}

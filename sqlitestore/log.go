@@ -160,8 +160,8 @@ func scanPage(rows *sql.Rows, msgs []transcript.Message, refs []rowRefs, maxByte
 // transcript.PageSize rows and transcript.PageBytes of content) runs under, once ctx was
 // found not done: ctx without its cancellation. database/sql and the driver each watch a
 // context that can be cancelled with a goroutine of their own for every statement, which
-// costs a point lookup more than the lookup itself; such a read, once begun, runs to its
-// end in microseconds.
+// costs more than a point lookup itself; such a read, once begun, runs to its end in
+// microseconds.
 func boundedRead(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // readError wraps a failed read; when ctx is done, the error matches ctx.Err() whatever the
