@@ -48,8 +48,8 @@ var deleteDeskSQL = []string{
 // desk once the delete commits, so that every Store on the database drops the desk's rows
 // it read ahead, and WatchHeads reports it as 0. This Store forgets what it knew of the
 // desk's rows (its fences), and reads the desk from a standby only once that standby has
-// replayed the delete, so that no read after DeleteDesk returns shows a row it deleted;
-// another Store with standbys, which knew the deleted desk's
+// replayed the delete, so that no read through this Store after DeleteDesk returns shows a
+// row it deleted; another Store with standbys, which knew the deleted desk's
 // head, takes a read of the desk made anew from the primary, after waiting for its
 // standbys, until that desk is as long; a standby shows the deleted desk until it replays
 // the delete. PostgreSQL keeps deleted rows' text in the table's pages until VACUUM reuses
@@ -94,12 +94,12 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 	if err != nil {
 		return 0, tokenError(ctx, what, err)
 	}
-	s.changes.bump(desk)
 	s.heads.forget(desk)
 	s.replicas.fences.forget(desk)
 	if s.replicas.active() {
 		s.replicas.fences.deletedAt(desk, s.walPosition(ctx))
 	}
+	s.changes.bump(desk) // last: rows a read took from a standby before the line above are stale
 	return head, nil
 }
 
@@ -110,8 +110,10 @@ const walInsertSQL = `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8
 // walPosition returns where the primary's WAL stands now, or, when it cannot be read, a
 // position no standby reaches: the reads it guards then go to the primary.
 func (s *Store) walPosition(ctx context.Context) int64 {
+	ctx, cancel := attempt(context.WithoutCancel(ctx))
+	defer cancel()
 	var lsn int64
-	if err := s.pool.QueryRow(context.WithoutCancel(ctx), walInsertSQL).Scan(&lsn); err != nil {
+	if err := s.pool.QueryRow(ctx, walInsertSQL).Scan(&lsn); err != nil {
 		return math.MaxInt64
 	}
 	return lsn

@@ -187,10 +187,13 @@
 //   - show other processes' rows once a standby has replayed them (the replication lag),
 //     unless the Watch named the desk first;
 //   - never return content erased by a redaction the Store returned, or a commit its Watch
-//     named or [Store.Head] read, before the read: a read below a bound goes to a standby only when it has
-//     replayed every commit of the desk the Store knows of. A redaction made by another
-//     process, which the Store has not heard of, shows once a standby replays it: a reader
-//     told of it by that process may see the content until then.
+//     named or [Store.Head] read, before the read: a read below a bound goes to a standby
+//     only when it has replayed every commit of the desk the Store knows of. A redaction
+//     made by another process, which the Store has not heard of, shows once a standby
+//     replays it: a reader told of it by that process may see the content until then;
+//   - never show a row of a desk the Store deleted ([Store.DeleteDesk]) once the deletion
+//     returned: a standby answers reads of the desk only once it has replayed the delete. A
+//     desk another process deleted shows on a standby until it replays the delete.
 //
 // A standby that fails is skipped for a while (100 ms, doubling to 5 s); one that stops
 // answering fails a query after 2 s and is skipped for 5 s. When no standby can answer,

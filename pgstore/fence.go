@@ -17,11 +17,17 @@ type fences struct {
 	// deleted holds, for each desk this Store deleted, where the primary's WAL stood once
 	// the deletion committed (deletedAt): a standby that has not replayed that far still
 	// shows the deleted desk, whose rows a read must never take.
-	deleted sync.Map // desk name → int64
+	deleted sync.Map // desk name → *atomic.Int64
 }
 
-// deletedAt notes that desk's deletion committed by lsn, the primary's WAL position.
-func (f *fences) deletedAt(desk string, lsn int64) { f.deleted.Store(desk, lsn) }
+// deletedAt notes that desk's deletion committed by lsn, the primary's WAL position; of
+// two deletions, the later position stands.
+func (f *fences) deletedAt(desk string, lsn int64) {
+	v, _ := f.deleted.LoadOrStore(desk, new(atomic.Int64))
+	p := v.(*atomic.Int64)
+	for cur := p.Load(); cur < lsn && !p.CompareAndSwap(cur, lsn); cur = p.Load() {
+	}
+}
 
 // deletion returns where the primary's WAL stood once this Store's last deletion of desk
 // committed, and false when it deleted none.
@@ -30,7 +36,7 @@ func (f *fences) deletion(desk string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return v.(int64), true
+	return v.(*atomic.Int64).Load(), true
 }
 
 // get returns desk's fence: the Seq of the newest row the store knows, 0 for none.

@@ -70,6 +70,7 @@ func TestStandbyLagAndFaults(t *testing.T) {
 	}{
 		{"ReadYourWritesWhileReplayPaused", checkReadYourWritesWhilePaused},
 		{"RedactionWhileReplayPaused", checkRedactionWhilePaused},
+		{"DeleteDeskWhileReplayPaused", checkDeleteDeskWhilePaused},
 		{"WatchedRowsAreRead", checkWatchedRowsAreRead},
 		{"SchemaBehindAtOpen", checkSchemaBehindAtOpen},
 		{"NoHoleAcrossStandbys", checkNoHoleAcrossStandbys},
@@ -503,5 +504,37 @@ func checkStandbyDownAtOpen(t *testing.T, c *cluster) {
 			t.Fatalf("a read gave %d rows, want 20", len(got))
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// checkDeleteDeskWhilePaused: after the Store's DeleteDesk returns, a read of the desk shows
+// none of its rows although the standby, its replay paused, still shows them all: the read
+// goes to the primary until the standby has replayed the delete, and then to the standby
+// again.
+func checkDeleteDeskWhilePaused(t *testing.T, c *cluster) {
+	ctx := t.Context()
+	primary, standbys := c.database(t)
+	st := mustOpen(t, primary, pgstore.WithStandbys(standbys[0]), pgstore.WithStandbyWait(10*time.Millisecond))
+	for i := range 3 {
+		if _, err := st.Append(ctx, "eng", transcript.Message{Author: alice, Content: fmt.Sprintf("deleted row %d", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	caughtUp(t, primary, standbys[0])
+	c.pause(t, 0)
+	if _, err := st.DeleteDesk(ctx, "eng", true); err != nil {
+		t.Fatal(err)
+	}
+	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 0 {
+		t.Fatalf("a read after DeleteDesk shows %d rows of the deleted desk (the first: %q)", len(page.Messages), page.Messages[0].Content)
+	}
+	c.resume(t, 0)
+	caughtUp(t, primary, standbys[0])
+	before, _ := pgstore.StandbyReads(st)
+	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 0 {
+		t.Fatalf("a read after the standby replayed the delete shows %d rows", len(page.Messages))
+	}
+	if after, _ := pgstore.StandbyReads(st); after[0] != before[0]+1 {
+		t.Errorf("the standby answered %d reads after it replayed the delete, want 1", after[0]-before[0])
 	}
 }

@@ -146,8 +146,8 @@ func TestPageDigestOtherProcess(t *testing.T) {
 			t.Fatalf("%T keeps no digests", other)
 		}
 		rows := e.open("/v1/desks/eng/rows/events", e.token("eng", operator))
-		// The store's digest watch starts with the stream's tail, not before the stream
-		// answers: a fold before it is up is one it compares with, never reports. A round
+		// The store's digest watch starts with the stream's watch of digests, not before
+		// the stream answers: a fold before it is up is one it compares with, never reports. A round
 		// whose fold comes unreported is tried again, a few times.
 		for round := 1; ; round++ {
 			for i := range 6 {

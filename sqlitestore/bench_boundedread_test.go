@@ -12,8 +12,9 @@ import (
 
 // BenchmarkTokenByHash: the token lookup every request of the service makes, under a
 // context that is never cancelled and under one that can be, as a request's is. A read of
-// bounded cost drops the cancellation (boundedRead), so both cost the same; before, the
-// second paid for the goroutines database/sql and the driver start to watch it.
+// bounded cost drops the cancellation (boundedRead), so both should cost the same: the
+// goroutines database/sql and the driver start to watch a context that can be cancelled
+// are not started.
 //
 //	go test -run '^$' -bench BenchmarkTokenByHash -benchtime 20000x -benchmem ./sqlitestore
 func BenchmarkTokenByHash(b *testing.B) {

@@ -76,8 +76,9 @@ func (s *Store) prepareDigests(ctx context.Context) error {
 // Digest implements digest.Store: the newest digest of c whose Through is below below (0:
 // no bound), and false when the desk has none, in one SEARCH of the (desk, thread, through)
 // index on a reader connection. c must name the Log's desk. A digest that a correction
-// deleted is never returned once the correction's Append has returned. Once ctx is done
-// Digest returns an error matching ctx.Err().
+// deleted is never returned once the correction's Append has returned. When ctx is done
+// as it is called, Digest returns an error matching ctx.Err(); once begun, the read, one
+// index SEARCH, runs to its end.
 func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below transcript.Sequence) (transcript.Digest, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.Digest{}, false, err

@@ -45,8 +45,9 @@ LIMIT ?3 + 0`
 // (a page's audiences share one new array, none the Store's). A page ends early once its
 // content reaches transcript.PageBytes (it always holds one row), so that one read of large
 // rows holds a few MiB, not limit rows of them. Next is the Seq of the page's oldest row
-// when an older row exists, and 0 exactly when none does. A limit below 1 is ErrLimit. Once
-// ctx is done ReadBefore returns an error matching ctx.Err().
+// when an older row exists, and 0 exactly when none does. A limit below 1 is ErrLimit. When
+// ctx is done as it is called, ReadBefore returns an error matching ctx.Err(); once begun,
+// the read of the page runs to its end.
 func (l *deskLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
 	if err := ctx.Err(); err != nil {
 		return transcript.Page{}, err
@@ -160,8 +161,8 @@ func scanPage(rows *sql.Rows, msgs []transcript.Message, refs []rowRefs, maxByte
 // transcript.PageSize rows and transcript.PageBytes of content) runs under, once ctx was
 // found not done: ctx without its cancellation. database/sql and the driver each watch a
 // context that can be cancelled with a goroutine of their own for every statement, which
-// costs more than a point lookup itself; such a read, once begun, runs to its end in
-// microseconds.
+// costs more than a point lookup itself; such a read, once begun, runs to its end. A ctx
+// done during the read is the caller's to see.
 func boundedRead(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // readError wraps a failed read; when ctx is done, the error matches ctx.Err() whatever the

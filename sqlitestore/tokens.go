@@ -67,8 +67,9 @@ func (s *Store) AddToken(ctx context.Context, t token.Token) error {
 // error matching token.ErrUnknown when the file holds none. It reads on the readers, a
 // point SEARCH of the hash's UNIQUE index, and sees every token committed when it starts,
 // by whichever process; a Store caches no token, so a token added or revoked by another
-// process (the command line, while the service runs) counts from the next lookup. Once ctx
-// is done TokenByHash returns an error matching ctx.Err(); after Close, ErrClosed.
+// process (the command line, while the service runs) counts from the next lookup. When ctx
+// is done as it is called, TokenByHash returns an error matching ctx.Err(); once begun, the
+// lookup runs to its end. After Close, ErrClosed.
 func (s *Store) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, error) {
 	if err := ctx.Err(); err != nil {
 		return token.Token{}, err
