@@ -49,10 +49,9 @@ var deleteDeskSQL = []string{
 // it read ahead, and WatchHeads reports it as 0. This Store forgets what it knew of the
 // desk's rows (its fences), and reads the desk from a standby only once that standby has
 // replayed the delete, so that no read through this Store after DeleteDesk returns shows a
-// row it deleted; another Store with standbys, which knew the deleted desk's
-// head, takes a read of the desk made anew from the primary, after waiting for its
-// standbys, until that desk is as long; a standby shows the deleted desk until it replays
-// the delete. PostgreSQL keeps deleted rows' text in the table's pages until VACUUM reuses
+// row it deleted. Another Store with standbys does the same once its Watch named the
+// deletion; before that, a standby may show it the deleted desk until it replays the
+// delete. PostgreSQL keeps deleted rows' text in the table's pages until VACUUM reuses
 // them (transcript compact runs VACUUM FULL).
 func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64, error) {
 	if err := ctx.Err(); err != nil {
@@ -103,9 +102,9 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 	return head, nil
 }
 
-// walInsertSQL reads the primary's WAL insert position as a number of bytes: after a
+// walPositionSQL reads the primary's WAL insert position as a number of bytes: after a
 // commit, at or past the commit's record.
-const walInsertSQL = `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`
+const walPositionSQL = `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8`
 
 // walPosition returns where the primary's WAL stands now, or, when it cannot be read, a
 // position no standby reaches: the reads it guards then go to the primary.
@@ -113,7 +112,7 @@ func (s *Store) walPosition(ctx context.Context) int64 {
 	ctx, cancel := attempt(context.WithoutCancel(ctx))
 	defer cancel()
 	var lsn int64
-	if err := s.pool.QueryRow(ctx, walInsertSQL).Scan(&lsn); err != nil {
+	if err := s.pool.QueryRow(ctx, walPositionSQL).Scan(&lsn); err != nil {
 		return math.MaxInt64
 	}
 	return lsn

@@ -192,8 +192,10 @@
 //     made by another process, which the Store has not heard of, shows once a standby
 //     replays it: a reader told of it by that process may see the content until then;
 //   - never show a row of a desk the Store deleted ([Store.DeleteDesk]) once the deletion
-//     returned: a standby answers reads of the desk only once it has replayed the delete. A
-//     desk another process deleted shows on a standby until it replays the delete.
+//     returned, or once its Watch named the deletion by another process: a standby answers
+//     reads of the desk only once it has replayed the delete. A desk another process
+//     deleted, before the Watch names it (or while no Watch runs), shows on a standby until
+//     the standby replays the delete.
 //
 // A standby that fails is skipped for a while (100 ms, doubling to 5 s); one that stops
 // answering fails a query after 2 s and is skipped for 5 s. When no standby can answer,

@@ -71,6 +71,7 @@ func TestStandbyLagAndFaults(t *testing.T) {
 		{"ReadYourWritesWhileReplayPaused", checkReadYourWritesWhilePaused},
 		{"RedactionWhileReplayPaused", checkRedactionWhilePaused},
 		{"DeleteDeskWhileReplayPaused", checkDeleteDeskWhilePaused},
+		{"OtherStoresDeleteWhileReplayPaused", checkOtherStoresDeleteWhilePaused},
 		{"WatchedRowsAreRead", checkWatchedRowsAreRead},
 		{"SchemaBehindAtOpen", checkSchemaBehindAtOpen},
 		{"NoHoleAcrossStandbys", checkNoHoleAcrossStandbys},
@@ -536,5 +537,43 @@ func checkDeleteDeskWhilePaused(t *testing.T, c *cluster) {
 	}
 	if after, _ := pgstore.StandbyReads(st); after[0] != before[0]+1 {
 		t.Errorf("the standby answered %d reads after it replayed the delete, want 1", after[0]-before[0])
+	}
+}
+
+// checkOtherStoresDeleteWhilePaused: a desk another Store deletes while the standby's replay
+// is paused, once the Store's WatchHeads has reported it deleted, reads empty through the
+// Store although the standby still shows its rows.
+func checkOtherStoresDeleteWhilePaused(t *testing.T, c *cluster) {
+	ctx := t.Context()
+	primary, standbys := c.database(t)
+	st := mustOpen(t, primary, pgstore.WithStandbys(standbys[0]), pgstore.WithStandbyWait(10*time.Millisecond))
+	other := mustOpen(t, primary)
+	for i := range 3 {
+		if _, err := other.Append(ctx, "eng", transcript.Message{Author: alice, Content: fmt.Sprintf("deleted row %d", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	caughtUp(t, primary, standbys[0])
+	heads, err := st.WatchHeads(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.pause(t, 0)
+	if _, err := other.DeleteDesk(ctx, "eng", true); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.After(10 * time.Second); ; {
+		select {
+		case h := <-heads:
+			if head, ok := h["eng"]; !ok || head != 0 {
+				continue
+			}
+		case <-deadline:
+			t.Fatal("WatchHeads did not report the desk deleted within 10 s")
+		}
+		break
+	}
+	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 0 {
+		t.Fatalf("a read after the Watch reported another Store's DeleteDesk shows %d rows of the deleted desk (the first: %q)", len(page.Messages), page.Messages[0].Content)
 	}
 }

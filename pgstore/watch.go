@@ -253,7 +253,7 @@ func (s *Store) startWatch(ctx context.Context, w *watch, run func(ctx context.C
 	cfg := s.pool.Config()
 	w.config, w.afterConnect, w.pingAfter, w.changed = cfg.ConnConfig, cfg.AfterConnect, cmp.Or(s.hooks.pingAfter, watchPingAfter), s.changes.bump
 	if s.replicas.active() {
-		w.fence = s.replicas.fences.raise
+		w.fence, w.deleted = s.replicas.fences.raise, s.replicas.fences.deletedAt
 	}
 	s.watchMu.Lock()
 	if s.closing {
@@ -308,6 +308,11 @@ type watch struct {
 	// read before its name is sent, so that the reads the name prompts wait for a standby
 	// to show the rows it stands for (route).
 	fence func(desk string, head int64)
+	// deleted, in a Store with standbys, notes a desk deleted by the primary's WAL position
+	// read on the watch's connection after the deletion's notification came (so past its
+	// commit), before its name or head is sent: a standby answers reads of the desk only
+	// once it has replayed that far (route).
+	deleted func(desk string, lsn int64)
 	// changed notes that a commit to a desk may have changed its rows (a correction), before
 	// its name is sent, so that the reads the name prompts never take rows read before it.
 	changed func(desk string)
@@ -442,6 +447,11 @@ func (w *watch) noteHead(ctx context.Context, conn *pgx.Conn, desk string) error
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no row: a spurious name, or a desk deleted
 		return err
 	}
+	if head == 0 {
+		if err := w.noteDeleted(ctx, conn, desk); err != nil {
+			return err
+		}
+	}
 	if w.fence != nil {
 		w.fence(desk, head)
 	}
@@ -464,12 +474,31 @@ func (w *watch) noteHeads(ctx context.Context, conn *pgx.Conn, payload string) e
 	}
 	w.after = &desk
 	w.changed(desk)
+	if head == 0 {
+		if err := w.noteDeleted(ctx, conn, desk); err != nil {
+			return err
+		}
+	}
 	if w.fence != nil {
 		w.fence(desk, head)
 	}
 	if !w.sendHead(ctx, desk, head) {
 		return ctx.Err()
 	}
+	return nil
+}
+
+// noteDeleted notes desk as deleted by the primary's WAL position now, read on conn, when
+// the watch notes deletions: the deletion, whose notification came, committed before it.
+func (w *watch) noteDeleted(ctx context.Context, conn *pgx.Conn, desk string) error {
+	if w.deleted == nil {
+		return nil
+	}
+	var lsn int64
+	if err := conn.QueryRow(ctx, walPositionSQL).Scan(&lsn); err != nil {
+		return err
+	}
+	w.deleted(desk, lsn)
 	return nil
 }
 
