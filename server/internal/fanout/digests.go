@@ -1,11 +1,16 @@
 package fanout
 
 import (
+	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/sharedesk/transcript"
 )
+
+// sourceWait bounds how long a new watch waits for the source to be up (DigestNotes.Watch).
+const sourceWait = 2 * time.Second
 
 // DigestNotes tells the streams that watch a desk which of its conversations' digests were
 // stored: a fold this server made, or one the store's DigestWatcher reported, whatever
@@ -24,9 +29,11 @@ type DigestNotes struct {
 	// source, when set, starts what tells of other processes' digests (the hub's watch of
 	// its store) and returns what stops it: it runs while a watch is open, started by the
 	// first and stopped after the last, so that a server whose streams watch no digest
-	// holds no connection for them.
-	source     func() (stop func())
+	// holds no connection for them. It calls up once its first attempt at the store's
+	// watch has answered, up or failed; up may be called more than once.
+	source     func(up func()) (stop func())
 	stopSource func()
+	sourceUp   chan struct{} // closed once the running source's first attempt answered; nil while none runs
 }
 
 // DigestWatch is one watcher of a desk's digest changes (DigestNotes.Watch).
@@ -39,11 +46,14 @@ type DigestWatch struct {
 	pending []transcript.Conversation
 }
 
-// Watch starts a watch of desk's digest changes; the caller calls Stop when done.
-func (n *DigestNotes) Watch(desk string) *DigestWatch {
+// Watch starts a watch of desk's digest changes; the caller calls Stop when done. Every
+// digest stored after Watch returns is noted: one this server folds, and, once the source
+// is up, one another process stores. Watch returns once the source's watch is up, or its
+// attempt failed, or after a few seconds, or once ctx is done, whichever comes first: a
+// caller that reads the digests it shows after Watch returns misses none stored since.
+func (n *DigestNotes) Watch(ctx context.Context, desk string) *DigestWatch {
 	w := &DigestWatch{notes: n, desk: desk, wake: make(chan struct{}, 1)}
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	if n.watchers == nil {
 		n.watchers = make(map[string]map[*DigestWatch]struct{})
 	}
@@ -52,7 +62,21 @@ func (n *DigestNotes) Watch(desk string) *DigestWatch {
 	}
 	n.watchers[desk][w] = struct{}{}
 	if n.open++; n.open == 1 && n.source != nil {
-		n.stopSource = n.source()
+		up := make(chan struct{})
+		var once sync.Once
+		n.sourceUp = up
+		n.stopSource = n.source(func() { once.Do(func() { close(up) }) })
+	}
+	up := n.sourceUp
+	n.mu.Unlock()
+	if up != nil {
+		wait := time.NewTimer(sourceWait)
+		defer wait.Stop()
+		select {
+		case <-up:
+		case <-wait.C:
+		case <-ctx.Done():
+		}
 	}
 	return w
 }
@@ -108,6 +132,6 @@ func (w *DigestWatch) Stop() {
 	}
 	if n.open--; n.open == 0 && n.stopSource != nil {
 		n.stopSource()
-		n.stopSource = nil
+		n.stopSource, n.sourceUp = nil, nil
 	}
 }

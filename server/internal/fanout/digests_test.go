@@ -17,7 +17,7 @@ import (
 // first noted; after Stop nothing reaches it.
 func TestDigestNotes(t *testing.T) {
 	var n DigestNotes
-	eng, ops := n.Watch("eng"), n.Watch("ops")
+	eng, ops := n.Watch(t.Context(), "eng"), n.Watch(t.Context(), "ops")
 	channel, thread := transcript.Conversation{Desk: "eng"}, transcript.Conversation{Desk: "eng", Thread: 7}
 	n.Changed(thread)
 	n.Changed(channel)
@@ -99,7 +99,7 @@ func TestDigestWatchWhileWatched(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond) // nothing would start it: a watch started here would show
 	waitOpen(0)
-	a, b := h.Digests().Watch("eng"), h.Digests().Watch("ops")
+	a, b := h.Digests().Watch(t.Context(), "eng"), h.Digests().Watch(t.Context(), "ops")
 	waitOpen(1)
 	c := transcript.Conversation{Desk: "eng", Thread: 7}
 	st.convs <- c
@@ -116,4 +116,65 @@ func TestDigestWatchWhileWatched(t *testing.T) {
 	waitOpen(1)
 	b.Stop()
 	waitOpen(0)
+}
+
+// gatedDigestStore is a digestStore whose WatchDigests answers only once gate is closed,
+// as a store's watch that takes a while to be up (a LISTEN's round trip).
+type gatedDigestStore struct {
+	*digestStore
+	gate chan struct{}
+}
+
+func (s *gatedDigestStore) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
+	select {
+	case <-s.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.digestStore.WatchDigests(ctx)
+}
+
+// TestDigestWatchWaitsForTheStore: the first DigestNotes.Watch returns only once the
+// store's digest watch is up, so that a digest another process stores after Watch returns
+// is noted; a second watch finds it up; a watch whose ctx ends first returns then.
+func TestDigestWatchWaitsForTheStore(t *testing.T) {
+	st := &gatedDigestStore{digestStore: &digestStore{MemStore: new(token.MemStore), convs: make(chan transcript.Conversation)}, gate: make(chan struct{})}
+	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
+
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	early := h.Digests().Watch(cancelled, "eng") // its ctx is done: it returns without the store
+	early.Stop()
+
+	returned := make(chan *DigestWatch)
+	go func() { returned <- h.Digests().Watch(t.Context(), "eng") }()
+	select {
+	case w := <-returned:
+		w.Stop()
+		t.Fatal("Watch returned before the store's digest watch was up")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(st.gate)
+	var w *DigestWatch
+	select {
+	case w = <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch did not return once the store's digest watch was up")
+	}
+	defer w.Stop()
+	if st.open.Load() != 1 {
+		t.Fatalf("%d digest watches of the store open once Watch returned, want 1", st.open.Load())
+	}
+	second := h.Digests().Watch(t.Context(), "ops") // the source is up: no wait
+	defer second.Stop()
+	c := transcript.Conversation{Desk: "eng"}
+	st.convs <- c // stored by another process after Watch returned
+	select {
+	case <-w.Woken():
+		if got := w.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
+			t.Fatalf("the watch took %v, want %v", got, c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a digest stored after Watch returned was not noted")
+	}
 }

@@ -59,19 +59,21 @@ func (h *Hub) watch(ctx context.Context, w watcher, watching *atomic.Bool) {
 
 // digestSource is the hub's DigestNotes' source over w: while a stream watches digests,
 // the conversations w reports are noted (watchDigests).
-func (h *Hub) digestSource(w digestWatcher) func() (stop func()) {
-	return func() func() {
+func (h *Hub) digestSource(w digestWatcher) func(up func()) (stop func()) {
+	return func(up func()) func() {
 		ctx, cancel := context.WithCancel(context.Background())
-		go h.watchDigests(ctx, w)
+		go h.watchDigests(ctx, w, up)
 		return cancel
 	}
 }
 
 // watchDigests notes the conversations w reports in the hub's DigestNotes until ctx is
-// done, calling WatchDigests again after a pause whenever the watch is lost.
-func (h *Hub) watchDigests(ctx context.Context, w digestWatcher) {
+// done, calling WatchDigests again after a pause whenever the watch is lost. It calls up
+// each time WatchDigests has answered, before it takes the first report.
+func (h *Hub) watchDigests(ctx context.Context, w digestWatcher, up func()) {
 	h.keepWatching(ctx, "store digest watch", "", func() error {
 		convs, err := w.WatchDigests(ctx)
+		up()
 		if err == nil {
 			for c := range convs {
 				h.digests.Changed(c)

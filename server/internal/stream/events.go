@@ -158,7 +158,7 @@ func (s *Streams) openStream(ctx context.Context, conv transcript.Conversation, 
 		defer closeStream()
 		defer s.Hub.Release(t)
 		if digests {
-			st.digests = s.Hub.Digests().Watch(conv.Desk)
+			st.digests = s.Hub.Digests().Watch(hctx.Context(), conv.Desk)
 			defer st.digests.Stop()
 		}
 		_, w := humago.Unwrap(hctx)

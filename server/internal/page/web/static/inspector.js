@@ -509,6 +509,13 @@
       if (m.parent) threadsChanged();
       for (const v of viewers) if (same(v.viewer, m.author)) v.refresh(); // the stream leaves out a viewer's own rows
     });
+    // Each time the stream opens, reconnections included, every column reads its digest
+    // again: the stream tells of the digests stored from then on, and one stored before
+    // (after the column's read, or while the stream was down) would otherwise wait for the
+    // next.
+    es.addEventListener("open", () => {
+      for (const v of viewers) v.refreshDigest();
+    });
     // A digest changed: the columns of its conversation read theirs again. The event holds
     // no text, only the conversation.
     es.addEventListener("digest", (ev) => {
@@ -518,10 +525,7 @@
     es.addEventListener("reinitialize", async (ev) => {
       es.close();
       const reason = JSON.parse(ev.data).reason;
-      for (const v of viewers) {
-        v.showDigest(null); // it may hold what a redaction in the gap erased
-        v.refreshDigest(); // a redaction or a fold in the gap never comes
-      }
+      for (const v of viewers) v.showDigest(null); // it may hold what a redaction in the gap erased; the new stream's open reads it again
       notice(deskNotice, "Reinitialized (" + reason + "): the rows were read again from the newest.", "reinit");
       for (const box of searchBoxes) box.refresh(); // a correction in the gap never comes
       deskCol.epoch++; // a read in flight is dropped: it may hold rows the gap erased
