@@ -58,7 +58,7 @@ func (s *Store) AddToken(ctx context.Context, t token.Token) error {
 		}
 	}
 	if err != nil {
-		return tokenError(ctx, fmt.Sprintf("adding token %q", t.ID), err)
+		return stmtError(ctx, fmt.Sprintf("adding token %q", t.ID), err)
 	}
 	return nil
 }
@@ -82,7 +82,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, er
 	case errors.Is(err, sql.ErrNoRows):
 		return token.Token{}, fmt.Errorf("sqlitestore: looking a token up by its hash: %w", token.ErrUnknown)
 	case err != nil:
-		return token.Token{}, tokenError(ctx, "looking a token up by its hash", err)
+		return token.Token{}, stmtError(ctx, "looking a token up by its hash", err)
 	}
 	return t, nil
 }
@@ -100,19 +100,19 @@ func (s *Store) Tokens(ctx context.Context) ([]token.Token, error) {
 	}
 	rows, err := s.listTokens.QueryContext(ctx)
 	if err != nil {
-		return nil, tokenError(ctx, "listing tokens", err)
+		return nil, stmtError(ctx, "listing tokens", err)
 	}
 	defer rows.Close()
 	var all []token.Token
 	for rows.Next() {
 		t, err := scanToken(rows)
 		if err != nil {
-			return nil, tokenError(ctx, "listing tokens", err)
+			return nil, stmtError(ctx, "listing tokens", err)
 		}
 		all = append(all, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, tokenError(ctx, "listing tokens", err)
+		return nil, stmtError(ctx, "listing tokens", err)
 	}
 	return all, nil
 }
@@ -150,7 +150,7 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 		}
 	}
 	if err != nil {
-		return tokenError(ctx, fmt.Sprintf("revoking token %q", id), err)
+		return stmtError(ctx, fmt.Sprintf("revoking token %q", id), err)
 	}
 	return nil
 }
@@ -177,13 +177,4 @@ func scanToken(row interface{ Scan(...any) error }) (token.Token, error) {
 		t.Revoked = time.UnixMicro(revokedUS.Int64).UTC()
 	}
 	return t, nil
-}
-
-// tokenError wraps a failed statement on the tokens table; when ctx is done, the error
-// matches ctx.Err().
-func tokenError(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("sqlitestore: %s: %w (%v)", what, ctxErr, err)
-	}
-	return fmt.Errorf("sqlitestore: %s: %w", what, err)
 }
