@@ -133,8 +133,8 @@ func (s *Store) DeleteToken(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !token.IsID(id) {
-		return fmt.Errorf("pgstore: deleting a token: the id given is not %s and 12 hex digits: %w", token.IDPrefix, token.ErrUnknown)
+	if err := checkTokenID("deleting a token", id); err != nil {
+		return err
 	}
 	what := fmt.Sprintf("deleting token %q", id)
 	if err := s.writable(what); err != nil {

@@ -116,8 +116,8 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !token.IsID(id) { // no such id is stored, and it is not quoted: it may be a secret
-		return fmt.Errorf("pgstore: revoking a token: the id given is not %s and 12 hex digits: %w", token.IDPrefix, token.ErrUnknown)
+	if err := checkTokenID("revoking a token", id); err != nil {
+		return err
 	}
 	if err := token.CheckRevocation(at); err != nil {
 		return fmt.Errorf("pgstore: revoking token %q: %w", id, err)
@@ -158,4 +158,14 @@ func scanToken(row pgx.CollectableRow) (token.Token, error) {
 		t.Revoked = revoked.UTC()
 	}
 	return t, nil
+}
+
+// checkTokenID refuses an id that is not of a token ID's form (token.IsID), which no token
+// has, with an error matching token.ErrUnknown that names what it was doing and does not
+// quote the id: it may be a secret given by mistake.
+func checkTokenID(doing, id string) error {
+	if token.IsID(id) {
+		return nil
+	}
+	return fmt.Errorf("pgstore: %s: the id given is not %s and 12 hex digits: %w", doing, token.IDPrefix, token.ErrUnknown)
 }

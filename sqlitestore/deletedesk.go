@@ -151,8 +151,8 @@ func (s *Store) DeleteToken(ctx context.Context, id string) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	if !token.IsID(id) {
-		return fmt.Errorf("sqlitestore: deleting a token: the id given is not %s and 12 hex digits: %w", token.IDPrefix, token.ErrUnknown)
+	if err := checkTokenID("deleting a token", id); err != nil {
+		return err
 	}
 	res, err := s.writer.ExecContext(ctx, deleteTokenSQL, id)
 	if err == nil {
