@@ -155,14 +155,5 @@ func (s *Store) DeleteToken(ctx context.Context, id string) error {
 		return err
 	}
 	res, err := s.writer.ExecContext(ctx, deleteTokenSQL, id)
-	if err == nil {
-		var n int64
-		if n, err = res.RowsAffected(); err == nil && n == 0 {
-			return fmt.Errorf("sqlitestore: deleting token %q: %w", id, token.ErrUnknown)
-		}
-	}
-	if err != nil {
-		return stmtError(ctx, fmt.Sprintf("deleting token %q", id), err)
-	}
-	return nil
+	return tokenWritten(ctx, fmt.Sprintf("deleting token %q", id), res, err)
 }

@@ -143,14 +143,20 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 		return fmt.Errorf("sqlitestore: revoking token %q: %w", id, err)
 	}
 	res, err := s.revokeToken.ExecContext(ctx, id, at.UnixMicro())
+	return tokenWritten(ctx, fmt.Sprintf("revoking token %q", id), res, err)
+}
+
+// tokenWritten is the outcome of a statement that writes the one token what names: err,
+// wrapped by stmtError, or an error matching token.ErrUnknown when it wrote no row.
+func tokenWritten(ctx context.Context, what string, res sql.Result, err error) error {
 	if err == nil {
 		var n int64
 		if n, err = res.RowsAffected(); err == nil && n == 0 {
-			return fmt.Errorf("sqlitestore: revoking token %q: %w", id, token.ErrUnknown)
+			return fmt.Errorf("sqlitestore: %s: %w", what, token.ErrUnknown)
 		}
 	}
 	if err != nil {
-		return stmtError(ctx, fmt.Sprintf("revoking token %q", id), err)
+		return stmtError(ctx, what, err)
 	}
 	return nil
 }
