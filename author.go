@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/sharedesk/transcript/internal/authorjson"
 )
 
 // AuthorKind says what wrote a row: the operator, a person, an agent or the system.
@@ -113,12 +115,7 @@ func (a Author) valid() bool {
 }
 
 // idName is the JSON key that carries ID for a's kind.
-func (a Author) idName() string {
-	if a.Kind == KindSystem {
-		return "kind"
-	}
-	return "id"
-}
+func (a Author) idName() string { return authorjson.IDKey(a.Kind == KindSystem) }
 
 // String returns "kind:id" ("agent:triage", "system:workflow", "operator").
 func (a Author) String() string {
@@ -152,12 +149,7 @@ func ParseAuthor(s string) (Author, error) {
 }
 
 // authorJSON is the wire form of an Author.
-type authorJSON struct {
-	Type  string `json:"type"`
-	ID    string `json:"id,omitempty"`
-	Kind  string `json:"kind,omitempty"`
-	Label string `json:"label,omitempty"`
-}
+type authorJSON authorjson.Form
 
 // MarshalJSON encodes a as {"type":"operator"}, {"type":"person","id":..,"label":..},
 // {"type":"agent","id":..,"label":..} or {"type":"system","kind":..,"label":..}. An empty
@@ -166,13 +158,7 @@ func (a Author) MarshalJSON() ([]byte, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	w := authorJSON{Type: a.Kind.String(), Label: a.Label}
-	if a.Kind == KindSystem {
-		w.Kind = a.ID
-	} else {
-		w.ID = a.ID
-	}
-	return json.Marshal(w)
+	return json.Marshal(authorJSON(authorjson.Make(a.Kind.String(), a.Kind == KindSystem, a.ID, a.Label)))
 }
 
 // UnmarshalJSON decodes the form MarshalJSON writes. An unknown type, a person, agent or
@@ -187,14 +173,11 @@ func (a *Author) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	got := Author{Kind: kind, ID: w.ID, Label: w.Label}
-	wrongKey, wrongValue := "kind", w.Kind
-	if kind == KindSystem {
-		got.ID, wrongKey, wrongValue = w.Kind, "id", w.ID
+	id, refused := authorjson.Form(w).AuthorID(kind == KindSystem)
+	if refused != "" {
+		return &InvalidError{Kind: ErrInvalidAuthor, Reason: refused}
 	}
-	if wrongValue != "" {
-		return refusedf(ErrInvalidAuthor, "%s with a %q key", kind, wrongKey)
-	}
+	got := Author{Kind: kind, ID: id, Label: w.Label}
 	if err := got.Validate(); err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func TestReadDeskDigest(t *testing.T) {
 		}
 		appendAs(t, st, transcript.Message{Author: ana, Content: content})
 	}
-	d, folded, err := digest.Fold(t.Context(), st.desk(desk), digest.Extractive{}, digest.Policy{KeepLive: 30, FoldAfter: 2}, transcript.Conversation{Desk: desk})
+	d, folded, err := digest.Fold(t.Context(), st.Desk(desk), digest.Extractive{}, digest.Policy{KeepLive: 30, FoldAfter: 2}, transcript.Conversation{Desk: desk})
 	if err != nil || !folded {
 		t.Fatalf("fold: %v, %v", folded, err)
 	}

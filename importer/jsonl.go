@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/authorjson"
 )
 
 // line is one message of the JSON Lines format import reads and export writes:
@@ -64,12 +65,7 @@ type line struct {
 
 // lineAuthor is transcript.Author's JSON form as a plain struct, so that the line decoder's
 // check for unknown fields reaches inside it, and one pass decodes a whole line.
-type lineAuthor struct {
-	Type  string `json:"type"`
-	ID    string `json:"id,omitempty"`
-	Kind  string `json:"kind,omitempty"`
-	Label string `json:"label,omitempty"`
-}
+type lineAuthor authorjson.Form
 
 // author returns the Author a names, or what is wrong with it.
 func (a lineAuthor) author() (transcript.Author, error) {
@@ -77,23 +73,16 @@ func (a lineAuthor) author() (transcript.Author, error) {
 	if err := kind.UnmarshalText([]byte(a.Type)); err != nil {
 		return transcript.Author{}, err
 	}
-	id, wrongKey, wrongValue := a.ID, "kind", a.Kind
-	if kind == transcript.KindSystem {
-		id, wrongKey, wrongValue = a.Kind, "id", a.ID
-	}
-	if wrongValue != "" {
-		return transcript.Author{}, &transcript.InvalidError{Kind: transcript.ErrInvalidAuthor, Reason: fmt.Sprintf("%s with a %q key", kind, wrongKey)}
+	id, refused := authorjson.Form(a).AuthorID(kind == transcript.KindSystem)
+	if refused != "" {
+		return transcript.Author{}, &transcript.InvalidError{Kind: transcript.ErrInvalidAuthor, Reason: refused}
 	}
 	author := transcript.Author{Kind: kind, ID: id, Label: a.Label}
 	return author, author.Validate()
 }
 
 func toLineAuthor(a transcript.Author) lineAuthor {
-	l := lineAuthor{Type: a.Kind.String(), ID: a.ID, Label: a.Label}
-	if a.Kind == transcript.KindSystem {
-		l.ID, l.Kind = "", a.ID
-	}
-	return l
+	return lineAuthor(authorjson.Make(a.Kind.String(), a.Kind == transcript.KindSystem, a.ID, a.Label))
 }
 
 // audience returns the Audience the line's audience entries name, or what is wrong with the

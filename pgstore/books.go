@@ -50,7 +50,7 @@ func (s *Store) LoadBook(ctx context.Context, desk string, p transcript.Author) 
 	case errors.Is(err, pgx.ErrNoRows):
 		return sharing.Book{}, 0, nil
 	case err != nil:
-		return sharing.Book{}, 0, bookError(ctx, fmt.Sprintf("loading the book of %s on desk %q", p, desk), err)
+		return sharing.Book{}, 0, stmtError(ctx, fmt.Sprintf("loading the book of %s on desk %q", p, desk), err)
 	}
 	b, err := books.Decode(desk, p, []byte(text))
 	if err != nil {
@@ -89,13 +89,13 @@ func (s *Store) SaveBook(ctx context.Context, desk string, p transcript.Author, 
 	if expect == 0 {
 		tag, err := s.pool.Exec(ctx, insertBookSQL, desk, int16(p.Kind), p.ID, string(data))
 		if err != nil {
-			return 0, bookError(ctx, what, err)
+			return 0, stmtError(ctx, what, err)
 		}
 		n = tag.RowsAffected()
 	} else {
 		tag, err := s.pool.Exec(ctx, updateBookSQL, desk, int16(p.Kind), p.ID, int64(expect), string(data))
 		if err != nil {
-			return 0, bookError(ctx, what, err)
+			return 0, stmtError(ctx, what, err)
 		}
 		n = tag.RowsAffected()
 	}
@@ -103,13 +103,4 @@ func (s *Store) SaveBook(ctx context.Context, desk string, p transcript.Author, 
 		return 0, fmt.Errorf("pgstore: %s: %w", what, books.ErrChanged)
 	}
 	return expect + 1, nil
-}
-
-// bookError wraps a failed statement on the books table; when ctx is done, the error
-// matches ctx.Err().
-func bookError(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("pgstore: %s: %w (%v)", what, ctxErr, err)
-	}
-	return fmt.Errorf("pgstore: %s: %w", what, err)
 }

@@ -91,7 +91,7 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 		return err
 	})
 	if err != nil {
-		return 0, tokenError(ctx, what, err)
+		return 0, stmtError(ctx, what, err)
 	}
 	s.heads.forget(desk)
 	s.replicas.fences.forget(desk)
@@ -133,8 +133,8 @@ func (s *Store) DeleteToken(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !token.IsID(id) {
-		return fmt.Errorf("pgstore: deleting a token: the id given is not %s and 12 hex digits: %w", token.IDPrefix, token.ErrUnknown)
+	if err := checkTokenID("deleting a token", id); err != nil {
+		return err
 	}
 	what := fmt.Sprintf("deleting token %q", id)
 	if err := s.writable(what); err != nil {
@@ -142,7 +142,7 @@ func (s *Store) DeleteToken(ctx context.Context, id string) error {
 	}
 	tag, err := s.pool.Exec(ctx, deleteTokenSQL, id)
 	if err != nil {
-		return tokenError(ctx, what, err)
+		return stmtError(ctx, what, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("pgstore: %s: %w", what, token.ErrUnknown)

@@ -103,7 +103,7 @@ func (l *deskLog) scanDigest(ctx context.Context, c transcript.Conversation, bel
 	case errors.Is(err, pgx.ErrNoRows):
 		return transcript.Digest{}, false, nil
 	case err != nil:
-		return transcript.Digest{}, false, tokenError(ctx, fmt.Sprintf("desk %q: digest of %s below %d", l.desk, storage.ConversationName(c), below), err)
+		return transcript.Digest{}, false, stmtError(ctx, fmt.Sprintf("desk %q: digest of %s below %d", l.desk, storage.ConversationName(c), below), err)
 	}
 	d.Through, d.Rows = transcript.Sequence(through), int(rows)
 	return d, true, nil
@@ -162,7 +162,7 @@ func (l *deskLog) DigestRead(ctx context.Context) (storage.DigestRead, error) {
 	case errors.Is(err, pgx.ErrNoRows):
 		return storage.DigestRead{}, nil
 	case err != nil:
-		return storage.DigestRead{}, tokenError(ctx, fmt.Sprintf("desk %q: reading its head for a fold", l.desk), err)
+		return storage.DigestRead{}, stmtError(ctx, fmt.Sprintf("desk %q: reading its head for a fold", l.desk), err)
 	}
 	return storage.DigestRead{Head: transcript.Sequence(head), Desk: id}, nil
 }
@@ -196,7 +196,7 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, r storage.
 	}
 	conn, err := l.s.pool.Acquire(ctx)
 	if err != nil {
-		return tokenError(ctx, what, err)
+		return stmtError(ctx, what, err)
 	}
 	defer conn.Release() // a connection left inside a transaction is closed, not reused
 	var (
@@ -236,7 +236,7 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, r storage.
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" { // a writer that bypassed the lock stored the generation
 			return superseded("another fold stored generation %d", d.Generation)
 		}
-		return tokenError(ctx, what, err)
+		return stmtError(ctx, what, err)
 	}
 	switch {
 	case stored:

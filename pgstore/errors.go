@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -89,3 +90,12 @@ func (e *ConnectError) Error() string {
 
 // Unwrap returns pgconn's error.
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// stmtError wraps a failed statement, naming what it was doing; when ctx is done, the error
+// matches ctx.Err().
+func stmtError(ctx context.Context, what string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return fmt.Errorf("pgstore: %s: %w (%v)", what, ctxErr, err)
+	}
+	return fmt.Errorf("pgstore: %s: %w", what, err)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/watchset"
 )
 
 // Store is a transcript store in one PostgreSQL database: many desks, each an append-only
@@ -39,13 +40,8 @@ type Store struct {
 	heads fences
 	hooks hooks
 
-	// watching is every Watch running, with the function that ends it; closing is set by
-	// Close, after which Watch starts none. Both under watchMu. watches counts the Watches'
-	// goroutines, for Close to wait for.
-	watchMu  sync.Mutex
-	watching map[*watch]context.CancelFunc
-	closing  bool
-	watches  sync.WaitGroup
+	// watches is every Watch running, for Close to end and wait for.
+	watches watchset.Set[*watch]
 
 	// readOnly, when not empty, says why the store refuses writes: ReadOnly, or a database
 	// in recovery (recovery), which cannot LISTEN either.
@@ -207,13 +203,7 @@ func (s *Store) writable(what string) error {
 // use to be returned; a pool given to New is left open. Close always returns nil and may be called more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		s.watchMu.Lock()
-		s.closing = true
-		for _, end := range s.watching {
-			end()
-		}
-		s.watchMu.Unlock()
-		s.watches.Wait()
+		s.watches.Close()
 		s.replicas.close()
 		if s.ownPool {
 			s.pool.Close()

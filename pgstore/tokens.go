@@ -53,7 +53,7 @@ func (s *Store) AddToken(ctx context.Context, t token.Token) error {
 	}
 	tag, err := s.pool.Exec(ctx, addTokenSQL, t.ID, t.Hash[:], t.Desk, int16(t.Participant.Kind), t.Participant.ID, t.Participant.Label, token.Floor(t.Created), revoked)
 	if err != nil {
-		return tokenError(ctx, fmt.Sprintf("adding token %q", t.ID), err)
+		return stmtError(ctx, fmt.Sprintf("adding token %q", t.ID), err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("pgstore: adding token %q: %w", t.ID, token.ErrExists)
@@ -73,14 +73,14 @@ func (s *Store) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, er
 	}
 	rows, err := s.pool.Query(ctx, tokenByHashSQL, hash[:])
 	if err != nil {
-		return token.Token{}, tokenError(ctx, "looking a token up by its hash", err)
+		return token.Token{}, stmtError(ctx, "looking a token up by its hash", err)
 	}
 	t, err := pgx.CollectExactlyOneRow(rows, scanToken)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return token.Token{}, fmt.Errorf("pgstore: looking a token up by its hash: %w", token.ErrUnknown)
 	case err != nil:
-		return token.Token{}, tokenError(ctx, "looking a token up by its hash", err)
+		return token.Token{}, stmtError(ctx, "looking a token up by its hash", err)
 	}
 	return t, nil
 }
@@ -95,11 +95,11 @@ func (s *Store) Tokens(ctx context.Context) ([]token.Token, error) {
 	}
 	rows, err := s.pool.Query(ctx, listTokensSQL)
 	if err != nil {
-		return nil, tokenError(ctx, "listing tokens", err)
+		return nil, stmtError(ctx, "listing tokens", err)
 	}
 	all, err := pgx.AppendRows([]token.Token(nil), rows, scanToken)
 	if err != nil {
-		return nil, tokenError(ctx, "listing tokens", err)
+		return nil, stmtError(ctx, "listing tokens", err)
 	}
 	return all, nil
 }
@@ -116,8 +116,8 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !token.IsID(id) { // no such id is stored, and it is not quoted: it may be a secret
-		return fmt.Errorf("pgstore: revoking a token: the id given is not %s and 12 hex digits: %w", token.IDPrefix, token.ErrUnknown)
+	if err := checkTokenID("revoking a token", id); err != nil {
+		return err
 	}
 	if err := token.CheckRevocation(at); err != nil {
 		return fmt.Errorf("pgstore: revoking token %q: %w", id, err)
@@ -127,7 +127,7 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 	}
 	tag, err := s.pool.Exec(ctx, revokeTokenSQL, id, token.Floor(at))
 	if err != nil {
-		return tokenError(ctx, fmt.Sprintf("revoking token %q", id), err)
+		return stmtError(ctx, fmt.Sprintf("revoking token %q", id), err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("pgstore: revoking token %q: %w", id, token.ErrUnknown)
@@ -160,11 +160,12 @@ func scanToken(row pgx.CollectableRow) (token.Token, error) {
 	return t, nil
 }
 
-// tokenError wraps a failed statement on the tokens table; when ctx is done, the error
-// matches ctx.Err().
-func tokenError(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("pgstore: %s: %w (%v)", what, ctxErr, err)
+// checkTokenID refuses an id that is not of a token ID's form (token.IsID), which no token
+// has, with an error matching token.ErrUnknown that names what it was doing and does not
+// quote the id: it may be a secret given by mistake.
+func checkTokenID(doing, id string) error {
+	if token.IsID(id) {
+		return nil
 	}
-	return fmt.Errorf("pgstore: %s: %w", what, err)
+	return fmt.Errorf("pgstore: %s: the id given is not %s and 12 hex digits: %w", doing, token.IDPrefix, token.ErrUnknown)
 }

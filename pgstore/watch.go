@@ -249,30 +249,14 @@ func (s *Store) startWatch(ctx context.Context, w *watch, run func(ctx context.C
 		return fmt.Errorf("%w: watch refused: %s, which cannot LISTEN; watch the primary", ErrReadOnly, s.readOnly)
 	}
 	caller := ctx
-	ctx, cancel := context.WithCancel(ctx)
 	cfg := s.pool.Config()
 	w.config, w.afterConnect, w.pingAfter, w.changed = cfg.ConnConfig, cfg.AfterConnect, cmp.Or(s.hooks.pingAfter, watchPingAfter), s.changes.bump
 	if s.replicas.active() {
 		w.fence, w.deleted = s.replicas.fences.raise, s.replicas.fences.deletedAt
 	}
-	s.watchMu.Lock()
-	if s.closing {
-		s.watchMu.Unlock()
-		cancel()
+	ctx, end, ok := s.watches.Add(ctx, w) // Close ends the watch
+	if !ok {
 		return ErrClosed
-	}
-	if s.watching == nil {
-		s.watching = make(map[*watch]context.CancelFunc)
-	}
-	s.watching[w] = cancel // Close ends the watch
-	s.watches.Add(1)
-	s.watchMu.Unlock()
-	end := func() {
-		cancel()
-		s.watchMu.Lock()
-		delete(s.watching, w)
-		s.watchMu.Unlock()
-		s.watches.Done()
 	}
 
 	conn, err := w.connect(ctx)

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,7 +16,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
-	"github.com/sharedesk/transcript/memlog"
+	"github.com/sharedesk/transcript/internal/memdesks"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/token"
@@ -26,33 +25,11 @@ import (
 // memDigestStore is a server.Store of memlog desks, whose logs keep digests (digest.Store),
 // with its tokens in memory.
 type memDigestStore struct {
-	mu    sync.Mutex
-	desks map[string]*memlog.Log
+	memdesks.Desks
 	token.MemStore
 }
 
-func newMemDigestStore() *memDigestStore { return &memDigestStore{desks: map[string]*memlog.Log{}} }
-
-func (s *memDigestStore) desk(name string) *memlog.Log {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l := s.desks[name]
-	if l == nil {
-		l = memlog.New()
-		s.desks[name] = l
-	}
-	return l
-}
-
-func (s *memDigestStore) Log(desk string) transcript.Log { return s.desk(desk) }
-
-func (s *memDigestStore) Append(ctx context.Context, desk string, m transcript.Message) (transcript.Message, error) {
-	return s.desk(desk).Append(ctx, m)
-}
-
-func (s *memDigestStore) AppendNew(ctx context.Context, desk string, m transcript.Message) (transcript.Message, bool, error) {
-	return s.desk(desk).AppendNew(ctx, m)
-}
+func newMemDigestStore() *memDigestStore { return &memDigestStore{} }
 
 // eachDigestStore runs f as a subtest on memlog desks and on each store of eachStore.
 func eachDigestStore(t *testing.T, f func(t *testing.T, st server.Store)) {

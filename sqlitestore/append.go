@@ -483,8 +483,5 @@ func (w *writeTx) atMicros(at time.Time) int64 {
 
 // writeError wraps a failed write; when ctx is done, the error matches ctx.Err().
 func (s *Store) writeError(ctx context.Context, desk string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("sqlitestore: append to desk %q: %w (%v)", desk, ctxErr, err)
-	}
-	return fmt.Errorf("sqlitestore: append to desk %q: %w", desk, err)
+	return stmtError(ctx, fmt.Sprintf("append to desk %q", desk), err)
 }

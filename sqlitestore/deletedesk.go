@@ -63,13 +63,13 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 	what := fmt.Sprintf("deleting desk %q", desk)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, deleteError(ctx, what, err)
+		return 0, stmtError(ctx, what, err)
 	}
 	defer tx.Rollback() // after a Commit, a no-op
 	var held int64
 	if !tokens {
 		if err := tx.QueryRowContext(ctx, deskTokensSQL, desk).Scan(&held); err != nil {
-			return 0, deleteError(ctx, what, err)
+			return 0, stmtError(ctx, what, err)
 		}
 		if held > 0 {
 			return 0, fmt.Errorf("sqlitestore: %s: %d tokens are for it: %w", what, held, token.ErrDeskHasTokens)
@@ -80,11 +80,11 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 	case errors.Is(err, sql.ErrNoRows):
 		id = 0 // no rows: books and tokens only
 	case err != nil:
-		return 0, deleteError(ctx, what, err)
+		return 0, stmtError(ctx, what, err)
 	}
 	if id != 0 {
 		if err := s.unindexDesk(ctx, tx, id, transcript.Sequence(head)); err != nil {
-			return 0, deleteError(ctx, what, err)
+			return 0, stmtError(ctx, what, err)
 		}
 	}
 	stmts := []struct {
@@ -106,11 +106,11 @@ func (s *Store) DeleteDesk(ctx context.Context, desk string, tokens bool) (int64
 	}
 	for _, st := range stmts {
 		if _, err := tx.ExecContext(ctx, st.sql, st.arg); err != nil {
-			return 0, deleteError(ctx, what, err)
+			return 0, stmtError(ctx, what, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, deleteError(ctx, what, err)
+		return 0, stmtError(ctx, what, err)
 	}
 	return head, nil
 }
@@ -134,14 +134,6 @@ func (s *Store) unindexDesk(ctx context.Context, tx *sql.Tx, desk int64, head tr
 	return nil
 }
 
-// deleteError wraps a failure of DeleteDesk or DeleteToken, naming what it was doing.
-func deleteError(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("sqlitestore: %s: %w (%v)", what, ctxErr, err)
-	}
-	return fmt.Errorf("sqlitestore: %s: %w", what, err)
-}
-
 // deleteTokenSQL deletes a token by its primary key.
 const deleteTokenSQL = `DELETE FROM tokens WHERE id = ?1`
 
@@ -159,18 +151,9 @@ func (s *Store) DeleteToken(ctx context.Context, id string) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	if !token.IsID(id) {
-		return fmt.Errorf("sqlitestore: deleting a token: the id given is not %s and 12 hex digits: %w", token.IDPrefix, token.ErrUnknown)
+	if err := checkTokenID("deleting a token", id); err != nil {
+		return err
 	}
 	res, err := s.writer.ExecContext(ctx, deleteTokenSQL, id)
-	if err == nil {
-		var n int64
-		if n, err = res.RowsAffected(); err == nil && n == 0 {
-			return fmt.Errorf("sqlitestore: deleting token %q: %w", id, token.ErrUnknown)
-		}
-	}
-	if err != nil {
-		return deleteError(ctx, fmt.Sprintf("deleting token %q", id), err)
-	}
-	return nil
+	return tokenWritten(ctx, fmt.Sprintf("deleting token %q", id), res, err)
 }

@@ -158,12 +158,7 @@ func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, r storage.
 		return fmt.Errorf("sqlitestore: %w", err)
 	}
 	what := fmt.Sprintf("desk %q: digest of %s, generation %d through %d", l.desk, storage.ConversationName(d.Conversation), d.Generation, d.Through)
-	failed := func(err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			return fmt.Errorf("sqlitestore: %s: %w (%v)", what, ctxErr, err)
-		}
-		return fmt.Errorf("sqlitestore: %s: %w", what, err)
-	}
+	failed := func(err error) error { return stmtError(ctx, what, err) }
 	superseded := func(why string, args ...any) error {
 		return fmt.Errorf("sqlitestore: %s: %w: %s", what, storage.ErrSuperseded, fmt.Sprintf(why, args...))
 	}

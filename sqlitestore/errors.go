@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -55,4 +56,13 @@ func (e *SchemaError) Unwrap() error {
 		return ErrSchemaTooNew
 	}
 	return ErrSchemaBehind
+}
+
+// stmtError wraps a failed statement, naming what it was doing; when ctx is done, the error
+// matches ctx.Err().
+func stmtError(ctx context.Context, what string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return fmt.Errorf("sqlitestore: %s: %w (%v)", what, ctxErr, err)
+	}
+	return fmt.Errorf("sqlitestore: %s: %w", what, err)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/sharedesk/transcript"
@@ -52,10 +51,7 @@ func (s *Store) LookupKeys(ctx context.Context, desk string, keys []string) (map
 	}
 	rows, err := s.rowsByKey(ctx, s.keyRowsStmt, desk, keys)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			return nil, fmt.Errorf("sqlitestore: desk %q: looking up %d keys: %w (%v)", desk, len(keys), ctxErr, err)
-		}
-		return nil, fmt.Errorf("sqlitestore: desk %q: looking up %d keys: %w", desk, len(keys), err)
+		return nil, stmtError(ctx, fmt.Sprintf("desk %q: looking up %d keys", desk, len(keys)), err)
 	}
 	found := make(map[string]transcript.Message, len(rows))
 	for _, m := range rows {

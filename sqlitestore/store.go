@@ -5,9 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sharedesk/transcript/internal/watchset"
 )
 
 // Store is a SQLite database file holding the logs of any number of desks. It is safe for
@@ -45,14 +46,11 @@ type Store struct {
 	digests                                                              digestStmts
 	closed                                                               atomic.Bool
 
-	// readerDSN opens a Watch's connection, which polls every watchInterval. watching is
-	// every Watch running, with the function that ends it, under watchMu; watches counts
-	// their goroutines, for Close to wait for.
+	// readerDSN opens a Watch's connection, which polls every watchInterval. watches is
+	// every Watch running, for Close to end and wait for.
 	readerDSN     string
 	watchInterval time.Duration
-	watchMu       sync.Mutex
-	watching      map[*watch]context.CancelFunc
-	watches       sync.WaitGroup
+	watches       watchset.Set[*watch]
 }
 
 // Open opens the store in the SQLite file at path, creating the file when it does not exist,
@@ -192,12 +190,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	s.watchMu.Lock()
-	for _, end := range s.watching {
-		end()
-	}
-	s.watchMu.Unlock()
-	s.watches.Wait()
+	s.watches.Close()
 	return s.closeAll()
 }
 

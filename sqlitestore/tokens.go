@@ -58,7 +58,7 @@ func (s *Store) AddToken(ctx context.Context, t token.Token) error {
 		}
 	}
 	if err != nil {
-		return tokenError(ctx, fmt.Sprintf("adding token %q", t.ID), err)
+		return stmtError(ctx, fmt.Sprintf("adding token %q", t.ID), err)
 	}
 	return nil
 }
@@ -82,7 +82,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash [32]byte) (token.Token, er
 	case errors.Is(err, sql.ErrNoRows):
 		return token.Token{}, fmt.Errorf("sqlitestore: looking a token up by its hash: %w", token.ErrUnknown)
 	case err != nil:
-		return token.Token{}, tokenError(ctx, "looking a token up by its hash", err)
+		return token.Token{}, stmtError(ctx, "looking a token up by its hash", err)
 	}
 	return t, nil
 }
@@ -100,19 +100,19 @@ func (s *Store) Tokens(ctx context.Context) ([]token.Token, error) {
 	}
 	rows, err := s.listTokens.QueryContext(ctx)
 	if err != nil {
-		return nil, tokenError(ctx, "listing tokens", err)
+		return nil, stmtError(ctx, "listing tokens", err)
 	}
 	defer rows.Close()
 	var all []token.Token
 	for rows.Next() {
 		t, err := scanToken(rows)
 		if err != nil {
-			return nil, tokenError(ctx, "listing tokens", err)
+			return nil, stmtError(ctx, "listing tokens", err)
 		}
 		all = append(all, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, tokenError(ctx, "listing tokens", err)
+		return nil, stmtError(ctx, "listing tokens", err)
 	}
 	return all, nil
 }
@@ -136,21 +136,27 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 	if err := s.writable(); err != nil {
 		return err
 	}
-	if !token.IsID(id) { // no such id is stored, and it is not quoted: it may be a secret
-		return fmt.Errorf("sqlitestore: revoking a token: the id given is not %s and 12 hex digits: %w", token.IDPrefix, token.ErrUnknown)
+	if err := checkTokenID("revoking a token", id); err != nil {
+		return err
 	}
 	if err := token.CheckRevocation(at); err != nil {
 		return fmt.Errorf("sqlitestore: revoking token %q: %w", id, err)
 	}
 	res, err := s.revokeToken.ExecContext(ctx, id, at.UnixMicro())
+	return tokenWritten(ctx, fmt.Sprintf("revoking token %q", id), res, err)
+}
+
+// tokenWritten is the outcome of a statement that writes the one token what names: err,
+// wrapped by stmtError, or an error matching token.ErrUnknown when it wrote no row.
+func tokenWritten(ctx context.Context, what string, res sql.Result, err error) error {
 	if err == nil {
 		var n int64
 		if n, err = res.RowsAffected(); err == nil && n == 0 {
-			return fmt.Errorf("sqlitestore: revoking token %q: %w", id, token.ErrUnknown)
+			return fmt.Errorf("sqlitestore: %s: %w", what, token.ErrUnknown)
 		}
 	}
 	if err != nil {
-		return tokenError(ctx, fmt.Sprintf("revoking token %q", id), err)
+		return stmtError(ctx, what, err)
 	}
 	return nil
 }
@@ -179,11 +185,12 @@ func scanToken(row interface{ Scan(...any) error }) (token.Token, error) {
 	return t, nil
 }
 
-// tokenError wraps a failed statement on the tokens table; when ctx is done, the error
-// matches ctx.Err().
-func tokenError(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("sqlitestore: %s: %w (%v)", what, ctxErr, err)
+// checkTokenID refuses an id that is not of a token ID's form (token.IsID), which no token
+// has, with an error matching token.ErrUnknown that names what it was doing and does not
+// quote the id: it may be a secret given by mistake.
+func checkTokenID(doing, id string) error {
+	if token.IsID(id) {
+		return nil
 	}
-	return fmt.Errorf("sqlitestore: %s: %w", what, err)
+	return fmt.Errorf("sqlitestore: %s: the id given is not %s and 12 hex digits: %w", doing, token.IDPrefix, token.ErrUnknown)
 }

@@ -150,26 +150,10 @@ func (s *Store) startWatch(ctx context.Context, run func(context.Context, *watch
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
 	w := &watch{kick: make(chan struct{}, 1), kind: kind}
-	s.watchMu.Lock()
-	if s.closed.Load() {
-		s.watchMu.Unlock()
-		cancel()
+	ctx, end, ok := s.watches.Add(ctx, w) // Close ends the watch
+	if !ok {
 		return ErrClosed
-	}
-	if s.watching == nil {
-		s.watching = make(map[*watch]context.CancelFunc)
-	}
-	s.watching[w] = cancel // Close ends the watch
-	s.watches.Add(1)
-	s.watchMu.Unlock()
-	end := func() {
-		cancel()
-		s.watchMu.Lock()
-		delete(s.watching, w)
-		s.watchMu.Unlock()
-		s.watches.Done()
 	}
 
 	err := w.open(ctx, s.readerDSN)
@@ -408,11 +392,9 @@ func readHeads(ctx context.Context, conn *sql.Conn) (map[string]deskHead, error)
 // announce pushes the new head of desk, of id id, to every Watch of the Store, after an
 // append committed.
 func (s *Store) announce(desk string, id, head int64) {
-	s.watchMu.Lock()
-	defer s.watchMu.Unlock()
-	for w := range s.watching {
+	s.watches.Each(func(w *watch) {
 		if w.kind != watchDigests {
 			w.push(desk, id, head)
 		}
-	}
+	})
 }
