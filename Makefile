@@ -32,15 +32,16 @@ test-go:
 # The tests that draw fewer random cases under the race detector (internal/proptest.Desks:
 # their checks run on one goroutine, where it has little to check) draw all of them here,
 # without it: the property and model tests of the root, storage and sharing, and
-# internal/storetest's; deskmcp's TestFitting and TestErasure; SQLite's search rule
-# (storetest.SearchDraw), TestSearchRuleBatches and TestSearchWorkCheckCatchesEverySetRead;
+# internal/storetest's; deskmcp's TestFitting and TestErasure; SQLite's and PostgreSQL's
+# search rule (storetest.SearchDraw), TestSearchRuleBatches and
+# TestSearchWorkCheckCatchesEverySetRead;
 # and the service's search route's (server's TestSearchModel, which skips under the race
 # detector).
 test-draws:
 	go test -timeout 10m . ./storage ./sharing ./internal/storetest
 	PGTEST_STANDBY=0 bash scripts/pgtest.sh go test -timeout 10m \
 		-run '^(TestFitting|TestErasure|TestSearchRuleBatches|TestSearchWorkCheckCatchesEverySetRead|TestSearchModel)$$|^TestStore$$/^Search$$' \
-		./deskmcp ./sqlitestore ./server
+		./deskmcp ./sqlitestore ./pgstore ./server
 
 # The tests that measure the heap: each counts every allocation of its process, so they run
 # in processes of their own (-run Heap: a heap test's name holds Heap), one package at a time

@@ -110,24 +110,39 @@ func TestLogtestOnReadOnlyStandby(t *testing.T) {
 	logtest.Run(t, func(t *testing.T) logtest.Desk {
 		n++
 		name := fmt.Sprintf("standby-%d", n)
-		return replicaDesk{Log: standby.Log(name), primary: primary, name: name}
+		return &replicaDesk{standby: standby.Log(name), primary: primary, name: name}
 	})
 }
 
-// replicaDesk is a desk whose Log reads a standby and whose Append appends on the primary
-// and returns once the standby's Log shows the row.
+// replicaDesk is a desk whose Append appends on the primary and whose reads read the
+// standby, each once the standby's Log shows the newest row appended: a check that reads
+// after appending finds every row it appended, and a run of appends waits for the standby
+// once, not once a row.
 type replicaDesk struct {
-	transcript.Log
-	primary *pgstore.Store
-	name    string
+	standby  transcript.Log
+	primary  *pgstore.Store
+	name     string
+	appended atomic.Uint64 // the Seq of the newest row appended that a read has not yet awaited; 0: none
 }
 
-func (d replicaDesk) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
+func (d *replicaDesk) Append(ctx context.Context, m transcript.Message) (transcript.Message, error) {
 	got, err := d.primary.Append(ctx, d.name, m)
-	if err != nil {
-		return got, err
+	if err == nil {
+		d.appended.Store(uint64(got.Seq))
 	}
-	return got, awaitRow(ctx, d.Log, got.Seq)
+	return got, err
+}
+
+// ReadBefore reads the standby once it shows the newest row appended. The wait ignores
+// ctx's end, so that a read under a done ctx is the standby Log's own answer to it.
+func (d *replicaDesk) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+	if seq := d.appended.Load(); seq != 0 {
+		if err := awaitRow(context.WithoutCancel(ctx), d.standby, transcript.Sequence(seq)); err != nil {
+			return transcript.Page{}, err
+		}
+		d.appended.CompareAndSwap(seq, 0)
+	}
+	return d.standby.ReadBefore(ctx, before, limit)
 }
 
 // awaitRow waits, up to a minute, until log's newest row is at least seq.

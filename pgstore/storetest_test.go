@@ -9,10 +9,6 @@ import (
 
 var _ storetest.Store = (*pgstore.Store)(nil)
 
-// The store searches in the PostgreSQL server, which the race detector does not slow: the
-// search rule draws all its desks under the race detector too.
-func init() { storetest.SearchDraw = len(storetest.SearchSeeds) }
-
 // TestStore runs the suite every store of the module shares, each check on a new database.
 func TestStore(t *testing.T) {
 	t.Parallel()

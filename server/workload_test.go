@@ -55,13 +55,14 @@ type workloadConfig struct {
 
 // loadAnswerBytes is the byte budget of the load and fault runs' servers
 // (Options.MaxAnswerBytes): less than a desk's large rows together.
-const loadAnswerBytes = 1 << 20
+const loadAnswerBytes = 256 << 10
 
-// A large row's content is between these sizes: over an eighth of loadAnswerBytes, so that
-// a few of them (a desk's large rows) exceed it, and a part holds three.
+// A large row's content is between these sizes: more than a stream's batch of events (64
+// KiB, so that each goes alone) and over a quarter of loadAnswerBytes, so that a desk's
+// four large rows exceed it, and a part holds three.
 const (
-	largeRowMin = 270 << 10
-	largeRowMax = 300 << 10
+	largeRowMin = 68 << 10
+	largeRowMax = 75 << 10
 )
 
 // seedRows is how many rows without a key newWorkload seeds each desk with: a root, a

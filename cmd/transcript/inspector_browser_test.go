@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -43,34 +44,92 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browser is a headless Chromium for one test, at 1280×800, whose console errors,
-// uncaught exceptions and error entries of its log it collects.
+// browser is a tab of its own for one test, in a browser context of its own (no cookie or
+// storage shared with another test's), in a window of 1280×800 of the headless Chromium
+// the tests share; it collects the tab's console errors, uncaught exceptions and error
+// entries of its log.
 type browser struct {
 	ctx    context.Context
 	mu     sync.Mutex
 	errors []string
 }
 
+// chromiumShared is the headless Chromium of the browser tests: started by the first test
+// that needs it, stopped after the last test (TestMain).
+var chromiumShared struct {
+	once   sync.Once
+	ctx    context.Context // its first tab's, which the tests' tabs are children of
+	err    error
+	dir    string // its user data directory
+	cancel func()
+}
+
+// sharedChromium returns the context of the shared Chromium, starting it on first use.
+func sharedChromium(t *testing.T) (context.Context, error) {
+	t.Helper()
+	path := chromium(t)
+	c := &chromiumShared
+	c.once.Do(func() {
+		if c.dir, c.err = os.MkdirTemp("", "transcript-chromium-"); c.err != nil {
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path),
+			chromedp.NoSandbox, // the tests may run as root
+			chromedp.UserDataDir(c.dir),
+			chromedp.WindowSize(1280, 800),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+		)
+		// The browser lives as long as the context of its first Run: one without a deadline,
+		// cancelled by stopChromium.
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, cancel := chromedp.NewContext(actx)
+		c.ctx, c.cancel = bctx, func() { cancel(); cancelAlloc() }
+		started := make(chan error, 1)
+		go func() { started <- chromedp.Do(bctx) }() // starts the browser and opens its tab
+		select {
+		case c.err = <-started:
+		case <-time.After(time.Minute):
+			c.err = errors.New("chromium did not start within a minute")
+			c.cancel()
+		}
+		if c.err != nil {
+			c.err = fmt.Errorf("starting chromium: %w", c.err)
+		}
+	})
+	return c.ctx, c.err
+}
+
+// stopChromium stops the shared Chromium, if a test started it, and removes its files.
+func stopChromium() {
+	c := &chromiumShared
+	if c.cancel != nil {
+		c.cancel()
+	}
+	if c.dir != "" {
+		os.RemoveAll(c.dir)
+	}
+}
+
+// newBrowser opens a tab for t in the shared Chromium, in a new browser context, closed
+// when t ends or ctx is done.
 func newBrowser(t *testing.T, ctx context.Context) *browser {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox, // the tests may run as root
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 800),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	bctx, cancel := chromedp.NewContext(actx)
-	b := &browser{ctx: bctx}
-	if err := chromedp.Do(bctx); err != nil { // starts the browser and opens its tab
-		cancel()
-		cancelAlloc()
-		t.Fatalf("starting chromium: %v", err)
+	shared, err := sharedChromium(t)
+	if err != nil {
+		t.Fatal(err)
 	}
-	messages := chromedp.Console(bctx)
+	tctx, cancel := chromedp.NewContext(shared, chromedp.WithNewBrowserContext())
+	stop := context.AfterFunc(ctx, cancel)
+	b := &browser{ctx: tctx}
+	if err := chromedp.Do(tctx); err != nil { // opens the tab
+		stop()
+		cancel()
+		t.Fatalf("opening a tab in chromium: %v", err)
+	}
+	messages := chromedp.Console(tctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -85,7 +144,7 @@ func newBrowser(t *testing.T, ctx context.Context) *browser {
 			}
 		}
 	}()
-	t.Cleanup(func() { cancel(); cancelAlloc(); <-done })
+	t.Cleanup(func() { stop(); cancel(); <-done })
 	return b
 }
 

@@ -30,9 +30,10 @@ var SearchSeeds = []uint64{1, 2, 3}
 
 // SearchDraw is how many of SearchSeeds SearchRule draws: all of them, or the first alone
 // under the race detector (proptest.Desks), which slows a store that searches in this
-// process many times over while its checks ask one search at a time; make test draws them
-// all without the race detector too. The tests of a store that searches in another process,
-// which the race detector does not slow, set it to len(SearchSeeds) before any test runs.
+// process many times over while its checks ask one search at a time, and gives a store
+// that searches in another process (PostgreSQL) no more to check than the first desk does,
+// the checks being the same and run one at a time; make test draws them all without the
+// race detector too.
 var SearchDraw = proptest.Desks(len(SearchSeeds), 1)
 
 // searchStride is how far apart the texts a search check asks lie: every text when
