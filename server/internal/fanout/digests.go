@@ -1,6 +1,7 @@
 package fanout
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -34,6 +35,9 @@ type DigestNotes struct {
 	source     func(up func()) (stop func())
 	stopSource func()
 	sourceUp   chan struct{} // closed once the running source's first attempt answered; nil while none runs
+	// wait, when set, is how long Watch waits for the source in the place of sourceWait: a
+	// test seam, set by the tests only.
+	wait time.Duration
 }
 
 // DigestWatch is one watcher of a desk's digest changes (DigestNotes.Watch).
@@ -49,8 +53,9 @@ type DigestWatch struct {
 // Watch starts a watch of desk's digest changes; the caller calls Stop when done. Every
 // digest stored after Watch returns is noted: one this server folds, and, once the source
 // is up, one another process stores. Watch returns once the source's watch is up, or its
-// attempt failed, or after a few seconds, or once ctx is done, whichever comes first: a
-// caller that reads the digests it shows after Watch returns misses none stored since.
+// attempt failed, or after a few seconds, or once ctx is done, whichever comes first: when
+// the source was up by then and stays up, a caller that reads the digests it shows after
+// Watch returns misses none stored since.
 func (n *DigestNotes) Watch(ctx context.Context, desk string) *DigestWatch {
 	w := &DigestWatch{notes: n, desk: desk, wake: make(chan struct{}, 1)}
 	n.mu.Lock()
@@ -67,10 +72,10 @@ func (n *DigestNotes) Watch(ctx context.Context, desk string) *DigestWatch {
 		n.sourceUp = up
 		n.stopSource = n.source(func() { once.Do(func() { close(up) }) })
 	}
-	up := n.sourceUp
+	up, bound := n.sourceUp, cmp.Or(n.wait, sourceWait)
 	n.mu.Unlock()
 	if up != nil {
-		wait := time.NewTimer(sourceWait)
+		wait := time.NewTimer(bound)
 		defer wait.Stop()
 		select {
 		case <-up:

@@ -2,6 +2,7 @@ package fanout
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -129,21 +130,37 @@ func (s *gatedDigestStore) WatchDigests(ctx context.Context) (<-chan transcript.
 	select {
 	case <-s.gate:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+	}
+	if err := ctx.Err(); err != nil { // both ready: a watch stopped before the gate opened opens none
+		return nil, err
 	}
 	return s.digestStore.WatchDigests(ctx)
 }
 
 // TestDigestWatchWaitsForTheStore: the first DigestNotes.Watch returns only once the
 // store's digest watch is up, so that a digest another process stores after Watch returns
-// is noted; a second watch finds it up; a watch whose ctx ends first returns then.
+// is noted; a second watch finds it up; a watch whose ctx ends first returns then. Watch's
+// bound is lengthened past the test's, so that a Watch that waits for it fails the test.
 func TestDigestWatchWaitsForTheStore(t *testing.T) {
 	st := &gatedDigestStore{digestStore: &digestStore{MemStore: new(token.MemStore), convs: make(chan transcript.Conversation)}, gate: make(chan struct{})}
 	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
+	h.Digests().wait = time.Hour
+	returns := func(what string, watch func() *DigestWatch) *DigestWatch {
+		t.Helper()
+		returned := make(chan *DigestWatch, 1)
+		go func() { returned <- watch() }()
+		select {
+		case w := <-returned:
+			return w
+		case <-time.After(5 * time.Second):
+			t.Fatal(what)
+			return nil
+		}
+	}
 
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
-	early := h.Digests().Watch(cancelled, "eng") // its ctx is done: it returns without the store
+	early := returns("a Watch whose ctx was done waited for the store", func() *DigestWatch { return h.Digests().Watch(cancelled, "eng") })
 	early.Stop()
 
 	returned := make(chan *DigestWatch)
@@ -155,17 +172,12 @@ func TestDigestWatchWaitsForTheStore(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 	close(st.gate)
-	var w *DigestWatch
-	select {
-	case w = <-returned:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Watch did not return once the store's digest watch was up")
-	}
+	w := returns("Watch did not return once the store's digest watch was up", func() *DigestWatch { return <-returned })
 	defer w.Stop()
 	if st.open.Load() != 1 {
 		t.Fatalf("%d digest watches of the store open once Watch returned, want 1", st.open.Load())
 	}
-	second := h.Digests().Watch(t.Context(), "ops") // the source is up: no wait
+	second := returns("a second Watch waited for a store's watch already up", func() *DigestWatch { return h.Digests().Watch(t.Context(), "ops") })
 	defer second.Stop()
 	c := transcript.Conversation{Desk: "eng"}
 	st.convs <- c // stored by another process after Watch returned
@@ -176,5 +188,35 @@ func TestDigestWatchWaitsForTheStore(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a digest stored after Watch returned was not noted")
+	}
+}
+
+// failingDigestStore is a digestStore whose WatchDigests always fails.
+type failingDigestStore struct{ *digestStore }
+
+func (failingDigestStore) WatchDigests(context.Context) (<-chan transcript.Conversation, error) {
+	return nil, errors.New("no digest watch")
+}
+
+// TestDigestWatchStoreFails: a Watch whose store's digest watch fails returns once it has
+// failed, without waiting out its bound (lengthened past the test's), and a change this
+// server notes still reaches it.
+func TestDigestWatchStoreFails(t *testing.T) {
+	st := failingDigestStore{&digestStore{MemStore: new(token.MemStore)}}
+	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
+	h.Digests().wait = time.Hour
+	returned := make(chan *DigestWatch, 1)
+	go func() { returned <- h.Digests().Watch(t.Context(), "eng") }()
+	var w *DigestWatch
+	select {
+	case w = <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch waited on after the store's digest watch failed")
+	}
+	defer w.Stop()
+	c := transcript.Conversation{Desk: "eng", Thread: 3}
+	h.Digests().Changed(c)
+	if got := w.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
+		t.Errorf("the watch took %v, want %v", got, c)
 	}
 }

@@ -20,8 +20,9 @@
 // DigestNotes tells the desk's row streams which conversations' digests were stored, by this
 // server or, over a store that reports them (server.DigestWatcher), by any process: the
 // conversation alone; a watcher holds a set of them, not a queue. The store's watch runs
-// while a stream watches, and a stream starts serving once it is up, so that a page that
-// reads its digests after its stream opened misses none.
+// while a stream watches, and a stream starts serving once it is up (or its first attempt
+// failed, or a few seconds passed), so that a page that reads its digests after its stream
+// opened misses none while it stays up.
 //
 // The streams themselves and their routes are package stream's, and what may open one the
 // server's: a stream owns nothing but its watermark.
