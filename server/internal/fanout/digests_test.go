@@ -56,6 +56,7 @@ func TestDigestNotes(t *testing.T) {
 type digestStore struct {
 	*token.MemStore
 	convs chan transcript.Conversation
+	lose  chan struct{} // a receive ends the watch open then, as a lost connection does (nil: never)
 	open  atomic.Int64
 }
 
@@ -70,6 +71,8 @@ func (s *digestStore) WatchDigests(ctx context.Context) (<-chan transcript.Conve
 		for {
 			select {
 			case <-ctx.Done():
+				return
+			case <-s.lose:
 				return
 			case c := <-s.convs:
 				select {
@@ -218,5 +221,47 @@ func TestDigestWatchStoreFails(t *testing.T) {
 	h.Digests().Changed(c)
 	if got := w.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
 		t.Errorf("the watch took %v, want %v", got, c)
+	}
+}
+
+// TestDigestWatchMissedOnceLost: a watch is not told it missed anything while the store's
+// digest watch stays up; once that watch is lost and up again, every open watch is woken
+// and told a digest may have gone untold, and the conversations reported from then on
+// still reach it.
+func TestDigestWatchMissedOnceLost(t *testing.T) {
+	st := &digestStore{MemStore: new(token.MemStore), convs: make(chan transcript.Conversation), lose: make(chan struct{})}
+	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
+	w := h.Digests().Watch(t.Context(), "eng")
+	defer w.Stop()
+	c := transcript.Conversation{Desk: "eng"}
+	st.convs <- c
+	select {
+	case <-w.Woken():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the store's report did not reach the watch")
+	}
+	if w.Take(); w.Missed() {
+		t.Fatal("the watch was told it missed a digest while the store's watch was up")
+	}
+	st.lose <- struct{}{}
+	select {
+	case <-w.Woken():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch was not woken once the store's watch was up again")
+	}
+	if !w.Missed() {
+		t.Fatal("after the store's watch was lost and up again, the watch was not told it may have missed a digest")
+	}
+	thread := transcript.Conversation{Desk: "eng", Thread: 3}
+	st.convs <- thread
+	for deadline := time.After(5 * time.Second); ; {
+		if slices.Contains(w.Take(), thread) {
+			break
+		}
+		select {
+		case <-w.Woken():
+		case <-deadline:
+			t.Fatal("a report after the store's watch was up again did not reach the watch")
+		}
 	}
 }
