@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/memdesks"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
 )
@@ -167,34 +167,10 @@ func TestPageDigestOtherProcess(t *testing.T) {
 	})
 }
 
-// lossyDigestStore is a memDigestStore whose digest watch reports what the test sends on
-// convs and is lost, as over a dropped connection, when the test sends on lose.
+// lossyDigestStore is a memDigestStore whose digest watch the test drives.
 type lossyDigestStore struct {
 	*memDigestStore
-	convs chan transcript.Conversation
-	lose  chan struct{}
-}
-
-func (s *lossyDigestStore) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
-	out := make(chan transcript.Conversation)
-	go func() {
-		defer close(out)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-s.lose:
-				return
-			case c := <-s.convs:
-				select {
-				case out <- c:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	return out, nil
+	*memdesks.DigestFeed
 }
 
 // TestRowsStreamEndsOnceDigestsMayBeMissed: the desk's rows stream tells of the digests the
@@ -202,17 +178,17 @@ func (s *lossyDigestStore) WatchDigests(ctx context.Context) (<-chan transcript.
 // meanwhile was told to nobody), the stream ends, so that its client reconnects and reads
 // its digests again; a stream opened then tells of digests again.
 func TestRowsStreamEndsOnceDigestsMayBeMissed(t *testing.T) {
-	st := &lossyDigestStore{memDigestStore: newMemDigestStore(), convs: make(chan transcript.Conversation), lose: make(chan struct{})}
+	st := &lossyDigestStore{memDigestStore: newMemDigestStore(), DigestFeed: memdesks.NewDigestFeed()}
 	e := newEnv(t, st, server.Options{Rate: rate.Inf})
 	secret := e.token("eng", operator)
 	e.post(secret, map[string]any{"content": "a row"})
 	rows := e.open("/v1/desks/eng/rows/events", secret)
 	channel := transcript.Conversation{Desk: "eng"}
-	st.convs <- channel
+	st.Convs <- channel
 	if c, ok := digestEventWithin(t, rows, 10*time.Second); !ok || c != channel {
 		t.Fatalf("digest event %+v (%v), want the channel's", c, ok)
 	}
-	st.lose <- struct{}{}
+	st.Lose <- struct{}{}
 	for deadline := time.After(15 * time.Second); ; {
 		select {
 		case _, ok := <-rows.events:
@@ -225,7 +201,7 @@ func TestRowsStreamEndsOnceDigestsMayBeMissed(t *testing.T) {
 		break
 	}
 	again := e.open("/v1/desks/eng/rows/events", secret)
-	st.convs <- channel
+	st.Convs <- channel
 	if c, ok := digestEventWithin(t, again, 10*time.Second); !ok || c != channel {
 		t.Fatalf("digest event on the stream opened again %+v (%v), want the channel's", c, ok)
 	}
