@@ -12,6 +12,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/memdesks"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
 )
@@ -146,30 +147,64 @@ func TestPageDigestOtherProcess(t *testing.T) {
 			t.Fatalf("%T keeps no digests", other)
 		}
 		rows := e.open("/v1/desks/eng/rows/events", e.token("eng", operator))
-		// The store's digest watch starts with the stream's watch of digests, not before
-		// the stream answers: a fold before it is up is one it compares with, never reports. A round
-		// whose fold comes unreported is tried again, a few times.
-		for round := 1; ; round++ {
-			for i := range 6 {
-				if _, _, err := other.AppendNew(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("FOLDWORD round %d row %d", round, i)}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if _, folded, err := digest.Fold(t.Context(), log, digest.Extractive{}, smallPolicy, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
-				t.Fatalf("round %d: the other handle's fold: folded %v, %v", round, folded, err)
-			}
-			c, ok := digestEventWithin(t, rows, 5*time.Second)
-			if ok {
-				if c != (transcript.Conversation{Desk: "eng"}) {
-					t.Fatalf("digest event for %+v, want the channel of eng", c)
-				}
-				return
-			}
-			if round == 3 {
-				t.Fatalf("no digest event on the rows stream for any of %d folds through another handle", round)
+		// The stream answers once the store's digest watch is up: a fold made from then on
+		// is reported.
+		for i := range 6 {
+			if _, _, err := other.AppendNew(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("FOLDWORD row %d", i)}); err != nil {
+				t.Fatal(err)
 			}
 		}
+		if _, folded, err := digest.Fold(t.Context(), log, digest.Extractive{}, smallPolicy, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
+			t.Fatalf("the other handle's fold: folded %v, %v", folded, err)
+		}
+		c, ok := digestEventWithin(t, rows, 10*time.Second)
+		if !ok {
+			t.Fatal("no digest event on the rows stream for a fold through another handle made after the stream answered")
+		}
+		if c != (transcript.Conversation{Desk: "eng"}) {
+			t.Fatalf("digest event for %+v, want the channel of eng", c)
+		}
 	})
+}
+
+// lossyDigestStore is a memDigestStore whose digest watch the test drives.
+type lossyDigestStore struct {
+	*memDigestStore
+	*memdesks.DigestFeed
+}
+
+// TestRowsStreamEndsOnceDigestsMayBeMissed: the desk's rows stream tells of the digests the
+// store's watch reports; once that watch was lost and is up again (a digest stored
+// meanwhile was told to nobody), the stream ends, so that its client reconnects and reads
+// its digests again; a stream opened then tells of digests again.
+func TestRowsStreamEndsOnceDigestsMayBeMissed(t *testing.T) {
+	st := &lossyDigestStore{memDigestStore: newMemDigestStore(), DigestFeed: memdesks.NewDigestFeed()}
+	e := newEnv(t, st, server.Options{Rate: rate.Inf})
+	secret := e.token("eng", operator)
+	e.post(secret, map[string]any{"content": "a row"})
+	rows := e.open("/v1/desks/eng/rows/events", secret)
+	channel := transcript.Conversation{Desk: "eng"}
+	st.Convs <- channel
+	if c, ok := digestEventWithin(t, rows, 10*time.Second); !ok || c != channel {
+		t.Fatalf("digest event %+v (%v), want the channel's", c, ok)
+	}
+	st.Lose <- struct{}{}
+	for deadline := time.After(15 * time.Second); ; {
+		select {
+		case _, ok := <-rows.events:
+			if ok {
+				continue
+			}
+		case <-deadline:
+			t.Fatal("the rows stream did not end once the store's digest watch was lost and up again")
+		}
+		break
+	}
+	again := e.open("/v1/desks/eng/rows/events", secret)
+	st.Convs <- channel
+	if c, ok := digestEventWithin(t, again, 10*time.Second); !ok || c != channel {
+		t.Fatalf("digest event on the stream opened again %+v (%v), want the channel's", c, ok)
+	}
 }
 
 // digestEventWithin returns the conversation of st's next digest event, skipping its rows,

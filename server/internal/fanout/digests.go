@@ -48,6 +48,7 @@ type DigestWatch struct {
 
 	mu      sync.Mutex
 	pending []transcript.Conversation
+	missed  bool // a digest may have been stored that no note told of (DigestNotes.Missed)
 }
 
 // Watch starts a watch of desk's digest changes; the caller calls Stop when done. Every
@@ -98,16 +99,43 @@ func (n *DigestNotes) Changed(c transcript.Conversation) {
 	}
 }
 
+// Missed tells every open watch that a digest may have been stored that no note told of,
+// as when the source's watch was down, and wakes it: its Missed reports true from then on.
+func (n *DigestNotes) Missed() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, ws := range n.watchers {
+		for w := range ws {
+			w.mu.Lock()
+			w.missed = true
+			w.mu.Unlock()
+			w.wakeUp()
+		}
+	}
+}
+
 func (w *DigestWatch) note(c transcript.Conversation) {
 	w.mu.Lock()
 	if !slices.Contains(w.pending, c) {
 		w.pending = append(w.pending, c)
 	}
 	w.mu.Unlock()
+	w.wakeUp()
+}
+
+func (w *DigestWatch) wakeUp() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Missed reports whether a digest may have been stored since Watch that the watch was not
+// told of (DigestNotes.Missed): its caller then reads every digest it shows again.
+func (w *DigestWatch) Missed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.missed
 }
 
 // Woken returns the channel that receives once a note waits to be taken.

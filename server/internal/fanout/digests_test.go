@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/memdesks"
 	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/token"
 )
@@ -51,49 +51,29 @@ func TestDigestNotes(t *testing.T) {
 	(*DigestNotes)(nil).Changed(channel) // a server that folds nothing
 }
 
-// digestStore is a Store whose DigestWatcher tells what the test sends, and counts the
-// watches open.
+// digestStore is a Store whose DigestWatcher tells what the test sends (memdesks.DigestFeed).
 type digestStore struct {
 	*token.MemStore
-	convs chan transcript.Conversation
-	open  atomic.Int64
+	*memdesks.DigestFeed
+}
+
+func newDigestStore() *digestStore {
+	return &digestStore{MemStore: new(token.MemStore), DigestFeed: memdesks.NewDigestFeed()}
 }
 
 func (s *digestStore) Log(string) transcript.Log { return memlog.New() }
-
-func (s *digestStore) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
-	s.open.Add(1)
-	out := make(chan transcript.Conversation)
-	go func() {
-		defer s.open.Add(-1)
-		defer close(out)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case c := <-s.convs:
-				select {
-				case out <- c:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	return out, nil
-}
 
 // TestDigestWatchWhileWatched: a hub watches its store's digests only while a stream
 // watches a desk's: none before the first DigestNotes.Watch, one from it on, whose
 // conversations reach the watch, and none after the last Stop.
 func TestDigestWatchWhileWatched(t *testing.T) {
-	st := &digestStore{MemStore: new(token.MemStore), convs: make(chan transcript.Conversation)}
+	st := newDigestStore()
 	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
 	waitOpen := func(want int64) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); st.open.Load() != want; {
+		for deadline := time.Now().Add(5 * time.Second); st.Open.Load() != want; {
 			if time.Now().After(deadline) {
-				t.Fatalf("%d digest watches of the store open, want %d", st.open.Load(), want)
+				t.Fatalf("%d digest watches of the store open, want %d", st.Open.Load(), want)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -103,7 +83,7 @@ func TestDigestWatchWhileWatched(t *testing.T) {
 	a, b := h.Digests().Watch(t.Context(), "eng"), h.Digests().Watch(t.Context(), "ops")
 	waitOpen(1)
 	c := transcript.Conversation{Desk: "eng", Thread: 7}
-	st.convs <- c
+	st.Convs <- c
 	select {
 	case <-a.Woken():
 		if got := a.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
@@ -142,7 +122,7 @@ func (s *gatedDigestStore) WatchDigests(ctx context.Context) (<-chan transcript.
 // is noted; a second watch finds it up; a watch whose ctx ends first returns then. Watch's
 // bound is lengthened past the test's, so that a Watch that waits for it fails the test.
 func TestDigestWatchWaitsForTheStore(t *testing.T) {
-	st := &gatedDigestStore{digestStore: &digestStore{MemStore: new(token.MemStore), convs: make(chan transcript.Conversation)}, gate: make(chan struct{})}
+	st := &gatedDigestStore{digestStore: newDigestStore(), gate: make(chan struct{})}
 	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
 	h.Digests().wait = time.Hour
 	returns := func(what string, watch func() *DigestWatch) *DigestWatch {
@@ -174,13 +154,13 @@ func TestDigestWatchWaitsForTheStore(t *testing.T) {
 	close(st.gate)
 	w := returns("Watch did not return once the store's digest watch was up", func() *DigestWatch { return <-returned })
 	defer w.Stop()
-	if st.open.Load() != 1 {
-		t.Fatalf("%d digest watches of the store open once Watch returned, want 1", st.open.Load())
+	if st.Open.Load() != 1 {
+		t.Fatalf("%d digest watches of the store open once Watch returned, want 1", st.Open.Load())
 	}
 	second := returns("a second Watch waited for a store's watch already up", func() *DigestWatch { return h.Digests().Watch(t.Context(), "ops") })
 	defer second.Stop()
 	c := transcript.Conversation{Desk: "eng"}
-	st.convs <- c // stored by another process after Watch returned
+	st.Convs <- c // stored by another process after Watch returned
 	select {
 	case <-w.Woken():
 		if got := w.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
@@ -202,7 +182,7 @@ func (failingDigestStore) WatchDigests(context.Context) (<-chan transcript.Conve
 // failed, without waiting out its bound (lengthened past the test's), and a change this
 // server notes still reaches it.
 func TestDigestWatchStoreFails(t *testing.T) {
-	st := failingDigestStore{&digestStore{MemStore: new(token.MemStore)}}
+	st := failingDigestStore{newDigestStore()}
 	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
 	h.Digests().wait = time.Hour
 	returned := make(chan *DigestWatch, 1)
@@ -218,5 +198,47 @@ func TestDigestWatchStoreFails(t *testing.T) {
 	h.Digests().Changed(c)
 	if got := w.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
 		t.Errorf("the watch took %v, want %v", got, c)
+	}
+}
+
+// TestDigestWatchMissedOnceLost: a watch is not told it missed anything while the store's
+// digest watch stays up; once that watch is lost and up again, every open watch is woken
+// and told a digest may have gone untold, and the conversations reported from then on
+// still reach it.
+func TestDigestWatchMissedOnceLost(t *testing.T) {
+	st := newDigestStore()
+	h := NewHub(st, testOptions(100, testTailBytes), new(Metrics))
+	w := h.Digests().Watch(t.Context(), "eng")
+	defer w.Stop()
+	c := transcript.Conversation{Desk: "eng"}
+	st.Convs <- c
+	select {
+	case <-w.Woken():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the store's report did not reach the watch")
+	}
+	if w.Take(); w.Missed() {
+		t.Fatal("the watch was told it missed a digest while the store's watch was up")
+	}
+	st.Lose <- struct{}{}
+	select {
+	case <-w.Woken():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch was not woken once the store's watch was up again")
+	}
+	if !w.Missed() {
+		t.Fatal("after the store's watch was lost and up again, the watch was not told it may have missed a digest")
+	}
+	thread := transcript.Conversation{Desk: "eng", Thread: 3}
+	st.Convs <- thread
+	for deadline := time.After(5 * time.Second); ; {
+		if slices.Contains(w.Take(), thread) {
+			break
+		}
+		select {
+		case <-w.Woken():
+		case <-deadline:
+			t.Fatal("a report after the store's watch was up again did not reach the watch")
+		}
 	}
 }

@@ -69,17 +69,26 @@ func (h *Hub) digestSource(w digestWatcher) func(up func()) (stop func()) {
 
 // watchDigests notes the conversations w reports in the hub's DigestNotes until ctx is
 // done, calling WatchDigests again after a pause whenever the watch is lost. It calls up
-// each time WatchDigests has answered, before it takes the first report.
+// each time WatchDigests has answered, before it takes the first report. When a watch is
+// up after one failed or was lost, what was stored meanwhile was told to nobody: every
+// watch is told so (DigestNotes.Missed).
 func (h *Hub) watchDigests(ctx context.Context, w digestWatcher, up func()) {
+	down := false // a watch failed or was lost
 	h.keepWatching(ctx, "store digest watch", "", func() error {
 		convs, err := w.WatchDigests(ctx)
 		up()
-		if err == nil {
-			for c := range convs {
-				h.digests.Changed(c)
-			}
+		if err != nil {
+			down = true
+			return err
 		}
-		return err
+		if down {
+			h.digests.Missed()
+		}
+		for c := range convs {
+			h.digests.Changed(c)
+		}
+		down = true
+		return nil
 	})
 }
 

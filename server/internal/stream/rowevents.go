@@ -36,6 +36,7 @@ func (s *Streams) rowEventsOperation() huma.Operation {
 		"when more than 2048 rows wait, or {\"reason\": \"watermark_unavailable\"} when the watermark is above the desk's newest row, " +
 		"after which the stream closes; `event: digest` with {\"conversation\": {\"desk\", \"thread\"}} when a new digest of the channel " +
 		"or a thread is stored while the stream is open, by this server or by another process on its store (it holds no text: read the digest again with GET view?digest=true); " +
+		"when the server may have missed such a digest (its watch of the store was down), the stream closes: reconnect with Last-Event-ID and read the digests again; " +
 		"a comment line every 15 seconds. Operator tokens only (403)."
 	op.Responses = map[string]*huma.Response{"200": {
 		Description: "An event stream of rows",
@@ -131,10 +132,16 @@ type DigestEvent struct {
 
 // sendDigests sends a digest event for each conversation noted since the stream last sent
 // them, when the stream watches digests; the stream's token and session must still be good
-// for them. It reports false when the stream must end.
+// for them. It reports false when the stream must end, as it does once a digest may have
+// been stored that it cannot tell of (DigestWatch.Missed).
 func (st *stream) sendDigests(ctx context.Context, out *fanout.SSEWriter) (bool, error) {
 	if st.digests == nil {
 		return true, nil
+	}
+	if st.digests.Missed() {
+		// A digest may have been stored that the stream cannot tell of: it ends, and the
+		// client, as it reconnects from its last id, reads the digests it shows again.
+		return false, nil
 	}
 	convs := st.digests.Take()
 	if len(convs) == 0 {
