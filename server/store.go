@@ -69,9 +69,9 @@ type HeadWatcher interface {
 // not leave out a digest stored while the channel is open (sqlitestore's doc says when it
 // may). It sends no digest's text. The server receives promptly. The store closes the
 // channel when ctx is done, and when it can no longer watch: the server calls WatchDigests
-// again after a pause; a digest another process stored meanwhile is not told of (the page
-// shows it once the conversation's next digest is, or it reads the conversation again). An
-// error from WatchDigests means the same as a closed channel. Without a DigestWatcher, only
+// again after a pause, and once it answers, ends the streams that tell of digests, since a
+// digest another process stored meanwhile was told to none: their clients reconnect and
+// read their digests again. An error from WatchDigests means the same as a closed channel. Without a DigestWatcher, only
 // this server's folds reach the streams.
 type DigestWatcher interface {
 	WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error)
