@@ -105,6 +105,11 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		return err
 	}
 	s.readerDSN = readerDSN
+	if !c.readOnly {
+		if err := s.migrate(ctx, path, writerDSN, c); err != nil {
+			return err
+		}
+	}
 	if s.writer, err = sql.Open(driverName, writerDSN); err != nil {
 		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
 	}
@@ -112,16 +117,6 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 	s.writer.SetMaxIdleConns(1)
 	s.writer.SetConnMaxLifetime(0)
 	s.writer.SetConnMaxIdleTime(0)
-	if !c.readOnly {
-		if err := migrateRetrying(context.WithValue(ctx, indexProgressKey{}, c.indexProgress), s.writer, c.busyTimeout); err != nil {
-			var schemaErr *SchemaError
-			if errors.As(err, &schemaErr) {
-				schemaErr.Path = path
-				return schemaErr
-			}
-			return explainOpen(path, err)
-		}
-	}
 	if s.readers, err = sql.Open(driverName, readerDSN); err != nil {
 		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
 	}
@@ -179,6 +174,28 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
 	}
 	return nil
+}
+
+// migrate brings the file at path to the current schema, in WAL mode, on a connection of
+// its own (writerDSN's), closed before the Store's writer connects: the connection that put
+// a new file in WAL mode could not truncate the write-ahead log at Close while another
+// Store on the file that had written was open, and waited out the busy timeout.
+func (s *Store) migrate(ctx context.Context, path, writerDSN string, c config) error {
+	db, err := sql.Open(driverName, writerDSN)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: open %q: %w", path, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := migrateRetrying(context.WithValue(ctx, indexProgressKey{}, c.indexProgress), db, c.busyTimeout); err != nil {
+		var schemaErr *SchemaError
+		if errors.As(err, &schemaErr) {
+			schemaErr.Path = path
+			return schemaErr
+		}
+		return explainOpen(path, err)
+	}
+	return db.Close()
 }
 
 // Close ends every Watch, closing its channel and its connection, and waits for them; then
