@@ -306,6 +306,9 @@
   }
 
   document.getElementById("sign-out").addEventListener("click", async () => {
+    // The live updates stop first, so that none starts a read once the session has ended.
+    if (deskCol.es) deskCol.es.close();
+    for (const v of viewers) if (v.es) v.es.close();
     try {
       await call("DELETE", "/v1/session");
     } finally {
