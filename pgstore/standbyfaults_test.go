@@ -141,11 +141,19 @@ func checkReadYourWritesWhilePaused(t *testing.T, c *cluster) {
 		t.Errorf("%d waits ran out after a second read, want still 1: a lagging standby is not waited for again at once", n)
 	}
 
+	readFromStandbyOnceResumed(t, c, st, primary, standbys[0], 3)
+}
+
+// readFromStandbyOnceResumed resumes the first standby's replay, waits until it has caught
+// up with primary, and wants st's next read of eng to show rows rows, answered by the
+// standby: once caught up, it is read from again.
+func readFromStandbyOnceResumed(t *testing.T, c *cluster, st *pgstore.Store, primary, standby string, rows int) {
+	t.Helper()
 	c.resume(t, 0)
-	caughtUp(t, primary, standbys[0])
+	caughtUp(t, primary, standby)
 	before, _ := pgstore.StandbyReads(st)
-	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 3 {
-		t.Fatalf("after the resume, %d rows, want 3", len(page.Messages))
+	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != rows {
+		t.Fatalf("after the resume, %d rows, want %d", len(page.Messages), rows)
 	}
 	if after, _ := pgstore.StandbyReads(st); after[0] != before[0]+1 {
 		t.Errorf("after the resume the standby answered %d more reads, want 1: it is used again", after[0]-before[0])
@@ -529,15 +537,7 @@ func checkDeleteDeskWhilePaused(t *testing.T, c *cluster) {
 	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 0 {
 		t.Fatalf("a read after DeleteDesk shows %d rows of the deleted desk (the first: %q)", len(page.Messages), page.Messages[0].Content)
 	}
-	c.resume(t, 0)
-	caughtUp(t, primary, standbys[0])
-	before, _ := pgstore.StandbyReads(st)
-	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 0 {
-		t.Fatalf("a read after the standby replayed the delete shows %d rows", len(page.Messages))
-	}
-	if after, _ := pgstore.StandbyReads(st); after[0] != before[0]+1 {
-		t.Errorf("the standby answered %d reads after it replayed the delete, want 1", after[0]-before[0])
-	}
+	readFromStandbyOnceResumed(t, c, st, primary, standbys[0], 0)
 }
 
 // checkOtherStoresDeleteWhilePaused: a desk another Store deletes while the standby's replay

@@ -106,7 +106,7 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 	}
 	s.readerDSN = readerDSN
 	if !c.readOnly {
-		if err := s.migrate(ctx, path, writerDSN, c); err != nil {
+		if err := s.migrateFile(ctx, path, writerDSN, c); err != nil {
 			return err
 		}
 	}
@@ -176,11 +176,11 @@ func (s *Store) open(ctx context.Context, path string, c config) error {
 	return nil
 }
 
-// migrate brings the file at path to the current schema, in WAL mode, on a connection of
+// migrateFile brings the file at path to the current schema, in WAL mode, on a connection of
 // its own (writerDSN's), closed before the Store's writer connects: the connection that put
 // a new file in WAL mode could not truncate the write-ahead log at Close while another
 // Store on the file that had written was open, and waited out the busy timeout.
-func (s *Store) migrate(ctx context.Context, path, writerDSN string, c config) error {
+func (s *Store) migrateFile(ctx context.Context, path, writerDSN string, c config) error {
 	db, err := sql.Open(driverName, writerDSN)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: open %q: %w", path, err)

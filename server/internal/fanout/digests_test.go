@@ -84,14 +84,7 @@ func TestDigestWatchWhileWatched(t *testing.T) {
 	waitOpen(1)
 	c := transcript.Conversation{Desk: "eng", Thread: 7}
 	st.Convs <- c
-	select {
-	case <-a.Woken():
-		if got := a.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
-			t.Fatalf("the watch took %v, want %v", got, c)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the store's report did not reach the desk's watch")
-	}
+	noted(t, a, "the store's report", c)
 	a.Stop()
 	a.Stop() // a second Stop counts for nothing
 	waitOpen(1)
@@ -161,14 +154,7 @@ func TestDigestWatchWaitsForTheStore(t *testing.T) {
 	defer second.Stop()
 	c := transcript.Conversation{Desk: "eng"}
 	st.Convs <- c // stored by another process after Watch returned
-	select {
-	case <-w.Woken():
-		if got := w.Take(); !slices.Equal(got, []transcript.Conversation{c}) {
-			t.Fatalf("the watch took %v, want %v", got, c)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a digest stored after Watch returned was not noted")
-	}
+	noted(t, w, "a digest stored after Watch returned", c)
 }
 
 // failingDigestStore is a digestStore whose WatchDigests always fails.
@@ -212,12 +198,8 @@ func TestDigestWatchMissedOnceLost(t *testing.T) {
 	defer w.Stop()
 	c := transcript.Conversation{Desk: "eng"}
 	st.Convs <- c
-	select {
-	case <-w.Woken():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the store's report did not reach the watch")
-	}
-	if w.Take(); w.Missed() {
+	noted(t, w, "the store's report", c)
+	if w.Missed() {
 		t.Fatal("the watch was told it missed a digest while the store's watch was up")
 	}
 	st.Lose <- struct{}{}
@@ -240,5 +222,19 @@ func TestDigestWatchMissedOnceLost(t *testing.T) {
 		case <-deadline:
 			t.Fatal("a report after the store's watch was up again did not reach the watch")
 		}
+	}
+}
+
+// noted waits up to 5 s for w to be woken, then wants its notes to be want; what names the
+// report in a failure.
+func noted(t *testing.T, w *DigestWatch, what string, want ...transcript.Conversation) {
+	t.Helper()
+	select {
+	case <-w.Woken():
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s did not reach the watch", what)
+	}
+	if got := w.Take(); !slices.Equal(got, want) {
+		t.Fatalf("the watch took %v, want %v", got, want)
 	}
 }
