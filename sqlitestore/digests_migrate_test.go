@@ -2,12 +2,16 @@ package sqlitestore
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/storetest"
 )
 
 // TestMigrateFromV11 opens a file as version 11 left it, without digests, holding a desk
@@ -171,5 +175,92 @@ func TestMigrateFromV12(t *testing.T) {
 	var n int
 	if err := st.writer.QueryRowContext(ctx, `SELECT count(*) FROM digests`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("after desk eng's rows were deleted, %d digests, %v; want none", n, err)
+	}
+}
+
+// TestMigrateFromV13 opens a file as version 13 left it, holding digests whose ids have
+// gaps: Open migrates it, keeps every row, each digest with its id, and the schema but the
+// digests table's AUTOINCREMENT as it was; then a digest stored after the newest were
+// deleted takes an id above every id the table ever gave.
+func TestMigrateFromV13(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "v13.db")
+	db := openRaw(t, path)
+	if _, err := migrate(ctx, db, 8); err != nil {
+		t.Fatal(err)
+	}
+	want := writeOldDesk(t, db, time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	if found, err := migrate(ctx, db, 13); err != nil || found != 8 {
+		t.Fatalf("migrate to version 13: found %d, %v", found, err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO digests (id, desk, thread, generation, through, row_count, digester, content) VALUES (3, 1, 0, 1, 1, 1, 'extractive', 'deploy at noon?')`,
+		`INSERT INTO digests (id, desk, thread, generation, through, row_count, digester, content) VALUES (7, 1, 1, 1, 2, 1, 'extractive', 'between us')`,
+		`INSERT INTO digests (id, desk, thread, generation, through, row_count, digester, content) VALUES (8, 1, 0, 2, 3, 1, 'extractive', 'deploy at noon? agreed')`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := dumpTables(t, db)
+	schema := schemaObjects(t, db)
+	db.Close()
+
+	st := openMigrated(t, path, 13, before, want)
+	wantSchema := []string{"table sqlite_sequence: CREATE TABLE sqlite_sequence(name,seq)"}
+	for _, o := range schema {
+		if strings.HasPrefix(o, "table digests: ") {
+			autoincrement := strings.Replace(o, "id         INTEGER PRIMARY KEY,", "id         INTEGER PRIMARY KEY AUTOINCREMENT,", 1)
+			if autoincrement == o {
+				t.Fatalf("version 13's digests table has no INTEGER PRIMARY KEY id: %s", o)
+			}
+			o = autoincrement
+		}
+		wantSchema = append(wantSchema, o)
+	}
+	got := schemaObjects(t, st.writer)
+	slices.Sort(wantSchema)
+	slices.Sort(got)
+	if diff := cmp.Diff(wantSchema, got); diff != "" {
+		t.Errorf("the schema after the migration (-version 13's with AUTOINCREMENT +got):\n%s", diff)
+	}
+
+	if got := dumpTables(t, st.writer)["digests"]; len(got) != 3 {
+		t.Fatalf("after the migration, digests %q; want the 3 of version 13", got)
+	}
+	var sequence int64
+	if err := st.writer.QueryRowContext(ctx, `SELECT seq FROM sqlite_sequence WHERE name = 'digests'`).Scan(&sequence); err != nil || sequence != 8 {
+		t.Errorf("after the migration, the digests' sequence is %d, %v; want 8, the largest id held", sequence, err)
+	}
+
+	log := st.Log("eng").(digest.Store)
+	channel := transcript.Conversation{Desk: "eng"}
+	put := func(generation int, through transcript.Sequence) int64 {
+		t.Helper()
+		d := transcript.Digest{Conversation: channel, Through: through, Rows: 1, Generation: generation, Digester: "extractive", Text: "deploy at noon?"}
+		if err := log.PutDigest(ctx, d, storetest.MustDigestRead(t, log)); err != nil {
+			t.Fatalf("PutDigest after the migration: %v", err)
+		}
+		var id int64
+		if err := st.writer.QueryRowContext(ctx, `SELECT id FROM digests WHERE desk = 1 AND thread = 0 AND generation = ?1`, generation).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	if _, err := st.Append(ctx, "eng", transcript.Message{Author: opAuthor, Content: "deployed"}); err != nil {
+		t.Fatal(err)
+	}
+	if id := put(3, 4); id != 9 {
+		t.Errorf("the first digest stored after the migration has id %d, want 9", id)
+	}
+	// The edit of row 1 deletes every digest of the channel, 3, 8 and 9: the newest.
+	if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: 1, Author: opAuthor, Content: "deploy at 12:05?"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpTables(t, st.writer)["digests"]; len(got) != 1 {
+		t.Fatalf("after the edit of row 1, digests %q; want the thread's alone", got)
+	}
+	if id := put(1, 4); id <= 9 {
+		t.Errorf("a digest stored after the newest were deleted has id %d, want one above 9, every id given", id)
 	}
 }

@@ -143,8 +143,8 @@
 // query of one index probe a desk, and reports the desks whose newest row moved. An append
 // through the Store reports its desk to the Store's Watches as soon as it commits, without
 // waiting for a poll. Store.WatchDigests polls the same way and reports the conversations
-// whose digests were stored since, by any process: a range of the digests' rowids above
-// the newest one it read, never the digests held.
+// whose digests were stored since, by any process: a range of the digests' ids (never
+// given again) above the newest one it read, never the digests held.
 //
 // Text the store keeps (desk names, content, the ids and labels of authors and audience
 // entries, keys) must be valid UTF-8 without a NUL byte: SQLite could keep a NUL, but pgstore

@@ -181,28 +181,35 @@ func TestConcurrentOpen(t *testing.T) {
 	}
 }
 
+// schemaObjects returns every table, index and trigger of db, each as its type, name and
+// SQL, in the order of their names.
+func schemaObjects(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), `SELECT type || ' ' || name || ': ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestMigrationsNumbered: the embedded migrations are versions 1 to SchemaVersion, and
 // migrating an empty file one version at a time ends where migrating at once does.
 func TestMigrationsNumbered(t *testing.T) {
 	ctx := context.Background()
 	if len(migrations) != SchemaVersion {
 		t.Fatalf("%d migrations, SchemaVersion %d", len(migrations), SchemaVersion)
-	}
-	schema := func(db *sql.DB) []string {
-		rows, err := db.QueryContext(ctx, `SELECT type || ' ' || name || ': ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, s)
-		}
-		return out
 	}
 	stepwise := openRaw(t, filepath.Join(t.TempDir(), "stepwise.db"))
 	defer stepwise.Close()
@@ -216,7 +223,7 @@ func TestMigrationsNumbered(t *testing.T) {
 	if _, err := migrate(ctx, direct, SchemaVersion); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(schema(direct), schema(stepwise)); diff != "" {
+	if diff := cmp.Diff(schemaObjects(t, direct), schemaObjects(t, stepwise)); diff != "" {
 		t.Errorf("schemas differ (-direct +stepwise):\n%s", diff)
 	}
 }

@@ -108,23 +108,18 @@ func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Se
 // is the server's DigestWatcher: the desk's rows streams tell of the conversation, whose
 // digest a client reads again.
 //
-// Every PutDigest that commits after WatchDigests returns is reported (but in the case
-// below): its conversation comes on the channel at least once after the commit, once for
-// several while the receiver is slow (the channel never holds a conversation twice, and
-// never blocks the Store), and may come spuriously. A digest deleted (by a correction, with
-// its desk) is not reported: the correction's row, or the desk's deletion, is Watch's to
-// report. Nothing but the conversation comes, never a digest's text; the order of two
-// conversations says nothing.
+// Every PutDigest that commits after WatchDigests returns is reported: its conversation
+// comes on the channel at least once after the commit, once for several while the receiver
+// is slow (the channel never holds a conversation twice, and never blocks the Store), and
+// may come spuriously. A digest deleted (by a correction, with its desk) is not reported:
+// the correction's row, or the desk's deletion, is Watch's to report. Nothing but the
+// conversation comes, never a digest's text; the order of two conversations says nothing.
 //
 // It polls as Watch does, on a connection of its own: when data_version changed, it reads
-// the digests stored since the last poll, a range of the digests' rowids above the newest
-// one it read, which costs the digests stored since, not those held. SQLite may give a
-// deleted digest's rowid again, when the newest digests were deleted: once the newest
-// digest it read is gone or another, the poll reads, and reports, the digests among the
-// digestReuseWindow rowids below it as well. A digest stored between two polls into a rowid
-// below that window, freed by the deletion of more than digestReuseWindow of the newest
-// digests since the last poll (a desk's, or a redaction of a row that many generations
-// cover), is not reported. What Watch says of ctx and Close holds for WatchDigests too.
+// the digests stored since the last poll, those whose id is above the newest one it read,
+// which costs the digests stored since, not those held. A digest's id is never given again,
+// also once the newest digests were deleted, so every digest stored since has an id above
+// it. What Watch says of ctx and Close holds for WatchDigests too.
 func (s *Store) WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error) {
 	out := make(chan transcript.Conversation)
 	err := s.startWatch(ctx, func(ctx context.Context, w *watch) { w.run(ctx, nil, nil, out, s.watchInterval) }, watchDigests)
@@ -184,7 +179,7 @@ type watch struct {
 	kind    watchKind
 	version int64                                    // data_version at the last poll
 	heads   map[string]deskHead                      // every desk's id and newest Seq, as last read or pushed
-	digest  digestRow                                // WatchDigests: the newest digest as last read (id 0: none)
+	digest  int64                                    // WatchDigests: the newest digest's id as last read (0: none)
 	read    bool                                     // the first poll read what later ones compare with
 	stale   bool                                     // the last poll failed: read again whatever data_version says
 	names   deskqueue.Queue[string]                  // the desks that moved, for Watch's receiver

@@ -3,6 +3,7 @@ package sqlitestore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -381,8 +382,8 @@ func TestWatchHeadsDeskMadeAnew(t *testing.T) {
 
 // TestWatchDigests: a WatchDigests on one Store reports the conversation of each digest
 // stored through another Store on the file, standing in for another process: once a put,
-// its conversation alone; and a digest stored after a redaction deleted the newest ones,
-// which may take one of their rowids, is reported too.
+// its conversation alone; and a digest stored after a redaction deleted the newest ones is
+// reported too.
 func TestWatchDigests(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "desk.db")
@@ -431,8 +432,7 @@ func TestWatchDigests(t *testing.T) {
 	put(transcript.Conversation{Desk: "eng"}, 5, 3)
 	next(transcript.Conversation{Desk: "eng"})
 
-	// The redaction of row 3 deletes eng's two newest digests, the file's newest: the
-	// digest stored after it, of another desk, may take the rowid of either.
+	// The redaction of row 3 deletes eng's two newest digests, the file's newest.
 	if _, err := writer.Append(ctx, "eng", transcript.Message{Corrects: 3, Author: watchAuthor, Redacted: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -447,4 +447,61 @@ func TestWatchDigests(t *testing.T) {
 			t.Fatalf("no report of ops' channel within %v", reportWithin)
 		}
 	}
+}
+
+// TestWatchDigestsAfterCorrection: a correction of an early row deletes at once every one of
+// the many digest generations that fold it, the file's digests; the digest stored next,
+// between the same two polls, is reported all the same.
+func TestWatchDigestsAfterCorrection(t *testing.T) {
+	const generations = 200
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "desk.db")
+	watcher, writer := openAt(t, path, sqlitestore.WithWatchInterval(time.Second)), openAt(t, path)
+	rows := make([]transcript.Message, generations+1)
+	for i := range rows {
+		rows[i] = transcript.Message{Author: watchAuthor, Content: fmt.Sprintf("row %d", i+1)}
+	}
+	if err := writer.AppendBatch(ctx, "eng", rows); err != nil {
+		t.Fatal(err)
+	}
+	channel := transcript.Conversation{Desk: "eng"}
+	log := writer.Log("eng").(digest.Store)
+	put := func(through transcript.Sequence, generation int) {
+		t.Helper()
+		d := transcript.Digest{Conversation: channel, Through: through, Generation: generation, Digester: "test", Text: fmt.Sprintf("through %d", through)}
+		if err := log.PutDigest(ctx, d, storetest.MustDigestRead(t, log)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for g := 1; g < generations; g++ {
+		put(transcript.Sequence(g+1), g)
+	}
+	convs, err := watcher.WatchDigests(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	await := func() {
+		t.Helper()
+		select {
+		case c := <-convs:
+			if c != channel {
+				t.Fatalf("WatchDigests sent %+v, want %+v", c, channel)
+			}
+		case <-time.After(reportWithin):
+			t.Fatalf("no report of %+v within %v", channel, reportWithin)
+		}
+	}
+	// The newest generation's report follows a poll: the edit and the put below commit
+	// well before the next one.
+	put(generations+1, generations)
+	await()
+
+	if _, err := writer.Append(ctx, "eng", transcript.Message{Corrects: 2, Author: watchAuthor, Content: "row 2, edited"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := log.Digest(ctx, channel, 0); err != nil || ok {
+		t.Fatalf("after the edit of row 2, eng's channel has a digest (%v, %v); want none", ok, err)
+	}
+	put(3, 1)
+	await()
 }
