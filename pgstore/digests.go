@@ -152,7 +152,10 @@ func (l *deskLog) ReadBeforeDigest(ctx context.Context, before transcript.Sequen
 // DigestRead implements digest.Store: the desk's head and the id of its transcript_desks
 // row, which a desk made anew under its name never has, in one read on the primary, also
 // in a Store with standbys; both 0 when the database holds no row of the desk. The query
-// runs under ctx.
+// runs under ctx. The head is then a row the Store knows is committed: a fold's reads of
+// the rows below it take no standby that has not replayed every commit up to it, so a
+// correction committed before DigestRead (by this Store or another) is in every row the
+// fold reads, and PutDigest refuses one committed after.
 func (l *deskLog) DigestRead(ctx context.Context) (storage.DigestRead, error) {
 	if err := ctx.Err(); err != nil {
 		return storage.DigestRead{}, err
@@ -164,6 +167,7 @@ func (l *deskLog) DigestRead(ctx context.Context) (storage.DigestRead, error) {
 	case err != nil:
 		return storage.DigestRead{}, stmtError(ctx, fmt.Sprintf("desk %q: reading its head for a fold", l.desk), err)
 	}
+	l.s.replicas.fences.raise(l.desk, head)
 	return storage.DigestRead{Head: transcript.Sequence(head), Desk: id}, nil
 }
 

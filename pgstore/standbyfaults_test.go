@@ -70,6 +70,7 @@ func TestStandbyLagAndFaults(t *testing.T) {
 	}{
 		{"ReadYourWritesWhileReplayPaused", checkReadYourWritesWhilePaused},
 		{"RedactionWhileReplayPaused", checkRedactionWhilePaused},
+		{"FoldAfterOtherStoresRedaction", checkFoldAfterOtherStoresRedaction},
 		{"DeleteDeskWhileReplayPaused", checkDeleteDeskWhilePaused},
 		{"OtherStoresDeleteWhileReplayPaused", checkOtherStoresDeleteWhilePaused},
 		{"WatchedRowsAreRead", checkWatchedRowsAreRead},
