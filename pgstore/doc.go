@@ -191,6 +191,9 @@
 //     only when it has replayed every commit of the desk the Store knows of. A redaction
 //     made by another process, which the Store has not heard of, shows once a standby
 //     replays it: a reader told of it by that process may see the content until then;
+//   - never fold into a digest content erased by a redaction that committed before the
+//     fold began, by any process: a fold reads the desk's head on the primary first, and
+//     its reads below it go to a standby only once it has replayed up to that head;
 //   - never show a row of a desk the Store deleted ([Store.DeleteDesk]) once the deletion
 //     returned, or once its Watch named the deletion by another process: a standby answers
 //     reads of the desk only once it has replayed the delete. A desk another process
