@@ -3,9 +3,13 @@ package sharing_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
@@ -232,4 +236,64 @@ func TestDigestCorrectedOnlyFolded(t *testing.T) {
 	if plan := prepareFor(t, log, thread, plan.Delta.Next); plan.Reinitialize != sharing.DigestCorrected {
 		t.Errorf("an edit (#%d) of the thread's first folded reply: %+v; want %v", folded.Seq, plan, sharing.DigestCorrected)
 	}
+}
+
+// TestPrepareModelDigest checks Prepare from a state with a digest against Prepare from the
+// same state without one, on the model's random logs and queries: the same error or
+// reinitialization; else DigestCorrected exactly when a row of (M, B) is a correction, of
+// a row every participant may read (it has no audience), at or below the digest's through
+// (in a thread, above its root); else the same delta, whose Next keeps the digest.
+func TestPrepareModelDigest(t *testing.T) {
+	ctx := context.Background()
+	outcomes := make(map[string]int)
+	modelRun(t, modelCases(500), func(r *rand.Rand, seed uint64, i int) bool {
+		c := modelGen(r, i%20 == 19)
+		log := modelLog(t, c, seed, i)
+		plain, plainErr := sharing.Prepare(ctx, log, c.q)
+		q := c.q
+		q.State.Digest = transcript.Sequence(r.IntN(int(q.State.Watermark)+2)) + 1
+		plan, err := sharing.Prepare(ctx, log, q)
+		M, B, d, thread := q.State.Watermark, q.Before, q.State.Digest, q.Desired.Thread
+		corrected := false
+		for _, m := range c.rows {
+			if m.Seq > M && (B == 0 || m.Seq < B) && m.Corrects != 0 && len(m.Audience) == 0 && m.Corrects <= d && (thread == 0 || m.Corrects > thread) {
+				corrected = true
+			}
+		}
+		var want sharing.Plan
+		switch {
+		case plainErr != nil || plain.Reinitialize != 0:
+			want = plain
+			outcomes["no delta without the digest"]++
+		case corrected:
+			want = sharing.Plan{Reinitialize: sharing.DigestCorrected}
+			outcomes["digest_corrected"]++
+		default:
+			want = plain
+			want.Delta.Next.Digest = d
+			outcomes["a delta that keeps the digest"]++
+			if len(plain.Delta.Corrections) > 0 {
+				outcomes["a delta with corrections that keeps the digest"]++
+			}
+		}
+		sameErr := (err == nil) == (plainErr == nil)
+		for _, kind := range []error{sharing.ErrPresentSetTooLarge, sharing.ErrInvalidState, sharing.ErrWatermarkRegression} {
+			sameErr = sameErr && errors.Is(err, kind) == errors.Is(plainErr, kind)
+		}
+		if !sameErr || !modelSamePlan(want, plan) || plan.Delta.Next.Digest != want.Delta.Next.Digest {
+			t.Errorf("seed %d case %d, digest %d: Prepare = %+v, %v; want %+v, %v (-want +got):\n%s\n%s", seed, i, d, plan, err, want, plainErr,
+				gocmp.Diff(want, plan, modelOpts), c)
+			return false
+		}
+		return true
+	})
+	if *modelSeedFlag != 0 || !modelFull() {
+		return
+	}
+	for _, outcome := range []string{"no delta without the digest", "digest_corrected", "a delta that keeps the digest", "a delta with corrections that keeps the digest"} {
+		if outcomes[outcome] < 5 {
+			t.Errorf("outcome %q generated %d times, want at least 5", outcome, outcomes[outcome])
+		}
+	}
+	t.Logf("outcomes: %v", outcomes)
 }
