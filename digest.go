@@ -12,3 +12,14 @@ type Digest struct {
 	Digester     string       `json:"digester"`   // who wrote the text: "extractive", "openai:MODEL", …
 	Text         string       `json:"text"`
 }
+
+// correctsDigested reports whether m corrects a row that a digest of c through through may
+// stand for: m is a correction of a row at or below through, in a thread after its root
+// (a thread's digest folds its replies, never its root), and of a row every participant
+// may read (the correction rule gives a correction its target's readers, and a digest
+// folds no aside), so that a correction of an aside tells nothing to whoever may not read
+// it. Which conversation the target belongs to is not known from m alone: a correction of
+// a row of another conversation below through counts too.
+func correctsDigested(c Conversation, through Sequence, m *Message) bool {
+	return m.IsCorrection() && !m.IsAside() && m.Corrects <= through && (c.Thread == 0 || m.Corrects > c.Thread)
+}

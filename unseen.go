@@ -19,6 +19,8 @@ type UnseenQuery struct {
 	// budget; they still part the elisions around them. The zero Author leaves out none.
 	Except   Author
 	MaxBytes int // the answer's byte budget; 0 (or less) means none
+	// Digest is the Through of the conversation's digest the reader holds; 0: none.
+	Digest Sequence
 }
 
 // Unseen is ReadUnseen's answer.
@@ -35,6 +37,10 @@ type Unseen struct {
 	// above a watermark other than 0. Partial reports that the walk did not cross After
 	// within ScanLimit rows. Either way the rest of the answer is empty.
 	Lost, Partial bool
+	// DigestCorrected reports that a row of (After, Before) corrects a row the digest the
+	// reader holds (UnseenQuery.Digest) may stand for (correctsDigested): the digest may hold
+	// words the log no longer does.
+	DigestCorrected bool
 }
 
 // unseenFirstRead is the limit of an unseen walk's first read. Most deltas between two turns
@@ -58,6 +64,11 @@ const unseenFirstRead = 8
 // The walk holds about MaxBytes of content and a page: it keeps the sequence and size of
 // what it passes over, and reads a row again, once, should the answer carry one whose
 // content it let go while that was not known.
+//
+// With q.Digest, the answer reports whether a row of (After, Before) corrects a row that
+// digest may stand for (Unseen.DigestCorrected), whatever the correction's author, q.Seen,
+// the budget, and however old its target: the correction itself is read, its target need
+// not be.
 //
 // Pages are checked as Pager describes; errors are as Project's, and on error the answer is
 // zero. Knowing the log's newest row costs no read of its own, except when Before != 0 and
@@ -93,6 +104,8 @@ type unseenView struct {
 	low     Sequence // the oldest row read
 	crossed bool     // a row at or below the watermark was read
 	lost    bool
+	// digestCorrected: a row above the watermark corrects a row q.Digest may stand for.
+	digestCorrected bool
 	// fresh holds the answer's messages: qualifying, above the watermark, not seen, not
 	// Except's; unsorted.
 	fresh    []held
@@ -119,6 +132,9 @@ func (v *unseenView) add(rows []Message) {
 		above := m.Seq > v.q.After
 		v.crossed = v.crossed || !above
 		v.low = m.Seq
+		if above && !v.digestCorrected && v.q.Digest != 0 {
+			v.digestCorrected = correctsDigested(v.q.Conversation, v.q.Digest, m)
+		}
 		if v.corr != nil || m.IsCorrection() {
 			v.addCorrection(m, above)
 		}
@@ -294,7 +310,7 @@ func (v *unseenView) beyondHead(ctx context.Context) (bool, error) {
 // answer returns what the walk found, cut by the budget, with the content of what the answer
 // carries and the walk let go read again.
 func (v *unseenView) answer(ctx context.Context) (Unseen, error) {
-	u := Unseen{Head: v.head}
+	u := Unseen{Head: v.head, DigestCorrected: v.digestCorrected}
 	items := v.items()
 	if v.budget.max > 0 {
 		kept := cut.Within(len(items), v.budget.max, func(i int) int { return items[i].size })

@@ -27,7 +27,9 @@ type ReadDeskResult struct {
 	// content). Replace each message held by its correction's content. Absent when none.
 	Corrections []transcript.Message `json:"corrections,omitempty"`
 	// Reinitialized is set when the read started over from a full view: first_read,
-	// state_evicted, gap_too_large or watermark_unavailable (see sharing.Reason).
+	// state_evicted, gap_too_large, watermark_unavailable, conversation_changed or
+	// digest_corrected (a message the digest it was given stands for was edited or
+	// redacted since; see sharing.Reason).
 	Reinitialized string `json:"reinitialized,omitempty"`
 	// Remaining counts the new messages and corrections that did not fit in max_tokens or in the
 	// service's byte budget (Options.MaxAnswerBytes): the next read

@@ -9,6 +9,7 @@ import (
 	"github.com/sharedesk/transcript/deskmcp"
 	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/render"
+	"github.com/sharedesk/transcript/sharing"
 )
 
 // TestReadDeskDigest: a first read and view with digest true give the conversation's
@@ -61,5 +62,46 @@ func TestReadDeskDigest(t *testing.T) {
 	p = deskmcp.ViewResult{}
 	if text, err = a.Call("view", deskmcp.ViewArgs{Digest: true, Window: 2, Before: 20, MaxTokens: 150}, &p); err != nil || p.Digest != nil || strings.Contains(text, "<digest ") {
 		t.Errorf("view with digest in 60 tokens: %v %+v\n%s", err, p.Digest, text)
+	}
+}
+
+// TestReadDeskDigestCorrected: a participant given the channel's digest on its first read
+// starts over on its next read (digest_corrected) once a folded message is redacted, also
+// after a delta in between, and the digest of that read no longer holds the erased word;
+// an edit of a message the digest does not stand for is a plain delta.
+func TestReadDeskDigestCorrected(t *testing.T) {
+	st := newMemStore()
+	svc := service(t, st)
+	for i := range 40 { // the oldest 10 fold, below the first read's window of 30
+		content := fmt.Sprintf("root %d", i)
+		if i == 2 {
+			content = "OKAPI-SECRET-WORD"
+		}
+		appendAs(t, st, transcript.Message{Author: ana, Content: content})
+	}
+	channel := transcript.Conversation{Desk: desk}
+	if _, folded, err := digest.Fold(t.Context(), st.Desk(desk), digest.Extractive{}, digest.Policy{KeepLive: 30, FoldAfter: 2}, channel); err != nil || !folded {
+		t.Fatalf("fold: %v, %v", folded, err)
+	}
+	a := connect(t, svc, agentA)
+	r, _ := a.Read(deskmcp.ReadDeskArgs{})
+	if r.Digest == nil || !strings.Contains(r.Digest.Text, "OKAPI-SECRET-WORD") {
+		t.Fatalf("first read's digest %+v; want row 3's word in it", r.Digest)
+	}
+	newest := appendAs(t, st, transcript.Message{Author: ana, Content: "news"})
+	appendAs(t, st, transcript.Message{Author: ana, Corrects: newest.Seq, Content: "news, edited"})
+	if r, _ := a.Read(deskmcp.ReadDeskArgs{}); r.Reinitialized != "" || len(r.Messages) != 1 {
+		t.Fatalf("the read after a new message and its edit: %+v; want a delta of the message", r)
+	}
+	appendAs(t, st, transcript.Message{Author: ana, Corrects: 3, Redacted: true})
+	r, text := a.Read(deskmcp.ReadDeskArgs{})
+	if r.Reinitialized != sharing.DigestCorrected.String() {
+		t.Fatalf("the read after a redaction of a folded message: reinitialized %q, want %q\n%s", r.Reinitialized, sharing.DigestCorrected, text)
+	}
+	if strings.Contains(text, "OKAPI-SECRET-WORD") || r.Digest != nil && strings.Contains(r.Digest.Text, "OKAPI-SECRET-WORD") {
+		t.Errorf("the read that started over still gives the erased word: %+v\n%s", r.Digest, text)
+	}
+	if r, _ := a.Read(deskmcp.ReadDeskArgs{}); r.Reinitialized != "" {
+		t.Errorf("the read after the one that started over: reinitialized %q, want a delta", r.Reinitialized)
 	}
 }

@@ -51,7 +51,11 @@
 // sharing.State in its sharing.Book, in the store (books.Store), so that an agent
 // working in two threads and the channel gets deltas in each and never starts over when
 // it moves between them; past sharing.BookLimit conversations the least recently used is
-// evicted, and its next read starts over with the reason state_evicted.
+// evicted, and its next read starts over with the reason state_evicted. The state of a
+// read that gave the conversation's digest records it, and once a message that digest
+// stands for is edited or redacted the next read starts over (digest_corrected), with the
+// digest the store holds then: the copy the participant holds may keep words the desk no
+// longer does.
 //
 // A read is not committed when it is delivered. It is staged, in the Service's memory, and
 // acknowledged — joined into the stored book by compare-and-swap (books.Update) —

@@ -120,7 +120,8 @@ func deltaResult(d sharing.Delta) ReadDeskResult {
 
 // startOver answers a read that has no state to prepare from, for reason why (0: a first
 // read), with the conversation's current view, and stages the state initialized at its
-// head, to replace the stored one once acknowledged.
+// head, holding the digest the answer gives (if any), to replace the stored one once
+// acknowledged.
 func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k readKey, why sharing.Reason, maxTokens int) (string, ReadDeskResult, error) {
 	p, err := transcript.Project(ctx, t.svc.st.Log(t.desk), transcript.Query{Conversation: c, Viewer: t.me, MaxBytes: t.svc.opts.MaxAnswerBytes, Digest: true})
 	if err != nil {
@@ -138,6 +139,6 @@ func (t *tools) startOver(ctx context.Context, c transcript.Conversation, k read
 	if err != nil {
 		return "", ReadDeskResult{}, err
 	}
-	t.svc.staging.stage(k, stagedRead{state: sharing.Initialized(c, p.Head).For(t.me), restart: true})
+	t.svc.staging.stage(k, stagedRead{state: sharing.Initialized(c, p.Head).For(t.me).WithDigest(p.Digest), restart: true})
 	return text, result(p), nil
 }

@@ -102,7 +102,7 @@ func ptr[T any](v T) *T { return &v }
 // reinitializedNames are the values of ReadDeskResult.Reinitialized.
 func reinitializedNames() []any {
 	out := []any{firstRead}
-	for _, r := range []sharing.Reason{sharing.StateEvicted, sharing.GapTooLarge, sharing.WatermarkUnavailable, sharing.ConversationChanged} {
+	for _, r := range []sharing.Reason{sharing.StateEvicted, sharing.GapTooLarge, sharing.WatermarkUnavailable, sharing.ConversationChanged, sharing.DigestCorrected} {
 		out = append(out, r.String())
 	}
 	return out

@@ -34,7 +34,7 @@ type conversationBody struct {
 type DeltaResult struct {
 	Delta *sharing.Delta `json:"delta,omitempty" doc:"What the participant has not seen; commit next once the turn is durable."`
 	// Reinitialize names why there is no delta: the client reloads a view and starts over.
-	Reinitialize string `json:"reinitialize,omitempty" enum:"conversation_changed,gap_too_large,watermark_unavailable"`
+	Reinitialize string `json:"reinitialize,omitempty" enum:"conversation_changed,gap_too_large,watermark_unavailable,digest_corrected" doc:"Why there is no delta: the client reloads a view (with its digest, when it gives one) and starts over from its head. digest_corrected: a row the state's digest may stand for was edited or redacted since."`
 	// With conversation_changed and a state of another conversation, the two that differ:
 	// the conversation asked for and the one the state is bound to.
 	Conversation      *transcript.Conversation `json:"conversation,omitempty" doc:"With conversation_changed: the conversation asked for, when the state's is another."`

@@ -19,6 +19,7 @@ import (
 	"github.com/sharedesk/transcript/internal/memdesks"
 	"github.com/sharedesk/transcript/render"
 	"github.com/sharedesk/transcript/server"
+	"github.com/sharedesk/transcript/sharing"
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -319,5 +320,55 @@ func testBackgroundDigestOpenAI(t *testing.T, st server.Store) {
 	}
 	if strings.Contains(logged, key) || strings.Contains(logged, "ERASEME") || strings.Contains(logged, "more 0") {
 		t.Errorf("the log holds the key or a row's words: %s", logged)
+	}
+}
+
+// TestDeltaDigestCorrected: a state that records the digest of the view it started from
+// (its through) gets digest_corrected from the delta route once a folded row is redacted,
+// and the view read again no longer carries the erased word; a state without a digest gets
+// the delta with the redaction, as before.
+func TestDeltaDigestCorrected(t *testing.T) {
+	st := newMemDigestStore()
+	e := newEnv(t, st, server.Options{Digester: digest.Extractive{}, DigestPolicy: smallPolicy, Rate: rate.Inf})
+	coderTok := e.token("eng", coder)
+	var rows []transcript.Message
+	for i := range 6 {
+		content := fmt.Sprintf("row %d", i)
+		if i == 0 {
+			content = "OKAPI-SECRET-WORD"
+		}
+		// Written to the store directly: no background fold runs.
+		m, err := st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, m)
+	}
+	if got := decode[server.DigestAnswer](t, e.do("POST", "/v1/desks/eng/digest", e.token("eng", operator), nil), 200); !got.Folded {
+		t.Fatalf("fold: %+v", got)
+	}
+	type viewWithHead struct {
+		digestView
+		Head transcript.Sequence `json:"head"`
+	}
+	v := decode[viewWithHead](t, e.do("GET", "/v1/desks/eng/view?digest=true&window=2", coderTok, nil), 200)
+	if v.Digest == nil || !strings.Contains(v.Digest.Text, "OKAPI-SECRET-WORD") {
+		t.Fatalf("the view's digest %+v: want row 1's word in it", v.Digest)
+	}
+	state := sharing.Initialized(transcript.Conversation{Desk: "eng"}, v.Head).For(coder).WithDigest(v.Digest)
+	undigested := state.WithDigest(nil)
+	e.do("DELETE", fmt.Sprintf("/v1/desks/eng/messages/%d", rows[0].Seq), coderTok, nil)
+
+	r := decode[server.DeltaResult](t, e.do("POST", "/v1/desks/eng/delta", coderTok, map[string]any{"state": state}), 200)
+	if r.Reinitialize != "digest_corrected" || r.Delta != nil {
+		t.Errorf("the delta of a state holding the digest after a redaction of a folded row: %+v; want digest_corrected", r)
+	}
+	r = decode[server.DeltaResult](t, e.do("POST", "/v1/desks/eng/delta", coderTok, map[string]any{"state": undigested}), 200)
+	if r.Reinitialize != "" || r.Delta == nil || len(r.Delta.Corrections) != 1 || r.Delta.Corrections[0].Corrects != rows[0].Seq {
+		t.Errorf("the delta of a state without a digest: %+v; want a delta carrying the redaction", r)
+	}
+	again := decode[viewWithHead](t, e.do("GET", "/v1/desks/eng/view?digest=true&window=2", coderTok, nil), 200)
+	if again.Digest != nil && strings.Contains(again.Digest.Text, "OKAPI-SECRET-WORD") {
+		t.Errorf("the view read again carries the erased word: %+v", again.Digest)
 	}
 }

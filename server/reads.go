@@ -16,7 +16,7 @@ type viewInput struct {
 	// Rendered asks for the answer's Rendered text.
 	Rendered bool `query:"rendered" doc:"With true: the answer carries each message's envelope and each elision's tag (rendered)."`
 	// Digest asks for the conversation's digest below the window (transcript.Query.Digest).
-	Digest bool `query:"digest" doc:"With true: the answer carries the conversation's newest digest below the window (digest), when it has one; with rendered=true, its tag comes first in rendered."`
+	Digest bool `query:"digest" doc:"With true: the answer carries the conversation's newest digest below the window (digest), when it has one; with rendered=true, its tag comes first in rendered. A state started from the view records the digest's through as its digest."`
 }
 
 type viewOutput struct{ Body viewAnswer }

@@ -18,12 +18,14 @@ type authorSchema struct {
 	Label string `json:"label,omitempty" doc:"The display name as it was when the row was written."`
 }
 
-// stateSchema is how a sharing.State looks on the wire; present and viewer may be left out.
+// stateSchema is how a sharing.State looks on the wire; present, viewer and digest may be
+// left out.
 type stateSchema struct {
 	Conversation conversationSchema    `json:"conversation"`
 	Watermark    transcript.Sequence   `json:"watermark" doc:"Every qualifying row at or below it was accepted."`
 	Present      []transcript.Sequence `json:"present,omitempty" maxItems:"64" doc:"Rows above the watermark already accepted, ascending."`
 	Viewer       *authorSchema         `json:"viewer,omitempty" doc:"The participant the state belongs to: a delta's next names the one it was read for, and a state naming another is conversation_changed. Absent: anyone's."`
+	Digest       transcript.Sequence   `json:"digest,omitempty" doc:"The through of the conversation's digest the participant was given with the view the state starts from (a view with digest=true); a delta's next keeps it. Once a row of the delta's range edits or redacts a row that digest may stand for, the delta is digest_corrected: the participant's copy may hold words the desk no longer does. Absent or 0: no digest held."`
 }
 
 type conversationSchema struct {

@@ -95,9 +95,9 @@ func (b Book) Put(s State) (Book, error) {
 // their reads of one conversation through books.Update end with the union of what both
 // accepted, whichever saves first, and a retry that applies an acknowledgement to a book
 // that already holds it changes nothing but recency. The joined state names the viewer
-// either names. Errors are those of Put, and ErrInvalidBook for a state that names another
-// viewer than the one b holds for its conversation; on error Acknowledge returns b
-// unchanged.
+// either names, and the newer digest either holds. Errors are those of Put, and
+// ErrInvalidBook for a state that names another viewer than the one b holds for its
+// conversation; on error Acknowledge returns b unchanged.
 func (b Book) Acknowledge(s State) (Book, error) {
 	if err := b.admit(s); err != nil {
 		return b, err
@@ -117,7 +117,7 @@ func (b Book) Acknowledge(s State) (Book, error) {
 // remember the same evicted conversations in the same order.
 func (b Book) Equal(o Book) bool {
 	return slices.Equal(b.evicted, o.evicted) && slices.EqualFunc(b.states, o.states, func(s, t State) bool {
-		return s.Conversation == t.Conversation && s.Watermark == t.Watermark && slices.Equal(s.Present, t.Present) && s.Viewer == t.Viewer
+		return s.Conversation == t.Conversation && s.Watermark == t.Watermark && slices.Equal(s.Present, t.Present) && s.Viewer == t.Viewer && s.Digest == t.Digest
 	})
 }
 
@@ -176,8 +176,10 @@ func (b Book) put(s State) Book {
 
 // join returns the state that has accepted what a and b, two states of one conversation,
 // have: every row up to the higher watermark, and the present entries of either above it,
-// ascending, the lowest PresentSetLimit of them, and the viewer either names. Both must pass
-// check and name no two viewers. The result shares no array with a or b.
+// ascending, the lowest PresentSetLimit of them, the viewer either names, and the newer of
+// their digests (the one that may stand for more rows, so that a correction of any row
+// either digest may stand for still reinitializes). Both must pass check and name no two
+// viewers. The result shares no array with a or b.
 func join(a, b State) State {
 	w := max(a.Watermark, b.Watermark)
 	var present []transcript.Sequence
@@ -200,5 +202,5 @@ func join(a, b State) State {
 	if viewer == (transcript.Author{}) {
 		viewer = b.Viewer
 	}
-	return State{Conversation: a.Conversation, Watermark: w, Present: present, Viewer: viewer}
+	return State{Conversation: a.Conversation, Watermark: w, Present: present, Viewer: viewer, Digest: max(a.Digest, b.Digest)}
 }

@@ -26,6 +26,12 @@
 // agent applies each to the row it holds, when newer than the row's Revised, as
 // [Delta.Corrections] says, so that what it holds stays what one projection shows.
 //
+// A digest is not a row the agent can correct: a delta carries none, and the words a
+// digest folded stay in the copy the agent was given. A state started from a projection
+// with its digest records it ([State.WithDigest]), and once a row of (M, B) edits or
+// redacts a row that digest may stand for, however old, Prepare answers [DigestCorrected]:
+// a fresh projection gives the digest as the store holds it then, or none.
+//
 // # The protocol
 //
 // State is returned, never applied: Prepare mutates nothing, and a reinitialization or an

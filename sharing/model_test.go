@@ -310,6 +310,17 @@ func modelCheckReads(reads []modelRead, want modelWant, b transcript.Sequence, f
 	return bad
 }
 
+// modelLog returns a memlog holding c's rows; it fails the test, naming seed's case i, when
+// memlog takes them not.
+func modelLog(t *testing.T, c modelCase, seed uint64, i int) *memlog.Log {
+	t.Helper()
+	log, err := memlog.From(c.rows)
+	if err != nil {
+		t.Fatalf("seed %d case %d: memlog.From: %v", seed, i, err)
+	}
+	return log
+}
+
 // modelCase is one generated case: a log and a query.
 type modelCase struct {
 	rows []transcript.Message // ascending Seq
@@ -841,10 +852,7 @@ func TestPrepareModel(t *testing.T) {
 	outcomes := make(map[string]int)
 	modelRun(t, modelCases(500), func(r *rand.Rand, seed uint64, i int) bool {
 		c := modelGen(r, i%20 == 19)
-		log, err := memlog.From(c.rows)
-		if err != nil {
-			t.Fatalf("seed %d case %d: memlog.From: %v", seed, i, err)
-		}
+		log := modelLog(t, c, seed, i)
 		want := modelPrepare(c.rows, c.q)
 		modelCount(outcomes, c, want)
 		before := modelCloneState(c.q.State)

@@ -44,7 +44,7 @@ func (d Delta) Prefix(n int, from State) Delta {
 // delivers a delta item by item (a message or a correction) cuts it with Below at the first
 // item left out.
 func (d Delta) Below(cut transcript.Sequence, from State) Delta {
-	next := State{Conversation: d.Next.Conversation, Watermark: from.Watermark, Viewer: d.Next.Viewer}
+	next := State{Conversation: d.Next.Conversation, Watermark: from.Watermark, Viewer: d.Next.Viewer, Digest: d.Next.Digest}
 	n := 0
 	for n < len(d.Messages) && d.Messages[n].Seq < cut {
 		next.Watermark = max(next.Watermark, d.Messages[n].Seq)

@@ -10,7 +10,6 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/sharedesk/transcript"
-	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/sharing"
 )
 
@@ -25,10 +24,7 @@ func TestPrefixThenPrepareModel(t *testing.T) {
 	cut, kept, deferred := 0, 0, 0
 	modelRun(t, modelCases(300), func(r *rand.Rand, seed uint64, i int) bool {
 		c := modelGen(r, i%20 == 19)
-		log, err := memlog.From(c.rows)
-		if err != nil {
-			t.Fatalf("seed %d case %d: memlog.From: %v", seed, i, err)
-		}
+		log := modelLog(t, c, seed, i)
 		plan, err := sharing.Prepare(ctx, log, c.q)
 		if err != nil || plan.Reinitialize != 0 {
 			return true

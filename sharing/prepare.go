@@ -76,7 +76,7 @@ type Plan struct {
 //  2. Desired, Current and State.Conversation not all equal, or a state that names another
 //     viewer than q.Viewer (State.BelongsTo): ConversationChanged, no read;
 //  3. B != 0 && B < M is ErrWatermarkRegression, no read; B != 0 && B == M is an empty
-//     delta with the state unchanged (save Next.Viewer, as in 6), no read;
+//     delta with the state unchanged (save Next.Viewer, as in 7), no read;
 //  4. the walk reads down from B; a row with Seq <= M crosses the watermark. A watermark
 //     above the log's newest row (B == 0), or a bound whose row B-1 is newer than the
 //     log's newest row, is WatermarkUnavailable, decided after the first read: the state
@@ -90,9 +90,14 @@ type Plan struct {
 //     chronological; its elisions are those of the rows of (M, B) transcript.Project would
 //     elide (S plays no part in them), grouped among the delta's messages as a
 //     projection's are (transcript.ReadUnseen walks the log for it);
-//  6. Next.Watermark is B, or when B == 0 the newest row seen, never below M; Next.Present
+//  6. a state with a Digest, when a row of (M, B) corrects a row that digest may stand for
+//     (a correction, by anyone, S's and ExceptAuthor's included, of a row at or below
+//     Digest that every participant may read; in a thread, a row after its root):
+//     DigestCorrected, however old the corrected row, since the correction row itself lies
+//     above M. A state without one is never reinitialized for a correction;
+//  7. Next.Watermark is B, or when B == 0 the newest row seen, never below M; Next.Present
 //     holds the entries of S above the new watermark; Next.Viewer is q.Viewer's identity
-//     (Kind and ID).
+//     (Kind and ID), and Next.Digest is the state's.
 //
 // The delta's corrections are those Delta.Corrections describes, over the same scan: to
 // learn whether a corrected row qualifies, the walk reads on below the watermark to it and,
@@ -128,7 +133,7 @@ func Prepare(ctx context.Context, log transcript.Log, q Query) (Plan, error) {
 	}
 	u, err := transcript.ReadUnseen(ctx, log, transcript.UnseenQuery{
 		Conversation: q.Desired, Viewer: q.Viewer, After: m, Seen: s.Present, Before: b,
-		Except: q.ExceptAuthor, MaxBytes: q.MaxBytes,
+		Except: q.ExceptAuthor, MaxBytes: q.MaxBytes, Digest: s.Digest,
 	})
 	switch {
 	case err != nil:
@@ -137,8 +142,10 @@ func Prepare(ctx context.Context, log transcript.Log, q Query) (Plan, error) {
 		return Plan{Reinitialize: WatermarkUnavailable}, nil
 	case u.Partial:
 		return Plan{Reinitialize: GapTooLarge}, nil
+	case u.DigestCorrected:
+		return Plan{Reinitialize: DigestCorrected}, nil
 	}
-	next := State{Conversation: s.Conversation, Watermark: b, Viewer: viewerIdentity(q.Viewer)}
+	next := State{Conversation: s.Conversation, Watermark: b, Viewer: viewerIdentity(q.Viewer), Digest: s.Digest}
 	if b == 0 {
 		next.Watermark = max(u.Head, m)
 	}

@@ -18,6 +18,10 @@ const (
 	// to make room for another conversation (BookLimit). Prepare never returns it;
 	// Book.Lookup does.
 	StateEvicted
+	// DigestCorrected: a row of the delta's range corrects a row the digest the agent was
+	// given (State.Digest) may stand for, an edit or a redaction: the agent's copy may hold
+	// words the log no longer does, and a fresh view carries the digest the store holds now.
+	DigestCorrected
 )
 
 var reasonNames = [...]string{
@@ -25,12 +29,13 @@ var reasonNames = [...]string{
 	GapTooLarge:          "gap_too_large",
 	WatermarkUnavailable: "watermark_unavailable",
 	StateEvicted:         "state_evicted",
+	DigestCorrected:      "digest_corrected",
 }
 
-func (r Reason) valid() bool { return r >= ConversationChanged && r <= StateEvicted }
+func (r Reason) valid() bool { return r >= ConversationChanged && r <= DigestCorrected }
 
-// String returns "conversation_changed", "gap_too_large", "watermark_unavailable" or
-// "state_evicted", "none" for 0, and "Reason(n)" otherwise.
+// String returns "conversation_changed", "gap_too_large", "watermark_unavailable",
+// "state_evicted" or "digest_corrected", "none" for 0, and "Reason(n)" otherwise.
 func (r Reason) String() string {
 	switch {
 	case r.valid():
@@ -59,7 +64,7 @@ func (r *Reason) UnmarshalText(text []byte) error {
 		*r = 0
 		return nil
 	}
-	for k := ConversationChanged; k <= StateEvicted; k++ {
+	for k := ConversationChanged; k <= DigestCorrected; k++ {
 		if reasonNames[k] == string(text) {
 			*r = k
 			return nil

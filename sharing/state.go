@@ -26,12 +26,29 @@ type State struct {
 	// that viewer. The zero Author (a state of Initialized, or written without one) is
 	// taken for any viewer.
 	Viewer transcript.Author `json:"viewer,omitzero"`
+	// Digest is the Through of the conversation's digest the agent was given with the view
+	// the state started from (a first read or a reinitialization); 0: none. A delta's Next
+	// keeps it, and Prepare asks for a reinitialization (DigestCorrected) once a row of the
+	// delta's range corrects a row that digest may stand for: the agent's copy may hold
+	// words the log no longer does. Whoever starts a state together with a digest sets it
+	// (WithDigest).
+	Digest transcript.Sequence `json:"digest,omitzero"`
 }
 
 // Initialized returns the state of an agent that has just been shown the conversation up to
 // watermark, typically a projection's Head. It names no viewer: the first delta's Next does.
 func Initialized(c transcript.Conversation, watermark transcript.Sequence) State {
 	return State{Conversation: c, Watermark: watermark}
+}
+
+// WithDigest returns s as the state of an agent that was given d, the digest of the view s
+// starts from, with it: Digest is d's Through; 0 for a nil d, a view without a digest.
+func (s State) WithDigest(d *transcript.Digest) State {
+	s.Digest = 0
+	if d != nil {
+		s.Digest = d.Through
+	}
+	return s
 }
 
 // BelongsTo reports whether s may be used by viewer: s names no viewer, or names viewer's
@@ -121,8 +138,8 @@ func (s State) clone() State {
 // stateJSON is State's wire form; a named type without State's methods.
 type stateJSON State
 
-// MarshalJSON writes {"conversation":..,"watermark":..,"present":[..],"viewer":{..}}, with
-// present always an array and viewer left out when zero.
+// MarshalJSON writes {"conversation":..,"watermark":..,"present":[..],"viewer":{..},"digest":..},
+// with present always an array, and viewer and digest left out when zero.
 func (s State) MarshalJSON() ([]byte, error) {
 	if s.Present == nil {
 		s.Present = []transcript.Sequence{}
@@ -144,11 +161,12 @@ func (s *State) UnmarshalJSON(data []byte) error {
 		Watermark    transcript.Sequence     `json:"watermark"`
 		Present      []transcript.Sequence   `json:"present"`
 		Viewer       *transcript.Author      `json:"viewer"`
+		Digest       transcript.Sequence     `json:"digest"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return stateJSONError(err)
 	}
-	got := State{Conversation: w.Conversation, Watermark: w.Watermark, Present: w.Present}
+	got := State{Conversation: w.Conversation, Watermark: w.Watermark, Present: w.Present, Digest: w.Digest}
 	if w.Viewer != nil {
 		got.Viewer = *w.Viewer
 	}

@@ -3,6 +3,7 @@ package sharing_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -92,6 +93,18 @@ func TestStateJSON(t *testing.T) {
 	if string(empty) != `{"conversation":{"desk":"eng"},"watermark":3,"present":[]}` {
 		t.Errorf("Marshal(initialized) = %s", empty)
 	}
+	held := sharing.Initialized(eng, 30).WithDigest(&transcript.Digest{Through: 12})
+	data, err = json.Marshal(held)
+	if want := `{"conversation":{"desk":"eng"},"watermark":30,"present":[],"digest":12}`; err != nil || string(data) != want {
+		t.Errorf("Marshal(with a digest) = %s, %v; want %s", data, err, want)
+	}
+	back = sharing.State{}
+	if err := json.Unmarshal(data, &back); err != nil || back.Digest != 12 || back.Watermark != 30 {
+		t.Errorf("round trip of a state with a digest = %+v, %v", back, err)
+	}
+	if none := held.WithDigest(nil); none.Digest != 0 {
+		t.Errorf("WithDigest(nil) = %+v, want no digest", none)
+	}
 }
 
 func TestStateJSONRejects(t *testing.T) {
@@ -131,6 +144,8 @@ func TestReasonText(t *testing.T) {
 		sharing.ConversationChanged:  "conversation_changed",
 		sharing.GapTooLarge:          "gap_too_large",
 		sharing.WatermarkUnavailable: "watermark_unavailable",
+		sharing.StateEvicted:         "state_evicted",
+		sharing.DigestCorrected:      "digest_corrected",
 	} {
 		text, err := r.MarshalText()
 		if r.String() != name || string(text) != name || err != nil {
@@ -141,8 +156,10 @@ func TestReasonText(t *testing.T) {
 			t.Errorf("UnmarshalText(%q) = %v, %v", name, back, err)
 		}
 	}
-	if _, err := sharing.Reason(9).MarshalText(); err == nil {
-		t.Error("MarshalText(9) did not fail")
+	for _, r := range []sharing.Reason{sharing.DigestCorrected + 1, 9} {
+		if _, err := r.MarshalText(); err == nil || r.String() != fmt.Sprintf("Reason(%d)", int(r)) {
+			t.Errorf("Reason %d: MarshalText did not fail (%v), or String %q", int(r), err, r.String())
+		}
 	}
 	var r sharing.Reason
 	if err := r.UnmarshalText([]byte("gap")); err == nil {

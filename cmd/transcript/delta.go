@@ -47,7 +47,9 @@ file belongs to that viewer (the default viewer is the operator, who reads every
 file names it, and another viewer's delta from it starts over.
 
 With --init --digest the full view begins with the conversation's digest, as view --digest
-shows it; a delta is news and carries none.`)
+shows it, and the state saved records it; a delta is news and carries none, and once a
+message that digest stands for is edited or redacted the next delta is a reinitialization
+(digest_corrected), so that a fresh view gives the digest as it stands then.`)
 	df, as := addViewerFlags(e, fset, "delta")
 	statePath := fset.String("state", "", "the viewer's state `file` (JSON)")
 	thread := fset.Uint64("thread", 0, "the conversation: the thread rooted at this `seq` (0: the channel)")
@@ -91,7 +93,7 @@ shows it; a delta is news and carries none.`)
 		if *before != 0 {
 			watermark = transcript.Sequence(*before)
 		}
-		return writeState(*statePath, sharing.Initialized(conv, watermark).For(as.author))
+		return writeState(*statePath, sharing.Initialized(conv, watermark).For(as.author).WithDigest(p.Digest))
 	}
 
 	state, err := sharing.ReadStateFile(*statePath, conv)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -127,6 +128,31 @@ func TestDigestCommand(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDeltaDigestCorrected: delta --init --digest --commit saves a state that records the
+// digest it showed, and once a message that digest stands for is redacted the next delta
+// is a reinitialization for digest_corrected (exit 3), the state file left as it was.
+func TestDeltaDigestCorrected(t *testing.T) {
+	c := newDigestCLI(t, backends()[0].db)
+	c.ok("digest", "--desk", "eng")
+	state := c.path("state.json")
+	c.ok("delta", "--desk", "eng", "--state", state, "--init", "--digest", "--commit")
+	saved, err := os.ReadFile(state)
+	var held struct {
+		Digest transcript.Sequence `json:"digest"`
+	}
+	if err != nil || json.Unmarshal(saved, &held) != nil || held.Digest != 32 {
+		t.Fatalf("the state saved with the digest through #32: %s, %v", saved, err)
+	}
+	c.ok("redact", "--desk", "eng", "2")
+	r := c.want(exitReinit, "delta", "--desk", "eng", "--state", state, "--commit")
+	if !strings.Contains(r.stderr, "digest_corrected") || !strings.Contains(r.stderr, "--init") {
+		t.Errorf("the delta after a redaction of a folded message: want digest_corrected and how to start over, got:\n%s", r)
+	}
+	if after, _ := os.ReadFile(state); string(after) != string(saved) {
+		t.Errorf("the reinitialization changed the state file to:\n%s\nwas:\n%s", after, saved)
+	}
 }
 
 // fakeOpenAI is a local server that speaks Chat Completions: it records each request's

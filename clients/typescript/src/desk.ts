@@ -3,7 +3,7 @@ import type { components, paths } from "./openapi.js";
 import { defaultMaxRetries, defaultTimeout, send, type Answer, type RequestOptions } from "./request.js";
 import { tokenId } from "./tokenid.js";
 import { streamEvents, type DeskEvent, type EventsOptions } from "./events.js";
-import type { Author, Conversation, Delta, DeskInfo, Message, Projection, Reinitialize, Rendered, SearchAnswer, State, ThreadList } from "./types.js";
+import type { Author, Conversation, Delta, DeltaReinitialize, DeskInfo, Message, Projection, Rendered, SearchAnswer, State, ThreadList } from "./types.js";
 
 export type { RequestOptions } from "./request.js";
 
@@ -76,7 +76,7 @@ export interface DeltaOptions extends AsOption {
 }
 
 /** A delta's answer: what is new and the next state, or why the state cannot give one. */
-export type DeltaAnswer = { delta: Delta; remaining?: number; rendered?: Rendered } | { reinitialize: Reinitialize["reason"] };
+export type DeltaAnswer = { delta: Delta; remaining?: number; rendered?: Rendered } | { reinitialize: DeltaReinitialize };
 
 export interface ThreadsOptions extends AsOption {
   before?: number;

@@ -395,8 +395,11 @@ export interface components {
             conversation?: components["schemas"]["Conversation"];
             /** @description What the participant has not seen; commit next once the turn is durable. */
             delta?: components["schemas"]["Delta"];
-            /** @enum {string} */
-            reinitialize?: "conversation_changed" | "gap_too_large" | "watermark_unavailable";
+            /**
+             * @description Why there is no delta: the client reloads a view (with its digest, when it gives one) and starts over from its head. digest_corrected: a row the state's digest may stand for was edited or redacted since.
+             * @enum {string}
+             */
+            reinitialize?: "conversation_changed" | "gap_too_large" | "watermark_unavailable" | "digest_corrected";
             /**
              * Format: int64
              * @description How many newer messages and corrections did not fit in the answer's byte budget: the next delta, from delta.next, holds them.
@@ -621,6 +624,11 @@ export interface components {
         };
         State: {
             conversation: components["schemas"]["Conversation"];
+            /**
+             * Format: int64
+             * @description The through of the conversation's digest the participant was given with the view the state starts from (a view with digest=true); a delta's next keeps it. Once a row of the delta's range edits or redacts a row that digest may stand for, the delta is digest_corrected: the participant's copy may hold words the desk no longer does. Absent or 0: no digest held.
+             */
+            digest?: number;
             /** @description Rows above the watermark already accepted, ascending. */
             present?: number[] | null;
             /** @description The participant the state belongs to: a delta's next names the one it was read for, and a state naming another is conversation_changed. Absent: anyone's. */
@@ -2231,7 +2239,7 @@ export interface operations {
                 as?: string;
                 /** @description With true: the answer carries each message's envelope and each elision's tag (rendered). */
                 rendered?: boolean;
-                /** @description With true: the answer carries the conversation's newest digest below the window (digest), when it has one; with rendered=true, its tag comes first in rendered. */
+                /** @description With true: the answer carries the conversation's newest digest below the window (digest), when it has one; with rendered=true, its tag comes first in rendered. A state started from the view records the digest's through as its digest. */
                 digest?: boolean;
             };
             header?: never;

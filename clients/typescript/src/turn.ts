@@ -69,7 +69,9 @@ export interface TurnResult {
 /**
  * takeTurn takes one turn of the participant: what is new since opts.state (a delta; without
  * a state, or on reinitialization, the view with the conversation's digest, and a state at
- * its head), the caller's decision on it and its model input, the reply posted
+ * its head that records that digest, so that the service starts the turn over from a view
+ * (digest_corrected) once a row it stands for is edited or redacted), the caller's decision
+ * on it and its model input, the reply posted
  * with a key of the token and the row it answers, and the next state saved — only after the
  * reply is stored. A turn that fails before the save runs again from the old state: the
  * same news, and the same key, which the service answers with the row it stored, never a
@@ -102,6 +104,7 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
     elided = view.elided ?? [];
     input = turns(me, view);
     next = { conversation, watermark: view.head, present: [], viewer: identity(me) };
+    if (view.digest) next.digest = view.digest.through;
   } else {
     news = answer.delta.messages ?? [];
     elided = answer.delta.elided ?? [];

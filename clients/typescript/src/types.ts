@@ -28,8 +28,13 @@ export type DeskInfo = Schemas["Desk"];
 export type ThreadList = Schemas["ThreadList"];
 /** A page of search hits, newest first, and the bound for older ones (0: none). */
 export type SearchAnswer = Schemas["SearchAnswer"];
-/** Why a stream or a delta cannot go on from its state. */
+/** Why a stream cannot go on from its state. */
 export type Reinitialize = Schemas["ReinitializeEvent"];
+/**
+ * Why a delta cannot go on from its state: a stream's reasons, and digest_corrected (a row
+ * the digest the state records may stand for was edited or redacted since).
+ */
+export type DeltaReinitialize = NonNullable<Schemas["DeltaResult"]["reinitialize"]>;
 /** The body of a post: content, and optionally parent, audience and key. */
 export type PostBody = Schemas["AppendBody"];
 /** The service's text of each row and elision of an answer, as a model reads them (rendered: true). */

@@ -384,6 +384,13 @@ class State(BaseModel):
         extra="ignore",
     )
     conversation: Conversation
+    digest: Annotated[
+        int | None,
+        Field(
+            description="The through of the conversation's digest the participant was given with the view the state starts from (a view with digest=true); a delta's next keeps it. Once a row of the delta's range edits or redacts a row that digest may stand for, the delta is digest_corrected: the participant's copy may hold words the desk no longer does. Absent or 0: no digest held.",
+            ge=0,
+        ),
+    ] = None
     present: Annotated[
         list[PresentItem] | None,
         Field(
@@ -500,9 +507,18 @@ class DeltaResult(BaseModel):
             description="What the participant has not seen; commit next once the turn is durable."
         ),
     ] = None
-    reinitialize: (
-        Literal["conversation_changed", "gap_too_large", "watermark_unavailable"] | None
-    ) = None
+    reinitialize: Annotated[
+        Literal[
+            "conversation_changed",
+            "gap_too_large",
+            "watermark_unavailable",
+            "digest_corrected",
+        ]
+        | None,
+        Field(
+            description="Why there is no delta: the client reloads a view (with its digest, when it gives one) and starts over from its head. digest_corrected: a row the state's digest may stand for was edited or redacted since."
+        ),
+    ] = None
     remaining: Annotated[
         int | None,
         Field(

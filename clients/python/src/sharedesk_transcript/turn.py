@@ -177,7 +177,8 @@ def _news(
 ) -> tuple[News, models.State]:
     """The news and next state of a delta's answer, or of the view read after a
     reinitialization or without a state (answer None): a state at its head that belongs to
-    me (its type and id, no label)."""
+    me (its type and id, no label) and records the view's digest, if any, so that the
+    service says digest_corrected once a row it stands for is edited or redacted."""
     if isinstance(answer, Delta):
         rows, rendered = with_corrections(answer)
         model = turns(me, rows, answer.elided or [], rendered)
@@ -196,7 +197,10 @@ def _news(
         turns=model,
     )
     viewer = me.model_copy(update={"label": None})
-    return news, initial_state(desk, thread).model_copy(update={"watermark": view.head, "viewer": viewer})
+    update: dict[str, object] = {"watermark": view.head, "viewer": viewer}
+    if view.digest is not None:
+        update["digest"] = view.digest.through
+    return news, initial_state(desk, thread).model_copy(update=update)
 
 
 def load_state(path: str | os.PathLike[str]) -> models.State | None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from . import models
 
-ReinitializeReason = Literal["conversation_changed", "gap_too_large", "watermark_unavailable"]
+ReinitializeReason = Literal["conversation_changed", "gap_too_large", "watermark_unavailable", "digest_corrected"]
 
 
 class Delta(models.Delta):
@@ -26,9 +26,11 @@ class Delta(models.Delta):
 
 class Reinitialize(BaseModel):
     """Why the state cannot give a delta: the caller reads a view and starts a state at its
-    head. With conversation_changed, ``conversation`` is the one asked for and
-    ``state_conversation`` the one the state is bound to, when they differ, and
-    ``state_viewer`` the participant the state belongs to, when not the one reading."""
+    head (recording the view's digest, when it has one). digest_corrected: a row the digest
+    the state records may stand for was edited or redacted since. With conversation_changed,
+    ``conversation`` is the one asked for and ``state_conversation`` the one the state is
+    bound to, when they differ, and ``state_viewer`` the participant the state belongs to,
+    when not the one reading."""
 
     model_config = ConfigDict(extra="ignore")
 
