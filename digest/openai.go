@@ -1,6 +1,7 @@
 package digest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -43,9 +45,17 @@ type OpenAIOptions struct {
 	// 429 or 5xx answer, a lost connection) is sent again, after the wait the endpoint asks
 	// for (Retry-After) or a backoff, while the context allows; 0: 2; negative: none.
 	MaxRetries int
+	// Timeout is the most one Digest may take, its retries and the waits between them
+	// included: past it the request ends and Digest fails with an error matching
+	// context.DeadlineExceeded. 0: DefaultTimeout; negative: NewOpenAI's error.
+	Timeout time.Duration
 	// HTTPClient sends the requests; nil: the SDK's.
 	HTTPClient *http.Client
 }
+
+// DefaultTimeout is the most one fold's digester may take to answer when nothing else is
+// said: an OpenAI digester's Timeout, and the transcript command's --digest-timeout.
+const DefaultTimeout = time.Minute
 
 // OpenAI is a Digester that asks a model for the digest through the Chat Completions API
 // of OpenAI or of any server that speaks it (vLLM, Ollama, …).
@@ -59,15 +69,16 @@ type OpenAIOptions struct {
 //
 // It is safe for concurrent use.
 type OpenAI struct {
-	client openai.Client
-	model  string
-	key    string // only to keep it out of errors
+	client  openai.Client
+	model   string
+	timeout time.Duration
+	key     string // only to keep it out of errors
 }
 
 var _ Named = (*OpenAI)(nil)
 
 // NewOpenAI returns an OpenAI digester for o. It sends nothing until Digest is called. An
-// empty model, or a base URL (o.BaseURL, else OPENAI_BASE_URL) that is not an absolute
+// empty model, a negative timeout, or a base URL (o.BaseURL, else OPENAI_BASE_URL) that is not an absolute
 // http or https URL, is an error; so is a key with a plain http URL whose host is not
 // loopback (localhost, 127.0.0.0/8, ::1), an error matching ErrCleartextKey that names the
 // URL's scheme and host, never its path, query or the key.
@@ -75,6 +86,9 @@ func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 	model := strings.TrimSpace(o.Model)
 	if model == "" {
 		return nil, errors.New("digest: openai: no model")
+	}
+	if o.Timeout < 0 {
+		return nil, fmt.Errorf("digest: openai: a timeout of %v", o.Timeout)
 	}
 	key := o.APIKey
 	if key == "" {
@@ -102,7 +116,7 @@ func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 	if o.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
 	}
-	return &OpenAI{client: openai.NewClient(opts...), model: model, key: key}, nil
+	return &OpenAI{client: openai.NewClient(opts...), model: model, timeout: cmp.Or(o.Timeout, DefaultTimeout), key: key}, nil
 }
 
 // checkBaseURL reports what is wrong with base, the base URL from names, for requests that
@@ -138,10 +152,11 @@ func (d *OpenAI) Name() string { return "openai:" + d.model }
 
 // Digest asks the model for r.Prior's story extended by r.Messages, within r.Budget
 // characters, and returns its answer's text, trimmed. It honours ctx: cancelling it ends
-// the request and any wait between retries. A request with no messages or no budget is
-// an error sent nowhere. When the endpoint does not answer with text the error is an
-// *OpenAIError (matching ErrEmptyAnswer for an answer without text, ctx's error for a
-// timeout or a cancellation), and never holds the key.
+// the request and any wait between retries; so does the digester's Timeout, counted from
+// the call. A request with no messages or no budget is an error sent nowhere. When the
+// endpoint does not answer with text the error is an *OpenAIError (matching
+// ErrEmptyAnswer for an answer without text, ctx's error when ctx ends first, and
+// context.DeadlineExceeded, saying the Timeout, when it passes), and never holds the key.
 func (d *OpenAI) Digest(ctx context.Context, r Request) (string, error) {
 	switch {
 	case len(r.Messages) == 0:
@@ -149,6 +164,8 @@ func (d *OpenAI) Digest(ctx context.Context, r Request) (string, error) {
 	case r.Budget <= 0:
 		return "", fmt.Errorf("digest: %s: a budget of %d characters", d.Name(), r.Budget)
 	}
+	ctx, cancel := context.WithTimeoutCause(ctx, d.timeout, noAnswerWithin(d.timeout))
+	defer cancel()
 	res, err := d.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 		Model: d.model,
 		Messages: []openai.ChatCompletionMessageParamUnion{
@@ -223,7 +240,7 @@ func (e *OpenAIError) Error() string {
 func (e *OpenAIError) Unwrap() error { return e.Err }
 
 // failure is the *OpenAIError for err, the SDK's or one of Digest's: an endpoint's error
-// keeps only its status; a cancelled or expired ctx, its error; a transport's error, its
+// keeps only its status; a cancelled or expired ctx, its cause; a transport's error, its
 // cause without the request's URL; and no message holds the key.
 func (d *OpenAI) failure(ctx context.Context, err error) *OpenAIError {
 	e := &OpenAIError{Digester: d.Name(), Err: err}
@@ -233,7 +250,7 @@ func (d *OpenAI) failure(ctx context.Context, err error) *OpenAIError {
 	case errors.As(err, &apiErr):
 		e.Status, e.Err = apiErr.StatusCode, nil
 	case ctx.Err() != nil:
-		e.Err = ctx.Err()
+		e.Err = context.Cause(ctx)
 	case errors.As(err, &urlErr):
 		e.Err = urlErr.Err
 	}
@@ -241,4 +258,10 @@ func (d *OpenAI) failure(ctx context.Context, err error) *OpenAIError {
 		e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), d.key, "[key]"))
 	}
 	return e
+}
+
+// noAnswerWithin is the cause of a Digest whose timeout, d, passed: it matches
+// context.DeadlineExceeded.
+func noAnswerWithin(d time.Duration) error {
+	return fmt.Errorf("no answer within %v: %w", d, context.DeadlineExceeded)
 }

@@ -278,6 +278,45 @@ func TestOpenAIFailures(t *testing.T) {
 	}
 }
 
+// TestOpenAITimeout: Timeout bounds one Digest, the waits between its retries included:
+// against an endpoint that never answers, and one that asks for a retry later than the
+// Timeout, Digest fails with an *OpenAIError that matches context.DeadlineExceeded and
+// says the Timeout, and sends no request after it. A negative Timeout is NewOpenAI's error.
+func TestOpenAITimeout(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		answer   func(http.ResponseWriter, *http.Request)
+		requests int
+	}{
+		{name: "no answer", answer: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, requests: 1},
+		{name: "retry after the timeout", answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After-Ms", "30000")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}, requests: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newOpenAIFake(t, tt.answer)
+			d, err := digest.NewOpenAI(digest.OpenAIOptions{Model: "fake-model", BaseURL: f.srv.URL + "/v1", APIKey: openaiTestKey, MaxRetries: 2, Timeout: 100 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // without the Timeout the test fails, not hangs
+			defer cancel()
+			_, err = d.Digest(ctx, openaiRequest())
+			var oe *digest.OpenAIError
+			if !errors.As(err, &oe) || !errors.Is(err, context.DeadlineExceeded) || err.Error() != "digest: openai:fake-model: no answer within 100ms: context deadline exceeded" {
+				t.Fatalf("Digest: %v, want an *OpenAIError saying no answer came within 100ms", err)
+			}
+			if n := len(f.requests()); n != tt.requests {
+				t.Errorf("the endpoint took %d requests, want %d", n, tt.requests)
+			}
+		})
+	}
+	if _, err := digest.NewOpenAI(digest.OpenAIOptions{Model: "m", BaseURL: "http://localhost:1/v1", Timeout: -time.Second}); err == nil {
+		t.Error("NewOpenAI took a negative Timeout")
+	}
+}
+
 // TestOpenAINoRetries: a negative MaxRetries sends one request, whatever the answer.
 func TestOpenAINoRetries(t *testing.T) {
 	f := newOpenAIFake(t, openaiStatus(503))

@@ -16,25 +16,32 @@ import (
 	"github.com/sharedesk/transcript/server/internal/fanout"
 )
 
-// maxFolders is how many background folds run at once, all desks together.
+// maxFolders is how many folds run at once, all desks together: the background's and the
+// route's.
 const maxFolders = 2
 
 // foldDelay is how long a queued fold waits before it starts: the appends of a burst in
 // that time ask for one fold, not one each.
 const foldDelay = 100 * time.Millisecond
 
-// folder runs the background folds of a server whose Options name a Digester: after an
-// append, the fold of the desk's channel and of the appended reply's thread, each in its
-// own turn, foldDelay after the append. A conversation has at most one fold queued and one
-// running; an append while it waits is coalesced into it, and one while it runs asks for
-// one more after it. At most maxFolders goroutines fold, and none runs while nothing is
-// queued. Each digest it stores is noted in notes, once the store took it.
+// folder runs the folds of a server whose Options name a Digester. In the background, after
+// an append: the fold of the desk's channel and of the appended reply's thread, each in its
+// own turn, foldDelay after the append. A conversation has at most one background fold
+// queued; an append while it waits is coalesced into it, and one while a fold of the
+// conversation runs asks for one more after it. At most maxFolders goroutines fold in the
+// background, and none runs while nothing is queued.
+//
+// Every fold, the background's and the route's, takes the conversation's gate first (begin):
+// one fold of a conversation runs at a time, and at most maxFolders of all. Its digester's
+// every call is bounded by the server's DigestTimeout. Each digest it stores is noted in
+// notes, once the store took it.
 type folder struct {
 	st     Store
-	d      digest.Digester
+	d      boundedDigester
 	policy digest.Policy
 	logger *slog.Logger
 	notes  *fanout.DigestNotes
+	slots  chan struct{} // one held by each fold that runs
 
 	ctx    context.Context // cancelled by close: folds in flight end
 	cancel context.CancelFunc
@@ -43,26 +50,29 @@ type folder struct {
 	mu      sync.Mutex
 	closed  bool
 	queue   []transcript.Conversation
-	state   map[transcript.Conversation]foldState
+	state   map[transcript.Conversation]*foldState
 	workers int
 	failed  map[transcript.Conversation]string // the last failure logged of each conversation
 
 	noDigests sync.Once // the log line for a store that keeps no digests
 }
 
-// foldState is where a conversation is in the folder: queued, running, or running with
-// another fold asked for.
-type foldState uint8
+// foldState is where a conversation is in the folder; a conversation with none of it has
+// no entry.
+type foldState struct {
+	queued  bool          // a background fold is queued, or waits to begin
+	again   bool          // a background fold is wanted after the one running
+	running chan struct{} // while a fold runs (the gate is taken); closed when it ends
+}
 
-const (
-	foldQueued foldState = iota + 1
-	foldRunning
-	foldAgain
-)
+func (s *foldState) idle() bool { return !s.queued && !s.again && s.running == nil }
 
-func newFolder(st Store, d digest.Digester, p digest.Policy, logger *slog.Logger, notes *fanout.DigestNotes) *folder {
+func newFolder(st Store, d digest.Digester, p digest.Policy, timeout time.Duration, logger *slog.Logger, notes *fanout.DigestNotes) *folder {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &folder{st: st, d: d, policy: p, logger: logger, notes: notes, ctx: ctx, cancel: cancel, state: map[transcript.Conversation]foldState{}, failed: map[transcript.Conversation]string{}}
+	return &folder{
+		st: st, d: bound(d, timeout), policy: p, logger: logger, notes: notes, slots: make(chan struct{}, maxFolders),
+		ctx: ctx, cancel: cancel, state: map[transcript.Conversation]*foldState{}, failed: map[transcript.Conversation]string{},
+	}
 }
 
 // appended asks for the folds m's append makes due: its desk's channel, and the thread m
@@ -77,27 +87,91 @@ func (f *folder) appended(desk string, m transcript.Message) {
 	}
 }
 
-// enqueue asks for a fold of c: queued once however often it is asked while it waits, and
-// once more after the fold that runs now.
+// enqueue asks for a background fold of c: queued once however often it is asked while it
+// waits, and once more after the fold of c that runs now.
 func (f *folder) enqueue(c transcript.Conversation) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return
 	}
-	switch f.state[c] {
-	case foldQueued, foldAgain:
+	s := f.state[c]
+	switch {
+	case s == nil:
+		s = &foldState{}
+		f.state[c] = s
+	case s.queued || s.again:
 		return
-	case foldRunning:
-		f.state[c] = foldAgain
+	case s.running != nil:
+		s.again = true
 		return
 	}
-	f.state[c] = foldQueued
+	f.push(c, s)
+}
+
+// push queues c, whose state is s, and starts a folding goroutine if fewer than
+// maxFolders run. f.mu is held.
+func (f *folder) push(c transcript.Conversation, s *foldState) {
+	s.queued = true
 	f.queue = append(f.queue, c)
 	if f.workers < maxFolders {
 		f.workers++
 		f.wg.Add(1)
 		go f.work()
+	}
+}
+
+// begin takes c's gate: it waits until no other fold of c runs and one of the maxFolders
+// slots is free, and returns the end of the fold, which gives both back (and queues the
+// background fold asked for meanwhile). It returns ctx's error, holding nothing, when ctx
+// ends first.
+func (f *folder) begin(ctx context.Context, c transcript.Conversation) (end func(), err error) {
+	for {
+		f.mu.Lock()
+		s := f.state[c]
+		if s == nil {
+			s = &foldState{}
+			f.state[c] = s
+		}
+		running := s.running
+		if running == nil {
+			s.running = make(chan struct{})
+		}
+		f.mu.Unlock()
+		if running == nil {
+			break
+		}
+		select {
+		case <-running:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	select {
+	case f.slots <- struct{}{}:
+	case <-ctx.Done():
+		f.release(c)
+		return nil, ctx.Err()
+	}
+	return func() {
+		<-f.slots
+		f.release(c)
+	}, nil
+}
+
+// release gives back c's gate, and queues the background fold asked for while it was taken.
+func (f *folder) release(c transcript.Conversation) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.state[c]
+	close(s.running)
+	s.running = nil
+	if s.again && !f.closed {
+		s.again = false
+		f.push(c, s)
+	}
+	if s.idle() {
+		delete(f.state, c)
 	}
 }
 
@@ -119,26 +193,26 @@ func (f *folder) work() {
 		case <-time.After(foldDelay):
 		case <-f.ctx.Done():
 		}
+		end, err := f.begin(f.ctx, c)
 		f.mu.Lock()
-		f.state[c] = foldRunning
-		f.mu.Unlock()
-
-		f.fold(c)
-
-		f.mu.Lock()
-		if f.state[c] == foldAgain && !f.closed {
-			f.state[c] = foldQueued
-			f.queue = append(f.queue, c)
-		} else {
-			delete(f.state, c)
+		if s := f.state[c]; s != nil {
+			s.queued = false
+			if s.idle() {
+				delete(f.state, c)
+			}
 		}
 		f.mu.Unlock()
+		if err != nil { // closing
+			continue
+		}
+		f.fold(c)
+		end()
 	}
 }
 
 // fold folds c as often as the policy allows now (an older backlog folds over several),
 // and logs a failure once, not again while c's folds keep failing the same way: what
-// failed and where, never a row's words or the key.
+// failed and where, never a row's words or the key. Its caller holds c's gate.
 func (f *folder) fold(c transcript.Conversation) {
 	st, ok := f.st.Log(c.Desk).(digest.Store)
 	if !ok {
@@ -174,7 +248,8 @@ func (f *folder) fold(c transcript.Conversation) {
 	}
 }
 
-// close cancels the folds in flight, refuses new ones and waits for the goroutines.
+// close cancels the background folds in flight, refuses new ones and waits for the
+// goroutines.
 func (f *folder) close() {
 	if f == nil {
 		return
@@ -186,6 +261,38 @@ func (f *folder) close() {
 	f.cancel()
 	f.wg.Wait()
 }
+
+// boundedDigester is the folds' Digester: d, each of whose calls ends after timeout with an
+// error that says so and matches context.DeadlineExceeded, when d's contract (honour ctx)
+// holds.
+type boundedDigester struct {
+	d       digest.Digester
+	name    string
+	timeout time.Duration
+}
+
+var _ digest.Named = boundedDigester{}
+
+func bound(d digest.Digester, timeout time.Duration) boundedDigester {
+	name := fmt.Sprintf("%T", d)
+	if n, ok := d.(digest.Named); ok {
+		name = n.Name()
+	}
+	return boundedDigester{d: d, name: name, timeout: timeout}
+}
+
+func (b boundedDigester) Digest(ctx context.Context, r digest.Request) (string, error) {
+	bounded, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	text, err := b.d.Digest(bounded, r)
+	if err != nil && bounded.Err() != nil && ctx.Err() == nil {
+		return "", fmt.Errorf("digest: %s: no answer within %v: %w", b.name, b.timeout, context.DeadlineExceeded)
+	}
+	return text, err
+}
+
+// Name is the wrapped digester's name, which the digests it writes carry.
+func (b boundedDigester) Name() string { return b.name }
 
 type digestInput struct {
 	Desk   string              `path:"desk" doc:"The desk: the token's."`
@@ -210,7 +317,11 @@ func (s *Server) digestOperation() huma.Operation {
 		"Fold the channel's or a thread's digest now (operator tokens only)", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusNotImplemented)
 	op.Description = "Folds the conversation's rows that are due, as the server's background folding would, with the server's digester and policy, " +
-		"and answers its newest digest. 403 for any token but the operator's; 404 for a thread that does not exist or a desk that holds no row; " +
+		"and answers its newest digest. One fold of a conversation runs at a time: when one is running (the background's or another request's), " +
+		"this request waits for it to end and then folds what is still due, so requests at once ask the digester once for the same rows " +
+		"and the later ones answer the digest the first stored, with folded false. " +
+		"The digester's answer is bounded by the server's digest timeout (serve --digest-timeout): past it the held digest stays and refused says so. " +
+		"403 for any token but the operator's; 404 for a thread that does not exist or a desk that holds no row; " +
 		"400 for a thread whose row is not a root; 501 when the server folds no digests (serve --digester none) or its store keeps none."
 	return op
 }
@@ -234,7 +345,12 @@ func (s *Server) foldDigest(ctx context.Context, in *digestInput) (*digestOutput
 		return nil, err
 	}
 	c := transcript.Conversation{Desk: in.Desk, Thread: in.Thread}
-	rec := &recordingDigester{Digester: s.folds.d}
+	end, err := s.folds.begin(ctx, c)
+	if err != nil {
+		return nil, s.internal(ctx, err)
+	}
+	defer end()
+	rec := &recordingDigester{Named: s.folds.d}
 	d, folded, err := digest.Fold(ctx, st, rec, s.folds.policy, c)
 	if folded {
 		s.folds.notes.Changed(c)
@@ -258,15 +374,15 @@ func (s *Server) foldDigest(ctx context.Context, in *digestInput) (*digestOutput
 }
 
 // recordingDigester is a Digester that remembers whether its Digest failed, so that a
-// digester's failure can be told from the store's.
+// digester's failure can be told from the store's. Its Name is the wrapped digester's.
 type recordingDigester struct {
-	digest.Digester
+	digest.Named
 	mu  sync.Mutex
 	err error
 }
 
 func (r *recordingDigester) Digest(ctx context.Context, req digest.Request) (string, error) {
-	text, err := r.Digester.Digest(ctx, req)
+	text, err := r.Named.Digest(ctx, req)
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -280,12 +396,4 @@ func (r *recordingDigester) failed() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.err != nil
-}
-
-// Name is the wrapped digester's name, which the digests it writes carry.
-func (r *recordingDigester) Name() string {
-	if n, ok := r.Digester.(digest.Named); ok {
-		return n.Name()
-	}
-	return fmt.Sprintf("%T", r.Digester)
 }

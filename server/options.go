@@ -110,13 +110,16 @@ type Options struct {
 	SecureCookie bool
 
 	// Digester folds the desks' digests: in the background after appends (a fold of the
-	// desk's channel, and of the thread of an appended reply, at most one per conversation
-	// at a time, never before the append's answer), and at POST /v1/desks/{desk}/digest.
-	// Nil: the server folds none, and that route answers 501. It folds only on a store
-	// whose logs are digest.Stores. DigestPolicy is the folds' policy (zero fields: its
-	// defaults).
-	Digester     digest.Digester
-	DigestPolicy digest.Policy
+	// desk's channel, and of the thread of an appended reply, never before the append's
+	// answer), and at POST /v1/desks/{desk}/digest; one fold of a conversation at a time,
+	// the background's and the route's together. Nil: the server folds none, and that
+	// route answers 501. It folds only on a store whose logs are digest.Stores.
+	// DigestPolicy is the folds' policy (zero fields: its defaults). DigestTimeout is the
+	// most one call of the Digester may take (default digest.DefaultTimeout): past it the
+	// call's context ends, and a Digester, which honours it, fails; the held digest stays.
+	Digester      digest.Digester
+	DigestPolicy  digest.Policy
+	DigestTimeout time.Duration
 
 	// Now is the clock of the rate limits and of the sessions' expiry; nil means time.Now.
 	Now func() time.Time
@@ -131,7 +134,7 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.MaxBody < 0, o.MaxAnswerBytes < 0, o.Rate < 0, o.Burst < 0, o.AuthFailureRate < 0, o.AuthFailureBurst < 0, o.MaxStreams < 0, o.MaxTotalStreams < 0,
 		o.StreamRetryAfter < 0, o.Heartbeat < 0, o.PollInterval < 0, o.WriteTimeout < 0,
-		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0, o.SessionTTL < 0:
+		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0, o.SessionTTL < 0, o.DigestTimeout < 0:
 		return o, errNegativeOption
 	}
 	if o.Logger == nil {
@@ -156,6 +159,7 @@ func (o Options) withDefaults() (Options, error) {
 	o.TailRows = min(cmp.Or(o.TailRows, transcript.ScanLimit), transcript.ScanLimit) // a delta reads no more
 	o.TailBytes = cmp.Or(o.TailBytes, DefaultTailBytes)
 	o.SessionTTL = cmp.Or(o.SessionTTL, DefaultSessionTTL)
+	o.DigestTimeout = cmp.Or(o.DigestTimeout, digest.DefaultTimeout)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

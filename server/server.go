@@ -65,7 +65,7 @@ func New(st Store, opts Options) (*Server, error) {
 	s.fails = newFailLimits(opts.AuthFailureRate, opts.AuthFailureBurst, maxFailureAddrs, opts.Now)
 	s.hub = fanout.NewHub(st, opts.fanout(), &s.metrics.fanout)
 	if opts.Digester != nil {
-		s.folds = newFolder(st, opts.Digester, opts.DigestPolicy, opts.Logger, s.hub.Digests())
+		s.folds = newFolder(st, opts.Digester, opts.DigestPolicy, opts.DigestTimeout, opts.Logger, s.hub.Digests())
 	}
 	s.sess = page.NewSessions(opts.SessionTTL, opts.Now)
 	if s.page, err = page.New(); err != nil {

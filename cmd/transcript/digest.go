@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
@@ -30,8 +31,8 @@ adding at most 200 messages. view --digest shows the digest above the window.
 --digester extractive (the default) writes an outline with no model: each message's header
 and first line, newest last. --digester openai asks a model over the Chat Completions API of
 OpenAI or of any server that speaks it (vLLM, Ollama: --base-url), with the key in
-OPENAI_API_KEY, which is sent to that endpoint and nowhere else. A digester that fails
-leaves the digest as it was.
+OPENAI_API_KEY, which is sent to that endpoint and nowhere else. A digester that fails,
+or has not answered within --digest-timeout, leaves the digest as it was.
 
 Formats: text, the block view --digest begins with; json, the digest's fields (null when the
 conversation has none yet); openai and anthropic, its tag in a user turn.`)
@@ -42,6 +43,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	fs.StringVar(&dg.Name, "digester", "extractive", "the `digester` that writes the digest: extractive or openai")
 	fs.StringVar(&dg.Model, "model", "", "with --digester openai: the `model`'s name, such as gpt-4o-mini")
 	fs.StringVar(&dg.BaseURL, "base-url", "", "with --digester openai: the endpoint's base `URL`, such as http://localhost:11434/v1; plain http only to a loopback host (default: $OPENAI_BASE_URL, else OpenAI's)")
+	fs.DurationVar(&dg.Timeout, "digest-timeout", digest.DefaultTimeout, "with --digester openai: the most one fold may wait for the model's answer, its retries included; past it the run stops and the digest stays as the folds before left it")
 	format := fs.String("format", "text", "output `format`: text, json, openai or anthropic")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -68,7 +70,7 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	}
 	held, folds, err := digest.FoldBacklog(ctx, ds, d, digest.Policy{}, c, maxFolds)
 	if err != nil {
-		return &actionError{action: "fold " + render.ConversationName(c), err: errors.New(foldReason(err, c, d, folds))}
+		return &actionError{action: "fold " + render.ConversationName(c), err: errors.New(foldReason(err, c, d, dg.Timeout, folds))}
 	}
 	fmt.Fprintln(e.stderr, foldNote(c, held, folds))
 	if held.Generation == 0 {
@@ -77,9 +79,9 @@ conversation has none yet); openai and anthropic, its tag in a user turn.`)
 	return writeView(e, *format, transcript.Operator(), render.View{Digest: &held}, held)
 }
 
-// foldReason words err, the failure of a fold of c by d after folds generations were
-// stored: from the fields of digest's errors, never the key.
-func foldReason(err error, c transcript.Conversation, d digest.Named, folds int) string {
+// foldReason words err, the failure of a fold of c by d, given timeout, after folds
+// generations were stored: from the fields of digest's errors, never the key.
+func foldReason(err error, c transcript.Conversation, d digest.Named, timeout time.Duration, folds int) string {
 	stays := "; the digest stays as it was"
 	if folds > 0 {
 		stays = fmt.Sprintf("; the digest stays as the %d folds before it left it", folds)
@@ -97,7 +99,7 @@ func foldReason(err error, c transcript.Conversation, d digest.Named, folds int)
 	case errors.As(err, &endpoint) && endpoint.Err == nil:
 		return fmt.Sprintf("%s: the endpoint answered %d %s%s", who, endpoint.Status, http.StatusText(endpoint.Status), stays)
 	case errors.Is(err, context.DeadlineExceeded):
-		return who + ": no answer in time" + stays
+		return fmt.Sprintf("%s: no answer within %v (--digest-timeout)%s", who, timeout, stays)
 	case errors.As(err, &endpoint):
 		return fmt.Sprintf("%s: %v%s", who, endpoint.Err, stays)
 	case errors.As(err, &refused) && refused.Kind == digest.ErrRefused:

@@ -254,6 +254,25 @@ func TestDigestOpenAI(t *testing.T) {
 	})
 }
 
+// TestDigestTimeoutFlag: digest --digester openai against an endpoint that never answers
+// gives up after --digest-timeout, says so, and stores nothing.
+func TestDigestTimeoutFlag(t *testing.T) {
+	t.Parallel()
+	c := newDigestCLI(t, func(t *testing.T) string { return "desk.db" })
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // read whole, the request's end is heard: its context ends
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hung.Close)
+	r := c.runWithEnv([]string{"OPENAI_API_KEY=k"}, "digest", "--db", "desk.db", "--desk", "eng", "--digester", "openai", "--model", "m", "--base-url", hung.URL, "--digest-timeout", "200ms")
+	if want := "transcript: fold the channel of desk \"eng\": digester openai:m: no answer within 200ms (--digest-timeout); the digest stays as it was\n"; r.code != exitError || r.stderr != want || r.stdout != "" {
+		t.Errorf("digest against an endpoint that never answers: want exit 1 and %q, got:\n%s", want, r)
+	}
+	if got := c.ok("view", "--desk", "eng", "--digest", "--format", "json"); strings.Contains(got, `"digest"`) {
+		t.Errorf("a fold that timed out stored a digest:\n%s", got)
+	}
+}
+
 // TestDigestErrors: what digest refuses, in the command's words, with exit 2 for a command
 // line that cannot run and 1 for a desk or thread the database does not hold as asked;
 // nothing is written to standard output.
@@ -279,6 +298,10 @@ func TestDigestErrors(t *testing.T) {
 			"transcript: usage: --base-url http://example.test:8080 is plain http to a host that is not loopback: the key in OPENAI_API_KEY would cross the network in clear; use https, or http to localhost, 127.0.0.1 or [::1]\n"},
 		{"a key over plain http from OPENAI_BASE_URL", []string{"OPENAI_API_KEY=sk-cmd-KEY", "OPENAI_BASE_URL=http://10.1.2.3/v1"}, []string{"--digester", "openai", "--model", "m"}, exitUsage,
 			"transcript: usage: OPENAI_BASE_URL http://10.1.2.3 is plain http to a host that is not loopback: the key in OPENAI_API_KEY would cross the network in clear; use https, or http to localhost, 127.0.0.1 or [::1]\n"},
+		{"a timeout of 0", nil, []string{"--digest-timeout", "0s"}, exitUsage,
+			"transcript: usage: --digest-timeout 0s: want a duration above 0, such as 60s or 5m\n"},
+		{"a negative timeout", []string{"OPENAI_API_KEY=k"}, []string{"--digester", "openai", "--model", "m", "--digest-timeout", "-1m"}, exitUsage,
+			"transcript: usage: --digest-timeout -1m0s: want a duration above 0, such as 60s or 5m\n"},
 		{"a model for extractive", nil, []string{"--model", "m"}, exitUsage,
 			"transcript: usage: --model and --base-url are for --digester openai\n"},
 		{"a missing desk", nil, []string{"--desk", "ops"}, exitError,

@@ -32,7 +32,7 @@ type serveFlags struct {
 	drainTimeout time.Duration
 	logFormat    string
 	demo         bool
-	digester     digestflag.Flags // --digester, --model and --base-url
+	digester     digestflag.Flags // --digester, --model, --base-url and --digest-timeout
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -72,8 +72,9 @@ After appends serve folds, in the background, the digests of the desk's channel 
 thread of an appended reply (never delaying an append's answer; one fold per conversation
 at a time): --digester extractive (the default; no model), openai (Chat Completions at
 --base-url, else OPENAI_BASE_URL or OpenAI's, with --model, the key from OPENAI_API_KEY)
-or none. Views with digest=true carry them; POST /v1/desks/DESK/digest (an operator
-token) folds now.`)
+or none; a fold whose digester has not answered within --digest-timeout fails and leaves
+the digest as it was. Views with digest=true carry them; POST /v1/desks/DESK/digest (an
+operator token) folds now, after the fold of the same conversation that runs, if one does.`)
 	f := serveFlags{digester: digestflag.Flags{AllowNone: true}}
 	fs.StringVar(&f.df.DB, "db", dbflag.Default, dbflag.Usage)
 	dbflag.AddInitDB(fs, &f.df.Opts.InitSchema)
@@ -93,6 +94,7 @@ token) folds now.`)
 	fs.StringVar(&f.digester.Name, "digester", "extractive", "who folds the digests in the background: `extractive`, openai or none")
 	fs.StringVar(&f.digester.Model, "model", "", "the `model` --digester openai asks (required with it)")
 	fs.StringVar(&f.digester.BaseURL, "base-url", "", "the OpenAI-compatible endpoint's base `URL` for --digester openai, https or plain http to a loopback host (default OPENAI_BASE_URL, else OpenAI's)")
+	fs.DurationVar(&f.digester.Timeout, "digest-timeout", digest.DefaultTimeout, "the most one fold's digester may take to answer (with openai: the model's answer, its retries included); past it the fold fails and the digest stays as it was")
 	fs.BoolVar(&f.demo, "demo", false, "load the demo desk, make an operator token for it, and print the inspector's address and the token")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -229,6 +231,7 @@ func (f serveFlags) check() error {
 func (f serveFlags) options(logs slog.Handler) server.Options {
 	o := f.opts
 	o.Logger = slog.New(logs)
+	o.DigestTimeout = f.digester.Timeout
 	return o
 }
 

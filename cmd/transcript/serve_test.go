@@ -385,6 +385,8 @@ func TestServeRefusals(t *testing.T) {
 		{[]string{"--digester", "openai"}, exitUsage, "needs --model"},
 		{[]string{"--model", "m"}, exitUsage, "are for --digester openai"},
 		{[]string{"--digester", "none", "--base-url", "http://127.0.0.1:1/v1"}, exitUsage, "are for --digester openai"},
+		{[]string{"--digest-timeout", "0s"}, exitUsage, "--digest-timeout 0s: want a duration above 0"},
+		{[]string{"--digester", "none", "--digest-timeout", "-1s"}, exitUsage, "--digest-timeout -1s: want a duration above 0"},
 		{[]string{"extra"}, exitUsage, "serve takes no arguments"},
 		{[]string{"--tls-cert", "missing.pem", "--tls-key", "missing.key"}, exitError, "missing.pem"},
 	} {

@@ -105,7 +105,7 @@ var commandFlags = map[string][]string{
 	"export":  {"-db", "-desk"},
 	"append":  {"-db", "-desk", "-as", "-parent", "-to"},
 	"view":    {"-db", "-desk", "-as", "-thread", "-before", "-window", "-format", "-digest"},
-	"digest":  {"-db", "-desk", "-thread", "-digester", "-model", "-base-url", "-format"},
+	"digest":  {"-db", "-desk", "-thread", "-digester", "-model", "-base-url", "-digest-timeout", "-format"},
 	"delta":   {"-db", "-desk", "-as", "-state", "-thread", "-before", "-format", "-commit", "-init"},
 	"search":  {"-db", "-desk", "-read-db", "-as", "-thread", "-before", "-limit", "-format"},
 	"compact": {"-db"},

@@ -5,27 +5,33 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/cliflag"
 )
 
-// Flags are the values of --digester, --model and --base-url.
+// Flags are the values of --digester, --model, --base-url and --digest-timeout.
 type Flags struct {
-	Name    string // --digester: extractive or openai, and none where AllowNone
-	Model   string // --model: the model's name, for openai
-	BaseURL string // --base-url: the endpoint's base URL, for openai (default OPENAI_BASE_URL)
+	Name    string        // --digester: extractive or openai, and none where AllowNone
+	Model   string        // --model: the model's name, for openai
+	BaseURL string        // --base-url: the endpoint's base URL, for openai (default OPENAI_BASE_URL)
+	Timeout time.Duration // --digest-timeout: the most one fold's digester may take (default digest.DefaultTimeout)
 	// AllowNone: the command takes --digester none (serve), a choice of no digester.
 	AllowNone bool
 }
 
 // Digester returns the digester f names: digest.Extractive, a digest.OpenAI for --model
-// at --base-url with the key in OPENAI_API_KEY, or nil for none. --model and --base-url
-// with another digester than openai are a usage error; so are, for openai, a blank
-// --model, no OPENAI_API_KEY, and a base URL (--base-url, else OPENAI_BASE_URL) that is not
-// an absolute http or https URL or that is plain http to a host that is not loopback.
+// at --base-url with the key in OPENAI_API_KEY and --digest-timeout as its Timeout, or nil
+// for none. A --digest-timeout that is not above 0 is a usage error, whatever the
+// digester; so are --model and --base-url with another digester than openai, and, for
+// openai, a blank --model, no OPENAI_API_KEY, and a base URL (--base-url, else
+// OPENAI_BASE_URL) that is not an absolute http or https URL or that is plain http to a
+// host that is not loopback.
 func (f Flags) Digester() (digest.Named, error) {
 	switch {
+	case f.Timeout <= 0:
+		return nil, cliflag.Usagef("--digest-timeout %v: want a duration above 0, such as 60s or 5m", f.Timeout)
 	case f.Name == "none" && f.AllowNone, f.Name == "extractive":
 		if f.Model != "" || f.BaseURL != "" {
 			return nil, cliflag.Usagef("--model and --base-url are for --digester openai")
@@ -51,7 +57,7 @@ func (f Flags) openAI() (digest.Named, error) {
 	if key == "" {
 		return nil, cliflag.Usagef("--digester openai needs the endpoint's key in OPENAI_API_KEY (for a local server that takes none, any value)")
 	}
-	d, err := digest.NewOpenAI(digest.OpenAIOptions{Model: f.Model, BaseURL: f.BaseURL})
+	d, err := digest.NewOpenAI(digest.OpenAIOptions{Model: f.Model, BaseURL: f.BaseURL, Timeout: f.Timeout})
 	if err == nil {
 		return d, nil
 	}

@@ -81,7 +81,7 @@ export interface paths {
         put?: never;
         /**
          * Fold the channel's or a thread's digest now (operator tokens only)
-         * @description Folds the conversation's rows that are due, as the server's background folding would, with the server's digester and policy, and answers its newest digest. 403 for any token but the operator's; 404 for a thread that does not exist or a desk that holds no row; 400 for a thread whose row is not a root; 501 when the server folds no digests (serve --digester none) or its store keeps none.
+         * @description Folds the conversation's rows that are due, as the server's background folding would, with the server's digester and policy, and answers its newest digest. One fold of a conversation runs at a time: when one is running (the background's or another request's), this request waits for it to end and then folds what is still due, so requests at once ask the digester once for the same rows and the later ones answer the digest the first stored, with folded false. The digester's answer is bounded by the server's digest timeout (serve --digest-timeout): past it the held digest stays and refused says so. 403 for any token but the operator's; 404 for a thread that does not exist or a desk that holds no row; 400 for a thread whose row is not a root; 501 when the server folds no digests (serve --digester none) or its store keeps none.
          */
         post: operations["foldDigest"];
         delete?: never;
