@@ -24,11 +24,18 @@ func (e *reinitError) Error() string {
 	if e.detail != "" {
 		msg += ": " + e.detail
 	}
+	if e.reason == sharing.DigestCorrected {
+		return msg + "; " + startOverDigest
+	}
 	return msg + "; " + startOver
 }
 
 // startOver says how to leave a state that cannot give a delta behind.
 const startOver = "run delta with --init --commit to start over from a full view"
+
+// startOverDigest is startOver for a state that was given a digest: the fresh view carries
+// the digest as it stands now.
+const startOverDigest = "run delta with --init --digest --commit to start over from a full view and its digest"
 
 func runDelta(ctx context.Context, e *env, args []string) error {
 	fset := newFlags(e, "delta", "--state FILE [flags]", `

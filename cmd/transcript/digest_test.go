@@ -147,7 +147,7 @@ func TestDeltaDigestCorrected(t *testing.T) {
 	}
 	c.ok("redact", "--desk", "eng", "2")
 	r := c.want(exitReinit, "delta", "--desk", "eng", "--state", state, "--commit")
-	if !strings.Contains(r.stderr, "digest_corrected") || !strings.Contains(r.stderr, "--init") {
+	if !strings.Contains(r.stderr, "digest_corrected") || !strings.Contains(r.stderr, "--init --digest --commit") {
 		t.Errorf("the delta after a redaction of a folded message: want digest_corrected and how to start over, got:\n%s", r)
 	}
 	if after, _ := os.ReadFile(state); string(after) != string(saved) {
