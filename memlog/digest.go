@@ -63,9 +63,10 @@ func (l *Log) number() int64 {
 // PutDigest implements digest.Store: it stores d as the newest digest of its conversation's
 // thread when read is of this Log (DigestRead's), the newest held is generation
 // d.Generation-1 (none for 1) with a Through below d.Through, and no row above read.Head
-// corrects a row at or below d.Through; otherwise it stores nothing and returns
-// storage.ErrSuperseded. A digest no fold could make (storage.CheckDigest, the desk being
-// the first stored digest's) or a read above the log's newest row is an error.
+// that is no aside corrects a row at or below d.Through (a digest folds no aside, so the
+// correction of one, itself an aside, supersedes no fold); otherwise it stores nothing and
+// returns storage.ErrSuperseded. A digest no fold could make (storage.CheckDigest, the
+// desk being the first stored digest's) or a read above the log's newest row is an error.
 func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read storage.DigestRead) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -95,7 +96,7 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read storage.D
 	}
 	i, _ := l.find(read.Head + 1)
 	for _, m := range l.rows[i:] {
-		if m.IsCorrection() && m.Corrects <= d.Through {
+		if m.IsCorrection() && !m.IsAside() && m.Corrects <= d.Through {
 			return storage.ErrSuperseded
 		}
 	}
@@ -111,8 +112,12 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read storage.D
 
 // dropDigests deletes, for a correction of target, every digest that may hold its words:
 // those of the channel, and of target's thread when it is a reply, whose Through is at or
-// above target's Seq.
+// above target's Seq. A digest folds no aside: for an aside target it deletes none, so
+// that a reader who may not read the aside sees no digest change for its correction.
 func (l *Log) dropDigests(target transcript.Message) {
+	if target.IsAside() {
+		return
+	}
 	for _, thread := range []transcript.Sequence{0, target.Parent} {
 		gens := l.digests[thread]
 		i, _ := slices.BinarySearchFunc(gens, target.Seq, byThrough)

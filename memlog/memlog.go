@@ -134,7 +134,8 @@ func (l *Log) AppendNew(ctx context.Context, m transcript.Message) (transcript.M
 }
 
 // revise writes r to the row it revises: its content and Revised, and for a redaction the
-// erasure of every correction of it; it deletes the digests that may hold the row's words.
+// erasure of every correction of it; it deletes the digests that may hold the row's words
+// (none for an aside).
 func (l *Log) revise(r storage.Revision) {
 	i, _ := l.find(r.Target)
 	r.Apply(&l.rows[i])

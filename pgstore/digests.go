@@ -14,9 +14,11 @@ import (
 
 // A correction's revision of its target (reviseSQL, queued by queueRevisions in the
 // append's transaction) deletes the digests that stand for the target: the schema's
-// trigger transcript_digests_forget (migrations/0010_digests.sql) deletes, in the same
-// transaction, every digest of the target's channel and of its parent's thread whose
-// through is at or above the target's seq, for every process that writes the database.
+// trigger transcript_digests_forget (migrations/0010_digests.sql, its condition
+// 0012_aside_corrections.sql's) deletes, in the same transaction, every digest of the
+// target's channel and of its parent's thread whose through is at or above the target's
+// seq, for every process that writes the database, when the target is a desk row (its
+// audience NULL): a digest folds no aside, and the correction of one deletes none.
 
 // digestSQL reads the newest digest of desk $1's conversation $2 whose through is below
 // $3: one probe of the (desk, thread, through) index, backwards from the bound.
@@ -39,10 +41,10 @@ const digestReadSQL = `SELECT id, head FROM transcript_desks WHERE name = $1`
 // rows $5, digester $6, text $7), folded from the rows read at head $8 of the desk whose id
 // was $9, when the desk's id is $9 (the desk was not deleted since, nor made anew) and its
 // head is at least $8, the conversation's newest digest is generation $3-1 (none for 1)
-// with a through below $4, and no row after $8 corrects a row at or below $4 (a range of
-// the primary key above $8: the rows appended while the fold ran; coalesce keeps the
-// planner off the partial index of corrections, which a range of corrects would walk whole
-// when no row matches). It returns what it found and whether it stored the digest; no row
+// with a through below $4, and no desk row after $8 (no aside: a digest folds none)
+// corrects a row at or below $4 (a range of the primary key above $8: the rows appended
+// while the fold ran; coalesce keeps the planner off the partial index of corrections,
+// which a range of corrects would walk whole when no row matches). It returns what it found and whether it stored the digest; no row
 // when the desk has none. A digest it stores it notifies on digestsChannel, its
 // conversation alone, when $10 is true (a desk's name short enough for a payload): the
 // notification comes once the transaction commits. It runs after lockDeskForDigestSQL, in
@@ -55,6 +57,7 @@ WITH state AS (
 	       EXISTS (
 	           SELECT FROM transcript_messages
 	           WHERE desk = $1::text AND seq > $8::bigint AND coalesce(corrects, 0) BETWEEN 1 AND $4::bigint
+	             AND audience IS NULL
 	       ) AS corrected
 	FROM transcript_desks AS d
 	LEFT JOIN LATERAL (
@@ -176,13 +179,13 @@ func (l *deskLog) DigestRead(ctx context.Context) (storage.DigestRead, error) {
 // appends do, when the desk is the one read names (its row's id: not a desk made anew
 // under the name of one deleted since), the conversation's newest digest is generation
 // d.Generation-1 (none for 1) with a Through below d.Through, and no row after read.Head
-// corrects a row at or below d.Through. Otherwise it stores nothing and returns
-// an error matching storage.ErrSuperseded that says which. A digest no fold could have made
-// (storage.CheckDigest: another desk, a generation below 1, a Through beyond read, text a
-// store cannot keep) is an error matching storage.ErrInvalidDigest, and nothing is stored.
-// It is one round trip, which holds the lock only while the server runs it; a digest stored
-// is notified to every WatchDigests on the database once it commits. A read-only Store
-// refuses with ErrReadOnly.
+// that is no aside corrects a row at or below d.Through. Otherwise it stores nothing and
+// returns an error matching storage.ErrSuperseded that says which. A digest no fold could
+// have made (storage.CheckDigest: another desk, a generation below 1, a Through beyond
+// read, text a store cannot keep) is an error matching storage.ErrInvalidDigest, and
+// nothing is stored. It is one round trip, which holds the lock only while the server runs
+// it; a digest stored is notified to every WatchDigests on the database once it commits. A
+// read-only Store refuses with ErrReadOnly.
 func (l *deskLog) PutDigest(ctx context.Context, d transcript.Digest, r storage.DigestRead) error {
 	read := r.Head
 	if err := ctx.Err(); err != nil {

@@ -41,6 +41,7 @@ func TestMigrateFromVersion9(t *testing.T) {
 	st.Close()
 	pool := connect(t, dsn)
 	for _, stmt := range []string{
+		`DELETE FROM transcript_schema_version WHERE version = 12`,         // version 12 changed version 10's trigger alone
 		`DROP TRIGGER transcript_digests_desk_deleted ON transcript_desks`, // version 11's
 		`DROP FUNCTION transcript_digests_desk_deleted()`,
 		`ALTER TABLE transcript_desks DROP COLUMN id`,
@@ -97,6 +98,12 @@ func TestMigrateFromVersion9(t *testing.T) {
 	}
 }
 
+// version10ForgetTrigger makes the trigger transcript_digests_forget as version 10 made it,
+// before version 12 gave it its condition on the audience.
+const version10ForgetTrigger = `CREATE TRIGGER transcript_digests_forget AFTER UPDATE OF revised ON transcript_messages
+FOR EACH ROW WHEN (OLD.revised IS DISTINCT FROM NEW.revised)
+EXECUTE FUNCTION transcript_digests_forget()`
+
 // TestMigrateFromVersion10 opens a database as version 10 left it once a process of
 // version 9 deleted a desk (its desk row and its rows) and so left the desk's digests: Open
 // gives every desk an id without changing a row, deletes the deleted desk's digests and
@@ -124,6 +131,9 @@ func TestMigrateFromVersion10(t *testing.T) {
 	st.Close()
 	pool := connect(t, dsn)
 	for _, stmt := range []string{
+		`DROP TRIGGER transcript_digests_forget ON transcript_messages`, // version 12's, made as version 10 did
+		version10ForgetTrigger,
+		`DELETE FROM transcript_schema_version WHERE version = 12`,
 		`DROP TRIGGER transcript_digests_desk_deleted ON transcript_desks`,
 		`DROP FUNCTION transcript_digests_desk_deleted()`,
 		`ALTER TABLE transcript_desks DROP COLUMN id`,
@@ -332,5 +342,70 @@ func TestDigestsGoWithADeskDeletedByOldCode(t *testing.T) {
 	})
 	if left != 0 {
 		t.Errorf("desk gone deleted by code that knows no digests: %d of its digests remain, want none", left)
+	}
+}
+
+// TestMigrateFromVersion11 opens a database as version 11 left it, holding a digest of a
+// channel with an aside below its through: Open migrates it without changing a row, and
+// the digest then stays through an edit of the aside by Append and a revision of it by a
+// writer of version 11 (the schema's trigger), and goes with an edit of a desk row.
+func TestMigrateFromVersion11(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := newDatabase(t)
+	st, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ana, bot := transcript.Person("ana", "Ana"), transcript.Agent("triage", "Triage")
+	for _, m := range []transcript.Message{
+		{Author: ana, Content: "deploy at noon?"},
+		{Author: ana, Content: "between us", Audience: []transcript.Author{bot}},
+		{Author: bot, Content: "deployed"},
+	} {
+		if _, err := st.Append(ctx, "eng", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := st.Log("eng").(digest.Store)
+	channel := transcript.Conversation{Desk: "eng"}
+	d := transcript.Digest{Conversation: channel, Through: 3, Rows: 2, Generation: 1, Digester: "extractive", Text: "deploy at noon? deployed"}
+	if err := log.PutDigest(ctx, d, storetest.MustDigestRead(t, log)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	pool := connect(t, dsn)
+	for _, stmt := range []string{
+		`DROP TRIGGER transcript_digests_forget ON transcript_messages`, // as version 10 made it
+		version10ForgetTrigger,
+		`DELETE FROM transcript_schema_version WHERE version = 12`,
+	} {
+		mustExec(t, pool, stmt)
+	}
+	if versions, _ := schemaVersions(t, pool); !slices.Equal(versions, latestVersions()[:11]) {
+		t.Fatalf("the database left at versions %v", versions)
+	}
+
+	st = openMigrated(t, pool, dsn, 11)
+	log = st.Log("eng").(digest.Store)
+	wantKept := func(what string) {
+		t.Helper()
+		if got, ok, err := log.Digest(ctx, channel, 0); err != nil || !ok || got.Through != d.Through || got.Generation != d.Generation || got.Text != d.Text {
+			t.Errorf("the channel's digest after %s: through %d generation %d, %v, %v; want through 3 generation 1 as stored", what, got.Through, got.Generation, ok, err)
+		}
+	}
+	wantKept("the migration")
+	if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: 2, Author: ana, Content: "between us, edited"}); err != nil {
+		t.Fatal(err)
+	}
+	wantKept("an edit of aside 2")
+	// A writer of version 11 revises aside 2 as its reviseSQL does.
+	mustExec(t, pool, `UPDATE transcript_messages SET revised = 9 WHERE desk = 'eng' AND seq = 2`)
+	wantKept("a revision of aside 2 by another writer")
+	if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: 1, Author: ana, Content: "deploy at 12:05?"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := log.Digest(ctx, channel, 0); err != nil || ok {
+		t.Errorf("the channel's digest after an edit of root 1: through %d, %v, %v; want none", got.Through, ok, err)
 	}
 }

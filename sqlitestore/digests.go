@@ -13,15 +13,18 @@ import (
 
 // A correction's revision of its target (revise, in the append's transaction) deletes the
 // digests that stand for the target: the schema's trigger messages_revised_deletes_digests
-// (migrations/012_digests.sql) deletes, in the UPDATE's statement, every digest of the
-// target's channel and of its parent's thread whose through is at or above the target's
-// seq, for every process that writes the file. With secure_delete on the writer's
-// connection, their text is overwritten in the pages they leave.
+// (migrations/015_aside_corrections.sql) deletes, in the UPDATE's statement, every digest of
+// the target's channel and of its parent's thread whose through is at or above the target's
+// seq, for every process that writes the file, when the target is a desk row (its audience
+// NULL): a digest folds no aside, and the correction of one deletes none. With
+// secure_delete on the writer's connection, their text is overwritten in the pages they
+// leave.
 
 // The digests' statements (schema version 12). A read and the newest digest a put extends
 // are one SEARCH of the (desk, thread, through) index, backwards from the bound. Whether a
 // row appended after a fold's read corrects one it folded is a range of the (desk, seq)
-// index above the read, the rows appended while the fold ran.
+// index above the read, the rows appended while the fold ran; a correction of an aside,
+// itself an aside, is none.
 const (
 	digestSQL = `
 SELECT generation, through, row_count, digester, content
@@ -38,7 +41,7 @@ LIMIT 1`
 	correctedSinceSQL = `
 SELECT EXISTS (
 	SELECT 1 FROM messages INDEXED BY messages_desk_seq
-	WHERE desk = ?1 AND seq > ?2 AND corrects <> 0 AND corrects <= ?3
+	WHERE desk = ?1 AND seq > ?2 AND corrects <> 0 AND corrects <= ?3 AND audience IS NULL
 )`
 	putDigestSQL = `
 INSERT INTO digests (desk, thread, generation, through, row_count, digester, content)
@@ -138,7 +141,8 @@ func (l *deskLog) DigestRead(ctx context.Context) (storage.DigestRead, error) {
 // file's write lock and so takes its turn with the appends, when the desk is the one read
 // names (its id: not a desk made anew under the name of one deleted since), the
 // conversation's newest digest is generation d.Generation-1 (none for 1) with a Through
-// below d.Through, and no row after read.Head corrects a row at or below d.Through. Otherwise it stores nothing and returns an error matching
+// below d.Through, and no row after read.Head that is no aside corrects a row at or below
+// d.Through. Otherwise it stores nothing and returns an error matching
 // storage.ErrSuperseded that says which. A digest no fold could have made
 // (storage.CheckDigest: another desk, a generation below 1, a Through beyond read, text a
 // store cannot keep) is an error matching storage.ErrInvalidDigest, and nothing is stored.

@@ -180,7 +180,8 @@ func TestMigrateFromV12(t *testing.T) {
 
 // TestMigrateFromV13 opens a file as version 13 left it, holding digests whose ids have
 // gaps: Open migrates it, keeps every row, each digest with its id, and the schema but the
-// digests table's AUTOINCREMENT as it was; then a digest stored after the newest were
+// digests table's AUTOINCREMENT (and version 15's condition on its revision trigger) as it
+// was; then a digest stored after the newest were
 // deleted takes an id above every id the table ever gave.
 func TestMigrateFromV13(t *testing.T) {
 	ctx := t.Context()
@@ -216,13 +217,20 @@ func TestMigrateFromV13(t *testing.T) {
 			}
 			o = autoincrement
 		}
+		if strings.HasPrefix(o, "trigger messages_revised_deletes_digests: ") { // version 15's condition
+			aside := strings.Replace(o, "WHEN NEW.revised <> OLD.revised\n", "WHEN NEW.revised <> OLD.revised AND NEW.audience IS NULL\n", 1)
+			if aside == o {
+				t.Fatalf("version 13's trigger has no condition on revised alone: %s", o)
+			}
+			o = aside
+		}
 		wantSchema = append(wantSchema, o)
 	}
 	got := schemaObjects(t, st.writer)
 	slices.Sort(wantSchema)
 	slices.Sort(got)
 	if diff := cmp.Diff(wantSchema, got); diff != "" {
-		t.Errorf("the schema after the migration (-version 13's with AUTOINCREMENT +got):\n%s", diff)
+		t.Errorf("the schema after the migration (-version 13's with AUTOINCREMENT and version 15's trigger +got):\n%s", diff)
 	}
 
 	if got := dumpTables(t, st.writer)["digests"]; len(got) != 3 {
@@ -262,5 +270,67 @@ func TestMigrateFromV13(t *testing.T) {
 	}
 	if id := put(1, 4); id <= 9 {
 		t.Errorf("a digest stored after the newest were deleted has id %d, want one above 9, every id given", id)
+	}
+}
+
+// TestMigrateFromV14 opens a file as version 14 left it, holding a digest of a channel
+// with asides at or below its through: Open migrates it, keeps every row, and leaves the
+// schema as a new file's, whose trigger deletes no digest for a correction of an aside:
+// the digest stays through an edit of an aside by Append and a revision of one by a writer
+// that knows only version 14, and goes with an edit of a desk row.
+func TestMigrateFromV14(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "v14.db")
+	db := openRaw(t, path)
+	if _, err := migrate(ctx, db, 8); err != nil {
+		t.Fatal(err)
+	}
+	want := writeOldDesk(t, db, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	if found, err := migrate(ctx, db, 14); err != nil || found != 8 {
+		t.Fatalf("migrate to version 14: found %d, %v", found, err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO digests (desk, thread, generation, through, row_count, digester, content) VALUES (1, 0, 1, 3, 1, 'extractive', 'deploy at noon?')`); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpTables(t, db)
+	v14 := schemaObjects(t, db)
+	db.Close()
+	fresh := openRaw(t, filepath.Join(t.TempDir(), "fresh.db"))
+	defer fresh.Close()
+	if _, err := migrate(ctx, fresh, SchemaVersion); err != nil {
+		t.Fatal(err)
+	}
+	wantSchema := schemaObjects(t, fresh)
+	if cmp.Equal(v14, wantSchema) {
+		t.Fatal("version 14's schema is the new one")
+	}
+
+	st := openMigrated(t, path, 14, before, want)
+	if diff := cmp.Diff(wantSchema, schemaObjects(t, st.writer)); diff != "" {
+		t.Errorf("the schema after the migration (-a new file's +got):\n%s", diff)
+	}
+	log := st.Log("eng").(digest.Store)
+	channel := transcript.Conversation{Desk: "eng"}
+	wantKept := func(what string) {
+		t.Helper()
+		if d, ok, err := log.Digest(ctx, channel, 0); err != nil || !ok || d.Through != 3 || d.Generation != 1 {
+			t.Errorf("the channel's digest after %s: through %d generation %d, %v, %v; want through 3 generation 1", what, d.Through, d.Generation, ok, err)
+		}
+	}
+	wantKept("the migration")
+	if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: 2, Author: opAuthor, Content: "between us, edited"}); err != nil {
+		t.Fatal(err)
+	}
+	wantKept("an edit of aside 2")
+	// A writer of version 14 revises aside 3 as its reviseSQL does.
+	if _, err := st.writer.ExecContext(ctx, `UPDATE messages SET revised = 9 WHERE desk = 1 AND seq = 3`); err != nil {
+		t.Fatal(err)
+	}
+	wantKept("a revision of aside 3 by another writer")
+	if _, err := st.Append(ctx, "eng", transcript.Message{Corrects: 1, Author: opAuthor, Content: "deploy at 12:05?"}); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok, err := log.Digest(ctx, channel, 0); err != nil || ok {
+		t.Errorf("the channel's digest after an edit of root 1: through %d, %v, %v; want none", d.Through, ok, err)
 	}
 }

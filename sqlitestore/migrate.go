@@ -41,7 +41,7 @@ var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
 
 // SchemaVersion is the version of the schema this package creates and reads: the number of
 // its migrations.
-const SchemaVersion = 14
+const SchemaVersion = 15
 
 // migrations is every migration, in version order, checked at start-up to number 1, 2, ...,
 // SchemaVersion.

@@ -101,6 +101,10 @@ var DigestErasedWords = []string{"qzvxkwdigestword", "qzvxkwdigestlarge"}
 //     row's channel and of its parent's thread whose Through is at or above the row's
 //     Seq, and no other: not those below it, not another thread's, not a root's own
 //     thread's; the next generation then follows the newest one kept.
+//   - AsideCorrected: an edit or a redaction of an aside (in the channel or a thread, at
+//     or below the digests' Through) deletes no digest, and a correction of an aside
+//     appended after a fold's read does not make its PutDigest ErrSuperseded: a digest
+//     folds no aside, and a reader who may not read one sees no digest change for it.
 //   - Race: PutDigests of one generation from several goroutines at once store exactly
 //     one, the others ErrSuperseded.
 //   - DeskMadeAnew, when the desk has Renew: a fold's read of the desk, then the desk
@@ -125,6 +129,7 @@ var digestChecks = []struct {
 	{"Generations", checkDigestGenerations},
 	{"CorrectedAfterRead", checkDigestCorrectedAfterRead},
 	{"DeletedByCorrection", checkDigestDeletedByCorrection},
+	{"AsideCorrected", checkDigestAsideCorrected},
 	{"Race", checkDigestRace},
 	{"DeskMadeAnew", checkDigestDeskMadeAnew},
 	{"Erasure", func(t reporter, newDesk func() DigestDesk) { digestErasure(t, newDesk()) }},
@@ -539,6 +544,46 @@ func checkDigestDeletedByCorrection(t reporter, newDesk func() DigestDesk) {
 	newest("edit of root a", a, &ta2)
 	newest("edit of root a", b, &tb[0])
 	d.put(ch[0])
+}
+
+// checkDigestAsideCorrected: an edit or a redaction of an aside deletes no digest and
+// supersedes no fold; an edit of a desk row then still deletes them.
+func checkDigestAsideCorrected(t reporter, newDesk func() DigestDesk) {
+	ctx := t.Context()
+	d := newDigestDesk(t, newDesk)
+	ana, agent := transcript.Person("ana", "Ana"), transcript.Agent("triage", "Triage")
+	a := d.add(root("root a"))                                                                                    // 1
+	x := d.add(transcript.Message{Author: ana, Content: "between us", Audience: []transcript.Author{agent}})      // 2
+	y := d.add(transcript.Message{Parent: a, Author: ana, Content: "in a", Audience: []transcript.Author{agent}}) // 3
+	a1 := d.add(reply(a, "a.1"))                                                                                  // 4
+	d.roots(3)                                                                                                    // 5 to 7
+	ch, ta := d.digest(0, 1, 6, "ch 1"), d.digest(a, 1, a1, "a 1")
+	d.put(ch)
+	d.put(ta)
+	a2 := d.add(reply(a, "a.2")) // 8
+	read := d.read()             // a fold's read, before the asides' corrections
+	for _, m := range []transcript.Message{
+		edit(x, ana, "between us, edited"),
+		edit(y, ana, "in a, edited"),
+		redact(y, ana),
+		redact(x, ana),
+	} {
+		what := describeCorrection(m)
+		d.add(m)
+		d.wantAfter(what, 0, 0, &ch)
+		d.wantAfter(what, a, 0, &ta)
+	}
+	ch2, ta2 := d.digest(0, 2, 7, "ch 2"), d.digest(a, 2, a2, "a 2")
+	for _, dg := range []transcript.Digest{ch2, ta2} {
+		if err := d.Log.PutDigest(ctx, dg, read); err != nil {
+			t.Errorf("desk %q: PutDigest of %s, read before corrections of asides alone: %v, want it stored", d.Name, describeDigest(dg), err)
+		}
+	}
+	d.want(0, 0, &ch2)
+	d.want(a, 0, &ta2)
+	d.add(edit(a1, agent, "a.1, edited")) // a desk row: its digests go
+	d.wantAfter("edit of a.1", 0, 0, nil)
+	d.wantAfter("edit of a.1", a, 0, nil)
 }
 
 // checkDigestDeskMadeAnew: a fold that read a desk deleted and made anew while it ran

@@ -29,12 +29,14 @@ const (
 	oldestFirst      brokenDigests = "Digest returns the oldest digest below its bound"
 	unchecked        brokenDigests = "PutDigest stores a digest no fold could make"
 	deskIgnored      brokenDigests = "PutDigest stores what was read of a desk deleted since"
+	asideDeletes     brokenDigests = "a correction of an aside deletes digests"
+	asideSupersedes  brokenDigests = "a correction of an aside supersedes a fold"
 )
 
 // TestDigestRuleCatches runs DigestRule's checks on memStores whose digests each get one
 // thing wrong: each is caught by some check.
 func TestDigestRuleCatches(t *testing.T) {
-	for _, broken := range []brokenDigests{keptOnCorrection, rootThreadGone, belowGone, anyGeneration, readIgnored, boundIgnored, oldestFirst, unchecked, deskIgnored} {
+	for _, broken := range []brokenDigests{keptOnCorrection, rootThreadGone, belowGone, anyGeneration, readIgnored, boundIgnored, oldestFirst, unchecked, deskIgnored, asideDeletes, asideSupersedes} {
 		t.Run(string(broken), func(t *testing.T) {
 			st := newMemStore(transcript.MaxContent)
 			st.broken = broken
@@ -71,9 +73,10 @@ func runDigestCheck(t *testing.T, check func(t reporter, newDesk func() DigestDe
 }
 
 // dropDigests deletes what a correction of row deletes: the digests of its channel and of
-// its parent's thread whose Through is at or above its Seq. The caller holds s.mu.
+// its parent's thread whose Through is at or above its Seq, none for an aside. The caller
+// holds s.mu.
 func (s *memStore) dropDigests(desk string, row transcript.Message) {
-	if s.digests == nil || s.broken == keptOnCorrection {
+	if s.digests == nil || s.broken == keptOnCorrection || row.IsAside() && s.broken != asideDeletes {
 		return
 	}
 	threads := []transcript.Sequence{0, row.Parent}
@@ -183,7 +186,7 @@ func (d memDesk) PutDigest(_ context.Context, dg transcript.Digest, r storage.Di
 		return fmt.Errorf("%w: the newest digest is generation %d", digest.ErrSuperseded, newest.Generation)
 	}
 	for _, m := range log.Messages()[min(read, log.Head()):] {
-		if m.Corrects != 0 && m.Corrects <= dg.Through && d.s.broken != readIgnored {
+		if m.Corrects != 0 && m.Corrects <= dg.Through && d.s.broken != readIgnored && (!m.IsAside() || d.s.broken == asideSupersedes) {
 			return fmt.Errorf("%w: row %d corrects row %d", digest.ErrSuperseded, m.Seq, m.Corrects)
 		}
 	}
