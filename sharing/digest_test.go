@@ -246,7 +246,7 @@ func TestDigestCorrectedOnlyFolded(t *testing.T) {
 func TestPrepareModelDigest(t *testing.T) {
 	ctx := context.Background()
 	outcomes := make(map[string]int)
-	modelRun(t, modelCases(500), func(r *rand.Rand, seed uint64, i int) bool {
+	modelRun(t, modelCases(200), func(r *rand.Rand, seed uint64, i int) bool {
 		c := modelGen(r, i%20 == 19)
 		log := modelLog(t, c, seed, i)
 		plain, plainErr := sharing.Prepare(ctx, log, c.q)
