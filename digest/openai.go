@@ -78,10 +78,10 @@ type OpenAI struct {
 var _ Named = (*OpenAI)(nil)
 
 // NewOpenAI returns an OpenAI digester for o. It sends nothing until Digest is called. An
-// empty model, a negative timeout, or a base URL (o.BaseURL, else OPENAI_BASE_URL) that is not an absolute
-// http or https URL, is an error; so is a key with a plain http URL whose host is not
-// loopback (localhost, 127.0.0.0/8, ::1), an error matching ErrCleartextKey that names the
-// URL's scheme and host, never its path, query or the key.
+// empty model, a negative timeout, or a base URL (o.BaseURL, else OPENAI_BASE_URL) that is
+// not an absolute http or https URL, is an error; so is a key with a plain http URL whose
+// host is not loopback (localhost, 127.0.0.0/8, ::1), an error matching ErrCleartextKey
+// that names the URL's scheme and host, never its path, query or the key.
 func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 	model := strings.TrimSpace(o.Model)
 	if model == "" {
@@ -258,10 +258,4 @@ func (d *OpenAI) failure(ctx context.Context, err error) *OpenAIError {
 		e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), d.key, "[key]"))
 	}
 	return e
-}
-
-// noAnswerWithin is the cause of a Digest whose timeout, d, passed: it matches
-// context.DeadlineExceeded.
-func noAnswerWithin(d time.Duration) error {
-	return fmt.Errorf("no answer within %v: %w", d, context.DeadlineExceeded)
 }

@@ -37,20 +37,20 @@ const lockDeskForDigestSQL = `SELECT head FROM transcript_desks WHERE name = $1 
 // digestReadSQL reads desk $1's id and head, for a fold (DigestRead).
 const digestReadSQL = `SELECT id, head FROM transcript_desks WHERE name = $1`
 
-// putDigestSQL stores a digest of desk $1 (conversation $2, generation $3, through $4,
-// rows $5, digester $6, text $7), folded from the rows read at head $8 of the desk whose id
-// was $9, when the desk's id is $9 (the desk was not deleted since, nor made anew) and its
-// head is at least $8, the conversation's newest digest is generation $3-1 (none for 1)
-// with a through below $4, and no desk row after $8 (no aside: a digest folds none)
-// corrects a row at or below $4 (a range of the primary key above $8: the rows appended
-// while the fold ran; coalesce keeps the planner off the partial index of corrections,
-// which a range of corrects would walk whole when no row matches). It returns what it found and whether it stored the digest; no row
-// when the desk has none. A digest it stores it notifies on digestsChannel, its
-// conversation alone, when $10 is true (a desk's name short enough for a payload): the
-// notification comes once the transaction commits. It runs after lockDeskForDigestSQL, in
-// the same transaction, and with its custom plan (customPlanSQL), which knows how few rows
-// lie above $8: a generic plan, which guesses a third of the desk, reads the desk's rows in
-// turn.
+// putDigestSQL stores a digest of desk $1 (conversation $2, generation $3, through $4, rows
+// $5, digester $6, text $7), folded from the rows read at head $8 of the desk whose id was
+// $9, when the desk's id is $9 (the desk was not deleted since, nor made anew) and its head
+// is at least $8, the conversation's newest digest is generation $3-1 (none for 1) with a
+// through below $4, and no desk row after $8 (no aside: a digest folds none) corrects a row
+// at or below $4 (a range of the primary key above $8: the rows appended while the fold
+// ran; coalesce keeps the planner off the partial index of corrections, which a range of
+// corrects would walk whole when no row matches). It returns what it found and whether it
+// stored the digest; no row when the desk has none. A digest it stores it notifies on
+// digestsChannel, its conversation alone, when $10 is true (a desk's name short enough for
+// a payload): the notification comes once the transaction commits. It runs after
+// lockDeskForDigestSQL, in the same transaction, and with its custom plan (customPlanSQL),
+// which knows how few rows lie above $8: a generic plan, which guesses a third of the desk,
+// reads the desk's rows in turn.
 const putDigestSQL = `
 WITH state AS (
 	SELECT d.id, d.head, n.generation, n.through,

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -37,7 +36,7 @@ const foldDelay = 100 * time.Millisecond
 // notes, once the store took it.
 type folder struct {
 	st     Store
-	d      boundedDigester
+	d      digest.Named // bounded by the server's DigestTimeout
 	policy digest.Policy
 	logger *slog.Logger
 	notes  *fanout.DigestNotes
@@ -70,7 +69,7 @@ func (s *foldState) idle() bool { return !s.queued && !s.again && s.running == n
 func newFolder(st Store, d digest.Digester, p digest.Policy, timeout time.Duration, logger *slog.Logger, notes *fanout.DigestNotes) *folder {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &folder{
-		st: st, d: bound(d, timeout), policy: p, logger: logger, notes: notes, slots: make(chan struct{}, maxFolders),
+		st: st, d: digest.Bounded(d, timeout), policy: p, logger: logger, notes: notes, slots: make(chan struct{}, maxFolders),
 		ctx: ctx, cancel: cancel, state: map[transcript.Conversation]*foldState{}, failed: map[transcript.Conversation]string{},
 	}
 }
@@ -261,38 +260,6 @@ func (f *folder) close() {
 	f.cancel()
 	f.wg.Wait()
 }
-
-// boundedDigester is the folds' Digester: d, each of whose calls ends after timeout with an
-// error that says so and matches context.DeadlineExceeded, when d's contract (honour ctx)
-// holds.
-type boundedDigester struct {
-	d       digest.Digester
-	name    string
-	timeout time.Duration
-}
-
-var _ digest.Named = boundedDigester{}
-
-func bound(d digest.Digester, timeout time.Duration) boundedDigester {
-	name := fmt.Sprintf("%T", d)
-	if n, ok := d.(digest.Named); ok {
-		name = n.Name()
-	}
-	return boundedDigester{d: d, name: name, timeout: timeout}
-}
-
-func (b boundedDigester) Digest(ctx context.Context, r digest.Request) (string, error) {
-	bounded, cancel := context.WithTimeout(ctx, b.timeout)
-	defer cancel()
-	text, err := b.d.Digest(bounded, r)
-	if err != nil && bounded.Err() != nil && ctx.Err() == nil {
-		return "", fmt.Errorf("digest: %s: no answer within %v: %w", b.name, b.timeout, context.DeadlineExceeded)
-	}
-	return text, err
-}
-
-// Name is the wrapped digester's name, which the digests it writes carry.
-func (b boundedDigester) Name() string { return b.name }
 
 type digestInput struct {
 	Desk   string              `path:"desk" doc:"The desk: the token's."`

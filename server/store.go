@@ -71,8 +71,8 @@ type HeadWatcher interface {
 // channel when ctx is done, and when it can no longer watch: the server calls WatchDigests
 // again after a pause, and once it answers, ends the streams that tell of digests, since a
 // digest another process stored meanwhile was told to none: their clients reconnect and
-// read their digests again. An error from WatchDigests means the same as a closed channel. Without a DigestWatcher, only
-// this server's folds reach the streams.
+// read their digests again. An error from WatchDigests means the same as a closed channel.
+// Without a DigestWatcher, only this server's folds reach the streams.
 type DigestWatcher interface {
 	WatchDigests(ctx context.Context) (<-chan transcript.Conversation, error)
 }
