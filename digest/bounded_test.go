@@ -26,7 +26,8 @@ func (w waitingDigester) Digest(ctx context.Context, r digest.Request) (string, 
 
 // TestBounded: a call past the timeout fails with an error that says so and matches
 // context.DeadlineExceeded; a call within it answers; a caller's context that ends first
-// fails the call with that context's error, not the timeout's; the name is the digester's.
+// fails the call with that context's error, not the timeout's; a timeout of 0 bounds
+// nothing; the name is the digester's.
 func TestBounded(t *testing.T) {
 	r := digest.Request{Conversation: transcript.Conversation{Desk: "eng"}, Budget: 100}
 	hung := digest.Bounded(waitingDigester{wait: time.Hour}, 50*time.Millisecond)
@@ -39,6 +40,9 @@ func TestBounded(t *testing.T) {
 	}
 	if text, err := digest.Bounded(waitingDigester{}, time.Hour).Digest(t.Context(), r); text != "done" || err != nil {
 		t.Errorf("a call within the timeout: %q, %v", text, err)
+	}
+	if text, err := digest.Bounded(waitingDigester{wait: 20 * time.Millisecond}, 0).Digest(t.Context(), r); text != "done" || err != nil {
+		t.Errorf("a timeout of 0 bounds nothing: %q, %v", text, err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
