@@ -13,9 +13,9 @@ import (
 	"github.com/sharedesk/transcript/sharing"
 )
 
-// jsonFormat is the service's JSON: answers are written as huma writes them (encoding/json,
-// HTML not escaped) and request bodies are read by unmarshalBody.
-var jsonFormat = huma.Format{Marshal: huma.DefaultJSONFormat.Marshal, Unmarshal: unmarshalBody}
+// jsonFormat is the service's JSON: answers are written by marshalAnswer and request bodies
+// are read by unmarshalBody.
+var jsonFormat = huma.Format{Marshal: marshalAnswer, Unmarshal: unmarshalBody}
 
 // unmarshalBody decodes a request body strictly, with github.com/go-json-experiment/json as
 // import reads JSON Lines: member names match case-sensitively, and a name given twice, a

@@ -1,0 +1,115 @@
+package server
+
+import (
+	"io"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/authorjson"
+)
+
+// marshalAnswer writes an answer as huma does (encoding/json, HTML not escaped), an answer
+// of messages (wired) through its wire form: the same JSON, written in one pass.
+func marshalAnswer(w io.Writer, v any) error {
+	if a, ok := v.(wired); ok {
+		v = a.wire()
+	}
+	return huma.DefaultJSONFormat.Marshal(w, v)
+}
+
+// wired is an answer that holds messages. wire returns what to encode in its place: a value
+// whose JSON is the answer's, with its messages as wireMessages, or the answer itself when
+// one of them has no wire form.
+type wired interface{ wire() any }
+
+// wireMessage is a transcript.Message as encoding/json writes it, built of fields with no
+// JSON methods of their own. encoding/json checks and compacts the output of every
+// MarshalJSON it calls, a message's author's and time's among them, which costs an answer
+// of many messages more than the rest of its encoding; this form costs none of that. Its
+// members are Message's, in Message's order (TestWireMessageIsMessage).
+type wireMessage struct {
+	Seq      transcript.Sequence `json:"seq"`
+	Parent   transcript.Sequence `json:"parent,omitempty"`
+	Author   authorjson.Form     `json:"author"`
+	Content  string              `json:"content"`
+	At       string              `json:"at,omitempty"`
+	Audience []authorjson.Form   `json:"audience,omitempty"`
+	Key      string              `json:"key,omitempty"`
+	Corrects transcript.Sequence `json:"corrects,omitempty"`
+	Redacted bool                `json:"redacted,omitempty"`
+	Revised  transcript.Sequence `json:"revised,omitempty"`
+}
+
+// wireMessages returns msgs as wireMessages, and false when one of them cannot be written
+// so (an invalid author, a time RFC 3339 cannot hold): Message's own methods then write
+// them, and report the error.
+func wireMessages(msgs []transcript.Message) ([]wireMessage, bool) {
+	if msgs == nil {
+		return nil, true
+	}
+	out := make([]wireMessage, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		author, ok := wireAuthor(m.Author)
+		if !ok {
+			return nil, false
+		}
+		w := wireMessage{Seq: m.Seq, Parent: m.Parent, Author: author, Content: m.Content, Key: m.Key,
+			Corrects: m.Corrects, Redacted: m.Redacted, Revised: m.Revised}
+		if !m.At.IsZero() {
+			at, err := m.At.MarshalText() // MarshalJSON's text, unquoted
+			if err != nil {
+				return nil, false
+			}
+			w.At = string(at)
+		}
+		if m.Audience != nil {
+			w.Audience = make([]authorjson.Form, len(m.Audience))
+			for j, a := range m.Audience {
+				if w.Audience[j], ok = wireAuthor(a); !ok {
+					return nil, false
+				}
+			}
+		}
+		out[i] = w
+	}
+	return out, true
+}
+
+// wireAuthor is the object Author.MarshalJSON writes for a, and false when a is invalid.
+func wireAuthor(a transcript.Author) (authorjson.Form, bool) {
+	if a.Validate() != nil {
+		return authorjson.Form{}, false
+	}
+	return authorjson.Make(a.Kind.String(), a.Kind == transcript.KindSystem, a.ID, a.Label), true
+}
+
+// viewWire is a viewAnswer with its messages in wire form. Messages comes first, as in
+// viewAnswer, and hides the embedded answer's.
+type viewWire struct {
+	Messages []wireMessage `json:"messages"`
+	viewAnswer
+}
+
+func (a viewAnswer) wire() any {
+	msgs, ok := wireMessages(a.Messages)
+	if !ok {
+		return a
+	}
+	return viewWire{Messages: msgs, viewAnswer: a}
+}
+
+// searchWire is a SearchAnswer with its messages in wire form.
+type searchWire struct {
+	Messages []wireMessage `json:"messages"`
+	SearchAnswer
+}
+
+func (a SearchAnswer) wire() any {
+	msgs, ok := wireMessages(a.Messages)
+	if !ok {
+		return a
+	}
+	return searchWire{Messages: msgs, SearchAnswer: a}
+}
