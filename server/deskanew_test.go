@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -78,24 +77,7 @@ func TestDeskMadeAnewThenAppended(t *testing.T) {
 				t.Fatal(err)
 			}
 			// ended reads the old desk's stream to its reinitialize event, failing on any row.
-			ended := func() {
-				for {
-					ev, ok := held.next(10 * time.Second)
-					if !ok {
-						t.Fatal("the old desk's stream ended without a reinitialize event")
-					}
-					if ev.event == "reinitialize" {
-						var r server.ReinitializeEvent
-						if err := json.Unmarshal([]byte(ev.data), &r); err != nil || r.Reason != "watermark_unavailable" {
-							t.Fatalf("reinitialize event %q: %v", ev.data, err)
-						}
-						return
-					}
-					if ev.event == "message" {
-						t.Fatalf("the old desk's stream carries row %s of the new desk: %s", ev.id, ev.data)
-					}
-				}
-			}
+			ended := func() { held.endsReinitialized(t, func(sseEvent) bool { return true }) }
 			if k.name == "postgres" {
 				ended()
 			}

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -53,22 +52,7 @@ func TestDeskDeletedElsewhere(t *testing.T) {
 				// oldEnds checks the old desk's stream ends with a reinitialize event.
 				oldEnds := func() {
 					t.Helper()
-					for {
-						ev, ok := held.next(10 * time.Second)
-						if !ok {
-							t.Fatal("the old desk's stream ended without a reinitialize event")
-						}
-						if ev.event == "reinitialize" {
-							var r server.ReinitializeEvent
-							if err := json.Unmarshal([]byte(ev.data), &r); err != nil || r.Reason != "watermark_unavailable" {
-								t.Fatalf("reinitialize event %q: %v", ev.data, err)
-							}
-							break
-						}
-						if ev.event == "message" && strings.Contains(ev.data, "[new ") {
-							t.Fatalf("the old desk's stream carries a row of the new desk: %s", ev.id)
-						}
-					}
+					held.endsReinitialized(t, func(ev sseEvent) bool { return strings.Contains(ev.data, "[new ") })
 					if ev, ok := held.next(10 * time.Second); ok {
 						t.Fatalf("the old desk's stream goes on after its reinitialize event: %+v", ev)
 					}

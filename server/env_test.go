@@ -336,6 +336,29 @@ func (s *stream) read() {
 	}
 }
 
+// endsReinitialized reads s to its reinitialize event, whose reason must be
+// watermark_unavailable, and fails when s ends first or carries a message event that
+// foreign reports: a row of the desk made anew after s's desk was deleted.
+func (s *stream) endsReinitialized(t *testing.T, foreign func(sseEvent) bool) {
+	t.Helper()
+	for {
+		ev, ok := s.next(10 * time.Second)
+		if !ok {
+			t.Fatal("the old desk's stream ended without a reinitialize event")
+		}
+		if ev.event == "reinitialize" {
+			var r server.ReinitializeEvent
+			if err := json.Unmarshal([]byte(ev.data), &r); err != nil || r.Reason != "watermark_unavailable" {
+				t.Fatalf("reinitialize event %q: %v", ev.data, err)
+			}
+			return
+		}
+		if ev.event == "message" && foreign(ev) {
+			t.Fatalf("the old desk's stream carries row %s of the new desk: %s", ev.id, ev.data)
+		}
+	}
+}
+
 // next returns the next event that is not a comment, failing after timeout.
 func (s *stream) next(timeout time.Duration) (sseEvent, bool) {
 	s.t.Helper()
