@@ -9,19 +9,18 @@ import (
 	"github.com/sharedesk/transcript/internal/authorjson"
 )
 
-// marshalAnswer writes an answer as huma does (encoding/json, HTML not escaped), an answer
-// of messages (wired) through its wire form: the same JSON, written in one pass.
+// marshalAnswer writes an answer as huma does (encoding/json, HTML not escaped): a view's
+// and a search's answer through their wire forms, the same JSON written in one pass. The
+// answers are matched by type, not by a method that a type embedding one would inherit.
 func marshalAnswer(w io.Writer, v any) error {
-	if a, ok := v.(wired); ok {
+	switch a := v.(type) {
+	case viewAnswer:
+		v = a.wire()
+	case SearchAnswer:
 		v = a.wire()
 	}
 	return huma.DefaultJSONFormat.Marshal(w, v)
 }
-
-// wired is an answer that holds messages. wire returns what to encode in its place: a value
-// whose JSON is the answer's, with its messages as wireMessages, or the answer itself when
-// one of them has no wire form.
-type wired interface{ wire() any }
 
 // wireMessage is a transcript.Message as encoding/json writes it, built of fields with no
 // JSON methods of their own. encoding/json checks and compacts the output of every
@@ -92,6 +91,7 @@ type viewWire struct {
 	viewAnswer
 }
 
+// wire returns a in wire form, or a itself when one of its messages has none.
 func (a viewAnswer) wire() any {
 	msgs, ok := wireMessages(a.Messages)
 	if !ok {
@@ -106,6 +106,7 @@ type searchWire struct {
 	SearchAnswer
 }
 
+// wire returns a in wire form, or a itself when one of its messages has none.
 func (a SearchAnswer) wire() any {
 	msgs, ok := wireMessages(a.Messages)
 	if !ok {

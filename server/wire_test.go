@@ -91,23 +91,42 @@ func randomWireMessages(r *rand.Rand, n int) []transcript.Message {
 	return msgs
 }
 
-// TestWireEncodesAsMessages: an answer's wire form is the answer's JSON byte for byte
-// (both HTML escaped, as a message's author is by its MarshalJSON today), and the same
-// JSON as the service wrote before (HTML not escaped); an answer holding a message with no
-// wire form is written by Message's methods, and fails as they do.
+// TestWireEncodesAsMessages: the service writes a view and a search in wire form; an
+// answer's wire form is the answer's JSON byte for byte (both HTML escaped, as a message's
+// author is by its MarshalJSON) and the same JSON as the service wrote before (HTML not
+// escaped), over messages that set every member of Message among them; an answer holding a
+// message with no wire form is written by Message's methods, and fails as they do.
 func TestWireEncodesAsMessages(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
+	set := map[string]bool{} // the Message members some drawn message sets
 	for i := range 300 {
 		msgs := randomWireMessages(r, r.IntN(6))
 		if i == 0 {
 			msgs = nil
 		}
+		for _, m := range msgs {
+			v := reflect.ValueOf(m)
+			for j := range v.NumField() {
+				if !v.Field(j).IsZero() {
+					set[v.Type().Field(j).Name] = true
+				}
+			}
+		}
 		digest := &transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: 3, Rows: 2, Generation: 1, Digester: "extractive", Text: "<t>"}
-		answers := []wired{
-			viewAnswer{Messages: msgs, Head: 9, Partial: i%2 == 0, Scanned: i, Dropped: i % 3, Digest: digest},
+		elided := []transcript.Elision{{From: 4, Through: 5, Count: 2, Readers: []transcript.Author{transcript.Agent("a1", "<A>")}}}
+		rendered := &Rendered{Messages: []string{"<m>"}, Elided: []string{"<e>"}, Digest: "<d>"}
+		answers := []interface{ wire() any }{
+			viewAnswer{Messages: msgs, Head: 9, Partial: i%2 == 0, Scanned: i, Dropped: i % 3, Digest: digest, Elided: elided, Rendered: rendered},
 			SearchAnswer{Messages: msgs, Next: transcript.Sequence(i)},
 		}
 		for _, a := range answers {
+			var written bytes.Buffer // as the service writes it
+			if err := jsonFormat.Marshal(&written, a); err != nil {
+				t.Fatal(err)
+			}
+			if want := encodeJSON(t, a.wire(), false); !bytes.Equal(written.Bytes(), want) {
+				t.Fatalf("the service does not write %T in wire form:\n got %s\nwant %s", a, written.Bytes(), want)
+			}
 			if got, want := encodeJSON(t, a.wire(), true), encodeJSON(t, a, true); !bytes.Equal(got, want) {
 				t.Fatalf("wire form of %T:\n got %s\nwant %s", a, got, want)
 			}
@@ -121,6 +140,11 @@ func TestWireEncodesAsMessages(t *testing.T) {
 			if diff := cmp.Diff(was, got); diff != "" {
 				t.Fatalf("the service's JSON of %T changed (-before +now):\n%s", a, diff)
 			}
+		}
+	}
+	for f := range reflect.TypeFor[transcript.Message]().Fields() {
+		if !set[f.Name] {
+			t.Errorf("no drawn message sets Message.%s: randomWireMessages must draw it, so that a member wireMessages does not copy fails", f.Name)
 		}
 	}
 	for name, m := range map[string]transcript.Message{
