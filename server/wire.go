@@ -9,17 +9,28 @@ import (
 	"github.com/sharedesk/transcript/internal/authorjson"
 )
 
-// marshalAnswer writes an answer as huma does (encoding/json, HTML not escaped): a view's
-// and a search's answer through their wire forms, the same JSON written in one pass. The
-// answers are matched by type, not by a method that a type embedding one would inherit.
+// marshalAnswer writes an answer as huma does (encoding/json, HTML not escaped), a view's
+// and a search's through their wire forms (toWrite).
 func marshalAnswer(w io.Writer, v any) error {
+	return huma.DefaultJSONFormat.Marshal(w, toWrite(v))
+}
+
+// toWrite returns what to encode for the answer v: the same JSON, written in one pass. A
+// view's and a search's answer (matched by type, not by a type embedding one) come back with
+// their messages as wireMessages, unless one of those has no wire form; every other answer,
+// and one of those, comes back as it is.
+func toWrite(v any) any {
 	switch a := v.(type) {
 	case viewAnswer:
-		v = a.wire()
+		if msgs, ok := wireMessages(a.Messages); ok {
+			return viewWire{Messages: msgs, viewAnswer: a}
+		}
 	case SearchAnswer:
-		v = a.wire()
+		if msgs, ok := wireMessages(a.Messages); ok {
+			return searchWire{Messages: msgs, SearchAnswer: a}
+		}
 	}
-	return huma.DefaultJSONFormat.Marshal(w, v)
+	return v
 }
 
 // wireMessage is a transcript.Message as encoding/json writes it, built of fields with no
@@ -48,6 +59,7 @@ func wireMessages(msgs []transcript.Message) ([]wireMessage, bool) {
 		return nil, true
 	}
 	out := make([]wireMessage, len(msgs))
+	var at [64]byte // a time's text, before its string
 	for i := range msgs {
 		m := &msgs[i]
 		author, ok := wireAuthor(m.Author)
@@ -57,11 +69,11 @@ func wireMessages(msgs []transcript.Message) ([]wireMessage, bool) {
 		w := wireMessage{Seq: m.Seq, Parent: m.Parent, Author: author, Content: m.Content, Key: m.Key,
 			Corrects: m.Corrects, Redacted: m.Redacted, Revised: m.Revised}
 		if !m.At.IsZero() {
-			at, err := m.At.MarshalText() // MarshalJSON's text, unquoted
+			text, err := m.At.AppendText(at[:0]) // MarshalJSON's text, unquoted
 			if err != nil {
 				return nil, false
 			}
-			w.At = string(at)
+			w.At = string(text)
 		}
 		if m.Audience != nil {
 			w.Audience = make([]authorjson.Form, len(m.Audience))
@@ -91,26 +103,8 @@ type viewWire struct {
 	viewAnswer
 }
 
-// wire returns a in wire form, or a itself when one of its messages has none.
-func (a viewAnswer) wire() any {
-	msgs, ok := wireMessages(a.Messages)
-	if !ok {
-		return a
-	}
-	return viewWire{Messages: msgs, viewAnswer: a}
-}
-
 // searchWire is a SearchAnswer with its messages in wire form.
 type searchWire struct {
 	Messages []wireMessage `json:"messages"`
 	SearchAnswer
-}
-
-// wire returns a in wire form, or a itself when one of its messages has none.
-func (a SearchAnswer) wire() any {
-	msgs, ok := wireMessages(a.Messages)
-	if !ok {
-		return a
-	}
-	return searchWire{Messages: msgs, SearchAnswer: a}
 }

@@ -115,7 +115,7 @@ func TestWireEncodesAsMessages(t *testing.T) {
 		digest := &transcript.Digest{Conversation: transcript.Conversation{Desk: "eng"}, Through: 3, Rows: 2, Generation: 1, Digester: "extractive", Text: "<t>"}
 		elided := []transcript.Elision{{From: 4, Through: 5, Count: 2, Readers: []transcript.Author{transcript.Agent("a1", "<A>")}}}
 		rendered := &Rendered{Messages: []string{"<m>"}, Elided: []string{"<e>"}, Digest: "<d>"}
-		answers := []interface{ wire() any }{
+		answers := []any{
 			viewAnswer{Messages: msgs, Head: 9, Partial: i%2 == 0, Scanned: i, Dropped: i % 3, Digest: digest, Elided: elided, Rendered: rendered},
 			SearchAnswer{Messages: msgs, Next: transcript.Sequence(i)},
 		}
@@ -124,14 +124,14 @@ func TestWireEncodesAsMessages(t *testing.T) {
 			if err := jsonFormat.Marshal(&written, a); err != nil {
 				t.Fatal(err)
 			}
-			if want := encodeJSON(t, a.wire(), false); !bytes.Equal(written.Bytes(), want) {
+			if want := encodeJSON(t, toWrite(a), false); !bytes.Equal(written.Bytes(), want) {
 				t.Fatalf("the service does not write %T in wire form:\n got %s\nwant %s", a, written.Bytes(), want)
 			}
-			if got, want := encodeJSON(t, a.wire(), true), encodeJSON(t, a, true); !bytes.Equal(got, want) {
+			if got, want := encodeJSON(t, toWrite(a), true), encodeJSON(t, a, true); !bytes.Equal(got, want) {
 				t.Fatalf("wire form of %T:\n got %s\nwant %s", a, got, want)
 			}
 			var got, was any
-			if err := json.Unmarshal(encodeJSON(t, a.wire(), false), &got); err != nil {
+			if err := json.Unmarshal(encodeJSON(t, toWrite(a), false), &got); err != nil {
 				t.Fatal(err)
 			}
 			if err := json.Unmarshal(encodeJSON(t, a, false), &was); err != nil {
@@ -153,11 +153,18 @@ func TestWireEncodesAsMessages(t *testing.T) {
 		"year RFC 3339 cannot hold": {Seq: 1, Author: transcript.Operator(), At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
 	} {
 		a := viewAnswer{Messages: []transcript.Message{m}}
-		if w, ok := a.wire().(viewAnswer); !ok || !reflect.DeepEqual(w, a) {
-			t.Errorf("%s: wire() = %#v, want the answer itself", name, a.wire())
+		if w, ok := toWrite(a).(viewAnswer); !ok || !reflect.DeepEqual(w, a) {
+			t.Errorf("%s: toWrite = %#v, want the answer itself", name, toWrite(a))
 		}
 		if err := marshalAnswer(&bytes.Buffer{}, a); err == nil {
 			t.Errorf("%s: marshalAnswer wrote it", name)
 		}
+	}
+	type embedding struct {
+		viewAnswer
+		State string `json:"state"`
+	}
+	if e := (embedding{State: "s"}); !reflect.DeepEqual(toWrite(e), any(e)) {
+		t.Errorf("toWrite rewrote a type embedding a view's answer: %#v", toWrite(e))
 	}
 }
