@@ -22,12 +22,17 @@ import (
 
 // digestSQL reads the newest digest of desk $1's conversation $2 whose through is below
 // $3: one probe of the (desk, thread, through) index, backwards from the bound.
-const digestSQL = `
+const (
+	digestSQL      = digestWhere + digestOrder
+	digestGatedSQL = digestWhere + tokenGate + digestOrder // gated on the token of hash $4
+	digestWhere    = `
 SELECT generation, through, row_count, digester, content
 FROM transcript_digests
-WHERE desk = $1 AND thread = $2 AND through < $3
+WHERE desk = $1 AND thread = $2 AND through < $3`
+	digestOrder = `
 ORDER BY through DESC
 LIMIT 1`
+)
 
 // lockDeskForDigestSQL takes desk $1's row lock, which every append to the desk takes
 // (lockHeadSQL) and DeleteDesk too, so that a put and the desk's appends run one at a time;
@@ -117,7 +122,9 @@ func (l *deskLog) scanDigest(ctx context.Context, c transcript.Conversation, bel
 // was read. When the page's rows are read from the primary (the Store has no standbys and
 // the Log holds no rows read ahead for the read), both are one round trip: the digest's
 // query runs right after the page's, on the same connection, and sees every row the
-// page's saw. Otherwise the digest is read after the page, as Digest reads it.
+// page's saw, and a token ctx carries to settle (SettlesPending) is looked up in the same
+// round trip, both queries gated on it. Otherwise the digest is read after the page, as
+// Digest reads it.
 func (l *deskLog) ReadBeforeDigest(ctx context.Context, before transcript.Sequence, limit int, c transcript.Conversation, below transcript.Sequence, digest func(transcript.Digest, bool, error)) (transcript.Page, error) {
 	if err := storage.CheckDigestDesk(l.desk, c); err != nil || l.s.replicas.active() {
 		page, err := l.ReadBefore(ctx, before, limit)
@@ -129,19 +136,14 @@ func (l *deskLog) ReadBeforeDigest(ctx context.Context, before transcript.Sequen
 	read := false
 	page, err := l.readBefore(ctx, before, limit, func(ctx context.Context, before transcript.Sequence, n int) ([]transcript.Message, error) {
 		l.s.hooks.reads.Add(1)
-		var b pgx.Batch
-		b.Queue(readBeforeSQL, l.desk, upperBound(before), n)
-		b.Queue(digestSQL, l.desk, int64(c.Thread), upperBound(below))
-		br := l.s.pool.SendBatch(ctx, &b)
+		pending := pendingOf(ctx)
+		msgs, br, err := sendPage(ctx, l.s.pool, &l.s.audiences, l.desk, upperBound(before), n, pending, func(b *pgx.Batch) {
+			pending.stmt(b, digestSQL, digestGatedSQL, l.desk, int64(c.Thread), upperBound(below))
+		})
+		if err != nil {
+			return nil, err
+		}
 		defer br.Close()
-		rows, err := br.Query()
-		if err != nil {
-			return nil, err
-		}
-		msgs, err := scanPage(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), &l.s.audiences)
-		if err != nil {
-			return nil, err
-		}
 		read = true
 		digest(l.scanDigest(ctx, c, below, br.QueryRow()))
 		return msgs, nil

@@ -121,7 +121,9 @@
 // only once token.IsID accepts it. It is also a books.Store: a participant's read
 // states on a desk, saved by compare-and-swap, so that two sessions of one participant
 // never save over each other's acknowledgements. Nothing is cached: a token added or
-// revoked by another process counts from the next lookup.
+// revoked by another process counts from the next lookup. A Store without standbys is a
+// token.Settler: a read under a context carrying a token.Pending looks the token up in the
+// same round trip and snapshot, and its statements read nothing unless the token is good.
 //
 // # Digests
 //

@@ -12,13 +12,19 @@ import (
 
 // readBeforeSQL reads one page: an index range scan of (desk, seq), backwards, that stops
 // after $3 rows, however large the desk. audience is NULL for a desk row, key for a row
-// without a key.
-const readBeforeSQL = `
+// without a key. readBeforeGatedSQL is the same read gated on the token of hash $4
+// (tokenGate).
+const (
+	readBeforeSQL      = readBeforeWhere + readBeforeOrder
+	readBeforeGatedSQL = readBeforeWhere + tokenGate + readBeforeOrder
+	readBeforeWhere    = `
 SELECT ` + messageColumnList + `
 FROM transcript_messages
-WHERE desk = $1 AND seq < $2
+WHERE desk = $1 AND seq < $2`
+	readBeforeOrder = `
 ORDER BY seq DESC
 LIMIT $3`
+)
 
 // deskLog is one desk of a Store, as the port sees it.
 type deskLog struct {
@@ -65,6 +71,9 @@ func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: de
 // rows read ahead are not taken once the Store has returned an append of a correction to
 // the desk, or its Watch has named the desk, since they were read: a read after a
 // redaction that the Store made or heard of never returns the erased content.
+//
+// In a Store without standbys, a read that queries under a ctx carrying a token.Pending not
+// yet settled settles it (SettlesPending).
 //
 // A limit below 1 is ErrLimit. The query runs under ctx; a ctx that is done makes ReadBefore
 // fail with an error matching ctx.Err().

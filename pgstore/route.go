@@ -22,6 +22,9 @@ func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) (
 	s.hooks.reads.Add(1)
 	read := pageRead{audiences: &s.audiences, desk: desk, bound: bound, n: n}
 	if !s.replicas.active() {
+		if pending := pendingOf(ctx); pending.p != nil {
+			return readPending(ctx, s.pool, &s.audiences, desk, bound, n, pending)
+		}
 		return read.onPool(ctx, s.pool)
 	}
 	return s.replicas.route(ctx, desk, read)
@@ -34,7 +37,51 @@ func readOn(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, d
 	if err != nil {
 		return nil, err
 	}
-	return scanPage(rows, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), audiences)
+	return scanPage(rows, pageRows(n), audiences)
+}
+
+// readPending is readOn on the primary's pool for a read that settles a pending token
+// (pendingOf): the token's lookup and the page, gated on it, in one round trip.
+func readPending(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, desk string, bound int64, n int, pending pendingRead) ([]transcript.Message, error) {
+	rows, br, err := sendPage(ctx, pool, audiences, desk, bound, n, pending, nil)
+	if err == nil {
+		err = br.Close()
+	}
+	return rows, err
+}
+
+// sendPage reads a page of n rows of desk below bound on pool in one batch: the lookup of
+// pending's token, when there is one to settle, then the page (gated on the token), then
+// what extra queues (nil: nothing). It settles the token and returns the page's rows and
+// the batch, whose answers after the page the caller reads before it closes the batch; on
+// an error the batch is closed.
+func sendPage(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, desk string, bound int64, n int, pending pendingRead, extra func(*pgx.Batch)) ([]transcript.Message, pgx.BatchResults, error) {
+	var b pgx.Batch
+	pending.queue(&b)
+	pending.stmt(&b, readBeforeSQL, readBeforeGatedSQL, desk, bound, n)
+	if extra != nil {
+		extra(&b)
+	}
+	pending.end(&b)
+	br := pool.SendBatch(ctx, &b)
+	if err := pending.settle(ctx, br); err != nil {
+		br.Close()
+		return nil, nil, err
+	}
+	rows, err := br.Query()
+	if err == nil {
+		var msgs []transcript.Message
+		if msgs, err = scanPage(rows, pageRows(n), audiences); err == nil {
+			return msgs, br, nil
+		}
+	}
+	br.Close()
+	return nil, nil, err
+}
+
+// pageRows is the slice a page read of n rows scans into.
+func pageRows(n int) []transcript.Message {
+	return make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1))
 }
 
 // routedRead is one read of a desk that route may send to a standby: a Log's page
@@ -180,7 +227,7 @@ func readStandby(ctx context.Context, sb *standby, audiences *audienceCache, des
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := scanPage(res, make([]transcript.Message, 0, min(n, 2*transcript.PageSize+1)), audiences)
+	rows, err := scanPage(res, pageRows(n), audiences)
 	if err != nil {
 		return nil, 0, err
 	}

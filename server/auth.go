@@ -33,25 +33,37 @@ func withRequester(ctx context.Context, t token.Token, sess *page.Session) conte
 // is, and a path naming a desk other than the token's is 404 (noSuchDesk), the same
 // answer whether that desk exists or not. It puts the token (identity) and the session, if any, in the request's
 // context.
+//
+// On a route whose answer may wait on its token's check (checkLater), a token the server
+// accepted before is admitted without reading the store; the check comes with the request's
+// first store read, and the answer is written only once it has passed (confirmFirst).
 func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	r, _ := humago.Unwrap(ctx)
-	t, sess, no := s.admit(r)
+	t, sess, pending, no := s.admit(r, s.checkLater(ctx.Operation()))
 	if no != nil {
 		writeProblemCtx(ctx, no.problem, no.header, no.value)
 		return
 	}
 	if desk := ctx.Param("desk"); strings.Contains(ctx.Operation().Path, "{desk}") && desk != t.Desk {
-		writeProblemCtx(ctx, noSuchDesk(t), "")
+		no := s.confirm(r, pending) // a token no longer good is told so, not its desk
+		if no == nil {
+			no = &rejection{problem: noSuchDesk(t)}
+		}
+		writeProblemCtx(ctx, no.problem, no.header, no.value)
 		return
 	}
-	next(huma.WithContext(ctx, withRequester(ctx.Context(), t, sess)))
+	rctx := withRequester(ctx.Context(), t, sess)
+	if pending != nil {
+		ctx, rctx = &confirmFirst{humaContext: ctx, s: s, r: r, p: pending}, token.WithPending(rctx, pending)
+	}
+	next(huma.WithContext(ctx, rctx))
 }
 
 // authenticateHTTP is authenticate for a route that is a plain http.Handler (/mcp, whose
 // desk is the token's): the same admit, the same answers.
 func (s *Server) authenticateHTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t, sess, no := s.admit(r)
+		t, sess, _, no := s.admit(r, false)
 		if no != nil {
 			var hdr http.Header
 			if no.header != "" {
@@ -86,14 +98,33 @@ type rejection struct {
 //     the client address's limit on failed authentications (failLimits);
 //
 // and otherwise returns the token and the session, if any, and puts the token in the
-// request's log line.
-func (s *Server) admit(r *http.Request) (token.Token, *page.Session, *rejection) {
+// request's log line. With later, a token the server accepted before may come with its
+// check still pending (identify).
+func (s *Server) admit(r *http.Request, later bool) (token.Token, *page.Session, *token.Pending, *rejection) {
+	t, sess, pending, refusal, err := s.identify(r, later)
+	if no := s.refuse(r, refusal, err); no != nil {
+		return token.Token{}, nil, nil, no
+	}
 	rec := recordOf(r.Context())
-	t, sess, refusal, err := s.identify(r)
+	rec.tokenID, rec.desk = t.ID, t.Desk
+	if wait, ok := s.limits.allow(t.ID); !ok {
+		if no := s.confirm(r, pending); no != nil { // a token no longer good is told so, not to wait
+			return token.Token{}, nil, nil, no
+		}
+		s.metrics.rateLimited.Add(1)
+		return token.Token{}, nil, nil, &rejection{kindRateLimited.problem("the token's rate limit is exceeded"), "Retry-After", retryAfter(wait)}
+	}
+	return t, sess, pending, nil
+}
+
+// refuse is admit's answer to identify's refusal (its name; "" for none) or failure (err),
+// or nil for neither; it puts either in the request's log line.
+func (s *Server) refuse(r *http.Request, refusal string, err error) *rejection {
+	rec := recordOf(r.Context())
 	switch {
 	case refusal == refusalCSRF:
 		rec.refusal = refusal
-		return token.Token{}, nil, &rejection{problem: kindForbidden.problem("a request with the session cookie must carry the session's CSRF token in " + CSRFHeader)}
+		return &rejection{problem: kindForbidden.problem("a request with the session cookie must carry the session's CSRF token in " + CSRFHeader)}
 	case refusal != "":
 		rec.refusal = refusal
 		challenge := `Bearer realm="transcript"`
@@ -102,23 +133,18 @@ func (s *Server) admit(r *http.Request) (token.Token, *page.Session, *rejection)
 		}
 		if wait, ok := s.fails.fail(clientAddr(r)); !ok {
 			s.metrics.rateLimited.Add(1)
-			return token.Token{}, nil, &rejection{kindRateLimited.problem("too many failed authentications from this address"), "Retry-After", retryAfter(wait)}
+			return &rejection{kindRateLimited.problem("too many failed authentications from this address"), "Retry-After", retryAfter(wait)}
 		}
 		detail := "a valid bearer token, or a signed-in session, is required"
 		if refusal == refusalNotBearer {
 			detail = `the Authorization header needs the Bearer scheme: "Authorization: Bearer TOKEN"`
 		}
-		return token.Token{}, nil, &rejection{kindUnauthorized.problem(detail), "WWW-Authenticate", challenge}
+		return &rejection{kindUnauthorized.problem(detail), "WWW-Authenticate", challenge}
 	case err != nil:
 		rec.err = err
-		return token.Token{}, nil, &rejection{problem: kindInternal.problem(problemDetail(500))}
+		return &rejection{problem: kindInternal.problem(problemDetail(500))}
 	}
-	rec.tokenID, rec.desk = t.ID, t.Desk
-	if wait, ok := s.limits.allow(t.ID); !ok {
-		s.metrics.rateLimited.Add(1)
-		return token.Token{}, nil, &rejection{kindRateLimited.problem("the token's rate limit is exceeded"), "Retry-After", retryAfter(wait)}
-	}
-	return t, sess, nil
+	return nil
 }
 
 // refusalSession and refusalCSRF are identify's refusals of a session cookie: one that
@@ -137,14 +163,22 @@ const (
 // request the cookie authenticates that is no GET or HEAD must carry the session's CSRF
 // token. With neither header nor cookie the request is token.ErrMissing's.
 //
+// With later, when the server keeps the tokens it accepted (Server.tokens), a header whose
+// token it accepted before is that token, with its check pending (token.Cache).
+//
 // A refusal is returned as its name for the log line (refusalName's, refusalSession or
 // refusalCSRF) with a nil error; err is the store's failure.
-func (s *Server) identify(r *http.Request) (t token.Token, sess *page.Session, refusal string, err error) {
+func (s *Server) identify(r *http.Request, later bool) (t token.Token, sess *page.Session, pending *token.Pending, refusal string, err error) {
 	ctx := r.Context()
 	headers := r.Header.Values("Authorization")
 	switch {
 	case len(headers) > 1:
 		err = token.ErrMalformed
+	case len(headers) == 1 && s.tokens != nil:
+		t, pending, err = s.tokens.Authenticate(ctx, s.st, headers[0])
+		if !later && pending != nil {
+			err, pending = pending.Confirm(ctx, s.st), nil
+		}
 	case len(headers) == 1:
 		t, err = token.Authenticate(ctx, s.st, headers[0])
 	default:
@@ -155,23 +189,23 @@ func (s *Server) identify(r *http.Request) (t token.Token, sess *page.Session, r
 		}
 		var ok bool
 		if sess, ok = s.sess.Lookup(c.Value); !ok {
-			return token.Token{}, nil, refusalSession, nil
+			return token.Token{}, nil, nil, refusalSession, nil
 		}
 		t, err = token.Authenticate(ctx, s.st, sess.Authorization)
 		if errors.Is(err, token.ErrUnauthorized) {
 			s.sess.End(sess) // the token was revoked since the sign-in
 		}
 		if err == nil && !page.SafeMethod(r.Method) && !sess.CheckCSRF(r.Header.Get(CSRFHeader)) {
-			return token.Token{}, nil, refusalCSRF, nil
+			return token.Token{}, nil, nil, refusalCSRF, nil
 		}
 	}
 	if errors.Is(err, token.ErrUnauthorized) {
-		return token.Token{}, nil, refusalName(err), nil
+		return token.Token{}, nil, nil, refusalName(err), nil
 	}
 	if err != nil {
-		return token.Token{}, nil, "", err
+		return token.Token{}, nil, nil, "", err
 	}
-	return t, sess, "", nil
+	return t, sess, pending, "", nil
 }
 
 // noSuchDesk is the 404 of a path naming a desk other than t's: it names t's own desk,

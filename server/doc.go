@@ -52,6 +52,13 @@
 // that does not exist. as= is for operator tokens only (403 otherwise), and shows exactly that
 // participant's view, streams included.
 //
+// A token is checked against the store on every request, so that a revocation counts from
+// the next request, by any process. On a store that can read a token with a page of rows in
+// one round trip (pgstore without standbys: token.Settler), a view or a thread list with a
+// token the server accepted before is served while its token is checked with the first
+// read, and that read reads nothing unless the token is still good; the answer is written
+// only once the check has passed, and otherwise is the same 401.
+//
 // The session cookie (SessionCookie: HttpOnly, SameSite=Strict, Secure over TLS or with
 // Options.SecureCookie, for Options.SessionTTL) is re-checked against its token on every
 // request, so revoking the token ends its sessions. A request the cookie authenticates

@@ -63,7 +63,7 @@ func (s *Server) pageAPI() *page.API {
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	data := page.Data{}
 	if _, err := r.Cookie(SessionCookie); err == nil && r.Header.Get("Authorization") == "" {
-		t, sess, _, err := s.identify(r)
+		t, sess, _, _, err := s.identify(r, false)
 		if err != nil {
 			noteError(r.Context(), err)
 			writeProblem(w, kindInternal.problem(problemDetail(500)), nil)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharedesk/transcript/server/internal/fanout"
 	"github.com/sharedesk/transcript/server/internal/page"
+	"github.com/sharedesk/transcript/token"
 )
 
 // Server is the HTTP service over one Store: an http.Handler. Make it with New;
@@ -32,6 +33,7 @@ type Server struct {
 	page    *page.Page     // the inspector page's templates and static files
 	mcp     http.Handler   // /mcp: the MCP tools for the token's participant
 	folds   *folder        // the background folds; nil without Options.Digester
+	tokens  *token.Cache   // the tokens of accepted requests, by hash; nil unless st is a token.Settler that settles
 
 	gate     sync.RWMutex   // held for reading while a request starts, for writing when the drain begins
 	draining bool           // under gate: refuse new requests
@@ -66,6 +68,9 @@ func New(st Store, opts Options) (*Server, error) {
 	s.hub = fanout.NewHub(st, opts.fanout(), &s.metrics.fanout)
 	if opts.Digester != nil {
 		s.folds = newFolder(st, opts.Digester, opts.DigestPolicy, opts.DigestTimeout, opts.Logger, s.hub.Digests())
+	}
+	if ts, ok := st.(token.Settler); ok && ts.SettlesPending() {
+		s.tokens = token.NewCache(tokenCacheSize)
 	}
 	s.sess = page.NewSessions(opts.SessionTTL, opts.Now)
 	if s.page, err = page.New(); err != nil {
