@@ -22,17 +22,26 @@ import (
 
 // digestSQL reads the newest digest of desk $1's conversation $2 whose through is below
 // $3: one probe of the (desk, thread, through) index, backwards from the bound.
-const (
-	digestSQL      = digestWhere + digestOrder
-	digestGatedSQL = digestWhere + tokenGate + digestOrder // gated on the token of hash $4
-	digestWhere    = `
+const digestSQL = `
 SELECT generation, through, row_count, digester, content
 FROM transcript_digests
-WHERE desk = $1 AND thread = $2 AND through < $3`
-	digestOrder = `
+WHERE desk = $1 AND thread = $2 AND through < $3
 ORDER BY through DESC
 LIMIT 1`
-)
+
+// digestGatedSQL is digestSQL gated on the token of hash $4 (tokenGate): always one row,
+// whether the token passed the gate, then the digest's columns, NULL when the token did
+// not or the conversation has no digest below $3.
+const digestGatedSQL = `
+SELECT g.good, d.generation, d.through, d.row_count, d.digester, d.content
+FROM (SELECT ` + tokenGate + ` AS good OFFSET 0) AS g -- OFFSET 0: the gate's probe made once
+LEFT JOIN LATERAL (
+	SELECT generation, through, row_count, digester, content
+	FROM transcript_digests
+	WHERE desk = $1 AND thread = $2 AND through < $3 AND g.good
+	ORDER BY through DESC
+	LIMIT 1
+) AS d ON true`
 
 // lockDeskForDigestSQL takes desk $1's row lock, which every append to the desk takes
 // (lockHeadSQL) and DeleteDesk too, so that a put and the desk's appends run one at a time;
@@ -117,14 +126,31 @@ func (l *deskLog) scanDigest(ctx context.Context, c transcript.Conversation, bel
 	return d, true, nil
 }
 
+// scanGatedDigest is scanDigest for digestGatedSQL's row: the digest, if any, and whether
+// the token passed the statement's gate.
+func (l *deskLog) scanGatedDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row) (_ transcript.Digest, ok, good bool, _ error) {
+	var (
+		generation     *int32
+		through, rows  *int64
+		digester, text *string
+	)
+	if err := row.Scan(&good, &generation, &through, &rows, &digester, &text); err != nil {
+		return transcript.Digest{}, false, false, stmtError(ctx, fmt.Sprintf("desk %q: digest of %s below %d", l.desk, storage.ConversationName(c), below), err)
+	}
+	if generation == nil {
+		return transcript.Digest{}, false, good, nil
+	}
+	d := transcript.Digest{Conversation: c, Generation: int(*generation), Through: transcript.Sequence(*through), Rows: int(*rows), Digester: *digester, Text: *text}
+	return d, true, good, nil
+}
+
 // ReadBeforeDigest is ReadBefore(ctx, before, limit) and, once its read has answered,
 // Digest(ctx, c, below), whose answer it passes to digest before it returns, when the page
 // was read. When the page's rows are read from the primary (the Store has no standbys and
 // the Log holds no rows read ahead for the read), both are one round trip: the digest's
 // query runs right after the page's, on the same connection, and sees every row the
-// page's saw, and a token ctx carries to settle (SettlesPending) is looked up in the same
-// round trip, both queries gated on it. Otherwise the digest is read after the page, as
-// Digest reads it.
+// page's saw; both are gated on a token ctx carries to settle (SettlesPending). Otherwise
+// the digest is read after the page, as Digest reads it.
 func (l *deskLog) ReadBeforeDigest(ctx context.Context, before transcript.Sequence, limit int, c transcript.Conversation, below transcript.Sequence, digest func(transcript.Digest, bool, error)) (transcript.Page, error) {
 	if err := storage.CheckDigestDesk(l.desk, c); err != nil || l.s.replicas.active() {
 		page, err := l.ReadBefore(ctx, before, limit)
@@ -137,15 +163,29 @@ func (l *deskLog) ReadBeforeDigest(ctx context.Context, before transcript.Sequen
 	page, err := l.readBefore(ctx, before, limit, func(ctx context.Context, before transcript.Sequence, n int) ([]transcript.Message, error) {
 		l.s.hooks.reads.Add(1)
 		pending := pendingOf(ctx)
-		msgs, br, err := sendPage(ctx, l.s.pool, &l.s.audiences, l.desk, upperBound(before), n, pending, func(b *pgx.Batch) {
-			pending.stmt(b, digestSQL, digestGatedSQL, l.desk, int64(c.Thread), upperBound(below))
-		})
+		var b pgx.Batch
+		pending.stmt(&b, readBeforeSQL, readBeforeGatedSQL, l.desk, upperBound(before), n)
+		pending.stmt(&b, digestSQL, digestGatedSQL, l.desk, int64(c.Thread), upperBound(below))
+		br := l.s.pool.SendBatch(ctx, &b)
+		defer br.Close()
+		rows, err := br.Query()
 		if err != nil {
 			return nil, err
 		}
-		defer br.Close()
+		msgs, err := scanPage(rows, pageRows(n), &l.s.audiences)
+		if err != nil {
+			return nil, err
+		}
 		read = true
-		digest(l.scanDigest(ctx, c, below, br.QueryRow()))
+		if pending.p == nil {
+			digest(l.scanDigest(ctx, c, below, br.QueryRow()))
+			return msgs, nil
+		}
+		d, ok, good, err := l.scanGatedDigest(ctx, c, below, br.QueryRow())
+		if good {
+			pending.good() // this statement passed the gate, so the page's, before it, did
+		}
+		digest(d, ok, err)
 		return msgs, nil
 	})
 	if err == nil && !read {

@@ -122,8 +122,9 @@
 // states on a desk, saved by compare-and-swap, so that two sessions of one participant
 // never save over each other's acknowledgements. Nothing is cached: a token added or
 // revoked by another process counts from the next lookup. A Store without standbys is a
-// token.Settler: a read under a context carrying a token.Pending looks the token up in the
-// same round trip and snapshot, and its statements read nothing unless the token is good.
+// token.Settler: each statement of a read under a context carrying a token.Pending reads
+// nothing of the desk unless the token is good when it runs, and a read that shows it good
+// settles the Pending, with no round trip of its own.
 //
 // # Digests
 //

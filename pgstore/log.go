@@ -16,7 +16,7 @@ import (
 // (tokenGate).
 const (
 	readBeforeSQL      = readBeforeWhere + readBeforeOrder
-	readBeforeGatedSQL = readBeforeWhere + tokenGate + readBeforeOrder
+	readBeforeGatedSQL = readBeforeWhere + "\n  AND " + tokenGate + readBeforeOrder
 	readBeforeWhere    = `
 SELECT ` + messageColumnList + `
 FROM transcript_messages
@@ -73,7 +73,8 @@ func (s *Store) Log(desk string) transcript.Log { return &deskLog{s: s, desk: de
 // redaction that the Store made or heard of never returns the erased content.
 //
 // In a Store without standbys, a read that queries under a ctx carrying a token.Pending not
-// yet settled settles it (SettlesPending).
+// yet settled reads rows only if the token is good, and settles it when it returns one
+// (SettlesPending).
 //
 // A limit below 1 is ErrLimit. The query runs under ctx; a ctx that is done makes ReadBefore
 // fail with an error matching ctx.Err().

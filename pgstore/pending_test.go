@@ -36,9 +36,10 @@ func pendingFor(t *testing.T, st *pgstore.Store) (*token.Pending, token.Token) {
 }
 
 // TestReadSettlesPending: a view's first read under a context carrying a token.Pending
-// settles it, with and without the digest, so that Confirm reads nothing more; the view
-// is the one read without it while the token is good, and holds no row, and no digest,
-// once the token is revoked or gone: the gated statements read nothing.
+// settles it, with and without the digest, while the token is good, so that Confirm reads
+// nothing more, and the view is the one read without it. Once the token is revoked or gone
+// the view holds no row and no digest (the gated statements read nothing) and the pending
+// is left to Confirm, which refuses the token.
 func TestReadSettlesPending(t *testing.T) {
 	t.Parallel()
 	st, dsn := openStore(t)
@@ -83,10 +84,14 @@ func TestReadSettlesPending(t *testing.T) {
 			if err != nil {
 				t.Fatalf("digest %v, token %s: %v", withDigest, end.name, err)
 			}
-			if !p.Settled() {
-				t.Errorf("digest %v, token %s: the view's read did not settle the pending", withDigest, end.name)
+			if p.Settled() != (end.want == nil) {
+				t.Errorf("digest %v, token %s: the view's read settled the pending: %v, want %v", withDigest, end.name, p.Settled(), end.want == nil)
 			}
-			if err := p.Confirm(ctx, failingTokens{st}); !errors.Is(err, end.want) || (end.want == nil) != (err == nil) {
+			var confirmWith token.Store = st
+			if end.want == nil {
+				confirmWith = failingTokens{st} // settled: Confirm reads nothing
+			}
+			if err := p.Confirm(ctx, confirmWith); !errors.Is(err, end.want) || (end.want == nil) != (err == nil) {
 				t.Errorf("digest %v, token %s: Confirm: %v, want %v", withDigest, end.name, err, end.want)
 			}
 			if end.want == nil {
@@ -96,6 +101,32 @@ func TestReadSettlesPending(t *testing.T) {
 			} else if len(got.Messages) != 0 || got.Digest != nil {
 				t.Errorf("digest %v, token %s: the gated read returned %d rows, digest %v; want none", withDigest, end.name, len(got.Messages), got.Digest != nil)
 			}
+		}
+	}
+}
+
+// TestEmptyReadLeavesPending: a good token's read of a desk with no row cannot tell the
+// token good from bad by its page, and leaves the pending to Confirm, which looks it up;
+// with the digest, the digest statement's gate tells, and settles it.
+func TestEmptyReadLeavesPending(t *testing.T) {
+	t.Parallel()
+	st, _ := openStore(t)
+	ctx := t.Context()
+	for _, withDigest := range []bool{false, true} {
+		p, _ := pendingFor(t, st)
+		got, err := transcript.Project(token.WithPending(ctx, p), st.Log("quiet"), transcript.Query{Conversation: transcript.Conversation{Desk: "quiet"}, Viewer: alice, Digest: withDigest})
+		if err != nil || len(got.Messages) != 0 {
+			t.Fatalf("digest %v: the view of an empty desk: %+v, %v", withDigest, got, err)
+		}
+		if p.Settled() != withDigest {
+			t.Errorf("digest %v: the read settled the pending: %v", withDigest, p.Settled())
+		}
+		var confirmWith token.Store = st
+		if withDigest {
+			confirmWith = failingTokens{st}
+		}
+		if err := p.Confirm(ctx, confirmWith); err != nil {
+			t.Errorf("digest %v: Confirm of a good token: %v", withDigest, err)
 		}
 	}
 }
@@ -128,72 +159,82 @@ func TestStandbysSettleNoPending(t *testing.T) {
 	}
 }
 
-// TestPendingOneSnapshot: a revocation committed while a read that settles a pending runs
-// (its page statement held behind a lock) is seen by the token's lookup and the gated
-// statements alike: the read answers as for a good token with every row, never with a
-// good token and no row.
-func TestPendingOneSnapshot(t *testing.T) {
+// TestRevokedMidRead: a revocation committed while a read that settles a pending runs,
+// with its page statement, or with the digest's, held behind a lock, never leaves the
+// pending settled as good with rows or a digest missing from the answer: a read settles it
+// only when every statement of the read passed the token's gate.
+func TestRevokedMidRead(t *testing.T) {
 	t.Parallel()
-	// st has one connection, whose statements the first read prepares; other revokes,
-	// while that connection waits.
-	other, dsn := openStore(t)
-	st := mustOpen(t, withParam(dsn, "pool_max_conns", "1"))
-	pool := connect(t, dsn)
-	ctx := t.Context()
-	if err := st.AppendBatch(ctx, "eng", []transcript.Message{{Author: alice, Content: "one"}, {Author: alice, Content: "two"}}); err != nil {
-		t.Fatal(err)
-	}
-	warm, _ := pendingFor(t, st)
-	if _, err := st.Log("eng").ReadBefore(token.WithPending(ctx, warm), 0, 10); err != nil || !warm.Settled() {
-		t.Fatalf("a first read with a pending: settled %v, %v", warm.Settled(), err)
-	}
-	p, tok := pendingFor(t, st)
-	lock, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback(ctx)
-	if _, err := lock.Exec(ctx, `LOCK TABLE transcript_messages IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
-	type answer struct {
-		page transcript.Page
-		err  error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		page, err := st.Log("eng").ReadBefore(token.WithPending(ctx, p), 0, 10)
-		done <- answer{page, err}
-	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		var waiting bool
-		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM transcript_messages%')`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the read never waited for the lock")
-		}
-	}
-	if err := other.RevokeToken(ctx, tok.ID, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if err := lock.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
-	a := <-done
-	if a.err != nil {
-		t.Fatal(a.err)
-	}
-	err = p.Confirm(ctx, failingTokens{st})
-	switch {
-	case err == nil && len(a.page.Messages) != 2:
-		t.Errorf("the token confirmed good, with %d rows read, want 2", len(a.page.Messages))
-	case err != nil && !errors.Is(err, token.ErrRevoked):
-		t.Errorf("Confirm: %v, want nil or ErrRevoked", err)
-	case err != nil && len(a.page.Messages) != 0:
-		t.Errorf("the token revoked, with %d rows read, want none", len(a.page.Messages))
+	for _, held := range []string{"transcript_messages", "transcript_digests"} {
+		t.Run(held, func(t *testing.T) {
+			t.Parallel()
+			// st has one connection, whose statements the first read prepares; other
+			// revokes, while that connection waits.
+			other, dsn := openStore(t)
+			st := mustOpen(t, withParam(dsn, "pool_max_conns", "1"))
+			pool := connect(t, dsn)
+			ctx := t.Context()
+			rows := make([]transcript.Message, 8)
+			for i := range rows {
+				rows[i] = transcript.Message{Author: alice, Content: fmt.Sprintf("row %d", i+1)}
+			}
+			if err := st.AppendBatch(ctx, "eng", rows); err != nil {
+				t.Fatal(err)
+			}
+			if _, folded, err := digest.Fold(ctx, st.Log("eng").(digest.Store), digest.Extractive{}, digest.Policy{KeepLive: 3, FoldAfter: 1, InputLimit: 50}, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
+				t.Fatalf("fold: %v, %v", folded, err)
+			}
+			q := transcript.Query{Conversation: transcript.Conversation{Desk: "eng"}, Viewer: alice, Window: 2, Digest: held == "transcript_digests"}
+			warm, _ := pendingFor(t, st)
+			if p, err := transcript.Project(token.WithPending(ctx, warm), st.Log("eng"), q); err != nil || !warm.Settled() || len(p.Messages) != 2 || (p.Digest != nil) != q.Digest {
+				t.Fatalf("a first read with a pending: settled %v, %d rows, digest %v, %v", warm.Settled(), len(p.Messages), p.Digest != nil, err)
+			}
+			p, tok := pendingFor(t, st)
+			lock, err := pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lock.Rollback(ctx)
+			if _, err := lock.Exec(ctx, `LOCK TABLE `+held+` IN ACCESS EXCLUSIVE MODE`); err != nil {
+				t.Fatal(err)
+			}
+			type answer struct {
+				view transcript.Projection
+				err  error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				view, err := transcript.Project(token.WithPending(ctx, p), st.Log("eng"), q)
+				done <- answer{view, err}
+			}()
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				var waiting bool
+				if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM `+held+`%')`).Scan(&waiting); err != nil {
+					t.Fatal(err)
+				}
+				if waiting {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the read never waited for the lock")
+				}
+			}
+			if err := other.RevokeToken(ctx, tok.ID, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if err := lock.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			a := <-done
+			if a.err != nil {
+				t.Fatal(a.err)
+			}
+			if p.Settled() {
+				t.Fatalf("the read settled the pending, with %d rows and digest %v, though the token was revoked while it ran", len(a.view.Messages), a.view.Digest != nil)
+			}
+			if err := p.Confirm(ctx, other); !errors.Is(err, token.ErrRevoked) {
+				t.Errorf("Confirm: %v, want ErrRevoked", err)
+			}
+		})
 	}
 }

@@ -41,42 +41,17 @@ func readOn(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, d
 }
 
 // readPending is readOn on the primary's pool for a read that settles a pending token
-// (pendingOf): the token's lookup and the page, gated on it, in one round trip.
+// (pendingOf): the page, gated on the token, which a page of rows shows good.
 func readPending(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, desk string, bound int64, n int, pending pendingRead) ([]transcript.Message, error) {
-	rows, br, err := sendPage(ctx, pool, audiences, desk, bound, n, pending, nil)
-	if err == nil {
-		err = br.Close()
+	rows, err := pool.Query(ctx, readBeforeGatedSQL, desk, bound, n, pending.hash)
+	if err != nil {
+		return nil, err
 	}
-	return rows, err
-}
-
-// sendPage reads a page of n rows of desk below bound on pool in one batch: the lookup of
-// pending's token, when there is one to settle, then the page (gated on the token), then
-// what extra queues (nil: nothing). It settles the token and returns the page's rows and
-// the batch, whose answers after the page the caller reads before it closes the batch; on
-// an error the batch is closed.
-func sendPage(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, desk string, bound int64, n int, pending pendingRead, extra func(*pgx.Batch)) ([]transcript.Message, pgx.BatchResults, error) {
-	var b pgx.Batch
-	pending.queue(&b)
-	pending.stmt(&b, readBeforeSQL, readBeforeGatedSQL, desk, bound, n)
-	if extra != nil {
-		extra(&b)
+	msgs, err := scanPage(rows, pageRows(n), audiences)
+	if err == nil && len(msgs) > 0 {
+		pending.good()
 	}
-	pending.end(&b)
-	br := pool.SendBatch(ctx, &b)
-	if err := pending.settle(ctx, br); err != nil {
-		br.Close()
-		return nil, nil, err
-	}
-	rows, err := br.Query()
-	if err == nil {
-		var msgs []transcript.Message
-		if msgs, err = scanPage(rows, pageRows(n), audiences); err == nil {
-			return msgs, br, nil
-		}
-	}
-	br.Close()
-	return nil, nil, err
+	return msgs, err
 }
 
 // pageRows is the slice a page read of n rows scans into.

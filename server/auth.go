@@ -35,8 +35,8 @@ func withRequester(ctx context.Context, t token.Token, sess *page.Session) conte
 // context.
 //
 // On a route whose answer may wait on its token's check (checkLater), a token the server
-// accepted before is admitted without reading the store; the check comes with the request's
-// first store read, and the answer is written only once it has passed (confirmFirst).
+// accepted before is admitted without reading the store; the request's store reads check
+// it, or a lookup does, and the answer is written only once it has passed (confirmFirst).
 func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	r, _ := humago.Unwrap(ctx)
 	t, sess, pending, no := s.admit(r, s.checkLater(ctx.Operation()))

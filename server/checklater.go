@@ -15,8 +15,8 @@ const tokenCacheSize = 4096
 
 // checksLater are the operations whose answer may wait on their token's check: reads whose
 // answer huma writes, so that confirmFirst holds all of it. A request with a token the
-// server accepted before is then served at once, and its token checked in the round trip of
-// its first store read (token.Pending), where the store can (token.Settler).
+// server accepted before is then served at once, and its token checked by its store reads
+// (token.Pending), where the store can (token.Settler), else before its answer is written.
 var checksLater = map[string]bool{"view": true, "listThreads": true}
 
 // checkLater reports whether a request for op may be served while its token's check is

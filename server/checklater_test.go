@@ -17,9 +17,10 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-// settling is a store whose Logs settle a request's pending token (token.Settler), as
-// pgstore's do: the first read under a context carrying one looks the token up with it, and
-// reads nothing for a token that is not good. lookups counts the server's own lookups.
+// settling is a stand-in for a store whose Logs settle a request's pending token
+// (token.Settler): the first read under a context carrying one looks the token up and
+// settles it, good or not, and reads nothing for a token that is not good. lookups counts
+// the server's own lookups.
 type settling struct {
 	server.Store
 	settle  atomic.Bool // reads settle pendings; else they leave them to Confirm
@@ -52,7 +53,7 @@ func (l settlingLog) ReadBefore(ctx context.Context, before transcript.Sequence,
 }
 
 // countingPG is a pgstore that counts the server's own token lookups (a read that
-// settles a pending looks the token up in its own statement, not through TokenByHash).
+// settles a pending checks the token in its own statements, not through TokenByHash).
 type countingPG struct {
 	*pgstore.Store
 	lookups *atomic.Int64
@@ -74,7 +75,7 @@ func (s countingPG) TokenByHash(ctx context.Context, hash [32]byte) (token.Token
 func TestTokenCheckedWithFirstRead(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		st := &settling{Store: openSQLite(t, t.TempDir())}
-		testTokenCheckedWithFirstRead(t, st, &st.lookups, func(on bool) { st.settle.Store(on) })
+		testTokenCheckedWithFirstRead(t, st, &st.lookups, func(on bool) { st.settle.Store(on) }, true)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		pg, err := pgstore.Open(t.Context(), pgtest.Database(t, "server"))
@@ -83,13 +84,15 @@ func TestTokenCheckedWithFirstRead(t *testing.T) {
 		}
 		t.Cleanup(func() { pg.Close() })
 		st := countingPG{pg, new(atomic.Int64)}
-		testTokenCheckedWithFirstRead(t, st, st.lookups, nil)
+		testTokenCheckedWithFirstRead(t, st, st.lookups, nil, false)
 	})
 }
 
 // testTokenCheckedWithFirstRead is TestTokenCheckedWithFirstRead on st, whose own token
 // lookups lookups counts; settle, when not nil, turns its reads' settling on and off.
-func testTokenCheckedWithFirstRead(t *testing.T, st server.Store, lookupsOf *atomic.Int64, settle func(bool)) {
+// refusals tells whether its reads settle a revoked token too (else they read nothing and
+// leave it to Confirm, which looks it up).
+func testTokenCheckedWithFirstRead(t *testing.T, st server.Store, lookupsOf *atomic.Int64, settle func(bool), refusals bool) {
 	settles := []bool{true}
 	if settle != nil {
 		settles = append(settles, false)
@@ -138,6 +141,9 @@ func testTokenCheckedWithFirstRead(t *testing.T, st server.Store, lookupsOf *ato
 			lookups("a write", "POST", "/v1/desks/eng/messages", secret, map[string]any{"content": "deploy now"}, 201, 1)
 			if err := st.RevokeToken(t.Context(), token.IDOf(token.Hash(secret)), time.Now()); err != nil {
 				t.Fatal(err)
+			}
+			if !refusals {
+				wantLookups = 1
 			}
 			r = lookups("revoked", rt.method, rt.path, secret, nil, 401, wantLookups)
 			wantProblem(t, r, 401, "unauthorized")

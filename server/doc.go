@@ -53,11 +53,11 @@
 // participant's view, streams included.
 //
 // A token is checked against the store on every request, so that a revocation counts from
-// the next request, by any process. On a store that can read a token with a page of rows in
-// one round trip (pgstore without standbys: token.Settler), a view or a thread list with a
-// token the server accepted before is served while its token is checked with the first
-// read, and that read reads nothing unless the token is still good; the answer is written
-// only once the check has passed, and otherwise is the same 401.
+// the next request, by any process. On a store that can check a token in the statement
+// that reads a page of rows (pgstore without standbys: token.Settler), a view or a thread
+// list with a token the server accepted before is served while its token is checked by its
+// reads, which read nothing unless the token is still good; the answer is written only
+// once the check has passed (by a read, else by a lookup), and otherwise is the same 401.
 //
 // The session cookie (SessionCookie: HttpOnly, SameSite=Strict, Secure over TLS or with
 // Options.SecureCookie, for Options.SessionTTL) is re-checked against its token on every

@@ -20,13 +20,11 @@ import (
 
 // hangingEndpoint is a local OpenAI-compatible endpoint that never answers a request for
 // which hang says so (until the request ends: the client gave up, or the endpoint
-// closed), and answers every other with a short digest. It counts the requests it took,
-// and the most it held at once.
+// closed), and answers every other with a short digest. It counts the requests it took.
 type hangingEndpoint struct {
 	*httptest.Server
-	hang             func(n int64, body string) bool // n: the request's number, from 1
-	requests, hung   atomic.Int64
-	inFlight, atOnce atomic.Int64
+	hang           func(n int64, body string) bool // n: the request's number, from 1
+	requests, hung atomic.Int64
 }
 
 func newHangingEndpoint(t *testing.T, hang func(n int64, body string) bool) *hangingEndpoint {
@@ -35,10 +33,6 @@ func newHangingEndpoint(t *testing.T, hang func(n int64, body string) bool) *han
 	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body) // read whole, the request's end is heard: its context ends
 		n := h.requests.Add(1)
-		now := h.inFlight.Add(1)
-		defer h.inFlight.Add(-1)
-		for most := h.atOnce.Load(); now > most && !h.atOnce.CompareAndSwap(most, now); most = h.atOnce.Load() {
-		}
 		if h.hang(n, string(b)) {
 			h.hung.Add(1)
 			<-r.Context().Done()
@@ -49,6 +43,20 @@ func newHangingEndpoint(t *testing.T, hang func(n int64, body string) bool) *han
 	}))
 	t.Cleanup(h.Close) // after the server's close
 	return h
+}
+
+// overlapCounter is the Digester it wraps, counting the most of its calls that ran at once.
+type overlapCounter struct {
+	*digest.OpenAI
+	inFlight, atOnce atomic.Int64
+}
+
+func (c *overlapCounter) Digest(ctx context.Context, r digest.Request) (string, error) {
+	now := c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	for most := c.atOnce.Load(); now > most && !c.atOnce.CompareAndSwap(most, now); most = c.atOnce.Load() {
+	}
+	return c.OpenAI.Digest(ctx, r)
 }
 
 // hangsOn is a hang that holds every request whose rows hold word.
@@ -186,7 +194,8 @@ func TestFoldRouteTakesTheConversationsTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := newMemDigestStore()
-	e := newEnv(t, st, server.Options{Digester: d, DigestPolicy: smallPolicy, DigestTimeout: time.Second, Rate: rate.Inf})
+	calls := &overlapCounter{OpenAI: d}
+	e := newEnv(t, st, server.Options{Digester: calls, DigestPolicy: smallPolicy, DigestTimeout: time.Second, Rate: rate.Inf})
 	op := e.token("eng", operator)
 	for i := range 6 { // written to the store directly: no background fold runs
 		if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("row %d", i)}); err != nil {
@@ -212,8 +221,8 @@ func TestFoldRouteTakesTheConversationsTurn(t *testing.T) {
 			t.Errorf("an answer %+v", a)
 		}
 	}
-	if n := endpoint.atOnce.Load(); n != 1 {
-		t.Errorf("%d folds of the same conversation asked the endpoint at once, want 1", n)
+	if n := calls.atOnce.Load(); n != 1 { // the endpoint hears a request end only later
+		t.Errorf("%d folds of the same conversation asked the digester at once, want 1", n)
 	}
 	if n := endpoint.requests.Load(); n != 2 || stored != 1 || refused != 1 || unchanged != 2 {
 		t.Errorf("%d requests to the endpoint; %d answers stored, %d refused, %d unchanged: want 2; 1, 1, 2", n, stored, refused, unchanged)

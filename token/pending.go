@@ -12,16 +12,16 @@ import (
 // store. The request may be served meanwhile, but its answer waits on Confirm.
 //
 // A store read made under a context carrying the Pending (WithPending) may settle it: a
-// Settler reads the token in the same round trip as the read, and reads no row for a token
-// that is not good, so that the check costs no round trip of its own and a revoked token's
-// request does no work that depends on what the desk holds.
+// Settler checks the token in the read's own statements, which read nothing of the desk
+// for a token that is not good, so that a read that settles the check saves its round
+// trip, and a revoked token's request does no work that depends on what the desk holds.
 type Pending struct {
 	t     Token
 	cache *Cache // forgets t when Confirm finds it no longer good
 
 	mu      sync.Mutex
 	settled bool
-	now     Token // what the store held under t's hash when it settled p
+	now     Token // what a store read found under t's hash when it settled p
 	err     error // or why it could not say
 }
 
@@ -40,8 +40,8 @@ func (p *Pending) Settled() bool {
 }
 
 // Settle records what a store read of the token under p's hash found: now, the token the
-// store holds under it, or err, which matches ErrUnknown when it holds none. Only the first
-// call counts.
+// store holds under it (at least its ID and Hash, and Revoked when it is revoked), or err,
+// which matches ErrUnknown when it holds none. Only the first call counts.
 func (p *Pending) Settle(now Token, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -74,10 +74,13 @@ func (p *Pending) Confirm(ctx context.Context, st Store) error {
 	return err
 }
 
-// A Settler is a Store whose reads settle a Pending that their context carries, when
-// SettlesPending reports true: the store's first read under the context reads the token
-// too, in the same round trip and the same snapshot, and reads no row when that snapshot
-// shows the token revoked or unknown.
+// A Settler is a Store whose reads check a Pending that their context carries, when
+// SettlesPending reports true: each statement of a read under the context reads nothing of
+// the desk unless it finds the token good, and a read that shows its statements found it
+// good settles the Pending as good. A read that found it not good, or cannot tell (it read
+// no row), leaves the Pending to Confirm. A store may take a token found good by a
+// statement as good for the statements of the read before it: a revocation is never
+// undone, and a token removed never comes back (its hash is of a random secret).
 type Settler interface {
 	Store
 	SettlesPending() bool
