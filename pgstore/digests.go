@@ -30,10 +30,11 @@ ORDER BY through DESC
 LIMIT 1`
 
 // digestGatedSQL is digestSQL gated on the token of hash $4 (tokenGate): always one row,
-// whether the token passed the gate, then the digest's columns, NULL when the token did
-// not or the conversation has no digest below $3.
+// whether the token passed the gate, then the digest's columns, generation 0 (which no
+// digest has) when the token did not or the conversation has no digest below $3.
 const digestGatedSQL = `
-SELECT g.good, d.generation, d.through, d.row_count, d.digester, d.content
+SELECT g.good, coalesce(d.generation, 0), coalesce(d.through, 0), coalesce(d.row_count, 0),
+       coalesce(d.digester, ''), coalesce(d.content, '')
 FROM (SELECT ` + tokenGate + ` AS good OFFSET 0) AS g -- OFFSET 0: the gate's probe made once
 LEFT JOIN LATERAL (
 	SELECT generation, through, row_count, digester, content
@@ -112,36 +113,29 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 	return l.scanDigest(ctx, c, below, l.s.pool.QueryRow(ctx, digestSQL, l.desk, int64(c.Thread), upperBound(below)))
 }
 
-// scanDigest is Digest's answer from row, digestSQL's for c below below.
-func (l *deskLog) scanDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row) (transcript.Digest, bool, error) {
+// scanGatedDigest is scanDigest for digestGatedSQL's row: the digest, if any, and whether
+// the token passed the statement's gate.
+func (l *deskLog) scanGatedDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row) (_ transcript.Digest, ok, good bool, _ error) {
+	d, ok, err := l.scanDigest(ctx, c, below, row, &good)
+	return d, ok, good, err
+}
+
+// scanDigest is Digest's answer from row, digestSQL's for c below below, or another
+// statement's whose leading columns go into lead: false when there is no row, or the row's
+// generation is 0.
+func (l *deskLog) scanDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row, lead ...any) (transcript.Digest, bool, error) {
 	d := transcript.Digest{Conversation: c}
 	var through, rows int64
-	switch err := row.Scan(&d.Generation, &through, &rows, &d.Digester, &d.Text); {
+	switch err := row.Scan(append(lead, &d.Generation, &through, &rows, &d.Digester, &d.Text)...); {
 	case errors.Is(err, pgx.ErrNoRows):
 		return transcript.Digest{}, false, nil
 	case err != nil:
 		return transcript.Digest{}, false, stmtError(ctx, fmt.Sprintf("desk %q: digest of %s below %d", l.desk, storage.ConversationName(c), below), err)
+	case d.Generation == 0:
+		return transcript.Digest{}, false, nil
 	}
 	d.Through, d.Rows = transcript.Sequence(through), int(rows)
 	return d, true, nil
-}
-
-// scanGatedDigest is scanDigest for digestGatedSQL's row: the digest, if any, and whether
-// the token passed the statement's gate.
-func (l *deskLog) scanGatedDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row) (_ transcript.Digest, ok, good bool, _ error) {
-	var (
-		generation     *int32
-		through, rows  *int64
-		digester, text *string
-	)
-	if err := row.Scan(&good, &generation, &through, &rows, &digester, &text); err != nil {
-		return transcript.Digest{}, false, false, stmtError(ctx, fmt.Sprintf("desk %q: digest of %s below %d", l.desk, storage.ConversationName(c), below), err)
-	}
-	if generation == nil {
-		return transcript.Digest{}, false, good, nil
-	}
-	d := transcript.Digest{Conversation: c, Generation: int(*generation), Through: transcript.Sequence(*through), Rows: int(*rows), Digester: *digester, Text: *text}
-	return d, true, good, nil
 }
 
 // ReadBeforeDigest is ReadBefore(ctx, before, limit) and, once its read has answered,
