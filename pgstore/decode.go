@@ -21,24 +21,21 @@ import (
 // audience, nor a row without a key (key NULL) for its key; the asides' audiences share one
 // new array (detachAudiences), never the cache's slices.
 func scanMessages(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache) ([]transcript.Message, error) {
-	return scanRowsUpTo(rows, msgs, audiences, 0)
+	return scanRowsUpTo(rows, msgs, audiences, 0, nil)
 }
 
 // scanRowsUpTo is scanMessages that, when maxBytes > 0, stops once the content of the rows
-// it appended, but the last, reaches maxBytes.
-func scanRowsUpTo(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache, maxBytes int) ([]transcript.Message, error) {
+// it appended, but the last, reaches maxBytes, and that, when lead is not nil, passes a row
+// whose seq is 0 (which no message has: a statement's row of another kind in the
+// messages' columns, pageDigestSQL's) to lead rather than appending it.
+func scanRowsUpTo(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache, maxBytes int, lead func(transcript.Message)) ([]transcript.Message, error) {
 	defer rows.Close()
 	binaryFormat := binaryColumns(rows.FieldDescriptions())
 	start, entries := len(msgs), 0
 	before := 0 // the content of the rows appended, but the last
 	for rows.Next() {
-		if n := len(msgs) - start; maxBytes > 0 && n > 0 {
-			if n > 1 {
-				before += len(msgs[len(msgs)-2].Content)
-			}
-			if before >= maxBytes {
-				break
-			}
+		if maxBytes > 0 && before >= maxBytes {
+			break
 		}
 		var (
 			m   transcript.Message
@@ -51,6 +48,13 @@ func scanRowsUpTo(rows pgx.Rows, msgs []transcript.Message, audiences *audienceC
 		}
 		if err != nil {
 			return nil, err
+		}
+		if m.Seq == 0 && lead != nil {
+			lead(m)
+			continue
+		}
+		if len(msgs) > start {
+			before += len(msgs[len(msgs)-1].Content)
 		}
 		entries += len(m.Audience)
 		msgs = append(msgs, m)
@@ -69,7 +73,7 @@ func scanRowsUpTo(rows pgx.Rows, msgs []transcript.Message, audiences *audienceC
 // it holds the rows of a page that ends early there (pageEnd) and the one after, which
 // shows that older rows exist, and never the rest, which closing rows discards.
 func scanPage(rows pgx.Rows, msgs []transcript.Message, audiences *audienceCache) ([]transcript.Message, error) {
-	return scanRowsUpTo(rows, msgs, audiences, transcript.PageBytes)
+	return scanRowsUpTo(rows, msgs, audiences, transcript.PageBytes, nil)
 }
 
 // messageColumnList names the columns of transcript_messages that scanMessages reads, in

@@ -29,21 +29,6 @@ WHERE desk = $1 AND thread = $2 AND through < $3
 ORDER BY through DESC
 LIMIT 1`
 
-// digestGatedSQL is digestSQL gated on the token of hash $4 (tokenGate): always one row,
-// whether the token passed the gate, then the digest's columns, generation 0 (which no
-// digest has) when the token did not or the conversation has no digest below $3.
-const digestGatedSQL = `
-SELECT g.good, coalesce(d.generation, 0), coalesce(d.through, 0), coalesce(d.row_count, 0),
-       coalesce(d.digester, ''), coalesce(d.content, '')
-FROM (SELECT ` + tokenGate + ` AS good OFFSET 0) AS g -- OFFSET 0: the gate's probe made once
-LEFT JOIN LATERAL (
-	SELECT generation, through, row_count, digester, content
-	FROM transcript_digests
-	WHERE desk = $1 AND thread = $2 AND through < $3 AND g.good
-	ORDER BY through DESC
-	LIMIT 1
-) AS d ON true`
-
 // lockDeskForDigestSQL takes desk $1's row lock, which every append to the desk takes
 // (lockHeadSQL) and DeleteDesk too, so that a put and the desk's appends run one at a time;
 // the statement after it sees what the appends before it committed.
@@ -113,79 +98,19 @@ func (l *deskLog) Digest(ctx context.Context, c transcript.Conversation, below t
 	return l.scanDigest(ctx, c, below, l.s.pool.QueryRow(ctx, digestSQL, l.desk, int64(c.Thread), upperBound(below)))
 }
 
-// scanGatedDigest is scanDigest for digestGatedSQL's row: the digest, if any, and whether
-// the token passed the statement's gate.
-func (l *deskLog) scanGatedDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row) (_ transcript.Digest, ok, good bool, _ error) {
-	d, ok, err := l.scanDigest(ctx, c, below, row, &good)
-	return d, ok, good, err
-}
-
-// scanDigest is Digest's answer from row, digestSQL's for c below below, or another
-// statement's whose leading columns go into lead: false when there is no row, or the row's
-// generation is 0.
-func (l *deskLog) scanDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row, lead ...any) (transcript.Digest, bool, error) {
+// scanDigest is Digest's answer from row, digestSQL's for c below below: false when there
+// is no row.
+func (l *deskLog) scanDigest(ctx context.Context, c transcript.Conversation, below transcript.Sequence, row pgx.Row) (transcript.Digest, bool, error) {
 	d := transcript.Digest{Conversation: c}
 	var through, rows int64
-	switch err := row.Scan(append(lead, &d.Generation, &through, &rows, &d.Digester, &d.Text)...); {
+	switch err := row.Scan(&d.Generation, &through, &rows, &d.Digester, &d.Text); {
 	case errors.Is(err, pgx.ErrNoRows):
 		return transcript.Digest{}, false, nil
 	case err != nil:
 		return transcript.Digest{}, false, stmtError(ctx, fmt.Sprintf("desk %q: digest of %s below %d", l.desk, storage.ConversationName(c), below), err)
-	case d.Generation == 0:
-		return transcript.Digest{}, false, nil
 	}
 	d.Through, d.Rows = transcript.Sequence(through), int(rows)
 	return d, true, nil
-}
-
-// ReadBeforeDigest is ReadBefore(ctx, before, limit) and, once its read has answered,
-// Digest(ctx, c, below), whose answer it passes to digest before it returns, when the page
-// was read. When the page's rows are read from the primary (the Store has no standbys and
-// the Log holds no rows read ahead for the read), both are one round trip: the digest's
-// query runs right after the page's, on the same connection, and sees every row the
-// page's saw; both are gated on a token ctx carries to settle (SettlesPending). Otherwise
-// the digest is read after the page, as Digest reads it.
-func (l *deskLog) ReadBeforeDigest(ctx context.Context, before transcript.Sequence, limit int, c transcript.Conversation, below transcript.Sequence, digest func(transcript.Digest, bool, error)) (transcript.Page, error) {
-	if err := storage.CheckDigestDesk(l.desk, c); err != nil || l.s.replicas.active() {
-		page, err := l.ReadBefore(ctx, before, limit)
-		if err == nil {
-			digest(l.Digest(ctx, c, below))
-		}
-		return page, err
-	}
-	read := false
-	page, err := l.readBefore(ctx, before, limit, func(ctx context.Context, before transcript.Sequence, n int) ([]transcript.Message, error) {
-		l.s.hooks.reads.Add(1)
-		pending := pendingOf(ctx)
-		var b pgx.Batch
-		pending.stmt(&b, readBeforeSQL, readBeforeGatedSQL, l.desk, upperBound(before), n)
-		pending.stmt(&b, digestSQL, digestGatedSQL, l.desk, int64(c.Thread), upperBound(below))
-		br := l.s.pool.SendBatch(ctx, &b)
-		defer br.Close()
-		rows, err := br.Query()
-		if err != nil {
-			return nil, err
-		}
-		msgs, err := scanPage(rows, pageRows(n), &l.s.audiences)
-		if err != nil {
-			return nil, err
-		}
-		read = true
-		if pending.p == nil {
-			digest(l.scanDigest(ctx, c, below, br.QueryRow()))
-			return msgs, nil
-		}
-		d, ok, good, err := l.scanGatedDigest(ctx, c, below, br.QueryRow())
-		if good {
-			pending.good() // this statement passed the gate, so the page's, before it, did
-		}
-		digest(d, ok, err)
-		return msgs, nil
-	})
-	if err == nil && !read {
-		digest(l.Digest(ctx, c, below))
-	}
-	return page, err
 }
 
 // DigestRead implements digest.Store: the desk's head and the id of its transcript_desks

@@ -242,11 +242,14 @@ var digestPlanIndexes = map[string]string{
 	"transcript_digests":  "transcript_digests_through",
 	"transcript_messages": "transcript_messages_pkey",
 	"transcript_desks":    "transcript_desks_pkey",
+	"transcript_tokens":   "transcript_tokens_hash_key",
 }
 
 // TestDigestPlans shows, with EXPLAIN ANALYZE on a desk of 50,000 rows whose every tenth
 // row is a correction and 2,000 digests of its channel, that Digest's read probes the
-// (desk, thread, through) index for its one row, and that PutDigest's statement reads no
+// (desk, thread, through) index for its one row, as a page and its digest read in one
+// statement do (with the token's probe when gated) besides the page's rows, and that
+// PutDigest's statement reads no
 // table whole: its check of the corrections after the fold's read reads only the rows
 // appended since; the read under the custom plans and the generic plan alike, the put
 // under its custom plan, the one it runs.
@@ -265,7 +268,11 @@ func TestDigestPlans(t *testing.T) {
 	copyDesk(t, pool, "eng", msgs)
 	mustExec(t, pool, `INSERT INTO transcript_digests (desk, thread, generation, through, row_count, digester, content)
 		SELECT 'eng', 0, g, 20 * g, 15 * g, 'extractive', 'digest ' || g FROM generate_series(1, 2000) AS g`)
-	mustExec(t, pool, `ANALYZE transcript_digests, transcript_messages`)
+	mustExec(t, pool, `INSERT INTO transcript_tokens (id, hash, desk, author_kind, author_id, author_label, created)
+		SELECT 'tok_' || lpad(to_hex(g), 12, '0'), CASE g WHEN 1 THEN decode(repeat('ab', 32), 'hex') ELSE sha256(g::text::bytea) END,
+		       'eng', 3, 'ada', 'Ada', now()
+		FROM generate_series(1, 2000) AS g`)
+	mustExec(t, pool, `ANALYZE transcript_digests, transcript_messages, transcript_tokens`)
 	var desk int64
 	if err := pool.QueryRow(t.Context(), `SELECT id FROM transcript_desks WHERE name = 'eng'`).Scan(&desk); err != nil {
 		t.Fatal(err)
@@ -277,6 +284,10 @@ func TestDigestPlans(t *testing.T) {
 		}{
 			{"Digest, newest", pgstore.DigestSQL, "'eng', 0, 9223372036854775807", map[string]float64{"transcript_digests": 1}},
 			{"Digest, below a bound", pgstore.DigestSQL, "'eng', 0, 25000", map[string]float64{"transcript_digests": 1}},
+			{"ReadBeforeDigest", pgstore.PageDigestSQL, "'eng', 9223372036854775807, 46, 0, 25000",
+				map[string]float64{"transcript_digests": 1, "transcript_messages": 46}},
+			{"ReadBeforeDigest, gated", pgstore.PageDigestGatedSQL, "'eng', 9223372036854775807, 46, 0, 25000, decode(repeat('ab', 32), 'hex')",
+				map[string]float64{"transcript_digests": 1, "transcript_messages": 46, "transcript_tokens": 2}},
 			{"PutDigest", pgstore.PutDigestSQL, fmt.Sprintf("'eng', 0, 2001, %d, 30000, 'extractive', 'text', %d, %d, true", rows-30, rows-20, desk),
 				map[string]float64{"transcript_digests": 1, "transcript_messages": 20, "transcript_desks": 1}},
 		} {

@@ -1,7 +1,29 @@
 package pgstore
 
+import (
+	"context"
+	"math"
+
+	"github.com/sharedesk/transcript"
+)
+
 // The digests' statements, for the tests of their plans.
 const (
 	DigestSQL    = digestSQL
 	PutDigestSQL = putDigestSQL
+
+	PageDigestSQL      = pageDigestSQL
+	PageDigestGatedSQL = pageDigestGatedSQL
 )
+
+// ReadPageDigest runs the statement of a view's first read with its digest on s's
+// primary, for up to n of desk's newest rows and c's newest digest: the page's rows, as a
+// page read scans them, and the digest, with false when the scan ended before its row.
+func ReadPageDigest(ctx context.Context, s *Store, desk string, n int, c transcript.Conversation) ([]transcript.Message, transcript.Digest, bool, error) {
+	msgs, lead, err := readPageDigest(ctx, s.pool, &s.audiences, pageDigestArgs{desk, math.MaxInt64, n, c, 0})
+	if err != nil || lead == nil {
+		return msgs, transcript.Digest{}, false, err
+	}
+	d, _ := digestOfRow(c, *lead)
+	return msgs, d, true, nil
+}

@@ -3,8 +3,6 @@ package pgstore
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sharedesk/transcript/token"
 )
 
@@ -20,10 +18,15 @@ func (s *Store) SettlesPending() bool { return !s.replicas.active() }
 // tokenGate is the condition, on $4, that gates a statement read with a pending token: the
 // token of that hash exists and is not revoked. A token that is not good makes the
 // statement read nothing of the desk, in the same time whatever the desk holds.
-const tokenGate = `EXISTS (SELECT FROM transcript_tokens WHERE hash = $4 AND revoked IS NULL)`
+// tokenGateOn and tokenGateEnd make the same condition on another parameter.
+const (
+	tokenGate    = tokenGateOn + "$4" + tokenGateEnd
+	tokenGateOn  = `EXISTS (SELECT FROM transcript_tokens WHERE hash = `
+	tokenGateEnd = ` AND revoked IS NULL)`
+)
 
 // pendingRead is the token a read settles (token.PendingOf its context), if any: the read's
-// statements are gated on it (stmt), and a statement that passed its gate settles it (good).
+// statements are gated on its hash, and a statement that passed its gate settles it (good).
 type pendingRead struct {
 	p    *token.Pending
 	hash []byte
@@ -37,16 +40,6 @@ func pendingOf(ctx context.Context) pendingRead {
 	}
 	h := p.Hash()
 	return pendingRead{p: p, hash: h[:]}
-}
-
-// stmt queues sql with args in b, or, when there is a token to settle, gated: sql's gated
-// form, whose $4 is the token's hash.
-func (r pendingRead) stmt(b *pgx.Batch, sql, gated string, args ...any) {
-	if r.p == nil {
-		b.Queue(sql, args...)
-		return
-	}
-	b.Queue(gated, append(args, r.hash)...)
 }
 
 // good settles the Pending, if any, as a gated statement found it: its token, the one of

@@ -160,9 +160,9 @@ func TestStandbysSettleNoPending(t *testing.T) {
 }
 
 // TestRevokedMidRead: a revocation committed while a read that settles a pending runs,
-// with its page statement, or with the digest's, held behind a lock, never leaves the
-// pending settled as good with rows or a digest missing from the answer: a read settles it
-// only when every statement of the read passed the token's gate.
+// its statement held behind a lock on the messages (a page) or on the digests (a page and
+// its digest), never leaves the pending settled as good with rows or a digest missing from
+// the answer: a read settles it only when its statement passed the token's gate.
 func TestRevokedMidRead(t *testing.T) {
 	t.Parallel()
 	for _, held := range []string{"transcript_messages", "transcript_digests"} {
