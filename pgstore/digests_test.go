@@ -249,10 +249,9 @@ var digestPlanIndexes = map[string]string{
 // row is a correction and 2,000 digests of its channel, that Digest's read probes the
 // (desk, thread, through) index for its one row, as a page and its digest read in one
 // statement do (with the token's probe when gated) besides the page's rows, and that
-// PutDigest's statement reads no
-// table whole: its check of the corrections after the fold's read reads only the rows
-// appended since; the read under the custom plans and the generic plan alike, the put
-// under its custom plan, the one it runs.
+// PutDigest's statement reads no table whole: its check of the corrections after the
+// fold's read reads only the rows appended since; the read under the custom plans and the
+// generic plan alike, the put under its custom plan, the one it runs.
 func TestDigestPlans(t *testing.T) {
 	t.Parallel()
 	_, dsn := openStore(t)

@@ -14,9 +14,11 @@ import (
 // page's rows, its seq 0 (which no message has) and, in order, its through as parent,
 // digester as author_id, text as content, row_count as corrects and generation as revised
 // (digestOfRow). The row is there, with generation 0, when the conversation has no digest
-// below $5. pageDigestGatedSQL is the same gated on the token of hash $6 (tokenGate): the
-// statement reads nothing of the desk unless the token is good, and the digest's row is
-// there exactly when it is.
+// below $5. PostgreSQL runs a UNION ALL's branches in turn, so the row comes first; were it
+// to come later, after a scan that ends at PageBytes, ReadBeforeDigest reads the digest on
+// its own. pageDigestGatedSQL is the same gated on the token of hash $6 (tokenGate's
+// condition on $6): the statement reads nothing of the desk unless the token is good, and
+// the digest's row is there exactly when it is.
 const (
 	pageDigestSQL      = `(` + pageDigestLead + `)` + pageDigestPage + readBeforeOrder + `)`
 	pageDigestGatedSQL = `(` + pageDigestLead + `WHERE ` + tokenGateOn + `$6` + tokenGateEnd + `)` +
@@ -81,8 +83,9 @@ func (l *deskLog) ReadBeforeDigest(ctx context.Context, before transcript.Sequen
 			digest(d, ok, nil)
 			answered = true
 		case len(msgs) == 0:
-			// The gate held (only a gated statement answers no digest row and no row): the
-			// token is not good, so the view is refused and its digest never used.
+			// The token's gate stopped the statement (only a gated statement answers neither
+			// the digest's row nor a row): the token is not good, so the view is refused and
+			// its digest never used.
 			digest(transcript.Digest{}, false, nil)
 			answered = true
 		}
@@ -105,9 +108,9 @@ type pageDigestArgs struct {
 }
 
 // readPageDigest runs pageDigestSQL, or its gated form when ctx carries a token to settle
-// (pendingOf), on pool: the page's rows, scanned as scanPage does, and the digest's row,
-// nil when the scan stopped before it. A page of rows or the digest's row settles the
-// token as good.
+// (pendingOf), on pool: the page's rows, scanned as scanPage does, and the digest's row:
+// nil when the token's gate stopped the statement, or the scan ended before the row. A
+// page of rows or the digest's row settles the token as good.
 func readPageDigest(ctx context.Context, pool *pgxpool.Pool, audiences *audienceCache, a pageDigestArgs) ([]transcript.Message, *transcript.Message, error) {
 	pending := pendingOf(ctx)
 	sql, args := pageDigestSQL, []any{a.desk, a.bound, a.n, int64(a.c.Thread), upperBound(a.below)}

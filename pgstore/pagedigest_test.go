@@ -19,10 +19,14 @@ func TestPageDigestLeads(t *testing.T) {
 	st, dsn := openStore(t)
 	pool := connect(t, dsn)
 	const big = 8
+	content := strings.Repeat("word ", transcript.MaxContent/5)
 	rows := make([]transcript.Message, big)
 	for i := range rows {
-		rows[i] = transcript.Message{Author: alice, Content: strings.Repeat("word ", transcript.MaxContent/5)}
+		rows[i] = transcript.Message{Author: alice, Content: content}
 	}
+	// The scan keeps rows while the content of all but the last is below PageBytes, 4 bytes
+	// short of it after 5 rows: 6 rows, 5 should the digest's text count.
+	page := (transcript.PageBytes+len(content)-1)/len(content) + 1
 	if err := st.AppendBatch(t.Context(), "eng", rows); err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +37,8 @@ func TestPageDigestLeads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) == 0 || len(msgs) >= big || msgs[0].Seq != big {
-		t.Fatalf("the page read rows %v, want the newest ones up to PageBytes and one more", seqs(msgs))
+	if len(msgs) != page || msgs[0].Seq != big {
+		t.Fatalf("the page read rows %v, want the newest %d: up to PageBytes and one more", seqs(msgs), page)
 	}
 	if !found {
 		t.Fatal("the scan of a page ended at PageBytes never read the digest's row")

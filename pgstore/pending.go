@@ -10,8 +10,8 @@ import (
 // (it has no standbys, which may not have replayed a revocation yet). A Log's read under a
 // context carrying a token.Pending (token.WithPending) then checks the token in its own
 // statements: each reads nothing of the desk unless the token is good in its snapshot, and
-// a read that shows it good (a page of rows, or a digest statement's flag) settles the
-// Pending as good. A read that cannot tell leaves it to Pending.Confirm, which looks the
+// a read that shows it good (a page of rows, or the digest's row of a page read with its
+// digest) settles the Pending as good. A read that cannot tell leaves it to Pending.Confirm, which looks the
 // token up.
 func (s *Store) SettlesPending() bool { return !s.replicas.active() }
 

@@ -107,7 +107,7 @@ func TestReadSettlesPending(t *testing.T) {
 
 // TestEmptyReadLeavesPending: a good token's read of a desk with no row cannot tell the
 // token good from bad by its page, and leaves the pending to Confirm, which looks it up;
-// with the digest, the digest statement's gate tells, and settles it.
+// with the digest, the digest's row, there whenever the gate passes, tells, and settles it.
 func TestEmptyReadLeavesPending(t *testing.T) {
 	t.Parallel()
 	st, _ := openStore(t)
