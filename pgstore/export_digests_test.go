@@ -27,3 +27,15 @@ func ReadPageDigest(ctx context.Context, s *Store, desk string, n int, c transcr
 	d, _ := digestOfRow(c, *lead)
 	return msgs, d, true, nil
 }
+
+// ReadBeforeGatedSQL is ReadBeforeSQL gated on a pending token, for the tests of how
+// PostgreSQL plans it.
+const ReadBeforeGatedSQL = readBeforeGatedSQL
+
+// PlanCounts returns how many times the session of one of s's connections planned the
+// prepared statement sql generically and how many times for its arguments: with a pool of
+// one connection, the session of every statement s runs.
+func PlanCounts(ctx context.Context, s *Store, sql string) (generic, custom int64, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`, sql).Scan(&generic, &custom)
+	return generic, custom, err
+}

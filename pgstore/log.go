@@ -14,16 +14,26 @@ import (
 // after $3 rows, however large the desk. audience is NULL for a desk row, key for a row
 // without a key. readBeforeGatedSQL is the same read gated on the token of hash $4
 // (tokenGate).
+//
+// Each parameter is a subquery, not a bare parameter. pgx prepares every statement, and
+// PostgreSQL plans a prepared statement afresh at each execution while its generic plan
+// looks dearer than the custom ones: a custom plan knows the limit, a few dozen rows, where
+// the generic plan guesses a tenth of the desk, so every read was planned anew, which cost
+// a fifth of the read (a statement with the digest too, half); and a custom plan of a small
+// desk's read, or of one below an old row (a fold's), guesses few rows, which kept the
+// custom plans on after the first reads. With no argument known to either plan, PostgreSQL
+// takes the generic plan after five executions (TestReadsTakeGenericPlans). Both plans walk
+// the (desk, seq) index backwards from the bound and stop after the limit (TestQueryPlans).
 const (
 	readBeforeSQL      = readBeforeWhere + readBeforeOrder
 	readBeforeGatedSQL = readBeforeWhere + "\n  AND " + tokenGate + readBeforeOrder
 	readBeforeWhere    = `
 SELECT ` + messageColumnList + `
 FROM transcript_messages
-WHERE desk = $1 AND seq < $2`
+WHERE desk = (SELECT $1::text) AND seq < (SELECT $2::bigint)`
 	readBeforeOrder = `
 ORDER BY seq DESC
-LIMIT $3`
+LIMIT (SELECT $3::bigint)`
 )
 
 // deskLog is one desk of a Store, as the port sees it.

@@ -30,7 +30,7 @@ FROM (SELECT) AS one
 LEFT JOIN (
 	SELECT generation, through, row_count, digester, content
 	FROM transcript_digests
-	WHERE desk = $1 AND thread = $4 AND through < $5
+	WHERE desk = (SELECT $1::text) AND thread = (SELECT $4::bigint) AND through < (SELECT $5::bigint) -- as readBeforeSQL's
 	ORDER BY through DESC
 	LIMIT 1
 ) AS d ON true
