@@ -12,7 +12,8 @@ import (
 // TestReadsTakeGenericPlans: PostgreSQL plans a view's first read, with its digest or
 // without, with a pending token or without, for its arguments only at its first executions
 // and then takes the statement's generic plan, rather than planning it afresh at every
-// read, on a desk large enough, and analyzed, that the plans' guesses differ.
+// read, on an analyzed desk large enough that the plans' guesses differ, after reads of a
+// small desk, whose custom plans look cheap.
 func TestReadsTakeGenericPlans(t *testing.T) {
 	t.Parallel()
 	_, dsn := openStore(t)
