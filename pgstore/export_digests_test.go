@@ -28,10 +28,6 @@ func ReadPageDigest(ctx context.Context, s *Store, desk string, n int, c transcr
 	return msgs, d, true, nil
 }
 
-// ReadBeforeGatedSQL is ReadBeforeSQL gated on a pending token, for the tests of how
-// PostgreSQL plans it.
-const ReadBeforeGatedSQL = readBeforeGatedSQL
-
 // PlanCounts returns how many times the session of one of s's connections planned the
 // prepared statement sql generically and how many times for its arguments: with a pool of
 // one connection, the session of every statement s runs.

@@ -38,8 +38,12 @@ func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int) error {
 // LatestVersion is the schema version this package migrates to.
 var LatestVersion = len(migrations)
 
-// ReadBeforeSQL is the query behind ReadBefore, for the EXPLAIN tests.
-const ReadBeforeSQL = readBeforeSQL
+// ReadBeforeSQL is the query behind ReadBefore, for the EXPLAIN tests; ReadBeforeGatedSQL
+// the same gated on a pending token.
+const (
+	ReadBeforeSQL      = readBeforeSQL
+	ReadBeforeGatedSQL = readBeforeGatedSQL
+)
 
 // StoredRowsSQL and StoredRowSQL are the lookups of a correction's stored targets (and
 // parents), ReviseSQL and EraseSQL its updates of them, for the EXPLAIN tests.

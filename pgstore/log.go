@@ -15,15 +15,20 @@ import (
 // without a key. readBeforeGatedSQL is the same read gated on the token of hash $4
 // (tokenGate).
 //
-// Each parameter is a subquery, not a bare parameter. pgx prepares every statement, and
-// PostgreSQL plans a prepared statement afresh at each execution while its generic plan
-// looks dearer than the custom ones: a custom plan knows the limit, a few dozen rows, where
-// the generic plan guesses a tenth of the desk, so every read was planned anew, which cost
-// a fifth of the read (a statement with the digest too, half); and a custom plan of a small
-// desk's read, or of one below an old row (a fold's), guesses few rows, which kept the
-// custom plans on after the first reads. With no argument known to either plan, PostgreSQL
-// takes the generic plan after five executions (TestReadsTakeGenericPlans). Both plans walk
-// the (desk, seq) index backwards from the bound and stop after the limit (TestQueryPlans).
+// The desk, the bound and the limit are subqueries, not bare parameters. pgx prepares every
+// statement, and PostgreSQL plans a prepared statement afresh at each execution while its
+// generic plan looks dearer than the session's custom ones: a custom plan knows the limit,
+// a few dozen rows, where the generic plan guesses a tenth of the rows below the bound, so
+// every read was planned anew, which cost a fifth of the read (a statement with the digest
+// too, half); and a custom plan of a small desk's read, or of one below an old row (a
+// fold's), guesses few rows, which kept the custom plans on after the first reads. With
+// none of them known to either plan, PostgreSQL takes the generic plan after five
+// executions (TestReadsTakeGenericPlans), while the table's statistics stand: once a
+// growing desk is analyzed anew, a session plans the reads for a while again, until its
+// connection is replaced. The token's hash stays a bare parameter: its probe reads one row
+// of a unique index in either plan. Both plans walk the (desk, seq) index backwards from
+// the bound and stop after the limit (TestQueryPlans; TestDigestPlans for the statements
+// with a digest).
 const (
 	readBeforeSQL      = readBeforeWhere + readBeforeOrder
 	readBeforeGatedSQL = readBeforeWhere + "\n  AND " + tokenGate + readBeforeOrder

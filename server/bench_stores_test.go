@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/pgtest"
@@ -54,6 +54,7 @@ var benchStoreKinds = []struct {
 		}
 		tb.Cleanup(func() { st.Close() })
 		benchDSNs.Store(st, dsn)
+		tb.Cleanup(func() { benchDSNs.Delete(st) })
 		return st
 	}},
 }
@@ -70,12 +71,12 @@ func benchAnalyze(tb testing.TB, st benchStore) {
 	if !ok {
 		return
 	}
-	conn, err := pgx.Connect(context.Background(), dsn.(string))
+	pool, err := pgxpool.New(context.Background(), dsn.(string))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(context.Background(), "ANALYZE"); err != nil {
+	defer pool.Close()
+	if _, err := pool.Exec(context.Background(), "ANALYZE"); err != nil {
 		tb.Fatal(err)
 	}
 }
