@@ -14,11 +14,12 @@ import (
 // page's rows, its seq 0 (which no message has) and, in order, its through as parent,
 // digester as author_id, text as content, row_count as corrects and generation as revised
 // (digestOfRow). The row is there, with generation 0, when the conversation has no digest
-// below $5. Its parameters are subqueries, as readBeforeSQL's are, and for the same reason. PostgreSQL runs a UNION ALL's branches in turn, so the row comes first; were it
-// to come later, after a scan that ends at PageBytes, ReadBeforeDigest reads the digest on
-// its own. pageDigestGatedSQL is the same gated on the token of hash $6 (tokenGate's
-// condition on $6): the statement reads nothing of the desk unless the token is good, and
-// the digest's row is there exactly when it is.
+// below $5. Its parameters are subqueries, as readBeforeSQL's are, and for the same reason.
+// PostgreSQL runs a UNION ALL's branches in turn, so the row comes first; were it to come
+// later, after a scan that ends at PageBytes, ReadBeforeDigest reads the digest on its own.
+// pageDigestGatedSQL is the same gated on the token of hash $6 (tokenGate's condition on
+// $6): the statement reads nothing of the desk unless the token is good, and the digest's
+// row is there exactly when it is.
 const (
 	pageDigestSQL      = `(` + pageDigestLead + `)` + pageDigestPage + readBeforeOrder + `)`
 	pageDigestGatedSQL = `(` + pageDigestLead + `WHERE ` + tokenGateOn + `$6` + tokenGateEnd + `)` +

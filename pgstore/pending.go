@@ -11,8 +11,8 @@ import (
 // context carrying a token.Pending (token.WithPending) then checks the token in its own
 // statements: each reads nothing of the desk unless the token is good in its snapshot, and
 // a read that shows it good (a page of rows, or the digest's row of a page read with its
-// digest) settles the Pending as good. A read that cannot tell leaves it to Pending.Confirm, which looks the
-// token up.
+// digest) settles the Pending as good. A read that cannot tell leaves it to
+// Pending.Confirm, which looks the token up.
 func (s *Store) SettlesPending() bool { return !s.replicas.active() }
 
 // tokenGate is the condition, on $4, that gates a statement read with a pending token: the
