@@ -18,13 +18,12 @@ import (
 // PostgreSQL runs a UNION ALL's branches in turn, so the row comes first; were it to come
 // later, after a scan that ends at PageBytes, ReadBeforeDigest reads the digest on its own.
 // pageDigestGatedSQL is the same gated on the token of hash $6 (tokenGate's condition on
-// $6): the statement reads nothing of the desk unless the token is good, and the digest's
-// row is there exactly when it is.
+// $6), which PostgreSQL probes once for both parts: the statement reads nothing of the desk
+// unless the token is good, and the digest's row is there exactly when it is.
 const (
 	pageDigestSQL      = `(` + pageDigestLead + `)` + pageDigestPage + readBeforeOrder + `)`
-	pageDigestGatedSQL = `(` + pageDigestLead + `WHERE ` + tokenGateOn + `$6` + tokenGateEnd + `)` +
-		pageDigestPage + "\n  AND " + tokenGateOn + `$6` + tokenGateEnd + readBeforeOrder + `)`
-	pageDigestLead = `
+	pageDigestGatedSQL = `SELECT * FROM (` + pageDigestSQL + `) AS r WHERE ` + tokenGateOn + `$6` + tokenGateEnd
+	pageDigestLead     = `
 SELECT 0::bigint, coalesce(d.through, 0), 0::smallint, coalesce(d.digester, ''), ''::text, coalesce(d.content, ''),
        'epoch'::timestamptz, NULL::text, NULL::text, coalesce(d.row_count, 0), NULL::boolean, coalesce(d.generation, 0)::bigint
 FROM (SELECT) AS one
