@@ -35,6 +35,28 @@ func pendingFor(t *testing.T, st *pgstore.Store) (*token.Pending, token.Token) {
 	return nil, tok
 }
 
+// foldedDesk appends rows rows by alice to desk "eng" of st and folds the channel's digest,
+// leaving the newest keepLive rows out of it.
+func foldedDesk(t *testing.T, st *pgstore.Store, rows, keepLive int) {
+	t.Helper()
+	msgs := make([]transcript.Message, rows)
+	for i := range msgs {
+		msgs[i] = transcript.Message{Author: alice, Content: fmt.Sprintf("row %d of the desk", i+1)}
+	}
+	if err := st.AppendBatch(t.Context(), "eng", msgs); err != nil {
+		t.Fatal(err)
+	}
+	foldChannel(t, st, digest.Policy{KeepLive: keepLive, FoldAfter: 1, InputLimit: 50})
+}
+
+// foldChannel folds the digest of desk "eng"'s channel in st under policy, which must fold.
+func foldChannel(t *testing.T, st *pgstore.Store, policy digest.Policy) {
+	t.Helper()
+	if _, folded, err := digest.Fold(t.Context(), st.Log("eng").(digest.Store), digest.Extractive{}, policy, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
+		t.Fatalf("fold: %v, %v", folded, err)
+	}
+}
+
 // TestReadSettlesPending: a view's first read under a context carrying a token.Pending
 // settles it, with and without the digest, while the token is good, so that Confirm reads
 // nothing more, and the view is the one read without it. Once the token is revoked or gone
@@ -48,16 +70,7 @@ func TestReadSettlesPending(t *testing.T) {
 		t.Fatal("a Store without standbys does not settle pendings")
 	}
 	ctx := t.Context()
-	rows := make([]transcript.Message, 12)
-	for i := range rows {
-		rows[i] = transcript.Message{Author: alice, Content: fmt.Sprintf("row %d of the desk", i+1)}
-	}
-	if err := st.AppendBatch(ctx, "eng", rows); err != nil {
-		t.Fatal(err)
-	}
-	if _, folded, err := digest.Fold(ctx, st.Log("eng").(digest.Store), digest.Extractive{}, digest.Policy{KeepLive: 5, FoldAfter: 1, InputLimit: 50}, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
-		t.Fatalf("fold: %v, %v", folded, err)
-	}
+	foldedDesk(t, st, 12, 5)
 	for _, withDigest := range []bool{false, true} {
 		q := transcript.Query{Conversation: transcript.Conversation{Desk: "eng"}, Viewer: alice, Window: 3, Digest: withDigest}
 		want, err := transcript.Project(ctx, st.Log("eng"), q)
@@ -174,16 +187,7 @@ func TestRevokedMidRead(t *testing.T) {
 			st := mustOpen(t, withParam(dsn, "pool_max_conns", "1"))
 			pool := connect(t, dsn)
 			ctx := t.Context()
-			rows := make([]transcript.Message, 8)
-			for i := range rows {
-				rows[i] = transcript.Message{Author: alice, Content: fmt.Sprintf("row %d", i+1)}
-			}
-			if err := st.AppendBatch(ctx, "eng", rows); err != nil {
-				t.Fatal(err)
-			}
-			if _, folded, err := digest.Fold(ctx, st.Log("eng").(digest.Store), digest.Extractive{}, digest.Policy{KeepLive: 3, FoldAfter: 1, InputLimit: 50}, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
-				t.Fatalf("fold: %v, %v", folded, err)
-			}
+			foldedDesk(t, st, 8, 3)
 			q := transcript.Query{Conversation: transcript.Conversation{Desk: "eng"}, Viewer: alice, Window: 2, Digest: held == "transcript_digests"}
 			warm, _ := pendingFor(t, st)
 			if p, err := transcript.Project(token.WithPending(ctx, warm), st.Log("eng"), q); err != nil || !warm.Settled() || len(p.Messages) != 2 || (p.Digest != nil) != q.Digest {

@@ -26,9 +26,7 @@ func TestReadsTakeGenericPlans(t *testing.T) {
 	pool := connect(t, dsn)
 	copyDesk(t, pool, "eng", rows)
 	copyDesk(t, pool, "ops", rows[:10]) // each copy analyzes the table
-	if _, folded, err := digest.Fold(ctx, st.Log("eng").(digest.Store), digest.Extractive{}, digest.Policy{}, transcript.Conversation{Desk: "eng"}); err != nil || !folded {
-		t.Fatalf("fold: %v, %v", folded, err)
-	}
+	foldChannel(t, st, digest.Policy{})
 	const reads = 12
 	for _, withDigest := range []bool{false, true} {
 		for i := range reads {
