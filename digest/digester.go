@@ -21,10 +21,10 @@ type Digester interface {
 }
 
 // Policy says when a conversation folds and how much. A zero field takes its default; Fold
-// refuses a negative one.
+// refuses a negative one, and one above its bound (Validate).
 type Policy struct {
-	KeepLive   int // qualifying rows above Through never folded (default transcript.SessionWindow)
-	FoldAfter  int // new qualifying rows beyond KeepLive before the next fold (default 20)
-	InputLimit int // the most rows one fold reads (default 200; an older backlog folds over several)
+	KeepLive   int // qualifying rows above Through never folded (default transcript.SessionWindow; at most 100,000)
+	FoldAfter  int // new qualifying rows beyond KeepLive before the next fold (default 20; at most 100,000)
+	InputLimit int // the most rows one fold reads (default 200, at most 100,000; an older backlog folds over several)
 	Budget     int // the most characters a digest holds (default 4000; at most 64 KiB)
 }

@@ -15,7 +15,8 @@ import (
 // The errors of Fold. Each matches with errors.Is; the messages name the conversation and
 // the rule, never a row's content or a digester's text.
 var (
-	// ErrInvalidPolicy: a Policy field is negative, or Budget is above 64 KiB characters.
+	// ErrInvalidPolicy: a Policy field is negative, KeepLive, FoldAfter or InputLimit is
+	// above 100,000 rows, or Budget is above 64 KiB characters.
 	ErrInvalidPolicy = errors.New("invalid policy")
 	// ErrNoConversation: the desk holds no row, or the thread is not a root of the desk.
 	ErrNoConversation = errors.New("no such conversation")
@@ -24,43 +25,56 @@ var (
 	ErrRefused = errors.New("text refused")
 )
 
-// The defaults of a zero Policy field, and the largest Budget.
+// The defaults of a zero Policy field, and the largest Budget and row counts. A fold holds
+// up to KeepLive plus the larger of InputLimit and FoldAfter rows, and sends up to
+// InputLimit to the digester: maxPolicyRows bounds each, far above any use.
 const (
 	defaultFoldAfter  = 20
 	defaultInputLimit = 200
 	defaultBudget     = 4000
 	maxBudget         = 64 << 10
+	maxPolicyRows     = 100_000
 )
+
+// Validate reports why Fold would refuse p, an error matching ErrInvalidPolicy that names
+// the first field it refuses; nil when it would not.
+func (p Policy) Validate() error {
+	_, err := p.withDefaults()
+	return err
+}
 
 // withDefaults returns p with every zero field its default, or an error naming the first
 // field it refuses.
 func (p Policy) withDefaults() (Policy, error) {
 	for _, f := range []struct {
-		name string
-		v    *int
-		def  int
+		name      string
+		v         *int
+		def, most int
+		unit      string
 	}{
-		{"KeepLive", &p.KeepLive, transcript.SessionWindow},
-		{"FoldAfter", &p.FoldAfter, defaultFoldAfter},
-		{"InputLimit", &p.InputLimit, defaultInputLimit},
-		{"Budget", &p.Budget, defaultBudget},
+		{"KeepLive", &p.KeepLive, transcript.SessionWindow, maxPolicyRows, "rows"},
+		{"FoldAfter", &p.FoldAfter, defaultFoldAfter, maxPolicyRows, "rows"},
+		{"InputLimit", &p.InputLimit, defaultInputLimit, maxPolicyRows, "rows"},
+		{"Budget", &p.Budget, defaultBudget, maxBudget, "characters (64 KiB)"},
 	} {
 		switch {
 		case *f.v < 0:
 			return Policy{}, fmt.Errorf("digest: %w: %s is %d, below 0 (0 means the default, %d)", ErrInvalidPolicy, f.name, *f.v, f.def)
 		case *f.v == 0:
 			*f.v = f.def
+		case *f.v > f.most:
+			return Policy{}, fmt.Errorf("digest: %w: %s is %d, above %d %s", ErrInvalidPolicy, f.name, *f.v, f.most, f.unit)
 		}
-	}
-	if p.Budget > maxBudget {
-		return Policy{}, fmt.Errorf("digest: %w: Budget is %d characters, above %d (64 KiB)", ErrInvalidPolicy, p.Budget, maxBudget)
 	}
 	return p, nil
 }
 
 // Fold folds the older history of conversation c into the next generation of its digest,
 // when the policy says it is time, and stores it in store. It returns c's digest after the
-// fold (the zero Digest when it has none) and whether Fold stored it.
+// fold (the zero Digest when it has none) and whether Fold stored it. A fold that fails once
+// it has read rows reads the digest again to return it, since a redaction that committed
+// meanwhile may have deleted the one it read first; when that read fails too (ctx ended,
+// for one) it returns the zero Digest.
 //
 // The rows folded are those the zero Author's view of c qualifies, as transcript.ReadUnseen
 // reads them: at channel level the roots and their first replies, in a thread its direct
@@ -89,8 +103,8 @@ func (p Policy) withDefaults() (Policy, error) {
 // Fold's errors are for whoever folds, never for a reader: they name c (c.Desk names the
 // desk) and the rule, never a row's content or d's text. A store that holds no row (a desk
 // that does not exist) or a c.Thread that is not a root of the desk is ErrNoConversation, a
-// Policy field below 0 or a Budget above 64 KiB characters ErrInvalidPolicy; the store's
-// and the walk's failures come back wrapped.
+// policy Validate refuses ErrInvalidPolicy; the store's and the walk's failures come back
+// wrapped.
 func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.Conversation) (transcript.Digest, bool, error) {
 	p, err := p.withDefaults()
 	if err != nil {
@@ -127,7 +141,7 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 	}
 	rows, err := qualifying(ctx, store, c, held.Through, head, p)
 	if err != nil {
-		return held, false, fmt.Errorf("digest: %s: %w", where, err)
+		return heldNow(ctx, store, c), false, fmt.Errorf("digest: %s: %w", where, err)
 	}
 	folded, send := due(rows, p)
 	if len(send) == 0 {
@@ -138,10 +152,10 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 		err = ctx.Err() // a digester that answers after ctx ended is too slow
 	}
 	if err != nil {
-		return held, false, fmt.Errorf("digest: %s: digester %s: %w", where, digesterName(d), err)
+		return heldNow(ctx, store, c), false, fmt.Errorf("digest: %s: digester %s: %w", where, digesterName(d), err)
 	}
 	if err := accept(text, p.Budget); err != nil {
-		return held, false, fmt.Errorf("digest: %s: digester %s: %w", where, digesterName(d), err)
+		return heldNow(ctx, store, c), false, fmt.Errorf("digest: %s: digester %s: %w", where, digesterName(d), err)
 	}
 	next := transcript.Digest{
 		Conversation: c,
@@ -152,9 +166,21 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 		Text:         text,
 	}
 	if err := store.PutDigest(ctx, next, read); err != nil {
-		return held, false, fmt.Errorf("digest: %s: storing generation %d: %w", where, next.Generation, err)
+		return heldNow(ctx, store, c), false, fmt.Errorf("digest: %s: storing generation %d: %w", where, next.Generation, err)
 	}
 	return next, true, nil
+}
+
+// heldNow is c's digest as store holds it once a fold has failed, read again: the one the
+// fold read when it began may be gone, deleted with a row it stands for by a redaction
+// that committed while the digester ran, and is never answered after it. The zero Digest
+// when the read fails, ctx having ended among other causes.
+func heldNow(ctx context.Context, store Store, c transcript.Conversation) transcript.Digest {
+	d, ok, err := store.Digest(ctx, c, 0)
+	if err != nil || !ok {
+		return transcript.Digest{}
+	}
+	return d
 }
 
 // due returns the rows a fold folds — all but the newest KeepLive of rows, at most

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -180,7 +181,11 @@ func TestFoldBadInput(t *testing.T) {
 		{"negative FoldAfter", log, digest.Policy{FoldAfter: -2}, 0, digest.ErrInvalidPolicy, "FoldAfter is -2"},
 		{"negative InputLimit", log, digest.Policy{InputLimit: -3}, 0, digest.ErrInvalidPolicy, "InputLimit is -3"},
 		{"negative Budget", log, digest.Policy{Budget: -4}, 0, digest.ErrInvalidPolicy, "Budget is -4"},
-		{"Budget over 64 KiB", log, digest.Policy{Budget: 64<<10 + 1}, 0, digest.ErrInvalidPolicy, "Budget is 65537"},
+		{"Budget over 64 KiB", log, digest.Policy{Budget: 64<<10 + 1}, 0, digest.ErrInvalidPolicy, "Budget is 65537, above 65536 characters"},
+		{"KeepLive over 100,000", log, digest.Policy{KeepLive: 100_001, FoldAfter: 1}, 0, digest.ErrInvalidPolicy, "KeepLive is 100001, above 100000 rows"},
+		{"KeepLive at MaxInt", log, digest.Policy{KeepLive: math.MaxInt, FoldAfter: 1}, 0, digest.ErrInvalidPolicy, "KeepLive is"},
+		{"FoldAfter at MaxInt", log, digest.Policy{KeepLive: 1, FoldAfter: math.MaxInt}, 0, digest.ErrInvalidPolicy, "FoldAfter is"},
+		{"InputLimit at MaxInt", log, digest.Policy{KeepLive: 2, InputLimit: math.MaxInt}, 0, digest.ErrInvalidPolicy, "InputLimit is"},
 		{"no desk", memlog.New(), digest.Policy{}, 0, digest.ErrNoConversation, `desk "ops" channel`},
 		{"a reply", log, digest.Policy{}, reply.Seq, digest.ErrNoConversation, fmt.Sprintf("row %d is not a root", reply.Seq)},
 		{"a correction", log, digest.Policy{}, edit.Seq, digest.ErrNoConversation, fmt.Sprintf("row %d is not a root", edit.Seq)},
@@ -195,10 +200,23 @@ func TestFoldBadInput(t *testing.T) {
 			if len(rec.requests) > 0 {
 				t.Errorf("the digester was asked")
 			}
+			if tc.target == digest.ErrInvalidPolicy {
+				if err := tc.policy.Validate(); !errors.Is(err, digest.ErrInvalidPolicy) || !strings.Contains(err.Error(), tc.says) {
+					t.Errorf("Validate = %v; want %v saying %q", err, tc.target, tc.says)
+				}
+			}
 		})
 	}
 	if _, stored, err := digest.Fold(ctx, log, &recorder{}, digest.Policy{Budget: 64 << 10}, transcript.Conversation{}); err != nil || !stored {
 		t.Errorf("Budget 64 KiB: Fold = %v, %v; want a fold", stored, err)
+	}
+	// Every bound at once is a policy, whose fold is not due on a desk of 60 rows.
+	most := digest.Policy{KeepLive: 100_000, FoldAfter: 100_000, InputLimit: 100_000, Budget: 64 << 10}
+	if err := most.Validate(); err != nil {
+		t.Errorf("Validate(%+v) = %v; want nil", most, err)
+	}
+	if _, stored, err := digest.Fold(ctx, log, &recorder{}, most, transcript.Conversation{}); err != nil || stored {
+		t.Errorf("Fold with every bound = %v, %v; want nothing due", stored, err)
 	}
 }
 
@@ -250,8 +268,54 @@ func TestFoldRefusals(t *testing.T) {
 			case !strings.Contains(err.Error(), `desk "ops" channel: digester recorder`):
 				t.Errorf("Fold: %q names neither the conversation nor the digester", err)
 			}
-			if h, _ := held(t, log, channel); d != first || h != first {
-				t.Errorf("after the refusal Fold returned %+v and the log holds %+v; want generation 1 kept, %+v", d, h, first)
+			want := first // read again after the refusal
+			if tc.timeout {
+				want = transcript.Digest{} // fctx ended: Fold reads nothing more
+			}
+			if h, _ := held(t, log, channel); d != want || h != first {
+				t.Errorf("after the refusal Fold returned %+v and the log holds %+v; want %+v returned and generation 1 kept, %+v", d, h, want, first)
+			}
+		})
+	}
+}
+
+// TestFoldFailureReadsAgain: a fold that fails once a redaction has deleted the digest it
+// read first (the redaction committed while its digester ran) returns what the log holds
+// then, never the digest it read: whether the digester fails, its text is refused or the
+// log refuses the new generation.
+func TestFoldFailureReadsAgain(t *testing.T) {
+	ctx := context.Background()
+	channel := transcript.Conversation{Desk: "ops"}
+	policy := digest.Policy{KeepLive: 2, FoldAfter: 2}
+	for _, tc := range []struct {
+		name   string
+		text   string
+		err    error
+		target error
+	}{
+		{"digester error", "", errors.New("endpoint says 503"), nil},
+		{"text refused", " ", nil, digest.ErrRefused},
+		{"superseded", "a digest of rows 3 to 6", nil, digest.ErrSuperseded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := deskOf(t, 4)
+			if first, stored, err := digest.Fold(ctx, log, &recorder{}, policy, channel); err != nil || !stored || !strings.Contains(first.Text, "row 1") {
+				t.Fatalf("first Fold = %+v, %v, %v; want rows 1 and 2 folded", first, stored, err)
+			}
+			appendRoots(t, log, 4)
+			redact := &recorder{answer: func(context.Context, digest.Request) (string, error) {
+				mustAppend(t, log, transcript.Message{Author: ana, Corrects: 1, Redacted: true})
+				return tc.text, tc.err
+			}}
+			d, stored, err := digest.Fold(ctx, log, redact, policy, channel)
+			switch {
+			case err == nil || stored:
+				t.Fatalf("Fold = %v, %v; want a failure", stored, err)
+			case tc.target != nil && !errors.Is(err, tc.target):
+				t.Errorf("Fold: %v; want %v", err, tc.target)
+			}
+			if h, ok := held(t, log, channel); ok || d != (transcript.Digest{}) {
+				t.Errorf("after the redaction Fold returned %+v and the log holds %+v; want none of either (the redaction deleted generation 1)", d, h)
 			}
 		})
 	}

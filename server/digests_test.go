@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -150,6 +153,81 @@ func TestFoldDigestRoute(t *testing.T) {
 
 	none := newEnv(t, newMemDigestStore(), server.Options{})
 	wantProblem(t, none.do("POST", "/v1/desks/eng/digest", none.token("eng", operator), nil), 501, "not-implemented")
+}
+
+// TestFoldRouteAfterRedaction: a redaction answered while POST …/digest's digester runs
+// deletes the digest the fold read first (it stands for the redacted row); the route's
+// answer, which comes after the redaction's, never carries it, nor the erased word.
+func TestFoldRouteAfterRedaction(t *testing.T) {
+	st := newMemDigestStore()
+	g := &gatedDigester{running: make(chan struct{}), release: make(chan struct{})}
+	e := newEnv(t, st, server.Options{Digester: g, DigestPolicy: smallPolicy, Rate: rate.Inf})
+	op, coderTok := e.token("eng", operator), e.token("eng", coder)
+	var first transcript.Message
+	for i := range 6 {
+		// Written to the store directly: no background fold runs.
+		m, err := st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("row %d, erasable%d", i, i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = m
+		}
+	}
+	if got := decode[server.DigestAnswer](t, e.do("POST", "/v1/desks/eng/digest", op, nil), 200); !got.Folded || !strings.Contains(got.Digest.Text, "erasable0") {
+		t.Fatalf("first fold: %+v; want the first rows folded", got)
+	}
+	for i := range 4 {
+		if _, err := st.Append(t.Context(), "eng", transcript.Message{Author: coder, Content: fmt.Sprintf("later %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer := make(chan response, 1)
+	go func() { answer <- e.do("POST", "/v1/desks/eng/digest", op, nil) }()
+	<-g.running // the second fold's digester runs
+	if r := e.do("DELETE", fmt.Sprintf("/v1/desks/eng/messages/%d", first.Seq), coderTok, nil); r.status != http.StatusCreated {
+		t.Fatalf("redact: %d %s", r.status, r.body)
+	}
+	close(g.release)
+	r := <-answer
+	got := decode[server.DigestAnswer](t, r, 200)
+	if got.Folded || got.Digest != nil || !strings.Contains(got.Refused, "superseded") || strings.Contains(string(r.body), "erasable0") {
+		t.Errorf("the fold answered after the redaction's answer: %s; want no digest, refused as superseded", r.body)
+	}
+}
+
+// gatedDigester is digest.Extractive whose second call signals running and waits for
+// release before it answers.
+type gatedDigester struct {
+	calls            sync.Mutex
+	n                int
+	running, release chan struct{}
+}
+
+func (g *gatedDigester) Name() string { return "extractive" }
+
+func (g *gatedDigester) Digest(ctx context.Context, r digest.Request) (string, error) {
+	g.calls.Lock()
+	g.n++
+	second := g.n == 2
+	g.calls.Unlock()
+	if second {
+		close(g.running)
+		<-g.release
+	}
+	return digest.Extractive{}.Digest(ctx, r)
+}
+
+// TestNewRefusesDigestPolicy: server.New refuses a policy Fold would refuse (a background
+// fold under one whose sums overflow would otherwise fail in the folder's goroutine), and
+// says which field.
+func TestNewRefusesDigestPolicy(t *testing.T) {
+	for _, p := range []digest.Policy{{KeepLive: math.MaxInt, FoldAfter: 1}, {InputLimit: -1}, {Budget: 64<<10 + 1}} {
+		_, err := server.New(newMemDigestStore(), server.Options{Digester: digest.Extractive{}, DigestPolicy: p})
+		if !errors.Is(err, digest.ErrInvalidPolicy) || !strings.HasPrefix(err.Error(), "server: DigestPolicy: digest: invalid policy: ") {
+			t.Errorf("New with DigestPolicy %+v: %v; want an invalid policy named", p, err)
+		}
+	}
 }
 
 // TestModelRouteDigest: GET model?digest=true is the view with its digest rendered by

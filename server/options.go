@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -114,9 +115,10 @@ type Options struct {
 	// answer), and at POST /v1/desks/{desk}/digest; one fold of a conversation at a time,
 	// the background's and the route's together. Nil: the server folds none, and that
 	// route answers 501. It folds only on a store whose logs are digest.Stores.
-	// DigestPolicy is the folds' policy (zero fields: its defaults). DigestTimeout is the
-	// most one call of the Digester may take (default digest.DefaultTimeout): past it the
-	// call's context ends, and a Digester, which honours it, fails; the held digest stays.
+	// DigestPolicy is the folds' policy (zero fields: its defaults); New refuses one that
+	// digest.Policy.Validate refuses. DigestTimeout is the most one call of the Digester
+	// may take (default digest.DefaultTimeout): past it the call's context ends, and a
+	// Digester, which honours it, fails; the held digest stays.
 	Digester      digest.Digester
 	DigestPolicy  digest.Policy
 	DigestTimeout time.Duration
@@ -136,6 +138,9 @@ func (o Options) withDefaults() (Options, error) {
 		o.StreamRetryAfter < 0, o.Heartbeat < 0, o.PollInterval < 0, o.WriteTimeout < 0,
 		o.BodyReadTimeout < 0, o.AppendTimeout < 0, o.TailRows < 0, o.TailBytes < 0, o.SessionTTL < 0, o.DigestTimeout < 0:
 		return o, errNegativeOption
+	}
+	if err := o.DigestPolicy.Validate(); err != nil {
+		return o, fmt.Errorf("server: DigestPolicy: %w", err)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
