@@ -147,7 +147,9 @@ func TestFoldDigestRoute(t *testing.T) {
 		t.Errorf("a thread with one reply: %+v, want no digest", thread)
 	}
 
-	wantProblem(t, e.do("POST", "/v1/desks/eng/digest", coderTok, nil), 403, "forbidden")
+	if p := wantProblem(t, e.do("POST", "/v1/desks/eng/digest", coderTok, nil), 403, "forbidden"); p.Detail != "only an operator token may fold digests" {
+		t.Errorf("a participant's fold: %q, want it to say only an operator token may fold digests", p.Detail)
+	}
 	wantProblem(t, e.do("POST", fmt.Sprintf("/v1/desks/eng/digest?thread=%d", reply.Seq), op, nil), 400, "invalid-request")
 	wantProblem(t, e.do("POST", "/v1/desks/eng/digest?thread=999", op, nil), 404, "not-found")
 

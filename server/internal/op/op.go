@@ -50,11 +50,12 @@ type Service struct {
 }
 
 // OperatorOnly is the 403 of the routes that tell of every row (the desk's rows, live or
-// not, and its participants) for any token but the operator's, who alone reads every row;
-// what names what was asked ("the desk's rows").
+// not, and its participants, or a digest folded from them) for any token but the
+// operator's, who alone reads every row; what names what was asked, as the verb and its
+// object ("read the desk's rows", "fold digests").
 func (s Service) OperatorOnly(ctx context.Context, what string) error {
 	if Identity(ctx).Participant.Kind != transcript.KindOperator {
-		return s.Forbidden("only an operator token may read " + what)
+		return s.Forbidden("only an operator token may " + what)
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func TestOperatorOnly(t *testing.T) {
 		{"no token", ctx, errForbidden},
 	} {
 		detail = ""
-		if err := svc.OperatorOnly(tt.ctx, "the desk's rows"); err != tt.want {
+		if err := svc.OperatorOnly(tt.ctx, "read the desk's rows"); err != tt.want {
 			t.Errorf("%s: OperatorOnly = %v, want %v", tt.name, err, tt.want)
 		}
 		if tt.want != nil && detail != "only an operator token may read the desk's rows" {

@@ -45,7 +45,7 @@ func (a *API) participantsOperation() huma.Operation {
 // It is the operator's alone, as the rows route is: a participant named only in an aside's
 // audience is the aside's to tell, and another viewer may not learn that it exists.
 func (a *API) participants(ctx context.Context, in *participantsInput) (*participantsOutput, error) {
-	if err := a.OperatorOnly(ctx, "the desk's participants"); err != nil {
+	if err := a.OperatorOnly(ctx, "read the desk's participants"); err != nil {
 		return nil, err
 	}
 	seen := participants.Set{}

@@ -40,7 +40,7 @@ func (a *API) rowsOperation() huma.Operation {
 // rows is one read of the desk's log below before, checked as transcript.Pager checks every
 // page, oldest first.
 func (a *API) rows(ctx context.Context, in *rowsInput) (*rowsOutput, error) {
-	if err := a.OperatorOnly(ctx, "the desk's rows"); err != nil {
+	if err := a.OperatorOnly(ctx, "read the desk's rows"); err != nil {
 		return nil, err
 	}
 	p := transcript.NewPager(a.Store.Log(in.Desk), in.Before)

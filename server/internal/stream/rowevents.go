@@ -48,7 +48,7 @@ func (s *Streams) rowEventsOperation() huma.Operation {
 // rowEvents opens a stream of the desk's rows: the same stream as events (a watermark over
 // the desk's shared tail, heartbeats, the drain), sending rows instead of a view's delta.
 func (s *Streams) rowEvents(ctx context.Context, in *rowEventsInput) (*huma.StreamResponse, error) {
-	if err := s.OperatorOnly(ctx, "the desk's rows"); err != nil {
+	if err := s.OperatorOnly(ctx, "read the desk's rows"); err != nil {
 		return nil, err
 	}
 	from, err := s.resumeFrom(in.After, in.LastEventID)
