@@ -182,9 +182,11 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if err != nil {
 		return transcript.SearchResult{}, l.searchError(ctx, err)
 	}
-	// Every hit is one the viewer may read (its entry is of one of the viewer's sets); the
-	// check keeps it so should two tokens' 64 bits ever collide.
-	hits = slices.DeleteFunc(hits, func(m transcript.Message) bool { return !m.ReadableBy(p.Viewer) })
+	// Every hit is one the viewer may read (its entry is of one of the viewer's sets) and
+	// one a search finds (a correction rewrites its row's entries): the check keeps it so
+	// should two tokens' 64 bits ever collide, or a process that removed a row's entries
+	// have computed them with other term rules than the ones that wrote them.
+	hits = slices.DeleteFunc(hits, func(m transcript.Message) bool { return !m.ReadableBy(p.Viewer) || !storage.Searchable(&m) })
 	res := p.Result(hits)
 	if more && res.Next == 0 && len(res.Messages) > 0 { // the scan stopped at PageBytes with older matches left
 		res.Next = res.Messages[len(res.Messages)-1].Seq
