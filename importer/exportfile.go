@@ -39,7 +39,7 @@ func openExportTree(name string) (exportTree, error) {
 	z, err := zip.OpenReader(name)
 	if err != nil {
 		if errors.Is(err, zip.ErrFormat) {
-			return exportTree{}, errors.New("neither a folder nor a .zip archive")
+			return exportTree{}, errors.New("neither a folder nor a .zip archive (or one cut short)")
 		}
 		return exportTree{}, err
 	}
@@ -104,7 +104,9 @@ func decodeExportFile(fsys fs.FS, name string, v any) error {
 }
 
 // describeJSONError says what the JSON decoder found wrong in a file: where, as a JSON
-// pointer ("/3/ts") or a byte offset, and what, without Go type names or the file's text.
+// pointer ("/3/ts") or a byte offset, and what, without Go type names or the file's text;
+// or that the file could not be read (a member of an archive that fails its checksum, a
+// folder where a file should be).
 func describeJSONError(err error) string {
 	if serr, ok := errors.AsType[*json.SemanticError](err); ok {
 		if _, syntactic := errors.AsType[*jsontext.SyntacticError](serr.Err); !syntactic {
@@ -122,12 +124,40 @@ func describeJSONError(err error) string {
 		if errors.Is(serr.Err, io.ErrUnexpectedEOF) {
 			return "invalid JSON: the file ends inside a value"
 		}
-		return fmt.Sprintf("invalid JSON at byte %d: %v", serr.ByteOffset, serr.Err)
+		return fmt.Sprintf("invalid JSON at byte %d: %s", serr.ByteOffset, syntaxReason(serr.Err))
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return "invalid JSON: the file ends inside a value"
 	}
+	for _, corrupt := range []error{zip.ErrChecksum, zip.ErrFormat, zip.ErrAlgorithm} {
+		if errors.Is(err, corrupt) {
+			return "the archive is corrupt: " + corrupt.Error()
+		}
+	}
+	if perr, ok := errors.AsType[*fs.PathError](err); ok {
+		return "unreadable: " + perr.Err.Error()
+	}
 	return "invalid JSON"
+}
+
+// syntaxReason words err, what a JSON syntax error found, without the text the decoder
+// quotes from inside a string (an escape, a surrogate pair, a character): that is a row's
+// content, an aside's maybe, which no error holds. Outside a string its words stand ("invalid
+// character 'x' after top-level value").
+func syntaxReason(err error) string {
+	msg := err.Error()
+	if !strings.HasSuffix(msg, " in string") {
+		return msg
+	}
+	for _, label := range []string{"character", "escape sequence", "surrogate pair"} {
+		if strings.HasPrefix(msg, "invalid "+label+" ") {
+			return "invalid " + label + " in string"
+		}
+	}
+	if strings.ContainsAny(msg, "`'\"") {
+		return "invalid text in string"
+	}
+	return msg
 }
 
 // withLines returns text followed by lines, one a line; text may be empty.

@@ -268,7 +268,7 @@ func cleanJSONError(err error) error {
 		if errors.Is(serr.Err, io.ErrUnexpectedEOF) {
 			return errors.New("invalid JSON: the line ends inside a value")
 		}
-		return fmt.Errorf("invalid JSON at column %d: %v", serr.ByteOffset+1, serr.Err) // columns count bytes from 1
+		return fmt.Errorf("invalid JSON at column %d: %s", serr.ByteOffset+1, syntaxReason(serr.Err)) // columns count bytes from 1
 	}
 	return err
 }

@@ -60,6 +60,8 @@ func TestDecodeLine(t *testing.T) {
 		{"trailing garbage", `{"author":{"type":"operator"},"content":"x"}x`, "invalid JSON at column 45: invalid character 'x' after top-level value"},
 		{"second value", `{"author":{"type":"operator"},"content":"x"} {}`, "after top-level value"},
 		{"invalid UTF-8", "{\"author\":{\"type\":\"operator\"},\"content\":\"\xff\"}", "UTF-8"},
+		{"a bad surrogate pair", `{"author":{"type":"operator"},"content":"pw \ud800hunter2"}`, "invalid JSON at column 45: invalid surrogate pair in string"},
+		{"a bad escape", `{"author":{"type":"operator"},"content":"pw \qhunter2"}`, "invalid JSON at column 45: invalid escape sequence in string"},
 		{"unknown key", `{"author":{"type":"operator"},"content":"x","extra":1}`, `unknown key "extra"`},
 		{"unknown author key", `{"author":{"type":"operator","x":1},"content":"x"}`, `"/author": unknown key "x"`},
 		{"key in another case", `{"Author":{"type":"operator"},"content":"x"}`, `unknown key "Author"`},
@@ -88,6 +90,9 @@ func TestDecodeLine(t *testing.T) {
 			_, _, err := decodeLine([]byte(tc.line))
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("decodeLine(%s) = %v, want an error saying %q", tc.line, err, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "hunter") {
+				t.Errorf("decodeLine(%s) = %v, which quotes the content", tc.line, err)
 			}
 		})
 	}

@@ -1,9 +1,10 @@
 package importer
 
 import (
-	"github.com/sharedesk/transcript/internal/exportfixture"
-
+	"archive/zip"
+	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/exportfixture"
 )
 
 const (
@@ -252,6 +254,47 @@ func TestSlackBadExports(t *testing.T) {
 			want: []string{`"general/2024-05-02.json": invalid JSON at byte`},
 		},
 		{
+			name: "a bad escape in a message",
+			mutate: func(t *testing.T, dir string) string {
+				exportfixture.WriteFile(t, filepath.Join(dir, slackDay2), `[{"type": "message", "user": "U01ANA", "text": "pw \ud800hunter2", "ts": "1714640400.000100"}]`)
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": invalid JSON at byte`, "invalid surrogate pair in string"},
+			not:  []string{"hunter", `\ud800`},
+		},
+		{
+			name: "users.json a folder",
+			mutate: func(t *testing.T, dir string) string {
+				exportfixture.Remove(t, dir, "users.json")
+				if err := os.Mkdir(filepath.Join(dir, "users.json"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return dir
+			},
+			want: []string{`"users.json": unreadable: is a directory`},
+			not:  []string{"invalid JSON"},
+		},
+		{
+			name: "an archive whose member fails its checksum",
+			mutate: func(t *testing.T, dir string) string {
+				name := filepath.Join(t.TempDir(), "export.zip")
+				storedZip(t, name, dir)
+				data, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The same JSON with one letter changed: only the member's checksum tells.
+				changed := bytes.Replace(data, []byte("Standup moved"), []byte("Standup moveD"), 1)
+				if bytes.Equal(changed, data) {
+					t.Fatal("the archive does not hold the fixture's text")
+				}
+				exportfixture.WriteFile(t, name, string(changed))
+				return name
+			},
+			want: []string{"the archive is corrupt: zip: checksum error"},
+			not:  []string{"invalid JSON"},
+		},
+		{
 			name: "value of the wrong kind",
 			mutate: func(t *testing.T, dir string) string {
 				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any { msgs[0]["ts"] = 1714640400.0001; return msgs })
@@ -480,4 +523,34 @@ func editSlackDay(t *testing.T, dir, name string, edit func([]map[string]any) []
 		t.Fatal(err)
 	}
 	exportfixture.WriteFile(t, file, string(data))
+}
+
+// storedZip writes the files under dir to a new zip archive name, uncompressed, so that a
+// test may change a member's bytes in place.
+func storedZip(t *testing.T, name, dir string) {
+	t.Helper()
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			return err
+		}
+		w, err := z.CreateHeader(&zip.FileHeader{Name: p, Method: zip.Store})
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	})
+	if err == nil {
+		err = z.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	exportfixture.WriteFile(t, name, buf.String())
 }
