@@ -12,6 +12,8 @@ import httpx
 import pytest
 
 from sharedesk_transcript import AsyncDesk, Desk, Event, ProblemError
+from sharedesk_transcript._errors import usable_retry_after
+from sharedesk_transcript._events import FIRST_BACKOFF, MAX_BACKOFF, Resumption
 from sharedesk_transcript.types import MessageEvent
 
 from .conftest import Fixture, desk_fixture
@@ -196,3 +198,16 @@ def test_transport_errors_do_not_escape(fx: Fixture) -> None:
     ).raise_for_status()
     worker.join(DEADLINE)
     assert [ev.data.content for ev in received if isinstance(ev, MessageEvent)] == ["back"]
+
+
+def test_a_retry_after_of_0_or_over_a_minute_is_no_wait() -> None:
+    """A Retry-After of 0 (or a date past) or of over a minute is not waited out: the backoff
+    decides, for a stream's reconnection as for a request's retry, so that a server saying
+    0 never gets connections back to back."""
+    assert usable_retry_after(2.0) == 2.0 and usable_retry_after(60.0) == 60.0
+    for seconds in (0.0, 60.5, None):
+        assert usable_retry_after(seconds) is None, seconds
+    r = Resumption(what="events", url="http://127.0.0.1/", params={}, token="t", read_timeout=1.0)
+    assert r.wait(2.0) == 2.0
+    waits = [r.wait(0.0), r.wait(3600.0)]
+    assert all(FIRST_BACKOFF / 2 <= w <= MAX_BACKOFF for w in waits), waits

@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { ProblemError } from "./problem.js";
+import { ProblemError, usableRetryAfterMs } from "./problem.js";
 import type { Elision, Message, Reinitialize } from "./types.js";
 
 /** One event of a desk's stream: id is its seq, data its parsed JSON. */
@@ -98,7 +98,7 @@ export async function* streamEvents(target: StreamTarget, opts: EventsOptions): 
       signal?.removeEventListener("abort", stop);
       conn.abort();
     }
-    const wait = retryAfter !== undefined ? retryAfter * 1000 : Math.min(maxBackoffMs, firstBackoffMs * 2 ** failures) * (0.5 + Math.random() / 2);
+    const wait = usableRetryAfterMs(retryAfter) ?? Math.min(maxBackoffMs, firstBackoffMs * 2 ** failures) * (0.5 + Math.random() / 2);
     failures++;
     if (!(await sleep(wait, signal))) return;
   }

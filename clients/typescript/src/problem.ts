@@ -113,6 +113,20 @@ function causeText(cause: unknown): string {
   return ": " + cause.message + (inner && inner !== cause.message ? ` (${inner})` : "");
 }
 
+/** maxRetryAfterMs is the longest Retry-After a client waits out; a longer one is not taken. */
+const maxRetryAfterMs = 60_000;
+
+/**
+ * usableRetryAfterMs is the wait a Retry-After of seconds asks for, in ms, when it is one to
+ * honour: more than 0 s and at most a minute, as the OpenAI SDKs take it. Otherwise it is
+ * undefined, and the caller's backoff decides, so that a Retry-After of 0 or a date past
+ * never makes retries or reconnections back to back.
+ */
+export function usableRetryAfterMs(seconds: number | undefined): number | undefined {
+  if (seconds === undefined || !(seconds > 0) || seconds * 1000 > maxRetryAfterMs) return undefined;
+  return seconds * 1000;
+}
+
 /** retryAfterSeconds reads a Retry-After header: seconds, or an HTTP date. */
 export function retryAfterSeconds(v: string | null): number | undefined {
   if (v === null || v.trim() === "") return undefined;

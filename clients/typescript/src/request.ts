@@ -1,6 +1,6 @@
 // How every call of a Desk goes out: a timeout and the caller's signal on each attempt, and
 // retries of a request that may be sent again, as the OpenAI SDKs retry theirs.
-import { APIConnectionError, APITimeoutError, ProblemError } from "./problem.js";
+import { APIConnectionError, APITimeoutError, ProblemError, usableRetryAfterMs } from "./problem.js";
 
 /** Options every method of a Desk takes. */
 export interface RequestOptions {
@@ -18,7 +18,6 @@ export const defaultMaxRetries = 2;
 
 const firstBackoffMs = 500;
 const maxBackoffMs = 8_000;
-const maxRetryAfterMs = 60_000;
 
 /** One answer of an attempt: openapi-fetch's result. */
 export interface Answer<T> {
@@ -71,8 +70,8 @@ function shouldRetry(err: ProblemError | APIConnectionError): boolean {
 
 /** retryDelay is the wait before retry number retry+1: the Retry-After asked for, or a jittered backoff. */
 export function retryDelay(err: ProblemError | APIConnectionError, retry: number): number {
-  if (err instanceof ProblemError && err.retryAfter !== undefined && err.retryAfter * 1000 <= maxRetryAfterMs) return err.retryAfter * 1000;
-  return Math.min(maxBackoffMs, firstBackoffMs * 2 ** retry) * (1 - Math.random() * 0.25);
+  const asked = err instanceof ProblemError ? usableRetryAfterMs(err.retryAfter) : undefined;
+  return asked ?? Math.min(maxBackoffMs, firstBackoffMs * 2 ** retry) * (1 - Math.random() * 0.25);
 }
 
 /** sleep waits ms; an aborted signal ends the wait by throwing its reason. */

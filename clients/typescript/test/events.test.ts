@@ -3,6 +3,8 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { Desk, ProblemError, type DeskEvent } from "../src/index.js";
+import { usableRetryAfterMs } from "../src/problem.js";
+import { retryDelay } from "../src/request.js";
 import { deskFixture, within, type Fixture } from "./fixture.js";
 import { generateTypes } from "./generate.js";
 
@@ -150,5 +152,17 @@ test("events wait out a 429's Retry-After and then stream, rather than throwing"
   } finally {
     stop.abort();
     await limited.stop();
+  }
+});
+
+test("a Retry-After of 0, or of over a minute, is no wait: the backoff decides, for streams as for requests", () => {
+  assert.equal(usableRetryAfterMs(2), 2_000);
+  assert.equal(usableRetryAfterMs(60), 60_000);
+  for (const seconds of [0, 61, undefined]) assert.equal(usableRetryAfterMs(seconds), undefined, `Retry-After ${String(seconds)}`);
+  const refused = (seconds: number) => new ProblemError("GET view", { status: 503 }, 503, seconds);
+  assert.equal(retryDelay(refused(2), 0), 2_000);
+  for (const seconds of [0, 3600]) {
+    const wait = retryDelay(refused(seconds), 0);
+    assert.ok(wait >= 375 && wait <= 500, `Retry-After ${seconds}: the first backoff, not ${wait} ms`);
   }
 });

@@ -14,7 +14,7 @@ import httpx
 
 from . import _calls, _events, models
 from ._calls import AudienceLike, Call, StateLike
-from ._errors import APIConnectionError, APITimeoutError, ProblemError
+from ._errors import APIConnectionError, APITimeoutError, ProblemError, usable_retry_after
 from ._tokenid import token_id
 from .types import Delta, Event, Reinitialize
 
@@ -28,7 +28,6 @@ STREAM_READ_TIMEOUT = 60.0  # the service sends a heartbeat every 15 s by defaul
 
 FIRST_BACKOFF = 0.5
 MAX_BACKOFF = 8.0
-MAX_RETRY_AFTER = 60.0
 
 _TOKEN = re.compile(r"[\x21-\x7e]+")
 
@@ -86,7 +85,7 @@ class _Base:
     ) -> float | None:
         """Seconds to wait before retrying call after failure, its retry-th retry, or None
         when it is not retried: only a call that may be sent again, after no answer, a 408,
-        429 or 5xx, at most max_retries times; the answer's Retry-After (up to a minute),
+        429 or 5xx, at most max_retries times; the answer's Retry-After (above 0 s, up to a minute),
         else a jittered backoff of 0.5 s doubling to 8 s. A call's max_retries wins over the
         desk's."""
         if not call.retryable or retry >= (self._max_retries if max_retries is None else max_retries):
@@ -94,8 +93,9 @@ class _Base:
         if isinstance(failure, ProblemError):
             if failure.status not in (408, 429) and failure.status < 500:
                 return None
-            if failure.retry_after is not None and failure.retry_after <= MAX_RETRY_AFTER:
-                return float(failure.retry_after)
+            asked = usable_retry_after(failure.retry_after)
+            if asked is not None:
+                return float(asked)
         return min(MAX_BACKOFF, FIRST_BACKOFF * 2.0**retry) * (1 - random.random() * 0.25)
 
     def _resumption(

@@ -127,6 +127,19 @@ class APITimeoutError(APIConnectionError):
         super().__init__(request, "no answer within the timeout")
 
 
+MAX_RETRY_AFTER = 60.0  # the longest Retry-After a client waits out
+
+
+def usable_retry_after(seconds: float | None) -> float | None:
+    """The wait a Retry-After of ``seconds`` asks for, when it is one to honour: more than
+    0 s and at most a minute, as the OpenAI SDKs take it. Otherwise None, and the caller's
+    backoff decides, so that a Retry-After of 0 or a date past never makes retries or
+    reconnections back to back."""
+    if seconds is None or not 0 < seconds <= MAX_RETRY_AFTER:
+        return None
+    return seconds
+
+
 def retry_after_seconds(value: str | None) -> float | None:
     """A Retry-After header's wait in seconds: a number of seconds, or an HTTP date."""
     if value is None or not value.strip():

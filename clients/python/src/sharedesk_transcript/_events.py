@@ -14,7 +14,7 @@ import httpx
 from httpx_sse import ServerSentEvent, SSEError, aconnect_sse, connect_sse
 
 from . import models
-from ._errors import APIConnectionError, ProblemError
+from ._errors import APIConnectionError, ProblemError, usable_retry_after
 from .types import CorrectionEvent, ElidedEvent, Event, MessageEvent, ReinitializeEvent
 
 FIRST_BACKOFF = 0.25
@@ -76,9 +76,11 @@ class Resumption:
         return ev
 
     def wait(self, retry_after: float | None) -> float:
-        """Seconds to wait before the next try: Retry-After, else a jittered backoff."""
-        if retry_after is not None:
-            wait = retry_after
+        """Seconds to wait before the next try: Retry-After when usable_retry_after takes
+        it, else a jittered backoff."""
+        asked = usable_retry_after(retry_after)
+        if asked is not None:
+            wait = asked
         else:
             wait = min(MAX_BACKOFF, FIRST_BACKOFF * 2**self.failures) * (0.5 + random.random() / 2)
         self.failures += 1
