@@ -83,7 +83,7 @@ def main() -> int:
 
     try:
         with Desk(args.url, token=args.token, desk=args.desk) as desk:
-            turn = take_turn(desk, echo, save, state)
+            turn = take_turn(desk, echo, save, state, thread=0)  # the channel's agent
     except (ProblemError, APIConnectionError, StateFileError, ValueError) as err:
         print(f"turn.py: {err}", file=sys.stderr)
         return 1

@@ -77,6 +77,26 @@ async def test_an_async_turn_reinitializes_from_another_conversation(fx: Fixture
     await triage.aclose()
 
 
+def test_a_turn_without_a_thread_goes_on_in_its_state_s(fx: Fixture) -> None:
+    """A turn given a state and no thread goes on in the state's conversation, as the
+    TypeScript client's does: a thread's state stays the thread's."""
+    ana, triage = fx.desk("ana"), fx.desk("triage")
+    root = ana.post("Deploy #42 is red")
+    saved: list[models.State] = []
+
+    def in_thread(news: News, me: models.Author) -> Reply | None:
+        others = [m for m in news.messages if m.author.id != me.id]
+        return Reply("on it", answers=others[-1].seq, parent=root.seq) if others else None
+
+    first = take_turn(triage, in_thread, saved.append, thread=root.seq)
+    assert first.reply is not None and first.state.conversation == models.Conversation(desk="eng", thread=root.seq)
+    reply = ana.post("Rolled back", parent=root.seq)
+    turn = take_turn(triage, in_thread, saved.append, saved[-1])
+    assert turn.news.reinitialized is None, "the thread's news, not a start over from the channel"
+    assert [m.seq for m in turn.news.messages] == [reply.seq]
+    assert saved[-1].conversation == models.Conversation(desk="eng", thread=root.seq)
+
+
 def test_a_state_file_of_another_participant_starts_the_turn_over(fx: Fixture, tmp_path: Path) -> None:
     ana, triage, review = fx.desk("ana"), fx.desk("triage"), fx.desk("review")
     ana.post("Deploy #41 is red")

@@ -110,6 +110,14 @@ def reply_parent(reply: Reply, news: News) -> int | None:
     return answered.seq if answered is not None and answered.audience else None
 
 
+def turn_thread(thread: int | None, state: models.State | None) -> int | None:
+    """The thread a turn is taken in: ``thread`` (0: the channel), else the one ``state`` is
+    of; None for the channel."""
+    if thread is None and state is not None:
+        thread = state.conversation.thread
+    return thread or None
+
+
 def take_turn(
     desk: Desk,
     decide: Decide,
@@ -118,11 +126,13 @@ def take_turn(
     *,
     thread: int | None = None,
 ) -> TurnResult:
-    """Takes one turn of the desk's participant in the channel, or in ``thread``, from
-    ``state`` (None: an agent that has seen nothing, whose turn starts from the view),
-    calling ``save`` with the next state only once the reply, if any, is stored. A state of
-    another conversation, or of another participant, starts over from the view; every state
-    saved names the participant."""
+    """Takes one turn of the desk's participant in ``thread`` (0: the channel; None: the
+    conversation ``state`` is of, the channel without one), from ``state`` (None: an agent
+    that has seen nothing, whose turn starts from the view), calling ``save`` with the next
+    state only once the reply, if any, is stored. A state of another conversation, or of
+    another participant, starts over from the view; every state saved names the
+    participant."""
+    thread = turn_thread(thread, state)
     me = desk.whoami()
     answer = desk.delta(state, conversation=thread, rendered=True) if state is not None else None
     view = None if isinstance(answer, Delta) else desk.view(thread=thread, rendered=True, digest=True)
@@ -150,6 +160,7 @@ async def atake_turn(
     thread: int | None = None,
 ) -> TurnResult:
     """take_turn, awaitable: ``decide`` and ``save`` are coroutines."""
+    thread = turn_thread(thread, state)
     me = await desk.whoami()
     answer = await desk.delta(state, conversation=thread, rendered=True) if state is not None else None
     view = None if isinstance(answer, Delta) else await desk.view(thread=thread, rendered=True, digest=True)
