@@ -211,7 +211,7 @@ class Run {
     let given: Turn[] | undefined;
     const result = await takeTurn(this.desk(step), {
       ...(state ? { state } : {}),
-      thread: thread ?? 0,
+      ...(thread !== undefined ? { thread } : {}),
       decide: async (news, me, _elided, _corrections, input): Promise<Reply | null> => {
         given = input;
         if (e.digest !== undefined) service = await this.serviceTurns(who, thread); // before the reply
