@@ -16,7 +16,7 @@
 // Discord's message id), and a row whose key the desk holds already is that row: it adds
 // nothing when it is the same message as [storage.MatchKey] compares them (author identity,
 // parent, audience as [transcript.Message.ResolveAudience] resolves it, content; labels and
-// times aside) and fails the import when it is not. So importing a file twice adds nothing,
+// times aside) and fails the import, naming what differs, when it is not. So importing a file twice adds nothing,
 // and a later export adds only its new messages. A line may also give the "seq" an export
 // wrote: a row the desk holds must be that row, and a new one must land exactly there, so
 // that an export imports into an empty desk as the same rows.
@@ -32,7 +32,10 @@
 // timed by the edit, so that importing the export again replays it (Counts.Edited counts
 // them); the newest edit by the export's own time wins, and an older export imported again
 // never puts an older text back. A message first imported already edited is stored with
-// such an edit too, which records how new its text is.
+// such an edit too, which records how new its text is. A Slack or Discord message changed
+// without an edit the export dates (a file deleted, a bot's update, a link's preview added
+// later, a thread root deleted since) is kept as the desk holds it: which text is newer the
+// export does not say, and an import never deletes (Counts.Kept counts them).
 //
 // A Slack or Discord reply whose parent an earlier export held (a later export of a date
 // range holds replies to older threads) is a reply to the desk's row with that key; a reply

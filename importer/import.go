@@ -57,6 +57,9 @@ type Counts struct {
 	Added   int // rows appended, edits aside
 	Edited  int // edits appended: messages of a chat export the desk held with an older text (see editOf)
 	Present int // rows of the import the desk held already, identical or edited since, so not written again
+	// Kept counts those of Present that a chat export holds otherwise without dating the
+	// change (a file removed, a bot's update, a deleted thread root): the desk keeps its own.
+	Kept int
 }
 
 // Import reads src and stores its messages in desk of st, all or nothing: Read, then

@@ -63,7 +63,9 @@ import (
 // A later export of the same channel yields the same rows for the messages both hold (same
 // keys, authors, parents and content, unless edited since; labels may differ, in authors
 // and in mentions, which the import takes as alike: chatPrep.alike), so importing it adds
-// only the new ones and the edits.
+// only the new ones and the edits. A message it holds changed without an edit Slack dates
+// (a file deleted, a bot's message updated, a thread root deleted since and kept as a
+// tombstone) the desk keeps as it has it (see storeRows).
 //
 // A missing or malformed users.json or channels.json, an unknown channel, a missing
 // channel folder or a malformed day file is an error naming the file. Bad messages — no
@@ -243,7 +245,7 @@ func readSlackTree(fsys fs.FS, channel string) ([]importRow, *chatPrep, error) {
 	slices.SortStableFunc(rows, func(a, b slackRow) int { return a.at.Compare(b.at) })
 	position := make(map[string]int, len(rows))
 	out := make([]importRow, len(rows))
-	prep := &chatPrep{replyTo: "a reply in the thread of"}
+	prep := &chatPrep{replyTo: "a reply in the thread of", deleted: slackNoticeKinds["tombstone"]}
 	for i, r := range rows {
 		position[r.Message.Key] = i
 		out[i] = r.importRow

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sharedesk/transcript"
@@ -36,6 +38,11 @@ import (
 //     (Edit) that the desk holds with another text alone is an edit of it when the edit is
 //     newer than the desk's text, and present otherwise (editOf). A chat export's message
 //     whose content a desk may hold written otherwise (chatPrep.alike) matches that too.
+//     A chat export's message that the desk holds with another text alone and no newer
+//     edit, or that either holds as the notice of its deletion (chatPrep.deleted), is
+//     present too, the desk's row kept as it is (keptAsStored; Counts.Kept counts them).
+//     Any other difference is reported, naming the fields that differ
+//     (storage.KeyDifferences) but quoting neither row.
 //   - A chat export's new message marked edited is appended with an edit that records how
 //     new its text is (editMark); Counts.Added counts the message alone.
 //   - A new row with a Seq must land exactly there: the desk's head, plus one, plus the new
@@ -83,7 +90,7 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 		return Counts{}, err
 	}
 	added := len(batch) - im.edits - im.marks
-	counts := Counts{Added: added, Edited: im.edits, Present: len(rows) - added}
+	counts := Counts{Added: added, Edited: im.edits, Present: len(rows) - added, Kept: im.kept}
 	if len(batch) == 0 {
 		return counts, nil
 	}
@@ -128,6 +135,9 @@ type chatPrep struct {
 	// as Slack wrote them, "[GuildMemberJoin]"), or with other labels in its mentions, as
 	// labels are no part of what makes a message the same (storage.MatchKey).
 	alike map[string]func(content string) bool
+	// deleted is the kind of the system notice that stands for a deleted message (Slack's
+	// "deleted", for the tombstone it keeps of a thread root), or "" when there is none.
+	deleted string
 }
 
 // rowImporter is one storeRows call's state.
@@ -163,6 +173,7 @@ type rowImporter struct {
 	resolved  []transcript.Sequence
 	batchRows []int // batchRows[j] is the row the batch's j-th message comes from
 	edits     int   // the batch's edits of rows the desk holds (editOf)
+	kept      int   // rows of a chat export the desk holds otherwise, as it keeps them (keptAsStored)
 	marks     int   // the batch's edits that record when a new message was edited (editMark)
 	chat      *chatPrep
 	// restore is set when a row carries what only the log sets (restoredRow): the rows are
@@ -450,13 +461,58 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 		if err != nil || ok {
 			return edit, err
 		}
+		if im.keptAsStored(m, stored) {
+			im.kept++
+			return nil, nil
+		}
+	}
+	differs := "its audience"
+	if accepted {
+		differs = "its " + andList(storage.KeyDifferences(stored, m))
 	}
 	if m.Key != "" {
-		im.problem(i, "key %q already names row %d of desk %q, which differs in author, parent, audience or content", m.Key, stored.Seq, im.desk)
+		im.problem(i, "key %q already names row %d of desk %q, which differs in %s", m.Key, stored.Seq, im.desk, differs)
 	} else {
-		im.problem(i, "seq %d is a row of desk %q that differs in author, parent, audience or content", stored.Seq, im.desk)
+		im.problem(i, "seq %d is a row of desk %q that differs in %s", stored.Seq, im.desk, differs)
 	}
 	return nil, nil
+}
+
+// keptAsStored reports whether the desk keeps stored, the row a chat export's message m
+// (as the store would store it) is, as it is, though they differ: in content alone, with
+// no edit the export dates (a file removed, a bot's message updated, a link's preview added
+// later), or because one of them is the notice that stands for the message once deleted
+// (chatPrep.deleted: Slack keeps a deleted thread root as a tombstone). Which text is newer
+// the export does not say, so the import keeps the desk's, as it keeps a message an export
+// no longer holds: a later export never fails on such a change, and an older one imported
+// again never puts an older text back. A correction never differs so.
+func (im *rowImporter) keptAsStored(m, stored transcript.Message) bool {
+	if im.chat == nil || m.Key == "" || m.IsCorrection() || stored.IsCorrection() || m.Parent != stored.Parent {
+		return false
+	}
+	if deleted := im.chat.deleted; deleted != "" && (isNotice(m.Author, deleted) || isNotice(stored.Author, deleted)) {
+		return true
+	}
+	return contentAlone(stored, m)
+}
+
+// andList joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// isNotice reports whether a is the system participant of kind.
+func isNotice(a transcript.Author, kind string) bool {
+	return a.Kind == transcript.KindSystem && a.ID == kind
+}
+
+// contentAlone reports whether m differs from stored in its content and nothing else, as
+// storage.MatchKey compares them.
+func contentAlone(stored, m transcript.Message) bool {
+	return slices.Equal(storage.KeyDifferences(stored, m), []string{"content"})
 }
 
 // storedAudience returns the audience m, the row stored is, would be stored with, and
@@ -511,9 +567,7 @@ func (im *rowImporter) editOf(ctx context.Context, i int, m, stored transcript.M
 	if r.Edit == nil || stored.IsCorrection() || m.IsCorrection() {
 		return nil, false, nil
 	}
-	same := m
-	same.Content = stored.Content
-	if storage.MatchKey(stored, same) != nil {
+	if !contentAlone(stored, m) {
 		return nil, false, nil
 	}
 	textAt := stored.At

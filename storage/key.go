@@ -39,10 +39,31 @@ func checkBatchKeys(msgs []transcript.Message) (int, error) {
 // resolved (Message.ResolveAudience, Message.ResolveCorrection); labels and At play no
 // part. Every log that takes keys calls it: memlog, sqlitestore and pgstore.
 func MatchKey(stored, m transcript.Message) error {
-	if stored.Author.Same(m.Author) && stored.Parent == m.Parent && stored.Corrects == m.Corrects &&
-		(stored.Content == m.Content || stored.Redacted) &&
-		slices.EqualFunc(stored.Audience, m.Audience, transcript.Author.Same) {
+	if KeyDifferences(stored, m) == nil {
 		return nil
 	}
 	return &transcript.KeyConflictError{Key: m.Key, Seq: stored.Seq}
+}
+
+// KeyDifferences names what keeps m from being stored again as stored, as MatchKey
+// compares them, in this order: "author", "parent", "target", "audience", "content". It is
+// nil when MatchKey returns nil. The names say which fields differ, never how.
+func KeyDifferences(stored, m transcript.Message) []string {
+	var diff []string
+	if !stored.Author.Same(m.Author) {
+		diff = append(diff, "author")
+	}
+	if stored.Parent != m.Parent {
+		diff = append(diff, "parent")
+	}
+	if stored.Corrects != m.Corrects {
+		diff = append(diff, "target")
+	}
+	if !slices.EqualFunc(stored.Audience, m.Audience, transcript.Author.Same) {
+		diff = append(diff, "audience")
+	}
+	if stored.Content != m.Content && !stored.Redacted {
+		diff = append(diff, "content")
+	}
+	return diff
 }

@@ -22,7 +22,9 @@ format is incremental: a message the desk holds already (by its id, Slack's ts, 
 message id) adds nothing; one Slack or Discord marks edited since (Slack's "edited",
 Discord's "timestampEdited") adds an edit by its author when that edit is newer than the
 desk's text, once however often it is imported (an older export never puts an older text
-back); a reply to a message an earlier import brought lands in its thread. Slack's mentions
+back); one changed without a date (a file deleted, a bot's update, a thread root deleted)
+keeps the desk's text, and the import says so; a reply to a message an earlier import
+brought lands in its thread. Slack's mentions
 and links read as in Slack ("@Ana", "#general", "label (https://…)"). A line looks like
 
   {"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi"}
@@ -117,7 +119,11 @@ func importInto(ctx context.Context, e *env, df dbflag.Flags, src importer.Sourc
 	if n.Edited > 0 {
 		imported += " and " + plural(n.Edited, "edit")
 	}
-	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%d already present)\n", imported, df.Desk, n.Present)
+	present := fmt.Sprintf("%d already present", n.Present)
+	if n.Kept > 0 {
+		present += fmt.Sprintf("; the desk keeps its own text of %s the export changed without an edit time", plural(n.Kept, "message"))
+	}
+	_, err = fmt.Fprintf(e.stdout, "imported %s into desk %q (%s)\n", imported, df.Desk, present)
 	return err
 }
 

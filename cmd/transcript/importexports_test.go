@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/exportfixture"
 )
 
 // importProjection runs view --format json on db's desk for viewer and returns the
@@ -111,5 +114,40 @@ func TestImportDiscordExport(t *testing.T) {
 	code, stdout, _ = runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "discord", "../../importer/testdata/discord/export")
 	if code != exitOK || !strings.HasPrefix(stdout, "imported 0 new messages") {
 		t.Errorf("a second import: exit %d, %q; want nothing new", code, stdout)
+	}
+}
+
+// TestImportKeepsUndatedChange: a later Slack export holding a message changed without an
+// edit Slack dates (here a bot's update) imports as nothing new, and the command says the
+// desk kept its own text of it rather than failing.
+func TestImportKeepsUndatedChange(t *testing.T) {
+	t.Parallel()
+	later := exportfixture.Copy(t, "../../importer/testdata/slack/export")
+	day := filepath.Join(later, "general", "2024-05-01.json")
+	data, err := os.ReadFile(day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "Staging deploy finished", "Staging deploy rolled back", 1)
+	if changed == string(data) {
+		t.Fatal("the fixture holds no staging deploy to change")
+	}
+	exportfixture.WriteFile(t, day, changed)
+	db := filepath.Join(t.TempDir(), "desk.db")
+	imp := func(dir string) string {
+		t.Helper()
+		code, stdout, stderr := runInProcess("", "import", "--db", db, "--desk", "eng", "--from", "slack", "--channel", "general", dir)
+		if code != exitOK {
+			t.Fatalf("import %s: exit %d\n%s", dir, code, stderr)
+		}
+		return stdout
+	}
+	imp("../../importer/testdata/slack/export")
+	out := imp(later)
+	if !strings.HasPrefix(out, "imported 0 new messages") || !strings.Contains(out, "; the desk keeps its own text of 1 message the export changed without an edit time)") {
+		t.Errorf("the import of the changed export printed %q", out)
+	}
+	if view := importProjection(t, db); !strings.Contains(fmt.Sprint(view.Messages), "Staging deploy finished") {
+		t.Errorf("the desk lost its own text of the bot's message: %v", view.Messages)
 	}
 }

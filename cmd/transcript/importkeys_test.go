@@ -148,7 +148,7 @@ func TestImportKeyConflict(t *testing.T) {
 		c.ok("import", c.writeFile("part2.jsonl", []byte(keysPart2)))
 		before := readDesk(t, c.db, "main")
 		for i, tc := range []struct{ name, line, reason string }{
-			{"other content", `{"id":"p1-reply","author":{"type":"agent","id":"triage"},"content":"The migration passed","parent":"p1-root"}`, `key "p1-reply" already names row 2 of desk "main", which differs in author, parent, audience or content`},
+			{"other content", `{"id":"p1-reply","author":{"type":"agent","id":"triage"},"content":"The migration passed","parent":"p1-root"}`, `key "p1-reply" already names row 2 of desk "main", which differs in its content`},
 			{"another author", `{"id":"p1-reply","author":{"type":"agent","id":"review"},"content":"The migration timed out","parent":"p1-root"}`, `key "p1-reply" already names row 2`},
 			{"no parent", `{"id":"p1-reply","author":{"type":"agent","id":"triage"},"content":"The migration timed out"}`, `key "p1-reply" already names row 2`},
 			{"another parent", `{"id":"p1-reply","author":{"type":"agent","id":"triage"},"content":"The migration timed out","parent":"fresh"}`, `key "p1-reply" already names row 2`},
@@ -204,7 +204,7 @@ func TestImportSeqs(t *testing.T) {
 			{"a keyed row without its key", `{"seq":4,"author":{"type":"system","kind":"workflow"},"content":"build #1288 failed"}`, `seq 4 is a row of desk "main" with the key "7", and this one has no key`, 2},
 			{"an unkeyed row given a key", `{"seq":5,"id":"bo-1","author":{"type":"person","id":"bo"},"content":"no key"}`, `seq 5 is a row of desk "main" without a key, not "bo-1"`, 2},
 			{"a new key at a taken seq", `{"seq":4,"id":"other","author":{"type":"system","kind":"workflow"},"content":"build #1288 failed"}`, `seq 4 is a row of desk "main" with the key "7", not "other"`, 2},
-			{"another message at a seq", `{"seq":5,"author":{"type":"person","id":"bo"},"content":"a key"}`, `seq 5 is a row of desk "main" that differs in author, parent, audience or content`, 2},
+			{"another message at a seq", `{"seq":5,"author":{"type":"person","id":"bo"},"content":"a key"}`, `seq 5 is a row of desk "main" that differs in its content`, 2},
 			{"a new row past the head", `{"seq":9,"author":{"type":"operator"},"content":"x"}`, `seq 9, but it would be stored as 7: desk "main" holds 5 rows, and this import adds 1 before it`, 2},
 			{"a parent_seq past the head", `{"author":{"type":"operator"},"content":"x","parent_seq":6}`, `parent seq 6 names no row of desk "main" \(its head is 5\) and no earlier message of this import`, 2},
 			{"a parent_seq of a later line", `{"author":{"type":"operator"},"content":"x","parent_seq":7}` + "\n" + `{"seq":7,"author":{"type":"operator"},"content":"y"}`, `parent seq 7 is the seq of line 3, a later message`, 2},

@@ -1,0 +1,121 @@
+package importer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sharedesk/transcript/internal/exportfixture"
+)
+
+// TestSlackReimportKeepsUndatedChanges: a later Slack export that holds a message changed
+// without an edit Slack dates (a file deleted, a bot's message updated, a thread root
+// deleted and kept as a tombstone) imports into the desk the earlier one filled: the desk
+// keeps its rows as they are, and counts the message as kept.
+func TestSlackReimportKeepsUndatedChanges(t *testing.T) {
+	for _, tt := range []struct {
+		name, day, ts string
+		change        func(m map[string]any)
+	}{
+		{"a file deleted", "general/2024-05-01.json", "1714554420.000800", func(m map[string]any) {
+			m["files"] = []any{map[string]any{"id": "F01", "mode": "tombstone"}}
+		}},
+		{"a bot's update", "general/2024-05-01.json", "1714554240.000500", func(m map[string]any) {
+			m["text"] = "Staging deploy failed: build 412 rolled back."
+		}},
+		{"a thread root deleted", "general/2024-05-02.json", "1714640640.000500", func(m map[string]any) {
+			for k := range m {
+				if k != "ts" && k != "thread_ts" && k != "reply_count" && k != "replies" && k != "type" {
+					delete(m, k)
+				}
+			}
+			m["subtype"], m["user"], m["text"], m["hidden"] = "tombstone", "USLACKBOT", "This message was deleted.", true
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			later := exportfixture.Copy(t, slackFixture)
+			editSlackDay(t, later, tt.day, func(msgs []map[string]any) []map[string]any {
+				for _, m := range msgs {
+					if m["ts"] == tt.ts {
+						tt.change(m)
+					}
+				}
+				return msgs
+			})
+			checkReimportKeeps(t, Slack(slackFixture, "general"), Slack(later, "general"), tt.ts)
+		})
+	}
+}
+
+// TestDiscordReimportKeepsUndatedChanges is TestSlackReimportKeepsUndatedChanges for a
+// link's preview (an embed) DiscordChatExporter found on a message after an earlier export.
+func TestDiscordReimportKeepsUndatedChanges(t *testing.T) {
+	const id = "1235154496389120013"
+	later := exportfixture.Copy(t, discordFixture)
+	editDiscordFile(t, later, discordChannel, func(x map[string]any) {
+		for _, m := range x["messages"].([]any) {
+			if m := m.(map[string]any); m["id"] == id {
+				m["embeds"] = []any{map[string]any{"title": "Release 2.4 plan", "url": "https://example.com/plan"}}
+			}
+		}
+	})
+	checkReimportKeeps(t, Discord(discordFixture), Discord(later), id)
+}
+
+// checkReimportKeeps imports before, then after, which holds the message key changed
+// without a dated edit: after adds nothing and changes no row, counting the message as
+// kept, and so does a third import. after imported first, then before, keeps after's rows.
+func checkReimportKeeps(t *testing.T, before, after Source, key string) {
+	t.Helper()
+	for _, sc := range correctionStores {
+		t.Run(sc.name, func(t *testing.T) {
+			ctx := t.Context()
+			for _, order := range [][2]Source{{before, after}, {after, before}} {
+				st := sc.open(t)
+				first, err := Import(ctx, st, "main", order[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := readDesk(t, st, "main")
+				if findKey(t, rows, key).Content == "" {
+					t.Fatalf("the message %s imported blank", key)
+				}
+				for _, again := range []string{"the second import", "a third import"} {
+					counts, err := Import(ctx, st, "main", order[1])
+					if want := (Counts{Present: first.Added, Kept: 1}); err != nil || counts != want {
+						t.Fatalf("%s: %+v, %v; want %+v", again, counts, err, want)
+					}
+					if diff := cmp.Diff(rows, readDesk(t, st, "main")); diff != "" {
+						t.Errorf("%s changed the desk (-before +after):\n%s", again, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestChatReimportStillRefuses: a chat export's message that differs from the desk's row
+// with its key in more than its text (here its thread) still fails the import, naming what
+// differs and quoting neither.
+func TestChatReimportStillRefuses(t *testing.T) {
+	const ts = "1714640700.000600" // a reply in the thread of 1714640640.000500
+	later := exportfixture.Copy(t, slackFixture)
+	editSlackDay(t, later, "general/2024-05-02.json", func(msgs []map[string]any) []map[string]any {
+		for _, m := range msgs {
+			if m["ts"] == ts {
+				m["thread_ts"] = "1714554120.000300"
+				m["text"] = "moved and changed"
+			}
+		}
+		return msgs
+	})
+	st := newMemStore()
+	if _, err := Import(t.Context(), st, "main", Slack(slackFixture, "general")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Import(t.Context(), st, "main", Slack(later, "general"))
+	if err == nil || !strings.Contains(err.Error(), "differs in its parent and content") || strings.Contains(err.Error(), "moved and changed") {
+		t.Errorf("a reply moved to another thread: %v; want a refusal naming its parent and content alone", err)
+	}
+}
