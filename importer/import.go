@@ -75,8 +75,9 @@ func Import(ctx context.Context, st Store, desk string, src Source, opts ...Opti
 
 // Database is a store that an import opens only once it knows what it needs of it.
 type Database struct {
-	// Exists reports whether the database exists yet. When it does not and a row is bad,
-	// the rows are checked as against an empty desk and nothing is opened or created.
+	// Exists reports whether the database exists yet. When it does not, the rows are
+	// checked as against an empty desk first, and when one is bad nothing is opened or
+	// created.
 	Exists bool
 	// Open opens it to write, creating or migrating it as need be.
 	Open func(context.Context) (StoreCloser, error)
@@ -89,7 +90,7 @@ type Database struct {
 // database exists and src's size is known, it is opened and the desk read (whole, when
 // src may repeat half of it) while src is read, on another CPU. Otherwise it is opened
 // once src is read: read-only when a row is bad, and not at all when it does not exist yet
-// and a row is bad (alone, or for a Slack or Discord export against an empty desk). A bad
+// and a row is bad (alone, or against an empty desk, which its desk then is). A bad
 // row's problems are reported whatever the desk holds, even when the database cannot be
 // opened. ImportInto closes what it opened.
 func ImportInto(ctx context.Context, db Database, desk string, src Source, opts ...Option) (Counts, error) {
@@ -108,9 +109,11 @@ func ImportInto(ctx context.Context, db Database, desk string, src Source, opts 
 		st, err = ahead.take()
 	case rows.Faulty() && !db.Exists:
 		// Checked as against an empty desk, with st nil.
-	case !db.Exists && rows.prep != nil && rows.prep.chat != nil:
-		// A chat export's reply may name a message of the desk: into a database that does
-		// not exist yet, one that does not is reported before the database is created.
+	case !db.Exists:
+		// Into a database that does not exist yet, the desk is empty: what is wrong against
+		// it (a parent in neither the rows nor the desk, a key or seq twice, a seq that
+		// cannot land) is reported before the database is created, so that a failed import
+		// leaves no file behind.
 		var rerr *RowsError
 		if _, err := rows.store(ctx, nil, desk, &options{}); errors.As(err, &rerr) {
 			return Counts{}, err

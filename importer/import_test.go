@@ -163,7 +163,7 @@ func (nopClose) Close() error { return nil }
 
 // TestImportIntoOpens: ImportInto opens the database to write for good rows (while it reads
 // them, when their size is known, and after, when not), read-only for bad rows, and not at
-// all for bad rows when the database does not exist yet.
+// all for rows bad alone or against an empty desk when the database does not exist yet.
 func TestImportIntoOpens(t *testing.T) {
 	good := `{"id":"1","author":{"type":"operator"},"content":"ok"}` + "\n"
 	bad := `{"id":"2","content":"no author"}` + "\n"
@@ -180,6 +180,10 @@ func TestImportIntoOpens(t *testing.T) {
 		{"good, no database yet", good, false, false, 1, 0, false},
 		{"bad, size unknown", bad, false, true, 0, 1, true},
 		{"bad, no database yet", bad, true, false, 0, 0, true},
+		{"no parent, no database yet", `{"id":"2","author":{"type":"operator"},"content":"re","parent":"1"}` + "\n", false, false, 0, 0, true},
+		{"a key twice, no database yet", good + good, false, false, 0, 0, true},
+		{"a seq past the head, no database yet", `{"seq":3,"author":{"type":"operator"},"content":"late"}` + "\n", false, false, 0, 0, true},
+		{"no parent, database", `{"id":"2","author":{"type":"operator"},"content":"re","parent":"1"}` + "\n", false, true, 1, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := &openers{st: openStore(t)}

@@ -221,3 +221,21 @@ func TestImportRecognisesExports(t *testing.T) {
 		t.Errorf("a refused import created %s (%v)", dbflag.Default, err)
 	}
 }
+
+// TestImportBadAgainstNewDesk: a file whose lines are each good but wrong together (a parent
+// in neither the file nor the desk, a key twice) fails into a SQLite file that does not
+// exist yet without creating it.
+func TestImportBadAgainstNewDesk(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "new.db")
+	c := newCLI(t, db)
+	r := c.want(exitError, "import", c.writeFile("bad.jsonl", []byte(`{"id":"a","author":{"type":"operator"},"content":"hi"}
+{"id":"b","author":{"type":"operator"},"content":"re","parent":"nope"}
+{"id":"a","author":{"type":"operator"},"content":"again"}
+`)))
+	checkReported(t, r, 2, `parent "nope" names no earlier message of this import and no row of desk "main"`)
+	checkReported(t, r, 3, `key "a" is also the key of line 1`)
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the failed import created the SQLite file %s (%v)", db, err)
+	}
+}
