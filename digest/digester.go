@@ -12,6 +12,13 @@ type Request struct {
 	Prior        *transcript.Digest   // the digest this fold extends; nil for the first
 	Messages     []transcript.Message // the rows to fold in, chronological, each with its author
 	Budget       int                  // the most characters (runes) the text may hold
+	// Current, when not nil, reports whether Prior and Messages still hold what their desk
+	// does: an error matching ErrSuperseded once a correction (an edit or a redaction) of
+	// one of them, or the desk's deletion, was stored after the fold read them, else nil. A
+	// digester that sends them out of the process calls it right before each send, retries
+	// included, and returns its error without sending: so no request that begins after a
+	// redaction has answered carries the words it erased. Fold sets it.
+	Current func(ctx context.Context) error
 }
 
 // Digester writes a digest's text: Prior's story extended by Messages, within Budget. It is

@@ -8,6 +8,9 @@
 // as the next generation in a Store: a desk's log that keeps digests (memlog.Log, and the
 // SQL stores). FoldBacklog folds again while the policy allows, so that a backlog larger
 // than one fold reads folds over several generations in one call. A correction of a folded row deletes the digests that hold its words in the
-// correction's own transaction, and the next fold starts again below it. A view asks for
+// correction's own transaction, and the next fold starts again below it. A digester that
+// sends the rows out of the process (OpenAI) asks the request's Current before each send,
+// retries included, and sends nothing once a correction of a row it would send, or of its
+// prior digest, has been stored. A view asks for
 // the digest below its window with transcript.Query's Digest.
 package digest

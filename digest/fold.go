@@ -147,7 +147,8 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 	if len(send) == 0 {
 		return held, false, nil
 	}
-	text, err := d.Digest(ctx, Request{Conversation: c, Prior: prior, Messages: send, Budget: p.Budget})
+	through := folded[len(folded)-1].Seq
+	text, err := d.Digest(ctx, Request{Conversation: c, Prior: prior, Messages: send, Budget: p.Budget, Current: current(store, read, through)})
 	if err == nil {
 		err = ctx.Err() // a digester that answers after ctx ended is too slow
 	}
@@ -159,7 +160,7 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 	}
 	next := transcript.Digest{
 		Conversation: c,
-		Through:      folded[len(folded)-1].Seq,
+		Through:      through,
 		Rows:         held.Rows + len(send),
 		Generation:   held.Generation + 1,
 		Digester:     digesterName(d),
@@ -169,6 +170,43 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 		return heldNow(ctx, store, c), false, fmt.Errorf("digest: %s: storing generation %d: %w", where, next.Generation, err)
 	}
 	return next, true, nil
+}
+
+// current is Request.Current for a fold that took read before it read its rows, and folds
+// the desk's rows up to through (Prior's among them): it fails with ErrSuperseded when
+// the desk is not the one read names, or a row appended since read.Head corrects one of
+// them as storage.CorrectsFolded says, the rule PutDigest refuses such a digest by. It
+// reads the desk's head, and the rows above read.Head when there are any.
+func current(store Store, read storage.DigestRead, through transcript.Sequence) func(context.Context) error {
+	return func(ctx context.Context) error {
+		now, err := store.DigestRead(ctx)
+		switch {
+		case err != nil:
+			return err
+		case now.Desk != read.Desk:
+			return fmt.Errorf("%w: the desk was deleted after the fold read it", ErrSuperseded)
+		}
+		for before := now.Head + 1; before > read.Head+1; {
+			page, err := store.ReadBefore(ctx, before, int(min(before-read.Head-1, transcript.PageSize)))
+			if err != nil {
+				return err
+			}
+			for i := range page.Messages {
+				m := &page.Messages[i]
+				if m.Seq <= read.Head {
+					return nil
+				}
+				if storage.CorrectsFolded(m, through) {
+					return fmt.Errorf("%w: row %d was corrected after the fold read it", ErrSuperseded, m.Corrects)
+				}
+			}
+			if page.Next == 0 {
+				return nil
+			}
+			before = page.Next
+		}
+		return nil
+	}
 }
 
 // heldNow is c's digest as store holds it once a fold has failed, read again: the one the

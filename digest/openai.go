@@ -166,13 +166,15 @@ func (d *OpenAI) Digest(ctx context.Context, r Request) (string, error) {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, d.timeout, noAnswerWithin(d.timeout))
 	defer cancel()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	res, err := d.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 		Model: d.model,
 		Messages: []openai.ChatCompletionMessageParamUnion{
 			openai.SystemMessage(openaiInstruction(r.Budget)),
 			openai.UserMessage(openaiInput(r)),
 		},
-	})
+	}, option.WithMiddleware(checkBeforeSend(r.Current, stop)))
 	if err != nil {
 		return "", d.failure(ctx, err)
 	}
@@ -188,6 +190,22 @@ func (d *OpenAI) Digest(ctx context.Context, r Request) (string, error) {
 		return "", d.failure(ctx, errors.New("the model's answer was cut at its token limit"))
 	}
 	return text, nil
+}
+
+// checkBeforeSend is the middleware that asks current, when not nil, before each attempt
+// of a request is sent, the first and every retry: when it fails, the request is not sent
+// and stop ends the request's context with its error as the cause, so that the client
+// neither retries nor waits, and the digester's error is current's.
+func checkBeforeSend(current func(context.Context) error, stop context.CancelCauseFunc) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		if current != nil {
+			if err := current(req.Context()); err != nil {
+				stop(err)
+				return nil, err
+			}
+		}
+		return next(req)
+	}
 }
 
 // openaiInstruction is the system message of a request whose digest holds at most budget

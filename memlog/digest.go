@@ -96,7 +96,7 @@ func (l *Log) PutDigest(ctx context.Context, d transcript.Digest, read storage.D
 	}
 	i, _ := l.find(read.Head + 1)
 	for _, m := range l.rows[i:] {
-		if m.IsCorrection() && !m.IsAside() && m.Corrects <= d.Through {
+		if storage.CorrectsFolded(&m, d.Through) {
 			return storage.ErrSuperseded
 		}
 	}

@@ -18,6 +18,15 @@ import (
 // Package digest names it too, as digest.ErrSuperseded.
 var ErrSuperseded = errors.New("digest superseded")
 
+// CorrectsFolded reports whether m, a row appended after a fold read its desk, supersedes
+// what the fold read through through: m corrects a row at or below through that every
+// participant may read (a digest folds no aside, and a correction of one is an aside with
+// its target's readers). A store's PutDigest refuses a digest through through when a row
+// appended after its read does; a fold checks it before it sends its rows to a digester.
+func CorrectsFolded(m *transcript.Message, through transcript.Sequence) bool {
+	return m.IsCorrection() && !m.IsAside() && m.Corrects <= through
+}
+
 // DigestRead is what a fold reads of its desk before the rows it folds, for the PutDigest
 // of what it folded: the desk's head then, and which desk it was.
 type DigestRead struct {

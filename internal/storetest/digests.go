@@ -105,6 +105,9 @@ var DigestErasedWords = []string{"qzvxkwdigestword", "qzvxkwdigestlarge"}
 //     or below the digests' Through) deletes no digest, and a correction of an aside
 //     appended after a fold's read does not make its PutDigest ErrSuperseded: a digest
 //     folds no aside, and a reader who may not read one sees no digest change for it.
+//   - FoldCurrent: the Current of a fold's request (digest.Request) answers nil while
+//     rows are appended after the fold's read, more than a page of them included, and
+//     ErrSuperseded once a row it sends is redacted, however many rows came between.
 //   - Race: PutDigests of one generation from several goroutines at once store exactly
 //     one, the others ErrSuperseded.
 //   - DeskMadeAnew, when the desk has Renew: a fold's read of the desk, then the desk
@@ -128,6 +131,7 @@ var digestChecks = []struct {
 	{"Isolation", checkDigestIsolation},
 	{"Generations", checkDigestGenerations},
 	{"CorrectedAfterRead", checkDigestCorrectedAfterRead},
+	{"FoldCurrent", checkDigestFoldCurrent},
 	{"DeletedByCorrection", checkDigestDeletedByCorrection},
 	{"AsideCorrected", checkDigestAsideCorrected},
 	{"Race", checkDigestRace},
@@ -480,6 +484,43 @@ func checkDigestCorrectedAfterRead(t reporter, newDesk func() DigestDesk) {
 	gone := d.digest(0, 3, 6, "rows 1 to 6")
 	d.refused(gone, d.Log.PutDigest(ctx, gone, read), digest.ErrSuperseded, "row 3 redacted after the read")
 	d.want(0, 0, &below) // the redaction deleted generation 2
+}
+
+// checkDigestFoldCurrent: a fold's Request.Current reads the rows appended since its read,
+// page after page, and finds a redaction of a row it sends below them.
+func checkDigestFoldCurrent(t reporter, newDesk func() DigestDesk) {
+	ctx := t.Context()
+	d := newDigestDesk(t, newDesk)
+	d.roots(60) // the default policy folds rows 1 to 30, and keeps 30 live
+	var before, between, after error
+	ask := currentDigester(func(ctx context.Context, r digest.Request) {
+		before = r.Current(ctx)
+		for range transcript.PageSize + 20 {
+			d.add(root("appended while the digester ran"))
+		}
+		between = r.Current(ctx)
+		d.add(redact(2, transcript.Operator()))
+		for range 3 {
+			d.add(root("appended after the redaction"))
+		}
+		after = r.Current(ctx)
+	})
+	if _, _, err := digest.Fold(ctx, d.Log, ask, digest.Policy{}, d.conv(0)); !errors.Is(err, digest.ErrSuperseded) {
+		t.Errorf("Fold after a redaction of a row it sent: %v, want ErrSuperseded", err)
+	}
+	if before != nil || between != nil || !errors.Is(after, digest.ErrSuperseded) {
+		t.Errorf("Current before any change: %v; after %d new rows: %v; after a redaction of row 2 and 3 rows more: %v; want nil, nil, ErrSuperseded",
+			before, transcript.PageSize+20, between, after)
+	}
+}
+
+// currentDigester is a Digester that calls its function with each request, then answers
+// a digest naming how many rows it was sent.
+type currentDigester func(ctx context.Context, r digest.Request)
+
+func (f currentDigester) Digest(ctx context.Context, r digest.Request) (string, error) {
+	f(ctx, r)
+	return fmt.Sprintf("a digest of %d rows", len(r.Messages)), nil
 }
 
 // checkDigestDeletedByCorrection: which digests an edit and a redaction delete.
