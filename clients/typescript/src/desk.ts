@@ -1,6 +1,6 @@
 import createClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "./openapi.js";
-import { defaultMaxRetries, defaultTimeout, send, type Answer, type RequestOptions } from "./request.js";
+import { defaultMaxRetries, defaultTimeout, send, untilAborted, type Answer, type RequestOptions } from "./request.js";
 import { tokenId } from "./tokenid.js";
 import { streamEvents, type DeskEvent, type EventsOptions } from "./events.js";
 import type { Author, Conversation, Delta, DeltaReinitialize, DeskInfo, Message, Projection, Rendered, SearchAnswer, State, ThreadList } from "./types.js";
@@ -147,17 +147,18 @@ export class Desk {
   /**
    * whoami is the token's participant: the author of its posts, the viewer of its reads. A
    * token's participant never changes, so the first answer is kept and later calls make no
-   * request; a failed call is not kept.
+   * request; a failed call is not kept. Calls made while the first is under way share its
+   * request, which no caller's signal ends: aborting one call ends that call alone.
    */
   whoami(opts: RequestOptions = {}): Promise<Author> {
-    this.#me ??= this.info(opts).then(
+    this.#me ??= this.info({ ...opts, signal: undefined }).then(
       (d) => d.as,
       (err: unknown) => {
         this.#me = undefined;
         throw err;
       },
     );
-    return this.#me;
+    return untilAborted(this.#me, opts.signal);
   }
 
   /**

@@ -27,6 +27,17 @@ export interface StreamTarget {
   head: () => Promise<number>;
 }
 
+/**
+ * NotAnEventStreamError is thrown by an event stream whose answer is a 200 that is not an
+ * event stream (a proxy's page, a wrong address): reconnecting cannot heal it.
+ */
+export class NotAnEventStreamError extends Error {
+  constructor(contentType: string) {
+    super(`transcript: events: the answer is not an event stream (Content-Type ${JSON.stringify(contentType)}): is the URL the service's?`);
+    this.name = "NotAnEventStreamError";
+  }
+}
+
 const types = new Set(["message", "elided", "correction", "reinitialize"]);
 const firstBackoffMs = 250;
 const maxBackoffMs = 5_000;
@@ -36,7 +47,8 @@ const maxBackoffMs = 5_000;
  * last id yielded) after a dropped connection or a restarted server, waiting a jittered
  * backoff or the Retry-After of a 429 or 503. Ids at or below the last are never yielded
  * again. It returns when opts.signal aborts or after a reinitialize; a 401, 403, 404 or
- * any other refusal that retrying cannot heal is thrown as ProblemError.
+ * any other refusal that retrying cannot heal is thrown as ProblemError, and a 200 that is
+ * not an event stream as NotAnEventStreamError.
  */
 export async function* streamEvents(target: StreamTarget, opts: EventsOptions): AsyncGenerator<DeskEvent> {
   const signal = opts.signal;
@@ -62,6 +74,9 @@ export async function* streamEvents(target: StreamTarget, opts: EventsOptions): 
         const problem = await ProblemError.fromResponse("events", res);
         if (res.status !== 429 && res.status < 500) throw problem;
         retryAfter = problem.retryAfter;
+      } else if (!(res.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream")) {
+        await res.body?.cancel().catch(() => {});
+        throw new NotAnEventStreamError(res.headers.get("content-type") ?? "");
       } else if (res.body) {
         const pending: EventSourceMessage[] = [];
         const parser = createParser({ onEvent: (e) => pending.push(e) });
@@ -92,7 +107,7 @@ export async function* streamEvents(target: StreamTarget, opts: EventsOptions): 
       }
     } catch (err) {
       if (signal?.aborted) return;
-      if (err instanceof ProblemError) throw err;
+      if (err instanceof ProblemError || err instanceof NotAnEventStreamError) throw err;
       // a dropped connection or a server that is not up: try again
     } finally {
       signal?.removeEventListener("abort", stop);

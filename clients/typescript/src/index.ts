@@ -17,6 +17,7 @@ export {
   APITimeoutError,
 } from "./problem.js";
 export type { DeskEvent, EventsOptions } from "./events.js";
+export { NotAnEventStreamError } from "./events.js";
 export { takeTurn, firstRead, notePresent, presentSetLimit, replyKey } from "./turn.js";
 export type { Reply, TurnOptions, TurnResult } from "./turn.js";
 export { turns, withCorrections, viewTurns, authorName, sameAuthor } from "./mapping.js";

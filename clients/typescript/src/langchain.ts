@@ -2,7 +2,7 @@
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Desk } from "./desk.js";
-import { viewTurns } from "./mapping.js";
+import { postText, viewTurns } from "./mapping.js";
 
 export interface TranscriptChatMessageHistoryOptions {
   desk: Desk;
@@ -47,7 +47,7 @@ export class TranscriptChatMessageHistory extends BaseListChatMessageHistory {
   /** addMessages posts each message, in order, after checking them all: a refusal posts none. */
   async addMessages(messages: BaseMessage[]): Promise<void> {
     const contents = messages.map(postable);
-    for (const content of contents) await this.desk.post(this.thread ? { content, parent: this.thread } : { content });
+    for (const content of contents) await postText(this.desk, this.thread, content);
   }
 
   async clear(): Promise<void> {

@@ -88,3 +88,13 @@ export async function viewTurns(desk: Desk, thread?: number): Promise<Turn[]> {
   const [me, view] = await Promise.all([desk.whoami(), desk.view({ thread, rendered: true, digest: true })]);
   return turns(me, view);
 }
+
+/**
+ * postText posts content as the participant in the conversation (thread: its root; absent:
+ * the channel), as every memory adapter posts a model's answer; blank content (an empty
+ * answer, which the desk would refuse) posts nothing.
+ */
+export async function postText(desk: Desk, thread: number | undefined, content: string): Promise<Message | undefined> {
+  if (content.trim() === "") return undefined;
+  return desk.post(thread ? { content, parent: thread } : { content });
+}

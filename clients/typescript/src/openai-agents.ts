@@ -1,7 +1,7 @@
 // The desk as an OpenAI Agents SDK session: one conversation as one participant reads it.
 import type { AgentInputItem, Session } from "@openai/agents";
 import type { Desk } from "./desk.js";
-import { viewTurns } from "./mapping.js";
+import { postText, viewTurns } from "./mapping.js";
 
 export interface TranscriptSessionOptions {
   desk: Desk;
@@ -49,8 +49,7 @@ export class TranscriptSession implements Session {
     for (const item of items) {
       if (!("role" in item) || item.role !== "assistant" || item.status !== "completed") continue;
       const text = item.content.map((c) => (c.type === "output_text" ? c.text : "")).join("");
-      if (text === "") continue;
-      await this.desk.post(this.thread ? { content: text, parent: this.thread } : { content: text });
+      await postText(this.desk, this.thread, text);
     }
   }
 

@@ -74,6 +74,17 @@ export function retryDelay(err: ProblemError | APIConnectionError, retry: number
   return asked ?? Math.min(maxBackoffMs, firstBackoffMs * 2 ** retry) * (1 - Math.random() * 0.25);
 }
 
+/** untilAborted is p, or, once signal aborts first, a rejection with its reason. */
+export function untilAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 /** sleep waits ms; an aborted signal ends the wait by throwing its reason. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

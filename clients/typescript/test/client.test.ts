@@ -47,6 +47,24 @@ describe("Desk", () => {
     await assert.rejects(bad.whoami(), ProblemError);
     await assert.rejects(bad.whoami(), ProblemError);
     assert.equal(requests, 3, "a failed answer is not kept");
+
+    // Two calls share one request: aborting the first ends it alone, and the second answers.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow: typeof fetch = async (input, init) => {
+      requests++;
+      await held;
+      return fetch(input, init);
+    };
+    const shared = new Desk({ url: f.server.url, token: f.secrets.triage, desk: "eng", fetch: slow });
+    const caller = new AbortController();
+    const first = shared.whoami({ signal: caller.signal });
+    const second = shared.whoami();
+    caller.abort(new Error("the first caller gave up"));
+    release();
+    await assert.rejects(first, /the first caller gave up/);
+    assert.deepEqual(await second, { type: "agent", id: "triage", label: "Triage" });
+    assert.equal(requests, 4, "the two calls made one request");
   });
 
   test("post, view, threads, edit, redact and search", async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
-import { Desk, ProblemError, type DeskEvent } from "../src/index.js";
+import { Desk, NotAnEventStreamError, ProblemError, type DeskEvent } from "../src/index.js";
 import { usableRetryAfterMs } from "../src/problem.js";
 import { retryDelay } from "../src/request.js";
 import { deskFixture, within, type Fixture } from "./fixture.js";
@@ -153,6 +153,22 @@ test("events wait out a 429's Retry-After and then stream, rather than throwing"
     stop.abort();
     await limited.stop();
   }
+});
+
+test("a 200 that is not an event stream (a proxy's page) is thrown, not reconnected to", async () => {
+  let requests = 0;
+  const proxy: typeof fetch = () => {
+    requests++;
+    return Promise.resolve(new Response("<html>Sign in to the proxy</html>", { status: 200, headers: { "Content-Type": "text/html; charset=utf-8" } }));
+  };
+  const desk = new Desk({ url: "http://127.0.0.1:9", token: "t", desk: "eng", fetch: proxy });
+  const it = desk.events({ after: 0 });
+  await assert.rejects(within(5_000, "the stream's refusal", it.next()), (err: unknown) => {
+    assert.ok(err instanceof NotAnEventStreamError, String(err));
+    assert.match((err as Error).message, /text\/html/);
+    return true;
+  });
+  assert.equal(requests, 1, "no reconnection");
 });
 
 test("a Retry-After of 0, or of over a minute, is no wait: the backoff decides, for streams as for requests", () => {
