@@ -193,19 +193,38 @@ func (d *OpenAI) Digest(ctx context.Context, r Request) (string, error) {
 }
 
 // checkBeforeSend is the middleware that asks current, when not nil, before each attempt
-// of a request is sent, the first and every retry: when it fails, the request is not sent
-// and stop ends the request's context with its error as the cause, so that the client
-// neither retries nor waits, and the digester's error is current's.
+// of a request is sent, the first and every retry, and again after an answer the client
+// would retry after a wait (no answer, a 408, 409, 429 or 5xx): when it fails, nothing more
+// is sent and stop ends the request's context with its error as the cause, so that the
+// client neither retries nor waits, and the digester's error is current's.
 func checkBeforeSend(current func(context.Context) error, stop context.CancelCauseFunc) option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		if current != nil {
-			if err := current(req.Context()); err != nil {
-				stop(err)
-				return nil, err
-			}
+		if current == nil {
+			return next(req)
 		}
-		return next(req)
+		if err := current(req.Context()); err != nil {
+			stop(err)
+			return nil, err
+		}
+		res, err := next(req)
+		if err == nil && !retriedAfterAWait(res.StatusCode) {
+			return res, nil
+		}
+		if cerr := current(req.Context()); cerr != nil {
+			if res != nil {
+				res.Body.Close()
+			}
+			stop(cerr)
+			return nil, cerr
+		}
+		return res, err
 	}
+}
+
+// retriedAfterAWait reports whether the client sends a request answered status again, after
+// a wait: 408, 409, 429 and 5xx.
+func retriedAfterAWait(status int) bool {
+	return status == http.StatusRequestTimeout || status == http.StatusConflict || status == http.StatusTooManyRequests || status >= 500
 }
 
 // openaiInstruction is the system message of a request whose digest holds at most budget

@@ -76,8 +76,8 @@ func Import(ctx context.Context, st Store, desk string, src Source, opts ...Opti
 // Database is a store that an import opens only once it knows what it needs of it.
 type Database struct {
 	// Exists reports whether the database exists yet. When it does not, the rows are
-	// checked as against an empty desk first, and when one is bad nothing is opened or
-	// created.
+	// checked as against an empty desk first, the store's rules for rows included, and
+	// when one is bad nothing is opened or created.
 	Exists bool
 	// Open opens it to write, creating or migrating it as need be.
 	Open func(context.Context) (StoreCloser, error)
@@ -112,10 +112,9 @@ func ImportInto(ctx context.Context, db Database, desk string, src Source, opts 
 	case !db.Exists:
 		// Into a database that does not exist yet, the desk is empty: what is wrong against
 		// it (a parent in neither the rows nor the desk, a key or seq twice, a seq that
-		// cannot land) is reported before the database is created, so that a failed import
-		// leaves no file behind.
-		var rerr *RowsError
-		if _, err := rows.store(ctx, nil, desk, &options{}); errors.As(err, &rerr) {
+		// cannot land, a row the store's rules refuse) is reported before the database is
+		// created, so that a failed import leaves no file behind.
+		if _, err := rows.store(ctx, nil, desk, &options{}); err != nil && !errors.Is(err, errNoDatabase) {
 			return Counts{}, err
 		}
 		fallthrough

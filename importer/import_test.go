@@ -183,6 +183,7 @@ func TestImportIntoOpens(t *testing.T) {
 		{"no parent, no database yet", `{"id":"2","author":{"type":"operator"},"content":"re","parent":"1"}` + "\n", false, false, 0, 0, true},
 		{"a key twice, no database yet", good + good, false, false, 0, 0, true},
 		{"a seq past the head, no database yet", `{"seq":3,"author":{"type":"operator"},"content":"late"}` + "\n", false, false, 0, 0, true},
+		{"an edit by another, no database yet", good + `{"id":"3","author":{"type":"person","id":"bob"},"content":"changed","corrects":"1"}` + "\n", false, false, 0, 0, true},
 		{"no parent, database", `{"id":"2","author":{"type":"operator"},"content":"re","parent":"1"}` + "\n", false, true, 1, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,8 +194,9 @@ func TestImportIntoOpens(t *testing.T) {
 			}
 			_, err := importer.ImportInto(t.Context(), o.database(tc.exists), "main", importer.JSONLines(strings.NewReader(tc.lines), size))
 			var rerr *importer.RowsError
-			if tc.wantErr != errors.As(err, &rerr) || (!tc.wantErr && err != nil) {
-				t.Errorf("ImportInto: %v, want a *RowsError: %v", err, tc.wantErr)
+			var rowErr *importer.RowError
+			if tc.wantErr != (errors.As(err, &rerr) || errors.As(err, &rowErr)) || (!tc.wantErr && err != nil) {
+				t.Errorf("ImportInto: %v, want a *RowsError or *RowError: %v", err, tc.wantErr)
 			}
 			if o.open != tc.open || o.reads != tc.reads {
 				t.Errorf("opened %d times to write and %d read-only, want %d and %d", o.open, o.reads, tc.open, tc.reads)

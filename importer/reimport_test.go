@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/exportfixture"
 )
 
@@ -117,5 +118,83 @@ func TestChatReimportStillRefuses(t *testing.T) {
 	_, err := Import(t.Context(), st, "main", Slack(later, "general"))
 	if err == nil || !strings.Contains(err.Error(), "differs in its parent and content") || strings.Contains(err.Error(), "moved and changed") {
 		t.Errorf("a reply moved to another thread: %v; want a refusal naming its parent and content alone", err)
+	}
+}
+
+// TestSlackTombstoneOverAnAside: a Slack tombstone whose ts names a desk row that is an
+// aside is not the deleted message kept as the desk has it: the difference in audience is
+// reported, as any difference but author and content is.
+func TestSlackTombstoneOverAnAside(t *testing.T) {
+	const root, reply = "1714640640.000500", "1714640700.000600"
+	later := exportfixture.Copy(t, slackFixture)
+	editSlackDay(t, later, "general/2024-05-02.json", func(msgs []map[string]any) []map[string]any {
+		var out []map[string]any
+		for _, m := range msgs {
+			switch m["ts"] {
+			case reply:
+				continue // its parent would be the aside, which the reply rule decides otherwise
+			case root:
+				for k := range m {
+					if k != "ts" && k != "thread_ts" && k != "type" {
+						delete(m, k)
+					}
+				}
+				m["subtype"], m["user"], m["text"], m["hidden"] = "tombstone", "USLACKBOT", "This message was deleted.", true
+			}
+			out = append(out, m)
+		}
+		return out
+	})
+	st := newMemStore()
+	appendAll(t, st, "main", transcript.Message{Author: corrAna, Content: "between us", Key: root, Audience: []transcript.Author{corrBen}})
+	counts, err := Import(t.Context(), st, "main", Slack(later, "general"))
+	if err == nil || !strings.Contains(err.Error(), "differs in its author, audience and content") || strings.Contains(err.Error(), "between us") {
+		t.Errorf("a tombstone over an aside: %+v, %v; want a refusal naming author, audience and content, quoting neither", counts, err)
+	}
+}
+
+// TestSlackReimportKeepsUndatedChangeOfEditedMessage: a later export that holds an edited
+// message with the same edit but another text (a file deleted since) keeps the desk's text
+// and counts it as kept.
+func TestSlackReimportKeepsUndatedChangeOfEditedMessage(t *testing.T) {
+	const ts = "1714554480.000900" // marked edited in the fixture
+	later := exportfixture.Copy(t, slackFixture)
+	editSlackDay(t, later, "general/2024-05-01.json", func(msgs []map[string]any) []map[string]any {
+		for _, m := range msgs {
+			if m["ts"] == ts {
+				m["files"] = []any{map[string]any{"id": "F09", "mode": "tombstone"}}
+			}
+		}
+		return msgs
+	})
+	st := newMemStore()
+	first, err := Import(t.Context(), st, "main", Slack(slackFixture, "general"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := findKey(t, readDesk(t, st, "main"), ts).Content
+	counts, err := Import(t.Context(), st, "main", Slack(later, "general"))
+	if want := (Counts{Present: first.Added, Kept: 1}); err != nil || counts != want {
+		t.Errorf("import: %+v, %v; want %+v", counts, err, want)
+	}
+	if after := findKey(t, readDesk(t, st, "main"), ts).Content; after != before {
+		t.Errorf("the message reads %q after the import, want the desk's %q", after, before)
+	}
+}
+
+// TestImportNamesTheAuthorOfAReplyToAnAside: a reply to an aside whose author changed (one
+// who may not read the aside) is reported as differing in its author, not its audience.
+func TestImportNamesTheAuthorOfAReplyToAnAside(t *testing.T) {
+	st := newMemStore()
+	lines := `{"id":"r","author":{"type":"person","id":"ana"},"content":"between us","audience":[{"type":"person","id":"ben"}]}
+{"id":"s","author":{"type":"person","id":"ben"},"content":"ok","parent":"r"}
+`
+	if _, err := Import(t.Context(), st, "main", JSONLines(strings.NewReader(lines), 0)); err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(lines, `"id":"ben"},"content":"ok"`, `"id":"carol"},"content":"ok"`, 1)
+	_, err := Import(t.Context(), st, "main", JSONLines(strings.NewReader(changed), 0))
+	if err == nil || !strings.Contains(err.Error(), "which differs in its author") || strings.Contains(err.Error(), "audience") {
+		t.Errorf("a reply whose author changed: %v; want it named as differing in its author alone", err)
 	}
 }

@@ -62,9 +62,10 @@ import (
 //
 // prep is nil, or what the reader prepared while it read: among it the rows it found bad
 // alone, which are reported with the rest and stored by no import, and only take their
-// place among the new rows (a row of the desk when their key or Seq says so). st may be nil
-// when prep holds problems: the rows are then checked as for an empty desk, and nothing is
-// written.
+// place among the new rows (a row of the desk when their key or Seq says so). st may be nil:
+// the rows are then checked as for an empty desk, the new ones settled by the store's rules
+// (storage.Batch.Settle) as a store would settle them there, and nothing is written; rows
+// that pass return errNoDatabase.
 func storeRows(ctx context.Context, st Store, desk string, rows []importRow, prep *importPrep, progress Progress) (Counts, error) {
 	im := &rowImporter{st: st, desk: desk, rows: rows, noun: "message"}
 	if st != nil {
@@ -95,7 +96,17 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 		return counts, nil
 	}
 	if st == nil {
-		return Counts{}, errors.New("no database to write to") // prep held no problem after all
+		// Checked as against an empty desk: the store's own rules (the correction rule, the
+		// reply rule) decide the batch as a store would on an empty desk, writing nothing.
+		b := storage.Batch{Desk: desk, Messages: batch, Restore: im.restore}
+		_, err := b.Settle(0, nil, nil)
+		if i, refusal := batchRefusal(err); refusal != nil && i < len(im.batchRows) {
+			return Counts{}, &RowError{Where: rows[im.batchRows[i]].Where, Err: fmt.Errorf("%w (nothing was imported)", refusal)}
+		}
+		if err != nil {
+			return Counts{}, err
+		}
+		return Counts{}, errNoDatabase
 	}
 	write := st.AppendBatch
 	if im.restore {
@@ -112,6 +123,10 @@ func storeRows(ctx context.Context, st Store, desk string, rows []importRow, pre
 	}
 	return counts, nil
 }
+
+// errNoDatabase is storeRows' error for rows it found good against an empty desk, given no
+// store to write them to.
+var errNoDatabase = errors.New("no database to write to")
 
 // importPrep is what a reader may prepare for storeRows while it reads.
 type importPrep struct {
@@ -466,10 +481,16 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 			return nil, nil
 		}
 	}
-	differs := "its audience"
-	if accepted {
-		differs = "its " + andList(storage.KeyDifferences(stored, m))
+	if !accepted {
+		// The reply rule refused m's audience under stored's parent: name what else
+		// differs (an author who may not read the parent), the audience when nothing does.
+		m.Audience = stored.Audience
 	}
+	diffs := storage.KeyDifferences(stored, m)
+	if len(diffs) == 0 {
+		diffs = []string{"audience"}
+	}
+	differs := "its " + andList(diffs)
 	if m.Key != "" {
 		im.problem(i, "key %q already names row %d of desk %q, which differs in %s", m.Key, stored.Seq, im.desk, differs)
 	} else {
@@ -491,7 +512,8 @@ func (im *rowImporter) keptAsStored(m, stored transcript.Message) bool {
 		return false
 	}
 	if deleted := im.chat.deleted; deleted != "" && (isNotice(m.Author, deleted) || isNotice(stored.Author, deleted)) {
-		return true
+		// Who wrote it and what it said the notice does not keep; anything else must match.
+		return !slices.ContainsFunc(storage.KeyDifferences(stored, m), func(f string) bool { return f != "author" && f != "content" })
 	}
 	return contentAlone(stored, m)
 }
@@ -579,7 +601,10 @@ func (im *rowImporter) editOf(ctx context.Context, i int, m, stored transcript.M
 		textAt = c.At
 	}
 	// Stores keep times to the microsecond.
-	if !r.Edit.At.Truncate(time.Microsecond).After(textAt.Truncate(time.Microsecond)) {
+	if editAt, at := r.Edit.At.Truncate(time.Microsecond), textAt.Truncate(time.Microsecond); !editAt.After(at) {
+		if editAt.Equal(at) {
+			im.kept++ // the desk's text is this edit's; the export changed it without dating it
+		}
 		return nil, true, nil
 	}
 	edit := transcript.Message{Author: m.Author, Corrects: stored.Seq, Content: m.Content, At: r.Edit.At, Key: r.Edit.Key}

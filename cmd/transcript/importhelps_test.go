@@ -223,8 +223,8 @@ func TestImportRecognisesExports(t *testing.T) {
 }
 
 // TestImportBadAgainstNewDesk: a file whose lines are each good but wrong together (a parent
-// in neither the file nor the desk, a key twice) fails into a SQLite file that does not
-// exist yet without creating it.
+// in neither the file nor the desk, a key twice, an edit of another's row) fails into a
+// SQLite file that does not exist yet without creating it.
 func TestImportBadAgainstNewDesk(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "new.db")
@@ -237,5 +237,14 @@ func TestImportBadAgainstNewDesk(t *testing.T) {
 	checkReported(t, r, 3, `key "a" is also the key of line 1`)
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Errorf("the failed import created the SQLite file %s (%v)", db, err)
+	}
+	r = c.want(exitError, "import", c.writeFile("edit.jsonl", []byte(`{"id":"a","author":{"type":"person","id":"ana"},"content":"hi"}
+{"id":"b","author":{"type":"person","id":"bob"},"content":"changed","corrects":"a"}
+`)))
+	if !strings.Contains(r.stderr, "line 2: only the author of row 1 may edit it (nothing was imported)") {
+		t.Errorf("an edit by another is not reported as the store refuses it:\n%s", r)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the import the store's rules refuse created the SQLite file %s (%v)", db, err)
 	}
 }
