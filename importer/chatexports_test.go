@@ -199,18 +199,17 @@ func TestSlackDeskHoldsMentionsOtherwise(t *testing.T) {
 		})
 	}
 	// A row that differs outside its mentions is not the message as written otherwise: the
-	// export, newer than anything the desk holds, changed it without dating the change, and
-	// its text becomes an edit by the message's author.
+	// export changed it without dating the change, and the desk keeps its own text.
 	st := newMemStore()
 	m := rows[0].Message
 	m.Content = "@Ana can you check #random? Notes are elsewhere."
 	appendAll(t, st, "main", m)
 	counts, err := Import(t.Context(), st, "main", Slack(slackMentions, "general"))
-	if want := (Counts{Added: len(rows) - 1, Edited: 1, Present: 1}); err != nil || counts != want {
+	if want := (Counts{Added: len(rows) - 1, Present: 1, Kept: 1}); err != nil || counts != want {
 		t.Errorf("import into a desk whose row differs outside its mentions: %+v, %v; want %+v", counts, err, want)
 	}
-	if got := readDesk(t, st, "main")[0].Content; got != rows[0].Message.Content {
-		t.Errorf("the desk's row reads %q after the import, want the export's text %q", got, rows[0].Message.Content)
+	if got := readDesk(t, st, "main")[0].Content; got != m.Content {
+		t.Errorf("the desk's row reads %q after the import, want its own text %q", got, m.Content)
 	}
 }
 

@@ -60,9 +60,8 @@ import (
 //     by its author; a desk whose text is newer keeps it. A message first imported already
 //     edited is stored with its text and that edit, which records how new the text is.
 //   - A message whose content the desk holds otherwise, with no timestampEdited newer
-//     than the desk's text (a link's preview the exporter found later), becomes an edit
-//     by its author when the export is newer than everything the desk holds, and is kept
-//     as the desk has it otherwise: the export does not date the change (see storeRows).
+//     than the desk's text (a link's preview the exporter found later), is kept as the
+//     desk has it: the export does not date the change (see storeRows).
 //
 // A missing file, malformed JSON, a file that is not such an export, or files of more than
 // one channel are errors naming the file. Bad messages — an invalid id or timestamp, an id

@@ -34,10 +34,8 @@
 // never puts an older text back. A message first imported already edited is stored with
 // such an edit too, which records how new its text is. A Slack or Discord message changed
 // without an edit the export dates (a file deleted, a bot's update, a link's preview added
-// later) becomes such an edit when the export is newer than everything the desk holds (its
-// newest message after the desk's newest row), timed by the export's newest message; else
-// the desk keeps its text, as it does a thread root deleted since, for an import never
-// deletes (Counts.Kept counts them).
+// later, a thread root deleted since) is kept as the desk holds it: which text is newer the
+// export does not say, and an import never deletes (Counts.Kept counts them).
 //
 // A Slack or Discord reply whose parent an earlier export held (a later export of a date
 // range holds replies to older threads) is a reply to the desk's row with that key; a reply

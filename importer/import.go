@@ -55,11 +55,10 @@ func optionsOf(opts []Option) *options {
 // Counts is what an import did to a desk.
 type Counts struct {
 	Added   int // rows appended, edits aside
-	Edited  int // edits appended: messages of a chat export the desk held with an older text (see editOf, undatedEdit)
+	Edited  int // edits appended: messages of a chat export the desk held with an older text (see editOf)
 	Present int // rows of the import the desk held already, identical or edited since, so not written again
 	// Kept counts those of Present that a chat export holds otherwise without dating the
-	// change (a file removed, a bot's update, a deleted thread root), and not newer than
-	// the desk: the desk keeps its own.
+	// change (a file removed, a bot's update, a deleted thread root): the desk keeps its own.
 	Kept int
 }
 

@@ -42,12 +42,6 @@ type rowEdit struct {
 	At  time.Time // when the message was edited, or zero
 }
 
-// changeKey returns the key of the change of the message key that an export taken no
-// earlier than newest holds without dating it (key + "/changed/" + newest in RFC 3339).
-func changeKey(key string, newest time.Time) string {
-	return key + "/changed/" + newest.UTC().Format(time.RFC3339Nano)
-}
-
 // editKey returns the key of the edit of the message key made at the time edited (a
 // Slack ts, or a time in RFC 3339): one key for one edit, however often it is imported.
 func editKey(key, edited string) string { return key + "/edited/" + edited }

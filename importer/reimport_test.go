@@ -3,7 +3,6 @@ package importer
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -197,97 +196,5 @@ func TestImportNamesTheAuthorOfAReplyToAnAside(t *testing.T) {
 	_, err := Import(t.Context(), st, "main", JSONLines(strings.NewReader(changed), 0))
 	if err == nil || !strings.Contains(err.Error(), "which differs in its author") || strings.Contains(err.Error(), "audience") {
 		t.Errorf("a reply whose author changed: %v; want it named as differing in its author alone", err)
-	}
-}
-
-// TestSlackNewerExportTakesUndatedChange: a later export that holds newer messages than
-// anything the desk holds, and a message changed without an edit Slack dates (a bot's
-// update), gives the desk that text as one edit by the message's author, timed by the
-// export's newest message and keyed by it: importing it again adds nothing, the earlier
-// export imported after it keeps the newer text, and so does the earlier export imported
-// after it into a fresh desk. A deleted thread root's tombstone is never such an edit.
-func TestSlackNewerExportTakesUndatedChange(t *testing.T) {
-	const ts = "1714554240.000500" // the deploy bot's message
-	for _, sc := range correctionStores {
-		t.Run(sc.name, func(t *testing.T) {
-			ctx := t.Context()
-			later := exportfixture.Copy(t, slackLater)
-			editSlackDay(t, later, "general/2024-05-01.json", func(msgs []map[string]any) []map[string]any {
-				for _, m := range msgs {
-					if m["ts"] == ts {
-						m["text"] = "Staging deploy rolled back: build 412 failed its checks."
-					}
-				}
-				return msgs
-			})
-			st := sc.open(t)
-			first, err := Import(ctx, st, "main", Slack(slackFixture, "general"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			target := findKey(t, readDesk(t, st, "main"), ts)
-			counts, err := Import(ctx, st, "main", Slack(later, "general"))
-			if err != nil || counts.Edited != 1 || counts.Kept != 0 || counts.Present != first.Added {
-				t.Fatalf("the newer export: %+v, %v; want 1 edit, %d present, none kept", counts, err, first.Added)
-			}
-			var edit transcript.Message
-			newest := true // no row is newer than the edit
-			for _, m := range readDesk(t, st, "main") {
-				if m.Corrects == target.Seq {
-					edit = m
-				}
-			}
-			for _, m := range readDesk(t, st, "main") {
-				newest = newest && !m.At.After(edit.At)
-			}
-			if edit.Content != "Staging deploy rolled back: build 412 failed its checks." || !edit.Author.Same(target.Author) ||
-				edit.Key != ts+"/changed/"+edit.At.UTC().Format(time.RFC3339Nano) || !newest {
-				t.Errorf("the edit: %+v; want the bot's new text by the bot, keyed and timed by the export's newest message", edit)
-			}
-			if again, err := Import(ctx, st, "main", Slack(later, "general")); err != nil || again.Edited != 0 || again.Added != 0 {
-				t.Errorf("the newer export again: %+v, %v; want nothing new", again, err)
-			}
-			if older, err := Import(ctx, st, "main", Slack(slackFixture, "general")); err != nil || older != (Counts{Present: first.Added, Kept: 1}) {
-				t.Errorf("the older export after it: %+v, %v; want all present, the message kept", older, err)
-			}
-			if got := findKey(t, readDesk(t, st, "main"), ts).Content; got != edit.Content {
-				t.Errorf("the message reads %q after the older export, want the newer text", got)
-			}
-
-			fresh := sc.open(t)
-			if _, err := Import(ctx, fresh, "main", Slack(later, "general")); err != nil {
-				t.Fatal(err)
-			}
-			if older, err := Import(ctx, fresh, "main", Slack(slackFixture, "general")); err != nil || older.Kept != 1 || older.Edited != 0 || older.Added != 0 {
-				t.Errorf("the older export after the newer into a fresh desk: %+v, %v; want the message kept", older, err)
-			}
-			if got := findKey(t, readDesk(t, fresh, "main"), ts).Content; got != edit.Content {
-				t.Errorf("the fresh desk's message reads %q after the older export, want the newer text", got)
-			}
-
-			// A thread root deleted since, in a newer export: its tombstone is kept over
-			// the root, never an edit of it.
-			const root = "1714640640.000500"
-			deleted := exportfixture.Copy(t, slackLater)
-			editSlackDay(t, deleted, "general/2024-05-02.json", func(msgs []map[string]any) []map[string]any {
-				for _, m := range msgs {
-					if m["ts"] == root {
-						m["subtype"], m["user"], m["text"], m["hidden"] = "tombstone", "USLACKBOT", "This message was deleted.", true
-					}
-				}
-				return msgs
-			})
-			tomb := sc.open(t)
-			if _, err := Import(ctx, tomb, "main", Slack(slackFixture, "general")); err != nil {
-				t.Fatal(err)
-			}
-			was := findKey(t, readDesk(t, tomb, "main"), root)
-			if counts, err := Import(ctx, tomb, "main", Slack(deleted, "general")); err != nil || counts.Kept != 1 || counts.Edited != 0 {
-				t.Errorf("a newer export with the root's tombstone: %+v, %v; want it kept, no edit", counts, err)
-			}
-			if diff := cmp.Diff(was, findKey(t, readDesk(t, tomb, "main"), root)); diff != "" {
-				t.Errorf("the root after its tombstone's import (-before +after):\n%s", diff)
-			}
-		})
 	}
 }

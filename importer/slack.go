@@ -64,9 +64,8 @@ import (
 // keys, authors, parents and content, unless edited since; labels may differ, in authors
 // and in mentions, which the import takes as alike: chatPrep.alike), so importing it adds
 // only the new ones and the edits. A message it holds changed without an edit Slack dates
-// (a file deleted, a bot's message updated) becomes an edit by its author when the export
-// is newer than everything the desk holds, and is kept as the desk has it otherwise; a
-// thread root deleted since and kept as a tombstone is kept so always (see storeRows).
+// (a file deleted, a bot's message updated, a thread root deleted since and kept as a
+// tombstone) the desk keeps as it has it (see storeRows).
 //
 // A missing or malformed users.json or channels.json, an unknown channel, a missing
 // channel folder or a malformed day file is an error naming the file. Bad messages — no

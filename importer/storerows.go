@@ -39,10 +39,8 @@ import (
 //     newer than the desk's text, and present otherwise (editOf). A chat export's message
 //     whose content a desk may hold written otherwise (chatPrep.alike) matches that too.
 //     A chat export's message that the desk holds with another text alone and no newer
-//     edit is an edit of it when the export is newer than everything the desk holds, and
-//     present otherwise, the desk's row kept as it is; one that either holds as the notice
-//     of its deletion (chatPrep.deleted) is kept so too (undatedEdit; Counts.Kept counts
-//     the rows kept).
+//     edit, or that either holds as the notice of its deletion (chatPrep.deleted), is
+//     present too, the desk's row kept as it is (keptAsStored; Counts.Kept counts them).
 //     Any other difference is reported, naming the fields that differ
 //     (storage.KeyDifferences) but quoting neither row.
 //   - A chat export's new message marked edited is appended with an edit that records how
@@ -188,11 +186,10 @@ type rowImporter struct {
 	// resolved[i] is what a reply to row i gets as its Parent: its stored Seq when the desk
 	// holds it, else transcript.BatchParent of its place in the batch.
 	resolved  []transcript.Sequence
-	batchRows []int      // batchRows[j] is the row the batch's j-th message comes from
-	edits     int        // the batch's edits of rows the desk holds (editOf)
-	kept      int        // rows of a chat export the desk holds otherwise, as it keeps them (undatedEdit)
-	newest    *time.Time // exportNewest, once computed
-	marks     int        // the batch's edits that record when a new message was edited (editMark)
+	batchRows []int // batchRows[j] is the row the batch's j-th message comes from
+	edits     int   // the batch's edits of rows the desk holds (editOf)
+	kept      int   // rows of a chat export the desk holds otherwise, as it keeps them (keptAsStored)
+	marks     int   // the batch's edits that record when a new message was edited (editMark)
 	chat      *chatPrep
 	// restore is set when a row carries what only the log sets (restoredRow): the rows are
 	// an export's, restored as they were stored.
@@ -465,11 +462,10 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 		return nil, err
 	}
 	m.Audience = audience
-	if stored.Revised != 0 && r.Edit == nil && im.chat == nil {
+	if stored.Revised != 0 && r.Edit == nil {
 		// A row a correction changed matches the text it had before, which the import
 		// cannot know, as it matches its text now: a file that holds a row and its
-		// corrections imports again as nothing new. (A chat export holds a message's
-		// text as it is now: a text the desk's differs from is a change, see undatedEdit.)
+		// corrections imports again as nothing new.
 		m.Content = stored.Content
 	}
 	if accepted {
@@ -480,8 +476,9 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 		if err != nil || ok {
 			return edit, err
 		}
-		if deleted, ok := im.undatedChange(m, stored); ok {
-			return im.undatedEdit(ctx, i, m, stored, deleted)
+		if im.keptAsStored(m, stored) {
+			im.kept++
+			return nil, nil
 		}
 	}
 	if !accepted {
@@ -502,69 +499,23 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 	return nil, nil
 }
 
-// undatedChange reports whether m, a chat export's message as the store would store it,
-// is stored, the desk's row with its key, changed in a way the export does not date: in
-// content alone, with no edit the export dates newer than the desk's text (a file removed,
-// a bot's message updated, a link's preview added later), or, with deleted set, because
-// one of them is the notice that stands for the message once deleted (chatPrep.deleted:
-// Slack keeps a deleted thread root as a tombstone), the two differing in author and
-// content alone. A correction never changes so.
-func (im *rowImporter) undatedChange(m, stored transcript.Message) (deleted, ok bool) {
+// keptAsStored reports whether the desk keeps stored, the row a chat export's message m
+// (as the store would store it) is, as it is, though they differ: in content alone, with
+// no edit the export dates (a file removed, a bot's message updated, a link's preview added
+// later), or because one of them is the notice that stands for the message once deleted
+// (chatPrep.deleted: Slack keeps a deleted thread root as a tombstone). Which text is newer
+// the export does not say, so the import keeps the desk's, as it keeps a message an export
+// no longer holds: a later export never fails on such a change, and an older one imported
+// again never puts an older text back. A correction never differs so.
+func (im *rowImporter) keptAsStored(m, stored transcript.Message) bool {
 	if im.chat == nil || m.Key == "" || m.IsCorrection() || stored.IsCorrection() || m.Parent != stored.Parent {
-		return false, false
+		return false
 	}
-	if kind := im.chat.deleted; kind != "" && (isNotice(m.Author, kind) || isNotice(stored.Author, kind)) {
+	if deleted := im.chat.deleted; deleted != "" && (isNotice(m.Author, deleted) || isNotice(stored.Author, deleted)) {
 		// Who wrote it and what it said the notice does not keep; anything else must match.
-		return true, !slices.ContainsFunc(storage.KeyDifferences(stored, m), func(f string) bool { return f != "author" && f != "content" })
+		return !slices.ContainsFunc(storage.KeyDifferences(stored, m), func(f string) bool { return f != "author" && f != "content" })
 	}
-	return false, contentAlone(stored, m)
-}
-
-// undatedEdit decides the i-th row, m, which undatedChange found changed from stored
-// without a date. When the export is newer than everything the desk holds (exportNewest is
-// after the At of the desk's newest row) and m is no deletion's notice, it returns an edit
-// of stored by its author that gives it m's text, timed by exportNewest and keyed by it,
-// so that importing the export again replays it and an older export, being older than the
-// desk then, never puts an older text back. Otherwise the desk keeps its text (counted in
-// im.kept): which text is newer the export does not say. The error is the desk's, reading
-// its newest row.
-func (im *rowImporter) undatedEdit(ctx context.Context, i int, m, stored transcript.Message, deleted bool) (*transcript.Message, error) {
-	newest := im.exportNewest()
-	if !deleted && !newest.IsZero() {
-		head, err := im.deskRow(ctx, im.head)
-		if err != nil {
-			return nil, err
-		}
-		if newest.Truncate(time.Microsecond).After(head.At.Truncate(time.Microsecond)) { // stores keep microseconds
-			edit := transcript.Message{Author: stored.Author, Corrects: stored.Seq, Content: m.Content, At: newest, Key: changeKey(m.Key, newest)}
-			if problem := storeProblem(edit, exportWording); problem != "" {
-				im.problem(i, "changed since row %d of desk %q was imported, but the change cannot be stored: %s", stored.Seq, im.desk, problem)
-			}
-			return &edit, nil
-		}
-	}
-	im.kept++
-	return nil, nil
-}
-
-// exportNewest is the newest time the import's rows hold, a message's or an edit's, in UTC:
-// a chat export was taken no earlier. The zero Time when no row holds one.
-func (im *rowImporter) exportNewest() time.Time {
-	if im.newest == nil {
-		var newest time.Time
-		for i := range im.rows {
-			r := &im.rows[i]
-			if r.Message.At.After(newest) {
-				newest = r.Message.At
-			}
-			if r.Edit != nil && r.Edit.At.After(newest) {
-				newest = r.Edit.At
-			}
-		}
-		newest = newest.UTC()
-		im.newest = &newest
-	}
-	return *im.newest
+	return contentAlone(stored, m)
 }
 
 // andList joins words as a sentence lists them: "a", "a and b", "a, b and c".
@@ -650,10 +601,10 @@ func (im *rowImporter) editOf(ctx context.Context, i int, m, stored transcript.M
 		textAt = c.At
 	}
 	// Stores keep times to the microsecond.
-	switch editAt, at := r.Edit.At.Truncate(time.Microsecond), textAt.Truncate(time.Microsecond); {
-	case editAt.Equal(at):
-		return nil, false, nil // the desk's text is this edit's: the export changed it since without dating it
-	case editAt.Before(at):
+	if editAt, at := r.Edit.At.Truncate(time.Microsecond), textAt.Truncate(time.Microsecond); !editAt.After(at) {
+		if editAt.Equal(at) {
+			im.kept++ // the desk's text is this edit's; the export changed it without dating it
+		}
 		return nil, true, nil
 	}
 	edit := transcript.Message{Author: m.Author, Corrects: stored.Seq, Content: m.Content, At: r.Edit.At, Key: r.Edit.Key}

@@ -22,8 +22,7 @@ format is incremental: a message the desk holds already (by its id, Slack's ts, 
 message id) adds nothing; one Slack or Discord marks edited since (Slack's "edited",
 Discord's "timestampEdited") adds an edit by its author when that edit is newer than the
 desk's text, once however often it is imported (an older export never puts an older text
-back); one changed without a date (a file deleted, a bot's update) adds an edit when the
-export is newer than everything in the desk, and otherwise, as a thread root deleted since,
+back); one changed without a date (a file deleted, a bot's update, a thread root deleted)
 keeps the desk's text, and the import says so; a reply to a message an earlier import
 brought lands in its thread. Slack's mentions
 and links read as in Slack ("@Ana", "#general", "label (https://…)"). A line looks like
