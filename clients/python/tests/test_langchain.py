@@ -99,7 +99,7 @@ async def test_other_kinds_are_refused_and_nothing_is_posted(fx: Fixture, scene:
         with pytest.raises(ValueError):
             await TranscriptChatMessageHistory(fx.async_desk("triage")).aadd_messages([AIMessage("fine"), m])
     assert fx.desk("operator").info().head == head, "a refusal posts nothing"
-    history.add_messages([AIMessage("  ")])
+    history.add_messages([AIMessage("  "), AIMessage(" \n\t\x85\u3000")])
     assert fx.desk("operator").info().head == head, "a blank answer posts nothing"
     with pytest.raises(NotImplementedError, match="append-only"):
         history.clear()
@@ -108,3 +108,5 @@ async def test_other_kinds_are_refused_and_nothing_is_posted(fx: Fixture, scene:
     assert fx.desk("operator").info().head == head
     with pytest.raises(TypeError, match="AsyncDesk"):
         _ = TranscriptChatMessageHistory(fx.async_desk("triage")).messages
+    history.add_messages([AIMessage("\x1c")])  # str.strip takes it for blank; the service does not
+    assert newest(fx).content == "\x1c", "a text the service keeps is posted, blank as it may look"

@@ -89,12 +89,15 @@ export async function viewTurns(desk: Desk, thread?: number): Promise<Turn[]> {
   return turns(me, view);
 }
 
+/** blank matches a text the service takes as blank: Unicode White_Space alone, or nothing. */
+const blank = /^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
 /**
  * postText posts content as the participant in the conversation (thread: its root; absent:
  * the channel), as every memory adapter posts a model's answer; blank content (an empty
  * answer, which the desk would refuse) posts nothing.
  */
 export async function postText(desk: Desk, thread: number | undefined, content: string): Promise<Message | undefined> {
-  if (content.trim() === "") return undefined;
+  if (blank.test(content)) return undefined;
   return desk.post(thread ? { content, parent: thread } : { content });
 }

@@ -74,10 +74,16 @@ export function retryDelay(err: ProblemError | APIConnectionError, retry: number
   return asked ?? Math.min(maxBackoffMs, firstBackoffMs * 2 ** retry) * (1 - Math.random() * 0.25);
 }
 
-/** untilAborted is p, or, once signal aborts first, a rejection with its reason. */
+/**
+ * untilAborted is p, or, once signal aborts first, a rejection with its reason; p's own
+ * failure then goes unreported (it is another caller's to see).
+ */
 export function untilAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (signal.aborted) {
+    p.catch(() => {});
+    return Promise.reject(signal.reason as Error);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });

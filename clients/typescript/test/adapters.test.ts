@@ -112,7 +112,7 @@ describe("TranscriptChatMessageHistory", () => {
     await assert.rejects(history.addMessages([new AIMessage("fine"), new HumanMessage("I am Ana")]), /only the participant's own AI messages/);
     await assert.rejects(history.addMessage(new AIMessage({ content: "", tool_calls: [{ name: "x", args: {}, id: "1" }] })), /tool calls/);
     assert.equal((await f.desk("operator").info()).head, head, "a refused batch posts nothing");
-    await history.addMessages([new AIMessage(""), new AIMessage(" \n\t")]);
+    await history.addMessages([new AIMessage(""), new AIMessage(" \n\t\u0085\u3000")]);
     await new TranscriptSession({ desk: f.desk("triage") }).addItems([{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "  " }] }]);
     assert.equal((await f.desk("operator").info()).head, head, "a blank answer posts nothing, as in the Python adapters");
     await assert.rejects(history.clear(), /append-only/);

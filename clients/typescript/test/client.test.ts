@@ -65,6 +65,14 @@ describe("Desk", () => {
     await assert.rejects(first, /the first caller gave up/);
     assert.deepEqual(await second, { type: "agent", id: "triage", label: "Triage" });
     assert.equal(requests, 4, "the two calls made one request");
+
+    // A caller whose signal aborted before it asked is refused at once, and the shared
+    // request's failure, which no caller then waits for, is no unhandled rejection.
+    const failing = new Desk({ url: f.server.url, token: f.secrets.triage, desk: "eng", maxRetries: 0, fetch: () => Promise.reject(new TypeError("fetch failed")) });
+    const gaveUp = new AbortController();
+    gaveUp.abort(new Error("gave up before asking"));
+    await assert.rejects(failing.whoami({ signal: gaveUp.signal }), /gave up before asking/);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the shared request fails meanwhile
   });
 
   test("post, view, threads, edit, redact and search", async () => {

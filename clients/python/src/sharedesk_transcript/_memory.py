@@ -6,6 +6,7 @@ a worker thread when awaited."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 from ._desk import AsyncDesk, Desk
 from .mapping import Turn, turns
@@ -34,15 +35,19 @@ def post_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Messa
     answer, which the desk would refuse) posts nothing."""
     if isinstance(desk, AsyncDesk):
         raise TypeError("this desk is an AsyncDesk: use the adapter's async methods")
-    return desk.post(content, parent=thread) if content.strip() else None
+    return None if _BLANK.fullmatch(content) else desk.post(content, parent=thread)
 
 
 async def apost_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Message | None:
     """post_text, awaitable."""
     if isinstance(desk, Desk):
         return await asyncio.to_thread(post_text, desk, thread, content)
-    return await desk.post(content, parent=thread) if content.strip() else None
+    return None if _BLANK.fullmatch(content) else await desk.post(content, parent=thread)
 
+
+# A text the service takes as blank: Unicode White_Space alone, or nothing (str.strip takes
+# more, the information separators U+001C to U+001F among them).
+_BLANK = re.compile("[\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*")
 
 APPEND_ONLY = "a desk is append-only: its rows are never removed"
 
