@@ -32,7 +32,8 @@ adding at most 200 messages. view --digest shows the digest above the window.
 and first line, newest last. --digester openai asks a model over the Chat Completions API of
 OpenAI or of any server that speaks it (vLLM, Ollama: --base-url), with the key in
 OPENAI_API_KEY, which is sent to that endpoint and nowhere else. A digester that fails,
-or has not answered within --digest-timeout, leaves the digest as it was.
+or has not answered within --digest-timeout, leaves the digest as it was; once a message it
+would send is edited or redacted, it sends nothing more, retries included.
 
 Formats: text, the block view --digest begins with; json, the digest's fields (null when the
 conversation has none yet); openai and anthropic, its tag in a user turn.`)
