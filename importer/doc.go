@@ -35,7 +35,8 @@
 // such an edit too, which records how new its text is. A Slack or Discord message changed
 // without an edit the export dates (a file deleted, a bot's update, a link's preview added
 // later, a thread root deleted since) is kept as the desk holds it: which text is newer the
-// export does not say, and an import never deletes (Counts.Kept counts them).
+// export does not say, and an import never deletes (Counts.Kept counts them; a row
+// corrected on the desk matches whatever the export's text, and counts as present alone).
 //
 // A Slack or Discord reply whose parent an earlier export held (a later export of a date
 // range holds replies to older threads) is a reply to the desk's row with that key; a reply

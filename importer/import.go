@@ -59,6 +59,8 @@ type Counts struct {
 	Present int // rows of the import the desk held already, identical or edited since, so not written again
 	// Kept counts those of Present that a chat export holds otherwise without dating the
 	// change (a file removed, a bot's update, a deleted thread root): the desk keeps its own.
+	// A row corrected on the desk (edited or redacted) matches whatever the export's text,
+	// as it stands, and counts as present alone.
 	Kept int
 }
 

@@ -23,9 +23,10 @@ message id) adds nothing; one Slack or Discord marks edited since (Slack's "edit
 Discord's "timestampEdited") adds an edit by its author when that edit is newer than the
 desk's text, once however often it is imported (an older export never puts an older text
 back); one changed without a date (a file deleted, a bot's update, a thread root deleted)
-keeps the desk's text, and the import says so; a reply to a message an earlier import
-brought lands in its thread. Slack's mentions
-and links read as in Slack ("@Ana", "#general", "label (https://…)"). A line looks like
+keeps the desk's text, and the import says so (a message edited or redacted on the desk
+keeps its text without a word); a reply to a message an earlier import brought lands in its
+thread. Slack's mentions and links read as in Slack ("@Ana", "#general", "label
+(https://…)"). A line looks like
 
   {"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi"}
   {"id":"2","author":{"type":"agent","id":"triage","label":"Triage"},"content":"hello","parent":"1"}
