@@ -60,8 +60,8 @@ func heapHighWater(t *testing.T, walk func()) uint64 {
 // The desk is 96 rows of 1 MiB: a root, then replies to it and new roots in turn, so that a
 // channel view of window 2048, the root's thread view and a channel delta from the desk's
 // start all read every row. Each walk's heap high-water stays under 3 × the budget +
-// 2 × transcript.PageBytes + 8 MiB of slack (19 MiB); holding the pages it read, as a
-// walk once did, it would be about the desk's 96 MiB.
+// 2 × transcript.PageBytes + 8 MiB of slack (19 MiB), in the least of up to three walks;
+// holding the pages it read, as a walk once did, it would be about the desk's 96 MiB.
 func TestWalkHeapBound(t *testing.T) {
 	heaptest.Serial(t)
 	const (
@@ -112,6 +112,12 @@ func TestWalkHeapBound(t *testing.T) {
 			err error
 		)
 		grew := heapHighWater(t, func() { n, err = w.walk() })
+		for try := 1; err == nil && grew > bound && try < 3; try++ {
+			// On a busy machine the collector can lag the walk by a page or two of garbage:
+			// the least of three walks is the measure. A walk that holds the pages it read
+			// is over the bound every time.
+			grew = min(grew, heapHighWater(t, func() { n, err = w.walk() }))
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", w.name, err)
 		}
