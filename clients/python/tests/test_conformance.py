@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from sharedesk_transcript import AsyncDesk, Delta, Event, models
-from sharedesk_transcript._memory import aview_turns
+from sharedesk_transcript._memory import apost_text, aview_turns
 from sharedesk_transcript.mapping import Turn, turns, with_corrections
 from sharedesk_transcript.turn import News, Reply, atake_turn, initial_state
 
@@ -95,6 +95,11 @@ class Run:
             self.save(step, row)
             if "seq" in e:
                 assert row is not None and row.seq == self.ref(e["seq"]), "the stored row"
+        elif do == "answer":
+            posted = await apost_text(self.desk(step), self.ref(step.get("thread")), step["content"])
+            self.save(step, posted)
+            if "posted" in e:
+                assert (posted is not None) == e["posted"], "whether the answer was posted"
         elif do == "edit":
             self.save(step, await self.desk(step).edit(self.ref(step["seq"]) or 0, step["content"]))
         elif do == "redact":

@@ -6,6 +6,7 @@
 // content can forge; elisions are user turns holding the service's tag. The escaping is the
 // service's alone: this module maps roles and names, never text.
 import type { Desk } from "./desk.js";
+import { ProblemError } from "./problem.js";
 import type { Author, Delta, Message, Rendered } from "./types.js";
 
 /** One model turn of a participant's view. */
@@ -89,15 +90,20 @@ export async function viewTurns(desk: Desk, thread?: number): Promise<Turn[]> {
   return turns(me, view);
 }
 
-/** blank matches a text the service takes as blank: Unicode White_Space alone, or nothing. */
-const blank = /^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+/** blankProblem is the type of the service's refusal of blank content. */
+const blankProblem = "tag:sharedesk.dev,2025:problem:blank";
 
 /**
  * postText posts content as the participant in the conversation (thread: its root; absent:
- * the channel), as every memory adapter posts a model's answer; blank content (an empty
- * answer, which the desk would refuse) posts nothing.
+ * the channel), as every memory adapter posts a model's answer, and returns the stored row;
+ * content the service refuses as blank (an empty answer) posts nothing, and is undefined.
+ * What is blank is the service's to say.
  */
 export async function postText(desk: Desk, thread: number | undefined, content: string): Promise<Message | undefined> {
-  if (blank.test(content)) return undefined;
-  return desk.post(thread ? { content, parent: thread } : { content });
+  try {
+    return await desk.post(thread ? { content, parent: thread } : { content });
+  } catch (err) {
+    if (err instanceof ProblemError && err.type === blankProblem) return undefined;
+    throw err;
+  }
 }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 import { Desk, takeTurn, turns, viewTurns, withCorrections, type DeskEvent, type Digest, type Message, type Reply, type State, type Turn } from "../src/index.js";
+import { postText } from "../src/mapping.js";
 import { within } from "./fixture.js";
 import { startServer, token, type Server } from "./server.js";
 
@@ -85,6 +86,12 @@ class Run {
         }
         this.save(step, row);
         if (e.seq !== undefined) assert.equal(row?.seq, this.ref(e.seq), "the stored row");
+        return;
+      }
+      case "answer": {
+        const row = await postText(this.desk(step), this.ref(step.thread), String(step.content));
+        this.save(step, row);
+        if (e.posted !== undefined) assert.equal(row !== undefined, e.posted, "whether the answer was posted");
         return;
       }
       case "edit":

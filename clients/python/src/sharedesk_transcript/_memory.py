@@ -6,9 +6,9 @@ a worker thread when awaited."""
 from __future__ import annotations
 
 import asyncio
-import re
 
 from ._desk import AsyncDesk, Desk
+from ._errors import BadRequestError
 from .mapping import Turn, turns
 from .models import Author, Message
 
@@ -31,23 +31,33 @@ async def aview_turns(desk: Desk | AsyncDesk, thread: int | None) -> list[Turn]:
 
 
 def post_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Message | None:
-    """Posts content as the participant in the conversation; blank content (an empty
-    answer, which the desk would refuse) posts nothing."""
+    """Posts content as the participant in the conversation and returns the stored row;
+    content the service refuses as blank (an empty answer) posts nothing, and is None. What
+    is blank is the service's to say."""
     if isinstance(desk, AsyncDesk):
         raise TypeError("this desk is an AsyncDesk: use the adapter's async methods")
-    return None if _BLANK.fullmatch(content) else desk.post(content, parent=thread)
+    try:
+        return desk.post(content, parent=thread)
+    except BadRequestError as err:
+        if err.type == BLANK_PROBLEM:
+            return None
+        raise
 
 
 async def apost_text(desk: Desk | AsyncDesk, thread: int | None, content: str) -> Message | None:
     """post_text, awaitable."""
     if isinstance(desk, Desk):
         return await asyncio.to_thread(post_text, desk, thread, content)
-    return None if _BLANK.fullmatch(content) else await desk.post(content, parent=thread)
+    try:
+        return await desk.post(content, parent=thread)
+    except BadRequestError as err:
+        if err.type == BLANK_PROBLEM:
+            return None
+        raise
 
 
-# A text the service takes as blank: Unicode White_Space alone, or nothing (str.strip takes
-# more, the information separators U+001C to U+001F among them).
-_BLANK = re.compile("[\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*")
+# The type of the service's refusal of blank content: what is blank is the service's to say.
+BLANK_PROBLEM = "tag:sharedesk.dev,2025:problem:blank"
 
 APPEND_ONLY = "a desk is append-only: its rows are never removed"
 
