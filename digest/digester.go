@@ -15,10 +15,10 @@ type Request struct {
 	// Current, when not nil, reports whether Prior and Messages still hold what their desk
 	// does: an error matching ErrSuperseded once a correction (an edit or a redaction) of
 	// one of them, or the desk's deletion, was stored after the fold read them, the store's
-	// error when it cannot tell, else nil. A
-	// digester that sends them out of the process calls it right before each send, retries
-	// included, and returns its error without sending: so no request that begins after a
-	// redaction has answered carries the words it erased. Fold sets it.
+	// error when it cannot tell, else nil. A digester that sends them out of the process
+	// calls it right before each send, retries included, and returns its error without
+	// sending: so no request that begins after a redaction has answered carries the words
+	// it erased. Fold sets it.
 	Current func(ctx context.Context) error
 }
 
