@@ -13,11 +13,12 @@ import (
 const maxSpan = transcript.ScanLimit / 2
 
 // qualifying returns the rows the zero Author's view of c qualifies above after (a thread's
-// root left out), oldest first, as due needs them: KeepLive and the larger of InputLimit and
+// root left out, and every row below it, none of which is its reply), oldest first, as due needs them: KeepLive and the larger of InputLimit and
 // FoldAfter after any leading redacted rows, or every one up to head. It walks the log with transcript.ReadUnseen, span
 // by span upwards from after, each span twice the last: the one walk decides which rows
 // qualify, and a fold reads the rows above after, not the desk.
 func qualifying(ctx context.Context, log transcript.Log, c transcript.Conversation, after, head transcript.Sequence, p Policy) ([]transcript.Message, error) {
+	after = max(after, c.Thread)
 	want := p.KeepLive + max(p.InputLimit, p.FoldAfter)
 	span := transcript.Sequence(min(want, maxSpan))
 	var rows []transcript.Message

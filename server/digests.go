@@ -12,6 +12,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/server/internal/fanout"
 )
 
@@ -24,8 +25,8 @@ const maxFolders = 2
 const foldDelay = 100 * time.Millisecond
 
 // folder runs the folds of a server whose Options name a Digester. In the background, after
-// an append: the fold of the desk's channel and of the appended reply's thread, each in its
-// own turn, foldDelay after the append. A conversation has at most one background fold
+// an append: the fold of the desk's channel and of the appended reply's thread (after a
+// correction, of the corrected row's), each in its own turn, foldDelay after the append. A conversation has at most one background fold
 // queued; an append while it waits is coalesced into it, and one while a fold of the
 // conversation runs asks for one more after it. At most maxFolders goroutines fold in the
 // background, and none runs while nothing is queued.
@@ -75,15 +76,46 @@ func newFolder(st Store, d digest.Digester, p digest.Policy, timeout time.Durati
 }
 
 // appended asks for the folds m's append makes due: its desk's channel, and the thread m
-// replies in. An aside and a correction change no digest's rows, so they ask for none.
+// replies in. An aside, and a correction of one, change no digest's rows, so they ask for
+// none. A correction of a desk row may have deleted the digests that stand for the row: it
+// asks for the folds of the channel and of the row's thread (corrected), which fold again
+// from below the row.
 func (f *folder) appended(desk string, m transcript.Message) {
-	if f == nil || len(m.Audience) > 0 || m.IsCorrection() {
+	switch {
+	case f == nil || len(m.Audience) > 0:
+		return
+	case m.IsCorrection():
+		f.corrected(desk, m.Corrects)
 		return
 	}
 	f.enqueue(transcript.Conversation{Desk: desk})
 	if m.Parent != 0 {
 		f.enqueue(transcript.Conversation{Desk: desk, Thread: m.Parent})
 	}
+}
+
+// corrected asks for the folds of desk's channel and of the thread row seq is in (the
+// row's own when it is a root, else its parent's), which it reads in the background: an
+// append's answer never waits for it.
+func (f *folder) corrected(desk string, seq transcript.Sequence) {
+	f.enqueue(transcript.Conversation{Desk: desk})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		row, ok, err := readable.Row(f.ctx, f.st.Log(desk), seq, transcript.Operator())
+		switch {
+		case err != nil || !ok:
+		case row.Parent != 0:
+			f.enqueue(transcript.Conversation{Desk: desk, Thread: row.Parent})
+		default:
+			f.enqueue(transcript.Conversation{Desk: desk, Thread: seq})
+		}
+	}()
 }
 
 // enqueue asks for a background fold of c: queued once however often it is asked while it
@@ -220,30 +252,40 @@ func (f *folder) fold(c transcript.Conversation) {
 		})
 		return
 	}
-	for f.ctx.Err() == nil {
-		_, folded, err := digest.Fold(f.ctx, st, f.d, f.policy, c)
-		switch {
-		case err != nil && f.ctx.Err() != nil: // closing
-			return
-		case errors.Is(err, digest.ErrNoConversation) || errors.Is(err, digest.ErrSuperseded):
-			return // a reply to a reply (no thread's root), or another fold stored one
-		case err != nil:
-			f.mu.Lock()
-			again := f.failed[c] == err.Error()
-			f.failed[c] = err.Error()
-			f.mu.Unlock()
-			if !again {
-				f.logger.Warn("background fold failed", "desk", c.Desk, "thread", uint64(c.Thread), "err", err)
-			}
-			return
+	switch _, _, err := f.foldAll(f.ctx, st, f.d, c); {
+	case err != nil && f.ctx.Err() != nil: // closing
+	case errors.Is(err, digest.ErrNoConversation) || errors.Is(err, digest.ErrSuperseded):
+		// a reply to a reply (no thread's root), or another fold stored one
+	case err != nil:
+		f.mu.Lock()
+		again := f.failed[c] == err.Error()
+		f.failed[c] = err.Error()
+		f.mu.Unlock()
+		if !again {
+			f.logger.Warn("background fold failed", "desk", c.Desk, "thread", uint64(c.Thread), "err", err)
 		}
+	default:
 		f.mu.Lock()
 		delete(f.failed, c)
 		f.mu.Unlock()
-		if !folded {
-			return
+	}
+}
+
+// foldAll folds c with d as often as the policy allows now (an older backlog folds over
+// several generations), noting each digest stored, until a fold stores none or fails. It
+// returns the last fold's digest (the newest held), whether any fold stored one, and the
+// failure that ended it.
+func (f *folder) foldAll(ctx context.Context, st digest.Store, d digest.Digester, c transcript.Conversation) (transcript.Digest, bool, error) {
+	stored := false
+	for {
+		held, folded, err := digest.Fold(ctx, st, d, f.policy, c)
+		if folded {
+			stored = true
+			f.notes.Changed(c)
 		}
-		f.notes.Changed(c)
+		if err != nil || !folded {
+			return held, stored, err
+		}
 	}
 }
 
@@ -318,10 +360,7 @@ func (s *Server) foldDigest(ctx context.Context, in *digestInput) (*digestOutput
 	}
 	defer end()
 	rec := &recordingDigester{Named: s.folds.d}
-	d, folded, err := digest.Fold(ctx, st, rec, s.folds.policy, c)
-	if folded {
-		s.folds.notes.Changed(c)
-	}
+	d, folded, err := s.folds.foldAll(ctx, st, rec, c)
 	out := &digestOutput{Body: DigestAnswer{Folded: folded}}
 	if d.Generation > 0 {
 		out.Body.Digest = &d
