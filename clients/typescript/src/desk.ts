@@ -16,7 +16,7 @@ export interface DeskOptions {
   desk: string;
   /** The fetch to use; default: the global one. */
   fetch?: typeof globalThis.fetch;
-  /** How long one attempt of a call may take, in ms; default 30 s. A call's own timeout wins. */
+  /** How long one attempt of a call may take, in ms; default 30 s; Infinity: no limit. A call's own timeout wins. */
   timeout?: number;
   /** How many times a call that may be sent again is retried; default 2. A call's own maxRetries wins. */
   maxRetries?: number;
@@ -50,19 +50,19 @@ export interface PostOptions extends RequestOptions {
   parent?: number;
   /** The readers of an aside besides its author, each as "agent:ID", "person:ID", ... */
   audience?: string[];
-  /** An idempotency key: a post with a key already stored answers the stored row. */
+  /** An idempotency key: a post with a key already stored answers the stored row. "" is no key. */
   key?: string;
 }
 
 export interface EditOptions extends RequestOptions {
   /** The row's new content. */
   content: string;
-  /** An idempotency key: an edit with a key already stored answers the stored correction. */
+  /** An idempotency key: an edit with a key already stored answers the stored correction. "" is no key. */
   key?: string;
 }
 
 export interface RedactOptions extends RequestOptions {
-  /** An idempotency key: a redaction with a key already stored answers the stored correction. */
+  /** An idempotency key: a redaction with a key already stored answers the stored correction. "" is no key. */
   key?: string;
 }
 
@@ -98,8 +98,8 @@ export interface SearchOptions extends AsOption {
  * status (BadRequestError, AuthenticationError, …); a request that got no answer throws
  * APIConnectionError (APITimeoutError when it timed out); an aborted signal throws its
  * reason. Reads, and writes that carry a key, are retried after no answer, a 408, 429 or
- * 5xx (Retry-After honoured, else a jittered backoff); a write without a key is never sent
- * twice. A Desk holds no state between calls but the participant, and may be used
+ * 5xx (Retry-After honoured, else a jittered backoff); a write without a key (or whose key
+ * is "", which the service takes as none) is sent without one, and never twice. A Desk holds no state between calls but the participant, and may be used
  * concurrently.
  */
 export class Desk {
@@ -110,7 +110,9 @@ export class Desk {
   readonly #api: Client<paths>;
   readonly #timeout: number;
   readonly #maxRetries: number;
-  #me: Promise<Author> | undefined;
+  #me: Author | undefined;
+  /** The whoami requests under way, by their timeout and maxRetries. */
+  #asking = new Map<string, Promise<Author>>();
 
   /** The constructor refuses an empty token, or one with a character no token has, before anything is sent. */
   constructor(opts: DeskOptions) {
@@ -147,18 +149,28 @@ export class Desk {
   /**
    * whoami is the token's participant: the author of its posts, the viewer of its reads. A
    * token's participant never changes, so the first answer is kept and later calls make no
-   * request; a failed call is not kept. Calls made while the first is under way share its
-   * request, which no caller's signal ends: aborting one call ends that call alone.
+   * request; a failed call is not kept. Calls made while one is under way with the same
+   * timeout and maxRetries share its request, which no caller's signal ends: aborting one
+   * call ends that call alone. A call with other options makes a request of its own.
    */
   whoami(opts: RequestOptions = {}): Promise<Author> {
-    this.#me ??= this.info({ ...opts, signal: undefined }).then(
-      (d) => d.as,
-      (err: unknown) => {
-        this.#me = undefined;
-        throw err;
-      },
-    );
-    return untilAborted(this.#me, opts.signal);
+    if (this.#me) return untilAborted(Promise.resolve(this.#me), opts.signal);
+    const key = `${opts.timeout ?? ""}/${opts.maxRetries ?? ""}`;
+    let asking = this.#asking.get(key);
+    if (!asking) {
+      asking = this.info({ ...opts, signal: undefined }).then(
+        (d) => {
+          this.#asking.delete(key);
+          return (this.#me = d.as);
+        },
+        (err: unknown) => {
+          this.#asking.delete(key);
+          throw err;
+        },
+      );
+      this.#asking.set(key, asking);
+    }
+    return untilAborted(asking, opts.signal);
   }
 
   /**
@@ -173,14 +185,15 @@ export class Desk {
 
   /**
    * post appends a message by the participant and returns the stored row. With a key it is
-   * retried as a read is (the service answers a stored key with its row); without, never.
+   * retried as a read is (the service answers a stored key with its row); without, or with
+   * "", never.
    */
   post(opts: PostOptions): Promise<Message> {
     const body: components["schemas"]["AppendBody"] = { content: opts.content };
     if (opts.parent !== undefined) body.parent = opts.parent;
     if (opts.audience !== undefined) body.audience = opts.audience;
-    if (opts.key !== undefined) body.key = opts.key;
-    return this.#call("post", opts.key !== undefined, opts, (signal) => this.#api.POST("/v1/desks/{desk}/messages", { params: { path: { desk: this.name } }, body, signal }));
+    if (opts.key) body.key = opts.key;
+    return this.#call("post", Boolean(opts.key), opts, (signal) => this.#api.POST("/v1/desks/{desk}/messages", { params: { path: { desk: this.name } }, body, signal }));
   }
 
   /** delta is what the participant has not seen since state, or a reinitialization. */
@@ -203,17 +216,17 @@ export class Desk {
     return this.#call("threads", true, opts, (signal) => this.#api.GET("/v1/desks/{desk}/threads", { params: { path: { desk: this.name }, query }, signal }));
   }
 
-  /** edit gives row seq, the participant's own, new content; it returns the correction row. With a key it is retried, without never. */
+  /** edit gives row seq, the participant's own, new content; it returns the correction row. With a key it is retried; without, or with "", never. */
   edit(seq: number, opts: EditOptions): Promise<Message> {
     const body: components["schemas"]["EditBody"] = { content: opts.content };
-    if (opts.key !== undefined) body.key = opts.key;
-    return this.#call("edit", opts.key !== undefined, opts, (signal) => this.#api.PATCH("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body, signal }));
+    if (opts.key) body.key = opts.key;
+    return this.#call("edit", Boolean(opts.key), opts, (signal) => this.#api.PATCH("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body, signal }));
   }
 
-  /** redact erases row seq's content for good (its author or the operator); it returns the correction row. With a key it is retried, without never. */
+  /** redact erases row seq's content for good (its author or the operator); it returns the correction row. With a key it is retried; without, or with "", never. */
   redact(seq: number, opts: RedactOptions = {}): Promise<Message> {
-    const body: components["schemas"]["RedactBody"] = opts.key === undefined ? {} : { key: opts.key };
-    return this.#call("redact", opts.key !== undefined, opts, (signal) => this.#api.DELETE("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body, signal }));
+    const body: components["schemas"]["RedactBody"] = opts.key ? { key: opts.key } : {};
+    return this.#call("redact", Boolean(opts.key), opts, (signal) => this.#api.DELETE("/v1/desks/{desk}/messages/{seq}", { params: { path: { desk: this.name, seq } }, body, signal }));
   }
 
   /** search finds the newest messages holding every word, among those the participant may read. */
@@ -225,9 +238,10 @@ export class Desk {
   /**
    * events streams what the participant has not seen, live, from `after` (default: the
    * desk's head now): each event once, in order, resuming by itself after a dropped
-   * connection or a restarted server. It ends when signal aborts, or after a reinitialize
-   * event; it throws the ProblemError of a 401, 403 or 404. It has no timeout: a stream is
-   * as long as the caller wants it.
+   * connection, one silent for longer than readTimeout, or a restarted server. It ends when
+   * signal aborts, or after a reinitialize event; it throws the ProblemError of a 401, 403
+   * or 404, and the error of a head lookup that trying again cannot heal. It has no timeout:
+   * a stream is as long as the caller wants it.
    */
   events(opts: EventsOptions = {}): AsyncGenerator<DeskEvent> {
     return streamEvents(
@@ -235,7 +249,7 @@ export class Desk {
         url: `${this.url}/v1/desks/${encodeURIComponent(this.name)}/events`,
         token: this.#token,
         fetch: this.#fetch,
-        head: async () => (await this.info({ signal: opts.signal })).head,
+        head: async () => (await this.info({ signal: opts.signal, maxRetries: 0 })).head,
       },
       opts,
     );

@@ -19,9 +19,9 @@ export interface TranscriptChatMessageHistoryOptions {
  * one below the view, first, as a HumanMessage holding the digest's tag, without a name.
  * The participant is the token's.
  *
- * addMessage posts an AIMessage with text content as the participant, in the history's
- * conversation; every other message is refused, since the desk's other rows are written by
- * their own authors. clear throws: a desk is append-only.
+ * addMessage posts an AIMessage with text content and no tool calls (valid or invalid) as
+ * the participant, in the history's conversation; every other message is refused, since the
+ * desk's other rows are written by their own authors. clear throws: a desk is append-only.
  */
 export class TranscriptChatMessageHistory extends BaseListChatMessageHistory {
   lc_namespace = ["sharedesk", "transcript", "langchain"];
@@ -55,10 +55,10 @@ export class TranscriptChatMessageHistory extends BaseListChatMessageHistory {
   }
 }
 
-/** postable is message's text if the participant may post it: an AIMessage's, without tool calls. */
+/** postable is message's text if the participant may post it: an AIMessage's, without tool calls, valid or invalid. */
 function postable(message: BaseMessage): string {
   if (!AIMessage.isInstance(message)) throw new Error(`transcript: only the participant's own AI messages are posted, not a ${message.type} message: other rows are written by their authors`);
-  if ((message.tool_calls?.length ?? 0) > 0) throw new Error("transcript: an AI message with tool calls is not posted to a desk");
+  if ((message.tool_calls?.length ?? 0) > 0 || (message.invalid_tool_calls?.length ?? 0) > 0) throw new Error("transcript: an AI message with tool calls is not posted to a desk");
   if (typeof message.content !== "string") throw new Error("transcript: only an AI message with text content is posted");
   return message.content;
 }

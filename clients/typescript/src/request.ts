@@ -4,7 +4,7 @@ import { APIConnectionError, APITimeoutError, ProblemError, usableRetryAfterMs }
 
 /** Options every method of a Desk takes. */
 export interface RequestOptions {
-  /** How long one attempt may take, in ms; default: the Desk's. */
+  /** How long one attempt may take, in ms; default: the Desk's. Infinity, or more than a timer holds (2^31-1 ms), is none. */
   timeout?: number;
   /** Aborting it ends the call at once, with the signal's reason thrown. */
   signal?: AbortSignal;
@@ -15,6 +15,9 @@ export interface RequestOptions {
 /** The Desk's defaults: 30 s an attempt, 2 retries. */
 export const defaultTimeout = 30_000;
 export const defaultMaxRetries = 2;
+
+/** The longest wait a timer holds: a longer timeout is no timeout. */
+export const longestTimerMs = 2 ** 31 - 1;
 
 const firstBackoffMs = 500;
 const maxBackoffMs = 8_000;
@@ -28,8 +31,10 @@ export interface Answer<T> {
 
 /**
  * send makes attempt, passing each try a signal that aborts on the caller's signal or the
- * timeout, and returns its data. A try that gets no answer is an APIConnectionError (an
- * APITimeoutError when it timed out); a problem answer is the ProblemError of its status.
+ * timeout (none when it is longer than longestTimerMs), and returns its data, a JSON object.
+ * A try that gets no answer, or a 200 whose body is empty or no JSON object, is an
+ * APIConnectionError (an APITimeoutError when it timed out); a problem answer is the
+ * ProblemError of its status.
  * When retryable, a try with no answer, a 408, 429 or 5xx is made again up to maxRetries
  * times, after the answer's Retry-After (up to a minute) or a jittered backoff of 0.5 s
  * doubling to at most 8 s. An aborted caller's signal throws its reason, without retrying.
@@ -40,16 +45,20 @@ export async function send<T>(what: string, opts: { timeout: number; maxRetries:
     const timeout = new AbortController();
     const both = new AbortController();
     const onAbort = () => both.abort(opts.signal?.reason);
-    const timer = setTimeout(() => {
+    const timer = timerFor(opts.timeout, () => {
       timeout.abort();
       both.abort(new APITimeoutError(what, opts.timeout));
-    }, opts.timeout);
+    });
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const { data, error, response } = await attempt(both.signal);
-      if (response.ok && error === undefined) return data as T;
-      failure = await ProblemError.fromResponse(what, response, error);
+      if (response.ok && error === undefined) {
+        if (typeof data === "object" && data !== null) return data;
+        failure = new APIConnectionError(what, { message: `a ${response.status} answer whose body is empty or no JSON object` });
+      } else {
+        failure = await ProblemError.fromResponse(what, response, error);
+      }
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       failure = timeout.signal.aborted ? new APITimeoutError(what, opts.timeout) : new APIConnectionError(what, { cause: err });
@@ -64,8 +73,21 @@ export async function send<T>(what: string, opts: { timeout: number; maxRetries:
 
 /** shouldRetry reports whether a failed try may heal by trying again. */
 function shouldRetry(err: ProblemError | APIConnectionError): boolean {
-  if (err instanceof APIConnectionError) return true;
-  return err.status === 408 || err.status === 429 || err.status >= 500;
+  return err instanceof APIConnectionError || healsByWaiting(err.status);
+}
+
+/** healsByWaiting reports whether a refusal of this status may heal by trying again later: a 408, 429 or 5xx. */
+export function healsByWaiting(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * timerFor calls fire after ms, as setTimeout does, but never when ms is longer than a timer
+ * holds (Infinity, or past longestTimerMs, which setTimeout would take as 1 ms): the timer
+ * it returns is then undefined.
+ */
+export function timerFor(ms: number, fire: () => void): ReturnType<typeof setTimeout> | undefined {
+  return ms <= longestTimerMs ? setTimeout(fire, ms) : undefined;
 }
 
 /** retryDelay is the wait before retry number retry+1: the Retry-After asked for, or a jittered backoff. */

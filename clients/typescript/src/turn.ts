@@ -1,5 +1,6 @@
 import type { Desk } from "./desk.js";
-import { turns, withCorrections, type Turn } from "./mapping.js";
+import { sameAuthor, turns, withCorrections, type Turn } from "./mapping.js";
+import { ConflictError } from "./problem.js";
 import type { Author, Digest, Elision, Message, Rendered, State } from "./types.js";
 
 /** The most rows a state's present set holds: the service refuses a state with more. */
@@ -75,8 +76,11 @@ export interface TurnResult {
  * with a key of the token and the row it answers, and the next state saved — only after the
  * reply is stored. A turn that fails before the save runs again from the old state: the
  * same news, and the same key, which the service answers with the row it stored, never a
- * second one. Every state it saves names the participant (its viewer): a state saved for
- * another participant starts the turn over from a view.
+ * second one. When decide answers otherwise this time, the service refuses the new reply
+ * (ConflictError): the reply the earlier run stored, found in the news by its key and
+ * author, is the turn's, and the new answer is not posted; without it in the news, the
+ * ConflictError is thrown. Every state it saves names the participant (its viewer): a state
+ * saved for another participant starts the turn over from a view.
  *
  * The state saved is never past a correction the result does not hold: the delta's
  * corrections are returned with its news. A reply that answers an aside and sets no parent
@@ -116,7 +120,12 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
   const reply = await opts.decide(news, me, elided, corrections, input);
   let stored: Message | undefined;
   if (reply) {
-    stored = await desk.post({ ...replyPlace(reply, news), content: reply.content, key: replyKey(desk, reply.answers) });
+    const key = replyKey(desk, reply.answers);
+    stored = await desk.post({ ...replyPlace(reply, news), content: reply.content, key }).catch((err: unknown) => {
+      const earlier = err instanceof ConflictError ? news.find((m) => m.key === key && sameAuthor(m.author, me)) : undefined;
+      if (!earlier) throw err;
+      return earlier;
+    });
     next = notePresent(next, stored.seq);
   }
   await opts.save(next);

@@ -111,6 +111,8 @@ describe("TranscriptChatMessageHistory", () => {
     const head = (await f.desk("operator").info()).head;
     await assert.rejects(history.addMessages([new AIMessage("fine"), new HumanMessage("I am Ana")]), /only the participant's own AI messages/);
     await assert.rejects(history.addMessage(new AIMessage({ content: "", tool_calls: [{ name: "x", args: {}, id: "1" }] })), /tool calls/);
+    const invalid = { type: "invalid_tool_call" as const, id: "1", name: "deploy", args: "{not json", error: "bad arguments" };
+    await assert.rejects(history.addMessage(new AIMessage({ content: "calling the deploy tool now", invalid_tool_calls: [invalid] })), /tool calls/);
     assert.equal((await f.desk("operator").info()).head, head, "a refused batch posts nothing");
     await history.addMessages([new AIMessage(""), new AIMessage(" \n\t\u0085\u3000")]);
     await new TranscriptSession({ desk: f.desk("triage") }).addItems([{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "  " }] }]);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Desk, ProblemError, RateLimitError, takeTurn, type Message, type State } from "../src/index.js";
+import { APITimeoutError, Desk, ProblemError, RateLimitError, takeTurn, type Message, type State } from "../src/index.js";
 import { deskFixture, type Fixture } from "./fixture.js";
 import { startServer, token } from "./server.js";
 
@@ -65,6 +65,21 @@ describe("Desk", () => {
     await assert.rejects(first, /the first caller gave up/);
     assert.deepEqual(await second, { type: "agent", id: "triage", label: "Triage" });
     assert.equal(requests, 4, "the two calls made one request");
+
+    // A call with a timeout of its own does not wait out another's request: it makes its
+    // own, which its timeout bounds.
+    let releaseSlow = () => {};
+    const heldSlow = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const hanging: typeof fetch = async (input, init) => {
+      const signal = input instanceof Request ? input.signal : init?.signal;
+      await Promise.race([heldSlow, new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason)))]);
+      return fetch(input, init);
+    };
+    const patient = new Desk({ url: f.server.url, token: f.secrets.triage, desk: "eng", maxRetries: 0, fetch: hanging });
+    const long = patient.whoami();
+    await assert.rejects(patient.whoami({ timeout: 50 }), APITimeoutError);
+    releaseSlow();
+    assert.deepEqual(await long, { type: "agent", id: "triage", label: "Triage" });
 
     // A caller whose signal aborted before it asked is refused at once, and the shared
     // request's failure, which no caller then waits for, is no unhandled rejection.
@@ -256,6 +271,28 @@ describe("takeTurn", () => {
 
     const quiet = await takeTurn(triage, { state: saved, decide: echo, save: (s) => void (saved = s) });
     assert.deepEqual(quiet.news, [], "the turn's own reply is not news");
+  });
+
+  test("a turn run again after a failed save takes the reply its first run stored, though the model answers otherwise", async () => {
+    const triage = f.desk("triage");
+    let start: State | undefined;
+    await takeTurn(triage, { decide: () => null, save: (s) => void (start = s) });
+    const asked = await f.desk("ana").post({ content: "triage, what is the status?" });
+    let takes = 0;
+    const decide = () => ({ content: `status answer, take ${++takes}`, answers: asked.seq }); // a model is not deterministic
+    const crash = () => {
+      throw new Error("the host crashed before saving");
+    };
+    await assert.rejects(takeTurn(triage, { state: start, decide, save: crash }), /crashed/);
+    for (const state of [start, undefined]) {
+      let saved: State | undefined;
+      const again = await takeTurn(triage, { state, decide, save: (s) => void (saved = s) });
+      assert.ok(again.reply, `${state ? "from a state" : "from a view"}: the turn has its reply`);
+      assert.equal(again.reply.content, "status answer, take 1", "the first run's reply is the turn's");
+      assert.ok(saved && (saved.watermark >= again.reply.seq || saved.present?.includes(again.reply.seq)), "the saved state holds the reply as seen");
+    }
+    const answers = ((await f.desk("operator").view({ window: 500 })).messages ?? []).filter((m) => m.content.startsWith("status answer"));
+    assert.deepEqual(answers.map((m) => m.content), ["status answer, take 1"], "the new answers are not posted");
   });
 
   test("a state saved for one participant starts another's turn over, and is never its news", async () => {

@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import { Desk, NotAnEventStreamError, ProblemError, type DeskEvent } from "../src/index.js";
 import { usableRetryAfterMs } from "../src/problem.js";
 import { retryDelay } from "../src/request.js";
+import { engDesks, messageEvent, startFake } from "./fake.js";
 import { deskFixture, within, type Fixture } from "./fixture.js";
 import { generateTypes } from "./generate.js";
 
@@ -180,5 +181,90 @@ test("a Retry-After of 0, or of over a minute, is no wait: the backoff decides, 
   for (const seconds of [0, 3600]) {
     const wait = retryDelay(refused(seconds), 0);
     assert.ok(wait >= 375 && wait <= 500, `Retry-After ${seconds}: the first backoff, not ${wait} ms`);
+  }
+});
+
+test("a head lookup refused for good is thrown at once: a desk the token is not for, a 401", async () => {
+  const stop = new AbortController();
+  try {
+    const elsewhere = f.desk("review", "nope").events({ signal: stop.signal });
+    await assert.rejects(within(5_000, "the refusal of a desk the token is not for", elsewhere.next()), /the token is not for desk nope/);
+    const unknown = new Desk({ url: f.server.url, token: "nope", desk: "eng" }).events({ signal: stop.signal });
+    await assert.rejects(within(5_000, "the 401 of the head lookup", unknown.next()), (e: unknown) => e instanceof ProblemError && e.status === 401);
+  } finally {
+    stop.abort();
+  }
+});
+
+test("a head lookup that gets no answer, a 503 or a 429 is waited out as a dropped stream is, then the stream starts", async () => {
+  let lookups = 0;
+  const srv = await startFake((req, res) => {
+    if (req.url === "/v1/desks") {
+      lookups++;
+      if (lookups === 1) return void req.socket.destroy();
+      if (lookups <= 3) {
+        const status = lookups === 2 ? 503 : 429;
+        res.writeHead(status, { "Content-Type": "application/problem+json", "Retry-After": "1" });
+        return void res.end(JSON.stringify({ type: "about:blank", status, title: "Busy" }));
+      }
+      res.writeHead(200, { "Content-Type": "application/json" });
+      return void res.end(engDesks);
+    }
+    res.writeHead(200, { "Content-Type": "text/event-stream" });
+    res.write(messageEvent(4));
+  });
+  const stop = new AbortController();
+  try {
+    const it = new Desk({ url: srv.url, token: "secret-token", desk: "eng" }).events({ signal: stop.signal });
+    const first = await within(15_000, "the first event", it.next());
+    assert.equal(first.value?.id, 4);
+    assert.equal(lookups, 4, "three failed lookups, then the head");
+    assert.deepEqual(srv.seen.filter((l) => l.includes("/events")).length, 1, "the stream starts once the head is known");
+  } finally {
+    stop.abort();
+    await srv.close();
+  }
+});
+
+test("a 408 on the stream reconnects, as a 429 or a 5xx does", async () => {
+  let streams = 0;
+  const srv = await startFake((_req, res) => {
+    streams++;
+    if (streams === 1) {
+      res.writeHead(408, { "Content-Type": "application/problem+json" });
+      return void res.end(JSON.stringify({ type: "about:blank", status: 408, title: "Request Timeout" }));
+    }
+    res.writeHead(200, { "Content-Type": "text/event-stream" });
+    res.write(messageEvent(4));
+  });
+  const stop = new AbortController();
+  try {
+    const it = new Desk({ url: srv.url, token: "secret-token", desk: "eng" }).events({ after: 3, signal: stop.signal });
+    const first = await within(10_000, "the first event after the 408", it.next());
+    assert.equal(first.value?.id, 4);
+    assert.equal(streams, 2);
+  } finally {
+    stop.abort();
+    await srv.close();
+  }
+});
+
+test("a stream silent for longer than readTimeout is given up and resumed from the last event id", async () => {
+  const resumedFrom: string[] = [];
+  const srv = await startFake((req, res) => {
+    resumedFrom.push(String(req.headers["last-event-id"]));
+    res.writeHead(200, { "Content-Type": "text/event-stream" });
+    if (resumedFrom.length === 1) return void res.write(messageEvent(4)); // then silence, as a connection dropped without a FIN
+    res.write(messageEvent(5));
+  });
+  const stop = new AbortController();
+  try {
+    const it = new Desk({ url: srv.url, token: "secret-token", desk: "eng" }).events({ after: 3, readTimeout: 300, signal: stop.signal });
+    assert.equal((await within(5_000, "the first event", it.next())).value?.id, 4);
+    assert.equal((await within(5_000, "the event after the silence", it.next())).value?.id, 5);
+    assert.deepEqual(resumedFrom, ["3", "4"]);
+  } finally {
+    stop.abort();
+    await srv.close();
   }
 });

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { APIConnectionError, APITimeoutError, Desk, InternalServerError, RateLimitError, type DeskOptions } from "../src/index.js";
+import { startFake } from "./fake.js";
 import { deskFixture, type Fixture } from "./fixture.js";
 import { startProxy, type Proxy } from "./proxy.js";
 
@@ -50,6 +51,29 @@ test("a post without a key is never retried: its dropped answer is an APIConnect
   assert.equal(proxy.seen.filter((l) => l.endsWith("/messages")).length, 2, "a 429 to an unkeyed post is not retried");
 });
 
+test("a write whose key is \"\" is a write without a key: sent without one, and never retried", async () => {
+  const mine = await through().post({ content: "to be corrected" });
+  const bodies: string[] = [];
+  const recording: typeof fetch = async (input, init) => {
+    if (input instanceof Request && input.method !== "GET") bodies.push(await input.clone().text());
+    return fetch(input, init);
+  };
+  const desk = through({ fetch: recording });
+  proxy.seen.length = 0;
+  proxy.plan(
+    { match: "POST /messages", fault: { kind: "drop-answer" }, times: 1 },
+    { match: "PATCH /messages/" + mine.seq, fault: { kind: "drop-answer" }, times: 1 },
+    { match: "DELETE /messages/" + mine.seq, fault: { kind: "drop-answer" }, times: 1 },
+  );
+  await assert.rejects(desk.post({ content: "empty key across a drop", key: "" }), APIConnectionError);
+  await assert.rejects(desk.edit(mine.seq, { content: "corrected across a drop", key: "" }), APIConnectionError);
+  await assert.rejects(desk.redact(mine.seq, { key: "" }), APIConnectionError);
+  assert.deepEqual(proxy.seen, ["POST /v1/desks/eng/messages", `PATCH /v1/desks/eng/messages/${mine.seq}`, `DELETE /v1/desks/eng/messages/${mine.seq}`], "each sent once");
+  assert.equal(bodies.length, 3);
+  for (const body of bodies) assert.ok(!("key" in JSON.parse(body || "{}")), `no key in ${body}`);
+  assert.equal(await stored("empty key across a drop"), 1, "stored once");
+});
+
 test("reads are retried after a dropped connection and a 503, up to maxRetries", async () => {
   proxy.plan({ match: "GET /view", fault: { kind: "drop-request" }, times: 1 }, { match: "GET /view", fault: { kind: "status", status: 503, retryAfter: 0 }, times: 1 });
   const view = await through().view();
@@ -90,4 +114,51 @@ test("an empty or malformed token is refused when the Desk is made", () => {
     assert.throws(() => new Desk({ url: proxy.url, token, desk: "eng" }), (e: unknown) => e instanceof TypeError && /token/.test(e.message) && (!token.trim() || !e.message.includes(token.trim())));
   }
   assert.equal(proxy.seen.length, 0, "nothing was sent");
+});
+
+test("an empty 200 is an APIConnectionError for every call that expects an answer", async () => {
+  const srv = await startFake((_req, res) => {
+    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "0" });
+    res.end();
+  });
+  try {
+    const desk = new Desk({ url: srv.url, token: "secret-token", desk: "eng", maxRetries: 0 });
+    const calls: Record<string, () => Promise<unknown>> = {
+      info: () => desk.info(),
+      whoami: () => desk.whoami(),
+      view: () => desk.view(),
+      delta: () => desk.delta({ conversation: { desk: "eng" }, watermark: 0 }),
+      threads: () => desk.threads(),
+      search: () => desk.search("vendor"),
+      post: () => desk.post({ content: "hello" }),
+      edit: () => desk.edit(1, { content: "hello" }),
+      redact: () => desk.redact(1),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      const err = await call().then(
+        (v) => v,
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof APIConnectionError, `${name}: ${String(err)}`);
+    }
+  } finally {
+    await srv.close();
+  }
+});
+
+test("a timeout of Infinity, or longer than a timer holds, is no timeout", async () => {
+  const srv = await startFake((_req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ head: 0, messages: [], partial: false, reads: 0, scanned: 0 }));
+    }, 50);
+  });
+  try {
+    const endless = new Desk({ url: srv.url, token: "secret-token", desk: "eng", maxRetries: 0, timeout: Infinity });
+    assert.equal((await endless.view()).head, 0, "the Desk's Infinity");
+    const desk = new Desk({ url: srv.url, token: "secret-token", desk: "eng", maxRetries: 0 });
+    for (const timeout of [Infinity, 2 ** 31, Number.MAX_SAFE_INTEGER]) assert.equal((await desk.view({ timeout })).head, 0, `a call's ${timeout}`);
+  } finally {
+    await srv.close();
+  }
 });
