@@ -4,6 +4,7 @@ never the participant's own rows; Retry-After waited out; the ends of a stream."
 from __future__ import annotations
 
 import asyncio
+import http.server
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -17,6 +18,7 @@ from sharedesk_transcript._events import FIRST_BACKOFF, MAX_BACKOFF, Resumption
 from sharedesk_transcript.types import MessageEvent
 
 from .conftest import Fixture, desk_fixture
+from .fake import fake, one_event, problem
 from .server import transcript
 
 DEADLINE = 60.0
@@ -211,3 +213,48 @@ def test_a_retry_after_of_0_or_over_a_minute_is_no_wait() -> None:
     assert r.wait(2.0) == 2.0
     waits = [r.wait(0.0), r.wait(3600.0)]
     assert all(FIRST_BACKOFF / 2 <= w <= MAX_BACKOFF for w in waits), waits
+
+
+@pytest.mark.parametrize("status", [408, 429, 503])
+async def test_a_refusal_that_waiting_heals_is_reconnected(status: int) -> None:
+    """A 408, like a 429 or a 5xx, is waited out and the stream reconnected; the other
+    refusals raise."""
+    streams: list[str] = []
+
+    def handle(h: http.server.BaseHTTPRequestHandler) -> None:
+        streams.append(h.headers.get("Last-Event-ID", ""))
+        if len(streams) % 2 == 1:
+            problem(h, status, "refused once")
+        else:
+            one_event(h, 4, "after the refusal")
+
+    with fake(handle) as url:
+        sync = Desk(url, token="t", desk="eng")
+        events = sync.events(after=3)
+        first = next(events)
+        events.close()
+        assert isinstance(first, MessageEvent) and first.id == 4 and first.data.content == "after the refusal"
+        async with AsyncDesk(url, token="t", desk="eng") as adesk:
+            aevents = adesk.events(after=3)
+            afirst = await anext(aevents)
+            await aevents.aclose()
+        assert isinstance(afirst, MessageEvent) and afirst.id == 4
+    assert streams == ["3"] * 4, "each reconnection resumes from the same place"
+
+
+@pytest.mark.parametrize("status", [400, 409, 410])
+async def test_a_refusal_that_waiting_cannot_heal_raises(status: int) -> None:
+    asked: list[int] = []
+
+    def handle(h: http.server.BaseHTTPRequestHandler) -> None:
+        asked.append(status)
+        problem(h, status, "refused")
+
+    with fake(handle) as url:
+        with pytest.raises(ProblemError) as caught:
+            next(Desk(url, token="t", desk="eng").events(after=3))
+        assert caught.value.status == status
+        async with AsyncDesk(url, token="t", desk="eng") as adesk:
+            with pytest.raises(ProblemError):
+                await anext(adesk.events(after=3))
+    assert len(asked) == 2, "each stream asked once"

@@ -3,9 +3,11 @@ drops connections and answers, or answers 503 and 429 itself."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from sharedesk_transcript import (
@@ -64,6 +66,39 @@ async def test_a_post_without_a_key_is_never_retried(fx: Fixture, proxy: Proxy, 
     with pytest.raises(RateLimitError):
         await call(through(fx, proxy, kind).post("unkeyed and limited"))
     assert len(proxy.seen) == 1, "a 429 to an unkeyed post is not retried"
+
+
+@both
+async def test_a_write_with_an_empty_key_sends_no_key_and_is_never_retried(
+    fx: Fixture, proxy: Proxy, kind: str
+) -> None:
+    """The service takes an empty key as none: such a write is a write without a key."""
+    bodies: list[bytes] = []
+
+    def keep(request: httpx.Request) -> None:
+        bodies.append(request.content)
+
+    async def akeep(request: httpx.Request) -> None:
+        keep(request)
+
+    d = through(fx, proxy, kind)
+    d._http.event_hooks["request"] = [keep if kind == "sync" else akeep]
+    proxy.plan(Rule("POST", "/messages", "drop-answer"))
+    with pytest.raises(APIConnectionError):
+        await call(d.post("empty key across a drop", key=""))
+    assert proxy.seen == ["POST /v1/desks/eng/messages"], "sent once"
+    assert stored(fx, "empty key across a drop") == 1, "stored once"
+    row = await call(d.post("empty key, answered", key=""))
+    proxy.plan(
+        Rule("PATCH", f"/messages/{row.seq}", "status", status=503, retry_after=0),
+        Rule("DELETE", f"/messages/{row.seq}", "status", status=503, retry_after=0),
+    )
+    with pytest.raises(InternalServerError):
+        await call(d.edit(row.seq, "edited", key=""))
+    with pytest.raises(InternalServerError):
+        await call(d.redact(row.seq, key=""))
+    assert len(proxy.seen) == 2, "the edit and the redaction, each sent once"
+    assert [json.loads(b or b"{}").get("key") for b in bodies] == [None] * 4, "no key in any body"
 
 
 @both

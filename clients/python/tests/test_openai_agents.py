@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 from agents import Agent, Runner, set_tracing_disabled
 from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
@@ -113,3 +114,32 @@ async def test_only_completed_assistant_output_is_written(fx: Fixture, scene: Sc
     with pytest.raises(NotImplementedError, match="append-only"):
         await session.clear_session()
     assert fx.desk("operator").info().head == head
+
+
+async def test_add_items_sends_only_the_answers(fx: Fixture) -> None:
+    """A run's input, tool calls and tool output are skipped without a request: a tool-heavy
+    run spends one post, not one per item."""
+    desk = fx.async_desk("review")
+    sent: list[str] = []
+
+    async def keep(request: httpx.Request) -> None:
+        sent.append(f"{request.method} {request.url.path}")
+
+    desk._http.event_hooks["request"] = [keep]
+    items: list[Any] = [{"type": "message", "role": "user", "content": "deploy it"}]
+    for i in range(25):
+        items.append({"type": "function_call", "call_id": f"c{i}", "name": "step", "arguments": "{}"})
+        items.append({"type": "function_call_output", "call_id": f"c{i}", "output": "ok"})
+    items.append({"type": "reasoning", "id": "r1", "summary": []})
+    items.append(
+        {
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "deployed after 25 steps", "annotations": []}],
+        }
+    )
+    await TranscriptSession(desk).add_items(items)
+    assert sent == ["POST /v1/desks/eng/messages"], sent
+    assert newest(fx).content == "deployed after 25 steps"
+    await desk.aclose()

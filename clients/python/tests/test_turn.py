@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sharedesk_transcript import models
+from sharedesk_transcript import ConflictError, models
 from sharedesk_transcript.turn import (
     PRESENT_SET_LIMIT,
     News,
@@ -17,6 +17,7 @@ from sharedesk_transcript.turn import (
     initial_state,
     load_state,
     note_present,
+    reply_key,
     save_state,
     take_turn,
 )
@@ -137,3 +138,79 @@ def test_an_answer_to_an_aside_stays_inside_it(fx: Fixture) -> None:
     turn = take_turn(triage, echo, saved.append, saved[-1])
     assert turn.reply is not None and turn.reply.parent == aside.seq, "the echo of an aside is a reply inside it"
     assert "PSST" not in (review.view().model_dump_json() + review.search("vendor down").model_dump_json())
+
+
+def seen(state: models.State, seq: int) -> bool:
+    """Whether a delta from state leaves row seq out: at or below its watermark, or present."""
+    return seq <= state.watermark or seq in (state.present or [])
+
+
+def test_a_turn_run_again_that_decides_another_reply_takes_the_stored_one(fx: Fixture) -> None:
+    """A model is not deterministic: the turn run again after a failed save decides another
+    answer to the same row. The reply the first run stored is the turn's; nothing more is
+    posted."""
+    triage = fx.desk("triage")
+    asked = fx.desk("ana").post("triage, what is the status?")
+    takes: list[str] = []
+
+    def decide(news: News, me: models.Author) -> Reply:
+        takes.append(f"status, take {len(takes) + 1}")
+        return Reply(takes[-1], answers=asked.seq)
+
+    def crash(_: models.State) -> None:
+        raise OSError("crash before the save")
+
+    with pytest.raises(OSError):
+        take_turn(triage, decide, crash)
+    saved: list[models.State] = []
+    again = take_turn(triage, decide, saved.append)
+    replies = [m for m in fx.desk("operator").view(window=200).messages or [] if m.content.startswith("status, take")]
+    assert [m.content for m in replies] == ["status, take 1"], "the first run's reply, once"
+    assert again.reply is not None and again.reply.seq == replies[0].seq
+    assert saved == [again.state] and seen(again.state, replies[0].seq), "the saved state has seen the reply"
+
+
+async def test_an_async_turn_run_again_takes_the_stored_reply_and_keeps_other_conflicts(fx: Fixture) -> None:
+    ana = fx.desk("ana")
+    saved: list[models.State] = []
+    takes: list[str] = []
+
+    async def decide(news: News, me: models.Author) -> Reply | None:
+        others = [m for m in news.messages if m.author.id != me.id]
+        if not others:
+            return None
+        takes.append(f"on it, take {len(takes) + 1}")
+        return Reply(takes[-1], answers=others[-1].seq)
+
+    async def save(state: models.State) -> None:
+        saved.append(state)
+
+    async def crash(_: models.State) -> None:
+        raise OSError("crash before the save")
+
+    async with fx.async_desk("triage") as triage:
+        await atake_turn(triage, decide, save)
+        asked = ana.post("Deploy #43 is red")
+        with pytest.raises(OSError):
+            await atake_turn(triage, decide, crash, saved[-1])
+        again = await atake_turn(triage, decide, save, saved[-1])
+        assert again.news.reinitialized is None, "the news is a delta"
+        assert again.reply is not None and again.reply.content == "on it, take 1"
+        assert saved[-1] == again.state and seen(again.state, again.reply.seq)
+
+        other = ana.post("Deploy #44 is red")
+        await triage.post("an answer of another run", key=reply_key(triage, other.seq))
+        await atake_turn(triage, quiet, save, saved[-1])
+        kept = len(saved)
+
+        async def answer_other(news: News, me: models.Author) -> Reply:
+            return Reply("a new answer", answers=other.seq)
+
+        with pytest.raises(ConflictError):
+            await atake_turn(triage, answer_other, save, saved[-1])
+        assert len(saved) == kept, "a conflict the news cannot explain saves nothing"
+    assert asked.seq < other.seq
+
+
+async def quiet(news: News, me: models.Author) -> None:
+    return None

@@ -26,7 +26,7 @@ AudienceLike = Sequence[str | models.Author]
 class Call(Generic[T]):
     """One request: its name in errors, method, path below the service's root, query, JSON
     body, how its answer becomes T, and whether it may be sent again after a failure (a
-    read, or a write that carries a key)."""
+    read, or a write that carries a key; an empty key is none, as the service takes it)."""
 
     what: str
     method: str
@@ -90,11 +90,10 @@ def post(
         body["parent"] = parent
     if audience is not None:
         body["audience"] = [a if isinstance(a, str) else dump(a) for a in audience]
-    if key is not None:
+    if key:
         body["key"] = key
-    return Call(
-        "post", "POST", desk_path(desk, "messages"), models.Message.model_validate, body=body, retryable=key is not None
-    )
+    path = desk_path(desk, "messages")
+    return Call("post", "POST", path, models.Message.model_validate, body=body, retryable=bool(key))
 
 
 def parse_delta(answer: Any) -> Delta | Reinitialize:
@@ -135,16 +134,16 @@ def threads(desk: str, before: int | None, limit: int | None, as_: str | None) -
 
 def edit(desk: str, seq: int, content: str, key: str | None) -> Call[models.Message]:
     body: dict[str, Any] = {"content": content}
-    if key is not None:
+    if key:
         body["key"] = key
     path = desk_path(desk, "messages", str(seq))
-    return Call("edit", "PATCH", path, models.Message.model_validate, body=body, retryable=key is not None)
+    return Call("edit", "PATCH", path, models.Message.model_validate, body=body, retryable=bool(key))
 
 
 def redact(desk: str, seq: int, key: str | None) -> Call[models.Message]:
-    body: dict[str, Any] = {} if key is None else {"key": key}
+    body: dict[str, Any] = {"key": key} if key else {}
     path = desk_path(desk, "messages", str(seq))
-    return Call("redact", "DELETE", path, models.Message.model_validate, body=body, retryable=key is not None)
+    return Call("redact", "DELETE", path, models.Message.model_validate, body=body, retryable=bool(key))
 
 
 def search(

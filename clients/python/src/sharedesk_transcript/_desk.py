@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from . import _calls, _events, models
+from . import _answer, _calls, _events, models
 from ._calls import AudienceLike, Call, StateLike
 from ._errors import APIConnectionError, APITimeoutError, ProblemError, usable_retry_after
 from ._tokenid import token_id
@@ -21,7 +21,8 @@ from .types import Delta, Event, Reinitialize
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 30.0
-"""Seconds one attempt of a call may take, unless the Desk or the call says otherwise."""
+"""Seconds one attempt of a call may take, from its request to the last byte of its answer,
+unless the Desk or the call says otherwise."""
 DEFAULT_MAX_RETRIES = 2
 """How many times a call that may be sent again is retried, unless the Desk says otherwise."""
 STREAM_READ_TIMEOUT = 60.0  # the service sends a heartbeat every 15 s by default
@@ -33,7 +34,7 @@ _TOKEN = re.compile(r"[\x21-\x7e]+")
 
 
 class _Base:
-    def __init__(self, url: str, token: str, desk: str, timeout: float, max_retries: int) -> None:
+    def __init__(self, url: str, token: str, desk: str, timeout: float | None, max_retries: int) -> None:
         if not isinstance(token, str) or not _TOKEN.fullmatch(token):
             raise ValueError(
                 "the token is empty or holds a character no token has (white space, a control or a non-ASCII character)"
@@ -43,7 +44,7 @@ class _Base:
         self.name = desk
         self.url = url.rstrip("/")
         self._token = token
-        self._timeout = timeout
+        self._timeout = _answer.seconds_or_none(timeout)
         self._max_retries = max_retries
         self._me: models.Author | None = None
 
@@ -61,20 +62,28 @@ class _Base:
     def _what(self, call: Call[T]) -> str:
         return f"{call.what} on desk {self.name}"
 
-    def _request(self, call: Call[T], timeout: float | None) -> dict[str, Any]:
-        kw: dict[str, Any] = {
-            "params": call.params,
-            "headers": self._headers(),
-            "timeout": self._timeout if timeout is None else timeout,
-        }
+    def _seconds(self, timeout: float | None) -> float | None:
+        """The seconds each attempt of a call may take: the call's timeout, else the desk's;
+        None for no bound."""
+        return self._timeout if timeout is None else _answer.seconds_or_none(timeout)
+
+    def _request(self, call: Call[T], seconds: float | None) -> dict[str, Any]:
+        """The keyword arguments of build_request for one attempt of call: httpx bounds each
+        socket operation by seconds, and the attempt bounds the whole."""
+        kw: dict[str, Any] = {"params": call.params, "headers": self._headers(), "timeout": seconds}
         if call.body is not None:
             kw["json"] = call.body
         return kw
 
-    def _no_answer(self, call: Call[T], err: httpx.TransportError) -> APIConnectionError:
+    def _no_answer(self, call: Call[T], err: httpx.RequestError) -> APIConnectionError:
+        """The failure of an attempt that got no usable answer: httpx's timeout is an
+        APITimeoutError; a dropped connection, or a body that could not be decoded, an
+        APIConnectionError."""
         failure: APIConnectionError
         if isinstance(err, httpx.TimeoutException):
             failure = APITimeoutError(self._what(call))
+        elif isinstance(err, httpx.DecodingError):
+            failure = APIConnectionError(self._what(call), "an answer that could not be decoded")
         else:
             failure = APIConnectionError(self._what(call), f"no answer from the service ({type(err).__name__})")
         failure.__cause__ = err
@@ -114,14 +123,17 @@ class _Base:
 class Desk(_Base):
     """One desk of a transcript service, as the token's participant: every read is its view,
     every write is by it. A problem answer raises the ProblemError of its status
-    (BadRequestError, AuthenticationError, …); a request that got no answer raises
-    APIConnectionError (APITimeoutError when it timed out). Reads, and writes that carry a
-    key, are retried up to ``max_retries`` times after no answer, a 408, 429 or 5xx
-    (Retry-After honoured, else a jittered backoff); a write without a key is never sent
-    twice. ``timeout`` (seconds) bounds each attempt; every method takes its own
-    ``timeout`` and ``max_retries``. A Desk
-    keeps no state between calls but the participant's identity, and may be shared between
-    threads; close it (or use it as a context manager) to release its connections.
+    (BadRequestError, AuthenticationError, …); a request that got no answer, or a success
+    whose body is not JSON or cannot be decoded, raises APIConnectionError (APITimeoutError
+    when it timed out). Reads, and writes that carry a key, are retried up to
+    ``max_retries`` times after no answer, a 408, 429 or 5xx (Retry-After honoured, else a
+    jittered backoff); a write without a key, or with an empty one, which the service takes
+    as none, is never sent twice. ``timeout`` (seconds) bounds each attempt, from its
+    request to the last byte of its answer, however slowly the answer comes; None or
+    infinity bounds nothing. Every method takes its own ``timeout`` (None: the desk's) and
+    ``max_retries``. A Desk keeps no state between calls but the participant's identity, and
+    may be shared between threads; close it (or use it as a context manager) to release its
+    connections.
 
     ``http_client`` is the httpx.Client to send with (a proxy, a transport for tests); the
     Desk closes only a client it made. An empty token, or one with a character no token
@@ -133,13 +145,13 @@ class Desk(_Base):
         *,
         token: str,
         desk: str,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         http_client: httpx.Client | None = None,
     ) -> None:
         super().__init__(url, token, desk, timeout, max_retries)
         self._owned = http_client is None
-        self._http = http_client if http_client is not None else httpx.Client(timeout=timeout)
+        self._http = http_client if http_client is not None else httpx.Client(timeout=self._timeout)
 
     def __enter__(self) -> Desk:
         return self
@@ -153,22 +165,38 @@ class Desk(_Base):
             self._http.close()
 
     def _run(self, call: Call[T], timeout: float | None = None, max_retries: int | None = None) -> T:
+        seconds = self._seconds(timeout)
         retry = 0
         while True:
             failure: ProblemError | APIConnectionError
             try:
-                response = self._http.request(call.method, self.url + call.path, **self._request(call, timeout))
-            except httpx.TransportError as err:
-                failure = self._no_answer(call, err)
+                answer = self._attempt(call, seconds)
+            except (ProblemError, APIConnectionError) as err:
+                failure = err
             else:
-                if not response.is_error:
-                    return call.parse(response.json())
-                failure = ProblemError.from_response(self._what(call), response)
+                return call.parse(answer)
             wait = self._wait(call, failure, retry, max_retries)
             if wait is None:
                 raise failure
             time.sleep(wait)
             retry += 1
+
+    def _attempt(self, call: Call[T], seconds: float | None) -> Any:
+        """The JSON of one attempt's answer to call, its request sent and its answer read
+        within seconds (None: no bound), or raises the attempt's failure."""
+        deadline = _answer.deadline_of(seconds)
+        try:
+            request = self._http.build_request(call.method, self.url + call.path, **self._request(call, seconds))
+            response = self._http.send(request, stream=True)
+            try:
+                body = _answer.read(response, deadline)
+            finally:
+                response.close()
+        except httpx.RequestError as err:
+            raise self._no_answer(call, err) from err
+        except _answer.Late:
+            raise APITimeoutError(self._what(call)) from None
+        return _answer.outcome(self._what(call), response, body)
 
     def info(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Desk:
         """The desk as the token sees it: its head, and the token's participant (``as_``)."""
@@ -215,7 +243,8 @@ class Desk(_Base):
     ) -> models.Message:
         """Appends a message by the participant and returns the stored row: a reply in
         ``parent``'s thread, an aside for ``audience`` (a reply to an aside is one), and with
-        ``key`` idempotent (a key already stored answers the stored row)."""
+        ``key`` idempotent (a key already stored answers the stored row; an empty key is
+        none)."""
         return self._run(_calls.post(self.name, content, parent, audience, key), timeout, max_retries)
 
     def delta(
@@ -291,9 +320,10 @@ class Desk(_Base):
         """What the participant has not seen, live, from ``after`` (default: the desk's head
         at the first connection): each event once and in order, resuming by itself with
         Last-Event-ID after a dropped or silent connection (``read_timeout``) or a restarted
-        server, waiting out Retry-After. It ends after a reinitialize event; ``close()`` (or
-        leaving a ``with contextlib.closing(...)`` block) ends it and its connection at
-        once. A 401, 403 or 404 raises ProblemError; an answer that is not an event stream
+        server, and after a 408, 429 or 5xx, waiting out Retry-After. It ends after a
+        reinitialize event; ``close()`` (or leaving a ``with contextlib.closing(...)``
+        block) ends it and its connection at once. A 401, 403, 404 or any other refusal
+        that waiting cannot heal raises ProblemError; an answer that is not an event stream
         (a proxy's page, a wrong address) raises httpx_sse.SSEError."""
         return _events.stream(self._http, self._resumption(thread, after, as_, read_timeout), lambda: self.info().head)
 
@@ -308,13 +338,13 @@ class AsyncDesk(_Base):
         *,
         token: str,
         desk: str,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         http_client: httpx.AsyncClient | None = None,
     ) -> None:
         super().__init__(url, token, desk, timeout, max_retries)
         self._owned = http_client is None
-        self._http = http_client if http_client is not None else httpx.AsyncClient(timeout=timeout)
+        self._http = http_client if http_client is not None else httpx.AsyncClient(timeout=self._timeout)
 
     async def __aenter__(self) -> AsyncDesk:
         return self
@@ -328,22 +358,40 @@ class AsyncDesk(_Base):
             await self._http.aclose()
 
     async def _run(self, call: Call[T], timeout: float | None = None, max_retries: int | None = None) -> T:
+        seconds = self._seconds(timeout)
         retry = 0
         while True:
             failure: ProblemError | APIConnectionError
             try:
-                response = await self._http.request(call.method, self.url + call.path, **self._request(call, timeout))
-            except httpx.TransportError as err:
-                failure = self._no_answer(call, err)
+                answer = await self._attempt(call, seconds)
+            except (ProblemError, APIConnectionError) as err:
+                failure = err
             else:
-                if not response.is_error:
-                    return call.parse(response.json())
-                failure = ProblemError.from_response(self._what(call), response)
+                return call.parse(answer)
             wait = self._wait(call, failure, retry, max_retries)
             if wait is None:
                 raise failure
             await asyncio.sleep(wait)
             retry += 1
+
+    async def _attempt(self, call: Call[T], seconds: float | None) -> Any:
+        """Desk._attempt, awaitable: the attempt is cancelled at its deadline."""
+        try:
+            return await asyncio.wait_for(self._exchange(call, seconds), seconds)
+        except asyncio.TimeoutError:
+            raise APITimeoutError(self._what(call)) from None
+
+    async def _exchange(self, call: Call[T], seconds: float | None) -> Any:
+        try:
+            request = self._http.build_request(call.method, self.url + call.path, **self._request(call, seconds))
+            response = await self._http.send(request, stream=True)
+            try:
+                body = await _answer.aread(response)
+            finally:
+                await response.aclose()
+        except httpx.RequestError as err:
+            raise self._no_answer(call, err) from err
+        return _answer.outcome(self._what(call), response, body)
 
     async def info(self, *, timeout: float | None = None, max_retries: int | None = None) -> models.Desk:
         """Desk.info."""

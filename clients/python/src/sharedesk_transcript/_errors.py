@@ -1,10 +1,11 @@
 """The client's errors: ProblemError and its subclass for each status, a problem answer of
-the service; APIConnectionError and APITimeoutError, a request that got no answer. They are
-named as openai-python names its own."""
+the service; APIConnectionError and APITimeoutError, a request that got no answer it could
+read. They are named as openai-python names its own, and survive pickling."""
 
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import re
 import time
@@ -19,7 +20,8 @@ class ProblemError(Exception):
     and detail, and ``retry_after`` in seconds when the service sent Retry-After. Its message
     names the request and the problem, never the token. Each status the client can act on
     raises its subclass (BadRequestError, AuthenticationError, …); any other status raises a
-    ProblemError itself."""
+    ProblemError itself. It survives pickling (a process pool's worker can raise it): the
+    copy has the same class, attributes and message, without its ``__cause__``."""
 
     def __init__(
         self,
@@ -33,17 +35,31 @@ class ProblemError(Exception):
     ) -> None:
         message = f"{request}: {status}" + (f" {title}" if title else "") + (f": {detail}" if detail else "")
         super().__init__(message)
+        self._request = request
         self.type = type
         self.status = status
         self.title = title
         self.detail = detail
         self.retry_after = retry_after
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        made = functools.partial(
+            type(self),
+            self._request,
+            status=self.status,
+            type=self.type,
+            title=self.title,
+            detail=self.detail,
+            retry_after=self.retry_after,
+        )
+        return made, (), self.__dict__
+
     @classmethod
-    def from_response(cls, request: str, response: httpx.Response) -> ProblemError:
-        """The problem a refused answer holds; a body that is no problem keeps its status."""
+    def from_response(cls, request: str, response: httpx.Response, content: bytes | None = None) -> ProblemError:
+        """The problem a refused answer holds, its body content (None: the response's, read);
+        a body that is no problem keeps its status."""
         try:
-            body: Any = json.loads(response.content)
+            body: Any = json.loads(response.content if content is None else content)
         except ValueError:
             body = None
         p: dict[str, Any] = body if isinstance(body, dict) else {}
@@ -114,17 +130,23 @@ def problem_class(status: int) -> type[ProblemError]:
 
 class APIConnectionError(Exception):
     """A request that got no answer: the service could not be reached, or the connection
-    dropped before the answer came. Its ``__cause__`` is httpx's error."""
+    dropped before the answer came, or the answer could not be read. Its ``__cause__`` is
+    httpx's or the decoder's error. It survives pickling, without its ``__cause__``."""
 
     def __init__(self, request: str, message: str = "no answer from the service") -> None:
         super().__init__(f"{request}: {message}")
+        self._request = request
+        self._message = message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self._request, self._message), self.__dict__
 
 
 class APITimeoutError(APIConnectionError):
     """A request that got no answer within its timeout."""
 
-    def __init__(self, request: str) -> None:
-        super().__init__(request, "no answer within the timeout")
+    def __init__(self, request: str, message: str = "no answer within the timeout") -> None:
+        super().__init__(request, message)
 
 
 MAX_RETRY_AFTER = 60.0  # the longest Retry-After a client waits out

@@ -47,8 +47,8 @@ class Resumption:
         }
 
     def refused(self, response: httpx.Response) -> float | None:
-        """The wait a refused connection asks for, or raises: 429 and 5xx heal by waiting;
-        401, 403, 404 and the rest do not."""
+        """The wait a refused connection asks for, or raises: 408, 429 and 5xx heal by
+        waiting; 401, 403, 404 and the rest do not."""
         problem = ProblemError.from_response(self.what, response)
         if not retryable(problem):
             raise problem
@@ -88,12 +88,13 @@ class Resumption:
 
 
 def retryable(problem: ProblemError) -> bool:
-    return problem.status == 429 or problem.status >= 500
+    """Whether a refusal heals by reconnecting: a 408, a 429 or a 5xx."""
+    return problem.status in (408, 429) or problem.status >= 500
 
 
 def stream(client: httpx.Client, r: Resumption, head: Callable[[], int]) -> Generator[Event, None, None]:
     """Yields r's events, reconnecting after a dropped connection, a timeout, a restarted
-    server, a 429 or a 5xx, until a reinitialize event; other refusals raise ProblemError,
+    server, a 408, a 429 or a 5xx, until a reinitialize event; other refusals raise ProblemError,
     and an answer that is not an event stream raises httpx_sse.SSEError."""
     while True:
         retry_after: float | None = None

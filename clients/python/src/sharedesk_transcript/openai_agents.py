@@ -47,9 +47,12 @@ class TranscriptSession:
         return items
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
-        """Posts the text of each completed assistant message; writes nothing else."""
+        """Posts the text of each completed assistant message, in order; every other item
+        (the input, tool calls and their output, reasoning) is skipped, with no request."""
         for item in items:
-            await apost_text(self.desk, self.thread, _answer(cast("dict[str, Any]", item)))
+            answer = _answer(cast("dict[str, Any]", item))
+            if answer is not None:
+                await apost_text(self.desk, self.thread, answer)
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Raises: a desk's rows are never removed."""
@@ -74,10 +77,10 @@ def _item(t: Turn) -> TResponseInputItem:
     return cast("TResponseInputItem", {"type": "message", "role": "user", "content": t.content})
 
 
-def _answer(item: dict[str, Any]) -> str:
-    """The text of a completed assistant message, else ""."""
+def _answer(item: dict[str, Any]) -> str | None:
+    """The text of a completed assistant message (its output_text parts), else None."""
     if item.get("role") != "assistant" or item.get("status") != "completed":
-        return ""
+        return None
     content = item.get("content")
     if isinstance(content, str):
         return content

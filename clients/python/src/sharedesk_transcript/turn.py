@@ -6,7 +6,9 @@ the conversation's digest, and a state at its head), the caller's decision, the 
 with a key made of the token's ID and the row it answers, and the next state saved with the
 reply in its present set, so that the next turn does not bring the agent's own words back as
 news. A turn that fails before the save runs again from the old state: the same news, and
-the same key, which the service answers with the row it stored, never a second one.
+the same key, which the service answers with the row it stored, never a second one. When the
+run again decides another reply to the same row (a model is not deterministic), the earlier
+run's reply, which its news holds, is the turn's, and the new answer is not posted.
 
 The state saved is never past a correction the turn does not report: ``News.corrections``
 holds the delta's edits and redactions of rows the agent was shown. A reply that answers an
@@ -25,7 +27,8 @@ from pathlib import Path
 
 from . import models
 from ._desk import AsyncDesk, Desk
-from .mapping import Turn, turns, with_corrections
+from ._errors import ConflictError
+from .mapping import Turn, same_author, turns, with_corrections
 from .types import Delta, Reinitialize
 
 PRESENT_SET_LIMIT = 64
@@ -110,6 +113,12 @@ def reply_parent(reply: Reply, news: News) -> int | None:
     return answered.seq if answered is not None and answered.audience else None
 
 
+def _earlier_reply(news: News, me: models.Author, key: str) -> models.Message | None:
+    """The reply an earlier run of the turn stored: the message of the news with key whose
+    author is me; None when the news holds none."""
+    return next((m for m in news.messages if m.key == key and same_author(m.author, me)), None)
+
+
 def turn_thread(thread: int | None, state: models.State | None) -> int | None:
     """The thread a turn is taken in: ``thread`` (0: the channel), else the one ``state`` is
     of; None for the channel."""
@@ -131,7 +140,10 @@ def take_turn(
     that has seen nothing, whose turn starts from the view), calling ``save`` with the next
     state only once the reply, if any, is stored. A state of another conversation, or of
     another participant, starts over from the view; every state saved names the
-    participant."""
+    participant. When the desk refuses the reply's key as one naming another row (the turn
+    run again after a failed save, its decision not the same), the reply the earlier run
+    stored, which the news holds, is the turn's, and the new answer is not posted; without
+    it in the news, the ConflictError is raised."""
     thread = turn_thread(thread, state)
     me = desk.whoami()
     answer = desk.delta(state, conversation=thread, rendered=True) if state is not None else None
@@ -140,12 +152,13 @@ def take_turn(
     reply = decide(news, me)
     stored = None
     if reply is not None:
-        stored = desk.post(
-            reply.content,
-            parent=reply_parent(reply, news),
-            audience=reply.audience,
-            key=reply_key(desk, reply.answers),
-        )
+        key = reply_key(desk, reply.answers)
+        try:
+            stored = desk.post(reply.content, parent=reply_parent(reply, news), audience=reply.audience, key=key)
+        except ConflictError:
+            stored = _earlier_reply(news, me, key)
+            if stored is None:
+                raise
         next_state = note_present(next_state, stored.seq)
     save(next_state)
     return TurnResult(news, next_state, stored)
@@ -168,12 +181,13 @@ async def atake_turn(
     reply = await decide(news, me)
     stored = None
     if reply is not None:
-        stored = await desk.post(
-            reply.content,
-            parent=reply_parent(reply, news),
-            audience=reply.audience,
-            key=reply_key(desk, reply.answers),
-        )
+        key = reply_key(desk, reply.answers)
+        try:
+            stored = await desk.post(reply.content, parent=reply_parent(reply, news), audience=reply.audience, key=key)
+        except ConflictError:
+            stored = _earlier_reply(news, me, key)
+            if stored is None:
+                raise
         next_state = note_present(next_state, stored.seq)
     await save(next_state)
     return TurnResult(news, next_state, stored)
