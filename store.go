@@ -49,8 +49,9 @@ type Store interface {
 	// empty batch stores nothing; msgs are not modified.
 	AppendBatch(ctx context.Context, desk string, msgs []Message) error
 	// RestoreBatch is AppendBatch for rows an export wrote, which it stores as they were
-	// stored (a storage.Batch with Restore): Revised and Redacted kept, corrections not applied
-	// again.
+	// stored (a storage.Batch with Restore): Revised and Redacted kept, a correction of a row
+	// restored with it not applied again, one of a row stored before applied as an append
+	// applies it.
 	RestoreBatch(ctx context.Context, desk string, rows []Message) error
 	// LookupKeys returns the rows of desk holding keys, by key, as a read returns them; a
 	// key the desk does not hold is absent.

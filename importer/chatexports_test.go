@@ -114,6 +114,46 @@ func TestDiscordThreadStartedInTheDesk(t *testing.T) {
 	}
 }
 
+// TestDiscordReplyToDeletedMessage: Discord keeps a reply's reference when the message it
+// replied to is deleted. In an export of the channel's whole history, such a reply imports
+// where it stands (a message of the channel, or of its thread); in an export of a date
+// range, whose missing parent may lie before the range, it fails the import, naming both.
+func TestDiscordReplyToDeletedMessage(t *testing.T) {
+	const (
+		channelReply = "1235154496389120013" // replies to 1235153993072640012, of the channel
+		threadReply  = "1235155377192960203" // replies to 1235154748047360009, of the thread
+	)
+	deleted := exportfixture.Copy(t, discordFixture)
+	editDiscordFile(t, deleted, discordChannel, func(x map[string]any) { dropMessage(x, "1235153993072640012") })
+	editDiscordFile(t, deleted, discordThread, func(x map[string]any) { dropMessage(x, "1235154748047360009") })
+	st := newMemStore()
+	counts, err := Import(t.Context(), st, "main", Discord(deleted))
+	if err != nil {
+		t.Fatalf("the whole channel's export: %+v, %v", counts, err)
+	}
+	rows := readDesk(t, st, "main")
+	if m := findKey(t, rows, channelReply); m.Parent != 0 {
+		t.Errorf("the reply to a deleted message of the channel replies to row %d, want a message of the channel", m.Parent)
+	}
+	if m, start := findKey(t, rows, threadReply), findKey(t, rows, discordStart); m.Parent != start.Seq {
+		t.Errorf("the reply to a deleted message of the thread replies to row %d, want %d, the thread's start", m.Parent, start.Seq)
+	}
+	again, err := Import(t.Context(), st, "main", Discord(deleted))
+	if err != nil || again.Added != 0 {
+		t.Errorf("the same export again: %+v, %v; want nothing added", again, err)
+	}
+
+	for _, file := range []string{discordChannel, discordThread} {
+		editDiscordFile(t, deleted, file, func(x map[string]any) {
+			x["dateRange"] = map[string]any{"after": "2024-05-01T00:00:00+00:00", "before": nil}
+		})
+	}
+	_, err = Import(t.Context(), newMemStore(), "main", Discord(deleted))
+	if err == nil || !strings.Contains(err.Error(), channelReply) || !strings.Contains(err.Error(), "a reply to message 1235153993072640012, which is in neither the export nor desk") {
+		t.Errorf("an export of a date range: %v; want it to name the reply and the message it replied to", err)
+	}
+}
+
 // TestSlackMentions: mentions, channels, links and broadcasts read as Slack shows them.
 func TestSlackMentions(t *testing.T) {
 	rows, _, err := readSlackExport(slackMentions, "general")

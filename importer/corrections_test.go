@@ -116,6 +116,70 @@ func TestExportRoundTripsCorrections(t *testing.T) {
 	}
 }
 
+// TestLaterExportBringsCorrections: a desk is exported, then its exported rows are edited
+// and redacted (an edit erased by a redaction, an aside's edit) and a new row added and
+// edited, and the desk exported again. The later export imports into the desk the earlier
+// one filled: every exported row whose Revised names a correction the file holds is that
+// row, the corrections are stored and applied, and the copy then holds exactly the
+// source's rows, none of the erased words; the later export again adds nothing.
+func TestLaterExportBringsCorrections(t *testing.T) {
+	for _, sc := range correctionStores {
+		t.Run(sc.name, func(t *testing.T) {
+			ctx := t.Context()
+			src := sc.open(t)
+			appendAll(t, src, "main",
+				transcript.Message{Author: corrAna, Content: "deploy at 22:00", Key: "a1"},                                   // 1, redacted by 6
+				transcript.Message{Author: corrBot, Content: "the token is hunter2", Audience: []transcript.Author{corrAna}}, // 2, an aside, edited by 7
+				transcript.Message{Author: corrBen, Content: "build running", Key: "b1"},                                     // 3, edited by 4
+			)
+			first := exportText(t, src, "main")
+			appendAll(t, src, "main",
+				transcript.Message{Author: corrBen, Corrects: 3, Content: "build green", Key: "b1-edit"},     // 4
+				transcript.Message{Author: corrAna, Corrects: 1, Content: "deploy at 23:00", Key: "a1-edit"}, // 5, erased by 6
+				transcript.Message{Author: transcript.Operator(), Corrects: 1, Redacted: true},               // 6
+				transcript.Message{Author: corrBot, Corrects: 2, Content: "the token is in the vault"},       // 7
+				transcript.Message{Author: corrBen, Content: "release at noon", Key: "b2"},                   // 8, edited by 9
+				transcript.Message{Author: corrBen, Corrects: 8, Content: "release at one", Key: "b2-edit"},  // 9
+			)
+			second := exportText(t, src, "main")
+			want := readDesk(t, src, "main")
+
+			dst := sc.open(t)
+			if _, err := importText(ctx, dst, first); err != nil {
+				t.Fatal(err)
+			}
+			counts, err := importText(ctx, dst, second)
+			if want := (Counts{Added: 6, Present: 3}); err != nil || counts != want {
+				t.Fatalf("the later export: %+v, %v; want %+v\nfirst:\n%s\nsecond:\n%s", counts, err, want, first, second)
+			}
+			got := readDesk(t, dst, "main")
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the copy differs from the source (-source +copy):\n%s", diff)
+			}
+			for _, m := range got {
+				for _, erased := range []string{"deploy at 22:00", "deploy at 23:00"} {
+					if strings.Contains(m.Content, erased) {
+						t.Errorf("row %d of the copy holds the erased %q", m.Seq, erased)
+					}
+				}
+			}
+			if counts, err := importText(ctx, dst, second); err != nil || counts != (Counts{Present: len(want)}) {
+				t.Errorf("the later export again: %+v, %v; want every row present", counts, err)
+			}
+		})
+	}
+}
+
+// exportText returns the export of desk of st.
+func exportText(t *testing.T, st Store, desk string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Export(t.Context(), &b, st.Log(desk)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // TestImportCorrectionLines: a line that names its target by "corrects" (a key) or
 // "corrects_seq" (a row of the desk) is a correction, applied to its target as the store
 // appends it; the file imported again adds nothing (a corrected row matches its original
@@ -215,6 +279,52 @@ func TestSlackReimportAfterEdit(t *testing.T) {
 	ben := transcript.Person("U02BEN", "")
 	checkReimportAfterEdit(t, Slack(slackFixture, "general"), Slack(edited, "general"), ts,
 		transcript.Message{Author: ben, Content: "Standup moved to 11:00", Key: ts + "/edited/" + editedTS})
+}
+
+// TestSlackEditNextToMentionIsNotAlike: a message that begins with a mention, edited since
+// the desk stored it to drop the words after the mention, is an edit: the words a
+// mention's label may stand for (a user renamed since) do not make the new text alike
+// the desk's. The same export again adds nothing.
+func TestSlackEditNextToMentionIsNotAlike(t *testing.T) {
+	const ts = "1714554480.000900"
+	setText := func(text string, edited bool) Source {
+		dir := exportfixture.Copy(t, slackFixture)
+		editSlackDay(t, dir, "general/2024-05-01.json", func(msgs []map[string]any) []map[string]any {
+			for _, m := range msgs {
+				if m["ts"] == ts {
+					m["text"] = text
+					delete(m, "edited")
+					if edited {
+						m["edited"] = map[string]any{"user": "U02BEN", "ts": "1714560000.000000"}
+					}
+				}
+			}
+			return msgs
+		})
+		return Slack(dir, "general")
+	}
+	before := setText("<@U01ANA> please do not deploy now", false)
+	after := setText("<@U01ANA> deploy now", true)
+	for _, sc := range correctionStores {
+		t.Run(sc.name, func(t *testing.T) {
+			ctx := t.Context()
+			st := sc.open(t)
+			if _, err := Import(ctx, st, "main", before); err != nil {
+				t.Fatal(err)
+			}
+			counts, err := Import(ctx, st, "main", after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := findKey(t, readDesk(t, st, "main"), ts).Content; got != "@Ana deploy now" || counts.Edited != 1 {
+				t.Errorf("after the edited export: counts %+v, the message reads %q; want 1 edit and %q", counts, got, "@Ana deploy now")
+			}
+			again, err := Import(ctx, st, "main", after)
+			if err != nil || again.Added != 0 || again.Edited != 0 {
+				t.Errorf("the edited export again: %+v, %v; want nothing new", again, err)
+			}
+		})
+	}
 }
 
 // TestDiscordReimportAfterEdit is TestSlackReimportAfterEdit for Discord's

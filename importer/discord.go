@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // readDiscordExport reads a DiscordChatExporter JSON export of one Discord channel. name is
@@ -42,6 +43,12 @@ import (
 //     a reply to a message of another channel, which the export cannot hold, stays where
 //     it is (a root, or a reply to its thread's start) with a line "[reply to a message in
 //     another channel]". Other messages of a thread have the thread's start as parent.
+//   - A Reply keeps its reference when the message it replied to is deleted. In an export of
+//     the channel's whole history (no file has a dateRange.after), a message replied to that
+//     is in neither the export nor the desk was deleted, and no export will ever hold it: the
+//     reply stays where it is, as a reply to another channel's message does, but with no
+//     line added (ParentKeyInstead). An export of a date range may lack the message only
+//     because it is older than the range: its reply fails the import (see storeRows).
 //   - The author is transcript.Agent(author.id, label) when author.isBot, else
 //     transcript.Person(author.id, label), the label being the nickname, else the name.
 //   - Default, Reply and the replies to commands (ChatInputCommand, ContextMenuCommand) are
@@ -67,8 +74,8 @@ import (
 // one channel are errors naming the file. Bad messages — an invalid id or timestamp, an id
 // given twice, no author id, a reply older than the message it replies to, a NUL byte —
 // are all reported in one error (up to maxReported), each named by its Where; no error
-// quotes a message's text. A reply to a message in neither the export nor the desk is
-// reported by the import (see storeRows), naming both.
+// quotes a message's text. In an export of a date range, a reply to a message in neither
+// the export nor the desk is reported by the import (see storeRows), naming both.
 func readDiscordExport(name string) ([]importRow, *chatPrep, error) {
 	rows, prep, err := readDiscord(name)
 	if err != nil {
@@ -80,7 +87,10 @@ func readDiscordExport(name string) ([]importRow, *chatPrep, error) {
 // dceExport is a DiscordChatExporter JSON file. It holds more members; these are the ones
 // the import reads.
 type dceExport struct {
-	Channel  *dceChannel   `json:"channel"`
+	Channel   *dceChannel `json:"channel"`
+	DateRange *struct {
+		After *string `json:"after"` // the export holds the messages after it; null for all
+	} `json:"dateRange"`
 	Messages *[]dceMessage `json:"messages"`
 }
 
@@ -162,6 +172,7 @@ type dceFile struct {
 	first   int    // the export's order of its first message, for the order of problems
 	channel dceChannel
 	thread  bool // the file is a thread's, read with its channel
+	after   bool // the file holds the messages after a time (dateRange.after), not all
 	msgs    []dceMessage
 }
 
@@ -199,7 +210,8 @@ func readDCEFile(fsys fs.FS, name string) (dceFile, error) {
 	if x.Channel == nil || x.Channel.ID == "" || x.Messages == nil {
 		return dceFile{}, fmt.Errorf("%q is not a DiscordChatExporter JSON export: it has no channel id or no messages", name)
 	}
-	return dceFile{name: name, channel: *x.Channel, msgs: *x.Messages}, nil
+	after := x.DateRange != nil && x.DateRange.After != nil && *x.DateRange.After != ""
+	return dceFile{name: name, channel: *x.Channel, after: after, msgs: *x.Messages}, nil
 }
 
 // isDCEThread reports whether a channel type names a thread ("GuildPublicThread",
@@ -329,6 +341,11 @@ func discordRows(files []dceFile) ([]importRow, *chatPrep, error) {
 				}
 				// In UTC, as an exporter writes its own time zone's offset.
 				edited = edited.UTC()
+				if err := storage.ValidateTime("timestampEdited", edited); err != nil {
+					problems.add(r.order, r.Where, "its %v", err) // its edit is timed by it
+					rejected[key] = true
+					continue
+				}
 				r.Edit = &rowEdit{Key: editKey(key, edited.Format(time.RFC3339Nano)), At: edited}
 			}
 			byKey[key] = r
@@ -347,7 +364,7 @@ func discordRows(files []dceFile) ([]importRow, *chatPrep, error) {
 	})
 	position := make(map[string]int, len(rows))
 	out := make([]importRow, len(rows))
-	prep := &chatPrep{replyTo: "a reply to message"}
+	prep := &chatPrep{replyTo: "a reply to message", wholeHistory: !slices.ContainsFunc(files, func(f dceFile) bool { return f.after })}
 	for i, r := range rows {
 		position[r.Message.Key] = i
 		out[i] = r.importRow
@@ -433,6 +450,7 @@ func dceParent(r *dceRow, byKey map[string]*dceRow, rejected map[string]bool, st
 		r.Message.Content = withLines(r.Message.Content, []string{"[reply to a message in another channel]"})
 	default:
 		r.ParentKey = key // a message of the desk, should an earlier export have held it
+		r.ParentDeletable, r.ParentKeyInstead = true, start
 	}
 }
 

@@ -285,6 +285,17 @@ func TestDiscordBadExports(t *testing.T) {
 			want: []string{strconv.Quote(discordChannel) + ": message 1235155503022080017: no timestamp, or one that is not RFC 3339"},
 		},
 		{
+			name: "timestampEdited outside the years a store keeps",
+			mutate: func(t *testing.T, dir string) string {
+				editDiscordFile(t, dir, discordChannel, func(x map[string]any) {
+					x["messages"].([]any)[7].(map[string]any)["timestampEdited"] = "0000-12-31T23:00:00+00:00"
+				})
+				return dir
+			},
+			want: []string{strconv.Quote(discordChannel) + ": message 1235155503022080017: its timestampEdited 0000-12-31 23:00:00 +0000 UTC is outside the years 1 to 9999"},
+			not:  []string{"its at "},
+		},
+		{
 			name: "a bad thread start reported alone",
 			mutate: func(t *testing.T, dir string) string {
 				editDiscordFile(t, dir, discordChannel, func(x map[string]any) {

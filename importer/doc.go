@@ -27,20 +27,29 @@
 // row (Revised, and Redacted on an erased row); a source whose rows carry that is an
 // export, and its new rows are restored as they were stored, through the store's
 // RestoreBatch, so that an export imports into an empty desk as the same rows, erased ones
-// included. A Slack or Discord message marked edited that the desk holds with an older text
-// becomes an edit of it by its author, keyed by the message's key and the edit's time and
-// timed by the edit, so that importing the export again replays it (Counts.Edited counts
-// them); the newest edit by the export's own time wins, and an older export imported again
+// included. A later export imports into the desk an earlier one filled with the
+// corrections made since: a row whose Revised names a later row of the file that corrects
+// it is the desk's row whatever its text, and that correction, stored with the new rows,
+// gives the desk's row the text, or the erasure, the file holds.
+//
+// A Slack or Discord message marked edited that the desk holds with an older text becomes
+// an edit of it by its author, keyed by the message's key and the edit's time and timed by
+// the edit, so that importing the export again replays it (Counts.Edited counts them); the newest edit by the export's own time wins, and an older export imported again
 // never puts an older text back. A message first imported already edited is stored with
 // such an edit too, which records how new its text is. A Slack or Discord message changed
 // without an edit the export dates (a file deleted, a bot's update, a link's preview added
 // later, a thread root deleted since) is kept as the desk holds it: which text is newer the
 // export does not say, and an import never deletes (Counts.Kept counts them; a row
 // corrected on the desk matches whatever the export's text, and counts as present alone).
+// So is a message edited since that the desk holds blank, or whose edited text is blank:
+// no store takes a correction of a blank row, nor an edit to a blank text.
 //
 // A Slack or Discord reply whose parent an earlier export held (a later export of a date
 // range holds replies to older threads) is a reply to the desk's row with that key; a reply
-// whose parent is in neither the export nor the desk fails the import, naming both.
+// whose parent is in neither the export nor the desk fails the import, naming both. In a
+// Discord export of a channel's whole history (no dateRange.after), such a parent was
+// deleted, and the reply is imported where it stands without it (in its thread, or as a
+// message of the channel).
 //
 // A parent is named by key (an earlier message of the import, or a row of the desk; one
 // lookup for every format) or by seq; within one import a key and a seq name one row. Whatever is wrong is reported in one

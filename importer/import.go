@@ -58,7 +58,8 @@ type Counts struct {
 	Edited  int // edits appended: messages of a chat export the desk held with an older text (see editOf)
 	Present int // rows of the import the desk held already, identical or edited since, so not written again
 	// Kept counts those of Present that a chat export holds otherwise without dating the
-	// change (a file removed, a bot's update, a deleted thread root): the desk keeps its own.
+	// change (a file removed, a bot's update, a deleted thread root), or with an edit no
+	// store takes (of a message stored blank, or to a blank text): the desk keeps its own.
 	// A row corrected on the desk (edited or redacted) matches whatever the export's text,
 	// as it stands, and counts as present alone.
 	Kept int
@@ -79,7 +80,10 @@ func Import(ctx context.Context, st Store, desk string, src Source, opts ...Opti
 type Database struct {
 	// Exists reports whether the database exists yet. When it does not, the rows are
 	// checked as against an empty desk first, the store's rules for rows included, and
-	// when one is bad nothing is opened or created.
+	// when one is bad nothing is opened or created. A database that holds nothing yet, such
+	// as a SQLite file of no bytes that Open would create a store in, does not exist yet:
+	// given as existing, it is opened to write, and so made a store, before the rows are
+	// known to be good.
 	Exists bool
 	// Open opens it to write, creating or migrating it as need be.
 	Open func(context.Context) (StoreCloser, error)

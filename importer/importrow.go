@@ -16,6 +16,12 @@ type importRow struct {
 	// ParentKey, when not empty, names the parent by key: a row of the same import, or a row
 	// the desk holds already.
 	ParentKey string
+	// ParentDeletable says ParentKey names the message a chat export's reply replied to,
+	// which may have been deleted since (chatPrep.wholeHistory); ParentKeyInstead names
+	// the parent the reply then takes: its thread's start, or "" for none, making it a
+	// message of the channel.
+	ParentDeletable  bool
+	ParentKeyInstead string
 	// ParentSeq, when not 0, names the parent by sequence: a row the desk holds already, or
 	// a row of the same import with that Seq.
 	ParentSeq transcript.Sequence

@@ -44,7 +44,7 @@ func (x *keyIndex) add(r *importRow) {
 			x.lookup = append(x.lookup, key)
 		}
 	}
-	for _, p := range [2]string{r.ParentKey, r.CorrectsKey} {
+	for _, p := range [3]string{r.ParentKey, r.ParentKeyInstead, r.CorrectsKey} {
 		if p == "" {
 			continue
 		}

@@ -198,3 +198,71 @@ func TestImportNamesTheAuthorOfAReplyToAnAside(t *testing.T) {
 		t.Errorf("a reply whose author changed: %v; want it named as differing in its author alone", err)
 	}
 }
+
+// TestChatReimportKeepsEditsNoStoreTakes: a later export that marks a message edited, when
+// the desk holds it blank (a bot's message whose text Slack exported in blocks alone) or
+// the edit leaves it blank, keeps the desk's row and counts it as kept, since no store
+// takes a correction of a blank row nor an edit to a blank text; the import after it does
+// the same, rather than every later import failing.
+func TestChatReimportKeepsEditsNoStoreTakes(t *testing.T) {
+	const ts, id = "1714554300.000600", "1235155503022080017"
+	slackBot := func(text string, edited bool) Source {
+		dir := exportfixture.Copy(t, slackFixture)
+		editSlackDay(t, dir, "general/2024-05-01.json", func(msgs []map[string]any) []map[string]any {
+			for _, m := range msgs {
+				if m["ts"] == ts {
+					m["text"] = text
+					delete(m, "attachments")
+					if edited {
+						m["edited"] = map[string]any{"user": "B07CI", "ts": "1714560000.000000"}
+					}
+				}
+			}
+			return msgs
+		})
+		return Slack(dir, "general")
+	}
+	discordText := func(text string, edited bool) Source {
+		dir := exportfixture.Copy(t, discordFixture)
+		editDiscordFile(t, dir, discordChannel, func(x map[string]any) {
+			for _, m := range x["messages"].([]any) {
+				if m := m.(map[string]any); m["id"] == id {
+					m["content"] = text
+					if edited {
+						m["timestampEdited"] = "2024-05-01T12:30:00+02:00"
+					}
+				}
+			}
+		})
+		return Discord(dir)
+	}
+	for _, tt := range []struct {
+		name          string
+		before, after Source
+	}{
+		{"slack: an edit of a message stored blank", slackBot("", false), slackBot("Build #413 fixed", true)},
+		{"slack: an edit to a blank text", slackBot("Build #413 failed", false), slackBot("", true)},
+		{"discord: an edit to a blank text", discordText("Standup moved.", false), discordText("", true)},
+	} {
+		for _, sc := range correctionStores {
+			t.Run(tt.name+"/"+sc.name, func(t *testing.T) {
+				ctx := t.Context()
+				st := sc.open(t)
+				first, err := Import(ctx, st, "main", tt.before)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := readDesk(t, st, "main")
+				for _, again := range []string{"the edited export", "the edited export again"} {
+					counts, err := Import(ctx, st, "main", tt.after)
+					if want := (Counts{Present: first.Added, Kept: 1}); err != nil || counts != want {
+						t.Fatalf("%s: %+v, %v; want %+v", again, counts, err, want)
+					}
+					if diff := cmp.Diff(rows, readDesk(t, st, "main")); diff != "" {
+						t.Errorf("%s changed the desk (-before +after):\n%s", again, diff)
+					}
+				}
+			})
+		}
+	}
+}

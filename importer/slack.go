@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/storage"
 )
 
 // readSlackExport reads one channel of a Slack workspace export: the folder Slack's export
@@ -438,6 +439,10 @@ func (users slackUsers) row(file string, i, order int, m *slackMessage, channels
 		editedAt, ok := parseSlackTS(m.Edited.TS)
 		if !ok {
 			problems.add(order, where, "its edited.ts is not a Slack timestamp")
+			return slackRow{}, false
+		}
+		if err := storage.ValidateTime("edited.ts", editedAt); err != nil {
+			problems.add(order, where, "its %v", err) // its edit is timed by it
 			return slackRow{}, false
 		}
 		r.Edit = &rowEdit{Key: editKey(m.TS, m.Edited.TS), At: editedAt}

@@ -338,6 +338,18 @@ func TestSlackBadExports(t *testing.T) {
 			want: []string{`"general/2024-05-02.json": message 1714640580.000400: its author label holds a NUL byte at offset 6`},
 		},
 		{
+			name: "edited.ts outside the years a store keeps",
+			mutate: func(t *testing.T, dir string) string {
+				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any {
+					msgs[3]["edited"] = map[string]any{"user": "U01ANA", "ts": "999999999999.000000"}
+					return msgs
+				})
+				return dir
+			},
+			want: []string{`"general/2024-05-02.json": message 1714640580.000400: its edited.ts 33658-09-27 01:46:39 +0000 UTC is outside the years 1 to 9999`},
+			not:  []string{"its at "},
+		},
+		{
 			name: "missing ts",
 			mutate: func(t *testing.T, dir string) string {
 				editSlackDay(t, dir, slackDay2, func(msgs []map[string]any) []map[string]any { delete(msgs[2], "ts"); return msgs })

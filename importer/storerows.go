@@ -31,16 +31,23 @@ import (
 //     desk (at or below its head), else an earlier row of the import with that Seq. A
 //     parent that is a new row of the import becomes transcript.BatchParent of its place
 //     in the batch, any other its stored Seq. A chat export's parent in neither is
-//     reported in the export's words, naming the reply (Where) and its parent.
+//     reported in the export's words, naming the reply (Where) and its parent; unless the
+//     export holds its channel's whole history (chatPrep.wholeHistory): the parent was
+//     deleted, and a reply to it (ParentDeletable) takes its ParentKeyInstead.
 //   - A correction's target (CorrectsKey, CorrectsSeq) is found as a parent is.
 //   - A row the desk holds that a correction changed (its Revised set) matches whatever its
-//     text, as the file holds the text it had; a chat export's message marked edited
-//     (Edit) that the desk holds with another text alone is an edit of it when the edit is
-//     newer than the desk's text, and present otherwise (editOf). A chat export's message
-//     whose content a desk may hold written otherwise (chatPrep.alike) matches that too.
-//     A chat export's message that the desk holds with another text alone and no newer
-//     edit, or that either holds as the notice of its deletion (chatPrep.deleted), is
-//     present too, the desk's row kept as it is (keptAsStored; Counts.Kept counts them).
+//     text, as the file holds the text it had; so does a row whose own Revised names a
+//     later row of the import that corrects it (correctedByImport: a later export of a
+//     desk an earlier export filled), which is stored with the new rows, so that the
+//     desk's row takes the text, or the erasure, the file holds. A chat export's message
+//     marked edited (Edit) that the desk holds with another text alone is an edit of it
+//     when the edit is newer than the desk's text, and present otherwise (editOf). A chat
+//     export's message whose content a desk may hold written otherwise (chatPrep.alike)
+//     matches that too, unless it was edited since the desk's text. A chat export's
+//     message that the desk holds with another text alone and no newer edit (or a newer
+//     edit of a row stored blank, or to a blank text, which the correction rule refuses),
+//     or that either holds as the notice of its deletion (chatPrep.deleted), is present
+//     too, the desk's row kept as it is (keptAsStored, editOf; Counts.Kept counts them).
 //     Any other difference is reported, naming the fields that differ
 //     (storage.KeyDifferences) but quoting neither row.
 //   - A chat export's new message marked edited is appended with an edit that records how
@@ -48,7 +55,8 @@ import (
 //   - A new row with a Seq must land exactly there: the desk's head, plus one, plus the new
 //     rows before it.
 //   - When a row carries what only the log sets (restoredRow), the rows are an export's, and
-//     the batch is restored (Store.RestoreBatch) instead of appended.
+//     the batch is restored (Store.RestoreBatch) instead of appended: the store applies a
+//     correction of a row the desk held before, and no other (storage.Batch's Restore).
 //
 // Every row that breaks a rule is reported, up to maxReported, named by its Where, and
 // nothing is written; a store's refusal names the row it refused. A desk that is empty
@@ -145,10 +153,18 @@ type chatPrep struct {
 	// replyTo says how a reply names its parent in the export's words ("a reply in the
 	// thread of", "a reply to message"), for a parent in neither the export nor the desk.
 	replyTo string
+	// wholeHistory says the export holds every message its channel still has, cut by no
+	// date range: a message replied to (ParentDeletable) that is in neither the export nor
+	// the desk was deleted, and no export will ever hold it, so the reply takes its
+	// ParentKeyInstead. An export of a date range may lack it only because it is older
+	// than the range: importing first an export that holds it makes the reply a reply to
+	// it, so the import fails instead.
+	wholeHistory bool
 	// alike holds, by key, for the messages whose content a desk may hold written
 	// otherwise, whether a content is theirs: as earlier imports wrote it (Slack's mentions
 	// as Slack wrote them, "[GuildMemberJoin]"), or with other labels in its mentions, as
-	// labels are no part of what makes a message the same (storage.MatchKey).
+	// labels are no part of what makes a message the same (storage.MatchKey). It is not
+	// asked of a message edited since the desk's text (editNewer): its text changed.
 	alike map[string]func(content string) bool
 	// deleted is the kind of the system notice that stands for a deleted message (Slack's
 	// "deleted", for the tombstone it keeps of a thread root), or "" when there is none.
@@ -420,6 +436,11 @@ func (im *rowImporter) resolveRef(i int, ref reference) (transcript.Sequence, bo
 			im.problem(i, "%s %q is this message's own key", ref.what, key)
 		case inImport:
 			im.problem(i, "%s %q is the key of %s, a later message: %s", ref.what, key, im.rows[j].Where, ref.before)
+		case im.chat != nil && ref.what == "parent" && im.chat.wholeHistory && im.rows[i].ParentDeletable && key == im.rows[i].ParentKey:
+			if instead := im.rows[i].ParentKeyInstead; instead != "" && instead != key {
+				return im.resolveRef(i, reference{what: ref.what, key: instead, before: ref.before})
+			}
+			return 0, true
 		case im.chat != nil && ref.what == "parent":
 			im.problem(i, "%s %s, which is in neither the export nor desk %q: import first an export that holds %s, or export a date range that includes it",
 				im.chat.replyTo, key, im.desk, key)
@@ -450,9 +471,10 @@ func (im *rowImporter) resolveRef(i int, ref reference) (transcript.Sequence, bo
 
 // checkPresent checks the i-th row, r, whose parent resolves to parent and target to
 // target, against stored, the desk's row it is: the same message, as the store would store
-// r, its text aside when a correction changed stored's. A difference is added to im.bad,
-// unless r is a chat export's message edited since (r.Edit) that differs from stored in its
-// text alone: checkPresent then returns the edit to append (see editOf).
+// r, its text aside when a correction changed stored's, or one the import brings changes
+// it (correctedByImport). A difference is added to im.bad, unless r is a chat export's
+// message edited since (r.Edit) that differs from stored in its text alone: checkPresent
+// then returns the edit to append (see editOf).
 func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcript.Message, parent, target transcript.Sequence) (*transcript.Message, error) {
 	r := &im.rows[i]
 	m := r.Message
@@ -462,15 +484,28 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 		return nil, err
 	}
 	m.Audience = audience
-	if stored.Revised != 0 && r.Edit == nil {
+	if r.Edit == nil && (stored.Revised != 0 || im.correctedByImport(i, stored)) {
 		// A row a correction changed matches the text it had before, which the import
 		// cannot know, as it matches its text now: a file that holds a row and its
-		// corrections imports again as nothing new.
+		// corrections imports again as nothing new, and a later export that holds them
+		// brings the corrections the desk lacks.
 		m.Content = stored.Content
 	}
 	if accepted {
-		if storage.MatchKey(stored, m) == nil || im.alikeMatch(m, stored) {
+		if storage.MatchKey(stored, m) == nil {
 			return nil, nil
+		}
+		if im.alikeMatch(m, stored) {
+			if r.Edit == nil {
+				return nil, nil
+			}
+			// Alike is for a text written otherwise, not changed: a text edited since the
+			// desk's was stored is compared as it is, so that an edit that drops the words
+			// next to a mention is not taken for the mention's other label.
+			newer, _, err := im.editNewer(ctx, i, stored)
+			if err != nil || !newer {
+				return nil, err
+			}
 		}
 		edit, ok, err := im.editOf(ctx, i, m, stored)
 		if err != nil || ok {
@@ -497,6 +532,23 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 		im.problem(i, "seq %d is a row of desk %q that differs in %s", stored.Seq, im.desk, differs)
 	}
 	return nil, nil
+}
+
+// correctedByImport reports whether the i-th row, an export's row that the desk holds as
+// stored, names as its Revised a later row of the import that corrects stored and holds
+// the row's content (an edit's text; erased, with the row): the row holds what that
+// correction leaves, which stored takes once the import stores the correction, and says
+// nothing of what stored holds now.
+func (im *rowImporter) correctedByImport(i int, stored transcript.Message) bool {
+	r := &im.rows[i]
+	j, ok := im.bySeq.row(r.Message.Revised)
+	if r.Message.Revised == 0 || !ok || j <= i {
+		return false
+	}
+	c := &im.rows[j]
+	target := targetRef(c)
+	return (target.seq == stored.Seq || target.key != "" && target.key == stored.Key) &&
+		c.Message.Content == r.Message.Content && c.Message.Redacted == r.Message.Redacted
 }
 
 // keptAsStored reports whether the desk keeps stored, the row a chat export's message m
@@ -576,14 +628,15 @@ func (im *rowImporter) alikeMatch(m, stored transcript.Message) bool {
 
 // editOf decides the i-th row, m as the store would store it, when it is a chat export's
 // message marked edited (its Edit) that the desk holds as stored with another text alone,
-// and reports whether it did. The edit is newer than stored's text when its time is after
-// the time of that text: the At of the newest correction applied to stored (an import's
-// edit is timed by the export's edit), else stored's own At. A newer edit is returned: a
+// and reports whether it did. An edit newer than stored's text (editNewer) is returned: a
 // correction by its author that gives stored m's content, keyed by the edit, so that a
 // re-import replays it. An older one, or one as old, is returned as nil: the desk holds a
 // newer text, which an older export never puts back. A correction, and a row erased, are
-// never edited so (an erased row matches whatever its text). An edit that cannot be stored
-// (a text now blank) is added to im.bad. The error is the desk's, reading the correction.
+// never edited so (an erased row matches whatever its text). A newer edit no store takes,
+// as the correction rule refuses it (of a row stored blank, or to a blank text), is
+// returned as nil too, the desk's row kept as it is, as for a change the export does not
+// date (keptAsStored): a later import never fails on it. An edit that cannot be stored for
+// another reason is added to im.bad. The error is the desk's, reading the correction.
 func (im *rowImporter) editOf(ctx context.Context, i int, m, stored transcript.Message) (*transcript.Message, bool, error) {
 	r := &im.rows[i]
 	if r.Edit == nil || stored.IsCorrection() || m.IsCorrection() {
@@ -592,19 +645,18 @@ func (im *rowImporter) editOf(ctx context.Context, i int, m, stored transcript.M
 	if !contentAlone(stored, m) {
 		return nil, false, nil
 	}
-	textAt := stored.At
-	if stored.Revised != 0 {
-		c, err := im.deskRow(ctx, stored.Revised)
-		if err != nil {
-			return nil, false, err
-		}
-		textAt = c.At
+	newer, same, err := im.editNewer(ctx, i, stored)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case same:
+		im.kept++ // the desk's text is this edit's; the export changed it without dating it
+		return nil, true, nil
+	case !newer:
+		return nil, true, nil
 	}
-	// Stores keep times to the microsecond.
-	if editAt, at := r.Edit.At.Truncate(time.Microsecond), textAt.Truncate(time.Microsecond); !editAt.After(at) {
-		if editAt.Equal(at) {
-			im.kept++ // the desk's text is this edit's; the export changed it without dating it
-		}
+	if stored.Blank() || m.Blank() {
+		im.kept++
 		return nil, true, nil
 	}
 	edit := transcript.Message{Author: m.Author, Corrects: stored.Seq, Content: m.Content, At: r.Edit.At, Key: r.Edit.Key}
@@ -612,6 +664,24 @@ func (im *rowImporter) editOf(ctx context.Context, i int, m, stored transcript.M
 		im.problem(i, "edited since row %d of desk %q was imported, but the edit cannot be stored: %s", stored.Seq, im.desk, problem)
 	}
 	return &edit, true, nil
+}
+
+// editNewer reports whether the i-th row's edit (its Edit, not nil) is newer than the text
+// of stored, the desk's row it is, and whether it is as old: whether its time is after, or
+// the same as, the time of that text, the At of the newest correction applied to stored
+// (an import's edit is timed by the export's edit), else stored's own At. Stores keep
+// times to the microsecond. The error is the desk's, reading the correction.
+func (im *rowImporter) editNewer(ctx context.Context, i int, stored transcript.Message) (newer, same bool, err error) {
+	textAt := stored.At
+	if stored.Revised != 0 {
+		c, err := im.deskRow(ctx, stored.Revised)
+		if err != nil {
+			return false, false, err
+		}
+		textAt = c.At
+	}
+	editAt, at := im.rows[i].Edit.At.Truncate(time.Microsecond), textAt.Truncate(time.Microsecond)
+	return editAt.After(at), editAt.Equal(at), nil
 }
 
 // seqIndex finds the row of an import that says it has a given Seq. An export's rows have

@@ -67,8 +67,10 @@ func (s *Store) AppendBatch(ctx context.Context, desk string, msgs []transcript.
 
 // RestoreBatch is AppendBatch for rows an export wrote, which it stores as they were stored
 // (storage.Batch's Restore): a row's Revised and Redacted are kept, a redacted row holds
-// no content, and a correction is decided by the correction rule but not applied again,
-// since the rows hold its result; it may correct a redacted row. The store's content limit
+// no content, and a correction is decided by the correction rule; one of a row restored with
+// it is not applied again, since the row holds its result, and may correct a redacted row;
+// one of a row stored before is applied as AppendBatch applies it (a later export's
+// correction of a row an earlier one brought). The store's content limit
 // holds. All or nothing, with AppendBatch's errors.
 func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
 	_, _, err := s.append(ctx, &storage.Batch{Desk: desk, Messages: rows, Restore: true})

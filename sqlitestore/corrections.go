@@ -63,8 +63,9 @@ func (w *writeTx) revise(ctx context.Context, revisions []storage.Revision) erro
 // RestoreBatch stores rows an export wrote as the newest rows of desk, as they were stored:
 // AppendBatch, with a storage.Batch whose Restore is set. A row's Revised and Redacted
 // are kept, an erased row and an erased correction are stored as they are, and a correction
-// is not applied again, since the rows hold its result; a Revised not above its row's Seq is
-// refused. Everything else (keys, parents, audiences, errors, all or nothing) is as for
+// of a row restored with it is not applied again, since the row holds its result, while one
+// of a row stored before is applied as AppendBatch applies it (a later export's correction
+// of a row an earlier one brought); a Revised not above its row's Seq is refused. Everything else (keys, parents, audiences, errors, all or nothing) is as for
 // AppendBatch. Importing an export into an empty desk thus reproduces every row.
 func (s *Store) RestoreBatch(ctx context.Context, desk string, rows []transcript.Message) error {
 	return s.appendBatch(ctx, &storage.Batch{Desk: desk, Messages: rows, Restore: true})

@@ -17,9 +17,13 @@ type Batch struct {
 	Single bool
 	// Restore is set for rows an export wrote, which a store restores as they were stored:
 	// a row may carry Revised, and Redacted with empty content, as the log set them; a
-	// correction is decided by the correction rule but not applied again (the rows hold its
-	// result), and it may correct a redacted row; a Revised must name a correction of its
-	// row among the rows restored with it. The Settlement then holds no Revisions.
+	// correction is decided by the correction rule, and it may correct a redacted row; a
+	// Revised must name a correction of its row among the rows restored with it. A
+	// correction of a row restored with it is not applied again (the row holds its result).
+	// A correction of a row stored before the batch (a later export's correction of a row
+	// an earlier one brought) is applied as an append applies it, for that row cannot hold
+	// its result; one that is not erased may not correct a redacted row. The Settlement's
+	// Revisions hold those alone.
 	Restore bool
 	// MaxContent is the store's content limit in bytes; 0 (or above transcript.MaxContent)
 	// means transcript.MaxContent.

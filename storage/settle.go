@@ -159,17 +159,20 @@ func (s *settler) decide(i int, m transcript.Message, present map[string]*transc
 	}
 	s.rows[i] = m
 	switch {
-	case m.IsCorrection() && s.restored:
+	case m.IsCorrection() && s.restored && related.Seq > s.base:
 		return checkRestored(m, related)
+	case m.IsCorrection() && s.restored && related.Redacted && !m.Redacted:
+		return Invalidf(transcript.ErrInvalidMessage, "correction %d of row %d, which was redacted, is not erased: an export erases every correction of an erased row", m.Seq, related.Seq)
 	case m.IsCorrection():
 		s.apply(i, related)
 	}
 	return nil
 }
 
-// checkRestored reports whether the restored correction c agrees with its target as the
-// export holds it: the target was revised by c or a later correction, c is erased exactly
-// when the target is, and the newest edit's content is the target's.
+// checkRestored reports whether the restored correction c agrees with its target, a row
+// restored with it, as the export holds it: the target was revised by c or a later
+// correction, c is erased exactly when the target is, and the newest edit's content is the
+// target's.
 func checkRestored(c transcript.Message, target *transcript.Message) error {
 	switch {
 	case target.Revised < c.Seq:

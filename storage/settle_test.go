@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/storage"
 )
@@ -88,7 +90,6 @@ func TestSettleRestoredAgrees(t *testing.T) {
 		name string
 		rows []transcript.Message
 	}{
-		{"a redaction of a stored row", []transcript.Message{{Author: ana, Redacted: true, Corrects: 1}}},
 		{"an edit after a redaction", []transcript.Message{
 			{Author: ana, Redacted: true, Corrects: 1}, {Author: ana, Content: "again", Corrects: 1}}},
 		{"a redaction of a row that is not redacted", []transcript.Message{
@@ -122,6 +123,40 @@ func TestSettleRestoredAgrees(t *testing.T) {
 	}
 	if _, i, err := settleRestored(good, 1, stored, nil); err != nil {
 		t.Errorf("an export's erased row, its erased edit and its redaction: message %d: %v", i, err)
+	}
+}
+
+// TestSettleRestoredCorrectsStoredRow: a restored correction of a row stored before the
+// batch (a later export's correction of a row an earlier one brought) is applied as an
+// append applies it, erased corrections and redactions included; one that would give a
+// redacted row content is refused.
+func TestSettleRestoredCorrectsStoredRow(t *testing.T) {
+	ana := transcript.Person("ana", "Ana")
+	stored := map[transcript.Sequence]transcript.Message{1: {Seq: 1, Author: ana, Content: "deploy at 22:00"}}
+	for _, tt := range []struct {
+		name string
+		rows []transcript.Message
+		want []storage.Revision
+	}{
+		{"an edit", []transcript.Message{{Author: ana, Content: "deploy at 23:00", Corrects: 1}},
+			[]storage.Revision{{Target: 1, Content: "deploy at 23:00", Revised: 2}}},
+		{"an erased edit and its redaction", []transcript.Message{
+			{Author: ana, Redacted: true, Corrects: 1}, {Author: transcript.Operator(), Redacted: true, Corrects: 1}},
+			[]storage.Revision{{Target: 1, Redacted: true, Revised: 3}}},
+	} {
+		settled, _, err := settleRestored(tt.rows, 1, stored, nil)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, settled.Revisions); diff != "" {
+			t.Errorf("%s: revisions (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	redacted := map[transcript.Sequence]transcript.Message{1: {Seq: 1, Author: ana, Redacted: true, Revised: 2}, 2: {Seq: 2, Author: ana, Redacted: true, Corrects: 1}}
+	_, _, err := settleRestored([]transcript.Message{{Author: ana, Content: "again", Corrects: 1}}, 2, redacted, nil)
+	if !errors.Is(err, transcript.ErrInvalidMessage) {
+		t.Errorf("an edit of a stored row that was redacted: restored with %v", err)
 	}
 }
 

@@ -96,7 +96,7 @@ Import prints how many messages were new, how many edits, and how many were alre
 func importInto(ctx context.Context, e *env, df dbflag.Flags, src importer.Source) error {
 	isNew := false // the desk is not in the database the import opened to write
 	db := importer.Database{
-		Exists: df.Exists(),
+		Exists: df.Exists() && !df.IsEmptyFile(), // a file of no bytes: checked first, left as it is on failure
 		Open: func(ctx context.Context) (importer.StoreCloser, error) {
 			st, err := df.WithIndexProgress(e.stderr, e.progress).Open(ctx)
 			if err == nil {

@@ -248,3 +248,27 @@ func TestImportBadAgainstNewDesk(t *testing.T) {
 		t.Errorf("the import the store's rules refuse created the SQLite file %s (%v)", db, err)
 	}
 }
+
+// TestImportBadIntoEmptyFile: an import into a SQLite file of no bytes (which import
+// creates a store in) that fails, for a line bad alone or one bad against the desk, leaves
+// the file as it was, as it leaves a file that does not exist yet.
+func TestImportBadIntoEmptyFile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, line string }{
+		{"bad against the desk", `{"author":{"type":"operator"},"content":"x","parent":"nope"}`},
+		{"bad alone", `{"author":{"type":"operator"},"content":"x"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCLI(t, "")
+			c.db = c.writeFile("empty.db", nil)
+			c.want(exitError, "import", c.writeFile("bad.jsonl", []byte(tt.line+"\n")))
+			info, err := os.Stat(c.db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Size() != 0 {
+				t.Errorf("the failed import turned the empty file into %d bytes; want it left empty", info.Size())
+			}
+		})
+	}
+}

@@ -83,6 +83,10 @@ func (f Flags) openWith(ctx context.Context, opts stores.Options) (stores.Store,
 // Exists reports whether the database f.DB names may hold desks (stores.Exists).
 func (f Flags) Exists() bool { return stores.Exists(f.DB) }
 
+// IsEmptyFile reports whether f.DB names a SQLite file of no bytes: a database not there
+// yet, in which a command that writes creates a store.
+func (f Flags) IsEmptyFile() bool { return isEmptyFile(f.DB) }
+
 // isEmptyFile reports whether path is a file of no bytes.
 func isEmptyFile(path string) bool {
 	info, err := os.Stat(path)
