@@ -22,10 +22,11 @@ format is incremental: a message the desk holds already (by its id, Slack's ts, 
 message id) adds nothing; one Slack or Discord marks edited since (Slack's "edited",
 Discord's "timestampEdited") adds an edit by its author when that edit is newer than the
 desk's text, once however often it is imported (an older export never puts an older text
-back); one changed without a date (a file deleted, a bot's update, a thread root deleted)
-keeps the desk's text, and the import says so (a message edited or redacted on the desk
-keeps its text without a word); a reply to a message an earlier import brought lands in its
-thread. Slack's mentions and links read as in Slack ("@Ana", "#general", "label
+back); one changed without a date (a file deleted, a bot's update, a thread root deleted),
+or edited from or to no text, keeps the desk's text, and the import says so (a message
+edited or redacted on the desk keeps its text without a word); a reply to a message an
+earlier import brought lands in its thread, and in a Discord export of a whole channel one
+to a message deleted since lands where it stands. Slack's mentions and links read as in Slack ("@Ana", "#general", "label
 (https://…)"). A line looks like
 
   {"id":"1","author":{"type":"person","id":"ana","label":"Ana"},"content":"hi"}
@@ -56,7 +57,9 @@ is a correction of it, as transcript edit and redact append: an edit gives the r
 content, a redaction ("redacted":true, content "") erases it; it has no parent. Export writes
 each correction's "corrects_seq", and on each row what corrections left: "revised" (the
 newest correction of it) and "redacted" (its content erased). A file carrying those is an
-export, restored as it was stored, erased rows included, its corrections not applied again.
+export, restored as it was stored, erased rows included, its corrections of its own rows
+not applied again; a later export of the desk brings the corrections of rows an earlier one
+brought, applied as an edit or a redaction is, so redacted words leave the copy.
 Import prints how many messages were new, how many edits, and how many were already present.`)
 	var df dbflag.Flags
 	df.AddWriting(fs, "main")
