@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
 
 	strictjson "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -12,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sharedesk/transcript/internal/plainjson"
+	"github.com/sharedesk/transcript/internal/quotable"
 )
 
 // toolFunc is a tool's own work: its arguments decoded, once they passed the tool's input
@@ -66,27 +71,95 @@ func checkArguments(raw json.RawMessage, schema *jsonschema.Resolved, in any) er
 	args := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := strictjson.Unmarshal(raw, &args); err != nil {
-			return argumentsError(err)
+			return argumentsError(err, schema)
 		}
 	}
 	if err := schema.Validate(args); err != nil {
-		return fmt.Errorf("validating \"arguments\": %w", err)
+		return schemaError(err, schema, args)
 	}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := strictjson.Unmarshal(raw, in); err != nil {
-			return fmt.Errorf("arguments: %w", err)
+			return argumentsError(err, schema)
 		}
 	}
 	return nil
 }
 
-// argumentsError is the refusal of arguments the decoder found wrong, in fixed text: a
-// name given twice is not quoted (it could be a secret pasted in the wrong place).
-func argumentsError(err error) error {
-	if errors.Is(err, jsontext.ErrDuplicateName) {
+// argumentsError is the refusal of arguments the decoder found wrong, in fixed text and the
+// tool's own names: no value is quoted, nor a name given twice or one the tool does not
+// take (it could be a secret pasted in the wrong place).
+func argumentsError(err error, schema *jsonschema.Resolved) error {
+	var value *strictjson.SemanticError
+	switch {
+	case errors.Is(err, jsontext.ErrDuplicateName):
 		return errors.New("arguments are not a JSON object: a name is given twice")
+	case errors.As(err, &value):
+		if name, ok := argumentAt(value.JSONPointer, schema); ok {
+			return fmt.Errorf("argument %q: a value no JSON decoder holds (a number out of range)", name)
+		}
+		return errors.New("arguments hold a value no JSON decoder holds (a number out of range)")
 	}
 	return errors.New("arguments are not a JSON object in UTF-8 (RFC 8259): bytes that are not UTF-8 and escaped lone surrogates are refused, not replaced")
+}
+
+// schemaError is the refusal of arguments that schema refused (err), in fixed text and the
+// tool's own names, as argumentsError's: a name the tool does not take is quoted only when
+// it is a plain one (quotable.Name), so that a mistyped argument is named, and the argument
+// that does not fit is named with what the tool wants of it, never its value.
+func schemaError(err error, schema *jsonschema.Resolved, args map[string]any) error {
+	s := schema.Schema()
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if _, ok := s.Properties[name]; ok {
+			continue
+		}
+		takes := strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", ")
+		if !quotable.Name(name) {
+			return fmt.Errorf("arguments hold a name the tool does not take (not quoted: it could be a secret pasted in the wrong place); it takes %s", takes)
+		}
+		return fmt.Errorf("argument %q: the tool does not take it; it takes %s", name, takes)
+	}
+	for _, name := range s.Required {
+		if _, ok := args[name]; !ok {
+			return fmt.Errorf("argument %q is required", name)
+		}
+	}
+	if m := schemaPath.FindStringSubmatch(err.Error()); m != nil {
+		if p, ok := s.Properties[m[1]]; ok {
+			return fmt.Errorf("argument %q does not fit the tool's schema: want %s", m[1], wanted(p))
+		}
+	}
+	return errors.New("arguments do not fit the tool's schema")
+}
+
+// schemaPath finds the first argument a schema validation error's path names.
+var schemaPath = regexp.MustCompile(`/properties/([^/:\s]+)`)
+
+// argumentAt is the name of the argument a JSON pointer into the arguments lies in, when
+// it is one the tool takes.
+func argumentAt(pointer jsontext.Pointer, schema *jsonschema.Resolved) (string, bool) {
+	for name := range pointer.Tokens() {
+		_, ok := schema.Schema().Properties[name]
+		return name, ok
+	}
+	return "", false
+}
+
+// wanted says what a property's schema wants, shortly: its type and bounds.
+func wanted(p *jsonschema.Schema) string {
+	want := p.Type
+	if want == "" {
+		want = strings.Join(p.Types, " or ")
+	}
+	if want == "" {
+		want = "a value of its schema"
+	}
+	if p.Minimum != nil {
+		want += fmt.Sprintf(", at least %v", *p.Minimum)
+	}
+	if p.Maximum != nil {
+		want += fmt.Sprintf(", at most %v", *p.Maximum)
+	}
+	return want
 }
 
 // toolError is the result of a refused call: the refusal's text for a model (toolText), as

@@ -10,8 +10,9 @@ import (
 
 // problemListener returns ln with every connection answering the errors net/http writes
 // itself, before any handler runs — a request line or header block over the connection's
-// limit (431), a request it cannot parse (400), a transfer coding it does not know (501) —
-// as problems of their status's kind (problemConn), as the handler answers every other
+// limit (431), a request it cannot parse (400), a transfer coding it does not know (501),
+// an HTTP version it does not serve (505), an expectation it does not meet (417) — as
+// problems of their status's kind (problemConn), as the handler answers every other
 // error. Over TLS the connection carries ciphertext, which it passes as it is.
 func problemListener(ln net.Listener) net.Listener { return problemConns{ln} }
 
@@ -28,7 +29,9 @@ func (l problemConns) Accept() (net.Conn, error) {
 // problemConn is a connection of problemListener's. net/http writes its own errors to the
 // connection in one write each, with exactly these two header fields and a text/plain body,
 // and closes it after; a response of a handler passes through its buffer, and has a Date
-// field among others.
+// field among others. The one exception is a 417, which net/http answers through a
+// response of its own, with no body, before any handler runs: no handler of the service
+// answers 417, so a write that begins with its status line is that answer.
 type problemConn struct{ net.Conn }
 
 // plainErrorHeader is what follows the status line of an error net/http writes itself.
@@ -55,10 +58,13 @@ func (c *problemConn) CloseWrite() error {
 }
 
 // plainConnError reports whether p is an error net/http writes itself: "HTTP/1.1 NNN ...",
-// plainErrorHeader right after the status line, and a body; and its status, which a
-// problem kind has.
+// plainErrorHeader right after the status line, and a body, or its 417; and its status,
+// which a problem kind has.
 func plainConnError(p []byte) (int, bool) {
 	const prefix = "HTTP/1.1 "
+	if bytes.HasPrefix(p, []byte(prefix+"417 ")) {
+		return http.StatusExpectationFailed, true
+	}
 	if !bytes.HasPrefix(p, []byte(prefix)) || len(p) < len(prefix)+4 || p[len(prefix)+3] != ' ' {
 		return 0, false
 	}
@@ -85,6 +91,10 @@ func problemResponse(code int) []byte {
 		detail = "the request is not HTTP/1.1 the server can read"
 	case http.StatusNotImplemented:
 		detail = "the request's transfer coding is not one the server knows"
+	case http.StatusHTTPVersionNotSupported:
+		detail = "the request's HTTP version is not one the server serves"
+	case http.StatusExpectationFailed:
+		detail = "the only expectation the server meets is Expect: 100-continue"
 	}
 	rec := newBufferedResponse()
 	writeProblem(rec, k.problem(detail), http.Header{"Connection": {"close"}})

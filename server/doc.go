@@ -147,6 +147,8 @@
 //	redacted               409     an edit or a redaction of a row that was redacted
 //	too-large              413     a body over Options.MaxBody, or content over the stores' limit
 //	unsupported-media-type 415     a body that is not JSON
+//	range-not-satisfiable  416     a Range of the page's static files beyond the file
+//	expectation-failed     417     an Expect header other than 100-continue (behind Serve)
 //	rate-limited           429     the token's rate limit, or an address's failed authentications
 //	too-many-streams       429     the token's cap on open streams
 //	header-too-large       431     a request line and header fields over MaxHeaderBytes, however large (behind Serve)
@@ -154,6 +156,7 @@
 //	not-implemented        501     a search of a store that cannot search; a transfer coding net/http does not know
 //	unavailable            503     shutting down, or /healthz's store check failed
 //	streams-full           503     the server's cap on open streams, all tokens together
+//	http-version-not-supported 505 a request line of an HTTP version the server does not serve (behind Serve)
 //
 // Over TLS, a header block that net/http itself refuses (above 4 × MaxHeaderBytes) is
 // answered by net/http, in plain text over HTTP/1.1 and in HTML over HTTP/2: Serve sees only

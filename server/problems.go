@@ -9,7 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/validation"
 
-	"github.com/sharedesk/transcript/token"
+	"github.com/sharedesk/transcript/internal/quotable"
 )
 
 // ProblemTypeBase begins the type of every problem the service answers with
@@ -47,6 +47,9 @@ const (
 	kindRedacted                                   // a correction of a row that was redacted
 	kindNotImplemented                             // a route the store cannot serve (a search of a store that cannot search)
 	kindBlank                                      // a post or an edit whose content is blank, which no view would show
+	kindRangeNotSatisfiable                        // a Range of the page's static files beyond the file
+	kindExpectationFailed                          // an Expect header other than 100-continue
+	kindVersionNotSupported                        // a request line of an HTTP version net/http does not serve
 )
 
 var problemKinds = [...]struct {
@@ -77,6 +80,9 @@ var problemKinds = [...]struct {
 	kindRedacted:            {"redacted", http.StatusConflict, "The row was redacted"},
 	kindNotImplemented:      {"not-implemented", http.StatusNotImplemented, "Not implemented"},
 	kindBlank:               {"blank", http.StatusBadRequest, "Blank content"},
+	kindRangeNotSatisfiable: {"range-not-satisfiable", http.StatusRequestedRangeNotSatisfiable, "Range not satisfiable"},
+	kindExpectationFailed:   {"expectation-failed", http.StatusExpectationFailed, "Expectation failed"},
+	kindVersionNotSupported: {"http-version-not-supported", http.StatusHTTPVersionNotSupported, "HTTP version not supported"},
 }
 
 // Type returns the kind's problem type URI.
@@ -124,6 +130,12 @@ func kindForStatus(status int) problemKind {
 		return kindUnavailable
 	case http.StatusNotImplemented:
 		return kindNotImplemented
+	case http.StatusRequestedRangeNotSatisfiable:
+		return kindRangeNotSatisfiable
+	case http.StatusExpectationFailed:
+		return kindExpectationFailed
+	case http.StatusHTTPVersionNotSupported:
+		return kindVersionNotSupported
 	}
 	return kindInternal
 }
@@ -189,7 +201,7 @@ const humaValidationFailed = "validation failed"
 // knownNames are the names a problem's error location may quote as they are: the
 // service's parameters and body fields, and author, which a body may not name. Any other
 // name in a location came from the client (an unknown property or query parameter): a
-// body's is quoted only when it is a plain name (plainName), so that a mistyped field is
+// body's is quoted only when it is a plain name (quotable.Name), so that a mistyped field is
 // named ("text"), and any other is replaced by "*": a problem never echoes what could be
 // anything, a secret pasted in the wrong place among it.
 var knownNames = map[string]bool{
@@ -211,7 +223,7 @@ func safeLocation(loc string) string {
 	inBody := parts[0] == "body"
 	for i, p := range parts {
 		name, index, _ := strings.Cut(p, "[")
-		if !knownNames[name] && !(inBody && plainName(name)) {
+		if !knownNames[name] && !(inBody && quotable.Name(name)) {
 			name = "*"
 		}
 		if index != "" {
@@ -224,27 +236,6 @@ func safeLocation(loc string) string {
 	return strings.Join(parts, ".")
 }
 
-// maxPlainName is the longest unknown name a problem quotes: shorter than any token secret.
-const maxPlainName = 32
-
-// plainName reports whether a name the client sent may be quoted back: 1 to maxPlainName
-// ASCII letters, digits, '_' and '-', beginning with a letter, and not the beginning of a
-// token secret (token.SecretPrefix).
-func plainName(name string) bool {
-	if name == "" || len(name) > maxPlainName || !isASCIILetter(name[0]) ||
-		strings.HasPrefix(strings.ToLower(name), token.SecretPrefix) {
-		return false
-	}
-	for i := range len(name) {
-		c := name[i]
-		if !isASCIILetter(c) && (c < '0' || c > '9') && c != '_' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // problemDetail is the detail of a 5xx that huma raised: fixed text.
 func problemDetail(status int) string {
