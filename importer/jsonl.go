@@ -15,6 +15,7 @@ import (
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/authorjson"
+	"github.com/sharedesk/transcript/internal/quotable"
 )
 
 // line is one message of the JSON Lines format import reads and export writes:
@@ -238,7 +239,8 @@ func decodeLineJSON(data []byte) (line, error) {
 }
 
 // cleanJSONError says what the JSON decoder found wrong in the line format's terms: where,
-// as a JSON pointer ("/author/type") or a byte offset, and what, without Go type names.
+// as a JSON pointer ("/author/type") or a byte offset, and what, without Go type names,
+// never quoting a value (a time that is not one) or a key but a plain one (quotable.Name).
 func cleanJSONError(err error) error {
 	if serr, ok := errors.AsType[*json.SemanticError](err); ok {
 		where, unknown := serr.JSONPointer, errors.Is(serr.Err, json.ErrUnknownName)
@@ -250,9 +252,14 @@ func cleanJSONError(err error) error {
 		if where != "" && where != "/" {
 			prefix = fmt.Sprintf("%q: ", string(where))
 		}
+		var badTime *time.ParseError
 		switch {
-		case unknown:
+		case unknown && quotable.Name(member):
 			return fmt.Errorf("%sunknown key %q", prefix, member)
+		case unknown:
+			return fmt.Errorf("%san unknown key (not quoted: it could be a secret pasted in the wrong place)", prefix)
+		case errors.As(serr.Err, &badTime):
+			return fmt.Errorf("%snot an RFC 3339 time", prefix)
 		case serr.Err != nil:
 			if _, syntactic := errors.AsType[*jsontext.SyntacticError](serr.Err); !syntactic {
 				return fmt.Errorf("%s%v", prefix, serr.Err)
