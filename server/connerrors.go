@@ -31,7 +31,9 @@ func (l problemConns) Accept() (net.Conn, error) {
 // and closes it after; a response of a handler passes through its buffer, and has a Date
 // field among others. The one exception is a 417, which net/http answers through a
 // response of its own, with no body, before any handler runs: no handler of the service
-// answers 417, so a write that begins with its status line is that answer.
+// answers 417, so a write that begins with its status line and CRLF is that answer (a
+// message's text never reaches the connection with a bare CR or LF: every answer that
+// carries one is JSON, whose strings escape them).
 type problemConn struct{ net.Conn }
 
 // plainErrorHeader is what follows the status line of an error net/http writes itself.
@@ -62,7 +64,7 @@ func (c *problemConn) CloseWrite() error {
 // which a problem kind has.
 func plainConnError(p []byte) (int, bool) {
 	const prefix = "HTTP/1.1 "
-	if bytes.HasPrefix(p, []byte(prefix+"417 ")) {
+	if bytes.HasPrefix(p, []byte(prefix+"417 Expectation Failed\r\n")) {
 		return http.StatusExpectationFailed, true
 	}
 	if !bytes.HasPrefix(p, []byte(prefix)) || len(p) < len(prefix)+4 || p[len(prefix)+3] != ' ' {
