@@ -236,7 +236,6 @@ func safeLocation(loc string) string {
 	return strings.Join(parts, ".")
 }
 
-
 // problemDetail is the detail of a 5xx that huma raised: fixed text.
 func problemDetail(status int) string {
 	if status == http.StatusServiceUnavailable {
