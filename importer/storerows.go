@@ -535,12 +535,17 @@ func (im *rowImporter) checkPresent(ctx context.Context, i int, stored transcrip
 }
 
 // correctedByImport reports whether the i-th row, an export's row that the desk holds as
-// stored, names as its Revised a later row of the import that corrects stored and holds
-// the row's content (an edit's text; erased, with the row): the row holds what that
-// correction leaves, which stored takes once the import stores the correction, and says
-// nothing of what stored holds now.
+// stored, holds what a correction later in the import leaves of it, which stored takes once
+// the import stores that correction, and so says nothing of what stored holds now: the row
+// names as its Revised a later row of the import that corrects stored and holds the row's
+// content (an edit's text; erased, with the row); or the row is an erased correction, and
+// a later row of the import redacts its target (a redaction erases every correction of the
+// row it redacts).
 func (im *rowImporter) correctedByImport(i int, stored transcript.Message) bool {
 	r := &im.rows[i]
+	if r.Message.Redacted && stored.IsCorrection() {
+		return im.redactedLater(i, stored.Corrects)
+	}
 	j, ok := im.bySeq.row(r.Message.Revised)
 	if r.Message.Revised == 0 || !ok || j <= i {
 		return false
@@ -549,6 +554,23 @@ func (im *rowImporter) correctedByImport(i int, stored transcript.Message) bool 
 	target := targetRef(c)
 	return (target.seq == stored.Seq || target.key != "" && target.key == stored.Key) &&
 		c.Message.Content == r.Message.Content && c.Message.Redacted == r.Message.Redacted
+}
+
+// redactedLater reports whether a row of the import after the i-th redacts target, a row
+// of the desk and of the import (an export's rows keep their seqs): the one the target's
+// Revised names, the newest correction of it.
+func (im *rowImporter) redactedLater(i int, target transcript.Sequence) bool {
+	t, ok := im.bySeq.row(target)
+	if !ok {
+		return false
+	}
+	j, ok := im.bySeq.row(im.rows[t].Message.Revised)
+	if im.rows[t].Message.Revised == 0 || !ok || j <= i {
+		return false
+	}
+	c := &im.rows[j]
+	ref := targetRef(c)
+	return c.Message.Redacted && (ref.seq == target || ref.key != "" && ref.key == im.rows[t].Message.Key)
 }
 
 // keptAsStored reports whether the desk keeps stored, the row a chat export's message m
