@@ -3,11 +3,8 @@ holds, the JSON of a success or the ProblemError of a refusal."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import socket
-import threading
 import time
 from typing import Any
 
@@ -37,37 +34,14 @@ class Late(Exception):
 
 def read(response: httpx.Response, deadline: float | None) -> bytes:
     """The decoded body of a streamed response, read by deadline (monotonic seconds; None:
-    no bound), or raises Late. A read blocked at the deadline ends then: the connection is
-    shut, so a body that trickles in cannot outlast it. httpx's own timeouts bound each
-    socket operation, not the whole."""
+    no bound), or raises Late: a body that trickles in is cut at the deadline. A read that
+    blocks is bounded by httpx's timeout of each socket operation, so an attempt whose
+    answer stops coming ends within its timeout after the deadline at most. (Shutting the
+    socket at the deadline from a timer could reach a connection the pool already gave to
+    another request of a Desk shared between threads.)"""
     if past(deadline):
         raise Late()
-    sock = _socket_of(response) if deadline is not None else None
-    if sock is None or deadline is None:
-        return _chunks(response, deadline)
-    lock = threading.Lock()
-    reading = True
-
-    def shut() -> None:
-        # A connection the pool got back an instant before reads as closed, and the pool drops it.
-        with lock:
-            if reading:
-                with contextlib.suppress(OSError):
-                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
-
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), shut)
-    timer.daemon = True
-    timer.start()
-    try:
-        return _chunks(response, deadline)
-    except httpx.TransportError:
-        if past(deadline):
-            raise Late() from None
-        raise
-    finally:
-        with lock:
-            reading = False
-        timer.cancel()
+    return _chunks(response, deadline)
 
 
 async def aread(response: httpx.Response) -> bytes:
@@ -83,16 +57,6 @@ def _chunks(response: httpx.Response, deadline: float | None) -> bytes:
             raise Late()
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _socket_of(response: httpx.Response) -> socket.socket | None:
-    """The socket an HTTP/1.1 answer comes on, when the transport tells; never a socket an
-    HTTP/2 connection shares between requests."""
-    if response.http_version != "HTTP/1.1":
-        return None
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    return sock if isinstance(sock, socket.socket) else None
 
 
 def outcome(what: str, response: httpx.Response, body: bytes) -> Any:

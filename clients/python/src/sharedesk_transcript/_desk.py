@@ -129,8 +129,9 @@ class Desk(_Base):
     ``max_retries`` times after no answer, a 408, 429 or 5xx (Retry-After honoured, else a
     jittered backoff); a write without a key, or with an empty one, which the service takes
     as none, is never sent twice. ``timeout`` (seconds) bounds each attempt, from its
-    request to the last byte of its answer, however slowly the answer comes; None or
-    infinity bounds nothing. Every method takes its own ``timeout`` (None: the desk's) and
+    request to the last byte of its answer: an answer that trickles in is cut at it, and
+    one that stops coming ends within ``timeout`` of its last bytes; None or infinity
+    bounds nothing. Every method takes its own ``timeout`` (None: the desk's) and
     ``max_retries``. A Desk keeps no state between calls but the participant's identity, and
     may be shared between threads; close it (or use it as a context manager) to release its
     connections.
