@@ -95,9 +95,9 @@ func argumentsError(err error, schema *jsonschema.Resolved) error {
 		return errors.New("arguments are not a JSON object: a name is given twice")
 	case errors.As(err, &value):
 		if name, ok := argumentAt(value.JSONPointer, schema); ok {
-			return fmt.Errorf("argument %q: a value no JSON decoder holds (a number out of range)", name)
+			return fmt.Errorf("argument %q: a value the tool cannot take (a number out of range, or of another kind)", name)
 		}
-		return errors.New("arguments hold a value no JSON decoder holds (a number out of range)")
+		return errors.New("arguments hold a value the tool cannot take (a number out of range, or of another kind)")
 	}
 	return errors.New("arguments are not a JSON object in UTF-8 (RFC 8259): bytes that are not UTF-8 and escaped lone surrogates are refused, not replaced")
 }

@@ -145,7 +145,16 @@ func Fold(ctx context.Context, store Store, d Digester, p Policy, c transcript.C
 	}
 	folded, send := due(rows, p)
 	if len(send) == 0 {
-		return heldNow(ctx, store, c), false, nil
+		// Read again: a redaction that committed while the fold read its rows may have
+		// deleted the digest read when it began, which is never answered after it.
+		now, ok, err := store.Digest(ctx, c, 0)
+		if err != nil || !ok {
+			now = transcript.Digest{}
+		}
+		if err != nil {
+			err = fmt.Errorf("digest: %s: reading the held digest: %w", where, err)
+		}
+		return now, false, err
 	}
 	through := folded[len(folded)-1].Seq
 	text, err := d.Digest(ctx, Request{Conversation: c, Prior: prior, Messages: send, Budget: p.Budget, Current: current(store, read, through)})
@@ -209,10 +218,10 @@ func current(store Store, read storage.DigestRead, through transcript.Sequence) 
 	}
 }
 
-// heldNow is c's digest as store holds it once a fold has failed or found nothing due,
-// read again: the one the fold read when it began may be gone, deleted with a row it
-// stands for by a redaction that committed while the fold read its rows or the digester
-// ran, and is never answered after it. The zero Digest
+// heldNow is c's digest as store holds it once a fold has failed, read again: the one the
+// fold read when it began may be gone, deleted with a row it stands for by a redaction
+// that committed while the fold read its rows or the digester ran, and is never answered
+// after it. The zero Digest
 // when the read fails, ctx having ended among other causes.
 func heldNow(ctx context.Context, store Store, c transcript.Conversation) transcript.Digest {
 	d, ok, err := store.Digest(ctx, c, 0)

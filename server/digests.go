@@ -326,7 +326,7 @@ func (s *Server) digestOperation() huma.Operation {
 		"Fold the channel's or a thread's digest now (operator tokens only)", true,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusNotImplemented)
 	op.Description = "Folds the conversation's rows that are due, as the server's background folding would, with the server's digester and policy, " +
-		"and answers its newest digest. One fold of a conversation runs at a time: when one is running (the background's or another request's), " +
+		"and answers its newest digest: a backlog larger than the policy's input limit folds over several generations, each its own call of the digester. One fold of a conversation runs at a time: when one is running (the background's or another request's), " +
 		"this request waits for it to end and then folds what is still due, so requests at once ask the digester once for the same rows " +
 		"and the later ones answer the digest the first stored, with folded false. " +
 		"The digester's answer is bounded by the server's digest timeout (serve --digest-timeout): past it the held digest stays and refused says so. " +
