@@ -48,21 +48,43 @@ func (e *SchemeError) Error() string {
 	return fmt.Sprintf("stores: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", e.Scheme)
 }
 
-// CheckScheme returns a *SchemeError when name is a URL of another scheme than PostgreSQL's:
-// a SQLite name is a file name, and "mysql://host/db" would otherwise name a file in a
-// directory "mysql:".
+// MistypedURLError is a name that begins with a PostgreSQL URL's scheme and a colon,
+// "postgres:" or "postgresql:" in any case, but not with "postgres://" or "postgresql://":
+// a mistyped URL ("postgres:/app:pw@host/db"), not a SQLite file's name. It holds the
+// scheme alone, as given: the rest of the name may hold a password.
+type MistypedURLError struct{ Scheme string }
+
+func (e *MistypedURLError) Error() string {
+	return fmt.Sprintf("stores: a database name that begins %s: but not %s:// is a mistyped PostgreSQL URL (postgres://user:password@host/db); the name is not quoted: it may hold a password",
+		e.Scheme, strings.ToLower(e.Scheme))
+}
+
+// CheckScheme returns a *MistypedURLError when name begins as a PostgreSQL URL but is none
+// (postgres: without //), and a *SchemeError when name is a URL of another scheme than
+// PostgreSQL's: a SQLite name is a file name, and "mysql://host/db" would otherwise name a
+// file in a directory "mysql:". Neither error holds more of name than its scheme.
 func CheckScheme(name string) error {
+	if IsPostgres(name) {
+		return nil
+	}
+	for _, scheme := range []string{"postgresql", "postgres"} {
+		if len(name) > len(scheme) && strings.EqualFold(name[:len(scheme)], scheme) && name[len(scheme)] == ':' {
+			return &MistypedURLError{Scheme: name[:len(scheme)]}
+		}
+	}
 	scheme, _, ok := strings.Cut(name, "://")
-	if !ok || IsPostgres(name) || strings.ContainsAny(scheme, `/\.`) {
+	if !ok || strings.ContainsAny(scheme, `/\.`) {
 		return nil
 	}
 	return &SchemeError{Scheme: scheme}
 }
 
 // Exists reports whether the database name gives may hold desks: a PostgreSQL URL, or a
-// SQLite file that exists.
+// SQLite file that exists. A name CheckScheme refuses is reported as one that may, so that
+// a caller goes on to Open, which refuses it without quoting it (a missing file's name is
+// quoted, and a mistyped URL's may hold a password).
 func Exists(name string) bool {
-	if IsPostgres(name) {
+	if IsPostgres(name) || CheckScheme(name) != nil {
 		return true
 	}
 	_, err := os.Stat(name)

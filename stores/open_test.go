@@ -55,3 +55,35 @@ func TestOpenRefusals(t *testing.T) {
 	}
 	st.Close()
 }
+
+// TestCheckSchemeMistypedURL: a name that begins with a PostgreSQL scheme and a colon but
+// not "://" is a mistyped URL, refused with its scheme alone, and reported as existing so
+// that no caller calls it a missing file and quotes it; Open refuses it as CheckScheme does.
+func TestCheckSchemeMistypedURL(t *testing.T) {
+	for name, want := range map[string]string{
+		"postgres:/app:hunter2pw@h/db":  "postgres",
+		"postgres:app:hunter2pw@h/db":   "postgres",
+		"postgresql:/app:hunter2pw@h/d": "postgresql",
+		"Postgres:/app:hunter2pw@h/db":  "Postgres",
+		"POSTGRES://app:hunter2pw@h/db": "POSTGRES",
+	} {
+		var mistyped *stores.MistypedURLError
+		err := stores.CheckScheme(name)
+		switch {
+		case !errors.As(err, &mistyped) || mistyped.Scheme != want:
+			t.Errorf("CheckScheme(%q) = %v, want a *MistypedURLError of %q", name, err, want)
+		case strings.Contains(err.Error(), "hunter2pw"):
+			t.Errorf("CheckScheme(%q) = %v: it quotes the password", name, err)
+		case !stores.Exists(name):
+			t.Errorf("Exists(%q) = false: a caller would call it a missing file", name)
+		}
+		if _, err := stores.Open(t.Context(), name, stores.Options{}); !errors.As(err, &mistyped) {
+			t.Errorf("Open(%q) = %v, want a *MistypedURLError", name, err)
+		}
+	}
+	for _, name := range []string{"postgres.db", "postgresx:y.db", "./postgres:/x.db", "postgres"} {
+		if err := stores.CheckScheme(name); err != nil {
+			t.Errorf("CheckScheme(%q) = %v, want nil: a SQLite file's name", name, err)
+		}
+	}
+}

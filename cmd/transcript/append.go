@@ -7,6 +7,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
+	"github.com/sharedesk/transcript/memlog"
 	"github.com/sharedesk/transcript/posting"
 )
 
@@ -28,8 +29,10 @@ no view; append refuses it unless --allow-blank says it is meant.
 
 A desk the database does not hold (most often a typo) is refused, with the list of its desks,
 unless --create says it is meant; so is a SQLite database that does not exist, which is
-then not created. An --as participant the desk has not seen is noted on standard error,
-with the desk's participants of that kind: the message is appended all the same.`)
+then not created. With --create, a message refused (a --parent the new desk does not hold,
+say) creates no database either. An --as participant the desk has not seen is noted on
+standard error, with the desk's participants of that kind: the message is appended all the
+same.`)
 	var df dbflag.Flags
 	df.AddWriting(fs, "main")
 	as := authorFlag{author: transcript.Operator()}
@@ -59,6 +62,13 @@ with the desk's participants of that kind: the message is appended all the same.
 	}
 	if _, err := posting.Check(as.author, req); err != nil {
 		return usageErrorf("%s", userText(appendAction(df.Desk, as.author, req.Parent, err)))
+	}
+	if df.Create && (!df.Exists() || df.IsEmptyFile()) {
+		// The database is still to be made, and its desk holds no row: the post is checked
+		// against an empty log first, so that one refused creates no database.
+		if _, _, err := posting.Prepare(ctx, memlog.New(), as.author, req); err != nil {
+			return appendAction(df.Desk, as.author, req.Parent, err)
+		}
 	}
 	st, isNew, err := openAs(ctx, e, df, as.author)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/render"
 )
 
@@ -112,4 +114,23 @@ func TestAppendTo(t *testing.T) {
 			t.Errorf("Triage's delta does not hold the aside for it:\n%s", out)
 		}
 	})
+}
+
+// TestAppendCreateThatFailsCreatesNoDatabase: an append --create refused (a reply to a row a
+// new desk does not hold) creates no database, and leaves an empty file empty; one that is
+// good creates the database.
+func TestAppendCreateThatFailsCreatesNoDatabase(t *testing.T) {
+	c := newCLI(t, "")
+	r := c.want(exitError, "append", "--create", "--parent", "5", "hi")
+	if fileExists(c.path(dbflag.Default)) || strings.Contains(r.stderr, "created") {
+		t.Errorf("a failed append created %s:\n%s", dbflag.Default, r)
+	}
+	empty := c.writeFile("empty.db", nil)
+	r = c.want(exitError, "append", "--db", empty, "--create", "--parent", "5", "hi")
+	if info, err := os.Stat(empty); err != nil || info.Size() != 0 {
+		t.Errorf("a failed append wrote to an empty file (%v):\n%s", err, r)
+	}
+	if out := c.ok("append", "--create", "hi"); out != "1\n" {
+		t.Errorf("append --create: want 1, got %q", out)
+	}
 }

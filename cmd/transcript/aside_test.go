@@ -96,6 +96,9 @@ type asideView struct {
 	// outsider and outsiderGone are what a viewer not listed above sees.
 	outsider     []transcript.Sequence
 	outsiderGone []elisionWant
+	// outsiderRefused: a viewer not listed above is refused the conversation, in the words
+	// for a thread that does not exist (a thread whose root it may not read), and sees nothing.
+	outsiderRefused bool
 }
 
 var (
@@ -133,12 +136,11 @@ var asideViews = []asideView{
 		outsiderGone: []elisionWant{ndaElision},
 	},
 	{
-		name:         "thread 2, an aside's",
-		args:         []string{"--thread", "2"},
-		msgs:         map[string][]transcript.Sequence{"operator": {2, 3}, "agent:triage": {2, 3}},
-		gone:         map[string][]elisionWant{"operator": {}, "agent:triage": {}},
-		outsider:     []transcript.Sequence{},
-		outsiderGone: []elisionWant{{2, 3, 2, []string{"operator", "agent:triage"}}},
+		name:            "thread 2, an aside's",
+		args:            []string{"--thread", "2"},
+		msgs:            map[string][]transcript.Sequence{"operator": {2, 3}, "agent:triage": {2, 3}},
+		gone:            map[string][]elisionWant{"operator": {}, "agent:triage": {}},
+		outsiderRefused: true,
 	},
 }
 
@@ -155,13 +157,21 @@ func TestAsideViews(t *testing.T) {
 	forEachAsideViewer(t, func(t *testing.T, c *cli, viewer string) {
 		for _, v := range asideViews {
 			msgs, gone := v.outsider, v.outsiderGone
-			if m, ok := v.msgs[viewer]; ok {
+			m, listed := v.msgs[viewer]
+			if listed {
 				msgs, gone = m, v.gone[viewer]
 			}
 			for _, command := range []string{"view", "delta"} {
 				args := append([]string{command, "--as", viewer}, v.args...)
 				if command == "delta" {
 					args = append(args, "--state", c.path("never-written.json"))
+				}
+				if v.outsiderRefused && !listed {
+					r := c.want(exitError, args...)
+					if r.stdout != "" || !strings.Contains(r.stderr, "that "+viewer+" may read") {
+						t.Errorf("%s of %s as %s: want nothing shown and the thread refused, got:\n%s", command, v.name, viewer, r)
+					}
+					continue
 				}
 				checkAsideOutputs(t, c, viewer, fmt.Sprintf("%s of %s", command, v.name), args, msgs, gone)
 			}

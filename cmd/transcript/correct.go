@@ -9,6 +9,7 @@ import (
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
+	"github.com/sharedesk/transcript/internal/quotable"
 	"github.com/sharedesk/transcript/posting"
 )
 
@@ -45,9 +46,9 @@ correction and a blank row take no redaction.
 // correctionExample is the example edit's and redact's help end with.
 const correctionExample = `For example:
 
-  transcript append --as person:ana:Ana "deploy at 22:00"   # prints 1
-  transcript edit --as person:ana 1 "deploy at 23:00"       # prints 2: #1 says 23:00, revised #2
-  transcript redact 1                                       # prints 3: the operator erases #1 and #2`
+  transcript append --create --as person:ana:Ana "deploy at 22:00"   # prints 1
+  transcript edit --as person:ana 1 "deploy at 23:00"                # prints 2: #1 says 23:00, revised #2
+  transcript redact 1                                                # prints 3: the operator erases #1 and #2`
 
 // runCorrection runs edit (withText) or redact: it parses the command line into a
 // correction, which the store decides by the correction rule and applies.
@@ -68,6 +69,9 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	}
 	seq, err := strconv.ParseUint(fs.Arg(0), 10, 63)
 	if err != nil || seq == 0 {
+		if err != nil && !quotable.Name(fs.Arg(0)) { // 0 is quoted: a number names nothing
+			return usageErrorf("%s: SEQ is not a row's seq (a whole number from 1; %s)", name, cliflag.NotQuoted)
+		}
 		return usageErrorf("%s: %q is not a row's seq (a whole number from 1)", name, fs.Arg(0))
 	}
 	c := posting.Correction{Target: transcript.Sequence(seq), Redact: !withText}

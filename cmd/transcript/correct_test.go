@@ -324,3 +324,64 @@ func editedChatExport(t *testing.T, from, dir string) string {
 	exportfixture.WriteFile(t, file, string(data))
 	return out
 }
+
+// TestCorrectionHelpExampleRuns: the example edit's and redact's help end with runs as
+// printed, line by line, in a directory with no database, each line printing the seq its
+// comment says.
+func TestCorrectionHelpExampleRuns(t *testing.T) {
+	t.Parallel()
+	for _, command := range []string{"edit", "redact"} {
+		c := newCLI(t, "")
+		help := c.ok(command, "--help")
+		_, example, ok := strings.Cut(help, "For example:\n")
+		if !ok {
+			t.Fatalf("%s --help has no example:\n%s", command, help)
+		}
+		n := 0
+		for line := range strings.Lines(example) {
+			code, comment, _ := strings.Cut(strings.TrimSpace(line), "#")
+			args, ok := shellWords(strings.TrimSpace(code))
+			if !ok || len(args) == 0 || args[0] != "transcript" {
+				continue
+			}
+			n++
+			var want string
+			if _, err := fmt.Sscanf(strings.TrimSpace(comment), "prints %s", &want); err != nil {
+				t.Fatalf("%s --help: %q says not what it prints", command, line)
+			}
+			want = strings.TrimSuffix(want, ":")
+			if r := c.run(args[1:]...); r.code != 0 || r.stdout != want+"\n" {
+				t.Errorf("%s --help's example: %s: want it to print %s, got:\n%s", command, strings.TrimSpace(code), want, r)
+			}
+		}
+		if n != 3 {
+			t.Errorf("%s --help's example has %d commands, want 3:\n%s", command, n, example)
+		}
+	}
+}
+
+// shellWords splits line into words as a shell does for words in double quotes and
+// without: false when it holds anything else a shell would read otherwise.
+func shellWords(line string) ([]string, bool) {
+	var words []string
+	for line != "" {
+		line = strings.TrimLeft(line, " ")
+		if line == "" {
+			break
+		}
+		if line[0] == '"' {
+			word, rest, ok := strings.Cut(line[1:], `"`)
+			if !ok || strings.ContainsAny(word, "$`\\") {
+				return nil, false
+			}
+			words, line = append(words, word), rest
+			continue
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		if strings.ContainsAny(word, "'\"$`\\;&|<>()*?") {
+			return nil, false
+		}
+		words, line = append(words, word), rest
+	}
+	return words, true
+}

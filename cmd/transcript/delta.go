@@ -47,11 +47,14 @@ and the same delta shows again.
 A missing FILE is a viewer that has seen nothing. When the state cannot give a delta (the
 conversation changed, the state is another viewer's, too many rows since, or the watermark
 is gone) the reason is printed and the exit code is 3; run again with --init to start over
-from a full view.
+from a full view. --init --commit replaces FILE only when it is missing or a state file
+(the database named by mistake is refused and left as it is); its --before is at most the
+desk's next row, the triggering message still to be written.
 
 The delta is --as's, as view shows it: asides it may not read become elisions, and the state
 file belongs to that viewer (the default viewer is the operator, who reads every aside): the
-file names it, and another viewer's delta from it starts over.
+file names it, and another viewer's delta from it starts over. A --thread whose root --as
+may not read is refused, as one that does not exist.
 
 With --init --digest the full view begins with the conversation's digest, as view --digest
 shows it, and the state saved records it; a delta is news and carries none, and once a
@@ -78,7 +81,12 @@ message that digest stands for is edited or redacted the next delta is a reiniti
 		return usageErrorf("delta --digest needs --init: a delta is news and carries no digest")
 	}
 	conv := transcript.Conversation{Desk: df.Desk, Thread: transcript.Sequence(*thread)}
-	st, err := df.OpenThread(ctx, conv.Thread)
+	if *initialize && *commit {
+		if err := checkStartOver(*statePath, conv); err != nil {
+			return err
+		}
+	}
+	st, err := df.OpenThread(ctx, conv.Thread, as.author)
 	if err != nil {
 		return err
 	}
@@ -88,6 +96,9 @@ message that digest stands for is edited or redacted the next delta is a reiniti
 	if *initialize {
 		p, err := transcript.Project(ctx, log, transcript.Query{Conversation: conv, Before: transcript.Sequence(*before), Viewer: as.author, Digest: *withDigest})
 		if err != nil {
+			return err
+		}
+		if err := checkInitBound(ctx, log, conv, as.author, p.Head, transcript.Sequence(*before)); err != nil {
 			return err
 		}
 		if err := writeView(e, *format, as.author, render.View{Digest: p.Digest, Messages: p.Messages, Elided: p.Elided}, p); err != nil {
@@ -131,6 +142,37 @@ message that digest stands for is edited or redacted the next delta is a reiniti
 	}
 	if *commit {
 		return writeState(*statePath, plan.Delta.Next)
+	}
+	return nil
+}
+
+// checkStartOver refuses, before anything is written, to start over (--init --commit) in
+// the file at path unless it is missing or a state file (sharing.ReadStateFile reads it,
+// for any conversation or viewer): a mistyped or swapped --state, such as the database
+// itself, is left as it is.
+func checkStartOver(path string, conv transcript.Conversation) error {
+	_, err := sharing.ReadStateFile(path, conv)
+	if se, ok := errors.AsType[*sharing.StateError](err); ok {
+		return fmt.Errorf("delta --init --commit: --state %s is not a state file (%s), so it is not replaced; name the viewer's state file, or a new one", path, se.Problem)
+	} else if err != nil {
+		return fmt.Errorf("delta --init --commit: reading --state %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkInitBound refuses the bound before of a start over as viewer, whose view of conv on
+// log ends at head, when sharing.Prepare refuses it (WatermarkUnavailable): a bound past the
+// log's next row, which as a watermark would pass over rows not yet written. 0 is no bound.
+func checkInitBound(ctx context.Context, log transcript.Log, conv transcript.Conversation, viewer transcript.Author, head, before transcript.Sequence) error {
+	if before == 0 {
+		return nil
+	}
+	plan, err := sharing.Prepare(ctx, log, sharing.Query{Desired: conv, Current: conv, State: sharing.Initialized(conv, head).For(viewer), Before: before, Viewer: viewer})
+	if err != nil {
+		return err
+	}
+	if plan.Reinitialize == sharing.WatermarkUnavailable {
+		return fmt.Errorf("delta --init --before %d: desk %q's next row is #%d, and a bound past it would pass over the rows still to come; give --before %d at most", before, conv.Desk, head+1, head+1)
 	}
 	return nil
 }

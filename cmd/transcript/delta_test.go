@@ -69,18 +69,23 @@ func TestDeltaBadStateFile(t *testing.T) {
 
 // TestDeltaConversationChanged: a state bound to another conversation than the one asked
 // for names both, on stderr and in JSON, and nothing of the rows: an aside's root is named
-// by its seq only.
+// by its seq only. A viewer who may not read that root is refused the thread, as one that
+// does not exist, naming nothing of it either.
 func TestDeltaConversationChanged(t *testing.T) {
 	c := newCLI(t, "")
 	c.ok("append", "--create", "--as", "person:ana:Ana", "--to", "agent:triage", "SECRET-ROOT")
 	state := c.writeFile("channel.json", []byte(`{"conversation":{"desk":"main"},"watermark":0,"present":[]}`))
-	r := c.want(exitReinit, "delta", "--state", state, "--thread", "1", "--as", "agent:review")
+	r := c.want(exitError, "delta", "--state", state, "--thread", "1", "--as", "agent:review")
+	if out := r.stdout + r.stderr; !strings.Contains(out, "no thread #1 that agent:review may read") || strings.Contains(out, "SECRET") || strings.Contains(out, "triage") {
+		t.Errorf("delta of an aside's thread as agent:review: want it refused, naming nothing of the aside, got:\n%s", out)
+	}
+	r = c.want(exitReinit, "delta", "--state", state, "--thread", "1")
 	for _, want := range []string{"conversation_changed", state, `the channel of desk "main"`, `thread #1 of desk "main"`} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("want %q on stderr, got:\n%s", want, r)
 		}
 	}
-	r = c.want(exitReinit, "delta", "--state", state, "--thread", "1", "--as", "agent:review", "--format", "json")
+	r = c.want(exitReinit, "delta", "--state", state, "--thread", "1", "--format", "json")
 	got := decode[map[string]any](t, "delta --format json (conversation_changed)", r.stdout)
 	want := map[string]any{
 		"reinitialize":       "conversation_changed",

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/demodesk"
+	"github.com/sharedesk/transcript/stores"
 )
 
 func runDemo(ctx context.Context, e *env, args []string) error {
@@ -37,9 +40,41 @@ run built.`)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\n%s\n", console.Paint(e.color, console.Dim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view --desk %s --as agent:triage --thread %d\n  go run ./cmd/transcript view --desk %s --as agent:scribe --window %d --digest",
-		time.Since(start).Round(time.Millisecond), df.DB, df.Desk, df.Desk, marks.DeployThread, df.Desk, *window)))
+	where, flags := demoWhere(df)
+	fmt.Fprintf(e.stdout, "\n%s\n", console.Paint(e.color, console.Dim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view %s --as agent:triage --thread %d\n  go run ./cmd/transcript view %s --as agent:scribe --window %d --digest",
+		time.Since(start).Round(time.Millisecond), where, df.Desk, flags, marks.DeployThread, flags, *window)))
 	return nil
+}
+
+// demoWhere returns the database of df as the demo names it, and the flags a command the
+// demo suggests needs to read its desk: --db when it is not dbflag.Default, and --desk.
+// A PostgreSQL URL is "the PostgreSQL database", and in --db its password is xxxxx: what
+// the demo prints is no place for it.
+func demoWhere(df dbflag.Flags) (where, flags string) {
+	where, flags = df.DB, "--desk "+df.Desk
+	db := df.DB
+	if stores.IsPostgres(db) {
+		where = "the PostgreSQL database"
+		if u, err := url.Parse(db); err == nil {
+			db = u.Redacted()
+		}
+	}
+	if db != dbflag.Default {
+		flags = "--db " + shellWord(db) + " " + flags
+	}
+	return where, flags
+}
+
+// shellWord returns w as a POSIX shell reads it as one word: as it is when it holds only
+// letters, digits and characters no shell treats specially, else in single quotes.
+func shellWord(w string) string {
+	plain := w != "" && !strings.ContainsFunc(w, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	})
+	if plain {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 // plural returns "1 read" or "3 reads".

@@ -285,3 +285,49 @@ func demoTable(t *testing.T, out, heading string) (table []string, cols [][]stri
 	}
 	return table, cols
 }
+
+// TestDemoSuggestionsRun: the commands demo suggests at its end run as printed, from where
+// it ran, against the --db and the --desk it was given.
+func TestDemoSuggestionsRun(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "")
+	for _, args := range [][]string{
+		{"demo", "--db", "x.db"},
+		{"demo", "--db", "y.db", "--desk", "tour"},
+	} {
+		out := c.ok(args...)
+		n := 0
+		for line := range strings.Lines(out) {
+			suggested, ok := strings.CutPrefix(strings.TrimSpace(line), "go run ./cmd/transcript ")
+			if !ok {
+				continue
+			}
+			n++
+			if r := c.run(strings.Fields(suggested)...); r.code != 0 || r.stdout == "" {
+				t.Errorf("%s suggests %q, which fails:\n%s", strings.Join(args, " "), suggested, r)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s suggests no command:\n%s", strings.Join(args, " "), clip(out))
+		}
+	}
+}
+
+// TestDemoWhere: the flags demo suggests name the database unless it is the default, quoted
+// for a shell when it must be, and a PostgreSQL URL without its password.
+func TestDemoWhere(t *testing.T) {
+	for _, tc := range []struct {
+		db, desk     string
+		where, flags string
+	}{
+		{dbflag.Default, "demo", dbflag.Default, "--desk demo"},
+		{"x.db", "demo", "x.db", "--db x.db --desk demo"},
+		{"my desks/it's.db", "tour", "my desks/it's.db", `--db 'my desks/it'\''s.db' --desk tour`},
+		{"postgres://app:hunter2pw@db.example/chat", "demo", "the PostgreSQL database", "--db postgres://app:xxxxx@db.example/chat --desk demo"},
+	} {
+		where, flags := demoWhere(dbflag.Flags{DB: tc.db, Desk: tc.desk})
+		if where != tc.where || flags != tc.flags {
+			t.Errorf("demoWhere(%q, %q) = %q, %q; want %q, %q", tc.db, tc.desk, where, flags, tc.where, tc.flags)
+		}
+	}
+}

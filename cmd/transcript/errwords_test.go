@@ -46,7 +46,7 @@ func TestErrorsNameWhatTheUserDid(t *testing.T) {
 		{"a blank edit", exitUsage, []string{"edit", "--desk", "eng", "--as", "person:ana", "1", " "},
 			"transcript: usage: edit row 1 of desk \"eng\": the new text is blank (empty or white space only); give the text, or redact the row to erase it\n"},
 		{"a bad desk name", exitUsage, []string{"append", "--desk", "a b", "hi"},
-			"transcript: usage: append: invalid value \"a b\" for flag -desk: invalid desk name: character ' ' at byte 1 is not a letter, digit, '.', '_' or '-' (see transcript help append)\n"},
+			"transcript: usage: append: invalid value for flag -desk (not quoted: it could be a secret): invalid desk name: character ' ' at byte 1 is not a letter, digit, '.', '_' or '-' (see transcript help append)\n"},
 		{"a flag before the command", exitUsage, []string{"--desk", "eng", "view"},
 			"transcript: usage: the command comes first, its flags after it: did you mean transcript view --desk eng?\n"},
 		{"a desk as an argument", exitUsage, []string{"view", "eng"},

@@ -38,6 +38,7 @@ import (
 	"syscall"
 
 	"github.com/sharedesk/transcript/internal/cliflag"
+	"github.com/sharedesk/transcript/internal/quotable"
 )
 
 // Exit codes.
@@ -98,11 +99,24 @@ func run(ctx context.Context, args []string, e *env) int {
 			return err
 		}
 		if name != "" {
-			fmt.Fprintf(e.stderr, "transcript: unknown command %q\n\n", name)
+			fmt.Fprintf(e.stderr, "transcript: %s\n\n", unknownCommand(name, names))
 		}
 		usage(e.stderr)
 		return errUsageShown
 	}))
+}
+
+// unknownCommand words name, which is none of names: quoted, with the nearest of names when
+// one is near (cliflag.Nearest), when quotable.Name allows it ("--bogus" as "bogus"), else
+// not quoted, since it could be a secret pasted in the wrong place.
+func unknownCommand(name string, names []string) string {
+	if !quotable.Name(strings.TrimLeft(name, "-")) {
+		return "unknown command (" + cliflag.NotQuoted + ")"
+	}
+	if near, ok := cliflag.Nearest(name, names); ok {
+		return fmt.Sprintf("unknown command %q; did you mean %s?", name, near)
+	}
+	return fmt.Sprintf("unknown command %q", name)
 }
 
 // dispatch runs the command of cmds that args name, with its arguments (cliflag.Subcommand:

@@ -115,11 +115,18 @@ operator token) folds now, after the fold of the same conversation that runs, if
 	f.df.Opts.StandbyReport = func(err error) {
 		slog.New(logs).Warn("a standby is set aside", "error", err.Error())
 	}
+	// Listen first: a serve that cannot listen creates no database and loads no demo desk.
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	st, err := f.df.WithIndexProgress(e.stderr, e.progress).Open(ctx)
 	if err != nil {
+		ln.Close()
 		return err
 	}
-	drained, err := f.serve(ctx, e, st, logs, tlsConfig)
+	drained, err := f.serve(ctx, e, st, ln, logs, tlsConfig)
 	closeErr := st.Close()
 	if !drained {
 		return err
@@ -137,11 +144,18 @@ operator token) folds now, after the fold of the same conversation that runs, if
 	return nil
 }
 
-// serve serves st until the server drains, and reports whether it did: when it did not
-// (it failed to start, or its listener failed), err is the command's error. With --demo it
-// loads the demo desk first, and deletes the token it makes for it once: as the drain
-// begins (the page's sessions end with it), else as serve returns, its secret printed or not.
-func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handler, tlsConfig *tls.Config) (drained bool, err error) {
+// serve serves st on ln until the server drains, and reports whether it did: when it did
+// not (it failed to start, or its listener failed), err is the command's error. It closes
+// ln, whether the server starts or not. With --demo it loads the demo desk first, and
+// deletes the token it makes for it once: as the drain begins (the page's sessions end with
+// it), else as serve returns, its secret printed or not.
+func (f serveFlags) serve(ctx context.Context, e *env, st store, ln net.Listener, logs slog.Handler, tlsConfig *tls.Config) (drained bool, err error) {
+	serving := false // the server owns ln: it closes it as it returns
+	defer func() {
+		if !serving {
+			ln.Close()
+		}
+	}()
 	var demoSecret string
 	var demoToken token.Token
 	dropToken := sync.OnceFunc(func() { dropDemo(e, st, demoToken) })
@@ -159,11 +173,6 @@ func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handl
 	if err != nil {
 		return false, err
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", f.addr)
-	if err != nil {
-		return false, fmt.Errorf("serve: %w", err)
-	}
 	scheme := "http"
 	if tlsConfig != nil {
 		scheme = "https"
@@ -172,6 +181,7 @@ func (f serveFlags) serve(ctx context.Context, e *env, st store, logs slog.Handl
 	if f.demo {
 		printDemoSignIn(e, scheme, ln.Addr(), demoSecret)
 	}
+	serving = true
 	err = srv.Serve(ctx, ln, server.ServeOptions{
 		TLSConfig:    tlsConfig,
 		ErrorLog:     slog.NewLogLogger(logs, slog.LevelWarn), // TLS handshake failures and the like, in the log's format

@@ -572,3 +572,23 @@ func TestServeSecureCookie(t *testing.T) {
 		}
 	}
 }
+
+// TestServeThatCannotListenCreatesNoDatabase: serve on an address it cannot listen on (the
+// port is taken) exits 1 having created no database, nor, with --demo, built the demo desk.
+func TestServeThatCannotListenCreatesNoDatabase(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c := newCLI(t, "")
+	for _, args := range [][]string{
+		{"serve", "--db", "a.db", "--addr", ln.Addr().String()},
+		{"serve", "--demo", "--db", "b.db", "--addr", ln.Addr().String()},
+	} {
+		r := c.want(exitError, args...)
+		if db := args[len(args)-3]; fileExists(c.path(db)) || strings.Contains(r.stderr, "created") {
+			t.Errorf("a serve that failed to listen created %s:\n%s", db, r)
+		}
+	}
+}

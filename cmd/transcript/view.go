@@ -16,8 +16,9 @@ assistant turns and everything else is enveloped user content.
 
 The view is --as's: an aside it may not read is left out, and in its place the view shows an
 elision, which names the rows' range, count and readers but nothing of their content (a line
-in text, an <elided .../> tag in openai and anthropic, "elided" in json). The default viewer
-is the operator, who reads every aside.
+in text, an <elided .../> tag in openai and anthropic, "elided" in json). A --thread whose
+root --as may not read is refused, as one that does not exist. The default viewer is the
+operator, who reads every aside.
 
 With --digest the view begins with the conversation's digest, when it has one below the
 window (transcript digest folds it): bounded text that stands for the older messages every
@@ -38,7 +39,7 @@ participant may read. Text shows it as a block naming its range, openai and anth
 	if *window < 1 {
 		return usageErrorf("view: --window %d: want at least 1 message", *window)
 	}
-	st, err := df.OpenThread(ctx, transcript.Sequence(*thread))
+	st, err := df.OpenThread(ctx, transcript.Sequence(*thread), as.author)
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/sharedesk/transcript/internal/quotable"
+	"github.com/sharedesk/transcript/token"
 )
 
 // NewFlagSet returns a flag set for the command "prog name" that reports errors to its
@@ -35,20 +40,34 @@ func NewFlagSet(w io.Writer, prog, name, synopsis, about string) *flag.FlagSet {
 // positional arguments, which fs.Args then returns in order; "--" ends the flags, and what
 // follows it is positional even when it starts with "-" (a "--" that is a flag's value, as
 // in --desk --, is the value). For -h it prints fs's help once and returns flag.ErrHelp; a
-// bad flag is the flag package's error, and fs's help is not printed.
+// bad flag is the flag package's error, and fs's help is not printed. The error quotes a
+// flag's name only when quotable.Name allows it, and a value only when it allows each of
+// its pieces between "," and ":"; what could be a secret is said without it (NotQuoted).
+// An unknown flag is answered with the nearest of fs's (Nearest): "flag provided but not
+// defined: -dsek; did you mean --desk?".
 func Parse(fs *flag.FlagSet, args []string) error {
 	help := fs.Usage
 	fs.Usage = func() {} // the flag package calls it on every error; print it only for -h
-	defer func() { fs.Usage = help }()
+	refused, restore := recordRefusals(fs)
+	err := parseAll(fs, args)
+	restore() // before help, which reads the flags' own values
+	fs.Usage = help
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		help()
+		return flag.ErrHelp
+	case err != nil:
+		return flagError(fs, args, *refused, err)
+	}
+	return nil
+}
+
+// parseAll is Parse's loop: fs.Parse up to each positional argument, then on after it.
+func parseAll(fs *flag.FlagSet, args []string) error {
 	flags, afterDashes := splitAtDashes(fs, args)
 	var positional []string
 	for {
-		err := fs.Parse(flags)
-		switch {
-		case errors.Is(err, flag.ErrHelp):
-			help()
-			return flag.ErrHelp
-		case err != nil:
+		if err := fs.Parse(flags); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -60,6 +79,155 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	}
 	// Parsing "--" alone leaves exactly the positional arguments in fs.Args.
 	return fs.Parse(append([]string{"--"}, append(positional, afterDashes...)...))
+}
+
+// refusal is a value a flag's Set refused, and its error.
+type refusal struct {
+	flag  *flag.Flag
+	value string
+	err   error
+}
+
+// recordRefusals makes each of fs's flags record in *refused the last value its Set
+// refuses, until restore puts the flags' own values back.
+func recordRefusals(fs *flag.FlagSet) (refused *refusal, restore func()) {
+	refused = new(refusal)
+	var flags []*flag.Flag
+	var values []flag.Value
+	fs.VisitAll(func(f *flag.Flag) {
+		flags, values = append(flags, f), append(values, f.Value)
+		f.Value = &recordingValue{Value: f.Value, flag: f, refused: refused}
+	})
+	return refused, func() {
+		for i, f := range flags {
+			f.Value = values[i]
+		}
+	}
+}
+
+// recordingValue is a flag's Value that records the value its Set refuses.
+type recordingValue struct {
+	flag.Value
+	flag    *flag.Flag
+	refused *refusal
+}
+
+func (v *recordingValue) Set(s string) error {
+	err := v.Value.Set(s)
+	if err != nil {
+		*v.refused = refusal{flag: v.flag, value: s, err: err}
+	}
+	return err
+}
+
+// IsBoolFlag is the recorded value's, so that the flag package parses the flag as before.
+func (v *recordingValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// NotQuoted is what an error says in place of an argument it does not quote back: one
+// quotable.Name refuses, which could be a secret pasted in the wrong place.
+const NotQuoted = "not quoted: it could be a secret"
+
+// flagError is the error Parse returns for err, fs.Parse's error for args, whose Set
+// refusal, if it was one, is refused. A refused value with a piece quotable.Name does not
+// allow (plainPieces) is left out, and so is the Set's error, for the flag's usage, unless
+// it shows no such piece (showsNoSecret). An unknown flag, or bad flag syntax, whose name
+// quotable.Name does not allow is not named; an unknown one it allows is named with the
+// nearest of fs's flags, if one is near. Any other error is err.
+func flagError(fs *flag.FlagSet, args []string, refused refusal, err error) error {
+	if f := refused.flag; f != nil {
+		switch {
+		case plainPieces(refused.value):
+			return err
+		case showsNoSecret(refused.err.Error(), refused.value):
+			return fmt.Errorf("invalid value for flag -%s (%s): %w", f.Name, NotQuoted, refused.err)
+		}
+		_, usage := flag.UnquoteUsage(f)
+		return fmt.Errorf("invalid value for flag -%s (%s); -%s: %s", f.Name, NotQuoted, f.Name, usage)
+	}
+	unknown, badSyntax := firstUnknownFlag(fs, args)
+	switch {
+	case badSyntax != "":
+		if quotable.Name(strings.TrimLeft(badSyntax, "-=")) {
+			return err
+		}
+		return fmt.Errorf("bad flag syntax (%s)", NotQuoted)
+	case unknown == "":
+		return err
+	case !quotable.Name(unknown):
+		return fmt.Errorf("flag provided but not defined (%s)", NotQuoted)
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near, ok := Nearest(unknown, names); ok {
+		return fmt.Errorf("%w; did you mean --%s?", err, near)
+	}
+	return err
+}
+
+// pieces returns the pieces of a flag's value between "," and ":", the separators of a list
+// and of a participant ("agent:x,person:ana"), where a secret may be one entry.
+func pieces(value string) []string {
+	return strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ':' })
+}
+
+// plainPieces reports whether an error may quote value back: each of its pieces is a
+// plain name (quotable.Name), so that none of them could be a secret.
+func plainPieces(value string) bool {
+	for _, piece := range pieces(value) {
+		if !quotable.Name(piece) {
+			return false
+		}
+	}
+	return true
+}
+
+// showsNoSecret reports whether text, a flag's refusal of value, shows no part of value
+// that quotable.Name does not allow: neither value itself nor one of its pieces. A part
+// without a letter or a digit (".", "..") names nothing, and text may show it.
+func showsNoSecret(text, value string) bool {
+	for _, part := range append(pieces(value), value) {
+		if !quotable.Name(part) && namesSomething(part) && strings.Contains(text, part) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesSomething reports whether s holds a letter or a digit.
+func namesSomething(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+}
+
+// firstUnknownFlag returns the first argument of args, read as fs.Parse reads them, that
+// is no flag of fs: as unknown, the name it gives when fs has no such flag; as badSyntax,
+// the argument when it is no flag's syntax ("---x", "-=x"). Both are "" when every flag
+// is fs's. -h and -help are known: they ask for help.
+func firstUnknownFlag(fs *flag.FlagSet, args []string) (unknown, badSyntax string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return "", ""
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue // positional: Parse reads on after it
+		}
+		name := strings.TrimPrefix(a[1:], "-")
+		if name == "" || name[0] == '-' || name[0] == '=' {
+			return "", a
+		}
+		name, _, hasValue := strings.Cut(name, "=")
+		f := fs.Lookup(name)
+		switch {
+		case f == nil && name != "h" && name != "help":
+			return name, ""
+		case f != nil && !hasValue && !isBoolFlag(f):
+			i++ // its value, whatever it looks like
+		}
+	}
+	return "", ""
 }
 
 // splitAtDashes splits args at the "--" that ends the flags: one that stands where a flag
@@ -138,11 +306,16 @@ type Guess struct {
 
 // NoArguments is the usage error of fs's command given arguments it does not take. When
 // it was given one, it suggests the first of guesses that fs has and that the argument
-// fits: "view takes no arguments; did you mean --desk eng?".
+// fits: "view takes no arguments; did you mean --desk eng?", but only for an argument an
+// error may quote back: a plain name (quotable.Name) or a whole number such as a row's
+// seq. Any other argument is not quoted: it could be a secret.
 func NoArguments(fs *flag.FlagSet, guesses ...Guess) error {
 	name := fs.Name()
 	if fs.NArg() == 1 {
 		arg := fs.Arg(0)
+		if !quotable.Name(arg) && !isWholeNumber(arg) {
+			return Usagef("%s takes no arguments (given one, %s)", name, NotQuoted)
+		}
 		for _, g := range guesses {
 			if fs.Lookup(g.Flag) != nil && g.Fits(arg) {
 				return Usagef("%s takes no arguments; did you mean --%s %s?", name, g.Flag, arg)
@@ -152,25 +325,67 @@ func NoArguments(fs *flag.FlagSet, guesses ...Guess) error {
 	return Usagef("%s takes no arguments", name)
 }
 
+// isWholeNumber reports whether s is a whole number below 2^63 in decimal digits, such as
+// a row's seq: a number, which names nothing.
+func isWholeNumber(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 63)
+	return err == nil
+}
+
 // Misplaced is the usage error of prog's command line args, which begins with a flag
 // ("--desk eng view"), when a later argument is one of commands: it suggests the line with
 // the command first, where its flags follow it, each word quoted that a shell would not
-// take as it is. It returns nil when no argument is a command.
+// take as it is, and none showing a secret: a URL's password is xxxxx, a token's secret
+// SECRET. The command is the first such argument that does not follow a flag without "=",
+// whose value it may be ("--desk demo view": demo is the desk), or, when each follows one
+// ("--create append"), the first. It returns nil when no argument is a command.
 func Misplaced(prog string, commands []string, args []string) error {
+	at := -1
 	for i, a := range args {
 		if !slices.Contains(commands, a) {
 			continue
 		}
-		line := append([]string{prog, a}, args[:i]...)
-		line = append(line, args[i+1:]...)
-		for j, w := range line {
-			if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?;&|<>()") {
-				line[j] = strconv.Quote(w)
-			}
+		if at < 0 {
+			at = i
 		}
-		return Usagef("the command comes first, its flags after it: did you mean %s?", strings.Join(line, " "))
+		if i == 0 || !mayTakeValue(args[i-1]) {
+			at = i
+			break
+		}
 	}
-	return nil
+	if at < 0 {
+		return nil
+	}
+	line := append([]string{prog, args[at]}, args[:at]...)
+	line = append(line, args[at+1:]...)
+	for j, w := range line {
+		w = withoutSecrets(w)
+		line[j] = w
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?;&|<>()") {
+			line[j] = strconv.Quote(w)
+		}
+	}
+	return Usagef("the command comes first, its flags after it: did you mean %s?", strings.Join(line, " "))
+}
+
+// withoutSecrets returns w, or, when it is a token's secret, "SECRET", or, when it is a URL
+// with a password, the URL with xxxxx in its place.
+func withoutSecrets(w string) string {
+	if strings.HasPrefix(strings.ToLower(w), token.SecretPrefix) {
+		return "SECRET"
+	}
+	if u, err := url.Parse(w); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+	}
+	return w
+}
+
+// mayTakeValue reports whether the argument after a may be a's value: a is a flag without
+// "=" ("--desk", not "--desk=eng" nor "--").
+func mayTakeValue(a string) bool {
+	return len(a) > 1 && a[0] == '-' && a != "--" && !strings.Contains(a, "=")
 }
 
 // Subcommand splits args, a command line that begins with a command's name, into that name

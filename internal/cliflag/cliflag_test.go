@@ -3,6 +3,7 @@ package cliflag_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -202,6 +203,134 @@ func TestCutWord(t *testing.T) {
 		got, ok := cliflag.CutWord(tc.args, "delete", "db", "format")
 		if ok != tc.ok || !slices.Equal(got, tc.want) {
 			t.Errorf("CutWord(%q) = %q, %v; want %q, %v", tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// secret has the shape of a token's secret: no error may quote it back.
+const secret = "trs_WmD-O0F3h5mdNXWzjqPg9YQKzYqhjCOF_dMVbErNfUU"
+
+// listValue is a flag of comma-separated entries whose Set, like the audience's, quotes the
+// entry it refuses.
+type listValue []string
+
+func (l *listValue) String() string { return strings.Join(*l, ",") }
+func (l *listValue) Set(s string) error {
+	for entry := range strings.SplitSeq(s, ",") {
+		if !strings.HasPrefix(entry, "agent:") {
+			return fmt.Errorf("%q is not agent:ID", entry)
+		}
+		*l = append(*l, entry)
+	}
+	return nil
+}
+
+// TestParseQuotesOnlyPlainNames: a bad flag's error quotes its value, and the value's Set's
+// error, only when no part of the value could be a secret; otherwise the flag's usage
+// stands in. An unknown flag that could be a secret is not named.
+func TestParseQuotesOnlyPlainNames(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--window", "many"}, `invalid value "many" for flag -window: parse error`},
+		{[]string{"--window", secret}, "invalid value for flag -window (not quoted: it could be a secret): parse error"},
+		{[]string{"--to", "robot"}, `invalid value "robot" for flag -to: "robot" is not agent:ID`},
+		{[]string{"--to", "agent:x,robot"}, `invalid value "agent:x,robot" for flag -to: "robot" is not agent:ID`},
+		{[]string{"--to", "agent:x,Robot R2"}, `invalid value for flag -to (not quoted: it could be a secret); -to: the participants, agent:ID,...`},
+		{[]string{"--to", secret}, "invalid value for flag -to (not quoted: it could be a secret); -to: the participants, agent:ID,..."},
+		{[]string{"--to", "agent:x," + secret}, "invalid value for flag -to (not quoted: it could be a secret); -to: the participants, agent:ID,..."},
+		{[]string{"hi", "--" + secret}, "flag provided but not defined (not quoted: it could be a secret)"},
+		{[]string{"---" + secret}, "bad flag syntax (not quoted: it could be a secret)"},
+		{[]string{"---desk"}, "bad flag syntax: ---desk"},
+		{[]string{"--window"}, "flag needs an argument: -window"},
+	} {
+		fs := cliflag.NewFlagSet(&strings.Builder{}, "transcript", "append", "[TEXT...]", "")
+		fs.String("desk", "main", "")
+		fs.Int("window", 8, "")
+		fs.Var(new(listValue), "to", "the `participants`, agent:ID,...")
+		err := cliflag.Parse(fs, c.args)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Parse(%q) = %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestParseSuggestsTheNearestFlag: an unknown flag near one of the command's is answered
+// with it; one far from all, without.
+func TestParseSuggestsTheNearestFlag(t *testing.T) {
+	for args, want := range map[string]string{
+		"--dsek main":    "flag provided but not defined: -dsek; did you mean --desk?",
+		"hi -wnidow=3":   "flag provided but not defined: -wnidow; did you mean --window?",
+		"--create":       "flag provided but not defined: -create",
+		"--desk x --zzz": "flag provided but not defined: -zzz",
+	} {
+		fs := cliflag.NewFlagSet(&strings.Builder{}, "transcript", "view", "", "")
+		fs.String("desk", "main", "")
+		fs.Int("window", 8, "")
+		fs.Bool("to", false, "")
+		if err := cliflag.Parse(fs, strings.Fields(args)); err == nil || err.Error() != want {
+			t.Errorf("Parse(%s) = %v, want %q", args, err, want)
+		}
+	}
+}
+
+// TestNearest: a name one or two edits away (a swap of neighbours is one) is found; a
+// word as far as its own length, or further than two, is not.
+func TestNearest(t *testing.T) {
+	names := []string{"view", "token", "desks", "delta", "demo"}
+	for word, want := range map[string]string{
+		"veiw":   "view",
+		"vew":    "view",
+		"tokens": "token",
+		"desk":   "desks",
+		"dleta":  "delta",
+		"view":   "",
+		"ls":     "",
+		"x":      "",
+		"zzzzzz": "",
+	} {
+		got, ok := cliflag.Nearest(word, names)
+		if got != want || ok != (want != "") {
+			t.Errorf("Nearest(%q) = %q, %v; want %q", word, got, ok, want)
+		}
+	}
+}
+
+// TestNoArgumentsQuotesOnlyPlainNames: an argument that could be a secret is neither
+// quoted nor suggested as a flag's value.
+func TestNoArgumentsQuotesOnlyPlainNames(t *testing.T) {
+	fs := flag.NewFlagSet("view", flag.ContinueOnError)
+	fs.String("desk", "", "")
+	if err := fs.Parse([]string{secret}); err != nil {
+		t.Fatal(err)
+	}
+	err := cliflag.NoArguments(fs, cliflag.Guess{Flag: "desk", Fits: func(string) bool { return true }})
+	if want := "usage: view takes no arguments (given one, not quoted: it could be a secret)"; err == nil || err.Error() != want {
+		t.Errorf("NoArguments(%q) = %v, want %q", "SECRET", err, want)
+	}
+}
+
+// TestMisplacedSkipsFlagValues: the command is the first command's name that is not the
+// value of the flag before it, unless every one is; no secret is shown.
+func TestMisplacedSkipsFlagValues(t *testing.T) {
+	commands := []string{"view", "demo", "append", "token"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--desk", "demo", "view", "--as", "agent:triage"}, "transcript view --desk demo --as agent:triage"},
+		{[]string{"--json", "demo", "view"}, "transcript view --json demo"},
+		{[]string{"--desk=demo", "demo", "--as", "x"}, "transcript demo --desk=demo --as x"},
+		{[]string{"--create", "append", "hi"}, "transcript append --create hi"},
+		{[]string{"--desk", "view", "--as", "x", "view"}, "transcript view --desk view --as x"},
+		{[]string{"--db", "postgres://u:hunter2pw@h/db", "view"}, "transcript view --db postgres://u:xxxxx@h/db"},
+		{[]string{"--desk", "eng", "token", "revoke", secret}, "transcript token --desk eng revoke SECRET"},
+	} {
+		err := cliflag.Misplaced("transcript", commands, c.args)
+		want := "usage: the command comes first, its flags after it: did you mean " + c.want + "?"
+		if err == nil || err.Error() != want {
+			t.Errorf("Misplaced(%q) = %v, want %s", c.args, err, want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -93,11 +94,48 @@ func TestOpenForDesk(t *testing.T) {
 	if _, err := (Flags{DB: db, Desk: ".."}).OpenDesk(t.Context()); err == nil || !strings.Contains(err.Error(), "invalid desk name") {
 		t.Fatalf("OpenDesk of an invalid name: %v", err)
 	}
-	if _, err := (Flags{DB: db, Desk: "eng"}).OpenThread(t.Context(), 1); !errors.As(err, &noDesk) || noDesk.Desk != "eng" {
+	if _, err := (Flags{DB: db, Desk: "eng"}).OpenThread(t.Context(), 1, transcript.Operator()); !errors.As(err, &noDesk) || noDesk.Desk != "eng" {
 		t.Fatalf("OpenThread of a desk the database does not hold: %v", err)
 	}
-	if _, err := (Flags{DB: db, Desk: "ops"}).OpenThread(t.Context(), 2); err == nil || err.Error() != `no thread #2: desk "ops" holds rows #1 to #1` {
+	if _, err := (Flags{DB: db, Desk: "ops"}).OpenThread(t.Context(), 2, transcript.Operator()); err == nil || err.Error() != `no thread #2: desk "ops" holds rows #1 to #1` {
 		t.Fatalf("OpenThread of a thread the desk does not hold: %v", err)
+	}
+}
+
+// TestCheckThreadForAViewer checks that a thread whose root viewer may not read (an aside
+// not addressed to it) is refused in the same words as a thread the desk does not hold, and
+// that the thread's readers and the operator are let through.
+func TestCheckThreadForAViewer(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	st, err := Flags{DB: db}.Open(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	triage, review := transcript.Agent("triage", ""), transcript.Agent("review", "")
+	for _, m := range []transcript.Message{
+		{Author: transcript.Operator(), Content: "hello"},
+		{Author: transcript.Operator(), Content: "aside", Audience: []transcript.Author{triage}},
+	} {
+		if _, err := st.Append(t.Context(), "eng", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	f := Flags{DB: db, Desk: "eng"}
+	for _, thread := range []transcript.Sequence{2, 3} {
+		_, err := f.OpenThread(t.Context(), thread, review)
+		want := fmt.Sprintf(`no thread #%d that agent:review may read: desk "eng" holds rows #1 to #2`, thread)
+		if err == nil || err.Error() != want {
+			t.Errorf("OpenThread(%d) as %v: %v; want %s", thread, review, err, want)
+		}
+	}
+	for _, viewer := range []transcript.Author{triage, transcript.Operator()} {
+		st, err := f.OpenThread(t.Context(), 2, viewer)
+		if err != nil {
+			t.Errorf("OpenThread(2) as %v: %v", viewer, err)
+			continue
+		}
+		st.Close()
 	}
 }
 

@@ -41,17 +41,19 @@ func (e *NoDeskError) known() string {
 
 // OpenDesk is OpenRead for a command that reads the desk f.Desk: the store, once it is
 // known to hold that desk (else a *NoDeskError, the store closed).
-func (f Flags) OpenDesk(ctx context.Context) (stores.Store, error) { return f.OpenThread(ctx, 0) }
+func (f Flags) OpenDesk(ctx context.Context) (stores.Store, error) {
+	return f.OpenThread(ctx, 0, transcript.Operator())
+}
 
-// OpenThread is OpenDesk for a command that reads one conversation of the desk f.Desk, the
-// channel (thread 0) or a thread: the store, once it is known to hold the thread (else
-// CheckThread's error, the store closed).
-func (f Flags) OpenThread(ctx context.Context, thread transcript.Sequence) (stores.Store, error) {
+// OpenThread is OpenDesk for a command that reads one conversation of the desk f.Desk as
+// viewer, the channel (thread 0) or a thread: the store, once it is known to hold a thread
+// viewer may read (else CheckThreadFor's error, the store closed).
+func (f Flags) OpenThread(ctx context.Context, thread transcript.Sequence, viewer transcript.Author) (stores.Store, error) {
 	st, err := f.OpenRead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.CheckThread(ctx, st, thread); err != nil {
+	if err := f.CheckThreadFor(ctx, st, thread, viewer); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -71,23 +73,32 @@ func CheckDesk(ctx context.Context, st stores.Store, desk string) error {
 	return &NoDeskError{Desk: desk, Desks: desks}
 }
 
-// CheckThread returns CheckDesk's error for f.Desk, else an error unless the desk holds row
-// thread (0, the channel, is always there): a thread that is not there (most often a typo)
-// is an error that names the desk's rows, not an empty view. The rows are the operator's,
-// who reads every one.
+// CheckThread is CheckThreadFor the operator, who reads every row.
 func (f Flags) CheckThread(ctx context.Context, st stores.Store, thread transcript.Sequence) error {
+	return f.CheckThreadFor(ctx, st, thread, transcript.Operator())
+}
+
+// CheckThreadFor returns CheckDesk's error for f.Desk, else an error unless the desk holds
+// row thread and viewer may read it (readable.Row; 0, the channel, is always there): a
+// thread that is not there (most often a typo) is an error that names the desk's rows, not
+// an empty view. A thread viewer may not read gets the same error as one that does not
+// exist, as the service answers both alike.
+func (f Flags) CheckThreadFor(ctx context.Context, st stores.Store, thread transcript.Sequence, viewer transcript.Author) error {
 	if err := CheckDesk(ctx, st, f.Desk); err != nil || thread == 0 {
 		return err
 	}
 	log := st.Log(f.Desk)
-	if _, ok, err := readable.Row(ctx, log, thread, transcript.Operator()); err != nil || ok {
+	if _, ok, err := readable.Row(ctx, log, thread, viewer); err != nil || ok {
 		return err
 	}
 	head, err := readable.Head(ctx, log)
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("no thread #%d: desk %q holds rows #1 to #%d", thread, f.Desk, head)
+	if viewer.Kind == transcript.KindOperator {
+		return fmt.Errorf("no thread #%d: desk %q holds rows #1 to #%d", thread, f.Desk, head)
+	}
+	return fmt.Errorf("no thread #%d that %s may read: desk %q holds rows #1 to #%d", thread, viewer, f.Desk, head)
 }
 
 // OpenForDesk is Open for a command that writes to the one desk f.Desk (append, token

@@ -6,8 +6,9 @@
 // changes nothing; one that writes to a database that must be there already with
 // [Flags.OpenExisting]; one that writes to one desk with [Flags.OpenForDesk], which
 // refuses a desk the database does not hold unless the command's --create says it is
-// meant. [Flags.OpenThread] and [Flags.CheckThread] refuse a --thread the desk does not
-// hold. The open methods return a nil store (an untyped nil) with an error.
+// meant. [Flags.OpenThread] and [Flags.CheckThreadFor] refuse a --thread the desk does not
+// hold, or that the viewer may not read. The open methods return a nil store (an untyped
+// nil) with an error.
 //
 // Its refusals of a command line are usage errors (cliflag.ErrUsage); a store it cannot
 // open is a *stores.OpenError, with a [HintError] that says what to do about it where
