@@ -30,6 +30,9 @@ func TestUnknownArgumentsAreNotQuoted(t *testing.T) {
 		{[]string{"redact", secret}, exitUsage, "redact: SEQ is not a row's seq"},
 		{[]string{"--desk", "main", "token", "revoke", secret}, exitUsage, "did you mean transcript token --desk main revoke SECRET?"},
 		{[]string{"--db", "postgres://app:hunter2pw@db.example/chat", "view"}, exitUsage, "did you mean transcript view --db postgres://app:xxxxx@db.example/chat?"},
+		{[]string{"view", "--desk", secret}, exitError, "no desk of the name given (not quoted: it could be a secret)"},
+		{[]string{"view", "--db", secret}, exitError, "no database at the path given (not quoted: it could be a secret)"},
+		{[]string{"append", "--db", secret, "hi"}, exitError, "no database at the path given (not quoted: it could be a secret), so no desk"},
 	} {
 		r := c.run(tc.args...)
 		shown := strings.ReplaceAll(strings.Join(tc.args, " "), secret, "SECRET")

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/quotable"
 	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/stores"
 )
@@ -21,6 +23,9 @@ type NoDeskError struct {
 }
 
 func (e *NoDeskError) Error() string {
+	if !quotable.Text(e.Desk) {
+		return fmt.Sprintf("no desk of the name given (not quoted: it could be a secret); %s", e.known())
+	}
 	create := ""
 	if e.Create {
 		create = fmt.Sprintf(" (add --create to make desk %q)", e.Desk)
@@ -110,7 +115,7 @@ func (f Flags) OpenForDesk(ctx context.Context) (st stores.Store, isNew bool, er
 		return nil, false, err
 	}
 	if !f.Create && !f.Exists() {
-		return nil, false, fmt.Errorf("no database at %s, so no desk %q (add --create to make both; or name another database with --db or %s)", f.DB, f.Desk, Env)
+		return nil, false, fmt.Errorf("no database at %s, so no desk %s (add --create to make both; or name another database with --db or %s)", quotedPath(f.DB), quotedDesk(f.Desk), Env)
 	}
 	if st, err = f.Open(ctx); err != nil {
 		return nil, false, err
@@ -127,4 +132,13 @@ func (f Flags) OpenForDesk(ctx context.Context) (st stores.Store, isNew bool, er
 	}
 	st.Close()
 	return nil, false, err
+}
+
+// quotedDesk is a desk's name as an error names it: quoted, unless it could be a secret
+// given where the name should be.
+func quotedDesk(desk string) string {
+	if !quotable.Text(desk) {
+		return "of the name given (not quoted: it could be a secret)"
+	}
+	return strconv.Quote(desk)
 }

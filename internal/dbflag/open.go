@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/sharedesk/transcript/internal/cliflag"
+	"github.com/sharedesk/transcript/internal/quotable"
 	"github.com/sharedesk/transcript/pgstore"
 	"github.com/sharedesk/transcript/sqlitestore"
 	"github.com/sharedesk/transcript/stores"
@@ -62,7 +63,7 @@ func (f Flags) openExisting(ctx context.Context, opts stores.Options) (stores.St
 		return nil, err
 	}
 	if !f.Exists() {
-		return nil, fmt.Errorf("no database at %s (%s creates one; or name another with --db)", f.DB, CreatingCommands)
+		return nil, fmt.Errorf("no database at %s (%s creates one; or name another with --db)", quotedPath(f.DB), CreatingCommands)
 	}
 	return f.openWith(ctx, opts)
 }
@@ -119,4 +120,13 @@ func withHint(err error, hint string) error {
 		return &HintError{Err: err, Hint: hint}
 	}
 	return err
+}
+
+// quotedPath is path as an error names it: as it is, unless it could be a secret given
+// where the path should be.
+func quotedPath(path string) string {
+	if !quotable.Text(path) {
+		return "the path given (not quoted: it could be a secret)"
+	}
+	return path
 }

@@ -27,3 +27,8 @@ func Name(name string) bool {
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// Text reports whether a value a user gave (a desk's name, a database's path) may be quoted
+// back in an error: unless it holds the beginning of a token secret (token.SecretPrefix, in
+// any case), a secret given where the value should be.
+func Text(s string) bool { return !strings.Contains(strings.ToLower(s), token.SecretPrefix) }
