@@ -144,7 +144,8 @@ func argumentAt(pointer jsontext.Pointer, schema *jsonschema.Resolved) (string, 
 	return "", false
 }
 
-// wanted says what a property's schema wants, shortly: its type and bounds.
+// wanted says what a property's schema wants, shortly: its type and bounds (numbers,
+// lengths, entries).
 func wanted(p *jsonschema.Schema) string {
 	want := p.Type
 	if want == "" {
@@ -158,6 +159,12 @@ func wanted(p *jsonschema.Schema) string {
 	}
 	if p.Maximum != nil {
 		want += fmt.Sprintf(", at most %v", *p.Maximum)
+	}
+	if p.MaxLength != nil {
+		want += fmt.Sprintf(", at most %d characters", *p.MaxLength)
+	}
+	if p.MaxItems != nil {
+		want += fmt.Sprintf(", at most %d entries", *p.MaxItems)
 	}
 	return want
 }

@@ -42,8 +42,11 @@ func (t *tools) correct(ctx context.Context, tool string, c posting.Correction) 
 		t.svc.opts.Appended(t.desk, stored)
 	}
 	what := fmt.Sprintf("Edited #%d: the edit is #%d, shown to everyone who reads #%d.", stored.Corrects, stored.Seq, stored.Corrects)
-	if stored.Redacted {
+	switch {
+	case c.Redact:
 		what = fmt.Sprintf("Redacted #%d: the redaction is #%d, and the content of #%d and of its earlier edits is erased.", stored.Corrects, stored.Seq, stored.Corrects)
+	case stored.Redacted: // a replayed edit, which a redaction since erased
+		what = fmt.Sprintf("Edited #%d: the edit is #%d, since erased with #%d by a redaction.", stored.Corrects, stored.Seq, stored.Corrects)
 	}
 	target, ok, err := readable.Row(ctx, t.svc.st.Log(t.desk), stored.Corrects, t.me)
 	switch {

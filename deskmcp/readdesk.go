@@ -92,7 +92,11 @@ func (t *tools) deliver(c transcript.Conversation, k readKey, from sharing.State
 	if maxTokens > 0 && len(blocks) > 0 { // with nothing new, the header alone is the answer
 		line := func(kept int) string {
 			part := partOf(kept)
-			return readHeader(c, t.me, deltaResult(part)) + moreNote(part.Remaining, maxTokens)
+			budget := maxTokens
+			if kept >= len(items) {
+				budget = 0 // max_tokens held all of d: what is left, the service's byte budget left
+			}
+			return readHeader(c, t.me, deltaResult(part)) + moreNote(part.Remaining, budget)
 		}
 		var ok bool
 		kept, text, ok = firstThatFit(blocks, maxTokens, line)

@@ -86,13 +86,13 @@ func (t *tools) unavailable(ctx context.Context, tool string, err error) error {
 	return ErrUnavailable
 }
 
-// checkThread returns ErrNoThread when thread names no row t.me can read; 0 is the
-// channel, which always exists.
+// checkThread returns ErrNoThread when thread names no row t.me can read, or a correction
+// (readable.Thread); 0 is the channel, which always exists.
 func (t *tools) checkThread(ctx context.Context, tool string, thread transcript.Sequence) error {
 	if thread == 0 {
 		return nil
 	}
-	_, ok, err := readable.Row(ctx, t.svc.st.Log(t.desk), thread, t.me)
+	ok, err := readable.Thread(ctx, t.svc.st.Log(t.desk), thread, t.me)
 	switch {
 	case err != nil:
 		return t.unavailable(ctx, tool, err)

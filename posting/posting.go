@@ -113,6 +113,8 @@ func Prepare(ctx context.Context, log transcript.Log, author transcript.Author, 
 		return m, nil, err
 	case !ok:
 		return m, nil, &Error{Kind: NoParent, Reason: fmt.Sprintf("no message %d that the author can read", m.Parent)}
+	case parent.IsCorrection():
+		return m, nil, &Error{Kind: InvalidMessage, Reason: fmt.Sprintf("row %d is a correction (an edit or a redaction): reply to the message it corrects, #%d", parent.Seq, parent.Corrects)}
 	}
 	if _, err := m.ResolveAudience(&parent); err != nil {
 		return m, nil, Refusal(m, err)

@@ -184,13 +184,20 @@ func ElisionLine(e transcript.Elision) string {
 	return b.String()
 }
 
-// printable replaces control characters and invalid UTF-8 with U+FFFD; with tabs, a tab is
-// kept.
+// printable replaces control characters, the bidirectional controls (which reorder what a
+// terminal shows around them: a label could make a header read as another author's) and
+// invalid UTF-8 with U+FFFD; with tabs, a tab is kept.
 func printable(s string, tabs bool) string {
 	return strings.Map(func(r rune) rune {
-		if isControl(r) && !(tabs && r == '\t') {
+		if (isControl(r) || isBidiControl(r)) && !(tabs && r == '\t') {
 			return '\uFFFD'
 		}
 		return r
 	}, validUTF8(s))
+}
+
+// isBidiControl reports whether r is one of Unicode's explicit bidirectional formatting
+// characters: the marks, embeddings, overrides and isolates.
+func isBidiControl(r rune) bool {
+	return r == '\u200e' || r == '\u200f' || r == '\u061c' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
 }

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/sharedesk/transcript"
@@ -64,21 +66,31 @@ func spoken(viewer transcript.Author, m *transcript.Message) bool {
 // maxNameLen is the longest name OpenAI's chat completions accept.
 const maxNameLen = 64
 
-// apiName returns "kind_id" with every byte outside [A-Za-z0-9_-] replaced by '_', cut to
-// maxNameLen bytes.
+// apiName returns "kind_id" with every byte outside [A-Za-z0-9_-] replaced by '_', at most
+// maxNameLen bytes. A name that lost bytes so (replaced, or cut) ends in '_' and 8 hex
+// digits of a hash of "kind_id", so that two authors never share a name: it is how a model
+// tells the user-role speakers apart.
 func apiName(a transcript.Author) string {
 	raw := a.Kind.String()
 	if a.ID != "" {
 		raw += "_" + a.ID
 	}
 	var b strings.Builder
+	lossy := len(raw) > maxNameLen
 	for i := 0; i < len(raw) && b.Len() < maxNameLen; i++ {
 		c := raw[i]
 		if c == '_' || c == '-' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') {
 			b.WriteByte(c)
 		} else {
 			b.WriteByte('_')
+			lossy = true
 		}
 	}
-	return b.String()
+	if !lossy {
+		return b.String()
+	}
+	h := fnv.New32a()
+	h.Write([]byte(raw))
+	suffix := fmt.Sprintf("_%08x", h.Sum32())
+	return b.String()[:min(b.Len(), maxNameLen-len(suffix))] + suffix
 }

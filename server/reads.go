@@ -143,13 +143,13 @@ func (s *Server) listDesks(ctx context.Context, _ *desksInput) (*desksOutput, er
 	return &desksOutput{Body: DeskList{Desks: []Desk{d}}}, nil
 }
 
-// checkThread answers 404 for a thread of desk whose root v may not read or that does not
-// exist: the same answer for both. thread 0 is the channel, which always exists.
+// checkThread answers 404 for a thread of desk whose root v may not read, that does not
+// exist, or that is a correction (readable.Thread): the same answer for all three. thread 0 is the channel, which always exists.
 func (s *Server) checkThread(ctx context.Context, desk string, thread transcript.Sequence, v transcript.Author) error {
 	if thread == 0 {
 		return nil
 	}
-	_, ok, err := readable.Row(ctx, s.st.Log(desk), thread, v)
+	ok, err := readable.Thread(ctx, s.st.Log(desk), thread, v)
 	switch {
 	case err != nil:
 		return s.internal(ctx, err)

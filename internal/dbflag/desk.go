@@ -84,16 +84,16 @@ func (f Flags) CheckThread(ctx context.Context, st stores.Store, thread transcri
 }
 
 // CheckThreadFor returns CheckDesk's error for f.Desk, else an error unless the desk holds
-// row thread and viewer may read it (readable.Row; 0, the channel, is always there): a
-// thread that is not there (most often a typo) is an error that names the desk's rows, not
-// an empty view. A thread viewer may not read gets the same error as one that does not
-// exist, as the service answers both alike.
+// row thread, no correction, and viewer may read it (readable.Thread; 0, the channel, is
+// always there): a thread that is not there (most often a typo) is an error that names the
+// desk's rows, not an empty view. A thread viewer may not read gets the same error as one
+// that does not exist, as the service answers both alike.
 func (f Flags) CheckThreadFor(ctx context.Context, st stores.Store, thread transcript.Sequence, viewer transcript.Author) error {
 	if err := CheckDesk(ctx, st, f.Desk); err != nil || thread == 0 {
 		return err
 	}
 	log := st.Log(f.Desk)
-	if _, ok, err := readable.Row(ctx, log, thread, viewer); err != nil || ok {
+	if ok, err := readable.Thread(ctx, log, thread, viewer); err != nil || ok {
 		return err
 	}
 	head, err := readable.Head(ctx, log)

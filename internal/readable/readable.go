@@ -42,3 +42,13 @@ func Row(ctx context.Context, log transcript.Log, seq transcript.Sequence, viewe
 	m.Audience = append([]transcript.Author(nil), m.Audience...)
 	return m, true, nil
 }
+
+// Thread reports whether seq names a thread viewer may read: a row of log viewer may read
+// (Row) that is no correction, which nothing replies to. The answer is the same for a row
+// that does not exist, one the viewer may not read, and a correction: a caller refuses all
+// three as no such thread, telling the viewer nothing of the row. seq 0, the channel, is
+// no thread.
+func Thread(ctx context.Context, log transcript.Log, seq transcript.Sequence, viewer transcript.Author) (bool, error) {
+	m, ok, err := Row(ctx, log, seq, viewer)
+	return ok && !m.IsCorrection(), err
+}
