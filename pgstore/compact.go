@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -61,7 +62,10 @@ type Compaction struct {
 // running Compact again is safe). A read-only Store is refused with ErrReadOnly.
 //
 // Each VACUUM FULL holds its table's lock while it rewrites it: reads and appends of every
-// desk wait for it, for about the time it takes to copy the table. Canceling ctx stops the
+// desk wait for it, for about the time it takes to copy the table. It waits for the lock at
+// most compactLockWait (1 s), and fails then, when a transaction open elsewhere holds the
+// table. A session that holds a snapshot while the tables are rewritten keeps the erased
+// row versions it may see in the new files; Remains says so. Canceling ctx stops the
 // step under way, which leaves its table as it was.
 func (s *Store) Compact(ctx context.Context) (Compaction, error) {
 	if err := s.writable("compact"); err != nil {
@@ -85,6 +89,16 @@ func (s *Store) Compact(ctx context.Context) (Compaction, error) {
 		return Compaction{}, err
 	}
 	var done Compaction
+	// A rewrite waits for a table's lock at most compactLockWait, so that the reads and
+	// appends that queue behind it never wait on a transaction left open elsewhere.
+	if _, err := c.Exec(ctx, fmt.Sprintf("SET lock_timeout = %d", compactLockWait.Milliseconds())); err != nil {
+		return done, fmt.Errorf("pgstore: compact: %w", err)
+	}
+	defer c.Exec(context.WithoutCancel(ctx), "RESET lock_timeout")
+	snapshots, err := otherSnapshots(ctx, c)
+	if err != nil {
+		return done, err
+	}
 	if err := vacuumFull(ctx, c, can.role, "(FULL, ANALYZE)", tables); err != nil {
 		return done, err
 	}
@@ -107,7 +121,27 @@ func (s *Store) Compact(ctx context.Context) (Compaction, error) {
 	if done.Remains, err = walRemains(ctx, c, can); err != nil {
 		return done, err
 	}
+	if snapshots > 0 {
+		done.Remains = append(done.Remains, fmt.Sprintf("%s held a snapshot while the tables were rewritten (a transaction open in another session, a pg_dump, a prepared transaction): VACUUM FULL copied the erased row versions it could still see into the new files; compact again once it has ended", howMany(snapshots, "a session", "sessions")))
+	}
 	return done, nil
+}
+
+// compactLockWait is how long Compact's rewrite of a table waits for the table's lock
+// before it fails, naming the lock: a transaction left open elsewhere holds it.
+const compactLockWait = time.Second
+
+// otherSnapshots counts the other sessions of the server, and its prepared transactions,
+// that hold a snapshot: the row versions it may still see, erased ones among them, are
+// kept by a rewrite.
+func otherSnapshots(ctx context.Context, c *pgx.Conn) (int64, error) {
+	var n int64
+	err := c.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_stat_activity WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid())
+		+ (SELECT count(*) FROM pg_prepared_xacts)`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: compact: reading the sessions that hold snapshots: %w", err)
+	}
+	return n, nil
 }
 
 // overwriteRecycled writes over every WAL segment ahead of the current one, as Compact's

@@ -41,6 +41,8 @@ func TestMigrateFromVersion9(t *testing.T) {
 	st.Close()
 	pool := connect(t, dsn)
 	for _, stmt := range []string{
+		`ALTER INDEX transcript_terms_keys SET (fastupdate = on)`, // version 13's
+		`DELETE FROM transcript_schema_version WHERE version = 13`,
 		`DELETE FROM transcript_schema_version WHERE version = 12`,         // version 12 changed version 10's trigger alone
 		`DROP TRIGGER transcript_digests_desk_deleted ON transcript_desks`, // version 11's
 		`DROP FUNCTION transcript_digests_desk_deleted()`,
@@ -131,6 +133,8 @@ func TestMigrateFromVersion10(t *testing.T) {
 	st.Close()
 	pool := connect(t, dsn)
 	for _, stmt := range []string{
+		`ALTER INDEX transcript_terms_keys SET (fastupdate = on)`, // version 13's
+		`DELETE FROM transcript_schema_version WHERE version = 13`,
 		`DROP TRIGGER transcript_digests_forget ON transcript_messages`, // version 12's, made as version 10 did
 		version10ForgetTrigger,
 		`DELETE FROM transcript_schema_version WHERE version = 12`,
@@ -386,6 +390,8 @@ func TestMigrateFromVersion11(t *testing.T) {
 	st.Close()
 	pool := connect(t, dsn)
 	for _, stmt := range []string{
+		`ALTER INDEX transcript_terms_keys SET (fastupdate = on)`, // version 13's
+		`DELETE FROM transcript_schema_version WHERE version = 13`,
 		`DROP TRIGGER transcript_digests_forget ON transcript_messages`, // as version 10 made it
 		version10ForgetTrigger,
 		`DELETE FROM transcript_schema_version WHERE version = 12`,

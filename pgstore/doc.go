@@ -87,12 +87,13 @@
 // checkpoints, which removes the segments before the new one and the old copies' files;
 // with wal_recycle on, it then writes through every segment ahead (up to min_wal_size, or
 // max_wal_size, of WAL), over the recycled ones. With wal_keep_size = 0, archive_mode =
-// off and no replication slot (and wal_recycle = off, or a role that may list pg_wal), no
-// file under the primary's data directory holds erased content afterwards, pg_wal
-// included. It reports each setting that keeps some, and reaches none of the other places
-// above. It needs a superuser, or a role that owns the tables and the database, holds
-// pg_checkpoint and may execute pg_switch_wal; while it rewrites a table, reads and
-// appends wait.
+// off and no replication slot (and wal_recycle = off, or a role that may list pg_wal), and
+// no other session holding a snapshot while it rewrites the tables, no file under the
+// primary's data directory holds erased content afterwards, pg_wal included. It reports
+// each setting and state that keeps some, and reaches none of the other places above. It
+// needs a superuser, or a role that owns the tables and the database, holds pg_checkpoint
+// and may execute pg_switch_wal; while it rewrites a table, reads and appends wait, and it
+// waits for a table's lock a second at most.
 //
 // # Search
 //

@@ -106,6 +106,9 @@ func (l *deskLog) readBefore(ctx context.Context, before transcript.Sequence, li
 		return transcript.Page{}, ErrLimit
 	}
 	limit = min(limit, math.MaxInt32/4)
+	if !storable(l.desk) { // no desk has that name (not UTF-8, or a NUL): PostgreSQL would refuse its bytes
+		return transcript.Page{}, nil
+	}
 	epoch := l.s.changes.get(l.desk) // before the query: a change committed during it makes its rows stale
 	if page, ok := l.ahead.take(before, limit, epoch); ok {
 		return page, nil

@@ -233,6 +233,9 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	if err != nil {
 		return transcript.SearchResult{}, err
 	}
+	if !storable(l.desk) { // no desk has that name, nor any match
+		return transcript.SearchResult{}, nil
+	}
 	read, err := newSearchRead(&l.s.audiences, &l.s.searchWork, l.s.searchKey, l.desk, &plan)
 	if err != nil {
 		return transcript.SearchResult{}, fmt.Errorf("pgstore: search desk %q: %w", l.desk, err)
