@@ -114,7 +114,7 @@ func schemaError(err error, schema *jsonschema.Resolved, args map[string]any) er
 		}
 		takes := strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", ")
 		if !quotable.Name(name) {
-			return fmt.Errorf("arguments hold a name the tool does not take (not quoted: it could be a secret pasted in the wrong place); it takes %s", takes)
+			return fmt.Errorf("arguments hold a name the tool does not take (%s); it takes %s", quotable.NotQuoted, takes)
 		}
 		return fmt.Errorf("argument %q: the tool does not take it; it takes %s", name, takes)
 	}

@@ -13,15 +13,15 @@ import (
 	"github.com/sharedesk/transcript/sqlitestore"
 )
 
-// redactingLog is a memlog.Log (a digest.Store) that runs hook once, right before the
-// first ReadBefore after arm: a redaction that commits while a fold reads its rows.
-type redactingLog struct {
-	*memlog.Log
+// hookedStore is a digest.Store that runs hook once, right before the first ReadBefore
+// after it is set: a redaction that commits while a fold reads its rows.
+type hookedStore struct {
+	digest.Store
 	mu   sync.Mutex
 	hook func()
 }
 
-func (l *redactingLog) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
+func (l *hookedStore) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
 	l.mu.Lock()
 	hook := l.hook
 	l.hook = nil
@@ -29,7 +29,7 @@ func (l *redactingLog) ReadBefore(ctx context.Context, before transcript.Sequenc
 	if hook != nil {
 		hook()
 	}
-	return l.Log.ReadBefore(ctx, before, limit)
+	return l.Store.ReadBefore(ctx, before, limit)
 }
 
 // TestFoldNothingDueAnswersNoDeletedDigest: a fold that finds nothing due answers the
@@ -47,7 +47,7 @@ func TestFoldNothingDueAnswersNoDeletedDigest(t *testing.T) {
 		}
 		mustAppend(t, base, transcript.Message{Author: ana, Content: content})
 	}
-	log := &redactingLog{Log: base}
+	log := &hookedStore{Store: base}
 	first, stored, err := digest.Fold(ctx, log, digest.Extractive{}, digest.Policy{}, channel)
 	if err != nil || !stored || !strings.Contains(first.Text, "ERASEDWORD") {
 		t.Fatalf("first fold: %v, %v, %q", stored, err, first.Text)
@@ -76,24 +76,6 @@ func TestFoldNothingDueAnswersNoDeletedDigest(t *testing.T) {
 	}
 }
 
-// hookedSQLite is a SQLite store's desk "eng" whose first ReadBefore after arming runs hook.
-type hookedSQLite struct {
-	sqliteLog
-	mu   sync.Mutex
-	hook func()
-}
-
-func (l *hookedSQLite) ReadBefore(ctx context.Context, before transcript.Sequence, limit int) (transcript.Page, error) {
-	l.mu.Lock()
-	hook := l.hook
-	l.hook = nil
-	l.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	return l.sqliteLog.ReadBefore(ctx, before, limit)
-}
-
 // TestFoldNothingDueAnswersNoDeletedDigestSQLite: the same on the SQLite store.
 func TestFoldNothingDueAnswersNoDeletedDigestSQLite(t *testing.T) {
 	ctx := context.Background()
@@ -112,7 +94,7 @@ func TestFoldNothingDueAnswersNoDeletedDigestSQLite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	log := &hookedSQLite{sqliteLog: st.Log("eng").(sqliteLog)}
+	log := &hookedStore{Store: st.Log("eng").(digest.Store)}
 	if _, stored, err := digest.Fold(ctx, log, digest.Extractive{}, digest.Policy{}, channel); err != nil || !stored {
 		t.Fatalf("first fold: %v, %v", stored, err)
 	}

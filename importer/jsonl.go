@@ -257,7 +257,7 @@ func cleanJSONError(err error) error {
 		case unknown && quotable.Name(member):
 			return fmt.Errorf("%sunknown key %q", prefix, member)
 		case unknown:
-			return fmt.Errorf("%san unknown key (not quoted: it could be a secret pasted in the wrong place)", prefix)
+			return fmt.Errorf("%san unknown key (%s)", prefix, quotable.NotQuoted)
 		case errors.As(serr.Err, &badTime):
 			return fmt.Errorf("%snot an RFC 3339 time", prefix)
 		case serr.Err != nil:

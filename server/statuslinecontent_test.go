@@ -2,17 +2,13 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/sharedesk/transcript"
 	"github.com/sharedesk/transcript/server"
@@ -25,19 +21,8 @@ import (
 // varied) is never taken for net/http's error and answered as a problem.
 func TestMessageTextIsNeverTakenForAStatusLine(t *testing.T) {
 	st := sqliteStore(t)
-	srv, err := server.New(st, server.Options{Rate: rate.Inf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln, server.ServeOptions{DrainTimeout: time.Second}) }()
-	t.Cleanup(func() { cancel(); <-done })
-	base := "http://" + ln.Addr().String()
+	addr := serveOnLoopback(t, st)
+	base := "http://" + addr
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	do := func(method, path, secret string, body []byte) (int, []byte, error) {
 		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))

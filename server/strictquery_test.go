@@ -183,7 +183,8 @@ func rawExchange(t *testing.T, addr string, request io.Reader) *http.Response {
 
 // TestHeaderOfAnySizeIsAProblem: behind Serve, a request line or a header block the server
 // refuses is a problem whatever its size: 100 KiB (the handler's limit), 300 KiB and 6 MiB
-// (net/http's, which stops reading), as is a request net/http cannot parse.
+// (net/http's, which stops reading), as is a request net/http cannot parse, an HTTP version
+// it does not serve and an expectation it does not meet.
 func TestHeaderOfAnySizeIsAProblem(t *testing.T) {
 	addr := serveOnLoopback(t, sqliteStore(t))
 	for _, tt := range []struct {
@@ -198,6 +199,8 @@ func TestHeaderOfAnySizeIsAProblem(t *testing.T) {
 		{"a request line of 300 KiB", "GET /healthz?x=", 300 << 10, 431, "header-too-large"},
 		{"a malformed header line", "GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here", 0, 400, "invalid-request"},
 		{"an unknown transfer coding", "POST /v1/desks/eng/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: zstd", 0, 501, "not-implemented"},
+		{"an HTTP version net/http does not serve", "GET /healthz HTTP/2.0\r\nHost: x", 0, 505, "http-version-not-supported"},
+		{"an expectation net/http does not meet", "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: something-else", 0, 417, "expectation-failed"},
 	} {
 		end := "\r\n\r\n"
 		if strings.HasPrefix(tt.name, "a request line") {

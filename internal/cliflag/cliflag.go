@@ -127,8 +127,8 @@ func (v *recordingValue) IsBoolFlag() bool {
 }
 
 // NotQuoted is what an error says in place of an argument it does not quote back: one
-// quotable.Name refuses, which could be a secret pasted in the wrong place.
-const NotQuoted = "not quoted: it could be a secret"
+// quotable.Name refuses.
+const NotQuoted = quotable.NotQuoted
 
 // flagError is the error Parse returns for err, fs.Parse's error for args, whose Set
 // refusal, if it was one, is refused. A refused value with a piece quotable.Name does not

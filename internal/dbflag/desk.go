@@ -24,7 +24,7 @@ type NoDeskError struct {
 
 func (e *NoDeskError) Error() string {
 	if !quotable.Text(e.Desk) {
-		return fmt.Sprintf("no desk of the name given (not quoted: it could be a secret); %s", e.known())
+		return fmt.Sprintf("no desk of the name given (%s); %s", quotable.NotQuoted, e.known())
 	}
 	create := ""
 	if e.Create {
@@ -138,7 +138,7 @@ func (f Flags) OpenForDesk(ctx context.Context) (st stores.Store, isNew bool, er
 // given where the name should be.
 func quotedDesk(desk string) string {
 	if !quotable.Text(desk) {
-		return "of the name given (not quoted: it could be a secret)"
+		return "of the name given (" + quotable.NotQuoted + ")"
 	}
 	return strconv.Quote(desk)
 }

@@ -126,7 +126,7 @@ func withHint(err error, hint string) error {
 // where the path should be.
 func quotedPath(path string) string {
 	if !quotable.Text(path) {
-		return "the path given (not quoted: it could be a secret)"
+		return "the path given (" + quotable.NotQuoted + ")"
 	}
 	return path
 }

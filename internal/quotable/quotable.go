@@ -6,6 +6,10 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
+// NotQuoted is what an error says in place of something a client sent that it does not
+// quote back (Name or Text refuses it).
+const NotQuoted = "not quoted: it could be a secret"
+
 // MaxName is the longest name Name lets an error quote: shorter than any token secret.
 const MaxName = 32
 
