@@ -52,8 +52,8 @@
 // removes is overwritten with zeros, and Close checkpoints the write-ahead log into the
 // database and truncates it, so once a redaction has committed and the Store is closed, no
 // file of the database holds the erased bytes. Until then the write-ahead log may still
-// hold them; while another process holds the file open, its last connection to close
-// checkpoints it.
+// hold them; while another process holds the file open, the last Store to close the file,
+// a read-only one too, checkpoints it.
 //
 // A desk's log is a digest.Store: it keeps every generation of each conversation's digest
 // (schema version 12), reads the newest below a bound with one SEARCH, and stores a new

@@ -32,25 +32,28 @@ func absentSidecars(path string) []string {
 	return absent
 }
 
-// removeSidecars removes the sidecars a read-only Store made beside the database at path
-// (SQLite creates them to read a WAL-mode file, and a read-only connection cannot remove
-// them): those in made that exist now, and only while the write-ahead log is empty. It leaves
-// the removing to SQLite, which does it as the last connection to the file closes: it opens
-// one connection that may write, query_only, reads the schema and closes it. With the log
-// empty, that close has nothing to copy into the database; while another process has the
-// file open, it removes nothing. It is best effort: a sidecar it cannot remove stays, as
-// SQLite would leave it.
+// removeSidecars leaves the database at path, as a read-only Store closes, as SQLite leaves
+// a file its last connection closes: the write-ahead log copied into the database and
+// removed, with the index beside it. A read-only connection can do neither, so when the log
+// holds frames (a writer's, erased text among them, that the writer could not copy in at its
+// close while this Store read), or when this Store made sidecars (made: those that exist
+// now), it opens one connection that may write, query_only, reads the schema and closes it,
+// and SQLite does both as that connection closes, if it is the file's last; while another
+// process has the file open, nothing is done, and that process's last connection does it.
+// It is best effort: a file this process may not write, or a sidecar it cannot remove,
+// stays as SQLite would leave it.
 func removeSidecars(path string, made []string) {
-	var now []string
+	logHolds := false
+	if info, err := os.Lstat(sidecars(path)[0]); err == nil && info.Size() > 0 {
+		logHolds = true
+	}
+	madeNow := false
 	for _, name := range made {
 		if _, err := os.Lstat(name); err == nil {
-			now = append(now, name)
+			madeNow = true
 		}
 	}
-	if len(now) == 0 {
-		return
-	}
-	if info, err := os.Lstat(sidecars(path)[0]); err == nil && info.Size() > 0 {
+	if !logHolds && !madeNow {
 		return
 	}
 	abs, err := filepath.Abs(path)
