@@ -247,7 +247,7 @@ func TestSearchDeskErrors(t *testing.T) {
 		{deskmcp.SearchDeskArgs{Query: ""}, "bad query: the text holds no word"},
 		{deskmcp.SearchDeskArgs{Query: " ?! -- "}, "bad query: the text holds no word"},
 		{deskmcp.SearchDeskArgs{Query: strings.Join(words, " ")}, "bad query: the text holds 17 words"},
-		{deskmcp.SearchDeskArgs{Query: "zanzibar " + strings.Repeat("z", 65)}, "bad query: word 2 is 65 bytes long"},
+		{deskmcp.SearchDeskArgs{Query: "zanzibar " + strings.Repeat("z", 65)}, "bad query: a word is 65 bytes long"},
 		{map[string]any{"thread": 1}, "query"},
 		{map[string]any{"query": "zanzibar", "max_tokens": -1}, "max_tokens"},
 		{map[string]any{"query": "zanzibar", "before": -1}, "before"},

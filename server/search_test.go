@@ -121,7 +121,7 @@ func TestSearch(t *testing.T) {
 			for _, q := range []string{"", "?!", words(17), long, strings.Repeat("x", 65)} {
 				for _, extra := range []string{"", fmt.Sprintf("thread=%d", f.aside.Seq), "thread=99"} {
 					p := wantProblem(t, e.do("GET", searchPath(q, extra), f.coder, nil), 400, "invalid-request")
-					if !strings.HasPrefix(p.Detail, "q: the text holds") && !strings.HasPrefix(p.Detail, "q: word 1 is") {
+					if !strings.HasPrefix(p.Detail, "q: the text holds") && !strings.HasPrefix(p.Detail, "q: a word is") {
 						t.Errorf("search %q: detail %q does not name q", q, p.Detail)
 					}
 					for _, w := range storage.Terms(q) {

@@ -30,9 +30,11 @@ func PlanSearch(q transcript.SearchQuery) (SearchPlan, error) {
 	case len(terms) > transcript.MaxSearchTerms:
 		return SearchPlan{}, &transcript.InvalidError{Kind: transcript.ErrBadSearch, Reason: fmt.Sprintf("the text holds %d words, above the limit of %d", len(terms), transcript.MaxSearchTerms)}
 	}
-	for i, t := range terms {
+	for _, t := range terms {
 		if len(t) > transcript.MaxTermBytes {
-			return SearchPlan{}, &transcript.InvalidError{Kind: transcript.ErrBadSearch, Reason: fmt.Sprintf("word %d is %d bytes long, above the limit of %d", i+1, len(t), transcript.MaxTermBytes)}
+			// Not numbered: the words are counted once each, lower-cased, which is not the
+			// count of the words as typed.
+			return SearchPlan{}, &transcript.InvalidError{Kind: transcript.ErrBadSearch, Reason: fmt.Sprintf("a word is %d bytes long, above the limit of %d", len(t), transcript.MaxTermBytes)}
 		}
 	}
 	switch {

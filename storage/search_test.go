@@ -31,7 +31,7 @@ func TestPlanSearch(t *testing.T) {
 		{text: "", wantErr: "the text holds no word"},
 		{text: "?! 🚀 …", wantErr: "the text holds no word"},
 		{text: "a b c d e f g h i j k l m n o p q", wantErr: "the text holds 17 words, above the limit of 16"},
-		{text: "ok " + strings.Repeat("é", 33), wantErr: "word 2 is 66 bytes long, above the limit of 64"},
+		{text: "ok " + strings.Repeat("é", 33), wantErr: "a word is 66 bytes long, above the limit of 64"},
 	} {
 		p, err := storage.PlanSearch(transcript.SearchQuery{Text: tc.text, Limit: tc.limit})
 		switch {
@@ -209,4 +209,17 @@ func logOf(t testing.TB, msgs []transcript.Message) *memlog.Log {
 		}
 	}
 	return log
+}
+
+// TestLongWordNotNumbered: a word over the limit is refused without a number, since the
+// query's words are counted once each and lower-cased, unlike the words as typed ("Deploy
+// deploy DEPLOY" is one word): a number would name the wrong one.
+func TestLongWordNotNumbered(t *testing.T) {
+	long := strings.Repeat("x", 65)
+	for _, text := range []string{"Deploy deploy DEPLOY " + long, "移行は " + long} {
+		_, err := storage.PlanSearch(transcript.SearchQuery{Text: text})
+		if err == nil || !strings.Contains(err.Error(), "a word is 65 bytes long") {
+			t.Errorf("PlanSearch(%.24q…): %v; want it to say a word is 65 bytes long", text, err)
+		}
+	}
 }

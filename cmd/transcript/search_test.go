@@ -221,7 +221,7 @@ func TestSearchRefusesWithoutQuoting(t *testing.T) {
 	}{
 		{[]string{"search", "--", "-- ?!"}, "transcript: usage: search: the text holds no word: give 1 to 16 words, each at most 64 bytes long\n"},
 		{append([]string{"search"}, many...), "transcript: usage: search: the text holds 17 words, above the limit of 16: give 1 to 16 words, each at most 64 bytes long\n"},
-		{[]string{"search", "hello", long}, "transcript: usage: search: word 2 is 71 bytes long, above the limit of 64: give 1 to 16 words, each at most 64 bytes long\n"},
+		{[]string{"search", "hello", long}, "transcript: usage: search: a word is 71 bytes long, above the limit of 64: give 1 to 16 words, each at most 64 bytes long\n"},
 	} {
 		r := c.want(exitUsage, tc.args...)
 		if r.stderr != tc.stderr || r.stdout != "" {
