@@ -286,6 +286,42 @@ func checkRedactionWhilePaused(t *testing.T, c *cluster) {
 	checkRedacted(t, "a read below 4 through the Store after its redaction of row 2", page.Messages[1:], 2)
 }
 
+// checkOtherStoresRedactionWhilePaused (TestStandbyLagAndFaults): a redaction another
+// Store committed while the standby's replay is paused, of which the Store has heard
+// nothing (it runs no Watch), is never undone by a read through the Store, from the
+// newest or below a bound: each read learns the desk's head from the primary first. A row
+// the other Store appended then shows too, so a state that other Store's reader committed
+// is never ahead of what this Store reads.
+func checkOtherStoresRedactionWhilePaused(t *testing.T, c *cluster) {
+	ctx := t.Context()
+	primary, standbys := c.database(t)
+	st := mustOpen(t, primary, pgstore.WithStandbys(standbys[0]), pgstore.WithStandbyWait(100*time.Millisecond))
+	other := mustOpen(t, primary)
+	alone := mustOpen(t, standbys[0])
+	appendErasable(t, other, "eng", 5)
+	caughtUp(t, primary, standbys[0])
+	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 5 || page.Messages[2].Content != erased {
+		t.Fatalf("before the redaction the Store reads %+v, want rows 5 to 1", page.Messages)
+	}
+	c.pause(t, 0)
+	if _, err := other.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Corrects: 3, Redacted: true}); err != nil {
+		t.Fatal(err)
+	}
+	if page := mustRead(t, alone.Log("eng"), 0, 10); len(page.Messages) != 5 || page.Messages[2].Content != erased {
+		t.Fatalf("the paused standby reads %+v, want rows 5 to 1 as before the redaction: the lag is not real", page.Messages)
+	}
+	page := mustRead(t, st.Log("eng"), 0, 10)
+	if len(page.Messages) != 6 || page.Messages[0].Corrects != 3 {
+		t.Fatalf("a read through the Store after another Store's redaction: %+v, want the redaction (row 6) and rows 5 to 1", page.Messages)
+	}
+	checkRedacted(t, "a read through the Store after another Store's redaction of row 3", page.Messages[3:], 3)
+	below := mustRead(t, st.Log("eng"), 5, 10)
+	if len(below.Messages) != 4 {
+		t.Fatalf("a read below 5 through the Store: %d rows, want 4", len(below.Messages))
+	}
+	checkRedacted(t, "a read below 5 through the Store after another Store's redaction of row 3", below.Messages[1:], 3)
+}
+
 // TestWatchNamesCorrections: a correction's commit notifies the Watches of other Stores
 // like any append, and once a Store's Watch has named the desk, its Logs no longer answer
 // from rows they read ahead before: the redaction's content is gone from them too.

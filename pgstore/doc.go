@@ -184,25 +184,26 @@
 //
 //   - never show a row out of order or a hole: a read below a bound b goes to a standby
 //     only when it shows row b-1;
-//   - show the Store's own writes, and every row its Watch has named: a read from the newest
-//     waits up to [WithStandbyWait] (1 s) for a standby to catch up, then goes to the
-//     primary;
+//   - show every row committed to the desk before the read began, by this Store or any
+//     other: a read first reads the desk's head on the primary (one probe of its primary
+//     key), and goes to a standby only once that standby shows it; a read waits up to
+//     [WithStandbyWait] (1 s) for a standby to catch up, then goes to the primary;
 //   - never go back to an older newest row than one the Store has shown;
-//   - show other processes' rows once a standby has replayed them (the replication lag),
-//     unless the Watch named the desk first;
-//   - never return content erased by a redaction the Store returned, or a commit its Watch
-//     named or [Store.Head] read, before the read: a read below a bound goes to a standby
-//     only when it has replayed every commit of the desk the Store knows of. A redaction
-//     made by another process, which the Store has not heard of, shows once a standby
-//     replays it: a reader told of it by that process may see the content until then;
+//   - never return content erased by a redaction that committed before the read began, by
+//     any process: a read below a bound goes to a standby only when it has replayed every
+//     commit of the desk up to that head too;
 //   - never fold into a digest content erased by a redaction that committed before the
 //     fold began, by any process: a fold reads the desk's head on the primary first, and
 //     its reads below it go to a standby only once it has replayed up to that head;
-//   - never show a row of a desk the Store deleted ([Store.DeleteDesk]) once the deletion
-//     returned, or once its Watch named the deletion by another process: a standby answers
-//     reads of the desk only once it has replayed the delete. A desk another process
-//     deleted, before the Watch names it (or while no Watch runs), shows on a standby until
-//     the standby replays the delete.
+//   - never show a row of a desk the primary no longer holds: such a read is the
+//     primary's, and after the Store's own DeleteDesk returned a standby answers reads of
+//     the desk only once it has replayed the delete. A desk another process deleted and
+//     made anew under its name may show its old rows on a standby that has not replayed
+//     the deletion, until it has.
+//
+// When the primary does not answer the probe of a desk's head within 2 s, the standbys
+// answer as far as the Store knows (its own writes, what its Watch named, [Store.Head]): a
+// primary that cannot be reached commits no redaction.
 //
 // A standby that fails is skipped for a while (100 ms, doubling to 5 s); one that stops
 // answering fails a query after 2 s and is skipped for 5 s. When no standby can answer,

@@ -105,14 +105,20 @@ func (p pageRead) target(known int64) int64 {
 
 // route runs read on the standbys, in turn, and takes the first answer that is whole
 // (read.judge; for a page, judge): for a page, one that holds every row of desk below its
-// bound that the store knows is committed (its fence) and, for a read below a bound, the
-// row just below it. A standby that fails is skipped for a while; one that is behind is
+// bound that the store knows is committed (its fence, which the desk's head on the primary
+// raises first: learnHead) and, for a read below a bound, the row just below it. A standby that fails is skipped for a while; one that is behind is
 // waited for, up to r.wait, then the read goes to the primary, whose answer is always
 // whole. Each query on a standby is bounded by standbyAttempt, so a standby that stops
 // answering delays a read by that at most before it is skipped. A standby Open could not
 // reach is checked first (checkLate), by one read at a time, which that check may delay as
 // long.
 func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]transcript.Message, error) {
+	switch held, err := r.learnHead(ctx, desk); {
+	case err != nil:
+		return nil, err
+	case !held:
+		return r.onPrimary(ctx, desk, read)
+	}
 	known := r.fences.get(desk)
 	now := time.Now().UnixNano()
 	var behind []*standby
@@ -165,6 +171,11 @@ func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]t
 			return r.took(sb, desk, rows), nil
 		}
 	}
+	return r.onPrimary(ctx, desk, read)
+}
+
+// onPrimary runs read of desk on the primary, whose answer is always whole.
+func (r *replicas) onPrimary(ctx context.Context, desk string, read routedRead) ([]transcript.Message, error) {
 	rows, err := read.onPool(ctx, r.primary)
 	if err != nil {
 		return nil, err
@@ -172,6 +183,31 @@ func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]t
 	r.primaryReads.Add(1)
 	r.fences.raise(desk, newest(rows))
 	return rows, nil
+}
+
+// learnHead raises desk's fence to the desk's head on the primary, read now, so that a
+// standby answers the read that follows only once it has replayed every commit of the desk
+// that finished before the read began, by any process: another process's redaction among
+// them, whose erased content a lagging standby still shows. It reports false when the
+// primary holds no such desk (another process may have deleted it, and a standby that has
+// not replayed the deletion still shows its rows): the read is then the primary's. When the
+// primary does not answer within standbyAttempt, the standbys answer as the fence already
+// stood (no redaction commits on a primary that cannot be reached). The probe is one read
+// of the desks' primary key, and is not counted among the reads the primary answered.
+func (r *replicas) learnHead(ctx context.Context, desk string) (held bool, _ error) {
+	actx, cancel := attempt(ctx)
+	defer cancel()
+	var head int64
+	switch err := r.primary.QueryRow(actx, deskHeadSQL, desk).Scan(&head); {
+	case err == nil:
+		r.fences.raise(desk, head)
+		return true, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return false, nil
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	}
+	return true, nil
 }
 
 // took notes that sb answered a read of desk with rows, and returns them.
