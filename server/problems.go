@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,7 +147,7 @@ func kindForStatus(status int) problemKind {
 // removes what an error must not carry: huma echoes the offending value of a parameter or
 // the whole body of a request it could not parse, which may be content or a secret pasted
 // in the wrong place, and a 500 says nothing of the failure (the log line does).
-func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
+func (s *Server) cleanProblem(_ huma.Context, _ string, v any) (any, error) {
 	e, ok := v.(*huma.ErrorModel)
 	if !ok {
 		return v, nil
@@ -172,7 +173,7 @@ func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
 		if l, m, ok := splitBodyError(msg); ok && loc == "body" {
 			loc, msg = l, m // the decoder's (unmarshalBody): its location and fixed text
 		}
-		loc = safeLocation(loc)
+		loc = s.names.safeLocation(loc)
 		switch {
 		case loc == "body.author":
 			out.Detail = "a body may not name an author: the author is the token's participant"
@@ -198,24 +199,71 @@ func cleanProblem(_ huma.Context, _ string, v any) (any, error) {
 // humaValidationFailed is the detail huma gives every request that breaks the schema.
 const humaValidationFailed = "validation failed"
 
-// knownNames are the names a problem's error location may quote as they are: the
-// service's parameters and body fields, and author, which a body may not name. Any other
-// name in a location came from the client (an unknown property or query parameter): a
-// body's is quoted only when it is a plain name (quotable.Name), so that a mistyped field is
-// named ("text"), and any other is replaced by "*": a problem never echoes what could be
-// anything, a secret pasted in the wrong place among it.
-var knownNames = map[string]bool{
-	"body": true, "query": true, "path": true, "header": true,
-	"content": true, "parent": true, "audience": true, "key": true, "author": true,
-	"state": true, "conversation": true, "before": true, "desk": true, "thread": true,
-	"watermark": true, "present": true, "as": true, "window": true, "limit": true,
-	"after": true, "Last-Event-ID": true, "format": true, "q": true,
+// locationNames are the names a problem's error location may quote as they are: the
+// location's first word, the service's parameters and body fields (operationNames), and
+// author, which a body may not name. Any other name in a location came from the client (an
+// unknown property or query parameter): a body's is quoted only when it is a plain name
+// (quotable.Name), so that a mistyped field is named ("text"), and any other is replaced by
+// "*": a problem never echoes what could be anything, a secret pasted in the wrong place
+// among it.
+type locationNames map[string]bool
+
+// operationNames returns the locationNames of the operations documented in oapi: the name
+// of every parameter of every operation, and every property, at any depth, of every
+// operation's request body. New takes them from its API once its routes are registered, so
+// that the names a problem quotes are the operations' own, however they change.
+func operationNames(oapi *huma.OpenAPI) locationNames {
+	names := locationNames{"body": true, "query": true, "path": true, "header": true, "author": true}
+	seen := make(map[string]bool) // the $refs walked, for schemas that hold themselves
+	var walk func(*huma.Schema)
+	walk = func(sc *huma.Schema) {
+		if sc == nil {
+			return
+		}
+		if sc.Ref != "" && !seen[sc.Ref] && oapi.Components != nil && oapi.Components.Schemas != nil {
+			seen[sc.Ref] = true
+			walk(oapi.Components.Schemas.SchemaFromRef(sc.Ref))
+		}
+		for name, prop := range sc.Properties {
+			names[name] = true
+			walk(prop)
+		}
+		walk(sc.Items)
+		if extra, ok := sc.AdditionalProperties.(*huma.Schema); ok {
+			walk(extra)
+		}
+		for _, sub := range slices.Concat(sc.OneOf, sc.AnyOf, sc.AllOf) {
+			walk(sub)
+		}
+		walk(sc.Not)
+	}
+	for _, item := range oapi.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch, item.Trace} {
+			if op == nil {
+				continue
+			}
+			for _, param := range slices.Concat(item.Parameters, op.Parameters) {
+				if param != nil {
+					names[param.Name] = true
+				}
+			}
+			if op.RequestBody != nil {
+				for _, media := range op.RequestBody.Content {
+					if media != nil {
+						walk(media.Schema)
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // safeLocation returns loc ("body.audience[3]", "query.window") with every name that is
-// not a known one, nor in the body a plain one, replaced by "*"; indexes are kept. A query
-// parameter's name is never quoted: a URL is what gets pasted, secrets and all.
-func safeLocation(loc string) string {
+// not one of n, nor in the body a plain one, replaced by "*"; indexes are kept. The name
+// of a query parameter not one of n is never quoted, plain or not: a URL is what gets
+// pasted, secrets and all.
+func (n locationNames) safeLocation(loc string) string {
 	if loc == "" {
 		return ""
 	}
@@ -223,7 +271,7 @@ func safeLocation(loc string) string {
 	inBody := parts[0] == "body"
 	for i, p := range parts {
 		name, index, _ := strings.Cut(p, "[")
-		if !knownNames[name] && !(inBody && quotable.Name(name)) {
+		if !n[name] && !(inBody && quotable.Name(name)) {
 			name = "*"
 		}
 		if index != "" {

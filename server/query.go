@@ -15,10 +15,11 @@ import (
 // UTF-8 once percent-decoded, which a search would read as other text; a query that is no
 // application/x-www-form-urlencoded text (a bad percent-escape, a semicolon), whose pairs
 // net/http would drop. Every route passes through it, operations and the routes that are
-// none alike, before any of them reads a parameter.
-func strictQuery(next http.Handler) http.Handler {
+// none alike, before any of them reads a parameter. Its problems quote a parameter's name
+// only when it is one of names.
+func strictQuery(names locationNames, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := queryProblem(r.URL.RawQuery); p != nil {
+		if p := queryProblem(names, r.URL.RawQuery); p != nil {
 			writeProblem(w, p, nil)
 			return
 		}
@@ -36,7 +37,7 @@ const (
 // queryProblem is the problem with the query string raw, or nil: its first parameter
 // given twice, or whose name or value is not UTF-8, or the first text that is no query
 // string. Its error's location names the parameter as problems do (queryLocation).
-func queryProblem(raw string) *huma.ErrorModel {
+func queryProblem(names locationNames, raw string) *huma.ErrorModel {
 	seen := make(map[string]bool)
 	for raw != "" {
 		var pair string
@@ -54,13 +55,13 @@ func queryProblem(raw string) *huma.ErrorModel {
 		}
 		value, err := url.QueryUnescape(rawValue)
 		if err != nil || strings.Contains(rawValue, ";") {
-			return queryError(queryLocation(name), msgNotAQuery)
+			return queryError(queryLocation(names, name), msgNotAQuery)
 		}
 		if !utf8.ValidString(value) {
-			return queryError(queryLocation(name), msgParameterNotUTF8)
+			return queryError(queryLocation(names, name), msgParameterNotUTF8)
 		}
 		if seen[name] {
-			return queryError(queryLocation(name), msgDuplicateParameter)
+			return queryError(queryLocation(names, name), msgDuplicateParameter)
 		}
 		seen[name] = true
 	}
@@ -68,12 +69,13 @@ func queryProblem(raw string) *huma.ErrorModel {
 }
 
 // queryLocation is the location of query parameter name in a problem: "query.q" for a
-// parameter of the service, "query.*" for any other, which is never quoted (safeLocation).
-func queryLocation(name string) string {
+// parameter of the service (one of names), "query.*" for any other, which is never quoted
+// (locationNames.safeLocation).
+func queryLocation(names locationNames, name string) string {
 	if strings.ContainsAny(name, ".[") {
 		return "query.*"
 	}
-	return safeLocation("query." + name)
+	return names.safeLocation("query." + name)
 }
 
 // queryError is the invalid-request problem of msg at loc, as cleanProblem words the

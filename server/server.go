@@ -23,11 +23,12 @@ type Server struct {
 	opts    Options
 	api     huma.API // the operations, documented
 	mux     *http.ServeMux
-	handler http.Handler // mux behind the request log and the drain gate
-	openapi []byte       // GET /openapi.json, marshalled once routes are registered
-	hub     *fanout.Hub  // the fan-out: one tail per desk with open streams
-	limits  *limits      // per-token rate and stream limits
-	fails   *failLimits  // failed authentications by client address
+	handler http.Handler  // mux behind the request log and the drain gate
+	openapi []byte        // GET /openapi.json, marshalled once routes are registered
+	names   locationNames // what a problem's location may quote: the operations' own names
+	hub     *fanout.Hub   // the fan-out: one tail per desk with open streams
+	limits  *limits       // per-token rate and stream limits
+	fails   *failLimits   // failed authentications by client address
 	metrics *metrics
 	sess    *page.Sessions // the inspector page's sign-ins
 	page    *page.Page     // the inspector page's templates and static files
@@ -97,16 +98,17 @@ func New(st Store, opts Options) (*Server, error) {
 		},
 		Formats:       map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat},
 		DefaultFormat: "application/json",
-		Transformers:  []huma.Transformer{cleanProblem},
+		Transformers:  []huma.Transformer{s.cleanProblem},
 	}
 	registerSchemas(config.Components.Schemas)
 	s.api = humago.New(s.mux, config)
 	s.routes()
+	s.names = operationNames(s.api.OpenAPI())
 	s.openapi, err = s.api.OpenAPI().MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	s.handler = s.logRequests(refuseLargeHeaders(strictQuery(s.mux)))
+	s.handler = s.logRequests(refuseLargeHeaders(strictQuery(s.names, s.mux)))
 	return s, nil
 }
 

@@ -14,9 +14,9 @@ import (
 )
 
 // TestInspectorDigestInBrowser drives a column's digest in a real Chromium against serve
-// --demo, whose background folds are extractive: Triage's channel column shows no digest
-// until enough roots are posted through the API for a fold, then, without a reload, the
-// channel's digest above its messages, marked as one, its line naming through, rows and
+// --demo, whose background folds are extractive: Triage's channel column shows the demo
+// desk's digest until enough roots are posted through the API for a fold, then, without a
+// reload, the channel's digest of them above its messages, marked as one, its line naming through, rows and
 // digester, its text as text (a root's markup stays characters, no element), and first in
 // the model input the switch shows; after the
 // operator redacts a root the digest folded, the column drops that digest, and the page
@@ -156,7 +156,8 @@ func TestInspectorDigestEditInBrowser(t *testing.T) {
 }
 
 // foldedDemo starts serve --demo, whose background folds are extractive, opens Triage's
-// channel column in a new browser, checks it shows no digest, then posts through the API
+// channel column in a new browser, checks it shows the digest serve --demo folded as it
+// loaded the desk (as the demo command does), then posts through the API
 // 60 roots as the operator, each with a word of its own (kiwi00 to kiwi59) in markup a page
 // must not parse, and waits until the column shows, without a reload, the channel's digest
 // holding one of them. It returns the browser, the operator's API and each word's root.
@@ -168,8 +169,11 @@ func foldedDemo(t *testing.T, ctx context.Context) (*browser, api, map[string]ui
 	triage := column("agent:triage", 0)
 	b.signIn(t, url, secret)
 	b.addViewer(t, "agent:triage", 0)
-	if hidden := get(t, b, "the digest before any fold", chromedp.Evaluate[bool](`document.querySelector('`+triage+` .digest').hidden`)); !hidden {
-		t.Fatal("Triage's column shows a digest before the server folded one")
+	if shown := get(t, b, "the demo's digest", chromedp.Evaluate[string](`(() => {
+		const d = document.querySelector('`+triage+` .digest');
+		return d.hidden ? "" : d.querySelector(".digest-text").textContent;
+	})()`)); shown == "" || strings.Contains(shown, "kiwi") {
+		t.Fatalf("before any post Triage's column shows the digest %q; want the demo desk's", shown)
 	}
 
 	// Roots past what a fold keeps live (30) and waits for (20 more).

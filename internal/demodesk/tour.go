@@ -24,13 +24,13 @@ type Terminal struct {
 // paint returns s in color on a colour terminal (console.Paint).
 func (t Terminal) paint(color, s string) string { return console.Paint(t.Color, color, s) }
 
-// Tour builds the Scenario in desk of st, or finds it there from an earlier run (Build), and
-// walks a newcomer through it on t: side by side, what each agent sees of the channel and of
-// one thread, window messages each (Triage reads the Operator's aside; the others see an
-// elision in its place); one sharing cycle, Triage's two turns with Reviewer's reply in
-// between; and one reinitialization with its reason, whose fresh view begins with the
-// channel's digest (FoldDigest). It adds to the desk only the scenario it builds and the
-// channel's digest, and returns the scenario's Landmarks.
+// Tour builds the demo desk in desk of st as Load does, the channel's digest leaving the
+// newest window messages unfolded, and walks a newcomer through it on t: side by side, what
+// each agent sees of the channel and of one thread, window messages each (Triage reads the
+// Operator's aside; the others see an elision in its place); one sharing cycle, Triage's two
+// turns with Reviewer's reply in between; and one reinitialization with its reason, whose
+// fresh view begins with the channel's digest. It adds to the desk only the scenario it
+// builds and the channel's digest, and returns the scenario's Landmarks.
 func Tour(ctx context.Context, st Appender, desk string, window int, t Terminal) (Landmarks, error) {
 	rows, marks := Scenario()
 	tr := &tour{t: t, st: st, desk: desk, window: window, rows: rows, marks: marks}
@@ -42,13 +42,19 @@ func Tour(ctx context.Context, st Appender, desk string, window int, t Terminal)
 	return marks, nil
 }
 
-// Load builds the Scenario in desk of st, or finds it there from an earlier run (Build), and
-// says on w which it was, as Tour begins: what serve --demo does before it serves the desk.
+// Load builds the demo desk in desk of st, as Tour begins with Window messages per view: it
+// builds the Scenario, or finds it there from an earlier run (Build), says on w which it
+// was, and folds the channel's digest (FoldDigest). It is what serve --demo does before it
+// serves the desk.
 func Load(ctx context.Context, st Appender, desk string, w io.Writer) error {
 	rows, marks := Scenario()
-	tr := &tour{t: Terminal{Out: w}, st: st, desk: desk, rows: rows, marks: marks}
+	tr := &tour{t: Terminal{Out: w}, st: st, desk: desk, window: Window, rows: rows, marks: marks}
 	return tr.build(ctx)
 }
+
+// Window is how many messages each of the demo's views holds unless told otherwise, and so
+// how many of the channel's newest messages the digest Load folds leaves out.
+const Window = 8
 
 // tour is one walk through the demo desk.
 type tour struct {
@@ -68,7 +74,9 @@ func (d *tour) heading(s string) {
 }
 
 // build appends the scenario to an empty desk, or checks that a non-empty desk holds it
-// (an earlier run's), adding nothing: running the demo again shows the same desk again.
+// (an earlier run's), adding nothing: running the demo again shows the same desk again. Then
+// it folds the channel's digest, leaving the newest window messages (FoldDigest), which adds
+// nothing to a desk an earlier run folded as far.
 func (d *tour) build(ctx context.Context) error {
 	built, head, err := Build(ctx, d.st, d.desk, d.rows)
 	if err != nil {
@@ -77,10 +85,10 @@ func (d *tour) build(ctx context.Context) error {
 	d.head = head
 	if built {
 		fmt.Fprintf(d.t.Out, "Built desk %q: %d messages, among them a busy stretch of %d CI notices and a private\ninstruction from the Operator to Triage (#%d), which Triage answers for the Operator alone.\n", d.desk, len(d.rows), BusyStretch, d.marks.Aside)
-		return nil
+	} else {
+		fmt.Fprintf(d.t.Out, "Desk %q already holds the demo, from an earlier run: nothing added.\n", d.desk)
 	}
-	fmt.Fprintf(d.t.Out, "Desk %q already holds the demo, from an earlier run: nothing added.\n", d.desk)
-	return nil
+	return FoldDigest(ctx, d.log(), transcript.Conversation{Desk: d.desk}, d.window)
 }
 
 // before returns the exclusive bound that ends a read just after row seq: 0 (the newest row)
@@ -211,7 +219,8 @@ func (d *tour) sharingCycle(ctx context.Context) error {
 }
 
 // reinitialization: what the scribe has seen predates the busy stretch, so its delta cannot
-// be given inside the scan limit; its fresh view begins with the channel's digest.
+// be given inside the scan limit; its fresh view begins with the channel's digest, which
+// build folded.
 func (d *tour) reinitialization(ctx context.Context) error {
 	d.heading("A reinitialization: Scribe was away during the busy stretch")
 	channel := transcript.Conversation{Desk: d.desk}
@@ -222,9 +231,6 @@ func (d *tour) reinitialization(ctx context.Context) error {
 	}
 	if plan.Reinitialize == 0 {
 		return fmt.Errorf("expected a reinitialization, got a delta of %d messages", len(plan.Delta.Messages))
-	}
-	if err := FoldDigest(ctx, d.log(), channel, d.window); err != nil {
-		return err
 	}
 	p, err := transcript.Project(ctx, d.log(), transcript.Query{Conversation: channel, Window: d.window, Viewer: Scribe, Digest: true})
 	if err != nil {

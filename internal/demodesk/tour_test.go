@@ -1,11 +1,14 @@
 package demodesk_test
 
 import (
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/digest"
 	"github.com/sharedesk/transcript/internal/demodesk"
 	"github.com/sharedesk/transcript/sqlitestore"
 )
@@ -57,6 +60,41 @@ func TestTour(t *testing.T) {
 	if n := len(scenarioRows()); err != nil || rows.Messages[0].Seq != marks.PeerReply || int(marks.PeerReply) != n {
 		t.Errorf("the desk's newest row is %v (%v), want the scenario's last, #%d", rows.Messages, err, n)
 	}
+}
+
+// TestLoadFoldsDigest: Load builds the desk the demo command does, the channel's digest
+// among it: the one Tour folds with the demo's default window.
+func TestLoadFoldsDigest(t *testing.T) {
+	loaded, toured := openStore(t), openStore(t)
+	if err := demodesk.Load(t.Context(), loaded, "demo", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := demodesk.Tour(t.Context(), toured, "demo", demodesk.Window, demodesk.Terminal{Out: io.Discard, Width: 100}); err != nil {
+		t.Fatal(err)
+	}
+	channel := transcript.Conversation{Desk: "demo"}
+	got, ok, err := loaded.Log("demo").(digest.Store).Digest(t.Context(), channel, 0)
+	if err != nil || !ok {
+		t.Fatalf("after Load, the channel's digest: ok %v, err %v; want one", ok, err)
+	}
+	want, _, err := toured.Log("demo").(digest.Store).Digest(t.Context(), channel, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the channel's digest after Load, against after Tour (-tour +load):\n%s", diff)
+	}
+}
+
+// openStore returns a fresh SQLite store, closed when the test ends.
+func openStore(t *testing.T) *sqlitestore.Store {
+	t.Helper()
+	st, err := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), "demo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 func scenarioRows() []transcript.Message {
