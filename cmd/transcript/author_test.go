@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sharedesk/transcript"
@@ -27,6 +28,29 @@ func TestParseAuthor(t *testing.T) {
 	for _, in := range []string{"", "robot:r2", "agent", "agent:", "agent::Label", "person", "system", "Agent:x", "operator-x"} {
 		if got, err := parseAuthor(in); err == nil {
 			t.Errorf("parseAuthor(%q) = %+v, want an error", in, got)
+		}
+	}
+}
+
+// TestParseAuthorSuggestsTheKindMeant: a participant whose kind is a typo of one is refused
+// with the participant meant, when that is one; any other refusal suggests nothing.
+func TestParseAuthorSuggestsTheKindMeant(t *testing.T) {
+	for in, meant := range map[string]string{
+		"agnet:triage":  "agent:triage",
+		"Agent:x":       "agent:x",
+		"persn:ana:Ana": "person:ana:Ana",
+		"opertor":       "operator",
+		"robot:r2":      "",
+		"agnet":         "",
+		"agnet:":        "",
+	} {
+		_, err := parseAuthor(in)
+		want := fmt.Sprintf("%q is not %s", in, authorSyntax)
+		if meant != "" {
+			want += "; did you mean " + meant + "?"
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("parseAuthor(%q) = %v, want %s", in, err, want)
 		}
 	}
 }

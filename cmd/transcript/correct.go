@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/quotable"
+	"github.com/sharedesk/transcript/internal/readable"
 	"github.com/sharedesk/transcript/posting"
 )
 
@@ -96,8 +98,22 @@ func runCorrection(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	}
 	stored, err := st.Append(ctx, df.Desk, m)
 	if err != nil {
-		return correctionAction(name, df.Desk, as.author, c.Target, posting.Refusal(m, err))
+		refused := correctionAction(name, df.Desk, as.author, c.Target, posting.Refusal(m, err))
+		refused.correctsRedacted = correctsRedactedRow(ctx, st.Log(df.Desk), refused.err, as.author)
+		return refused
 	}
 	_, err = fmt.Fprintln(e.stdout, stored.Seq)
 	return err
+}
+
+// correctsRedactedRow reports whether err refuses a correction of a correction whose own
+// target, the row it corrects, viewer may read and was redacted: the advice to correct
+// that row instead could not be followed. A failure to read the row reports false.
+func correctsRedactedRow(ctx context.Context, log transcript.Log, err error, viewer transcript.Author) bool {
+	target, ok := errors.AsType[*transcript.TargetError](err)
+	if !ok || target.Corrects == 0 {
+		return false
+	}
+	row, ok, rerr := readable.Row(ctx, log, target.Corrects, viewer)
+	return rerr == nil && ok && row.Redacted
 }

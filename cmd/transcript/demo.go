@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/demodesk"
@@ -26,7 +28,7 @@ digester, a few lines). Run again on the same database, the demo adds nothing: i
 run built.`)
 	var df dbflag.Flags
 	df.AddWriting(fs, "demo")
-	window := fs.Int("window", 8, "messages per view")
+	window := fs.Int("window", demodesk.Window, "messages per view")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -41,28 +43,43 @@ run built.`)
 		return err
 	}
 	where, flags := demoWhere(df)
-	fmt.Fprintf(e.stdout, "\n%s\n", console.Paint(e.color, console.Dim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  go run ./cmd/transcript view %s --as agent:triage --thread %d\n  go run ./cmd/transcript view %s --as agent:scribe --window %d --digest",
-		time.Since(start).Round(time.Millisecond), where, df.Desk, flags, marks.DeployThread, flags, *window)))
+	exe, _ := os.Executable()
+	prog := invokedAs(exe, os.Args[0])
+	fmt.Fprintf(e.stdout, "\n%s\n", console.Paint(e.color, console.Dim, fmt.Sprintf("Done in %s. The desk stays in %s as %q: try\n  %s view %s --as agent:triage --thread %d\n  %s view %s --as agent:scribe --window %d --digest",
+		time.Since(start).Round(time.Millisecond), where, df.Desk, prog, flags, marks.DeployThread, prog, flags, *window)))
 	return nil
 }
 
 // demoWhere returns the database of df as the demo names it, and the flags a command the
 // demo suggests needs to read its desk: --db when it is not dbflag.Default, and --desk.
-// A PostgreSQL URL is "the PostgreSQL database", and in --db its password is xxxxx: what
-// the demo prints is no place for it.
+// A PostgreSQL URL is "the PostgreSQL database"; a password in --db is xxxxx
+// (cliflag.PrintableDSN): what the demo prints is no place for it.
 func demoWhere(df dbflag.Flags) (where, flags string) {
-	where, flags = df.DB, "--desk "+df.Desk
-	db := df.DB
-	if stores.IsPostgres(db) {
+	db := cliflag.PrintableDSN(df.DB)
+	where, flags = db, "--desk "+df.Desk
+	if stores.IsPostgres(df.DB) {
 		where = "the PostgreSQL database"
-		if u, err := url.Parse(db); err == nil {
-			db = u.Redacted()
-		}
 	}
-	if db != dbflag.Default {
+	if df.DB != dbflag.Default {
 		flags = "--db " + shellWord(db) + " " + flags
 	}
 	return where, flags
+}
+
+// invokedAs returns the words a command the demo suggests begins with, to run it as this
+// one was run: "go run ./cmd/transcript" when executable is a build of go run's (it lives
+// in a go-build directory: Go's build cache, or the temporary one go run builds in), else
+// arg0, the name the command was run by ("transcript", "./transcript"), as a shell word.
+func invokedAs(executable, arg0 string) string {
+	for dir := range strings.SplitSeq(filepath.ToSlash(filepath.Dir(executable)), "/") {
+		if strings.HasPrefix(dir, "go-build") {
+			return "go run ./cmd/transcript"
+		}
+	}
+	if arg0 == "" {
+		return "transcript"
+	}
+	return shellWord(arg0)
 }
 
 // shellWord returns w as a POSIX shell reads it as one word: as it is when it holds only

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -286,9 +287,11 @@ func demoTable(t *testing.T, out, heading string) (table []string, cols [][]stri
 	return table, cols
 }
 
-// TestDemoSuggestionsRun: the commands demo suggests at its end run as printed, from where
-// it ran, against the --db and the --desk it was given.
-func TestDemoSuggestionsRun(t *testing.T) {
+// TestDemoSuggestionsRunAsPrinted: the commands demo suggests at its end run as printed, by
+// a shell, from where it ran and against the --db and the --desk it was given: they begin
+// as the command was run (here, by the built binary's path), not with go run, which only
+// works inside the module.
+func TestDemoSuggestionsRunAsPrinted(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
 	for _, args := range [][]string{
@@ -296,15 +299,21 @@ func TestDemoSuggestionsRun(t *testing.T) {
 		{"demo", "--db", "y.db", "--desk", "tour"},
 	} {
 		out := c.ok(args...)
+		_, tries, _ := strings.Cut(out, ": try\n")
 		n := 0
-		for line := range strings.Lines(out) {
-			suggested, ok := strings.CutPrefix(strings.TrimSpace(line), "go run ./cmd/transcript ")
-			if !ok {
+		for line := range strings.Lines(tries) {
+			line = strings.TrimSpace(line)
+			if line == "" {
 				continue
 			}
 			n++
-			if r := c.run(strings.Fields(suggested)...); r.code != 0 || r.stdout == "" {
-				t.Errorf("%s suggests %q, which fails:\n%s", strings.Join(args, " "), suggested, r)
+			if !strings.HasPrefix(line, binary(t)+" view ") {
+				t.Errorf("%s suggests %q, which does not begin as the command was run (%s)", strings.Join(args, " "), line, binary(t))
+			}
+			sh := exec.Command("sh", "-c", line)
+			sh.Dir = c.dir
+			if out, err := sh.Output(); err != nil || len(out) == 0 {
+				t.Errorf("%s suggests %q, which fails as printed: %v", strings.Join(args, " "), line, err)
 			}
 		}
 		if n == 0 {
@@ -313,8 +322,26 @@ func TestDemoSuggestionsRun(t *testing.T) {
 	}
 }
 
+// TestInvokedAs: the demo's suggestions begin with go run when go run built the command,
+// else with the name the command was run by, as a shell reads it.
+func TestInvokedAs(t *testing.T) {
+	for _, tc := range []struct{ executable, arg0, want string }{
+		{"/tmp/go-build1242035156/b001/exe/transcript", "/tmp/go-build1242035156/b001/exe/transcript", "go run ./cmd/transcript"},
+		{"/root/.cache/go-build/30/3071-d/transcript", "/root/.cache/go-build/30/3071-d/transcript", "go run ./cmd/transcript"},
+		{"/home/ana/go/bin/transcript", "transcript", "transcript"},
+		{"/home/ana/src/transcript", "./transcript", "./transcript"},
+		{"/home/ana/my tools/transcript", "/home/ana/my tools/transcript", "'/home/ana/my tools/transcript'"},
+		{"", "", "transcript"},
+	} {
+		if got := invokedAs(tc.executable, tc.arg0); got != tc.want {
+			t.Errorf("invokedAs(%q, %q) = %q, want %q", tc.executable, tc.arg0, got, tc.want)
+		}
+	}
+}
+
 // TestDemoWhere: the flags demo suggests name the database unless it is the default, quoted
-// for a shell when it must be, and a PostgreSQL URL without its password.
+// for a shell when it must be, and a PostgreSQL URL without its password, in its user info
+// or its query.
 func TestDemoWhere(t *testing.T) {
 	for _, tc := range []struct {
 		db, desk     string
@@ -324,6 +351,8 @@ func TestDemoWhere(t *testing.T) {
 		{"x.db", "demo", "x.db", "--db x.db --desk demo"},
 		{"my desks/it's.db", "tour", "my desks/it's.db", `--db 'my desks/it'\''s.db' --desk tour`},
 		{"postgres://app:hunter2pw@db.example/chat", "demo", "the PostgreSQL database", "--db postgres://app:xxxxx@db.example/chat --desk demo"},
+		{"postgres://app@db.example/chat?password=hunter2pw", "demo", "the PostgreSQL database", "--db 'postgres://app@db.example/chat?password=xxxxx' --desk demo"},
+		{"postgres://app@/chat?host=/run/pg&password=hunter2pw", "demo", "the PostgreSQL database", "--db 'postgres://app@/chat?host=/run/pg&password=xxxxx' --desk demo"},
 	} {
 		where, flags := demoWhere(dbflag.Flags{DB: tc.db, Desk: tc.desk})
 		if where != tc.where || flags != tc.flags {

@@ -14,6 +14,12 @@ func runDesks(ctx context.Context, e *env, args []string) error {
 	if rest, ok := cliflag.CutWord(args, "delete", "db", "format"); ok { // desks --db x delete eng
 		return runDesksDelete(ctx, e, rest)
 	}
+	// A typo of delete is said to be one, before its flags (--yes) are parsed as desks'.
+	if i := cliflag.FirstWord(args, "db", "format"); i >= 0 {
+		if _, near := cliflag.Nearest(args[i], []string{"delete"}); near {
+			return usageErrorf("desks: %s (desks delete NAME --yes)", unknownWord("subcommand", args[i], []string{"delete"}))
+		}
+	}
 	fs := newFlags(e, "desks", "[flags] | desks delete NAME --yes", `
 List the database's desks, one a line: its name, how many rows it holds and its newest row's
 seq. A desk holds rows numbered 1 to its newest, so the two agree; a desk with no row yet

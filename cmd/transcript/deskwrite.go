@@ -13,9 +13,9 @@ import (
 	"github.com/sharedesk/transcript/token"
 )
 
-// openAs opens df's store for a command that writes to df.Desk as p (append, token add):
-// dbflag.Flags.OpenForDesk, reporting on e's standard error, and then noteUnseen of p
-// when the desk is not new.
+// openAs opens df's store for a command that writes to df.Desk as p (append, token add,
+// mcp): dbflag.Flags.OpenForDesk, reporting on e's standard error, and then noteUnseen of
+// p when the desk is not new.
 func openAs(ctx context.Context, e *env, df dbflag.Flags, p transcript.Author) (st store, isNew bool, err error) {
 	st, isNew, err = df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx)
 	if err == nil && !isNew {

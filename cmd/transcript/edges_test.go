@@ -152,8 +152,9 @@ func TestHelpAndBehaviourAgree(t *testing.T) {
 	}
 }
 
-// TestServeDemoCannotListen: serve --demo on an address in use fails before it opens the
-// database: no secret printed, no database, so no operator token for the demo left live.
+// TestServeDemoCannotListen: serve --demo on an address in use fails, naming --addr, before
+// it opens the database: no secret printed, no database, so no operator token for the demo
+// left live.
 func TestServeDemoCannotListen(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -163,8 +164,8 @@ func TestServeDemoCannotListen(t *testing.T) {
 	defer ln.Close()
 	db := filepath.Join(t.TempDir(), "desk.db")
 	code, stdout, stderr := runInProcess("", "serve", "--demo", "--db", db, "--addr", ln.Addr().String())
-	if code != exitError || strings.Contains(stdout, "trs_") {
-		t.Fatalf("serve --demo on an address in use: exit %d, stdout %q; want 1 and no secret printed\n%s", code, stdout, stderr)
+	if code != exitError || strings.Contains(stdout, "trs_") || !strings.Contains(stderr, "serve --addr "+ln.Addr().String()+": ") {
+		t.Fatalf("serve --demo on an address in use: exit %d, stdout %q; want 1 naming --addr and no secret printed\n%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("serve --demo on an address in use made %s (%v)", db, err)

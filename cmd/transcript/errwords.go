@@ -22,7 +22,10 @@ type actionError struct {
 	// a refusal of it reuse; empty for an append.
 	verb string
 	as   transcript.Author // the participant the command wrote as
-	err  error
+	// correctsRedacted: the correction's target is a correction of a row that was
+	// redacted, which takes no more corrections (correctsRedactedRow).
+	correctsRedacted bool
+	err              error
 }
 
 func (e *actionError) Error() string { return e.action + ": " + e.err.Error() }
@@ -88,7 +91,10 @@ func (e *actionError) reason() string {
 		return "it was redacted: its content is erased, and it takes no more corrections"
 	}
 	if target, ok := errors.AsType[*transcript.TargetError](refusal); ok {
-		if target.Corrects != 0 {
+		switch {
+		case target.Corrects != 0 && e.correctsRedacted:
+			return fmt.Sprintf("it is a correction of row #%d, which was redacted and takes no more corrections", target.Corrects)
+		case target.Corrects != 0:
 			return fmt.Sprintf("it is a correction; %s the row it corrects (#%d)", verb, target.Corrects)
 		}
 		return fmt.Sprintf("it is blank: it holds nothing to %s", verb)

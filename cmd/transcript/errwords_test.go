@@ -117,3 +117,35 @@ func TestImportInterrupted(t *testing.T) {
 		t.Errorf("after the interrupted import the desk holds:\n%s\nwant only its first row", stdout)
 	}
 }
+
+// TestCorrectionOfARedactedRowGivesNoAdviceToCorrectIt: a correction of a correction is
+// refused with the advice to correct the row it corrects, unless that row was redacted,
+// which takes no more corrections: then the refusal says so, and no advice that would fail.
+func TestCorrectionOfARedactedRowGivesNoAdviceToCorrectIt(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "desk.db")
+	for _, args := range [][]string{
+		{"append", "--db", db, "--create", "--as", "person:ana:Ana", "deploy at 22:00"}, // 1
+		{"edit", "--db", db, "--as", "person:ana", "1", "deploy at 23:00"},              // 2
+		{"redact", "--db", db, "1"}, // 3
+	} {
+		if code, _, stderr := runInProcess("", args...); code != exitOK {
+			t.Fatalf("transcript %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"edit", "--db", db, "--as", "person:ana", "2", "deploy at 21:00"},
+			"transcript: edit row 2 of desk \"main\": it is a correction of row #1, which was redacted and takes no more corrections\n"},
+		{[]string{"redact", "--db", db, "3"},
+			"transcript: redact row 3 of desk \"main\": it is a correction of row #1, which was redacted and takes no more corrections\n"},
+		{[]string{"redact", "--db", db, "1"},
+			"transcript: redact row 1 of desk \"main\": it was redacted: its content is erased, and it takes no more corrections\n"},
+	} {
+		if code, _, stderr := runInProcess("", tc.args...); code != exitError || stderr != tc.stderr {
+			t.Errorf("transcript %s: exit %d, %q; want exit 1 and %q", strings.Join(tc.args, " "), code, stderr, tc.stderr)
+		}
+	}
+}

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"slices"
-
 	"github.com/sharedesk/transcript"
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/render"
 )
@@ -11,12 +10,8 @@ import (
 // formats are the values --format takes.
 var formats = []string{"text", "json", "openai", "anthropic"}
 
-func checkFormat(f string) error {
-	if slices.Contains(formats, f) {
-		return nil
-	}
-	return usageErrorf("--format %q: want text, json, openai or anthropic", f)
-}
+// checkFormat refuses a --format that is none of formats (cliflag.OneOf).
+func checkFormat(f string) error { return cliflag.OneOf("--format", f, formats...) }
 
 // writeView writes v as viewer sees it in format: its digest first, when it has one, then
 // its messages and the elisions among them; asJSON is what the json format writes (a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sharedesk/transcript/importer"
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/console"
 	"github.com/sharedesk/transcript/internal/dbflag"
 )
@@ -71,13 +72,14 @@ Import prints how many messages were new, how many edits, and how many were alre
 	if fs.NArg() != 1 {
 		return usageErrorf("import takes one FILE (or - for standard input)")
 	}
+	if err := cliflag.OneOf("--from", *from, "jsonl", "slack", "discord"); err != nil {
+		return err
+	}
 	switch {
 	case *from == "slack" && *channel == "":
 		return usageErrorf("--from slack needs --channel NAME")
 	case *from != "slack" && *channel != "":
 		return usageErrorf("--channel is for --from slack")
-	case *from != "jsonl" && *from != "slack" && *from != "discord":
-		return usageErrorf("--from %q: want jsonl, slack or discord", *from)
 	case *from != "jsonl" && fs.Arg(0) == "-":
 		return usageErrorf("--from %s reads a FILE, not standard input", *from)
 	}

@@ -4,18 +4,16 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/plainjson"
 )
 
 // listFormatUsage is --format's help for the commands that list things (desks, token list).
 const listFormatUsage = "output `format`: text (an aligned table) or json (an array of objects, for scripts)"
 
-// checkListFormat refuses a --format that desks and token list do not write.
+// checkListFormat refuses a --format that desks and token list do not write (cliflag.OneOf).
 func checkListFormat(command, format string) error {
-	if format != "text" && format != "json" {
-		return usageErrorf("%s --format %q: want text or json", command, format)
-	}
-	return nil
+	return cliflag.OneOf(command+" --format", format, "text", "json")
 }
 
 // deskJSON is one desk as desks --format json writes it.

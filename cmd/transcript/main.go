@@ -91,32 +91,39 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	cmds := commands()
 	return exitCode(e, dispatch(ctx, e, cmds, usage, args, func(name string) error {
-		var names []string
-		for _, c := range cmds {
-			names = append(names, c.name)
-		}
+		names := commandNames(cmds)
 		if err := cliflag.Misplaced("transcript", names, args); strings.HasPrefix(name, "-") && err != nil {
 			return err
 		}
 		if name != "" {
-			fmt.Fprintf(e.stderr, "transcript: %s\n\n", unknownCommand(name, names))
+			fmt.Fprintf(e.stderr, "transcript: %s\n\n", unknownWord("command", name, names))
 		}
 		usage(e.stderr)
 		return errUsageShown
 	}))
 }
 
-// unknownCommand words name, which is none of names: quoted, with the nearest of names when
-// one is near (cliflag.Nearest), when quotable.Name allows it ("--bogus" as "bogus"), else
-// not quoted, since it could be a secret pasted in the wrong place.
-func unknownCommand(name string, names []string) string {
+// commandNames returns the names of cmds, in their order.
+func commandNames(cmds []command) []string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.name
+	}
+	return names
+}
+
+// unknownWord says that name is no what ("command", "subcommand"), none of names: "unknown
+// command "veiw"; did you mean view?". It quotes name, with the nearest of names when one
+// is near (cliflag.Nearest), when quotable.Name allows it ("--bogus" as "bogus"), else
+// neither quotes it nor suggests, since it could be a secret pasted in the wrong place.
+func unknownWord(what, name string, names []string) string {
 	if !quotable.Name(strings.TrimLeft(name, "-")) {
-		return "unknown command (" + cliflag.NotQuoted + ")"
+		return fmt.Sprintf("unknown %s (%s)", what, cliflag.NotQuoted)
 	}
 	if near, ok := cliflag.Nearest(name, names); ok {
-		return fmt.Sprintf("unknown command %q; did you mean %s?", name, near)
+		return fmt.Sprintf("unknown %s %q; did you mean %s?", what, name, near)
 	}
-	return fmt.Sprintf("unknown command %q", name)
+	return fmt.Sprintf("unknown %s %q", what, name)
 }
 
 // dispatch runs the command of cmds that args name, with its arguments (cliflag.Subcommand:

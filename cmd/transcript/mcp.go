@@ -46,7 +46,7 @@ the database does not hold (most often a typo) is refused, with the list of its 
 	if as.author.Kind == 0 {
 		return usageErrorf("mcp: --as is required: the participant the tools act as (%s)", authorSyntax)
 	}
-	st, isNew, err := df.WithIndexProgress(e.stderr, e.progress).OpenForDesk(ctx)
+	st, isNew, err := openAs(ctx, e, df, as.author)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sharedesk/transcript/digest"
+	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/digestflag"
 	"github.com/sharedesk/transcript/server"
@@ -119,7 +120,7 @@ operator token) folds now, after the fold of the same conversation that runs, if
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", f.addr)
 	if err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return listenError(f.addr, err)
 	}
 	st, err := f.df.WithIndexProgress(e.stderr, e.progress).Open(ctx)
 	if err != nil {
@@ -202,6 +203,16 @@ func (f serveFlags) serve(ctx context.Context, e *env, st store, ln net.Listener
 	return true, err
 }
 
+// listenError is the error of serve, which could not listen on addr, --addr, for err: a
+// usage error when addr is no address to listen on (a port out of range), else the failure
+// to listen there (the port taken, a host that does not resolve). Either names --addr.
+func listenError(addr string, err error) error {
+	if _, ok := errors.AsType[*net.AddrError](err); ok {
+		return usageErrorf("serve --addr %s: %v", addr, err)
+	}
+	return fmt.Errorf("serve --addr %s: %w", addr, err)
+}
+
 // check refuses flags serve cannot run with, as usage errors, before anything is opened:
 // among them a plain-HTTP address beyond loopback (server.CheckAddr).
 func (f serveFlags) check() error {
@@ -222,8 +233,9 @@ func (f serveFlags) check() error {
 		return usageErrorf("serve: --max-answer-bytes must be at least 1")
 	case f.drainTimeout <= 0:
 		return usageErrorf("serve: --drain-timeout must be above 0")
-	case f.logFormat != "text" && f.logFormat != "json":
-		return usageErrorf("serve: --log-format %q: want text or json", f.logFormat)
+	}
+	if err := cliflag.OneOf("serve: --log-format", f.logFormat, "text", "json"); err != nil {
+		return err
 	}
 	if _, err := f.digester.Digester(); err != nil {
 		return err

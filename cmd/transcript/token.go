@@ -26,14 +26,11 @@ var tokenCommands = []command{
 // is SUB's help.
 func runToken(ctx context.Context, e *env, args []string) error {
 	return dispatch(ctx, e, tokenCommands, tokenUsage, args, func(name string) error {
-		switch {
-		case name == "":
+		if name == "" {
 			tokenUsage(e.stderr)
 			return usageErrorf("token needs a subcommand: add, list or revoke")
-		case strings.Contains(name, token.SecretPrefix):
-			return usageErrorf("token: unknown subcommand (not quoted: it looks like a secret); want add, list or revoke")
 		}
-		return usageErrorf("token: unknown subcommand %q; want add, list or revoke", name)
+		return usageErrorf("token: %s (want add, list or revoke)", unknownWord("subcommand", name, commandNames(tokenCommands)))
 	})
 }
 

@@ -187,9 +187,10 @@ func TestTranscriptDBNamesTheDefault(t *testing.T) {
 	}
 }
 
-// TestUnseenParticipantNotes: append --as and token add --as a participant the desk has not
-// seen go on, and say so on standard error, naming the desk's participants of that kind;
-// one it has seen (as an author, an aside's reader or a token's participant) gets no note.
+// TestUnseenParticipantNotes: append --as, token add --as and mcp --as a participant the
+// desk has not seen go on, and say so on standard error, naming the desk's participants of
+// that kind; one it has seen (as an author, an aside's reader or a token's participant) gets
+// no note.
 func TestUnseenParticipantNotes(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "")
@@ -203,6 +204,10 @@ func TestUnseenParticipantNotes(t *testing.T) {
 	if !strings.Contains(r.stderr, "note: desk eng has not seen person:an before; the people it has seen: person:ana (Ana)") {
 		t.Errorf("token add for an unseen person:\n%s", r)
 	}
+	r = c.want(exitOK, "mcp", "--desk", "eng", "--as", "agent:triag") // standard input empty: the session ends at once
+	if !strings.Contains(r.stderr, "note: desk eng has not seen agent:triag before; the agents it has seen: agent:scribe, agent:traige, agent:triage (Triage)") {
+		t.Errorf("mcp as an unseen agent:\n%s", r)
+	}
 	r = c.want(exitOK, "token", "add", "--desk", "eng", "--as", "system:deploy")
 	if !strings.Contains(r.stderr, "note: desk eng has not seen system:deploy before, and no system participants at all") {
 		t.Errorf("token add for the first system participant:\n%s", r)
@@ -213,6 +218,7 @@ func TestUnseenParticipantNotes(t *testing.T) {
 		{"append", "--desk", "eng", "--as", "person:an", "seen: a token's participant"},
 		{"append", "--desk", "eng", "--as", "operator", "the operator"},
 		{"token", "add", "--desk", "eng", "--as", "agent:triage"},
+		{"mcp", "--desk", "eng", "--as", "agent:triage"},
 	} {
 		if r := c.want(exitOK, args...); strings.Contains(r.stderr, "note:") {
 			t.Errorf("a participant the desk has seen gets a note:\n%s", r)

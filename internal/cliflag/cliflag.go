@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -133,11 +132,16 @@ const NotQuoted = quotable.NotQuoted
 // flagError is the error Parse returns for err, fs.Parse's error for args, whose Set
 // refusal, if it was one, is refused. A refused value with a piece quotable.Name does not
 // allow (plainPieces) is left out, and so is the Set's error, for the flag's usage, unless
-// it shows no such piece (showsNoSecret). An unknown flag, or bad flag syntax, whose name
-// quotable.Name does not allow is not named; an unknown one it allows is named with the
-// nearest of fs's flags, if one is near. Any other error is err.
+// it shows no such piece (showsNoSecret). The flag package's refusal of a number, a
+// duration or a boolean, which says only "parse error", says what the flag wants instead
+// (wants). An unknown flag, or bad flag syntax, whose name quotable.Name does not allow is
+// not named; an unknown one it allows is named with the nearest of fs's flags, if one is
+// near. Any other error is err.
 func flagError(fs *flag.FlagSet, args []string, refused refusal, err error) error {
 	if f := refused.flag; f != nil {
+		if want, ok := wants(f); ok {
+			return wantError(f, refused.value, want)
+		}
 		switch {
 		case plainPieces(refused.value):
 			return err
@@ -335,10 +339,11 @@ func isWholeNumber(s string) bool {
 // Misplaced is the usage error of prog's command line args, which begins with a flag
 // ("--desk eng view"), when a later argument is one of commands: it suggests the line with
 // the command first, where its flags follow it, each word quoted that a shell would not
-// take as it is, and none showing a secret: a URL's password is xxxxx, a token's secret
-// SECRET. The command is the first such argument that does not follow a flag without "=",
-// whose value it may be ("--desk demo view": demo is the desk), or, when each follows one
-// ("--create append"), the first. It returns nil when no argument is a command.
+// take as it is, and none showing a secret: a database's password is xxxxx (PrintableDSN),
+// a token's secret SECRET. The command is the first such argument that does not follow a
+// flag without "=", whose value it may be ("--desk demo view": demo is the desk), or, when
+// each follows one ("--create append"), the first. It returns nil when no argument is a
+// command.
 func Misplaced(prog string, commands []string, args []string) error {
 	at := -1
 	for i, a := range args {
@@ -368,18 +373,13 @@ func Misplaced(prog string, commands []string, args []string) error {
 	return Usagef("the command comes first, its flags after it: did you mean %s?", strings.Join(line, " "))
 }
 
-// withoutSecrets returns w, or, when it is a token's secret, "SECRET", or, when it is a URL
-// with a password, the URL with xxxxx in its place.
+// withoutSecrets returns w, or, when it is a token's secret, "SECRET", or, when it holds a
+// database's password, w as PrintableDSN prints it.
 func withoutSecrets(w string) string {
 	if strings.HasPrefix(strings.ToLower(w), token.SecretPrefix) {
 		return "SECRET"
 	}
-	if u, err := url.Parse(w); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			return u.Redacted()
-		}
-	}
-	return w
+	return PrintableDSN(w)
 }
 
 // mayTakeValue reports whether the argument after a may be a's value: a is a flag without
@@ -410,20 +410,29 @@ func Subcommand(args []string) (name string, rest []string, help bool) {
 }
 
 // CutWord returns args without word, and true, when word is the first of args that is no
-// flag nor the value of one of valued, the flags (named without their dashes) that take a
-// value: "desks --db x delete eng" is "desks delete --db x eng". A "--" ends the search.
+// flag nor the value of one of valued (FirstWord): "desks --db x delete eng" is "desks
+// delete --db x eng".
 func CutWord(args []string, word string, valued ...string) ([]string, bool) {
+	i := FirstWord(args, valued...)
+	if i < 0 || args[i] != word {
+		return nil, false
+	}
+	return append(slices.Clip(args[:i]), args[i+1:]...), true
+}
+
+// FirstWord returns the index of the first of args that is no flag nor the value of one of
+// valued, the flags (named without their dashes) that take a value, or -1 when there is
+// none before a "--", which ends the search.
+func FirstWord(args []string, valued ...string) int {
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
-		case a == word:
-			return append(slices.Clip(args[:i]), args[i+1:]...), true
 		case a == "--":
-			return nil, false
+			return -1
 		case slices.Contains(valued, strings.TrimLeft(a, "-")):
 			i++ // its value
 		case !strings.HasPrefix(a, "-"):
-			return nil, false
+			return i
 		}
 	}
-	return nil, false
+	return -1
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/sharedesk/transcript/internal/cliflag"
 )
@@ -233,8 +234,8 @@ func TestParseQuotesOnlyPlainNames(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--window", "many"}, `invalid value "many" for flag -window: parse error`},
-		{[]string{"--window", secret}, "invalid value for flag -window (not quoted: it could be a secret): parse error"},
+		{[]string{"--window", "many"}, `invalid value "many" for flag -window: want a whole number`},
+		{[]string{"--window", secret}, "invalid value for flag -window (not quoted: it could be a secret): want a whole number"},
 		{[]string{"--to", "robot"}, `invalid value "robot" for flag -to: "robot" is not agent:ID`},
 		{[]string{"--to", "agent:x,robot"}, `invalid value "agent:x,robot" for flag -to: "robot" is not agent:ID`},
 		{[]string{"--to", "agent:x,Robot R2"}, `invalid value for flag -to (not quoted: it could be a secret); -to: the participants, agent:ID,...`},
@@ -252,6 +253,35 @@ func TestParseQuotesOnlyPlainNames(t *testing.T) {
 		err := cliflag.Parse(fs, c.args)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("Parse(%q) = %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestParseSaysWhatANumberFlagWants: the flag package's refusal of a number, a duration or
+// a boolean, "parse error" alone, says what the flag wants, and the flag's usage; a value
+// that is a number is quoted, one that could be a secret is not.
+func TestParseSaysWhatANumberFlagWants(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--thread", "abc"}, `invalid value "abc" for flag -thread: want a whole number from 0; -thread: show the thread rooted at this seq`},
+		{[]string{"--thread", "-1"}, `invalid value "-1" for flag -thread: want a whole number from 0; -thread: show the thread rooted at this seq`},
+		{[]string{"--thread", "99999999999999999999999"}, `invalid value "99999999999999999999999" for flag -thread: want a whole number from 0; -thread: show`},
+		{[]string{"--window", "2.5"}, `invalid value "2.5" for flag -window: want a whole number; -window: how many messages to show`},
+		{[]string{"--rate", "fast"}, `invalid value "fast" for flag -rate: want a number, such as 10, 0.5 or inf; -rate: the requests a second`},
+		{[]string{"--drain", "soon"}, `invalid value "soon" for flag -drain: want a duration, such as 30s, 5m or 1h30m; -drain: how long to wait`},
+		{[]string{"--yes=maybe"}, `invalid value "maybe" for flag -yes: want true or false; -yes: delete it`},
+		{[]string{"--thread", secret}, "invalid value for flag -thread (not quoted: it could be a secret): want a whole number from 0; -thread: show"},
+	} {
+		fs := cliflag.NewFlagSet(&strings.Builder{}, "transcript", "view", "", "")
+		fs.Uint64("thread", 0, "show the thread rooted at this `seq`")
+		fs.Int("window", 8, "how many `messages` to show")
+		fs.Float64("rate", 10, "the `requests` a second")
+		fs.Duration("drain", time.Second, "how long to wait")
+		fs.Bool("yes", false, "delete it")
+		if err := cliflag.Parse(fs, c.args); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %v, want %s…", c.args, err, c.want)
 		}
 	}
 }
@@ -275,8 +305,8 @@ func TestParseSuggestsTheNearestFlag(t *testing.T) {
 	}
 }
 
-// TestNearest: a name one or two edits away (a swap of neighbours is one) is found; a
-// word as far as its own length, or further than two, is not.
+// TestNearest: a name one or two edits away (a swap of neighbours is one, a change of case
+// none) is found; a word as far as its own length, or further than two, is not.
 func TestNearest(t *testing.T) {
 	names := []string{"view", "token", "desks", "delta", "demo"}
 	for word, want := range map[string]string{
@@ -285,6 +315,8 @@ func TestNearest(t *testing.T) {
 		"tokens": "token",
 		"desk":   "desks",
 		"dleta":  "delta",
+		"DEMO":   "demo",
+		"Veiw":   "view",
 		"view":   "",
 		"ls":     "",
 		"x":      "",
@@ -293,6 +325,29 @@ func TestNearest(t *testing.T) {
 		got, ok := cliflag.Nearest(word, names)
 		if got != want || ok != (want != "") {
 			t.Errorf("Nearest(%q) = %q, %v; want %q", word, got, ok, want)
+		}
+	}
+}
+
+// TestOneOfSuggestsTheNearest: a value none of the names is a usage error that lists them,
+// with the nearest, case aside, when one is near; one that could be a secret is not quoted
+// and gets no suggestion.
+func TestOneOfSuggestsTheNearest(t *testing.T) {
+	formats := []string{"text", "json", "openai", "anthropic"}
+	for value, want := range map[string]string{
+		"json":   "",
+		"opneai": `usage: --format "opneai": want text, json, openai or anthropic; did you mean openai?`,
+		"JSON":   `usage: --format "JSON": want text, json, openai or anthropic; did you mean json?`,
+		"yaml":   `usage: --format "yaml": want text, json, openai or anthropic`,
+		"":       `usage: --format "": want text, json, openai or anthropic`,
+		secret:   "usage: --format (not quoted: it could be a secret): want text, json, openai or anthropic",
+	} {
+		err := cliflag.OneOf("--format", value, formats...)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("OneOf(%q) = %v, want nil", value, err)
+		case want != "" && (!errors.Is(err, cliflag.ErrUsage) || err.Error() != want):
+			t.Errorf("OneOf(%q) = %v, want %s", value, err, want)
 		}
 	}
 }
@@ -325,6 +380,9 @@ func TestMisplacedSkipsFlagValues(t *testing.T) {
 		{[]string{"--create", "append", "hi"}, "transcript append --create hi"},
 		{[]string{"--desk", "view", "--as", "x", "view"}, "transcript view --desk view --as x"},
 		{[]string{"--db", "postgres://u:hunter2pw@h/db", "view"}, "transcript view --db postgres://u:xxxxx@h/db"},
+		{[]string{"--db", "postgres://u@h/db?password=hunter2pw", "view"}, `transcript view --db "postgres://u@h/db?password=xxxxx"`},
+		{[]string{"--db", "postgres:/u:hunter2pw@h/db", "view"}, "transcript view --db postgres:/u:xxxxx@h/db"},
+		{[]string{"--db", "dbname=x password=hunter2pw", "view"}, `transcript view --db "dbname=x password=xxxxx"`},
 		{[]string{"--desk", "eng", "token", "revoke", secret}, "transcript token --desk eng revoke SECRET"},
 	} {
 		err := cliflag.Misplaced("transcript", commands, c.args)

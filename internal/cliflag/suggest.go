@@ -1,17 +1,53 @@
 package cliflag
 
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sharedesk/transcript/internal/quotable"
+)
+
+// OneOf returns nil when value, what the flag what names was given ("--format", "desks
+// --format"), is one of names, else a usage error that says which it wants and, when value
+// is near one of them (Nearest), that one: --format "opneai": want text, json, openai or
+// anthropic; did you mean openai?. A value that quotable.Name does not allow (but "") is
+// neither quoted nor looked at: it could be a secret.
+func OneOf(what, value string, names ...string) error {
+	if slices.Contains(names, value) {
+		return nil
+	}
+	want := "want " + orList(names)
+	if value != "" && !quotable.Name(value) {
+		return Usagef("%s (%s): %s", what, NotQuoted, want)
+	}
+	if near, ok := Nearest(value, names); ok {
+		return Usagef("%s %q: %s; did you mean %s?", what, value, want, near)
+	}
+	return Usagef("%s %q: %s", what, value, want)
+}
+
+// orList returns names as a sentence lists them: "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return fmt.Sprintf("%s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
 // Nearest returns the one of names that word is most likely a typo of, and true: the first
 // at the least edit distance (Damerau-Levenshtein, a swap of two neighbouring letters
-// counting as one edit), when that distance is at most 2 and below word's length, so
-// "veiw" is view, "tokens" token and "dsek" desk, but "ls" nothing. It returns "" and false
-// when no name is that near, or when word is one of names.
+// counting as one edit, case aside), when that distance is at most 2 and below word's
+// length, so "veiw" is view, "tokens" token, "dsek" desk and "JSON" json, but "ls"
+// nothing. It returns "" and false when no name is that near, or when word is one of names.
 func Nearest(word string, names []string) (string, bool) {
 	best, bestDistance := "", 3
+	lower := strings.ToLower(word)
 	for _, name := range names {
 		if name == word {
 			return "", false
 		}
-		if d := editDistance(word, name); d < bestDistance && d < len(word) {
+		if d := editDistance(lower, strings.ToLower(name)); d < bestDistance && d < len(word) {
 			best, bestDistance = name, d
 		}
 	}

@@ -53,6 +53,39 @@ func TestSchemeIsUsageError(t *testing.T) {
 	}
 }
 
+// TestKeyValueConnectionStringIsRefused: a --db that is a key/value connection string is a
+// usage error of every open, which names it with its password xxxxx, and no SQLite file is
+// made of it.
+func TestKeyValueConnectionStringIsRefused(t *testing.T) {
+	t.Chdir(t.TempDir())
+	f := Flags{DB: "dbname=chat password=s3cretPW", Desk: "main", Create: true}
+	for name, err := range map[string]error{
+		"Open":         func() error { _, err := f.Open(t.Context()); return err }(),
+		"OpenRead":     func() error { _, err := f.OpenRead(t.Context()); return err }(),
+		"OpenExisting": func() error { _, err := f.OpenExisting(t.Context()); return err }(),
+		"OpenForDesk":  func() error { _, _, err := f.OpenForDesk(t.Context()); return err }(),
+	} {
+		want := "--db dbname=chat password=xxxxx is a key/value connection string; give a PostgreSQL database as a postgres:// URL"
+		if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cretPW") {
+			t.Errorf("%s: %v; want a usage error saying %q", name, err, want)
+		}
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("the refused opens made %v", entries)
+	}
+	// One that begins with a key the refusal does not know is a missing file, named
+	// without its password.
+	_, err := Flags{DB: "keepalives=1 password=s3cretPW"}.OpenRead(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "no database at keepalives=1 password=xxxxx") {
+		t.Errorf("OpenRead of a connection string that names no file: %v", err)
+	}
+	var note strings.Builder
+	NoteCreatedDB(&note, "keepalives=1 password=s3cretPW")
+	if !strings.HasPrefix(note.String(), "created a new database at keepalives=1 password=xxxxx (/") || strings.Contains(note.String(), "s3cretPW") {
+		t.Errorf("NoteCreatedDB: %q", note.String())
+	}
+}
+
 func TestStandbysNeedPostgres(t *testing.T) {
 	f := Flags{DB: filepath.Join(t.TempDir(), "t.db"), Opts: stores.Options{Standbys: []string{"postgres://standby/x"}}}
 	if _, err := f.Open(t.Context()); !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), "--read-db needs a PostgreSQL --db") {

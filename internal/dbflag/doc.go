@@ -13,5 +13,7 @@
 // Its refusals of a command line are usage errors (cliflag.ErrUsage); a store it cannot
 // open is a *stores.OpenError, with a [HintError] that says what to do about it where
 // there is something to do. It never quotes a postgres:// URL back: it may hold a
-// password.
+// password; what it prints of a --db it prints as cliflag.PrintableDSN does, a password
+// xxxxx. A --db that is a key/value connection string ("host=db dbname=chat") is refused:
+// a PostgreSQL --db is a URL.
 package dbflag

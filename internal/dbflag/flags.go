@@ -62,8 +62,8 @@ type Flags struct {
 // (NoteCreatedDB).
 func (f Flags) WithIndexProgress(stderr io.Writer, tty bool) Flags {
 	f.createdNote = func() { NoteCreatedDB(stderr, f.DB) }
-	where := f.DB
-	if stores.IsPostgres(where) {
+	where := cliflag.PrintableDSN(f.DB)
+	if stores.IsPostgres(f.DB) {
 		where = "the PostgreSQL database"
 	}
 	f.Opts.IndexProgress = console.IndexProgress(stderr, tty, where)
@@ -72,12 +72,13 @@ func (f Flags) WithIndexProgress(stderr io.Writer, tty bool) Flags {
 
 // NoteCreatedDB says on w that the command created a new SQLite database at db, with the
 // directory it is in when db is a relative path: a command run from another directory
-// than meant makes a database there, and says so.
+// than meant makes a database there, and says so. It prints db as cliflag.PrintableDSN
+// does.
 func NoteCreatedDB(w io.Writer, db string) {
-	where := db
+	where := cliflag.PrintableDSN(db)
 	if !filepath.IsAbs(db) {
 		if abs, err := filepath.Abs(db); err == nil {
-			where = fmt.Sprintf("%s (%s)", db, abs)
+			where = fmt.Sprintf("%s (%s)", where, cliflag.PrintableDSN(abs))
 		}
 	}
 	fmt.Fprintf(w, "created a new database at %s\n", where)

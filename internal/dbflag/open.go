@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 
 	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/quotable"
@@ -95,15 +96,23 @@ func isEmptyFile(path string) bool {
 }
 
 // checkScheme refuses, as a usage error, a --db that is a URL of a scheme other than
-// PostgreSQL's (stores.CheckScheme).
+// PostgreSQL's (stores.CheckScheme), or a key/value connection string ("host=db
+// dbname=chat"), which would otherwise name a SQLite file: a PostgreSQL --db is a URL.
 func checkScheme(db string) error {
 	var bad *stores.SchemeError
 	if errors.As(stores.CheckScheme(db), &bad) {
 		// Only the scheme: the rest of the URL may hold a password.
 		return cliflag.Usagef("--db: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", bad.Scheme)
 	}
+	if connStringKey.MatchString(db) {
+		return cliflag.Usagef("--db %s is a key/value connection string; give a PostgreSQL database as a postgres:// URL, such as postgres://user:password@host:5432/db?sslmode=disable", quotedPath(db))
+	}
 	return nil
 }
+
+// connStringKey matches the beginning of a key/value connection string: a key libpq reads
+// and "=".
+var connStringKey = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name|options)\s*=`)
 
 // HintError is a failure to open a database (a *stores.OpenError) and what to do about it.
 type HintError struct {
@@ -122,11 +131,11 @@ func withHint(err error, hint string) error {
 	return err
 }
 
-// quotedPath is path as an error names it: as it is, unless it could be a secret given
-// where the path should be.
+// quotedPath is path, a --db, as an error names it: as cliflag.PrintableDSN prints it (a
+// password in it is xxxxx), unless it could be a secret given where the path should be.
 func quotedPath(path string) string {
 	if !quotable.Text(path) {
 		return "the path given (" + quotable.NotQuoted + ")"
 	}
-	return path
+	return cliflag.PrintableDSN(path)
 }

@@ -24,15 +24,24 @@ type Flags struct {
 // Digester returns the digester f names: digest.Extractive, a digest.OpenAI for --model
 // at --base-url with the key in OPENAI_API_KEY and --digest-timeout as its Timeout, or nil
 // for none. A --digest-timeout that is not above 0 is a usage error, whatever the
-// digester; so are --model and --base-url with another digester than openai, and, for
+// digester; so is a --digester that names none, with the nearest when one is near
+// (cliflag.OneOf); so are --model and --base-url with another digester than openai, and, for
 // openai, a blank --model, no OPENAI_API_KEY, and a base URL (--base-url, else
 // OPENAI_BASE_URL) that is not an absolute http or https URL or that is plain http to a
 // host that is not loopback.
 func (f Flags) Digester() (digest.Named, error) {
-	switch {
-	case f.Timeout <= 0:
+	names := []string{"extractive", "openai"}
+	if f.AllowNone {
+		names = append(names, "none")
+	}
+	if f.Timeout <= 0 {
 		return nil, cliflag.Usagef("--digest-timeout %v: want a duration above 0, such as 60s or 5m", f.Timeout)
-	case f.Name == "none" && f.AllowNone, f.Name == "extractive":
+	}
+	if err := cliflag.OneOf("--digester", f.Name, names...); err != nil {
+		return nil, err
+	}
+	switch f.Name {
+	case "none", "extractive":
 		if f.Model != "" || f.BaseURL != "" {
 			return nil, cliflag.Usagef("--model and --base-url are for --digester openai")
 		}
@@ -40,12 +49,8 @@ func (f Flags) Digester() (digest.Named, error) {
 			return nil, nil
 		}
 		return digest.Extractive{}, nil
-	case f.Name == "openai":
-		return f.openAI()
-	case f.AllowNone:
-		return nil, cliflag.Usagef("--digester %q: want extractive, openai or none", f.Name)
 	}
-	return nil, cliflag.Usagef("--digester %q: want extractive or openai", f.Name)
+	return f.openAI()
 }
 
 // openAI is Digester for --digester openai.

@@ -53,6 +53,9 @@ func TestDigesterRefusals(t *testing.T) {
 	}{
 		{Flags{Name: "none"}, `--digester "none": want extractive or openai`},
 		{Flags{Name: "llm", AllowNone: true}, `--digester "llm": want extractive, openai or none`},
+		{Flags{Name: "extractiv"}, `--digester "extractiv": want extractive or openai; did you mean extractive?`},
+		{Flags{Name: "OpenAI", AllowNone: true}, `--digester "OpenAI": want extractive, openai or none; did you mean openai?`},
+		{Flags{Name: "sk-secret" + strings.Repeat("x", 32)}, "--digester (not quoted: it could be a secret): want extractive or openai"},
 		{Flags{Name: "extractive", Model: "m"}, "--model and --base-url are for --digester openai"},
 		{Flags{Name: "none", AllowNone: true, BaseURL: "https://x"}, "--model and --base-url are for --digester openai"},
 		{Flags{Name: "openai", Model: " "}, "--digester openai needs --model"},
