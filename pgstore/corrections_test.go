@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -287,39 +288,60 @@ func checkRedactionWhilePaused(t *testing.T, c *cluster) {
 }
 
 // checkOtherStoresRedactionWhilePaused (TestStandbyLagAndFaults): a redaction another
-// Store committed while the standby's replay is paused, of which the Store has heard
-// nothing (it runs no Watch), is never undone by a read through the Store, from the
-// newest or below a bound: each read learns the desk's head from the primary first. A row
-// the other Store appended then shows too, so a state that other Store's reader committed
-// is never ahead of what this Store reads.
+// Store committed while the standby's replay is paused is never undone by a read through
+// the Store, from the newest or below a bound: the Store's own watch of the primary raises
+// the desk's fence once the redaction's notification comes, and a Store without one learns
+// the desk's head from the primary at each read. A row the other Store appended shows too,
+// so a state that other Store's reader committed is never ahead of what this Store reads.
 func checkOtherStoresRedactionWhilePaused(t *testing.T, c *cluster) {
-	ctx := t.Context()
-	primary, standbys := c.database(t)
-	st := mustOpen(t, primary, pgstore.WithStandbys(standbys[0]), pgstore.WithStandbyWait(100*time.Millisecond))
-	other := mustOpen(t, primary)
-	alone := mustOpen(t, standbys[0])
-	appendErasable(t, other, "eng", 5)
-	caughtUp(t, primary, standbys[0])
-	if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 5 || page.Messages[2].Content != erased {
-		t.Fatalf("before the redaction the Store reads %+v, want rows 5 to 1", page.Messages)
+	for _, watched := range []bool{true, false} {
+		t.Run(fmt.Sprint("watched=", watched), func(t *testing.T) {
+			ctx := t.Context()
+			primary, standbys := c.database(t)
+			opts := []pgstore.Option{pgstore.WithStandbys(standbys[0]), pgstore.WithStandbyWait(100 * time.Millisecond)}
+			if !watched {
+				opts = append(opts, pgstore.WithoutFenceWatch())
+			}
+			st := mustOpen(t, primary, opts...)
+			other := mustOpen(t, primary)
+			alone := mustOpen(t, standbys[0])
+			appendErasable(t, other, "eng", 5)
+			caughtUp(t, primary, standbys[0])
+			if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 5 || page.Messages[2].Content != erased {
+				t.Fatalf("before the redaction the Store reads %+v, want rows 5 to 1", page.Messages)
+			}
+			c.pause(t, 0)
+			redaction, err := other.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Corrects: 3, Redacted: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page := mustRead(t, alone.Log("eng"), 0, 10); len(page.Messages) != 5 || page.Messages[2].Content != erased {
+				t.Fatalf("the paused standby reads %+v, want rows 5 to 1 as before the redaction: the lag is not real", page.Messages)
+			}
+			if watched {
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+					if fence, listening := pgstore.Fence(st, "eng"); fence >= int64(redaction.Seq) && listening {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the Store's watch did not hear of the redaction within 10 s")
+					}
+				}
+			} else if _, listening := pgstore.Fence(st, "eng"); listening {
+				t.Fatal("a Store opened WithoutFenceWatch watches the primary")
+			}
+			page := mustRead(t, st.Log("eng"), 0, 10)
+			if len(page.Messages) != 6 || page.Messages[0].Corrects != 3 {
+				t.Fatalf("a read through the Store after another Store's redaction: %+v, want the redaction (row 6) and rows 5 to 1", page.Messages)
+			}
+			checkRedacted(t, "a read through the Store after another Store's redaction of row 3", page.Messages[3:], 3)
+			below := mustRead(t, st.Log("eng"), 5, 10)
+			if len(below.Messages) != 4 {
+				t.Fatalf("a read below 5 through the Store: %d rows, want 4", len(below.Messages))
+			}
+			checkRedacted(t, "a read below 5 through the Store after another Store's redaction of row 3", below.Messages[1:], 3)
+		})
 	}
-	c.pause(t, 0)
-	if _, err := other.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Corrects: 3, Redacted: true}); err != nil {
-		t.Fatal(err)
-	}
-	if page := mustRead(t, alone.Log("eng"), 0, 10); len(page.Messages) != 5 || page.Messages[2].Content != erased {
-		t.Fatalf("the paused standby reads %+v, want rows 5 to 1 as before the redaction: the lag is not real", page.Messages)
-	}
-	page := mustRead(t, st.Log("eng"), 0, 10)
-	if len(page.Messages) != 6 || page.Messages[0].Corrects != 3 {
-		t.Fatalf("a read through the Store after another Store's redaction: %+v, want the redaction (row 6) and rows 5 to 1", page.Messages)
-	}
-	checkRedacted(t, "a read through the Store after another Store's redaction of row 3", page.Messages[3:], 3)
-	below := mustRead(t, st.Log("eng"), 5, 10)
-	if len(below.Messages) != 4 {
-		t.Fatalf("a read below 5 through the Store: %d rows, want 4", len(below.Messages))
-	}
-	checkRedacted(t, "a read below 5 through the Store after another Store's redaction of row 3", below.Messages[1:], 3)
 }
 
 // TestWatchNamesCorrections: a correction's commit notifies the Watches of other Stores

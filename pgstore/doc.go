@@ -185,24 +185,32 @@
 //   - never show a row out of order or a hole: a read below a bound b goes to a standby
 //     only when it shows row b-1;
 //   - show every row committed to the desk before the read began, by this Store or any
-//     other: a read first reads the desk's head on the primary (one probe of its primary
-//     key), and goes to a standby only once that standby shows it; a read waits up to
-//     [WithStandbyWait] (1 s) for a standby to catch up, then goes to the primary;
+//     other, once the Store has heard of it, and take a standby's answer only when it shows
+//     every row the Store has heard of; a read waits up to [WithStandbyWait] (1 s) for a
+//     standby to catch up, then goes to the primary. The Store hears of its own appends at
+//     once, and of other processes' commits from a watch of the primary of its own (a
+//     LISTEN connection, which costs the primary nothing per read), as soon as their
+//     notifications come, usually within a millisecond of the commit. While that watch is
+//     not listening (at Open, and after its connection is lost, until it listens again and
+//     has read every desk's head), each read reads its desk's head on the primary first,
+//     beside the standby's read; a Log's read that continues its previous one, as a walk's
+//     next read does, is part of that read;
 //   - never go back to an older newest row than one the Store has shown;
-//   - never return content erased by a redaction that committed before the read began, by
-//     any process: a read below a bound goes to a standby only when it has replayed every
-//     commit of the desk up to that head too;
+//   - never return content erased by a redaction the Store has heard of, by any process: a
+//     read below a bound goes to a standby only when it has replayed every commit of the
+//     desk the Store has heard of too. A redaction another process committed is heard of as
+//     its notification comes; a read in between may still be answered by a standby that
+//     has not replayed it;
 //   - never fold into a digest content erased by a redaction that committed before the
 //     fold began, by any process: a fold reads the desk's head on the primary first, and
 //     its reads below it go to a standby only once it has replayed up to that head;
-//   - never show a row of a desk the primary no longer holds: such a read is the
-//     primary's, and after the Store's own DeleteDesk returned a standby answers reads of
-//     the desk only once it has replayed the delete. A desk another process deleted and
-//     made anew under its name may show its old rows on a standby that has not replayed
-//     the deletion, until it has.
+//   - never show a row of a deleted desk once the Store has heard of the deletion (its own
+//     DeleteDesk, or a watch): a standby answers reads of the desk only once it has
+//     replayed the delete, and a read that finds the desk gone from the primary (its
+//     probe) is the primary's.
 //
 // When the primary does not answer the probe of a desk's head within 2 s, the standbys
-// answer as far as the Store knows (its own writes, what its Watch named, [Store.Head]): a
+// answer as far as the Store knows (its own writes, what a watch heard, [Store.Head]): a
 // primary that cannot be reached commits no redaction.
 //
 // A standby that fails is skipped for a while (100 ms, doubling to 5 s); one that stops

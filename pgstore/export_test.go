@@ -244,3 +244,15 @@ func RawAppend(ctx context.Context, pool *pgxpool.Pool, desk string, m transcrip
 	}
 	return br.Close()
 }
+
+// WithoutFenceWatch keeps a Store with standbys from watching the primary for its fences:
+// each read learns its desk's head on the primary instead.
+func WithoutFenceWatch() Option {
+	return func(s *Store) error { s.hooks.noFenceWatch = true; return nil }
+}
+
+// Fence is the newest row of desk that s knows is committed, and whether its own watch of
+// the primary listens.
+func Fence(s *Store, desk string) (int64, bool) {
+	return s.replicas.fences.get(desk), s.replicas.watching.Load()
+}

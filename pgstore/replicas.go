@@ -35,6 +35,9 @@ type replicas struct {
 	fences       fences
 	turn         atomic.Uint32 // which standby the next read asks first
 	primaryReads atomic.Int64  // reads that went to the primary, the standbys unable to answer
+	// watching is true while the Store's own WatchHeads listens on the primary
+	// (watchFences): the fences then hear of every commit, by any process.
+	watching atomic.Bool
 }
 
 // standby is one of a Store's standbys: its pool, its name for errors, and its state,

@@ -17,8 +17,10 @@ import (
 const deskHeadSQL = `SELECT head FROM transcript_desks WHERE name = $1`
 
 // readRows reads up to n rows of desk below bound (math.MaxInt64: from the newest), newest
-// first, for a Log: on the store's own pool, or, with standbys, where route finds them.
-func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
+// first, for a Log: on the store's own pool, or, with standbys, where route finds them;
+// continues says that the read continues the Log's previous one (route learns the desk's
+// head for a read that does not).
+func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int, continues bool) ([]transcript.Message, error) {
 	s.hooks.reads.Add(1)
 	read := pageRead{audiences: &s.audiences, desk: desk, bound: bound, n: n}
 	if !s.replicas.active() {
@@ -27,7 +29,7 @@ func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) (
 		}
 		return read.onPool(ctx, s.pool)
 	}
-	return s.replicas.route(ctx, desk, read)
+	return s.replicas.route(ctx, desk, read, !continues)
 }
 
 // readOn is readRows' query on pool, its rows scanned up to transcript.PageBytes (scanPage),
@@ -64,10 +66,9 @@ func pageRows(n int) []transcript.Message {
 type routedRead interface {
 	// onPool runs the read on pool, the primary's or a standby's.
 	onPool(ctx context.Context, pool *pgxpool.Pool) ([]transcript.Message, error)
-	// onStandby runs it on sb, when the store knows that the desk's rows up to known are
-	// committed, and returns with the rows the standby's head of the desk when it read it
-	// first, in the same round trip (math.MaxInt64 when it did not).
-	onStandby(ctx context.Context, sb *standby, known int64) (_ []transcript.Message, head int64, _ error)
+	// onStandby runs it on sb, and returns with the rows the standby's head of the desk when
+	// it read it first, in the same round trip (math.MaxInt64 when it did not).
+	onStandby(ctx context.Context, sb *standby) (_ []transcript.Message, head int64, _ error)
 	// judge says whether rows, a standby's answer whose head was head, may be taken.
 	judge(rows []transcript.Message, known, head int64) verdict
 	// target is the head a lagging standby must reach before it is read again.
@@ -87,8 +88,8 @@ func (p pageRead) onPool(ctx context.Context, pool *pgxpool.Pool) ([]transcript.
 	return readOn(ctx, pool, p.audiences, p.desk, p.bound, p.n)
 }
 
-func (p pageRead) onStandby(ctx context.Context, sb *standby, known int64) ([]transcript.Message, int64, error) {
-	return readStandby(ctx, sb, p.audiences, p.desk, p.bound, p.n, known)
+func (p pageRead) onStandby(ctx context.Context, sb *standby) ([]transcript.Message, int64, error) {
+	return readStandby(ctx, sb, p.audiences, p.desk, p.bound, p.n)
 }
 
 func (p pageRead) judge(rows []transcript.Message, known, head int64) verdict {
@@ -105,21 +106,20 @@ func (p pageRead) target(known int64) int64 {
 
 // route runs read on the standbys, in turn, and takes the first answer that is whole
 // (read.judge; for a page, judge): for a page, one that holds every row of desk below its
-// bound that the store knows is committed (its fence, which the desk's head on the primary
-// raises first: learnHead) and, for a read below a bound, the row just below it. A standby that fails is skipped for a while; one that is behind is
+// bound that the store knows is committed (its fence, which the desk's head on the primary,
+// read beside the first standby's read, raises before any answer is judged: probeHead) and,
+// for a read below a bound, the row just below it. Without learn (a read that continues a
+// Log's previous one, which learned the head), or while the Store's own watch listens
+// (watchFences, which raises the fences as commits are notified), the fence stands as it
+// is. A standby that fails is skipped for a while; one that is behind is
 // waited for, up to r.wait, then the read goes to the primary, whose answer is always
 // whole. Each query on a standby is bounded by standbyAttempt, so a standby that stops
 // answering delays a read by that at most before it is skipped. A standby Open could not
 // reach is checked first (checkLate), by one read at a time, which that check may delay as
 // long.
-func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]transcript.Message, error) {
-	switch held, err := r.learnHead(ctx, desk); {
-	case err != nil:
-		return nil, err
-	case !held:
-		return r.onPrimary(ctx, desk, read)
-	}
-	known := r.fences.get(desk)
+func (r *replicas) route(ctx context.Context, desk string, read routedRead, learn bool) ([]transcript.Message, error) {
+	probe := r.probeHead(ctx, desk, learn && !r.watching.Load())
+	var known int64
 	now := time.Now().UnixNano()
 	var behind []*standby
 	first := int(r.turn.Add(1) % uint32(len(r.standbys))) // in uint32: no negative index where int is 32 bits
@@ -142,7 +142,7 @@ func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]t
 				continue
 			}
 		}
-		rows, head, err := read.onStandby(actx, sb, known)
+		rows, head, err := read.onStandby(actx, sb)
 		timedOut := actx.Err() != nil
 		cancel()
 		if err != nil {
@@ -153,6 +153,13 @@ func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]t
 			continue
 		}
 		sb.answered()
+		switch held, err := probe.wait(); {
+		case err != nil:
+			return nil, err
+		case !held:
+			return r.onPrimary(ctx, desk, read)
+		}
+		known = r.fences.get(desk)
 		switch read.judge(rows, known, head) {
 		case whole:
 			return r.took(sb, desk, rows), nil
@@ -162,7 +169,7 @@ func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]t
 			}
 		}
 	}
-	if len(behind) > 0 && r.wait > 0 {
+	if len(behind) > 0 && r.wait > 0 { // a standby answered: the probe has too, and known is its
 		rows, sb, err := r.waitFor(ctx, behind, desk, read, known)
 		switch {
 		case err != nil:
@@ -185,9 +192,39 @@ func (r *replicas) onPrimary(ctx context.Context, desk string, read routedRead) 
 	return rows, nil
 }
 
+// headProbe is learnHead's read of a desk's head on the primary, made beside a standby's
+// read of the desk: its answer is waited for before the standby's is judged.
+type headProbe struct {
+	done chan struct{}
+	held bool
+	err  error
+}
+
+// probeHead starts learnHead(ctx, desk), which ends by itself, within standbyAttempt; or,
+// without learn, returns a probe that answers at once, as if the primary held the desk.
+func (r *replicas) probeHead(ctx context.Context, desk string, learn bool) *headProbe {
+	p := &headProbe{done: make(chan struct{})}
+	if !learn {
+		p.held = true
+		close(p.done)
+		return p
+	}
+	go func() {
+		defer close(p.done)
+		p.held, p.err = r.learnHead(ctx, desk)
+	}()
+	return p
+}
+
+// wait returns learnHead's answer once it has come.
+func (p *headProbe) wait() (held bool, err error) {
+	<-p.done
+	return p.held, p.err
+}
+
 // learnHead raises desk's fence to the desk's head on the primary, read now, so that a
-// standby answers the read that follows only once it has replayed every commit of the desk
-// that finished before the read began, by any process: another process's redaction among
+// standby's answer to a read begun before is taken only once the standby has replayed every
+// commit of the desk that finished before the read began, by any process: another process's redaction among
 // them, whose erased content a lagging standby still shows. It reports false when the
 // primary holds no such desk (another process may have deleted it, and a standby that has
 // not replayed the deletion still shows its rows): the read is then the primary's. When the
@@ -217,12 +254,11 @@ func (r *replicas) took(sb *standby, desk string, rows []transcript.Message) []t
 	return rows
 }
 
-// readStandby is readOn on sb, and, for a read below a bound that the newest row the store
-// knows is committed (known) is not below, sb's head of desk, read first in the same round
-// trip: the rows, read after, show at least every commit the head does. The head is
-// math.MaxInt64 when it is not read, as judge then needs none.
-func readStandby(ctx context.Context, sb *standby, audiences *audienceCache, desk string, bound int64, n int, known int64) (_ []transcript.Message, head int64, _ error) {
-	if bound == math.MaxInt64 || bound <= 1 || known < bound {
+// readStandby is readOn on sb, and, for a read below a bound, sb's head of desk, read first
+// in the same round trip: the rows, read after, show at least every commit the head does.
+// The head is math.MaxInt64 when it is not read, as judge then needs none.
+func readStandby(ctx context.Context, sb *standby, audiences *audienceCache, desk string, bound int64, n int) (_ []transcript.Message, head int64, _ error) {
+	if bound == math.MaxInt64 || bound <= 1 {
 		rows, err := readOn(ctx, sb.pool, audiences, desk, bound, n)
 		return rows, math.MaxInt64, err
 	}

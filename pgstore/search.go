@@ -243,7 +243,7 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	l.s.hooks.reads.Add(1)
 	var hits []transcript.Message
 	if l.s.replicas.active() {
-		hits, err = l.s.replicas.route(ctx, l.desk, read)
+		hits, err = l.s.replicas.route(ctx, l.desk, read, true)
 	} else {
 		hits, err = read.onPool(ctx, l.s.pool)
 	}
@@ -309,7 +309,7 @@ func (r searchRead) onPool(ctx context.Context, pool *pgxpool.Pool) ([]transcrip
 }
 
 // onStandby runs the search on sb after reading its head of the desk, in one round trip.
-func (r searchRead) onStandby(ctx context.Context, sb *standby, _ int64) ([]transcript.Message, int64, error) {
+func (r searchRead) onStandby(ctx context.Context, sb *standby) ([]transcript.Message, int64, error) {
 	return r.run(ctx, sb.pool, true)
 }
 

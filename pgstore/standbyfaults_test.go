@@ -70,7 +70,7 @@ func TestStandbyLagAndFaults(t *testing.T) {
 	}{
 		{"ReadYourWritesWhileReplayPaused", checkReadYourWritesWhilePaused},
 		{"RedactionWhileReplayPaused", checkRedactionWhilePaused},
-		{"OtherStoresRedactionWhileReplayPaused", checkOtherStoresRedactionWhilePaused},
+		{"OtherStoresRedaction", checkOtherStoresRedactionWhilePaused},
 		{"FoldAfterOtherStoresRedaction", checkFoldAfterOtherStoresRedaction},
 		{"DeleteDeskWhileReplayPaused", checkDeleteDeskWhilePaused},
 		{"OtherStoresDeleteWhileReplayPaused", checkOtherStoresDeleteWhilePaused},

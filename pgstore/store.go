@@ -42,6 +42,8 @@ type Store struct {
 
 	// watches is every Watch running, for Close to end and wait for.
 	watches watchset.Set[*watch]
+	// fenceStop and fenceDone end and wait for watchFences, in a Store with standbys.
+	fenceStop, fenceDone chan struct{}
 
 	// readOnly, when not empty, says why the store refuses writes: ReadOnly, or a database
 	// in recovery (recovery), which cannot LISTEN either.
@@ -75,6 +77,9 @@ type hooks struct {
 	// noTerms, when set, makes appends write no terms (transcript_terms): an append as it
 	// was before search, for the benchmarks of the index's cost.
 	noTerms bool
+	// noFenceWatch, when set, keeps a Store with standbys from running watchFences: each
+	// read then learns its desk's head on the primary.
+	noFenceWatch bool
 	// reads counts the Logs' queries; waitsRanOut the waits for a lagging standby that
 	// ended without it.
 	reads       atomic.Int64
@@ -186,6 +191,10 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, own bool, opts []Option) 
 		s.replicas.close()
 		return nil, err
 	}
+	if s.replicas.active() && !s.hooks.noFenceWatch {
+		s.fenceStop, s.fenceDone = make(chan struct{}), make(chan struct{})
+		go s.watchFences(s.fenceStop, s.fenceDone)
+	}
 	return s, nil
 }
 
@@ -203,7 +212,13 @@ func (s *Store) writable(what string) error {
 // use to be returned; a pool given to New is left open. Close always returns nil and may be called more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.fenceStop != nil {
+			close(s.fenceStop)
+		}
 		s.watches.Close()
+		if s.fenceDone != nil {
+			<-s.fenceDone
+		}
 		s.replicas.close()
 		if s.ownPool {
 			s.pool.Close()
