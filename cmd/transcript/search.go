@@ -90,18 +90,19 @@ func badSearch(err error) error {
 	return usageErrorf("search: %s: give 1 to %d words, each at most %d bytes long", why, transcript.MaxSearchTerms, transcript.MaxTermBytes)
 }
 
-// checkReadableThread returns an error unless viewer may read row thread of the desk (0,
-// the whole desk, is always there). A row the viewer may not read is refused as a missing
-// one (readable.Row), naming neither the desk's newest row nor anything of the
+// checkReadableThread returns an error unless viewer may read row thread of the desk and
+// it is no correction, which is no thread (0, the whole desk, is always there), as the
+// service and view --thread refuse it. A row the viewer may not read is refused as a
+// missing one (readable.Thread), naming neither the desk's newest row nor anything of the
 // row, so that the answer is the one the desk would give without it.
 func checkReadableThread(ctx context.Context, log transcript.Log, desk string, viewer transcript.Author, thread transcript.Sequence) error {
 	if thread == 0 {
 		return nil
 	}
-	if _, ok, err := readable.Row(ctx, log, thread, viewer); err != nil || ok {
+	if ok, err := readable.Thread(ctx, log, thread, viewer); err != nil || ok {
 		return err
 	}
-	return fmt.Errorf("search --thread: desk %q holds no row #%d that %s may read", desk, thread, viewer)
+	return fmt.Errorf("search --thread: desk %q holds no thread #%d that %s may read", desk, thread, viewer)
 }
 
 // writeHits writes a search's result in format: text and json newest first, the model

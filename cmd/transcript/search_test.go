@@ -146,10 +146,17 @@ func TestSearch(t *testing.T) {
 		}
 
 		// A thread the viewer may not name is refused as a missing row, without the desk's
-		// newest row.
+		// newest row; and so is a correction, which is no thread, as view --thread and the
+		// service refuse it.
 		r := c.want(exitError, "search", "--thread", "99", "migration")
-		if want := "transcript: search --thread: desk \"main\" holds no row #99 that operator may read\n"; r.stderr != want || r.stdout != "" {
+		if want := "transcript: search --thread: desk \"main\" holds no thread #99 that operator may read\n"; r.stderr != want || r.stdout != "" {
 			t.Errorf("search --thread 99: %s\nwant only %q on standard error", r, want)
+		}
+		edit := c.ok("edit", "--as", "person:ana", "1", "the migration moved to Friday")
+		correction := strings.TrimPrefix(strings.Fields(edit)[0], "#")
+		r = c.want(exitError, "search", "--thread", correction, "migration")
+		if want := "transcript: search --thread: desk \"main\" holds no thread #" + correction + " that operator may read\n"; r.stderr != want || r.stdout != "" {
+			t.Errorf("search --thread %s (a correction): %s\nwant only %q on standard error", correction, r, want)
 		}
 		if r := c.want(exitError, "search", "--desk", "nosuch", "migration"); !strings.Contains(r.stderr, `no desk "nosuch"`) {
 			t.Errorf("search --desk nosuch: %s", r)
