@@ -291,7 +291,8 @@ func checkRedactionWhilePaused(t *testing.T, c *cluster) {
 // Store committed while the standby's replay is paused is never undone by a read through
 // the Store, from the newest or below a bound: the Store's own watch of the primary raises
 // the desk's fence once the redaction's notification comes, and a Store without one learns
-// the desk's head from the primary at each read. A row the other Store appended shows too,
+// the desk's head from the primary at each read, a kept Log's read where its last one ended
+// included. A row the other Store appended shows too,
 // so a state that other Store's reader committed is never ahead of what this Store reads.
 func checkOtherStoresRedactionWhilePaused(t *testing.T, c *cluster) {
 	for _, watched := range []bool{true, false} {
@@ -309,6 +310,10 @@ func checkOtherStoresRedactionWhilePaused(t *testing.T, c *cluster) {
 			caughtUp(t, primary, standbys[0])
 			if page := mustRead(t, st.Log("eng"), 0, 10); len(page.Messages) != 5 || page.Messages[2].Content != erased {
 				t.Fatalf("before the redaction the Store reads %+v, want rows 5 to 1", page.Messages)
+			}
+			kept := st.Log("eng") // a Log kept across requests, as a server's fan-out keeps one
+			if first := mustRead(t, kept, 0, 1); first.Next != 5 {
+				t.Fatalf("the kept Log's first read ends at %d, want 5", first.Next)
 			}
 			c.pause(t, 0)
 			redaction, err := other.Append(ctx, "eng", transcript.Message{Author: transcript.Operator(), Corrects: 3, Redacted: true})
@@ -340,6 +345,11 @@ func checkOtherStoresRedactionWhilePaused(t *testing.T, c *cluster) {
 				t.Fatalf("a read below 5 through the Store: %d rows, want 4", len(below.Messages))
 			}
 			checkRedacted(t, "a read below 5 through the Store after another Store's redaction of row 3", below.Messages[1:], 3)
+			later := mustRead(t, kept, 5, 10)
+			if len(later.Messages) != 4 {
+				t.Fatalf("the kept Log's later read below 5: %d rows, want 4", len(later.Messages))
+			}
+			checkRedacted(t, "the kept Log's later read below 5, where its first read ended, after another Store's redaction of row 3", later.Messages[1:], 3)
 		})
 	}
 }

@@ -145,7 +145,7 @@ func pageEnd(rows []transcript.Message) int {
 
 // query reads up to n rows below before (0: from the newest), newest first.
 func (l *deskLog) query(ctx context.Context, before transcript.Sequence, n int) ([]transcript.Message, error) {
-	return l.s.readRows(ctx, l.desk, upperBound(before), n, l.ahead.continues(before))
+	return l.s.readRows(ctx, l.desk, upperBound(before), n)
 }
 
 // upperBound is the bound of a read below before (0: from the newest), which every stored
@@ -190,14 +190,6 @@ func (a *readAhead) set(bound transcript.Sequence, rows []transcript.Message, en
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.bound, a.rows, a.end, a.epoch = bound, rows, end, epoch
-}
-
-// continues reports whether a read below before continues the Log's previous read: before
-// is where that read ended.
-func (a *readAhead) continues(before transcript.Sequence) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return before != 0 && before == a.bound
 }
 
 // take answers a read of up to limit rows below before from the rows read ahead, in a new

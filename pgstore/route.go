@@ -17,10 +17,8 @@ import (
 const deskHeadSQL = `SELECT head FROM transcript_desks WHERE name = $1`
 
 // readRows reads up to n rows of desk below bound (math.MaxInt64: from the newest), newest
-// first, for a Log: on the store's own pool, or, with standbys, where route finds them;
-// continues says that the read continues the Log's previous one (route learns the desk's
-// head for a read that does not).
-func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int, continues bool) ([]transcript.Message, error) {
+// first, for a Log: on the store's own pool, or, with standbys, where route finds them.
+func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int) ([]transcript.Message, error) {
 	s.hooks.reads.Add(1)
 	read := pageRead{audiences: &s.audiences, desk: desk, bound: bound, n: n}
 	if !s.replicas.active() {
@@ -29,7 +27,7 @@ func (s *Store) readRows(ctx context.Context, desk string, bound int64, n int, c
 		}
 		return read.onPool(ctx, s.pool)
 	}
-	return s.replicas.route(ctx, desk, read, !continues)
+	return s.replicas.route(ctx, desk, read)
 }
 
 // readOn is readRows' query on pool, its rows scanned up to transcript.PageBytes (scanPage),
@@ -108,17 +106,16 @@ func (p pageRead) target(known int64) int64 {
 // (read.judge; for a page, judge): for a page, one that holds every row of desk below its
 // bound that the store knows is committed (its fence, which the desk's head on the primary,
 // read beside the first standby's read, raises before any answer is judged: probeHead) and,
-// for a read below a bound, the row just below it. Without learn (a read that continues a
-// Log's previous one, which learned the head), or while the Store's own watch listens
+// for a read below a bound, the row just below it. While the Store's own watch listens
 // (watchFences, which raises the fences as commits are notified), the fence stands as it
-// is. A standby that fails is skipped for a while; one that is behind is
+// is, and no probe is made. A standby that fails is skipped for a while; one that is behind is
 // waited for, up to r.wait, then the read goes to the primary, whose answer is always
 // whole. Each query on a standby is bounded by standbyAttempt, so a standby that stops
 // answering delays a read by that at most before it is skipped. A standby Open could not
 // reach is checked first (checkLate), by one read at a time, which that check may delay as
 // long.
-func (r *replicas) route(ctx context.Context, desk string, read routedRead, learn bool) ([]transcript.Message, error) {
-	probe := r.probeHead(ctx, desk, learn && !r.watching.Load())
+func (r *replicas) route(ctx context.Context, desk string, read routedRead) ([]transcript.Message, error) {
+	probe := r.probeHead(ctx, desk, !r.watching.Load())
 	var known int64
 	now := time.Now().UnixNano()
 	var behind []*standby

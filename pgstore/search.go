@@ -243,7 +243,7 @@ func (l *deskLog) Search(ctx context.Context, q transcript.SearchQuery) (transcr
 	l.s.hooks.reads.Add(1)
 	var hits []transcript.Message
 	if l.s.replicas.active() {
-		hits, err = l.s.replicas.route(ctx, l.desk, read, true)
+		hits, err = l.s.replicas.route(ctx, l.desk, read)
 	} else {
 		hits, err = read.onPool(ctx, l.s.pool)
 	}
