@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+
+	"github.com/sharedesk/transcript/internal/quotable"
 )
 
 // DefaultAddr is where `transcript serve` listens without --addr: the loopback interface
@@ -46,7 +48,11 @@ type AddrError struct {
 	Err    error
 }
 
+// Error names the address unless it could be a secret given in its place (a token's).
 func (e *AddrError) Error() string {
+	if !quotable.Text(e.Addr) {
+		return fmt.Sprintf("server: the listen address given (%s) %s", quotable.NotQuoted, e.Reason)
+	}
 	return fmt.Sprintf("server: listen address %q %s", e.Addr, e.Reason)
 }
 

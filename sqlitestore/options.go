@@ -99,13 +99,16 @@ func WithWatchInterval(d time.Duration) Option {
 	}
 }
 
-// ReadOnly opens the store without writing to the file at all: Open neither creates nor
-// initializes nor migrates it, and refuses a missing file (an error matching
+// ReadOnly opens the store without writing to it: Open neither creates nor initializes nor
+// migrates the file, and refuses a missing file (an error matching
 // fs.ErrNotExist), an empty one (ErrNotStore) and a store at another schema version (a
 // *SchemaError, matching ErrSchemaBehind or ErrSchemaTooNew). Every write of the Store
 // (Append, AppendBatch, AddToken, RevokeToken, SaveBook) is refused with ErrReadOnly. To
 // read a WAL-mode file, SQLite makes its write-ahead log and index beside it while the Store
-// is open, when no other process has; Close removes them (see Open).
+// is open, when no other process has; Close removes them (see Open). The one write it makes
+// is SQLite's own: when it closes the file last and the write-ahead log holds a writer's
+// frames, SQLite copies them into the database, as any last connection to close does, so
+// that text a redaction erased stays in no file.
 func ReadOnly() Option {
 	return func(c *config) { c.readOnly = true }
 }

@@ -58,10 +58,11 @@ type Store struct {
 // that holds nothing yet (a new or empty one): a directory, a file that is not a SQLite
 // database, and another program's SQLite database are errors matching ErrNotStore, and a
 // database written by a newer version of this package is a *SchemaError; Open leaves them
-// untouched. With ReadOnly it writes nothing to the database; and as it closes, it removes
-// the write-ahead log and index SQLite makes beside a WAL-mode file to read it, when it made
-// them and no other process uses the file, so that a read leaves the directory as it found
-// it. ctx bounds the opening and the migration only, not the Store's life.
+// untouched. With ReadOnly it writes nothing to the database but what SQLite writes as the
+// file's last connection closes (ReadOnly); and as it closes, it removes the write-ahead log
+// and index beside a WAL-mode file, when it made them or the log holds frames, and no other
+// process uses the file, so that a read leaves the directory as it found it, and no erased
+// text in the log. ctx bounds the opening and the migration only, not the Store's life.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	c := defaultConfig()
 	for _, opt := range opts {

@@ -172,6 +172,19 @@ func TestServeDemoCannotListen(t *testing.T) {
 	}
 }
 
+// TestServeAddrQuotesNoSecret: a token's secret given as --addr, alone or as a port, is
+// refused without being printed back.
+func TestServeAddrQuotesNoSecret(t *testing.T) {
+	t.Parallel()
+	const secret = "trs_KkRqAsJDbiQjp1pfJGTa9GNTFAY38DWvL1MLKkmkk"
+	for _, addr := range []string{"127.0.0.1:" + secret, secret} {
+		code, stdout, stderr := runInProcess("", "serve", "--db", filepath.Join(t.TempDir(), "t.db"), "--addr", addr)
+		if code == exitOK || strings.Contains(stdout+stderr, secret) || !strings.Contains(stderr, "--addr") {
+			t.Errorf("serve --addr %s: exit %d; want a refusal naming --addr, not the secret\n%s%s", strings.Replace(addr, secret, "SECRET", 1), code, stdout, stderr)
+		}
+	}
+}
+
 // TestDesksNamesNoPassword: desks on a PostgreSQL database with no desk says so without
 // printing --db, whose URL may hold a password.
 func TestDesksNamesNoPassword(t *testing.T) {

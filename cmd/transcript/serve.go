@@ -15,6 +15,7 @@ import (
 	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/dbflag"
 	"github.com/sharedesk/transcript/internal/digestflag"
+	"github.com/sharedesk/transcript/internal/quotable"
 	"github.com/sharedesk/transcript/server"
 	"github.com/sharedesk/transcript/token"
 )
@@ -207,7 +208,14 @@ func (f serveFlags) serve(ctx context.Context, e *env, st store, ln net.Listener
 // usage error when addr is no address to listen on (a port out of range), else the failure
 // to listen there (the port taken, a host that does not resolve). Either names --addr.
 func listenError(addr string, err error) error {
-	if _, ok := errors.AsType[*net.AddrError](err); ok {
+	_, usage := errors.AsType[*net.AddrError](err)
+	if !quotable.Text(addr) { // net's error quotes the address too
+		if usage {
+			return usageErrorf("serve --addr (%s): it is no address to listen on", quotable.NotQuoted)
+		}
+		return fmt.Errorf("serve --addr (%s): cannot listen there", quotable.NotQuoted)
+	}
+	if usage {
 		return usageErrorf("serve --addr %s: %v", addr, err)
 	}
 	return fmt.Errorf("serve --addr %s: %w", addr, err)
@@ -242,6 +250,9 @@ func (f serveFlags) check() error {
 	}
 	var bad *server.AddrError
 	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); errors.As(err, &bad) {
+		if !quotable.Text(bad.Addr) {
+			return usageErrorf("serve --addr (%s): it %s", quotable.NotQuoted, bad.Reason)
+		}
 		return usageErrorf("serve --addr %s: it %s", bad.Addr, bad.Reason)
 	} else if err != nil {
 		return usageErrorf("serve --addr: %v", err)

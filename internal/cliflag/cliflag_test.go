@@ -383,6 +383,7 @@ func TestMisplacedSkipsFlagValues(t *testing.T) {
 		{[]string{"--db", "postgres://u@h/db?password=hunter2pw", "view"}, `transcript view --db "postgres://u@h/db?password=xxxxx"`},
 		{[]string{"--db", "postgres:/u:hunter2pw@h/db", "view"}, "transcript view --db postgres:/u:xxxxx@h/db"},
 		{[]string{"--db", "dbname=x password=hunter2pw", "view"}, `transcript view --db "dbname=x password=xxxxx"`},
+		{[]string{"--db=postgres://u:hunter2pw@h/db", "view"}, "transcript view --db=postgres://u:xxxxx@h/db"},
 		{[]string{"--desk", "eng", "token", "revoke", secret}, "transcript token --desk eng revoke SECRET"},
 	} {
 		err := cliflag.Misplaced("transcript", commands, c.args)

@@ -73,11 +73,17 @@ func TestKeyValueConnectionStringIsRefused(t *testing.T) {
 	if entries, _ := os.ReadDir("."); len(entries) != 0 {
 		t.Errorf("the refused opens made %v", entries)
 	}
-	// One that begins with a key the refusal does not know is a missing file, named
-	// without its password.
-	_, err := Flags{DB: "keepalives=1 password=s3cretPW"}.OpenRead(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "no database at keepalives=1 password=xxxxx") {
-		t.Errorf("OpenRead of a connection string that names no file: %v", err)
+	// One that begins with another key libpq reads, and one whose password pair comes
+	// last, are refused alike, without their password; a file whose name merely holds "="
+	// is a file.
+	for _, db := range []string{"keepalives=1 password=s3cretPW", "sslrootcert=/etc/ssl/ca.pem host=db password=s3cretPW dbname=chat"} {
+		_, err := Flags{DB: db}.OpenRead(t.Context())
+		if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), "key/value connection string") || strings.Contains(err.Error(), "s3cretPW") {
+			t.Errorf("OpenRead(%q): %v; want a usage error that names no password", db, err)
+		}
+	}
+	if _, err := (Flags{DB: "a=b.db"}).OpenRead(t.Context()); err == nil || errors.Is(err, cliflag.ErrUsage) {
+		t.Errorf("OpenRead of a missing file a=b.db: %v; want it named as a missing file", err)
 	}
 	var note strings.Builder
 	NoteCreatedDB(&note, "keepalives=1 password=s3cretPW")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/quotable"
@@ -104,15 +105,15 @@ func checkScheme(db string) error {
 		// Only the scheme: the rest of the URL may hold a password.
 		return cliflag.Usagef("--db: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", bad.Scheme)
 	}
-	if connStringKey.MatchString(db) {
+	if !strings.Contains(db, "://") && connStringKey.MatchString(db) {
 		return cliflag.Usagef("--db %s is a key/value connection string; give a PostgreSQL database as a postgres:// URL, such as postgres://user:password@host:5432/db?sslmode=disable", quotedPath(db))
 	}
 	return nil
 }
 
-// connStringKey matches the beginning of a key/value connection string: a key libpq reads
-// and "=".
-var connStringKey = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name|options)\s*=`)
+// connStringKey matches a pair of a key/value connection string, at its start or after white
+// space: a key libpq reads and "=".
+var connStringKey = regexp.MustCompile(`(?i)(?:^|\s)(host|hostaddr|port|dbname|user|password|passfile|service|options|application_name|fallback_application_name|client_encoding|connect_timeout|keepalives|keepalives_idle|keepalives_interval|keepalives_count|tcp_user_timeout|target_session_attrs|load_balance_hosts|channel_binding|gssencmode|gsslib|krbsrvname|requirepeer|sslmode|sslcert|sslkey|sslpassword|sslrootcert|sslcrl|sslcrldir|sslsni|sslcompression|sslcertmode|ssl_min_protocol_version|ssl_max_protocol_version)\s*=`)
 
 // HintError is a failure to open a database (a *stores.OpenError) and what to do about it.
 type HintError struct {
