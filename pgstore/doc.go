@@ -195,8 +195,8 @@
 //     has read every desk's head), each read reads its desk's head on the primary first,
 //     beside the standby's read. The watch needs a session of its own on the primary (not
 //     a pooler in transaction mode, which drops LISTEN), as Watch does; a connection lost
-//     without an error is noticed by a ping after 30 s of silence, and until then the
-//     Store hears of no other process's commit;
+//     without an error is noticed within 3 s (a ping after a second of silence), and until
+//     then the Store hears of no other process's commit;
 //   - never go back to an older newest row than one the Store has shown;
 //   - never return content erased by a redaction the Store has heard of, by any process: a
 //     read below a bound goes to a standby only when it has replayed every commit of the

@@ -39,13 +39,21 @@ func (s *Store) watchFences(stop <-chan struct{}, done chan<- struct{}) {
 	}
 }
 
+// A fence watch pings the primary after fencePingAfter of silence, and takes a connection
+// that cannot answer within fencePingWithin for lost: a connection lost without an error,
+// during which the Store hears of no commit, is noticed within 3 s.
+const (
+	fencePingAfter  = time.Second
+	fencePingWithin = 2 * time.Second
+)
+
 // listenForFences runs one WatchHeads until its connection is lost or ctx is done, with
 // r.watching true once it listens and every desk's fence is raised to its head; it reports
 // whether it got that far.
 func (s *Store) listenForFences(ctx context.Context) bool {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	heads, err := s.WatchHeads(ctx)
+	heads, err := s.watchHeads(ctx, &watch{pingAfter: fencePingAfter, pingWithin: fencePingWithin})
 	if err != nil {
 		return false
 	}

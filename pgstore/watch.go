@@ -193,8 +193,14 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 // WatchHeads again. What Watch says of ctx, Close, standbys and the connection holds for
 // WatchHeads too.
 func (s *Store) WatchHeads(ctx context.Context) (<-chan map[string]transcript.Sequence, error) {
+	return s.watchHeads(ctx, &watch{})
+}
+
+// watchHeads is WatchHeads on w, whose pings may be set.
+func (s *Store) watchHeads(ctx context.Context, w *watch) (<-chan map[string]transcript.Sequence, error) {
 	out := make(chan map[string]transcript.Sequence)
-	err := s.startWatch(ctx, &watch{heads: make(chan deskHead, watchBuffer)}, func(ctx context.Context, w *watch, listened <-chan struct{}) {
+	w.heads = make(chan deskHead, watchBuffer)
+	err := s.startWatch(ctx, w, func(ctx context.Context, w *watch, listened <-chan struct{}) {
 		forwardHeads(ctx, w.heads, out, listened)
 	})
 	if err != nil {
@@ -250,7 +256,8 @@ func (s *Store) startWatch(ctx context.Context, w *watch, run func(ctx context.C
 	}
 	caller := ctx
 	cfg := s.pool.Config()
-	w.config, w.afterConnect, w.pingAfter, w.changed = cfg.ConnConfig, cfg.AfterConnect, cmp.Or(s.hooks.pingAfter, watchPingAfter), s.changes.bump
+	w.config, w.afterConnect, w.changed = cfg.ConnConfig, cfg.AfterConnect, s.changes.bump
+	w.pingAfter, w.pingWithin = cmp.Or(s.hooks.pingAfter, w.pingAfter, watchPingAfter), cmp.Or(w.pingWithin, watchPingWithin)
 	if s.replicas.active() {
 		w.fence, w.deleted = s.replicas.fences.raise, s.replicas.fences.deletedAt
 	}
@@ -283,7 +290,8 @@ func (s *Store) startWatch(ctx context.Context, w *watch, run func(ctx context.C
 type watch struct {
 	config       *pgx.ConnConfig
 	afterConnect func(context.Context, *pgx.Conn) error
-	pingAfter    time.Duration                // watchPingAfter
+	pingAfter    time.Duration                // watchPingAfter, unless set before startWatch
+	pingWithin   time.Duration                // watchPingWithin, unless set before startWatch
 	names        chan string                  // to forward (Watch), or nil
 	heads        chan deskHead                // to forwardHeads (WatchHeads), or nil
 	digests      chan transcript.Conversation // to forward (WatchDigests), or nil
@@ -348,7 +356,7 @@ func (w *watch) listen(ctx context.Context, conn *pgx.Conn) {
 
 // receive forwards the names of the notifications on conn until ctx is done or the
 // connection fails, and returns why. After watchPingAfter without a notification it pings
-// the server: a connection that cannot answer within watchPingWithin is lost.
+// the server: a connection that cannot answer within w.pingWithin is lost.
 func (w *watch) receive(ctx context.Context, conn *pgx.Conn) error {
 	for {
 		waitCtx, cancel := context.WithTimeout(ctx, w.pingAfter)
@@ -384,7 +392,7 @@ func (w *watch) receive(ctx context.Context, conn *pgx.Conn) error {
 				return ctx.Err()
 			}
 		case pgconn.Timeout(err):
-			pingCtx, cancel := context.WithTimeout(ctx, watchPingWithin)
+			pingCtx, cancel := context.WithTimeout(ctx, w.pingWithin)
 			err := conn.Ping(pingCtx)
 			cancel()
 			if err != nil {
