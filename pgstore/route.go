@@ -108,9 +108,9 @@ func (p pageRead) target(known int64) int64 {
 // read beside the first standby's read, raises before any answer is judged: probeHead) and,
 // for a read below a bound, the row just below it. While the Store's own watch listens
 // (watchFences, which raises the fences as commits are notified), the fence stands as it
-// is, and no probe is made. A standby that fails is skipped for a while; one that is behind is
-// waited for, up to r.wait, then the read goes to the primary, whose answer is always
-// whole. Each query on a standby is bounded by standbyAttempt, so a standby that stops
+// is, and no probe is made. A standby that fails is skipped for a while; one that is
+// behind is waited for, up to r.wait, then the read goes to the primary, whose answer is
+// always whole. Each query on a standby is bounded by standbyAttempt, so a standby that stops
 // answering delays a read by that at most before it is skipped. A standby Open could not
 // reach is checked first (checkLate), by one read at a time, which that check may delay as
 // long.
@@ -221,8 +221,8 @@ func (p *headProbe) wait() (held bool, err error) {
 
 // learnHead raises desk's fence to the desk's head on the primary, read now, so that a
 // standby's answer to a read begun before is taken only once the standby has replayed every
-// commit of the desk that finished before the read began, by any process: another process's redaction among
-// them, whose erased content a lagging standby still shows. It reports false when the
+// commit of the desk that finished before the read began, by any process: another
+// process's redaction among them, whose erased content a lagging standby still shows. It reports false when the
 // primary holds no such desk (another process may have deleted it, and a standby that has
 // not replayed the deletion still shows its rows): the read is then the primary's. When the
 // primary does not answer within standbyAttempt, the standbys answer as the fence already
