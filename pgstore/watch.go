@@ -428,6 +428,12 @@ func (w *watch) reconnect(ctx context.Context) *pgx.Conn {
 	}
 }
 
+// query bounds one of the watch's own queries on its connection by w.pingWithin, as a ping
+// is: a connection that cannot answer one in that time is lost, and its error ends receive.
+func (w *watch) query(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, w.pingWithin)
+}
+
 // noteHead raises desk's fence to its head, read on conn, when the watch keeps fences, and
 // sends the head when the watch sends heads (WatchHeads): the name came without one.
 func (w *watch) noteHead(ctx context.Context, conn *pgx.Conn, desk string) error {
@@ -435,7 +441,9 @@ func (w *watch) noteHead(ctx context.Context, conn *pgx.Conn, desk string) error
 		return nil
 	}
 	var head int64
-	err := conn.QueryRow(ctx, deskHeadSQL, desk).Scan(&head)
+	qctx, cancel := w.query(ctx)
+	err := conn.QueryRow(qctx, deskHeadSQL, desk).Scan(&head)
+	cancel()
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no row: a spurious name, or a desk deleted
 		return err
 	}
@@ -487,7 +495,9 @@ func (w *watch) noteDeleted(ctx context.Context, conn *pgx.Conn, desk string) er
 		return nil
 	}
 	var lsn int64
-	if err := conn.QueryRow(ctx, walPositionSQL).Scan(&lsn); err != nil {
+	qctx, cancel := w.query(ctx)
+	defer cancel()
+	if err := conn.QueryRow(qctx, walPositionSQL).Scan(&lsn); err != nil {
 		return err
 	}
 	w.deleted(desk, lsn)
@@ -497,7 +507,9 @@ func (w *watch) noteDeleted(ctx context.Context, conn *pgx.Conn, desk string) er
 // sendAll sends the name of every desk, read on conn, raising its fence to its head first
 // when the watch keeps fences.
 func (w *watch) sendAll(ctx context.Context, conn *pgx.Conn) error {
-	desks, err := deskHeads(ctx, conn)
+	qctx, cancel := w.query(ctx)
+	desks, err := deskHeads(qctx, conn)
+	cancel()
 	if err != nil {
 		return err
 	}

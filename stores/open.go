@@ -73,10 +73,26 @@ func CheckScheme(name string) error {
 		}
 	}
 	scheme, _, ok := strings.Cut(name, "://")
-	if !ok || strings.ContainsAny(scheme, `/\.`) {
+	if !ok || !isScheme(scheme) {
 		return nil
 	}
 	return &SchemeError{Scheme: scheme}
+}
+
+// isScheme reports whether s could be a URL's scheme, as a name typed as one is spelled: a
+// letter, then letters, digits, "+" and "-". Anything else before "://" is no scheme (a
+// path, or a key/value connection string whose values hold a URL), and is never quoted as
+// one.
+func isScheme(s string) bool {
+	for i, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Exists reports whether the database name gives may hold desks: a PostgreSQL URL, or a

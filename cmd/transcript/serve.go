@@ -248,6 +248,9 @@ func (f serveFlags) check() error {
 	if _, err := f.digester.Digester(); err != nil {
 		return err
 	}
+	if !quotable.Text(f.addr) { // a host name would be sent to the resolver
+		return usageErrorf("serve --addr (%s): want HOST:PORT, such as %s", quotable.NotQuoted, server.DefaultAddr)
+	}
 	var bad *server.AddrError
 	if err := server.CheckAddr(f.addr, f.tlsCert != "", f.insecureHTTP); errors.As(err, &bad) {
 		if !quotable.Text(bad.Addr) {

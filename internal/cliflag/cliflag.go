@@ -374,8 +374,12 @@ func Misplaced(prog string, commands []string, args []string) error {
 }
 
 // withoutSecrets returns w, or, when it is a token's secret, "SECRET", or, when it holds a
-// database's password, w as PrintableDSN prints it.
+// database's password, w as PrintableDSN prints it; a flag given with its value
+// ("--db=URL") has its value so printed.
 func withoutSecrets(w string) string {
+	if name, value, ok := strings.Cut(w, "="); ok && strings.HasPrefix(name, "-") {
+		return name + "=" + withoutSecrets(value)
+	}
 	if strings.HasPrefix(strings.ToLower(w), token.SecretPrefix) {
 		return "SECRET"
 	}

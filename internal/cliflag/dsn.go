@@ -22,25 +22,17 @@ const maskedPassword = "xxxxx"
 // function.
 func PrintableDSN(db string) string {
 	db = passwordPair.ReplaceAllString(db, "${1}"+maskedPassword)
-	db = queryParam.ReplaceAllStringFunc(db, func(p string) string {
-		name, _, _ := strings.Cut(p[1:], "=")
-		if unescaped, err := url.QueryUnescape(name); err == nil {
-			name = unescaped
-		}
-		if !strings.Contains(strings.ToLower(name), "password") {
-			return p
-		}
-		return p[:1] + p[1:strings.Index(p, "=")+1] + maskedPassword
-	})
+	db = maskQueryPasswords(db)
 	at := strings.LastIndex(db, "@")
 	if at < 0 {
 		return db
 	}
-	// The user info begins after "//", else after the scheme and its slashes, else (no ":"
-	// there: no scheme was typed) at the start.
+	// The user info begins after the scheme and "//" (or its typo, "postgres//"), else
+	// after the scheme and the slashes it has, else (no ":" there: no scheme was typed) at
+	// the start. A "//" further on may be the password's.
 	start := 0
-	if i := strings.Index(db[:at], "//"); i >= 0 {
-		start = i + 2
+	if prefix := authorityPrefix.FindString(db[:at]); prefix != "" {
+		start = len(prefix)
 	} else if scheme := urlScheme.FindString(db[:at]); scheme != "" {
 		start = len(scheme) + len(db[len(scheme):at]) - len(strings.TrimLeft(db[len(scheme):at], "/"))
 		if !strings.Contains(db[start:at], ":") {
@@ -53,14 +45,41 @@ func PrintableDSN(db string) string {
 	return db
 }
 
+// maskQueryPasswords returns db with the value of every query parameter whose name holds
+// "password", once unescaped, masked: a name begins after a "?" or an "&", and its value
+// runs to the next "&", as pgx reads it ("?" and "#" included).
+func maskQueryPasswords(db string) string {
+	names := queryName.FindAllStringSubmatchIndex(db, -1)
+	for i := len(names) - 1; i >= 0; i-- {
+		name := db[names[i][2]:names[i][3]]
+		if unescaped, err := url.QueryUnescape(name); err == nil {
+			name = unescaped
+		}
+		if !strings.Contains(strings.ToLower(name), "password") {
+			continue
+		}
+		valueStart := names[i][1]
+		valueEnd := len(db)
+		if amp := strings.IndexByte(db[valueStart:], '&'); amp >= 0 {
+			valueEnd = valueStart + amp
+		}
+		db = db[:valueStart] + maskedPassword + db[valueEnd:]
+	}
+	return db
+}
+
+// queryName matches a query parameter's separator, its name (group 1) and "=".
+var queryName = regexp.MustCompile(`[?&]([^=&?#]*)=`)
+
+// authorityPrefix matches a URL's scheme and the "//" before its authority, or the scheme
+// typed without its colon ("postgres//"), and any more slashes.
+var authorityPrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:?//+`)
+
 // urlScheme matches a URL's scheme and its colon, as RFC 3986 spells a scheme.
 var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 // passwordPair matches a key/value pair whose key holds "password", as libpq reads one: its
-// key, "=" and white space before the value (group 1), and the value, single-quoted (with
-// backslash escapes, to the end when the quote is not closed) or up to white space.
-var passwordPair = regexp.MustCompile(`(?i)((?:^|\s)[a-z_]*password\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|\S*)`)
-
-// queryParam matches a query parameter: the separator before it, its name, "=" and its
-// value, up to the next separator.
-var queryParam = regexp.MustCompile(`[?&][^=&?#]*=[^&?#]*`)
+// key (after the start, white space or a closing quote), "=" and white space before the
+// value (group 1), and the value, single-quoted (with backslash escapes, to the end when the
+// quote is not closed) or up to white space that no backslash escapes.
+var passwordPair = regexp.MustCompile(`(?i)((?:^|[\s'])[a-z_]*password\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|(?:\\.|[^\s\\])*\\?)`)

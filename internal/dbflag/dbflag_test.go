@@ -76,7 +76,7 @@ func TestKeyValueConnectionStringIsRefused(t *testing.T) {
 	// One that begins with another key libpq reads, and one whose password pair comes
 	// last, are refused alike, without their password; a file whose name merely holds "="
 	// is a file.
-	for _, db := range []string{"keepalives=1 password=s3cretPW", "sslrootcert=/etc/ssl/ca.pem host=db password=s3cretPW dbname=chat"} {
+	for _, db := range []string{"keepalives=1 password=s3cretPW", "sslrootcert=/etc/ssl/ca.pem host=db password=s3cretPW dbname=chat", "password=s3cretPW sslrootcert=file:///ca.pem"} {
 		_, err := Flags{DB: db}.OpenRead(t.Context())
 		if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), "key/value connection string") || strings.Contains(err.Error(), "s3cretPW") {
 			t.Errorf("OpenRead(%q): %v; want a usage error that names no password", db, err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"strings"
 
 	"github.com/sharedesk/transcript/internal/cliflag"
 	"github.com/sharedesk/transcript/internal/quotable"
@@ -105,11 +104,14 @@ func checkScheme(db string) error {
 		// Only the scheme: the rest of the URL may hold a password.
 		return cliflag.Usagef("--db: the scheme %s:// is not supported; give a SQLite file name or a postgres:// URL", bad.Scheme)
 	}
-	if !strings.Contains(db, "://") && connStringKey.MatchString(db) {
+	if !urlPrefix.MatchString(db) && connStringKey.MatchString(db) {
 		return cliflag.Usagef("--db %s is a key/value connection string; give a PostgreSQL database as a postgres:// URL, such as postgres://user:password@host:5432/db?sslmode=disable", quotedPath(db))
 	}
 	return nil
 }
+
+// urlPrefix matches the beginning of a URL: a scheme and "://".
+var urlPrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 // connStringKey matches a pair of a key/value connection string, at its start or after white
 // space: a key libpq reads and "=".
