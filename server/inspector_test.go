@@ -33,7 +33,7 @@ func TestPage(t *testing.T) {
 	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /: %d %s", r.status, r.header.Get("Content-Type"))
 	}
-	if !strings.Contains(body, `<form id="sign-in">`) || strings.Contains(body, `id="columns"`) {
+	if !strings.Contains(body, `<form id="sign-in"`) || strings.Contains(body, `id="columns"`) {
 		t.Errorf("GET / without a session is not the sign-in form:\n%s", body)
 	}
 	csp := r.header.Get("Content-Security-Policy")

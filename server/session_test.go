@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -271,4 +272,44 @@ func wantUnauthorized(t *testing.T, r response) {
 func (e *env) openWith(path string, hdr ...string) *stream {
 	e.t.Helper()
 	return e.open(path, "", hdr...)
+}
+
+// TestSignInFormCarriesNoToken: the sign-in form posts and its token field has no name, so
+// a form the browser submits itself (Enter before the script ran, no script, a password
+// manager) sends no token, and never in the URL, as a form's default GET would.
+func TestSignInFormCarriesNoToken(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf})
+	r := f.do("GET", "/", "", nil)
+	form := regexp.MustCompile(`(?s)<form id="sign-in"[^>]*>.*?</form>`).FindString(string(r.body))
+	if form == "" {
+		t.Fatalf("no sign-in form on the page:\n%s", r.body)
+	}
+	if open := form[:strings.Index(form, ">")+1]; !strings.Contains(open, `method="post"`) {
+		t.Errorf("the sign-in form %s submits by GET: its fields would ride in the URL", open)
+	}
+	for _, input := range regexp.MustCompile(`<input[^>]*>`).FindAllString(form, -1) {
+		if strings.Contains(input, " name=") {
+			t.Errorf("the sign-in form's field %s has a name: the browser's own submission would send it", input)
+		}
+	}
+}
+
+// TestSessionsOfOneTokenEndNoOther: an operator who signs in again and again ends only its
+// own oldest sessions, never another desk's operator's, however often it signs in.
+func TestSessionsOfOneTokenEndNoOther(t *testing.T) {
+	f := newFixture(t, sqliteStore(t), server.Options{Rate: rate.Inf, AuthFailureRate: rate.Inf})
+	eng := f.signIn(f.op)
+	other := f.token("ops", transcript.Operator())
+	first := f.signIn(other)
+	for range 1100 {
+		if r := f.do("POST", "/v1/session", other, nil); r.status != http.StatusCreated {
+			t.Fatalf("ops's sign-in: %d %s", r.status, r.body)
+		}
+	}
+	if r := f.withCookie("GET", "/v1/desks/eng/view", eng, false, nil); r.status != http.StatusOK {
+		t.Errorf("eng's session after ops's operator signed in 1,100 times: %d, want 200", r.status)
+	}
+	if r := f.withCookie("GET", "/v1/desks/ops/view", first, false, nil); r.status != http.StatusUnauthorized {
+		t.Errorf("ops's first session after 1,100 more of its sign-ins: %d, want 401 (its oldest ends)", r.status)
+	}
 }

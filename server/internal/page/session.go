@@ -27,8 +27,14 @@ const (
 // DefaultSessionTTL is how long a session lasts from its sign-in (Options.SessionTTL).
 const DefaultSessionTTL = 8 * time.Hour
 
-// maxSessions bounds the sessions held at once; signing in past it ends the oldest.
-const maxSessions = 1024
+// maxSessions bounds the sessions held at once, and maxTokenSessions those of one token:
+// signing in past a token's bound ends that token's oldest session, so that one desk's
+// operator, signing in again and again, ends no other token's; past maxSessions, which
+// takes 64 tokens at their bound, the oldest of all ends.
+const (
+	maxSessions      = 1024
+	maxTokenSessions = 16
+)
 
 // Session is one sign-in of the page. It keeps the Authorization header the sign-in came
 // with, so that every request the cookie authenticates goes through token.Authenticate
@@ -74,7 +80,8 @@ func randomText() string {
 
 // Start begins a session for a request authenticated by authorization and returns the
 // cookie's value (given to the client once, kept here only as a hash) and the session.
-// Expired sessions are dropped, and past maxSessions the one that expires first.
+// Expired sessions are dropped; past maxTokenSessions of the same authorization, its session
+// that expires first; and past maxSessions, the one of all that expires first.
 func (ss *Sessions) Start(authorization string) (string, *Session) {
 	value := randomText()
 	s := &Session{
@@ -86,15 +93,27 @@ func (ss *Sessions) Start(authorization string) (string, *Session) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	now := ss.now()
-	var first *Session
+	var first, firstOwn *Session
+	own := 0
 	for k, o := range ss.byKey {
-		if !now.Before(o.Expires) {
+		switch {
+		case !now.Before(o.Expires):
 			delete(ss.byKey, k)
-		} else if first == nil || o.Expires.Before(first.Expires) {
+			continue
+		case first == nil || o.Expires.Before(first.Expires):
 			first = o
 		}
+		if o.Authorization == authorization {
+			own++
+			if firstOwn == nil || o.Expires.Before(firstOwn.Expires) {
+				firstOwn = o
+			}
+		}
 	}
-	if len(ss.byKey) >= maxSessions && first != nil {
+	switch {
+	case own >= maxTokenSessions:
+		delete(ss.byKey, firstOwn.key)
+	case len(ss.byKey) >= maxSessions && first != nil:
 		delete(ss.byKey, first.key)
 	}
 	ss.byKey[s.key] = s

@@ -270,14 +270,15 @@
 
   if (page.classList.contains("sign-in")) {
     const form = document.getElementById("sign-in");
+    const tokenField = document.getElementById("token");
     const error = form.querySelector(".error");
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       error.textContent = "";
-      const secret = form.token.value.trim();
+      const secret = tokenField.value.trim();
       try {
         await call("POST", "/v1/session", undefined, { bearer: secret });
-        form.token.value = "";
+        tokenField.value = "";
         window.location.reload();
       } catch (err) {
         error.textContent = err.status === 403
