@@ -140,6 +140,26 @@ def test_an_answer_to_an_aside_stays_inside_it(fx: Fixture) -> None:
     assert "PSST" not in (review.view().model_dump_json() + review.search("vendor down").model_dump_json())
 
 
+def test_an_answer_to_an_asides_correction_stays_inside_the_aside(fx: Fixture) -> None:
+    """A correction keeps the readers of its row: a reply that answers the correction of an
+    aside, or the aside a correction of the turn corrects, goes inside that aside."""
+    op, triage, review = fx.desk("operator"), fx.desk("triage"), fx.desk("review")
+    for newest in (True, False):
+        saved: list[models.State] = []
+        take_turn(triage, lambda news, me: None, saved.append)
+        aside = op.post("PSST triage only: vendor is down", audience=["agent:triage"])
+        take_turn(triage, lambda news, me: None, saved.append, saved[-1])
+        op.edit(aside.seq, "PSST triage only: vendor is down, and the DB too")
+
+        def answer(news: News, me: models.Author, newest: bool = newest, aside_seq: int = aside.seq) -> Reply:
+            return Reply("ack: vendor and DB down", answers=(news.turns[-1].seq or 0) if newest else aside_seq)
+
+        turn = take_turn(triage, answer, saved.append, saved[-1])
+        assert len(turn.news.corrections) == 1 and turn.news.corrections[0].audience, "the aside's correction"
+        assert turn.reply is not None and turn.reply.parent == aside.seq, f"the reply went elsewhere: {turn.reply}"
+        assert "vendor and DB" not in review.view().model_dump_json()
+
+
 def seen(state: models.State, seq: int) -> bool:
     """Whether a delta from state leaves row seq out: at or below its watermark, or present."""
     return seq <= state.watermark or seq in (state.present or [])

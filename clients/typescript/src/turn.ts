@@ -121,7 +121,7 @@ export async function takeTurn(desk: Desk, opts: TurnOptions): Promise<TurnResul
   let stored: Message | undefined;
   if (reply) {
     const key = replyKey(desk, reply.answers);
-    stored = await desk.post({ ...replyPlace(reply, news), content: reply.content, key }).catch((err: unknown) => {
+    stored = await desk.post({ ...replyPlace(reply, news, corrections), content: reply.content, key }).catch((err: unknown) => {
       const earlier = err instanceof ConflictError ? news.find((m) => m.key === key && sameAuthor(m.author, me)) : undefined;
       if (!earlier) throw err;
       return earlier;
@@ -145,14 +145,19 @@ export function replyKey(desk: Desk, answers: number): string {
 /**
  * replyPlace is where a reply goes: its own parent and audience when it sets either; else,
  * when the row it answers is an aside, inside that aside (a reply to it), never the channel.
+ * The row answered may be a correction of an aside, or the aside a correction corrects: a
+ * correction keeps its row's readers, and the reply goes to the aside it corrects (no row
+ * replies to a correction).
  */
-function replyPlace(reply: Reply, news: Message[]): { parent?: number; audience?: string[] } {
+function replyPlace(reply: Reply, news: Message[], corrections: Message[]): { parent?: number; audience?: string[] } {
   const place: { parent?: number; audience?: string[] } = {};
   if (reply.parent !== undefined) place.parent = reply.parent;
   if (reply.audience !== undefined) place.audience = reply.audience;
   if (reply.parent === undefined && reply.audience === undefined) {
     const answered = news.find((m) => m.seq === reply.answers);
+    const correction = corrections.find((c) => c.seq === reply.answers || c.corrects === reply.answers);
     if (answered && (answered.audience?.length ?? 0) > 0) place.parent = answered.seq;
+    else if (!answered && correction?.corrects && (correction.audience?.length ?? 0) > 0) place.parent = correction.corrects;
   }
   return place;
 }

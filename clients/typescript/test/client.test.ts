@@ -343,4 +343,28 @@ describe("takeTurn's contract", () => {
       await g.server.stop();
     }
   });
+
+  test("a turn that answers an aside's correction, or the aside a correction corrects, replies inside the aside", async () => {
+    for (const newest of [true, false]) {
+      const g = await deskFixture();
+      try {
+        const [op, triage, review] = [g.desk("operator"), g.desk("triage"), g.desk("review")];
+        let state: State | undefined;
+        await takeTurn(triage, { decide: () => null, save: (s) => void (state = s) });
+        const aside = await op.post({ content: "PSST triage only: vendor is down", audience: ["agent:triage"] });
+        await takeTurn(triage, { state, decide: () => null, save: (s) => void (state = s) });
+        await op.edit(aside.seq, { content: "PSST triage only: vendor is down, and the DB too" });
+        const turn = await takeTurn(triage, {
+          state,
+          decide: (_news, _me, _elided, _corrections, turns) => ({ content: "ack: vendor and DB down", answers: newest ? turns.at(-1)!.seq! : aside.seq }),
+          save: (s) => void (state = s),
+        });
+        assert.equal(turn.corrections.length, 1, "the turn holds the aside's correction");
+        assert.equal(turn.reply?.parent, aside.seq, `the reply went elsewhere: ${JSON.stringify(turn.reply)}`);
+        assert.ok(!JSON.stringify(await review.view()).includes("vendor and DB"), "another agent reads the reply");
+      } finally {
+        await g.server.stop();
+      }
+    }
+  });
 });

@@ -106,11 +106,17 @@ def reply_key(desk: Desk | AsyncDesk, answers: int) -> str:
 
 def reply_parent(reply: Reply, news: News) -> int | None:
     """The parent a reply is posted with: its own; else, when it sets no audience either and
-    the row it answers is an aside, that aside, so the reply stays among its readers."""
+    the row it answers is an aside, that aside, so the reply stays among its readers. The row
+    answered may be a correction of an aside, or the aside a correction corrects: a
+    correction keeps its row's readers, and the reply goes to the aside it corrects (no row
+    replies to a correction)."""
     if reply.parent is not None or reply.audience is not None:
         return reply.parent
     answered = next((m for m in news.messages if m.seq == reply.answers), None)
-    return answered.seq if answered is not None and answered.audience else None
+    if answered is not None:
+        return answered.seq if answered.audience else None
+    correction = next((c for c in news.corrections if reply.answers in (c.seq, c.corrects)), None)
+    return correction.corrects if correction is not None and correction.corrects and correction.audience else None
 
 
 def _earlier_reply(news: News, me: models.Author, key: str) -> models.Message | None:
