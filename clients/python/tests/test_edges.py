@@ -61,14 +61,17 @@ BROKEN_SUCCESSES: dict[str, tuple[bytes, dict[str, str]]] = {
     "not JSON": (b"<html>captive portal</html>", {"Content-Type": "text/html"}),
     "empty": (b"", {"Content-Type": "application/json"}),
     "bad gzip": (b"this is not gzip at all", {"Content-Type": "application/json", "Content-Encoding": "gzip"}),
+    "null": (b"null", {"Content-Type": "application/json"}),
+    "an array": (b"[]", {"Content-Type": "application/json"}),
+    "no fields": (b"{}", {"Content-Type": "application/json"}),
 }
 
 
 @both
 @pytest.mark.parametrize("broken", list(BROKEN_SUCCESSES))
 async def test_a_success_whose_body_cannot_be_read_is_an_api_connection_error(kind: str, broken: str) -> None:
-    """A 200 whose body is not JSON, is empty or cannot be decoded is an APIConnectionError,
-    retried as a request that got no answer is."""
+    """A 200 whose body is not JSON, is empty, cannot be decoded or is JSON of another shape
+    than the answer's is an APIConnectionError, retried as a request that got no answer is."""
     asked: list[str] = []
 
     def answer(request: httpx.Request) -> httpx.Response:

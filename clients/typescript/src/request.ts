@@ -54,7 +54,8 @@ export async function send<T>(what: string, opts: { timeout: number; maxRetries:
     try {
       const { data, error, response } = await attempt(both.signal);
       if (response.ok && error === undefined) {
-        if (typeof data === "object" && data !== null) return data;
+        // Every answer of the service is a JSON object: an empty body, null or an array is none.
+        if (typeof data === "object" && data !== null && !Array.isArray(data)) return data;
         failure = new APIConnectionError(what, { message: `a ${response.status} answer whose body is empty or no JSON object` });
       } else {
         failure = await ProblemError.fromResponse(what, response, error);

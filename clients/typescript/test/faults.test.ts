@@ -116,10 +116,10 @@ test("an empty or malformed token is refused when the Desk is made", () => {
   assert.equal(proxy.seen.length, 0, "nothing was sent");
 });
 
-test("an empty 200 is an APIConnectionError for every call that expects an answer", async () => {
+for (const [what, body] of [["an empty 200", ""], ["a 200 of JSON null", "null"], ["a 200 of a JSON array", "[]"]]) test(`${what} is an APIConnectionError for every call that expects an answer`, async () => {
   const srv = await startFake((_req, res) => {
-    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "0" });
-    res.end();
+    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": String(body!.length) });
+    res.end(body);
   });
   try {
     const desk = new Desk({ url: srv.url, token: "secret-token", desk: "eng", maxRetries: 0 });

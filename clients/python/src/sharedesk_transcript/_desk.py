@@ -89,6 +89,16 @@ class _Base:
         failure.__cause__ = err
         return failure
 
+    def _parse(self, call: Call[T], answer: Any) -> T:
+        """call's answer read from answer, a 200's JSON: an answer of another shape (null, an
+        array, an object without the fields the service sends) is an APIConnectionError, as
+        a body that is not JSON is (and retried as one), never the decoder's own error."""
+        try:
+            return call.parse(answer)
+        except (TypeError, ValueError) as err:  # pydantic's ValidationError is a ValueError
+            failure = APIConnectionError(self._what(call), "an answer that is not what the service sends")
+            raise failure from err
+
     def _wait(
         self, call: Call[T], failure: ProblemError | APIConnectionError, retry: int, max_retries: int | None
     ) -> float | None:
@@ -171,11 +181,9 @@ class Desk(_Base):
         while True:
             failure: ProblemError | APIConnectionError
             try:
-                answer = self._attempt(call, seconds)
+                return self._parse(call, self._attempt(call, seconds))
             except (ProblemError, APIConnectionError) as err:
                 failure = err
-            else:
-                return call.parse(answer)
             wait = self._wait(call, failure, retry, max_retries)
             if wait is None:
                 raise failure
@@ -364,11 +372,9 @@ class AsyncDesk(_Base):
         while True:
             failure: ProblemError | APIConnectionError
             try:
-                answer = await self._attempt(call, seconds)
+                return self._parse(call, await self._attempt(call, seconds))
             except (ProblemError, APIConnectionError) as err:
                 failure = err
-            else:
-                return call.parse(answer)
             wait = self._wait(call, failure, retry, max_retries)
             if wait is None:
                 raise failure
