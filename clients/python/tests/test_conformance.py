@@ -209,6 +209,9 @@ class Run:
             given.append(news.turns)
             if "digest" in e:  # before the reply
                 service.append(await asyncio.to_thread(self.service_turns, who, self.ref(step.get("thread"))))
+            if step.get("reply") == "ack":
+                seqs = [t.seq for t in news.turns if t.seq]
+                return Reply("ack: noted", answers=seqs[-1]) if seqs else None
             if step.get("reply") != "echo":
                 return None
             others = [

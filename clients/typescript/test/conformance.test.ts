@@ -222,6 +222,10 @@ class Run {
       decide: async (news, me, _elided, _corrections, input): Promise<Reply | null> => {
         given = input;
         if (e.digest !== undefined) service = await this.serviceTurns(who, thread); // before the reply
+        if (step.reply === "ack") {
+          const seq = input.filter((t) => t.seq !== undefined).at(-1)?.seq;
+          return seq !== undefined ? { content: "ack: noted", answers: seq } : null;
+        }
         if (step.reply !== "echo") return null;
         const m = news.filter((x) => !(x.author.type === me.type && (x.author.id ?? x.author.kind) === (me.id ?? me.kind))).at(-1);
         return m ? { content: "echo: " + m.content, answers: m.seq } : null;
