@@ -197,15 +197,21 @@ type headProbe struct {
 	err  error
 }
 
+// noProbe is the probe of a read that makes none: it answers at once, as if the primary
+// held the desk. Every such read shares it.
+var noProbe = func() *headProbe {
+	p := &headProbe{done: make(chan struct{}), held: true}
+	close(p.done)
+	return p
+}()
+
 // probeHead starts learnHead(ctx, desk), which ends by itself, within standbyAttempt; or,
-// without learn, returns a probe that answers at once, as if the primary held the desk.
+// without learn, returns noProbe.
 func (r *replicas) probeHead(ctx context.Context, desk string, learn bool) *headProbe {
-	p := &headProbe{done: make(chan struct{})}
 	if !learn {
-		p.held = true
-		close(p.done)
-		return p
+		return noProbe
 	}
+	p := &headProbe{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		p.held, p.err = r.learnHead(ctx, desk)
